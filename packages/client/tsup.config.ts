@@ -1,0 +1,11 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: { index: "src/index.ts" },
+  format: ["esm"],
+  target: "es2022",
+  platform: "neutral",
+  dts: true,
+  clean: true,
+  sourcemap: true,
+});

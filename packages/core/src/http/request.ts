@@ -1,0 +1,82 @@
+import { ServiceError } from "../errors.ts";
+
+/** Largest accepted request body: 1 MiB. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const tooLarge = () => new ServiceError("PAYLOAD_TOO_LARGE", { message: `The request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB).` });
+
+function isJsonContentType(value: string | null): boolean {
+  if (!value) return false;
+  const type = value.split(";")[0]!.trim().toLowerCase();
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}
+
+/** Reads at most `limit` bytes of a body, failing as soon as it grows past it. */
+async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw tooLarge();
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
+}
+
+/**
+ * The JSON body of a request: `415 UNSUPPORTED_MEDIA_TYPE` unless its Content-Type is JSON,
+ * `413 PAYLOAD_TOO_LARGE` past 1 MiB, `400 INVALID_REQUEST` when empty or malformed.
+ */
+export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Promise<unknown> {
+  const bytes = await readLimited(request, limit);
+  if (!isJsonContentType(request.headers.get("content-type"))) {
+    if (bytes.byteLength === 0) throw new ServiceError("INVALID_REQUEST", { message: "body: a JSON object is required (Content-Type: application/json)" });
+    throw new ServiceError("UNSUPPORTED_MEDIA_TYPE");
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new ServiceError("INVALID_REQUEST", { message: "body: not valid UTF-8" });
+  }
+  if (text.trim() === "") throw new ServiceError("INVALID_REQUEST", { message: "body: a JSON object is required" });
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ServiceError("INVALID_REQUEST", { message: `body: malformed JSON (${(error as Error).message})` });
+  }
+}
+
+/** The query string as an object; a parameter given twice is `400 INVALID_REQUEST`. */
+export function readQuery(url: URL): Record<string, string> {
+  const query: Record<string, string> = Object.create(null);
+  for (const [name, value] of url.searchParams) {
+    if (Object.hasOwn(query, name)) {
+      throw new ServiceError("INVALID_REQUEST", { message: `${name}: given more than once`, field: name });
+    }
+    query[name] = value;
+  }
+  return query;
+}
+
+/** The bearer token of the Authorization header, or `null`. */
+export function bearerToken(request: Request): string | null {
+  const header = request.headers.get("authorization");
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match ? match[1]! : null;
+}

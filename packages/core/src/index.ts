@@ -1,0 +1,63 @@
+/**
+ * @event-service/core: the framework-agnostic core of Event Service.
+ *
+ * @example
+ * import Database from "better-sqlite3";
+ * import { Kysely, SqliteDialect } from "kysely";
+ * import { createEventService, createHandler, createSqlStorage } from "@event-service/core";
+ *
+ * const storage = createSqlStorage({ db: new Kysely({ dialect: new SqliteDialect({ database: new Database("events.sqlite") }) }) });
+ * await storage.migrate();
+ * const service = createEventService({ storage });
+ * const handler = createHandler(service); // (Request) => Promise<Response>
+ */
+
+// Service
+export { createEventService, toApiAttendee, toApiEvent } from "./service.ts";
+export type {
+  AccountScope, AttendeeOperations, EventOperations, EventService, EventServiceOptions, KeyOperations, ListResult,
+} from "./service.ts";
+
+// HTTP
+export { createHandler } from "./http/handler.ts";
+export type { FetchHandler, HandlerOptions } from "./http/handler.ts";
+export { MAX_BODY_BYTES } from "./http/request.ts";
+export { VERSION_PREFIXES } from "./http/routes.ts";
+
+// Errors
+export { ERROR_CODES, ServiceError } from "./errors.ts";
+export type { ErrorBody, ErrorCode, ServiceErrorOptions } from "./errors.ts";
+
+// Storage
+export type { Change, EventWithStats, Page, Storage } from "./storage.ts";
+export { createSqlStorage } from "./sql/sql-storage.ts";
+export type { SqlStorageOptions } from "./sql/sql-storage.ts";
+export type { Database } from "./sql/database.ts";
+export { MIGRATIONS } from "./sql/migrations.ts";
+export { SQLITE_PRAGMAS } from "./sql/dialect.ts";
+
+// Resources: schemas (runtime) and their types
+export {
+  Attendee, AttendeeCreateInput, AttendeeListQuery, AttendeeUpdateInput, ATTENDEE_SORT_FIELDS, CheckInInput,
+} from "./resources/attendee.ts";
+export { Event, EventCreateInput, EventListQuery, EventUpdateInput, EVENT_SORT_FIELDS, isCountryCode } from "./resources/event.ts";
+export type { Coordinates, Location, SustainabilityGoals } from "./resources/event.ts";
+export type { AccessibilityNeeds, CarbonOffset, EmergencyContact } from "./resources/attendee.ts";
+export { DeleteResult, Pagination } from "./resources/common.ts";
+export { ApiKeyCreateInput, SCOPES, TIERS, TIER_LIMITS } from "./resources/api-key.ts";
+export type { ApiKeyInfo, AuthContext, CreatedApiKey, Scope, Tier } from "./resources/api-key.ts";
+
+// Rules
+export { assertEventTransition, EVENT_STATUSES, EVENT_TRANSITIONS, isEventTransitionAllowed } from "./rules/event-status.ts";
+export type { EventStatus } from "./rules/event-status.ts";
+export {
+  ACTIVE_ATTENDEE_STATUSES, assertAttendeeTransition, ATTENDEE_STATUSES, ATTENDEE_TRANSITIONS, isAttendeeTransitionAllowed,
+} from "./rules/attendee-status.ts";
+export type { AttendeeStatus } from "./rules/attendee-status.ts";
+
+// Carbon model
+export { EMISSION_FACTORS_KG_PER_KM, FLIGHT_BANDS, TRAVEL_MODES, travelEmissionsKg } from "./carbon/emission-factors.ts";
+export type { TravelMode } from "./carbon/emission-factors.ts";
+export { DEFAULT_CARBON_SETTINGS, offsetKg } from "./carbon/carbon-settings.ts";
+export type { CarbonSettings } from "./carbon/carbon-settings.ts";
+export { sustainabilityScore } from "./carbon/sustainability-score.ts";

@@ -1,0 +1,102 @@
+import { createHash, randomBytes } from "node:crypto";
+import * as z from "zod";
+import { text, Timestamp } from "./common.ts";
+
+/** Every scope a key can carry. A key created with no scopes named carries all of them. */
+export const SCOPES = [
+  "events:read",
+  "events:write",
+  "attendees:read",
+  "attendees:write",
+  "webhooks:read",
+  "webhooks:write",
+  "analytics:read",
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Rate-limit tiers, from the spec's limits table. */
+export const TIERS = ["free", "starter", "professional", "enterprise"] as const;
+export type Tier = (typeof TIERS)[number];
+
+/** Requests per minute and per day of each tier; enterprise limits are set per account. */
+export const TIER_LIMITS = {
+  free: { perMinute: 60, perDay: 1_000 },
+  starter: { perMinute: 300, perDay: 10_000 },
+  professional: { perMinute: 1_200, perDay: 50_000 },
+  enterprise: { perMinute: 6_000, perDay: 1_000_000 },
+} as const satisfies Record<Tier, { perMinute: number; perDay: number }>;
+
+export const Account = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** Enterprise limits, set when an enterprise key is created; null means the tier's defaults. */
+  perMinute: z.int().nullable(),
+  perDay: z.int().nullable(),
+  createdAt: Timestamp,
+});
+export type Account = z.infer<typeof Account>;
+
+/** What the caller of `createApiKey` gives. */
+export const ApiKeyCreateInput = z.strictObject({
+  /** Name or id of the account; an unknown name creates the account. */
+  account: text(200),
+  tier: z.enum(TIERS).default("free"),
+  scopes: z.array(z.enum(SCOPES)).default([]).transform((scopes) => (scopes.length ? [...new Set(scopes)] : [...SCOPES])),
+  /** Enterprise only: requests per minute and per day of the account. */
+  perMinute: z.int().min(1).max(1_000_000).optional(),
+  perDay: z.int().min(1).max(100_000_000).optional(),
+});
+export type ApiKeyCreateInput = z.input<typeof ApiKeyCreateInput>;
+
+/** A key as listed: everything but the secret, which is never stored. */
+export const ApiKeyInfo = z.object({
+  id: z.string(),
+  accountId: z.string(),
+  accountName: z.string(),
+  /** The key's first characters, enough to recognise it (`esk_3f9a…`). */
+  prefix: z.string(),
+  tier: z.enum(TIERS),
+  scopes: z.array(z.enum(SCOPES)),
+  createdAt: Timestamp,
+  revokedAt: Timestamp.nullable(),
+});
+export type ApiKeyInfo = z.infer<typeof ApiKeyInfo>;
+
+/** The answer to creating a key: the only time the secret `key` is shown. */
+export interface CreatedApiKey {
+  id: string;
+  key: string;
+  accountId: string;
+  tier: Tier;
+  scopes: Scope[];
+}
+
+/** What authenticating a key yields. */
+export interface AuthContext {
+  keyId: string;
+  accountId: string;
+  accountName: string;
+  tier: Tier;
+  scopes: readonly Scope[];
+  limits: { perMinute: number; perDay: number };
+}
+
+const KEY_PREFIX = "esk_";
+
+/** A new secret API key: `esk_` and 48 hex characters (192 random bits). */
+export function generateApiKey(): string {
+  return KEY_PREFIX + randomBytes(24).toString("hex");
+}
+
+/**
+ * The stored form of a key. Keys are long random secrets, so a plain SHA-256 is enough (no
+ * password hashing needed) and keeps lookup to one indexed query.
+ */
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+/** The displayable start of a key. */
+export function apiKeyPrefix(key: string): string {
+  return `${key.slice(0, KEY_PREFIX.length + 6)}…`;
+}

@@ -1,0 +1,203 @@
+import * as z from "zod";
+import { TRAVEL_MODES } from "../carbon/emission-factors.ts";
+import { assertAttendeeTransition, ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
+import { BooleanParam, KeyValueMap, LimitParam, OrderParam, PageParam, pageSize, text, Timestamp } from "./common.ts";
+
+/** A phone number with its country code: `+` then 7 to 15 digits, spaces, dots, dashes and brackets allowed. */
+export const Phone = z
+  .string()
+  .trim()
+  .max(32)
+  .regex(/^\+[0-9 ().-]+$/, "must start with + and the country code, e.g. +49 30 1234567")
+  .refine((value) => {
+    const digits = value.replace(/\D/g, "").length;
+    return digits >= 7 && digits <= 15;
+  }, "must hold 7 to 15 digits");
+
+export const Email = text(254).pipe(z.email());
+
+export const AccessibilityNeeds = z.strictObject({
+  wheelchairAccess: z.boolean().optional(),
+  signLanguage: z.boolean().optional(),
+  visualAid: z.boolean().optional(),
+  other: z.string().trim().max(500).optional(),
+});
+export type AccessibilityNeeds = z.infer<typeof AccessibilityNeeds>;
+
+export const CarbonOffset = z.strictObject({
+  opted: z.boolean().optional(),
+  amount: z.number().min(0).max(1_000_000).optional().meta({ description: "Offset contribution in USD." }),
+  travelDistance: z.number().min(0).max(100_000).optional().meta({ description: "Travel distance in km." }),
+  travelMode: z.enum(TRAVEL_MODES).optional(),
+});
+export type CarbonOffset = z.infer<typeof CarbonOffset>;
+
+export const EmergencyContact = z.strictObject({
+  name: text(200),
+  phone: Phone,
+  relationship: text(100).optional(),
+});
+export type EmergencyContact = z.infer<typeof EmergencyContact>;
+
+export const DietaryPreferences = z
+  .array(text(50).toLowerCase())
+  .max(20)
+  .transform((items) => [...new Set(items)]);
+
+const attendeeFields = {
+  firstName: text(100),
+  lastName: text(100),
+  email: Email,
+  phone: Phone.nullish(),
+  company: text(200).nullish(),
+  title: text(200).nullish(),
+  ticketType: text(50),
+  dietaryPreferences: DietaryPreferences.nullish(),
+  accessibilityNeeds: AccessibilityNeeds.nullish(),
+  carbonOffset: CarbonOffset.nullish(),
+  emergencyContact: EmergencyContact.nullish(),
+  customFields: KeyValueMap.nullish(),
+};
+
+/** Body of `POST /attendees`. A new registration is `confirmed`: `status` is not accepted here. */
+export const AttendeeCreateInput = z.strictObject({ eventId: text(64), ...attendeeFields });
+export type AttendeeCreateInput = z.input<typeof AttendeeCreateInput>;
+export type AttendeeCreate = z.output<typeof AttendeeCreateInput>;
+
+/** Body of `PUT /attendees/:id`: a partial update; `null` clears an optional field. `eventId` cannot change. */
+export const AttendeeUpdateInput = z
+  .strictObject({
+    ...attendeeFields,
+    firstName: attendeeFields.firstName.optional(),
+    lastName: attendeeFields.lastName.optional(),
+    email: attendeeFields.email.optional(),
+    ticketType: attendeeFields.ticketType.optional(),
+    status: z.enum(ATTENDEE_STATUSES).optional(),
+    eventId: z.unknown().optional().meta({ description: "Not accepted: a registration cannot move to another event." }),
+  })
+  .superRefine((value, ctx) => {
+    if (value.eventId !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["eventId"], message: "cannot be changed; cancel and register for the other event" });
+    }
+  });
+export type AttendeeUpdateInput = z.input<typeof AttendeeUpdateInput>;
+export type AttendeeUpdate = z.output<typeof AttendeeUpdateInput>;
+
+/** Body of `POST /events/:id/check-in`. */
+export const CheckInInput = z.strictObject({
+  confirmationCode: z.string().trim().toUpperCase().min(1).max(32),
+});
+export type CheckInInput = z.input<typeof CheckInInput>;
+
+/** A registration as stored. */
+export const AttendeeRecord = z.object({
+  id: z.string(),
+  accountId: z.string(),
+  eventId: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  email: z.string(),
+  phone: z.string().nullable(),
+  company: z.string().nullable(),
+  title: z.string().nullable(),
+  ticketType: z.string(),
+  dietaryPreferences: z.array(z.string()),
+  accessibilityNeeds: AccessibilityNeeds.nullable(),
+  carbonOffset: CarbonOffset.nullable(),
+  emergencyContact: EmergencyContact.nullable(),
+  customFields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  status: z.enum(ATTENDEE_STATUSES),
+  confirmationCode: z.string(),
+  registrationDate: Timestamp,
+  updatedAt: Timestamp,
+  checkedInAt: Timestamp.nullable(),
+  cancelledAt: Timestamp.nullable(),
+});
+export type AttendeeRecord = z.infer<typeof AttendeeRecord>;
+
+/** A registration as the API returns it. */
+export const Attendee = AttendeeRecord.omit({ accountId: true }).extend({
+  qrCode: z.url().meta({ description: "URL of a PNG QR code that encodes confirmationCode, for check-in." }),
+});
+export type Attendee = z.infer<typeof Attendee>;
+
+/** Builds the stored record of a new registration. */
+export function newAttendeeRecord(
+  input: AttendeeCreate,
+  ids: { id: string; accountId: string; confirmationCode: string; now: string },
+): AttendeeRecord {
+  return {
+    id: ids.id,
+    accountId: ids.accountId,
+    eventId: input.eventId,
+    firstName: input.firstName,
+    lastName: input.lastName,
+    email: input.email,
+    phone: input.phone ?? null,
+    company: input.company ?? null,
+    title: input.title ?? null,
+    ticketType: input.ticketType,
+    dietaryPreferences: input.dietaryPreferences ?? [],
+    accessibilityNeeds: input.accessibilityNeeds ?? null,
+    carbonOffset: input.carbonOffset ?? null,
+    emergencyContact: input.emergencyContact ?? null,
+    customFields: input.customFields ?? {},
+    status: "confirmed",
+    confirmationCode: ids.confirmationCode,
+    registrationDate: ids.now,
+    updatedAt: ids.now,
+    checkedInAt: null,
+    cancelledAt: null,
+  };
+}
+
+/**
+ * Applies a partial update to a registration, enforcing the status rules. Capacity and
+ * duplicate checks of a re-activation or an email change are the storage's, under its lock.
+ */
+export function applyAttendeeUpdate(current: AttendeeRecord, update: AttendeeUpdate, now: string): AttendeeRecord {
+  const status = update.status ?? current.status;
+  assertAttendeeTransition(current.status, status);
+  const changed = status !== current.status;
+  return {
+    ...current,
+    ...(update.firstName !== undefined && { firstName: update.firstName }),
+    ...(update.lastName !== undefined && { lastName: update.lastName }),
+    ...(update.email !== undefined && { email: update.email }),
+    ...(update.phone !== undefined && { phone: update.phone }),
+    ...(update.company !== undefined && { company: update.company }),
+    ...(update.title !== undefined && { title: update.title }),
+    ...(update.ticketType !== undefined && { ticketType: update.ticketType }),
+    ...(update.dietaryPreferences !== undefined && { dietaryPreferences: update.dietaryPreferences ?? [] }),
+    ...(update.accessibilityNeeds !== undefined && { accessibilityNeeds: update.accessibilityNeeds }),
+    ...(update.carbonOffset !== undefined && { carbonOffset: update.carbonOffset }),
+    ...(update.emergencyContact !== undefined && { emergencyContact: update.emergencyContact }),
+    ...(update.customFields !== undefined && { customFields: update.customFields ?? {} }),
+    status,
+    updatedAt: now,
+    checkedInAt: changed && status === "checked-in" ? now : current.checkedInAt,
+    cancelledAt: changed && status === "cancelled" ? now : changed && current.status === "cancelled" ? null : current.cancelledAt,
+  };
+}
+
+export const ATTENDEE_SORT_FIELDS = ["registrationDate", "firstName", "lastName", "company"] as const;
+
+/** Query of `GET /attendees`. */
+export const AttendeeListQuery = z
+  .strictObject({
+    eventId: text(64).optional(),
+    page: PageParam,
+    limit: LimitParam,
+    perPage: LimitParam,
+    status: z.enum(ATTENDEE_STATUSES).optional(),
+    ticketType: text(50).optional(),
+    search: text(200).optional(),
+    carbonOffset: BooleanParam.optional(),
+    sortBy: z.enum(ATTENDEE_SORT_FIELDS).default("registrationDate"),
+    order: OrderParam,
+  })
+  .transform((query, ctx) => {
+    const { perPage: _perPage, ...rest } = query;
+    return { ...rest, page: query.page ?? 1, limit: pageSize(query, ctx) };
+  });
+export type AttendeeListQuery = z.output<typeof AttendeeListQuery>;

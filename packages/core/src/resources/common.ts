@@ -1,0 +1,67 @@
+import * as z from "zod";
+
+/** A trimmed, non-empty string of at most `max` characters. */
+export const text = (max: number) => z.string().trim().min(1).max(max);
+
+/** An ISO 8601 date-time with `Z` or an offset, normalised to UTC (`2026-05-01T07:00:00.000Z`). */
+export const DateTimeInput = z.iso
+  .datetime({ offset: true })
+  .transform((value) => new Date(value).toISOString())
+  .meta({ description: "ISO 8601 date-time with Z or an offset; stored and returned in UTC." });
+
+/** Timestamps in responses. */
+export const Timestamp = z.iso.datetime().meta({ description: "ISO 8601 date-time, UTC." });
+
+/**
+ * A free key-value map (`customFields`, `metadata`), Stripe's bounds: at most 50 keys of up to
+ * 40 characters, values string (up to 500), number, boolean or null.
+ */
+export const KeyValueMap = z
+  .record(z.string().min(1).max(40), z.union([z.string().max(500), z.number(), z.boolean(), z.null()]))
+  .refine((map) => Object.keys(map).length <= 50, "at most 50 keys");
+export type KeyValueMap = z.infer<typeof KeyValueMap>;
+
+/** The pagination object of every list response. */
+export const Pagination = z.object({
+  page: z.int(),
+  limit: z.int(),
+  total: z.int(),
+  totalPages: z.int(),
+  hasNext: z.boolean(),
+  hasPrev: z.boolean(),
+});
+export type Pagination = z.infer<typeof Pagination>;
+
+/** The body of every `DELETE` response. */
+export const DeleteResult = z.object({ success: z.literal(true), message: z.string(), deletedId: z.string() });
+export type DeleteResult = z.infer<typeof DeleteResult>;
+
+/** `page` query parameter: 1 and up. */
+export const PageParam = z.coerce.number().int().min(1).max(1_000_000).optional();
+/** `limit` / `perPage` query parameter: 1..100. */
+export const LimitParam = z.coerce.number().int().min(1).max(100).optional();
+/** A `true` / `false` query parameter. */
+export const BooleanParam = z.enum(["true", "false"]).transform((value) => value === "true");
+/** `order` query parameter. */
+export const OrderParam = z.enum(["asc", "desc"]).default("desc");
+/** A date (`2026-05-01`) or date-time query parameter, normalised to UTC; `endOfDay` reads a bare date as its last millisecond. */
+export function dateParam(endOfDay: boolean) {
+  return z.union([
+    z.iso.datetime({ offset: true }).transform((value) => new Date(value).toISOString()),
+    z.iso.date().transform((value) => `${value}T${endOfDay ? "23:59:59.999" : "00:00:00.000"}Z`),
+  ]);
+}
+
+/** Resolves `limit` and its alias `perPage` (they must agree when both are given). */
+export function pageSize(query: { limit?: number | undefined; perPage?: number | undefined }, ctx: z.RefinementCtx): number {
+  if (query.limit !== undefined && query.perPage !== undefined && query.limit !== query.perPage) {
+    ctx.addIssue({ code: "custom", path: ["perPage"], message: "perPage is an alias of limit; give one, or both equal" });
+  }
+  return query.limit ?? query.perPage ?? 20;
+}
+
+/** Builds the pagination object for a page of a list of `total` items. */
+export function paginate(page: number, limit: number, total: number): Pagination {
+  const totalPages = Math.ceil(total / limit);
+  return { page, limit, total, totalPages, hasNext: page < totalPages, hasPrev: page > 1 };
+}

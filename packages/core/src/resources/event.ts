@@ -1,0 +1,224 @@
+import countries from "i18n-iso-countries";
+import * as z from "zod";
+import { ServiceError } from "../errors.ts";
+import { assertEventTransition, EVENT_STATUSES, type EventStatus } from "../rules/event-status.ts";
+import {
+  dateParam, DateTimeInput, LimitParam, OrderParam, PageParam, pageSize, text, Timestamp,
+} from "./common.ts";
+
+const ALPHA2 = new Set(Object.keys(countries.getAlpha2Codes()));
+
+/** True for an assigned ISO 3166-1 alpha-2 code, upper-case (`DE`, `US`). */
+export function isCountryCode(value: string): boolean {
+  return ALPHA2.has(value);
+}
+
+export const Coordinates = z.strictObject({
+  lat: z.number().min(-90).max(90),
+  lng: z.number().min(-180).max(180),
+});
+export type Coordinates = z.infer<typeof Coordinates>;
+
+export const LocationInput = z.strictObject({
+  address: text(500),
+  city: text(200),
+  state: text(200).nullish(),
+  country: z.string().refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code in upper case, e.g. DE"),
+  zipCode: text(20).nullish(),
+  coordinates: Coordinates.nullish(),
+});
+export type LocationInput = z.input<typeof LocationInput>;
+
+export const Location = z.object({
+  address: z.string(),
+  city: z.string(),
+  state: z.string().nullable(),
+  country: z.string(),
+  zipCode: z.string().nullable(),
+  coordinates: Coordinates.nullable(),
+});
+export type Location = z.infer<typeof Location>;
+
+export const SustainabilityGoals = z.strictObject({
+  carbonNeutral: z.boolean().optional(),
+  wasteReduction: z.number().min(0).max(100).optional(),
+  localSourcing: z.boolean().optional(),
+  renewableEnergy: z.boolean().optional(),
+});
+export type SustainabilityGoals = z.infer<typeof SustainabilityGoals>;
+
+/** Tags: trimmed, lower-cased and de-duplicated; at most 20 of up to 50 characters. */
+export const Tags = z
+  .array(text(50).toLowerCase())
+  .max(20)
+  .transform((tags) => [...new Set(tags)]);
+
+const eventFields = {
+  name: text(200),
+  description: z.string().trim().max(5000).nullish(),
+  location: LocationInput,
+  startDate: DateTimeInput,
+  endDate: DateTimeInput,
+  capacity: z.int().min(1).max(1_000_000),
+  category: text(50),
+  sustainabilityGoals: SustainabilityGoals.nullish(),
+  tags: Tags.nullish(),
+};
+
+function checkDateOrder(value: { startDate?: string | undefined; endDate?: string | undefined }, ctx: z.RefinementCtx) {
+  if (value.startDate !== undefined && value.endDate !== undefined && value.endDate < value.startDate) {
+    ctx.addIssue({ code: "custom", path: ["endDate"], message: "must not be before startDate" });
+  }
+}
+
+/** Body of `POST /events`. A new event is always `draft`: `status` is not accepted here. */
+export const EventCreateInput = z.strictObject(eventFields).superRefine(checkDateOrder);
+export type EventCreateInput = z.input<typeof EventCreateInput>;
+export type EventCreate = z.output<typeof EventCreateInput>;
+
+/**
+ * Body of `PUT /events/:id`: a partial update. `location` and `sustainabilityGoals` replace the
+ * whole sub-object; `null` clears an optional field.
+ */
+export const EventUpdateInput = z
+  .strictObject({
+    ...eventFields,
+    name: eventFields.name.optional(),
+    location: eventFields.location.optional(),
+    startDate: eventFields.startDate.optional(),
+    endDate: eventFields.endDate.optional(),
+    capacity: eventFields.capacity.optional(),
+    category: eventFields.category.optional(),
+    status: z.enum(EVENT_STATUSES).optional(),
+  })
+  .superRefine(checkDateOrder);
+export type EventUpdateInput = z.input<typeof EventUpdateInput>;
+export type EventUpdate = z.output<typeof EventUpdateInput>;
+
+/** An event as stored, without the figures computed from its registrations. */
+export const EventRecord = z.object({
+  id: z.string(),
+  accountId: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  location: Location,
+  startDate: Timestamp,
+  endDate: Timestamp,
+  capacity: z.int(),
+  category: z.string(),
+  sustainabilityGoals: SustainabilityGoals,
+  tags: z.array(z.string()),
+  status: z.enum(EVENT_STATUSES),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type EventRecord = z.infer<typeof EventRecord>;
+
+/** Figures computed from an event's active registrations. */
+export const EventStats = z.object({
+  attendeeCount: z.int().meta({ description: "Active registrations (confirmed, pending, checked-in)." }),
+  carbonFootprint: z.number().meta({ description: "kg CO2e of the active registrations' reported travel." }),
+  sustainabilityScore: z.number().min(0).max(100).meta({ description: "0..100, see the README's carbon model." }),
+});
+export type EventStats = z.infer<typeof EventStats>;
+
+/** An event as the API returns it. */
+export const Event = EventRecord.omit({ accountId: true }).extend(EventStats.shape);
+export type Event = z.infer<typeof Event>;
+
+/** Builds the stored record of a new event. */
+export function newEventRecord(input: EventCreate, ids: { id: string; accountId: string; now: string }): EventRecord {
+  return {
+    id: ids.id,
+    accountId: ids.accountId,
+    name: input.name,
+    description: input.description ?? null,
+    location: normaliseLocation(input.location),
+    startDate: input.startDate,
+    endDate: input.endDate,
+    capacity: input.capacity,
+    category: input.category,
+    sustainabilityGoals: input.sustainabilityGoals ?? {},
+    tags: input.tags ?? [],
+    status: "draft",
+    createdAt: ids.now,
+    updatedAt: ids.now,
+  };
+}
+
+function normaliseLocation(location: z.output<typeof LocationInput>): Location {
+  return {
+    address: location.address,
+    city: location.city,
+    state: location.state ?? null,
+    country: location.country,
+    zipCode: location.zipCode ?? null,
+    coordinates: location.coordinates ?? null,
+  };
+}
+
+/**
+ * Applies a partial update to an event, enforcing the status rules, the date order of the
+ * merged event and that capacity stays at or above the active registrations.
+ * Pure: the storage calls it while it holds the event's lock.
+ */
+export function applyEventUpdate(current: EventRecord, update: EventUpdate, activeRegistrations: number, now: string): EventRecord {
+  const status: EventStatus = update.status ?? current.status;
+  assertEventTransition(current.status, status);
+  const next: EventRecord = {
+    ...current,
+    ...(update.name !== undefined && { name: update.name }),
+    ...(update.description !== undefined && { description: update.description }),
+    ...(update.location && { location: normaliseLocation(update.location) }),
+    ...(update.startDate !== undefined && { startDate: update.startDate }),
+    ...(update.endDate !== undefined && { endDate: update.endDate }),
+    ...(update.capacity !== undefined && { capacity: update.capacity }),
+    ...(update.category !== undefined && { category: update.category }),
+    ...(update.sustainabilityGoals !== undefined && { sustainabilityGoals: update.sustainabilityGoals ?? {} }),
+    ...(update.tags !== undefined && { tags: update.tags ?? [] }),
+    status,
+    updatedAt: now,
+  };
+  if (next.endDate < next.startDate) {
+    throw new ServiceError("INVALID_REQUEST", {
+      message: `${update.endDate !== undefined ? "endDate" : "startDate"}: the event would end (${next.endDate}) before it starts (${next.startDate})`,
+      field: update.endDate !== undefined ? "endDate" : "startDate",
+    });
+  }
+  if (next.capacity < activeRegistrations) {
+    throw new ServiceError("INVALID_REQUEST", {
+      message: `capacity: cannot be below the ${activeRegistrations} active registrations`,
+      field: "capacity",
+      details: { activeRegistrations },
+    });
+  }
+  return next;
+}
+
+export const EVENT_SORT_FIELDS = ["createdAt", "startDate", "name", "capacity", "carbonFootprint"] as const;
+
+/** Query of `GET /events`. */
+export const EventListQuery = z
+  .strictObject({
+    page: PageParam,
+    limit: LimitParam,
+    perPage: LimitParam,
+    status: z.enum(EVENT_STATUSES).optional(),
+    category: text(50).optional(),
+    startDate: dateParam(false).optional(),
+    endDate: dateParam(true).optional(),
+    search: text(200).optional(),
+    tags: z
+      .string()
+      .transform((value) => [...new Set(value.split(",").map((tag) => tag.trim().toLowerCase()).filter(Boolean))])
+      .pipe(z.array(z.string().max(50)).min(1, "give at least one tag").max(20))
+      .optional(),
+    minScore: z.coerce.number().min(0).max(100).optional(),
+    sortBy: z.enum(EVENT_SORT_FIELDS).default("createdAt"),
+    order: OrderParam,
+  })
+  .transform((query, ctx) => {
+    const { perPage: _perPage, ...rest } = query;
+    return { ...rest, page: query.page ?? 1, limit: pageSize(query, ctx) };
+  });
+export type EventListQuery = z.output<typeof EventListQuery>;

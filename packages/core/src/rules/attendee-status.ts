@@ -1,0 +1,42 @@
+import { ServiceError } from "../errors.ts";
+
+/** Every status a registration can have. A new registration is `confirmed`. */
+export const ATTENDEE_STATUSES = ["confirmed", "pending", "cancelled", "checked-in"] as const;
+export type AttendeeStatus = (typeof ATTENDEE_STATUSES)[number];
+
+/** Registrations that hold a place: they count against capacity and against duplicate emails. */
+export const ACTIVE_ATTENDEE_STATUSES = ["confirmed", "pending", "checked-in"] as const satisfies readonly AttendeeStatus[];
+
+/**
+ * The status changes a registration allows: `confirmed <-> pending`,
+ * `confirmed | pending -> checked-in | cancelled`, `cancelled -> confirmed` (a re-activation,
+ * subject to capacity and duplicates); `checked-in` is final. Staying put is a no-op.
+ */
+export const ATTENDEE_TRANSITIONS: Readonly<Record<AttendeeStatus, readonly AttendeeStatus[]>> = {
+  confirmed: ["pending", "checked-in", "cancelled"],
+  pending: ["confirmed", "checked-in", "cancelled"],
+  cancelled: ["confirmed"],
+  "checked-in": [],
+};
+
+/** True when the status holds a place in the event. */
+export function isActiveAttendeeStatus(status: AttendeeStatus): boolean {
+  return (ACTIVE_ATTENDEE_STATUSES as readonly AttendeeStatus[]).includes(status);
+}
+
+/** True when a registration may move from `from` to `to` (including staying where it is). */
+export function isAttendeeTransitionAllowed(from: AttendeeStatus, to: AttendeeStatus): boolean {
+  return from === to || ATTENDEE_TRANSITIONS[from].includes(to);
+}
+
+/** Throws `INVALID_STATE_TRANSITION` unless a registration may move from `from` to `to`. */
+export function assertAttendeeTransition(from: AttendeeStatus, to: AttendeeStatus): void {
+  if (isAttendeeTransitionAllowed(from, to)) return;
+  const allowed = ATTENDEE_TRANSITIONS[from];
+  throw new ServiceError("INVALID_STATE_TRANSITION", {
+    message: `A registration cannot go from ${from} to ${to}` +
+      (allowed.length ? ` (allowed: ${allowed.join(", ")}).` : ` (${from} is final).`),
+    field: "status",
+    details: { from, to, allowed: [...allowed] },
+  });
+}

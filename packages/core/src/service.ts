@@ -1,0 +1,241 @@
+import { createConfirmationCode, createId } from "./_internal/ids.ts";
+import { parseInput } from "./_internal/parse-input.ts";
+import { type CarbonSettings, DEFAULT_CARBON_SETTINGS } from "./carbon/carbon-settings.ts";
+import { sustainabilityScore } from "./carbon/sustainability-score.ts";
+import { ServiceError } from "./errors.ts";
+import { renderQrCode } from "./qr-code.ts";
+import {
+  type Attendee, AttendeeCreateInput, AttendeeListQuery, type AttendeeRecord, AttendeeUpdateInput, CheckInInput,
+  newAttendeeRecord,
+} from "./resources/attendee.ts";
+import {
+  type ApiKeyInfo, ApiKeyCreateInput, apiKeyPrefix, type AuthContext, type CreatedApiKey, generateApiKey, hashApiKey,
+} from "./resources/api-key.ts";
+import { type DeleteResult, paginate, type Pagination } from "./resources/common.ts";
+import { type Event, EventCreateInput, EventListQuery, type EventRecord, EventUpdateInput, newEventRecord } from "./resources/event.ts";
+import type { EventWithStats, Storage } from "./storage.ts";
+
+/** Options of {@link createEventService}. */
+export interface EventServiceOptions {
+  /** Where everything is kept; `createSqlStorage` makes one. */
+  storage: Storage;
+  /**
+   * The service's public base URL (`https://events.example.com`), used in the links it hands
+   * out (`qrCode`). Over HTTP it defaults to the request's origin; elsewhere to
+   * `http://localhost:3000`.
+   */
+  publicUrl?: string;
+  /** Carbon accounting settings; see `DEFAULT_CARBON_SETTINGS`. */
+  carbon?: Partial<CarbonSettings>;
+  /** The clock; tests may pin it. */
+  now?: () => Date;
+}
+
+/** A list response: the items under `key` and the pagination object. */
+export type ListResult<K extends string, T> = { [P in K]: T[] } & { pagination: Pagination };
+
+/** Operations on one account's events. */
+export interface EventOperations {
+  /** Creates an event in `draft`. Throws `INVALID_REQUEST`. */
+  create(input: EventCreateInput): Promise<Event>;
+  /** Throws `NOT_FOUND`. */
+  get(id: string): Promise<Event>;
+  /** Partial update; throws `NOT_FOUND`, `INVALID_REQUEST`, `INVALID_STATE_TRANSITION`. */
+  update(id: string, input: EventUpdateInput): Promise<Event>;
+  /** Deletes the event and its registrations; throws `NOT_FOUND`. */
+  delete(id: string): Promise<DeleteResult>;
+  /** One page of events; `query` holds query-string values (strings) or their parsed forms. */
+  list(query?: Record<string, unknown>): Promise<ListResult<"events", Event>>;
+  /** Checks in the registration with this confirmation code; throws `NOT_FOUND`, `ALREADY_CHECKED_IN`, `INVALID_STATE_TRANSITION`. */
+  checkIn(eventId: string, input: CheckInInput): Promise<Attendee>;
+}
+
+/** Operations on one account's registrations. */
+export interface AttendeeOperations {
+  /** Throws `INVALID_REQUEST`, `NOT_FOUND`, `EVENT_FULL`, `DUPLICATE_REGISTRATION`. */
+  register(input: AttendeeCreateInput): Promise<Attendee>;
+  /** Throws `NOT_FOUND`. */
+  get(id: string): Promise<Attendee>;
+  /** Partial update; throws `NOT_FOUND`, `INVALID_REQUEST`, `INVALID_STATE_TRANSITION`, `EVENT_FULL`, `DUPLICATE_REGISTRATION`. */
+  update(id: string, input: AttendeeUpdateInput): Promise<Attendee>;
+  list(query?: Record<string, unknown>): Promise<ListResult<"attendees", Attendee>>;
+}
+
+/** Everything one account may do. */
+export interface AccountScope {
+  accountId: string;
+  events: EventOperations;
+  attendees: AttendeeOperations;
+}
+
+/** Issuing and checking API keys. */
+export interface KeyOperations {
+  /** Creates a key (and its account when new); the only time the secret is returned. */
+  create(input: ApiKeyCreateInput): Promise<CreatedApiKey>;
+  /** Every key, without secrets, optionally of one account (id or name). */
+  list(account?: string): Promise<ApiKeyInfo[]>;
+  /** Throws `NOT_FOUND` for an unknown or already revoked key. */
+  revoke(id: string): Promise<void>;
+  /** The context of a valid key, or `null`. */
+  authenticate(key: string): Promise<AuthContext | null>;
+}
+
+/** The service: framework-free, usable directly or through `createHandler`. */
+export interface EventService {
+  readonly storage: Storage;
+  readonly carbon: CarbonSettings;
+  readonly keys: KeyOperations;
+  /** The operations of one account; `baseUrl` overrides `publicUrl` for the links handed out. */
+  forAccount(accountId: string, options?: { baseUrl?: string }): AccountScope;
+  /** A public QR code image of a registration's confirmation code, or `null` for an unknown id. */
+  qrCode(attendeeId: string, format: "png" | "svg"): Promise<{ body: Uint8Array | string; contentType: string } | null>;
+  /** The current time as an ISO string. */
+  now(): string;
+}
+
+/** The API form of an event. */
+export function toApiEvent(event: EventWithStats): Event {
+  const { accountId: _accountId, ...rest } = event;
+  return rest;
+}
+
+/** The API form of a registration. */
+export function toApiAttendee(attendee: AttendeeRecord, baseUrl: string): Attendee {
+  const { accountId: _accountId, ...rest } = attendee;
+  return { ...rest, qrCode: `${baseUrl}/v1/qr/${attendee.id}.png` };
+}
+
+function withoutStats(event: EventRecord): EventWithStats {
+  const score = sustainabilityScore({ goals: event.sustainabilityGoals, travelReported: 0, lowCarbonTravel: 0, emissionsKg: 0, offsetKg: 0 });
+  return { ...event, attendeeCount: 0, carbonFootprint: 0, sustainabilityScore: score };
+}
+
+/**
+ * Creates the service over a storage.
+ *
+ * @example
+ * const service = createEventService({ storage });
+ * const { key, accountId } = await service.keys.create({ account: "Acme" });
+ * const event = await service.forAccount(accountId).events.create({ name: "Green Summit", ... });
+ */
+export function createEventService(options: EventServiceOptions): EventService {
+  const { storage } = options;
+  const carbon: CarbonSettings = { ...DEFAULT_CARBON_SETTINGS, ...options.carbon };
+  const clock = options.now ?? (() => new Date());
+  const now = () => clock().toISOString();
+  const defaultBaseUrl = (options.publicUrl ?? "http://localhost:3000").replace(/\/+$/, "");
+
+  const notFound = (what: string, id: string) => new ServiceError("NOT_FOUND", { message: `${what} ${id} not found.` });
+
+  function forAccount(accountId: string, scopeOptions: { baseUrl?: string } = {}): AccountScope {
+    const baseUrl = options.publicUrl ? defaultBaseUrl : (scopeOptions.baseUrl ?? defaultBaseUrl);
+    const attendeeOut = (record: AttendeeRecord) => toApiAttendee(record, baseUrl);
+
+    async function getEvent(id: string): Promise<Event> {
+      const event = await storage.getEvent(accountId, id, carbon);
+      if (!event) throw notFound("Event", id);
+      return toApiEvent(event);
+    }
+
+    const events: EventOperations = {
+      async create(input) {
+        const parsed = parseInput(EventCreateInput, input);
+        const record = newEventRecord(parsed, { id: createId("event"), accountId, now: now() });
+        await storage.insertEvent(record);
+        return toApiEvent(withoutStats(record));
+      },
+      get: getEvent,
+      async update(id, input) {
+        const parsed = parseInput(EventUpdateInput, input);
+        await storage.updateEvent(accountId, id, parsed, now());
+        return getEvent(id);
+      },
+      async delete(id) {
+        const deleted = await storage.deleteEvent(accountId, id);
+        if (!deleted) throw notFound("Event", id);
+        return { success: true, message: `Event ${id} and its registrations were deleted.`, deletedId: id };
+      },
+      async list(query = {}) {
+        const parsed = parseInput(EventListQuery, query, "query");
+        const page = await storage.listEvents(accountId, parsed, carbon);
+        return { events: page.items.map(toApiEvent), pagination: paginate(parsed.page, parsed.limit, page.total) };
+      },
+      async checkIn(eventId, input) {
+        const { confirmationCode } = parseInput(CheckInInput, input);
+        const { before, after } = await storage.checkIn(accountId, eventId, confirmationCode, now());
+        if (before.status === "checked-in") {
+          throw new ServiceError("ALREADY_CHECKED_IN", {
+            message: `Registration ${before.id} was already checked in at ${before.checkedInAt}.`,
+            details: { attendee: attendeeOut(before) },
+          });
+        }
+        return attendeeOut(after);
+      },
+    };
+
+    const attendees: AttendeeOperations = {
+      async register(input) {
+        const parsed = parseInput(AttendeeCreateInput, input);
+        const record = newAttendeeRecord(parsed, { id: createId("attendee"), accountId, confirmationCode: createConfirmationCode(), now: now() });
+        return attendeeOut(await storage.registerAttendee(record));
+      },
+      async get(id) {
+        const attendee = await storage.getAttendee(accountId, id);
+        if (!attendee) throw notFound("Attendee", id);
+        return attendeeOut(attendee);
+      },
+      async update(id, input) {
+        const parsed = parseInput(AttendeeUpdateInput, input);
+        const { after } = await storage.updateAttendee(accountId, id, parsed, now());
+        return attendeeOut(after);
+      },
+      async list(query = {}) {
+        const parsed = parseInput(AttendeeListQuery, query, "query");
+        const page = await storage.listAttendees(accountId, parsed);
+        return { attendees: page.items.map(attendeeOut), pagination: paginate(parsed.page, parsed.limit, page.total) };
+      },
+    };
+
+    return { accountId, events, attendees };
+  }
+
+  const keys: KeyOperations = {
+    async create(input) {
+      const parsed = parseInput(ApiKeyCreateInput, input);
+      if (parsed.tier !== "enterprise" && (parsed.perMinute !== undefined || parsed.perDay !== undefined)) {
+        throw new ServiceError("INVALID_REQUEST", { message: "perMinute and perDay are set for enterprise keys only", field: "tier" });
+      }
+      const key = generateApiKey();
+      const info = await storage.createApiKey({
+        id: createId("apiKey"),
+        account: parsed.account,
+        newAccountId: createId("account"),
+        hash: hashApiKey(key),
+        prefix: apiKeyPrefix(key),
+        tier: parsed.tier,
+        scopes: parsed.scopes,
+        limits: { perMinute: parsed.perMinute, perDay: parsed.perDay },
+        now: now(),
+      });
+      return { id: info.id, key, accountId: info.accountId, tier: info.tier, scopes: info.scopes };
+    },
+    list: (account) => storage.listApiKeys(account),
+    async revoke(id) {
+      if (!(await storage.revokeApiKey(id, now()))) throw notFound("API key", id);
+    },
+    authenticate: (key) => storage.authenticate(hashApiKey(key)),
+  };
+
+  return {
+    storage,
+    carbon,
+    keys,
+    forAccount,
+    now,
+    async qrCode(attendeeId, format) {
+      const attendee = await storage.findAttendeeById(attendeeId);
+      if (!attendee) return null;
+      return renderQrCode(attendee.confirmationCode, format);
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { type RawBuilder, sql } from "kysely";
+import type { CarbonSettings } from "../carbon/carbon-settings.ts";
+import { EMISSION_FACTORS_KG_PER_KM, FLIGHT_BANDS, LOW_CARBON_TRAVEL_MODES } from "../carbon/emission-factors.ts";
+import { SCORE_WEIGHTS } from "../carbon/sustainability-score.ts";
+
+/** kg CO2e of one attendee row's travel, the SQL twin of `travelEmissionsKg`. */
+export function emissionsSql(): RawBuilder<number> {
+  const fixed = Object.entries(EMISSION_FACTORS_KG_PER_KM).map(([mode, factor]) => sql`when ${sql.lit(mode)} then ${sql.lit(factor)}`);
+  const bands = FLIGHT_BANDS.map((band) =>
+    Number.isFinite(band.maxKm) ? sql`when travel_distance <= ${sql.lit(band.maxKm)} then ${sql.lit(band.factor)}` : sql`else ${sql.lit(band.factor)}`,
+  );
+  return sql<number>`(case travel_mode ${sql.join(fixed, sql` `)} when 'flight' then (case ${sql.join(bands, sql` `)} end) else 0 end) * coalesce(travel_distance, 0)`;
+}
+
+/** Low-carbon modes as an SQL list. */
+export const lowCarbonModesSql = sql.join(LOW_CARBON_TRAVEL_MODES.map((mode) => sql.lit(mode)));
+
+/**
+ * The unrounded sustainability score over `e` (events) and `s` (stats), the SQL twin of
+ * `sustainabilityScore` before its rounding.
+ */
+export function scoreSql(carbon: CarbonSettings): RawBuilder<number> {
+  const goal = sql.lit(SCORE_WEIGHTS.goal);
+  const offsetKg = sql`(coalesce(s.offset_usd, 0) * 1000.0 / ${sql.lit(carbon.offsetPriceUsdPerTonne)})`;
+  return sql<number>`(
+    (case when e.goal_carbon_neutral = 1 then ${goal} else 0 end)
+    + (case when e.goal_renewable_energy = 1 then ${goal} else 0 end)
+    + (case when e.goal_local_sourcing = 1 then ${goal} else 0 end)
+    + ${goal} * coalesce(e.goal_waste_reduction, 0) / 100.0
+    + (case when coalesce(s.travel_reported, 0) > 0 then ${sql.lit(SCORE_WEIGHTS.lowCarbonTravel)} * 1.0 * s.low_carbon / s.travel_reported else 0 end)
+    + (case
+        when coalesce(s.emissions_kg, 0) > 0 then ${sql.lit(SCORE_WEIGHTS.offsetCoverage)} * (case when ${offsetKg} >= s.emissions_kg then 1.0 else ${offsetKg} / s.emissions_kg end)
+        when coalesce(s.travel_reported, 0) > 0 then ${sql.lit(SCORE_WEIGHTS.offsetCoverage)}
+        else 0 end)
+  )`;
+}
+
+/** The lowest unrounded score that rounds (to one decimal, half up) to at least `minScore`. */
+export function scoreThreshold(minScore: number): number {
+  return (Math.ceil(minScore * 10 - 1e-9) - 0.5) / 10;
+}

@@ -1,0 +1,94 @@
+/**
+ * The tables, as kysely sees them. Portable column types only: text, integer and real;
+ * booleans are 0/1 integers, timestamps ISO 8601 UTC text (sortable as text), nested
+ * objects JSON text. Columns that queries filter, sort or aggregate on are kept flat.
+ */
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  events: EventsTable;
+  event_tags: EventTagsTable;
+  attendees: AttendeesTable;
+}
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  per_minute: number | null;
+  per_day: number | null;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  key_hash: string;
+  prefix: string;
+  tier: string;
+  /** Space-separated scopes. */
+  scopes: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface EventsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  description: string | null;
+  address: string;
+  city: string;
+  state: string | null;
+  country: string;
+  zip_code: string | null;
+  lat: number | null;
+  lng: number | null;
+  start_date: string;
+  end_date: string;
+  capacity: number;
+  category: string;
+  goal_carbon_neutral: number | null;
+  goal_waste_reduction: number | null;
+  goal_local_sourcing: number | null;
+  goal_renewable_energy: number | null;
+  /** JSON array, in the order given; `event_tags` holds the same tags for filtering. */
+  tags: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EventTagsTable {
+  event_id: string;
+  tag: string;
+}
+
+export interface AttendeesTable {
+  id: string;
+  account_id: string;
+  event_id: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  /** Lower-cased email: duplicates are found case-insensitively. */
+  email_key: string;
+  phone: string | null;
+  company: string | null;
+  title: string | null;
+  ticket_type: string;
+  dietary_preferences: string;
+  accessibility_needs: string | null;
+  carbon_offset: string | null;
+  offset_opted: number;
+  offset_amount: number;
+  travel_distance: number | null;
+  travel_mode: string | null;
+  emergency_contact: string | null;
+  custom_fields: string;
+  status: string;
+  confirmation_code: string;
+  registration_date: string;
+  updated_at: string;
+  checked_in_at: string | null;
+  cancelled_at: string | null;
+}

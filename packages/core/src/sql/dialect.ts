@@ -1,0 +1,57 @@
+/**
+ * THE DIALECT-SPECIFIC MODULE. Everything that differs between the databases the SQL
+ * storage runs on lives here, and only here; all other SQL is portable kysely.
+ *
+ * Supported now: SQLite (better-sqlite3). PostgreSQL is on the roadmap: add its branch to
+ * each function below (`FOR UPDATE` row locks, a plain transaction) and run the storage
+ * test suite against it.
+ */
+import { type Kysely, SqliteAdapter, sql } from "kysely";
+import type { Database } from "./database.ts";
+
+export type DialectName = "sqlite";
+
+/** Which dialect a kysely instance speaks; throws for one the storage does not support yet. */
+export function detectDialect(db: Kysely<Database>): DialectName {
+  const adapter = db.getExecutor().adapter;
+  if (adapter instanceof SqliteAdapter || adapter.constructor.name === "SqliteAdapter") return "sqlite";
+  throw new Error(`Unsupported SQL dialect (${adapter.constructor.name}); Event Service supports SQLite for now.`);
+}
+
+/**
+ * Runs `fn` in a transaction that holds the write lock from its first statement, so that a
+ * read-check-write inside it is safe against other connections and processes.
+ *
+ * SQLite: `BEGIN IMMEDIATE` takes the database's single write lock up front (a plain `BEGIN`
+ * would fail with SQLITE_BUSY when a reader upgrades after another process wrote). Other
+ * processes wait up to the connection's busy timeout.
+ */
+export async function writeTransaction<T>(
+  db: Kysely<Database>,
+  _dialect: DialectName,
+  fn: (trx: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      const result = await fn(conn);
+      await sql`commit`.execute(conn);
+      return result;
+    } catch (error) {
+      await sql`rollback`.execute(conn).catch(() => {});
+      throw error;
+    }
+  });
+}
+
+/**
+ * Marks a select as locking the rows it reads until the transaction ends. SQLite needs
+ * nothing (the write transaction already holds the database lock); PostgreSQL will add
+ * `FOR UPDATE`.
+ */
+export function lockRows<Q>(query: Q, _dialect: DialectName): Q {
+  return query;
+}
+
+/** Applied to every new SQLite connection by hosts: WAL, foreign keys, a busy timeout. */
+export const SQLITE_PRAGMAS = ["journal_mode = WAL", "foreign_keys = ON", "busy_timeout = 5000", "synchronous = NORMAL"] as const;

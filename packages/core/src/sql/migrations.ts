@@ -1,0 +1,120 @@
+import { type Kysely, type Migration, type MigrationProvider, sql } from "kysely";
+
+/**
+ * The schema's history, oldest first. Never edit a migration that has shipped: add one.
+ * Only portable DDL here (SQLite and PostgreSQL both run it).
+ */
+export const MIGRATIONS: Record<string, Migration> = {
+  "0001_foundation": {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable("accounts")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("name", "text", (c) => c.notNull().unique())
+        .addColumn("per_minute", "integer")
+        .addColumn("per_day", "integer")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable("api_keys")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("account_id", "text", (c) => c.notNull().references("accounts.id"))
+        .addColumn("key_hash", "text", (c) => c.notNull().unique())
+        .addColumn("prefix", "text", (c) => c.notNull())
+        .addColumn("tier", "text", (c) => c.notNull())
+        .addColumn("scopes", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("revoked_at", "text")
+        .execute();
+
+      await db.schema
+        .createTable("events")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("account_id", "text", (c) => c.notNull().references("accounts.id"))
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("description", "text")
+        .addColumn("address", "text", (c) => c.notNull())
+        .addColumn("city", "text", (c) => c.notNull())
+        .addColumn("state", "text")
+        .addColumn("country", "text", (c) => c.notNull())
+        .addColumn("zip_code", "text")
+        .addColumn("lat", "real")
+        .addColumn("lng", "real")
+        .addColumn("start_date", "text", (c) => c.notNull())
+        .addColumn("end_date", "text", (c) => c.notNull())
+        .addColumn("capacity", "integer", (c) => c.notNull())
+        .addColumn("category", "text", (c) => c.notNull())
+        .addColumn("goal_carbon_neutral", "integer")
+        .addColumn("goal_waste_reduction", "real")
+        .addColumn("goal_local_sourcing", "integer")
+        .addColumn("goal_renewable_energy", "integer")
+        .addColumn("tags", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("events_account_created").on("events").columns(["account_id", "created_at", "id"]).execute();
+      await db.schema.createIndex("events_account_start").on("events").columns(["account_id", "start_date"]).execute();
+
+      await db.schema
+        .createTable("event_tags")
+        .addColumn("event_id", "text", (c) => c.notNull().references("events.id").onDelete("cascade"))
+        .addColumn("tag", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("event_tags_pk", ["event_id", "tag"])
+        .execute();
+      await db.schema.createIndex("event_tags_tag").on("event_tags").columns(["tag", "event_id"]).execute();
+
+      await db.schema
+        .createTable("attendees")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("account_id", "text", (c) => c.notNull().references("accounts.id"))
+        .addColumn("event_id", "text", (c) => c.notNull().references("events.id").onDelete("cascade"))
+        .addColumn("first_name", "text", (c) => c.notNull())
+        .addColumn("last_name", "text", (c) => c.notNull())
+        .addColumn("email", "text", (c) => c.notNull())
+        .addColumn("email_key", "text", (c) => c.notNull())
+        .addColumn("phone", "text")
+        .addColumn("company", "text")
+        .addColumn("title", "text")
+        .addColumn("ticket_type", "text", (c) => c.notNull())
+        .addColumn("dietary_preferences", "text", (c) => c.notNull())
+        .addColumn("accessibility_needs", "text")
+        .addColumn("carbon_offset", "text")
+        .addColumn("offset_opted", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("offset_amount", "real", (c) => c.notNull().defaultTo(0))
+        .addColumn("travel_distance", "real")
+        .addColumn("travel_mode", "text")
+        .addColumn("emergency_contact", "text")
+        .addColumn("custom_fields", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("confirmation_code", "text", (c) => c.notNull().unique())
+        .addColumn("registration_date", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .addColumn("checked_in_at", "text")
+        .addColumn("cancelled_at", "text")
+        .execute();
+      await db.schema.createIndex("attendees_event_status").on("attendees").columns(["event_id", "status"]).execute();
+      await db.schema
+        .createIndex("attendees_account_registered")
+        .on("attendees")
+        .columns(["account_id", "registration_date", "id"])
+        .execute();
+      // The backstop of the duplicate rule: one active registration per email and event.
+      await db.schema
+        .createIndex("attendees_event_email_active")
+        .on("attendees")
+        .columns(["event_id", "email_key"])
+        .unique()
+        .where(sql.ref("status"), "<>", "cancelled")
+        .execute();
+    },
+  },
+};
+
+/** Serves {@link MIGRATIONS} to kysely's `Migrator`. */
+export const migrationProvider: MigrationProvider = {
+  async getMigrations() {
+    return MIGRATIONS;
+  },
+};

@@ -1,0 +1,146 @@
+import type { Selectable } from "kysely";
+import type { AttendeeRecord } from "../resources/attendee.ts";
+import type { ApiKeyInfo, Scope, Tier } from "../resources/api-key.ts";
+import type { EventRecord } from "../resources/event.ts";
+import type { AttendeeStatus } from "../rules/attendee-status.ts";
+import type { EventStatus } from "../rules/event-status.ts";
+import type { AccountsTable, ApiKeysTable, AttendeesTable, EventsTable } from "./database.ts";
+
+const bool = (value: boolean | null | undefined): number | null => (value === undefined || value === null ? null : value ? 1 : 0);
+const json = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+
+/** The row of an event record. */
+export function eventToRow(event: EventRecord): EventsTable {
+  const goals = event.sustainabilityGoals;
+  return {
+    id: event.id,
+    account_id: event.accountId,
+    name: event.name,
+    description: event.description,
+    address: event.location.address,
+    city: event.location.city,
+    state: event.location.state,
+    country: event.location.country,
+    zip_code: event.location.zipCode,
+    lat: event.location.coordinates?.lat ?? null,
+    lng: event.location.coordinates?.lng ?? null,
+    start_date: event.startDate,
+    end_date: event.endDate,
+    capacity: event.capacity,
+    category: event.category,
+    goal_carbon_neutral: bool(goals.carbonNeutral),
+    goal_waste_reduction: goals.wasteReduction ?? null,
+    goal_local_sourcing: bool(goals.localSourcing),
+    goal_renewable_energy: bool(goals.renewableEnergy),
+    tags: JSON.stringify(event.tags),
+    status: event.status,
+    created_at: event.createdAt,
+    updated_at: event.updatedAt,
+  };
+}
+
+/** The event record of a row. */
+export function rowToEvent(row: Selectable<EventsTable>): EventRecord {
+  const goals: EventRecord["sustainabilityGoals"] = {};
+  if (row.goal_carbon_neutral !== null) goals.carbonNeutral = row.goal_carbon_neutral === 1;
+  if (row.goal_waste_reduction !== null) goals.wasteReduction = Number(row.goal_waste_reduction);
+  if (row.goal_local_sourcing !== null) goals.localSourcing = row.goal_local_sourcing === 1;
+  if (row.goal_renewable_energy !== null) goals.renewableEnergy = row.goal_renewable_energy === 1;
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    description: row.description,
+    location: {
+      address: row.address,
+      city: row.city,
+      state: row.state,
+      country: row.country,
+      zipCode: row.zip_code,
+      coordinates: row.lat === null || row.lng === null ? null : { lat: Number(row.lat), lng: Number(row.lng) },
+    },
+    startDate: row.start_date,
+    endDate: row.end_date,
+    capacity: Number(row.capacity),
+    category: row.category,
+    sustainabilityGoals: goals,
+    tags: JSON.parse(row.tags) as string[],
+    status: row.status as EventStatus,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** The row of a registration record. */
+export function attendeeToRow(attendee: AttendeeRecord): AttendeesTable {
+  const offset = attendee.carbonOffset;
+  return {
+    id: attendee.id,
+    account_id: attendee.accountId,
+    event_id: attendee.eventId,
+    first_name: attendee.firstName,
+    last_name: attendee.lastName,
+    email: attendee.email,
+    email_key: attendee.email.toLowerCase(),
+    phone: attendee.phone,
+    company: attendee.company,
+    title: attendee.title,
+    ticket_type: attendee.ticketType,
+    dietary_preferences: JSON.stringify(attendee.dietaryPreferences),
+    accessibility_needs: attendee.accessibilityNeeds ? JSON.stringify(attendee.accessibilityNeeds) : null,
+    carbon_offset: offset ? JSON.stringify(offset) : null,
+    offset_opted: offset?.opted ? 1 : 0,
+    offset_amount: offset?.amount ?? 0,
+    travel_distance: offset?.travelDistance ?? null,
+    travel_mode: offset?.travelMode ?? null,
+    emergency_contact: attendee.emergencyContact ? JSON.stringify(attendee.emergencyContact) : null,
+    custom_fields: JSON.stringify(attendee.customFields),
+    status: attendee.status,
+    confirmation_code: attendee.confirmationCode,
+    registration_date: attendee.registrationDate,
+    updated_at: attendee.updatedAt,
+    checked_in_at: attendee.checkedInAt,
+    cancelled_at: attendee.cancelledAt,
+  };
+}
+
+/** The registration record of a row. */
+export function rowToAttendee(row: Selectable<AttendeesTable>): AttendeeRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    eventId: row.event_id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    phone: row.phone,
+    company: row.company,
+    title: row.title,
+    ticketType: row.ticket_type,
+    dietaryPreferences: JSON.parse(row.dietary_preferences) as string[],
+    accessibilityNeeds: json(row.accessibility_needs),
+    carbonOffset: json(row.carbon_offset),
+    emergencyContact: json(row.emergency_contact),
+    customFields: JSON.parse(row.custom_fields) as AttendeeRecord["customFields"],
+    status: row.status as AttendeeStatus,
+    confirmationCode: row.confirmation_code,
+    registrationDate: row.registration_date,
+    updatedAt: row.updated_at,
+    checkedInAt: row.checked_in_at,
+    cancelledAt: row.cancelled_at,
+  };
+}
+
+/** The listed form of a key row joined with its account. */
+export function rowToApiKeyInfo(row: Selectable<ApiKeysTable> & Pick<AccountsTable, "name">): ApiKeyInfo {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    accountName: row.name,
+    prefix: row.prefix,
+    tier: row.tier as Tier,
+    scopes: row.scopes.split(" ").filter(Boolean) as Scope[],
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}

@@ -1,0 +1,443 @@
+import { type ExpressionBuilder, type Kysely, Migrator, sql } from "kysely";
+import { createConfirmationCode } from "../_internal/ids.ts";
+import type { CarbonSettings } from "../carbon/carbon-settings.ts";
+import { offsetKg } from "../carbon/carbon-settings.ts";
+import { sustainabilityScore } from "../carbon/sustainability-score.ts";
+import { ServiceError } from "../errors.ts";
+import { applyAttendeeUpdate, type AttendeeListQuery, type AttendeeRecord } from "../resources/attendee.ts";
+import { TIER_LIMITS, type Tier } from "../resources/api-key.ts";
+import { applyEventUpdate, type EventListQuery, type EventRecord, type EventStats } from "../resources/event.ts";
+import { ACTIVE_ATTENDEE_STATUSES, isActiveAttendeeStatus } from "../rules/attendee-status.ts";
+import { EVENT_STATUSES_OPEN_FOR_REGISTRATION } from "../rules/event-status.ts";
+import type { EventWithStats, Page, Storage } from "../storage.ts";
+import { emissionsSql, lowCarbonModesSql, scoreSql, scoreThreshold } from "./carbon-sql.ts";
+import type { Database } from "./database.ts";
+import { detectDialect, lockRows, writeTransaction } from "./dialect.ts";
+import { migrationProvider } from "./migrations.ts";
+import { attendeeToRow, eventToRow, rowToApiKeyInfo, rowToAttendee, rowToEvent } from "./rows.ts";
+
+/** Options of {@link createSqlStorage}. */
+export interface SqlStorageOptions {
+  /** A kysely instance on a supported dialect (SQLite now). The storage does not own its driver's settings. */
+  db: Kysely<Database>;
+}
+
+const ACTIVE = [...ACTIVE_ATTENDEE_STATUSES];
+
+/** `%text%` for a case-insensitive LIKE, with LIKE's wildcards escaped. */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** The right-hand side of a LIKE that uses our escape character. */
+function likePattern(text: string) {
+  return sql`${containsPattern(text)} escape '\\'`;
+}
+
+type StatsRow = { event_id: string; active_count: unknown; emissions_kg: unknown; offset_usd: unknown; travel_reported: unknown; low_carbon: unknown };
+
+function toStats(event: EventRecord, row: Partial<StatsRow> | undefined, carbon: CarbonSettings): EventStats {
+  const emissionsKg = Number(row?.emissions_kg ?? 0);
+  const travelReported = Number(row?.travel_reported ?? 0);
+  return {
+    attendeeCount: Number(row?.active_count ?? 0),
+    carbonFootprint: Math.round(emissionsKg * 1000) / 1000,
+    sustainabilityScore: sustainabilityScore({
+      goals: event.sustainabilityGoals,
+      travelReported,
+      lowCarbonTravel: Number(row?.low_carbon ?? 0),
+      emissionsKg,
+      offsetKg: offsetKg(Number(row?.offset_usd ?? 0), carbon),
+    }),
+  };
+}
+
+/**
+ * The storage on SQL through kysely: SQLite now, PostgreSQL later, with the same code. All
+ * dialect differences are in `sql/dialect.ts`.
+ *
+ * @example
+ * const storage = createSqlStorage({ db: new Kysely({ dialect: new SqliteDialect({ database: new Database(":memory:") }) }) });
+ * await storage.migrate();
+ */
+export function createSqlStorage(options: SqlStorageOptions): Storage {
+  const { db } = options;
+  const dialect = detectDialect(db);
+  const write = <T>(fn: (trx: Kysely<Database>) => Promise<T>) => writeTransaction(db, dialect, fn);
+
+  const statsQuery = (conn: Kysely<Database>) =>
+    conn
+      .selectFrom("attendees")
+      .select([
+        "event_id",
+        sql<number>`count(*)`.as("active_count"),
+        sql<number>`sum(${emissionsSql()})`.as("emissions_kg"),
+        sql<number>`sum(case when offset_opted = 1 then offset_amount else 0 end)`.as("offset_usd"),
+        sql<number>`sum(case when travel_mode is not null then 1 else 0 end)`.as("travel_reported"),
+        sql<number>`sum(case when travel_mode in (${lowCarbonModesSql}) then 1 else 0 end)`.as("low_carbon"),
+      ])
+      .where("status", "in", ACTIVE)
+      .groupBy("event_id");
+
+  async function statsFor(conn: Kysely<Database>, events: EventRecord[], carbon: CarbonSettings): Promise<EventWithStats[]> {
+    if (events.length === 0) return [];
+    const rows = await statsQuery(conn).where("event_id", "in", events.map((e) => e.id)).execute();
+    const byEvent = new Map(rows.map((row) => [row.event_id, row]));
+    return events.map((event) => ({ ...event, ...toStats(event, byEvent.get(event.id), carbon) }));
+  }
+
+  async function countActive(conn: Kysely<Database>, eventId: string, exceptId?: string): Promise<number> {
+    const row = await conn
+      .selectFrom("attendees")
+      .select(sql<number>`count(*)`.as("n"))
+      .where("event_id", "=", eventId)
+      .where("status", "in", ACTIVE)
+      .$if(exceptId !== undefined, (q) => q.where("id", "<>", exceptId!))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Locks and returns the event row (the lock that serialises everything about its registrations). */
+  async function lockEvent(conn: Kysely<Database>, accountId: string, eventId: string) {
+    const row = await lockRows(conn.selectFrom("events").selectAll().where("id", "=", eventId).where("account_id", "=", accountId), dialect).executeTakeFirst();
+    return row ? rowToEvent(row) : null;
+  }
+
+  async function assertNoActiveDuplicate(conn: Kysely<Database>, attendee: AttendeeRecord) {
+    const duplicate = await conn
+      .selectFrom("attendees")
+      .select("id")
+      .where("event_id", "=", attendee.eventId)
+      .where("email_key", "=", attendee.email.toLowerCase())
+      .where("status", "in", ACTIVE)
+      .where("id", "<>", attendee.id)
+      .executeTakeFirst();
+    if (duplicate) {
+      throw new ServiceError("DUPLICATE_REGISTRATION", {
+        message: `${attendee.email} already holds an active registration for event ${attendee.eventId}.`,
+        field: "email",
+        details: { attendeeId: duplicate.id },
+      });
+    }
+  }
+
+  async function assertCapacityLeft(conn: Kysely<Database>, event: EventRecord, exceptId?: string) {
+    const active = await countActive(conn, event.id, exceptId);
+    if (active >= event.capacity) {
+      throw new ServiceError("EVENT_FULL", {
+        message: `Event ${event.id} is full (${event.capacity} of ${event.capacity} places taken).`,
+        details: { capacity: event.capacity, activeRegistrations: active },
+      });
+    }
+  }
+
+  function assertOpenForRegistration(event: EventRecord) {
+    if (!EVENT_STATUSES_OPEN_FOR_REGISTRATION.includes(event.status)) {
+      throw new ServiceError("INVALID_REQUEST", {
+        message: `eventId: event ${event.id} is ${event.status} and takes no registrations`,
+        field: "eventId",
+        details: { eventStatus: event.status },
+      });
+    }
+  }
+
+  function eventFilters(accountId: string, query: EventListQuery) {
+    return (eb: ExpressionBuilder<any, any>) => {
+      const conditions = [eb("e.account_id", "=", accountId)];
+      if (query.status) conditions.push(eb("e.status", "=", query.status));
+      if (query.category) conditions.push(eb("e.category", "=", query.category));
+      if (query.startDate) conditions.push(eb("e.start_date", ">=", query.startDate));
+      if (query.endDate) conditions.push(eb("e.end_date", "<=", query.endDate));
+      if (query.search) {
+        const pattern = likePattern(query.search);
+        conditions.push(eb.or([eb(sql`lower(e.name)`, "like", pattern), eb(sql`lower(coalesce(e.description, ''))`, "like", pattern)]));
+      }
+      if (query.tags) {
+        const tags = query.tags;
+        conditions.push(eb.exists(eb.selectFrom("event_tags as t").select("t.event_id").whereRef("t.event_id", "=", "e.id").where("t.tag", "in", tags)));
+      }
+      return eb.and(conditions);
+    };
+  }
+
+  const EVENT_SORT_COLUMNS = {
+    createdAt: sql.ref("e.created_at"),
+    startDate: sql.ref("e.start_date"),
+    name: sql`lower(e.name)`,
+    capacity: sql.ref("e.capacity"),
+    carbonFootprint: sql`coalesce(s.emissions_kg, 0)`,
+  } as const;
+
+  const ATTENDEE_SORT_COLUMNS = {
+    registrationDate: sql.ref("registration_date"),
+    firstName: sql`lower(first_name)`,
+    lastName: sql`lower(last_name)`,
+    company: sql`lower(company)`,
+  } as const;
+
+  return {
+    async migrate() {
+      const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+      const failed = results?.find((result) => result.status === "Error");
+      if (error) throw new Error(`Migration ${failed?.migrationName ?? ""} failed`, { cause: error });
+    },
+
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+
+    async close() {
+      await db.destroy();
+    },
+
+    async findAccount(idOrName) {
+      const row = await db.selectFrom("accounts").selectAll().where((eb) => eb.or([eb("id", "=", idOrName), eb("name", "=", idOrName)])).orderBy(sql`case when id = ${idOrName} then 0 else 1 end`).executeTakeFirst();
+      return row ? { id: row.id, name: row.name, perMinute: row.per_minute, perDay: row.per_day, createdAt: row.created_at } : null;
+    },
+
+    async createApiKey(key) {
+      return write(async (trx) => {
+        let account = await trx.selectFrom("accounts").selectAll().where((eb) => eb.or([eb("id", "=", key.account), eb("name", "=", key.account)])).executeTakeFirst();
+        if (!account) {
+          account = { id: key.newAccountId, name: key.account, per_minute: null, per_day: null, created_at: key.now };
+          await trx.insertInto("accounts").values(account).execute();
+        }
+        if (key.limits && (key.limits.perMinute !== undefined || key.limits.perDay !== undefined)) {
+          await trx
+            .updateTable("accounts")
+            .set({
+              ...(key.limits.perMinute !== undefined && { per_minute: key.limits.perMinute }),
+              ...(key.limits.perDay !== undefined && { per_day: key.limits.perDay }),
+            })
+            .where("id", "=", account.id)
+            .execute();
+        }
+        const row = {
+          id: key.id,
+          account_id: account.id,
+          key_hash: key.hash,
+          prefix: key.prefix,
+          tier: key.tier,
+          scopes: key.scopes.join(" "),
+          created_at: key.now,
+          revoked_at: null,
+        };
+        await trx.insertInto("api_keys").values(row).execute();
+        return rowToApiKeyInfo({ ...row, name: account.name });
+      });
+    },
+
+    async authenticate(hash) {
+      const row = await db
+        .selectFrom("api_keys as k")
+        .innerJoin("accounts as a", "a.id", "k.account_id")
+        .select(["k.id", "k.account_id", "k.tier", "k.scopes", "a.name", "a.per_minute", "a.per_day"])
+        .where("k.key_hash", "=", hash)
+        .where("k.revoked_at", "is", null)
+        .executeTakeFirst();
+      if (!row) return null;
+      const tier = row.tier as Tier;
+      return {
+        keyId: row.id,
+        accountId: row.account_id,
+        accountName: row.name,
+        tier,
+        scopes: rowToApiKeyInfo({ ...row, key_hash: "", prefix: "", created_at: "", revoked_at: null }).scopes,
+        limits: {
+          perMinute: tier === "enterprise" && row.per_minute !== null ? Number(row.per_minute) : TIER_LIMITS[tier].perMinute,
+          perDay: tier === "enterprise" && row.per_day !== null ? Number(row.per_day) : TIER_LIMITS[tier].perDay,
+        },
+      };
+    },
+
+    async listApiKeys(account) {
+      const rows = await db
+        .selectFrom("api_keys as k")
+        .innerJoin("accounts as a", "a.id", "k.account_id")
+        .selectAll("k")
+        .select("a.name")
+        .$if(account !== undefined, (q) => q.where((eb) => eb.or([eb("a.id", "=", account!), eb("a.name", "=", account!)])))
+        .orderBy("k.created_at", "desc")
+        .orderBy("k.id", "desc")
+        .execute();
+      return rows.map(rowToApiKeyInfo);
+    },
+
+    async revokeApiKey(id, now) {
+      const result = await db.updateTable("api_keys").set({ revoked_at: now }).where("id", "=", id).where("revoked_at", "is", null).executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async insertEvent(event) {
+      await write(async (trx) => {
+        await trx.insertInto("events").values(eventToRow(event)).execute();
+        if (event.tags.length) await trx.insertInto("event_tags").values(event.tags.map((tag) => ({ event_id: event.id, tag }))).execute();
+      });
+    },
+
+    async getEvent(accountId, id, carbon) {
+      const row = await db.selectFrom("events").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+      if (!row) return null;
+      const [event] = await statsFor(db, [rowToEvent(row)], carbon);
+      return event!;
+    },
+
+    async updateEvent(accountId, id, update, now) {
+      return write(async (trx) => {
+        const before = await lockEvent(trx, accountId, id);
+        if (!before) throw new ServiceError("NOT_FOUND", { message: `Event ${id} not found.` });
+        const after = applyEventUpdate(before, update, await countActive(trx, id), now);
+        const { id: _id, account_id: _account, created_at: _created, ...changes } = eventToRow(after);
+        await trx.updateTable("events").set(changes).where("id", "=", id).execute();
+        if (update.tags !== undefined) {
+          await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
+          if (after.tags.length) await trx.insertInto("event_tags").values(after.tags.map((tag) => ({ event_id: id, tag }))).execute();
+        }
+        return { before, after };
+      });
+    },
+
+    async deleteEvent(accountId, id) {
+      return write(async (trx) => {
+        const event = await lockEvent(trx, accountId, id);
+        if (!event) return null;
+        await trx.deleteFrom("attendees").where("event_id", "=", id).execute();
+        await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
+        await trx.deleteFrom("events").where("id", "=", id).execute();
+        return event;
+      });
+    },
+
+    async listEvents(accountId, query, carbon): Promise<Page<EventWithStats>> {
+      const offset = (query.page - 1) * query.limit;
+      const needsStats = query.minScore !== undefined || query.sortBy === "carbonFootprint";
+      const direction = query.order;
+      if (!needsStats) {
+        const base = db.selectFrom("events as e").where(eventFilters(accountId, query));
+        const [count, rows] = await Promise.all([
+          base.select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow(),
+          base.selectAll("e").orderBy(EVENT_SORT_COLUMNS[query.sortBy], direction).orderBy("e.id", direction).limit(query.limit).offset(offset).execute(),
+        ]);
+        return { items: await statsFor(db, rows.map(rowToEvent), carbon), total: Number(count.n) };
+      }
+      const stats = statsQuery(db).where("account_id", "=", accountId);
+      const base = db
+        .selectFrom("events as e")
+        .leftJoin(stats.as("s"), "s.event_id", "e.id")
+        .where(eventFilters(accountId, query))
+        .$if(query.minScore !== undefined, (q) => q.where(scoreSql(carbon), ">=", scoreThreshold(query.minScore!)));
+      const [count, rows] = await Promise.all([
+        base.select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow(),
+        base
+          .selectAll("e")
+          .select(["s.active_count", "s.emissions_kg", "s.offset_usd", "s.travel_reported", "s.low_carbon"])
+          .orderBy(EVENT_SORT_COLUMNS[query.sortBy], direction)
+          .orderBy("e.id", direction)
+          .limit(query.limit)
+          .offset(offset)
+          .execute(),
+      ]);
+      const items = rows.map((row) => {
+        const event = rowToEvent(row);
+        return { ...event, ...toStats(event, row, carbon) };
+      });
+      return { items, total: Number(count.n) };
+    },
+
+    async registerAttendee(attendee) {
+      return write(async (trx) => {
+        const event = await lockEvent(trx, attendee.accountId, attendee.eventId);
+        if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${attendee.eventId} not found.`, field: "eventId" });
+        assertOpenForRegistration(event);
+        await assertCapacityLeft(trx, event);
+        await assertNoActiveDuplicate(trx, attendee);
+        let record = attendee;
+        while (await trx.selectFrom("attendees").select("id").where("confirmation_code", "=", record.confirmationCode).executeTakeFirst()) {
+          record = { ...record, confirmationCode: createConfirmationCode() };
+        }
+        await trx.insertInto("attendees").values(attendeeToRow(record)).execute();
+        return record;
+      });
+    },
+
+    async getAttendee(accountId, id) {
+      const row = await db.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+      return row ? rowToAttendee(row) : null;
+    },
+
+    async updateAttendee(accountId, id, update, now) {
+      return write(async (trx) => {
+        const row = await trx.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+        if (!row) throw new ServiceError("NOT_FOUND", { message: `Attendee ${id} not found.` });
+        const event = await lockEvent(trx, accountId, row.event_id);
+        if (!event) throw new ServiceError("NOT_FOUND", { message: `Attendee ${id} not found.` });
+        const before = rowToAttendee(row);
+        const after = applyAttendeeUpdate(before, update, now);
+        const reactivated = !isActiveAttendeeStatus(before.status) && isActiveAttendeeStatus(after.status);
+        if (reactivated) {
+          assertOpenForRegistration(event);
+          await assertCapacityLeft(trx, event, id);
+        }
+        const emailChanged = after.email.toLowerCase() !== before.email.toLowerCase();
+        if (isActiveAttendeeStatus(after.status) && (reactivated || emailChanged)) await assertNoActiveDuplicate(trx, after);
+        const { id: _id, account_id: _account, event_id: _event, confirmation_code: _code, registration_date: _date, ...changes } = attendeeToRow(after);
+        await trx.updateTable("attendees").set(changes).where("id", "=", id).execute();
+        return { before, after };
+      });
+    },
+
+    async checkIn(accountId, eventId, confirmationCode, now) {
+      return write(async (trx) => {
+        const event = await lockEvent(trx, accountId, eventId);
+        if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${eventId} not found.` });
+        const row = await trx.selectFrom("attendees").selectAll().where("event_id", "=", eventId).where("confirmation_code", "=", confirmationCode).executeTakeFirst();
+        if (!row) {
+          throw new ServiceError("NOT_FOUND", { message: `No registration with confirmation code ${confirmationCode} for event ${eventId}.`, field: "confirmationCode" });
+        }
+        const before = rowToAttendee(row);
+        if (before.status === "checked-in") return { before, after: before };
+        const after = applyAttendeeUpdate(before, { status: "checked-in" }, now);
+        await trx.updateTable("attendees").set({ status: after.status, checked_in_at: after.checkedInAt, updated_at: now }).where("id", "=", row.id).execute();
+        return { before, after };
+      });
+    },
+
+    async findAttendeeById(id) {
+      const row = await db.selectFrom("attendees").selectAll().where("id", "=", id).executeTakeFirst();
+      return row ? rowToAttendee(row) : null;
+    },
+
+    async listAttendees(accountId, query) {
+      let base = db.selectFrom("attendees").where("account_id", "=", accountId);
+      if (query.eventId) base = base.where("event_id", "=", query.eventId);
+      if (query.status) base = base.where("status", "=", query.status);
+      if (query.ticketType) base = base.where("ticket_type", "=", query.ticketType);
+      if (query.carbonOffset !== undefined) base = base.where("offset_opted", "=", query.carbonOffset ? 1 : 0);
+      if (query.search) {
+        const pattern = likePattern(query.search);
+        base = base.where((eb) =>
+          eb.or([
+            eb(sql`lower(first_name || ' ' || last_name)`, "like", pattern),
+            eb(sql`email_key`, "like", pattern),
+            eb(sql`lower(coalesce(company, ''))`, "like", pattern),
+          ]),
+        );
+      }
+      const direction = query.order;
+      const [count, rows] = await Promise.all([
+        base.select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow(),
+        base
+          .selectAll()
+          .$if(query.sortBy === "company", (q) => q.orderBy(sql`case when company is null then 1 else 0 end`))
+          .orderBy(ATTENDEE_SORT_COLUMNS[query.sortBy], direction)
+          .orderBy("id", direction)
+          .limit(query.limit)
+          .offset((query.page - 1) * query.limit)
+          .execute(),
+      ]);
+      return { items: rows.map(rowToAttendee), total: Number(count.n) };
+    },
+  };
+}
+
+

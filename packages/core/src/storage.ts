@@ -1,0 +1,104 @@
+import type { CarbonSettings } from "./carbon/carbon-settings.ts";
+import type { AttendeeListQuery, AttendeeRecord, AttendeeUpdate } from "./resources/attendee.ts";
+import type { Account, ApiKeyInfo, AuthContext, Scope, Tier } from "./resources/api-key.ts";
+import type { EventListQuery, EventRecord, EventStats, EventUpdate } from "./resources/event.ts";
+
+/** An event with the figures computed from its registrations. */
+export type EventWithStats = EventRecord & EventStats;
+
+/** One page of a list and the total across all pages. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+/** The state of a record before and after a change. */
+export interface Change<T> {
+  before: T;
+  after: T;
+}
+
+/**
+ * Everything the service keeps, behind one interface. Each method is one atomic operation: it
+ * either happens whole or not at all, also when several processes share one database. Guarded
+ * operations check their condition and write in the same transaction ("the where clause is both
+ * the selector and the guard"); the service never reads, decides and writes on its own.
+ *
+ * Lookups return `null` for what does not exist or belongs to another account. Guarded
+ * operations throw a `ServiceError` with the code named in their contract.
+ */
+export interface Storage {
+  /** Brings the schema up to date. Idempotent; safe to call from several processes at once. */
+  migrate(): Promise<void>;
+  /** A round trip to the store; throws when it cannot be reached. */
+  ping(): Promise<void>;
+  /** Releases the store. No method may be called afterwards. */
+  close(): Promise<void>;
+
+  /** The account with this id, or else with this name; `null` if none. */
+  findAccount(idOrName: string): Promise<Account | null>;
+  /**
+   * Adds a key to the account named `account` (id or name), creating the account when no
+   * account has that id or name. Atomic: two concurrent calls with a new name make one account.
+   * `limits`, when given, become the account's own per-minute and per-day limits.
+   */
+  createApiKey(key: {
+    id: string;
+    account: string;
+    newAccountId: string;
+    hash: string;
+    prefix: string;
+    tier: Tier;
+    scopes: readonly Scope[];
+    limits?: { perMinute?: number | undefined; perDay?: number | undefined };
+    now: string;
+  }): Promise<ApiKeyInfo>;
+  /** The key with this hash and its account; `null` if unknown or revoked. One indexed query. */
+  authenticate(hash: string): Promise<AuthContext | null>;
+  /** Every key, newest first, optionally of one account (id or name). Never holds secrets. */
+  listApiKeys(account?: string): Promise<ApiKeyInfo[]>;
+  /** Revokes a key; `false` when no such key or already revoked. */
+  revokeApiKey(id: string, now: string): Promise<boolean>;
+
+  /** Stores a new event. */
+  insertEvent(event: EventRecord): Promise<void>;
+  /** The account's event with its figures, or `null`. */
+  getEvent(accountId: string, id: string, carbon: CarbonSettings): Promise<EventWithStats | null>;
+  /**
+   * Applies `update` under the event's lock with `applyEventUpdate` (status rules, date order,
+   * capacity at or above active registrations). Throws `NOT_FOUND`, `INVALID_STATE_TRANSITION`
+   * or `INVALID_REQUEST`.
+   */
+  updateEvent(accountId: string, id: string, update: EventUpdate, now: string): Promise<Change<EventRecord>>;
+  /** Deletes the event and all its registrations in one transaction; the deleted event, or `null`. */
+  deleteEvent(accountId: string, id: string): Promise<EventRecord | null>;
+  /** One page of the account's events, filtered and sorted as the query says (ties broken by id). */
+  listEvents(accountId: string, query: EventListQuery, carbon: CarbonSettings): Promise<Page<EventWithStats>>;
+
+  /**
+   * Registers an attendee under the event's lock: throws `NOT_FOUND` (field `eventId`) for an
+   * unknown event, `INVALID_REQUEST` (field `eventId`) for a cancelled or completed one,
+   * `EVENT_FULL` when active registrations have reached capacity and `DUPLICATE_REGISTRATION`
+   * when the email (case-insensitive) holds an active registration for the event.
+   * The registration's `confirmationCode` is replaced if it is already taken.
+   */
+  registerAttendee(attendee: AttendeeRecord): Promise<AttendeeRecord>;
+  /** The account's registration, or `null`. */
+  getAttendee(accountId: string, id: string): Promise<AttendeeRecord | null>;
+  /**
+   * Applies `update` under the event's lock with `applyAttendeeUpdate` (status rules); a
+   * re-activation also checks capacity (`EVENT_FULL`) and, like an email change of an active
+   * registration, duplicates (`DUPLICATE_REGISTRATION`). Throws `NOT_FOUND` too.
+   */
+  updateAttendee(accountId: string, id: string, update: AttendeeUpdate, now: string): Promise<Change<AttendeeRecord>>;
+  /**
+   * Checks in the event's registration with this confirmation code, atomically. Throws
+   * `NOT_FOUND` (no such event or code) or `INVALID_STATE_TRANSITION` (cancelled). A
+   * registration already checked in is left as it is and returned with `before === after`.
+   */
+  checkIn(accountId: string, eventId: string, confirmationCode: string, now: string): Promise<Change<AttendeeRecord>>;
+  /** The registration with this id in any account, or `null`. Serves the public QR image URLs only. */
+  findAttendeeById(id: string): Promise<AttendeeRecord | null>;
+  /** One page of the account's registrations, filtered and sorted as the query says (ties broken by id). */
+  listAttendees(accountId: string, query: AttendeeListQuery): Promise<Page<AttendeeRecord>>;
+}

@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+import { parseArgs } from "node:util";
+import { createEventService, createSqlStorage, ServiceError, type Storage } from "@event-service/core";
+import { loadConfig, type ServerConfig } from "./config.ts";
+import { createLog, startServer } from "./server.ts";
+import { openSqlite } from "./sqlite.ts";
+
+const USAGE = `Usage: event-service <command> [options]
+
+Commands:
+  serve                      Start the server (default command)
+  migrate                    Create or update the database schema
+  keys create --account NAME [--tier free|starter|professional|enterprise]
+              [--scopes a,b] [--per-minute N] [--per-day N] [--json]
+                             Create an API key (and the account when new); the key is shown once
+  keys list [--account NAME] [--json]
+                             List keys (never their secrets)
+  keys revoke <key id>       Revoke a key at once
+
+Options (each mirrors an environment variable):
+  --port N        PORT, default 3000
+  --host ADDR     HOST, default 127.0.0.1
+  --database URL  DATABASE_URL, default ./data/event-service.sqlite (or :memory:)
+  -h, --help      Show this help
+`;
+
+class UsageError extends Error {}
+
+const OPTIONS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  database: { type: "string" },
+  account: { type: "string" },
+  tier: { type: "string" },
+  scopes: { type: "string" },
+  "per-minute": { type: "string" },
+  "per-day": { type: "string" },
+  json: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+function integer(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number`);
+  return Number(value);
+}
+
+async function withStorage<T>(config: ServerConfig, fn: (storage: Storage) => Promise<T>): Promise<T> {
+  const storage = createSqlStorage({ db: openSqlite(config.DATABASE_URL) });
+  try {
+    await storage.migrate();
+    return await fn(storage);
+  } finally {
+    await storage.close();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const config = loadConfig({
+    ...process.env,
+    ...(values.port !== undefined && { PORT: values.port }),
+    ...(values.host !== undefined && { HOST: values.host }),
+    ...(values.database !== undefined && { DATABASE_URL: values.database }),
+  });
+  const [command = "serve", sub, ...rest] = positionals;
+  const print = (value: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
+
+  switch (command) {
+    case "serve": {
+      if (sub !== undefined) throw new UsageError(`serve takes no argument (got ${sub})`);
+      const log = createLog(config.LOG_LEVEL);
+      const server = await startServer(config, log);
+      const stop = (signal: string) => {
+        log("info", "shutting down", { signal });
+        server.close().then(
+          () => process.exit(0),
+          (error) => {
+            log("error", "shutdown failed", { error: String(error) });
+            process.exit(1);
+          },
+        );
+      };
+      process.once("SIGTERM", () => stop("SIGTERM"));
+      process.once("SIGINT", () => stop("SIGINT"));
+      return -1;
+    }
+    case "migrate": {
+      await withStorage(config, async () => {});
+      print({ migrated: true, database: config.DATABASE_URL }, `Database ${config.DATABASE_URL} is up to date.`);
+      return 0;
+    }
+    case "keys": {
+      return withStorage(config, async (storage) => {
+        const service = createEventService({ storage });
+        if (sub === "create") {
+          if (!values.account) throw new UsageError("keys create needs --account NAME");
+          const created = await service.keys.create({
+            account: values.account,
+            ...(values.tier !== undefined && { tier: values.tier as never }),
+            ...(values.scopes !== undefined && { scopes: values.scopes.split(",").map((s) => s.trim()).filter(Boolean) as never }),
+            ...(values["per-minute"] !== undefined && { perMinute: integer("per-minute", values["per-minute"]) }),
+            ...(values["per-day"] !== undefined && { perDay: integer("per-day", values["per-day"]) }),
+          });
+          print(
+            created,
+            `Created API key ${created.id} for account ${created.accountId} (tier ${created.tier}, scopes ${created.scopes.join(" ")}).\n` +
+              `Key (shown only now, store it safely):\n${created.key}`,
+          );
+          return 0;
+        }
+        if (sub === "list") {
+          const keys = await service.keys.list(values.account);
+          print(
+            keys,
+            keys.length
+              ? keys.map((k) => `${k.id}  ${k.prefix}  ${k.accountName} (${k.accountId})  ${k.tier}  ${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}  ${k.scopes.join(" ")}`).join("\n")
+              : "No API keys.",
+          );
+          return 0;
+        }
+        if (sub === "revoke") {
+          const [id] = rest;
+          if (!id || rest.length > 1) throw new UsageError("keys revoke needs exactly one key id");
+          await service.keys.revoke(id);
+          print({ revoked: id }, `Revoked ${id}.`);
+          return 0;
+        }
+        throw new UsageError(`unknown keys command: ${sub ?? "(none)"}`);
+      });
+    }
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      process.stderr.write(`event-service: ${(error as Error).message}\n\n${USAGE}`);
+      process.exitCode = 2;
+    } else if (ServiceError.is(error)) {
+      process.stderr.write(`event-service: ${error.message}\n`);
+      process.exitCode = 1;
+    } else {
+      process.stderr.write(`event-service: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,27 @@
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import Database from "better-sqlite3";
+import { type Database as Schema, SQLITE_PRAGMAS } from "@event-service/core";
+import { Kysely, SqliteDialect } from "kysely";
+
+/** The SQLite file (or `:memory:`) that a `DATABASE_URL` names; throws for other databases. */
+export function sqlitePath(databaseUrl: string): string {
+  if (databaseUrl === ":memory:") return databaseUrl;
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new Error("DATABASE_URL: PostgreSQL is on the roadmap but not supported yet; use a SQLite file path or :memory:.");
+  }
+  const path = databaseUrl.replace(/^(sqlite|file):(\/\/)?/, "");
+  return resolve(path);
+}
+
+/**
+ * Opens the SQLite database of `databaseUrl` (creating its folder and file) with WAL, foreign
+ * keys and a busy timeout, as a kysely instance for `createSqlStorage`.
+ */
+export function openSqlite(databaseUrl: string): Kysely<Schema> {
+  const path = sqlitePath(databaseUrl);
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const database = new Database(path);
+  for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
+  return new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
+}
