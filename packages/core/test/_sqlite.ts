@@ -1,0 +1,15 @@
+import Database from "better-sqlite3";
+import { Kysely, SqliteDialect } from "kysely";
+import type { Database as Schema } from "../src/sql/database.ts";
+import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
+import { createSqlStorage } from "../src/sql/sql-storage.ts";
+import type { Storage } from "../src/storage.ts";
+
+/** A migrated SQL storage on a SQLite file (or `:memory:`), set up as the server does. */
+export async function sqliteStorage(path = ":memory:"): Promise<Storage> {
+  const database = new Database(path);
+  for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
+  const storage = createSqlStorage({ db: new Kysely<Schema>({ dialect: new SqliteDialect({ database }) }) });
+  await storage.migrate();
+  return storage;
+}

@@ -1,0 +1,409 @@
+/**
+ * The storage contract, as one suite run against every storage backend
+ * (`describeStorage(name, create)`). It talks to the `Storage` interface only.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { createConfirmationCode, createId } from "../src/_internal/ids.ts";
+import { DEFAULT_CARBON_SETTINGS, offsetKg } from "../src/carbon/carbon-settings.ts";
+import { type TravelMode, travelEmissionsKg } from "../src/carbon/emission-factors.ts";
+import { sustainabilityScore } from "../src/carbon/sustainability-score.ts";
+import { ServiceError } from "../src/errors.ts";
+import { type AttendeeCreate, type AttendeeRecord, AttendeeListQuery, newAttendeeRecord } from "../src/resources/attendee.ts";
+import { type EventCreate, EventListQuery, type EventRecord, newEventRecord } from "../src/resources/event.ts";
+import type { Storage } from "../src/storage.ts";
+
+const carbon = DEFAULT_CARBON_SETTINGS;
+let clock = Date.parse("2026-01-01T00:00:00.000Z");
+const tick = () => new Date((clock += 1000)).toISOString();
+
+function eventRecord(accountId: string, overrides: Partial<EventCreate> = {}): EventRecord {
+  return newEventRecord(
+    {
+      name: "Green Summit",
+      description: null,
+      location: { address: "Main St 1", city: "Berlin", country: "DE" },
+      startDate: "2027-05-01T09:00:00.000Z",
+      endDate: "2027-05-01T17:00:00.000Z",
+      capacity: 10,
+      category: "conference",
+      ...overrides,
+    },
+    { id: createId("event"), accountId, now: tick() },
+  );
+}
+
+function attendeeRecord(accountId: string, eventId: string, overrides: Partial<AttendeeCreate> = {}): AttendeeRecord {
+  return newAttendeeRecord(
+    { eventId, firstName: "Ada", lastName: "Lovelace", email: `${createId("attendee")}@example.com`, ticketType: "general", ...overrides },
+    { id: createId("attendee"), accountId, confirmationCode: createConfirmationCode(), now: tick() },
+  );
+}
+
+async function rejectsWith(promise: Promise<unknown>, code: string, field?: string) {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(ServiceError.is(error), `not a ServiceError: ${error}`);
+    assert.equal(error.code, code);
+    if (field !== undefined) assert.equal(error.field, field);
+    return true;
+  });
+}
+
+async function newAccount(storage: Storage, name: string): Promise<string> {
+  const info = await storage.createApiKey({
+    id: createId("apiKey"), account: name, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "esk_x…",
+    tier: "free", scopes: ["events:read"], now: tick(),
+  });
+  return info.accountId;
+}
+
+/** Runs the storage contract against storages made by `create`. */
+export function describeStorage(name: string, create: () => Promise<Storage>) {
+  describe(`storage contract: ${name}`, () => {
+    let storage: Storage;
+    let acme: string;
+    let globex: string;
+
+    before(async () => {
+      storage = await create();
+      acme = await newAccount(storage, "Acme");
+      globex = await newAccount(storage, "Globex");
+    });
+    after(() => storage.close());
+
+    test("migrate is idempotent and ping answers", async () => {
+      await storage.migrate();
+      await storage.ping();
+    });
+
+    describe("accounts and keys", () => {
+      test("a key for an existing account name joins that account; a new name creates one", async () => {
+        const hash = createId("apiKey");
+        const info = await storage.createApiKey({
+          id: createId("apiKey"), account: "Acme", newAccountId: createId("account"), hash, prefix: "esk_abc…",
+          tier: "enterprise", scopes: ["events:read", "analytics:read"], limits: { perMinute: 99, perDay: 999 }, now: tick(),
+        });
+        assert.equal(info.accountId, acme);
+        assert.equal(info.accountName, "Acme");
+        const auth = await storage.authenticate(hash);
+        assert.deepEqual(auth, {
+          keyId: info.id, accountId: acme, accountName: "Acme", tier: "enterprise", scopes: ["events:read", "analytics:read"],
+          limits: { perMinute: 99, perDay: 999 },
+        });
+        assert.equal((await storage.findAccount(acme))?.name, "Acme");
+        assert.equal((await storage.findAccount("Acme"))?.id, acme);
+        assert.equal(await storage.findAccount("Nobody"), null);
+
+        const listed = await storage.listApiKeys("Acme");
+        assert.ok(listed.some((key) => key.id === info.id));
+        assert.ok(listed.every((key) => key.accountId === acme));
+        assert.doesNotMatch(JSON.stringify(listed), new RegExp(hash));
+
+        assert.equal(await storage.revokeApiKey(info.id, tick()), true);
+        assert.equal(await storage.revokeApiKey(info.id, tick()), false);
+        assert.equal(await storage.authenticate(hash), null);
+        assert.notEqual((await storage.listApiKeys(acme)).find((key) => key.id === info.id)?.revokedAt, null);
+      });
+
+      test("tier limits apply when the account sets none", async () => {
+        const hash = createId("apiKey");
+        await storage.createApiKey({
+          id: createId("apiKey"), account: "Initech", newAccountId: createId("account"), hash, prefix: "p", tier: "starter",
+          scopes: ["events:read"], now: tick(),
+        });
+        assert.deepEqual((await storage.authenticate(hash))?.limits, { perMinute: 300, perDay: 10_000 });
+      });
+    });
+
+    describe("events", () => {
+      test("round-trips every field", async () => {
+        const event = eventRecord(acme, {
+          description: "All about it",
+          location: { address: "Main St 1", city: "Berlin", state: "BE", country: "DE", zipCode: "10178", coordinates: { lat: 52.52, lng: 13.41 } },
+          sustainabilityGoals: { carbonNeutral: true, wasteReduction: 40.5, localSourcing: false },
+          tags: ["climate", "food"],
+        });
+        await storage.insertEvent(event);
+        const stored = await storage.getEvent(acme, event.id, carbon);
+        assert.deepEqual(stored, { ...event, attendeeCount: 0, carbonFootprint: 0, sustainabilityScore: 21.1 });
+      });
+
+      test("another account's event does not exist", async () => {
+        const event = eventRecord(acme);
+        await storage.insertEvent(event);
+        assert.equal(await storage.getEvent(globex, event.id, carbon), null);
+        assert.equal(await storage.deleteEvent(globex, event.id), null);
+        await rejectsWith(storage.updateEvent(globex, event.id, { name: "x" }, tick()), "NOT_FOUND");
+        await rejectsWith(storage.registerAttendee(attendeeRecord(globex, event.id)), "NOT_FOUND", "eventId");
+        assert.notEqual(await storage.getEvent(acme, event.id, carbon), null);
+      });
+
+      test("update applies status rules and keeps capacity above active registrations", async () => {
+        const event = eventRecord(acme, { capacity: 3 });
+        await storage.insertEvent(event);
+        await storage.registerAttendee(attendeeRecord(acme, event.id));
+        await storage.registerAttendee(attendeeRecord(acme, event.id));
+        await rejectsWith(storage.updateEvent(acme, event.id, { capacity: 1 }, tick()), "INVALID_REQUEST", "capacity");
+        const { before: b, after: a } = await storage.updateEvent(acme, event.id, { capacity: 2, status: "published", tags: ["new"] }, tick());
+        assert.equal(b.status, "draft");
+        assert.equal(a.status, "published");
+        assert.equal(a.capacity, 2);
+        await rejectsWith(storage.updateEvent(acme, event.id, { status: "draft" }, tick()), "INVALID_STATE_TRANSITION", "status");
+        await rejectsWith(storage.updateEvent(acme, event.id, { endDate: "2027-04-01T00:00:00.000Z" }, tick()), "INVALID_REQUEST", "endDate");
+        const stored = await storage.getEvent(acme, event.id, carbon);
+        assert.equal(stored?.capacity, 2);
+        assert.deepEqual(stored?.tags, ["new"]);
+        assert.equal(stored?.endDate, event.endDate);
+        const page = await storage.listEvents(acme, EventListQuery.parse({ tags: "new" }), carbon);
+        assert.deepEqual(page.items.map((e) => e.id), [event.id]);
+      });
+
+      test("delete removes the event and its registrations in one go", async () => {
+        const event = eventRecord(acme);
+        await storage.insertEvent(event);
+        const attendee = await storage.registerAttendee(attendeeRecord(acme, event.id));
+        assert.equal((await storage.deleteEvent(acme, event.id))?.id, event.id);
+        assert.equal(await storage.getEvent(acme, event.id, carbon), null);
+        assert.equal(await storage.getAttendee(acme, attendee.id), null);
+        assert.equal(await storage.deleteEvent(acme, event.id), null);
+      });
+    });
+
+    describe("event lists", () => {
+      let account: string;
+      const ids: Record<string, string> = {};
+      before(async () => {
+        account = await newAccount(storage, "Lists");
+        const specs: Array<[string, Partial<EventCreate>]> = [
+          ["alpha", { name: "Alpha 100% Green", category: "meetup", capacity: 5, tags: ["climate"], startDate: "2027-01-10T10:00:00.000Z", endDate: "2027-01-10T12:00:00.000Z" }],
+          ["beta", { name: "beta_talk", category: "conference", capacity: 50, tags: ["food", "climate"], description: "Zero waste catering", startDate: "2027-02-10T10:00:00.000Z", endDate: "2027-02-11T12:00:00.000Z", sustainabilityGoals: { renewableEnergy: true } }],
+          ["gamma", { name: "Gamma", category: "conference", capacity: 50, startDate: "2027-03-10T10:00:00.000Z", endDate: "2027-03-10T12:00:00.000Z", sustainabilityGoals: { carbonNeutral: true, localSourcing: true } }],
+        ];
+        for (const [key, overrides] of specs) {
+          const event = eventRecord(account, overrides);
+          ids[key] = event.id;
+          await storage.insertEvent(event);
+        }
+        // gamma: one car trip of 100 km (16.844 kg), beta: one train trip (3.546 kg) with offsets.
+        await storage.registerAttendee(attendeeRecord(account, ids.gamma!, { carbonOffset: { travelMode: "car", travelDistance: 100 } }));
+        await storage.registerAttendee(attendeeRecord(account, ids.beta!, { carbonOffset: { opted: true, amount: 1, travelMode: "train", travelDistance: 100 } }));
+      });
+      const list = (query: Record<string, string>) => storage.listEvents(account, EventListQuery.parse(query), carbon);
+      const names = async (query: Record<string, string>) => (await list(query)).items.map((e) => e.name);
+
+      test("default order is newest first, ties broken by id", async () => {
+        assert.deepEqual(await names({}), ["Gamma", "beta_talk", "Alpha 100% Green"]);
+        assert.deepEqual(await names({ order: "asc" }), ["Alpha 100% Green", "beta_talk", "Gamma"]);
+        assert.deepEqual(await names({ sortBy: "capacity", order: "asc" }), ["Alpha 100% Green", ...[ids.beta!, ids.gamma!].sort().map((id) => (id === ids.beta ? "beta_talk" : "Gamma"))]);
+        assert.deepEqual(await names({ sortBy: "name", order: "asc" }), ["Alpha 100% Green", "beta_talk", "Gamma"]);
+        assert.deepEqual(await names({ sortBy: "startDate", order: "desc" }), ["Gamma", "beta_talk", "Alpha 100% Green"]);
+      });
+
+      test("filters", async () => {
+        assert.deepEqual(await names({ category: "conference", order: "asc" }), ["beta_talk", "Gamma"]);
+        assert.deepEqual(await names({ tags: "food,nothing" }), ["beta_talk"]);
+        assert.deepEqual(await names({ tags: "CLIMATE", order: "asc" }), ["Alpha 100% Green", "beta_talk"]);
+        assert.deepEqual(await names({ search: "WASTE" }), ["beta_talk"]);
+        assert.deepEqual(await names({ search: "100%" }), ["Alpha 100% Green"]);
+        assert.deepEqual(await names({ search: "a_t" }), ["beta_talk"]);
+        assert.deepEqual(await names({ search: "%" }), ["Alpha 100% Green"]);
+        assert.deepEqual(await names({ startDate: "2027-02-10T10:00:00Z", order: "asc" }), ["beta_talk", "Gamma"]);
+        assert.deepEqual(await names({ endDate: "2027-02-11" }), ["beta_talk", "Alpha 100% Green"]);
+        assert.deepEqual(await names({ endDate: "2027-02-11T11:59:59Z" }), ["Alpha 100% Green"]);
+        assert.deepEqual(await names({ status: "published" }), []);
+      });
+
+      test("pagination counts across pages; a page past the end is empty", async () => {
+        const first = await list({ limit: "2", order: "asc" });
+        assert.equal(first.total, 3);
+        assert.deepEqual(first.items.map((e) => e.name), ["Alpha 100% Green", "beta_talk"]);
+        const second = await list({ limit: "2", page: "2", order: "asc" });
+        assert.deepEqual(second.items.map((e) => e.name), ["Gamma"]);
+        const past = await list({ limit: "2", page: "5" });
+        assert.deepEqual(past, { items: [], total: 3 });
+      });
+
+      test("carbon footprint, score, minScore and sorting by footprint", async () => {
+        const all = await list({ order: "asc" });
+        const byName = Object.fromEntries(all.items.map((e) => [e.name, e]));
+        assert.equal(byName.Gamma!.carbonFootprint, 16.844);
+        assert.equal(byName.beta_talk!.carbonFootprint, 3.546);
+        assert.equal(byName["Alpha 100% Green"]!.carbonFootprint, 0);
+        // gamma: 15 + 15 goals, car trip (no low-carbon share), no offsets = 30.
+        assert.equal(byName.Gamma!.sustainabilityScore, 30);
+        // beta: 15 renewable + 20 low-carbon share + 20 coverage (1 USD = 66.7 kg >= 3.546 kg) = 55.
+        assert.equal(byName.beta_talk!.sustainabilityScore, 55);
+        assert.deepEqual(await names({ sortBy: "carbonFootprint", order: "desc" }), ["Gamma", "beta_talk", "Alpha 100% Green"]);
+        assert.deepEqual(await names({ minScore: "30", order: "asc" }), ["beta_talk", "Gamma"]);
+        assert.deepEqual(await names({ minScore: "30.1" }), ["beta_talk"]);
+        assert.deepEqual(await names({ minScore: "55", sortBy: "carbonFootprint" }), ["beta_talk"]);
+        const page = await list({ minScore: "0", limit: "1", sortBy: "carbonFootprint", order: "asc" });
+        assert.equal(page.total, 3);
+        assert.equal(page.items[0]!.name, "Alpha 100% Green");
+      });
+    });
+
+    describe("the SQL score agrees with the JavaScript formula", () => {
+      test("on 25 generated events", async () => {
+        const account = await newAccount(storage, "Scores");
+        const modes: Array<TravelMode | undefined> = ["car", "flight", "train", "bus", "bike", "walk", undefined];
+        let seed = 7;
+        const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+        const expected = new Map<string, { score: number; footprint: number }>();
+        for (let e = 0; e < 25; e++) {
+          const goals = {
+            ...(random() < 0.5 && { carbonNeutral: random() < 0.7 }),
+            ...(random() < 0.5 && { renewableEnergy: random() < 0.7 }),
+            ...(random() < 0.5 && { localSourcing: random() < 0.7 }),
+            ...(random() < 0.5 && { wasteReduction: Math.round(random() * 1000) / 10 }),
+          };
+          const event = eventRecord(account, { capacity: 20, sustainabilityGoals: goals });
+          await storage.insertEvent(event);
+          let emissions = 0, offsetUsd = 0, reported = 0, low = 0;
+          const count = Math.floor(random() * 6);
+          for (let a = 0; a < count; a++) {
+            const mode = modes[Math.floor(random() * modes.length)];
+            const distance = Math.round(random() * 50000) / 10;
+            const opted = random() < 0.5;
+            const amount = Math.round(random() * 5000) / 100;
+            const cancelled = random() < 0.2;
+            const attendee = await storage.registerAttendee(
+              attendeeRecord(account, event.id, { carbonOffset: { opted, amount, ...(mode && { travelMode: mode, travelDistance: distance }) } }),
+            );
+            if (cancelled) {
+              await storage.updateAttendee(account, attendee.id, { status: "cancelled" }, tick());
+              continue;
+            }
+            if (mode) {
+              reported += 1;
+              if (["train", "bus", "bike", "walk"].includes(mode)) low += 1;
+              emissions += travelEmissionsKg(mode, distance);
+            }
+            if (opted) offsetUsd += amount;
+          }
+          const score = sustainabilityScore({ goals, travelReported: reported, lowCarbonTravel: low, emissionsKg: emissions, offsetKg: offsetKg(offsetUsd) });
+          expected.set(event.id, { score, footprint: Math.round(emissions * 1000) / 1000 });
+        }
+        const listed = await storage.listEvents(account, EventListQuery.parse({ limit: "100" }), carbon);
+        assert.equal(listed.total, 25);
+        for (const event of listed.items) {
+          assert.equal(event.sustainabilityScore, expected.get(event.id)!.score, event.id);
+          assert.ok(Math.abs(event.carbonFootprint - expected.get(event.id)!.footprint) < 1e-6, event.id);
+        }
+        for (const minScore of [0, 10, 25.5, 40, 60.1]) {
+          const filtered = await storage.listEvents(account, EventListQuery.parse({ limit: "100", minScore: String(minScore) }), carbon);
+          const want = [...expected].filter(([, v]) => v.score >= minScore).map(([id]) => id).sort();
+          assert.deepEqual(filtered.items.map((e) => e.id).sort(), want, `minScore ${minScore}`);
+        }
+      });
+    });
+
+    describe("registrations", () => {
+      test("capacity, duplicates (case-insensitive) and closed events", async () => {
+        const event = eventRecord(acme, { capacity: 2 });
+        await storage.insertEvent(event);
+        const first = await storage.registerAttendee(attendeeRecord(acme, event.id, { email: "Ada@Example.com" }));
+        assert.equal(first.status, "confirmed");
+        await rejectsWith(storage.registerAttendee(attendeeRecord(acme, event.id, { email: "ada@example.COM" })), "DUPLICATE_REGISTRATION", "email");
+        await storage.registerAttendee(attendeeRecord(acme, event.id));
+        await rejectsWith(storage.registerAttendee(attendeeRecord(acme, event.id)), "EVENT_FULL");
+        // Cancelling frees the place and the email.
+        await storage.updateAttendee(acme, first.id, { status: "cancelled" }, tick());
+        const again = await storage.registerAttendee(attendeeRecord(acme, event.id, { email: "ada@example.com" }));
+        assert.equal(again.status, "confirmed");
+        // Re-activating the cancelled one now finds the event full, then a duplicate.
+        await rejectsWith(storage.updateAttendee(acme, first.id, { status: "confirmed" }, tick()), "EVENT_FULL");
+        await storage.updateEvent(acme, event.id, { capacity: 3 }, tick());
+        await rejectsWith(storage.updateAttendee(acme, first.id, { status: "confirmed" }, tick()), "DUPLICATE_REGISTRATION");
+        await storage.updateEvent(acme, event.id, { status: "cancelled" }, tick());
+        await rejectsWith(storage.registerAttendee(attendeeRecord(acme, event.id)), "INVALID_REQUEST", "eventId");
+        await rejectsWith(storage.registerAttendee(attendeeRecord(acme, createId("event"))), "NOT_FOUND", "eventId");
+      });
+
+      test("an email change of an active registration checks duplicates", async () => {
+        const event = eventRecord(acme);
+        await storage.insertEvent(event);
+        await storage.registerAttendee(attendeeRecord(acme, event.id, { email: "taken@example.com" }));
+        const other = await storage.registerAttendee(attendeeRecord(acme, event.id));
+        await rejectsWith(storage.updateAttendee(acme, other.id, { email: "TAKEN@example.com" }, tick()), "DUPLICATE_REGISTRATION");
+        const { after: changed } = await storage.updateAttendee(acme, other.id, { email: "free@example.com", company: "Acme" }, tick());
+        assert.equal(changed.email, "free@example.com");
+        assert.equal(changed.company, "Acme");
+        assert.deepEqual(await storage.getAttendee(acme, other.id), changed);
+        assert.equal(await storage.getAttendee(globex, other.id), null);
+        await rejectsWith(storage.updateAttendee(globex, other.id, { company: "x" }, tick()), "NOT_FOUND");
+      });
+
+      test("check-in by code: once, then reported as already checked in", async () => {
+        const event = eventRecord(acme);
+        await storage.insertEvent(event);
+        const attendee = await storage.registerAttendee(attendeeRecord(acme, event.id));
+        const first = await storage.checkIn(acme, event.id, attendee.confirmationCode, tick());
+        assert.equal(first.before.status, "confirmed");
+        assert.equal(first.after.status, "checked-in");
+        assert.notEqual(first.after.checkedInAt, null);
+        const second = await storage.checkIn(acme, event.id, attendee.confirmationCode, tick());
+        assert.equal(second.before.status, "checked-in");
+        assert.deepEqual(second.before, second.after);
+        await rejectsWith(storage.checkIn(acme, event.id, "EVT-2222-2222", tick()), "NOT_FOUND", "confirmationCode");
+        await rejectsWith(storage.checkIn(globex, event.id, attendee.confirmationCode, tick()), "NOT_FOUND");
+        const cancelled = await storage.registerAttendee(attendeeRecord(acme, event.id));
+        await storage.updateAttendee(acme, cancelled.id, { status: "cancelled" }, tick());
+        await rejectsWith(storage.checkIn(acme, event.id, cancelled.confirmationCode, tick()), "INVALID_STATE_TRANSITION");
+        assert.equal((await storage.findAttendeeById(attendee.id))?.confirmationCode, attendee.confirmationCode);
+      });
+
+      test("a taken confirmation code is replaced", async () => {
+        const event = eventRecord(acme);
+        await storage.insertEvent(event);
+        const first = await storage.registerAttendee(attendeeRecord(acme, event.id));
+        const clash = { ...attendeeRecord(acme, event.id), confirmationCode: first.confirmationCode };
+        const second = await storage.registerAttendee(clash);
+        assert.notEqual(second.confirmationCode, first.confirmationCode);
+        assert.equal((await storage.getAttendee(acme, second.id))?.confirmationCode, second.confirmationCode);
+      });
+
+      test("concurrent registrations never overfill", async () => {
+        const event = eventRecord(acme, { capacity: 7 });
+        await storage.insertEvent(event);
+        const results = await Promise.allSettled(Array.from({ length: 30 }, () => storage.registerAttendee(attendeeRecord(acme, event.id))));
+        assert.equal(results.filter((r) => r.status === "fulfilled").length, 7);
+        for (const r of results) if (r.status === "rejected") assert.equal((r.reason as ServiceError).code, "EVENT_FULL");
+        assert.equal((await storage.getEvent(acme, event.id, carbon))?.attendeeCount, 7);
+      });
+
+      test("attendee lists filter, search and sort", async () => {
+        const account = await newAccount(storage, "People");
+        const event = eventRecord(account, { capacity: 50 });
+        await storage.insertEvent(event);
+        const people: Array<Partial<AttendeeCreate>> = [
+          { firstName: "Grace", lastName: "Hopper", email: "grace@navy.mil", company: "Navy", ticketType: "speaker", carbonOffset: { opted: true } },
+          { firstName: "Alan", lastName: "Turing", email: "alan@bletchley.uk", company: null, ticketType: "general" },
+          { firstName: "ada", lastName: "Byron", email: "ada@analytical.engine", company: "analytical", ticketType: "general", carbonOffset: { opted: false } },
+        ];
+        const made: AttendeeRecord[] = [];
+        for (const person of people) made.push(await storage.registerAttendee(attendeeRecord(account, event.id, person)));
+        await storage.updateAttendee(account, made[1]!.id, { status: "pending" }, tick());
+        const list = async (query: Record<string, string>) =>
+          (await storage.listAttendees(account, AttendeeListQuery.parse(query))).items.map((a) => a.firstName);
+        assert.deepEqual(await list({}), ["ada", "Alan", "Grace"]);
+        assert.deepEqual(await list({ sortBy: "firstName", order: "asc" }), ["ada", "Alan", "Grace"]);
+        assert.deepEqual(await list({ sortBy: "lastName", order: "asc" }), ["ada", "Grace", "Alan"]);
+        assert.deepEqual(await list({ sortBy: "company", order: "asc" }), ["ada", "Grace", "Alan"]);
+        assert.deepEqual(await list({ sortBy: "company", order: "desc" }), ["Grace", "ada", "Alan"]);
+        assert.deepEqual(await list({ status: "pending" }), ["Alan"]);
+        assert.deepEqual(await list({ ticketType: "general", order: "asc" }), ["Alan", "ada"]);
+        assert.deepEqual(await list({ carbonOffset: "true" }), ["Grace"]);
+        assert.deepEqual(await list({ carbonOffset: "false", order: "asc" }), ["Alan", "ada"]);
+        assert.deepEqual(await list({ search: "GRACE HOP" }), ["Grace"]);
+        assert.deepEqual(await list({ search: "bletchley" }), ["Alan"]);
+        assert.deepEqual(await list({ search: "ANALYTICAL" }), ["ada"]);
+        assert.deepEqual(await list({ eventId: createId("event") }), []);
+        assert.equal((await storage.listAttendees(acme, AttendeeListQuery.parse({ eventId: event.id }))).total, 0);
+        const page = await storage.listAttendees(account, AttendeeListQuery.parse({ limit: "2", page: "2" }));
+        assert.equal(page.total, 3);
+        assert.deepEqual(page.items.map((a) => a.firstName), ["Grace"]);
+      });
+    });
+  });
+}

@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { DEFAULT_CARBON_SETTINGS, offsetKg } from "../src/carbon/carbon-settings.ts";
+import { travelEmissionsKg } from "../src/carbon/emission-factors.ts";
+import { sustainabilityScore } from "../src/carbon/sustainability-score.ts";
+
+const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} != ${expected}`);
+
+test("travel emissions per mode", () => {
+  close(travelEmissionsKg("car", 100), 16.844);
+  close(travelEmissionsKg("train", 100), 3.546);
+  close(travelEmissionsKg("bus", 100), 10.231);
+  close(travelEmissionsKg("bike", 100), 0);
+  close(travelEmissionsKg("walk", 3), 0);
+});
+
+test("flight factors follow the distance bands", () => {
+  close(travelEmissionsKg("flight", 500), 500 * 0.27257);
+  close(travelEmissionsKg("flight", 501), 501 * 0.18592);
+  close(travelEmissionsKg("flight", 3700), 3700 * 0.18592);
+  close(travelEmissionsKg("flight", 3701), 3701 * 0.26128);
+});
+
+test("offsets: USD to kg at the configured price", () => {
+  assert.equal(DEFAULT_CARBON_SETTINGS.offsetPriceUsdPerTonne, 15);
+  close(offsetKg(15), 1000);
+  close(offsetKg(3), 200);
+  close(offsetKg(20, { offsetPriceUsdPerTonne: 40 }), 500);
+});
+
+test("score: goals only", () => {
+  const none = { travelReported: 0, lowCarbonTravel: 0, emissionsKg: 0, offsetKg: 0 };
+  assert.equal(sustainabilityScore({ goals: {}, ...none }), 0);
+  assert.equal(sustainabilityScore({ goals: { carbonNeutral: true, renewableEnergy: true, localSourcing: true, wasteReduction: 100 }, ...none }), 60);
+  assert.equal(sustainabilityScore({ goals: { carbonNeutral: false, wasteReduction: 33 }, ...none }), 5);
+});
+
+test("score: travel share and offset coverage", () => {
+  // 3 of 4 reported trips low-carbon: 15; offsets cover half the emissions: 10; renewable energy: 15.
+  assert.equal(sustainabilityScore({ goals: { renewableEnergy: true }, travelReported: 4, lowCarbonTravel: 3, emissionsKg: 200, offsetKg: 100 }), 40);
+  // Offsets beyond the emissions count as full coverage.
+  assert.equal(sustainabilityScore({ goals: {}, travelReported: 1, lowCarbonTravel: 0, emissionsKg: 10, offsetKg: 1000 }), 20);
+  // Everyone walked: nothing to offset, full coverage, full travel share.
+  assert.equal(sustainabilityScore({ goals: {}, travelReported: 2, lowCarbonTravel: 2, emissionsKg: 0, offsetKg: 0 }), 40);
+  // Rounded to one decimal: 20/3 = 6.666...
+  assert.equal(sustainabilityScore({ goals: {}, travelReported: 3, lowCarbonTravel: 1, emissionsKg: 1, offsetKg: 0 }), 6.7);
+});

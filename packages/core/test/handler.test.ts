@@ -1,0 +1,114 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { createHandler, type FetchHandler } from "../src/http/handler.ts";
+import { createEventService, type EventService } from "../src/service.ts";
+import { sqliteStorage } from "./_sqlite.ts";
+
+describe("the web-standard handler, without a server", () => {
+  let service: EventService;
+  let handler: FetchHandler;
+  let key: string;
+  let readOnly: string;
+  const errors: unknown[] = [];
+
+  before(async () => {
+    service = createEventService({ storage: await sqliteStorage(), now: () => new Date("2026-06-01T12:00:00.000Z") });
+    handler = createHandler(service, { onError: (error) => errors.push(error) });
+    key = (await service.keys.create({ account: "Acme", tier: "starter" })).key;
+    readOnly = (await service.keys.create({ account: "Acme", scopes: ["events:read"] })).key;
+  });
+  after(() => service.storage.close());
+
+  const call = (method: string, path: string, init: { key?: string; body?: string; type?: string; headers?: Record<string, string> } = {}) =>
+    handler(
+      new Request(`http://service.test${path}`, {
+        method,
+        headers: {
+          ...(init.key && { authorization: `Bearer ${init.key}` }),
+          ...(init.body !== undefined && { "content-type": init.type ?? "application/json" }),
+          ...init.headers,
+        },
+        ...(init.body !== undefined && { body: init.body }),
+      }),
+    );
+
+  test("health, and JSON 404s for unknown routes", async () => {
+    const health = await call("GET", "/health");
+    assert.equal(health.status, 200);
+    assert.deepEqual(await health.json(), { status: "ok" });
+    const missing = await call("GET", "/v2/events", { key });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers.get("content-type"), "application/json; charset=utf-8");
+    assert.deepEqual(await missing.json(), {
+      error: { code: "NOT_FOUND", message: "No route for GET /v2/events.", documentation: "http://service.test/docs#NOT_FOUND" },
+    });
+  });
+
+  test("authentication and scopes", async () => {
+    assert.equal((await call("GET", "/v1/events")).status, 401);
+    assert.equal((await call("GET", "/v1/events", { headers: { authorization: "Basic abc" } })).status, 401);
+    assert.equal((await call("GET", "/v1/events", { key: "esk_nope" })).status, 401);
+    assert.equal((await call("GET", "/api/events", { key: readOnly })).status, 200);
+    const forbidden = await call("POST", "/api/events", { key: readOnly, body: "{}" });
+    assert.equal(forbidden.status, 403);
+    assert.deepEqual((await forbidden.json()).error.details, { requiredScope: "events:write" });
+  });
+
+  test("bodies: media type, size, syntax", async () => {
+    const wrongType = await call("POST", "/v1/events", { key, body: "name=x", type: "application/x-www-form-urlencoded" });
+    assert.equal(wrongType.status, 415);
+    assert.equal((await wrongType.json()).error.code, "UNSUPPORTED_MEDIA_TYPE");
+    const malformed = await call("POST", "/v1/events", { key, body: "{\"name\":" });
+    assert.equal(malformed.status, 400);
+    assert.match((await malformed.json()).error.message, /^body: malformed JSON/);
+    const huge = await call("POST", "/v1/events", { key, body: JSON.stringify({ name: "x".repeat(1024 * 1024) }) });
+    assert.equal(huge.status, 413);
+    assert.equal((await huge.json()).error.code, "PAYLOAD_TOO_LARGE");
+    const array = await call("POST", "/v1/attendees", { key, body: "[]" });
+    assert.equal(array.status, 400);
+  });
+
+  test("a full round trip with the pinned clock and public QR image", async () => {
+    const created = await call("POST", "/v1/events", {
+      key,
+      body: JSON.stringify({
+        name: "Green Summit", location: { address: "a", city: "Berlin", country: "DE" }, startDate: "2027-01-01T10:00:00Z",
+        endDate: "2027-01-01T12:00:00Z", capacity: 5, category: "meetup",
+      }),
+    });
+    assert.equal(created.status, 201);
+    const event = await created.json();
+    assert.equal(event.createdAt, "2026-06-01T12:00:00.000Z");
+    assert.equal(event.status, "draft");
+    const registered = await call("POST", "/api/attendees", {
+      key,
+      body: JSON.stringify({ eventId: event.id, firstName: "Ada", lastName: "L", email: "ada@example.com", ticketType: "vip" }),
+    });
+    assert.equal(registered.status, 201);
+    const attendee = await registered.json();
+    assert.equal(attendee.qrCode, `http://service.test/v1/qr/${attendee.id}.png`);
+    const png = await call("GET", `/v1/qr/${attendee.id}.png`);
+    assert.equal(png.headers.get("content-type"), "image/png");
+    assert.deepEqual([...new Uint8Array(await png.arrayBuffer()).slice(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+    const svg = await call("GET", `/api/qr/${attendee.id}.svg`);
+    assert.equal(svg.headers.get("content-type"), "image/svg+xml");
+    assert.match(await svg.text(), /^<svg /);
+    assert.equal((await call("GET", "/v1/qr/att_unknown.png")).status, 404);
+    const extra = await call("GET", `/v1/events/${event.id}?expand=all`, { key });
+    assert.equal(extra.status, 400);
+    assert.equal((await extra.json()).error.field, "expand");
+  });
+
+  test("a publicUrl wins over the request's origin", async () => {
+    const pinned = createEventService({ storage: service.storage, publicUrl: "https://events.example.com/" });
+    const scope = pinned.forAccount((await service.keys.authenticate(key))!.accountId, { baseUrl: "http://ignored.test" });
+    const event = await scope.events.create({
+      name: "E", location: { address: "a", city: "b", country: "FR" }, startDate: "2027-01-01T10:00:00Z", endDate: "2027-01-01T12:00:00Z",
+      capacity: 1, category: "c",
+    });
+    const attendee = await scope.attendees.register({ eventId: event.id, firstName: "A", lastName: "B", email: "a@b.fr", ticketType: "t" });
+    assert.equal(attendee.qrCode, `https://events.example.com/v1/qr/${attendee.id}.png`);
+  });
+
+  test("no unexpected errors were logged", () => assert.deepEqual(errors, []));
+});

@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "event-service-cli-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const database = join(dir, "cli.sqlite");
+
+function cli(...args: string[]) {
+  const result = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: database }, encoding: "utf8" });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+test("--help prints the usage", () => {
+  const result = cli("--help");
+  assert.equal(result.code, 0);
+  assert.match(result.stdout, /^Usage: event-service <command>/);
+  assert.match(result.stdout, /keys create --account NAME/);
+});
+
+test("usage errors exit 2 with a message", () => {
+  for (const [args, message] of [
+    [["frobnicate"], /unknown command: frobnicate/],
+    [["keys", "create"], /keys create needs --account NAME/],
+    [["keys", "rotate"], /unknown keys command: rotate/],
+    [["keys", "revoke"], /exactly one key id/],
+    [["keys", "create", "--account", "A", "--per-minute", "ten"], /--per-minute must be a whole number/],
+    [["--colour"], /Unknown option '--colour'/],
+  ] as const) {
+    const result = cli(...args);
+    assert.equal(result.code, 2, args.join(" "));
+    assert.match(result.stderr, message);
+  }
+});
+
+test("migrate, then keys create, list and revoke", () => {
+  assert.equal(cli("migrate").code, 0);
+  const created = cli("keys", "create", "--account", "Acme", "--tier", "enterprise", "--per-minute", "100", "--scopes", "events:read,analytics:read", "--json");
+  assert.equal(created.code, 0, created.stderr);
+  const key = JSON.parse(created.stdout);
+  assert.match(key.key, /^esk_[0-9a-f]{48}$/);
+  assert.match(key.id, /^key_[0-9a-f]{24}$/);
+  assert.match(key.accountId, /^acct_[0-9a-f]{24}$/);
+  assert.equal(key.tier, "enterprise");
+  assert.deepEqual(key.scopes, ["events:read", "analytics:read"]);
+
+  const second = JSON.parse(cli("keys", "create", "--account", "Acme", "--json").stdout);
+  assert.equal(second.accountId, key.accountId);
+  assert.equal(second.tier, "free");
+  assert.equal(second.scopes.length, 7);
+
+  const text = cli("keys", "create", "--account", "Globex");
+  assert.equal(text.code, 0);
+  assert.match(text.stdout, /shown only now/);
+
+  const listed = cli("keys", "list", "--account", "Acme", "--json");
+  const keys = JSON.parse(listed.stdout);
+  assert.deepEqual(keys.map((k: { id: string }) => k.id).sort(), [key.id, second.id].sort());
+  assert.doesNotMatch(listed.stdout, new RegExp(key.key.slice(4)));
+  assert.equal(keys.every((k: { revokedAt: unknown }) => k.revokedAt === null), true);
+
+  assert.equal(cli("keys", "revoke", key.id).code, 0);
+  const again = cli("keys", "revoke", key.id);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /not found/);
+  assert.match(cli("keys", "list").stdout, /revoked/);
+});
+
+test("bad input to keys create and configuration errors exit 1", () => {
+  const tier = cli("keys", "create", "--account", "Acme", "--tier", "gold");
+  assert.equal(tier.code, 1);
+  assert.match(tier.stderr, /tier: /);
+  const limits = cli("keys", "create", "--account", "Acme", "--per-day", "5");
+  assert.equal(limits.code, 1);
+  assert.match(limits.stderr, /enterprise keys only/);
+  const pg = spawnSync(process.execPath, [CLI, "migrate"], { env: { ...process.env, DATABASE_URL: "postgres://localhost/x" }, encoding: "utf8" });
+  assert.equal(pg.status, 1);
+  assert.match(pg.stderr, /PostgreSQL is on the roadmap/);
+});

@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { resolve } from "node:path";
+import { test } from "node:test";
+import { loadConfig } from "../src/config.ts";
+import { sqlitePath } from "../src/sqlite.ts";
+
+test("defaults", () => {
+  assert.deepEqual(loadConfig({}), {
+    PORT: 3000,
+    HOST: "127.0.0.1",
+    DATABASE_URL: "./data/event-service.sqlite",
+    PUBLIC_URL: undefined,
+    TRUST_PROXY: false,
+    LOG_LEVEL: "info",
+  });
+});
+
+test("values from the environment; empty means unset", () => {
+  const config = loadConfig({ PORT: "8080", HOST: "0.0.0.0", DATABASE_URL: ":memory:", TRUST_PROXY: "true", LOG_LEVEL: "", PUBLIC_URL: "https://events.example.com" });
+  assert.equal(config.PORT, 8080);
+  assert.equal(config.HOST, "0.0.0.0");
+  assert.equal(config.DATABASE_URL, ":memory:");
+  assert.equal(config.TRUST_PROXY, true);
+  assert.equal(config.LOG_LEVEL, "info");
+  assert.equal(config.PUBLIC_URL, "https://events.example.com");
+});
+
+test("bad values are named", () => {
+  assert.throws(() => loadConfig({ PORT: "http" }), /Invalid configuration: PORT: /);
+  assert.throws(() => loadConfig({ PORT: "70000", LOG_LEVEL: "loud" }), /PORT: .*; LOG_LEVEL: /);
+  assert.throws(() => loadConfig({ TRUST_PROXY: "maybe" }), /TRUST_PROXY/);
+  assert.throws(() => loadConfig({ PUBLIC_URL: "ftp://x" }), /PUBLIC_URL/);
+});
+
+test("DATABASE_URL forms", () => {
+  assert.equal(sqlitePath(":memory:"), ":memory:");
+  assert.equal(sqlitePath("./data/x.sqlite"), resolve("data/x.sqlite"));
+  assert.equal(sqlitePath("sqlite:///tmp/x.sqlite"), "/tmp/x.sqlite");
+  assert.equal(sqlitePath("file:/tmp/y.sqlite"), "/tmp/y.sqlite");
+  assert.throws(() => sqlitePath("postgres://u@h/db"), /PostgreSQL is on the roadmap/);
+});
