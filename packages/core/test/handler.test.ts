@@ -110,5 +110,14 @@ describe("the web-standard handler, without a server", () => {
     assert.equal(attendee.qrCode, `https://events.example.com/v1/qr/${attendee.id}.png`);
   });
 
+  test("health answers 503 with Retry-After once the store is gone", async () => {
+    const closed = createEventService({ storage: await sqliteStorage() });
+    await closed.storage.close();
+    const response = await createHandler(closed)(new Request("http://service.test/health"));
+    assert.equal(response.status, 503);
+    assert.equal(response.headers.get("retry-after"), "5");
+    assert.equal((await response.json()).error.code, "SERVICE_UNAVAILABLE");
+  });
+
   test("no unexpected errors were logged", () => assert.deepEqual(errors, []));
 });
