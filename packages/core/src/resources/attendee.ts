@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { TRAVEL_MODES } from "../carbon/emission-factors.ts";
 import { assertAttendeeTransition, ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
-import { BooleanParam, KeyValueMap, LimitParam, OrderParam, PageParam, pageSize, text, Timestamp } from "./common.ts";
+import { BooleanParam, KeyValueMap, OrderParam, pagingParams, resolvePaging, text, Timestamp } from "./common.ts";
 
 /** A phone number with its country code: `+` then 7 to 15 digits, spaces, dots, dashes and brackets allowed. */
 export const Phone = z
@@ -186,9 +186,7 @@ export const ATTENDEE_SORT_FIELDS = ["registrationDate", "firstName", "lastName"
 export const AttendeeListQuery = z
   .strictObject({
     eventId: text(64).optional(),
-    page: PageParam,
-    limit: LimitParam,
-    perPage: LimitParam,
+    ...pagingParams,
     status: z.enum(ATTENDEE_STATUSES).optional(),
     ticketType: text(50).optional(),
     search: text(200).optional(),
@@ -196,8 +194,5 @@ export const AttendeeListQuery = z
     sortBy: z.enum(ATTENDEE_SORT_FIELDS).default("registrationDate"),
     order: OrderParam,
   })
-  .transform((query, ctx) => {
-    const { perPage: _perPage, ...rest } = query;
-    return { ...rest, page: query.page ?? 1, limit: pageSize(query, ctx) };
-  });
+  .transform(resolvePaging);
 export type AttendeeListQuery = z.output<typeof AttendeeListQuery>;

@@ -52,12 +52,22 @@ export function dateParam(endOfDay: boolean) {
   ]);
 }
 
-/** Resolves `limit` and its alias `perPage` (they must agree when both are given). */
-export function pageSize(query: { limit?: number | undefined; perPage?: number | undefined }, ctx: z.RefinementCtx): number {
+/** The paging parameters every list takes. */
+export const pagingParams = { page: PageParam, limit: LimitParam, perPage: LimitParam };
+
+/**
+ * Settles a list query's paging: `page` defaults to 1, `limit` and its alias `perPage` to 20
+ * (they must agree when both are given); `perPage` is folded into `limit`.
+ */
+export function resolvePaging<Q extends { page?: number | undefined; limit?: number | undefined; perPage?: number | undefined }>(
+  query: Q,
+  ctx: z.RefinementCtx,
+): Omit<Q, "perPage" | "page" | "limit"> & { page: number; limit: number } {
   if (query.limit !== undefined && query.perPage !== undefined && query.limit !== query.perPage) {
     ctx.addIssue({ code: "custom", path: ["perPage"], message: "perPage is an alias of limit; give one, or both equal" });
   }
-  return query.limit ?? query.perPage ?? 20;
+  const { perPage, page, limit, ...rest } = query;
+  return { ...rest, page: page ?? 1, limit: limit ?? perPage ?? 20 };
 }
 
 /** Builds the pagination object for a page of a list of `total` items. */

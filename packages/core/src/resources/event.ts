@@ -3,7 +3,7 @@ import * as z from "zod";
 import { ServiceError } from "../errors.ts";
 import { assertEventTransition, EVENT_STATUSES, type EventStatus } from "../rules/event-status.ts";
 import {
-  dateParam, DateTimeInput, LimitParam, OrderParam, PageParam, pageSize, text, Timestamp,
+  dateParam, DateTimeInput, OrderParam, pagingParams, resolvePaging, text, Timestamp,
 } from "./common.ts";
 
 const ALPHA2 = new Set(Object.keys(countries.getAlpha2Codes()));
@@ -200,9 +200,7 @@ export const EVENT_SORT_FIELDS = ["createdAt", "startDate", "name", "capacity", 
 /** Query of `GET /events`. */
 export const EventListQuery = z
   .strictObject({
-    page: PageParam,
-    limit: LimitParam,
-    perPage: LimitParam,
+    ...pagingParams,
     status: z.enum(EVENT_STATUSES).optional(),
     category: text(50).optional(),
     startDate: dateParam(false).optional(),
@@ -217,8 +215,5 @@ export const EventListQuery = z
     sortBy: z.enum(EVENT_SORT_FIELDS).default("createdAt"),
     order: OrderParam,
   })
-  .transform((query, ctx) => {
-    const { perPage: _perPage, ...rest } = query;
-    return { ...rest, page: query.page ?? 1, limit: pageSize(query, ctx) };
-  });
+  .transform(resolvePaging);
 export type EventListQuery = z.output<typeof EventListQuery>;

@@ -1,4 +1,4 @@
-import { ServiceError } from "../errors.ts";
+import { assertTransition, isTransitionAllowed, type TransitionTable } from "./transitions.ts";
 
 /** Every status a registration can have. A new registration is `confirmed`. */
 export const ATTENDEE_STATUSES = ["confirmed", "pending", "cancelled", "checked-in"] as const;
@@ -12,7 +12,7 @@ export const ACTIVE_ATTENDEE_STATUSES = ["confirmed", "pending", "checked-in"] a
  * `confirmed | pending -> checked-in | cancelled`, `cancelled -> confirmed` (a re-activation,
  * subject to capacity and duplicates); `checked-in` is final. Staying put is a no-op.
  */
-export const ATTENDEE_TRANSITIONS: Readonly<Record<AttendeeStatus, readonly AttendeeStatus[]>> = {
+export const ATTENDEE_TRANSITIONS: TransitionTable<AttendeeStatus> = {
   confirmed: ["pending", "checked-in", "cancelled"],
   pending: ["confirmed", "checked-in", "cancelled"],
   cancelled: ["confirmed"],
@@ -26,17 +26,10 @@ export function isActiveAttendeeStatus(status: AttendeeStatus): boolean {
 
 /** True when a registration may move from `from` to `to` (including staying where it is). */
 export function isAttendeeTransitionAllowed(from: AttendeeStatus, to: AttendeeStatus): boolean {
-  return from === to || ATTENDEE_TRANSITIONS[from].includes(to);
+  return isTransitionAllowed(ATTENDEE_TRANSITIONS, from, to);
 }
 
 /** Throws `INVALID_STATE_TRANSITION` unless a registration may move from `from` to `to`. */
 export function assertAttendeeTransition(from: AttendeeStatus, to: AttendeeStatus): void {
-  if (isAttendeeTransitionAllowed(from, to)) return;
-  const allowed = ATTENDEE_TRANSITIONS[from];
-  throw new ServiceError("INVALID_STATE_TRANSITION", {
-    message: `A registration cannot go from ${from} to ${to}` +
-      (allowed.length ? ` (allowed: ${allowed.join(", ")}).` : ` (${from} is final).`),
-    field: "status",
-    details: { from, to, allowed: [...allowed] },
-  });
+  assertTransition(ATTENDEE_TRANSITIONS, "A registration", from, to);
 }

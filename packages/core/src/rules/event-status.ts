@@ -1,4 +1,4 @@
-import { ServiceError } from "../errors.ts";
+import { assertTransition, isTransitionAllowed, type TransitionTable } from "./transitions.ts";
 
 /** Every status an event can have. A new event is always `draft`. */
 export const EVENT_STATUSES = ["draft", "published", "cancelled", "completed"] as const;
@@ -9,7 +9,7 @@ export type EventStatus = (typeof EVENT_STATUSES)[number];
  * `published -> completed | cancelled`; `cancelled` and `completed` are final.
  * Setting the current status again is a no-op and always allowed.
  */
-export const EVENT_TRANSITIONS: Readonly<Record<EventStatus, readonly EventStatus[]>> = {
+export const EVENT_TRANSITIONS: TransitionTable<EventStatus> = {
   draft: ["published", "cancelled"],
   published: ["completed", "cancelled"],
   cancelled: [],
@@ -21,17 +21,10 @@ export const EVENT_STATUSES_OPEN_FOR_REGISTRATION: readonly EventStatus[] = ["dr
 
 /** True when an event may move from `from` to `to` (including staying where it is). */
 export function isEventTransitionAllowed(from: EventStatus, to: EventStatus): boolean {
-  return from === to || EVENT_TRANSITIONS[from].includes(to);
+  return isTransitionAllowed(EVENT_TRANSITIONS, from, to);
 }
 
 /** Throws `INVALID_STATE_TRANSITION` unless the event may move from `from` to `to`. */
 export function assertEventTransition(from: EventStatus, to: EventStatus): void {
-  if (isEventTransitionAllowed(from, to)) return;
-  const allowed = EVENT_TRANSITIONS[from];
-  throw new ServiceError("INVALID_STATE_TRANSITION", {
-    message: `An event cannot go from ${from} to ${to}` +
-      (allowed.length ? ` (allowed: ${allowed.join(", ")}).` : ` (${from} is final).`),
-    field: "status",
-    details: { from, to, allowed: [...allowed] },
-  });
+  assertTransition(EVENT_TRANSITIONS, "An event", from, to);
 }
