@@ -91,6 +91,8 @@ export interface EventService {
   qrCode(attendeeId: string, format: "png" | "svg"): Promise<{ body: Uint8Array | string; contentType: string } | null>;
   /** The current time as an ISO string. */
   now(): string;
+  /** The service's clock (`options.now`, else the system clock). */
+  clock(): Date;
 }
 
 /** The API form of an event. */
@@ -232,6 +234,7 @@ export function createEventService(options: EventServiceOptions): EventService {
     keys,
     forAccount,
     now,
+    clock,
     async qrCode(attendeeId, format) {
       const attendee = await storage.findAttendeeById(attendeeId);
       if (!attendee) return null;

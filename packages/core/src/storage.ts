@@ -12,6 +12,23 @@ export interface Page<T> {
   total: number;
 }
 
+/** Requests counted in an account's current windows. */
+export interface WindowCounts {
+  minute: number;
+  day: number;
+}
+
+/** A stored Idempotency-Key and, once the first request finished, its response. */
+export interface IdempotencyRecord {
+  accountId: string;
+  key: string;
+  requestHash: string;
+  state: "running" | "done";
+  response: { status: number; body: string } | null;
+  createdAt: string;
+  expiresAt: string;
+}
+
 /** The state of a record before and after a change. */
 export interface Change<T> {
   before: T;
@@ -59,6 +76,32 @@ export interface Storage {
   listApiKeys(account?: string): Promise<ApiKeyInfo[]>;
   /** Revokes a key; `false` when no such key or already revoked. */
   revokeApiKey(id: string, now: string): Promise<boolean>;
+
+  /**
+   * Counts one request in the account's current minute and day windows (each named by its
+   * first second, epoch seconds) and returns both counts including this request. One atomic
+   * upsert: exact with several processes on one database.
+   */
+  countRequest(accountId: string, windows: WindowCounts): Promise<WindowCounts>;
+  /**
+   * Claims an Idempotency-Key for a request, atomically. Returns `null` when this call now holds
+   * the key (it was unused, expired, or a claim older than `staleBefore` was abandoned), else the
+   * record that holds it.
+   */
+  claimIdempotencyKey(claim: {
+    accountId: string;
+    key: string;
+    requestHash: string;
+    now: string;
+    expiresAt: string;
+    staleBefore: string;
+  }): Promise<IdempotencyRecord | null>;
+  /** Stores the response of a claimed key; later claims get it back. */
+  completeIdempotencyKey(accountId: string, key: string, response: { status: number; body: string }): Promise<void>;
+  /** Gives a claimed key up (its request failed unexpectedly) so that a retry runs again. */
+  releaseIdempotencyKey(accountId: string, key: string): Promise<void>;
+  /** Deletes rate-limit windows that started before `windowsBefore` (epoch seconds) and idempotency records expired by `now`; returns how many rows went. */
+  purgeExpired(now: string, windowsBefore: number): Promise<number>;
 
   /** Stores a new event. */
   insertEvent(event: EventRecord): Promise<void>;

@@ -115,6 +115,46 @@ export function describeStorage(name: string, create: () => Promise<Storage>) {
       });
     });
 
+    describe("rate-limit windows and idempotency keys", () => {
+      test("countRequest counts each window exactly, also under concurrency", async () => {
+        const windows = { minute: 1_800_000_000, day: 1_799_971_200 };
+        const counts = await Promise.all(Array.from({ length: 25 }, () => storage.countRequest(acme, windows)));
+        assert.deepEqual(counts.map((c) => c.minute).sort((a, b) => a - b), Array.from({ length: 25 }, (_, i) => i + 1));
+        assert.deepEqual(await storage.countRequest(acme, { minute: windows.minute + 60, day: windows.day }), { minute: 1, day: 26 });
+        assert.deepEqual(await storage.countRequest(globex, windows), { minute: 1, day: 1 });
+        // Windows that started before the cut are purged; the others stay.
+        assert.equal(await storage.purgeExpired("2000-01-01T00:00:00.000Z", windows.minute + 1), 4);
+        assert.deepEqual(await storage.countRequest(acme, { minute: windows.minute + 60, day: windows.day + 86_400 }), { minute: 2, day: 1 });
+      });
+
+      test("claimIdempotencyKey: first claim wins, the rest see it until it expires or goes stale", async () => {
+        const claim = { accountId: acme, key: `k-${createId("event")}`, requestHash: "h1", now: "2026-01-01T00:00:00.000Z", expiresAt: "2026-01-02T00:00:00.000Z", staleBefore: "2025-12-31T23:59:00.000Z" };
+        const results = await Promise.all(Array.from({ length: 5 }, () => storage.claimIdempotencyKey(claim)));
+        assert.equal(results.filter((r) => r === null).length, 1);
+        const held = results.find((r) => r !== null)!;
+        assert.equal(held.state, "running");
+        assert.equal(held.requestHash, "h1");
+        assert.equal(held.response, null);
+        // Another account may use the same key.
+        assert.equal(await storage.claimIdempotencyKey({ ...claim, accountId: globex }), null);
+
+        await storage.completeIdempotencyKey(acme, claim.key, { status: 201, body: "{\"id\":1}" });
+        const done = await storage.claimIdempotencyKey({ ...claim, now: "2026-01-01T12:00:00.000Z", staleBefore: "2026-01-01T11:59:00.000Z" });
+        assert.equal(done?.state, "done");
+        assert.deepEqual(done?.response, { status: 201, body: "{\"id\":1}" });
+        // Expired: a new claim.
+        assert.equal(await storage.claimIdempotencyKey({ ...claim, requestHash: "h2", now: "2026-01-02T00:00:01.000Z", expiresAt: "2026-01-03T00:00:01.000Z" }), null);
+        // A running claim older than staleBefore is abandoned and taken over; a fresh one is not.
+        assert.equal((await storage.claimIdempotencyKey({ ...claim, now: "2026-01-02T00:00:30.000Z", staleBefore: "2026-01-01T23:59:30.000Z" }))?.requestHash, "h2");
+        assert.equal(await storage.claimIdempotencyKey({ ...claim, requestHash: "h3", now: "2026-01-02T00:05:00.000Z", staleBefore: "2026-01-02T00:04:00.000Z" }), null);
+        // Released claims free the key.
+        await storage.releaseIdempotencyKey(acme, claim.key);
+        assert.equal(await storage.claimIdempotencyKey({ ...claim, requestHash: "h4", now: "2026-01-02T00:05:01.000Z" }), null);
+        // Expired records are purged.
+        assert.ok((await storage.purgeExpired("2026-01-04T00:00:00.000Z", 0)) >= 2);
+      });
+    });
+
     describe("events", () => {
       test("round-trips every field", async () => {
         const event = eventRecord(acme, {

@@ -1,8 +1,12 @@
+import { randomUUID } from "node:crypto";
 import { addRoute, createRouter, findRoute } from "rou3";
 import { ServiceError } from "../errors.ts";
+import type { AuthContext } from "../resources/api-key.ts";
 import type { EventService } from "../service.ts";
-import { errorResponse, json, BASE_HEADERS } from "./respond.ts";
-import { bearerToken, readJsonBody, readQuery } from "./request.ts";
+import { assertIdempotencyKey, IDEMPOTENCY_STALE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from "./idempotency.ts";
+import { consumeRateLimit, oldestLiveWindow } from "./rate-limit.ts";
+import { BASE_HEADERS, json } from "./respond.ts";
+import { bearerToken, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
 import { type Route, ROUTES, VERSION_PREFIXES } from "./routes.ts";
 
 /** Options of {@link createHandler}. */
@@ -14,17 +18,42 @@ export interface HandlerOptions {
   onError?: (error: unknown, request: Request) => void;
   /**
    * Where the `documentation` links of error bodies point (`<docsUrl>#CODE`). Default: the
-   * service's public URL, or else the request's origin, plus `/docs`.
+   * request's origin plus `/docs`.
    */
   docsUrl?: string;
   /** Honour `X-Forwarded-Proto` and `X-Forwarded-Host` when building the request's origin (behind a proxy). */
   trustProxy?: boolean;
+  /** While this answers true (the host is shutting down), every request gets `503 SERVICE_UNAVAILABLE`. */
+  isDraining?: () => boolean;
+  /** Called once per request after its response is ready: the place for an access log. Never sees keys or bodies. */
+  onRequestEnd?: (entry: RequestLogEntry) => void;
+}
+
+/** What the handler tells {@link HandlerOptions.onRequestEnd} about a request. */
+export interface RequestLogEntry {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  /** The authenticated account, once known. */
+  accountId?: string;
+}
+
+/** Per-request state gathered on the way: headers for the response, who asked. */
+interface RequestState {
+  headers: Record<string, string>;
+  accountId?: string;
 }
 
 /** A web-standard request handler: any host that speaks `Request`/`Response` can mount it. */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
 const QR_PATH = /^\/(?:v1|api)\/qr\/([A-Za-z0-9_]+)\.(png|svg)$/;
+const VERSION_PREFIX = /^\/(?:v1|api)(?=\/)/;
+const PURGE_EVERY_MS = 60_000;
+const HSTS = "max-age=31536000; includeSubDomains";
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 
 /** The origin the caller used to reach us. */
 function requestOrigin(request: Request, url: URL, trustProxy: boolean): string {
@@ -34,24 +63,40 @@ function requestOrigin(request: Request, url: URL, trustProxy: boolean): string 
   return `${proto || url.protocol.slice(0, -1)}://${host || url.host}`;
 }
 
+/** A response in the making: headers gathered along the way are added at the end. */
+interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
 /**
  * The service's HTTP interface as a `(Request) => Promise<Response>` handler: every route
- * under `/v1` and `/api`, `GET /health`, the public QR images, one error body for every
- * failure and a JSON `404` for unknown routes.
+ * under `/v1` and `/api`, `GET /health`, the public QR images, authentication and scopes,
+ * rate limits, `Idempotency-Key` on POST, one error body for every failure and a JSON `404`
+ * for unknown routes.
  *
  * @example
- * import { createServer } from "node:http";
  * const handler = createHandler(service);
- * // with any adapter from node:http to fetch handlers, e.g. srvx or h3's `fromWebHandler`
+ * const response = await handler(new Request("http://localhost/health"));
  */
 export function createHandler(service: EventService, options: HandlerOptions = {}): FetchHandler {
   const router = createRouter<Route>();
   for (const prefix of VERSION_PREFIXES) {
     for (const route of ROUTES) addRoute(router, route.method, `${prefix}${route.path}`, route);
   }
+  const { storage } = service;
   const trustProxy = options.trustProxy ?? false;
+  let lastPurge = 0;
 
-  async function authenticate(request: Request) {
+  /** Removes expired rate-limit windows and idempotency records now and then, off the request's path. */
+  function purgeNowAndThen(nowMs: number) {
+    if (nowMs - lastPurge < PURGE_EVERY_MS) return;
+    lastPurge = nowMs;
+    storage.purgeExpired(new Date(nowMs).toISOString(), oldestLiveWindow(nowMs)).catch((error) => options.onError?.(error, new Request("http://internal/purge")));
+  }
+
+  async function authenticate(request: Request): Promise<AuthContext> {
     const token = bearerToken(request);
     if (!token) throw new ServiceError("UNAUTHORIZED", { message: "Missing API key: send Authorization: Bearer <key>." });
     const auth = await service.keys.authenticate(token);
@@ -59,27 +104,24 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     return auth;
   }
 
-  async function route(request: Request, url: URL, origin: string): Promise<Response> {
-    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
-    if (path === "/health" && request.method === "GET") {
-      try {
-        await service.storage.ping();
-        return json({ status: "ok" });
-      } catch (cause) {
-        throw new ServiceError("SERVICE_UNAVAILABLE", { message: "The store cannot be reached.", headers: { "retry-after": "5" }, cause });
-      }
+  /** Runs a route, answering its errors in the error body (so an idempotent replay can store them). */
+  async function run(endpoint: Route, ctx: Parameters<Route["handle"]>[0], docs: string): Promise<Answer> {
+    try {
+      return await endpoint.handle(ctx);
+    } catch (thrown) {
+      if (!ServiceError.is(thrown) || thrown.status >= 500) throw thrown;
+      return { status: thrown.status, body: thrown.toJSON(docs), ...(thrown.headers && { headers: thrown.headers }) };
     }
-    const qr = request.method === "GET" ? QR_PATH.exec(path) : null;
-    if (qr) {
-      const image = await service.qrCode(qr[1]!, qr[2] as "png" | "svg");
-      if (!image) throw new ServiceError("NOT_FOUND", { message: "QR code not found." });
-      return new Response(image.body as BodyInit, {
-        headers: { ...BASE_HEADERS, "content-type": image.contentType, "cache-control": "private, max-age=3600" },
-      });
-    }
+  }
+
+  async function api(request: Request, url: URL, path: string, origin: string, docs: string, state: RequestState): Promise<Answer> {
     const match = findRoute(router, request.method, path);
     if (!match) throw new ServiceError("NOT_FOUND", { message: `No route for ${request.method} ${url.pathname}.` });
     const auth = await authenticate(request);
+    state.accountId = auth.accountId;
+    const nowMs = service.clock().getTime();
+    Object.assign(state.headers, await consumeRateLimit(storage, auth, nowMs));
+    purgeNowAndThen(nowMs);
     const endpoint = match.data;
     if (!auth.scopes.includes(endpoint.scope)) {
       throw new ServiceError("FORBIDDEN", { message: `This API key lacks the ${endpoint.scope} scope.`, details: { requiredScope: endpoint.scope } });
@@ -89,33 +131,117 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     if (unexpected !== undefined) {
       throw new ServiceError("INVALID_REQUEST", { message: `${unexpected}: unknown query parameter`, field: unexpected });
     }
-    let body: Promise<unknown> | undefined;
-    const result = await endpoint.handle({
+    let bytes: Promise<Uint8Array> | undefined;
+    const readBytes = () => (bytes ??= readBodyBytes(request));
+    const ctx = {
       request,
       url,
       params: match.params ?? {},
       query,
-      body: () => (body ??= readJsonBody(request)),
+      body: async () => parseJsonBody(await readBytes(), request.headers.get("content-type")),
       account: service.forAccount(auth.accountId, { baseUrl: origin }),
+    };
+
+    const idempotencyHeader = request.method === "POST" ? request.headers.get("idempotency-key") : null;
+    if (idempotencyHeader === null) return run(endpoint, ctx, docs);
+
+    const key = assertIdempotencyKey(idempotencyHeader);
+    const requestHash = requestFingerprint(request.method, path.replace(VERSION_PREFIX, ""), await readBytes());
+    const now = new Date(nowMs);
+    const existing = await storage.claimIdempotencyKey({
+      accountId: auth.accountId,
+      key,
+      requestHash,
+      now: now.toISOString(),
+      expiresAt: new Date(nowMs + IDEMPOTENCY_TTL_MS).toISOString(),
+      staleBefore: new Date(nowMs - IDEMPOTENCY_STALE_MS).toISOString(),
     });
-    return json(result.body, result.status);
+    if (existing) {
+      if (existing.requestHash !== requestHash) {
+        throw new ServiceError("IDEMPOTENCY_KEY_REUSED", { message: `Idempotency-Key ${key} was used with a different request (method, path or body).`, field: "Idempotency-Key" });
+      }
+      if (existing.state === "running" || !existing.response) {
+        throw new ServiceError("IDEMPOTENCY_KEY_IN_USE", { message: `A request with Idempotency-Key ${key} is still running; retry shortly.`, headers: { "retry-after": "1" } });
+      }
+      return { status: existing.response.status, body: JSON.parse(existing.response.body), headers: { "idempotent-replayed": "true" } };
+    }
+    let answer: Answer;
+    try {
+      answer = await run(endpoint, ctx, docs);
+    } catch (error) {
+      await storage.releaseIdempotencyKey(auth.accountId, key).catch(() => {});
+      throw error;
+    }
+    await storage.completeIdempotencyKey(auth.accountId, key, { status: answer.status, body: JSON.stringify(answer.body) });
+    return answer;
   }
 
-  return async function handler(request: Request): Promise<Response> {
-    let url: URL;
-    try {
-      url = new URL(request.url);
-    } catch {
-      return errorResponse(new ServiceError("INVALID_REQUEST", { message: "Malformed request URL." }), "/docs");
+  async function route(request: Request, url: URL, origin: string, docs: string, state: RequestState): Promise<Response> {
+    if (trustProxy && request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "http") {
+      // Behind a TLS-terminating proxy, a plain-HTTP request is sent to HTTPS, method and body kept.
+      const host = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim() || url.host;
+      return new Response(null, { status: 308, headers: { ...BASE_HEADERS, location: `https://${host}${url.pathname}${url.search}` } });
     }
+    if (options.isDraining?.()) {
+      throw new ServiceError("SERVICE_UNAVAILABLE", { message: "The server is shutting down; retry shortly.", headers: { "retry-after": "5", connection: "close" } });
+    }
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
+    if (path === "/health" && request.method === "GET") {
+      try {
+        await storage.ping();
+      } catch (cause) {
+        throw new ServiceError("SERVICE_UNAVAILABLE", { message: "The store cannot be reached.", headers: { "retry-after": "5" }, cause });
+      }
+      return json({ status: "ok" });
+    }
+    const qr = request.method === "GET" ? QR_PATH.exec(path) : null;
+    if (qr) {
+      const image = await service.qrCode(qr[1]!, qr[2] as "png" | "svg");
+      if (!image) throw new ServiceError("NOT_FOUND", { message: "QR code not found." });
+      return new Response(image.body as BodyInit, {
+        headers: { ...BASE_HEADERS, "content-type": image.contentType, "cache-control": "private, max-age=3600" },
+      });
+    }
+    const answer = await api(request, url, path, origin, docs, state);
+    return json(answer.body, answer.status, answer.headers);
+  }
+
+  async function respond(request: Request, url: URL, state: RequestState): Promise<Response> {
     const origin = requestOrigin(request, url, trustProxy);
     const docs = options.docsUrl ?? `${origin}/docs`;
+    if (origin.startsWith("https:")) state.headers["strict-transport-security"] = HSTS;
     try {
-      return await route(request, url, origin);
+      return await route(request, url, origin, docs, state);
     } catch (thrown) {
       const error = ServiceError.from(thrown);
       if (error.code === "INTERNAL_ERROR") options.onError?.(thrown, request);
-      return errorResponse(error, docs);
+      return json(error.toJSON(docs), error.status, error.headers);
     }
+  }
+
+  return async function handler(request: Request): Promise<Response> {
+    const started = performance.now();
+    const given = request.headers.get("x-request-id");
+    const requestId = given !== null && REQUEST_ID.test(given) ? given : randomUUID();
+    const state: RequestState = { headers: { "x-request-id": requestId } };
+    let url: URL;
+    let response: Response;
+    try {
+      url = new URL(request.url);
+      response = await respond(request, url, state);
+    } catch {
+      url = new URL("http://invalid/");
+      response = json(new ServiceError("INVALID_REQUEST", { message: "Malformed request URL." }).toJSON(), 400, state.headers);
+    }
+    for (const [name, value] of Object.entries(state.headers)) if (!response.headers.has(name)) response.headers.set(name, value);
+    options.onRequestEnd?.({
+      requestId,
+      method: request.method,
+      path: url.pathname,
+      status: response.status,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      ...(state.accountId !== undefined && { accountId: state.accountId }),
+    });
+    return response;
   };
 }

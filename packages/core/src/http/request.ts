@@ -11,8 +11,8 @@ function isJsonContentType(value: string | null): boolean {
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
 }
 
-/** Reads at most `limit` bytes of a body, failing as soon as it grows past it. */
-async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+/** Reads at most `limit` bytes of a body (`413` as soon as it grows past it). */
+export async function readBodyBytes(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge();
   if (!request.body) return new Uint8Array();
@@ -39,12 +39,11 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
 }
 
 /**
- * The JSON body of a request: `415 UNSUPPORTED_MEDIA_TYPE` unless its Content-Type is JSON,
- * `413 PAYLOAD_TOO_LARGE` past 1 MiB, `400 INVALID_REQUEST` when empty or malformed.
+ * The JSON value of a request body read by {@link readBodyBytes}: `415 UNSUPPORTED_MEDIA_TYPE`
+ * unless the Content-Type is JSON, `400 INVALID_REQUEST` when empty, not UTF-8 or malformed.
  */
-export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Promise<unknown> {
-  const bytes = await readLimited(request, limit);
-  if (!isJsonContentType(request.headers.get("content-type"))) {
+export function parseJsonBody(bytes: Uint8Array, contentType: string | null): unknown {
+  if (!isJsonContentType(contentType)) {
     if (bytes.byteLength === 0) throw new ServiceError("INVALID_REQUEST", { message: "body: a JSON object is required (Content-Type: application/json)" });
     throw new ServiceError("UNSUPPORTED_MEDIA_TYPE");
   }

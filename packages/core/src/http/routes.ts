@@ -14,10 +14,11 @@ export interface RouteContext {
   account: AccountScope;
 }
 
-/** A route's answer: a body for `status`, JSON-encoded. */
+/** A route's answer: a body for `status`, JSON-encoded, and headers to add. */
 export interface RouteResult {
   status: number;
   body: unknown;
+  headers?: Record<string, string>;
 }
 
 /** One authenticated API route; served under every version prefix. */

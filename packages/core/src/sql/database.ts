@@ -9,6 +9,29 @@ export interface Database {
   events: EventsTable;
   event_tags: EventTagsTable;
   attendees: AttendeesTable;
+  rate_limit_windows: RateLimitWindowsTable;
+  idempotency_keys: IdempotencyKeysTable;
+}
+
+export interface RateLimitWindowsTable {
+  account_id: string;
+  /** `minute` or `day`. */
+  window: string;
+  /** Epoch seconds of the window's first second. */
+  started_at: number;
+  count: number;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  key: string;
+  request_hash: string;
+  /** `running` until the first response is stored, then `done`. */
+  state: string;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
 }
 
 export interface AccountsTable {

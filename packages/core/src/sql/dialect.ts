@@ -53,5 +53,17 @@ export function lockRows<Q>(query: Q, _dialect: DialectName): Q {
   return query;
 }
 
+/**
+ * True when an error means the store cannot serve right now (locked past the busy timeout,
+ * unreachable, closed, out of space), as opposed to a bug or a bad query: the service answers
+ * those with `503 SERVICE_UNAVAILABLE` and `Retry-After`.
+ */
+export function isStoreUnavailable(error: unknown, _dialect: DialectName): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|PROTOCOL|NOTADB)/.test(code)) return true;
+  return /database connection is not open|driver has already been destroyed/i.test(error.message);
+}
+
 /** Applied to every new SQLite connection by hosts: WAL, foreign keys, a busy timeout. */
 export const SQLITE_PRAGMAS = ["journal_mode = WAL", "foreign_keys = ON", "busy_timeout = 5000", "synchronous = NORMAL"] as const;

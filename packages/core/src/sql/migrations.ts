@@ -110,6 +110,34 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  "0002_api_conventions": {
+    async up(db: Kysely<any>) {
+      // One row per account, window kind and window start; counted by an atomic upsert.
+      await db.schema
+        .createTable("rate_limit_windows")
+        .addColumn("account_id", "text", (c) => c.notNull())
+        .addColumn("window", "text", (c) => c.notNull())
+        .addColumn("started_at", "integer", (c) => c.notNull())
+        .addColumn("count", "integer", (c) => c.notNull())
+        .addPrimaryKeyConstraint("rate_limit_windows_pk", ["account_id", "window", "started_at"])
+        .execute();
+      await db.schema.createIndex("rate_limit_windows_started").on("rate_limit_windows").column("started_at").execute();
+
+      await db.schema
+        .createTable("idempotency_keys")
+        .addColumn("account_id", "text", (c) => c.notNull())
+        .addColumn("key", "text", (c) => c.notNull())
+        .addColumn("request_hash", "text", (c) => c.notNull())
+        .addColumn("state", "text", (c) => c.notNull())
+        .addColumn("response_status", "integer")
+        .addColumn("response_body", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("expires_at", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("idempotency_keys_pk", ["account_id", "key"])
+        .execute();
+      await db.schema.createIndex("idempotency_keys_expires").on("idempotency_keys").column("expires_at").execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

@@ -12,7 +12,7 @@ import { EVENT_STATUSES_OPEN_FOR_REGISTRATION } from "../rules/event-status.ts";
 import type { EventWithStats, Page, Storage } from "../storage.ts";
 import { emissionsSql, lowCarbonModesSql, scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { Database } from "./database.ts";
-import { detectDialect, lockRows, writeTransaction } from "./dialect.ts";
+import { detectDialect, isStoreUnavailable, lockRows, writeTransaction } from "./dialect.ts";
 import { migrationProvider } from "./migrations.ts";
 import { attendeeToRow, eventToRow, rowToApiKeyInfo, rowToAttendee, rowToEvent } from "./rows.ts";
 
@@ -175,7 +175,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     company: sql`lower(company)`,
   } as const;
 
-  return {
+  const storage: Storage = {
     async migrate() {
       const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
       const failed = results?.find((result) => result.status === "Error");
@@ -266,6 +266,77 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     async revokeApiKey(id, now) {
       const result = await db.updateTable("api_keys").set({ revoked_at: now }).where("id", "=", id).where("revoked_at", "is", null).executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
+    },
+
+    async countRequest(accountId, windows) {
+      const rows = await db
+        .insertInto("rate_limit_windows")
+        .values([
+          { account_id: accountId, window: "minute", started_at: windows.minute, count: 1 },
+          { account_id: accountId, window: "day", started_at: windows.day, count: 1 },
+        ])
+        .onConflict((oc) => oc.columns(["account_id", "window", "started_at"]).doUpdateSet((eb) => ({ count: eb("rate_limit_windows.count", "+", 1) })))
+        .returning(["window", "count"])
+        .execute();
+      const count = (window: string) => Number(rows.find((row) => row.window === window)?.count ?? 0);
+      return { minute: count("minute"), day: count("day") };
+    },
+
+    async claimIdempotencyKey(claim) {
+      return write(async (trx) => {
+        const row = await trx
+          .selectFrom("idempotency_keys")
+          .selectAll()
+          .where("account_id", "=", claim.accountId)
+          .where("key", "=", claim.key)
+          .executeTakeFirst();
+        const live = row && row.expires_at > claim.now && !(row.state === "running" && row.created_at < claim.staleBefore);
+        if (row && live) {
+          return {
+            accountId: row.account_id,
+            key: row.key,
+            requestHash: row.request_hash,
+            state: row.state as "running" | "done",
+            response: row.response_status === null ? null : { status: Number(row.response_status), body: row.response_body ?? "" },
+            createdAt: row.created_at,
+            expiresAt: row.expires_at,
+          };
+        }
+        if (row) await trx.deleteFrom("idempotency_keys").where("account_id", "=", claim.accountId).where("key", "=", claim.key).execute();
+        await trx
+          .insertInto("idempotency_keys")
+          .values({
+            account_id: claim.accountId,
+            key: claim.key,
+            request_hash: claim.requestHash,
+            state: "running",
+            response_status: null,
+            response_body: null,
+            created_at: claim.now,
+            expires_at: claim.expiresAt,
+          })
+          .execute();
+        return null;
+      });
+    },
+
+    async completeIdempotencyKey(accountId, key, response) {
+      await db
+        .updateTable("idempotency_keys")
+        .set({ state: "done", response_status: response.status, response_body: response.body })
+        .where("account_id", "=", accountId)
+        .where("key", "=", key)
+        .execute();
+    },
+
+    async releaseIdempotencyKey(accountId, key) {
+      await db.deleteFrom("idempotency_keys").where("account_id", "=", accountId).where("key", "=", key).where("state", "=", "running").execute();
+    },
+
+    async purgeExpired(now, windowsBefore) {
+      const windows = await db.deleteFrom("rate_limit_windows").where("started_at", "<", windowsBefore).executeTakeFirst();
+      const keys = await db.deleteFrom("idempotency_keys").where("expires_at", "<=", now).executeTakeFirst();
+      return Number(windows.numDeletedRows) + Number(keys.numDeletedRows);
     },
 
     async insertEvent(event) {
@@ -438,6 +509,22 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       return { items: rows.map(rowToAttendee), total: Number(count.n) };
     },
   };
+
+  return withAvailability(storage, (error) => isStoreUnavailable(error, dialect));
 }
 
-
+/** Turns errors that mean "the store cannot serve now" into `503 SERVICE_UNAVAILABLE`, on every method. */
+function withAvailability(storage: Storage, unavailable: (error: unknown) => boolean): Storage {
+  const wrapped = {} as Record<string, unknown>;
+  for (const [name, method] of Object.entries(storage) as Array<[string, (...args: unknown[]) => Promise<unknown>]>) {
+    wrapped[name] = async (...args: unknown[]) => {
+      try {
+        return await method(...args);
+      } catch (error) {
+        if (ServiceError.is(error) || !unavailable(error)) throw error;
+        throw new ServiceError("SERVICE_UNAVAILABLE", { message: "The store cannot be reached; retry shortly.", headers: { "retry-after": "5" }, cause: error });
+      }
+    };
+  }
+  return wrapped as unknown as Storage;
+}
