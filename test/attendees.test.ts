@@ -23,7 +23,9 @@ before(async () => {
 });
 
 after(async () => {
+  const output = server.output();
   assert.equal(await server.stop("SIGTERM"), 0, "the server exits 0 on SIGTERM");
+  assert.doesNotMatch(output, /"msg":"unexpected error"/, "no request failed unexpectedly");
 });
 
 describe("register", () => {
@@ -136,53 +138,62 @@ describe("register", () => {
     expectError(await v1.post("/attendees", attendeeInput("evt_doesnotexist")), 404, "NOT_FOUND", "eventId");
   });
 
-  test("a cancelled or completed event takes no registrations: 400 INVALID_REQUEST field eventId", async () => {
-    const cancelled = await createEvent(v1);
-    await moveEvent(v1, cancelled.id, "cancelled");
-    expectError(await v1.post("/attendees", attendeeInput(cancelled.id)), 400, "INVALID_REQUEST", "eventId");
-    const completed = await createEvent(v1);
-    await moveEvent(v1, completed.id, "published", "completed");
-    expectError(await v1.post("/attendees", attendeeInput(completed.id)), 400, "INVALID_REQUEST", "eventId");
-    for (const id of [cancelled.id, completed.id]) {
-      assert.equal(expectStatus(await v1.get(`/events/${id}`), 200).attendeeCount, 0);
-    }
-  });
+  for (const prefix of PREFIXES) {
+    test(`a cancelled or completed event takes no registrations: 400 INVALID_REQUEST field eventId (${prefix})`, async () => {
+      const c = clientFor(server, v1.key, prefix);
+      const cancelled = await createEvent(c);
+      await moveEvent(c, cancelled.id, "cancelled");
+      expectError(await c.post("/attendees", attendeeInput(cancelled.id)), 400, "INVALID_REQUEST", "eventId");
+      const completed = await createEvent(c);
+      await moveEvent(c, completed.id, "published", "completed");
+      expectError(await c.post("/attendees", attendeeInput(completed.id)), 400, "INVALID_REQUEST", "eventId");
+      for (const id of [cancelled.id, completed.id]) {
+        assert.equal(expectStatus(await c.get(`/events/${id}`), 200).attendeeCount, 0);
+      }
+    });
+  }
 
-  test("a full event: 400 EVENT_FULL; pending and checked-in registrations hold places, cancelled ones free them", async () => {
-    const small = await createEvent(v1, { capacity: 3 });
-    const a = await register(v1, small.id);
-    const b = await register(v1, small.id);
-    const c = await register(v1, small.id);
-    await moveAttendee(v1, a.id, "pending");
-    await moveAttendee(v1, b.id, "checked-in");
-    expectError(await v1.post("/attendees", attendeeInput(small.id)), 400, "EVENT_FULL");
-    assert.equal(expectStatus(await v1.get(`/events/${small.id}`), 200).attendeeCount, 3);
-    await moveAttendee(v1, c.id, "cancelled");
-    assert.equal(expectStatus(await v1.get(`/events/${small.id}`), 200).attendeeCount, 2);
-    await register(v1, small.id);
-    expectError(await v1.post("/attendees", attendeeInput(small.id)), 400, "EVENT_FULL");
-    const list = expectStatus(await v1.get(`/attendees?eventId=${small.id}`), 200);
-    assert.equal(list.pagination.total, 4);
-  });
+  for (const prefix of PREFIXES) {
+    test(`a full event: 400 EVENT_FULL; pending and checked-in registrations hold places, cancelled ones free them (${prefix})`, async () => {
+      const c = clientFor(server, v1.key, prefix);
+      const small = await createEvent(c, { capacity: 3 });
+      const a = await register(c, small.id);
+      const b = await register(c, small.id);
+      const third = await register(c, small.id);
+      await moveAttendee(c, a.id, "pending");
+      await moveAttendee(c, b.id, "checked-in");
+      expectError(await c.post("/attendees", attendeeInput(small.id)), 400, "EVENT_FULL");
+      assert.equal(expectStatus(await c.get(`/events/${small.id}`), 200).attendeeCount, 3);
+      await moveAttendee(c, third.id, "cancelled");
+      assert.equal(expectStatus(await c.get(`/events/${small.id}`), 200).attendeeCount, 2);
+      await register(c, small.id);
+      expectError(await c.post("/attendees", attendeeInput(small.id)), 400, "EVENT_FULL");
+      const list = expectStatus(await c.get(`/attendees?eventId=${small.id}`), 200);
+      assert.equal(list.pagination.total, 4);
+    });
+  }
 
-  test("the same email (any case) holds one active registration per event: 409 DUPLICATE_REGISTRATION", async () => {
-    const target = await createEvent(v1);
-    const other = await createEvent(v1);
-    const first = await register(v1, target.id, { email: "Dup.Licate@Example.com" });
-    expectError(await v1.post("/attendees", attendeeInput(target.id, { email: "dup.licate@example.com" })), 409, "DUPLICATE_REGISTRATION");
-    expectError(await v1.post("/attendees", attendeeInput(target.id, { email: "DUP.LICATE@EXAMPLE.COM" })), 409, "DUPLICATE_REGISTRATION");
-    // Another event is another matter.
-    await register(v1, other.id, { email: "dup.licate@example.com" });
-    // After a cancellation the email may register again...
-    await moveAttendee(v1, first.id, "cancelled");
-    const second = await register(v1, target.id, { email: "dup.licate@example.com" });
-    assert.equal(second.status, "confirmed");
-    // ...and the cancelled registration can no longer be re-activated.
-    expectError(await v1.put(`/attendees/${first.id}`, { status: "confirmed" }), 409, "DUPLICATE_REGISTRATION");
-    assert.equal(expectStatus(await v1.get(`/attendees/${first.id}`), 200).status, "cancelled");
-    const list = expectStatus(await v1.get(`/attendees?eventId=${target.id}`), 200);
-    assert.equal(list.pagination.total, 2);
-  });
+  for (const prefix of PREFIXES) {
+    test(`the same email (any case) holds one active registration per event: 409 DUPLICATE_REGISTRATION (${prefix})`, async () => {
+      const c = clientFor(server, v1.key, prefix);
+      const target = await createEvent(c);
+      const other = await createEvent(c);
+      const first = await register(c, target.id, { email: "Dup.Licate@Example.com" });
+      expectError(await c.post("/attendees", attendeeInput(target.id, { email: "dup.licate@example.com" })), 409, "DUPLICATE_REGISTRATION");
+      expectError(await c.post("/attendees", attendeeInput(target.id, { email: "DUP.LICATE@EXAMPLE.COM" })), 409, "DUPLICATE_REGISTRATION");
+      // Another event is another matter.
+      await register(c, other.id, { email: "dup.licate@example.com" });
+      // After a cancellation the email may register again...
+      await moveAttendee(c, first.id, "cancelled");
+      const second = await register(c, target.id, { email: "dup.licate@example.com" });
+      assert.equal(second.status, "confirmed");
+      // ...and the cancelled registration can no longer be re-activated.
+      expectError(await c.put(`/attendees/${first.id}`, { status: "confirmed" }), 409, "DUPLICATE_REGISTRATION");
+      assert.equal(expectStatus(await c.get(`/attendees/${first.id}`), 200).status, "cancelled");
+      const list = expectStatus(await c.get(`/attendees?eventId=${target.id}`), 200);
+      assert.equal(list.pagination.total, 2);
+    });
+  }
 
   const invalid: Array<[string, Record<string, unknown>, string]> = [
     ["missing eventId", { eventId: undefined }, "eventId"],
@@ -376,6 +387,13 @@ describe("read and update", () => {
     }
   }
 
+  test("status rules through /api: 200 for an allowed change, 422 for a forbidden one", async () => {
+    const viaApi = clientFor(server, v1.key, "/api");
+    const attendee = await register(viaApi, event.id);
+    assert.equal((await moveAttendee(viaApi, attendee.id, "pending", "checked-in")).status, "checked-in");
+    expectError(await viaApi.put(`/attendees/${attendee.id}`, { status: "confirmed" }), 422, "INVALID_STATE_TRANSITION", "status");
+  });
+
   test("status timestamps: checkedInAt and cancelledAt are set when the status changes", async () => {
     const attendee = await register(v1, event.id);
     assert.equal(attendee.checkedInAt, null);
@@ -389,17 +407,20 @@ describe("read and update", () => {
     assert.ok(again.checkedInAt >= cancelled.cancelledAt);
   });
 
-  test("re-activating a cancelled registration needs a free place: 400 EVENT_FULL", async () => {
-    const tiny = await createEvent(v1, { capacity: 1 });
-    const first = await register(v1, tiny.id);
-    await moveAttendee(v1, first.id, "cancelled");
-    const second = await register(v1, tiny.id);
-    expectError(await v1.put(`/attendees/${first.id}`, { status: "confirmed" }), 400, "EVENT_FULL");
-    assert.equal(expectStatus(await v1.get(`/attendees/${first.id}`), 200).status, "cancelled");
-    await moveAttendee(v1, second.id, "cancelled");
-    assert.equal((await moveAttendee(v1, first.id, "confirmed")).status, "confirmed");
-    assert.equal(expectStatus(await v1.get(`/events/${tiny.id}`), 200).attendeeCount, 1);
-  });
+  for (const prefix of PREFIXES) {
+    test(`re-activating a cancelled registration needs a free place: 400 EVENT_FULL (${prefix})`, async () => {
+      const c = clientFor(server, v1.key, prefix);
+      const tiny = await createEvent(c, { capacity: 1 });
+      const first = await register(c, tiny.id);
+      await moveAttendee(c, first.id, "cancelled");
+      const second = await register(c, tiny.id);
+      expectError(await c.put(`/attendees/${first.id}`, { status: "confirmed" }), 400, "EVENT_FULL");
+      assert.equal(expectStatus(await c.get(`/attendees/${first.id}`), 200).status, "cancelled");
+      await moveAttendee(c, second.id, "cancelled");
+      assert.equal((await moveAttendee(c, first.id, "confirmed")).status, "confirmed");
+      assert.equal(expectStatus(await c.get(`/events/${tiny.id}`), 200).attendeeCount, 1);
+    });
+  }
 
   test("an update that is not a re-activation is allowed on a full event", async () => {
     const tiny = await createEvent(v1, { capacity: 1 });
@@ -442,12 +463,15 @@ describe("check-in", () => {
     assert.equal(checkedIn.status, "checked-in");
   });
 
-  test("a cancelled registration: 422 INVALID_STATE_TRANSITION", async () => {
-    const attendee = await register(v1, event.id);
-    await moveAttendee(v1, attendee.id, "cancelled");
-    expectError(await v1.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }), 422, "INVALID_STATE_TRANSITION");
-    assert.equal(expectStatus(await v1.get(`/attendees/${attendee.id}`), 200).status, "cancelled");
-  });
+  for (const prefix of PREFIXES) {
+    test(`a cancelled registration: 422 INVALID_STATE_TRANSITION (${prefix})`, async () => {
+      const c = clientFor(server, v1.key, prefix);
+      const attendee = await register(c, event.id);
+      await moveAttendee(c, attendee.id, "cancelled");
+      expectError(await c.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }), 422, "INVALID_STATE_TRANSITION");
+      assert.equal(expectStatus(await c.get(`/attendees/${attendee.id}`), 200).status, "cancelled");
+    });
+  }
 
   test("an unknown code, a code of another event, an unknown event: 404 NOT_FOUND", async () => {
     const other = await createEvent(v1);

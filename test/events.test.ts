@@ -25,7 +25,9 @@ before(async () => {
 });
 
 after(async () => {
+  const output = server.output();
   assert.equal(await server.stop("SIGTERM"), 0, "the server exits 0 on SIGTERM");
+  assert.doesNotMatch(output, /"msg":"unexpected error"/, "no request failed unexpectedly");
 });
 
 describe("create", () => {
@@ -96,7 +98,7 @@ describe("create", () => {
     assert.deepEqual(expectStatus(await v1.get(`/events/${event.id}`), 200), event);
   });
 
-  test("boundary values are accepted: capacity 1, lat/lng at their limits, wasteReduction 0 and 100, endDate equal to startDate", async () => {
+  test("boundary values are accepted: capacity 1, lat/lng at their limits, wasteReduction 0 and 100, endDate equal to startDate, 20 tags", async () => {
     const one = await createEvent(v1, {
       capacity: 1,
       location: { address: "Pole", city: "Nowhere", country: "AQ", coordinates: { lat: -90, lng: 180 } },
@@ -112,6 +114,8 @@ describe("create", () => {
       sustainabilityGoals: { wasteReduction: 0 },
     });
     assert.deepEqual(two.location.coordinates, { lat: 90, lng: -180 });
+    const tags = Array.from({ length: 20 }, (_, i) => `tag${i}`);
+    assert.deepEqual((await createEvent(v1, { tags })).tags, tags);
     assert.equal(two.sustainabilityScore, 0);
   });
 
@@ -326,6 +330,14 @@ describe("update", () => {
       });
     }
   }
+
+  test("status rules through /api: 200 for an allowed change, 422 for a forbidden one", async () => {
+    const viaApi = clientFor(server, v1.key, "/api");
+    const event = await createEvent(viaApi);
+    expectError(await viaApi.put(`/events/${event.id}`, { status: "completed" }), 422, "INVALID_STATE_TRANSITION", "status");
+    assert.equal((await moveEvent(viaApi, event.id, "published", "published", "completed")).status, "completed");
+    expectError(await viaApi.put(`/events/${event.id}`, { status: "published" }), 422, "INVALID_STATE_TRANSITION", "status");
+  });
 
   test("a forbidden status change rejects the whole update", async () => {
     const event = await createEvent(v1);

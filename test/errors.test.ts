@@ -1,0 +1,347 @@
+/**
+ * End-to-end: the transport rules every route shares: health, unknown routes and methods,
+ * request bodies (415, 413, malformed JSON), query parameters, and the one error body.
+ */
+import assert from "node:assert/strict";
+import http from "node:http";
+import { after, before, describe, test } from "node:test";
+import { startServer, type TestServer } from "./_setup.ts";
+import { attendeeInput, eventInput } from "./fixtures/builders.ts";
+import { type Client, clientFor, createEvent, expectError, expectStatus, PREFIXES, register } from "./fixtures/api.ts";
+
+const MIB = 1024 * 1024;
+
+/** A request through node:http on `agent` (fetch cannot pin a connection); fails after `timeoutMs`. */
+function rawRequest(
+  agent: http.Agent,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; chunks?: string[]; timeoutMs?: number } = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(`${server.url}${path}`, { method, agent, headers: options.headers }, (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (body += chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+    });
+    request.setTimeout(options.timeoutMs ?? 10_000, () => request.destroy(new Error(`${method} ${path}: no answer in ${options.timeoutMs ?? 10_000} ms`)));
+    request.on("error", reject);
+    for (const chunk of options.chunks ?? []) request.write(chunk);
+    request.end();
+  });
+}
+
+let server: TestServer;
+let key: string;
+let v1: Client;
+let event: any;
+let attendee: any;
+
+before(async () => {
+  server = await startServer();
+  key = (await server.createKey({ account: "Errors AG" })).key;
+  v1 = clientFor(server, key);
+  event = await createEvent(v1);
+  attendee = await register(v1, event.id);
+});
+
+after(async () => {
+  const output = server.output();
+  assert.equal(await server.stop("SIGTERM"), 0, "the server exits 0 on SIGTERM");
+  assert.doesNotMatch(output, /"msg":"unexpected error"/, "no request failed unexpectedly");
+});
+
+describe("health", () => {
+  test("GET /health: 200 {status: ok} without a key", async () => {
+    const response = await server.request("GET", "/health");
+    assert.equal(response.status, 200);
+    assert.deepEqual(response.body, { status: "ok" });
+    assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
+    assert.equal(response.headers.get("x-content-type-options"), "nosniff");
+  });
+
+  test("other methods on /health: 404 NOT_FOUND", async () => {
+    expectError(await server.request("POST", "/health", { body: {} }), 404, "NOT_FOUND");
+    expectError(await server.request("DELETE", "/health"), 404, "NOT_FOUND");
+  });
+});
+
+describe("unknown routes and methods", () => {
+  const unknown = [
+    "/v1/nope",
+    "/api/nope",
+    "/v1",
+    "/api",
+    "/",
+    "/events",
+    "/attendees",
+    "/v2/events",
+    "/api/v1/events",
+    "/v1/event",
+    "/v1/events/x/y",
+    "/v1/attendees/x/y",
+    "/api/events/x/check-in/again",
+    "/v1/qr/x",
+    "/index.html",
+  ];
+  for (const path of unknown) {
+    test(`GET ${path}: 404 NOT_FOUND in the JSON error body`, async () => {
+      const response = await server.request("GET", path, { key });
+      const error = expectError(response, 404, "NOT_FOUND", null);
+      assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
+      assert.equal(typeof error.message, "string");
+    });
+  }
+
+  const wrongMethods: Array<[string, string]> = [
+    ["PATCH", "/events/ID"],
+    ["POST", "/events/ID"],
+    ["PUT", "/events"],
+    ["DELETE", "/events"],
+    ["PATCH", "/events"],
+    ["GET", "/events/ID/check-in"],
+    ["PUT", "/events/ID/check-in"],
+    ["DELETE", "/attendees/ATT"],
+    ["PATCH", "/attendees/ATT"],
+    ["POST", "/attendees/ATT"],
+    ["PUT", "/attendees"],
+    ["DELETE", "/attendees"],
+  ];
+  for (const prefix of PREFIXES) {
+    test(`wrong methods under ${prefix}: 404 NOT_FOUND, nothing changes`, async () => {
+      for (const [method, template] of wrongMethods) {
+        const path = `${prefix}${template.replace("ID", event.id).replace("ATT", attendee.id)}`;
+        const body = method === "GET" || method === "DELETE" ? undefined : { name: "Changed", status: "cancelled" };
+        const response = await server.request(method, path, { key, body });
+        expectError(response, 404, "NOT_FOUND");
+      }
+      const stored = expectStatus(await v1.get(`/events/${event.id}`), 200);
+      assert.equal(stored.name, event.name);
+      assert.equal(stored.status, "draft");
+      assert.equal(expectStatus(await v1.get(`/attendees/${attendee.id}`), 200).status, "confirmed");
+    });
+  }
+
+  test("by-id routes with unknown ids: 404 NOT_FOUND under both prefixes", async () => {
+    for (const prefix of PREFIXES) {
+      const client = clientFor(server, key, prefix);
+      expectError(await client.get("/events/evt_unknown"), 404, "NOT_FOUND");
+      expectError(await client.put("/events/evt_unknown", { name: "x" }), 404, "NOT_FOUND");
+      expectError(await client.delete("/events/evt_unknown"), 404, "NOT_FOUND");
+      expectError(await client.post("/events/evt_unknown/check-in", { confirmationCode: attendee.confirmationCode }), 404, "NOT_FOUND");
+      expectError(await client.get("/attendees/att_unknown"), 404, "NOT_FOUND");
+      expectError(await client.put("/attendees/att_unknown", { company: "x" }), 404, "NOT_FOUND");
+      expectError(await client.post("/attendees", attendeeInput("evt_unknown")), 404, "NOT_FOUND", "eventId");
+    }
+  });
+});
+
+describe("request bodies", () => {
+  /** Every route that reads a body, with a valid body for it. */
+  const bodyRoutes = (): Array<[string, string, unknown]> => [
+    ["POST", "/v1/events", eventInput()],
+    ["PUT", `/api/events/${event.id}`, { description: "Body test" }],
+    ["POST", "/api/attendees", attendeeInput(event.id)],
+    ["PUT", `/v1/attendees/${attendee.id}`, { company: "Body test" }],
+    ["POST", `/v1/events/${event.id}/check-in`, { confirmationCode: "EVT-2222-2222" }],
+  ];
+
+  test("a body that is not JSON: 415 UNSUPPORTED_MEDIA_TYPE", async () => {
+    for (const [method, path, body] of bodyRoutes()) {
+      const text = JSON.stringify(body);
+      for (const contentType of ["text/plain", "application/x-www-form-urlencoded", "application/xml", "multipart/form-data; boundary=x"]) {
+        const response = await server.request(method, path, { key, raw: text, headers: { "content-type": contentType } });
+        expectError(response, 415, "UNSUPPORTED_MEDIA_TYPE");
+      }
+      // No Content-Type at all (a byte body gets none from fetch).
+      expectError(await server.request(method, path, { key, raw: new TextEncoder().encode(text) }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    }
+    const list = expectStatus(await v1.get(`/attendees?eventId=${event.id}`), 200);
+    assert.equal(list.pagination.total, 1, "no registration was made");
+  });
+
+  test("application/json with a charset parameter is JSON", async () => {
+    const response = await server.request("POST", "/v1/events", {
+      key,
+      raw: JSON.stringify(eventInput({ name: "Charset Summit" })),
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
+    assert.equal(expectStatus(response, 201).name, "Charset Summit");
+  });
+
+  const badBodies: Array<[string, string | Uint8Array]> = [
+    ["malformed JSON", '{"name": "x",'],
+    ["a single quote JSON", "{'name': 'x'}"],
+    ["an empty body", ""],
+    ["whitespace only", "  \n "],
+    ["a JSON array", "[]"],
+    ["a JSON array of objects", `[${JSON.stringify(eventInput())}]`],
+    ["a JSON string", '"hello"'],
+    ["a JSON number", "42"],
+    ["JSON null", "null"],
+    ["JSON true", "true"],
+    ["invalid UTF-8", new Uint8Array([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])],
+  ];
+  for (const [name, raw] of badBodies) {
+    test(`${name}: 400 INVALID_REQUEST on every body route`, async () => {
+      for (const [method, path] of bodyRoutes()) {
+        expectError(await server.request(method, path, { key, raw, headers: { "content-type": "application/json" } }), 400, "INVALID_REQUEST");
+      }
+    });
+  }
+
+  test("no body at all: 400 INVALID_REQUEST", async () => {
+    for (const [method, path] of bodyRoutes()) {
+      expectError(await server.request(method, path, { key }), 400, "INVALID_REQUEST");
+      expectError(await server.request(method, path, { key, headers: { "content-type": "application/json" } }), 400, "INVALID_REQUEST");
+    }
+  });
+
+  test("a body over 1 MiB: 413 PAYLOAD_TOO_LARGE on every body route; the server keeps serving", async () => {
+    for (const [method, path] of bodyRoutes()) {
+      const oversized = JSON.stringify({ description: "x".repeat(MIB) });
+      assert.ok(oversized.length > MIB);
+      expectError(await server.request(method, path, { key, raw: oversized, headers: { "content-type": "application/json" } }), 413, "PAYLOAD_TOO_LARGE");
+    }
+    // One byte over.
+    const justOver = `{"description":"${"x".repeat(MIB - 17)}"}`;
+    assert.equal(justOver.length, MIB + 1);
+    expectError(
+      await server.request("POST", "/v1/events", { key, raw: justOver, headers: { "content-type": "application/json" } }),
+      413,
+      "PAYLOAD_TOO_LARGE",
+    );
+    assert.deepEqual(expectStatus(await server.request("GET", "/health"), 200), { status: "ok" });
+    assert.equal(expectStatus(await v1.get(`/events/${event.id}`), 200).description, event.description);
+  });
+
+  test("a body of exactly 1 MiB is read and validated (400, not 413)", async () => {
+    const body = `{"name":"${"x".repeat(MIB - 11)}"}`;
+    assert.equal(new TextEncoder().encode(body).byteLength, MIB);
+    expectError(await server.request("POST", "/v1/events", { key, raw: body, headers: { "content-type": "application/json" } }), 400, "INVALID_REQUEST", "name");
+  });
+
+  test("a streamed (chunked) body over 1 MiB without Content-Length: 413, and the connection stays usable", async () => {
+    // A private keep-alive agent with one socket, so the follow-up request must either reuse
+    // the connection of the 413 or find it closed by the server (and open a new one).
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const oversized = await rawRequest(agent, "POST", "/v1/events", {
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        chunks: ['{"description":"', ...Array.from({ length: 32 }, () => "x".repeat(64 * 1024)), '"}'],
+      });
+      assert.equal(oversized.status, 413);
+      assert.equal(JSON.parse(oversized.body).error.code, "PAYLOAD_TOO_LARGE");
+      const next = await rawRequest(agent, "GET", "/health", { timeoutMs: 2_000 });
+      assert.equal(next.status, 200);
+      assert.deepEqual(JSON.parse(next.body), { status: "ok" });
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  test("a body over 1 MiB with Content-Length on a keep-alive connection: the next request is served", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const body = JSON.stringify({ description: "x".repeat(2 * MIB) });
+      const oversized = await rawRequest(agent, "POST", "/v1/events", {
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) },
+        chunks: [body],
+      });
+      assert.equal(oversized.status, 413);
+      const next = await rawRequest(agent, "GET", "/health", { timeoutMs: 2_000 });
+      assert.equal(next.status, 200);
+    } finally {
+      agent.destroy();
+    }
+  });
+});
+
+describe("query parameters", () => {
+  const byIdRoutes = (): Array<[string, string, unknown]> => [
+    ["GET", `/events/${event.id}`, undefined],
+    ["PUT", `/events/${event.id}`, { name: "Query change" }],
+    ["DELETE", `/events/${event.id}`, undefined],
+    ["POST", "/events", eventInput({ name: "Query create" })],
+    ["POST", `/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }],
+    ["POST", "/attendees", attendeeInput(event.id)],
+    ["GET", `/attendees/${attendee.id}`, undefined],
+    ["PUT", `/attendees/${attendee.id}`, { status: "cancelled" }],
+  ];
+
+  for (const prefix of PREFIXES) {
+    test(`routes other than the two lists reject any query parameter under ${prefix}: 400, nothing happens`, async () => {
+      for (const [method, path, body] of byIdRoutes()) {
+        for (const query of ["force=true", "dryRun=1", "page=1"]) {
+          const response = await server.request(method, `${prefix}${path}?${query}`, { key, body });
+          expectError(response, 400, "INVALID_REQUEST", query.split("=")[0]);
+        }
+      }
+      const stored = expectStatus(await v1.get(`/events/${event.id}`), 200);
+      assert.equal(stored.name, event.name);
+      assert.equal(stored.attendeeCount, 1);
+      assert.equal(expectStatus(await v1.get(`/attendees/${attendee.id}`), 200).status, "confirmed");
+      const list = expectStatus(await v1.get("/events?search=Query"), 200);
+      assert.equal(list.pagination.total, 0);
+    });
+  }
+
+  for (const prefix of PREFIXES) {
+    test(`bad list parameters under ${prefix}: 400 INVALID_REQUEST naming the parameter`, async () => {
+      const client = clientFor(server, key, prefix);
+      for (const list of ["/events", "/attendees"]) {
+        for (const [query, field] of [
+          ["status=foo", "status"],
+          ["limit=500", "limit"],
+          ["limit=-1", "limit"],
+          ["sortBy=x", "sortBy"],
+          ["order=sideways", "order"],
+          ["page=0", "page"],
+          ["limit=10&perPage=20", "perPage"],
+          ["unknown=1", "unknown"],
+          ["status=draft&status=draft", "status"],
+        ]) {
+          const error = expectError(await client.get(`${list}?${query}`), 400, "INVALID_REQUEST", field);
+          assert.ok(error.message.includes(field!), error.message);
+        }
+      }
+    });
+  }
+
+  test("empty and valueless parameters are still parameters", async () => {
+    expectError(await v1.get("/events?limit="), 400, "INVALID_REQUEST", "limit");
+    expectError(await v1.get("/events?status"), 400, "INVALID_REQUEST", "status");
+    expectError(await v1.get(`/events/${event.id}?`.concat("x")), 400, "INVALID_REQUEST", "x");
+  });
+});
+
+describe("the error body", () => {
+  test("a validation error: code, message, field, details.issues, documentation, nothing else", async () => {
+    const response = await v1.post("/events", eventInput({ capacity: 0 }));
+    const error = expectError(response, 400, "INVALID_REQUEST", "capacity");
+    assert.deepEqual(Object.keys(response.body).sort(), ["error"]);
+    assert.deepEqual(Object.keys(error).sort(), ["code", "details", "documentation", "field", "message"]);
+    assert.ok(error.message.includes("capacity"), error.message);
+    assert.deepEqual(Object.keys(error.details).sort(), ["issues"]);
+    assert.deepEqual(Object.keys(error.details.issues[0]).sort(), ["message", "path"]);
+    assert.equal(error.details.issues[0].path, "capacity");
+    assert.match(error.documentation!, /^https?:\/\/\S+#INVALID_REQUEST$/);
+  });
+
+  test("a 404: code, message, documentation; no stack or SQL anywhere", async () => {
+    const response = await v1.get("/events/evt_unknown");
+    const error = expectError(response, 404, "NOT_FOUND", null);
+    assert.deepEqual(Object.keys(error).sort(), ["code", "documentation", "message"]);
+    for (const text of [JSON.stringify(response.body), JSON.stringify((await v1.post("/events", { capacity: "'; drop table events; --" })).body)]) {
+      assert.doesNotMatch(text, /\bat .+:\d+:\d+|select |insert |sqlite|zod/i);
+    }
+  });
+
+  test("success responses carry nosniff too", async () => {
+    for (const response of [await v1.get("/events"), await v1.get(`/attendees/${attendee.id}`), await server.request("GET", "/health")]) {
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get("x-content-type-options"), "nosniff");
+    }
+  });
+});
