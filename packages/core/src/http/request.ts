@@ -3,7 +3,9 @@ import { ServiceError } from "../errors.ts";
 /** Largest accepted request body: 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-const tooLarge = () => new ServiceError("PAYLOAD_TOO_LARGE", { message: `The request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB).` });
+// The rest of the body is never read, so the connection cannot carry another request: close it.
+const tooLarge = () =>
+  new ServiceError("PAYLOAD_TOO_LARGE", { message: `The request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB).`, headers: { connection: "close" } });
 
 function isJsonContentType(value: string | null): boolean {
   if (!value) return false;
