@@ -2,7 +2,8 @@
 import { parseArgs } from "node:util";
 import { createEventService, createSqlStorage, ServiceError, type Storage } from "@event-service/core";
 import { loadConfig, type ServerConfig } from "./config.ts";
-import { createLog, startServer } from "./server.ts";
+import { createLogger } from "./log.ts";
+import { startServer } from "./server.ts";
 import { openSqlite } from "./sqlite.ts";
 
 const USAGE = `Usage: event-service <command> [options]
@@ -73,14 +74,17 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "serve": {
       if (sub !== undefined) throw new UsageError(`serve takes no argument (got ${sub})`);
-      const log = createLog(config.LOG_LEVEL);
-      const server = await startServer(config, log);
+      const logger = createLogger(config.LOG_LEVEL);
+      const server = await startServer(config, logger);
       const stop = (signal: string) => {
-        log("info", "shutting down", { signal });
+        logger.info({ signal }, "shutting down");
         server.close().then(
-          () => process.exit(0),
-          (error) => {
-            log("error", "shutdown failed", { error: String(error) });
+          () => {
+            logger.info("stopped");
+            process.exit(0);
+          },
+          (error: unknown) => {
+            logger.error({ err: error }, "shutdown failed");
             process.exit(1);
           },
         );

@@ -5,19 +5,39 @@ const flag = z
   .transform((value) => value === "true" || value === "1" || value === "yes");
 
 /** The server's configuration, read from the environment (see the README's table). */
-export const ServerConfig = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().min(1).default("127.0.0.1"),
-  DATABASE_URL: z.string().min(1).default("./data/event-service.sqlite"),
-  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
-  TRUST_PROXY: flag.default(false),
-  LOG_LEVEL: z.enum(["silent", "error", "warn", "info", "debug"]).default("info"),
-});
+const port = z.coerce.number().int().min(0).max(65535);
+
+export const ServerConfig = z
+  .object({
+    PORT: port.default(3000),
+    HOST: z.string().min(1).default("127.0.0.1"),
+    DATABASE_URL: z.string().min(1).default("./data/event-service.sqlite"),
+    PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+    TLS_CERT: z.string().min(1).optional(),
+    TLS_KEY: z.string().min(1).optional(),
+    HTTP_REDIRECT_PORT: port.optional(),
+    TRUST_PROXY: flag.default(false),
+    LOG_LEVEL: z.enum(["silent", "fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  })
+  .superRefine((config, ctx) => {
+    if ((config.TLS_CERT === undefined) !== (config.TLS_KEY === undefined)) {
+      ctx.addIssue({ code: "custom", path: [config.TLS_CERT ? "TLS_KEY" : "TLS_CERT"], message: "TLS_CERT and TLS_KEY go together" });
+    }
+    if (config.HTTP_REDIRECT_PORT !== undefined && config.TLS_CERT === undefined) {
+      ctx.addIssue({ code: "custom", path: ["HTTP_REDIRECT_PORT"], message: "redirects to HTTPS need TLS_CERT and TLS_KEY" });
+    }
+  });
 export type ServerConfig = z.output<typeof ServerConfig>;
+
+/** The environment variables the server reads. */
+export const CONFIG_VARIABLES = [
+  "PORT", "HOST", "DATABASE_URL", "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "HTTP_REDIRECT_PORT", "TRUST_PROXY", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS",
+] as const;
 
 /** Reads the configuration from `env`; throws an error naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): ServerConfig {
-  const relevant = Object.fromEntries(Object.keys(ServerConfig.shape).map((name) => [name, env[name] === "" ? undefined : env[name]]));
+  const relevant = Object.fromEntries(CONFIG_VARIABLES.map((name) => [name, env[name] === "" ? undefined : env[name]]));
   const result = ServerConfig.safeParse(relevant);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");

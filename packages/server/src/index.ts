@@ -3,7 +3,10 @@
  * (`npx event-service serve`); this module lets a script start the same server.
  */
 export { createApp } from "./app.ts";
-export { loadConfig, ServerConfig } from "./config.ts";
-export { createLog, startServer } from "./server.ts";
+export { CONFIG_VARIABLES, loadConfig, ServerConfig } from "./config.ts";
+export { createLogger } from "./log.ts";
+export type { Logger } from "./log.ts";
+export { createRedirectServer } from "./redirect.ts";
+export { startServer } from "./server.ts";
 export type { RunningServer } from "./server.ts";
 export { openSqlite, sqlitePath } from "./sqlite.ts";

@@ -1,59 +1,102 @@
+import { readFileSync } from "node:fs";
+import type { Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createEventService, createHandler, createSqlStorage, type EventService } from "@event-service/core";
 import { serve } from "h3";
 import { createApp } from "./app.ts";
 import type { ServerConfig } from "./config.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { createRedirectServer } from "./redirect.ts";
 import { openSqlite } from "./sqlite.ts";
 
 /** A running server. */
 export interface RunningServer {
   /** The address it listens on, e.g. `http://127.0.0.1:3000/`. */
   url: string;
+  /** The plain-HTTP redirect listener's address, when `HTTP_REDIRECT_PORT` is set. */
+  redirectUrl?: string;
   service: EventService;
-  /** Stops accepting connections, lets requests in flight finish, then closes the store. */
+  /**
+   * Shuts down gracefully: new requests get `503` while the listeners stop accepting, requests
+   * in flight finish (for up to `SHUTDOWN_TIMEOUT_MS`), then the store is closed.
+   */
   close(): Promise<void>;
 }
 
-type Log = (level: "error" | "warn" | "info", message: string, extra?: Record<string, unknown>) => void;
-
-const LEVELS = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 } as const;
-
-/** A one-line JSON logger on stderr/stdout honouring `LOG_LEVEL`. */
-export function createLog(level: ServerConfig["LOG_LEVEL"]): Log {
-  return (at, message, extra) => {
-    if (LEVELS[at] > LEVELS[level]) return;
-    const line = JSON.stringify({ level: at, time: new Date().toISOString(), msg: message, ...extra });
-    (at === "info" ? process.stdout : process.stderr).write(`${line}\n`);
-  };
+function listen(server: HttpServer, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve(server.address() as AddressInfo));
+  });
 }
 
 /**
  * Starts the bundled server: opens (and migrates) the SQLite store, mounts core on h3 and
- * listens on `HOST:PORT`.
+ * listens on `HOST:PORT`, over HTTPS when `TLS_CERT` and `TLS_KEY` are set.
  */
-export async function startServer(config: ServerConfig, log: Log = createLog(config.LOG_LEVEL)): Promise<RunningServer> {
+export async function startServer(config: ServerConfig, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningServer> {
+  const tls = config.TLS_CERT && config.TLS_KEY ? { cert: readFileSync(config.TLS_CERT, "utf8"), key: readFileSync(config.TLS_KEY, "utf8") } : undefined;
   const storage = createSqlStorage({ db: openSqlite(config.DATABASE_URL) });
   await storage.migrate();
   const service = createEventService({ storage, ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }) });
+  let draining = false;
   const handler = createHandler(service, {
     trustProxy: config.TRUST_PROXY,
-    onError: (error, request) =>
-      log("error", "unexpected error", {
-        method: request.method,
-        path: new URL(request.url).pathname,
-        error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
-      }),
+    isDraining: () => draining,
+    onRequestEnd: (entry) => logger.info(entry, "request"),
+    onError: (error, request) => logger.error({ err: error, method: request.method, path: new URL(request.url).pathname }, "unexpected error"),
   });
-  const server = serve(createApp(handler), { port: config.PORT, hostname: config.HOST, silent: true, gracefulShutdown: false });
+  const server = serve(createApp(handler), {
+    port: config.PORT,
+    hostname: config.HOST,
+    silent: true,
+    gracefulShutdown: false,
+    ...(tls && { tls }),
+  });
   await server.ready();
-  const url = server.url ?? `http://${config.HOST}:${config.PORT}/`;
-  log("info", "listening", { url, database: config.DATABASE_URL });
-  log("warn", "serving plain HTTP: no TLS certificate configured; use it only for local development or behind a TLS-terminating proxy");
+  const address = server.node?.server?.address() as AddressInfo | null;
+  const port = address?.port ?? config.PORT;
+  const host = config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
+  const url = `${tls ? "https" : "http"}://${host}:${port}/`;
+
+  let redirect: HttpServer | undefined;
+  let redirectUrl: string | undefined;
+  if (tls && config.HTTP_REDIRECT_PORT !== undefined) {
+    redirect = createRedirectServer(port, config.HOST);
+    const redirectAddress = await listen(redirect, config.HTTP_REDIRECT_PORT, config.HOST);
+    redirectUrl = `http://${host}:${redirectAddress.port}/`;
+  }
+
+  logger.info({ url, ...(redirectUrl && { redirectUrl }), database: config.DATABASE_URL }, "listening");
+  if (!tls) {
+    logger.warn(
+      config.TRUST_PROXY
+        ? "serving plain HTTP behind a trusted proxy: the proxy must terminate TLS"
+        : "serving plain HTTP: no TLS_CERT/TLS_KEY configured; use it for local development only",
+    );
+  }
+
+  let closing: Promise<void> | undefined;
   return {
     url,
+    ...(redirectUrl && { redirectUrl }),
     service,
-    async close() {
-      await server.close();
-      await storage.close();
+    close() {
+      closing ??= (async () => {
+        draining = true;
+        const force = setTimeout(() => {
+          logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "requests still open at the shutdown timeout; closing them");
+          void server.close(true);
+        }, config.SHUTDOWN_TIMEOUT_MS);
+        force.unref();
+        await Promise.all([
+          server.close(),
+          redirect && new Promise<void>((resolve) => redirect.close(() => resolve())),
+        ]);
+        clearTimeout(force);
+        await storage.close();
+      })();
+      return closing;
     },
   };
 }

@@ -10,8 +10,12 @@ test("defaults", () => {
     HOST: "127.0.0.1",
     DATABASE_URL: "./data/event-service.sqlite",
     PUBLIC_URL: undefined,
+    TLS_CERT: undefined,
+    TLS_KEY: undefined,
+    HTTP_REDIRECT_PORT: undefined,
     TRUST_PROXY: false,
     LOG_LEVEL: "info",
+    SHUTDOWN_TIMEOUT_MS: 10_000,
   });
 });
 
@@ -30,6 +34,8 @@ test("bad values are named", () => {
   assert.throws(() => loadConfig({ PORT: "70000", LOG_LEVEL: "loud" }), /PORT: .*; LOG_LEVEL: /);
   assert.throws(() => loadConfig({ TRUST_PROXY: "maybe" }), /TRUST_PROXY/);
   assert.throws(() => loadConfig({ PUBLIC_URL: "ftp://x" }), /PUBLIC_URL/);
+  assert.throws(() => loadConfig({ TLS_CERT: "cert.pem" }), /TLS_KEY: TLS_CERT and TLS_KEY go together/);
+  assert.throws(() => loadConfig({ HTTP_REDIRECT_PORT: "8080" }), /HTTP_REDIRECT_PORT: redirects to HTTPS need TLS_CERT and TLS_KEY/);
 });
 
 test("DATABASE_URL forms", () => {
