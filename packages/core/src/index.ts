@@ -20,16 +20,17 @@ export type {
 
 // HTTP
 export { createHandler } from "./http/handler.ts";
-export type { FetchHandler, HandlerOptions } from "./http/handler.ts";
+export type { FetchHandler, HandlerOptions, RequestLogEntry } from "./http/handler.ts";
 export { MAX_BODY_BYTES } from "./http/request.ts";
 export { VERSION_PREFIXES } from "./http/routes.ts";
+export { openApiDocument } from "./http/openapi.ts";
 
 // Errors
 export { ERROR_CODES, ServiceError } from "./errors.ts";
 export type { ErrorBody, ErrorCode, ServiceErrorOptions } from "./errors.ts";
 
 // Storage
-export type { Change, EventWithStats, Page, Storage } from "./storage.ts";
+export type { Change, EventWithStats, IdempotencyRecord, Page, Storage, WindowCounts } from "./storage.ts";
 export { createSqlStorage } from "./sql/sql-storage.ts";
 export type { SqlStorageOptions } from "./sql/sql-storage.ts";
 export type { Database } from "./sql/database.ts";

@@ -3,7 +3,9 @@ import { addRoute, createRouter, findRoute } from "rou3";
 import { ServiceError } from "../errors.ts";
 import type { AuthContext } from "../resources/api-key.ts";
 import type { EventService } from "../service.ts";
+import { DOCS_ASSETS, type DocsAsset, docsAsset, docsPage } from "./docs-page.ts";
 import { assertIdempotencyKey, IDEMPOTENCY_STALE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from "./idempotency.ts";
+import { openApiDocument } from "./openapi.ts";
 import { consumeRateLimit, oldestLiveWindow } from "./rate-limit.ts";
 import { BASE_HEADERS, json } from "./respond.ts";
 import { bearerToken, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
@@ -25,6 +27,8 @@ export interface HandlerOptions {
   trustProxy?: boolean;
   /** While this answers true (the host is shutting down), every request gets `503 SERVICE_UNAVAILABLE`. */
   isDraining?: () => boolean;
+  /** Serve the API reference page at `/docs` (default true); `/openapi.json` is always served. */
+  docs?: boolean;
   /** Called once per request after its response is ready: the place for an access log. Never sees keys or bodies. */
   onRequestEnd?: (entry: RequestLogEntry) => void;
 }
@@ -87,6 +91,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   }
   const { storage } = service;
   const trustProxy = options.trustProxy ?? false;
+  const serveDocs = options.docs ?? true;
   let lastPurge = 0;
 
   /** Removes expired rate-limit windows and idempotency records now and then, off the request's path. */
@@ -193,6 +198,18 @@ export function createHandler(service: EventService, options: HandlerOptions = {
         throw new ServiceError("SERVICE_UNAVAILABLE", { message: "The store cannot be reached.", headers: { "retry-after": "5" }, cause });
       }
       return json({ status: "ok" });
+    }
+    if (request.method === "GET" && path === "/openapi.json") {
+      return new Response(openApiDocument(), { headers: { ...BASE_HEADERS, "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" } });
+    }
+    if (request.method === "GET" && serveDocs && (path === "/docs" || path.startsWith("/docs/"))) {
+      const asset = path.slice("/docs/".length);
+      if (path === "/docs") return new Response(docsPage(), { headers: { ...BASE_HEADERS, "content-type": "text/html; charset=utf-8", "cache-control": "public, max-age=300" } });
+      if (Object.hasOwn(DOCS_ASSETS, asset)) {
+        return new Response((await docsAsset(asset as DocsAsset)) as BodyInit, {
+          headers: { ...BASE_HEADERS, "content-type": DOCS_ASSETS[asset as DocsAsset], "cache-control": "public, max-age=86400" },
+        });
+      }
     }
     const qr = request.method === "GET" ? QR_PATH.exec(path) : null;
     if (qr) {

@@ -1,5 +1,11 @@
+import type * as z from "zod";
+import type { ErrorCode } from "../errors.ts";
+import { Attendee, AttendeeCreateInput, AttendeeListQuery, AttendeeUpdateInput, CheckInInput } from "../resources/attendee.ts";
 import type { Scope } from "../resources/api-key.ts";
+import { DeleteResult } from "../resources/common.ts";
+import { Event, EventCreateInput, EventListQuery, EventUpdateInput } from "../resources/event.ts";
 import type { AccountScope } from "../service.ts";
+import { listOf } from "./schemas.ts";
 
 /** What a route handler gets. */
 export interface RouteContext {
@@ -21,15 +27,27 @@ export interface RouteResult {
   headers?: Record<string, string>;
 }
 
-/** One authenticated API route; served under every version prefix. */
+/**
+ * One authenticated API route, served under every version prefix. Its schemas are the ones
+ * the service validates with, and the OpenAPI document is generated from them.
+ */
 export interface Route {
   method: "GET" | "POST" | "PUT" | "DELETE";
   /** Path after the version prefix, rou3 syntax (`/events/:id`). */
   path: string;
   /** The scope the caller's key must hold. */
   scope: Scope;
-  /** True when the route reads query parameters; any other route rejects them. */
-  query?: true;
+  operationId: string;
+  summary: string;
+  tag: "Events" | "Attendees";
+  /** The query schema of a route that takes query parameters; any other route rejects them. */
+  query?: z.ZodType;
+  /** The JSON body schema. */
+  body?: z.ZodType;
+  /** Success status and body schema. */
+  response: { status: 200 | 201; schema: z.ZodType; description: string };
+  /** Errors particular to this route (the ones every route can answer are added by the document). */
+  errors: readonly ErrorCode[];
   handle(ctx: RouteContext): Promise<RouteResult>;
 }
 
@@ -38,24 +56,61 @@ const created = (body: unknown): RouteResult => ({ status: 201, body });
 
 /** Every authenticated route of the API. */
 export const ROUTES: readonly Route[] = [
-  { method: "POST", path: "/events", scope: "events:write", handle: async (c) => created(await c.account.events.create((await c.body()) as never)) },
-  { method: "GET", path: "/events", scope: "events:read", query: true, handle: async (c) => ok(await c.account.events.list(c.query)) },
-  { method: "GET", path: "/events/:id", scope: "events:read", handle: async (c) => ok(await c.account.events.get(c.params.id!)) },
-  { method: "PUT", path: "/events/:id", scope: "events:write", handle: async (c) => ok(await c.account.events.update(c.params.id!, (await c.body()) as never)) },
-  { method: "DELETE", path: "/events/:id", scope: "events:write", handle: async (c) => ok(await c.account.events.delete(c.params.id!)) },
   {
-    method: "POST",
-    path: "/events/:id/check-in",
-    scope: "attendees:write",
+    method: "POST", path: "/events", scope: "events:write", tag: "Events", operationId: "createEvent", summary: "Create an event (as a draft)",
+    body: EventCreateInput, response: { status: 201, schema: Event, description: "The created event" }, errors: ["INVALID_REQUEST"],
+    handle: async (c) => created(await c.account.events.create((await c.body()) as never)),
+  },
+  {
+    method: "GET", path: "/events", scope: "events:read", tag: "Events", operationId: "listEvents", summary: "List events",
+    query: EventListQuery, response: { status: 200, schema: listOf("events", Event), description: "One page of events" }, errors: ["INVALID_REQUEST"],
+    handle: async (c) => ok(await c.account.events.list(c.query)),
+  },
+  {
+    method: "GET", path: "/events/:id", scope: "events:read", tag: "Events", operationId: "getEvent", summary: "Get an event",
+    response: { status: 200, schema: Event, description: "The event" }, errors: ["NOT_FOUND"],
+    handle: async (c) => ok(await c.account.events.get(c.params.id!)),
+  },
+  {
+    method: "PUT", path: "/events/:id", scope: "events:write", tag: "Events", operationId: "updateEvent", summary: "Update an event (partial; status rules apply)",
+    body: EventUpdateInput, response: { status: 200, schema: Event, description: "The updated event" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION"],
+    handle: async (c) => ok(await c.account.events.update(c.params.id!, (await c.body()) as never)),
+  },
+  {
+    method: "DELETE", path: "/events/:id", scope: "events:write", tag: "Events", operationId: "deleteEvent", summary: "Delete an event and its registrations",
+    response: { status: 200, schema: DeleteResult, description: "The deletion" }, errors: ["NOT_FOUND"],
+    handle: async (c) => ok(await c.account.events.delete(c.params.id!)),
+  },
+  {
+    method: "POST", path: "/events/:id/check-in", scope: "attendees:write", tag: "Events", operationId: "checkIn",
+    summary: "Check a registration in by its confirmation code (the QR code's content)",
+    body: CheckInInput, response: { status: 200, schema: Attendee, description: "The registration, now checked in" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND", "ALREADY_CHECKED_IN", "INVALID_STATE_TRANSITION"],
     handle: async (c) => ok(await c.account.events.checkIn(c.params.id!, (await c.body()) as never)),
   },
-  { method: "POST", path: "/attendees", scope: "attendees:write", handle: async (c) => created(await c.account.attendees.register((await c.body()) as never)) },
-  { method: "GET", path: "/attendees", scope: "attendees:read", query: true, handle: async (c) => ok(await c.account.attendees.list(c.query)) },
-  { method: "GET", path: "/attendees/:id", scope: "attendees:read", handle: async (c) => ok(await c.account.attendees.get(c.params.id!)) },
   {
-    method: "PUT",
-    path: "/attendees/:id",
-    scope: "attendees:write",
+    method: "POST", path: "/attendees", scope: "attendees:write", tag: "Attendees", operationId: "registerAttendee", summary: "Register an attendee",
+    body: AttendeeCreateInput, response: { status: 201, schema: Attendee, description: "The registration, confirmed" },
+    errors: ["INVALID_REQUEST", "EVENT_FULL", "NOT_FOUND", "DUPLICATE_REGISTRATION"],
+    handle: async (c) => created(await c.account.attendees.register((await c.body()) as never)),
+  },
+  {
+    method: "GET", path: "/attendees", scope: "attendees:read", tag: "Attendees", operationId: "listAttendees", summary: "List registrations",
+    query: AttendeeListQuery, response: { status: 200, schema: listOf("attendees", Attendee), description: "One page of registrations" },
+    errors: ["INVALID_REQUEST"],
+    handle: async (c) => ok(await c.account.attendees.list(c.query)),
+  },
+  {
+    method: "GET", path: "/attendees/:id", scope: "attendees:read", tag: "Attendees", operationId: "getAttendee", summary: "Get a registration",
+    response: { status: 200, schema: Attendee, description: "The registration" }, errors: ["NOT_FOUND"],
+    handle: async (c) => ok(await c.account.attendees.get(c.params.id!)),
+  },
+  {
+    method: "PUT", path: "/attendees/:id", scope: "attendees:write", tag: "Attendees", operationId: "updateAttendee",
+    summary: "Update a registration (partial; status rules apply)",
+    body: AttendeeUpdateInput, response: { status: 200, schema: Attendee, description: "The updated registration" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION", "EVENT_FULL", "DUPLICATE_REGISTRATION"],
     handle: async (c) => ok(await c.account.attendees.update(c.params.id!, (await c.body()) as never)),
   },
 ];

@@ -1,0 +1,169 @@
+import * as z from "zod";
+import { ERROR_CODES, type ErrorCode } from "../errors.ts";
+import { TIER_LIMITS } from "../resources/api-key.ts";
+import { ROUTES, type Route } from "./routes.ts";
+import { ErrorBodySchema, HealthSchema } from "./schemas.ts";
+
+type JsonSchema = Record<string, unknown>;
+
+/** Errors any authenticated route can answer. */
+const COMMON_ERRORS: readonly ErrorCode[] = ["INVALID_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
+/** Errors of routes that read a JSON body. */
+const BODY_ERRORS: readonly ErrorCode[] = ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
+/** Errors of POST routes (Idempotency-Key). */
+const IDEMPOTENCY_ERRORS: readonly ErrorCode[] = ["IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED"];
+
+const RATE_LIMIT_HEADERS = {
+  "X-RateLimit-Limit": { description: "Requests allowed per minute for the account.", schema: { type: "integer" } },
+  "X-RateLimit-Remaining": { description: "Requests left in the current minute (0 once the day's limit is used up).", schema: { type: "integer" } },
+  "X-RateLimit-Reset": { description: "Unix epoch second when the binding window resets.", schema: { type: "integer" } },
+  "X-Request-Id": { description: "The request's id (the one sent, or a generated UUID).", schema: { type: "string" } },
+};
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
+  return rest;
+}
+
+/** Builds the OpenAPI 3.1 document from the route table and the zod schemas the service validates with. */
+function buildDocument(): Record<string, unknown> {
+  const components: Record<string, JsonSchema> = {};
+  const named = new Map<z.ZodType, string>();
+  const ref = (schema: z.ZodType, name: string, io: "input" | "output") => {
+    if (!named.has(schema)) {
+      named.set(schema, name);
+      components[name] = jsonSchema(schema, io);
+    }
+    return { $ref: `#/components/schemas/${named.get(schema)}` };
+  };
+  const errorRef = ref(ErrorBodySchema, "Error", "output");
+
+  const errorResponses = (codes: readonly ErrorCode[]) => {
+    const byStatus = new Map<number, ErrorCode[]>();
+    for (const code of new Set(codes)) {
+      const status = ERROR_CODES[code].status;
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
+    return Object.fromEntries(
+      [...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => [
+        String(status),
+        {
+          description: list.map((code) => `\`${code}\`: ${ERROR_CODES[code].message}`).join(" "),
+          headers: status === 429 || status === 503 ? { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } } } : undefined,
+          content: { "application/json": { schema: errorRef } },
+        },
+      ]),
+    );
+  };
+
+  const operation = (route: Route) => {
+    const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+    const queryProps = route.query ? ((jsonSchema(route.query, "input").properties ?? {}) as Record<string, JsonSchema>) : {};
+    const queryParams = Object.entries(queryProps).map(([name, schema]) => ({
+      name,
+      in: "query",
+      required: false,
+      schema,
+      ...(typeof schema.description === "string" && { description: schema.description }),
+    }));
+    const headerParams = [
+      ...(route.method === "POST"
+        ? [{ name: "Idempotency-Key", in: "header", required: false, description: "Makes a retry safe: the first answer is replayed for 24 hours.", schema: { type: "string", minLength: 1, maxLength: 255 } }]
+        : []),
+      { name: "X-Request-Id", in: "header", required: false, description: "Your id for this request, echoed back and logged.", schema: { type: "string", maxLength: 128 } },
+    ];
+    const name = route.operationId.charAt(0).toUpperCase() + route.operationId.slice(1);
+    const codes = [...COMMON_ERRORS, ...route.errors, ...(route.body ? BODY_ERRORS : []), ...(route.method === "POST" ? IDEMPOTENCY_ERRORS : [])];
+    return {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [route.tag],
+      description: `Needs the \`${route.scope}\` scope. Also served under \`/api${route.path.replace(/:(\w+)/g, "{$1}")}\`.`,
+      parameters: [...pathParams, ...queryParams, ...headerParams],
+      ...(route.body && {
+        requestBody: { required: true, content: { "application/json": { schema: ref(route.body, `${name}Body`, "input") } } },
+      }),
+      responses: {
+        [String(route.response.status)]: {
+          description: route.response.description,
+          headers: { ...RATE_LIMIT_HEADERS, ...(route.method === "POST" && { "Idempotent-Replayed": { description: "`true` on a replayed answer.", schema: { type: "string" } } }) },
+          content: { "application/json": { schema: ref(route.response.schema, schemaName(route), "output") } },
+        },
+        ...errorResponses(codes),
+      },
+    };
+  };
+
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES) {
+    const path = `/v1${route.path.replace(/:(\w+)/g, "{$1}")}`;
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
+  }
+  paths["/health"] = {
+    get: {
+      operationId: "health", summary: "Is the service up (and its store reachable)?", tags: ["Service"], security: [],
+      responses: { "200": { description: "Up", content: { "application/json": { schema: ref(HealthSchema, "Health", "output") } } }, ...errorResponses(["SERVICE_UNAVAILABLE"]) },
+    },
+  };
+  paths["/v1/qr/{attendeeId}.{format}"] = {
+    get: {
+      operationId: "qrCode", summary: "The QR code image of a registration's confirmation code (public: the attendee id is the capability)",
+      tags: ["Attendees"], security: [],
+      parameters: [
+        { name: "attendeeId", in: "path", required: true, schema: { type: "string" } },
+        { name: "format", in: "path", required: true, schema: { type: "string", enum: ["png", "svg"] } },
+      ],
+      responses: {
+        "200": { description: "The image", content: { "image/png": { schema: { type: "string", contentMediaType: "image/png" } }, "image/svg+xml": { schema: { type: "string" } } } },
+        ...errorResponses(["NOT_FOUND"]),
+      },
+    },
+  };
+
+  const limits = Object.entries(TIER_LIMITS).map(([tier, l]) => `| ${tier} | ${l.perMinute} | ${l.perDay} |`).join("\n");
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Event Service API",
+      version: "1.0.0",
+      summary: "Sustainable events: events, registrations, check-in, carbon figures.",
+      description: [
+        "Every route is served under `/v1` and, identically, under `/api`. Authenticate with `Authorization: Bearer <API key>`.",
+        "Every failure answers one error body (see the `Error` schema and the list of codes on this page).",
+        "",
+        "Rate limits count per account, per minute and per UTC day (enterprise accounts set their own):",
+        "",
+        "| tier | per minute | per day |",
+        "|---|---|---|",
+        limits,
+      ].join("\n"),
+      license: { name: "MIT", identifier: "MIT" },
+    },
+    servers: [{ url: "/", description: "This service" }],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: "Events", description: "Events and check-in" },
+      { name: "Attendees", description: "Registrations" },
+      { name: "Service", description: "Health" },
+    ],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An API key, e.g. `esk_…`" } },
+    },
+  };
+}
+
+function schemaName(route: Route): string {
+  if (route.operationId.startsWith("list")) return route.tag === "Events" ? "EventList" : "AttendeeList";
+  if (route.operationId === "deleteEvent") return "DeleteResult";
+  return route.tag === "Events" && route.operationId !== "checkIn" ? "Event" : "Attendee";
+}
+
+let cached: string | undefined;
+
+/** The OpenAPI 3.1 document of the API, as JSON text (built once). */
+export function openApiDocument(): string {
+  cached ??= JSON.stringify(buildDocument());
+  return cached;
+}

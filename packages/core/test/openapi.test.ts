@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { validate } from "@readme/openapi-parser";
+import { createHandler, type FetchHandler } from "../src/http/handler.ts";
+import { ROUTES } from "../src/http/routes.ts";
+import { createEventService, type EventService } from "../src/service.ts";
+import { ERROR_CODES } from "../src/errors.ts";
+import { sqliteStorage } from "./_sqlite.ts";
+
+describe("OpenAPI document and API reference page", () => {
+  let service: EventService;
+  let handler: FetchHandler;
+  let document: any;
+
+  before(async () => {
+    service = createEventService({ storage: await sqliteStorage() });
+    handler = createHandler(service);
+    const response = await handler(new Request("http://service.test/openapi.json"));
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("content-type"), "application/json; charset=utf-8");
+    document = await response.json();
+  });
+  after(() => service.storage.close());
+
+  test("is a valid OpenAPI 3.1 document", async () => {
+    assert.equal(document.openapi, "3.1.0");
+    const result = await validate(structuredClone(document));
+    assert.equal(result.valid, true, JSON.stringify(result, null, 2));
+    assert.deepEqual(result.warnings, []);
+  });
+
+  test("covers every route with its parameters, body, success and error responses", () => {
+    for (const route of ROUTES) {
+      const path = `/v1${route.path.replace(/:(\w+)/g, "{$1}")}`;
+      const operation = document.paths[path]?.[route.method.toLowerCase()];
+      assert.ok(operation, `${route.method} ${path} missing`);
+      assert.equal(operation.operationId, route.operationId);
+      assert.ok(operation.responses[String(route.response.status)].content["application/json"].schema.$ref);
+      for (const code of route.errors) assert.ok(operation.responses[String(ERROR_CODES[code].status)], `${route.operationId}: ${code}`);
+      for (const status of ["400", "401", "403", "429", "500", "503"]) assert.ok(operation.responses[status], `${route.operationId}: ${status}`);
+      assert.equal(Boolean(operation.requestBody), Boolean(route.body), route.operationId);
+      if (route.body) for (const status of ["413", "415"]) assert.ok(operation.responses[status], `${route.operationId}: ${status}`);
+      const names = operation.parameters.map((p: { name: string }) => p.name);
+      assert.equal(names.includes("Idempotency-Key"), route.method === "POST", route.operationId);
+    }
+    assert.ok(document.paths["/health"].get);
+    assert.ok(document.paths["/v1/qr/{attendeeId}.{format}"].get);
+  });
+
+  test("query parameters and bodies come from the validating schemas", () => {
+    const list = document.paths["/v1/events"].get;
+    const params = Object.fromEntries(list.parameters.map((p: { name: string }) => [p.name, p]));
+    for (const name of ["page", "limit", "perPage", "status", "category", "startDate", "endDate", "search", "tags", "minScore", "sortBy", "order"]) {
+      assert.ok(params[name], name);
+    }
+    assert.deepEqual(params.status.schema.enum, ["draft", "published", "cancelled", "completed"]);
+    assert.deepEqual(params.sortBy.schema.enum, ["createdAt", "startDate", "name", "capacity", "carbonFootprint"]);
+    assert.equal(params.limit.schema.maximum, 100);
+    const body = document.components.schemas.CreateEventBody;
+    assert.deepEqual(body.required.sort(), ["capacity", "category", "endDate", "location", "name", "startDate"]);
+    assert.equal(body.additionalProperties, false);
+    assert.equal(body.properties.capacity.minimum, 1);
+    const event = document.components.schemas.Event;
+    for (const field of ["id", "status", "carbonFootprint", "sustainabilityScore", "attendeeCount", "createdAt"]) assert.ok(event.properties[field], field);
+    assert.deepEqual(document.components.schemas.Error.properties.error.properties.code.enum, Object.keys(ERROR_CODES));
+  });
+
+  test("/docs renders the reference from the package, with an anchor per error code", async () => {
+    const page = await handler(new Request("http://service.test/docs"));
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
+    const html = await page.text();
+    assert.match(html, /SwaggerUIBundle\(\{ url: "\/openapi.json"/);
+    assert.doesNotMatch(html, /https?:\/\/(?!json-schema)/);
+    for (const code of Object.keys(ERROR_CODES)) assert.match(html, new RegExp(`<tr id="${code}">`));
+    const script = await handler(new Request("http://service.test/docs/swagger-ui-bundle.js"));
+    assert.equal(script.status, 200);
+    assert.ok((await script.arrayBuffer()).byteLength > 500_000);
+    const css = await handler(new Request("http://service.test/docs/swagger-ui.css"));
+    assert.equal(css.headers.get("content-type"), "text/css; charset=utf-8");
+    assert.equal((await handler(new Request("http://service.test/docs/index.html"))).status, 404);
+    const off = createHandler(service, { docs: false });
+    assert.equal((await off(new Request("http://service.test/docs"))).status, 404);
+  });
+});
