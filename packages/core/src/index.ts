@@ -35,7 +35,8 @@ export { createSqlStorage } from "./sql/sql-storage.ts";
 export type { SqlStorageOptions } from "./sql/sql-storage.ts";
 export type { Database } from "./sql/database.ts";
 export { MIGRATIONS } from "./sql/migrations.ts";
-export { SQLITE_PRAGMAS } from "./sql/dialect.ts";
+export { SQLITE_PRAGMAS, withStatementCache } from "./sql/dialect.ts";
+export type { SqliteDatabaseLike } from "./sql/dialect.ts";
 
 // Resources: schemas (runtime) and their types
 export {

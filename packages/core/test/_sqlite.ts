@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import type { Database as Schema } from "../src/sql/database.ts";
-import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
+import { SQLITE_PRAGMAS, withStatementCache } from "../src/sql/dialect.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import type { Storage } from "../src/storage.ts";
 
@@ -9,7 +9,7 @@ import type { Storage } from "../src/storage.ts";
 export async function sqliteStorage(path = ":memory:"): Promise<Storage> {
   const database = new Database(path);
   for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
-  const storage = createSqlStorage({ db: new Kysely<Schema>({ dialect: new SqliteDialect({ database }) }) });
+  const storage = createSqlStorage({ db: new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) }) });
   await storage.migrate();
   return storage;
 }

@@ -11,6 +11,6 @@ test("the built package exports exactly these names", async () => {
     "EventListQuery", "EventUpdateInput", "FLIGHT_BANDS", "MAX_BODY_BYTES", "MIGRATIONS", "Pagination", "SCOPES", "SQLITE_PRAGMAS",
     "ServiceError", "TIERS", "TIER_LIMITS", "TRAVEL_MODES", "VERSION_PREFIXES", "assertAttendeeTransition", "assertEventTransition",
     "createEventService", "createHandler", "createSqlStorage", "isAttendeeTransitionAllowed", "isCountryCode", "isEventTransitionAllowed",
-    "offsetKg", "openApiDocument", "sustainabilityScore", "toApiAttendee", "toApiEvent", "travelEmissionsKg",
+    "offsetKg", "openApiDocument", "sustainabilityScore", "toApiAttendee", "toApiEvent", "travelEmissionsKg", "withStatementCache",
   ]);
 });

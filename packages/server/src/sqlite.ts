@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { type Database as Schema, SQLITE_PRAGMAS } from "@event-service/core";
+import { type Database as Schema, SQLITE_PRAGMAS, withStatementCache } from "@event-service/core";
 import { Kysely, SqliteDialect } from "kysely";
 
 /** The SQLite file (or `:memory:`) that a `DATABASE_URL` names; throws for other databases. */
@@ -16,12 +16,12 @@ export function sqlitePath(databaseUrl: string): string {
 
 /**
  * Opens the SQLite database of `databaseUrl` (creating its folder and file) with WAL, foreign
- * keys and a busy timeout, as a kysely instance for `createSqlStorage`.
+ * keys, a busy timeout and a prepared-statement cache, as a kysely instance for `createSqlStorage`.
  */
 export function openSqlite(databaseUrl: string): Kysely<Schema> {
   const path = sqlitePath(databaseUrl);
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const database = new Database(path);
   for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
-  return new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
 }

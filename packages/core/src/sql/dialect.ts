@@ -65,5 +65,40 @@ export function isStoreUnavailable(error: unknown, _dialect: DialectName): boole
   return /database connection is not open|driver has already been destroyed/i.test(error.message);
 }
 
+/** The part of a better-sqlite3 `Database` that statement caching needs (declared here: core never imports the driver). */
+export interface SqliteDatabaseLike {
+  prepare(sql: string): unknown;
+  close(): unknown;
+}
+
+/**
+ * Wraps a better-sqlite3 database so that `prepare` reuses one statement per SQL text (up to
+ * `max`, least recently used dropped). kysely prepares every query anew, and preparing costs
+ * more than running the small indexed queries of the hot path; the statements are run one at a
+ * time on the single connection, so sharing them is safe.
+ */
+export function withStatementCache<D extends SqliteDatabaseLike>(database: D, max = 500): D {
+  const cache = new Map<string, unknown>();
+  return new Proxy(database, {
+    get(target, property, receiver) {
+      if (property !== "prepare") {
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return (sql: string) => {
+        let statement = cache.get(sql);
+        if (statement === undefined) {
+          statement = target.prepare(sql);
+          if (cache.size >= max) cache.delete(cache.keys().next().value!);
+        } else {
+          cache.delete(sql);
+        }
+        cache.set(sql, statement);
+        return statement;
+      };
+    },
+  });
+}
+
 /** Applied to every new SQLite connection by hosts: WAL, foreign keys, a busy timeout. */
 export const SQLITE_PRAGMAS = ["journal_mode = WAL", "foreign_keys = ON", "busy_timeout = 5000", "synchronous = NORMAL"] as const;

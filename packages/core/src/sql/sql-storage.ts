@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, type Kysely, Migrator, sql } from "kysely";
+import { type ExpressionBuilder, type Kysely, Migrator, type Selectable, sql } from "kysely";
 import { createConfirmationCode } from "../_internal/ids.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import { offsetKg } from "../carbon/carbon-settings.ts";
@@ -11,7 +11,8 @@ import { ACTIVE_ATTENDEE_STATUSES, isActiveAttendeeStatus } from "../rules/atten
 import { EVENT_STATUSES_OPEN_FOR_REGISTRATION } from "../rules/event-status.ts";
 import type { EventWithStats, Page, Storage } from "../storage.ts";
 import { emissionsSql, lowCarbonModesSql, scoreSql, scoreThreshold } from "./carbon-sql.ts";
-import type { Database } from "./database.ts";
+import type { Database, EventsTable } from "./database.ts";
+import { param, precompile } from "./precompiled.ts";
 import { detectDialect, isStoreUnavailable, lockRows, writeTransaction } from "./dialect.ts";
 import { migrationProvider } from "./migrations.ts";
 import { attendeeToRow, eventToRow, rowToApiKeyInfo, rowToAttendee, rowToEvent } from "./rows.ts";
@@ -78,6 +79,38 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       ])
       .where("status", "in", ACTIVE)
       .groupBy("event_id");
+
+  // The hot path (every request authenticates and counts; reads by id are the most common),
+  // compiled once.
+  const authQuery = precompile<{ id: string; account_id: string; tier: string; scopes: string; name: string; per_minute: number | null; per_day: number | null }, "hash">(
+    db,
+    (conn) =>
+      conn
+        .selectFrom("api_keys as k")
+        .innerJoin("accounts as a", "a.id", "k.account_id")
+        .select(["k.id", "k.account_id", "k.tier", "k.scopes", "a.name", "a.per_minute", "a.per_day"])
+        .where("k.key_hash", "=", param("hash"))
+        .where("k.revoked_at", "is", null),
+  );
+  const countQuery = precompile<{ window: string; count: number }, "account" | "minute" | "day">(db, (conn) =>
+    conn
+      .insertInto("rate_limit_windows")
+      .values([
+        { account_id: param("account"), window: "minute", started_at: param("minute") as never, count: 1 },
+        { account_id: param("account"), window: "day", started_at: param("day") as never, count: 1 },
+      ])
+      .onConflict((oc) => oc.columns(["account_id", "window", "started_at"]).doUpdateSet((eb) => ({ count: eb("rate_limit_windows.count", "+", 1) })))
+      .returning(["window", "count"]),
+  );
+  const eventQuery = precompile<Selectable<EventsTable> & Partial<StatsRow>, "id" | "account">(db, (conn) =>
+    conn
+      .selectFrom("events as e")
+      .leftJoin(statsQuery(conn).where("event_id", "=", param("id")).as("s"), "s.event_id", "e.id")
+      .selectAll("e")
+      .select(["s.active_count", "s.emissions_kg", "s.offset_usd", "s.travel_reported", "s.low_carbon"])
+      .where("e.id", "=", param("id"))
+      .where("e.account_id", "=", param("account")),
+  );
 
   async function statsFor(conn: Kysely<Database>, events: EventRecord[], carbon: CarbonSettings): Promise<EventWithStats[]> {
     if (events.length === 0) return [];
@@ -228,13 +261,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
 
     async authenticate(hash) {
-      const row = await db
-        .selectFrom("api_keys as k")
-        .innerJoin("accounts as a", "a.id", "k.account_id")
-        .select(["k.id", "k.account_id", "k.tier", "k.scopes", "a.name", "a.per_minute", "a.per_day"])
-        .where("k.key_hash", "=", hash)
-        .where("k.revoked_at", "is", null)
-        .executeTakeFirst();
+      const [row] = (await authQuery({ hash })).rows;
       if (!row) return null;
       const tier = row.tier as Tier;
       return {
@@ -269,15 +296,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
 
     async countRequest(accountId, windows) {
-      const rows = await db
-        .insertInto("rate_limit_windows")
-        .values([
-          { account_id: accountId, window: "minute", started_at: windows.minute, count: 1 },
-          { account_id: accountId, window: "day", started_at: windows.day, count: 1 },
-        ])
-        .onConflict((oc) => oc.columns(["account_id", "window", "started_at"]).doUpdateSet((eb) => ({ count: eb("rate_limit_windows.count", "+", 1) })))
-        .returning(["window", "count"])
-        .execute();
+      const { rows } = await countQuery({ account: accountId, minute: windows.minute, day: windows.day });
       const count = (window: string) => Number(rows.find((row) => row.window === window)?.count ?? 0);
       return { minute: count("minute"), day: count("day") };
     },
@@ -347,10 +366,10 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
 
     async getEvent(accountId, id, carbon) {
-      const row = await db.selectFrom("events").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+      const [row] = (await eventQuery({ id, account: accountId })).rows;
       if (!row) return null;
-      const [event] = await statsFor(db, [rowToEvent(row)], carbon);
-      return event!;
+      const event = rowToEvent(row);
+      return { ...event, ...toStats(event, row, carbon) };
     },
 
     async updateEvent(accountId, id, update, now) {

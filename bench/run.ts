@@ -1,0 +1,126 @@
+/**
+ * `npm run bench`: the real server (built CLI, SQLite, auth and rate limiting on) against a bare
+ * h3 + better-sqlite3 server doing the same work, driven by autocannon on loopback.
+ * Prints requests/s, p50 and p99 latency and the ratio ours / bare for each endpoint.
+ * Not a test: figures depend on the machine. BENCH_SECONDS (default 8) sets each run's length.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import Database from "better-sqlite3";
+import { Kysely, SqliteDialect } from "kysely";
+import { createEventService, createSqlStorage, SQLITE_PRAGMAS } from "@event-service/core";
+
+const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = 16;
+
+async function seed(file: string) {
+  const sqlite = new Database(file);
+  for (const pragma of SQLITE_PRAGMAS) sqlite.pragma(pragma);
+  const storage = createSqlStorage({ db: new Kysely({ dialect: new SqliteDialect({ database: sqlite }) }) });
+  await storage.migrate();
+  const service = createEventService({ storage });
+  const { key, accountId } = await service.keys.create({ account: "Bench", tier: "enterprise", perMinute: 1_000_000, perDay: 100_000_000 });
+  const acme = service.forAccount(accountId);
+  const modes = ["car", "train", "bus", "flight", "bike"] as const;
+  const ids: string[] = [];
+  for (let e = 0; e < 500; e++) {
+    const event = await acme.events.create({
+      name: `Event ${e}`, description: "Seeded for the benchmark", location: { address: "Main St 1", city: "Berlin", country: "DE" },
+      startDate: "2027-05-01T09:00:00Z", endDate: "2027-05-01T17:00:00Z", capacity: 1_000_000, category: e % 2 ? "conference" : "meetup",
+      tags: ["seed", `t${e % 7}`], sustainabilityGoals: { carbonNeutral: e % 3 === 0, wasteReduction: e % 100 },
+    });
+    ids.push(event.id);
+    for (let a = 0; a < 20; a++) {
+      await acme.attendees.register({
+        eventId: event.id, firstName: "Ada", lastName: `L${a}`, email: `seed-${e}-${a}@example.com`, ticketType: "general",
+        carbonOffset: { opted: a % 2 === 0, amount: 5, travelMode: modes[a % modes.length], travelDistance: 100 + a * 10 },
+      });
+    }
+  }
+  await storage.close();
+  return { key, accountId, eventId: ids[250]! };
+}
+
+function start(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    const onData = (chunk: Buffer) => {
+      out += chunk;
+      for (const line of out.split("\n")) {
+        if (!line.startsWith("{")) continue;
+        const entry = JSON.parse(line) as { msg?: string; url?: string };
+        if (entry.msg === "listening" && entry.url) {
+          // From here on the request log is only drained, so the pipe never blocks the server.
+          child.stdout!.off("data", onData);
+          child.stdout!.resume();
+          resolvePromise({ child, url: entry.url.replace(/\/$/, "") });
+          return;
+        }
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+async function drive(url: string, path: string, options: { key?: string; post?: (n: number) => unknown } = {}): Promise<Figures> {
+  let n = 0;
+  const headers: Record<string, string> = { "content-type": "application/json", ...(options.key && { authorization: `Bearer ${options.key}` }) };
+  const result = await autocannon({
+    url: `${url}${path}`,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    method: options.post ? "POST" : "GET",
+    headers,
+    ...(options.post && { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: JSON.stringify(options.post!(n++)) }) }] }),
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+const dir = mkdtempSync(join(tmpdir(), "event-service-bench-"));
+const file = join(dir, "bench.sqlite");
+try {
+  process.stdout.write(`Seeding 500 events and 10,000 registrations in ${file}…\n`);
+  const { key, accountId, eventId } = await seed(file);
+  const ours = await start(["packages/server/bin/event-service.js", "serve"], { PORT: "0", DATABASE_URL: file, LOG_LEVEL: "info" });
+  const bare = await start(["--import", "tsx", "bench/bare-server.ts", file]);
+  const attendee = (n: number) => ({ eventId, firstName: "Bench", lastName: `N${n}`, email: `bench-${process.pid}-${n}@example.com`, ticketType: "general" });
+  const bareAttendee = (n: number) => ({ ...attendee(n), accountId, email: `bare-${process.pid}-${n}@example.com` });
+
+  const cases: Array<[string, () => Promise<Figures>, () => Promise<Figures>]> = [
+    [`GET /api/events/:id`, () => drive(ours.url, `/api/events/${eventId}`, { key }), () => drive(bare.url, `/api/events/${eventId}`)],
+    [`GET /api/events?limit=20`, () => drive(ours.url, "/api/events?limit=20", { key }), () => drive(bare.url, "/api/events")],
+    [`POST /api/attendees`, () => drive(ours.url, "/api/attendees", { key, post: attendee }), () => drive(bare.url, "/api/attendees", { post: bareAttendee })],
+  ];
+  const rows: string[] = [];
+  for (const [name, runOurs, runBare] of cases) {
+    const b = await runBare();
+    const o = await runOurs();
+    if (o.non2xx || b.non2xx) process.stdout.write(`  warning: non-2xx answers (ours ${o.non2xx}, bare ${b.non2xx})\n`);
+    rows.push(
+      `| ${name} | ${o.rps.toFixed(0)} | ${o.p50} / ${o.p99} | ${b.rps.toFixed(0)} | ${b.p50} / ${b.p99} | ${((100 * o.rps) / b.rps).toFixed(0)}% |`,
+    );
+  }
+  process.stdout.write(
+    `\nMachine: ${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.version}; autocannon ${CONNECTIONS} connections, ${SECONDS} s per run.\n\n` +
+      "| endpoint | ours req/s | ours p50 / p99 ms | bare req/s | bare p50 / p99 ms | ours / bare |\n|---|---|---|---|---|---|\n" +
+      `${rows.join("\n")}\n`,
+  );
+  ours.child.kill("SIGTERM");
+  bare.child.kill("SIGTERM");
+} finally {
+  setTimeout(() => rmSync(dir, { recursive: true, force: true }), 500);
+}
