@@ -134,7 +134,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     const query = readQuery(url);
     const unexpected = endpoint.query ? undefined : Object.keys(query)[0];
     if (unexpected !== undefined) {
-      throw new ServiceError("INVALID_REQUEST", { message: `${unexpected}: unknown query parameter`, field: unexpected });
+      throw new ServiceError("INVALID_REQUEST", { message: `${unexpected || "(empty name)"}: unknown query parameter`, ...(unexpected && { field: unexpected }) });
     }
     let bytes: Promise<Uint8Array> | undefined;
     const readBytes = () => (bytes ??= readBodyBytes(request));

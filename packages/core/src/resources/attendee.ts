@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { TRAVEL_MODES } from "../carbon/emission-factors.ts";
 import { assertAttendeeTransition, ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
-import { BooleanParam, KeyValueMap, OrderParam, pagingParams, resolvePaging, text, Timestamp } from "./common.ts";
+import { BooleanParam, KeyValueMap, OrderParam, pagingParams, plainText, resolvePaging, text, Timestamp } from "./common.ts";
 
 /** A phone number with its country code: `+` then 7 to 15 digits, spaces, dots, dashes and brackets allowed. */
 export const Phone = z
@@ -20,7 +20,7 @@ export const AccessibilityNeeds = z.strictObject({
   wheelchairAccess: z.boolean().optional(),
   signLanguage: z.boolean().optional(),
   visualAid: z.boolean().optional(),
-  other: z.string().trim().max(500).optional(),
+  other: plainText(500).optional(),
 });
 export type AccessibilityNeeds = z.infer<typeof AccessibilityNeeds>;
 

@@ -1,13 +1,37 @@
 import * as z from "zod";
 
-/** A trimmed, non-empty string of at most `max` characters. */
-export const text = (max: number) => z.string().trim().min(1).max(max);
+/** Text never holds U+0000: databases cut strings there (and it is never meant). */
+const NO_NUL = [(value: string) => !value.includes("\u0000"), "must not contain the character U+0000"] as const;
+
+/** A string of at most `max` characters, trimmed, without U+0000 (may be empty). */
+export const plainText = (max: number) => z.string().trim().max(max).refine(...NO_NUL);
+
+/** A trimmed, non-empty string of at most `max` characters, without U+0000. */
+export const text = (max: number) => z.string().trim().min(1).max(max).refine(...NO_NUL);
+
+/**
+ * Normalises an instant to UTC `toISOString()` form, refusing instants outside years
+ * 0000..9999 (whose UTC form would not be the fixed-width, sortable one).
+ */
+function toUtc(value: string, ctx: z.RefinementCtx): string {
+  const iso = new Date(value).toISOString();
+  if (!/^\d{4}-/.test(iso)) {
+    ctx.addIssue({ code: "custom", message: "must fall within the years 0000 to 9999 in UTC", input: value });
+    return z.NEVER;
+  }
+  return iso;
+}
 
 /** An ISO 8601 date-time with `Z` or an offset, normalised to UTC (`2026-05-01T07:00:00.000Z`). */
 export const DateTimeInput = z.iso
   .datetime({ offset: true })
-  .transform((value) => new Date(value).toISOString())
+  .transform(toUtc)
   .meta({ description: "ISO 8601 date-time with Z or an offset; stored and returned in UTC." });
+
+/** True for a value that {@link DateTimeInput} produced (so two of them compare as instants). */
+export function isUtcTimestamp(value: unknown): value is string {
+  return typeof value === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(value);
+}
 
 /** Timestamps in responses. */
 export const Timestamp = z.iso.datetime().meta({ description: "ISO 8601 date-time, UTC." });
@@ -16,9 +40,22 @@ export const Timestamp = z.iso.datetime().meta({ description: "ISO 8601 date-tim
  * A free key-value map (`customFields`, `metadata`), Stripe's bounds: at most 50 keys of up to
  * 40 characters, values string (up to 500), number, boolean or null.
  */
-export const KeyValueMap = z
-  .record(z.string().min(1).max(40), z.union([z.string().max(500), z.number(), z.boolean(), z.null()]))
-  .refine((map) => Object.keys(map).length <= 50, "at most 50 keys");
+const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+export const KeyValueMap = z.preprocess(
+  (value, ctx) => {
+    // Checked before parsing: a record would drop `__proto__` silently.
+    if (value && typeof value === "object" && !Array.isArray(value)) {
+      for (const key of Object.keys(value)) {
+        if (RESERVED_KEYS.has(key)) ctx.addIssue({ code: "custom", path: [key], message: "is a reserved key name", input: value });
+      }
+    }
+    return value;
+  },
+  z
+    .record(z.string().min(1).max(40).refine(...NO_NUL), z.union([z.string().max(500).refine(...NO_NUL), z.number(), z.boolean(), z.null()]))
+    .refine((map) => Object.keys(map).length <= 50, "at most 50 keys"),
+);
 export type KeyValueMap = z.infer<typeof KeyValueMap>;
 
 /** The pagination object of every list response. */
@@ -47,7 +84,7 @@ export const OrderParam = z.enum(["asc", "desc"]).default("desc");
 /** A date (`2026-05-01`) or date-time query parameter, normalised to UTC; `endOfDay` reads a bare date as its last millisecond. */
 export function dateParam(endOfDay: boolean) {
   return z.union([
-    z.iso.datetime({ offset: true }).transform((value) => new Date(value).toISOString()),
+    z.iso.datetime({ offset: true }).transform(toUtc),
     z.iso.date().transform((value) => `${value}T${endOfDay ? "23:59:59.999" : "00:00:00.000"}Z`),
   ]);
 }

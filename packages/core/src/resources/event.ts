@@ -3,7 +3,7 @@ import * as z from "zod";
 import { ServiceError } from "../errors.ts";
 import { assertEventTransition, EVENT_STATUSES, type EventStatus } from "../rules/event-status.ts";
 import {
-  dateParam, DateTimeInput, OrderParam, pagingParams, resolvePaging, text, Timestamp,
+  dateParam, DateTimeInput, isUtcTimestamp, OrderParam, plainText, pagingParams, resolvePaging, text, Timestamp,
 } from "./common.ts";
 
 const ALPHA2 = new Set(Object.keys(countries.getAlpha2Codes()));
@@ -55,7 +55,7 @@ export const Tags = z
 
 const eventFields = {
   name: text(200),
-  description: z.string().trim().max(5000).nullish(),
+  description: plainText(5000).nullish(),
   location: LocationInput,
   startDate: DateTimeInput,
   endDate: DateTimeInput,
@@ -66,7 +66,8 @@ const eventFields = {
 };
 
 function checkDateOrder(value: { startDate?: string | undefined; endDate?: string | undefined }, ctx: z.RefinementCtx) {
-  if (value.startDate !== undefined && value.endDate !== undefined && value.endDate < value.startDate) {
+  // Only two dates that parsed are compared; an invalid one already has its own issue.
+  if (isUtcTimestamp(value.startDate) && isUtcTimestamp(value.endDate) && value.endDate < value.startDate) {
     ctx.addIssue({ code: "custom", path: ["endDate"], message: "must not be before startDate" });
   }
 }

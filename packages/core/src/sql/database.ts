@@ -76,6 +76,8 @@ export interface EventsTable {
   goal_renewable_energy: number | null;
   /** JSON array, in the order given; `event_tags` holds the same tags for filtering. */
   tags: string;
+  /** Name and description, lower-cased by the service (SQL's lower() folds ASCII only): what `search` matches. */
+  search_key: string;
   status: string;
   created_at: string;
   updated_at: string;
@@ -108,6 +110,8 @@ export interface AttendeesTable {
   travel_mode: string | null;
   emergency_contact: string | null;
   custom_fields: string;
+  /** "first last", email and company, lower-cased by the service: what `search` matches. */
+  search_key: string;
   status: string;
   confirmation_code: string;
   registration_date: string;

@@ -6,6 +6,14 @@ import type { AttendeeStatus } from "../rules/attendee-status.ts";
 import type { EventStatus } from "../rules/event-status.ts";
 import type { AccountsTable, ApiKeysTable, AttendeesTable, EventsTable } from "./database.ts";
 
+/** Separates the fields of a search key, so a search cannot match across two of them. */
+const FIELD_SEPARATOR = "\u001f";
+
+/** The lower-cased text that `search` matches (JavaScript folds every script, SQL's lower() only ASCII). */
+export function searchKey(...fields: Array<string | null>): string {
+  return fields.map((field) => field ?? "").join(FIELD_SEPARATOR).toLowerCase();
+}
+
 const bool = (value: boolean | null | undefined): number | null => (value === undefined || value === null ? null : value ? 1 : 0);
 const json = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
@@ -33,6 +41,7 @@ export function eventToRow(event: EventRecord): EventsTable {
     goal_local_sourcing: bool(goals.localSourcing),
     goal_renewable_energy: bool(goals.renewableEnergy),
     tags: JSON.stringify(event.tags),
+    search_key: searchKey(event.name, event.description),
     status: event.status,
     created_at: event.createdAt,
     updated_at: event.updatedAt,
@@ -95,6 +104,7 @@ export function attendeeToRow(attendee: AttendeeRecord): AttendeesTable {
     travel_mode: offset?.travelMode ?? null,
     emergency_contact: attendee.emergencyContact ? JSON.stringify(attendee.emergencyContact) : null,
     custom_fields: JSON.stringify(attendee.customFields),
+    search_key: searchKey(`${attendee.firstName} ${attendee.lastName}`, attendee.email, attendee.company),
     status: attendee.status,
     confirmation_code: attendee.confirmationCode,
     registration_date: attendee.registrationDate,

@@ -182,8 +182,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       if (query.startDate) conditions.push(eb("e.start_date", ">=", query.startDate));
       if (query.endDate) conditions.push(eb("e.end_date", "<=", query.endDate));
       if (query.search) {
-        const pattern = likePattern(query.search);
-        conditions.push(eb.or([eb(sql`lower(e.name)`, "like", pattern), eb(sql`lower(coalesce(e.description, ''))`, "like", pattern)]));
+        conditions.push(eb(sql`e.search_key`, "like", likePattern(query.search)));
       }
       if (query.tags) {
         const tags = query.tags;
@@ -504,14 +503,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       if (query.ticketType) base = base.where("ticket_type", "=", query.ticketType);
       if (query.carbonOffset !== undefined) base = base.where("offset_opted", "=", query.carbonOffset ? 1 : 0);
       if (query.search) {
-        const pattern = likePattern(query.search);
-        base = base.where((eb) =>
-          eb.or([
-            eb(sql`lower(first_name || ' ' || last_name)`, "like", pattern),
-            eb(sql`email_key`, "like", pattern),
-            eb(sql`lower(coalesce(company, ''))`, "like", pattern),
-          ]),
-        );
+        base = base.where(sql`search_key`, "like", likePattern(query.search));
       }
       const direction = query.order;
       const [count, rows] = await Promise.all([
