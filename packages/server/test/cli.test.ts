@@ -82,3 +82,19 @@ test("bad input to keys create and configuration errors exit 1", () => {
   assert.equal(pg.status, 1);
   assert.match(pg.stderr, /PostgreSQL is on the roadmap/);
 });
+
+test("processes starting at once on a new file migrate one after the other", async () => {
+  const { spawn } = await import("node:child_process");
+  for (let round = 0; round < 4; round++) {
+    const file = join(dir, `race-${round}.sqlite`);
+    const run = () =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [CLI, "migrate"], { env: { ...process.env, DATABASE_URL: file } });
+        let stderr = "";
+        child.stderr.on("data", (chunk) => (stderr += chunk));
+        child.on("close", (code) => resolve({ code, stderr }));
+      });
+    const results = await Promise.all([run(), run(), run()]);
+    assert.deepEqual(results.map((r) => r.code), [0, 0, 0], results.map((r) => r.stderr).join("\n"));
+  }
+});

@@ -100,5 +100,5 @@ export function withStatementCache<D extends SqliteDatabaseLike>(database: D, ma
   });
 }
 
-/** Applied to every new SQLite connection by hosts: WAL, foreign keys, a busy timeout. */
-export const SQLITE_PRAGMAS = ["journal_mode = WAL", "foreign_keys = ON", "busy_timeout = 5000", "synchronous = NORMAL"] as const;
+/** Applied to every new SQLite connection by hosts: the busy timeout first (switching to WAL takes a lock), WAL, foreign keys. */
+export const SQLITE_PRAGMAS = ["busy_timeout = 5000", "journal_mode = WAL", "foreign_keys = ON", "synchronous = NORMAL"] as const;

@@ -209,7 +209,8 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
 
   const storage: Storage = {
     async migrate() {
-      const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+      // Inside the write transaction: two processes starting on one new file migrate one after the other.
+      const { error, results } = await write((trx) => new Migrator({ db: trx, provider: migrationProvider, disableTransactions: true }).migrateToLatest());
       const failed = results?.find((result) => result.status === "Error");
       if (error) throw new Error(`Migration ${failed?.migrationName ?? ""} failed`, { cause: error });
     },
