@@ -1,0 +1,204 @@
+/**
+ * End-to-end: graceful shutdown. On SIGTERM the server stops accepting, lets the requests in
+ * flight finish, answers requests that still arrive on open connections with `503
+ * SERVICE_UNAVAILABLE`, closes the store and exits 0; a new server on the same database then
+ * finds every registration that was answered 201, and nothing else.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { type ApiResponse, startServer, type TestServer } from "./_setup.ts";
+import { attendeeInput, eventInput } from "./fixtures/builders.ts";
+import { clientFor, createEvent, expectError, expectStatus } from "./fixtures/api.ts";
+import { logLines, sleep } from "./fixtures/conventions.ts";
+
+let dir: string;
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), "event-service-shutdown-"));
+});
+
+after(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Outcome = { response: ApiResponse } | { error: Error };
+
+test("SIGTERM during a burst of 200 registrations: exit 0, every 201 is stored, nothing else, no 500", async () => {
+  const database = join(dir, "burst.sqlite");
+  const first = await startServer({ database });
+  try {
+    await burstAndRestart(first, database);
+  } finally {
+    await first.stop("SIGKILL"); // a no-op once it has exited
+  }
+});
+
+async function burstAndRestart(first: TestServer, database: string) {
+  const { key } = await first.createKey({ account: "Drained", tier: "enterprise" });
+  const event = await createEvent(clientFor(first, key), { capacity: 1000 });
+
+  const emails = Array.from({ length: 200 }, (_, i) => `burst${i}@drain.example`);
+  let answered = 0;
+  let stopping: Promise<number | null> | undefined;
+  const outcomes: Outcome[] = await Promise.all(
+    emails.map(async (email): Promise<Outcome> => {
+      try {
+        const response = await first.request("POST", "/v1/attendees", { key, body: attendeeInput(event.id, { email }), allow500: true });
+        return { response };
+      } catch (error) {
+        return { error: error as Error };
+      } finally {
+        answered += 1;
+        if (answered === 20) stopping = first.stop("SIGTERM");
+      }
+    }),
+  );
+  assert.ok(stopping, "SIGTERM was sent");
+  assert.equal(await stopping, 0, `exit code after SIGTERM\n${first.output()}`);
+
+  const responses = outcomes.flatMap((o) => ("response" in o ? [o.response] : []));
+  const failures = outcomes.flatMap((o) => ("error" in o ? [o.error] : []));
+  const statuses = responses.map((r) => r.status);
+  assert.ok(!statuses.includes(500), `no 500: ${statuses.join(",")}`);
+  for (const response of responses) {
+    if (response.status === 201) continue;
+    expectError(response, 503, "SERVICE_UNAVAILABLE");
+    assert.match(String(response.headers.get("retry-after")), /^\d+$/);
+  }
+  // A request that fails is one the server never took: a connection error, not an HTTP answer.
+  for (const failure of failures) assert.match(`${failure.message} ${(failure as any).cause?.code ?? (failure as any).cause?.message ?? ""}`, /fetch failed|ECONNRESET|ECONNREFUSED|EPIPE|socket|closed/i);
+  const created = responses.filter((r) => r.status === 201).map((r) => r.body);
+  assert.ok(created.length >= 20, `${created.length} x 201`);
+  const logged = logLines(first.output()).map((line) => line.msg);
+  assert.ok(logged.includes("shutting down") && logged.includes("stopped"), logged.join(", "));
+  assert.ok(!logged.includes("unexpected error"), first.output());
+
+  const second = await startServer({ database });
+  try {
+    const v1 = clientFor(second, key);
+    for (const attendee of created) {
+      const stored = expectStatus(await v1.get(`/attendees/${attendee.id}`), 200);
+      assert.equal(stored.email, attendee.email);
+      assert.equal(stored.confirmationCode, attendee.confirmationCode);
+      assert.equal(stored.status, "confirmed");
+    }
+    const listed = expectStatus(await v1.get(`/attendees?eventId=${event.id}&limit=100`), 200);
+    assert.equal(listed.pagination.total, created.length, `${created.length} answered 201, ${listed.pagination.total} stored`);
+    assert.equal(expectStatus(await v1.get(`/events/${event.id}`), 200).attendeeCount, created.length);
+    const pages = Math.ceil(listed.pagination.total / 100);
+    const storedIds: string[] = [];
+    for (let page = 1; page <= pages; page++) {
+      storedIds.push(...expectStatus(await v1.get(`/attendees?eventId=${event.id}&limit=100&page=${page}`), 200).attendees.map((a: any) => a.id));
+    }
+    assert.deepEqual(storedIds.sort(), created.map((a) => a.id).sort());
+  } finally {
+    assert.equal(await second.stop("SIGTERM"), 0);
+  }
+}
+
+/** Gathers everything a raw socket receives, and when it closes. */
+function collectResponses(socket: Socket): { all: () => string; closed: Promise<void> } {
+  let data = "";
+  socket.setEncoding("utf8");
+  socket.on("data", (chunk) => (data += chunk));
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  socket.on("error", () => {});
+  return { all: () => data, closed };
+}
+
+/** Splits raw HTTP/1.1 response text (content-length or chunked bodies) into status, headers, body. */
+function parseResponses(text: string): Array<{ status: number; headers: Record<string, string>; body: any }> {
+  const out = [];
+  let rest = text;
+  while (rest.length) {
+    const end = rest.indexOf("\r\n\r\n");
+    if (end < 0) break;
+    const [statusLine, ...lines] = rest.slice(0, end).split("\r\n");
+    const headers: Record<string, string> = {};
+    for (const line of lines) {
+      const colon = line.indexOf(":");
+      headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    rest = rest.slice(end + 4);
+    let raw = "";
+    if (headers["transfer-encoding"]?.toLowerCase() === "chunked") {
+      for (;;) {
+        const lineEnd = rest.indexOf("\r\n");
+        const size = parseInt(rest.slice(0, lineEnd), 16);
+        rest = rest.slice(lineEnd + 2);
+        if (size === 0) {
+          rest = rest.slice(rest.indexOf("\r\n") + 2);
+          break;
+        }
+        raw += rest.slice(0, size);
+        rest = rest.slice(size + 2);
+      }
+    } else {
+      const length = Number(headers["content-length"] ?? 0);
+      raw = rest.slice(0, length);
+      rest = rest.slice(length);
+    }
+    out.push({ status: Number(statusLine!.split(" ")[1]), headers, body: raw && headers["content-type"]?.includes("json") ? JSON.parse(raw) : raw });
+  }
+  return out;
+}
+
+test("a request in flight at SIGTERM finishes; the next request on its keep-alive connection gets 503 with Retry-After", async () => {
+  const database = join(dir, "keepalive.sqlite");
+  const first = await startServer({ database });
+  try {
+    await inFlightThenRefused(first, database);
+  } finally {
+    await first.stop("SIGKILL"); // a no-op once it has exited
+  }
+});
+
+async function inFlightThenRefused(first: TestServer, database: string) {
+  const { key } = await first.createKey({ account: "Slow uploader", tier: "enterprise" });
+  const { hostname: host, port } = new URL(first.url);
+  const body = JSON.stringify(eventInput({ name: "Uploaded during shutdown" }));
+
+  const socket = connect(Number(port), host);
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", () => resolve());
+    socket.once("error", reject);
+  });
+  const reader = collectResponses(socket);
+  // The first request's headers and half its body: the server is now running it, reading the body.
+  socket.write(
+    `POST /v1/events HTTP/1.1\r\nHost: ${host}:${port}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: keep-alive\r\n\r\n${body.slice(0, 40)}`,
+  );
+  await sleep(300);
+  const stopping = first.stop("SIGTERM");
+  await sleep(300);
+  // The rest of the body, and a second request pipelined on the same connection.
+  socket.write(`${body.slice(40)}GET /v1/events HTTP/1.1\r\nHost: ${host}:${port}\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([reader.closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+  clearTimeout(timer);
+  socket.destroy();
+  assert.equal(await stopping, 0, first.output());
+
+  const [created, refused, ...more] = parseResponses(reader.all());
+  assert.equal(created?.status, 201, reader.all());
+  assert.equal(created!.body.name, "Uploaded during shutdown");
+  assert.equal(refused?.status, 503, reader.all());
+  assert.equal(refused!.body.error.code, "SERVICE_UNAVAILABLE");
+  assert.match(String(refused!.headers["retry-after"]), /^\d+$/);
+  assert.ok(Number(refused!.headers["retry-after"]) >= 1);
+  assert.equal(more.length, 0);
+
+  const second = await startServer({ database });
+  try {
+    const v1 = clientFor(second, key);
+    const listed = expectStatus(await v1.get("/events"), 200);
+    assert.deepEqual(listed.events.map((e: any) => e.id), [created!.body.id]);
+  } finally {
+    assert.equal(await second.stop("SIGTERM"), 0);
+  }
+}
