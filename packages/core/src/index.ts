@@ -13,9 +13,9 @@
  */
 
 // Service
-export { createEventService, toApiAttendee, toApiEvent } from "./service.ts";
+export { createEventService, toApiAttendee, toApiEvent, toApiWebhook } from "./service.ts";
 export type {
-  AccountScope, AttendeeOperations, EventOperations, EventService, EventServiceOptions, KeyOperations, ListResult,
+  AccountScope, AttendeeOperations, EventOperations, EventService, EventServiceOptions, KeyOperations, ListResult, WebhookOperations,
 } from "./service.ts";
 
 // HTTP
@@ -46,6 +46,12 @@ export { Event, EventCreateInput, EventListQuery, EventUpdateInput, EVENT_SORT_F
 export type { Coordinates, Location, SustainabilityGoals } from "./resources/event.ts";
 export type { AccessibilityNeeds, CarbonOffset, EmergencyContact } from "./resources/attendee.ts";
 export { DeleteResult, Pagination } from "./resources/common.ts";
+export {
+  CreatedWebhook, Webhook, WebhookCreateInput, WebhookListQuery, WebhookUpdateInput, WEBHOOK_EVENT_TYPES,
+} from "./resources/webhook.ts";
+export type { WebhookEventType } from "./resources/webhook.ts";
+export { isNonPublicAddress } from "./webhooks/ssrf.ts";
+export type { HostResolver } from "./webhooks/ssrf.ts";
 export { ApiKeyCreateInput, SCOPES, TIERS, TIER_LIMITS } from "./resources/api-key.ts";
 export type { ApiKeyInfo, AuthContext, CreatedApiKey, Scope, Tier } from "./resources/api-key.ts";
 

@@ -13,7 +13,12 @@ import {
 } from "./resources/api-key.ts";
 import { type DeleteResult, paginate, type Pagination } from "./resources/common.ts";
 import { type Event, EventCreateInput, EventListQuery, type EventRecord, EventUpdateInput, newEventRecord } from "./resources/event.ts";
+import {
+  assertEventTypes, assertHttpsUrl, type CreatedWebhook, generateWebhookSecret, type Webhook, WebhookCreateInput, WebhookListQuery,
+  type WebhookRecord, WebhookUpdateInput,
+} from "./resources/webhook.ts";
 import type { EventWithStats, Storage } from "./storage.ts";
+import { assertPublicHost, type HostResolver } from "./webhooks/ssrf.ts";
 
 /** Options of {@link createEventService}. */
 export interface EventServiceOptions {
@@ -29,6 +34,13 @@ export interface EventServiceOptions {
   carbon?: Partial<CarbonSettings>;
   /** The clock; tests may pin it. */
   now?: () => Date;
+  /** Webhook settings. */
+  webhooks?: {
+    /** Allow URLs on loopback, private and other non-public addresses (tests, private networks). Default false. */
+    allowPrivateNetworks?: boolean;
+    /** Resolves host names for the SSRF guard; the system resolver by default. */
+    resolveHost?: HostResolver;
+  };
 }
 
 /** A list response: the items under `key` and the pagination object. */
@@ -61,11 +73,25 @@ export interface AttendeeOperations {
   list(query?: Record<string, unknown>): Promise<ListResult<"attendees", Attendee>>;
 }
 
+/** Operations on one account's webhooks. */
+export interface WebhookOperations {
+  /** Throws `INVALID_REQUEST`, `INVALID_URL`, `INVALID_EVENT_TYPE`, `DUPLICATE_WEBHOOK`. The only answer that shows the secret. */
+  create(input: WebhookCreateInput): Promise<CreatedWebhook>;
+  /** Throws `NOT_FOUND`. */
+  get(id: string): Promise<Webhook>;
+  /** Partial update; `active: true` re-enables and resets the failure count. Throws as create, and `NOT_FOUND`. */
+  update(id: string, input: WebhookUpdateInput): Promise<Webhook>;
+  /** Throws `NOT_FOUND`. */
+  delete(id: string): Promise<DeleteResult>;
+  list(query?: Record<string, unknown>): Promise<ListResult<"webhooks", Webhook>>;
+}
+
 /** Everything one account may do. */
 export interface AccountScope {
   accountId: string;
   events: EventOperations;
   attendees: AttendeeOperations;
+  webhooks: WebhookOperations;
 }
 
 /** Issuing and checking API keys. */
@@ -105,6 +131,12 @@ export function toApiEvent(event: EventWithStats): Event {
 export function toApiAttendee(attendee: AttendeeRecord, baseUrl: string): Attendee {
   const { accountId: _accountId, ...rest } = attendee;
   return { ...rest, qrCode: `${baseUrl}/v1/qr/${attendee.id}.png` };
+}
+
+/** The API form of a webhook: never its secret. */
+export function toApiWebhook(webhook: WebhookRecord): Webhook {
+  const { accountId: _accountId, secret: _secret, ...rest } = webhook;
+  return rest;
 }
 
 function withoutStats(event: EventRecord): EventWithStats {
@@ -198,7 +230,72 @@ export function createEventService(options: EventServiceOptions): EventService {
       },
     };
 
-    return { accountId, events, attendees };
+    async function checkUrl(value: string): Promise<string> {
+      const url = assertHttpsUrl(value);
+      if (!options.webhooks?.allowPrivateNetworks) await assertPublicHost(url, options.webhooks?.resolveHost);
+      return url.href;
+    }
+
+    const webhooks: WebhookOperations = {
+      async create(input) {
+        const parsed = parseInput(WebhookCreateInput, input);
+        assertEventTypes(parsed.events);
+        const url = await checkUrl(parsed.url);
+        const at = now();
+        const record: WebhookRecord = {
+          id: createId("webhook"),
+          accountId,
+          url,
+          events: parsed.events,
+          description: parsed.description ?? null,
+          secret: parsed.secret ?? generateWebhookSecret(),
+          active: parsed.active ?? true,
+          metadata: parsed.metadata ?? {},
+          consecutiveFailures: 0,
+          disabledAt: null,
+          createdAt: at,
+          updatedAt: at,
+        };
+        await storage.insertWebhook(record);
+        return { ...toApiWebhook(record), secret: record.secret };
+      },
+      async get(id) {
+        const webhook = await storage.getWebhook(accountId, id);
+        if (!webhook) throw notFound("Webhook", id);
+        return toApiWebhook(webhook);
+      },
+      async update(id, input) {
+        const parsed = parseInput(WebhookUpdateInput, input);
+        if (parsed.events) assertEventTypes(parsed.events);
+        const url = parsed.url === undefined ? undefined : await checkUrl(parsed.url);
+        const at = now();
+        const { after } = await storage.updateWebhook(accountId, id, (current) => {
+          const reEnabled = parsed.active === true;
+          return {
+            ...current,
+            ...(url !== undefined && { url }),
+            ...(parsed.events && { events: parsed.events }),
+            ...(parsed.description !== undefined && { description: parsed.description }),
+            ...(parsed.metadata !== undefined && { metadata: parsed.metadata ?? {} }),
+            ...(parsed.active !== undefined && { active: parsed.active }),
+            ...(reEnabled && { consecutiveFailures: 0, disabledAt: null }),
+            updatedAt: at,
+          };
+        });
+        return toApiWebhook(after);
+      },
+      async delete(id) {
+        if (!(await storage.deleteWebhook(accountId, id))) throw notFound("Webhook", id);
+        return { success: true, message: `Webhook ${id} was deleted.`, deletedId: id };
+      },
+      async list(query = {}) {
+        const parsed = parseInput(WebhookListQuery, query, "query");
+        const page = await storage.listWebhooks(accountId, parsed);
+        return { webhooks: page.items.map(toApiWebhook), pagination: paginate(parsed.page, parsed.limit, page.total) };
+      },
+    };
+
+    return { accountId, events, attendees, webhooks };
   }
 
   const keys: KeyOperations = {

@@ -2,6 +2,7 @@ import type { CarbonSettings } from "./carbon/carbon-settings.ts";
 import type { AttendeeListQuery, AttendeeRecord, AttendeeUpdate } from "./resources/attendee.ts";
 import type { Account, ApiKeyInfo, AuthContext, Scope, Tier } from "./resources/api-key.ts";
 import type { EventListQuery, EventRecord, EventStats, EventUpdate } from "./resources/event.ts";
+import type { WebhookListQuery, WebhookRecord } from "./resources/webhook.ts";
 
 /** An event with the figures computed from its registrations. */
 export type EventWithStats = EventRecord & EventStats;
@@ -144,4 +145,18 @@ export interface Storage {
   findAttendeeById(id: string): Promise<AttendeeRecord | null>;
   /** One page of the account's registrations, filtered and sorted as the query says (ties broken by id). */
   listAttendees(accountId: string, query: AttendeeListQuery): Promise<Page<AttendeeRecord>>;
+
+  /** Stores a new webhook; throws `DUPLICATE_WEBHOOK` when the account has one with this URL. Atomic. */
+  insertWebhook(webhook: WebhookRecord): Promise<void>;
+  /** The account's webhook (with its secret), or `null`. */
+  getWebhook(accountId: string, id: string): Promise<WebhookRecord | null>;
+  /**
+   * Applies `change` to the account's webhook under the write lock: `DUPLICATE_WEBHOOK` when
+   * the new URL is another webhook's, `NOT_FOUND` when there is none.
+   */
+  updateWebhook(accountId: string, id: string, change: (current: WebhookRecord) => WebhookRecord): Promise<Change<WebhookRecord>>;
+  /** Deletes the account's webhook; the deleted record, or `null`. */
+  deleteWebhook(accountId: string, id: string): Promise<WebhookRecord | null>;
+  /** One page of the account's webhooks, newest first (ties by id). */
+  listWebhooks(accountId: string, query: WebhookListQuery): Promise<Page<WebhookRecord>>;
 }

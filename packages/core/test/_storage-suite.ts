@@ -11,6 +11,7 @@ import { sustainabilityScore } from "../src/carbon/sustainability-score.ts";
 import { ServiceError } from "../src/errors.ts";
 import { type AttendeeCreate, type AttendeeRecord, AttendeeListQuery, newAttendeeRecord } from "../src/resources/attendee.ts";
 import { type EventCreate, EventListQuery, type EventRecord, newEventRecord } from "../src/resources/event.ts";
+import { WebhookListQuery, type WebhookRecord } from "../src/resources/webhook.ts";
 import type { Storage } from "../src/storage.ts";
 
 const carbon = DEFAULT_CARBON_SETTINGS;
@@ -152,6 +153,36 @@ export function describeStorage(name: string, create: () => Promise<Storage>) {
         assert.equal(await storage.claimIdempotencyKey({ ...claim, requestHash: "h4", now: "2026-01-02T00:05:01.000Z" }), null);
         // Expired records are purged.
         assert.ok((await storage.purgeExpired("2026-01-04T00:00:00.000Z", 0)) >= 2);
+      });
+    });
+
+    describe("webhooks", () => {
+      const webhook = (accountId: string, url: string): WebhookRecord => ({
+        id: createId("webhook"), accountId, url, events: ["*"], description: null, secret: "whsec_x", active: true, metadata: {},
+        consecutiveFailures: 0, disabledAt: null, createdAt: tick(), updatedAt: tick(),
+      });
+
+      test("insert, get, list, update and delete, one URL per account", async () => {
+        const first = webhook(acme, "https://93.184.216.34/a");
+        await storage.insertWebhook(first);
+        assert.deepEqual(await storage.getWebhook(acme, first.id), first);
+        assert.equal(await storage.getWebhook(globex, first.id), null);
+        await rejectsWith(storage.insertWebhook(webhook(acme, first.url)), "DUPLICATE_WEBHOOK", "url");
+        await storage.insertWebhook(webhook(globex, first.url));
+        const second = webhook(acme, "https://93.184.216.34/b");
+        await storage.insertWebhook({ ...second, active: false });
+        await rejectsWith(storage.updateWebhook(acme, second.id, (w) => ({ ...w, url: first.url })), "DUPLICATE_WEBHOOK");
+        await rejectsWith(storage.updateWebhook(globex, second.id, (w) => w), "NOT_FOUND");
+        const { before, after } = await storage.updateWebhook(acme, second.id, (w) => ({ ...w, description: "B", active: true }));
+        assert.equal(before.active, false);
+        assert.equal(after.description, "B");
+        assert.deepEqual(await storage.getWebhook(acme, second.id), after);
+        const active = await storage.listWebhooks(acme, WebhookListQuery.parse({ active: "true" }));
+        assert.deepEqual(active.items.map((w) => w.id), [second.id, first.id]);
+        assert.equal((await storage.listWebhooks(acme, WebhookListQuery.parse({ active: "false" }))).total, 0);
+        assert.equal(await storage.deleteWebhook(globex, first.id), null);
+        assert.equal((await storage.deleteWebhook(acme, first.id))?.id, first.id);
+        assert.equal(await storage.getWebhook(acme, first.id), null);
       });
     });
 

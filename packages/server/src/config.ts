@@ -19,6 +19,7 @@ export const ServerConfig = z
     TRUST_PROXY: flag.default(false),
     LOG_LEVEL: z.enum(["silent", "fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),
   })
   .superRefine((config, ctx) => {
     if ((config.TLS_CERT === undefined) !== (config.TLS_KEY === undefined)) {
@@ -33,6 +34,7 @@ export type ServerConfig = z.output<typeof ServerConfig>;
 /** The environment variables the server reads. */
 export const CONFIG_VARIABLES = [
   "PORT", "HOST", "DATABASE_URL", "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "HTTP_REDIRECT_PORT", "TRUST_PROXY", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS",
+  "WEBHOOK_ALLOW_PRIVATE_NETWORKS",
 ] as const;
 
 /** Reads the configuration from `env`; throws an error naming every bad variable. */

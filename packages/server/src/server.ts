@@ -38,7 +38,11 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
   const tls = config.TLS_CERT && config.TLS_KEY ? { cert: readFileSync(config.TLS_CERT, "utf8"), key: readFileSync(config.TLS_KEY, "utf8") } : undefined;
   const storage = createSqlStorage({ db: openSqlite(config.DATABASE_URL) });
   await storage.migrate();
-  const service = createEventService({ storage, ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }) });
+  const service = createEventService({
+    storage,
+    ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
+    webhooks: { allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS },
+  });
   let draining = false;
   const handler = createHandler(service, {
     trustProxy: config.TRUST_PROXY,

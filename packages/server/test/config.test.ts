@@ -16,6 +16,7 @@ test("defaults", () => {
     TRUST_PROXY: false,
     LOG_LEVEL: "info",
     SHUTDOWN_TIMEOUT_MS: 10_000,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
   });
 });
 

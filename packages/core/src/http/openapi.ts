@@ -87,7 +87,7 @@ function buildDocument(): Record<string, unknown> {
         [String(route.response.status)]: {
           description: route.response.description,
           headers: { ...RATE_LIMIT_HEADERS, ...(route.method === "POST" && { "Idempotent-Replayed": { description: "`true` on a replayed answer.", schema: { type: "string" } } }) },
-          content: { "application/json": { schema: ref(route.response.schema, schemaName(route), "output") } },
+          content: { "application/json": { schema: ref(route.response.schema, route.response.name, "output") } },
         },
         ...errorResponses(codes),
       },
@@ -144,6 +144,7 @@ function buildDocument(): Record<string, unknown> {
     tags: [
       { name: "Events", description: "Events and check-in" },
       { name: "Attendees", description: "Registrations" },
+      { name: "Webhooks", description: "HTTPS endpoints notified of changes" },
       { name: "Service", description: "Health" },
     ],
     paths,
@@ -152,12 +153,6 @@ function buildDocument(): Record<string, unknown> {
       securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An API key, e.g. `esk_…`" } },
     },
   };
-}
-
-function schemaName(route: Route): string {
-  if (route.operationId.startsWith("list")) return route.tag === "Events" ? "EventList" : "AttendeeList";
-  if (route.operationId === "deleteEvent") return "DeleteResult";
-  return route.tag === "Events" && route.operationId !== "checkIn" ? "Event" : "Attendee";
 }
 
 let cached: string | undefined;

@@ -4,6 +4,7 @@ import { Attendee, AttendeeCreateInput, AttendeeListQuery, AttendeeUpdateInput, 
 import type { Scope } from "../resources/api-key.ts";
 import { DeleteResult } from "../resources/common.ts";
 import { Event, EventCreateInput, EventListQuery, EventUpdateInput } from "../resources/event.ts";
+import { CreatedWebhook, Webhook, WebhookCreateInput, WebhookListQuery, WebhookUpdateInput } from "../resources/webhook.ts";
 import type { AccountScope } from "../service.ts";
 import { listOf } from "./schemas.ts";
 
@@ -39,13 +40,13 @@ export interface Route {
   scope: Scope;
   operationId: string;
   summary: string;
-  tag: "Events" | "Attendees";
+  tag: "Events" | "Attendees" | "Webhooks";
   /** The query schema of a route that takes query parameters; any other route rejects them. */
   query?: z.ZodType;
   /** The JSON body schema. */
   body?: z.ZodType;
   /** Success status and body schema. */
-  response: { status: 200 | 201; schema: z.ZodType; description: string };
+  response: { status: 200 | 201; schema: z.ZodType; name: string; description: string };
   /** Errors particular to this route (the ones every route can answer are added by the document). */
   errors: readonly ErrorCode[];
   handle(ctx: RouteContext): Promise<RouteResult>;
@@ -58,60 +59,90 @@ const created = (body: unknown): RouteResult => ({ status: 201, body });
 export const ROUTES: readonly Route[] = [
   {
     method: "POST", path: "/events", scope: "events:write", tag: "Events", operationId: "createEvent", summary: "Create an event (as a draft)",
-    body: EventCreateInput, response: { status: 201, schema: Event, description: "The created event" }, errors: ["INVALID_REQUEST"],
+    body: EventCreateInput, response: { status: 201, schema: Event, name: "Event", description: "The created event" }, errors: ["INVALID_REQUEST"],
     handle: async (c) => created(await c.account.events.create((await c.body()) as never)),
   },
   {
     method: "GET", path: "/events", scope: "events:read", tag: "Events", operationId: "listEvents", summary: "List events",
-    query: EventListQuery, response: { status: 200, schema: listOf("events", Event), description: "One page of events" }, errors: ["INVALID_REQUEST"],
+    query: EventListQuery, response: { status: 200, schema: listOf("events", Event), name: "EventList", description: "One page of events" }, errors: ["INVALID_REQUEST"],
     handle: async (c) => ok(await c.account.events.list(c.query)),
   },
   {
     method: "GET", path: "/events/:id", scope: "events:read", tag: "Events", operationId: "getEvent", summary: "Get an event",
-    response: { status: 200, schema: Event, description: "The event" }, errors: ["NOT_FOUND"],
+    response: { status: 200, schema: Event, name: "Event", description: "The event" }, errors: ["NOT_FOUND"],
     handle: async (c) => ok(await c.account.events.get(c.params.id!)),
   },
   {
     method: "PUT", path: "/events/:id", scope: "events:write", tag: "Events", operationId: "updateEvent", summary: "Update an event (partial; status rules apply)",
-    body: EventUpdateInput, response: { status: 200, schema: Event, description: "The updated event" },
+    body: EventUpdateInput, response: { status: 200, schema: Event, name: "Event", description: "The updated event" },
     errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION"],
     handle: async (c) => ok(await c.account.events.update(c.params.id!, (await c.body()) as never)),
   },
   {
     method: "DELETE", path: "/events/:id", scope: "events:write", tag: "Events", operationId: "deleteEvent", summary: "Delete an event and its registrations",
-    response: { status: 200, schema: DeleteResult, description: "The deletion" }, errors: ["NOT_FOUND"],
+    response: { status: 200, schema: DeleteResult, name: "DeleteResult", description: "The deletion" }, errors: ["NOT_FOUND"],
     handle: async (c) => ok(await c.account.events.delete(c.params.id!)),
   },
   {
     method: "POST", path: "/events/:id/check-in", scope: "attendees:write", tag: "Events", operationId: "checkIn",
     summary: "Check a registration in by its confirmation code (the QR code's content)",
-    body: CheckInInput, response: { status: 200, schema: Attendee, description: "The registration, now checked in" },
+    body: CheckInInput, response: { status: 200, schema: Attendee, name: "Attendee", description: "The registration, now checked in" },
     errors: ["INVALID_REQUEST", "NOT_FOUND", "ALREADY_CHECKED_IN", "INVALID_STATE_TRANSITION"],
     handle: async (c) => ok(await c.account.events.checkIn(c.params.id!, (await c.body()) as never)),
   },
   {
     method: "POST", path: "/attendees", scope: "attendees:write", tag: "Attendees", operationId: "registerAttendee", summary: "Register an attendee",
-    body: AttendeeCreateInput, response: { status: 201, schema: Attendee, description: "The registration, confirmed" },
+    body: AttendeeCreateInput, response: { status: 201, schema: Attendee, name: "Attendee", description: "The registration, confirmed" },
     errors: ["INVALID_REQUEST", "EVENT_FULL", "NOT_FOUND", "DUPLICATE_REGISTRATION"],
     handle: async (c) => created(await c.account.attendees.register((await c.body()) as never)),
   },
   {
     method: "GET", path: "/attendees", scope: "attendees:read", tag: "Attendees", operationId: "listAttendees", summary: "List registrations",
-    query: AttendeeListQuery, response: { status: 200, schema: listOf("attendees", Attendee), description: "One page of registrations" },
+    query: AttendeeListQuery, response: { status: 200, schema: listOf("attendees", Attendee), name: "AttendeeList", description: "One page of registrations" },
     errors: ["INVALID_REQUEST"],
     handle: async (c) => ok(await c.account.attendees.list(c.query)),
   },
   {
     method: "GET", path: "/attendees/:id", scope: "attendees:read", tag: "Attendees", operationId: "getAttendee", summary: "Get a registration",
-    response: { status: 200, schema: Attendee, description: "The registration" }, errors: ["NOT_FOUND"],
+    response: { status: 200, schema: Attendee, name: "Attendee", description: "The registration" }, errors: ["NOT_FOUND"],
     handle: async (c) => ok(await c.account.attendees.get(c.params.id!)),
   },
   {
     method: "PUT", path: "/attendees/:id", scope: "attendees:write", tag: "Attendees", operationId: "updateAttendee",
     summary: "Update a registration (partial; status rules apply)",
-    body: AttendeeUpdateInput, response: { status: 200, schema: Attendee, description: "The updated registration" },
+    body: AttendeeUpdateInput, response: { status: 200, schema: Attendee, name: "Attendee", description: "The updated registration" },
     errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION", "EVENT_FULL", "DUPLICATE_REGISTRATION"],
     handle: async (c) => ok(await c.account.attendees.update(c.params.id!, (await c.body()) as never)),
+  },
+  {
+    method: "POST", path: "/webhooks", scope: "webhooks:write", tag: "Webhooks", operationId: "createWebhook",
+    summary: "Register a webhook (the answer is the only one that shows its secret)",
+    body: WebhookCreateInput, response: { status: 201, schema: CreatedWebhook, name: "CreatedWebhook", description: "The webhook with its secret" },
+    errors: ["INVALID_REQUEST", "INVALID_URL", "INVALID_EVENT_TYPE", "DUPLICATE_WEBHOOK"],
+    handle: async (c) => created(await c.account.webhooks.create((await c.body()) as never)),
+  },
+  {
+    method: "GET", path: "/webhooks", scope: "webhooks:read", tag: "Webhooks", operationId: "listWebhooks", summary: "List webhooks (never their secrets)",
+    query: WebhookListQuery, response: { status: 200, schema: listOf("webhooks", Webhook), name: "WebhookList", description: "One page of webhooks" },
+    errors: ["INVALID_REQUEST"],
+    handle: async (c) => ok(await c.account.webhooks.list(c.query)),
+  },
+  {
+    method: "GET", path: "/webhooks/:id", scope: "webhooks:read", tag: "Webhooks", operationId: "getWebhook", summary: "Get a webhook",
+    response: { status: 200, schema: Webhook, name: "Webhook", description: "The webhook" }, errors: ["NOT_FOUND"],
+    handle: async (c) => ok(await c.account.webhooks.get(c.params.id!)),
+  },
+  {
+    method: "PUT", path: "/webhooks/:id", scope: "webhooks:write", tag: "Webhooks", operationId: "updateWebhook",
+    summary: "Update a webhook (partial; active: true re-enables it and resets its failure count)",
+    body: WebhookUpdateInput, response: { status: 200, schema: Webhook, name: "Webhook", description: "The updated webhook" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_URL", "INVALID_EVENT_TYPE", "DUPLICATE_WEBHOOK"],
+    handle: async (c) => ok(await c.account.webhooks.update(c.params.id!, (await c.body()) as never)),
+  },
+  {
+    method: "DELETE", path: "/webhooks/:id", scope: "webhooks:write", tag: "Webhooks", operationId: "deleteWebhook", summary: "Remove a webhook",
+    response: { status: 200, schema: DeleteResult, name: "DeleteResult", description: "The deletion" }, errors: ["NOT_FOUND"],
+    handle: async (c) => ok(await c.account.webhooks.delete(c.params.id!)),
   },
 ];
 

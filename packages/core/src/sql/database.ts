@@ -11,6 +11,24 @@ export interface Database {
   attendees: AttendeesTable;
   rate_limit_windows: RateLimitWindowsTable;
   idempotency_keys: IdempotencyKeysTable;
+  webhooks: WebhooksTable;
+}
+
+export interface WebhooksTable {
+  id: string;
+  account_id: string;
+  url: string;
+  /** JSON array of event types (or `*`). */
+  events: string;
+  description: string | null;
+  /** Kept as given: it signs every delivery, so it must be readable (unlike API keys). */
+  secret: string;
+  active: number;
+  metadata: string;
+  consecutive_failures: number;
+  disabled_at: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface RateLimitWindowsTable {

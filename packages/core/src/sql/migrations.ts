@@ -140,6 +140,28 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex("idempotency_keys_expires").on("idempotency_keys").column("expires_at").execute();
     },
   },
+  "0003_webhooks": {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable("webhooks")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("account_id", "text", (c) => c.notNull().references("accounts.id"))
+        .addColumn("url", "text", (c) => c.notNull())
+        .addColumn("events", "text", (c) => c.notNull())
+        .addColumn("description", "text")
+        .addColumn("secret", "text", (c) => c.notNull())
+        .addColumn("active", "integer", (c) => c.notNull())
+        .addColumn("metadata", "text", (c) => c.notNull())
+        .addColumn("consecutive_failures", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("disabled_at", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      // One webhook per URL and account (DUPLICATE_WEBHOOK); the service checks first, this is the backstop.
+      await db.schema.createIndex("webhooks_account_url").on("webhooks").columns(["account_id", "url"]).unique().execute();
+      await db.schema.createIndex("webhooks_account_created").on("webhooks").columns(["account_id", "created_at", "id"]).execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

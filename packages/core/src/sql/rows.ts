@@ -4,7 +4,8 @@ import type { ApiKeyInfo, Scope, Tier } from "../resources/api-key.ts";
 import type { EventRecord } from "../resources/event.ts";
 import type { AttendeeStatus } from "../rules/attendee-status.ts";
 import type { EventStatus } from "../rules/event-status.ts";
-import type { AccountsTable, ApiKeysTable, AttendeesTable, EventsTable } from "./database.ts";
+import type { WebhookRecord } from "../resources/webhook.ts";
+import type { AccountsTable, ApiKeysTable, AttendeesTable, EventsTable, WebhooksTable } from "./database.ts";
 
 /** Separates the fields of a search key, so a search cannot match across two of them. */
 const FIELD_SEPARATOR = "\u001f";
@@ -152,5 +153,41 @@ export function rowToApiKeyInfo(row: Selectable<ApiKeysTable> & Pick<AccountsTab
     scopes: row.scopes.split(" ").filter(Boolean) as Scope[],
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
+  };
+}
+
+/** The row of a webhook record. */
+export function webhookToRow(webhook: WebhookRecord): WebhooksTable {
+  return {
+    id: webhook.id,
+    account_id: webhook.accountId,
+    url: webhook.url,
+    events: JSON.stringify(webhook.events),
+    description: webhook.description,
+    secret: webhook.secret,
+    active: webhook.active ? 1 : 0,
+    metadata: JSON.stringify(webhook.metadata),
+    consecutive_failures: webhook.consecutiveFailures,
+    disabled_at: webhook.disabledAt,
+    created_at: webhook.createdAt,
+    updated_at: webhook.updatedAt,
+  };
+}
+
+/** The webhook record of a row. */
+export function rowToWebhook(row: Selectable<WebhooksTable>): WebhookRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    url: row.url,
+    events: JSON.parse(row.events) as string[],
+    description: row.description,
+    secret: row.secret,
+    active: Number(row.active) === 1,
+    metadata: JSON.parse(row.metadata) as WebhookRecord["metadata"],
+    consecutiveFailures: Number(row.consecutive_failures),
+    disabledAt: row.disabled_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }

@@ -15,7 +15,7 @@ import type { Database, EventsTable } from "./database.ts";
 import { param, precompile } from "./precompiled.ts";
 import { detectDialect, isStoreUnavailable, lockRows, writeTransaction } from "./dialect.ts";
 import { migrationProvider } from "./migrations.ts";
-import { attendeeToRow, eventToRow, rowToApiKeyInfo, rowToAttendee, rowToEvent } from "./rows.ts";
+import { attendeeToRow, eventToRow, rowToApiKeyInfo, rowToAttendee, rowToEvent, rowToWebhook, webhookToRow } from "./rows.ts";
 
 /** Options of {@link createSqlStorage}. */
 export interface SqlStorageOptions {
@@ -206,6 +206,17 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     lastName: sql`lower(last_name)`,
     company: sql`lower(company)`,
   } as const;
+
+  async function assertUniqueWebhookUrl(conn: Kysely<Database>, accountId: string, url: string, exceptId?: string) {
+    const taken = await conn
+      .selectFrom("webhooks")
+      .select("id")
+      .where("account_id", "=", accountId)
+      .where("url", "=", url)
+      .$if(exceptId !== undefined, (q) => q.where("id", "<>", exceptId!))
+      .executeTakeFirst();
+    if (taken) throw new ServiceError("DUPLICATE_WEBHOOK", { message: `Webhook ${taken.id} already uses ${url}.`, field: "url", details: { webhookId: taken.id } });
+  }
 
   const storage: Storage = {
     async migrate() {
@@ -519,6 +530,50 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
           .execute(),
       ]);
       return { items: rows.map(rowToAttendee), total: Number(count.n) };
+    },
+
+    async insertWebhook(webhook) {
+      await write(async (trx) => {
+        await assertUniqueWebhookUrl(trx, webhook.accountId, webhook.url);
+        await trx.insertInto("webhooks").values(webhookToRow(webhook)).execute();
+      });
+    },
+
+    async getWebhook(accountId, id) {
+      const row = await db.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+      return row ? rowToWebhook(row) : null;
+    },
+
+    async updateWebhook(accountId, id, change) {
+      return write(async (trx) => {
+        const row = await trx.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+        if (!row) throw new ServiceError("NOT_FOUND", { message: `Webhook ${id} not found.` });
+        const before = rowToWebhook(row);
+        const after = change(before);
+        if (after.url !== before.url) await assertUniqueWebhookUrl(trx, accountId, after.url, id);
+        const { id: _id, account_id: _account, created_at: _created, ...changes } = webhookToRow(after);
+        await trx.updateTable("webhooks").set(changes).where("id", "=", id).execute();
+        return { before, after };
+      });
+    },
+
+    async deleteWebhook(accountId, id) {
+      return write(async (trx) => {
+        const row = await trx.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+        if (!row) return null;
+        await trx.deleteFrom("webhooks").where("id", "=", id).execute();
+        return rowToWebhook(row);
+      });
+    },
+
+    async listWebhooks(accountId, query) {
+      let base = db.selectFrom("webhooks").where("account_id", "=", accountId);
+      if (query.active !== undefined) base = base.where("active", "=", query.active ? 1 : 0);
+      const [count, rows] = await Promise.all([
+        base.select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow(),
+        base.selectAll().orderBy("created_at", "desc").orderBy("id", "desc").limit(query.limit).offset((query.page - 1) * query.limit).execute(),
+      ]);
+      return { items: rows.map(rowToWebhook), total: Number(count.n) };
     },
   };
 

@@ -1,0 +1,124 @@
+import { randomBytes } from "node:crypto";
+import * as z from "zod";
+import { ServiceError } from "../errors.ts";
+import { BooleanParam, KeyValueMap, pagingParams, plainText, resolvePaging, Timestamp } from "./common.ts";
+
+/** Every notification type a webhook can subscribe to (spec 6.1); `*` subscribes to all. */
+export const WEBHOOK_EVENT_TYPES = [
+  "event.created",
+  "event.updated",
+  "event.deleted",
+  "event.published",
+  "event.cancelled",
+  "event.completed",
+  "attendee.registered",
+  "attendee.updated",
+  "attendee.cancelled",
+  "attendee.checked_in",
+  "sustainability.goal_achieved",
+  "sustainability.carbon_offset",
+  "sustainability.report_generated",
+  "analytics.report_ready",
+  "analytics.threshold_exceeded",
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+const URL_MAX = 2048;
+
+const webhookFields = {
+  url: z.string().trim().min(1).max(URL_MAX).meta({ description: "An https:// URL that resolves to a public address." }),
+  events: z
+    .array(z.string().min(1).max(64))
+    .min(1)
+    .max(WEBHOOK_EVENT_TYPES.length + 1)
+    .transform((types) => [...new Set(types)])
+    .meta({ description: "Event types (spec 6.1), or `*` for all." }),
+  description: plainText(500).nullish(),
+  active: z.boolean().optional(),
+  metadata: KeyValueMap.nullish(),
+};
+
+/** Body of `POST /webhooks`. */
+export const WebhookCreateInput = z.strictObject({
+  ...webhookFields,
+  secret: z
+    .string()
+    .min(16)
+    .max(256)
+    .regex(/^[\x21-\x7e]+$/, "must be visible ASCII characters")
+    .optional()
+    .meta({ description: "Signing secret; generated when omitted. Returned only in this response." }),
+});
+export type WebhookCreateInput = z.input<typeof WebhookCreateInput>;
+export type WebhookCreate = z.output<typeof WebhookCreateInput>;
+
+/** Body of `PUT /webhooks/:id`: a partial update. `active: true` re-enables and resets the failure count. */
+export const WebhookUpdateInput = z.strictObject({
+  url: webhookFields.url.optional(),
+  events: webhookFields.events.optional(),
+  description: webhookFields.description,
+  active: webhookFields.active,
+  metadata: webhookFields.metadata,
+});
+export type WebhookUpdateInput = z.input<typeof WebhookUpdateInput>;
+export type WebhookUpdate = z.output<typeof WebhookUpdateInput>;
+
+/** A webhook as stored. */
+export const WebhookRecord = z.object({
+  id: z.string(),
+  accountId: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  description: z.string().nullable(),
+  secret: z.string(),
+  active: z.boolean(),
+  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  consecutiveFailures: z.int(),
+  disabledAt: Timestamp.nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type WebhookRecord = z.infer<typeof WebhookRecord>;
+
+/** A webhook as the API lists it: never its secret. */
+export const Webhook = WebhookRecord.omit({ accountId: true, secret: true });
+export type Webhook = z.infer<typeof Webhook>;
+
+/** The create response: the only time the secret is shown. */
+export const CreatedWebhook = Webhook.extend({ secret: z.string() });
+export type CreatedWebhook = z.infer<typeof CreatedWebhook>;
+
+/** Query of `GET /webhooks`. */
+export const WebhookListQuery = z.strictObject({ ...pagingParams, active: BooleanParam.optional() }).transform(resolvePaging);
+export type WebhookListQuery = z.output<typeof WebhookListQuery>;
+
+/** A new signing secret: `whsec_` and 64 hex characters (256 bits from the CSPRNG). */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString("hex")}`;
+}
+
+/** Throws `INVALID_URL` unless `value` is an absolute https:// URL without credentials. */
+export function assertHttpsUrl(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ServiceError("INVALID_URL", { message: "url: not a valid absolute URL", field: "url" });
+  }
+  if (url.protocol !== "https:") throw new ServiceError("INVALID_URL", { message: "url: must use https://", field: "url" });
+  if (url.username || url.password) throw new ServiceError("INVALID_URL", { message: "url: must not carry credentials", field: "url" });
+  return url;
+}
+
+/** Throws `INVALID_EVENT_TYPE` for a type that is neither `*` nor one of {@link WEBHOOK_EVENT_TYPES}. */
+export function assertEventTypes(types: readonly string[]): void {
+  types.forEach((type, index) => {
+    if (type !== "*" && !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)) {
+      throw new ServiceError("INVALID_EVENT_TYPE", {
+        message: `events.${index}: unknown event type ${JSON.stringify(type)}`,
+        field: `events.${index}`,
+        details: { allowed: ["*", ...WEBHOOK_EVENT_TYPES] },
+      });
+    }
+  });
+}
