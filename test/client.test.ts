@@ -1,0 +1,57 @@
+/** The typed client (@event-service/client, built) against the real server. */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { createClient, EventServiceError } from "@event-service/client";
+import { attendeeInput, eventInput } from "./fixtures/builders.ts";
+import { startServer, type TestServer } from "./_setup.ts";
+
+describe("@event-service/client", () => {
+  let server: TestServer;
+  let client: ReturnType<typeof createClient>;
+
+  before(async () => {
+    server = await startServer();
+    client = createClient({ baseUrl: server.url, apiKey: (await server.createKey()).key });
+  });
+  after(async () => assert.equal(await server.stop(), 0));
+
+  test("events and attendees round trip, check-in included", async () => {
+    const event = await client.events.create(eventInput({ capacity: 2, tags: ["Client"] }) as never);
+    assert.equal(event.status, "draft");
+    assert.deepEqual(event.tags, ["client"]);
+    assert.equal((await client.events.update(event.id, { status: "published" })).status, "published");
+    const attendee = await client.attendees.register(attendeeInput(event.id) as never);
+    assert.equal(attendee.status, "confirmed");
+    assert.equal((await client.attendees.get(attendee.id)).email, attendee.email);
+    const page = await client.attendees.list({ eventId: event.id, limit: 10 });
+    assert.deepEqual(page.attendees.map((a) => a.id), [attendee.id]);
+    assert.equal(page.pagination.total, 1);
+    const checkedIn = await client.events.checkIn(event.id, { confirmationCode: attendee.confirmationCode });
+    assert.equal(checkedIn.status, "checked-in");
+    assert.equal((await client.events.list({ tags: "client" })).pagination.total, 1);
+    assert.deepEqual(await client.events.delete(event.id), { success: true, message: `Event ${event.id} and its registrations were deleted.`, deletedId: event.id });
+  });
+
+  test("failures surface as one typed error with the service's code, field and details", async () => {
+    const event = await client.events.create(eventInput({ capacity: 5 }) as never);
+    await client.attendees.register(attendeeInput(event.id, { email: "dup@example.com" }) as never);
+    await assert.rejects(client.attendees.register(attendeeInput(event.id, { email: "DUP@example.com" }) as never), (error: unknown) => {
+      assert.ok(EventServiceError.is(error));
+      assert.equal(error.status, 409);
+      assert.equal(error.code, "DUPLICATE_REGISTRATION");
+      assert.equal(error.field, "email");
+      return true;
+    });
+    await assert.rejects(client.events.get("evt_missing"), (error: unknown) => EventServiceError.is(error) && error.status === 404 && error.code === "NOT_FOUND");
+    await assert.rejects(client.events.create({ name: "" } as never), (error: unknown) => {
+      assert.ok(EventServiceError.is(error));
+      assert.equal(error.code, "INVALID_REQUEST");
+      assert.ok(Array.isArray((error.details as { issues: unknown[] }).issues));
+      return true;
+    });
+    const stranger = createClient({ baseUrl: server.url, apiKey: "esk_wrong" });
+    await assert.rejects(stranger.events.list(), (error: unknown) => EventServiceError.is(error) && error.status === 401 && error.code === "UNAUTHORIZED");
+    const nowhere = createClient({ baseUrl: "http://127.0.0.1:1", apiKey: "x" });
+    await assert.rejects(nowhere.events.list(), (error: unknown) => EventServiceError.is(error) && error.code === "NETWORK_ERROR" && error.status === 0);
+  });
+});
