@@ -13,10 +13,20 @@ export interface Page<T> {
   total: number;
 }
 
-/** Requests counted in an account's current windows. */
-export interface WindowCounts {
+/** The current minute and day windows, each named by its first second (epoch seconds). */
+export interface RateLimitWindows {
   minute: number;
   day: number;
+}
+
+/** One request counted for a live key: its account, the windows' counts including it, and the account's own limits. */
+export interface CountedRequest {
+  accountId: string;
+  minute: number;
+  day: number;
+  /** The account's own limits (enterprise); `null` means the key's tier decides. */
+  perMinute: number | null;
+  perDay: number | null;
 }
 
 /** A stored Idempotency-Key and, once the first request finished, its response. */
@@ -79,11 +89,13 @@ export interface Storage {
   revokeApiKey(id: string, now: string): Promise<boolean>;
 
   /**
-   * Counts one request in the account's current minute and day windows (each named by its
-   * first second, epoch seconds) and returns both counts including this request. One atomic
-   * upsert: exact with several processes on one database.
+   * Authenticates and counts in one atomic statement, the hot path of every request: when the
+   * key with this hash exists and is not revoked, counts one request in its account's minute and
+   * day windows (a window newer than the stored one starts again at 1; a request of an older one
+   * counts in the current) and returns the counts including it; else counts nothing and returns
+   * `null`. Exact with several processes on one database, and a revoked key is refused at once.
    */
-  countRequest(accountId: string, windows: WindowCounts): Promise<WindowCounts>;
+  countRequest(keyHash: string, windows: RateLimitWindows): Promise<CountedRequest | null>;
   /**
    * Claims an Idempotency-Key for a request, atomically. Returns `null` when this call now holds
    * the key (it was unused, expired, or a claim older than `staleBefore` was abandoned), else the
@@ -101,8 +113,8 @@ export interface Storage {
   completeIdempotencyKey(accountId: string, key: string, response: { status: number; body: string }): Promise<void>;
   /** Gives a claimed key up (its request failed unexpectedly) so that a retry runs again. */
   releaseIdempotencyKey(accountId: string, key: string): Promise<void>;
-  /** Deletes rate-limit windows that started before `windowsBefore` (epoch seconds) and idempotency records expired by `now`; returns how many rows went. */
-  purgeExpired(now: string, windowsBefore: number): Promise<number>;
+  /** Deletes the idempotency records expired by `now`; returns how many went. */
+  purgeExpired(now: string): Promise<number>;
 
   /** Stores a new event. */
   insertEvent(event: EventRecord): Promise<void>;

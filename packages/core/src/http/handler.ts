@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { addRoute, createRouter, findRoute } from "rou3";
 import { ServiceError } from "../errors.ts";
-import type { AuthContext } from "../resources/api-key.ts";
 import type { EventService } from "../service.ts";
 import { DOCS_ASSETS, type DocsAsset, docsAsset, docsPage } from "./docs-page.ts";
 import { assertIdempotencyKey, IDEMPOTENCY_STALE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from "./idempotency.ts";
 import { openApiDocument } from "./openapi.ts";
-import { consumeRateLimit, oldestLiveWindow } from "./rate-limit.ts";
-import { BASE_HEADERS, json } from "./respond.ts";
+import { createAuthenticator } from "./authenticate.ts";
+import { assertWithinLimits } from "./rate-limit.ts";
+import { createResponder, type ResponseConstructor } from "./respond.ts";
 import { bearerToken, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
 import { type Route, ROUTES, VERSION_PREFIXES } from "./routes.ts";
 
@@ -31,6 +31,12 @@ export interface HandlerOptions {
   docs?: boolean;
   /** Called once per request after its response is ready: the place for an access log. Never sees keys or bodies. */
   onRequestEnd?: (entry: RequestLogEntry) => void;
+  /**
+   * The class responses are built with (default: the global `Response`). A host may pass a
+   * faster implementation of the same interface, such as srvx's `FastResponse`, which Node
+   * serves without web streams; the bundled server does.
+   */
+  Response?: ResponseConstructor;
 }
 
 /** What the handler tells {@link HandlerOptions.onRequestEnd} about a request. */
@@ -92,21 +98,15 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   const { storage } = service;
   const trustProxy = options.trustProxy ?? false;
   const serveDocs = options.docs ?? true;
+  const reply = createResponder(options.Response);
+  const admit = createAuthenticator(storage);
   let lastPurge = 0;
 
-  /** Removes expired rate-limit windows and idempotency records now and then, off the request's path. */
+  /** Removes expired idempotency records now and then, off the request's path. */
   function purgeNowAndThen(nowMs: number) {
     if (nowMs - lastPurge < PURGE_EVERY_MS) return;
     lastPurge = nowMs;
-    storage.purgeExpired(new Date(nowMs).toISOString(), oldestLiveWindow(nowMs)).catch((error) => options.onError?.(error, new Request("http://internal/purge")));
-  }
-
-  async function authenticate(request: Request): Promise<AuthContext> {
-    const token = bearerToken(request);
-    if (!token) throw new ServiceError("UNAUTHORIZED", { message: "Missing API key: send Authorization: Bearer <key>." });
-    const auth = await service.keys.authenticate(token);
-    if (!auth) throw new ServiceError("UNAUTHORIZED", { message: "Invalid or revoked API key." });
-    return auth;
+    storage.purgeExpired(new Date(nowMs).toISOString()).catch((error) => options.onError?.(error, new Request("http://internal/purge")));
   }
 
   /** Runs a route, answering its errors in the error body (so an idempotent replay can store them). */
@@ -122,10 +122,12 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   async function api(request: Request, url: URL, path: string, origin: string, docs: string, state: RequestState): Promise<Answer> {
     const match = findRoute(router, request.method, path);
     if (!match) throw new ServiceError("NOT_FOUND", { message: `No route for ${request.method} ${url.pathname}.` });
-    const auth = await authenticate(request);
-    state.accountId = auth.accountId;
+    const token = bearerToken(request);
+    if (!token) throw new ServiceError("UNAUTHORIZED", { message: "Missing API key: send Authorization: Bearer <key>." });
     const nowMs = service.clock().getTime();
-    Object.assign(state.headers, await consumeRateLimit(storage, auth, nowMs));
+    const { auth, counts } = await admit(token, nowMs);
+    state.accountId = auth.accountId;
+    Object.assign(state.headers, assertWithinLimits(counts, auth.limits, nowMs));
     purgeNowAndThen(nowMs);
     const endpoint = match.data;
     if (!auth.scopes.includes(endpoint.scope)) {
@@ -185,7 +187,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     if (trustProxy && request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "http") {
       // Behind a TLS-terminating proxy, a plain-HTTP request is sent to HTTPS, method and body kept.
       const host = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim() || url.host;
-      return new Response(null, { status: 308, headers: { ...BASE_HEADERS, location: `https://${host}${url.pathname}${url.search}` } });
+      return reply.raw(null, 308, { ...state.headers, location: `https://${host}${url.pathname}${url.search}` });
     }
     if (options.isDraining?.()) {
       throw new ServiceError("SERVICE_UNAVAILABLE", { message: "The server is shutting down; retry shortly.", headers: { "retry-after": "5", connection: "close" } });
@@ -197,17 +199,19 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       } catch (cause) {
         throw new ServiceError("SERVICE_UNAVAILABLE", { message: "The store cannot be reached.", headers: { "retry-after": "5" }, cause });
       }
-      return json({ status: "ok" });
+      return reply.json({ status: "ok" }, 200, state.headers);
     }
     if (request.method === "GET" && path === "/openapi.json") {
-      return new Response(openApiDocument(), { headers: { ...BASE_HEADERS, "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" } });
+      return reply.raw(openApiDocument(), 200, { ...state.headers, "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" });
     }
     if (request.method === "GET" && serveDocs && (path === "/docs" || path.startsWith("/docs/"))) {
       const asset = path.slice("/docs/".length);
-      if (path === "/docs") return new Response(docsPage(), { headers: { ...BASE_HEADERS, "content-type": "text/html; charset=utf-8", "cache-control": "public, max-age=300" } });
+      if (path === "/docs") return reply.raw(docsPage(), 200, { ...state.headers, "content-type": "text/html; charset=utf-8", "cache-control": "public, max-age=300" });
       if (Object.hasOwn(DOCS_ASSETS, asset)) {
-        return new Response((await docsAsset(asset as DocsAsset)) as BodyInit, {
-          headers: { ...BASE_HEADERS, "content-type": DOCS_ASSETS[asset as DocsAsset], "cache-control": "public, max-age=86400" },
+        return reply.raw((await docsAsset(asset as DocsAsset)) as BodyInit, 200, {
+          ...state.headers,
+          "content-type": DOCS_ASSETS[asset as DocsAsset],
+          "cache-control": "public, max-age=86400",
         });
       }
     }
@@ -215,12 +219,10 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     if (qr) {
       const image = await service.qrCode(qr[1]!, qr[2] as "png" | "svg");
       if (!image) throw new ServiceError("NOT_FOUND", { message: "QR code not found." });
-      return new Response(image.body as BodyInit, {
-        headers: { ...BASE_HEADERS, "content-type": image.contentType, "cache-control": "private, max-age=3600" },
-      });
+      return reply.raw(image.body as BodyInit, 200, { ...state.headers, "content-type": image.contentType, "cache-control": "private, max-age=3600" });
     }
     const answer = await api(request, url, path, origin, docs, state);
-    return json(answer.body, answer.status, answer.headers);
+    return reply.json(answer.body, answer.status, answer.headers ? { ...state.headers, ...answer.headers } : state.headers);
   }
 
   async function respond(request: Request, url: URL, state: RequestState): Promise<Response> {
@@ -232,7 +234,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     } catch (thrown) {
       const error = ServiceError.from(thrown);
       if (error.code === "INTERNAL_ERROR") options.onError?.(thrown, request);
-      return json(error.toJSON(docs), error.status, error.headers);
+      return reply.json(error.toJSON(docs), error.status, error.headers ? { ...state.headers, ...error.headers } : state.headers);
     }
   }
 
@@ -248,9 +250,8 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       response = await respond(request, url, state);
     } catch {
       url = new URL("http://invalid/");
-      response = json(new ServiceError("INVALID_REQUEST", { message: "Malformed request URL." }).toJSON(), 400, state.headers);
+      response = reply.json(new ServiceError("INVALID_REQUEST", { message: "Malformed request URL." }).toJSON(), 400, state.headers);
     }
-    for (const [name, value] of Object.entries(state.headers)) if (!response.headers.has(name)) response.headers.set(name, value);
     options.onRequestEnd?.({
       requestId,
       method: request.method,

@@ -1,25 +1,32 @@
 import { ServiceError } from "../errors.ts";
-import type { AuthContext } from "../resources/api-key.ts";
-import type { Storage } from "../storage.ts";
+import type { RateLimitWindows } from "../storage.ts";
 
 const MINUTE = 60;
 const DAY = 86_400;
 
+/** The minute and UTC-day windows `nowMs` falls in, each named by its first second. */
+export function currentWindows(nowMs: number): RateLimitWindows {
+  const now = Math.floor(nowMs / 1000);
+  return { minute: now - (now % MINUTE), day: now - (now % DAY) };
+}
+
 /**
- * Counts a request against its account's per-minute and per-day limits (fixed windows, UTC
- * days) and returns the `X-RateLimit-*` headers for the response. Throws `429
+ * Judges a counted request against its account's per-minute and per-day limits (fixed windows,
+ * UTC days) and returns the `X-RateLimit-*` headers for the response. Throws `429
  * RATE_LIMIT_EXCEEDED` with `Retry-After` when either window is used up; a refused request
  * counts too, so a client that keeps hammering stays refused until the window ends.
  *
  * `X-RateLimit-Limit` is the per-minute limit, `X-RateLimit-Remaining` what is left of it (0
  * once the day is used up), `X-RateLimit-Reset` the epoch second the binding window ends.
  */
-export async function consumeRateLimit(storage: Storage, auth: AuthContext, nowMs: number): Promise<Record<string, string>> {
+export function assertWithinLimits(
+  counts: { minute: number; day: number },
+  limits: { perMinute: number; perDay: number },
+  nowMs: number,
+): Record<string, string> {
   const now = Math.floor(nowMs / 1000);
-  const minute = now - (now % MINUTE);
-  const day = now - (now % DAY);
-  const counts = await storage.countRequest(auth.accountId, { minute, day });
-  const { perMinute, perDay } = auth.limits;
+  const { minute, day } = currentWindows(nowMs);
+  const { perMinute, perDay } = limits;
   const dayExhausted = counts.day > perDay;
   const reset = dayExhausted ? day + DAY : minute + MINUTE;
   const headers = {
@@ -36,10 +43,4 @@ export async function consumeRateLimit(storage: Storage, auth: AuthContext, nowM
     });
   }
   return headers;
-}
-
-/** The start of the oldest window still worth keeping: yesterday's day window. */
-export function oldestLiveWindow(nowMs: number): number {
-  const now = Math.floor(nowMs / 1000);
-  return now - (now % DAY) - DAY;
 }

@@ -36,6 +36,18 @@ export const Account = z.object({
 });
 export type Account = z.infer<typeof Account>;
 
+/**
+ * The limits a key's requests are counted against: an enterprise account's own limits where
+ * set, else its tier's.
+ */
+export function limitsFor(tier: Tier, perMinute: number | null, perDay: number | null): { perMinute: number; perDay: number } {
+  const own = tier === "enterprise";
+  return {
+    perMinute: own && perMinute !== null ? perMinute : TIER_LIMITS[tier].perMinute,
+    perDay: own && perDay !== null ? perDay : TIER_LIMITS[tier].perDay,
+  };
+}
+
 /** What the caller of `createApiKey` gives. */
 export const ApiKeyCreateInput = z.strictObject({
   /** Name or id of the account; an unknown name creates the account. */

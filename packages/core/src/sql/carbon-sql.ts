@@ -16,21 +16,21 @@ export function emissionsSql(): RawBuilder<number> {
 export const lowCarbonModesSql = sql.join(LOW_CARBON_TRAVEL_MODES.map((mode) => sql.lit(mode)));
 
 /**
- * The unrounded sustainability score over `e` (events) and `s` (stats), the SQL twin of
- * `sustainabilityScore` before its rounding.
+ * The unrounded sustainability score of an event row `e` (its goals and kept figures), the SQL
+ * twin of `sustainabilityScore` before its rounding.
  */
 export function scoreSql(carbon: CarbonSettings): RawBuilder<number> {
   const goal = sql.lit(SCORE_WEIGHTS.goal);
-  const offsetKg = sql`(coalesce(s.offset_usd, 0) * 1000.0 / ${sql.lit(carbon.offsetPriceUsdPerTonne)})`;
+  const offsetKg = sql`(e.offset_usd * 1000.0 / ${sql.lit(carbon.offsetPriceUsdPerTonne)})`;
   return sql<number>`(
     (case when e.goal_carbon_neutral = 1 then ${goal} else 0 end)
     + (case when e.goal_renewable_energy = 1 then ${goal} else 0 end)
     + (case when e.goal_local_sourcing = 1 then ${goal} else 0 end)
     + ${goal} * coalesce(e.goal_waste_reduction, 0) / 100.0
-    + (case when coalesce(s.travel_reported, 0) > 0 then ${sql.lit(SCORE_WEIGHTS.lowCarbonTravel)} * 1.0 * s.low_carbon / s.travel_reported else 0 end)
+    + (case when e.travel_reported > 0 then ${sql.lit(SCORE_WEIGHTS.lowCarbonTravel)} * 1.0 * e.low_carbon / e.travel_reported else 0 end)
     + (case
-        when coalesce(s.emissions_kg, 0) > 0 then ${sql.lit(SCORE_WEIGHTS.offsetCoverage)} * (case when ${offsetKg} >= s.emissions_kg then 1.0 else ${offsetKg} / s.emissions_kg end)
-        when coalesce(s.travel_reported, 0) > 0 then ${sql.lit(SCORE_WEIGHTS.offsetCoverage)}
+        when e.emissions_kg > 0 then ${sql.lit(SCORE_WEIGHTS.offsetCoverage)} * (case when ${offsetKg} >= e.emissions_kg then 1.0 else ${offsetKg} / e.emissions_kg end)
+        when e.travel_reported > 0 then ${sql.lit(SCORE_WEIGHTS.offsetCoverage)}
         else 0 end)
   )`;
 }

@@ -1,3 +1,5 @@
+import type { Generated } from "kysely";
+
 /**
  * The tables, as kysely sees them. Portable column types only: text, integer and real;
  * booleans are 0/1 integers, timestamps ISO 8601 UTC text (sortable as text), nested
@@ -9,7 +11,7 @@ export interface Database {
   events: EventsTable;
   event_tags: EventTagsTable;
   attendees: AttendeesTable;
-  rate_limit_windows: RateLimitWindowsTable;
+  rate_limit_counters: RateLimitCountersTable;
   idempotency_keys: IdempotencyKeysTable;
   webhooks: WebhooksTable;
 }
@@ -31,13 +33,13 @@ export interface WebhooksTable {
   updated_at: string;
 }
 
-export interface RateLimitWindowsTable {
+/** An account's current rate-limit windows; a window's start is epoch seconds of its first second. */
+export interface RateLimitCountersTable {
   account_id: string;
-  /** `minute` or `day`. */
-  window: string;
-  /** Epoch seconds of the window's first second. */
-  started_at: number;
-  count: number;
+  minute_start: number;
+  minute_count: number;
+  day_start: number;
+  day_count: number;
 }
 
 export interface IdempotencyKeysTable {
@@ -99,6 +101,18 @@ export interface EventsTable {
   status: string;
   created_at: string;
   updated_at: string;
+  /*
+   * The event's figures over its active registrations, kept by the storage in the transaction
+   * that changes a registration (recomputed from the registrations, never incremented), so
+   * reads and list sorts need no aggregate.
+   */
+  active_count: Generated<number>;
+  /** kg CO2e of the travel reported. */
+  emissions_kg: Generated<number>;
+  /** USD of the offsets of those who opted in. */
+  offset_usd: Generated<number>;
+  travel_reported: Generated<number>;
+  low_carbon: Generated<number>;
 }
 
 export interface EventTagsTable {

@@ -1,4 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, sql } from "kysely";
+import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
+import { emissionsSql, lowCarbonModesSql } from "./carbon-sql.ts";
 
 /**
  * The schema's history, oldest first. Never edit a migration that has shipped: add one.
@@ -114,16 +116,16 @@ export const MIGRATIONS: Record<string, Migration> = {
   },
   "0002_api_conventions": {
     async up(db: Kysely<any>) {
-      // One row per account, window kind and window start; counted by an atomic upsert.
+      // One row per account holding its current minute and day windows, counted by one atomic
+      // upsert per request: a single small row, so nothing to purge and little to write.
       await db.schema
-        .createTable("rate_limit_windows")
-        .addColumn("account_id", "text", (c) => c.notNull())
-        .addColumn("window", "text", (c) => c.notNull())
-        .addColumn("started_at", "integer", (c) => c.notNull())
-        .addColumn("count", "integer", (c) => c.notNull())
-        .addPrimaryKeyConstraint("rate_limit_windows_pk", ["account_id", "window", "started_at"])
+        .createTable("rate_limit_counters")
+        .addColumn("account_id", "text", (c) => c.primaryKey().references("accounts.id"))
+        .addColumn("minute_start", "integer", (c) => c.notNull())
+        .addColumn("minute_count", "integer", (c) => c.notNull())
+        .addColumn("day_start", "integer", (c) => c.notNull())
+        .addColumn("day_count", "integer", (c) => c.notNull())
         .execute();
-      await db.schema.createIndex("rate_limit_windows_started").on("rate_limit_windows").column("started_at").execute();
 
       await db.schema
         .createTable("idempotency_keys")
@@ -160,6 +162,26 @@ export const MIGRATIONS: Record<string, Migration> = {
       // One webhook per URL and account (DUPLICATE_WEBHOOK); the service checks first, this is the backstop.
       await db.schema.createIndex("webhooks_account_url").on("webhooks").columns(["account_id", "url"]).unique().execute();
       await db.schema.createIndex("webhooks_account_created").on("webhooks").columns(["account_id", "created_at", "id"]).execute();
+    },
+  },
+  "0004_event_stats": {
+    async up(db: Kysely<any>) {
+      for (const [column, type] of [["active_count", "integer"], ["emissions_kg", "real"], ["offset_usd", "real"], ["travel_reported", "integer"], ["low_carbon", "integer"]] as const) {
+        await db.schema.alterTable("events").addColumn(column, type, (c) => c.notNull().defaultTo(0)).execute();
+      }
+      // Existing events get their figures from their registrations.
+      const active = (eb: any) => eb.selectFrom("attendees as a").whereRef("a.event_id", "=", "events.id").where("a.status", "in", ACTIVE_ATTENDEE_STATUSES);
+      await db
+        .updateTable("events")
+        .set((eb) => ({
+          active_count: active(eb).select(sql`count(*)`.as("n")),
+          emissions_kg: active(eb).select(sql`coalesce(sum(${emissionsSql()}), 0)`.as("n")),
+          offset_usd: active(eb).select(sql`coalesce(sum(case when offset_opted = 1 then offset_amount else 0 end), 0)`.as("n")),
+          travel_reported: active(eb).select(sql`count(travel_mode)`.as("n")),
+          low_carbon: active(eb).select(sql`coalesce(sum(case when travel_mode in (${lowCarbonModesSql}) then 1 else 0 end), 0)`.as("n")),
+        }))
+        .execute();
+      await db.schema.createIndex("events_account_emissions").on("events").columns(["account_id", "emissions_kg", "id"]).execute();
     },
   },
 };

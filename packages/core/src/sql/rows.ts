@@ -1,4 +1,4 @@
-import type { Selectable } from "kysely";
+import type { Insertable, Selectable } from "kysely";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { ApiKeyInfo, Scope, Tier } from "../resources/api-key.ts";
 import type { EventRecord } from "../resources/event.ts";
@@ -19,7 +19,7 @@ const bool = (value: boolean | null | undefined): number | null => (value === un
 const json = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
 /** The row of an event record. */
-export function eventToRow(event: EventRecord): EventsTable {
+export function eventToRow(event: EventRecord): Insertable<EventsTable> {
   const goals = event.sustainabilityGoals;
   return {
     id: event.id,

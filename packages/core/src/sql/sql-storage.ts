@@ -5,7 +5,7 @@ import { offsetKg } from "../carbon/carbon-settings.ts";
 import { sustainabilityScore } from "../carbon/sustainability-score.ts";
 import { ServiceError } from "../errors.ts";
 import { applyAttendeeUpdate, type AttendeeListQuery, type AttendeeRecord } from "../resources/attendee.ts";
-import { TIER_LIMITS, type Tier } from "../resources/api-key.ts";
+import { limitsFor, type Tier } from "../resources/api-key.ts";
 import { applyEventUpdate, type EventListQuery, type EventRecord, type EventStats } from "../resources/event.ts";
 import { ACTIVE_ATTENDEE_STATUSES, isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { EVENT_STATUSES_OPEN_FOR_REGISTRATION } from "../rules/event-status.ts";
@@ -35,22 +35,25 @@ function likePattern(text: string) {
   return sql`${containsPattern(text)} escape '\\'`;
 }
 
-type StatsRow = { event_id: string; active_count: unknown; emissions_kg: unknown; offset_usd: unknown; travel_reported: unknown; low_carbon: unknown };
+/** An event row with the figures the storage keeps on it. */
+type EventRow = Selectable<EventsTable>;
 
-function toStats(event: EventRecord, row: Partial<StatsRow> | undefined, carbon: CarbonSettings): EventStats {
-  const emissionsKg = Number(row?.emissions_kg ?? 0);
-  const travelReported = Number(row?.travel_reported ?? 0);
-  return {
-    attendeeCount: Number(row?.active_count ?? 0),
+/** The event of a row, with its figures. */
+function toEventWithStats(row: EventRow, carbon: CarbonSettings): EventWithStats {
+  const event = rowToEvent(row);
+  const emissionsKg = Number(row.emissions_kg);
+  const stats: EventStats = {
+    attendeeCount: Number(row.active_count),
     carbonFootprint: Math.round(emissionsKg * 1000) / 1000,
     sustainabilityScore: sustainabilityScore({
       goals: event.sustainabilityGoals,
-      travelReported,
-      lowCarbonTravel: Number(row?.low_carbon ?? 0),
+      travelReported: Number(row.travel_reported),
+      lowCarbonTravel: Number(row.low_carbon),
       emissionsKg,
-      offsetKg: offsetKg(Number(row?.offset_usd ?? 0), carbon),
+      offsetKg: offsetKg(Number(row.offset_usd), carbon),
     }),
   };
+  return { ...event, ...stats };
 }
 
 /**
@@ -66,19 +69,26 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
   const dialect = detectDialect(db);
   const write = <T>(fn: (trx: Kysely<Database>) => Promise<T>) => writeTransaction(db, dialect, fn);
 
-  const statsQuery = (conn: Kysely<Database>) =>
-    conn
+  /**
+   * Recomputes an event's kept figures from its active registrations: called in the write
+   * transaction of every change to a registration, so they are never off, also with several
+   * processes.
+   */
+  async function refreshEventStats(conn: Kysely<Database>, eventId: string) {
+    const stats = await conn
       .selectFrom("attendees")
       .select([
-        "event_id",
         sql<number>`count(*)`.as("active_count"),
-        sql<number>`sum(${emissionsSql()})`.as("emissions_kg"),
-        sql<number>`sum(case when offset_opted = 1 then offset_amount else 0 end)`.as("offset_usd"),
-        sql<number>`sum(case when travel_mode is not null then 1 else 0 end)`.as("travel_reported"),
-        sql<number>`sum(case when travel_mode in (${lowCarbonModesSql}) then 1 else 0 end)`.as("low_carbon"),
+        sql<number>`coalesce(sum(${emissionsSql()}), 0)`.as("emissions_kg"),
+        sql<number>`coalesce(sum(case when offset_opted = 1 then offset_amount else 0 end), 0)`.as("offset_usd"),
+        sql<number>`count(travel_mode)`.as("travel_reported"),
+        sql<number>`coalesce(sum(case when travel_mode in (${lowCarbonModesSql}) then 1 else 0 end), 0)`.as("low_carbon"),
       ])
+      .where("event_id", "=", eventId)
       .where("status", "in", ACTIVE)
-      .groupBy("event_id");
+      .executeTakeFirstOrThrow();
+    await conn.updateTable("events").set(stats).where("id", "=", eventId).execute();
+  }
 
   // The hot path (every request authenticates and counts; reads by id are the most common),
   // compiled once.
@@ -92,32 +102,40 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         .where("k.key_hash", "=", param("hash"))
         .where("k.revoked_at", "is", null),
   );
-  const countQuery = precompile<{ window: string; count: number }, "account" | "minute" | "day">(db, (conn) =>
-    conn
-      .insertInto("rate_limit_windows")
-      .values([
-        { account_id: param("account"), window: "minute", started_at: param("minute") as never, count: 1 },
-        { account_id: param("account"), window: "day", started_at: param("day") as never, count: 1 },
-      ])
-      .onConflict((oc) => oc.columns(["account_id", "window", "started_at"]).doUpdateSet((eb) => ({ count: eb("rate_limit_windows.count", "+", 1) })))
-      .returning(["window", "count"]),
+  // Authentication and counting in one statement: the insert's select finds the live key, and
+  // a revoked or unknown key selects nothing, so nothing is counted and no row comes back.
+  const countQuery = precompile<
+    { account_id: string; minute_count: number; day_count: number; per_minute: number | null; per_day: number | null },
+    "hash" | "minute" | "day"
+  >(db, (conn) => {
+    const current = (start: "minute_start" | "day_start", count: "minute_count" | "day_count") => ({
+      [count]: sql<number>`case when excluded.${sql.ref(start)} > rate_limit_counters.${sql.ref(start)} then 1 else rate_limit_counters.${sql.ref(count)} + 1 end`,
+      [start]: sql<number>`case when excluded.${sql.ref(start)} > rate_limit_counters.${sql.ref(start)} then excluded.${sql.ref(start)} else rate_limit_counters.${sql.ref(start)} end`,
+    });
+    const limit = (column: "per_minute" | "per_day") =>
+      conn.selectFrom("accounts").select(column).whereRef("accounts.id", "=", "rate_limit_counters.account_id").as(column);
+    return conn
+      .insertInto("rate_limit_counters")
+      .columns(["account_id", "minute_start", "minute_count", "day_start", "day_count"])
+      .expression(
+        conn
+          .selectFrom("api_keys")
+          .select([
+            "account_id",
+            sql<number>`cast(${param("minute")} as integer)`.as("minute_start"),
+            sql<number>`1`.as("minute_count"),
+            sql<number>`cast(${param("day")} as integer)`.as("day_start"),
+            sql<number>`1`.as("day_count"),
+          ])
+          .where("key_hash", "=", param("hash"))
+          .where("revoked_at", "is", null),
+      )
+      .onConflict((oc) => oc.column("account_id").doUpdateSet({ ...current("minute_start", "minute_count"), ...current("day_start", "day_count") }))
+      .returning(["account_id", "minute_count", "day_count", limit("per_minute"), limit("per_day")]);
+  });
+  const eventQuery = precompile<EventRow, "id" | "account">(db, (conn) =>
+    conn.selectFrom("events").selectAll().where("id", "=", param("id")).where("account_id", "=", param("account")),
   );
-  const eventQuery = precompile<Selectable<EventsTable> & Partial<StatsRow>, "id" | "account">(db, (conn) =>
-    conn
-      .selectFrom("events as e")
-      .leftJoin(statsQuery(conn).where("event_id", "=", param("id")).as("s"), "s.event_id", "e.id")
-      .selectAll("e")
-      .select(["s.active_count", "s.emissions_kg", "s.offset_usd", "s.travel_reported", "s.low_carbon"])
-      .where("e.id", "=", param("id"))
-      .where("e.account_id", "=", param("account")),
-  );
-
-  async function statsFor(conn: Kysely<Database>, events: EventRecord[], carbon: CarbonSettings): Promise<EventWithStats[]> {
-    if (events.length === 0) return [];
-    const rows = await statsQuery(conn).where("event_id", "in", events.map((e) => e.id)).execute();
-    const byEvent = new Map(rows.map((row) => [row.event_id, row]));
-    return events.map((event) => ({ ...event, ...toStats(event, byEvent.get(event.id), carbon) }));
-  }
 
   async function countActive(conn: Kysely<Database>, eventId: string, exceptId?: string): Promise<number> {
     const row = await conn
@@ -197,7 +215,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     startDate: sql.ref("e.start_date"),
     name: sql`lower(e.name)`,
     capacity: sql.ref("e.capacity"),
-    carbonFootprint: sql`coalesce(s.emissions_kg, 0)`,
+    carbonFootprint: sql.ref("e.emissions_kg"),
   } as const;
 
   const ATTENDEE_SORT_COLUMNS = {
@@ -281,10 +299,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         accountName: row.name,
         tier,
         scopes: rowToApiKeyInfo({ ...row, key_hash: "", prefix: "", created_at: "", revoked_at: null }).scopes,
-        limits: {
-          perMinute: tier === "enterprise" && row.per_minute !== null ? Number(row.per_minute) : TIER_LIMITS[tier].perMinute,
-          perDay: tier === "enterprise" && row.per_day !== null ? Number(row.per_day) : TIER_LIMITS[tier].perDay,
-        },
+        limits: limitsFor(tier, row.per_minute === null ? null : Number(row.per_minute), row.per_day === null ? null : Number(row.per_day)),
       };
     },
 
@@ -306,10 +321,16 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async countRequest(accountId, windows) {
-      const { rows } = await countQuery({ account: accountId, minute: windows.minute, day: windows.day });
-      const count = (window: string) => Number(rows.find((row) => row.window === window)?.count ?? 0);
-      return { minute: count("minute"), day: count("day") };
+    async countRequest(keyHash, windows) {
+      const [row] = (await countQuery({ hash: keyHash, minute: windows.minute, day: windows.day })).rows;
+      if (!row) return null;
+      return {
+        accountId: row.account_id,
+        minute: Number(row.minute_count),
+        day: Number(row.day_count),
+        perMinute: row.per_minute === null ? null : Number(row.per_minute),
+        perDay: row.per_day === null ? null : Number(row.per_day),
+      };
     },
 
     async claimIdempotencyKey(claim) {
@@ -363,10 +384,9 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       await db.deleteFrom("idempotency_keys").where("account_id", "=", accountId).where("key", "=", key).where("state", "=", "running").execute();
     },
 
-    async purgeExpired(now, windowsBefore) {
-      const windows = await db.deleteFrom("rate_limit_windows").where("started_at", "<", windowsBefore).executeTakeFirst();
+    async purgeExpired(now) {
       const keys = await db.deleteFrom("idempotency_keys").where("expires_at", "<=", now).executeTakeFirst();
-      return Number(windows.numDeletedRows) + Number(keys.numDeletedRows);
+      return Number(keys.numDeletedRows);
     },
 
     async insertEvent(event) {
@@ -378,9 +398,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
 
     async getEvent(accountId, id, carbon) {
       const [row] = (await eventQuery({ id, account: accountId })).rows;
-      if (!row) return null;
-      const event = rowToEvent(row);
-      return { ...event, ...toStats(event, row, carbon) };
+      return row ? toEventWithStats(row, carbon) : null;
     },
 
     async updateEvent(accountId, id, update, now) {
@@ -410,39 +428,22 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
 
     async listEvents(accountId, query, carbon): Promise<Page<EventWithStats>> {
-      const offset = (query.page - 1) * query.limit;
-      const needsStats = query.minScore !== undefined || query.sortBy === "carbonFootprint";
       const direction = query.order;
-      if (!needsStats) {
-        const base = db.selectFrom("events as e").where(eventFilters(accountId, query));
-        const [count, rows] = await Promise.all([
-          base.select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow(),
-          base.selectAll("e").orderBy(EVENT_SORT_COLUMNS[query.sortBy], direction).orderBy("e.id", direction).limit(query.limit).offset(offset).execute(),
-        ]);
-        return { items: await statsFor(db, rows.map(rowToEvent), carbon), total: Number(count.n) };
-      }
-      const stats = statsQuery(db).where("account_id", "=", accountId);
       const base = db
         .selectFrom("events as e")
-        .leftJoin(stats.as("s"), "s.event_id", "e.id")
         .where(eventFilters(accountId, query))
         .$if(query.minScore !== undefined, (q) => q.where(scoreSql(carbon), ">=", scoreThreshold(query.minScore!)));
       const [count, rows] = await Promise.all([
         base.select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow(),
         base
           .selectAll("e")
-          .select(["s.active_count", "s.emissions_kg", "s.offset_usd", "s.travel_reported", "s.low_carbon"])
           .orderBy(EVENT_SORT_COLUMNS[query.sortBy], direction)
           .orderBy("e.id", direction)
           .limit(query.limit)
-          .offset(offset)
+          .offset((query.page - 1) * query.limit)
           .execute(),
       ]);
-      const items = rows.map((row) => {
-        const event = rowToEvent(row);
-        return { ...event, ...toStats(event, row, carbon) };
-      });
-      return { items, total: Number(count.n) };
+      return { items: rows.map((row) => toEventWithStats(row, carbon)), total: Number(count.n) };
     },
 
     async registerAttendee(attendee) {
@@ -457,6 +458,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
           record = { ...record, confirmationCode: createConfirmationCode() };
         }
         await trx.insertInto("attendees").values(attendeeToRow(record)).execute();
+        await refreshEventStats(trx, record.eventId);
         return record;
       });
     },
@@ -483,6 +485,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         if (isActiveAttendeeStatus(after.status) && (reactivated || emailChanged)) await assertNoActiveDuplicate(trx, after);
         const { id: _id, account_id: _account, event_id: _event, confirmation_code: _code, registration_date: _date, ...changes } = attendeeToRow(after);
         await trx.updateTable("attendees").set(changes).where("id", "=", id).execute();
+        await refreshEventStats(trx, before.eventId);
         return { before, after };
       });
     },
@@ -498,6 +501,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         const before = rowToAttendee(row);
         if (before.status === "checked-in") return { before, after: before };
         const after = applyAttendeeUpdate(before, { status: "checked-in" }, now);
+        // The event's figures stay: checked-in counts as active, like the confirmed or pending it was.
         await trx.updateTable("attendees").set({ status: after.status, checked_in_at: after.checkedInAt, updated_at: now }).where("id", "=", row.id).execute();
         return { before, after };
       });

@@ -1,0 +1,60 @@
+/**
+ * Migrations on a database that already holds data: `0004_event_stats` gives existing events
+ * the figures of their active registrations, as later writes keep them.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import Database from "better-sqlite3";
+import { Kysely, Migrator, SqliteDialect } from "kysely";
+import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
+import type { Database as Schema } from "../src/sql/database.ts";
+import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
+import { migrationProvider } from "../src/sql/migrations.ts";
+import { createSqlStorage } from "../src/sql/sql-storage.ts";
+
+test("0004_event_stats computes the figures of events stored before it", async () => {
+  const database = new Database(":memory:");
+  for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database }) });
+  const migrated = await new Migrator({ db, provider: migrationProvider }).migrateTo("0003_webhooks");
+  assert.equal(migrated.error, undefined);
+
+  const at = "2026-01-01T00:00:00.000Z";
+  await db.insertInto("accounts").values({ id: "acct_1", name: "Acme", per_minute: null, per_day: null, created_at: at }).execute();
+  const event = (id: string) => ({
+    id, account_id: "acct_1", name: id, description: null, address: "Main St 1", city: "Berlin", state: null, country: "DE", zip_code: null,
+    lat: null, lng: null, start_date: at, end_date: at, capacity: 10, category: "meetup", goal_carbon_neutral: 1, goal_waste_reduction: null,
+    goal_local_sourcing: null, goal_renewable_energy: null, tags: "[]", search_key: id, status: "published", created_at: at, updated_at: at,
+  });
+  await db.insertInto("events").values([event("evt_a"), event("evt_b")]).execute();
+  let n = 0;
+  const attendee = (status: string, mode: string | null, distance: number | null, opted: number, amount: number) => {
+    n += 1;
+    return {
+      id: `att_${n}`, account_id: "acct_1", event_id: "evt_a", first_name: "A", last_name: "B", email: `${n}@example.com`, email_key: `${n}@example.com`,
+      phone: null, company: null, title: null, ticket_type: "general", dietary_preferences: "[]", accessibility_needs: null, carbon_offset: null,
+      offset_opted: opted, offset_amount: amount, travel_distance: distance, travel_mode: mode, emergency_contact: null, custom_fields: "{}",
+      search_key: "", status, confirmation_code: `EVT-AAAA-AAA${n}`, registration_date: at, updated_at: at, checked_in_at: null, cancelled_at: null,
+    };
+  };
+  await db
+    .insertInto("attendees")
+    .values([
+      attendee("confirmed", "car", 100, 1, 1.5), // 16.844 kg, 1.5 USD
+      attendee("checked-in", "train", 200, 0, 9), // 7.092 kg, not opted
+      attendee("pending", null, null, 0, 0), // no travel reported
+      attendee("cancelled", "flight", 1000, 1, 30), // counts for nothing
+    ])
+    .execute();
+
+  const storage = createSqlStorage({ db: db as Kysely<Schema> });
+  await storage.migrate();
+  const a = await storage.getEvent("acct_1", "evt_a", DEFAULT_CARBON_SETTINGS);
+  const b = await storage.getEvent("acct_1", "evt_b", DEFAULT_CARBON_SETTINGS);
+  assert.equal(a?.attendeeCount, 3);
+  assert.equal(a?.carbonFootprint, 23.936);
+  // carbonNeutral 15; low-carbon 1 of 2 reporting x 20 = 10; offsets 1.5 USD = 100 kg >= 23.936 kg: 20.
+  assert.equal(a?.sustainabilityScore, 45);
+  assert.deepEqual([b?.attendeeCount, b?.carbonFootprint, b?.sustainabilityScore], [0, 0, 15]);
+  await storage.close();
+});
