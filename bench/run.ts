@@ -1,10 +1,12 @@
 /**
  * `npm run bench`: the real server (built CLI, SQLite, auth and rate limiting on) against a bare
- * h3 + better-sqlite3 server doing the same work, driven by autocannon on loopback.
- * Prints requests/s, p50 and p99 latency and the ratio ours / bare for each endpoint.
+ * h3 + better-sqlite3 server doing the same reads, driven by autocannon on loopback.
+ * Prints requests/s, p50 and p99 latency and the ratio ours / bare for each endpoint, then
+ * where the time of a read by id goes: the CPU time of each step of the hot path, in process.
  * Not a test: figures depend on the machine. BENCH_SECONDS (default 8) sets each run's length.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -12,7 +14,8 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
-import { createEventService, createSqlStorage, SQLITE_PRAGMAS } from "@event-service/core";
+import { createEventService, createHandler, createSqlStorage, SQLITE_PRAGMAS, withStatementCache } from "@event-service/core";
+import { FastResponse } from "srvx";
 
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -90,15 +93,46 @@ async function drive(url: string, path: string, options: { key?: string; post?: 
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
 }
 
+/** CPU microseconds per call of `fn`, after a warm-up: steady under other load, unlike wall time. */
+async function cpuMicros(fn: () => Promise<unknown>, calls = 20_000): Promise<number> {
+  for (let i = 0; i < 2_000; i++) await fn();
+  const start = process.cpuUsage();
+  for (let i = 0; i < calls; i++) await fn();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / calls;
+}
+
+/** The hot path of `GET /api/events/:id` step by step, in this process, on the seeded file. */
+async function hotPath(file: string, key: string, accountId: string, eventId: string): Promise<string> {
+  const sqlite = new Database(file);
+  for (const pragma of SQLITE_PRAGMAS) sqlite.pragma(pragma);
+  const storage = createSqlStorage({ db: new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }) });
+  const service = createEventService({ storage });
+  const handler = createHandler(service, { Response: FastResponse });
+  const request = new Request(`http://127.0.0.1/api/events/${eventId}`, { headers: { authorization: `Bearer ${key}` } });
+  // How the core stores keys (SHA-256, hex): the lookup the handler makes.
+  const hash = createHash("sha256").update(key).digest("hex");
+  const windows = { minute: Math.floor(Date.now() / 60_000) * 60, day: Math.floor(Date.now() / 86_400_000) * 86_400 };
+  const steps: Array<[string, () => Promise<unknown>]> = [
+    ["whole handler (auth, rate limit, route, read, JSON)", () => handler(request)],
+    ["auth + rate limit: Storage.countRequest (one upsert)", () => storage.countRequest(hash, windows)],
+    ["the read: Storage.getEvent", () => storage.getEvent(accountId, eventId, service.carbon)],
+  ];
+  const rows: string[] = [];
+  for (const [name, fn] of steps) rows.push(`| ${name} | ${(await cpuMicros(fn)).toFixed(1)} |`);
+  await storage.close();
+  return `| step | CPU µs per call |\n|---|---|\n${rows.join("\n")}\n`;
+}
+
 const dir = mkdtempSync(join(tmpdir(), "event-service-bench-"));
 const file = join(dir, "bench.sqlite");
 try {
   process.stdout.write(`Seeding 500 events and 10,000 registrations in ${file}…\n`);
   const { key, accountId, eventId } = await seed(file);
   const ours = await start(["packages/server/bin/event-service.js", "serve"], { PORT: "0", DATABASE_URL: file, LOG_LEVEL: "info" });
-  const bare = await start(["--import", "tsx", "bench/bare-server.ts", file]);
+  const bare = await start(["--import", "tsx", "bench/bare-server.ts", file, accountId]);
   const attendee = (n: number) => ({ eventId, firstName: "Bench", lastName: `N${n}`, email: `bench-${process.pid}-${n}@example.com`, ticketType: "general" });
-  const bareAttendee = (n: number) => ({ ...attendee(n), accountId, email: `bare-${process.pid}-${n}@example.com` });
+  const bareAttendee = (n: number) => ({ ...attendee(n), email: `bare-${process.pid}-${n}@example.com` });
 
   const cases: Array<[string, () => Promise<Figures>, () => Promise<Figures>]> = [
     [`GET /api/events/:id`, () => drive(ours.url, `/api/events/${eventId}`, { key }), () => drive(bare.url, `/api/events/${eventId}`)],
@@ -121,6 +155,7 @@ try {
   );
   ours.child.kill("SIGTERM");
   bare.child.kill("SIGTERM");
+  process.stdout.write(`\nWhere a read by id goes, in process (no HTTP):\n\n${await hotPath(file, key, accountId, eventId)}`);
 } finally {
   setTimeout(() => rmSync(dir, { recursive: true, force: true }), 500);
 }
