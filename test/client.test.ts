@@ -32,6 +32,42 @@ describe("@event-service/client", () => {
     assert.deepEqual(await client.events.delete(event.id), { success: true, message: `Event ${event.id} and its registrations were deleted.`, deletedId: event.id });
   });
 
+  test("listAll walks every page: 105 registrations come back once each, in order", async () => {
+    const event = await client.events.create(eventInput({ capacity: 200 }) as never);
+    const registered: string[] = [];
+    for (let i = 0; i < 105; i++) registered.push((await client.attendees.register(attendeeInput(event.id, { email: `walk-${i}@example.com` }) as never)).id);
+    const walked: string[] = [];
+    for await (const attendee of client.attendees.listAll({ eventId: event.id, sortBy: "registrationDate", order: "asc" })) walked.push(attendee.id);
+    assert.deepEqual(walked, registered);
+    const small: string[] = [];
+    for await (const attendee of client.attendees.listAll({ eventId: event.id, limit: 50, order: "asc" })) small.push(attendee.id);
+    assert.deepEqual(small, registered);
+  });
+
+  test("webhooks: create shows the secret once, get, update, list and delete do not", async () => {
+    const created = await client.webhooks.create({ url: "https://93.184.216.34/hooks", events: ["event.created", "attendee.registered"] });
+    assert.match(created.secret, /^whsec_[0-9a-f]{64}$/);
+    const fetched = await client.webhooks.get(created.id);
+    assert.equal("secret" in fetched, false);
+    assert.equal((await client.webhooks.update(created.id, { active: false })).active, false);
+    const listed: string[] = [];
+    for await (const webhook of client.webhooks.listAll({ active: false })) listed.push(webhook.id);
+    assert.deepEqual(listed, [created.id]);
+    assert.equal((await client.webhooks.delete(created.id)).deletedId, created.id);
+  });
+
+  test("the service's 429 surfaces with its Retry-After when it is longer than the client will wait", async () => {
+    const free = createClient({ baseUrl: server.url, apiKey: (await server.createKey({ account: `Free ${Date.now()}`, tier: "free" })).key, retry: { maxDelayMs: 10 } });
+    for (let i = 0; i < 60; i++) await free.events.list({ limit: 1 });
+    await assert.rejects(free.events.list({ limit: 1 }), (error: unknown) => {
+      assert.ok(EventServiceError.is(error));
+      assert.equal(error.status, 429);
+      assert.equal(error.code, "RATE_LIMIT_EXCEEDED");
+      assert.ok(error.retryAfter! >= 1 && error.retryAfter! <= 60, `Retry-After ${error.retryAfter}`);
+      return true;
+    });
+  });
+
   test("failures surface as one typed error with the service's code, field and details", async () => {
     const event = await client.events.create(eventInput({ capacity: 5 }) as never);
     await client.attendees.register(attendeeInput(event.id, { email: "dup@example.com" }) as never);

@@ -1,96 +1,22 @@
 /**
- * @event-service/client: a typed client for the Event Service REST API.
+ * @event-service/client: a typed client of the Event Service REST API, on ofetch. Its types
+ * come from `@event-service/core` by `import type` only: the runtime bundle is this package and
+ * ofetch, for Node 20+ and browsers alike.
  *
  * @example
- * import { createClient } from "@event-service/client";
+ * import { createClient, EventServiceError } from "@event-service/client";
  * const client = createClient({ baseUrl: "http://127.0.0.1:3000", apiKey: process.env.EVENT_SERVICE_KEY! });
- * const event = await client.events.create({ name: "Green Summit", ... });
+ * const page = await client.events.list({ status: "published", limit: 10 });
  */
-import type {
-  Attendee, AttendeeCreateInput, AttendeeUpdateInput, CheckInInput, DeleteResult, ErrorCode, Event, EventCreateInput,
-  EventUpdateInput, ListResult,
-} from "@event-service/core";
-import { FetchError, ofetch } from "ofetch";
-
+export { createClient } from "./client.ts";
 export type {
-  Attendee, AttendeeCreateInput, AttendeeUpdateInput, CheckInInput, DeleteResult, ErrorCode, Event, EventCreateInput,
-  EventUpdateInput, ListResult,
-};
-
-/** Options of {@link createClient}. */
-export interface ClientOptions {
-  /** The service's address, e.g. `https://events.example.com` (the `/v1` prefix is added). */
-  baseUrl: string;
-  /** An API key (`esk_…`). */
-  apiKey: string;
-  /** A fetch implementation; defaults to the global one. */
-  fetch?: typeof globalThis.fetch;
-}
-
-/** Query parameters of a list call; values are sent as strings. */
-export type ListQuery = Record<string, string | number | boolean | undefined>;
-
-/** The one error every failed call throws, carrying the service's error body. */
-export class EventServiceError extends Error {
-  override readonly name = "EventServiceError";
-  constructor(
-    readonly status: number,
-    readonly code: ErrorCode | "NETWORK_ERROR",
-    message: string,
-    readonly field?: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-
-  /** True for any `EventServiceError`, also from another copy of this package. */
-  static is(value: unknown): value is EventServiceError {
-    return value instanceof Error && value.name === "EventServiceError";
-  }
-}
-
-/**
- * Creates a client bound to one service and key.
- */
-export function createClient(options: ClientOptions) {
-  const api = ofetch.create({
-    baseURL: `${options.baseUrl.replace(/\/+$/, "")}/v1`,
-    headers: { authorization: `Bearer ${options.apiKey}` },
-    retry: 0,
-    ...(options.fetch && { fetch: options.fetch }),
-  });
-
-  async function call<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown, query?: ListQuery): Promise<T> {
-    try {
-      return await api<T>(path, { method, ...(body !== undefined && { body: body as Record<string, unknown> }), ...(query && { query }) });
-    } catch (error) {
-      if (error instanceof FetchError && error.data && typeof error.data === "object" && "error" in error.data) {
-        const e = (error.data as { error: { code: ErrorCode; message: string; field?: string; details?: Record<string, unknown> } }).error;
-        throw new EventServiceError(error.status ?? 0, e.code, e.message, e.field, e.details);
-      }
-      throw new EventServiceError((error as FetchError).status ?? 0, "NETWORK_ERROR", (error as Error).message);
-    }
-  }
-
-  const id = (value: string) => encodeURIComponent(value);
-
-  return {
-    events: {
-      create: (input: EventCreateInput) => call<Event>("POST", "/events", input),
-      get: (eventId: string) => call<Event>("GET", `/events/${id(eventId)}`),
-      update: (eventId: string, input: EventUpdateInput) => call<Event>("PUT", `/events/${id(eventId)}`, input),
-      delete: (eventId: string) => call<DeleteResult>("DELETE", `/events/${id(eventId)}`),
-      list: (query: ListQuery = {}) => call<ListResult<"events", Event>>("GET", "/events", undefined, query),
-      checkIn: (eventId: string, input: CheckInInput) => call<Attendee>("POST", `/events/${id(eventId)}/check-in`, input),
-    },
-    attendees: {
-      register: (input: AttendeeCreateInput) => call<Attendee>("POST", "/attendees", input),
-      get: (attendeeId: string) => call<Attendee>("GET", `/attendees/${id(attendeeId)}`),
-      update: (attendeeId: string, input: AttendeeUpdateInput) => call<Attendee>("PUT", `/attendees/${id(attendeeId)}`, input),
-      list: (query: ListQuery = {}) => call<ListResult<"attendees", Attendee>>("GET", "/attendees", undefined, query),
-    },
-  };
-}
-
-/** The client `createClient` returns. */
-export type EventServiceClient = ReturnType<typeof createClient>;
+  AttendeeListParams, CallOptions, ClientOptions, EventListParams, EventServiceClient, ListParams, WebhookListParams,
+} from "./client.ts";
+export { EventServiceError } from "./errors.ts";
+export type { ClientErrorCode } from "./errors.ts";
+export type { RetryOptions } from "./retry.ts";
+export type {
+  AccessibilityNeeds, Attendee, AttendeeCreateInput, AttendeeUpdateInput, CarbonOffset, CheckInInput, CreatedWebhook, DeleteResult,
+  EmergencyContact, ErrorCode, Event, EventCreateInput, EventUpdateInput, ListResult, Location, Pagination, SustainabilityGoals, Webhook,
+  WebhookCreateInput, WebhookEventType, WebhookUpdateInput,
+} from "@event-service/core";

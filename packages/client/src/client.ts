@@ -1,0 +1,238 @@
+import type {
+  Attendee, AttendeeCreateInput, AttendeeListQuery, AttendeeUpdateInput, CheckInInput, CreatedWebhook, DeleteResult, ErrorBody, Event,
+  EventCreateInput, EventListQuery, EventUpdateInput, ListResult, Webhook, WebhookCreateInput, WebhookListQuery, WebhookUpdateInput,
+} from "@event-service/core";
+import { FetchError, ofetch } from "ofetch";
+import { EventServiceError } from "./errors.ts";
+import { parseRetryAfter, RETRYABLE_STATUSES, type RetryOptions, retryDelayMs } from "./retry.ts";
+
+/** Options of {@link createClient}. */
+export interface ClientOptions {
+  /** The service's address, e.g. `https://events.example.com` (the client adds `/v1`). */
+  baseUrl: string;
+  /** An API key (`esk_…`), sent as `Authorization: Bearer`. */
+  apiKey: string;
+  /** Retrying `429` and `503` answers (and `409 IDEMPOTENCY_KEY_IN_USE`); `false` turns it off. */
+  retry?: RetryOptions | false;
+  /**
+   * Send a generated `Idempotency-Key` with every `POST` that has none, so a retried create
+   * never creates twice. Default true. Without one, a `POST` is never retried.
+   */
+  idempotencyKeys?: boolean;
+  /** Time-out of one attempt in ms. Default 30 s. */
+  timeoutMs?: number;
+  /** A fetch implementation; default the global one. */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** This call's `Idempotency-Key` (a `POST` only): retries of the call, and your own, reuse it. */
+  idempotencyKey?: string;
+  /** Aborts the call and any wait for a retry. */
+  signal?: AbortSignal;
+}
+
+/** A query-string value as a list call takes it: numbers and booleans are sent as text, a list comma-separated. */
+type ParamValue<T> = T extends readonly (infer E)[] ? E[] | string : T extends number ? number | string : T extends boolean ? boolean : T;
+
+/** A list call's query parameters, named and typed after the service's list schema. */
+export type ListParams<Q> = { [K in keyof Q]?: ParamValue<Q[K]> } & { perPage?: number };
+
+export type EventListParams = ListParams<EventListQuery>;
+export type AttendeeListParams = ListParams<AttendeeListQuery>;
+export type WebhookListParams = ListParams<WebhookListQuery>;
+
+/** Events of the caller's account. */
+export interface EventsResource {
+  /** Creates an event (a draft). */
+  create(input: EventCreateInput, call?: CallOptions): Promise<Event>;
+  get(eventId: string, call?: CallOptions): Promise<Event>;
+  /** A partial update; `status` follows the event status rules. */
+  update(eventId: string, input: EventUpdateInput, call?: CallOptions): Promise<Event>;
+  /** Deletes the event and its registrations. */
+  delete(eventId: string, call?: CallOptions): Promise<DeleteResult>;
+  /** One page of events. */
+  list(query?: EventListParams, call?: CallOptions): Promise<ListResult<"events", Event>>;
+  /** Every event the query matches, fetched page by page as you iterate. */
+  listAll(query?: EventListParams, call?: CallOptions): AsyncGenerator<Event, void, undefined>;
+  /** Checks a registration in by its confirmation code (what its QR code holds). */
+  checkIn(eventId: string, input: CheckInInput, call?: CallOptions): Promise<Attendee>;
+}
+
+/** Registrations of the caller's account. */
+export interface AttendeesResource {
+  /** Registers an attendee (confirmed). */
+  register(input: AttendeeCreateInput, call?: CallOptions): Promise<Attendee>;
+  get(attendeeId: string, call?: CallOptions): Promise<Attendee>;
+  /** A partial update; `status` follows the registration status rules. */
+  update(attendeeId: string, input: AttendeeUpdateInput, call?: CallOptions): Promise<Attendee>;
+  /** One page of registrations. */
+  list(query?: AttendeeListParams, call?: CallOptions): Promise<ListResult<"attendees", Attendee>>;
+  /** Every registration the query matches, fetched page by page as you iterate. */
+  listAll(query?: AttendeeListParams, call?: CallOptions): AsyncGenerator<Attendee, void, undefined>;
+}
+
+/** Webhooks of the caller's account. */
+export interface WebhooksResource {
+  /** Registers a webhook; the answer is the only one that shows its signing secret. */
+  create(input: WebhookCreateInput, call?: CallOptions): Promise<CreatedWebhook>;
+  get(webhookId: string, call?: CallOptions): Promise<Webhook>;
+  /** A partial update; `active: true` re-enables a disabled webhook. */
+  update(webhookId: string, input: WebhookUpdateInput, call?: CallOptions): Promise<Webhook>;
+  delete(webhookId: string, call?: CallOptions): Promise<DeleteResult>;
+  /** One page of webhooks (never their secrets). */
+  list(query?: WebhookListParams, call?: CallOptions): Promise<ListResult<"webhooks", Webhook>>;
+  /** Every webhook the query matches, fetched page by page as you iterate. */
+  listAll(query?: WebhookListParams, call?: CallOptions): AsyncGenerator<Webhook, void, undefined>;
+}
+
+/** The client {@link createClient} returns. */
+export interface EventServiceClient {
+  events: EventsResource;
+  attendees: AttendeesResource;
+  webhooks: WebhooksResource;
+}
+
+type Method = "GET" | "POST" | "PUT" | "DELETE";
+type Query = Record<string, unknown>;
+
+const DEFAULT_RETRY: Required<RetryOptions> = { retries: 2, baseDelayMs: 500, maxDelayMs: 30_000 };
+/** Lists are walked with the largest page the service gives. */
+const PAGE_SIZE = 100;
+
+/** The query string the service reads: each parameter once, lists comma-separated, nothing undefined. */
+function toQuery(query: Query): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    out[name] = Array.isArray(value) ? value.join(",") : String(value);
+  }
+  return out;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** The client error of whatever a call threw. */
+function toClientError(thrown: unknown): EventServiceError {
+  if (!(thrown instanceof FetchError)) {
+    return new EventServiceError({ status: 0, code: "NETWORK_ERROR", message: (thrown as Error)?.message ?? String(thrown), cause: thrown });
+  }
+  const status = thrown.status ?? thrown.response?.status ?? 0;
+  const retryAfter = parseRetryAfter(thrown.response?.headers.get("retry-after") ?? null);
+  const body = thrown.data as Partial<ErrorBody> | undefined;
+  if (status === 0 || !thrown.response) {
+    return new EventServiceError({ status: 0, code: "NETWORK_ERROR", message: thrown.message, cause: thrown });
+  }
+  if (body && typeof body === "object" && body.error && typeof body.error.code === "string") {
+    const { code, message, field, details } = body.error;
+    return new EventServiceError({ status, code, message, field, details: details as Record<string, unknown> | undefined, retryAfter, cause: thrown });
+  }
+  return new EventServiceError({ status, code: "UNEXPECTED_RESPONSE", message: `Unexpected ${status} answer without the service's error body.`, retryAfter, cause: thrown });
+}
+
+/**
+ * Creates a typed client of one service and API key. Every call returns the service's JSON
+ * answer typed after core's schemas, or throws an {@link EventServiceError}. `429` and `503`
+ * answers are retried after their `Retry-After` (or with exponential backoff): always for
+ * `GET`, `PUT` and `DELETE`, and for a `POST` when it carries an `Idempotency-Key`, which the
+ * client generates unless told not to.
+ *
+ * @example
+ * const client = createClient({ baseUrl: "http://127.0.0.1:3000", apiKey: process.env.EVENT_SERVICE_KEY! });
+ * const event = await client.events.create({ name: "Green Summit", location: { address: "Alexanderplatz 1", city: "Berlin", country: "DE" },
+ *   startDate: "2027-05-01T09:00:00Z", endDate: "2027-05-01T17:00:00Z", capacity: 200, category: "conference" });
+ * for await (const attendee of client.attendees.listAll({ eventId: event.id })) console.log(attendee.email);
+ */
+export function createClient(options: ClientOptions): EventServiceClient {
+  const retry = options.retry === false ? { ...DEFAULT_RETRY, retries: 0 } : { ...DEFAULT_RETRY, ...options.retry };
+  const generateKeys = options.idempotencyKeys ?? true;
+  const api = ofetch.create(
+    {
+      baseURL: `${options.baseUrl.replace(/\/+$/, "")}/v1`,
+      headers: { authorization: `Bearer ${options.apiKey}`, accept: "application/json" },
+      retry: 0,
+      timeout: options.timeoutMs ?? 30_000,
+    },
+    options.fetch && { fetch: options.fetch },
+  );
+
+  async function request<T>(method: Method, path: string, init: { body?: unknown; query?: Query } & CallOptions = {}): Promise<T> {
+    const key = method === "POST" ? (init.idempotencyKey ?? (generateKeys ? globalThis.crypto.randomUUID() : undefined)) : undefined;
+    const retriable = method !== "POST" || key !== undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await api<T>(path, {
+          method,
+          ...(init.body !== undefined && { body: init.body as Record<string, unknown> }),
+          ...(init.query && { query: toQuery(init.query) }),
+          ...(key !== undefined && { headers: { "idempotency-key": key } }),
+          ...(init.signal && { signal: init.signal }),
+        });
+      } catch (thrown) {
+        const error = toClientError(thrown);
+        const later = RETRYABLE_STATUSES.has(error.status) || error.code === "IDEMPOTENCY_KEY_IN_USE";
+        if (!retriable || !later || attempt > retry.retries) throw error;
+        const delay = retryDelayMs(attempt, error.retryAfter, retry);
+        if (delay === undefined) throw error;
+        await sleep(delay, init.signal);
+      }
+    }
+  }
+
+  /** Every item of a list, page by page (100 a page), as long as the service says there is a next one. */
+  async function* walk<K extends string, T>(key: K, path: string, query: Query, options?: CallOptions): AsyncGenerator<T, void, undefined> {
+    const { page: first, limit, perPage, ...rest } = query;
+    const size = (limit ?? perPage ?? PAGE_SIZE) as number;
+    for (let page = Number(first ?? 1); ; page++) {
+      const result = await request<ListResult<K, T>>("GET", path, { query: { ...rest, page, limit: size }, ...options });
+      yield* result[key];
+      if (!result.pagination.hasNext) return;
+    }
+  }
+
+  const id = (value: string) => encodeURIComponent(value);
+
+  return {
+    events: {
+      create: (input, call) => request<Event>("POST", "/events", { body: input, ...call }),
+      get: (eventId, call) => request<Event>("GET", `/events/${id(eventId)}`, call),
+      update: (eventId, input, call) => request<Event>("PUT", `/events/${id(eventId)}`, { body: input, ...call }),
+      delete: (eventId, call) => request<DeleteResult>("DELETE", `/events/${id(eventId)}`, call),
+      list: (query = {}, call) => request<ListResult<"events", Event>>("GET", "/events", { query, ...call }),
+      listAll: (query = {}, call) => walk<"events", Event>("events", "/events", query, call),
+      checkIn: (eventId, input, call) =>
+        request<Attendee>("POST", `/events/${id(eventId)}/check-in`, { body: input, ...call }),
+    },
+    attendees: {
+      register: (input, call) => request<Attendee>("POST", "/attendees", { body: input, ...call }),
+      get: (attendeeId, call) => request<Attendee>("GET", `/attendees/${id(attendeeId)}`, call),
+      update: (attendeeId, input, call) =>
+        request<Attendee>("PUT", `/attendees/${id(attendeeId)}`, { body: input, ...call }),
+      list: (query = {}, call) => request<ListResult<"attendees", Attendee>>("GET", "/attendees", { query, ...call }),
+      listAll: (query = {}, call) => walk<"attendees", Attendee>("attendees", "/attendees", query, call),
+    },
+    webhooks: {
+      create: (input, call) => request<CreatedWebhook>("POST", "/webhooks", { body: input, ...call }),
+      get: (webhookId, call) => request<Webhook>("GET", `/webhooks/${id(webhookId)}`, call),
+      update: (webhookId, input, call) =>
+        request<Webhook>("PUT", `/webhooks/${id(webhookId)}`, { body: input, ...call }),
+      delete: (webhookId, call) => request<DeleteResult>("DELETE", `/webhooks/${id(webhookId)}`, call),
+      list: (query = {}, call) => request<ListResult<"webhooks", Webhook>>("GET", "/webhooks", { query, ...call }),
+      listAll: (query = {}, call) => walk<"webhooks", Webhook>("webhooks", "/webhooks", query, call),
+    },
+  };
+}
