@@ -121,3 +121,62 @@ describe("the web-standard handler, without a server", () => {
 
   test("no unexpected errors were logged", () => assert.deepEqual(errors, []));
 });
+
+describe("a handler mounted under a base path", () => {
+  let service: EventService;
+  let handler: FetchHandler;
+  let key: string;
+
+  before(async () => {
+    service = createEventService({ storage: await sqliteStorage() });
+    handler = createHandler(service, { basePath: "/events-api/" });
+    key = (await service.keys.create({ account: "Mounted" })).key;
+  });
+  after(() => service.storage.close());
+
+  const get = (path: string) => handler(new Request(`http://host.test${path}`, { headers: { authorization: `Bearer ${key}` } }));
+
+  test("serves its routes below the base path only", async () => {
+    assert.equal((await get("/events-api/health")).status, 200);
+    assert.equal((await get("/events-api/v1/events")).status, 200);
+    assert.equal((await get("/events-api/api/events?limit=1")).status, 200);
+    for (const outside of ["/health", "/v1/events", "/events-apiv1/events", "/events-api-2/health"]) {
+      const response = await get(outside);
+      assert.equal(response.status, 404, outside);
+      assert.equal((await response.json()).error.code, "NOT_FOUND");
+    }
+  });
+
+  test("links it hands out include the base path: QR codes, documentation, the reference page's assets", async () => {
+    const create = await handler(
+      new Request("http://host.test/events-api/v1/events", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          name: "Mounted", location: { address: "Main St 1", city: "Berlin", country: "DE" }, startDate: "2027-01-01T10:00:00Z",
+          endDate: "2027-01-01T12:00:00Z", capacity: 5, category: "meetup",
+        }),
+      }),
+    );
+    const event = await create.json();
+    const register = await handler(
+      new Request("http://host.test/events-api/v1/attendees", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ eventId: event.id, firstName: "Ada", lastName: "Lovelace", email: "ada@example.com", ticketType: "general" }),
+      }),
+    );
+    const attendee = await register.json();
+    assert.equal(attendee.qrCode, `http://host.test/events-api/v1/qr/${attendee.id}.png`);
+    const image = await get(`/events-api/v1/qr/${attendee.id}.png`);
+    assert.equal(image.status, 200);
+    assert.equal(image.headers.get("content-type"), "image/png");
+    const missing = await (await get("/events-api/v1/events/evt_nope")).json();
+    assert.equal(missing.error.documentation, "http://host.test/events-api/docs#NOT_FOUND");
+    const page = await (await get("/events-api/docs")).text();
+    assert.match(page, /href="\/events-api\/docs\/swagger-ui\.css"/);
+    assert.match(page, /src="\/events-api\/docs\/swagger-ui-bundle\.js"/);
+    assert.match(page, /url: "\/events-api\/openapi\.json"/);
+    assert.equal((await get("/events-api/docs/swagger-ui.css")).status, 200);
+  });
+});

@@ -12,9 +12,9 @@ const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCode
 /**
  * The API reference page: the error codes (each with an anchor, which the `documentation`
  * links of error bodies point to) and Swagger UI rendering `/openapi.json`, all served from
- * the package (no CDN).
+ * the package (no CDN). `basePath` is where the handler is mounted.
  */
-export function docsPage(): string {
+export function docsPage(basePath = ""): string {
   const rows = Object.entries(ERROR_CODES)
     .map(([code, { status, message }]) => `<tr id="${code}"><td><code>${code}</code></td><td>${status}</td><td>${escape(message)}</td></tr>`)
     .join("\n");
@@ -24,7 +24,7 @@ export function docsPage(): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Event Service API reference</title>
-<link rel="stylesheet" href="/docs/swagger-ui.css">
+<link rel="stylesheet" href="${basePath}/docs/swagger-ui.css">
 <style>body{margin:0;font-family:system-ui,sans-serif}#errors{max-width:1460px;margin:0 auto;padding:0 20px 40px}#errors table{border-collapse:collapse}#errors td,#errors th{border-bottom:1px solid #ddd;padding:4px 12px;text-align:left}#errors tr:target{background:#fff3c4}</style>
 </head>
 <body>
@@ -37,9 +37,9 @@ export function docsPage(): string {
 ${rows}
 </tbody></table>
 </section>
-<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="${basePath}/docs/swagger-ui-bundle.js"></script>
 <script>
-window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", validatorUrl: null, deepLinking: true });
+window.ui = SwaggerUIBundle({ url: "${basePath}/openapi.json", dom_id: "#swagger-ui", validatorUrl: null, deepLinking: true });
 if (location.hash) setTimeout(function () { var t = document.getElementById(location.hash.slice(1)); if (t) t.scrollIntoView(); }, 500);
 </script>
 </body>

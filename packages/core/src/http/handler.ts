@@ -29,6 +29,12 @@ export interface HandlerOptions {
   isDraining?: () => boolean;
   /** Serve the API reference page at `/docs` (default true); `/openapi.json` is always served. */
   docs?: boolean;
+  /**
+   * The path the handler is mounted under in a host app (`/events-api`): requests are served
+   * with it stripped, links handed out (QR codes, documentation) include it, and any other path
+   * answers `404`. Default: the root.
+   */
+  basePath?: string;
   /** Called once per request after its response is ready: the place for an access log. Never sees keys or bodies. */
   onRequestEnd?: (entry: RequestLogEntry) => void;
   /**
@@ -65,6 +71,12 @@ const PURGE_EVERY_MS = 60_000;
 const HSTS = "max-age=31536000; includeSubDomains";
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 
+/** `/events-api` of `events-api/` and the like; `""` for the root. */
+function normaliseBasePath(basePath = ""): string {
+  const trimmed = basePath.replace(/^\/+|\/+$/g, "");
+  return trimmed ? `/${trimmed}` : "";
+}
+
 /** The origin the caller used to reach us. */
 function requestOrigin(request: Request, url: URL, trustProxy: boolean): string {
   if (!trustProxy) return url.origin;
@@ -98,6 +110,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   const { storage } = service;
   const trustProxy = options.trustProxy ?? false;
   const serveDocs = options.docs ?? true;
+  const basePath = normaliseBasePath(options.basePath);
   const reply = createResponder(options.Response);
   const admit = createAuthenticator(storage);
   let lastPurge = 0;
@@ -192,7 +205,11 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     if (options.isDraining?.()) {
       throw new ServiceError("SERVICE_UNAVAILABLE", { message: "The server is shutting down; retry shortly.", headers: { "retry-after": "5", connection: "close" } });
     }
-    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
+    const mounted = url.pathname.slice(basePath.length);
+    if (!url.pathname.startsWith(basePath) || (mounted !== "" && !mounted.startsWith("/"))) {
+      throw new ServiceError("NOT_FOUND", { message: `No route for ${request.method} ${url.pathname}.` });
+    }
+    const path = mounted.length > 1 ? mounted.replace(/\/+$/, "") : mounted || "/";
     if (path === "/health" && request.method === "GET") {
       try {
         await storage.ping();
@@ -206,7 +223,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     }
     if (request.method === "GET" && serveDocs && (path === "/docs" || path.startsWith("/docs/"))) {
       const asset = path.slice("/docs/".length);
-      if (path === "/docs") return reply.raw(docsPage(), 200, { ...state.headers, "content-type": "text/html; charset=utf-8", "cache-control": "public, max-age=300" });
+      if (path === "/docs") return reply.raw(docsPage(basePath), 200, { ...state.headers, "content-type": "text/html; charset=utf-8", "cache-control": "public, max-age=300" });
       if (Object.hasOwn(DOCS_ASSETS, asset)) {
         return reply.raw((await docsAsset(asset as DocsAsset)) as BodyInit, 200, {
           ...state.headers,
@@ -227,10 +244,10 @@ export function createHandler(service: EventService, options: HandlerOptions = {
 
   async function respond(request: Request, url: URL, state: RequestState): Promise<Response> {
     const origin = requestOrigin(request, url, trustProxy);
-    const docs = options.docsUrl ?? `${origin}/docs`;
+    const docs = options.docsUrl ?? `${origin}${basePath}/docs`;
     if (origin.startsWith("https:")) state.headers["strict-transport-security"] = HSTS;
     try {
-      return await route(request, url, origin, docs, state);
+      return await route(request, url, `${origin}${basePath}`, docs, state);
     } catch (thrown) {
       const error = ServiceError.from(thrown);
       if (error.code === "INTERNAL_ERROR") options.onError?.(thrown, request);
