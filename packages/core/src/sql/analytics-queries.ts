@@ -53,27 +53,48 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
     };
   }
 
-  /** Per-event figures of the active registrations of the scope's events (index-only on `attendees_analytics`). */
-  function statsOf(scope: AnalyticsScope) {
+  /**
+   * Travel and offsets of the active registrations of the scope's events, per event and travel
+   * mode: the one pass over the registrations (index-only on `attendees_analytics`) that every
+   * other figure is summed from.
+   */
+  function eventModeStats(scope: AnalyticsScope) {
     return db
       .selectFrom("attendees as a")
       .select([
         "a.event_id",
-        sql<number>`count(*)`.as("active"),
+        "a.travel_mode",
+        sql<number>`count(*)`.as("registrations"),
+        sql<number>`sum(coalesce(travel_distance, 0))`.as("distance_km"),
         sql<number>`sum(${emissionsSql()})`.as("emissions_kg"),
         sql<number>`sum(case when offset_opted = 1 then offset_amount else 0 end)`.as("offset_usd"),
         sql<number>`sum(case when offset_opted = 1 then 1 else 0 end)`.as("offset_opted"),
-        sql<number>`sum(case when travel_mode is not null then 1 else 0 end)`.as("travel_reported"),
-        sql<number>`sum(case when travel_mode in (${lowCarbonModesSql}) then 1 else 0 end)`.as("low_carbon"),
         sql<number>`sum(case when status = 'checked-in' then 1 else 0 end)`.as("checked_in"),
       ])
       .where("a.status", "in", ACTIVE)
       .where("a.event_id", "in", db.selectFrom("events as e").select("e.id").where(scopeFilter(scope)))
-      .groupBy("a.event_id");
+      .groupBy(["a.event_id", "a.travel_mode"]);
   }
 
-  /** One row per event of the scope with its figures, score, certifications and bucket. */
-  function perEvent(scope: AnalyticsScope, carbon: CarbonSettings) {
+  /** Per-event sums of `em`. */
+  function eventStats(conn: Kysely<any>) {
+    return conn
+      .selectFrom("em")
+      .select([
+        "event_id",
+        sql<number>`sum(registrations)`.as("active"),
+        sql<number>`sum(emissions_kg)`.as("emissions_kg"),
+        sql<number>`sum(offset_usd)`.as("offset_usd"),
+        sql<number>`sum(offset_opted)`.as("offset_opted"),
+        sql<number>`sum(checked_in)`.as("checked_in"),
+        sql<number>`sum(case when travel_mode is not null then registrations else 0 end)`.as("travel_reported"),
+        sql<number>`sum(case when travel_mode in (${lowCarbonModesSql}) then registrations else 0 end)`.as("low_carbon"),
+      ])
+      .groupBy("event_id");
+  }
+
+  /** One row per event of the scope with its figures, score, certifications and bucket (over `s`). */
+  function perEvent(conn: Kysely<any>, scope: AnalyticsScope, carbon: CarbonSettings) {
     const score = scoreSql(carbon);
     const offsetKg = sql`(coalesce(s.offset_usd, 0) * 1000.0 / ${sql.lit(carbon.offsetPriceUsdPerTonne)})`;
     const period = scope.granularity ? bucketStartSql(sql.ref("e.start_date"), scope.granularity, dialect) : sql<string>`''`;
@@ -81,9 +102,9 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
       below === undefined
         ? sql<number>`(case when ${score} >= ${sql.lit(scoreThreshold(floor))} then 1 else 0 end)`
         : sql<number>`(case when ${score} >= ${sql.lit(scoreThreshold(floor))} and ${score} < ${sql.lit(scoreThreshold(below))} then 1 else 0 end)`;
-    return db
+    return conn
       .selectFrom("events as e")
-      .leftJoin(statsOf(scope).as("s"), "s.event_id", "e.id")
+      .leftJoin("s", "s.event_id", "e.id")
       .where(scopeFilter(scope))
       .select([
         "e.start_date",
@@ -111,21 +132,53 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
   }
 
   /** The aggregate columns over `pe` rows. */
-  const aggregateColumns = [
-    sql<number>`count(*)`.as("events"),
-    sql<number>`sum(active)`.as("attendance"),
-    sql<number>`sum(checked_in)`.as("checked_in"),
-    sql<number>`sum(offset_opted)`.as("offset_opted"),
-    sql<number>`sum(offset_usd)`.as("offset_usd"),
-    sql<number>`sum(emissions_kg)`.as("emissions_kg"),
-    sql<number>`sum(travel_reported)`.as("travel_reported"),
-    sql<number>`sum(low_carbon)`.as("low_carbon"),
-    sql<number>`sum(case when goal_carbon_neutral = 1 then 1 else 0 end)`.as("goal_carbon_neutral"),
-    sql<number>`sum(case when goal_renewable_energy = 1 then 1 else 0 end)`.as("goal_renewable_energy"),
-    sql<number>`sum(case when goal_local_sourcing = 1 then 1 else 0 end)`.as("goal_local_sourcing"),
-    sql<number>`sum(case when goal_waste_reduction > 0 then 1 else 0 end)`.as("goal_waste_reduction"),
-    sql<number>`sum(coalesce(goal_waste_reduction, 0))`.as("waste_target_sum"),
-    sql<number | null>`max(goal_waste_reduction)`.as("waste_target_max"),
+  const aggregateColumns: Record<string, RawBuilder<unknown>> = {
+    events: sql`count(*)`,
+    attendance: sql`sum(active)`,
+    checked_in: sql`sum(checked_in)`,
+    offset_opted: sql`sum(offset_opted)`,
+    offset_usd: sql`sum(offset_usd)`,
+    emissions_kg: sql`sum(emissions_kg)`,
+    travel_reported: sql`sum(travel_reported)`,
+    low_carbon: sql`sum(low_carbon)`,
+    goal_carbon_neutral: sql`sum(case when goal_carbon_neutral = 1 then 1 else 0 end)`,
+    goal_renewable_energy: sql`sum(case when goal_renewable_energy = 1 then 1 else 0 end)`,
+    goal_local_sourcing: sql`sum(case when goal_local_sourcing = 1 then 1 else 0 end)`,
+    goal_waste_reduction: sql`sum(case when goal_waste_reduction > 0 then 1 else 0 end)`,
+    waste_target_sum: sql`sum(coalesce(goal_waste_reduction, 0))`,
+    waste_target_max: sql`max(goal_waste_reduction)`,
+  };
+  /** Statistics over the events' own figures (the total row only). */
+  const perEventColumns: Record<string, RawBuilder<unknown>> = {
+    first_start: sql`min(start_date)`,
+    last_start: sql`max(start_date)`,
+    score_mean: sql`avg(score)`,
+    score_min: sql`min(score)`,
+    score_max: sql`max(score)`,
+    score_mean_sq: sql`avg(score * score)`,
+    emissions_mean: sql`avg(emissions_kg)`,
+    emissions_min: sql`min(emissions_kg)`,
+    emissions_max: sql`max(emissions_kg)`,
+    cert_carbon_neutral: sql`sum(cert_carbon_neutral)`,
+    cert_low_carbon: sql`sum(cert_low_carbon)`,
+    tier_gold: sql`sum(tier_gold)`,
+    tier_silver: sql`sum(tier_silver)`,
+    tier_bronze: sql`sum(tier_bronze)`,
+  };
+  /** Travel by mode (the mode rows only). */
+  const modeColumnsOverEm: Record<string, RawBuilder<unknown>> = {
+    attendance: sql`sum(registrations)`,
+    distance_km: sql`sum(distance_km)`,
+    emissions_kg: sql`sum(emissions_kg)`,
+    offset_opted: sql`sum(offset_opted)`,
+    offset_usd: sql`sum(offset_usd)`,
+  };
+  const UNION_COLUMNS = [...new Set([...Object.keys(aggregateColumns), ...Object.keys(perEventColumns), "distance_km"])];
+  /** The union's select list: `kind`, `key`, then every column (null where a part has none). */
+  const unionSelect = (kind: string, key: RawBuilder<unknown>, columns: Record<string, RawBuilder<unknown>>) => [
+    sql.lit(kind).as("kind"),
+    key.as("key"),
+    ...UNION_COLUMNS.map((name) => (columns[name] ?? sql`null`).as(name)),
   ];
 
   function toAggregate(row: Record<string, unknown>): AggregateFigures {
@@ -170,39 +223,21 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
 
   return {
     async figures(scope, carbon) {
-      const pe = () => db.with("pe", () => perEvent(scope, carbon)).selectFrom("pe" as never);
-      const [totalsRow, bucketRows, modeRows] = await Promise.all([
-        (pe() as any)
-          .select([
-            ...aggregateColumns,
-            sql<string | null>`min(start_date)`.as("first_start"),
-            sql<string | null>`max(start_date)`.as("last_start"),
-            sql<number | null>`avg(score)`.as("score_mean"),
-            sql<number | null>`min(score)`.as("score_min"),
-            sql<number | null>`max(score)`.as("score_max"),
-            sql<number | null>`avg(score * score)`.as("score_mean_sq"),
-            sql<number | null>`avg(emissions_kg)`.as("emissions_mean"),
-            sql<number | null>`min(emissions_kg)`.as("emissions_min"),
-            sql<number | null>`max(emissions_kg)`.as("emissions_max"),
-            sql<number>`sum(cert_carbon_neutral)`.as("cert_carbon_neutral"),
-            sql<number>`sum(cert_low_carbon)`.as("cert_low_carbon"),
-            sql<number>`sum(tier_gold)`.as("tier_gold"),
-            sql<number>`sum(tier_silver)`.as("tier_silver"),
-            sql<number>`sum(tier_bronze)`.as("tier_bronze"),
-          ])
-          .executeTakeFirstOrThrow() as Promise<Record<string, unknown>>,
-        scope.granularity
-          ? ((pe() as any).select(["period", ...aggregateColumns]).groupBy("period").orderBy("period").execute() as Promise<Array<Record<string, unknown>>>)
-          : Promise.resolve([]),
-        db
-          .selectFrom("attendees as a")
-          .innerJoin("events as e", "e.id", "a.event_id")
-          .where(scopeFilter(scope))
-          .where("a.status", "in", ACTIVE)
-          .select([sql<string | null>`a.travel_mode`.as("mode"), ...modeColumns()])
-          .groupBy("a.travel_mode")
-          .execute() as Promise<Array<Record<string, unknown>>>,
-      ]);
+      // One statement: the registrations are read once (em), the events' figures computed once
+      // (pe, materialized), and the total, bucket and mode rows come back as one union.
+      const base = db
+        .with((cte) => cte("em").materialized(), () => eventModeStats(scope))
+        .with("s", (conn) => eventStats(conn as Kysely<any>))
+        .with((cte) => cte("pe").materialized(), (conn) => perEvent(conn as Kysely<any>, scope, carbon)) as unknown as Kysely<any>;
+      let query = base.selectFrom("pe").select(unionSelect("total", sql`null`, { ...aggregateColumns, ...perEventColumns }));
+      // The union's other parts read the CTEs the first part's statement defines.
+      const plain = db as Kysely<any>;
+      if (scope.granularity) query = query.unionAll(plain.selectFrom("pe").select(unionSelect("bucket", sql`period`, aggregateColumns)).groupBy("period"));
+      query = query.unionAll(plain.selectFrom("em").select(unionSelect("mode", sql`travel_mode`, modeColumnsOverEm)).groupBy("travel_mode"));
+      const rows = (await query.execute()) as Array<Record<string, unknown>>;
+      const totalsRow = rows.find((row) => row.kind === "total")!;
+      const bucketRows = rows.filter((row) => row.kind === "bucket").sort((x, y) => (String(x.key) < String(y.key) ? -1 : 1));
+      const modeRows = rows.filter((row) => row.kind === "mode");
       const events = num(totalsRow.events);
       const perEventFigures: PerEventFigures = {
         score:
@@ -222,8 +257,8 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
         span: totalsRow.first_start ? { first: String(totalsRow.first_start), last: String(totalsRow.last_start) } : null,
         totals: toAggregate(totalsRow),
         perEvent: perEventFigures,
-        byMode: modeRows.map(toMode),
-        buckets: bucketRows.map((row): BucketFigures => ({ period: String(row.period), ...toAggregate(row) })),
+        byMode: modeRows.map((row) => toMode({ ...row, mode: row.key, registrations: row.attendance })),
+        buckets: bucketRows.map((row): BucketFigures => ({ period: String(row.key), ...toAggregate(row) })),
       };
     },
 
