@@ -422,3 +422,21 @@ describe("access", () => {
     expectError(await analyticsOnly.get("/events"), 403, "FORBIDDEN");
   });
 });
+
+describe("configuration", () => {
+  test("CARBON_OFFSET_PRICE_USD_PER_TONNE sets the price offsets convert at", async () => {
+    const priced = await startServer({ env: { CARBON_OFFSET_PRICE_USD_PER_TONNE: "30" } });
+    try {
+      const client = clientFor(priced, (await priced.createKey({ account: "Priced" })).key);
+      const event = await createEvent(client, { location, startDate: "2027-01-04T09:00:00Z", endDate: "2027-01-04T17:00:00Z", sustainabilityGoals: {} });
+      await register(client, event.id, { carbonOffset: travel("car", 100, 3) });
+      // 3 USD at 30 USD per tonne = 100 kg against 16.844 kg: covered; at the default 15 it would be 200 kg.
+      const report = expectStatus(await client.get(`/analytics/events/${event.id}`), 200);
+      assert.deepEqual([report.sustainability.offsetKg, report.financial.offsetTonnes, report.financial.offsetPriceUsdPerTonne], [100, 0.1, 30]);
+      const totals = expectStatus(await client.get("/analytics/sustainability"), 200);
+      assert.equal(totals.carbonFootprint.totalOffsetKg, 100);
+    } finally {
+      assert.equal(await priced.stop(), 0);
+    }
+  });
+});
