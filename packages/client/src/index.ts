@@ -5,17 +5,23 @@
  * import { createClient } from "@event-service/client";
  * const client = createClient({ baseUrl: "http://127.0.0.1:3000", apiKey: process.env.EVENT_SERVICE_KEY! });
  * const event = await client.events.create({ name: "Green Summit", ... });
+ * const trend = await client.analytics.trends({ metric: "attendance", granularity: "quarterly" });
  */
 import type {
-  Attendee, AttendeeCreateInput, AttendeeUpdateInput, CheckInInput, DeleteResult, ErrorCode, Event, EventCreateInput,
-  EventUpdateInput, ListResult,
+  Attendee, AttendeeCreateInput, AttendeeUpdateInput, CheckInInput, DeleteResult, ErrorCode, Event, EventAnalytics, EventCreateInput,
+  EventUpdateInput, ListResult, SustainabilityQuery, SustainabilityReport, TrendQuery, TrendReport,
 } from "@event-service/core";
 import { FetchError, ofetch } from "ofetch";
 
 export type {
-  Attendee, AttendeeCreateInput, AttendeeUpdateInput, CheckInInput, DeleteResult, ErrorCode, Event, EventCreateInput,
-  EventUpdateInput, ListResult,
+  Attendee, AttendeeCreateInput, AttendeeUpdateInput, CheckInInput, DeleteResult, ErrorCode, Event, EventAnalytics, EventCreateInput,
+  EventUpdateInput, ListResult, SustainabilityReport, TrendReport,
 };
+
+/** Query of `analytics.sustainability`: `startDate`, `endDate`, `eventIds` (comma-separated), `granularity`. */
+export type SustainabilityAnalyticsQuery = { [K in keyof SustainabilityQuery]?: string };
+/** Query of `analytics.trends`: `metric`, `startDate`, `endDate`, `granularity`, `category`, `includeBenchmark`. */
+export type TrendAnalyticsQuery = { [K in keyof TrendQuery]?: K extends "includeBenchmark" ? boolean | "true" | "false" : string };
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
@@ -88,6 +94,11 @@ export function createClient(options: ClientOptions) {
       get: (attendeeId: string) => call<Attendee>("GET", `/attendees/${id(attendeeId)}`),
       update: (attendeeId: string, input: AttendeeUpdateInput) => call<Attendee>("PUT", `/attendees/${id(attendeeId)}`, input),
       list: (query: ListQuery = {}) => call<ListResult<"attendees", Attendee>>("GET", "/attendees", undefined, query),
+    },
+    analytics: {
+      sustainability: (query: SustainabilityAnalyticsQuery = {}) => call<SustainabilityReport>("GET", "/analytics/sustainability", undefined, query),
+      event: (eventId: string) => call<EventAnalytics>("GET", `/analytics/events/${id(eventId)}`),
+      trends: (query: TrendAnalyticsQuery = {}) => call<TrendReport>("GET", "/analytics/trends", undefined, query),
     },
   };
 }
