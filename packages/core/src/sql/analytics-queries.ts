@@ -202,6 +202,7 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
     };
   }
 
+  /** Travel sums of registrations grouped by mode (the per-event report's one-event query). */
   function modeColumns() {
     return [
       sql<number>`count(*)`.as("registrations"),
