@@ -68,6 +68,22 @@ describe("@event-service/client", () => {
     });
   });
 
+  test("analytics: sustainability, one event, trends and their errors", async () => {
+    const analyst = createClient({ baseUrl: server.url, apiKey: (await server.createKey({ account: "Client Analytics" })).key });
+    const first = await analyst.events.create(eventInput({ startDate: "2027-01-04T09:00:00Z", endDate: "2027-01-04T10:00:00Z" }) as never);
+    const second = await analyst.events.create(eventInput({ startDate: "2027-04-04T09:00:00Z", endDate: "2027-04-04T10:00:00Z" }) as never);
+    await analyst.attendees.register(attendeeInput(first.id, { carbonOffset: { opted: false, travelMode: "train", travelDistance: 100 } }) as never);
+    await analyst.attendees.register(attendeeInput(second.id) as never);
+    const totals = await analyst.analytics.sustainability({ granularity: "monthly", eventIds: `${first.id},${second.id}` });
+    assert.equal(totals.carbonFootprint.totalEmissionsKg, 3.546);
+    assert.equal(totals.trend?.length, 4);
+    assert.equal((await analyst.analytics.event(first.id)).attendance.active, 1);
+    const trend = await analyst.analytics.trends({ metric: "attendance", granularity: "quarterly", includeBenchmark: true });
+    assert.deepEqual(trend.dataPoints.map((p) => p.value), [1, 1]);
+    assert.equal(trend.benchmark?.available, false);
+    await assert.rejects(analyst.analytics.trends({ category: "none" }), (error: unknown) => EventServiceError.is(error) && error.code === "INSUFFICIENT_DATA");
+  });
+
   test("failures surface as one typed error with the service's code, field and details", async () => {
     const event = await client.events.create(eventInput({ capacity: 5 }) as never);
     await client.attendees.register(attendeeInput(event.id, { email: "dup@example.com" }) as never);

@@ -1,6 +1,7 @@
 import type {
   Attendee, AttendeeCreateInput, AttendeeListQuery, AttendeeUpdateInput, CheckInInput, CreatedWebhook, DeleteResult, ErrorBody, Event,
-  EventCreateInput, EventListQuery, EventUpdateInput, ListResult, Webhook, WebhookCreateInput, WebhookListQuery, WebhookUpdateInput,
+  EventAnalytics, EventCreateInput, EventListQuery, EventUpdateInput, ListResult, SustainabilityQuery, SustainabilityReport, TrendQuery,
+  TrendReport, Webhook, WebhookCreateInput, WebhookListQuery, WebhookUpdateInput,
 } from "@event-service/core";
 import { FetchError, ofetch } from "ofetch";
 import { EventServiceError } from "./errors.ts";
@@ -42,6 +43,10 @@ export type ListParams<Q> = { [K in keyof Q]?: ParamValue<Q[K]> } & { perPage?: 
 export type EventListParams = ListParams<EventListQuery>;
 export type AttendeeListParams = ListParams<AttendeeListQuery>;
 export type WebhookListParams = ListParams<WebhookListQuery>;
+/** Query of `analytics.sustainability`: `startDate`, `endDate`, `eventIds` (a list, or comma-separated), `granularity`. */
+export type SustainabilityParams = ListParams<SustainabilityQuery>;
+/** Query of `analytics.trends`: `metric`, `startDate`, `endDate`, `granularity`, `category`, `includeBenchmark`. */
+export type TrendParams = ListParams<TrendQuery>;
 
 /** Events of the caller's account. */
 export interface EventsResource {
@@ -87,11 +92,22 @@ export interface WebhooksResource {
   listAll(query?: WebhookListParams, call?: CallOptions): AsyncGenerator<Webhook, void, undefined>;
 }
 
+/** Read-only analytics of the caller's account. */
+export interface AnalyticsResource {
+  /** Footprint, waste, energy, adoption, certifications, trend buckets and summary statistics. */
+  sustainability(query?: SustainabilityParams, call?: CallOptions): Promise<SustainabilityReport>;
+  /** One event's attendance, demographics, sustainability, engagement, financial and feedback figures. */
+  event(eventId: string, call?: CallOptions): Promise<EventAnalytics>;
+  /** A metric over time with statistics, an optional industry benchmark, insights and recommendations. */
+  trends(query?: TrendParams, call?: CallOptions): Promise<TrendReport>;
+}
+
 /** The client {@link createClient} returns. */
 export interface EventServiceClient {
   events: EventsResource;
   attendees: AttendeesResource;
   webhooks: WebhooksResource;
+  analytics: AnalyticsResource;
 }
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
@@ -233,6 +249,11 @@ export function createClient(options: ClientOptions): EventServiceClient {
       delete: (webhookId, call) => request<DeleteResult>("DELETE", `/webhooks/${id(webhookId)}`, call),
       list: (query = {}, call) => request<ListResult<"webhooks", Webhook>>("GET", "/webhooks", { query, ...call }),
       listAll: (query = {}, call) => walk<"webhooks", Webhook>("webhooks", "/webhooks", query, call),
+    },
+    analytics: {
+      sustainability: (query = {}, call) => request<SustainabilityReport>("GET", "/analytics/sustainability", { query, ...call }),
+      event: (eventId, call) => request<EventAnalytics>("GET", `/analytics/events/${id(eventId)}`, call),
+      trends: (query = {}, call) => request<TrendReport>("GET", "/analytics/trends", { query, ...call }),
     },
   };
 }

@@ -10,13 +10,14 @@
  */
 export { createClient } from "./client.ts";
 export type {
-  AttendeeListParams, CallOptions, ClientOptions, EventListParams, EventServiceClient, ListParams, WebhookListParams,
+  AnalyticsResource, AttendeeListParams, AttendeesResource, CallOptions, ClientOptions, EventListParams, EventServiceClient, EventsResource,
+  ListParams, SustainabilityParams, TrendParams, WebhookListParams, WebhooksResource,
 } from "./client.ts";
 export { EventServiceError } from "./errors.ts";
 export type { ClientErrorCode } from "./errors.ts";
 export type { RetryOptions } from "./retry.ts";
 export type {
   AccessibilityNeeds, Attendee, AttendeeCreateInput, AttendeeUpdateInput, CarbonOffset, CheckInInput, CreatedWebhook, DeleteResult,
-  EmergencyContact, ErrorCode, Event, EventCreateInput, EventUpdateInput, ListResult, Location, Pagination, SustainabilityGoals, Webhook,
-  WebhookCreateInput, WebhookEventType, WebhookUpdateInput,
+  EmergencyContact, ErrorCode, Event, EventAnalytics, EventCreateInput, EventUpdateInput, ListResult, Location, Pagination,
+  SustainabilityGoals, SustainabilityReport, TrendReport, Webhook, WebhookCreateInput, WebhookEventType, WebhookUpdateInput,
 } from "@event-service/core";

@@ -15,7 +15,8 @@
 // Service
 export { createEventService, toApiAttendee, toApiEvent, toApiWebhook } from "./service.ts";
 export type {
-  AccountScope, AttendeeOperations, EventOperations, EventService, EventServiceOptions, KeyOperations, ListResult, WebhookOperations,
+  AccountScope, AnalyticsOperations, AttendeeOperations, EventOperations, EventService, EventServiceOptions, KeyOperations, ListResult,
+  WebhookOperations,
 } from "./service.ts";
 
 // HTTP
@@ -69,3 +70,13 @@ export type { TravelMode } from "./carbon/emission-factors.ts";
 export { DEFAULT_CARBON_SETTINGS, offsetKg } from "./carbon/carbon-settings.ts";
 export type { CarbonSettings } from "./carbon/carbon-settings.ts";
 export { sustainabilityScore } from "./carbon/sustainability-score.ts";
+
+// Analytics: query and report schemas (runtime) and their types, the reference values
+export { SustainabilityQuery, SustainabilityReport } from "./analytics/sustainability-report.ts";
+export { EventAnalytics } from "./analytics/event-analytics.ts";
+export { TrendQuery, TrendReport } from "./analytics/trend-report.ts";
+export { TREND_METRICS } from "./analytics/trend-metrics.ts";
+export type { TrendMetric } from "./analytics/trend-metrics.ts";
+export { BENCHMARKS } from "./analytics/benchmarks.ts";
+export type { BenchmarkReference } from "./analytics/benchmarks.ts";
+export { CERTIFICATIONS } from "./analytics/certifications.ts";

@@ -1,3 +1,4 @@
+import type { AnalyticsFigures, AnalyticsScope, EventFigures } from "./analytics/analytics-figures.ts";
 import type { CarbonSettings } from "./carbon/carbon-settings.ts";
 import type { AttendeeListQuery, AttendeeRecord, AttendeeUpdate } from "./resources/attendee.ts";
 import type { Account, ApiKeyInfo, AuthContext, Scope, Tier } from "./resources/api-key.ts";
@@ -171,4 +172,15 @@ export interface Storage {
   deleteWebhook(accountId: string, id: string): Promise<WebhookRecord | null>;
   /** One page of the account's webhooks, newest first (ties by id). */
   listWebhooks(accountId: string, query: WebhookListQuery): Promise<Page<WebhookRecord>>;
+
+  /**
+   * Analytics over the scope's events (the account's, not cancelled, within its filters) and
+   * their active registrations, aggregated in the store: totals, per-event statistics, travel by
+   * mode and, with a granularity, one row per bucket of the events' `startDate` that holds events.
+   * Throws `NOT_FOUND` (field `eventIds`, `details.missing`) when `scope.eventIds` names an id that
+   * is not one of the account's events. Read-only; one consistent snapshot is not promised.
+   */
+  analyticsFigures(scope: AnalyticsScope, carbon: CarbonSettings): Promise<AnalyticsFigures>;
+  /** The figures of the per-event analytics report of the account's event, or `null`. Read-only. */
+  eventAnalyticsFigures(accountId: string, eventId: string): Promise<EventFigures | null>;
 }

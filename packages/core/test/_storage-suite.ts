@@ -8,6 +8,7 @@ import { createConfirmationCode, createId } from "../src/_internal/ids.ts";
 import { DEFAULT_CARBON_SETTINGS, offsetKg } from "../src/carbon/carbon-settings.ts";
 import { type TravelMode, travelEmissionsKg } from "../src/carbon/emission-factors.ts";
 import { sustainabilityScore } from "../src/carbon/sustainability-score.ts";
+import { scoreTier } from "../src/analytics/certifications.ts";
 import { ServiceError } from "../src/errors.ts";
 import { type AttendeeCreate, type AttendeeRecord, AttendeeListQuery, newAttendeeRecord } from "../src/resources/attendee.ts";
 import { type EventCreate, EventListQuery, type EventRecord, newEventRecord } from "../src/resources/event.ts";
@@ -385,6 +386,48 @@ export function describeStorage(name: string, create: () => Promise<Storage>) {
           const want = [...expected].filter(([, v]) => v.score >= minScore).map(([id]) => id).sort();
           assert.deepEqual(filtered.items.map((e) => e.id).sort(), want, `minScore ${minScore}`);
         }
+
+        // The analytics aggregates (SQL) agree with the same per-event figures.
+        const figures = await storage.analyticsFigures({ accountId: account, granularity: "monthly" }, carbon);
+        const values = [...expected.values()];
+        assert.equal(figures.totals.events, 25);
+        assert.ok(Math.abs(figures.totals.emissionsKg - values.reduce((sum, v) => sum + v.footprint, 0)) < 1e-3);
+        assert.equal(figures.totals.attendance, listed.items.reduce((sum, e) => sum + e.attendeeCount, 0));
+        const tiers = { gold: 0, silver: 0, bronze: 0 };
+        for (const { score } of values) {
+          const tier = scoreTier(score);
+          if (tier) tiers[tier] += 1;
+        }
+        const { gold, silver, bronze } = figures.perEvent.certifications;
+        assert.deepEqual({ gold, silver, bronze }, tiers);
+        assert.ok(Math.abs(figures.perEvent.score!.max - Math.max(...values.map((v) => v.score))) <= 0.05);
+        // Every event starts 2027-05-01: one monthly bucket holding all of them.
+        assert.deepEqual(figures.buckets.map((bucket) => [bucket.period, bucket.events]), [["2027-05-01", 25]]);
+        assert.deepEqual(figures.span, { first: "2027-05-01T09:00:00.000Z", last: "2027-05-01T09:00:00.000Z" });
+      });
+    });
+
+    describe("analytics figures", () => {
+      test("are per account; eventIds of another account are NOT_FOUND; cancelled events are left out", async () => {
+        const mine = await newAccount(storage, "Analytics Mine");
+        const theirs = await newAccount(storage, "Analytics Theirs");
+        const kept = eventRecord(mine, { startDate: "2027-01-04T09:00:00.000Z", endDate: "2027-01-04T10:00:00.000Z" });
+        const dropped = eventRecord(mine, { startDate: "2027-01-05T09:00:00.000Z", endDate: "2027-01-05T10:00:00.000Z" });
+        const foreign = eventRecord(theirs);
+        for (const event of [kept, dropped, foreign]) await storage.insertEvent(event);
+        await storage.registerAttendee(attendeeRecord(mine, kept.id, { carbonOffset: { opted: true, amount: 3, travelMode: "car", travelDistance: 100 } }));
+        await storage.registerAttendee(attendeeRecord(mine, dropped.id, { carbonOffset: { opted: false, travelMode: "flight", travelDistance: 100 } }));
+        await storage.registerAttendee(attendeeRecord(theirs, foreign.id, { carbonOffset: { opted: false, travelMode: "flight", travelDistance: 100 } }));
+        await storage.updateEvent(mine, dropped.id, { status: "cancelled" }, tick());
+        const figures = await storage.analyticsFigures({ accountId: mine, granularity: "weekly" }, carbon);
+        assert.deepEqual([figures.totals.events, figures.totals.attendance, figures.totals.offsetUsd], [1, 1, 3]);
+        assert.ok(Math.abs(figures.totals.emissionsKg - 16.844) < 1e-9);
+        assert.deepEqual(figures.byMode.map((m) => [m.mode, m.registrations]), [["car", 1]]);
+        assert.deepEqual(figures.buckets.map((bucket) => bucket.period), ["2027-01-04"]);
+        await rejectsWith(storage.analyticsFigures({ accountId: mine, eventIds: [kept.id, foreign.id], granularity: null }, carbon), "NOT_FOUND", "eventIds");
+        assert.equal(await storage.eventAnalyticsFigures(mine, foreign.id), null);
+        const own = await storage.eventAnalyticsFigures(theirs, foreign.id);
+        assert.deepEqual(own?.statuses, { confirmed: 1, pending: 0, cancelled: 0, "checked-in": 0 });
       });
     });
 

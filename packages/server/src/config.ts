@@ -20,6 +20,7 @@ export const ServerConfig = z
     LOG_LEVEL: z.enum(["silent", "fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),
+    CARBON_OFFSET_PRICE_USD_PER_TONNE: z.coerce.number().positive().max(1_000_000).optional(),
   })
   .superRefine((config, ctx) => {
     if ((config.TLS_CERT === undefined) !== (config.TLS_KEY === undefined)) {
@@ -34,7 +35,7 @@ export type ServerConfig = z.output<typeof ServerConfig>;
 /** The environment variables the server reads. */
 export const CONFIG_VARIABLES = [
   "PORT", "HOST", "DATABASE_URL", "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "HTTP_REDIRECT_PORT", "TRUST_PROXY", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS",
-  "WEBHOOK_ALLOW_PRIVATE_NETWORKS",
+  "WEBHOOK_ALLOW_PRIVATE_NETWORKS", "CARBON_OFFSET_PRICE_USD_PER_TONNE",
 ] as const;
 
 /** Reads the configuration from `env`; throws an error naming every bad variable. */

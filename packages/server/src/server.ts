@@ -43,6 +43,7 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     storage,
     ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
     webhooks: { allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS },
+    ...(config.CARBON_OFFSET_PRICE_USD_PER_TONNE !== undefined && { carbon: { offsetPriceUsdPerTonne: config.CARBON_OFFSET_PRICE_USD_PER_TONNE } }),
   });
   let draining = false;
   const handler = createHandler(service, {

@@ -17,7 +17,15 @@ test("defaults", () => {
     LOG_LEVEL: "info",
     SHUTDOWN_TIMEOUT_MS: 10_000,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
+    CARBON_OFFSET_PRICE_USD_PER_TONNE: undefined,
   });
+});
+
+test("the offset price: a positive number of USD per tonne", () => {
+  assert.equal(loadConfig({ CARBON_OFFSET_PRICE_USD_PER_TONNE: "30" }).CARBON_OFFSET_PRICE_USD_PER_TONNE, 30);
+  assert.equal(loadConfig({ CARBON_OFFSET_PRICE_USD_PER_TONNE: "12.5" }).CARBON_OFFSET_PRICE_USD_PER_TONNE, 12.5);
+  assert.throws(() => loadConfig({ CARBON_OFFSET_PRICE_USD_PER_TONNE: "0" }), /CARBON_OFFSET_PRICE_USD_PER_TONNE/);
+  assert.throws(() => loadConfig({ CARBON_OFFSET_PRICE_USD_PER_TONNE: "cheap" }), /CARBON_OFFSET_PRICE_USD_PER_TONNE/);
 });
 
 test("values from the environment; empty means unset", () => {

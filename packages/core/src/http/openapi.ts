@@ -126,7 +126,7 @@ function buildDocument(): Record<string, unknown> {
     info: {
       title: "Event Service API",
       version: "1.0.0",
-      summary: "Sustainable events: events, registrations, check-in, carbon figures.",
+      summary: "Sustainable events: events, registrations, check-in, carbon figures, analytics.",
       description: [
         "Every route is served under `/v1` and, identically, under `/api`. Authenticate with `Authorization: Bearer <API key>`.",
         "Every failure answers one error body (see the `Error` schema and the list of codes on this page).",
@@ -145,6 +145,7 @@ function buildDocument(): Record<string, unknown> {
       { name: "Events", description: "Events and check-in" },
       { name: "Attendees", description: "Registrations" },
       { name: "Webhooks", description: "HTTPS endpoints notified of changes" },
+      { name: "Analytics", description: "Read-only sustainability metrics, per-event analytics and trends" },
       { name: "Service", description: "Health" },
     ],
     paths,

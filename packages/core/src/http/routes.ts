@@ -1,4 +1,7 @@
 import type * as z from "zod";
+import { EventAnalytics } from "../analytics/event-analytics.ts";
+import { SustainabilityQuery, SustainabilityReport } from "../analytics/sustainability-report.ts";
+import { TrendQuery, TrendReport } from "../analytics/trend-report.ts";
 import type { ErrorCode } from "../errors.ts";
 import { Attendee, AttendeeCreateInput, AttendeeListQuery, AttendeeUpdateInput, CheckInInput } from "../resources/attendee.ts";
 import type { Scope } from "../resources/api-key.ts";
@@ -40,7 +43,7 @@ export interface Route {
   scope: Scope;
   operationId: string;
   summary: string;
-  tag: "Events" | "Attendees" | "Webhooks";
+  tag: "Events" | "Attendees" | "Webhooks" | "Analytics";
   /** The query schema of a route that takes query parameters; any other route rejects them. */
   query?: z.ZodType;
   /** The JSON body schema. */
@@ -143,6 +146,28 @@ export const ROUTES: readonly Route[] = [
     method: "DELETE", path: "/webhooks/:id", scope: "webhooks:write", tag: "Webhooks", operationId: "deleteWebhook", summary: "Remove a webhook",
     response: { status: 200, schema: DeleteResult, name: "DeleteResult", description: "The deletion" }, errors: ["NOT_FOUND"],
     handle: async (c) => ok(await c.account.webhooks.delete(c.params.id!)),
+  },
+  {
+    method: "GET", path: "/analytics/sustainability", scope: "analytics:read", tag: "Analytics", operationId: "getSustainabilityAnalytics",
+    summary: "Sustainability metrics across the account's events: footprint, waste, energy, adoption, certifications, trend, summary",
+    query: SustainabilityQuery,
+    response: { status: 200, schema: SustainabilityReport, name: "SustainabilityReport", description: "The sustainability report" },
+    errors: ["INVALID_REQUEST", "INVALID_DATE_RANGE", "NOT_FOUND"],
+    handle: async (c) => ok(await c.account.analytics.sustainability(c.query)),
+  },
+  {
+    method: "GET", path: "/analytics/events/:id", scope: "analytics:read", tag: "Analytics", operationId: "getEventAnalytics",
+    summary: "Analytics of one event: attendance, demographics, sustainability, engagement, financial, feedback",
+    response: { status: 200, schema: EventAnalytics, name: "EventAnalytics", description: "The event's analytics" }, errors: ["NOT_FOUND"],
+    handle: async (c) => ok(await c.account.analytics.event(c.params.id!)),
+  },
+  {
+    method: "GET", path: "/analytics/trends", scope: "analytics:read", tag: "Analytics", operationId: "getTrendAnalytics",
+    summary: "Trend of one metric over time: data points, statistics, benchmark comparison, insights and recommendations",
+    query: TrendQuery,
+    response: { status: 200, schema: TrendReport, name: "TrendReport", description: "The trend analysis" },
+    errors: ["INVALID_REQUEST", "INVALID_DATE_RANGE", "INSUFFICIENT_DATA"],
+    handle: async (c) => ok(await c.account.analytics.trends(c.query)),
   },
 ];
 

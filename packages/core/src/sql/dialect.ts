@@ -6,7 +6,8 @@
  * each function below (`FOR UPDATE` row locks, a plain transaction) and run the storage
  * test suite against it.
  */
-import { type Kysely, SqliteAdapter, sql } from "kysely";
+import { type Kysely, type RawBuilder, SqliteAdapter, sql } from "kysely";
+import type { BucketGranularity } from "../analytics/date-buckets.ts";
 import type { Database } from "./database.ts";
 
 export type DialectName = "sqlite";
@@ -102,3 +103,48 @@ export function withStatementCache<D extends SqliteDatabaseLike>(database: D, ma
 
 /** Applied to every new SQLite connection by hosts: the busy timeout first (switching to WAL takes a lock), WAL, foreign keys. */
 export const SQLITE_PRAGMAS = ["busy_timeout = 5000", "journal_mode = WAL", "foreign_keys = ON", "synchronous = NORMAL"] as const;
+
+/**
+ * The first day (`YYYY-MM-DD` text) of the calendar period holding the ISO 8601 UTC timestamp
+ * in `column`: the day, the Monday of its ISO week, the first of its month or of its quarter.
+ * The JavaScript twin is `bucketStart` in `analytics/date-buckets.ts`.
+ *
+ * SQLite: `date(x, '-6 days', 'weekday 1')` steps back six days, then forward to the next
+ * Monday (staying put on a Monday), which lands on the week's Monday. PostgreSQL will use
+ * `to_char(date_trunc('week', x::timestamptz at time zone 'UTC'), 'YYYY-MM-DD')` and friends.
+ */
+export function bucketStartSql(column: RawBuilder<unknown>, granularity: BucketGranularity, _dialect: DialectName): RawBuilder<string> {
+  switch (granularity) {
+    case "daily":
+      return sql<string>`substr(${column}, 1, 10)`;
+    case "weekly":
+      return sql<string>`date(${column}, '-6 days', 'weekday 1')`;
+    case "monthly":
+      return sql<string>`substr(${column}, 1, 7) || '-01'`;
+    case "quarterly":
+      return sql<string>`substr(${column}, 1, 5) || (case when substr(${column}, 6, 2) <= '03' then '01-01' when substr(${column}, 6, 2) <= '06' then '04-01' when substr(${column}, 6, 2) <= '09' then '07-01' else '10-01' end)`;
+  }
+}
+
+/**
+ * A table expression with one row per element of the JSON array of text in `column`, the
+ * element in its column `value`. SQLite: `json_each`; PostgreSQL: `jsonb_array_elements_text`.
+ */
+export function jsonArrayElementsSql(column: RawBuilder<unknown>, alias: string, _dialect: DialectName) {
+  return sql`json_each(${column})`.as(alias);
+}
+
+/** 1 when the JSON object in `column` has `key` true, else 0 (also for SQL null). SQLite: `json_extract` gives 1/0. */
+export function jsonFlagSql(column: RawBuilder<unknown>, key: string, _dialect: DialectName): RawBuilder<number> {
+  return sql<number>`(case when json_extract(${column}, ${sql.lit(`$.${key}`)}) = 1 then 1 else 0 end)`;
+}
+
+/** 1 when the JSON object in `column` has a non-empty text under `key`, else 0. */
+export function jsonTextPresentSql(column: RawBuilder<unknown>, key: string, _dialect: DialectName): RawBuilder<number> {
+  return sql<number>`(case when coalesce(json_extract(${column}, ${sql.lit(`$.${key}`)}), '') <> '' then 1 else 0 end)`;
+}
+
+/** Days (fractional) from the ISO timestamp `from` to `to`. SQLite: `julianday`; PostgreSQL: `extract(epoch from ...) / 86400`. */
+export function daysBetweenSql(from: RawBuilder<unknown>, to: RawBuilder<unknown>, _dialect: DialectName): RawBuilder<number> {
+  return sql<number>`(julianday(${to}) - julianday(${from}))`;
+}

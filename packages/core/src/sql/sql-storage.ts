@@ -10,6 +10,7 @@ import { applyEventUpdate, type EventListQuery, type EventRecord, type EventStat
 import { ACTIVE_ATTENDEE_STATUSES, isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { EVENT_STATUSES_OPEN_FOR_REGISTRATION } from "../rules/event-status.ts";
 import type { EventWithStats, Page, Storage } from "../storage.ts";
+import { createAnalyticsQueries } from "./analytics-queries.ts";
 import { emissionsSql, lowCarbonModesSql, scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { Database, EventsTable } from "./database.ts";
 import { param, precompile } from "./precompiled.ts";
@@ -68,6 +69,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
   const { db } = options;
   const dialect = detectDialect(db);
   const write = <T>(fn: (trx: Kysely<Database>) => Promise<T>) => writeTransaction(db, dialect, fn);
+  const analytics = createAnalyticsQueries(db, dialect);
 
   /**
    * Recomputes an event's kept figures from its active registrations: called in the write
@@ -578,6 +580,21 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         base.selectAll().orderBy("created_at", "desc").orderBy("id", "desc").limit(query.limit).offset((query.page - 1) * query.limit).execute(),
       ]);
       return { items: rows.map(rowToWebhook), total: Number(count.n) };
+    },
+
+    async analyticsFigures(scope, carbon) {
+      if (scope.eventIds !== undefined) {
+        const found = new Set(await analytics.existingEventIds(scope.accountId, scope.eventIds));
+        const missing = scope.eventIds.filter((id) => !found.has(id));
+        if (missing.length) {
+          throw new ServiceError("NOT_FOUND", { message: `eventIds: no event ${missing.join(", ")} in this account.`, field: "eventIds", details: { missing } });
+        }
+      }
+      return analytics.figures(scope, carbon);
+    },
+
+    async eventAnalyticsFigures(accountId, eventId) {
+      return analytics.eventFigures(accountId, eventId);
     },
   };
 

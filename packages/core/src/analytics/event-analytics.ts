@@ -1,0 +1,171 @@
+import * as z from "zod";
+import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
+import { LOW_CARBON_TRAVEL_MODES, TRAVEL_MODES } from "../carbon/emission-factors.ts";
+import { sustainabilityScore } from "../carbon/sustainability-score.ts";
+import { EVENT_STATUSES } from "../rules/event-status.ts";
+import { SustainabilityGoals } from "../resources/event.ts";
+import type { EventFigures } from "./analytics-figures.ts";
+import { LOW_CARBON_CERTIFICATION_SHARE, scoreTier } from "./certifications.ts";
+import { travelModeBreakdown } from "./sustainability-report.ts";
+import { percent, round3 } from "./statistics.ts";
+
+const Num = z.number();
+const NullableNum = z.number().nullable();
+const ValueCount = z.object({ value: z.string(), count: z.int() });
+
+/** Why the feedback section is empty. */
+export const FEEDBACK_UNAVAILABLE_REASON = "The service does not collect attendee feedback yet, so there is nothing to summarise.";
+
+/** The answer of `GET /analytics/events/:id`. */
+export const EventAnalytics = z.object({
+  eventId: z.string(),
+  eventName: z.string(),
+  status: z.enum(EVENT_STATUSES),
+  category: z.string(),
+  startDate: z.string(),
+  endDate: z.string(),
+  attendance: z.object({
+    capacity: z.int(),
+    registered: z.int().meta({ description: "Every registration, cancelled ones included." }),
+    active: z.int().meta({ description: "confirmed + pending + checked-in: the places taken." }),
+    confirmed: z.int(),
+    pending: z.int(),
+    cancelled: z.int(),
+    checkedIn: z.int(),
+    placesLeft: z.int(),
+    capacityUtilizationPercent: Num.meta({ description: "active / capacity." }),
+    checkInRatePercent: NullableNum.meta({ description: "checked-in / active; null with no active registration." }),
+  }),
+  demographics: z.object({
+    ticketTypes: z.array(ValueCount),
+    companies: z.object({ distinct: z.int(), notGiven: z.int(), top: z.array(ValueCount).meta({ description: "Up to 10, most registrations first." }) }),
+    dietaryPreferences: z.array(ValueCount),
+    accessibilityNeeds: z.object({ wheelchairAccess: z.int(), signLanguage: z.int(), visualAid: z.int(), other: z.int(), anyNeed: z.int() }),
+    travelModes: z.array(z.object({ mode: z.enum(TRAVEL_MODES), count: z.int() })),
+    travelNotReported: z.int(),
+  }),
+  sustainability: z.object({
+    carbonFootprintKg: Num,
+    emissionsPerAttendeeKg: NullableNum,
+    byTravelMode: z.array(
+      z.object({ mode: z.enum(TRAVEL_MODES), registrations: z.int(), distanceKm: Num, emissionsKg: Num, emissionsSharePercent: NullableNum }),
+    ),
+    offsetKg: Num,
+    netEmissionsKg: Num,
+    offsetCoveragePercent: NullableNum,
+    offsetParticipation: z.object({ count: z.int(), percent: NullableNum }),
+    lowCarbonTravelPercent: NullableNum,
+    sustainabilityScore: Num,
+    goals: SustainabilityGoals,
+    certifications: z.object({ carbonNeutral: z.boolean(), lowCarbonTravel: z.boolean(), tier: z.enum(["gold", "silver", "bronze"]).nullable() }),
+  }),
+  engagement: z.object({
+    checkInRatePercent: NullableNum,
+    cancellationRatePercent: NullableNum.meta({ description: "cancelled / registered." }),
+    travelReportedPercent: NullableNum,
+    offsetOptInPercent: NullableNum,
+    firstRegistrationAt: z.string().nullable(),
+    lastRegistrationAt: z.string().nullable(),
+    averageLeadTimeDays: NullableNum.meta({ description: "Mean days from registration to the event's start (active registrations)." }),
+  }),
+  financial: z.object({
+    currency: z.literal("USD"),
+    offsetContributionsUsd: Num,
+    contributors: z.int(),
+    averageContributionUsd: NullableNum,
+    offsetTonnes: Num,
+    offsetPriceUsdPerTonne: Num,
+  }),
+  feedback: z.object({ available: z.literal(false), reason: z.string(), responses: z.literal(0), averageRating: z.null() }),
+});
+export type EventAnalytics = z.infer<typeof EventAnalytics>;
+
+/**
+ * The per-event analytics report from the aggregated figures. Pure. Attendance counts every
+ * registration by status; demographics, sustainability and finance cover the active ones
+ * (the people holding a place), as the event's `carbonFootprint` does.
+ */
+export function buildEventAnalytics(figures: EventFigures, carbon: CarbonSettings): EventAnalytics {
+  const { event, statuses } = figures;
+  const registered = statuses.confirmed + statuses.pending + statuses.cancelled + statuses["checked-in"];
+  const active = registered - statuses.cancelled;
+  const sum = (pick: (m: EventFigures["byMode"][number]) => number) => figures.byMode.reduce((total, m) => total + pick(m), 0);
+  const emissionsKg = sum((m) => m.emissionsKg);
+  const offsetUsd = sum((m) => m.offsetUsd);
+  const opted = sum((m) => m.offsetOpted);
+  const offset = offsetKg(offsetUsd, carbon);
+  const travelReported = sum((m) => (m.mode === null ? 0 : m.registrations));
+  const lowCarbon = sum((m) => ((LOW_CARBON_TRAVEL_MODES as readonly (string | null)[]).includes(m.mode) ? m.registrations : 0));
+  const score = sustainabilityScore({ goals: event.sustainabilityGoals, travelReported, lowCarbonTravel: lowCarbon, emissionsKg, offsetKg: offset });
+  const checkInRate = percent(statuses["checked-in"], active);
+  const cancellationRate = percent(statuses.cancelled, registered);
+  return {
+    eventId: event.id,
+    eventName: event.name,
+    status: event.status,
+    category: event.category,
+    startDate: event.startDate,
+    endDate: event.endDate,
+    attendance: {
+      capacity: event.capacity,
+      registered,
+      active,
+      confirmed: statuses.confirmed,
+      pending: statuses.pending,
+      cancelled: statuses.cancelled,
+      checkedIn: statuses["checked-in"],
+      placesLeft: Math.max(0, event.capacity - active),
+      capacityUtilizationPercent: round3((100 * active) / event.capacity),
+      checkInRatePercent: checkInRate,
+    },
+    demographics: {
+      ticketTypes: figures.ticketTypes,
+      companies: figures.companies,
+      dietaryPreferences: figures.dietaryPreferences,
+      accessibilityNeeds: {
+        wheelchairAccess: figures.accessibility.wheelchairAccess,
+        signLanguage: figures.accessibility.signLanguage,
+        visualAid: figures.accessibility.visualAid,
+        other: figures.accessibility.other,
+        anyNeed: figures.accessibility.any,
+      },
+      travelModes: TRAVEL_MODES.map((mode) => ({ mode, count: figures.byMode.find((m) => m.mode === mode)?.registrations ?? 0 })),
+      travelNotReported: active - travelReported,
+    },
+    sustainability: {
+      carbonFootprintKg: round3(emissionsKg),
+      emissionsPerAttendeeKg: active ? round3(emissionsKg / active) : null,
+      byTravelMode: travelModeBreakdown(figures.byMode),
+      offsetKg: round3(offset),
+      netEmissionsKg: round3(Math.max(0, emissionsKg - offset)),
+      offsetCoveragePercent: percent(offset, emissionsKg),
+      offsetParticipation: { count: opted, percent: percent(opted, active) },
+      lowCarbonTravelPercent: percent(lowCarbon, travelReported),
+      sustainabilityScore: score,
+      goals: event.sustainabilityGoals,
+      certifications: {
+        carbonNeutral: travelReported > 0 && offset >= emissionsKg,
+        lowCarbonTravel: travelReported > 0 && lowCarbon >= LOW_CARBON_CERTIFICATION_SHARE * travelReported,
+        tier: scoreTier(score),
+      },
+    },
+    engagement: {
+      checkInRatePercent: checkInRate,
+      cancellationRatePercent: cancellationRate,
+      travelReportedPercent: percent(travelReported, active),
+      offsetOptInPercent: percent(opted, active),
+      firstRegistrationAt: figures.registrationWindow?.first ?? null,
+      lastRegistrationAt: figures.registrationWindow?.last ?? null,
+      averageLeadTimeDays: figures.averageLeadTimeDays === null ? null : round3(figures.averageLeadTimeDays),
+    },
+    financial: {
+      currency: "USD",
+      offsetContributionsUsd: round3(offsetUsd),
+      contributors: opted,
+      averageContributionUsd: opted ? round3(offsetUsd / opted) : null,
+      offsetTonnes: round3(offset / 1000),
+      offsetPriceUsdPerTonne: carbon.offsetPriceUsdPerTonne,
+    },
+    feedback: { available: false, reason: FEEDBACK_UNAVAILABLE_REASON, responses: 0, averageRating: null },
+  };
+}

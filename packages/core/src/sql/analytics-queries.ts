@@ -1,0 +1,344 @@
+/**
+ * The analytics aggregations, in SQL through kysely: every figure is a count, sum, average,
+ * minimum or maximum computed by the database over the account's events and their active
+ * registrations; JavaScript only receives aggregated rows (one per account, bucket, mode or
+ * value). Dialect-specific pieces (date bucketing, JSON arrays) come from `dialect.ts`.
+ */
+import { type ExpressionBuilder, type Kysely, type RawBuilder, sql } from "kysely";
+import type {
+  AggregateFigures, AnalyticsFigures, AnalyticsScope, BucketFigures, EventFigures, ModeFigures, PerEventFigures, ValueCount,
+} from "../analytics/analytics-figures.ts";
+import { LOW_CARBON_CERTIFICATION_SHARE, SCORE_TIERS } from "../analytics/certifications.ts";
+import type { CarbonSettings } from "../carbon/carbon-settings.ts";
+import { ACTIVE_ATTENDEE_STATUSES, ATTENDEE_STATUSES, type AttendeeStatus } from "../rules/attendee-status.ts";
+import { emissionsSql, lowCarbonModesSql, scoreSql, scoreThreshold } from "./carbon-sql.ts";
+import type { Database } from "./database.ts";
+import {
+  bucketStartSql, daysBetweenSql, type DialectName, jsonArrayElementsSql, jsonFlagSql, jsonTextPresentSql,
+} from "./dialect.ts";
+import { rowToEvent } from "./rows.ts";
+
+const ACTIVE = [...ACTIVE_ATTENDEE_STATUSES];
+
+/** The analytics queries over one kysely instance. */
+export interface AnalyticsQueries {
+  /** Totals, per-event statistics, travel by mode and per-bucket figures of a scope. */
+  figures(scope: AnalyticsScope, carbon: CarbonSettings): Promise<AnalyticsFigures>;
+  /** The ids among `ids` that are the account's events. */
+  existingEventIds(accountId: string, ids: readonly string[]): Promise<string[]>;
+  /** Everything the per-event report needs; `null` for an unknown or foreign event. */
+  eventFigures(accountId: string, eventId: string): Promise<EventFigures | null>;
+}
+
+const num = (value: unknown): number => Number(value ?? 0);
+const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+/**
+ * Builds the analytics queries.
+ *
+ * @example
+ * const analytics = createAnalyticsQueries(db, "sqlite");
+ * const figures = await analytics.figures({ accountId, granularity: "monthly" }, DEFAULT_CARBON_SETTINGS);
+ */
+export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectName): AnalyticsQueries {
+  /** The scope's events (`e`): the account's, not cancelled, within the filters. */
+  function scopeFilter(scope: AnalyticsScope) {
+    return (eb: ExpressionBuilder<any, any>) => {
+      const conditions = [eb("e.account_id", "=", scope.accountId), eb("e.status", "<>", "cancelled")];
+      if (scope.startDate !== undefined) conditions.push(eb("e.start_date", ">=", scope.startDate));
+      if (scope.endDate !== undefined) conditions.push(eb("e.start_date", "<=", scope.endDate));
+      if (scope.eventIds !== undefined) conditions.push(eb("e.id", "in", [...scope.eventIds]));
+      if (scope.category !== undefined) conditions.push(eb("e.category", "=", scope.category));
+      return eb.and(conditions);
+    };
+  }
+
+  /**
+   * Travel and offsets of the active registrations of the scope's events, per event and travel
+   * mode: the one pass over the registrations (index-only on `attendees_analytics`) that every
+   * other figure is summed from.
+   */
+  function eventModeStats(scope: AnalyticsScope) {
+    return db
+      .selectFrom("attendees as a")
+      .select([
+        "a.event_id",
+        "a.travel_mode",
+        sql<number>`count(*)`.as("registrations"),
+        sql<number>`sum(coalesce(travel_distance, 0))`.as("distance_km"),
+        sql<number>`sum(${emissionsSql()})`.as("emissions_kg"),
+        sql<number>`sum(case when offset_opted = 1 then offset_amount else 0 end)`.as("offset_usd"),
+        sql<number>`sum(case when offset_opted = 1 then 1 else 0 end)`.as("offset_opted"),
+        sql<number>`sum(case when status = 'checked-in' then 1 else 0 end)`.as("checked_in"),
+      ])
+      .where("a.status", "in", ACTIVE)
+      .where("a.event_id", "in", db.selectFrom("events as e").select("e.id").where(scopeFilter(scope)))
+      .groupBy(["a.event_id", "a.travel_mode"]);
+  }
+
+  /** Per-event sums of `em`. */
+  function eventStats(conn: Kysely<any>) {
+    return conn
+      .selectFrom("em")
+      .select([
+        "event_id",
+        sql<number>`sum(registrations)`.as("active"),
+        sql<number>`sum(emissions_kg)`.as("emissions_kg"),
+        sql<number>`sum(offset_usd)`.as("offset_usd"),
+        sql<number>`sum(offset_opted)`.as("offset_opted"),
+        sql<number>`sum(checked_in)`.as("checked_in"),
+        sql<number>`sum(case when travel_mode is not null then registrations else 0 end)`.as("travel_reported"),
+        sql<number>`sum(case when travel_mode in (${lowCarbonModesSql}) then registrations else 0 end)`.as("low_carbon"),
+      ])
+      .groupBy("event_id");
+  }
+
+  /** One row per event of the scope with its figures, score, certifications and bucket (over `s`). */
+  function perEvent(conn: Kysely<any>, scope: AnalyticsScope, carbon: CarbonSettings) {
+    const score = scoreSql(carbon);
+    const offsetKg = sql`(coalesce(s.offset_usd, 0) * 1000.0 / ${sql.lit(carbon.offsetPriceUsdPerTonne)})`;
+    const period = scope.granularity ? bucketStartSql(sql.ref("e.start_date"), scope.granularity, dialect) : sql<string>`''`;
+    const tier = (floor: number, below?: number) =>
+      below === undefined
+        ? sql<number>`(case when ${score} >= ${sql.lit(scoreThreshold(floor))} then 1 else 0 end)`
+        : sql<number>`(case when ${score} >= ${sql.lit(scoreThreshold(floor))} and ${score} < ${sql.lit(scoreThreshold(below))} then 1 else 0 end)`;
+    return conn
+      .selectFrom("events as e")
+      .leftJoin("s", "s.event_id", "e.id")
+      .where(scopeFilter(scope))
+      .select([
+        "e.start_date",
+        period.as("period"),
+        "e.goal_carbon_neutral",
+        "e.goal_renewable_energy",
+        "e.goal_local_sourcing",
+        "e.goal_waste_reduction",
+        sql<number>`coalesce(s.active, 0)`.as("active"),
+        sql<number>`coalesce(s.checked_in, 0)`.as("checked_in"),
+        sql<number>`coalesce(s.offset_opted, 0)`.as("offset_opted"),
+        sql<number>`coalesce(s.offset_usd, 0)`.as("offset_usd"),
+        sql<number>`coalesce(s.emissions_kg, 0)`.as("emissions_kg"),
+        sql<number>`coalesce(s.travel_reported, 0)`.as("travel_reported"),
+        sql<number>`coalesce(s.low_carbon, 0)`.as("low_carbon"),
+        score.as("score"),
+        sql<number>`(case when coalesce(s.travel_reported, 0) > 0 and ${offsetKg} >= coalesce(s.emissions_kg, 0) then 1 else 0 end)`.as("cert_carbon_neutral"),
+        sql<number>`(case when coalesce(s.travel_reported, 0) > 0 and s.low_carbon >= ${sql.lit(LOW_CARBON_CERTIFICATION_SHARE)} * s.travel_reported then 1 else 0 end)`.as(
+          "cert_low_carbon",
+        ),
+        tier(SCORE_TIERS.gold).as("tier_gold"),
+        tier(SCORE_TIERS.silver, SCORE_TIERS.gold).as("tier_silver"),
+        tier(SCORE_TIERS.bronze, SCORE_TIERS.silver).as("tier_bronze"),
+      ]);
+  }
+
+  /** The aggregate columns over `pe` rows. */
+  const aggregateColumns: Record<string, RawBuilder<unknown>> = {
+    events: sql`count(*)`,
+    attendance: sql`sum(active)`,
+    checked_in: sql`sum(checked_in)`,
+    offset_opted: sql`sum(offset_opted)`,
+    offset_usd: sql`sum(offset_usd)`,
+    emissions_kg: sql`sum(emissions_kg)`,
+    travel_reported: sql`sum(travel_reported)`,
+    low_carbon: sql`sum(low_carbon)`,
+    goal_carbon_neutral: sql`sum(case when goal_carbon_neutral = 1 then 1 else 0 end)`,
+    goal_renewable_energy: sql`sum(case when goal_renewable_energy = 1 then 1 else 0 end)`,
+    goal_local_sourcing: sql`sum(case when goal_local_sourcing = 1 then 1 else 0 end)`,
+    goal_waste_reduction: sql`sum(case when goal_waste_reduction > 0 then 1 else 0 end)`,
+    waste_target_sum: sql`sum(coalesce(goal_waste_reduction, 0))`,
+    waste_target_max: sql`max(goal_waste_reduction)`,
+  };
+  /** Statistics over the events' own figures (the total row only). */
+  const perEventColumns: Record<string, RawBuilder<unknown>> = {
+    first_start: sql`min(start_date)`,
+    last_start: sql`max(start_date)`,
+    score_mean: sql`avg(score)`,
+    score_min: sql`min(score)`,
+    score_max: sql`max(score)`,
+    score_mean_sq: sql`avg(score * score)`,
+    emissions_mean: sql`avg(emissions_kg)`,
+    emissions_min: sql`min(emissions_kg)`,
+    emissions_max: sql`max(emissions_kg)`,
+    cert_carbon_neutral: sql`sum(cert_carbon_neutral)`,
+    cert_low_carbon: sql`sum(cert_low_carbon)`,
+    tier_gold: sql`sum(tier_gold)`,
+    tier_silver: sql`sum(tier_silver)`,
+    tier_bronze: sql`sum(tier_bronze)`,
+  };
+  /** Travel by mode (the mode rows only). */
+  const modeColumnsOverEm: Record<string, RawBuilder<unknown>> = {
+    attendance: sql`sum(registrations)`,
+    distance_km: sql`sum(distance_km)`,
+    emissions_kg: sql`sum(emissions_kg)`,
+    offset_opted: sql`sum(offset_opted)`,
+    offset_usd: sql`sum(offset_usd)`,
+  };
+  const UNION_COLUMNS = [...new Set([...Object.keys(aggregateColumns), ...Object.keys(perEventColumns), "distance_km"])];
+  /** The union's select list: `kind`, `key`, then every column (null where a part has none). */
+  const unionSelect = (kind: string, key: RawBuilder<unknown>, columns: Record<string, RawBuilder<unknown>>) => [
+    sql.lit(kind).as("kind"),
+    key.as("key"),
+    ...UNION_COLUMNS.map((name) => (columns[name] ?? sql`null`).as(name)),
+  ];
+
+  function toAggregate(row: Record<string, unknown>): AggregateFigures {
+    return {
+      events: num(row.events),
+      attendance: num(row.attendance),
+      checkedIn: num(row.checked_in),
+      offsetOpted: num(row.offset_opted),
+      offsetUsd: num(row.offset_usd),
+      emissionsKg: num(row.emissions_kg),
+      travelReported: num(row.travel_reported),
+      lowCarbonTravel: num(row.low_carbon),
+      goals: {
+        carbonNeutral: num(row.goal_carbon_neutral),
+        renewableEnergy: num(row.goal_renewable_energy),
+        localSourcing: num(row.goal_local_sourcing),
+        wasteReduction: num(row.goal_waste_reduction),
+      },
+      wasteTargetSum: num(row.waste_target_sum),
+      wasteTargetMax: numOrNull(row.waste_target_max),
+    };
+  }
+
+  /** Travel sums of registrations grouped by mode (the per-event report's one-event query). */
+  function modeColumns() {
+    return [
+      sql<number>`count(*)`.as("registrations"),
+      sql<number>`sum(coalesce(travel_distance, 0))`.as("distance_km"),
+      sql<number>`sum(${emissionsSql()})`.as("emissions_kg"),
+      sql<number>`sum(case when offset_opted = 1 then 1 else 0 end)`.as("offset_opted"),
+      sql<number>`sum(case when offset_opted = 1 then offset_amount else 0 end)`.as("offset_usd"),
+    ];
+  }
+
+  const toMode = (row: Record<string, unknown>): ModeFigures => ({
+    mode: (row.mode as string | null) ?? null,
+    registrations: num(row.registrations),
+    distanceKm: num(row.distance_km),
+    emissionsKg: num(row.emissions_kg),
+    offsetOpted: num(row.offset_opted),
+    offsetUsd: num(row.offset_usd),
+  });
+
+  return {
+    async figures(scope, carbon) {
+      // One statement: the registrations are read once (em), the events' figures computed once
+      // (pe, materialized), and the total, bucket and mode rows come back as one union.
+      const base = db
+        .with((cte) => cte("em").materialized(), () => eventModeStats(scope))
+        .with("s", (conn) => eventStats(conn as Kysely<any>))
+        .with((cte) => cte("pe").materialized(), (conn) => perEvent(conn as Kysely<any>, scope, carbon)) as unknown as Kysely<any>;
+      let query = base.selectFrom("pe").select(unionSelect("total", sql`null`, { ...aggregateColumns, ...perEventColumns }));
+      // The union's other parts read the CTEs the first part's statement defines.
+      const plain = db as Kysely<any>;
+      if (scope.granularity) query = query.unionAll(plain.selectFrom("pe").select(unionSelect("bucket", sql`period`, aggregateColumns)).groupBy("period"));
+      query = query.unionAll(plain.selectFrom("em").select(unionSelect("mode", sql`travel_mode`, modeColumnsOverEm)).groupBy("travel_mode"));
+      const rows = (await query.execute()) as Array<Record<string, unknown>>;
+      const totalsRow = rows.find((row) => row.kind === "total")!;
+      const bucketRows = rows.filter((row) => row.kind === "bucket").sort((x, y) => (String(x.key) < String(y.key) ? -1 : 1));
+      const modeRows = rows.filter((row) => row.kind === "mode");
+      const events = num(totalsRow.events);
+      const perEventFigures: PerEventFigures = {
+        score:
+          events === 0
+            ? null
+            : { mean: num(totalsRow.score_mean), min: num(totalsRow.score_min), max: num(totalsRow.score_max), meanOfSquares: num(totalsRow.score_mean_sq) },
+        emissions: events === 0 ? null : { mean: num(totalsRow.emissions_mean), min: num(totalsRow.emissions_min), max: num(totalsRow.emissions_max) },
+        certifications: {
+          carbonNeutral: num(totalsRow.cert_carbon_neutral),
+          lowCarbonTravel: num(totalsRow.cert_low_carbon),
+          gold: num(totalsRow.tier_gold),
+          silver: num(totalsRow.tier_silver),
+          bronze: num(totalsRow.tier_bronze),
+        },
+      };
+      return {
+        span: totalsRow.first_start ? { first: String(totalsRow.first_start), last: String(totalsRow.last_start) } : null,
+        totals: toAggregate(totalsRow),
+        perEvent: perEventFigures,
+        byMode: modeRows.map((row) => toMode({ ...row, mode: row.key, registrations: row.attendance })),
+        buckets: bucketRows.map((row): BucketFigures => ({ period: String(row.key), ...toAggregate(row) })),
+      };
+    },
+
+    async existingEventIds(accountId, ids) {
+      if (ids.length === 0) return [];
+      const rows = await db.selectFrom("events").select("id").where("account_id", "=", accountId).where("id", "in", [...ids]).execute();
+      return rows.map((row) => row.id);
+    },
+
+    async eventFigures(accountId, eventId) {
+      const row = await db.selectFrom("events").selectAll().where("id", "=", eventId).where("account_id", "=", accountId).executeTakeFirst();
+      if (!row) return null;
+      const event = rowToEvent(row);
+      const active = () => db.selectFrom("attendees as a").where("a.event_id", "=", eventId).where("a.status", "in", ACTIVE);
+      const valueCounts = (rows: Array<Record<string, unknown>>): ValueCount[] => rows.map((r) => ({ value: String(r.value), count: num(r.count) }));
+      const accessibility = sql.ref("a.accessibility_needs") as unknown as RawBuilder<unknown>;
+      const [statusRows, ticketRows, companyRows, companyTotals, dietaryRows, accessibilityRow, modeRows, windowRow, leadRow] = await Promise.all([
+        db.selectFrom("attendees").select(["status", sql<number>`count(*)`.as("count")]).where("event_id", "=", eventId).groupBy("status").execute(),
+        active().select([sql<string>`a.ticket_type`.as("value"), sql<number>`count(*)`.as("count")]).groupBy("a.ticket_type").orderBy(sql`count(*)`, "desc").orderBy("a.ticket_type").execute(),
+        active()
+          .where("a.company", "is not", null)
+          .select([sql<string>`a.company`.as("value"), sql<number>`count(*)`.as("count")])
+          .groupBy("a.company")
+          .orderBy(sql`count(*)`, "desc")
+          .orderBy("a.company")
+          .limit(10)
+          .execute(),
+        active()
+          .select([sql<number>`count(distinct a.company)`.as("distinct"), sql<number>`sum(case when a.company is null then 1 else 0 end)`.as("not_given")])
+          .executeTakeFirstOrThrow(),
+        (db as Kysely<any>)
+          .selectFrom(["attendees as a", jsonArrayElementsSql(sql.ref("a.dietary_preferences"), "d", dialect)])
+          .where("a.event_id", "=", eventId)
+          .where("a.status", "in", ACTIVE)
+          .select([sql<string>`d.value`.as("value"), sql<number>`count(*)`.as("count")])
+          .groupBy(sql`d.value`)
+          .orderBy(sql`count(*)`, "desc")
+          .orderBy(sql`d.value`)
+          .execute() as Promise<Array<Record<string, unknown>>>,
+        active()
+          .select([
+            sql<number>`sum(${jsonFlagSql(accessibility, "wheelchairAccess", dialect)})`.as("wheelchair"),
+            sql<number>`sum(${jsonFlagSql(accessibility, "signLanguage", dialect)})`.as("sign_language"),
+            sql<number>`sum(${jsonFlagSql(accessibility, "visualAid", dialect)})`.as("visual_aid"),
+            sql<number>`sum(${jsonTextPresentSql(accessibility, "other", dialect)})`.as("other"),
+            sql<number>`sum(case when ${jsonFlagSql(accessibility, "wheelchairAccess", dialect)} + ${jsonFlagSql(accessibility, "signLanguage", dialect)} + ${jsonFlagSql(accessibility, "visualAid", dialect)} + ${jsonTextPresentSql(accessibility, "other", dialect)} > 0 then 1 else 0 end)`.as(
+              "any",
+            ),
+          ])
+          .executeTakeFirstOrThrow(),
+        active().select([sql<string | null>`a.travel_mode`.as("mode"), ...modeColumns()]).groupBy("a.travel_mode").execute(),
+        db
+          .selectFrom("attendees")
+          .select([sql<string | null>`min(registration_date)`.as("first"), sql<string | null>`max(registration_date)`.as("last")])
+          .where("event_id", "=", eventId)
+          .executeTakeFirstOrThrow(),
+        active()
+          .select(sql<number | null>`avg(${daysBetweenSql(sql.ref("a.registration_date"), sql.val(event.startDate), dialect)})`.as("lead_days"))
+          .executeTakeFirstOrThrow(),
+      ]);
+      const statuses = Object.fromEntries(ATTENDEE_STATUSES.map((status) => [status, 0])) as Record<AttendeeStatus, number>;
+      for (const r of statusRows) statuses[r.status as AttendeeStatus] = num(r.count);
+      return {
+        event,
+        statuses,
+        ticketTypes: valueCounts(ticketRows),
+        companies: { distinct: num(companyTotals.distinct), notGiven: num(companyTotals.not_given), top: valueCounts(companyRows) },
+        dietaryPreferences: valueCounts(dietaryRows),
+        accessibility: {
+          wheelchairAccess: num(accessibilityRow.wheelchair),
+          signLanguage: num(accessibilityRow.sign_language),
+          visualAid: num(accessibilityRow.visual_aid),
+          other: num(accessibilityRow.other),
+          any: num(accessibilityRow.any),
+        },
+        byMode: modeRows.map((r) => toMode(r as Record<string, unknown>)),
+        registrationWindow: windowRow.first ? { first: String(windowRow.first), last: String(windowRow.last) } : null,
+        averageLeadTimeDays: numOrNull(leadRow.lead_days),
+      };
+    },
+  };
+}
