@@ -1,0 +1,28 @@
+/**
+ * Event Service inside an existing Hono app, under /events. Hono hands core the web-standard
+ * Request as it is; core's `basePath` strips the prefix and keeps it in the links it hands out.
+ * Run: `npx tsx index.ts` (PORT, DATABASE_FILE optional).
+ */
+import { createEventService, createHandler, createSqlStorage, SQLITE_PRAGMAS } from "@event-service/core";
+import { serve } from "@hono/node-server";
+import Database from "better-sqlite3";
+import { Hono } from "hono";
+import { Kysely, SqliteDialect } from "kysely";
+
+const sqlite = new Database(process.env.DATABASE_FILE ?? ":memory:");
+for (const pragma of SQLITE_PRAGMAS) sqlite.pragma(pragma);
+const storage = createSqlStorage({ db: new Kysely({ dialect: new SqliteDialect({ database: sqlite }) }) });
+await storage.migrate();
+const service = createEventService({ storage });
+const events = createHandler(service, { basePath: "/events" });
+
+const app = new Hono();
+app.get("/", (c) => c.text("Hello from the Hono app\n"));
+app.all("/events/*", (c) => events(c.req.raw));
+
+const server = serve({ fetch: app.fetch, port: Number(process.env.PORT ?? 3000), hostname: "127.0.0.1" }, async (info) => {
+  const { key } = await service.keys.create({ account: "Hono app", tier: "professional" });
+  console.log(JSON.stringify({ url: `http://127.0.0.1:${info.port}`, api: `http://127.0.0.1:${info.port}/events/v1`, key }));
+});
+
+process.once("SIGTERM", () => server.close(() => void storage.close()));

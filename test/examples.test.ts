@@ -1,0 +1,130 @@
+/**
+ * Every example under examples/ runs as a user would run it (tsx, importing the built packages
+ * by name), and type-checks against the built packages.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { ROOT, startServer } from "./_setup.ts";
+
+const TSX = ["--import", "tsx"];
+
+/** Runs a script to its end; its stdout and exit code. */
+function run(script: string, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...TSX, script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Starts an example server and waits for the JSON line with its address and key. */
+function serve(script: string): Promise<{ child: ChildProcess; url: string; api: string; key: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...TSX, script], { cwd: ROOT, env: { ...process.env, PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${out}\n${err}`)), 20_000);
+    child.stderr!.on("data", (chunk) => (err += chunk));
+    child.stdout!.on("data", (chunk) => {
+      out += chunk;
+      const line = out.split("\n").find((l) => l.startsWith("{"));
+      if (line) {
+        clearTimeout(timer);
+        resolve({ child, ...(JSON.parse(line) as { url: string; api: string; key: string }) });
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`${script} exited with ${code}:\n${err}`)));
+  });
+}
+
+const eventBody = {
+  name: "Embedded", location: { address: "Main St 1", city: "Berlin", country: "DE" }, startDate: "2027-01-01T10:00:00Z",
+  endDate: "2027-01-01T12:00:00Z", capacity: 5, category: "meetup",
+};
+
+for (const [name, prefix] of [["embed-node-http", "/events-api"], ["embed-hono", "/events"]] as const) {
+  describe(`examples/${name}`, () => {
+    const running: ChildProcess[] = [];
+    after(() => running.forEach((child) => child.kill("SIGTERM")));
+
+    test(`serves Event Service under ${prefix} beside the app's own routes`, async () => {
+      const app = await serve(join("examples", name, "index.ts"));
+      running.push(app.child);
+      assert.equal(app.api, `${app.url}${prefix}/v1`);
+      assert.match(await (await fetch(`${app.url}/`)).text(), /^Hello from the/);
+      assert.deepEqual(await (await fetch(`${app.url}${prefix}/health`)).json(), { status: "ok" });
+      const auth = { authorization: `Bearer ${app.key}`, "content-type": "application/json" };
+      const created = await fetch(`${app.api}/events`, { method: "POST", headers: auth, body: JSON.stringify(eventBody) });
+      assert.equal(created.status, 201);
+      const event = await created.json();
+      const registered = await fetch(`${app.api}/attendees`, {
+        method: "POST", headers: auth,
+        body: JSON.stringify({ eventId: event.id, firstName: "Ada", lastName: "Lovelace", email: "ada@example.com", ticketType: "general" }),
+      });
+      assert.equal(registered.status, 201);
+      const attendee = await registered.json();
+      assert.equal(attendee.qrCode, `${app.api}/qr/${attendee.id}.png`);
+      const qr = await fetch(attendee.qrCode);
+      assert.equal(qr.headers.get("content-type"), "image/png");
+      const list = await (await fetch(`${app.url}${prefix}/api/attendees?eventId=${event.id}`, { headers: auth })).json();
+      assert.deepEqual(list.attendees.map((a: { id: string }) => a.id), [attendee.id]);
+      const unauthorised = await fetch(`${app.api}/events`);
+      assert.equal(unauthorised.status, 401);
+      assert.equal((await unauthorised.json()).error.code, "UNAUTHORIZED");
+    });
+  });
+}
+
+test("examples/programmatic runs to the end without HTTP", async () => {
+  const { code, stdout, stderr } = await run("examples/programmatic/index.ts");
+  assert.equal(code, 0, stderr);
+  const summary = JSON.parse(stdout);
+  assert.equal(summary.refused, "EVENT_FULL");
+  assert.equal(summary.checkedIn, "checked-in");
+  assert.match(summary.qrCode, /^https:\/\/events\.example\.com\/v1\/qr\/att_[0-9a-f]{24}\.png$/);
+  assert.equal(summary.attendance.active, 2);
+  assert.equal(summary.attendance.checkedIn, 1);
+  assert.equal(summary.attendance.capacityUtilizationPercent, 100);
+  // train 120 km x 0.03546 kg/km; the bike rides free.
+  assert.equal(summary.carbonFootprintKg, 4.255);
+});
+
+describe("examples/client-quickstart", () => {
+  test("creates an event, registers three, checks one in and prints the event's analytics", async () => {
+    const server = await startServer();
+    try {
+      const { key } = await server.createKey({ account: "Quickstart" });
+      const { code, stdout, stderr } = await run("examples/client-quickstart/index.ts", { EVENT_SERVICE_URL: server.url, EVENT_SERVICE_KEY: key });
+      assert.equal(code, 0, stderr);
+      const out = JSON.parse(stdout);
+      assert.equal(out.event.name, "Green Summit");
+      assert.equal(out.checkedIn.status, "checked-in");
+      assert.equal(out.attendance.registered, 3);
+      assert.equal(out.attendance.checkedIn, 1);
+      // train 420 x 0.03546 = 14.893; flight 1,200 km (short haul) x 0.18592 = 223.104; bike 0.
+      assert.equal(out.sustainability.carbonFootprintKg, 237.997);
+      // 52 USD at 15 USD per tonne.
+      assert.equal(out.sustainability.offsetKg, 3466.667);
+      const failing = await run("examples/client-quickstart/index.ts", { EVENT_SERVICE_URL: server.url, EVENT_SERVICE_KEY: "esk_wrong" });
+      assert.equal(failing.code, 1);
+      assert.match(failing.stderr, /^401 UNAUTHORIZED: /);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+});
+
+test("the examples type-check against the built packages", async () => {
+  const tsc = spawn(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "examples/tsconfig.json"], { cwd: ROOT });
+  let out = "";
+  tsc.stdout.on("data", (chunk) => (out += chunk));
+  tsc.stderr.on("data", (chunk) => (out += chunk));
+  const code = await new Promise((resolve) => tsc.on("close", resolve));
+  assert.equal(code, 0, out);
+});
