@@ -1,0 +1,47 @@
+/**
+ * The three packages are publishable as built: publint finds nothing, each has a version,
+ * `exports` with types, `files`, a README and a licence, every `exports` target exists, and
+ * `npm pack` would ship only built output and docs.
+ */
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { promisify } from "node:util";
+import { publint } from "publint";
+import { ROOT } from "./_setup.ts";
+
+const PACKAGES = ["core", "server", "client"] as const;
+const SHIPPED = /^(dist\/.+\.(js|d\.ts|js\.map)|bin\/[\w-]+\.js|README\.md|LICENSE|package\.json)$/;
+
+for (const name of PACKAGES) {
+  const dir = join(ROOT, "packages", name);
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+
+  test(`@event-service/${name}: manifest, exports and publint`, async () => {
+    assert.equal(manifest.name, `@event-service/${name}`);
+    assert.match(manifest.version, /^\d+\.\d+\.\d+$/);
+    assert.equal(manifest.type, "module");
+    assert.equal(manifest.license, "MIT");
+    assert.ok(manifest.files.includes("dist"));
+    assert.ok(existsSync(join(dir, "README.md")) && existsSync(join(dir, "LICENSE")));
+    for (const [subpath, target] of Object.entries<Record<string, string> | string>(manifest.exports)) {
+      if (subpath === "./package.json") continue;
+      assert.equal(typeof target, "object", subpath);
+      const { types, default: main } = target as Record<string, string>;
+      assert.ok(types && main, `${subpath} has types and default`);
+      assert.ok(existsSync(join(dir, types)), `${types} is built`);
+      assert.ok(existsSync(join(dir, main)), `${main} is built`);
+    }
+    const { messages } = await publint({ pkgDir: dir, level: "suggestion" });
+    assert.deepEqual(messages, []);
+  });
+
+  test(`@event-service/${name}: npm pack ships only built output and docs`, async () => {
+    const { stdout } = await promisify(execFile)("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: dir });
+    const files: string[] = JSON.parse(stdout)[0].files.map((file: { path: string }) => file.path);
+    assert.deepEqual(files.filter((path) => !SHIPPED.test(path)), []);
+    assert.ok(files.includes("dist/index.js") && files.includes("dist/index.d.ts"));
+  });
+}
