@@ -9,7 +9,14 @@ import { TIER_LIMITS, type Tier } from "../resources/api-key.ts";
 import { applyEventUpdate, type EventListQuery, type EventRecord, type EventStats } from "../resources/event.ts";
 import { ACTIVE_ATTENDEE_STATUSES, isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { EVENT_STATUSES_OPEN_FOR_REGISTRATION } from "../rules/event-status.ts";
-import type { EventWithStats, Page, Storage } from "../storage.ts";
+import type { EventWithStats, NotifyContext, Page, Storage } from "../storage.ts";
+import { DEFAULT_CARBON_SETTINGS } from "../carbon/carbon-settings.ts";
+import { toApiAttendee, toApiEvent } from "../service.ts";
+import {
+  attendeeUpdateNotifications, completionReports, eventUpdateNotifications, type Notification, registrationNotifications,
+} from "../webhooks/payloads.ts";
+import { createDeliveryMethods } from "./delivery-sql.ts";
+import { derivedNotifications, eventFigures, writeNotifications } from "./outbox-sql.ts";
 import { emissionsSql, lowCarbonModesSql, scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { Database, EventsTable } from "./database.ts";
 import { param, precompile } from "./precompiled.ts";
@@ -218,7 +225,22 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     if (taken) throw new ServiceError("DUPLICATE_WEBHOOK", { message: `Webhook ${taken.id} already uses ${url}.`, field: "url", details: { webhookId: taken.id } });
   }
 
+  const notifyDefaults = (notify?: NotifyContext): NotifyContext => ({
+    baseUrl: notify?.baseUrl ?? "http://localhost:3000",
+    carbon: notify?.carbon ?? DEFAULT_CARBON_SETTINGS,
+  });
+  const apiEvents = async (conn: Kysely<Database>, events: EventRecord[], carbon: CarbonSettings) => (await statsFor(conn, events, carbon)).map(toApiEvent);
+  const offsetOf = (attendee: AttendeeRecord, carbon: CarbonSettings) => (attendee.carbonOffset?.opted ? offsetKg(attendee.carbonOffset.amount ?? 0, carbon) : 0);
+
+  /** The outbox rows of a change to a registration: its own notifications and the event's one-time ones. */
+  async function notifyAttendeeChange(trx: Kysely<Database>, event: EventRecord, own: Notification[], notify: NotifyContext, now: string) {
+    const derived = await derivedNotifications(trx, event, notify.carbon, now);
+    await writeNotifications(trx, event.accountId, [...own, ...derived], now);
+  }
+
   const storage: Storage = {
+    ...createDeliveryMethods(db, dialect, write),
+
     async migrate() {
       // Inside the write transaction: two processes starting on one new file migrate one after the other.
       const { error, results } = await write((trx) => new Migrator({ db: trx, provider: migrationProvider, disableTransactions: true }).migrateToLatest());
@@ -369,10 +391,12 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       return Number(windows.numDeletedRows) + Number(keys.numDeletedRows);
     },
 
-    async insertEvent(event) {
+    async insertEvent(event, notify) {
       await write(async (trx) => {
         await trx.insertInto("events").values(eventToRow(event)).execute();
         if (event.tags.length) await trx.insertInto("event_tags").values(event.tags.map((tag) => ({ event_id: event.id, tag }))).execute();
+        const [created] = await apiEvents(trx, [event], notifyDefaults(notify).carbon);
+        await writeNotifications(trx, event.accountId, [{ type: "event.created", data: { event: created } }], event.createdAt);
       });
     },
 
@@ -383,7 +407,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       return { ...event, ...toStats(event, row, carbon) };
     },
 
-    async updateEvent(accountId, id, update, now) {
+    async updateEvent(accountId, id, update, now, notifyOptions) {
       return write(async (trx) => {
         const before = await lockEvent(trx, accountId, id);
         if (!before) throw new ServiceError("NOT_FOUND", { message: `Event ${id} not found.` });
@@ -394,14 +418,27 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
           await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
           if (after.tags.length) await trx.insertInto("event_tags").values(after.tags.map((tag) => ({ event_id: id, tag }))).execute();
         }
+        const notify = notifyDefaults(notifyOptions);
+        const [apiBefore, apiAfter] = await apiEvents(trx, [before, after], notify.carbon);
+        const notifications = eventUpdateNotifications(apiBefore!, apiAfter!);
+        if (notifications.length > 0) {
+          if (before.status !== "completed" && after.status === "completed") {
+            const figures = await eventFigures(trx, after, notify.carbon);
+            notifications.push(...completionReports(after, figures, now, `${notify.baseUrl}/v1/analytics/events/${id}`));
+          }
+          notifications.push(...(await derivedNotifications(trx, after, notify.carbon, now)));
+          await writeNotifications(trx, accountId, notifications, now);
+        }
         return { before, after };
       });
     },
 
-    async deleteEvent(accountId, id) {
+    async deleteEvent(accountId, id, notify) {
       return write(async (trx) => {
         const event = await lockEvent(trx, accountId, id);
         if (!event) return null;
+        const [deleted] = await apiEvents(trx, [event], notifyDefaults(notify).carbon);
+        await writeNotifications(trx, accountId, [{ type: "event.deleted", data: { event: deleted } }], new Date().toISOString());
         await trx.deleteFrom("attendees").where("event_id", "=", id).execute();
         await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
         await trx.deleteFrom("events").where("id", "=", id).execute();
@@ -445,7 +482,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       return { items, total: Number(count.n) };
     },
 
-    async registerAttendee(attendee) {
+    async registerAttendee(attendee, notifyOptions) {
       return write(async (trx) => {
         const event = await lockEvent(trx, attendee.accountId, attendee.eventId);
         if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${attendee.eventId} not found.`, field: "eventId" });
@@ -457,6 +494,9 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
           record = { ...record, confirmationCode: createConfirmationCode() };
         }
         await trx.insertInto("attendees").values(attendeeToRow(record)).execute();
+        const notify = notifyDefaults(notifyOptions);
+        const own = registrationNotifications(toApiAttendee(record, notify.baseUrl), event, offsetOf(record, notify.carbon));
+        await notifyAttendeeChange(trx, event, own, notify, record.registrationDate);
         return record;
       });
     },
@@ -466,7 +506,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       return row ? rowToAttendee(row) : null;
     },
 
-    async updateAttendee(accountId, id, update, now) {
+    async updateAttendee(accountId, id, update, now, notifyOptions) {
       return write(async (trx) => {
         const row = await trx.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
         if (!row) throw new ServiceError("NOT_FOUND", { message: `Attendee ${id} not found.` });
@@ -483,11 +523,14 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         if (isActiveAttendeeStatus(after.status) && (reactivated || emailChanged)) await assertNoActiveDuplicate(trx, after);
         const { id: _id, account_id: _account, event_id: _event, confirmation_code: _code, registration_date: _date, ...changes } = attendeeToRow(after);
         await trx.updateTable("attendees").set(changes).where("id", "=", id).execute();
+        const notify = notifyDefaults(notifyOptions);
+        const own = attendeeUpdateNotifications(toApiAttendee(before, notify.baseUrl), toApiAttendee(after, notify.baseUrl), event, offsetOf(after, notify.carbon));
+        if (own.length > 0) await notifyAttendeeChange(trx, event, own, notify, now);
         return { before, after };
       });
     },
 
-    async checkIn(accountId, eventId, confirmationCode, now) {
+    async checkIn(accountId, eventId, confirmationCode, now, notifyOptions) {
       return write(async (trx) => {
         const event = await lockEvent(trx, accountId, eventId);
         if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${eventId} not found.` });
@@ -499,6 +542,9 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         if (before.status === "checked-in") return { before, after: before };
         const after = applyAttendeeUpdate(before, { status: "checked-in" }, now);
         await trx.updateTable("attendees").set({ status: after.status, checked_in_at: after.checkedInAt, updated_at: now }).where("id", "=", row.id).execute();
+        const notify = notifyDefaults(notifyOptions);
+        const own = attendeeUpdateNotifications(toApiAttendee(before, notify.baseUrl), toApiAttendee(after, notify.baseUrl), event, offsetOf(after, notify.carbon));
+        await writeNotifications(trx, accountId, own, now);
         return { before, after };
       });
     },
