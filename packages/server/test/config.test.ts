@@ -17,7 +17,17 @@ test("defaults", () => {
     LOG_LEVEL: "info",
     SHUTDOWN_TIMEOUT_MS: 10_000,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
+    WEBHOOK_RETRY_DELAYS_MS: undefined,
+    WEBHOOK_TIMEOUT_MS: 5_000,
   });
+});
+
+test("webhook delivery options: the retry schedule as a list of milliseconds, the timeout", () => {
+  const config = loadConfig({ WEBHOOK_RETRY_DELAYS_MS: "0, 100,2500", WEBHOOK_TIMEOUT_MS: "750" });
+  assert.deepEqual(config.WEBHOOK_RETRY_DELAYS_MS, [0, 100, 2500]);
+  assert.equal(config.WEBHOOK_TIMEOUT_MS, 750);
+  assert.throws(() => loadConfig({ WEBHOOK_RETRY_DELAYS_MS: "1m,10m" }), /WEBHOOK_RETRY_DELAYS_MS: a comma-separated list of milliseconds/);
+  assert.throws(() => loadConfig({ WEBHOOK_TIMEOUT_MS: "0" }), /WEBHOOK_TIMEOUT_MS/);
 });
 
 test("values from the environment; empty means unset", () => {
