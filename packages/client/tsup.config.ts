@@ -8,4 +8,7 @@ export default defineConfig({
   dts: true,
   clean: true,
   sourcemap: true,
+  // The receiver helpers (node:crypto only) are bundled, so ofetch stays the only runtime dependency.
+  noExternal: ["@event-service/core/webhooks"],
+  external: ["node:crypto", "crypto"],
 });

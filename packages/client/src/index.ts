@@ -7,15 +7,18 @@
  * const event = await client.events.create({ name: "Green Summit", ... });
  */
 import type {
-  Attendee, AttendeeCreateInput, AttendeeUpdateInput, CheckInInput, DeleteResult, ErrorCode, Event, EventCreateInput,
-  EventUpdateInput, ListResult,
+  Attendee, AttendeeCreateInput, AttendeeUpdateInput, CheckInInput, CreatedWebhook, DeleteResult, Envelope, ErrorCode, Event,
+  EventCreateInput, EventUpdateInput, ListResult, Webhook, WebhookCreateInput, WebhookDelivery, WebhookUpdateInput,
 } from "@event-service/core";
 import { FetchError, ofetch } from "ofetch";
 
 export type {
-  Attendee, AttendeeCreateInput, AttendeeUpdateInput, CheckInInput, DeleteResult, ErrorCode, Event, EventCreateInput,
-  EventUpdateInput, ListResult,
+  Attendee, AttendeeCreateInput, AttendeeUpdateInput, CheckInInput, CreatedWebhook, DeleteResult, Envelope, ErrorCode, Event,
+  EventCreateInput, EventUpdateInput, ListResult, Webhook, WebhookCreateInput, WebhookDelivery, WebhookUpdateInput,
 };
+
+/** Verifying (in a receiver) and producing `X-Service-Signature` values; node:crypto only. */
+export { SIGNATURE_HEADER, signPayload, verifySignature } from "@event-service/core/webhooks";
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
@@ -88,6 +91,21 @@ export function createClient(options: ClientOptions) {
       get: (attendeeId: string) => call<Attendee>("GET", `/attendees/${id(attendeeId)}`),
       update: (attendeeId: string, input: AttendeeUpdateInput) => call<Attendee>("PUT", `/attendees/${id(attendeeId)}`, input),
       list: (query: ListQuery = {}) => call<ListResult<"attendees", Attendee>>("GET", "/attendees", undefined, query),
+    },
+    webhooks: {
+      /** The answer is the only one that shows the secret. */
+      create: (input: WebhookCreateInput) => call<CreatedWebhook>("POST", "/webhooks", input),
+      get: (webhookId: string) => call<Webhook>("GET", `/webhooks/${id(webhookId)}`),
+      update: (webhookId: string, input: WebhookUpdateInput) => call<Webhook>("PUT", `/webhooks/${id(webhookId)}`, input),
+      delete: (webhookId: string) => call<DeleteResult>("DELETE", `/webhooks/${id(webhookId)}`),
+      list: (query: ListQuery = {}) => call<ListResult<"webhooks", Webhook>>("GET", "/webhooks", undefined, query),
+      /** The delivery log, newest first. */
+      deliveries: (webhookId: string, query: ListQuery = {}) =>
+        call<ListResult<"deliveries", WebhookDelivery>>("GET", `/webhooks/${id(webhookId)}/deliveries`, undefined, query),
+      /** Queues one more attempt of a delivery (same envelope), due now. */
+      redeliver: (webhookId: string, deliveryId: string) => call<WebhookDelivery>("POST", `/webhooks/${id(webhookId)}/deliveries/${id(deliveryId)}/redeliver`),
+      /** Sends a signed `webhook.ping` now; the answer holds the attempt's result. */
+      ping: (webhookId: string) => call<WebhookDelivery>("POST", `/webhooks/${id(webhookId)}/ping`),
     },
   };
 }
