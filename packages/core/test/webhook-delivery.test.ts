@@ -245,4 +245,39 @@ describe("the worker", () => {
     const log = await account.webhooks.deliveries(hooks[0]!.id);
     assert.deepEqual(log.deliveries.map((d) => [d.status, d.attemptCount]), Array(5).fill(["succeeded", 1]));
   });
+
+  test("a receiver that hangs holds at most its per-webhook share: the other webhook's deliveries all go out meanwhile", async () => {
+    const { storage, account, hooks } = await setUp({ webhooks: 2, events: 10 });
+    const slowUrl = "https://93.184.216.34/hook/0";
+    let slowInFlight = 0;
+    let slowMax = 0;
+    const release: Array<() => void> = [];
+    const fetch = (async (url: string) => {
+      if (url !== slowUrl) return new Response(null, { status: 200 });
+      slowInFlight += 1;
+      slowMax = Math.max(slowMax, slowInFlight);
+      await new Promise<void>((resolve) => release.push(resolve));
+      slowInFlight -= 1;
+      return new Response(null, { status: 200 });
+    }) as unknown as typeof globalThis.fetch;
+    const worker = createDeliveryWorker({ storage, fetch, allowPrivateNetworks: true, pollIntervalMs: 10, concurrency: 4, perWebhookConcurrency: 2, timeoutMs: 60_000 });
+    worker.start();
+    const fast = hooks[1]!.id;
+    const deadline = Date.now() + 10_000;
+    while ((await account.webhooks.deliveries(fast, { status: "succeeded" })).pagination.total < 10 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal((await account.webhooks.deliveries(fast, { status: "succeeded" })).pagination.total, 10, "every delivery to the fast receiver went out");
+    assert.equal(slowMax, 2, "never more than 2 attempts at once to the slow receiver");
+    assert.equal((await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total, 0);
+    // Released, the slow receiver's deliveries follow, two at a time.
+    const drain = setInterval(() => release.splice(0).forEach((resolve) => resolve()), 5);
+    while ((await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total < 10 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    clearInterval(drain);
+    await worker.stop();
+    assert.equal((await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total, 10);
+    assert.equal(slowMax, 2);
+  });
 });

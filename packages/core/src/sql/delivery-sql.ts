@@ -69,6 +69,18 @@ export function createDeliveryMethods(
   return {
     async claimDueDeliveries(claim) {
       if (claim.limit <= 0) return [];
+      // A read first: most wake-ups find nothing due, and a read takes no write lock from the API's writes.
+      const anyDue = await db
+        .selectFrom("webhook_deliveries")
+        .select("id")
+        .where("status", "=", PENDING)
+        .where("next_attempt_at", "<=", claim.now)
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", claim.now)]))
+        .limit(1)
+        .executeTakeFirst();
+      if (!anyDue) return [];
+      // Webhooks at their bound are left out in SQL: otherwise a slow webhook's backlog could fill the candidate window and starve the others.
+      const saturated = Object.entries(claim.inFlight).filter(([, count]) => count >= claim.perWebhook).map(([id]) => id);
       return write(async (trx) => {
         const due = (q: any) =>
           q
@@ -81,7 +93,8 @@ export function createDeliveryMethods(
               .selectFrom("webhook_deliveries as d")
               .innerJoin("webhooks as w", "w.id", "d.webhook_id")
               .select(["d.id", "d.webhook_id", "d.account_id", "d.type", "d.payload", "d.attempt_count", "d.final_attempt", "w.url", "w.secret"])
-              .where("w.active", "=", 1),
+              .where("w.active", "=", 1)
+              .$if(saturated.length > 0, (q) => q.where("d.webhook_id", "not in", saturated)),
           )
             .orderBy("d.next_attempt_at")
             .orderBy("d.id")

@@ -23,9 +23,9 @@ export interface DeliveryWorkerOptions {
   resolveHost?: HostResolver;
   /** How often to look for work written by other processes. Default 500 ms. */
   pollIntervalMs?: number;
-  /** Attempts in flight at once, over all webhooks. Default 32. */
+  /** Attempts in flight at once, over all webhooks. Default 64. */
   concurrency?: number;
-  /** Attempts in flight at once to one webhook, so one slow receiver cannot hold every slot. Default 4. */
+  /** Attempts in flight at once to one webhook, so one slow receiver cannot hold every slot. Default 16. */
   perWebhookConcurrency?: number;
   /** This worker's name in the leases; random by default. */
   workerId?: string;
@@ -78,8 +78,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const { storage } = options;
   const retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   const timeoutMs = options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
-  const concurrency = options.concurrency ?? 32;
-  const perWebhook = options.perWebhookConcurrency ?? 4;
+  const concurrency = options.concurrency ?? 64;
+  const perWebhook = options.perWebhookConcurrency ?? 16;
   const pollIntervalMs = options.pollIntervalMs ?? 500;
   const clock = options.now ?? (() => new Date());
   const workerId = options.workerId ?? `worker_${randomBytes(8).toString("hex")}`;
