@@ -70,18 +70,43 @@ async function markOnce(trx: Kysely<Database>, eventId: string, kind: string, no
   return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
+/** The account's active webhooks and the types they subscribe to, read once per change. */
+export interface Subscriptions {
+  webhooks: Array<{ id: string; types: string[] }>;
+  /** True when some active webhook receives `type`. */
+  wants(type: string): boolean;
+}
+
+/** Reads the account's subscriptions inside the change's transaction. */
+export async function subscriptions(trx: Kysely<Database>, accountId: string): Promise<Subscriptions> {
+  const rows = await trx.selectFrom("webhooks").select(["id", "events"]).where("account_id", "=", accountId).where("active", "=", 1).execute();
+  const webhooks = rows.map((row) => ({ id: row.id, types: JSON.parse(row.events) as string[] }));
+  return { webhooks, wants: (type) => webhooks.some((webhook) => isSubscribed(webhook.types, type)) };
+}
+
 /**
  * The one-time notifications a change of an event's registrations or goals may cause: the
- * carbon-neutral goal first achieved, capacity utilization first at the threshold.
+ * carbon-neutral goal first achieved, capacity utilization first at the threshold. Computed
+ * (and marked as sent) only while some webhook subscribes to the type, so an account without
+ * webhooks pays nothing for them.
  */
-export async function derivedNotifications(trx: Kysely<Database>, event: EventRecord, carbon: CarbonSettings, now: string): Promise<Notification[]> {
+export async function derivedNotifications(
+  trx: Kysely<Database>,
+  event: EventRecord,
+  carbon: CarbonSettings,
+  now: string,
+  subs: Subscriptions,
+): Promise<Notification[]> {
+  const wantsGoal = Boolean(event.sustainabilityGoals.carbonNeutral) && subs.wants("sustainability.goal_achieved");
+  const wantsThreshold = subs.wants("analytics.threshold_exceeded");
+  if (!wantsGoal && !wantsThreshold) return [];
   const figures = await eventFigures(trx, event, carbon);
   const notifications: Notification[] = [];
-  if (isCarbonNeutralAchieved(event.sustainabilityGoals.carbonNeutral, figures) && (await markOnce(trx, event.id, "goal_achieved:carbon_neutral", now))) {
+  if (wantsGoal && isCarbonNeutralAchieved(event.sustainabilityGoals.carbonNeutral, figures) && (await markOnce(trx, event.id, "goal_achieved:carbon_neutral", now))) {
     notifications.push(goalAchievedNotification(event, figures));
   }
   const reached = figures.activeRegistrations * 100 >= CAPACITY_THRESHOLD_PERCENT * figures.capacity;
-  if (reached && (await markOnce(trx, event.id, "threshold:capacity_utilization", now))) {
+  if (wantsThreshold && reached && (await markOnce(trx, event.id, "threshold:capacity_utilization", now))) {
     notifications.push(thresholdNotification(event, figures));
   }
   return notifications;
@@ -96,20 +121,23 @@ export function isSubscribed(types: readonly string[], type: string): boolean {
  * Writes `notifications` of one account to the outbox: one pending delivery, due now, per
  * notification and active webhook subscribed to its type. Returns how many were written.
  */
-export async function writeNotifications(trx: Kysely<Database>, accountId: string, notifications: readonly Notification[], now: string): Promise<number> {
-  if (notifications.length === 0) return 0;
-  const webhooks = await trx.selectFrom("webhooks").select(["id", "events"]).where("account_id", "=", accountId).where("active", "=", 1).execute();
-  if (webhooks.length === 0) return 0;
+export async function writeNotifications(
+  trx: Kysely<Database>,
+  accountId: string,
+  subs: Subscriptions,
+  notifications: readonly Notification[],
+  now: string,
+): Promise<number> {
+  const wanted = notifications.filter((notification) => subs.wants(notification.type));
+  if (wanted.length === 0) return 0;
   const account = await trx.selectFrom("accounts").select(["id", "name"]).where("id", "=", accountId).executeTakeFirstOrThrow();
   const rows = [];
-  for (const webhook of webhooks) {
-    const types = JSON.parse(webhook.events) as string[];
-    for (const notification of notifications) {
-      if (!isSubscribed(types, notification.type)) continue;
-      rows.push(deliveryRow(webhook.id, { id: account.id, name: account.name }, notification, now));
+  for (const webhook of subs.webhooks) {
+    for (const notification of wanted) {
+      if (isSubscribed(webhook.types, notification.type)) rows.push(deliveryRow(webhook.id, { id: account.id, name: account.name }, notification, now));
     }
   }
-  if (rows.length > 0) await trx.insertInto("webhook_deliveries").values(rows).execute();
+  await trx.insertInto("webhook_deliveries").values(rows).execute();
   return rows.length;
 }
 

@@ -16,7 +16,7 @@ import {
   attendeeUpdateNotifications, completionReports, eventUpdateNotifications, type Notification, registrationNotifications,
 } from "../webhooks/payloads.ts";
 import { createDeliveryMethods } from "./delivery-sql.ts";
-import { derivedNotifications, eventFigures, writeNotifications } from "./outbox-sql.ts";
+import { derivedNotifications, eventFigures, subscriptions, writeNotifications } from "./outbox-sql.ts";
 import { emissionsSql, lowCarbonModesSql, scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { Database, EventsTable } from "./database.ts";
 import { param, precompile } from "./precompiled.ts";
@@ -234,8 +234,10 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
 
   /** The outbox rows of a change to a registration: its own notifications and the event's one-time ones. */
   async function notifyAttendeeChange(trx: Kysely<Database>, event: EventRecord, own: Notification[], notify: NotifyContext, now: string) {
-    const derived = await derivedNotifications(trx, event, notify.carbon, now);
-    await writeNotifications(trx, event.accountId, [...own, ...derived], now);
+    const subs = await subscriptions(trx, event.accountId);
+    if (subs.webhooks.length === 0) return;
+    const derived = await derivedNotifications(trx, event, notify.carbon, now, subs);
+    await writeNotifications(trx, event.accountId, subs, [...own, ...derived], now);
   }
 
   const storage: Storage = {
@@ -395,8 +397,11 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       await write(async (trx) => {
         await trx.insertInto("events").values(eventToRow(event)).execute();
         if (event.tags.length) await trx.insertInto("event_tags").values(event.tags.map((tag) => ({ event_id: event.id, tag }))).execute();
-        const [created] = await apiEvents(trx, [event], notifyDefaults(notify).carbon);
-        await writeNotifications(trx, event.accountId, [{ type: "event.created", data: { event: created } }], event.createdAt);
+        const subs = await subscriptions(trx, event.accountId);
+        if (subs.wants("event.created")) {
+          const [created] = await apiEvents(trx, [event], notifyDefaults(notify).carbon);
+          await writeNotifications(trx, event.accountId, subs, [{ type: "event.created", data: { event: created } }], event.createdAt);
+        }
       });
     },
 
@@ -418,16 +423,20 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
           await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
           if (after.tags.length) await trx.insertInto("event_tags").values(after.tags.map((tag) => ({ event_id: id, tag }))).execute();
         }
-        const notify = notifyDefaults(notifyOptions);
-        const [apiBefore, apiAfter] = await apiEvents(trx, [before, after], notify.carbon);
-        const notifications = eventUpdateNotifications(apiBefore!, apiAfter!);
-        if (notifications.length > 0) {
-          if (before.status !== "completed" && after.status === "completed") {
-            const figures = await eventFigures(trx, after, notify.carbon);
-            notifications.push(...completionReports(after, figures, now, `${notify.baseUrl}/v1/analytics/events/${id}`));
+        const subs = await subscriptions(trx, accountId);
+        if (subs.webhooks.length > 0) {
+          const notify = notifyDefaults(notifyOptions);
+          const [apiBefore, apiAfter] = await apiEvents(trx, [before, after], notify.carbon);
+          const notifications = eventUpdateNotifications(apiBefore!, apiAfter!);
+          if (notifications.length > 0) {
+            const completed = before.status !== "completed" && after.status === "completed";
+            if (completed && (subs.wants("sustainability.report_generated") || subs.wants("analytics.report_ready"))) {
+              const figures = await eventFigures(trx, after, notify.carbon);
+              notifications.push(...completionReports(after, figures, now, `${notify.baseUrl}/v1/analytics/events/${id}`));
+            }
+            notifications.push(...(await derivedNotifications(trx, after, notify.carbon, now, subs)));
+            await writeNotifications(trx, accountId, subs, notifications, now);
           }
-          notifications.push(...(await derivedNotifications(trx, after, notify.carbon, now)));
-          await writeNotifications(trx, accountId, notifications, now);
         }
         return { before, after };
       });
@@ -437,8 +446,11 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       return write(async (trx) => {
         const event = await lockEvent(trx, accountId, id);
         if (!event) return null;
-        const [deleted] = await apiEvents(trx, [event], notifyDefaults(notify).carbon);
-        await writeNotifications(trx, accountId, [{ type: "event.deleted", data: { event: deleted } }], new Date().toISOString());
+        const subs = await subscriptions(trx, accountId);
+        if (subs.wants("event.deleted")) {
+          const [deleted] = await apiEvents(trx, [event], notifyDefaults(notify).carbon);
+          await writeNotifications(trx, accountId, subs, [{ type: "event.deleted", data: { event: deleted } }], new Date().toISOString());
+        }
         await trx.deleteFrom("attendees").where("event_id", "=", id).execute();
         await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
         await trx.deleteFrom("events").where("id", "=", id).execute();
@@ -544,7 +556,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         await trx.updateTable("attendees").set({ status: after.status, checked_in_at: after.checkedInAt, updated_at: now }).where("id", "=", row.id).execute();
         const notify = notifyDefaults(notifyOptions);
         const own = attendeeUpdateNotifications(toApiAttendee(before, notify.baseUrl), toApiAttendee(after, notify.baseUrl), event, offsetOf(after, notify.carbon));
-        await writeNotifications(trx, accountId, own, now);
+        if (own.length > 0) await writeNotifications(trx, accountId, await subscriptions(trx, accountId), own, now);
         return { before, after };
       });
     },
