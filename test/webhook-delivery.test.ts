@@ -167,6 +167,10 @@ describe("delivery of every type", () => {
     assert.deepEqual(analytics!.body.data.report.attendance.registrations, { total: 2, confirmed: 0, pending: 0, checkedIn: 1, cancelled: 1 });
     assert.equal(analytics!.body.data.report.attendance.capacityUtilization, 2);
     expectStatus(await client.delete(`/webhooks/${webhook.id}`), 200);
+    // The server logs each attempt (ids, type, outcome), never the secret or the body.
+    assert.match(server.output(), /"msg":"webhook delivery attempt"/);
+    assert.equal(server.output().includes(secret), false);
+    assert.equal(server.output().includes("Renamed Summit"), false);
   });
 
   test("sustainability and analytics types: carbon offset, goal achieved once, capacity threshold once, reports on completion", async () => {

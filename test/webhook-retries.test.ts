@@ -104,6 +104,18 @@ describe("retries, disabling, redelivery and ping on one server", () => {
     assert.equal(current.active, true);
   });
 
+  test("a Retry-After on a 429 is honoured when it asks for more than the schedule", async () => {
+    const { webhook, path } = await hook(client, ["event.created"], (_request, index) => (index === 0 ? { status: 429, headers: { "retry-after": "1" } } : { status: 200 }));
+    await createEvent(client);
+    await receivedAt(path, 2);
+    const log = await eventually(() => deliveriesOf(client, webhook.id), (body) => body.deliveries[0]?.status === "succeeded", "the delivery to succeed");
+    const [first, second] = log.deliveries[0].attempts;
+    assert.equal(first.statusCode, 429);
+    assert.equal(second.statusCode, 200);
+    const waited = Date.parse(second.startedAt) - Date.parse(first.startedAt);
+    assert.ok(waited >= 1000, `the retry waited for Retry-After: 1 (${waited} ms) instead of the schedule's 0 ms`);
+  });
+
   test("a redirect is not followed and counts as a failure; after the schedule the delivery fails for good", async () => {
     const { webhook, path } = await hook(client, ["event.created"], () => ({ status: 302, headers: { location: `${receiver.origin}/elsewhere` } }));
     await createEvent(client);
