@@ -214,8 +214,9 @@ export interface Storage {
   /** A delivery of the account's webhook with its attempts, or `null`. */
   getDelivery(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRecord | null>;
   /**
-   * Queues one more attempt of a delivery, due at `now`, with the same envelope; a failure of
-   * that attempt is final. Atomic; a delivery being sent right now is left as it is. `null`
+   * Queues one more attempt of a delivery, due at `now`, with the same envelope: for a final
+   * delivery, one attempt whose failure is final again; a pending one is only brought forward
+   * and keeps its schedule. Atomic; a delivery being sent right now is left as it is. `null`
    * when there is no such delivery.
    */
   redeliver(accountId: string, webhookId: string, deliveryId: string, now: string): Promise<DeliveryRecord | null>;

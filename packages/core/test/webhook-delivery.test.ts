@@ -142,6 +142,24 @@ describe("recording attempts", () => {
   });
 });
 
+describe("redelivery", () => {
+  test("a final delivery gets one more attempt, final again; a pending one is only brought forward", async () => {
+    const { storage, account, hooks } = await setUp({ events: 2 });
+    const [done, waiting] = await claim(storage, "a");
+    await storage.recordDeliveryAttempt({ deliveryId: done!.id, workerId: "a", attempt: attempt(1, true), nextAttemptAt: null, disable: false, disableAfter: 10, now: NOW });
+    await storage.recordDeliveryAttempt({ deliveryId: waiting!.id, workerId: "a", attempt: attempt(1, false), nextAttemptAt: "2030-01-01T05:00:00.000Z", disable: false, disableAfter: 10, now: NOW });
+    const again = await account.webhooks.redeliver(hooks[0]!.id, done!.id);
+    assert.deepEqual([again.status, again.attemptCount], ["pending", 1]);
+    const forward = await account.webhooks.redeliver(hooks[0]!.id, waiting!.id);
+    assert.equal(forward.status, "pending");
+    assert.notEqual(forward.nextAttemptAt, "2030-01-01T05:00:00.000Z");
+    const [one, two] = (await claim(storage, "b", { now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z" })).sort((x, y) => (x.id === done!.id ? -1 : y.id === done!.id ? 1 : 0));
+    assert.deepEqual([one!.id, one!.finalAttempt], [done!.id, 2]);
+    assert.deepEqual([two!.id, two!.finalAttempt], [waiting!.id, null]);
+    await assert.rejects(account.webhooks.redeliver(hooks[0]!.id, "dlv_missing"), /not found/);
+  });
+});
+
 describe("the retry schedule", () => {
   const outcome = (number: number, fields: { succeeded?: boolean; statusCode?: number; retryAfterMs?: number | null; gone?: boolean } = {}) => ({
     attempt: { ...attempt(number, fields.succeeded ?? false, fields.statusCode ?? 500) },

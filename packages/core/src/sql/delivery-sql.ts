@@ -219,7 +219,13 @@ export function createDeliveryMethods(
         if (!row) return null;
         await trx
           .updateTable("webhook_deliveries")
-          .set((eb) => ({ status: PENDING, next_attempt_at: now, final_attempt: eb("attempt_count", "+", 1), updated_at: now }))
+          // A pending delivery keeps its schedule (it is only brought forward); a final one gets one more attempt.
+          .set((eb) => ({
+            status: PENDING,
+            next_attempt_at: now,
+            final_attempt: row.status === PENDING ? row.final_attempt : eb("attempt_count", "+", 1),
+            updated_at: now,
+          }))
           .where("id", "=", deliveryId)
           // Not while an attempt is running: the worker holding it records that attempt first.
           .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
