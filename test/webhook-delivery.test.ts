@@ -137,8 +137,13 @@ describe("delivery of every type", () => {
 
     const attendeeUpdates = byType(requests, "attendee.updated");
     assert.equal(attendeeUpdates.length, 3, "the edit, the check-in and the cancellation");
-    assert.deepEqual(attendeeUpdates[0]!.body.data.attendee, updated);
-    assert.deepEqual(attendeeUpdates[0]!.body.data.previous, { company: null });
+    // Deliveries run concurrently: their arrival order is not the order of the changes.
+    const edit = attendeeUpdates.find((r) => "company" in r.body.data.previous)!;
+    assert.deepEqual(edit.body.data.attendee, updated);
+    assert.deepEqual(edit.body.data.previous, { company: null });
+    const scan = attendeeUpdates.find((r) => r.body.data.attendee.id === attendee.id && r.body.data.previous.status === "confirmed")!;
+    assert.deepEqual(scan.body.data.previous, { status: "confirmed", checkedInAt: null });
+    assert.equal(scan.body.data.attendee.status, "checked-in");
 
     const [checkedInNote] = byType(requests, "attendee.checked_in");
     assert.deepEqual(checkedInNote!.body.data.attendee, checkedIn);
