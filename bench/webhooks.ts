@@ -9,6 +9,7 @@
  * 2. Delay: creations at a steady 200/s for BENCH_SECONDS (default 8); the delay from the
  *    change (the envelope's `createdAt`, taken in the write transaction) to its receipt: p50,
  *    p99, max. Target: p99 under 100 ms.
+ * BENCH_PROFILE=<dir> writes a V8 CPU profile of the server there.
  * Not a test: figures depend on the machine (and on whatever else runs on it).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
@@ -59,7 +60,7 @@ const created = JSON.parse(
 
 function startServer(): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, "serve"], { env, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : []), CLI, "serve"], { env, stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     const onData = (chunk: Buffer) => {
       out += chunk;
