@@ -8,6 +8,7 @@ import { createId } from "../_internal/ids.ts";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
 import { sustainabilityScore } from "../carbon/sustainability-score.ts";
 import type { EventRecord } from "../resources/event.ts";
+import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
 import {
   type Envelope, type EventFigures, goalAchievedNotification, isCarbonNeutralAchieved, type Notification, thresholdNotification,
   CAPACITY_THRESHOLD_PERCENT,
@@ -20,7 +21,7 @@ export const PENDING = "pending";
 
 /** The figures of one event, read inside the transaction. */
 export async function eventFigures(trx: Kysely<Database>, event: EventRecord, carbon: CarbonSettings): Promise<EventFigures> {
-  const active = sql`status in ('confirmed', 'pending', 'checked-in')`;
+  const active = sql`status in (${sql.join(ACTIVE_ATTENDEE_STATUSES.map((status) => sql.lit(status)))})`;
   const row = await trx
     .selectFrom("attendees")
     .select([
