@@ -2,6 +2,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createClient, EventServiceError } from "@event-service/client";
+import { signPayload, verifySignature } from "@event-service/client/webhooks";
+import { verify as octokitVerify } from "@octokit/webhooks-methods";
 import { attendeeInput, eventInput } from "./fixtures/builders.ts";
 import { startServer, type TestServer } from "./_setup.ts";
 
@@ -42,18 +44,6 @@ describe("@event-service/client", () => {
     const small: string[] = [];
     for await (const attendee of client.attendees.listAll({ eventId: event.id, limit: 50, order: "asc" })) small.push(attendee.id);
     assert.deepEqual(small, registered);
-  });
-
-  test("webhooks: create shows the secret once, get, update, list and delete do not", async () => {
-    const created = await client.webhooks.create({ url: "https://93.184.216.34/hooks", events: ["event.created", "attendee.registered"] });
-    assert.match(created.secret, /^whsec_[0-9a-f]{64}$/);
-    const fetched = await client.webhooks.get(created.id);
-    assert.equal("secret" in fetched, false);
-    assert.equal((await client.webhooks.update(created.id, { active: false })).active, false);
-    const listed: string[] = [];
-    for await (const webhook of client.webhooks.listAll({ active: false })) listed.push(webhook.id);
-    assert.deepEqual(listed, [created.id]);
-    assert.equal((await client.webhooks.delete(created.id)).deletedId, created.id);
   });
 
   test("the service's 429 surfaces with its Retry-After when it is longer than the client will wait", async () => {
@@ -105,5 +95,31 @@ describe("@event-service/client", () => {
     await assert.rejects(stranger.events.list(), (error: unknown) => EventServiceError.is(error) && error.status === 401 && error.code === "UNAUTHORIZED");
     const nowhere = createClient({ baseUrl: "http://127.0.0.1:1", apiKey: "x" });
     await assert.rejects(nowhere.events.list(), (error: unknown) => EventServiceError.is(error) && error.code === "NETWORK_ERROR" && error.status === 0);
+  });
+
+  test("webhooks: register (secret once), read, update, list, delivery log, delete", async () => {
+    // A type nothing here triggers, on a public literal: no delivery is attempted.
+    const created = await client.webhooks.create({ url: "https://93.184.216.34/client-hook", events: ["analytics.report_ready"] });
+    assert.match(created.secret, /^whsec_[0-9a-f]{64}$/);
+    assert.equal("secret" in (await client.webhooks.get(created.id)), false);
+    assert.equal((await client.webhooks.update(created.id, { description: "CRM" })).description, "CRM");
+    assert.deepEqual((await client.webhooks.list()).webhooks.map((w) => w.id), [created.id]);
+    assert.equal((await client.webhooks.update(created.id, { active: false })).active, false);
+    const inactive: string[] = [];
+    for await (const webhook of client.webhooks.listAll({ active: false })) inactive.push(webhook.id);
+    assert.deepEqual(inactive, [created.id]);
+    const log = await client.webhooks.deliveries(created.id);
+    assert.deepEqual(log.deliveries, []);
+    assert.equal(log.pagination.total, 0);
+    await assert.rejects(client.webhooks.redeliver(created.id, "dlv_missing"), (error: unknown) => EventServiceError.is(error) && error.code === "NOT_FOUND");
+    assert.equal((await client.webhooks.delete(created.id)).deletedId, created.id);
+  });
+
+  test("@event-service/client/webhooks: signPayload and verifySignature, in GitHub's format", async () => {
+    const body = JSON.stringify({ id: "dlv_1", type: "webhook.ping" });
+    const header = signPayload("whsec_client", body);
+    assert.equal(verifySignature("whsec_client", body, header), true);
+    assert.equal(verifySignature("whsec_other", body, header), false);
+    assert.equal(await octokitVerify("whsec_client", body, header), true);
   });
 });

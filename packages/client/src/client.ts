@@ -1,7 +1,7 @@
 import type {
-  Attendee, AttendeeCreateInput, AttendeeListQuery, AttendeeUpdateInput, CheckInInput, CreatedWebhook, DeleteResult, ErrorBody, Event,
-  EventAnalytics, EventCreateInput, EventListQuery, EventUpdateInput, ListResult, SustainabilityQuery, SustainabilityReport, TrendQuery,
-  TrendReport, Webhook, WebhookCreateInput, WebhookListQuery, WebhookUpdateInput,
+  Attendee, AttendeeCreateInput, AttendeeListQuery, AttendeeUpdateInput, CheckInInput, CreatedWebhook, DeleteResult, DeliveryListQuery,
+  ErrorBody, Event, EventAnalytics, EventCreateInput, EventListQuery, EventUpdateInput, ListResult, SustainabilityQuery, SustainabilityReport, TrendQuery,
+  TrendReport, Webhook, WebhookCreateInput, WebhookDelivery, WebhookListQuery, WebhookUpdateInput,
 } from "@event-service/core";
 import { FetchError, ofetch } from "ofetch";
 import { EventServiceError } from "./errors.ts";
@@ -43,6 +43,7 @@ export type ListParams<Q> = { [K in keyof Q]?: ParamValue<Q[K]> } & { perPage?: 
 export type EventListParams = ListParams<EventListQuery>;
 export type AttendeeListParams = ListParams<AttendeeListQuery>;
 export type WebhookListParams = ListParams<WebhookListQuery>;
+export type DeliveryListParams = ListParams<DeliveryListQuery>;
 /** Query of `analytics.sustainability`: `startDate`, `endDate`, `eventIds` (a list, or comma-separated), `granularity`. */
 export type SustainabilityParams = ListParams<SustainabilityQuery>;
 /** Query of `analytics.trends`: `metric`, `startDate`, `endDate`, `granularity`, `category`, `includeBenchmark`. */
@@ -90,6 +91,14 @@ export interface WebhooksResource {
   list(query?: WebhookListParams, call?: CallOptions): Promise<ListResult<"webhooks", Webhook>>;
   /** Every webhook the query matches, fetched page by page as you iterate. */
   listAll(query?: WebhookListParams, call?: CallOptions): AsyncGenerator<Webhook, void, undefined>;
+  /** One page of the webhook's delivery log (notifications with every attempt), newest first. */
+  deliveries(webhookId: string, query?: DeliveryListParams, call?: CallOptions): Promise<ListResult<"deliveries", WebhookDelivery>>;
+  /** Every delivery of the webhook the query matches, page by page. */
+  allDeliveries(webhookId: string, query?: DeliveryListParams, call?: CallOptions): AsyncGenerator<WebhookDelivery, void, undefined>;
+  /** Queues one more attempt of a delivery, with the same envelope, due now. */
+  redeliver(webhookId: string, deliveryId: string, call?: CallOptions): Promise<WebhookDelivery>;
+  /** Sends a signed `webhook.ping` now; the answer holds the attempt's result. */
+  ping(webhookId: string, call?: CallOptions): Promise<WebhookDelivery>;
 }
 
 /** Read-only analytics of the caller's account. */
@@ -249,6 +258,12 @@ export function createClient(options: ClientOptions): EventServiceClient {
       delete: (webhookId, call) => request<DeleteResult>("DELETE", `/webhooks/${id(webhookId)}`, call),
       list: (query = {}, call) => request<ListResult<"webhooks", Webhook>>("GET", "/webhooks", { query, ...call }),
       listAll: (query = {}, call) => walk<"webhooks", Webhook>("webhooks", "/webhooks", query, call),
+      deliveries: (webhookId, query = {}, call) =>
+        request<ListResult<"deliveries", WebhookDelivery>>("GET", `/webhooks/${id(webhookId)}/deliveries`, { query, ...call }),
+      allDeliveries: (webhookId, query = {}, call) => walk<"deliveries", WebhookDelivery>("deliveries", `/webhooks/${id(webhookId)}/deliveries`, query, call),
+      redeliver: (webhookId, deliveryId, call) =>
+        request<WebhookDelivery>("POST", `/webhooks/${id(webhookId)}/deliveries/${id(deliveryId)}/redeliver`, call),
+      ping: (webhookId, call) => request<WebhookDelivery>("POST", `/webhooks/${id(webhookId)}/ping`, call),
     },
     analytics: {
       sustainability: (query = {}, call) => request<SustainabilityReport>("GET", "/analytics/sustainability", { query, ...call }),

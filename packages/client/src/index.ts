@@ -10,8 +10,8 @@
  */
 export { createClient } from "./client.ts";
 export type {
-  AnalyticsResource, AttendeeListParams, AttendeesResource, CallOptions, ClientOptions, EventListParams, EventServiceClient, EventsResource,
-  ListParams, SustainabilityParams, TrendParams, WebhookListParams, WebhooksResource,
+  AnalyticsResource, AttendeeListParams, AttendeesResource, CallOptions, ClientOptions, DeliveryListParams, EventListParams, EventServiceClient,
+  EventsResource, ListParams, SustainabilityParams, TrendParams, WebhookListParams, WebhooksResource,
 } from "./client.ts";
 export { EventServiceError } from "./errors.ts";
 export type { ClientErrorCode } from "./errors.ts";
@@ -19,5 +19,5 @@ export type { RetryOptions } from "./retry.ts";
 export type {
   AccessibilityNeeds, Attendee, AttendeeCreateInput, AttendeeUpdateInput, CarbonOffset, CheckInInput, CreatedWebhook, DeleteResult,
   EmergencyContact, ErrorCode, Event, EventAnalytics, EventCreateInput, EventUpdateInput, ListResult, Location, Pagination,
-  SustainabilityGoals, SustainabilityReport, TrendReport, Webhook, WebhookCreateInput, WebhookEventType, WebhookUpdateInput,
+  SustainabilityGoals, SustainabilityReport, TrendReport, Webhook, WebhookCreateInput, WebhookDelivery, WebhookEventType, WebhookUpdateInput,
 } from "@event-service/core";

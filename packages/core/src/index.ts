@@ -13,7 +13,7 @@
  */
 
 // Service
-export { createEventService, toApiAttendee, toApiEvent, toApiWebhook } from "./service.ts";
+export { createEventService, toApiAttendee, toApiDelivery, toApiEvent, toApiWebhook } from "./service.ts";
 export type {
   AccountScope, AnalyticsOperations, AttendeeOperations, EventOperations, EventService, EventServiceOptions, KeyOperations, ListResult,
   WebhookOperations,
@@ -31,7 +31,7 @@ export { ERROR_CODES, ServiceError } from "./errors.ts";
 export type { ErrorBody, ErrorCode, ServiceErrorOptions } from "./errors.ts";
 
 // Storage
-export type { Change, CountedRequest, EventWithStats, IdempotencyRecord, Page, RateLimitWindows, Storage } from "./storage.ts";
+export type { Change, CountedRequest, EventWithStats, IdempotencyRecord, NotifyContext, Page, RateLimitWindows, Storage } from "./storage.ts";
 export { createSqlStorage } from "./sql/sql-storage.ts";
 export type { SqlStorageOptions } from "./sql/sql-storage.ts";
 export type { Database } from "./sql/database.ts";
@@ -51,7 +51,19 @@ export {
   CreatedWebhook, Webhook, WebhookCreateInput, WebhookListQuery, WebhookUpdateInput, WEBHOOK_EVENT_TYPES,
 } from "./resources/webhook.ts";
 export type { WebhookEventType } from "./resources/webhook.ts";
+export { DeliveryAttempt, DeliveryListQuery, DELIVERY_STATUSES, WebhookDelivery } from "./resources/webhook-delivery.ts";
+export type { ClaimedDelivery, DeliveryRecord, DeliveryStatus } from "./resources/webhook-delivery.ts";
 export { isNonPublicAddress } from "./webhooks/ssrf.ts";
+
+// Webhook delivery (the outbox's worker)
+export {
+  createDeliveryWorker, DEFAULT_RETRY_DELAYS_MS, DEFAULT_WEBHOOK_TIMEOUT_MS, DISABLE_AFTER_FAILURES, nextAttemptAt,
+} from "./webhooks/delivery-worker.ts";
+export type { DeliveryWorker, DeliveryWorkerOptions } from "./webhooks/delivery-worker.ts";
+export { CAPACITY_THRESHOLD_PERCENT, PING_EVENT_TYPE } from "./webhooks/payloads.ts";
+export type { Envelope, Notification } from "./webhooks/payloads.ts";
+export { parseRetryAfter, sendDelivery, WEBHOOK_USER_AGENT } from "./webhooks/send-delivery.ts";
+export type { AttemptOutcome, SendDeliveryOptions } from "./webhooks/send-delivery.ts";
 export type { HostResolver } from "./webhooks/ssrf.ts";
 export { ApiKeyCreateInput, SCOPES, TIERS, TIER_LIMITS } from "./resources/api-key.ts";
 export type { ApiKeyInfo, AuthContext, CreatedApiKey, Scope, Tier } from "./resources/api-key.ts";

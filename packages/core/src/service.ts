@@ -21,7 +21,11 @@ import {
   assertEventTypes, assertHttpsUrl, type CreatedWebhook, generateWebhookSecret, type Webhook, WebhookCreateInput, WebhookListQuery,
   type WebhookRecord, WebhookUpdateInput,
 } from "./resources/webhook.ts";
-import type { EventWithStats, Storage } from "./storage.ts";
+import { DeliveryListQuery, type WebhookDelivery } from "./resources/webhook-delivery.ts";
+import type { EventWithStats, NotifyContext, Storage } from "./storage.ts";
+import { DEFAULT_WEBHOOK_TIMEOUT_MS } from "./webhooks/delivery-worker.ts";
+import { PING_EVENT_TYPE } from "./webhooks/payloads.ts";
+import { sendDelivery } from "./webhooks/send-delivery.ts";
 import { assertPublicHost, type HostResolver } from "./webhooks/ssrf.ts";
 
 /** Options of {@link createEventService}. */
@@ -44,6 +48,12 @@ export interface EventServiceOptions {
     allowPrivateNetworks?: boolean;
     /** Resolves host names for the SSRF guard; the system resolver by default. */
     resolveHost?: HostResolver;
+    /** Timeout of a ping's attempt. Default 5,000 ms. */
+    timeoutMs?: number;
+    /** Called after a change that may have queued deliveries (wake a delivery worker: `worker.wake`). */
+    onQueued?: () => void;
+    /** The fetch pings are sent with; the global one by default. */
+    fetch?: typeof globalThis.fetch;
   };
 }
 
@@ -88,6 +98,12 @@ export interface WebhookOperations {
   /** Throws `NOT_FOUND`. */
   delete(id: string): Promise<DeleteResult>;
   list(query?: Record<string, unknown>): Promise<ListResult<"webhooks", Webhook>>;
+  /** One page of the webhook's delivery log, newest first. Throws `NOT_FOUND`, `INVALID_REQUEST`. */
+  deliveries(id: string, query?: Record<string, unknown>): Promise<ListResult<"deliveries", WebhookDelivery>>;
+  /** Queues one more attempt of a delivery (same envelope), due now. Throws `NOT_FOUND`. */
+  redeliver(id: string, deliveryId: string): Promise<WebhookDelivery>;
+  /** Sends a signed `webhook.ping` at once (active or not) and returns the delivery with its attempt. Throws `NOT_FOUND`. */
+  ping(id: string): Promise<WebhookDelivery>;
 }
 
 /** One account's analytics (read-only). */
@@ -157,6 +173,12 @@ export function toApiWebhook(webhook: WebhookRecord): Webhook {
   return rest;
 }
 
+/** The API form of a delivery. */
+export function toApiDelivery(delivery: WebhookDelivery & { accountId?: string }): WebhookDelivery {
+  const { accountId: _accountId, ...rest } = delivery;
+  return rest;
+}
+
 function withoutStats(event: EventRecord): EventWithStats {
   const score = sustainabilityScore({ goals: event.sustainabilityGoals, travelReported: 0, lowCarbonTravel: 0, emissionsKg: 0, offsetKg: 0 });
   return { ...event, attendeeCount: 0, carbonFootprint: 0, sustainabilityScore: score };
@@ -182,6 +204,8 @@ export function createEventService(options: EventServiceOptions): EventService {
   function forAccount(accountId: string, scopeOptions: { baseUrl?: string } = {}): AccountScope {
     const baseUrl = options.publicUrl ? defaultBaseUrl : (scopeOptions.baseUrl ?? defaultBaseUrl);
     const attendeeOut = (record: AttendeeRecord) => toApiAttendee(record, baseUrl);
+    const notify: NotifyContext = { baseUrl, carbon };
+    const queued = () => options.webhooks?.onQueued?.();
 
     async function getEvent(id: string): Promise<Event> {
       const event = await storage.getEvent(accountId, id, carbon);
@@ -193,17 +217,20 @@ export function createEventService(options: EventServiceOptions): EventService {
       async create(input) {
         const parsed = parseInput(EventCreateInput, input);
         const record = newEventRecord(parsed, { id: createId("event"), accountId, now: now() });
-        await storage.insertEvent(record);
+        await storage.insertEvent(record, notify);
+        queued();
         return toApiEvent(withoutStats(record));
       },
       get: getEvent,
       async update(id, input) {
         const parsed = parseInput(EventUpdateInput, input);
-        await storage.updateEvent(accountId, id, parsed, now());
+        await storage.updateEvent(accountId, id, parsed, now(), notify);
+        queued();
         return getEvent(id);
       },
       async delete(id) {
-        const deleted = await storage.deleteEvent(accountId, id);
+        const deleted = await storage.deleteEvent(accountId, id, notify);
+        queued();
         if (!deleted) throw notFound("Event", id);
         return { success: true, message: `Event ${id} and its registrations were deleted.`, deletedId: id };
       },
@@ -214,7 +241,8 @@ export function createEventService(options: EventServiceOptions): EventService {
       },
       async checkIn(eventId, input) {
         const { confirmationCode } = parseInput(CheckInInput, input);
-        const { before, after } = await storage.checkIn(accountId, eventId, confirmationCode, now());
+        const { before, after } = await storage.checkIn(accountId, eventId, confirmationCode, now(), notify);
+        queued();
         if (before.status === "checked-in") {
           throw new ServiceError("ALREADY_CHECKED_IN", {
             message: `Registration ${before.id} was already checked in at ${before.checkedInAt}.`,
@@ -229,7 +257,9 @@ export function createEventService(options: EventServiceOptions): EventService {
       async register(input) {
         const parsed = parseInput(AttendeeCreateInput, input);
         const record = newAttendeeRecord(parsed, { id: createId("attendee"), accountId, confirmationCode: createConfirmationCode(), now: now() });
-        return attendeeOut(await storage.registerAttendee(record));
+        const registered = await storage.registerAttendee(record, notify);
+        queued();
+        return attendeeOut(registered);
       },
       async get(id) {
         const attendee = await storage.getAttendee(accountId, id);
@@ -238,7 +268,8 @@ export function createEventService(options: EventServiceOptions): EventService {
       },
       async update(id, input) {
         const parsed = parseInput(AttendeeUpdateInput, input);
-        const { after } = await storage.updateAttendee(accountId, id, parsed, now());
+        const { after } = await storage.updateAttendee(accountId, id, parsed, now(), notify);
+        queued();
         return attendeeOut(after);
       },
       async list(query = {}) {
@@ -310,6 +341,43 @@ export function createEventService(options: EventServiceOptions): EventService {
         const parsed = parseInput(WebhookListQuery, query, "query");
         const page = await storage.listWebhooks(accountId, parsed);
         return { webhooks: page.items.map(toApiWebhook), pagination: paginate(parsed.page, parsed.limit, page.total) };
+      },
+      async deliveries(id, query = {}) {
+        const parsed = parseInput(DeliveryListQuery, query, "query");
+        const page = await storage.listDeliveries(accountId, id, parsed);
+        if (!page) throw notFound("Webhook", id);
+        return { deliveries: page.items.map(toApiDelivery), pagination: paginate(parsed.page, parsed.limit, page.total) };
+      },
+      async redeliver(id, deliveryId) {
+        const delivery = await storage.redeliver(accountId, id, deliveryId, now());
+        if (!delivery) throw notFound("Delivery", deliveryId);
+        queued();
+        return toApiDelivery(delivery);
+      },
+      async ping(id) {
+        const webhook = await storage.getWebhook(accountId, id);
+        if (!webhook) throw notFound("Webhook", id);
+        const timeoutMs = options.webhooks?.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
+        const at = clock();
+        const workerId = `ping_${createId("delivery")}`;
+        const held = await storage.createHeldDelivery(
+          accountId,
+          id,
+          { type: PING_EVENT_TYPE, data: { webhook: { id: webhook.id, url: webhook.url, events: webhook.events } } },
+          { workerId, now: at.toISOString(), leaseUntil: new Date(at.getTime() + timeoutMs + 30_000).toISOString() },
+        );
+        if (!held) throw notFound("Webhook", id);
+        const outcome = await sendDelivery(held, {
+          timeoutMs,
+          allowPrivateNetworks: options.webhooks?.allowPrivateNetworks ?? false,
+          resolveHost: options.webhooks?.resolveHost,
+          fetch: options.webhooks?.fetch,
+          now: clock,
+        });
+        await storage.recordDeliveryAttempt({ deliveryId: held.id, workerId, attempt: outcome.attempt, nextAttemptAt: null, disable: false, disableAfter: Infinity, now: now() });
+        const delivery = await storage.getDelivery(accountId, id, held.id);
+        if (!delivery) throw notFound("Delivery", held.id);
+        return toApiDelivery(delivery);
       },
     };
 

@@ -4,6 +4,8 @@ import type { AttendeeListQuery, AttendeeRecord, AttendeeUpdate } from "./resour
 import type { Account, ApiKeyInfo, AuthContext, Scope, Tier } from "./resources/api-key.ts";
 import type { EventListQuery, EventRecord, EventStats, EventUpdate } from "./resources/event.ts";
 import type { WebhookListQuery, WebhookRecord } from "./resources/webhook.ts";
+import type { ClaimedDelivery, DeliveryAttempt, DeliveryListQuery, DeliveryRecord } from "./resources/webhook-delivery.ts";
+import type { Notification } from "./webhooks/payloads.ts";
 
 /** An event with the figures computed from its registrations. */
 export type EventWithStats = EventRecord & EventStats;
@@ -41,6 +43,16 @@ export interface IdempotencyRecord {
   expiresAt: string;
 }
 
+/**
+ * What a write needs to build the webhook notifications it writes to the outbox in its own
+ * transaction: the links handed out and the carbon settings of the figures. Defaults:
+ * `http://localhost:3000` and `DEFAULT_CARBON_SETTINGS`.
+ */
+export interface NotifyContext {
+  baseUrl: string;
+  carbon: CarbonSettings;
+}
+
 /** The state of a record before and after a change. */
 export interface Change<T> {
   before: T;
@@ -57,6 +69,11 @@ export interface Change<T> {
  * operations throw a `ServiceError` with the code named in their contract.
  */
 export interface Storage {
+  // Outbox: every write of an event or a registration (insertEvent, updateEvent, deleteEvent,
+  // registerAttendee, updateAttendee, checkIn) also writes, in its own transaction, one pending
+  // delivery per active webhook subscribed to each notification the change causes
+  // (`webhooks/payloads.ts`). A write that fails or rolls back writes none.
+
   /** Brings the schema up to date. Idempotent; safe to call from several processes at once. */
   migrate(): Promise<void>;
   /** A round trip to the store; throws when it cannot be reached. */
@@ -118,7 +135,7 @@ export interface Storage {
   purgeExpired(now: string): Promise<number>;
 
   /** Stores a new event. */
-  insertEvent(event: EventRecord): Promise<void>;
+  insertEvent(event: EventRecord, notify?: NotifyContext): Promise<void>;
   /** The account's event with its figures, or `null`. */
   getEvent(accountId: string, id: string, carbon: CarbonSettings): Promise<EventWithStats | null>;
   /**
@@ -126,9 +143,9 @@ export interface Storage {
    * capacity at or above active registrations). Throws `NOT_FOUND`, `INVALID_STATE_TRANSITION`
    * or `INVALID_REQUEST`.
    */
-  updateEvent(accountId: string, id: string, update: EventUpdate, now: string): Promise<Change<EventRecord>>;
+  updateEvent(accountId: string, id: string, update: EventUpdate, now: string, notify?: NotifyContext): Promise<Change<EventRecord>>;
   /** Deletes the event and all its registrations in one transaction; the deleted event, or `null`. */
-  deleteEvent(accountId: string, id: string): Promise<EventRecord | null>;
+  deleteEvent(accountId: string, id: string, notify?: NotifyContext): Promise<EventRecord | null>;
   /** One page of the account's events, filtered and sorted as the query says (ties broken by id). */
   listEvents(accountId: string, query: EventListQuery, carbon: CarbonSettings): Promise<Page<EventWithStats>>;
 
@@ -139,7 +156,7 @@ export interface Storage {
    * when the email (case-insensitive) holds an active registration for the event.
    * The registration's `confirmationCode` is replaced if it is already taken.
    */
-  registerAttendee(attendee: AttendeeRecord): Promise<AttendeeRecord>;
+  registerAttendee(attendee: AttendeeRecord, notify?: NotifyContext): Promise<AttendeeRecord>;
   /** The account's registration, or `null`. */
   getAttendee(accountId: string, id: string): Promise<AttendeeRecord | null>;
   /**
@@ -147,13 +164,13 @@ export interface Storage {
    * re-activation also checks capacity (`EVENT_FULL`) and, like an email change of an active
    * registration, duplicates (`DUPLICATE_REGISTRATION`). Throws `NOT_FOUND` too.
    */
-  updateAttendee(accountId: string, id: string, update: AttendeeUpdate, now: string): Promise<Change<AttendeeRecord>>;
+  updateAttendee(accountId: string, id: string, update: AttendeeUpdate, now: string, notify?: NotifyContext): Promise<Change<AttendeeRecord>>;
   /**
    * Checks in the event's registration with this confirmation code, atomically. Throws
    * `NOT_FOUND` (no such event or code) or `INVALID_STATE_TRANSITION` (cancelled). A
    * registration already checked in is left as it is and returned with `before === after`.
    */
-  checkIn(accountId: string, eventId: string, confirmationCode: string, now: string): Promise<Change<AttendeeRecord>>;
+  checkIn(accountId: string, eventId: string, confirmationCode: string, now: string, notify?: NotifyContext): Promise<Change<AttendeeRecord>>;
   /** The registration with this id in any account, or `null`. Serves the public QR image URLs only. */
   findAttendeeById(id: string): Promise<AttendeeRecord | null>;
   /** One page of the account's registrations, filtered and sorted as the query says (ties broken by id). */
@@ -183,4 +200,53 @@ export interface Storage {
   analyticsFigures(scope: AnalyticsScope, carbon: CarbonSettings): Promise<AnalyticsFigures>;
   /** The figures of the per-event analytics report of the account's event, or `null`. Read-only. */
   eventAnalyticsFigures(accountId: string, eventId: string): Promise<EventFigures | null>;
+  /**
+   * Hands up to `limit` due deliveries to `workerId`, atomically: pending ones whose
+   * `next_attempt_at` has come, whose lease (if any) has expired, and whose webhook is active.
+   * At most `perWebhook` per webhook, counting the `inFlight` ones the worker already holds.
+   * Each is leased until `leaseUntil`: no other worker gets it before then (the where clause is
+   * both the selector and the guard), and a crashed worker's deliveries come back after it.
+   */
+  claimDueDeliveries(claim: {
+    workerId: string;
+    now: string;
+    leaseUntil: string;
+    limit: number;
+    perWebhook: number;
+    inFlight: Readonly<Record<string, number>>;
+  }): Promise<ClaimedDelivery[]>;
+  /**
+   * Records one attempt of a delivery the worker holds, atomically, and releases it: the
+   * attempt joins the log; the delivery becomes `succeeded`, `failed` (when `nextAttemptAt` is
+   * null) or stays `pending` until `nextAttemptAt`. Unless the delivery is a ping, a success
+   * resets the webhook's consecutive failures, a failure adds one, and at `disableAfter`
+   * failures (or at once with `disable`, a 410 answer) the webhook is disabled. Returns
+   * `false`, changing nothing, when the worker no longer holds the delivery.
+   */
+  recordDeliveryAttempt(record: {
+    deliveryId: string;
+    workerId: string;
+    attempt: DeliveryAttempt;
+    nextAttemptAt: string | null;
+    disable: boolean;
+    disableAfter: number;
+    now: string;
+  }): Promise<{ recorded: boolean; webhookDisabled: boolean }>;
+  /** One page of a webhook's deliveries with their attempts, newest first; `null` when the account has no such webhook. */
+  listDeliveries(accountId: string, webhookId: string, query: DeliveryListQuery): Promise<Page<DeliveryRecord> | null>;
+  /** A delivery of the account's webhook with its attempts, or `null`. */
+  getDelivery(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRecord | null>;
+  /**
+   * Queues one more attempt of a delivery, due at `now`, with the same envelope: for a final
+   * delivery, one attempt whose failure is final again; a pending one is only brought forward
+   * and keeps its schedule. Atomic; a delivery being sent right now is left as it is. `null`
+   * when there is no such delivery.
+   */
+  redeliver(accountId: string, webhookId: string, deliveryId: string, now: string): Promise<DeliveryRecord | null>;
+  /**
+   * Stores a one-attempt delivery of `notification` to the account's webhook (active or not)
+   * already held by `workerId` until `leaseUntil`, and returns it to be sent at once; its
+   * failure does not count towards disabling. `null` when there is no such webhook.
+   */
+  createHeldDelivery(accountId: string, webhookId: string, notification: Notification, hold: { workerId: string; now: string; leaseUntil: string }): Promise<ClaimedDelivery | null>;
 }

@@ -6,15 +6,18 @@ test("the built package exports exactly these names", async () => {
   const core = await import("@event-service/core");
   assert.deepEqual(Object.keys(core).sort(), [
     "ACTIVE_ATTENDEE_STATUSES", "ATTENDEE_SORT_FIELDS", "ATTENDEE_STATUSES", "ATTENDEE_TRANSITIONS", "ApiKeyCreateInput",
-    "Attendee", "AttendeeCreateInput", "AttendeeListQuery", "AttendeeUpdateInput", "BENCHMARKS", "CERTIFICATIONS",
-    "CheckInInput", "CreatedWebhook", "DEFAULT_CARBON_SETTINGS", "DeleteResult", "EMISSION_FACTORS_KG_PER_KM", "ERROR_CODES",
-    "EVENT_SORT_FIELDS", "EVENT_STATUSES", "EVENT_TRANSITIONS", "Event", "EventAnalytics", "EventCreateInput",
-    "EventListQuery", "EventUpdateInput", "FLIGHT_BANDS", "MAX_BODY_BYTES", "MIGRATIONS", "Pagination", "SCOPES",
-    "SQLITE_PRAGMAS", "ServiceError", "SustainabilityQuery", "SustainabilityReport", "TIERS", "TIER_LIMITS", "TRAVEL_MODES",
-    "TREND_METRICS", "TrendQuery", "TrendReport", "VERSION_PREFIXES", "WEBHOOK_EVENT_TYPES", "Webhook", "WebhookCreateInput",
-    "WebhookListQuery", "WebhookUpdateInput", "assertAttendeeTransition", "assertEventTransition", "createEventService",
-    "createHandler", "createSqlStorage", "isAttendeeTransitionAllowed", "isCountryCode", "isEventTransitionAllowed",
-    "isNonPublicAddress", "offsetKg", "openApiDocument", "sustainabilityScore", "toApiAttendee", "toApiEvent", "toApiWebhook",
-    "travelEmissionsKg", "withStatementCache",
+    "Attendee", "AttendeeCreateInput", "AttendeeListQuery", "AttendeeUpdateInput", "BENCHMARKS", "CAPACITY_THRESHOLD_PERCENT",
+    "CERTIFICATIONS", "CheckInInput", "CreatedWebhook", "DEFAULT_CARBON_SETTINGS", "DEFAULT_RETRY_DELAYS_MS",
+    "DEFAULT_WEBHOOK_TIMEOUT_MS", "DELIVERY_STATUSES", "DISABLE_AFTER_FAILURES", "DeleteResult", "DeliveryAttempt",
+    "DeliveryListQuery", "EMISSION_FACTORS_KG_PER_KM", "ERROR_CODES", "EVENT_SORT_FIELDS", "EVENT_STATUSES", "EVENT_TRANSITIONS",
+    "Event", "EventAnalytics", "EventCreateInput", "EventListQuery", "EventUpdateInput", "FLIGHT_BANDS", "MAX_BODY_BYTES",
+    "MIGRATIONS", "PING_EVENT_TYPE", "Pagination", "SCOPES", "SQLITE_PRAGMAS", "ServiceError", "SustainabilityQuery",
+    "SustainabilityReport", "TIERS", "TIER_LIMITS", "TRAVEL_MODES", "TREND_METRICS", "TrendQuery", "TrendReport",
+    "VERSION_PREFIXES", "WEBHOOK_EVENT_TYPES", "WEBHOOK_USER_AGENT", "Webhook", "WebhookCreateInput", "WebhookDelivery",
+    "WebhookListQuery", "WebhookUpdateInput", "assertAttendeeTransition", "assertEventTransition", "createDeliveryWorker",
+    "createEventService", "createHandler", "createSqlStorage", "isAttendeeTransitionAllowed", "isCountryCode",
+    "isEventTransitionAllowed", "isNonPublicAddress", "nextAttemptAt", "offsetKg", "openApiDocument", "parseRetryAfter",
+    "sendDelivery", "sustainabilityScore", "toApiAttendee", "toApiDelivery", "toApiEvent", "toApiWebhook", "travelEmissionsKg",
+    "withStatementCache",
   ]);
 });

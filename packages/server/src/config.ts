@@ -21,6 +21,12 @@ export const ServerConfig = z
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),
     CARBON_OFFSET_PRICE_USD_PER_TONNE: z.coerce.number().positive().max(1_000_000).optional(),
+    WEBHOOK_RETRY_DELAYS_MS: z
+      .string()
+      .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, "a comma-separated list of milliseconds, e.g. 0,60000,600000,3600000")
+      .transform((list) => list.split(",").map((ms) => Number(ms.trim())))
+      .optional(),
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
   })
   .superRefine((config, ctx) => {
     if ((config.TLS_CERT === undefined) !== (config.TLS_KEY === undefined)) {
@@ -35,7 +41,7 @@ export type ServerConfig = z.output<typeof ServerConfig>;
 /** The environment variables the server reads. */
 export const CONFIG_VARIABLES = [
   "PORT", "HOST", "DATABASE_URL", "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "HTTP_REDIRECT_PORT", "TRUST_PROXY", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS",
-  "WEBHOOK_ALLOW_PRIVATE_NETWORKS", "CARBON_OFFSET_PRICE_USD_PER_TONNE",
+  "WEBHOOK_ALLOW_PRIVATE_NETWORKS", "WEBHOOK_RETRY_DELAYS_MS", "WEBHOOK_TIMEOUT_MS", "CARBON_OFFSET_PRICE_USD_PER_TONNE",
 ] as const;
 
 /** Reads the configuration from `env`; throws an error naming every bad variable. */

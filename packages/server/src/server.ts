@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createEventService, createHandler, createSqlStorage, type EventService } from "@event-service/core";
+import { createDeliveryWorker, createEventService, createHandler, createSqlStorage, DEFAULT_RETRY_DELAYS_MS, type EventService } from "@event-service/core";
 import { serve } from "h3";
 import { FastResponse } from "srvx";
 import { createApp } from "./app.ts";
@@ -19,7 +19,8 @@ export interface RunningServer {
   service: EventService;
   /**
    * Shuts down gracefully: new requests get `503` while the listeners stop accepting, requests
-   * in flight finish (for up to `SHUTDOWN_TIMEOUT_MS`), then the store is closed.
+   * in flight finish (for up to `SHUTDOWN_TIMEOUT_MS`), the delivery worker finishes its attempts
+   * in flight, then the store is closed.
    */
   close(): Promise<void>;
 }
@@ -39,10 +40,23 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
   const tls = config.TLS_CERT && config.TLS_KEY ? { cert: readFileSync(config.TLS_CERT, "utf8"), key: readFileSync(config.TLS_KEY, "utf8") } : undefined;
   const storage = createSqlStorage({ db: openSqlite(config.DATABASE_URL) });
   await storage.migrate();
+  const worker = createDeliveryWorker({
+    storage,
+    retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS ?? DEFAULT_RETRY_DELAYS_MS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    // Ids, type and outcome only: never the secret or the payload.
+    onAttempt: ({ deliveryId, webhookId, type, attempt, final, webhookDisabled }) =>
+      logger.info(
+        { deliveryId, webhookId, type, attempt: attempt.number, statusCode: attempt.statusCode, succeeded: attempt.succeeded, durationMs: attempt.durationMs, error: attempt.error ?? undefined, final, webhookDisabled },
+        "webhook delivery attempt",
+      ),
+    onError: (error) => logger.error({ err: error }, "webhook delivery worker error"),
+  });
   const service = createEventService({
     storage,
     ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
-    webhooks: { allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS },
+    webhooks: { allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, onQueued: worker.wake },
     ...(config.CARBON_OFFSET_PRICE_USD_PER_TONNE !== undefined && { carbon: { offsetPriceUsdPerTonne: config.CARBON_OFFSET_PRICE_USD_PER_TONNE } }),
   });
   let draining = false;
@@ -66,6 +80,8 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
   const port = address?.port ?? config.PORT;
   const host = config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
   const url = `${tls ? "https" : "http"}://${host}:${port}/`;
+
+  worker.start();
 
   let redirect: HttpServer | undefined;
   let redirectUrl: string | undefined;
@@ -100,6 +116,8 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
         await Promise.all([
           server.close(),
           redirect && new Promise<void>((resolve) => redirect.close(() => resolve())),
+          // The worker finishes (and records) the attempts in flight before the store closes.
+          worker.stop(),
         ]);
         clearTimeout(force);
         await storage.close();

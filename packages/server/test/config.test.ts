@@ -18,6 +18,8 @@ test("defaults", () => {
     SHUTDOWN_TIMEOUT_MS: 10_000,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
     CARBON_OFFSET_PRICE_USD_PER_TONNE: undefined,
+    WEBHOOK_RETRY_DELAYS_MS: undefined,
+    WEBHOOK_TIMEOUT_MS: 5_000,
   });
 });
 
@@ -26,6 +28,14 @@ test("the offset price: a positive number of USD per tonne", () => {
   assert.equal(loadConfig({ CARBON_OFFSET_PRICE_USD_PER_TONNE: "12.5" }).CARBON_OFFSET_PRICE_USD_PER_TONNE, 12.5);
   assert.throws(() => loadConfig({ CARBON_OFFSET_PRICE_USD_PER_TONNE: "0" }), /CARBON_OFFSET_PRICE_USD_PER_TONNE/);
   assert.throws(() => loadConfig({ CARBON_OFFSET_PRICE_USD_PER_TONNE: "cheap" }), /CARBON_OFFSET_PRICE_USD_PER_TONNE/);
+});
+
+test("webhook delivery options: the retry schedule as a list of milliseconds, the timeout", () => {
+  const config = loadConfig({ WEBHOOK_RETRY_DELAYS_MS: "0, 100,2500", WEBHOOK_TIMEOUT_MS: "750" });
+  assert.deepEqual(config.WEBHOOK_RETRY_DELAYS_MS, [0, 100, 2500]);
+  assert.equal(config.WEBHOOK_TIMEOUT_MS, 750);
+  assert.throws(() => loadConfig({ WEBHOOK_RETRY_DELAYS_MS: "1m,10m" }), /WEBHOOK_RETRY_DELAYS_MS: a comma-separated list of milliseconds/);
+  assert.throws(() => loadConfig({ WEBHOOK_TIMEOUT_MS: "0" }), /WEBHOOK_TIMEOUT_MS/);
 });
 
 test("values from the environment; empty means unset", () => {

@@ -8,6 +8,7 @@ import type { Scope } from "../resources/api-key.ts";
 import { DeleteResult } from "../resources/common.ts";
 import { Event, EventCreateInput, EventListQuery, EventUpdateInput } from "../resources/event.ts";
 import { CreatedWebhook, Webhook, WebhookCreateInput, WebhookListQuery, WebhookUpdateInput } from "../resources/webhook.ts";
+import { DeliveryListQuery, WebhookDelivery } from "../resources/webhook-delivery.ts";
 import type { AccountScope } from "../service.ts";
 import { listOf } from "./schemas.ts";
 
@@ -49,7 +50,7 @@ export interface Route {
   /** The JSON body schema. */
   body?: z.ZodType;
   /** Success status and body schema. */
-  response: { status: 200 | 201; schema: z.ZodType; name: string; description: string };
+  response: { status: 200 | 201 | 202; schema: z.ZodType; name: string; description: string };
   /** Errors particular to this route (the ones every route can answer are added by the document). */
   errors: readonly ErrorCode[];
   handle(ctx: RouteContext): Promise<RouteResult>;
@@ -57,6 +58,7 @@ export interface Route {
 
 const ok = (body: unknown): RouteResult => ({ status: 200, body });
 const created = (body: unknown): RouteResult => ({ status: 201, body });
+const accepted = (body: unknown): RouteResult => ({ status: 202, body });
 
 /** Every authenticated route of the API. */
 export const ROUTES: readonly Route[] = [
@@ -168,6 +170,25 @@ export const ROUTES: readonly Route[] = [
     response: { status: 200, schema: TrendReport, name: "TrendReport", description: "The trend analysis" },
     errors: ["INVALID_REQUEST", "INVALID_DATE_RANGE", "INSUFFICIENT_DATA"],
     handle: async (c) => ok(await c.account.analytics.trends(c.query)),
+  },
+  {
+    method: "GET", path: "/webhooks/:id/deliveries", scope: "webhooks:read", tag: "Webhooks", operationId: "listWebhookDeliveries",
+    summary: "The delivery log: notifications sent to the webhook with every attempt, newest first",
+    query: DeliveryListQuery, response: { status: 200, schema: listOf("deliveries", WebhookDelivery), name: "WebhookDeliveryList", description: "One page of deliveries" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND"],
+    handle: async (c) => ok(await c.account.webhooks.deliveries(c.params.id!, c.query)),
+  },
+  {
+    method: "POST", path: "/webhooks/:id/deliveries/:deliveryId/redeliver", scope: "webhooks:write", tag: "Webhooks", operationId: "redeliverWebhookDelivery",
+    summary: "Queue one more attempt of a delivery, with the same envelope, due now",
+    response: { status: 202, schema: WebhookDelivery, name: "WebhookDelivery", description: "The delivery, pending again" }, errors: ["NOT_FOUND"],
+    handle: async (c) => accepted(await c.account.webhooks.redeliver(c.params.id!, c.params.deliveryId!)),
+  },
+  {
+    method: "POST", path: "/webhooks/:id/ping", scope: "webhooks:write", tag: "Webhooks", operationId: "pingWebhook",
+    summary: "Send a signed webhook.ping now and answer with the attempt's result",
+    response: { status: 200, schema: WebhookDelivery, name: "WebhookDelivery", description: "The ping's delivery with its one attempt" }, errors: ["NOT_FOUND"],
+    handle: async (c) => ok(await c.account.webhooks.ping(c.params.id!)),
   },
 ];
 

@@ -14,6 +14,54 @@ export interface Database {
   rate_limit_counters: RateLimitCountersTable;
   idempotency_keys: IdempotencyKeysTable;
   webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  notification_marks: NotificationMarksTable;
+}
+
+/** The outbox: one notification for one webhook, with its delivery state. */
+export interface WebhookDeliveriesTable {
+  /** Also the envelope id and `X-Service-Delivery`: the same on every attempt. */
+  id: string;
+  webhook_id: string;
+  account_id: string;
+  type: string;
+  /** The envelope as JSON text: the exact bytes signed and sent. */
+  payload: string;
+  /** `pending`, `succeeded` or `failed`. */
+  status: string;
+  attempt_count: number;
+  /** When set, the attempt number after which a failure is final (a redelivery or a ping: one attempt, no schedule). */
+  final_attempt: number | null;
+  /** 0 for pings: their failures do not count towards disabling the webhook. */
+  counts_failures: number;
+  /** When the next attempt is due; null once the delivery is final. */
+  next_attempt_at: string | null;
+  /** The worker holding the delivery while it sends it, and until when. */
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One attempt of a delivery: the delivery log. */
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  /** 1 for the first attempt. */
+  number: number;
+  started_at: string;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+  succeeded: number;
+}
+
+/** A one-time notification (`goal_achieved:carbon_neutral`, `threshold:capacity_utilization`) already written for an event. */
+export interface NotificationMarksTable {
+  event_id: string;
+  kind: string;
+  created_at: string;
 }
 
 export interface WebhooksTable {

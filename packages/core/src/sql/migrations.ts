@@ -182,8 +182,56 @@ export const MIGRATIONS: Record<string, Migration> = {
         }))
         .execute();
       await db.schema.createIndex("events_account_emissions").on("events").columns(["account_id", "emissions_kg", "id"]).execute();
-      },
     },
+  },
+  "0005_webhook_deliveries": {
+    async up(db: Kysely<any>) {
+      // The outbox: one row per webhook and notification, written in the transaction of the
+      // change. `payload` holds the exact bytes that are signed and sent on every attempt.
+      await db.schema
+        .createTable("webhook_deliveries")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("webhook_id", "text", (c) => c.notNull().references("webhooks.id").onDelete("cascade"))
+        .addColumn("account_id", "text", (c) => c.notNull())
+        .addColumn("type", "text", (c) => c.notNull())
+        .addColumn("payload", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("attempt_count", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("final_attempt", "integer")
+        .addColumn("counts_failures", "integer", (c) => c.notNull().defaultTo(1))
+        .addColumn("next_attempt_at", "text")
+        .addColumn("lease_owner", "text")
+        .addColumn("lease_until", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      // What the workers poll: due pending deliveries.
+      await db.schema.createIndex("webhook_deliveries_due").on("webhook_deliveries").columns(["status", "next_attempt_at"]).execute();
+      await db.schema.createIndex("webhook_deliveries_webhook").on("webhook_deliveries").columns(["webhook_id", "created_at", "id"]).execute();
+
+      await db.schema
+        .createTable("webhook_attempts")
+        .addColumn("delivery_id", "text", (c) => c.notNull().references("webhook_deliveries.id").onDelete("cascade"))
+        .addColumn("number", "integer", (c) => c.notNull())
+        .addColumn("started_at", "text", (c) => c.notNull())
+        .addColumn("duration_ms", "integer", (c) => c.notNull())
+        .addColumn("status_code", "integer")
+        .addColumn("error", "text")
+        .addColumn("response_excerpt", "text")
+        .addColumn("succeeded", "integer", (c) => c.notNull())
+        .addPrimaryKeyConstraint("webhook_attempts_pk", ["delivery_id", "number"])
+        .execute();
+
+      // One-time notifications already written (goal achieved, threshold reached), per event and kind.
+      await db.schema
+        .createTable("notification_marks")
+        .addColumn("event_id", "text", (c) => c.notNull())
+        .addColumn("kind", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("notification_marks_pk", ["event_id", "kind"])
+        .execute();
+    },
+  },
   "0006_analytics": {
     async up(db: Kysely<any>) {
       // Analytics sum the active registrations of many events per event and travel mode: this

@@ -9,8 +9,15 @@ import { limitsFor, type Tier } from "../resources/api-key.ts";
 import { applyEventUpdate, type EventListQuery, type EventRecord, type EventStats } from "../resources/event.ts";
 import { ACTIVE_ATTENDEE_STATUSES, isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { EVENT_STATUSES_OPEN_FOR_REGISTRATION } from "../rules/event-status.ts";
-import type { EventWithStats, Page, Storage } from "../storage.ts";
 import { createAnalyticsQueries } from "./analytics-queries.ts";
+import type { EventWithStats, NotifyContext, Page, Storage } from "../storage.ts";
+import { DEFAULT_CARBON_SETTINGS } from "../carbon/carbon-settings.ts";
+import { toApiAttendee, toApiEvent } from "../service.ts";
+import {
+  attendeeUpdateNotifications, completionReports, eventUpdateNotifications, type Notification, registrationNotifications,
+} from "../webhooks/payloads.ts";
+import { createDeliveryMethods } from "./delivery-sql.ts";
+import { derivedNotifications, eventFigures, subscriptions, writeNotifications } from "./outbox-sql.ts";
 import { emissionsSql, lowCarbonModesSql, scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { Database, EventsTable } from "./database.ts";
 import { param, precompile } from "./precompiled.ts";
@@ -39,9 +46,8 @@ function likePattern(text: string) {
 /** An event row with the figures the storage keeps on it. */
 type EventRow = Selectable<EventsTable>;
 
-/** The event of a row, with its figures. */
-function toEventWithStats(row: EventRow, carbon: CarbonSettings): EventWithStats {
-  const event = rowToEvent(row);
+/** The event of a row (or `event`, a state of that row's event in a write), with the figures kept on the row. */
+function toEventWithStats(row: EventRow, carbon: CarbonSettings, event: EventRecord = rowToEvent(row)): EventWithStats {
   const emissionsKg = Number(row.emissions_kg);
   const stats: EventStats = {
     attendeeCount: Number(row.active_count),
@@ -238,7 +244,29 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     if (taken) throw new ServiceError("DUPLICATE_WEBHOOK", { message: `Webhook ${taken.id} already uses ${url}.`, field: "url", details: { webhookId: taken.id } });
   }
 
+  const notifyDefaults = (notify?: NotifyContext): NotifyContext => ({
+    baseUrl: notify?.baseUrl ?? "http://localhost:3000",
+    carbon: notify?.carbon ?? DEFAULT_CARBON_SETTINGS,
+  });
+  /** The API form of states of events whose rows exist in this write, with the figures kept on the rows. */
+  const apiEvents = async (conn: Kysely<Database>, events: EventRecord[], carbon: CarbonSettings) => {
+    const rows = await conn.selectFrom("events").selectAll().where("id", "in", [...new Set(events.map((event) => event.id))]).execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return events.map((event) => toApiEvent(toEventWithStats(byId.get(event.id)!, carbon, event)));
+  };
+  const offsetOf = (attendee: AttendeeRecord, carbon: CarbonSettings) => (attendee.carbonOffset?.opted ? offsetKg(attendee.carbonOffset.amount ?? 0, carbon) : 0);
+
+  /** The outbox rows of a change to a registration: its own notifications and the event's one-time ones. */
+  async function notifyAttendeeChange(trx: Kysely<Database>, event: EventRecord, own: Notification[], notify: NotifyContext, now: string) {
+    const subs = await subscriptions(trx, event.accountId);
+    if (subs.webhooks.length === 0) return;
+    const derived = await derivedNotifications(trx, event, notify.carbon, now, subs);
+    await writeNotifications(trx, event.accountId, subs, [...own, ...derived], now);
+  }
+
   const storage: Storage = {
+    ...createDeliveryMethods(db, dialect, write),
+
     async migrate() {
       // Inside the write transaction: two processes starting on one new file migrate one after the other.
       const { error, results } = await write((trx) => new Migrator({ db: trx, provider: migrationProvider, disableTransactions: true }).migrateToLatest());
@@ -391,10 +419,15 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       return Number(keys.numDeletedRows);
     },
 
-    async insertEvent(event) {
+    async insertEvent(event, notify) {
       await write(async (trx) => {
         await trx.insertInto("events").values(eventToRow(event)).execute();
         if (event.tags.length) await trx.insertInto("event_tags").values(event.tags.map((tag) => ({ event_id: event.id, tag }))).execute();
+        const subs = await subscriptions(trx, event.accountId);
+        if (subs.wants("event.created")) {
+          const [created] = await apiEvents(trx, [event], notifyDefaults(notify).carbon);
+          await writeNotifications(trx, event.accountId, subs, [{ type: "event.created", data: { event: created } }], event.createdAt);
+        }
       });
     },
 
@@ -403,7 +436,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       return row ? toEventWithStats(row, carbon) : null;
     },
 
-    async updateEvent(accountId, id, update, now) {
+    async updateEvent(accountId, id, update, now, notifyOptions) {
       return write(async (trx) => {
         const before = await lockEvent(trx, accountId, id);
         if (!before) throw new ServiceError("NOT_FOUND", { message: `Event ${id} not found.` });
@@ -414,14 +447,34 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
           await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
           if (after.tags.length) await trx.insertInto("event_tags").values(after.tags.map((tag) => ({ event_id: id, tag }))).execute();
         }
+        const subs = await subscriptions(trx, accountId);
+        if (subs.webhooks.length > 0) {
+          const notify = notifyDefaults(notifyOptions);
+          const [apiBefore, apiAfter] = await apiEvents(trx, [before, after], notify.carbon);
+          const notifications = eventUpdateNotifications(apiBefore!, apiAfter!);
+          if (notifications.length > 0) {
+            const completed = before.status !== "completed" && after.status === "completed";
+            if (completed && (subs.wants("sustainability.report_generated") || subs.wants("analytics.report_ready"))) {
+              const figures = await eventFigures(trx, after, notify.carbon);
+              notifications.push(...completionReports(after, figures, now, `${notify.baseUrl}/v1/analytics/events/${id}`));
+            }
+            notifications.push(...(await derivedNotifications(trx, after, notify.carbon, now, subs)));
+            await writeNotifications(trx, accountId, subs, notifications, now);
+          }
+        }
         return { before, after };
       });
     },
 
-    async deleteEvent(accountId, id) {
+    async deleteEvent(accountId, id, notify) {
       return write(async (trx) => {
         const event = await lockEvent(trx, accountId, id);
         if (!event) return null;
+        const subs = await subscriptions(trx, accountId);
+        if (subs.wants("event.deleted")) {
+          const [deleted] = await apiEvents(trx, [event], notifyDefaults(notify).carbon);
+          await writeNotifications(trx, accountId, subs, [{ type: "event.deleted", data: { event: deleted } }], new Date().toISOString());
+        }
         await trx.deleteFrom("attendees").where("event_id", "=", id).execute();
         await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
         await trx.deleteFrom("events").where("id", "=", id).execute();
@@ -448,7 +501,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       return { items: rows.map((row) => toEventWithStats(row, carbon)), total: Number(count.n) };
     },
 
-    async registerAttendee(attendee) {
+    async registerAttendee(attendee, notifyOptions) {
       return write(async (trx) => {
         const event = await lockEvent(trx, attendee.accountId, attendee.eventId);
         if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${attendee.eventId} not found.`, field: "eventId" });
@@ -461,6 +514,9 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         }
         await trx.insertInto("attendees").values(attendeeToRow(record)).execute();
         await refreshEventStats(trx, record.eventId);
+        const notify = notifyDefaults(notifyOptions);
+        const own = registrationNotifications(toApiAttendee(record, notify.baseUrl), event, offsetOf(record, notify.carbon));
+        await notifyAttendeeChange(trx, event, own, notify, record.registrationDate);
         return record;
       });
     },
@@ -470,7 +526,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       return row ? rowToAttendee(row) : null;
     },
 
-    async updateAttendee(accountId, id, update, now) {
+    async updateAttendee(accountId, id, update, now, notifyOptions) {
       return write(async (trx) => {
         const row = await trx.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
         if (!row) throw new ServiceError("NOT_FOUND", { message: `Attendee ${id} not found.` });
@@ -488,11 +544,14 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         const { id: _id, account_id: _account, event_id: _event, confirmation_code: _code, registration_date: _date, ...changes } = attendeeToRow(after);
         await trx.updateTable("attendees").set(changes).where("id", "=", id).execute();
         await refreshEventStats(trx, before.eventId);
+        const notify = notifyDefaults(notifyOptions);
+        const own = attendeeUpdateNotifications(toApiAttendee(before, notify.baseUrl), toApiAttendee(after, notify.baseUrl), event, offsetOf(after, notify.carbon));
+        if (own.length > 0) await notifyAttendeeChange(trx, event, own, notify, now);
         return { before, after };
       });
     },
 
-    async checkIn(accountId, eventId, confirmationCode, now) {
+    async checkIn(accountId, eventId, confirmationCode, now, notifyOptions) {
       return write(async (trx) => {
         const event = await lockEvent(trx, accountId, eventId);
         if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${eventId} not found.` });
@@ -505,6 +564,9 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         const after = applyAttendeeUpdate(before, { status: "checked-in" }, now);
         // The event's figures stay: checked-in counts as active, like the confirmed or pending it was.
         await trx.updateTable("attendees").set({ status: after.status, checked_in_at: after.checkedInAt, updated_at: now }).where("id", "=", row.id).execute();
+        const notify = notifyDefaults(notifyOptions);
+        const own = attendeeUpdateNotifications(toApiAttendee(before, notify.baseUrl), toApiAttendee(after, notify.baseUrl), event, offsetOf(after, notify.carbon));
+        if (own.length > 0) await writeNotifications(trx, accountId, await subscriptions(trx, accountId), own, now);
         return { before, after };
       });
     },

@@ -1,0 +1,57 @@
+import * as z from "zod";
+import { pagingParams, resolvePaging, Timestamp } from "./common.ts";
+
+/** A delivery is `pending` while an attempt is due or running, then `succeeded` or `failed` for good. */
+export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** One attempt of a delivery, as the delivery log shows it. */
+export const DeliveryAttempt = z.object({
+  number: z.int().meta({ description: "1 for the first attempt." }),
+  startedAt: Timestamp,
+  durationMs: z.int(),
+  statusCode: z.int().nullable().meta({ description: "The receiver's HTTP status; null when no answer came (timeout, refused, TLS error)." }),
+  error: z.string().nullable().meta({ description: "Why the attempt failed without an answer, or was refused before sending." }),
+  responseExcerpt: z.string().nullable().meta({ description: "The first 1,024 characters of the receiver's answer." }),
+  succeeded: z.boolean(),
+});
+export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
+
+/** One notification to one webhook with its attempts: an entry of the delivery log. */
+export const WebhookDelivery = z.object({
+  id: z.string().meta({ description: "The envelope id and `X-Service-Delivery`: the same on every attempt." }),
+  webhookId: z.string(),
+  type: z.string(),
+  status: z.enum(DELIVERY_STATUSES),
+  attemptCount: z.int(),
+  nextAttemptAt: Timestamp.nullable().meta({ description: "When the next attempt is due; null once the delivery is final." }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  payload: z.record(z.string(), z.unknown()).meta({ description: "The envelope sent (spec 6.2)." }),
+  attempts: z.array(DeliveryAttempt),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+/** A delivery as stored, with the webhook's account. */
+export type DeliveryRecord = WebhookDelivery & { accountId: string };
+
+/** Query of `GET /webhooks/:id/deliveries`. */
+export const DeliveryListQuery = z.strictObject({ ...pagingParams, status: z.enum(DELIVERY_STATUSES).optional() }).transform(resolvePaging);
+export type DeliveryListQuery = z.output<typeof DeliveryListQuery>;
+
+/** A delivery handed to a worker (or a ping) to send: everything one attempt needs. */
+export interface ClaimedDelivery {
+  id: string;
+  webhookId: string;
+  accountId: string;
+  url: string;
+  /** The webhook's signing secret: never logged. */
+  secret: string;
+  type: string;
+  /** The envelope's exact bytes. */
+  payload: string;
+  /** Attempts made before this one. */
+  attemptCount: number;
+  /** When set, a failure of this attempt number is final (a redelivery or a ping). */
+  finalAttempt: number | null;
+}

@@ -1,0 +1,257 @@
+/**
+ * The delivery side of the outbox on SQL: claiming due deliveries under a lease, recording
+ * attempts (and the webhook's failure count), the delivery log, redelivery and pings.
+ */
+import { type Kysely, type Selectable, sql } from "kysely";
+import type { ClaimedDelivery, DeliveryRecord, DeliveryStatus } from "../resources/webhook-delivery.ts";
+import type { Storage } from "../storage.ts";
+import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from "./database.ts";
+import { lockRows, type DialectName } from "./dialect.ts";
+import { deliveryRow, PENDING } from "./outbox-sql.ts";
+
+type DeliveryMethods = Pick<
+  Storage,
+  "claimDueDeliveries" | "recordDeliveryAttempt" | "listDeliveries" | "getDelivery" | "redeliver" | "createHeldDelivery"
+>;
+
+/** How many due candidates a claim looks at per delivery it may hand out (the rest may be over their webhook's bound). */
+const CANDIDATES_PER_SLOT = 4;
+
+function toRecord(row: Selectable<WebhookDeliveriesTable>, attempts: Array<Selectable<WebhookAttemptsTable>>): DeliveryRecord {
+  return {
+    id: row.id,
+    webhookId: row.webhook_id,
+    accountId: row.account_id,
+    type: row.type,
+    status: row.status as DeliveryStatus,
+    attemptCount: Number(row.attempt_count),
+    nextAttemptAt: row.status === PENDING ? row.next_attempt_at : null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    payload: JSON.parse(row.payload) as Record<string, unknown>,
+    attempts: attempts
+      .filter((attempt) => attempt.delivery_id === row.id)
+      .sort((a, b) => Number(a.number) - Number(b.number))
+      .map((attempt) => ({
+        number: Number(attempt.number),
+        startedAt: attempt.started_at,
+        durationMs: Number(attempt.duration_ms),
+        statusCode: attempt.status_code === null ? null : Number(attempt.status_code),
+        error: attempt.error,
+        responseExcerpt: attempt.response_excerpt,
+        succeeded: Number(attempt.succeeded) === 1,
+      })),
+  };
+}
+
+/** The delivery methods of the SQL storage. `write` runs a function in a write transaction. */
+export function createDeliveryMethods(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  write: <T>(fn: (trx: Kysely<Database>) => Promise<T>) => Promise<T>,
+): DeliveryMethods {
+  async function withAttempts(conn: Kysely<Database>, rows: Array<Selectable<WebhookDeliveriesTable>>): Promise<DeliveryRecord[]> {
+    if (rows.length === 0) return [];
+    const attempts = await conn.selectFrom("webhook_attempts").selectAll().where("delivery_id", "in", rows.map((row) => row.id)).execute();
+    return rows.map((row) => toRecord(row, attempts));
+  }
+
+  async function findDelivery(conn: Kysely<Database>, accountId: string, webhookId: string, deliveryId: string) {
+    return conn
+      .selectFrom("webhook_deliveries")
+      .selectAll()
+      .where("id", "=", deliveryId)
+      .where("webhook_id", "=", webhookId)
+      .where("account_id", "=", accountId)
+      .executeTakeFirst();
+  }
+
+  return {
+    async claimDueDeliveries(claim) {
+      if (claim.limit <= 0) return [];
+      // A read first: most wake-ups find nothing due, and a read takes no write lock from the API's writes.
+      const anyDue = await db
+        .selectFrom("webhook_deliveries")
+        .select("id")
+        .where("status", "=", PENDING)
+        .where("next_attempt_at", "<=", claim.now)
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", claim.now)]))
+        .limit(1)
+        .executeTakeFirst();
+      if (!anyDue) return [];
+      // Webhooks at their bound are left out in SQL: otherwise a slow webhook's backlog could fill the candidate window and starve the others.
+      const saturated = Object.entries(claim.inFlight).filter(([, count]) => count >= claim.perWebhook).map(([id]) => id);
+      return write(async (trx) => {
+        const due = (q: any) =>
+          q
+            .where("d.status", "=", PENDING)
+            .where("d.next_attempt_at", "<=", claim.now)
+            .where((eb: any) => eb.or([eb("d.lease_until", "is", null), eb("d.lease_until", "<", claim.now)]));
+        const candidates = await lockRows(
+          due(
+            trx
+              .selectFrom("webhook_deliveries as d")
+              .innerJoin("webhooks as w", "w.id", "d.webhook_id")
+              .select(["d.id", "d.webhook_id", "d.account_id", "d.type", "d.payload", "d.attempt_count", "d.final_attempt", "w.url", "w.secret"])
+              .where("w.active", "=", 1)
+              .$if(saturated.length > 0, (q) => q.where("d.webhook_id", "not in", saturated)),
+          )
+            .orderBy("d.next_attempt_at")
+            .orderBy("d.id")
+            .limit(claim.limit * CANDIDATES_PER_SLOT),
+          dialect,
+        ).execute();
+        const perWebhook = new Map(Object.entries(claim.inFlight));
+        const chosen: typeof candidates = [];
+        for (const candidate of candidates) {
+          if (chosen.length >= claim.limit) break;
+          const held = perWebhook.get(candidate.webhook_id) ?? 0;
+          if (held >= claim.perWebhook) continue;
+          perWebhook.set(candidate.webhook_id, held + 1);
+          chosen.push(candidate);
+        }
+        if (chosen.length === 0) return [];
+        // The guard repeats the selection: a delivery another worker took in between is not taken twice.
+        const taken = await trx
+          .updateTable("webhook_deliveries")
+          .set({ lease_owner: claim.workerId, lease_until: claim.leaseUntil })
+          .where("id", "in", chosen.map((c: { id: string }) => c.id))
+          .where("status", "=", PENDING)
+          .where("next_attempt_at", "<=", claim.now)
+          .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", claim.now)]))
+          .returning(["id"])
+          .execute();
+        const ids = new Set(taken.map((row: { id: string }) => row.id));
+        return chosen
+          .filter((row: any) => ids.has(row.id))
+          .map((row: any): ClaimedDelivery => ({
+            id: row.id,
+            webhookId: row.webhook_id,
+            accountId: row.account_id,
+            url: row.url,
+            secret: row.secret,
+            type: row.type,
+            payload: row.payload,
+            attemptCount: Number(row.attempt_count),
+            finalAttempt: row.final_attempt === null ? null : Number(row.final_attempt),
+          }));
+      });
+    },
+
+    async recordDeliveryAttempt(record) {
+      return write(async (trx) => {
+        const { attempt } = record;
+        const row = await trx
+          .selectFrom("webhook_deliveries")
+          .select(["webhook_id", "counts_failures"])
+          .where("id", "=", record.deliveryId)
+          .where("lease_owner", "=", record.workerId)
+          .where("status", "=", PENDING)
+          .where("attempt_count", "=", attempt.number - 1)
+          .executeTakeFirst();
+        if (!row) return { recorded: false, webhookDisabled: false };
+        await trx
+          .insertInto("webhook_attempts")
+          .values({
+            delivery_id: record.deliveryId,
+            number: attempt.number,
+            started_at: attempt.startedAt,
+            duration_ms: attempt.durationMs,
+            status_code: attempt.statusCode,
+            error: attempt.error,
+            response_excerpt: attempt.responseExcerpt,
+            succeeded: attempt.succeeded ? 1 : 0,
+          })
+          .execute();
+        const status = attempt.succeeded ? "succeeded" : record.nextAttemptAt === null ? "failed" : PENDING;
+        await trx
+          .updateTable("webhook_deliveries")
+          .set({
+            status,
+            attempt_count: attempt.number,
+            next_attempt_at: status === PENDING ? record.nextAttemptAt : null,
+            lease_owner: null,
+            lease_until: null,
+            updated_at: record.now,
+          })
+          .where("id", "=", record.deliveryId)
+          .execute();
+        if (Number(row.counts_failures) !== 1) return { recorded: true, webhookDisabled: false };
+        if (attempt.succeeded) {
+          await trx.updateTable("webhooks").set({ consecutive_failures: 0 }).where("id", "=", row.webhook_id).execute();
+          return { recorded: true, webhookDisabled: false };
+        }
+        await trx
+          .updateTable("webhooks")
+          .set((eb) => ({ consecutive_failures: eb("consecutive_failures", "+", 1) }))
+          .where("id", "=", row.webhook_id)
+          .execute();
+        const disabled = await trx
+          .updateTable("webhooks")
+          .set({ active: 0, disabled_at: record.now, updated_at: record.now })
+          .where("id", "=", row.webhook_id)
+          .where("active", "=", 1)
+          .$if(!record.disable, (q) => q.where("consecutive_failures", ">=", record.disableAfter))
+          .executeTakeFirst();
+        return { recorded: true, webhookDisabled: Number(disabled.numUpdatedRows) === 1 };
+      });
+    },
+
+    async listDeliveries(accountId, webhookId, query) {
+      const webhook = await db.selectFrom("webhooks").select("id").where("id", "=", webhookId).where("account_id", "=", accountId).executeTakeFirst();
+      if (!webhook) return null;
+      const base = db.selectFrom("webhook_deliveries").where("webhook_id", "=", webhookId).$if(query.status !== undefined, (q) => q.where("status", "=", query.status!));
+      const [count, rows] = await Promise.all([
+        base.select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow(),
+        base.selectAll().orderBy("created_at", "desc").orderBy("id", "desc").limit(query.limit).offset((query.page - 1) * query.limit).execute(),
+      ]);
+      return { items: await withAttempts(db, rows), total: Number(count.n) };
+    },
+
+    async getDelivery(accountId, webhookId, deliveryId) {
+      const row = await findDelivery(db, accountId, webhookId, deliveryId);
+      return row ? (await withAttempts(db, [row]))[0]! : null;
+    },
+
+    async redeliver(accountId, webhookId, deliveryId, now) {
+      return write(async (trx) => {
+        const row = await findDelivery(trx, accountId, webhookId, deliveryId);
+        if (!row) return null;
+        await trx
+          .updateTable("webhook_deliveries")
+          // A pending delivery keeps its schedule (it is only brought forward); a final one gets one more attempt.
+          .set((eb) => ({
+            status: PENDING,
+            next_attempt_at: now,
+            final_attempt: row.status === PENDING ? row.final_attempt : eb("attempt_count", "+", 1),
+            updated_at: now,
+          }))
+          .where("id", "=", deliveryId)
+          // Not while an attempt is running: the worker holding it records that attempt first.
+          .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
+          .execute();
+        const after = await findDelivery(trx, accountId, webhookId, deliveryId);
+        return (await withAttempts(trx, [after!]))[0]!;
+      });
+    },
+
+    async createHeldDelivery(accountId, webhookId, notification, hold) {
+      return write(async (trx) => {
+        const webhook = await trx.selectFrom("webhooks").select(["id", "url", "secret"]).where("id", "=", webhookId).where("account_id", "=", accountId).executeTakeFirst();
+        if (!webhook) return null;
+        const account = await trx.selectFrom("accounts").select(["id", "name"]).where("id", "=", accountId).executeTakeFirstOrThrow();
+        const row = {
+          ...deliveryRow(webhookId, account, notification, hold.now),
+          final_attempt: 1,
+          counts_failures: 0,
+          lease_owner: hold.workerId,
+          lease_until: hold.leaseUntil,
+        };
+        await trx.insertInto("webhook_deliveries").values(row).execute();
+        return {
+          id: row.id, webhookId, accountId, url: webhook.url, secret: webhook.secret, type: row.type, payload: row.payload, attemptCount: 0, finalAttempt: 1,
+        };
+      });
+    },
+  };
+}

@@ -1,0 +1,194 @@
+import { randomBytes } from "node:crypto";
+import type { ClaimedDelivery } from "../resources/webhook-delivery.ts";
+import type { Storage } from "../storage.ts";
+import { type AttemptOutcome, sendDelivery } from "./send-delivery.ts";
+import type { HostResolver } from "./ssrf.ts";
+
+/** The waits before each retry: immediately, then after 1 min, 10 min and 1 h (DECISIONS). */
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [0, 60_000, 600_000, 3_600_000];
+/** The receiver must answer within 5 s (spec 6.4). */
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5_000;
+/** Consecutive failed attempts after which a webhook is disabled (spec 3.3). */
+export const DISABLE_AFTER_FAILURES = 10;
+
+/** Options of {@link createDeliveryWorker}. */
+export interface DeliveryWorkerOptions {
+  storage: Storage;
+  /** Waits before the 1st, 2nd, ... retry of a failed delivery; its length is the number of retries. */
+  retryDelaysMs?: readonly number[];
+  /** Per attempt. Default 5,000. */
+  timeoutMs?: number;
+  /** Skip the SSRF guard before each attempt (tests, private networks). Default false. */
+  allowPrivateNetworks?: boolean;
+  resolveHost?: HostResolver;
+  /** How often to look for work written by other processes. Default 500 ms. */
+  pollIntervalMs?: number;
+  /** Attempts in flight at once, over all webhooks. Default 64. */
+  concurrency?: number;
+  /** Attempts in flight at once to one webhook, so one slow receiver cannot hold every slot. Default 16. */
+  perWebhookConcurrency?: number;
+  /** This worker's name in the leases; random by default. */
+  workerId?: string;
+  fetch?: typeof globalThis.fetch;
+  now?: () => Date;
+  /** Called after each recorded attempt (ids, type and result only: never the secret or the payload). */
+  onAttempt?: (info: { deliveryId: string; webhookId: string; type: string; attempt: AttemptOutcome["attempt"]; final: boolean; webhookDisabled: boolean }) => void;
+  /** Called with errors of the store (the worker keeps polling). */
+  onError?: (error: unknown) => void;
+}
+
+/** A running delivery worker. */
+export interface DeliveryWorker {
+  readonly workerId: string;
+  /** Starts polling; idempotent. */
+  start(): void;
+  /** Looks for due work now (after a commit in this process); cheap and coalesced. */
+  wake(): void;
+  /** Stops claiming and resolves once the attempts in flight are sent and recorded. */
+  stop(): Promise<void>;
+}
+
+/**
+ * When the attempt after `attempt` is due, or `null` when the delivery is final: after a
+ * success, a `410`, the last attempt of a redelivery or ping, or the last retry of the
+ * schedule. A `Retry-After` of a 429/503 is honoured when it asks for more than the schedule.
+ */
+export function nextAttemptAt(delivery: Pick<ClaimedDelivery, "finalAttempt">, outcome: AttemptOutcome, retryDelaysMs: readonly number[], now: Date): Date | null {
+  const { number, succeeded } = outcome.attempt;
+  if (succeeded || outcome.gone) return null;
+  if (delivery.finalAttempt !== null && number >= delivery.finalAttempt) return null;
+  const delay = retryDelaysMs[number - 1];
+  if (delay === undefined) return null;
+  return new Date(now.getTime() + Math.max(delay, outcome.retryAfterMs ?? 0));
+}
+
+/**
+ * Creates the worker that sends the outbox's due deliveries. Several workers (in one or in
+ * several processes on one database) share the work: each claims deliveries under a lease, so
+ * no attempt is sent twice, and a crashed worker's deliveries are taken up after its lease.
+ *
+ * @example
+ * const worker = createDeliveryWorker({ storage });
+ * worker.start();
+ * const service = createEventService({ storage, webhooks: { onQueued: worker.wake } });
+ * // on shutdown, before closing the store:
+ * await worker.stop();
+ */
+export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+  const { storage } = options;
+  const retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
+  const concurrency = options.concurrency ?? 64;
+  const perWebhook = options.perWebhookConcurrency ?? 16;
+  const pollIntervalMs = options.pollIntervalMs ?? 500;
+  const clock = options.now ?? (() => new Date());
+  const workerId = options.workerId ?? `worker_${randomBytes(8).toString("hex")}`;
+  // The lease outlives an attempt (timeout plus recording) with a wide margin: only a crashed worker's lease runs out.
+  const leaseMs = timeoutMs + 30_000;
+  const onError = options.onError ?? (() => {});
+
+  const inFlight = new Map<string, number>();
+  const attempts = new Set<Promise<void>>();
+  let total = 0;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let started = false;
+  let stopping = false;
+  let polling: Promise<void> | undefined;
+  let again = false;
+
+  async function attempt(delivery: ClaimedDelivery): Promise<void> {
+    const outcome = await sendDelivery(delivery, {
+      timeoutMs,
+      allowPrivateNetworks: options.allowPrivateNetworks ?? false,
+      resolveHost: options.resolveHost,
+      fetch: options.fetch,
+      now: clock,
+    });
+    const now = clock();
+    const next = nextAttemptAt(delivery, outcome, retryDelaysMs, now);
+    const result = await storage.recordDeliveryAttempt({
+      deliveryId: delivery.id,
+      workerId,
+      attempt: outcome.attempt,
+      nextAttemptAt: next?.toISOString() ?? null,
+      disable: outcome.gone,
+      disableAfter: DISABLE_AFTER_FAILURES,
+      now: now.toISOString(),
+    });
+    if (result.recorded) {
+      options.onAttempt?.({
+        deliveryId: delivery.id, webhookId: delivery.webhookId, type: delivery.type, attempt: outcome.attempt, final: next === null, webhookDisabled: result.webhookDisabled,
+      });
+    }
+  }
+
+  function launch(delivery: ClaimedDelivery) {
+    total += 1;
+    inFlight.set(delivery.webhookId, (inFlight.get(delivery.webhookId) ?? 0) + 1);
+    const running: Promise<void> = attempt(delivery)
+      .catch(onError)
+      .finally(() => {
+        total -= 1;
+        const left = (inFlight.get(delivery.webhookId) ?? 1) - 1;
+        if (left === 0) inFlight.delete(delivery.webhookId);
+        else inFlight.set(delivery.webhookId, left);
+        attempts.delete(running);
+        wake();
+      });
+    attempts.add(running);
+  }
+
+  async function pollLoop(): Promise<void> {
+    do {
+      again = false;
+      const free = concurrency - total;
+      if (stopping || free <= 0) return;
+      const now = clock();
+      const claimed = await storage.claimDueDeliveries({
+        workerId,
+        now: now.toISOString(),
+        leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
+        limit: free,
+        perWebhook,
+        inFlight: Object.fromEntries(inFlight),
+      });
+      // Claimed deliveries are sent even when stopping began meanwhile: they are leased to us.
+      for (const delivery of claimed) launch(delivery);
+      if (claimed.length === free) again = true;
+    } while (again);
+  }
+
+  function poll() {
+    if (polling) {
+      again = true;
+      return;
+    }
+    polling = pollLoop()
+      .catch(onError)
+      .finally(() => {
+        polling = undefined;
+        if (again && !stopping) poll();
+      });
+  }
+
+  function wake() {
+    if (started && !stopping) poll();
+  }
+
+  return {
+    workerId,
+    start() {
+      if (started) return;
+      started = true;
+      timer = setInterval(poll, pollIntervalMs);
+      poll();
+    },
+    wake,
+    async stop() {
+      stopping = true;
+      if (timer) clearInterval(timer);
+      await polling;
+      while (attempts.size > 0) await Promise.all([...attempts]);
+    },
+  };
+}

@@ -1,0 +1,301 @@
+/**
+ * The delivery side of the outbox on the real SQL storage: claims under leases (two workers
+ * never hold one attempt), per-webhook bounds, attempt recording and the failure count, the
+ * retry schedule, the SSRF guard again at delivery, and the worker end to end with an
+ * injected fetch.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { createEventService } from "../src/service.ts";
+import type { Storage } from "../src/storage.ts";
+import { createDeliveryWorker, nextAttemptAt } from "../src/webhooks/delivery-worker.ts";
+import { parseRetryAfter, sendDelivery } from "../src/webhooks/send-delivery.ts";
+import { verifySignature } from "../src/webhooks/signature.ts";
+import { sqliteStorage } from "./_sqlite.ts";
+
+const EVENT = {
+  name: "Green Summit",
+  location: { address: "Alexanderplatz 1", city: "Berlin", country: "DE" },
+  startDate: "2027-05-01T09:00:00.000Z",
+  endDate: "2027-05-01T17:00:00.000Z",
+  capacity: 10,
+  category: "conference",
+};
+
+/** A storage with one account, `webhooks` webhooks on public literals (private networks allowed) and `events` events created. */
+async function setUp(options: { webhooks?: number; events?: number } = {}) {
+  const storage = await sqliteStorage();
+  const service = createEventService({ storage, webhooks: { allowPrivateNetworks: true } });
+  const { accountId } = await service.keys.create({ account: "Acme" });
+  const account = service.forAccount(accountId);
+  const hooks = [];
+  for (let i = 0; i < (options.webhooks ?? 1); i++) hooks.push(await account.webhooks.create({ url: `https://93.184.216.34/hook/${i}`, events: ["event.created"] }));
+  for (let i = 0; i < (options.events ?? 1); i++) await account.events.create(EVENT);
+  return { storage, service, account, accountId, hooks };
+}
+
+const NOW = "2030-01-01T00:00:00.000Z";
+const LATER = "2030-01-01T00:01:00.000Z";
+const claim = (storage: Storage, workerId: string, overrides: Partial<Parameters<Storage["claimDueDeliveries"]>[0]> = {}) =>
+  storage.claimDueDeliveries({ workerId, now: NOW, leaseUntil: LATER, limit: 100, perWebhook: 100, inFlight: {}, ...overrides });
+
+const attempt = (number: number, succeeded: boolean, statusCode: number | null = succeeded ? 200 : 500) => ({
+  number, startedAt: NOW, durationMs: 5, statusCode, error: null, responseExcerpt: null, succeeded,
+});
+
+describe("claiming due deliveries", () => {
+  test("a claimed delivery is held: a second worker gets nothing until the lease expires", async () => {
+    const { storage } = await setUp({ events: 3 });
+    const first = await claim(storage, "a");
+    assert.equal(first.length, 3);
+    assert.deepEqual(await claim(storage, "b"), []);
+    const afterLease = await claim(storage, "b", { now: "2030-01-01T00:01:00.001Z", leaseUntil: "2030-01-01T00:02:00.000Z" });
+    assert.deepEqual(afterLease.map((d) => d.id).sort(), first.map((d) => d.id).sort());
+    // The first worker lost its lease: its late record changes nothing.
+    const late = await storage.recordDeliveryAttempt({ deliveryId: first[0]!.id, workerId: "a", attempt: attempt(1, true), nextAttemptAt: null, disable: false, disableAfter: 10, now: NOW });
+    assert.deepEqual(late, { recorded: false, webhookDisabled: false });
+  });
+
+  test("concurrent claims never hand out one delivery twice", async () => {
+    const { storage } = await setUp({ events: 30 });
+    const results = await Promise.all(["a", "b", "c", "d"].map((worker) => claim(storage, worker, { limit: 10 })));
+    const ids = results.flat().map((d) => d.id);
+    assert.equal(ids.length, 30);
+    assert.equal(new Set(ids).size, 30);
+  });
+
+  test("per-webhook bound, counting what the worker already holds; the global limit", async () => {
+    const { storage, hooks } = await setUp({ webhooks: 2, events: 5 });
+    const claimed = await claim(storage, "a", { perWebhook: 2, inFlight: { [hooks[0]!.id]: 1 } });
+    const count = (id: string) => claimed.filter((d) => d.webhookId === id).length;
+    assert.equal(count(hooks[0]!.id), 1);
+    assert.equal(count(hooks[1]!.id), 2);
+    assert.equal((await claim(storage, "b", { limit: 3 })).length, 3);
+  });
+
+  test("a claimed delivery carries what one attempt needs", async () => {
+    const { storage, hooks, accountId } = await setUp();
+    const [delivery] = await claim(storage, "a");
+    assert.equal(delivery!.url, "https://93.184.216.34/hook/0");
+    assert.equal(delivery!.secret, hooks[0]!.secret);
+    assert.equal(delivery!.accountId, accountId);
+    assert.equal(delivery!.type, "event.created");
+    assert.equal(delivery!.attemptCount, 0);
+    assert.equal(delivery!.finalAttempt, null);
+    const envelope = JSON.parse(delivery!.payload);
+    assert.equal(envelope.id, delivery!.id);
+    assert.deepEqual(envelope.account, { id: accountId, name: "Acme" });
+  });
+
+  test("deliveries of an inactive webhook are not claimed", async () => {
+    const { storage, account, hooks } = await setUp();
+    await account.webhooks.update(hooks[0]!.id, { active: false });
+    assert.deepEqual(await claim(storage, "a"), []);
+  });
+});
+
+describe("recording attempts", () => {
+  test("failures count per webhook across deliveries; the 10th disables it; a success resets the count", async () => {
+    const { storage, account, hooks } = await setUp({ events: 12 });
+    const deliveries = await claim(storage, "a");
+    for (const [index, delivery] of deliveries.slice(0, 9).entries()) {
+      const result = await storage.recordDeliveryAttempt({ deliveryId: delivery.id, workerId: "a", attempt: attempt(1, false), nextAttemptAt: LATER, disable: false, disableAfter: 10, now: NOW });
+      assert.deepEqual(result, { recorded: true, webhookDisabled: false }, `failure ${index + 1}`);
+    }
+    assert.equal((await account.webhooks.get(hooks[0]!.id)).consecutiveFailures, 9);
+    await storage.recordDeliveryAttempt({ deliveryId: deliveries[9]!.id, workerId: "a", attempt: attempt(1, true), nextAttemptAt: null, disable: false, disableAfter: 10, now: NOW });
+    assert.equal((await account.webhooks.get(hooks[0]!.id)).consecutiveFailures, 0);
+    const again = await claim(storage, "b", { now: LATER, leaseUntil: "2030-01-01T00:05:00.000Z" });
+    let disabledAt = -1;
+    for (const [index, delivery] of [...again, deliveries[10]!, deliveries[11]!].entries()) {
+      const workerId = index < again.length ? "b" : "a";
+      const result = await storage.recordDeliveryAttempt({ deliveryId: delivery.id, workerId, attempt: attempt(delivery.attemptCount + 1, false), nextAttemptAt: LATER, disable: false, disableAfter: 10, now: NOW });
+      if (result.webhookDisabled) disabledAt = index;
+    }
+    assert.equal(disabledAt, 9, "disabled by the 10th consecutive failure");
+    const webhook = await account.webhooks.get(hooks[0]!.id);
+    assert.equal(webhook.active, false);
+    assert.equal(webhook.disabledAt, NOW);
+    assert.equal(webhook.consecutiveFailures, 11);
+  });
+
+  test("a 410 disables at once; the delivery log keeps every attempt", async () => {
+    const { storage, account, hooks } = await setUp();
+    const [delivery] = await claim(storage, "a");
+    const result = await storage.recordDeliveryAttempt({ deliveryId: delivery!.id, workerId: "a", attempt: attempt(1, false, 410), nextAttemptAt: null, disable: true, disableAfter: 10, now: NOW });
+    assert.deepEqual(result, { recorded: true, webhookDisabled: true });
+    const log = await account.webhooks.deliveries(hooks[0]!.id);
+    assert.equal(log.deliveries[0]!.status, "failed");
+    assert.deepEqual(log.deliveries[0]!.attempts.map((a) => a.statusCode), [410]);
+  });
+
+  test("a change that rolls back writes no delivery", async () => {
+    const { storage, account, hooks } = await setUp({ events: 0 });
+    await account.webhooks.update(hooks[0]!.id, { events: ["*"] });
+    const event = await account.events.create({ ...EVENT, capacity: 1 });
+    await account.attendees.register({ eventId: event.id, firstName: "A", lastName: "B", email: "a@example.com", ticketType: "general" });
+    const before = (await account.webhooks.deliveries(hooks[0]!.id)).pagination.total;
+    await assert.rejects(account.attendees.register({ eventId: event.id, firstName: "C", lastName: "D", email: "c@example.com", ticketType: "general" }), /full/);
+    await assert.rejects(account.events.update(event.id, { status: "completed" }));
+    assert.equal((await account.webhooks.deliveries(hooks[0]!.id)).pagination.total, before);
+    void storage;
+  });
+});
+
+describe("redelivery", () => {
+  test("a final delivery gets one more attempt, final again; a pending one is only brought forward", async () => {
+    const { storage, account, hooks } = await setUp({ events: 2 });
+    const [done, waiting] = await claim(storage, "a");
+    await storage.recordDeliveryAttempt({ deliveryId: done!.id, workerId: "a", attempt: attempt(1, true), nextAttemptAt: null, disable: false, disableAfter: 10, now: NOW });
+    await storage.recordDeliveryAttempt({ deliveryId: waiting!.id, workerId: "a", attempt: attempt(1, false), nextAttemptAt: "2030-01-01T05:00:00.000Z", disable: false, disableAfter: 10, now: NOW });
+    const again = await account.webhooks.redeliver(hooks[0]!.id, done!.id);
+    assert.deepEqual([again.status, again.attemptCount], ["pending", 1]);
+    const forward = await account.webhooks.redeliver(hooks[0]!.id, waiting!.id);
+    assert.equal(forward.status, "pending");
+    assert.notEqual(forward.nextAttemptAt, "2030-01-01T05:00:00.000Z");
+    const [one, two] = (await claim(storage, "b", { now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z" })).sort((x, y) => (x.id === done!.id ? -1 : y.id === done!.id ? 1 : 0));
+    assert.deepEqual([one!.id, one!.finalAttempt], [done!.id, 2]);
+    assert.deepEqual([two!.id, two!.finalAttempt], [waiting!.id, null]);
+    await assert.rejects(account.webhooks.redeliver(hooks[0]!.id, "dlv_missing"), /not found/);
+  });
+});
+
+describe("the retry schedule", () => {
+  const outcome = (number: number, fields: { succeeded?: boolean; statusCode?: number; retryAfterMs?: number | null; gone?: boolean } = {}) => ({
+    attempt: { ...attempt(number, fields.succeeded ?? false, fields.statusCode ?? 500) },
+    retryAfterMs: fields.retryAfterMs ?? null,
+    gone: fields.gone ?? false,
+  });
+  const delays = [0, 60_000, 600_000, 3_600_000];
+  const now = new Date(NOW);
+  const after = (ms: number) => new Date(now.getTime() + ms).toISOString();
+
+  test("immediately, then 1 min, 10 min, 1 h; then final", () => {
+    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(1), delays, now)?.toISOString(), after(0));
+    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(2), delays, now)?.toISOString(), after(60_000));
+    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(3), delays, now)?.toISOString(), after(600_000));
+    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(4), delays, now)?.toISOString(), after(3_600_000));
+    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(5), delays, now), null);
+  });
+
+  test("success, 410 and the last attempt of a redelivery are final; Retry-After wins when longer", () => {
+    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(1, { succeeded: true, statusCode: 200 }), delays, now), null);
+    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(1, { statusCode: 410, gone: true }), delays, now), null);
+    assert.equal(nextAttemptAt({ finalAttempt: 3 }, outcome(3), delays, now), null);
+    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(1, { statusCode: 429, retryAfterMs: 30_000 }), delays, now)?.toISOString(), after(30_000));
+    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(3, { statusCode: 503, retryAfterMs: 30_000 }), delays, now)?.toISOString(), after(600_000));
+  });
+
+  test("Retry-After in seconds or as an HTTP date", () => {
+    assert.equal(parseRetryAfter("120", now), 120_000);
+    assert.equal(parseRetryAfter(new Date(now.getTime() + 90_000).toUTCString(), now), 90_000);
+    assert.equal(parseRetryAfter("soon", now), null);
+    assert.equal(parseRetryAfter(null, now), null);
+  });
+});
+
+describe("sending", () => {
+  const delivery = { id: "dlv_1", webhookId: "wh_1", accountId: "acct_1", url: "https://hooks.example.test/in", secret: "whsec_x", type: "event.created", payload: '{"id":"dlv_1"}', attemptCount: 0, finalAttempt: null };
+
+  test("the SSRF guard runs again before each attempt: a name now resolving to 127.0.0.1, or a private literal, is not contacted", async () => {
+    let calls = 0;
+    const fetch = (async () => {
+      calls += 1;
+      return new Response("ok");
+    }) as typeof globalThis.fetch;
+    const toLoopback = async () => ["127.0.0.1"];
+    const refused = await sendDelivery(delivery, { timeoutMs: 1000, allowPrivateNetworks: false, resolveHost: toLoopback, fetch });
+    assert.equal(refused.attempt.succeeded, false);
+    assert.equal(refused.attempt.statusCode, null);
+    assert.match(refused.attempt.error!, /^refused before sending: url: hooks\.example\.test is or resolves to a non-public address/);
+    for (const url of ["https://10.0.0.7/in", "https://[::1]/in", "https://169.254.169.254/latest"]) {
+      const literal = await sendDelivery({ ...delivery, url }, { timeoutMs: 1000, allowPrivateNetworks: false, fetch });
+      assert.match(literal.attempt.error!, /non-public/, url);
+    }
+    assert.equal(calls, 0);
+    const allowed = await sendDelivery(delivery, { timeoutMs: 1000, allowPrivateNetworks: true, resolveHost: toLoopback, fetch });
+    assert.equal(allowed.attempt.succeeded, true);
+    assert.equal(calls, 1);
+  });
+
+  test("the request: POST, the exact payload, spec headers, signature, no redirect following", async () => {
+    let seen: { url: string; init: RequestInit } | undefined;
+    const fetch = (async (url: string, init: RequestInit) => {
+      seen = { url, init };
+      return new Response("moved", { status: 301, headers: { location: "https://elsewhere.test/" } });
+    }) as unknown as typeof globalThis.fetch;
+    const result = await sendDelivery(delivery, { timeoutMs: 1000, allowPrivateNetworks: true, fetch });
+    assert.equal(seen!.url, delivery.url);
+    assert.equal(seen!.init.method, "POST");
+    assert.equal(seen!.init.redirect, "manual");
+    assert.equal(seen!.init.body, delivery.payload);
+    const headers = seen!.init.headers as Record<string, string>;
+    assert.equal(headers["content-type"], "application/json");
+    assert.equal(headers["user-agent"], "Service-Webhooks/1.0");
+    assert.equal(headers["x-service-event"], "event.created");
+    assert.equal(headers["x-service-delivery"], "dlv_1");
+    assert.ok(verifySignature("whsec_x", delivery.payload, headers["x-service-signature"]));
+    assert.deepEqual([result.attempt.statusCode, result.attempt.succeeded, result.attempt.responseExcerpt], [301, false, "moved"]);
+  });
+});
+
+describe("the worker", () => {
+  test("sends every due delivery once, records it, and stops after its attempts in flight", async () => {
+    const { storage, account, hooks } = await setUp({ events: 5 });
+    const received: string[] = [];
+    const fetch = (async (_url: string, init: RequestInit) => {
+      received.push(JSON.parse(String(init.body)).id);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return new Response(null, { status: 204 });
+    }) as unknown as typeof globalThis.fetch;
+    const attempts: string[] = [];
+    const worker = createDeliveryWorker({ storage, fetch, allowPrivateNetworks: true, pollIntervalMs: 20, onAttempt: (info) => attempts.push(info.deliveryId) });
+    const other = createDeliveryWorker({ storage, fetch, allowPrivateNetworks: true, pollIntervalMs: 20 });
+    worker.start();
+    other.start();
+    const deadline = Date.now() + 10_000;
+    while ((await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total < 5 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await Promise.all([worker.stop(), other.stop()]);
+    assert.equal(received.length, 5);
+    assert.equal(new Set(received).size, 5);
+    const log = await account.webhooks.deliveries(hooks[0]!.id);
+    assert.deepEqual(log.deliveries.map((d) => [d.status, d.attemptCount]), Array(5).fill(["succeeded", 1]));
+  });
+
+  test("a receiver that hangs holds at most its per-webhook share: the other webhook's deliveries all go out meanwhile", async () => {
+    const { storage, account, hooks } = await setUp({ webhooks: 2, events: 10 });
+    const slowUrl = "https://93.184.216.34/hook/0";
+    let slowInFlight = 0;
+    let slowMax = 0;
+    const release: Array<() => void> = [];
+    const fetch = (async (url: string) => {
+      if (url !== slowUrl) return new Response(null, { status: 200 });
+      slowInFlight += 1;
+      slowMax = Math.max(slowMax, slowInFlight);
+      await new Promise<void>((resolve) => release.push(resolve));
+      slowInFlight -= 1;
+      return new Response(null, { status: 200 });
+    }) as unknown as typeof globalThis.fetch;
+    const worker = createDeliveryWorker({ storage, fetch, allowPrivateNetworks: true, pollIntervalMs: 10, concurrency: 4, perWebhookConcurrency: 2, timeoutMs: 60_000 });
+    worker.start();
+    const fast = hooks[1]!.id;
+    const deadline = Date.now() + 10_000;
+    while ((await account.webhooks.deliveries(fast, { status: "succeeded" })).pagination.total < 10 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal((await account.webhooks.deliveries(fast, { status: "succeeded" })).pagination.total, 10, "every delivery to the fast receiver went out");
+    assert.equal(slowMax, 2, "never more than 2 attempts at once to the slow receiver");
+    assert.equal((await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total, 0);
+    // Released, the slow receiver's deliveries follow, two at a time.
+    const drain = setInterval(() => release.splice(0).forEach((resolve) => resolve()), 5);
+    while ((await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total < 10 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    clearInterval(drain);
+    await worker.stop();
+    assert.equal((await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total, 10);
+    assert.equal(slowMax, 2);
+  });
+});
