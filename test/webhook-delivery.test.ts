@@ -169,8 +169,17 @@ describe("delivery of every type", () => {
       assert.equal(report!.body.data.url, `${server.url}/v1/analytics/events/${event.id}`);
     }
     const [analytics] = byType(requests, "analytics.report_ready");
-    assert.deepEqual(analytics!.body.data.report.attendance.registrations, { total: 2, confirmed: 0, pending: 0, checkedIn: 1, cancelled: 1 });
-    assert.equal(analytics!.body.data.report.attendance.capacityUtilization, 2);
+    // The per-event analytics report, as GET /v1/analytics/events/:id answered at the completion.
+    const report = analytics!.body.data.report;
+    assert.equal(report.eventId, event.id);
+    assert.equal(report.status, "completed");
+    assert.deepEqual(
+      [report.attendance.registered, report.attendance.active, report.attendance.checkedIn, report.attendance.cancelled, report.attendance.capacityUtilizationPercent],
+      [2, 1, 1, 1, 2],
+    );
+    assert.equal(typeof report.generatedAt, "string");
+    const { generatedAt: _at, ...asServed } = report;
+    assert.deepEqual(asServed, expectStatus(await client.get(`/analytics/events/${event.id}`), 200));
     expectStatus(await client.delete(`/webhooks/${webhook.id}`), 200);
     // The server logs each attempt (ids, type, outcome), never the secret or the body.
     assert.match(server.output(), /"msg":"webhook delivery attempt"/);

@@ -9,6 +9,7 @@ import { limitsFor, type Tier } from "../resources/api-key.ts";
 import { applyEventUpdate, type EventListQuery, type EventRecord, type EventStats } from "../resources/event.ts";
 import { ACTIVE_ATTENDEE_STATUSES, isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { EVENT_STATUSES_OPEN_FOR_REGISTRATION } from "../rules/event-status.ts";
+import { buildEventAnalytics } from "../analytics/event-analytics.ts";
 import { createAnalyticsQueries } from "./analytics-queries.ts";
 import type { EventWithStats, NotifyContext, Page, Storage } from "../storage.ts";
 import { DEFAULT_CARBON_SETTINGS } from "../carbon/carbon-settings.ts";
@@ -456,7 +457,9 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
             const completed = before.status !== "completed" && after.status === "completed";
             if (completed && (subs.wants("sustainability.report_generated") || subs.wants("analytics.report_ready"))) {
               const figures = await eventFigures(trx, after, notify.carbon);
-              notifications.push(...completionReports(after, figures, now, `${notify.baseUrl}/v1/analytics/events/${id}`));
+              const analyticsFigures = subs.wants("analytics.report_ready") ? await createAnalyticsQueries(trx, dialect).eventFigures(accountId, id) : null;
+              const report = analyticsFigures && buildEventAnalytics(analyticsFigures, notify.carbon);
+              notifications.push(...completionReports(after, figures, now, `${notify.baseUrl}/v1/analytics/events/${id}`, report));
             }
             notifications.push(...(await derivedNotifications(trx, after, notify.carbon, now, subs)));
             await writeNotifications(trx, accountId, subs, notifications, now);

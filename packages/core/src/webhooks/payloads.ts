@@ -3,6 +3,7 @@
  * shapes documented in docs/api.md elsewhere). Pure functions of the change: the SQL outbox
  * calls them inside the change's transaction, so what is sent is fixed at commit.
  */
+import type { EventAnalytics } from "../analytics/event-analytics.ts";
 import type { Attendee } from "../resources/attendee.ts";
 import type { Event } from "../resources/event.ts";
 import type { WebhookEventType } from "../resources/webhook.ts";
@@ -167,6 +168,7 @@ export function completionReports(
   figures: EventFigures,
   at: string,
   analyticsUrl: string,
+  analyticsReport: EventAnalytics | null,
 ): Notification[] {
   const emissions = round(figures.emissionsKg);
   const offset = round(figures.offsetKg);
@@ -184,21 +186,11 @@ export function completionReports(
     carbonNeutralAchieved: isCarbonNeutralAchieved(event.sustainabilityGoals.carbonNeutral, figures),
     sustainabilityScore: figures.sustainabilityScore,
   };
-  const analytics = {
-    generatedAt: at,
-    attendance: {
-      capacity: figures.capacity,
-      registrations: figures.registrations,
-      activeRegistrations: figures.activeRegistrations,
-      checkedIn: figures.registrations.checkedIn,
-      checkInRate: figures.activeRegistrations > 0 ? round((figures.registrations.checkedIn / figures.activeRegistrations) * 100, 1) : 0,
-      capacityUtilization: capacityUtilization(figures),
-    },
-    emissions: { totalKg: emissions, offsetKg: offset },
-    sustainabilityScore: figures.sustainabilityScore,
-  };
   return [
     { type: "sustainability.report_generated", data: { event: eventRef(event), report: sustainability, url: analyticsUrl } },
-    { type: "analytics.report_ready", data: { event: eventRef(event), report: analytics, url: analyticsUrl } },
+    // The analytics report is the one GET /v1/analytics/events/:id answers, as of the completion.
+    ...(analyticsReport
+      ? [{ type: "analytics.report_ready" as const, data: { event: eventRef(event), report: { generatedAt: at, ...analyticsReport }, url: analyticsUrl } }]
+      : []),
   ];
 }
