@@ -409,6 +409,27 @@ describe("GET /analytics/trends", () => {
   });
 });
 
+describe("the ends of the calendar", () => {
+  test("events in the last days of 9999 and the first of 0000: every granularity answers, periods clamped to those years", async () => {
+    const edge = clientFor(server, (await server.createKey({ account: `Calendar ends ${Date.now()}` })).key);
+    for (const startDate of ["9999-12-30T10:00:00Z", "9999-12-31T10:00:00Z", "0000-01-01T10:00:00Z", "0000-01-04T10:00:00Z"]) {
+      const event = await createEvent(edge, { name: `At ${startDate}`, capacity: 5, location, startDate, endDate: startDate.replace("T10", "T11") });
+      await register(edge, event.id, { carbonOffset: travel("train", 100) });
+    }
+    const end = expectStatus(await edge.get("/analytics/sustainability?granularity=weekly&startDate=9999-12-01&endDate=9999-12-31"), 200);
+    assert.deepEqual(end.trend.map((t: { period: string }) => t.period).slice(-2), ["9999-12-20", "9999-12-27"]);
+    assert.equal(end.trend.at(-1).endDate, "9999-12-31T23:59:59.999Z");
+    const days = expectStatus(await edge.get("/analytics/trends?metric=attendance&granularity=daily&startDate=9999-12-30&endDate=9999-12-31"), 200);
+    assert.deepEqual(days.dataPoints.map((p: { value: number }) => p.value), [1, 1]);
+    const start = expectStatus(await edge.get("/analytics/sustainability?startDate=0000-01-01&endDate=0000-01-20&granularity=weekly"), 200);
+    assert.deepEqual(start.trend.map((t: { period: string }) => t.period), ["0000-01-01", "0000-01-03", "0000-01-10", "0000-01-17"]);
+    assert.equal(start.trend[0].startDate, "0000-01-01T00:00:00.000Z");
+    expectStatus(await edge.get("/analytics/sustainability?startDate=9999-12-01&endDate=9999-12-31&granularity=daily"), 200);
+    // Their whole span, 10,000 years, is far more than 366 quarters.
+    expectError(await edge.get("/analytics/trends?metric=carbon_emissions&granularity=quarterly"), 400, "INVALID_DATE_RANGE");
+  });
+});
+
 describe("access", () => {
   test("analytics need the analytics:read scope, and only that", async () => {
     const eventsOnly = clientFor(server, (await server.createKey({ account: "Analytics Co", scopes: ["events:read", "attendees:read"] })).key);

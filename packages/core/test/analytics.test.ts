@@ -33,12 +33,31 @@ describe("calendar buckets (UTC)", () => {
     assert.equal(bucketStart("2028-02-29T08:00:00.000Z", "daily"), "2028-02-29");
   });
 
+  test("periods are clamped to the years 0000 to 9999, which events can use", () => {
+    assert.deepEqual(enumerateBuckets("9999-12-30T00:00:00.000Z", "9999-12-31T12:00:00.000Z", "weekly"), [
+      { period: "9999-12-27", startDate: "9999-12-27T00:00:00.000Z", endDate: "9999-12-31T23:59:59.999Z" },
+    ]);
+    assert.deepEqual(enumerateBuckets("9999-12-30T00:00:00.000Z", "9999-12-31T12:00:00.000Z", "daily").map((b) => b.period), ["9999-12-30", "9999-12-31"]);
+    for (const granularity of ["monthly", "quarterly"] as const) {
+      assert.equal(enumerateBuckets("9999-12-30T00:00:00.000Z", "9999-12-31T23:59:59.999Z", granularity).at(-1)!.endDate, "9999-12-31T23:59:59.999Z");
+    }
+    // 0000-01-01 was a Saturday: its week is clamped to start that day.
+    assert.deepEqual(enumerateBuckets("0000-01-01T00:00:00.000Z", "0000-01-20T00:00:00.000Z", "weekly"), [
+      { period: "0000-01-01", startDate: "0000-01-01T00:00:00.000Z", endDate: "0000-01-02T23:59:59.999Z" },
+      { period: "0000-01-03", startDate: "0000-01-03T00:00:00.000Z", endDate: "0000-01-09T23:59:59.999Z" },
+      { period: "0000-01-10", startDate: "0000-01-10T00:00:00.000Z", endDate: "0000-01-16T23:59:59.999Z" },
+      { period: "0000-01-17", startDate: "0000-01-17T00:00:00.000Z", endDate: "0000-01-23T23:59:59.999Z" },
+    ]);
+  });
+
   test("the SQL twin (dialect.ts) buckets every instant as bucketStart does", async () => {
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: new Database(":memory:") }) });
     const instants = [
       "2026-12-28T00:00:00.000Z", "2027-01-03T23:59:59.999Z", "2027-01-04T00:00:00.000Z", "2027-03-31T23:59:59.999Z",
       "2027-04-01T00:00:00.000Z", "2027-06-30T12:00:00.000Z", "2027-09-30T23:00:00.000Z", "2027-10-01T00:00:00.000Z",
       "2028-02-29T08:00:00.000Z", "2028-12-31T23:59:59.999Z", "2000-01-01T00:00:00.000Z",
+      // The ends of the years the service stores: the week of 0000-01-01 began in the year -1.
+      "0000-01-01T00:00:00.000Z", "0000-01-02T23:59:59.999Z", "0000-01-03T00:00:00.000Z", "9999-12-31T23:59:59.999Z",
     ];
     for (const granularity of BUCKET_GRANULARITIES) {
       for (const instant of instants) {

@@ -31,44 +31,56 @@ function utcDay(year: number, monthIndex: number, day: number): Date {
   return date;
 }
 
-const dayText = (date: Date) => date.toISOString().slice(0, 10);
-
-/**
- * The first day (`YYYY-MM-DD`) of the period holding the UTC instant `iso`: the day itself, the
- * Monday of its ISO week, the first of its month, or the first of its quarter. The SQL twin is
- * `bucketStartSql` in `sql/dialect.ts`; tests check they agree.
+/*
+ * Timestamps stay within the years 0000 to 9999, but the week holding 0000-01-01 began in the
+ * year -1 and the last periods of 9999 end in 10000: periods are clamped to these bounds, so
+ * every label and date is a plain `YYYY-MM-DD…` (the SQL twin clamps the same way).
  */
-export function bucketStart(iso: string, granularity: BucketGranularity): string {
-  const date = new Date(iso);
+const FIRST_MS = Date.parse("0000-01-01T00:00:00.000Z");
+const LAST_MS = Date.parse("9999-12-31T23:59:59.999Z");
+const clamp = (ms: number) => Math.min(LAST_MS, Math.max(FIRST_MS, ms));
+const dayText = (ms: number) => new Date(clamp(ms)).toISOString().slice(0, 10);
+
+/** The first instant of the period holding `ms`, unclamped. */
+function periodStartMs(ms: number, granularity: BucketGranularity): number {
+  const date = new Date(ms);
   const year = date.getUTCFullYear();
   const month = date.getUTCMonth();
   switch (granularity) {
     case "daily":
-      return iso.slice(0, 10);
-    case "weekly": {
-      const sinceMonday = (date.getUTCDay() + 6) % 7;
-      return dayText(utcDay(year, month, date.getUTCDate() - sinceMonday));
-    }
+      return utcDay(year, month, date.getUTCDate()).getTime();
+    case "weekly":
+      return utcDay(year, month, date.getUTCDate() - ((date.getUTCDay() + 6) % 7)).getTime();
     case "monthly":
-      return dayText(utcDay(year, month, 1));
+      return utcDay(year, month, 1).getTime();
     case "quarterly":
-      return dayText(utcDay(year, month - (month % 3), 1));
+      return utcDay(year, month - (month % 3), 1).getTime();
   }
 }
 
-/** The first day of the period after the one starting on `period`. */
-function nextPeriod(period: string, granularity: BucketGranularity): string {
-  const [year, month, day] = period.split("-").map(Number) as [number, number, number];
+/** The first instant of the period after the one starting at `startMs`, unclamped. */
+function nextPeriodMs(startMs: number, granularity: BucketGranularity): number {
+  const date = new Date(startMs);
+  const [year, month, day] = [date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()];
   switch (granularity) {
     case "daily":
-      return dayText(utcDay(year, month - 1, day + 1));
+      return utcDay(year, month, day + 1).getTime();
     case "weekly":
-      return dayText(utcDay(year, month - 1, day + 7));
+      return utcDay(year, month, day + 7).getTime();
     case "monthly":
-      return dayText(utcDay(year, month, 1));
+      return utcDay(year, month + 1, 1).getTime();
     case "quarterly":
-      return dayText(utcDay(year, month + 2, 1));
+      return utcDay(year, month + 3, 1).getTime();
   }
+}
+
+/**
+ * The first day (`YYYY-MM-DD`) of the period holding the UTC instant `iso`: the day itself, the
+ * Monday of its ISO week, the first of its month, or the first of its quarter (never before
+ * 0000-01-01). The SQL twin is `bucketStartSql` in `sql/dialect.ts`; tests check they agree.
+ */
+export function bucketStart(iso: string, granularity: BucketGranularity): string {
+  return dayText(periodStartMs(Date.parse(iso), granularity));
 }
 
 /**
@@ -78,19 +90,18 @@ function nextPeriod(period: string, granularity: BucketGranularity): string {
  */
 export function enumerateBuckets(startDate: string, endDate: string, granularity: BucketGranularity): Bucket[] {
   assertDateOrder(startDate, endDate);
-  const last = bucketStart(endDate, granularity);
+  const last = periodStartMs(Date.parse(endDate), granularity);
   const buckets: Bucket[] = [];
-  let period = bucketStart(startDate, granularity);
-  while (period <= last) {
+  for (let start = periodStartMs(Date.parse(startDate), granularity); start <= last; ) {
     if (buckets.length === MAX_BUCKETS) {
       throw new ServiceError("INVALID_DATE_RANGE", {
         message: `The range ${startDate} to ${endDate} holds more than ${MAX_BUCKETS} ${granularity} periods; narrow it or choose a coarser granularity.`,
         details: { startDate, endDate, granularity, maxBuckets: MAX_BUCKETS },
       });
     }
-    const next = nextPeriod(period, granularity);
-    buckets.push({ period, startDate: `${period}T00:00:00.000Z`, endDate: new Date(Date.parse(`${next}T00:00:00.000Z`) - 1).toISOString() });
-    period = next;
+    const next = nextPeriodMs(start, granularity);
+    buckets.push({ period: dayText(start), startDate: new Date(clamp(start)).toISOString(), endDate: new Date(clamp(next - 1)).toISOString() });
+    start = next;
   }
   return buckets;
 }

@@ -118,7 +118,8 @@ export function bucketStartSql(column: RawBuilder<unknown>, granularity: BucketG
     case "daily":
       return sql<string>`substr(${column}, 1, 10)`;
     case "weekly":
-      return sql<string>`date(${column}, '-6 days', 'weekday 1')`;
+      // The week of 0000-01-01 began in the year -1, which SQLite writes '-0001-…': clamped, as in JS.
+      return sql<string>`max(date(${column}, '-6 days', 'weekday 1'), '0000-01-01')`;
     case "monthly":
       return sql<string>`substr(${column}, 1, 7) || '-01'`;
     case "quarterly":
