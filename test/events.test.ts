@@ -574,6 +574,13 @@ describe("list", () => {
     ["minScore=abc", "minScore"],
     ["minScore=101", "minScore"],
     ["minScore=-1", "minScore"],
+    // What Number() would take but a query string should not mean: empty, spaced, hex, exponent.
+    ["minScore=", "minScore"],
+    ["page=", "page"],
+    ["limit=0x10", "limit"],
+    ["limit=1e1", "limit"],
+    ["limit=%2010", "limit"],
+    ["minScore=%2B5", "minScore"],
     ["foo=bar", "foo"],
     ["status=draft&status=published", "status"],
     ["limit=5&limit=5", "limit"],

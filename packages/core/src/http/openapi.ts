@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.ts";
 import { TIER_LIMITS } from "../resources/api-key.ts";
+import { NUMBER_PARAM_DOCS } from "../resources/common.ts";
 import { ROUTES, type Route } from "./routes.ts";
 import { ErrorBodySchema, HealthSchema } from "./schemas.ts";
 
@@ -21,7 +22,17 @@ const RATE_LIMIT_HEADERS = {
 };
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: "any",
+    target: "draft-2020-12",
+    override: ({ zodSchema, jsonSchema }) => {
+      const documented = NUMBER_PARAM_DOCS.get(zodSchema);
+      if (!documented) return;
+      for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
+      Object.assign(jsonSchema, documented);
+    },
+  }) as JsonSchema;
   return rest;
 }
 

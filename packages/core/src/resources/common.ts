@@ -73,10 +73,25 @@ export type Pagination = z.infer<typeof Pagination>;
 export const DeleteResult = z.object({ success: z.literal(true), message: z.string(), deletedId: z.string() });
 export type DeleteResult = z.infer<typeof DeleteResult>;
 
+/** How the OpenAPI document shows the number query parameters: as the numbers they stand for. */
+export const NUMBER_PARAM_DOCS = new WeakMap<object, Record<string, unknown>>();
+
+/**
+ * A number query parameter from `min` to `max`: decimal digits only (not `""`, ` 1`, `0x10` or
+ * `1e1`, which `Number()` would take), or a number from a caller that is not a query string.
+ */
+export function numberParam(kind: "integer" | "decimal", min: number, max: number) {
+  const digits = kind === "integer" ? /^\d{1,15}$/ : /^\d{1,15}(\.\d{1,15})?$/;
+  const text = z.string().regex(digits, `must be a ${kind === "integer" ? "whole" : "decimal"} number`).transform(Number);
+  const schema = z.union([z.number(), text]).pipe(kind === "integer" ? z.int().min(min).max(max) : z.number().min(min).max(max));
+  NUMBER_PARAM_DOCS.set(schema, { type: kind === "integer" ? "integer" : "number", minimum: min, maximum: max });
+  return schema;
+}
+
 /** `page` query parameter: 1 and up. */
-export const PageParam = z.coerce.number().int().min(1).max(1_000_000).optional();
+export const PageParam = numberParam("integer", 1, 1_000_000).optional();
 /** `limit` / `perPage` query parameter: 1..100. */
-export const LimitParam = z.coerce.number().int().min(1).max(100).optional();
+export const LimitParam = numberParam("integer", 1, 100).optional();
 /** A `true` / `false` query parameter. */
 export const BooleanParam = z.enum(["true", "false"]).transform((value) => value === "true");
 /** `order` query parameter. */

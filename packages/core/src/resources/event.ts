@@ -3,7 +3,7 @@ import * as z from "zod";
 import { ServiceError } from "../errors.ts";
 import { assertEventTransition, EVENT_STATUSES, type EventStatus } from "../rules/event-status.ts";
 import {
-  dateParam, DateTimeInput, isUtcTimestamp, OrderParam, plainText, pagingParams, resolvePaging, text, Timestamp,
+  dateParam, DateTimeInput, isUtcTimestamp, numberParam, OrderParam, plainText, pagingParams, resolvePaging, text, Timestamp,
 } from "./common.ts";
 
 const ALPHA2 = new Set(Object.keys(countries.getAlpha2Codes()));
@@ -212,7 +212,7 @@ export const EventListQuery = z
       .transform((value) => [...new Set(value.split(",").map((tag) => tag.trim().toLowerCase()).filter(Boolean))])
       .pipe(z.array(z.string().max(50)).min(1, "give at least one tag").max(20))
       .optional(),
-    minScore: z.coerce.number().min(0).max(100).optional(),
+    minScore: numberParam("decimal", 0, 100).optional(),
     sortBy: z.enum(EVENT_SORT_FIELDS).default("createdAt"),
     order: OrderParam,
   })
