@@ -170,6 +170,8 @@ describe("register", () => {
       expectError(await c.post("/attendees", attendeeInput(small.id)), 400, "EVENT_FULL");
       const list = expectStatus(await c.get(`/attendees?eventId=${small.id}`), 200);
       assert.equal(list.pagination.total, 4);
+      // Full and already registered at once: the duplicate is what the caller needs to hear.
+      expectError(await c.post("/attendees", attendeeInput(small.id, { email: a.email.toUpperCase() })), 409, "DUPLICATE_REGISTRATION", "email");
     });
   }
 

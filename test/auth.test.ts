@@ -146,6 +146,15 @@ describe("401 UNAUTHORIZED", () => {
     ["PUT", `/attendees/${attendeeId}`, { status: "cancelled" }],
   ];
 
+  test("a 401 carries the Bearer challenge", async () => {
+    const missing = await server.request("GET", "/v1/events");
+    expectError(missing, 401, "UNAUTHORIZED");
+    assert.equal(missing.headers.get("www-authenticate"), 'Bearer realm="event-service"');
+    const wrong = await server.request("GET", "/v1/events", { key: "esk_0000" });
+    expectError(wrong, 401, "UNAUTHORIZED");
+    assert.equal(wrong.headers.get("www-authenticate"), 'Bearer realm="event-service", error="invalid_token"');
+  });
+
   test("every route under both prefixes needs a key", async () => {
     for (const prefix of PREFIXES) {
       for (const [method, path, body] of routes()) {

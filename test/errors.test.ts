@@ -123,6 +123,20 @@ describe("unknown routes and methods", () => {
     });
   }
 
+  test("with a key, an unknown route is counted and carries the rate-limit headers; with a bad key it is 401", async () => {
+    const first = await server.request("GET", "/v1/events/x/y", { key });
+    expectError(first, 404, "NOT_FOUND");
+    const remaining = Number(first.headers.get("x-ratelimit-remaining"));
+    assert.ok(remaining > 0, "X-RateLimit-Remaining");
+    assert.match(first.headers.get("x-ratelimit-reset") ?? "", /^\d{10}$/);
+    const second = await server.request("GET", "/v1/nope", { key });
+    assert.equal(Number(second.headers.get("x-ratelimit-remaining")), remaining - 1);
+    expectError(await server.request("GET", "/v1/nope", { key: "esk_wrong" }), 401, "UNAUTHORIZED");
+    const keyless = await server.request("GET", "/v1/nope");
+    expectError(keyless, 404, "NOT_FOUND");
+    assert.equal(keyless.headers.get("x-ratelimit-limit"), null);
+  });
+
   test("by-id routes with unknown ids: 404 NOT_FOUND under both prefixes", async () => {
     for (const prefix of PREFIXES) {
       const client = clientFor(server, key, prefix);
@@ -255,6 +269,26 @@ describe("request bodies", () => {
     } finally {
       agent.destroy();
     }
+  });
+});
+
+describe("text that is not Unicode", () => {
+  test("a lone surrogate escape in a value or a key: 400 naming it, nothing stored", async () => {
+    const before = expectStatus(await v1.get("/events?limit=100"), 200).pagination.total;
+    for (const [raw, field] of [
+      [`{"name": "Broken \\ud800 name"}`, "name"],
+      [`{"tags": ["ok", "\\udfff"]}`, "tags.1"],
+      [`{"location": {"\\ud83d": 1}}`, "location.\ud83d"],
+    ] as const) {
+      const response = await server.request("POST", "/v1/events", { key, raw, headers: { "content-type": "application/json" } });
+      const error = expectError(response, 400, "INVALID_REQUEST", field);
+      assert.match(error.message, /lone UTF-16 surrogate/);
+      assert.deepEqual(error.details.issues.map((issue: { path: string }) => issue.path), [field]);
+    }
+    // A well-formed pair (an emoji) is text like any other.
+    const body = { ...eventInput(), name: "Green \ud83c\udf31 Summit" };
+    assert.equal(expectStatus(await v1.post("/events", body), 201).name, "Green 🌱 Summit");
+    assert.equal(expectStatus(await v1.get("/events?limit=100"), 200).pagination.total, before + 1);
   });
 });
 

@@ -100,6 +100,7 @@ describe("with TLS_CERT, TLS_KEY and HTTP_REDIRECT_PORT", () => {
       assert.equal(response.status, 308, `${method} ${path}`);
       assert.equal(response.headers.location, `https://127.0.0.1:${httpsPort}${path}`, `${method} ${path}`);
       assert.equal(response.headers["strict-transport-security"], undefined, "no HSTS over plain HTTP");
+      assert.equal(response.headers["x-content-type-options"], "nosniff");
     }
     // The host the client asked for is kept, the port is the HTTPS one.
     const named = await rawRequest(`${redirectUrl}/v1/events?search=a%20b`, { headers: { host: `localhost:${new URL(redirectUrl).port}` } });

@@ -151,7 +151,8 @@ describe("POST /webhooks: create", () => {
   test("the URL is stored in its normalised form", async () => {
     const cases: Array<[string, string]> = [
       [`https://${PUBLIC_IP}`, `https://${PUBLIC_IP}/`],
-      [`HTTPS://${PUBLIC_IP}:443/A/../In?x=1&y=%7e#frag`, `https://${PUBLIC_IP}/In?x=1&y=%7e#frag`],
+      // A fragment never reaches the receiver: dropped, so one endpoint is one URL.
+      [`HTTPS://${PUBLIC_IP}:443/A/../In?x=1&y=%7e#frag`, `https://${PUBLIC_IP}/In?x=1&y=%7e`],
       [`  https://${PUBLIC_IP}:8443/padded  `, `https://${PUBLIC_IP}:8443/padded`],
       ["https://[2606:4700:4700:0:0:0:0:1111]/v6", "https://[2606:4700:4700::1111]/v6"],
       ["https://8.8.8.8/dns", "https://8.8.8.8/dns"],
@@ -162,6 +163,7 @@ describe("POST /webhooks: create", () => {
       assert.equal(created.url, stored, given);
       assert.equal(expectStatus(await client.get(`/webhooks/${created.id}`), 200).url, stored);
     }
+    expectError(await client.post("/webhooks", { url: `https://${PUBLIC_IP}/In?x=1&y=%7e#other`, events: ["event.updated"] }), 409, "DUPLICATE_WEBHOOK");
   });
 
   test("generated secrets and ids differ for every webhook", async () => {
@@ -200,6 +202,9 @@ describe("POST /webhooks: create", () => {
       [["event.created", "event.*"], "events.1"],
       [["webhook.ping"], "events.0"],
       [["payment.processed", "event.created"], "events.0"],
+      // However long or empty, an unknown name is an unknown event type.
+      [["event.created", `event.${"x".repeat(80)}`], "events.1"],
+      [[""], "events.0"],
     ];
     const before = (await all(v1)).length;
     for (const [events, field] of cases) {
@@ -207,6 +212,9 @@ describe("POST /webhooks: create", () => {
       assert.match(error.message, new RegExp(JSON.stringify(events[Number(field.split(".")[1])]).replace(/[.*]/g, "\\$&")));
     }
     assert.equal((await all(v1)).length, before, "nothing was created");
+    // Repeats are folded before anything is counted.
+    const repeated = keep(expectStatus(await v1.post("/webhooks", webhookInput({ events: Array.from({ length: 40 }, () => "event.created") })), 201));
+    assert.deepEqual(repeated.events, ["event.created"]);
   });
 
   test("a URL that is not https:// (or carries credentials) is 400 INVALID_URL on field url", async () => {

@@ -8,7 +8,12 @@ export function createRedirectServer(httpsPort: number, fallbackHost: string): S
   return createServer((request, response) => {
     const host = (request.headers.host ?? fallbackHost).replace(/:\d+$/, "").replace(/^\[?([^\]]*)\]?$/, (_, h: string) => (h.includes(":") ? `[${h}]` : h));
     const port = httpsPort === 443 ? "" : `:${httpsPort}`;
-    response.writeHead(308, { location: `https://${host}${port}${request.url ?? "/"}`, "content-length": "0", connection: "close" });
+    response.writeHead(308, {
+      location: `https://${host}${port}${request.url ?? "/"}`,
+      "content-length": "0",
+      connection: "close",
+      "x-content-type-options": "nosniff",
+    });
     response.end();
   });
 }

@@ -24,7 +24,8 @@ export interface Admission {
  */
 export function createAuthenticator(storage: Storage): (token: string, nowMs: number) => Promise<Admission> {
   const remembered = new Map<string, KeyAttributes>();
-  const refuse = () => new ServiceError("UNAUTHORIZED", { message: "Invalid or revoked API key." });
+  const refuse = () =>
+    new ServiceError("UNAUTHORIZED", { message: "Invalid or revoked API key.", headers: { "www-authenticate": 'Bearer realm="event-service", error="invalid_token"' } });
 
   return async function admit(token, nowMs) {
     const hash = hashApiKey(token);

@@ -70,6 +70,8 @@ const VERSION_PREFIX = /^\/(?:v1|api)(?=\/)/;
 const PURGE_EVERY_MS = 60_000;
 const HSTS = "max-age=31536000; includeSubDomains";
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+/** The challenge of a `401` (RFC 6750). */
+const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="event-service"' } as const;
 
 /** `/events-api` of `events-api/` and the like; `""` for the root. */
 function normaliseBasePath(basePath = ""): string {
@@ -134,14 +136,18 @@ export function createHandler(service: EventService, options: HandlerOptions = {
 
   async function api(request: Request, url: URL, path: string, origin: string, docs: string, state: RequestState): Promise<Answer> {
     const match = findRoute(router, request.method, path);
-    if (!match) throw new ServiceError("NOT_FOUND", { message: `No route for ${request.method} ${url.pathname}.` });
     const token = bearerToken(request);
-    if (!token) throw new ServiceError("UNAUTHORIZED", { message: "Missing API key: send Authorization: Bearer <key>." });
+    const noRoute = () => new ServiceError("NOT_FOUND", { message: `No route for ${request.method} ${url.pathname}.` });
+    // Without a key, an unknown route is simply 404; with one, it is counted and answered like
+    // any authenticated request (rate-limit headers included), as GitHub does.
+    if (!match && !token) throw noRoute();
+    if (!token) throw new ServiceError("UNAUTHORIZED", { message: "Missing API key: send Authorization: Bearer <key>.", headers: BEARER_CHALLENGE });
     const nowMs = service.clock().getTime();
     const { auth, counts } = await admit(token, nowMs);
     state.accountId = auth.accountId;
     Object.assign(state.headers, assertWithinLimits(counts, auth.limits, nowMs));
     purgeNowAndThen(nowMs);
+    if (!match) throw noRoute();
     const endpoint = match.data;
     if (!auth.scopes.includes(endpoint.scope)) {
       throw new ServiceError("FORBIDDEN", { message: `This API key lacks the ${endpoint.scope} scope.`, details: { requiredScope: endpoint.scope } });

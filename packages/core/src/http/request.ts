@@ -56,10 +56,39 @@ export function parseJsonBody(bytes: Uint8Array, contentType: string | null): un
     throw new ServiceError("INVALID_REQUEST", { message: "body: not valid UTF-8" });
   }
   if (text.trim() === "") throw new ServiceError("INVALID_REQUEST", { message: "body: a JSON object is required" });
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (error) {
     throw new ServiceError("INVALID_REQUEST", { message: `body: malformed JSON (${(error as Error).message})` });
+  }
+  // Valid UTF-8 carries no lone surrogate; only a JSON escape (\ud800) can make one, and the
+  // store would keep it as U+FFFD: refused, so what is stored is what was sent.
+  if (SURROGATE_ESCAPE.test(text)) assertWellFormed(body, "");
+  return body;
+}
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function assertWellFormed(value: unknown, path: string): void {
+  if (typeof value === "string") {
+    if (LONE_SURROGATE.test(value)) {
+      const message = "holds a lone UTF-16 surrogate (not valid Unicode text)";
+      throw new ServiceError("INVALID_REQUEST", {
+        message: `${path || "body"}: ${message}`,
+        ...(path && { field: path }),
+        details: { issues: [{ path, message }] },
+      });
+    }
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => assertWellFormed(item, path ? `${path}.${index}` : String(index)));
+  } else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      const at = path ? `${path}.${key}` : key;
+      assertWellFormed(key, at);
+      assertWellFormed(item, at);
+    }
   }
 }
 

@@ -27,10 +27,11 @@ const URL_MAX = 2048;
 
 const webhookFields = {
   url: z.string().trim().min(1).max(URL_MAX).meta({ description: "An https:// URL that resolves to a public address." }),
+  // Any string here: an unknown name is INVALID_EVENT_TYPE (assertEventTypes), not a schema error.
   events: z
-    .array(z.string().min(1).max(64))
+    .array(z.string().max(URL_MAX))
     .min(1)
-    .max(WEBHOOK_EVENT_TYPES.length + 1)
+    .max(100)
     .transform((types) => [...new Set(types)])
     .meta({ description: "Event types (spec 6.1), or `*` for all." }),
   description: plainText(500).nullish(),
@@ -107,6 +108,8 @@ export function assertHttpsUrl(value: string): URL {
   }
   if (url.protocol !== "https:") throw new ServiceError("INVALID_URL", { message: "url: must use https://", field: "url" });
   if (url.username || url.password) throw new ServiceError("INVALID_URL", { message: "url: must not carry credentials", field: "url" });
+  // A fragment never reaches the receiver: dropped, so the same endpoint is one URL (DUPLICATE_WEBHOOK).
+  url.hash = "";
   return url;
 }
 

@@ -272,7 +272,10 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       // Inside the write transaction: two processes starting on one new file migrate one after the other.
       const { error, results } = await write((trx) => new Migrator({ db: trx, provider: migrationProvider, disableTransactions: true }).migrateToLatest());
       const failed = results?.find((result) => result.status === "Error");
-      if (error) throw new Error(`Migration ${failed?.migrationName ?? ""} failed`, { cause: error });
+      if (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(failed ? `Migration ${failed.migrationName} failed: ${reason}` : `Migrations could not run: ${reason}`, { cause: error });
+      }
     },
 
     async ping() {
@@ -509,8 +512,9 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         const event = await lockEvent(trx, attendee.accountId, attendee.eventId);
         if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${attendee.eventId} not found.`, field: "eventId" });
         assertOpenForRegistration(event);
-        await assertCapacityLeft(trx, event);
+        // Duplicates first: "already registered" tells more than "full" when both hold.
         await assertNoActiveDuplicate(trx, attendee);
+        await assertCapacityLeft(trx, event);
         let record = attendee;
         while (await trx.selectFrom("attendees").select("id").where("confirmation_code", "=", record.confirmationCode).executeTakeFirst()) {
           record = { ...record, confirmationCode: createConfirmationCode() };

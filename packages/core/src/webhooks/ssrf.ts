@@ -12,8 +12,12 @@ for (const [network, prefix] of [
   ["169.254.0.0", 16], // link-local (cloud metadata lives here)
   ["172.16.0.0", 12], // private
   ["192.0.0.0", 24], // IETF protocol assignments
+  ["192.0.2.0", 24], // documentation (TEST-NET-1)
+  ["192.88.99.0", 24], // deprecated 6to4 relay anycast
   ["192.168.0.0", 16], // private
   ["198.18.0.0", 15], // benchmarking
+  ["198.51.100.0", 24], // documentation (TEST-NET-2)
+  ["203.0.113.0", 24], // documentation (TEST-NET-3)
   ["224.0.0.0", 4], // multicast
   ["240.0.0.0", 4], // reserved, broadcast
 ] as const) {
@@ -25,6 +29,8 @@ for (const [network, prefix] of [
   ["fc00::", 7], // unique local
   ["fe80::", 10], // link-local
   ["ff00::", 8], // multicast
+  ["100::", 64], // discard-only
+  ["2001:db8::", 32], // documentation
   ["64:ff9b::", 96], // NAT64 (maps IPv4, checked as such below)
 ] as const) {
   NON_PUBLIC.addSubnet(network, prefix, "ipv6");
@@ -36,9 +42,15 @@ export function isNonPublicAddress(address: string): boolean {
   if (family === 4) return NON_PUBLIC.check(address, "ipv4");
   if (family !== 6) return true;
   const lower = address.toLowerCase();
-  // IPv4-mapped (::ffff:a.b.c.d) and NAT64 addresses are judged by the IPv4 address they carry.
-  const mapped = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped) return NON_PUBLIC.check(mapped[1]!, "ipv4");
+  // Addresses that carry an IPv4 address are judged by it: IPv4-mapped (::ffff:a.b.c.d), the
+  // deprecated IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96) and 6to4 (2002:AABB:CCDD::/16).
+  const embedded = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (embedded) return NON_PUBLIC.check(embedded[1]!, "ipv4");
+  const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4})(?::|$)/.exec(lower);
+  if (sixToFour) {
+    const [high, low] = [Number.parseInt(sixToFour[1]!, 16), Number.parseInt(sixToFour[2]!, 16)];
+    return NON_PUBLIC.check(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, "ipv4");
+  }
   return NON_PUBLIC.check(lower, "ipv6");
 }
 
