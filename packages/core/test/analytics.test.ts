@@ -226,6 +226,16 @@ describe("insights and recommendations follow the numbers", () => {
     assert.deepEqual(recommendations[2]!.figures, { gapKg: 200, gapUsd: 3, offsetCoveragePercent: 33.333 });
   });
 
+  test("a fitted rise whose ends are equal is not told as 'from 0 to 0'", () => {
+    const values = [0, 4, 8, 0];
+    const points = values.map((value, i) => ({ period: `2027-0${i + 1}-01`, value }));
+    const { insights } = generateInsights(base({ points, statistics: seriesStatistics(values.map((value, index) => ({ index, value }))) }));
+    assert.equal(
+      insights[0]!.message,
+      "Travel emissions rose over the range, though it was 0 kg CO2e in 2027-01-01 and 0 kg CO2e in 2027-04-01; the fitted slope is +0.4 kg CO2e per month.",
+    );
+  });
+
   test("falling, train-only, fully offset emissions call for nothing", () => {
     const { insights, recommendations } = generateInsights(
       base({

@@ -101,9 +101,15 @@ export function generateInsights(input: InsightInput): { insights: Insight[]; re
     });
   } else {
     const change = stats.percentChange === null ? "" : ` (${signed(stats.percentChange)}%)`;
+    const trend = stats.direction === "increasing" ? "rose" : "fell";
+    // The direction is the fitted slope's; the ends may say otherwise (equal, or the other way).
+    const ends =
+      (first.value < last.value) === (stats.direction === "increasing") && first.value !== last.value
+        ? `from ${n(first.value)} ${unit} (${first.period}) to ${n(last.value)} ${unit} (${last.period})${change}`
+        : `over the range, though it was ${n(first.value)} ${unit} in ${first.period} and ${n(last.value)} ${unit} in ${last.period}`;
     insights.push({
       type: "trend",
-      message: `${label} ${stats.direction === "increasing" ? "rose" : "fell"} from ${n(first.value)} ${unit} (${first.period}) to ${n(last.value)} ${unit} (${last.period})${change}; the fitted slope is ${signed(stats.slope)} ${unit} per ${period}.`,
+      message: `${label} ${trend} ${ends}; the fitted slope is ${signed(stats.slope)} ${unit} per ${period}.`,
       figures: { direction: stats.direction, first: round3(first.value), firstPeriod: first.period, last: round3(last.value), lastPeriod: last.period, percentChange: stats.percentChange, slope: stats.slope },
     });
     const worsening = !NEUTRAL.has(metric) && (stats.direction === "increasing") === LOWER_IS_BETTER.has(metric);
