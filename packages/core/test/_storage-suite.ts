@@ -334,6 +334,53 @@ export function describeStorage(name: string, create: () => Promise<Storage>) {
       });
     });
 
+    test("an event's kept figures equal a recount of its registrations after every kind of change", async () => {
+      const account = await newAccount(storage, "Kept figures");
+      const event = eventRecord(account, { capacity: 50 });
+      await storage.insertEvent(event);
+      const modes: Array<TravelMode | undefined> = ["car", "flight", "train", "bus", "bike", "walk", undefined];
+      let seed = 11;
+      const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
+      const travel = () => {
+        const mode = pick(modes);
+        return { opted: random() < 0.5, amount: Math.round(random() * 5000) / 100, ...(mode && { travelMode: mode, travelDistance: Math.round(random() * 50000) / 10 }) };
+      };
+      const ids: string[] = [];
+      for (let step = 0; step < 120; step++) {
+        const roll = random();
+        try {
+          if (roll < 0.35 || ids.length === 0) {
+            ids.push((await storage.registerAttendee(attendeeRecord(account, event.id, { carbonOffset: travel() }))).id);
+          } else if (roll < 0.6) {
+            await storage.updateAttendee(account, pick(ids), { carbonOffset: random() < 0.2 ? null : travel() }, tick());
+          } else if (roll < 0.9) {
+            await storage.updateAttendee(account, pick(ids), { status: pick(["confirmed", "pending", "cancelled", "checked-in"] as const) }, tick());
+          } else {
+            const attendee = await storage.getAttendee(account, pick(ids));
+            await storage.checkIn(account, event.id, attendee!.confirmationCode, tick());
+          }
+        } catch (error) {
+          // Refused transitions (checked-in is final, ...) change nothing, as their contract says.
+          assert.ok(ServiceError.is(error) && error.code === "INVALID_STATE_TRANSITION", String(error));
+        }
+      }
+      const all = await storage.listAttendees(account, AttendeeListQuery.parse({ eventId: event.id, limit: "100" }));
+      const active = all.items.filter((a) => a.status !== "cancelled");
+      const emissions = active.reduce((sum, a) => sum + (a.carbonOffset?.travelMode ? travelEmissionsKg(a.carbonOffset.travelMode, a.carbonOffset.travelDistance ?? 0) : 0), 0);
+      const offsetUsd = active.reduce((sum, a) => sum + (a.carbonOffset?.opted ? (a.carbonOffset.amount ?? 0) : 0), 0);
+      const reported = active.filter((a) => a.carbonOffset?.travelMode).length;
+      const low = active.filter((a) => ["train", "bus", "bike", "walk"].includes(a.carbonOffset?.travelMode ?? "")).length;
+      const kept = await storage.getEvent(account, event.id, DEFAULT_CARBON_SETTINGS);
+      assert.ok(active.length > 5 && all.items.length > active.length, "the walk registered, cancelled and kept some");
+      assert.equal(kept!.attendeeCount, active.length);
+      assert.equal(kept!.carbonFootprint, Math.round(emissions * 1000) / 1000);
+      assert.equal(
+        kept!.sustainabilityScore,
+        sustainabilityScore({ goals: event.sustainabilityGoals, travelReported: reported, lowCarbonTravel: low, emissionsKg: emissions, offsetKg: offsetKg(offsetUsd, DEFAULT_CARBON_SETTINGS) }),
+      );
+    });
+
     describe("the SQL score agrees with the JavaScript formula", () => {
       test("on 25 generated events", async () => {
         const account = await newAccount(storage, "Scores");

@@ -2,6 +2,7 @@ import { type ExpressionBuilder, type Kysely, Migrator, type Selectable, sql } f
 import { createConfirmationCode } from "../_internal/ids.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import { offsetKg } from "../carbon/carbon-settings.ts";
+import { LOW_CARBON_TRAVEL_MODES, travelEmissionsKg } from "../carbon/emission-factors.ts";
 import { sustainabilityScore } from "../carbon/sustainability-score.ts";
 import { ServiceError } from "../errors.ts";
 import { applyAttendeeUpdate, type AttendeeListQuery, type AttendeeRecord } from "../resources/attendee.ts";
@@ -19,7 +20,7 @@ import {
 } from "../webhooks/payloads.ts";
 import { createDeliveryMethods } from "./delivery-sql.ts";
 import { derivedNotifications, eventFigures, subscriptions, writeNotifications } from "./outbox-sql.ts";
-import { emissionsSql, lowCarbonModesSql, scoreSql, scoreThreshold } from "./carbon-sql.ts";
+import { scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { Database, EventsTable } from "./database.ts";
 import { param, precompile } from "./precompiled.ts";
 import { detectDialect, isStoreUnavailable, lockRows, writeTransaction } from "./dialect.ts";
@@ -42,6 +43,21 @@ function containsPattern(text: string): string {
 /** The right-hand side of a LIKE that uses our escape character. */
 function likePattern(text: string) {
   return sql`${containsPattern(text)} escape '\\'`;
+}
+
+/** What one registration adds to its event's kept figures: nothing unless it is active. */
+function contribution(attendee: AttendeeRecord | null) {
+  if (!attendee || !isActiveAttendeeStatus(attendee.status)) return { active: 0, emissionsKg: 0, offsetUsd: 0, travelReported: 0, lowCarbon: 0 };
+  const offset = attendee.carbonOffset;
+  const mode = offset?.travelMode ?? null;
+  return {
+    active: 1,
+    // The JS twin of emissionsSql, which the migration's backfill and the analytics use.
+    emissionsKg: mode === null ? 0 : travelEmissionsKg(mode, offset?.travelDistance ?? 0),
+    offsetUsd: offset?.opted ? (offset.amount ?? 0) : 0,
+    travelReported: mode === null ? 0 : 1,
+    lowCarbon: mode !== null && (LOW_CARBON_TRAVEL_MODES as readonly string[]).includes(mode) ? 1 : 0,
+  };
 }
 
 /** An event row with the figures the storage keeps on it. */
@@ -79,24 +95,26 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
   const analytics = createAnalyticsQueries(db, dialect);
 
   /**
-   * Recomputes an event's kept figures from its active registrations: called in the write
-   * transaction of every change to a registration, so they are never off, also with several
-   * processes.
+   * Moves an event's kept figures from what registration `before` contributed to what `after`
+   * does (either may be `null`: none). Runs in the write transaction of the change, under the
+   * event's lock, so the figures stay exact with several processes; an increment, so a
+   * registration costs the same in an event of ten or of fifty thousand.
    */
-  async function refreshEventStats(conn: Kysely<Database>, eventId: string) {
-    const stats = await conn
-      .selectFrom("attendees")
-      .select([
-        sql<number>`count(*)`.as("active_count"),
-        sql<number>`coalesce(sum(${emissionsSql()}), 0)`.as("emissions_kg"),
-        sql<number>`coalesce(sum(case when offset_opted = 1 then offset_amount else 0 end), 0)`.as("offset_usd"),
-        sql<number>`count(travel_mode)`.as("travel_reported"),
-        sql<number>`coalesce(sum(case when travel_mode in (${lowCarbonModesSql}) then 1 else 0 end), 0)`.as("low_carbon"),
-      ])
-      .where("event_id", "=", eventId)
-      .where("status", "in", ACTIVE)
-      .executeTakeFirstOrThrow();
-    await conn.updateTable("events").set(stats).where("id", "=", eventId).execute();
+  async function adjustEventStats(conn: Kysely<Database>, eventId: string, before: AttendeeRecord | null, after: AttendeeRecord | null) {
+    const [was, is] = [contribution(before), contribution(after)];
+    const delta = {
+      active_count: is.active - was.active,
+      emissions_kg: is.emissionsKg - was.emissionsKg,
+      offset_usd: is.offsetUsd - was.offsetUsd,
+      travel_reported: is.travelReported - was.travelReported,
+      low_carbon: is.lowCarbon - was.lowCarbon,
+    };
+    if (Object.values(delta).every((value) => value === 0)) return;
+    await conn
+      .updateTable("events")
+      .set((eb) => Object.fromEntries(Object.entries(delta).map(([column, by]) => [column, eb(column as keyof typeof delta, "+", by)])))
+      .where("id", "=", eventId)
+      .execute();
   }
 
   // The hot path (every request authenticates and counts; reads by id are the most common),
@@ -520,7 +538,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
           record = { ...record, confirmationCode: createConfirmationCode() };
         }
         await trx.insertInto("attendees").values(attendeeToRow(record)).execute();
-        await refreshEventStats(trx, record.eventId);
+        await adjustEventStats(trx, record.eventId, null, record);
         const notify = notifyDefaults(notifyOptions);
         const own = registrationNotifications(toApiAttendee(record, notify.baseUrl), event, offsetOf(record, notify.carbon));
         await notifyAttendeeChange(trx, event, own, notify, record.registrationDate);
@@ -550,7 +568,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         if (isActiveAttendeeStatus(after.status) && (reactivated || emailChanged)) await assertNoActiveDuplicate(trx, after);
         const { id: _id, account_id: _account, event_id: _event, confirmation_code: _code, registration_date: _date, ...changes } = attendeeToRow(after);
         await trx.updateTable("attendees").set(changes).where("id", "=", id).execute();
-        await refreshEventStats(trx, before.eventId);
+        await adjustEventStats(trx, before.eventId, before, after);
         const notify = notifyDefaults(notifyOptions);
         const own = attendeeUpdateNotifications(toApiAttendee(before, notify.baseUrl), toApiAttendee(after, notify.baseUrl), event, offsetOf(after, notify.carbon));
         if (own.length > 0) await notifyAttendeeChange(trx, event, own, notify, now);
