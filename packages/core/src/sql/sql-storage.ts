@@ -164,15 +164,14 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     conn.selectFrom("events").selectAll().where("id", "=", param("id")).where("account_id", "=", param("account")),
   );
 
-  async function countActive(conn: Kysely<Database>, eventId: string, exceptId?: string): Promise<number> {
-    const row = await conn
-      .selectFrom("attendees")
-      .select(sql<number>`count(*)`.as("n"))
-      .where("event_id", "=", eventId)
-      .where("status", "in", ACTIVE)
-      .$if(exceptId !== undefined, (q) => q.where("id", "<>", exceptId!))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  /**
+   * The event's active registrations, as kept on its row: exact inside a write transaction that
+   * holds the event's lock (every registration change adjusts it there), and one row to read
+   * however many registrations the event has.
+   */
+  async function countActive(conn: Kysely<Database>, eventId: string): Promise<number> {
+    const row = await conn.selectFrom("events").select("active_count").where("id", "=", eventId).executeTakeFirstOrThrow();
+    return Number(row.active_count);
   }
 
   /** Locks and returns the event row (the lock that serialises everything about its registrations). */
@@ -199,8 +198,8 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     }
   }
 
-  async function assertCapacityLeft(conn: Kysely<Database>, event: EventRecord, exceptId?: string) {
-    const active = await countActive(conn, event.id, exceptId);
+  async function assertCapacityLeft(conn: Kysely<Database>, event: EventRecord) {
+    const active = await countActive(conn, event.id);
     if (active >= event.capacity) {
       throw new ServiceError("EVENT_FULL", {
         message: `Event ${event.id} is full (${event.capacity} of ${event.capacity} places taken).`,
@@ -562,7 +561,8 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         const reactivated = !isActiveAttendeeStatus(before.status) && isActiveAttendeeStatus(after.status);
         if (reactivated) {
           assertOpenForRegistration(event);
-          await assertCapacityLeft(trx, event, id);
+          // The registration is cancelled, so the kept count does not hold its place.
+          await assertCapacityLeft(trx, event);
         }
         const emailChanged = after.email.toLowerCase() !== before.email.toLowerCase();
         if (isActiveAttendeeStatus(after.status) && (reactivated || emailChanged)) await assertNoActiveDuplicate(trx, after);
