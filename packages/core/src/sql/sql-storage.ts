@@ -186,7 +186,10 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       .select("id")
       .where("event_id", "=", attendee.eventId)
       .where("email_key", "=", attendee.email.toLowerCase())
-      .where("status", "in", ACTIVE)
+      // Active means not cancelled; written as the literal of the partial unique index
+      // attendees_event_email_active, so the planner uses it instead of reading every
+      // registration of the event.
+      .where("status", "<>", sql.lit("cancelled"))
       .where("id", "<>", attendee.id)
       .executeTakeFirst();
     if (duplicate) {
