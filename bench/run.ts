@@ -138,6 +138,9 @@ try {
     [`GET /api/events/:id`, () => drive(ours.url, `/api/events/${eventId}`, { key }), () => drive(bare.url, `/api/events/${eventId}`)],
     [`GET /api/events?limit=20`, () => drive(ours.url, "/api/events?limit=20", { key }), () => drive(bare.url, "/api/events")],
     [`POST /api/attendees`, () => drive(ours.url, "/api/attendees", { key, post: attendee }), () => drive(bare.url, "/api/attendees", { post: bareAttendee })],
+    // The floor of our stack against the bare read: no key, no rate limit, one `select 1`, the
+    // log line and the headers. No read with auth can beat it.
+    [`GET /health (ours) vs the bare read by id`, () => drive(ours.url, "/health"), () => drive(bare.url, `/api/events/${eventId}`)],
   ];
   const rows: string[] = [];
   for (const [name, runOurs, runBare] of cases) {
