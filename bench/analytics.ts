@@ -5,19 +5,17 @@
  * (BENCH_ANALYTICS_REQUESTS, default 50), printing p50, p95 and max latency. The target is a
  * p95 under 200 ms. Not a test: figures depend on the machine.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { createEventService, createSqlStorage, type Database as Schema, SQLITE_PRAGMAS } from "@event-service/core";
 // The row mappers are internal to the core; the benchmark uses them to write real rows fast.
 import { attendeeToRow, eventToRow } from "../packages/core/src/sql/rows.ts";
+import { ROOT, startProcess } from "./start-process.ts";
 
-const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const EVENTS = 1_000;
 const PER_EVENT = 200;
 const REQUESTS = Number(process.env.BENCH_ANALYTICS_REQUESTS ?? 50);
@@ -84,28 +82,6 @@ async function seed(file: string) {
   return { key, eventId: eventIds[500]! };
 }
 
-function start(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    const onData = (chunk: Buffer) => {
-      out += chunk;
-      for (const line of out.split("\n")) {
-        if (!line.startsWith("{")) continue;
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === "listening" && entry.url) {
-          child.stdout!.off("data", onData);
-          child.stdout!.resume();
-          resolvePromise({ child, url: entry.url.replace(/\/$/, "") });
-          return;
-        }
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 
 async function time(url: string, key: string): Promise<{ p50: number; p95: number; max: number }> {
@@ -132,7 +108,7 @@ try {
   const seeded = performance.now();
   const { key, eventId } = await seed(file);
   process.stdout.write(`Seeded in ${((performance.now() - seeded) / 1000).toFixed(1)} s.\n`);
-  const server = await start(["packages/server/bin/event-service.js", "serve"], { PORT: "0", DATABASE_URL: file, LOG_LEVEL: "info" });
+  const server = await startProcess(["packages/server/bin/event-service.js", "serve"], { PORT: "0", DATABASE_URL: file, LOG_LEVEL: "info" });
   const cases = [
     "/api/analytics/sustainability",
     "/api/analytics/sustainability?granularity=monthly",

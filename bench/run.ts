@@ -5,19 +5,17 @@
  * where the time of a read by id goes: the CPU time of each step of the hot path, in process.
  * Not a test: figures depend on the machine. BENCH_SECONDS (default 8) sets each run's length.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import autocannon from "autocannon";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { createEventService, createHandler, createSqlStorage, SQLITE_PRAGMAS, withStatementCache } from "@event-service/core";
 import { FastResponse } from "srvx";
+import { ROOT, startProcess } from "./start-process.ts";
 
-const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 16;
 
@@ -47,29 +45,6 @@ async function seed(file: string) {
   }
   await storage.close();
   return { key, accountId, eventId: ids[250]! };
-}
-
-function start(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    const onData = (chunk: Buffer) => {
-      out += chunk;
-      for (const line of out.split("\n")) {
-        if (!line.startsWith("{")) continue;
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === "listening" && entry.url) {
-          // From here on the request log is only drained, so the pipe never blocks the server.
-          child.stdout!.off("data", onData);
-          child.stdout!.resume();
-          resolvePromise({ child, url: entry.url.replace(/\/$/, "") });
-          return;
-        }
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
 }
 
 interface Figures {
@@ -129,8 +104,8 @@ const file = join(dir, "bench.sqlite");
 try {
   process.stdout.write(`Seeding 500 events and 10,000 registrations in ${file}…\n`);
   const { key, accountId, eventId } = await seed(file);
-  const ours = await start(["packages/server/bin/event-service.js", "serve"], { PORT: "0", DATABASE_URL: file, LOG_LEVEL: "info" });
-  const bare = await start(["--import", "tsx", "bench/bare-server.ts", file, accountId]);
+  const ours = await startProcess(["packages/server/bin/event-service.js", "serve"], { PORT: "0", DATABASE_URL: file, LOG_LEVEL: "info" });
+  const bare = await startProcess(["--import", "tsx", "bench/bare-server.ts", file, accountId]);
   const attendee = (n: number) => ({ eventId, firstName: "Bench", lastName: `N${n}`, email: `bench-${process.pid}-${n}@example.com`, ticketType: "general" });
   const bareAttendee = (n: number) => ({ ...attendee(n), email: `bare-${process.pid}-${n}@example.com` });
 

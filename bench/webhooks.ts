@@ -13,18 +13,17 @@
  * BENCH_PROFILE=<dir> writes a V8 CPU profile of the server there.
  * Not a test: figures depend on the machine (and on whatever else runs on it).
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { createEventService, createSqlStorage, SQLITE_PRAGMAS } from "@event-service/core";
+import { ROOT, startProcess } from "./start-process.ts";
 
-const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const CLI = join(ROOT, "packages/server/dist/cli.js");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const BURST = Number(process.env.BENCH_WEBHOOK_BURST ?? 2000);
@@ -83,29 +82,7 @@ async function seed() {
 }
 const created = await seed();
 
-function startServer(): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : []), CLI, "serve"], { env, stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    const onData = (chunk: Buffer) => {
-      out += chunk;
-      for (const line of out.split("\n")) {
-        if (!line.startsWith("{")) continue;
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === "listening" && entry.url) {
-          // From here on the log (a line per request and per attempt, as in production) is only drained.
-          child.stdout!.off("data", onData);
-          child.stdout!.resume();
-          resolvePromise({ child, url: entry.url.replace(/\/$/, "") });
-        }
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
-const server = await startServer();
+const server = await startProcess([...(process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : []), CLI, "serve"], env);
 const headers = { authorization: `Bearer ${created.key}`, "content-type": "application/json" };
 const api = async (method: string, path: string, body?: unknown) => {
   const response = await fetch(`${server.url}/v1${path}`, { method, headers, ...(body !== undefined && { body: JSON.stringify(body) }) });

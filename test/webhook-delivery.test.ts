@@ -13,7 +13,7 @@ import { startServer, type TestServer } from "./_setup.ts";
 import { type Client, clientFor, createEvent, expectError, expectStatus, ISO_UTC, moveAttendee, moveEvent, register } from "./fixtures/api.ts";
 import { attendeeInput, eventInput } from "./fixtures/builders.ts";
 import { makeCertificate } from "./fixtures/conventions.ts";
-import { type Received, type Receiver, startReceiver } from "./fixtures/receiver.ts";
+import { deliveryEnv, type Received, type Receiver, startReceiver } from "./fixtures/receiver.ts";
 
 let tls: ReturnType<typeof makeCertificate>;
 let receiver: Receiver;
@@ -27,17 +27,6 @@ after(async () => {
   await receiver.close();
   rmSync(tls.dir, { recursive: true, force: true });
 });
-
-/** The server's environment for delivery tests: trust the test certificate, reach 127.0.0.1, short waits. */
-function deliveryEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    NODE_EXTRA_CA_CERTS: tls.certPath,
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-    WEBHOOK_RETRY_DELAYS_MS: "0,50,50,50",
-    WEBHOOK_TIMEOUT_MS: "1000",
-    ...extra,
-  };
-}
 
 let pathCounter = 0;
 /** A new receiver path, so each webhook's requests are told apart. */
@@ -82,7 +71,7 @@ describe("delivery of every type", () => {
   let accountId: string;
 
   before(async () => {
-    server = await startServer({ env: deliveryEnv() });
+    server = await startServer({ env: deliveryEnv(tls.certPath) });
     const key = await server.createKey({ account: "Delivery Co" });
     accountId = key.accountId;
     client = clientFor(server, key.key);

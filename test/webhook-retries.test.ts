@@ -13,7 +13,7 @@ import { verifySignature } from "@event-service/core/webhooks";
 import { startServer, type TestServer } from "./_setup.ts";
 import { type Client, clientFor, createEvent, expectError, expectStatus } from "./fixtures/api.ts";
 import { makeCertificate } from "./fixtures/conventions.ts";
-import { type Received, type Receiver, startReceiver } from "./fixtures/receiver.ts";
+import { deliveryEnv, type Received, type Receiver, startReceiver } from "./fixtures/receiver.ts";
 
 let tls: ReturnType<typeof makeCertificate>;
 let receiver: Receiver;
@@ -30,16 +30,6 @@ after(async () => {
   await receiver.close();
   rmSync(tls.dir, { recursive: true, force: true });
 });
-
-function deliveryEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    NODE_EXTRA_CA_CERTS: tls.certPath,
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-    WEBHOOK_RETRY_DELAYS_MS: "0,50,50,50",
-    WEBHOOK_TIMEOUT_MS: "1000",
-    ...extra,
-  };
-}
 
 let pathCounter = 0;
 
@@ -73,7 +63,7 @@ describe("retries, disabling, redelivery and ping on one server", () => {
   let client: Client;
 
   before(async () => {
-    server = await startServer({ env: deliveryEnv() });
+    server = await startServer({ env: deliveryEnv(tls.certPath) });
     client = clientFor(server, (await server.createKey({ account: "Retry Co" })).key);
   });
   after(() => server.stop());
@@ -197,7 +187,7 @@ describe("retries, disabling, redelivery and ping on one server", () => {
 
 describe("a pending retry survives a restart", () => {
   test("the retry scheduled before SIGTERM is sent by the next server on the same database", async () => {
-    const env = deliveryEnv({ WEBHOOK_RETRY_DELAYS_MS: "0,3000" });
+    const env = deliveryEnv(tls.certPath, { WEBHOOK_RETRY_DELAYS_MS: "0,3000" });
     // The database outlives both servers (each removes its own temporary folder when stopped).
     const dir = mkdtempSync(join(tmpdir(), "event-service-restart-"));
     const database = join(dir, "events.sqlite");
@@ -228,8 +218,8 @@ describe("a pending retry survives a restart", () => {
 
 describe("two server processes on one database", () => {
   test("every notification is sent exactly once although both workers race for it", async () => {
-    const a = await startServer({ env: deliveryEnv() });
-    const b = await startServer({ env: deliveryEnv(), database: a.database });
+    const a = await startServer({ env: deliveryEnv(tls.certPath) });
+    const b = await startServer({ env: deliveryEnv(tls.certPath), database: a.database });
     try {
       const key = (await a.createKey({ account: "Race Co" })).key;
       const clients = [clientFor(a, key), clientFor(b, key)];
