@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createHandler, type FetchHandler } from "../src/http/handler.ts";
 import { requestFingerprint } from "../src/http/idempotency.ts";
+import { ServiceError } from "../src/errors.ts";
 import { createEventService, type EventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 
@@ -172,5 +173,38 @@ describe("API conventions in the handler", () => {
       assert.equal(response.headers.get("retry-after"), "5");
       assert.equal((await response.json()).error.code, "SERVICE_UNAVAILABLE");
     });
+  });
+});
+
+describe("Idempotency-Key when the store falters after the effect", () => {
+  test("storing the answer is retried through passing unavailability, so the retry replays instead of running again", async () => {
+    const storage = await sqliteStorage();
+    let failures = 2;
+    const faltering = {
+      ...storage,
+      async completeIdempotencyKey(...args: Parameters<typeof storage.completeIdempotencyKey>) {
+        if (failures-- > 0) throw new ServiceError("SERVICE_UNAVAILABLE", { message: "busy" });
+        return storage.completeIdempotencyKey(...args);
+      },
+    };
+    const service = createEventService({ storage: faltering });
+    const handler = createHandler(service);
+    const { key } = await service.keys.create({ account: "Faltering" });
+    const post = () =>
+      handler(
+        new Request("http://service.test/v1/events", {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": "create-once" },
+          body: JSON.stringify(EVENT),
+        }),
+      );
+    const first = await post();
+    assert.equal(first.status, 201);
+    const replay = await post();
+    assert.equal(replay.status, 201);
+    assert.equal(replay.headers.get("idempotent-replayed"), "true");
+    assert.equal((await replay.json()).id, (await first.json()).id);
+    assert.equal((await service.forAccount((await service.keys.authenticate(key))!.accountId).events.list()).pagination.total, 1);
+    await storage.close();
   });
 });

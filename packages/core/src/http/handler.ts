@@ -70,6 +70,8 @@ const VERSION_PREFIX = /^\/(?:v1|api)(?=\/)/;
 const PURGE_EVERY_MS = 60_000;
 const HSTS = "max-age=31536000; includeSubDomains";
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+/** Tries at storing a keyed request's answer before giving up. */
+const COMPLETE_ATTEMPTS = 3;
 /** The challenge of a `401` (RFC 6750). */
 const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="event-service"' } as const;
 
@@ -122,6 +124,22 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     if (nowMs - lastPurge < PURGE_EVERY_MS) return;
     lastPurge = nowMs;
     storage.purgeExpired(new Date(nowMs).toISOString()).catch((error) => options.onError?.(error, new Request("http://internal/purge")));
+  }
+
+  /**
+   * Stores a keyed request's answer. Its effect has committed by now, so a passing failure of the
+   * store (a lock held past the busy timeout) is waited out a few times: a claim left running
+   * would, once stale, let a retry run the request again.
+   */
+  async function completeIdempotencyKey(accountId: string, key: string, response: { status: number; body: string }) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await storage.completeIdempotencyKey(accountId, key, response);
+      } catch (error) {
+        if (attempt >= COMPLETE_ATTEMPTS || !(ServiceError.is(error) && error.code === "SERVICE_UNAVAILABLE")) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      }
+    }
   }
 
   /** Runs a route, answering its errors in the error body (so an idempotent replay can store them). */
@@ -198,7 +216,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       await storage.releaseIdempotencyKey(auth.accountId, key).catch(() => {});
       throw error;
     }
-    await storage.completeIdempotencyKey(auth.accountId, key, { status: answer.status, body: JSON.stringify(answer.body) });
+    await completeIdempotencyKey(auth.accountId, key, { status: answer.status, body: JSON.stringify(answer.body) });
     return answer;
   }
 
