@@ -61,6 +61,21 @@ describe("health", () => {
     assert.equal(response.headers.get("x-content-type-options"), "nosniff");
   });
 
+  test("HEAD is answered as GET without a body: /health, an API route with its headers, an unknown route", async () => {
+    const head = async (path: string, withKey = false) => {
+      const response = await fetch(`${server.url}${path}`, { method: "HEAD", headers: withKey ? { authorization: `Bearer ${key}` } : {} });
+      return { status: response.status, headers: response.headers, body: await response.text() };
+    };
+    const health = await head("/health");
+    assert.deepEqual([health.status, health.body], [200, ""]);
+    const list = await head("/v1/events", true);
+    assert.deepEqual([list.status, list.body], [200, ""]);
+    assert.match(list.headers.get("content-type") ?? "", /^application\/json/);
+    assert.match(list.headers.get("x-ratelimit-remaining") ?? "", /^\d+$/);
+    const missing = await head("/v1/nope");
+    assert.deepEqual([missing.status, missing.body], [404, ""]);
+  });
+
   test("other methods on /health: 404 NOT_FOUND", async () => {
     expectError(await server.request("POST", "/health", { body: {} }), 404, "NOT_FOUND");
     expectError(await server.request("DELETE", "/health"), 404, "NOT_FOUND");

@@ -75,6 +75,11 @@ const COMPLETE_ATTEMPTS = 3;
 /** The challenge of a `401` (RFC 6750). */
 const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="event-service"' } as const;
 
+/** The method a request is routed by: `HEAD` is answered as `GET`, without the body. */
+function routingMethod(request: Request): string {
+  return request.method === "HEAD" ? "GET" : request.method;
+}
+
 /** `/events-api` of `events-api/` and the like; `""` for the root. */
 function normaliseBasePath(basePath = ""): string {
   const trimmed = basePath.replace(/^\/+|\/+$/g, "");
@@ -153,7 +158,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   }
 
   async function api(request: Request, url: URL, path: string, origin: string, docs: string, state: RequestState): Promise<Answer> {
-    const match = findRoute(router, request.method, path);
+    const match = findRoute(router, routingMethod(request), path);
     const token = bearerToken(request);
     const noRoute = () => new ServiceError("NOT_FOUND", { message: `No route for ${request.method} ${url.pathname}.` });
     // Without a key, an unknown route is simply 404; with one, it is counted and answered like
@@ -234,7 +239,8 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       throw new ServiceError("NOT_FOUND", { message: `No route for ${request.method} ${url.pathname}.` });
     }
     const path = mounted.length > 1 ? mounted.replace(/\/+$/, "") : mounted || "/";
-    if (path === "/health" && request.method === "GET") {
+    const method = routingMethod(request);
+    if (path === "/health" && method === "GET") {
       try {
         await storage.ping();
       } catch (cause) {
@@ -242,10 +248,10 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       }
       return reply.json({ status: "ok" }, 200, state.headers);
     }
-    if (request.method === "GET" && path === "/openapi.json") {
+    if (method === "GET" && path === "/openapi.json") {
       return reply.raw(openApiDocument(), 200, { ...state.headers, "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" });
     }
-    if (request.method === "GET" && serveDocs && (path === "/docs" || path.startsWith("/docs/"))) {
+    if (method === "GET" && serveDocs && (path === "/docs" || path.startsWith("/docs/"))) {
       const asset = path.slice("/docs/".length);
       if (path === "/docs") return reply.raw(docsPage(basePath), 200, { ...state.headers, "content-type": "text/html; charset=utf-8", "cache-control": "public, max-age=300" });
       if (Object.hasOwn(DOCS_ASSETS, asset)) {
@@ -256,7 +262,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
         });
       }
     }
-    const qr = request.method === "GET" ? QR_PATH.exec(path) : null;
+    const qr = method === "GET" ? QR_PATH.exec(path) : null;
     if (qr) {
       const image = await service.qrCode(qr[1]!, qr[2] as "png" | "svg");
       if (!image) throw new ServiceError("NOT_FOUND", { message: "QR code not found." });
@@ -293,6 +299,8 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       url = new URL("http://invalid/");
       response = reply.json(new ServiceError("INVALID_REQUEST", { message: "Malformed request URL." }).toJSON(), 400, state.headers);
     }
+    // HEAD: the GET answer's status and headers, no body.
+    if (request.method === "HEAD") response = reply.raw(null, response.status, Object.fromEntries(response.headers));
     options.onRequestEnd?.({
       requestId,
       method: request.method,
