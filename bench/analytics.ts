@@ -9,12 +9,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import Database from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
-import { createEventService, createSqlStorage, type Database as Schema, SQLITE_PRAGMAS } from "@event-service/core";
+import { createEventService, createSqlStorage } from "@event-service/core";
 // The row mappers are internal to the core; the benchmark uses them to write real rows fast.
 import { attendeeToRow, eventToRow } from "../packages/core/src/sql/rows.ts";
 import { ROOT, startProcess } from "./start-process.ts";
+import { sql } from "kysely";
+import { openSqlite } from "@event-service/server";
 
 const EVENTS = 1_000;
 const PER_EVENT = 200;
@@ -22,9 +22,7 @@ const REQUESTS = Number(process.env.BENCH_ANALYTICS_REQUESTS ?? 50);
 const TARGET_P95_MS = 200;
 
 async function seed(file: string) {
-  const sqlite = new Database(file);
-  for (const pragma of SQLITE_PRAGMAS) sqlite.pragma(pragma);
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = openSqlite(file);
   const storage = createSqlStorage({ db });
   await storage.migrate();
   const service = createEventService({ storage });
@@ -77,7 +75,7 @@ async function seed(file: string) {
     }
   });
   // Planner statistics, as a long-running database gathers them (`PRAGMA optimize`).
-  if (process.env.BENCH_ANALYZE === "1") sqlite.exec("analyze");
+  if (process.env.BENCH_ANALYZE === "1") await sql`analyze`.execute(db);
   await storage.close();
   return { key, eventId: eventIds[500]! };
 }

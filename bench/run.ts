@@ -10,19 +10,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import Database from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
-import { createEventService, createHandler, createSqlStorage, SQLITE_PRAGMAS, withStatementCache } from "@event-service/core";
+import { createEventService, createHandler, createSqlStorage } from "@event-service/core";
 import { FastResponse } from "srvx";
 import { ROOT, startProcess } from "./start-process.ts";
+import { openSqlite } from "@event-service/server";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 16;
 
 async function seed(file: string) {
-  const sqlite = new Database(file);
-  for (const pragma of SQLITE_PRAGMAS) sqlite.pragma(pragma);
-  const storage = createSqlStorage({ db: new Kysely({ dialect: new SqliteDialect({ database: sqlite }) }) });
+  const storage = createSqlStorage({ db: openSqlite(file) });
   await storage.migrate();
   const service = createEventService({ storage });
   const { key, accountId } = await service.keys.create({ account: "Bench", tier: "enterprise", perMinute: 1_000_000, perDay: 100_000_000 });
@@ -79,9 +76,8 @@ async function cpuMicros(fn: () => Promise<unknown>, calls = 20_000): Promise<nu
 
 /** The hot path of `GET /api/events/:id` step by step, in this process, on the seeded file. */
 async function hotPath(file: string, key: string, accountId: string, eventId: string): Promise<string> {
-  const sqlite = new Database(file);
-  for (const pragma of SQLITE_PRAGMAS) sqlite.pragma(pragma);
-  const storage = createSqlStorage({ db: new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }) });
+  // Opened as the server opens it (WAL, busy timeout, statement cache).
+  const storage = createSqlStorage({ db: openSqlite(file) });
   const service = createEventService({ storage });
   const handler = createHandler(service, { Response: FastResponse });
   const request = new Request(`http://127.0.0.1/api/events/${eventId}`, { headers: { authorization: `Bearer ${key}` } });

@@ -13,30 +13,22 @@
  * BENCH_PROFILE=<dir> writes a V8 CPU profile of the server there.
  * Not a test: figures depend on the machine (and on whatever else runs on it).
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
-import { createEventService, createSqlStorage, SQLITE_PRAGMAS } from "@event-service/core";
+import { createEventService, createSqlStorage } from "@event-service/core";
 import { ROOT, startProcess } from "./start-process.ts";
+import { openSqlite } from "@event-service/server";
+import { makeCertificate } from "../test/fixtures/conventions.ts";
 
 const CLI = join(ROOT, "packages/server/dist/cli.js");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const BURST = Number(process.env.BENCH_WEBHOOK_BURST ?? 2000);
 const RATE = 200;
 
-const dir = mkdtempSync(join(tmpdir(), "event-service-bench-webhooks-"));
-const certPath = join(dir, "cert.pem");
-const keyPath = join(dir, "key.pem");
-execFileSync(
-  "openssl",
-  ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", keyPath, "-out", certPath, "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1"],
-  { stdio: "ignore" },
-);
+// The tests' self-signed certificate for 127.0.0.1, in a temporary folder that also holds the database.
+const { dir, certPath, keyPath } = makeCertificate();
 
 /** Receipt time (epoch ms) and change time of each envelope id. */
 const receipts = new Map<string, { at: number; createdAt: number }>();
@@ -68,9 +60,7 @@ const EVENT = {
 
 /** The key, the webhook and BURST pending deliveries, written through core with no worker running. */
 async function seed() {
-  const sqlite = new Database(database);
-  for (const pragma of SQLITE_PRAGMAS) sqlite.pragma(pragma);
-  const storage = createSqlStorage({ db: new Kysely({ dialect: new SqliteDialect({ database: sqlite }) }) });
+  const storage = createSqlStorage({ db: openSqlite(database) });
   await storage.migrate();
   const service = createEventService({ storage, webhooks: { allowPrivateNetworks: true } });
   const { key, accountId } = await service.keys.create({ account: "Bench", tier: "enterprise", perMinute: 1_000_000, perDay: 100_000_000 });
