@@ -75,6 +75,11 @@ const COMPLETE_ATTEMPTS = 3;
 /** The challenge of a `401` (RFC 6750). */
 const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="event-service"' } as const;
 
+/** The answer to a path (or method) the API does not serve. */
+function noRoute(request: Request, url: URL): ServiceError {
+  return new ServiceError("NOT_FOUND", { message: `No route for ${request.method} ${url.pathname}.` });
+}
+
 /** The method a request is routed by: `HEAD` is answered as `GET`, without the body. */
 function routingMethod(request: Request): string {
   return request.method === "HEAD" ? "GET" : request.method;
@@ -160,17 +165,16 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   async function api(request: Request, url: URL, path: string, origin: string, docs: string, state: RequestState): Promise<Answer> {
     const match = findRoute(router, routingMethod(request), path);
     const token = bearerToken(request);
-    const noRoute = () => new ServiceError("NOT_FOUND", { message: `No route for ${request.method} ${url.pathname}.` });
     // Without a key, an unknown route is simply 404; with one, it is counted and answered like
     // any authenticated request (rate-limit headers included), as GitHub does.
-    if (!match && !token) throw noRoute();
+    if (!match && !token) throw noRoute(request, url);
     if (!token) throw new ServiceError("UNAUTHORIZED", { message: "Missing API key: send Authorization: Bearer <key>.", headers: BEARER_CHALLENGE });
     const nowMs = service.clock().getTime();
     const { auth, counts } = await admit(token, nowMs);
     state.accountId = auth.accountId;
     Object.assign(state.headers, assertWithinLimits(counts, auth.limits, nowMs));
     purgeNowAndThen(nowMs);
-    if (!match) throw noRoute();
+    if (!match) throw noRoute(request, url);
     const endpoint = match.data;
     if (!auth.scopes.includes(endpoint.scope)) {
       throw new ServiceError("FORBIDDEN", { message: `This API key lacks the ${endpoint.scope} scope.`, details: { requiredScope: endpoint.scope } });
@@ -236,7 +240,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     }
     const mounted = url.pathname.slice(basePath.length);
     if (!url.pathname.startsWith(basePath) || (mounted !== "" && !mounted.startsWith("/"))) {
-      throw new ServiceError("NOT_FOUND", { message: `No route for ${request.method} ${url.pathname}.` });
+      throw noRoute(request, url);
     }
     const path = mounted.length > 1 ? mounted.replace(/\/+$/, "") : mounted || "/";
     const method = routingMethod(request);
