@@ -75,8 +75,15 @@ async function main(argv: string[]): Promise<number> {
     case "serve": {
       if (sub !== undefined) throw new UsageError(`serve takes no argument (got ${sub})`);
       const logger = createLogger(config.LOG_LEVEL);
-      const server = await startServer(config, logger);
+      // Signals are caught before the server starts: one that arrives while it starts (its port
+      // may already answer) shuts it down gracefully as soon as it is up, instead of killing it.
+      let server: Awaited<ReturnType<typeof startServer>> | undefined;
+      let pending: string | undefined;
       const stop = (signal: string) => {
+        if (!server) {
+          pending = signal;
+          return;
+        }
         logger.info({ signal }, "shutting down");
         server.close().then(
           () => {
@@ -91,6 +98,8 @@ async function main(argv: string[]): Promise<number> {
       };
       process.once("SIGTERM", () => stop("SIGTERM"));
       process.once("SIGINT", () => stop("SIGINT"));
+      server = await startServer(config, logger);
+      if (pending) stop(pending);
       return -1;
     }
     case "migrate": {
