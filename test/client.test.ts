@@ -31,6 +31,10 @@ describe("@event-service/client", () => {
     const checkedIn = await client.events.checkIn(event.id, { confirmationCode: attendee.confirmationCode });
     assert.equal(checkedIn.status, "checked-in");
     assert.equal((await client.events.list({ tags: "client" })).pagination.total, 1);
+    const second = await client.attendees.register(attendeeInput(event.id) as never);
+    assert.deepEqual(await client.attendees.delete(second.id), { success: true, message: `Attendee ${second.id} was erased.`, deletedId: second.id });
+    await assert.rejects(client.attendees.get(second.id), (error: any) => error.status === 404 && error.code === "NOT_FOUND");
+    await assert.rejects(client.attendees.delete(second.id), (error: any) => error.status === 404 && error.code === "NOT_FOUND");
     assert.deepEqual(await client.events.delete(event.id), { success: true, message: `Event ${event.id} and its registrations were deleted.`, deletedId: event.id });
   });
 

@@ -77,6 +77,11 @@ export interface AttendeesResource {
   list(query?: AttendeeListParams, call?: CallOptions): Promise<ListResult<"attendees", Attendee>>;
   /** Every registration the query matches, fetched page by page as you iterate. */
   listAll(query?: AttendeeListParams, call?: CallOptions): AsyncGenerator<Attendee, void, undefined>;
+  /**
+   * Erases a registration: its personal data leaves the service (stored webhook payloads
+   * included), an active one frees its place, and `attendee.deleted` is sent.
+   */
+  delete(attendeeId: string, call?: CallOptions): Promise<DeleteResult>;
 }
 
 /** Webhooks of the caller's account. */
@@ -249,6 +254,7 @@ export function createClient(options: ClientOptions): EventServiceClient {
         request<Attendee>("PUT", `/attendees/${id(attendeeId)}`, { body: input, ...call }),
       list: (query = {}, call) => request<ListResult<"attendees", Attendee>>("GET", "/attendees", { query, ...call }),
       listAll: (query = {}, call) => walk<"attendees", Attendee>("attendees", "/attendees", query, call),
+      delete: (attendeeId, call) => request<DeleteResult>("DELETE", `/attendees/${id(attendeeId)}`, call),
     },
     webhooks: {
       create: (input, call) => request<CreatedWebhook>("POST", "/webhooks", { body: input, ...call }),

@@ -4,6 +4,7 @@ import { buildEventAnalytics, type EventAnalytics } from "./analytics/event-anal
 import { buildSustainabilityReport, type SustainabilityReport, SustainabilityQuery } from "./analytics/sustainability-report.ts";
 import { buildTrendReport, type TrendReport, TrendQuery } from "./analytics/trend-report.ts";
 import { parseInput } from "./_internal/parse-input.ts";
+import { ERASED_ANSWER } from "./http/idempotency.ts";
 import { type CarbonSettings, DEFAULT_CARBON_SETTINGS } from "./carbon/carbon-settings.ts";
 import { sustainabilityScore } from "./carbon/sustainability-score.ts";
 import { ServiceError } from "./errors.ts";
@@ -85,6 +86,11 @@ export interface AttendeeOperations {
   /** Partial update; throws `NOT_FOUND`, `INVALID_REQUEST`, `INVALID_STATE_TRANSITION`, `EVENT_FULL`, `DUPLICATE_REGISTRATION`. */
   update(id: string, input: AttendeeUpdateInput): Promise<Attendee>;
   list(query?: Record<string, unknown>): Promise<ListResult<"attendees", Attendee>>;
+  /**
+   * Erases the registration: its personal data leaves every table and stored payload, an
+   * active one frees its place, `attendee.deleted` is sent. Throws `NOT_FOUND`.
+   */
+  delete(id: string): Promise<DeleteResult>;
 }
 
 /** Operations on one account's webhooks. */
@@ -229,7 +235,7 @@ export function createEventService(options: EventServiceOptions): EventService {
         return getEvent(id);
       },
       async delete(id) {
-        const deleted = await storage.deleteEvent(accountId, id, notify);
+        const deleted = await storage.deleteEvent(accountId, id, notify, { now: now(), replay: ERASED_ANSWER });
         queued();
         if (!deleted) throw notFound("Event", id);
         return { success: true, message: `Event ${id} and its registrations were deleted.`, deletedId: id };
@@ -276,6 +282,12 @@ export function createEventService(options: EventServiceOptions): EventService {
         const parsed = parseInput(AttendeeListQuery, query, "query");
         const page = await storage.listAttendees(accountId, parsed);
         return { attendees: page.items.map(attendeeOut), pagination: paginate(parsed.page, parsed.limit, page.total) };
+      },
+      async delete(id) {
+        const erased = await storage.eraseAttendee(accountId, id, { now: now(), replay: ERASED_ANSWER }, notify);
+        if (!erased) throw notFound("Attendee", id);
+        queued();
+        return { success: true, message: `Attendee ${id} was erased.`, deletedId: id };
       },
     };
 

@@ -53,6 +53,17 @@ export interface NotifyContext {
   carbon: CarbonSettings;
 }
 
+/**
+ * What an erasure writes in place of the personal data it removes from stored copies
+ * (`eraseAttendee`, `deleteEvent`).
+ */
+export interface Erasure {
+  /** The time of the erasure: the `erasedAt` of the payloads it redacts. */
+  now: string;
+  /** The answer that replaces a stored Idempotency-Key response that held the data (`ERASED_ANSWER`). */
+  replay: { status: number; body: string };
+}
+
 /** The state of a record before and after a change. */
 export interface Change<T> {
   before: T;
@@ -70,7 +81,7 @@ export interface Change<T> {
  */
 export interface Storage {
   // Outbox: every write of an event or a registration (insertEvent, updateEvent, deleteEvent,
-  // registerAttendee, updateAttendee, checkIn) also writes, in its own transaction, one pending
+  // registerAttendee, updateAttendee, checkIn, eraseAttendee) also writes, in its own transaction, one pending
   // delivery per active webhook subscribed to each notification the change causes
   // (`webhooks/payloads.ts`). A write that fails or rolls back writes none.
 
@@ -144,8 +155,14 @@ export interface Storage {
    * or `INVALID_REQUEST`.
    */
   updateEvent(accountId: string, id: string, update: EventUpdate, now: string, notify?: NotifyContext): Promise<Change<EventRecord>>;
-  /** Deletes the event and all its registrations in one transaction; the deleted event, or `null`. */
-  deleteEvent(accountId: string, id: string, notify?: NotifyContext): Promise<EventRecord | null>;
+  /**
+   * Deletes the event and all its registrations in one transaction, and scrubs its
+   * registrations' personal data from stored copies as `eraseAttendee` does (webhook payloads
+   * by `redactEnvelope` with the event as subject, stored Idempotency-Key answers that name one
+   * of them). The deleted event, or `null` (nothing changes). `erasure` defaults to now and
+   * `ERASED_ANSWER`.
+   */
+  deleteEvent(accountId: string, id: string, notify?: NotifyContext, erasure?: Erasure): Promise<EventRecord | null>;
   /** One page of the account's events, filtered and sorted as the query says (ties broken by id). */
   listEvents(accountId: string, query: EventListQuery, carbon: CarbonSettings): Promise<Page<EventWithStats>>;
 
@@ -171,6 +188,18 @@ export interface Storage {
    * registration already checked in is left as it is and returned with `before === after`.
    */
   checkIn(accountId: string, eventId: string, confirmationCode: string, now: string, notify?: NotifyContext): Promise<Change<AttendeeRecord>>;
+  /**
+   * Erases the account's registration in one transaction, under its event's lock: the row goes
+   * (so every read, list, QR image and check-in of it finds nothing); an active registration's
+   * place and its share of the event's kept figures are released; every stored copy of its
+   * personal data is scrubbed: webhook payloads (pending and final) that `redactEnvelope`
+   * redacts for it, stored as redacted, with the response excerpts of their attempts cleared
+   * (a receiver may echo what it got), and stored Idempotency-Key answers that name it,
+   * replaced by `erasure.replay`. Then `attendee.deleted` (ids only) and the event's one-time
+   * notifications go to the outbox. Returns the registration as it was, or `null` when the
+   * account has none with this id (nothing changes). Never throws for a registration's status.
+   */
+  eraseAttendee(accountId: string, id: string, erasure: Erasure, notify?: NotifyContext): Promise<AttendeeRecord | null>;
   /** The registration with this id in any account, or `null`. Serves the public QR image URLs only. */
   findAttendeeById(id: string): Promise<AttendeeRecord | null>;
   /** One page of the account's registrations, filtered and sorted as the query says (ties broken by id). */

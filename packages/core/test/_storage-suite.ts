@@ -13,7 +13,8 @@ import { ServiceError } from "../src/errors.ts";
 import { type AttendeeCreate, type AttendeeRecord, AttendeeListQuery, newAttendeeRecord } from "../src/resources/attendee.ts";
 import { type EventCreate, EventListQuery, type EventRecord, newEventRecord } from "../src/resources/event.ts";
 import { WebhookListQuery, type WebhookRecord } from "../src/resources/webhook.ts";
-import type { Storage } from "../src/storage.ts";
+import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
+import type { Erasure, Storage } from "../src/storage.ts";
 
 const carbon = DEFAULT_CARBON_SETTINGS;
 let clock = Date.parse("2026-01-01T00:00:00.000Z");
@@ -50,6 +51,9 @@ async function rejectsWith(promise: Promise<unknown>, code: string, field?: stri
     return true;
   });
 }
+
+const ERASED = { status: 404, body: '{"error":{"code":"NOT_FOUND","message":"erased"}}' };
+const erasure = (): Erasure => ({ now: tick(), replay: ERASED });
 
 async function newAccount(storage: Storage, name: string): Promise<string> {
   const info = await storage.createApiKey({
@@ -354,8 +358,12 @@ export function describeStorage(name: string, create: () => Promise<Storage>) {
             ids.push((await storage.registerAttendee(attendeeRecord(account, event.id, { carbonOffset: travel() }))).id);
           } else if (roll < 0.6) {
             await storage.updateAttendee(account, pick(ids), { carbonOffset: random() < 0.2 ? null : travel() }, tick());
-          } else if (roll < 0.9) {
+          } else if (roll < 0.85) {
             await storage.updateAttendee(account, pick(ids), { status: pick(["confirmed", "pending", "cancelled", "checked-in"] as const) }, tick());
+          } else if (roll < 0.9) {
+            const id = pick(ids);
+            assert.equal((await storage.eraseAttendee(account, id, erasure()))?.id, id);
+            ids.splice(ids.indexOf(id), 1);
           } else {
             const attendee = await storage.getAttendee(account, pick(ids));
             await storage.checkIn(account, event.id, attendee!.confirmationCode, tick());
@@ -475,6 +483,195 @@ export function describeStorage(name: string, create: () => Promise<Storage>) {
         assert.equal(await storage.eventAnalyticsFigures(mine, foreign.id), null);
         const own = await storage.eventAnalyticsFigures(theirs, foreign.id);
         assert.deepEqual(own?.statuses, { confirmed: 1, pending: 0, cancelled: 0, "checked-in": 0 });
+      });
+    });
+
+    describe("erasure", () => {
+      const hook = (accountId: string): WebhookRecord => ({
+        id: createId("webhook"), accountId, url: `https://93.184.216.34/${createId("webhook")}`, events: ["*"], description: null, secret: "whsec_x",
+        active: true, metadata: {}, consecutiveFailures: 0, disabledAt: null, createdAt: tick(), updatedAt: tick(),
+      });
+      const deliveries = async (accountId: string, webhookId: string) =>
+        (await storage.listDeliveries(accountId, webhookId, DeliveryListQuery.parse({ limit: "100" })))!.items.reverse();
+      const personal = {
+        firstName: "Erasmus", lastName: "Forgetful", email: "erasmus.forgetful@example.org", phone: "+49 30 5550123", company: "Oblivion Works",
+        dietaryPreferences: ["moonbeam-only"], carbonOffset: { opted: true, amount: 12, travelMode: "car" as const, travelDistance: 120 },
+        emergencyContact: { name: "Mnemosyne Forgetful", phone: "+49 30 5550999" },
+      };
+
+      test("takes the registration out of every read, frees its place, and is per account", async () => {
+        const account = await newAccount(storage, "Erasure reads");
+        const event = eventRecord(account, { capacity: 2, sustainabilityGoals: { carbonNeutral: true } });
+        await storage.insertEvent(event);
+        const erased = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
+        const kept = await storage.registerAttendee(attendeeRecord(account, event.id, { carbonOffset: { travelMode: "train", travelDistance: 50 } }));
+        await rejectsWith(storage.registerAttendee(attendeeRecord(account, event.id)), "EVENT_FULL");
+        assert.equal(await storage.eraseAttendee(globex, erased.id, erasure()), null, "another account's registration does not exist");
+        assert.deepEqual(await storage.getAttendee(account, erased.id), erased);
+
+        assert.deepEqual(await storage.eraseAttendee(account, erased.id, erasure()), erased);
+        assert.equal(await storage.getAttendee(account, erased.id), null);
+        assert.equal(await storage.findAttendeeById(erased.id), null);
+        assert.deepEqual((await storage.listAttendees(account, AttendeeListQuery.parse({ eventId: event.id }))).items.map((a) => a.id), [kept.id]);
+        await rejectsWith(storage.checkIn(account, event.id, erased.confirmationCode, tick()), "NOT_FOUND", "confirmationCode");
+        assert.equal(await storage.eraseAttendee(account, erased.id, erasure()), null, "a second erasure finds nothing");
+        // Its place and its share of the figures are gone: only the train trip is left.
+        const figures = await storage.getEvent(account, event.id, carbon);
+        assert.equal(figures!.attendeeCount, 1);
+        assert.equal(figures!.carbonFootprint, Math.round(travelEmissionsKg("train", 50) * 1000) / 1000);
+        assert.equal(
+          figures!.sustainabilityScore,
+          sustainabilityScore({ goals: event.sustainabilityGoals, travelReported: 1, lowCarbonTravel: 1, emissionsKg: travelEmissionsKg("train", 50), offsetKg: 0 }),
+        );
+        const again = await storage.registerAttendee(attendeeRecord(account, event.id, { email: personal.email }));
+        assert.equal(again.status, "confirmed", "the freed place and the email take a new registration");
+
+        // A cancelled registration holds no place: erasing it changes no figure.
+        await storage.updateAttendee(account, kept.id, { status: "cancelled" }, tick());
+        const before = await storage.getEvent(account, event.id, carbon);
+        await storage.eraseAttendee(account, kept.id, erasure());
+        assert.deepEqual(await storage.getEvent(account, event.id, carbon), before);
+      });
+
+      test("concurrent erasures of one registration: one erases, the others find nothing", async () => {
+        const account = await newAccount(storage, "Erasure race");
+        const event = eventRecord(account);
+        await storage.insertEvent(event);
+        const attendee = await storage.registerAttendee(attendeeRecord(account, event.id));
+        await storage.registerAttendee(attendeeRecord(account, event.id));
+        const results = await Promise.all(Array.from({ length: 8 }, () => storage.eraseAttendee(account, attendee.id, erasure())));
+        assert.equal(results.filter((r) => r !== null).length, 1);
+        assert.equal((await storage.getEvent(account, event.id, carbon))!.attendeeCount, 1);
+      });
+
+      test("redacts the stored payloads that carry it, clears their attempts' excerpts, and writes attendee.deleted with ids only", async () => {
+        const account = await newAccount(storage, "Erasure payloads");
+        const webhook = hook(account);
+        await storage.insertWebhook(webhook);
+        const event = eventRecord(account, { capacity: 5 });
+        await storage.insertEvent(event);
+        const erased = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
+        const other = await storage.registerAttendee(attendeeRecord(account, event.id, { company: "Stays Inc" }));
+        await storage.updateAttendee(account, erased.id, { email: "erasmus.new@example.org", title: "Chief Forgetter" }, tick());
+        // The first attempt of the registration's notification, answered by a receiver that echoes what it got.
+        const claimed = await storage.claimDueDeliveries({ workerId: "w1", now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z", limit: 100, perWebhook: 100, inFlight: {} });
+        const registered = claimed.find((d) => d.type === "attendee.registered" && d.payload.includes(erased.id))!;
+        await storage.recordDeliveryAttempt({
+          deliveryId: registered.id, workerId: "w1", nextAttemptAt: null, disable: false, disableAfter: 10, now: tick(),
+          attempt: { number: 1, startedAt: tick(), durationMs: 5, statusCode: 200, error: null, responseExcerpt: `got ${registered.payload}`, succeeded: true },
+        });
+        const beforeErasure = await deliveries(account, webhook.id);
+        const carrying = beforeErasure.filter((d) => JSON.stringify(d.payload).includes(erased.id)).map((d) => d.type);
+        assert.deepEqual(carrying.sort(), ["attendee.registered", "attendee.updated", "sustainability.carbon_offset"]);
+
+        const at = erasure();
+        await storage.eraseAttendee(account, erased.id, at);
+        const after = await deliveries(account, webhook.id);
+        assert.equal(after.length, beforeErasure.length + 1);
+        for (const [index, delivery] of beforeErasure.entries()) {
+          const now = after[index]!;
+          assert.equal(now.id, delivery.id);
+          const envelope = delivery.payload as Record<string, any>;
+          if (JSON.stringify(envelope).includes(erased.id)) {
+            assert.deepEqual(now.payload, {
+              ...envelope,
+              data: { attendee: { id: erased.id, eventId: event.id }, event: { id: event.id, name: event.name } },
+              erasedAt: at.now,
+            });
+            assert.deepEqual(now.attempts.map((a) => a.responseExcerpt), now.attempts.map(() => null));
+          } else {
+            assert.deepEqual(now, delivery, "a payload without the registration is left as it was");
+          }
+        }
+        assert.equal(after.filter((d) => d.attempts.length > 0 && d.attempts[0]!.statusCode === 200).length, 1, "the attempt itself stays in the log");
+        const deleted = after.at(-1)!;
+        assert.equal(deleted.type, "attendee.deleted");
+        assert.deepEqual((deleted.payload as Record<string, any>).data, { attendee: { id: erased.id, eventId: event.id } });
+        const text = JSON.stringify(after);
+        for (const value of [personal.email, "erasmus.new@example.org", personal.lastName, personal.phone, personal.company, "moonbeam-only", "Mnemosyne", "Chief Forgetter", erased.confirmationCode]) {
+          assert.ok(!text.includes(value), `${value} is gone from the delivery log`);
+        }
+        assert.ok(text.includes("Stays Inc"), "another registration's payloads keep their data");
+        assert.ok(after.some((d) => JSON.stringify(d.payload).includes(other.id) && !("erasedAt" in d.payload)));
+      });
+
+      test("redacts its event's analytics.report_ready, whose report names the companies it counted", async () => {
+        const account = await newAccount(storage, "Erasure report");
+        const webhook = hook(account);
+        await storage.insertWebhook(webhook);
+        const event = eventRecord(account);
+        await storage.insertEvent(event);
+        const erased = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
+        await storage.updateEvent(account, event.id, { status: "published" }, tick());
+        await storage.updateEvent(account, event.id, { status: "completed" }, tick());
+        const report = (await deliveries(account, webhook.id)).find((d) => d.type === "analytics.report_ready")!;
+        assert.ok(JSON.stringify(report.payload).includes(personal.company));
+        const at = erasure();
+        await storage.eraseAttendee(account, erased.id, at);
+        const redacted = (await deliveries(account, webhook.id)).find((d) => d.id === report.id)!;
+        const envelope = report.payload as Record<string, any>;
+        assert.deepEqual(redacted.payload, { ...envelope, data: { event: { id: event.id, name: event.name }, url: envelope.data.url }, erasedAt: at.now });
+        const sustainability = (await deliveries(account, webhook.id)).find((d) => d.type === "sustainability.report_generated")!;
+        assert.equal("erasedAt" in sustainability.payload, false, "a report of figures only is kept");
+      });
+
+      test("replaces the stored Idempotency-Key answers that name it", async () => {
+        const account = await newAccount(storage, "Erasure replays");
+        const event = eventRecord(account);
+        await storage.insertEvent(event);
+        const erased = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
+        const other = await storage.registerAttendee(attendeeRecord(account, event.id));
+        const stored = async (key: string, body: unknown) => {
+          const now = tick();
+          const claim = { accountId: account, key, requestHash: key, now, expiresAt: "2100-01-01T00:00:00.000Z", staleBefore: "2000-01-01T00:00:00.000Z" };
+          assert.equal(await storage.claimIdempotencyKey(claim), null);
+          await storage.completeIdempotencyKey(account, key, { status: 201, body: JSON.stringify(body) });
+          return () => storage.claimIdempotencyKey({ ...claim, now: tick() });
+        };
+        const registration = await stored("register", erased);
+        const duplicate = await stored("duplicate", { error: { code: "DUPLICATE_REGISTRATION", message: `${personal.email} already holds ...`, details: { attendeeId: erased.id } } });
+        const unrelated = await stored("other", other);
+        await storage.eraseAttendee(account, erased.id, erasure());
+        assert.deepEqual((await registration())?.response, ERASED);
+        assert.deepEqual((await duplicate())?.response, ERASED);
+        assert.deepEqual((await unrelated())?.response, { status: 201, body: JSON.stringify(other) });
+      });
+
+      test("deleting an event scrubs its registrations from stored payloads and answers, and keeps the event's own", async () => {
+        const account = await newAccount(storage, "Erasure event");
+        const webhook = hook(account);
+        await storage.insertWebhook(webhook);
+        const event = eventRecord(account);
+        const elsewhere = eventRecord(account);
+        await storage.insertEvent(event);
+        await storage.insertEvent(elsewhere);
+        const first = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
+        const second = await storage.registerAttendee(attendeeRecord(account, event.id, { lastName: "Second-Person" }));
+        const outside = await storage.registerAttendee(attendeeRecord(account, elsewhere.id, { lastName: "Outsider" }));
+        const claim = { accountId: account, key: "k1", requestHash: "h", now: tick(), expiresAt: "2100-01-01T00:00:00.000Z", staleBefore: "2000-01-01T00:00:00.000Z" };
+        await storage.claimIdempotencyKey(claim);
+        await storage.completeIdempotencyKey(account, "k1", { status: 201, body: JSON.stringify(second) });
+        const created = await storage.claimIdempotencyKey({ ...claim, key: "k2" });
+        assert.equal(created, null);
+        await storage.completeIdempotencyKey(account, "k2", { status: 201, body: JSON.stringify({ id: event.id, name: event.name }) });
+
+        const at = erasure();
+        assert.equal((await storage.deleteEvent(account, event.id, undefined, at))?.id, event.id);
+        const log = await deliveries(account, webhook.id);
+        const text = JSON.stringify(log);
+        for (const value of [personal.email, personal.lastName, "Second-Person", personal.phone, personal.company, "Mnemosyne", first.confirmationCode]) {
+          assert.ok(!text.includes(value), `${value} is gone from the delivery log`);
+        }
+        assert.ok(text.includes("Outsider"), "another event's registrations keep their payloads");
+        const registered = log.filter((d) => d.type === "attendee.registered" && JSON.stringify(d.payload).includes(event.id));
+        assert.deepEqual(registered.map((d) => (d.payload as Record<string, any>).data.attendee.id), [first.id, second.id]);
+        assert.ok(registered.every((d) => (d.payload as Record<string, any>).erasedAt === at.now));
+        const own = log.filter((d) => d.type === "event.created" || d.type === "event.deleted");
+        assert.deepEqual(own.map((d) => [d.type, "erasedAt" in d.payload]), [["event.created", false], ["event.created", false], ["event.deleted", false]]);
+        assert.equal((own.at(-1)!.payload as Record<string, any>).createdAt, at.now);
+        assert.deepEqual((await storage.claimIdempotencyKey({ ...claim, now: tick() }))?.response, ERASED);
+        assert.deepEqual((await storage.claimIdempotencyKey({ ...claim, key: "k2", now: tick() }))?.response?.status, 201, "the event's own answer stays");
+        assert.equal((await storage.getAttendee(account, outside.id))?.id, outside.id);
       });
     });
 

@@ -216,7 +216,10 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       if (existing.state === "running" || !existing.response) {
         throw new ServiceError("IDEMPOTENCY_KEY_IN_USE", { message: `A request with Idempotency-Key ${key} is still running; retry shortly.`, headers: { "retry-after": "1" } });
       }
-      return { status: existing.response.status, body: JSON.parse(existing.response.body), headers: { "idempotent-replayed": "true" } };
+      const body = JSON.parse(existing.response.body);
+      // An answer an erasure replaced (ERASED_ANSWER) was stored without this request's documentation link.
+      if (body?.error?.code && body.error.documentation === undefined) body.error.documentation = `${docs}#${body.error.code}`;
+      return { status: existing.response.status, body, headers: { "idempotent-replayed": "true" } };
     }
     let answer: Answer;
     try {

@@ -120,6 +120,12 @@ export const ROUTES: readonly Route[] = [
     handle: async (c) => ok(await c.account.attendees.update(c.params.id!, (await c.body()) as never)),
   },
   {
+    method: "DELETE", path: "/attendees/:id", scope: "attendees:write", tag: "Attendees", operationId: "deleteAttendee",
+    summary: "Erase a registration: its personal data leaves every table and stored payload; an active one frees its place",
+    response: { status: 200, schema: DeleteResult, name: "DeleteResult", description: "The erasure" }, errors: ["NOT_FOUND"],
+    handle: async (c) => ok(await c.account.attendees.delete(c.params.id!)),
+  },
+  {
     method: "POST", path: "/webhooks", scope: "webhooks:write", tag: "Webhooks", operationId: "createWebhook",
     summary: "Register a webhook (the answer is the only one that shows its secret)",
     body: WebhookCreateInput, response: { status: 201, schema: CreatedWebhook, name: "CreatedWebhook", description: "The webhook with its secret" },

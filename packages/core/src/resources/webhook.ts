@@ -3,7 +3,7 @@ import * as z from "zod";
 import { ServiceError } from "../errors.ts";
 import { BooleanParam, KeyValueMap, pagingParams, plainText, resolvePaging, Timestamp } from "./common.ts";
 
-/** Every notification type a webhook can subscribe to (spec 6.1); `*` subscribes to all. */
+/** Every notification type a webhook can subscribe to (spec 6.1, and `attendee.deleted`); `*` subscribes to all. */
 export const WEBHOOK_EVENT_TYPES = [
   "event.created",
   "event.updated",
@@ -15,6 +15,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "attendee.updated",
   "attendee.cancelled",
   "attendee.checked_in",
+  // Beyond spec 6.1: sent by DELETE /attendees/:id, the erasure of a registration.
+  "attendee.deleted",
   "sustainability.goal_achieved",
   "sustainability.carbon_offset",
   "sustainability.report_generated",

@@ -101,8 +101,12 @@ export function withStatementCache<D extends SqliteDatabaseLike>(database: D, ma
   });
 }
 
-/** Applied to every new SQLite connection by hosts: the busy timeout first (switching to WAL takes a lock), WAL, foreign keys. */
-export const SQLITE_PRAGMAS = ["busy_timeout = 5000", "journal_mode = WAL", "foreign_keys = ON", "synchronous = NORMAL"] as const;
+/**
+ * Applied to every new SQLite connection by hosts: the busy timeout first (switching to WAL
+ * takes a lock), WAL, foreign keys, and `secure_delete`, which overwrites deleted content with
+ * zeros, so that an erased registration's data does not linger in free pages of the file.
+ */
+export const SQLITE_PRAGMAS = ["busy_timeout = 5000", "journal_mode = WAL", "foreign_keys = ON", "synchronous = NORMAL", "secure_delete = ON"] as const;
 
 /**
  * The first day (`YYYY-MM-DD` text) of the calendar period holding the ISO 8601 UTC timestamp

@@ -16,8 +16,11 @@ import type { EventWithStats, NotifyContext, Page, Storage } from "../storage.ts
 import { DEFAULT_CARBON_SETTINGS } from "../carbon/carbon-settings.ts";
 import { toApiAttendee, toApiEvent } from "../service.ts";
 import {
-  attendeeUpdateNotifications, completionReports, eventUpdateNotifications, type Notification, registrationNotifications,
+  attendeeDeletedNotification, attendeeUpdateNotifications, completionReports, eventUpdateNotifications, type Notification,
+  registrationNotifications,
 } from "../webhooks/payloads.ts";
+import { ERASED_ANSWER } from "../http/idempotency.ts";
+import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
 import { createDeliveryMethods } from "./delivery-sql.ts";
 import { derivedNotifications, eventFigures, subscriptions, writeNotifications } from "./outbox-sql.ts";
 import { scoreSql, scoreThreshold } from "./carbon-sql.ts";
@@ -492,14 +495,18 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       });
     },
 
-    async deleteEvent(accountId, id, notify) {
+    async deleteEvent(accountId, id, notify, erasure = { now: new Date().toISOString(), replay: ERASED_ANSWER }) {
       return write(async (trx) => {
         const event = await lockEvent(trx, accountId, id);
         if (!event) return null;
+        // Its registrations' data leaves the stored copies first, so that event.deleted (event data only) is written after.
+        await redactDeliveries(trx, accountId, { eventId: id }, erasure.now);
+        const registrations = await trx.selectFrom("attendees").select("id").where("event_id", "=", id).execute();
+        if (registrations.length > 0) await replaceStoredAnswers(trx, accountId, id, new Set(registrations.map((row) => row.id)), erasure);
         const subs = await subscriptions(trx, accountId);
         if (subs.wants("event.deleted")) {
           const [deleted] = await apiEvents(trx, [event], notifyDefaults(notify).carbon);
-          await writeNotifications(trx, accountId, subs, [{ type: "event.deleted", data: { event: deleted } }], new Date().toISOString());
+          await writeNotifications(trx, accountId, subs, [{ type: "event.deleted", data: { event: deleted } }], erasure.now);
         }
         await trx.deleteFrom("attendees").where("event_id", "=", id).execute();
         await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
@@ -596,6 +603,24 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         const own = attendeeUpdateNotifications(toApiAttendee(before, notify.baseUrl), toApiAttendee(after, notify.baseUrl), event, offsetOf(after, notify.carbon));
         if (own.length > 0) await writeNotifications(trx, accountId, await subscriptions(trx, accountId), own, now);
         return { before, after };
+      });
+    },
+
+    async eraseAttendee(accountId, id, erasure, notifyOptions) {
+      return write(async (trx) => {
+        const found = await trx.selectFrom("attendees").select("event_id").where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+        if (!found) return null;
+        const event = await lockEvent(trx, accountId, found.event_id);
+        // Read again under the event's lock: a concurrent erasure may have taken it meanwhile.
+        const row = event && (await trx.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst());
+        if (!event || !row) return null;
+        const erased = rowToAttendee(row);
+        await trx.deleteFrom("attendees").where("id", "=", id).execute();
+        await adjustEventStats(trx, erased.eventId, erased, null);
+        await redactDeliveries(trx, accountId, { attendeeId: id, eventId: erased.eventId }, erasure.now);
+        await replaceStoredAnswers(trx, accountId, id, new Set([id]), erasure);
+        await notifyAttendeeChange(trx, event, [attendeeDeletedNotification(erased)], notifyDefaults(notifyOptions), erasure.now);
+        return erased;
       });
     },
 
