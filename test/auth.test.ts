@@ -249,6 +249,12 @@ describe("403 FORBIDDEN: scopes", () => {
       ok: 200,
       send: async (c) => c.put(`/attendees/${(await register(full, (await createEvent(full)).id)).id}`, { company: "Scoped" }),
     },
+    {
+      name: "DELETE /attendees/:id",
+      scope: "attendees:write",
+      ok: 200,
+      send: async (c) => c.delete(`/attendees/${(await register(full, (await createEvent(full)).id)).id}`),
+    },
   ];
 
   for (const route of routes) {
@@ -336,6 +342,7 @@ describe("accounts never see each other's data", () => {
         aliceAttendee.id,
         missingAttendee,
       );
+      sameAsMissing(await other.delete(`/attendees/${aliceAttendee.id}`), await other.delete(`/attendees/${missingAttendee}`), aliceAttendee.id, missingAttendee);
       // Alice's own confirmation code does not work on Bob's event either.
       expectError(await other.post(`/events/${bobEvent.id}/check-in`, { confirmationCode: aliceAttendee.confirmationCode }), 404, "NOT_FOUND");
 

@@ -249,7 +249,8 @@ export interface Storage {
    * attempt joins the log; the delivery becomes `succeeded`, `failed` (when `nextAttemptAt` is
    * null) or stays `pending` until `nextAttemptAt`. Unless the delivery is a ping, a success
    * resets the webhook's consecutive failures, a failure adds one, and at `disableAfter`
-   * failures (or at once with `disable`, a 410 answer) the webhook is disabled. Returns
+   * failures (or at once with `disable`, a 410 answer) the webhook is disabled. The attempt of
+   * a delivery that an erasure redacted while it was out keeps no response excerpt. Returns
    * `false`, changing nothing, when the worker no longer holds the delivery.
    */
   recordDeliveryAttempt(record: {

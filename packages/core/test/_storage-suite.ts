@@ -595,6 +595,30 @@ export function describeStorage(name: string, create: () => Promise<Storage>) {
         assert.ok(after.some((d) => JSON.stringify(d.payload).includes(other.id) && !("erasedAt" in d.payload)));
       });
 
+      test("an attempt that was out while its payload was redacted keeps no response excerpt", async () => {
+        const account = await newAccount(storage, "Erasure in flight");
+        const webhook = hook(account);
+        await storage.insertWebhook(webhook);
+        const event = eventRecord(account);
+        await storage.insertEvent(event);
+        const erased = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
+        const claimed = await storage.claimDueDeliveries({ workerId: "w2", now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z", limit: 100, perWebhook: 100, inFlight: {} });
+        await storage.eraseAttendee(account, erased.id, erasure());
+        for (const [index, delivery] of claimed.entries()) {
+          const result = await storage.recordDeliveryAttempt({
+            deliveryId: delivery.id, workerId: "w2", nextAttemptAt: null, disable: false, disableAfter: 10, now: tick(),
+            attempt: { number: 1, startedAt: tick(), durationMs: 5, statusCode: 200, error: null, responseExcerpt: `echo ${index} ${delivery.payload}`, succeeded: true },
+          });
+          assert.equal(result.recorded, true);
+        }
+        const log = await deliveries(account, webhook.id);
+        const excerpts = Object.fromEntries(log.filter((d) => d.attempts.length > 0).map((d) => [d.type, d.attempts[0]!.responseExcerpt]));
+        assert.deepEqual(Object.keys(excerpts).sort(), ["attendee.registered", "event.created", "sustainability.carbon_offset"]);
+        assert.equal(excerpts["attendee.registered"], null);
+        assert.equal(excerpts["sustainability.carbon_offset"], null);
+        assert.match(excerpts["event.created"]!, /^echo \d /, "an attempt of a payload without the registration keeps its excerpt");
+      });
+
       test("redacts its event's analytics.report_ready, whose report names the companies it counted", async () => {
         const account = await newAccount(storage, "Erasure report");
         const webhook = hook(account);

@@ -8,6 +8,7 @@ import type { Storage } from "../storage.ts";
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from "./database.ts";
 import { lockRows, type DialectName } from "./dialect.ts";
 import { deliveryRow, PENDING } from "./outbox-sql.ts";
+import type { Envelope } from "../webhooks/payloads.ts";
 
 type DeliveryMethods = Pick<
   Storage,
@@ -42,6 +43,11 @@ function toRecord(row: Selectable<WebhookDeliveriesTable>, attempts: Array<Selec
         succeeded: Number(attempt.succeeded) === 1,
       })),
   };
+}
+
+/** True when an erasure redacted the envelope (`redactEnvelope` marks it with `erasedAt`). */
+function isRedacted(payload: string): boolean {
+  return (JSON.parse(payload) as Envelope).erasedAt !== undefined;
 }
 
 /** The delivery methods of the SQL storage. `write` runs a function in a write transaction. */
@@ -143,7 +149,7 @@ export function createDeliveryMethods(
         const { attempt } = record;
         const row = await trx
           .selectFrom("webhook_deliveries")
-          .select(["webhook_id", "counts_failures"])
+          .select(["webhook_id", "counts_failures", "payload"])
           .where("id", "=", record.deliveryId)
           .where("lease_owner", "=", record.workerId)
           .where("status", "=", PENDING)
@@ -159,7 +165,8 @@ export function createDeliveryMethods(
             duration_ms: attempt.durationMs,
             status_code: attempt.statusCode,
             error: attempt.error,
-            response_excerpt: attempt.responseExcerpt,
+            // An erasure redacted the payload while this attempt was out: a receiver's echo of the old bytes is not kept.
+            response_excerpt: isRedacted(row.payload) ? null : attempt.responseExcerpt,
             succeeded: attempt.succeeded ? 1 : 0,
           })
           .execute();
