@@ -217,6 +217,29 @@ describe("DELETE /attendees/:id", () => {
     assert.deepEqual([twinFigures.attendeeCount, twinFigures.carbonFootprint, twinFigures.sustainabilityScore], [kept.attendeeCount, kept.carbonFootprint, kept.sustainabilityScore]);
   });
 
+  test("concurrent requests on a full event: erasures of one registration and new registrations never overfill it", async () => {
+    const { client } = await newClient();
+    const event = await createEvent(client, { capacity: 4 });
+    const made = [];
+    for (let i = 0; i < 4; i++) made.push(await register(client, event.id));
+    const [erasures, registrations] = await Promise.all([
+      Promise.all(Array.from({ length: 3 }, () => client.delete(`/attendees/${made[0].id}`))),
+      Promise.all(Array.from({ length: 6 }, () => client.post("/attendees", attendeeInput(event.id)))),
+    ]);
+    assert.deepEqual(erasures.map((r) => r.status).sort(), [200, 404, 404]);
+    const statuses = registrations.map((r) => r.status);
+    assert.ok(statuses.filter((status) => status === 201).length <= 1 && statuses.every((status) => status === 201 || status === 400), String(statuses));
+    for (const refused of registrations.filter((r) => r.status === 400)) expectError(refused, 400, "EVENT_FULL");
+    const list = expectStatus(await client.get(`/attendees?eventId=${event.id}&limit=100`), 200);
+    const kept = expectStatus(await client.get(`/events/${event.id}`), 200);
+    assert.equal(list.pagination.total, 3 + statuses.filter((status) => status === 201).length);
+    assert.equal(kept.attendeeCount, list.pagination.total);
+    assert.ok(kept.attendeeCount <= 4);
+    // The place is free unless a concurrent registration took it.
+    if (kept.attendeeCount === 3) await register(client, event.id);
+    expectError(await client.post("/attendees", attendeeInput(event.id)), 400, "EVENT_FULL");
+  });
+
   test("an Idempotency-Key replay of the registration or its check-in no longer hands the data back, and registers no one again", async () => {
     const { client } = await newClient();
     const event = await createEvent(client);
