@@ -31,7 +31,7 @@ export { ERROR_CODES, ServiceError } from "./errors.ts";
 export type { ErrorBody, ErrorCode, ServiceErrorOptions } from "./errors.ts";
 
 // Storage
-export type { Change, CountedRequest, EventWithStats, IdempotencyRecord, NotifyContext, Page, RateLimitWindows, Storage } from "./storage.ts";
+export type { Change, CountedRequest, Erasure, EventWithStats, IdempotencyRecord, NotifyContext, Page, RateLimitWindows, Storage } from "./storage.ts";
 export { createSqlStorage } from "./sql/sql-storage.ts";
 export type { SqlStorageOptions } from "./sql/sql-storage.ts";
 export type { Database } from "./sql/database.ts";
