@@ -182,7 +182,7 @@ describe("DELETE /attendees/:id", () => {
       { opted: false, travelMode: "train", travelDistance: 310.5 },
       { opted: true, amount: 1.25, travelMode: "car", travelDistance: 77.7 },
     ];
-    const made = [];
+    const made: any[] = [];
     for (const carbonOffset of trips) made.push(await register(client, event.id, { carbonOffset }));
     expectError(await client.post("/attendees", attendeeInput(event.id)), 400, "EVENT_FULL");
     // A cancelled one holds no place; erasing it frees none and changes no figure.
@@ -220,7 +220,7 @@ describe("DELETE /attendees/:id", () => {
   test("concurrent requests on a full event: erasures of one registration and new registrations never overfill it", async () => {
     const { client } = await newClient();
     const event = await createEvent(client, { capacity: 4 });
-    const made = [];
+    const made: any[] = [];
     for (let i = 0; i < 4; i++) made.push(await register(client, event.id));
     const [erasures, registrations] = await Promise.all([
       Promise.all(Array.from({ length: 3 }, () => client.delete(`/attendees/${made[0].id}`))),
