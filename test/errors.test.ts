@@ -117,7 +117,6 @@ describe("unknown routes and methods", () => {
     ["PATCH", "/events"],
     ["GET", "/events/ID/check-in"],
     ["PUT", "/events/ID/check-in"],
-    ["DELETE", "/attendees/ATT"],
     ["PATCH", "/attendees/ATT"],
     ["POST", "/attendees/ATT"],
     ["PUT", "/attendees"],
