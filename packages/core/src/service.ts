@@ -7,7 +7,7 @@ import { parseInput } from "./_internal/parse-input.ts";
 import { type CarbonSettings, DEFAULT_CARBON_SETTINGS } from "./carbon/carbon-settings.ts";
 import { sustainabilityScore } from "./carbon/sustainability-score.ts";
 import { ServiceError } from "./errors.ts";
-import { renderQrCode } from "./qr-code.ts";
+import { createQrCodeRenderer, type QrCodeImage } from "./qr-code.ts";
 import {
   type Attendee, AttendeeCreateInput, AttendeeListQuery, type AttendeeRecord, AttendeeUpdateInput, CheckInInput,
   newAttendeeRecord,
@@ -147,8 +147,11 @@ export interface EventService {
   readonly keys: KeyOperations;
   /** The operations of one account; `baseUrl` overrides `publicUrl` for the links handed out. */
   forAccount(accountId: string, options?: { baseUrl?: string }): AccountScope;
-  /** A public QR code image of a registration's confirmation code, or `null` for an unknown id. */
-  qrCode(attendeeId: string, format: "png" | "svg"): Promise<{ body: Uint8Array | string; contentType: string } | null>;
+  /**
+   * A public QR code image of a registration's confirmation code, or `null` for an unknown id.
+   * Rendered once per code and format (a bounded cache), with a strong `etag`.
+   */
+  qrCode(attendeeId: string, format: "png" | "svg"): Promise<QrCodeImage | null>;
   /** The current time as an ISO string. */
   now(): string;
   /** The service's clock (`options.now`, else the system clock). */
@@ -426,6 +429,7 @@ export function createEventService(options: EventServiceOptions): EventService {
     return { accountId, events, attendees, webhooks, analytics };
   }
 
+  const qrImages = createQrCodeRenderer();
   const keys: KeyOperations = {
     async create(input) {
       const parsed = parseInput(ApiKeyCreateInput, input);
@@ -463,7 +467,7 @@ export function createEventService(options: EventServiceOptions): EventService {
     async qrCode(attendeeId, format) {
       const attendee = await storage.findAttendeeById(attendeeId);
       if (!attendee) return null;
-      return renderQrCode(attendee.confirmationCode, format);
+      return qrImages(attendee.confirmationCode, format);
     },
   };
 }

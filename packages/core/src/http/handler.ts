@@ -86,6 +86,12 @@ interface RequestState {
 export type FetchHandler = (request: Request) => Promise<Response>;
 
 const QR_PATH = /^\/(?:v1|api)\/qr\/([A-Za-z0-9_]+)\.(png|svg)$/;
+/**
+ * A registration's QR image never changes while it exists (it encodes the confirmation code,
+ * which never changes): cached for a year, by the holder's browser only, since the code admits
+ * its holder to the event.
+ */
+const QR_CACHE_CONTROL = "private, max-age=31536000";
 const VERSION_PREFIX = /^\/(?:v1|api)(?=\/)/;
 const PURGE_EVERY_MS = 60_000;
 const HSTS = "max-age=31536000; includeSubDomains";
@@ -96,6 +102,13 @@ const COMPLETE_ATTEMPTS = 3;
 /** The answer to a path (or method) the API does not serve. */
 function noRoute(request: Request, url: URL): ServiceError {
   return new ServiceError("NOT_FOUND", { message: `No route for ${request.method} ${url.pathname}.` });
+}
+
+/** Whether an `If-None-Match` header names `etag` (the weak comparison RFC 9110 prescribes for it). */
+function etagMatches(header: string | null, etag: string): boolean {
+  if (header === null) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
 }
 
 /** The method a request is routed by: `HEAD` is answered as `GET`, without the body. */
@@ -291,7 +304,9 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     if (qr) {
       const image = await service.qrCode(qr[1]!, qr[2] as "png" | "svg");
       if (!image) throw new ServiceError("NOT_FOUND", { message: "QR code not found." });
-      return reply.raw(image.body as BodyInit, 200, { ...state.headers, "content-type": image.contentType, "cache-control": "private, max-age=3600" });
+      const headers = { ...state.headers, etag: image.etag, "cache-control": QR_CACHE_CONTROL };
+      if (etagMatches(request.headers.get("if-none-match"), image.etag)) return reply.raw(null, 304, headers);
+      return reply.raw(image.body as BodyInit, 200, { ...headers, "content-type": image.contentType });
     }
     const answer = await api(request, url, path, origin, docs, state);
     return reply.json(answer.body, answer.status, answer.headers ? { ...state.headers, ...answer.headers } : state.headers);
