@@ -437,10 +437,11 @@ export function createEventService(options: EventServiceOptions): EventService {
         throw new ServiceError("INVALID_REQUEST", { message: "perMinute and perDay are set for enterprise keys only", field: "tier" });
       }
       const key = generateApiKey();
+      const newAccountId = createId("account");
       const info = await storage.createApiKey({
         id: createId("apiKey"),
         account: parsed.account,
-        newAccountId: createId("account"),
+        newAccountId,
         hash: hashApiKey(key),
         prefix: apiKeyPrefix(key),
         tier: parsed.tier,
@@ -448,7 +449,8 @@ export function createEventService(options: EventServiceOptions): EventService {
         limits: { perMinute: parsed.perMinute, perDay: parsed.perDay },
         now: now(),
       });
-      return { id: info.id, key, accountId: info.accountId, tier: info.tier, scopes: info.scopes };
+      // The store picks the account in the key's transaction: it took the new id only if it created it.
+      return { id: info.id, key, accountId: info.accountId, tier: info.tier, scopes: info.scopes, accountCreated: info.accountId === newAccountId };
     },
     list: (account) => storage.listApiKeys(account),
     async revoke(id) {
