@@ -181,6 +181,35 @@ function assertSorted(list: "events" | "attendees", items: any[], given: Map<str
   }
 }
 
+/**
+ * What the documented rules say of a list's query, parameter by parameter: the names surely
+ * invalid (unknown, repeated, a value outside an enumeration or a number range), and those whose
+ * validity this oracle does not decide (free text and dates). A query with neither must be
+ * answered 200.
+ */
+function queryVerdict(params: readonly string[], enums: Record<string, readonly string[]>, pairs: Array<[string, string]>): { invalid: Set<string>; undecided: Set<string> } {
+  const invalid = new Set<string>();
+  const undecided = new Set<string>();
+  const seen = new Set<string>();
+  const integer = (value: string, min: number, max: number) => /^\d{1,15}$/.test(value) && Number(value) >= min && Number(value) <= max;
+  for (const [name, value] of pairs) {
+    if (seen.has(name) || !params.includes(name)) invalid.add(name);
+    seen.add(name);
+    const valid =
+      name === "page" ? integer(value, 1, 1_000_000)
+      : name === "limit" || name === "perPage" ? integer(value, 1, 100)
+      : name === "minScore" ? /^\d{1,15}(\.\d{1,15})?$/.test(value) && Number(value) <= 100
+      : Object.hasOwn(enums, name) ? enums[name]!.includes(value)
+      : undefined;
+    if (valid === false) invalid.add(name);
+    else if (valid === undefined && params.includes(name)) undecided.add(name);
+  }
+  const limit = pairs.find(([name]) => name === "limit")?.[1];
+  const perPage = pairs.find(([name]) => name === "perPage")?.[1];
+  if (limit !== undefined && perPage !== undefined && !invalid.has("limit") && !invalid.has("perPage") && Number(limit) !== Number(perPage)) invalid.add("perPage");
+  return { invalid, undecided };
+}
+
 const isPlainObject = (value: unknown) => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** The routes that read a body. */
@@ -442,9 +471,16 @@ describe("fuzzing every route", () => {
         const context = `${what} -> ${answer.status} ${show(answer.body, 600)}`;
         const names = query.pairs.map(([name]) => name);
         const distinct = [...new Set(names)];
+        const verdict = queryVerdict(list.params, list.enums, query.pairs);
+        if (verdict.invalid.size === 0 && verdict.undecided.size === 0) assert.equal(answer.status, 200, `every parameter is valid: ${context}`);
+        if (verdict.invalid.size > 0) assert.equal(answer.status, 400, `${show([...verdict.invalid])} invalid: ${context}`);
         if (answer.status === 400) {
           const error = assertError(answer, what, 400, "INVALID_REQUEST");
-          if (error.field !== undefined) assert.ok(distinct.some((name) => related(error.field!, name)), `field ${show(error.field)} names a given parameter: ${context}`);
+          // The parameter named is one at fault: surely invalid, or one whose validity the oracle leaves open.
+          const culprits = [...verdict.invalid, ...verdict.undecided];
+          // Without a field (several unknown names at once, or a nameless one), something surely is invalid.
+          if (error.field === undefined) assert.ok(verdict.invalid.size > 0, `a 400 without a field, though nothing is surely invalid: ${context}`);
+          else assert.ok(culprits.some((name) => related(error.field!, name)), `field ${show(error.field)} names one of ${show(culprits)}: ${context}`);
           if (distinct.length === 1 && distinct[0] !== "") {
             assert.ok(error.field !== undefined && related(error.field, distinct[0]!), `field names the one parameter ${show(distinct[0])}: ${context}`);
           }
