@@ -61,7 +61,7 @@ let registrationEvent: any;
 let putEvent: any;
 let putAttendee: any;
 
-/** Creates answered `201` (replays excluded), to compare with the lists at the end. */
+/** Creates answered `201` (replays excluded), less events deleted, to compare with the lists at the end. */
 const created = { events: 0, attendees: 0, registrationsForEvent: 0 };
 let token = 0;
 /** Requests sent through call(), and the 5xx answers among them (each also fails its property). */
@@ -98,6 +98,8 @@ async function call(request: RawRequest, what = `${request.method} ${request.pat
       if (answer.body.eventId === registrationEvent?.id) created.registrationsForEvent += 1;
     } else if (!id.startsWith("wh_")) assert.fail(`${what}: a 201 without an evt_, att_ or wh_ id: ${show(answer.body)}`);
   }
+  // Property 7 deletes events it made (without registrations) to test DELETE.
+  if (request.method === "DELETE" && answer.status === 200 && String(answer.body?.deletedId ?? "").startsWith("evt_")) created.events -= 1;
   return answer;
 }
 
