@@ -24,6 +24,7 @@ export interface CreatedKey {
   accountId: string;
   tier: string;
   scopes: string[];
+  accountCreated: boolean;
 }
 
 export interface ApiResponse<T = any> {

@@ -265,6 +265,36 @@ describe("QR codes", () => {
     assert.notDeepEqual(otherPng, bytes);
   });
 
+  test("QR images carry a strong ETag and a year-long private Cache-Control; If-None-Match gets 304", async () => {
+    const attendee = await register(v1, event.id);
+    const first = await fetch(attendee.qrCode);
+    const etag = first.headers.get("etag");
+    assert.match(etag ?? "", /^"[A-Za-z0-9_-]{32}"$/, "a strong ETag");
+    assert.equal(first.headers.get("cache-control"), "private, max-age=31536000");
+    const bytes = new Uint8Array(await first.arrayBuffer());
+    const again = await fetch(`${server.url}/api/qr/${attendee.id}.png`);
+    assert.equal(again.headers.get("etag"), etag, "the same image, the same tag");
+    assert.deepEqual(new Uint8Array(await again.arrayBuffer()), bytes);
+    for (const ifNoneMatch of [etag!, `"other", ${etag}`, `W/${etag}`, "*"]) {
+      const cached = await fetch(attendee.qrCode, { headers: { "if-none-match": ifNoneMatch } });
+      assert.equal(cached.status, 304, ifNoneMatch);
+      assert.equal(cached.headers.get("etag"), etag);
+      assert.equal(cached.headers.get("cache-control"), "private, max-age=31536000");
+      assert.equal((await cached.arrayBuffer()).byteLength, 0);
+    }
+    const stale = await fetch(attendee.qrCode, { headers: { "if-none-match": '"not-it"' } });
+    assert.equal(stale.status, 200);
+    assert.deepEqual(new Uint8Array(await stale.arrayBuffer()), bytes);
+    const svg = await fetch(`${server.url}/v1/qr/${attendee.id}.svg`);
+    assert.notEqual(svg.headers.get("etag"), etag, "the SVG is another representation");
+    await svg.arrayBuffer();
+    const other = await register(v1, event.id);
+    const otherPng = await fetch(other.qrCode, { headers: { "if-none-match": etag! } });
+    assert.equal(otherPng.status, 200, "another registration's image never matches");
+    await otherPng.arrayBuffer();
+    expectError(await server.request("GET", "/v1/qr/att_doesnotexist.png", { headers: { "if-none-match": "*" } }), 404, "NOT_FOUND");
+  });
+
   test("an unknown QR code: 404 NOT_FOUND", async () => {
     for (const prefix of PREFIXES) {
       expectError(await server.request("GET", `${prefix}/qr/att_doesnotexist.png`), 404, "NOT_FOUND");

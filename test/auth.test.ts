@@ -26,7 +26,8 @@ after(async () => {
 describe("keys via the CLI", () => {
   test("keys create --json prints id, key, accountId, tier and every scope when none is named", async () => {
     const created = await server.createKey({ account: "Cli Corp", tier: "starter" });
-    assert.deepEqual(Object.keys(created).sort(), ["accountId", "id", "key", "scopes", "tier"]);
+    assert.deepEqual(Object.keys(created).sort(), ["accountCreated", "accountId", "id", "key", "scopes", "tier"]);
+    assert.equal(created.accountCreated, true);
     assert.equal(created.tier, "starter");
     assert.deepEqual([...created.scopes].sort(), [...ALL_SCOPES].sort());
     assert.match(created.key, /^\S{20,}$/);

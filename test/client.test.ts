@@ -5,6 +5,7 @@ import { createClient, EventServiceError } from "@event-service/client";
 import { signPayload, verifySignature } from "@event-service/client/webhooks";
 import { verify as octokitVerify } from "@octokit/webhooks-methods";
 import { attendeeInput, eventInput } from "./fixtures/builders.ts";
+import { waitForMinuteRoom } from "./fixtures/conventions.ts";
 import { startServer, type TestServer } from "./_setup.ts";
 
 describe("@event-service/client", () => {
@@ -52,6 +53,8 @@ describe("@event-service/client", () => {
 
   test("the service's 429 surfaces with its Retry-After when it is longer than the client will wait", async () => {
     const free = createClient({ baseUrl: server.url, apiKey: (await server.createKey({ account: `Free ${Date.now()}`, tier: "free" })).key, retry: { maxDelayMs: 10 } });
+    // 61 requests must fall into one clock minute, or the window resets halfway and none is refused.
+    await waitForMinuteRoom(30);
     for (let i = 0; i < 60; i++) await free.events.list({ limit: 1 });
     await assert.rejects(free.events.list({ limit: 1 }), (error: unknown) => {
       assert.ok(EventServiceError.is(error));

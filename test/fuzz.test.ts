@@ -7,14 +7,20 @@
  * property the server still answers (`GET /health` and an authenticated read), and at the end
  * the lists hold exactly as many events and registrations as creates answered `201`.
  *
- * Runs are reproducible: the seeds derive from `FUZZ_SEED` (default below), and
+ * Every run takes a new seed and prints it; `FUZZ_SEED=<seed>` replays a run exactly.
  * `FUZZ_SCALE` multiplies every property's number of runs (e.g. `FUZZ_SCALE=10` for a long
- * session). A failure prints the seed, the path and the shrunk counterexample.
+ * session; a value that is not a positive number is an error). A failure prints the seed, the
+ * path and the shrunk counterexample. At the end the number of requests sent is printed.
+ *
+ * Every route of the route table has a generator in `fixtures/route-fuzzers.ts` (a test
+ * checks it), whose requests carry the answer their input must get.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
+import { ROUTES } from "../packages/core/src/http/routes.ts";
 import { startServer, type TestServer } from "./_setup.ts";
+import { type FuzzTargets, ROUTE_FUZZERS, routeKey, type RouteCase } from "./fixtures/route-fuzzers.ts";
 import {
   applyEdits, assertError, assertSound, ATTENDEE_LIST_PARAMS, attendeeMutation, authorizationCases, contentType, deepJsonText,
   edgeDatePair, EVENT_LIST_PARAMS, eventMutation, fieldsOf, fullAttendeeBody, fullEventBody, idempotencyCases, INVALID_DATES,
@@ -22,8 +28,22 @@ import {
   type RawAnswer, rawBodyBytes, type RawClient, rawClient, type RawRequest, related, requestIdCases, show, UNIQUE, UUID,
 } from "./fixtures/fuzz-arbitraries.ts";
 
-const SEED = Number(process.env.FUZZ_SEED ?? 20_270_501);
-const SCALE = Number(process.env.FUZZ_SCALE ?? 1);
+/** A positive number from the environment, or `fallback` when unset; anything else stops the run. */
+function envNumber(name: string, fallback: number, integer: boolean): number {
+  const text = process.env[name];
+  if (text === undefined || text === "") return fallback;
+  const value = Number(text);
+  if (!/^\s*[0-9.eE+]+\s*$/.test(text) || !Number.isFinite(value) || value <= 0 || (integer && !Number.isSafeInteger(value))) {
+    throw new Error(`${name} must be a positive ${integer ? "integer" : "number"}, not ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+const SEED = envNumber("FUZZ_SEED", 1 + Math.floor(Math.random() * 2 ** 31), true);
+const SCALE = envNumber("FUZZ_SCALE", 1, false);
+/** Requests every full run sends at least (at FUZZ_SCALE=1). */
+const MIN_REQUESTS = 10_000;
+console.log(`# fuzz: FUZZ_SEED=${SEED} FUZZ_SCALE=${SCALE} (replay with these)`);
 
 /** fast-check settings of the property number `n`: its own seed, `numRuns` scaled. */
 function settings<T>(n: number, numRuns: number): fc.Parameters<T> {
@@ -41,9 +61,13 @@ let registrationEvent: any;
 let putEvent: any;
 let putAttendee: any;
 
-/** Creates answered `201` (replays excluded), to compare with the lists at the end. */
+/** Creates answered `201` (replays excluded), less events deleted, to compare with the lists at the end. */
 const created = { events: 0, attendees: 0, registrationsForEvent: 0 };
 let token = 0;
+/** Requests sent through call(), and the 5xx answers among them (each also fails its property). */
+const sent = { requests: 0, serverErrors: 0 };
+/** The generated requests' targets for the route generators. */
+let targets: FuzzTargets;
 /** The first request that got no answer (see call()). */
 let firstTransportFailure: string | undefined;
 /** A token unique to this process and call (emails, idempotency keys). */
@@ -55,6 +79,7 @@ const unique = () => `${process.pid}x${++token}`;
  */
 async function call(request: RawRequest, what = `${request.method} ${request.path.slice(0, 200)}`): Promise<RawAnswer> {
   let answer: RawAnswer;
+  sent.requests += 1;
   try {
     answer = await client.send(request);
   } catch (error) {
@@ -63,6 +88,7 @@ async function call(request: RawRequest, what = `${request.method} ${request.pat
     firstTransportFailure ??= `${what}${request.json !== undefined ? ` body ${show(request.json, 2000)}` : request.raw !== undefined ? ` raw ${show(Buffer.from(request.raw).toString("latin1"), 2000)}` : ""} headers ${show(request.headers ?? {})}: ${(error as Error).message}`;
     throw new Error(`${what}: ${(error as Error).message}\nfirst request without an answer: ${firstTransportFailure}\nserver output (end):\n${server.output().slice(-4000)}`);
   }
+  if (answer.status >= 500) sent.serverErrors += 1;
   assertSound(answer, what);
   if (answer.status === 201 && answer.headers["idempotent-replayed"] !== "true") {
     const id = String(answer.body?.id ?? "");
@@ -70,8 +96,10 @@ async function call(request: RawRequest, what = `${request.method} ${request.pat
     else if (id.startsWith("att_")) {
       created.attendees += 1;
       if (answer.body.eventId === registrationEvent?.id) created.registrationsForEvent += 1;
-    } else assert.fail(`${what}: a 201 without an evt_ or att_ id: ${show(answer.body)}`);
+    } else if (!id.startsWith("wh_")) assert.fail(`${what}: a 201 without an evt_, att_ or wh_ id: ${show(answer.body)}`);
   }
+  // Property 7 deletes events it made (without registrations) to test DELETE.
+  if (request.method === "DELETE" && answer.status === 200 && String(answer.body?.deletedId ?? "").startsWith("evt_")) created.events -= 1;
   return answer;
 }
 
@@ -155,6 +183,35 @@ function assertSorted(list: "events" | "attendees", items: any[], given: Map<str
   }
 }
 
+/**
+ * What the documented rules say of a list's query, parameter by parameter: the names surely
+ * invalid (unknown, repeated, a value outside an enumeration or a number range), and those whose
+ * validity this oracle does not decide (free text and dates). A query with neither must be
+ * answered 200.
+ */
+function queryVerdict(params: readonly string[], enums: Record<string, readonly string[]>, pairs: Array<[string, string]>): { invalid: Set<string>; undecided: Set<string> } {
+  const invalid = new Set<string>();
+  const undecided = new Set<string>();
+  const seen = new Set<string>();
+  const integer = (value: string, min: number, max: number) => /^\d{1,15}$/.test(value) && Number(value) >= min && Number(value) <= max;
+  for (const [name, value] of pairs) {
+    if (seen.has(name) || !params.includes(name)) invalid.add(name);
+    seen.add(name);
+    const valid =
+      name === "page" ? integer(value, 1, 1_000_000)
+      : name === "limit" || name === "perPage" ? integer(value, 1, 100)
+      : name === "minScore" ? /^\d{1,15}(\.\d{1,15})?$/.test(value) && Number(value) <= 100
+      : Object.hasOwn(enums, name) ? enums[name]!.includes(value)
+      : undefined;
+    if (valid === false) invalid.add(name);
+    else if (valid === undefined && params.includes(name)) undecided.add(name);
+  }
+  const limit = pairs.find(([name]) => name === "limit")?.[1];
+  const perPage = pairs.find(([name]) => name === "perPage")?.[1];
+  if (limit !== undefined && perPage !== undefined && !invalid.has("limit") && !invalid.has("perPage") && Number(limit) !== Number(perPage)) invalid.add("perPage");
+  return { invalid, undecided };
+}
+
 const isPlainObject = (value: unknown) => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** The routes that read a body. */
@@ -169,7 +226,8 @@ function bodyRoutes(): Array<{ method: string; path: string }> {
 }
 
 before(async () => {
-  server = await startServer();
+  // Property 6a sends hundreds of bad keys from one address; webhooks go to a closed local port.
+  server = await startServer({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: "1000000", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" } });
   key = (await server.createKey({ account: "Fuzz GmbH", tier: "enterprise", extra: ["--per-minute", "100000", "--per-day", "10000000"] })).key;
   client = rawClient(server.url);
   registrationEvent = (await call({ method: "POST", path: "/v1/events", key, json: { ...fullEventBody(), name: "Registration target", capacity: 1_000_000 } })).body;
@@ -178,9 +236,18 @@ before(async () => {
   assert.match(registrationEvent.id, /^evt_/);
   assert.match(putEvent.id, /^evt_/);
   assert.match(putAttendee.id, /^att_/);
+  const registered = (await call({ method: "POST", path: "/v1/attendees", key, json: fullAttendeeBody(registrationEvent.id, `route-target-${unique()}@example.com`) })).body;
+  const webhook = (await call({ method: "POST", path: "/v1/webhooks", key, json: { url: "https://127.0.0.1:9/fuzz-target", events: ["analytics.report_ready"] } })).body;
+  assert.match(webhook.id, /^wh_/, show(webhook));
+  const ping = (await call({ method: "POST", path: `/v1/webhooks/${webhook.id}/ping`, key })).body;
+  assert.match(ping.id, /^dlv_/, show(ping));
+  const checkIn = await call({ method: "POST", path: `/v1/events/${registrationEvent.id}/check-in`, key, json: { confirmationCode: registered.confirmationCode } });
+  assert.ok([200, 422].includes(checkIn.status), show(checkIn.body));
+  targets = { eventId: registrationEvent.id, attendeeId: registered.id, confirmationCode: registered.confirmationCode, checkedIn: checkIn.status === 200, webhookId: webhook.id, deliveryId: ping.id, unique };
 });
 
 after(async () => {
+  console.log(`# fuzz: ${sent.requests} requests sent, ${sent.serverErrors} answered 5xx (FUZZ_SEED=${SEED} FUZZ_SCALE=${SCALE})`);
   client?.close();
   const output = server.output();
   assert.equal(await server.stop("SIGTERM"), 0, "the server exits 0 on SIGTERM");
@@ -189,6 +256,44 @@ after(async () => {
 });
 
 describe("fuzzing every route", () => {
+  test("0. every route of the route table has a request generator (fixtures/route-fuzzers.ts), and no generator is left without its route", () => {
+    const keys = ROUTES.map(routeKey);
+    assert.deepEqual(keys.filter((name) => !Object.hasOwn(ROUTE_FUZZERS, name)), [], "routes without a generator: add one to ROUTE_FUZZERS");
+    assert.deepEqual(Object.keys(ROUTE_FUZZERS).filter((name) => !keys.includes(name)), [], "generators of routes that no longer exist");
+  });
+
+  /** Sends a generated route case and checks its answer is one of those its input calls for. */
+  async function runCase(prefix: string, route: string, c: RouteCase) {
+    let path = c.path;
+    if (c.prepare) {
+      const made = await call({ method: "POST", path: `/v1${c.prepare.path}`, key, json: c.prepare.json });
+      assert.equal(made.status, 201, `${route}: preparing ${c.prepare.path} -> ${made.status} ${show(made.body)}`);
+      path = path.replace(":new", made.body.id);
+    }
+    const what = `${route}: ${c.method} ${prefix}${path} [${c.label}]${c.json !== undefined ? ` ${show(c.json, 300)}` : ""}`;
+    const answer = await call({ method: c.method, path: `${prefix}${path}`, key, json: c.json }, what);
+    const context = `${what} -> ${answer.status} ${show(answer.body, 600)}`;
+    const match = c.expect.find((e) => e.status === answer.status && (e.code === undefined || answer.body?.error?.code === e.code));
+    assert.ok(match, `expected ${show(c.expect)}: ${context}`);
+    if (answer.status >= 400) {
+      const error = assertError(answer, what, answer.status, match.code ?? answer.body.error.code);
+      if (match.fields) assert.ok(typeof error.field === "string" && match.fields.some((field) => related(error.field!, field)), `field ${show(error.field)} names one of ${show(match.fields)}: ${context}`);
+    }
+    if (c.cleanup && answer.status === 201) {
+      const removed = await call({ method: "DELETE", path: `/v1${c.cleanup}/${answer.body.id}`, key });
+      assert.equal(removed.status, 200, `${what}: removing what it created -> ${removed.status}`);
+    }
+  }
+
+  test("7. every route of the route table: generated requests get the answer their input calls for", async () => {
+    const cases = fc.constantFrom(...ROUTES.map(routeKey)).chain((route) => ROUTE_FUZZERS[route]!(targets).map((c) => ({ route, c })));
+    await fc.assert(
+      fc.asyncProperty(PREFIX, cases, async (prefix, { route, c }) => runCase(prefix, route, c)),
+      settings(15, 2000),
+    );
+    await assertAlive();
+  });
+
   test("1. random JSON values as the body of every POST and PUT route: never a 5xx; a non-object is 400", async () => {
     const eventKeys = Object.keys(fullEventBody());
     const attendeeKeys = Object.keys(fullAttendeeBody("evt_x", "a@example.com"));
@@ -368,9 +473,16 @@ describe("fuzzing every route", () => {
         const context = `${what} -> ${answer.status} ${show(answer.body, 600)}`;
         const names = query.pairs.map(([name]) => name);
         const distinct = [...new Set(names)];
+        const verdict = queryVerdict(list.params, list.enums, query.pairs);
+        if (verdict.invalid.size === 0 && verdict.undecided.size === 0) assert.equal(answer.status, 200, `every parameter is valid: ${context}`);
+        if (verdict.invalid.size > 0) assert.equal(answer.status, 400, `${show([...verdict.invalid])} invalid: ${context}`);
         if (answer.status === 400) {
           const error = assertError(answer, what, 400, "INVALID_REQUEST");
-          if (error.field !== undefined) assert.ok(distinct.some((name) => related(error.field!, name)), `field ${show(error.field)} names a given parameter: ${context}`);
+          // The parameter named is one at fault: surely invalid, or one whose validity the oracle leaves open.
+          const culprits = [...verdict.invalid, ...verdict.undecided];
+          // Without a field (several unknown names at once, or a nameless one), something surely is invalid.
+          if (error.field === undefined) assert.ok(verdict.invalid.size > 0, `a 400 without a field, though nothing is surely invalid: ${context}`);
+          else assert.ok(culprits.some((name) => related(error.field!, name)), `field ${show(error.field)} names one of ${show(culprits)}: ${context}`);
           if (distinct.length === 1 && distinct[0] !== "") {
             assert.ok(error.field !== undefined && related(error.field, distinct[0]!), `field names the one parameter ${show(distinct[0])}: ${context}`);
           }
@@ -832,5 +944,7 @@ describe("afterwards", () => {
     const event = await call({ method: "GET", path: `/v1/events/${registrationEvent.id}`, key });
     assert.equal(event.body.attendeeCount, created.registrationsForEvent, "attendeeCount of the target event");
     assert.ok(created.events > 2 && created.registrationsForEvent > 0, `the fuzzing created something: ${show(created)}`);
+    assert.equal(sent.serverErrors, 0, "no 5xx answer");
+    if (SCALE >= 1) assert.ok(sent.requests >= MIN_REQUESTS, `at least ${MIN_REQUESTS} requests were sent: ${sent.requests}`);
   });
 });

@@ -23,6 +23,9 @@ export type {
 export { createHandler } from "./http/handler.ts";
 export type { FetchHandler, HandlerOptions, RequestLogEntry } from "./http/handler.ts";
 export { MAX_BODY_BYTES } from "./http/request.ts";
+export { compileTrustProxy } from "./http/client-address.ts";
+export type { TrustProxy } from "./http/client-address.ts";
+export { DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE } from "./http/auth-failure-limit.ts";
 export { VERSION_PREFIXES } from "./http/routes.ts";
 export { openApiDocument } from "./http/openapi.ts";
 

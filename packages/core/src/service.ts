@@ -8,7 +8,7 @@ import { ERASED_ANSWER } from "./http/idempotency.ts";
 import { type CarbonSettings, DEFAULT_CARBON_SETTINGS } from "./carbon/carbon-settings.ts";
 import { sustainabilityScore } from "./carbon/sustainability-score.ts";
 import { ServiceError } from "./errors.ts";
-import { renderQrCode } from "./qr-code.ts";
+import { createQrCodeRenderer, type QrCodeImage } from "./qr-code.ts";
 import {
   type Attendee, AttendeeCreateInput, AttendeeListQuery, type AttendeeRecord, AttendeeUpdateInput, CheckInInput,
   newAttendeeRecord,
@@ -153,8 +153,11 @@ export interface EventService {
   readonly keys: KeyOperations;
   /** The operations of one account; `baseUrl` overrides `publicUrl` for the links handed out. */
   forAccount(accountId: string, options?: { baseUrl?: string }): AccountScope;
-  /** A public QR code image of a registration's confirmation code, or `null` for an unknown id. */
-  qrCode(attendeeId: string, format: "png" | "svg"): Promise<{ body: Uint8Array | string; contentType: string } | null>;
+  /**
+   * A public QR code image of a registration's confirmation code, or `null` for an unknown id.
+   * Rendered once per code and format (a bounded cache), with a strong `etag`.
+   */
+  qrCode(attendeeId: string, format: "png" | "svg"): Promise<QrCodeImage | null>;
   /** The current time as an ISO string. */
   now(): string;
   /** The service's clock (`options.now`, else the system clock). */
@@ -438,6 +441,7 @@ export function createEventService(options: EventServiceOptions): EventService {
     return { accountId, events, attendees, webhooks, analytics };
   }
 
+  const qrImages = createQrCodeRenderer();
   const keys: KeyOperations = {
     async create(input) {
       const parsed = parseInput(ApiKeyCreateInput, input);
@@ -445,10 +449,11 @@ export function createEventService(options: EventServiceOptions): EventService {
         throw new ServiceError("INVALID_REQUEST", { message: "perMinute and perDay are set for enterprise keys only", field: "tier" });
       }
       const key = generateApiKey();
+      const newAccountId = createId("account");
       const info = await storage.createApiKey({
         id: createId("apiKey"),
         account: parsed.account,
-        newAccountId: createId("account"),
+        newAccountId,
         hash: hashApiKey(key),
         prefix: apiKeyPrefix(key),
         tier: parsed.tier,
@@ -456,7 +461,8 @@ export function createEventService(options: EventServiceOptions): EventService {
         limits: { perMinute: parsed.perMinute, perDay: parsed.perDay },
         now: now(),
       });
-      return { id: info.id, key, accountId: info.accountId, tier: info.tier, scopes: info.scopes };
+      // The store picks the account in the key's transaction: it took the new id only if it created it.
+      return { id: info.id, key, accountId: info.accountId, tier: info.tier, scopes: info.scopes, accountCreated: info.accountId === newAccountId };
     },
     list: (account) => storage.listApiKeys(account),
     async revoke(id) {
@@ -475,7 +481,7 @@ export function createEventService(options: EventServiceOptions): EventService {
     async qrCode(attendeeId, format) {
       const attendee = await storage.findAttendeeById(attendeeId);
       if (!attendee) return null;
-      return renderQrCode(attendee.confirmationCode, format);
+      return qrImages(attendee.confirmationCode, format);
     },
   };
 }

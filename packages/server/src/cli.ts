@@ -112,16 +112,20 @@ async function main(argv: string[]): Promise<number> {
         const service = createEventService({ storage });
         if (sub === "create") {
           if (!values.account) throw new UsageError("keys create needs --account NAME");
+          const scopes = values.scopes?.split(",").map((s) => s.trim()).filter(Boolean);
+          // Leaving --scopes out gives every scope; naming none is a mistake, not "all".
+          if (scopes?.length === 0) throw new UsageError("--scopes names no scope; leave it out for every scope, or name them: --scopes events:read,analytics:read");
           const created = await service.keys.create({
             account: values.account,
             ...(values.tier !== undefined && { tier: values.tier as never }),
-            ...(values.scopes !== undefined && { scopes: values.scopes.split(",").map((s) => s.trim()).filter(Boolean) as never }),
+            ...(scopes !== undefined && { scopes: scopes as never }),
             ...(values["per-minute"] !== undefined && { perMinute: integer("per-minute", values["per-minute"]) }),
             ...(values["per-day"] !== undefined && { perDay: integer("per-day", values["per-day"]) }),
           });
           print(
             created,
-            `Created API key ${created.id} for account ${created.accountId} (tier ${created.tier}, scopes ${created.scopes.join(" ")}).\n` +
+            `${created.accountCreated ? `Created account ${values.account} (${created.accountId}) and API key ${created.id}` : `Added API key ${created.id} to the existing account ${created.accountId}`}` +
+              ` (tier ${created.tier}, scopes ${created.scopes.join(" ")}).\n` +
               `Key (shown only now, store it safely):\n${created.key}`,
           );
           return 0;

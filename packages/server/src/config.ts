@@ -1,8 +1,28 @@
+import { compileTrustProxy, DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE, type TrustProxy } from "@event-service/core";
 import * as z from "zod";
 
 const flag = z
   .enum(["true", "false", "1", "0", "yes", "no", ""])
   .transform((value) => value === "true" || value === "1" || value === "yes");
+
+/**
+ * `TRUST_PROXY`: a flag (`true` trusts one hop, the connection's peer) or a comma-separated list
+ * of trusted proxy addresses and CIDR ranges (`10.0.0.0/8,::1`, also `loopback`, `linklocal`,
+ * `uniquelocal`), each checked here so a typo fails at start rather than trusting nothing.
+ */
+const trustProxy = z.string().transform((value, ctx): TrustProxy => {
+  const text = value.trim().toLowerCase();
+  if (["true", "1", "yes"].includes(text)) return true;
+  if (["false", "0", "no", ""].includes(text)) return false;
+  const list = value.split(",").map((entry) => entry.trim());
+  try {
+    compileTrustProxy(list);
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: `true, false, or a comma-separated list of proxy addresses and CIDR ranges; ${(error as Error).message}` });
+    return z.NEVER;
+  }
+  return list;
+});
 
 /** The server's configuration, read from the environment (see the README's table). */
 const port = z.coerce.number().int().min(0).max(65535);
@@ -16,7 +36,8 @@ export const ServerConfig = z
     TLS_CERT: z.string().min(1).optional(),
     TLS_KEY: z.string().min(1).optional(),
     HTTP_REDIRECT_PORT: port.optional(),
-    TRUST_PROXY: flag.default(false),
+    TRUST_PROXY: trustProxy.default(false),
+    AUTH_FAILURE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000_000).default(DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE),
     LOG_LEVEL: z.enum(["silent", "fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),
@@ -40,7 +61,7 @@ export type ServerConfig = z.output<typeof ServerConfig>;
 
 /** The environment variables the server reads. */
 export const CONFIG_VARIABLES = [
-  "PORT", "HOST", "DATABASE_URL", "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "HTTP_REDIRECT_PORT", "TRUST_PROXY", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS",
+  "PORT", "HOST", "DATABASE_URL", "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "HTTP_REDIRECT_PORT", "TRUST_PROXY", "AUTH_FAILURE_LIMIT_PER_MINUTE", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS",
   "WEBHOOK_ALLOW_PRIVATE_NETWORKS", "WEBHOOK_RETRY_DELAYS_MS", "WEBHOOK_TIMEOUT_MS", "CARBON_OFFSET_PRICE_USD_PER_TONNE",
 ] as const;
 

@@ -64,8 +64,12 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     // srvx serves its own Response class without web streams: a large share of a small request's cost.
     Response: FastResponse,
     trustProxy: config.TRUST_PROXY,
+    // srvx's request knows the connection's peer; core walks X-Forwarded-For from it.
+    clientAddress: (request) => (request as { ip?: string }).ip,
+    authFailureLimitPerMinute: config.AUTH_FAILURE_LIMIT_PER_MINUTE,
     isDraining: () => draining,
-    onRequestEnd: (entry) => logger.info(entry, "request"),
+    // A 503 (the store unreachable, or draining) is worth an operator's look; the rest is routine.
+    onRequestEnd: (entry) => (entry.status === 503 ? logger.warn(entry, "request") : logger.info(entry, "request")),
     onError: (error, request) => logger.error({ err: error, method: request.method, path: new URL(request.url).pathname }, "unexpected error"),
   });
   const server = serve(createApp(handler), {
@@ -94,7 +98,7 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
   logger.info({ url, ...(redirectUrl && { redirectUrl }), database: config.DATABASE_URL }, "listening");
   if (!tls) {
     logger.warn(
-      config.TRUST_PROXY
+      config.TRUST_PROXY !== false
         ? "serving plain HTTP behind a trusted proxy: the proxy must terminate TLS"
         : "serving plain HTTP: no TLS_CERT/TLS_KEY configured; use it for local development only",
     );

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -31,6 +31,8 @@ test("usage errors exit 2 with a message", () => {
     [["keys", "revoke"], /exactly one key id/],
     [["keys", "create", "--account", "A", "--per-minute", "ten"], /--per-minute must be a whole number/],
     [["--colour"], /Unknown option '--colour'/],
+    [["keys", "create", "--account", "A", "--scopes", ""], /--scopes names no scope/],
+    [["keys", "create", "--account", "A", "--scopes", " , "], /--scopes names no scope/],
   ] as const) {
     const result = cli(...args);
     assert.equal(result.code, 2, args.join(" "));
@@ -48,15 +50,20 @@ test("migrate, then keys create, list and revoke", () => {
   assert.match(key.accountId, /^acct_[0-9a-f]{24}$/);
   assert.equal(key.tier, "enterprise");
   assert.deepEqual(key.scopes, ["events:read", "analytics:read"]);
+  assert.equal(key.accountCreated, true);
 
   const second = JSON.parse(cli("keys", "create", "--account", "Acme", "--json").stdout);
   assert.equal(second.accountId, key.accountId);
+  assert.equal(second.accountCreated, false);
   assert.equal(second.tier, "free");
   assert.equal(second.scopes.length, 7);
 
   const text = cli("keys", "create", "--account", "Globex");
   assert.equal(text.code, 0);
+  assert.match(text.stdout, /^Created account Globex \(acct_[0-9a-f]{24}\) and API key key_[0-9a-f]{24} \(tier free, /);
   assert.match(text.stdout, /shown only now/);
+  const added = cli("keys", "create", "--account", "Globex", "--scopes", "analytics:read");
+  assert.match(added.stdout, /^Added API key key_[0-9a-f]{24} to the existing account acct_[0-9a-f]{24} \(tier free, scopes analytics:read\)/);
 
   const listed = cli("keys", "list", "--account", "Acme", "--json");
   const keys = JSON.parse(listed.stdout);
@@ -69,6 +76,15 @@ test("migrate, then keys create, list and revoke", () => {
   assert.equal(again.code, 1);
   assert.match(again.stderr, /not found/);
   assert.match(cli("keys", "list").stdout, /revoked/);
+});
+
+test("the database folder and file it creates are private: 0700 and 0600", { skip: process.platform === "win32" }, () => {
+  const nested = join(dir, "private", "deeper", "events.sqlite");
+  const result = spawnSync(process.execPath, [CLI, "migrate"], { env: { ...process.env, DATABASE_URL: nested }, encoding: "utf8" });
+  assert.equal(result.status, 0, result.stderr);
+  assert.equal(statSync(join(dir, "private")).mode & 0o777, 0o700);
+  assert.equal(statSync(join(dir, "private", "deeper")).mode & 0o777, 0o700);
+  assert.equal(statSync(nested).mode & 0o777, 0o600);
 });
 
 test("bad input to keys create and configuration errors exit 1", () => {

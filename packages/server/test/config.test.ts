@@ -14,6 +14,7 @@ test("defaults", () => {
     TLS_KEY: undefined,
     HTTP_REDIRECT_PORT: undefined,
     TRUST_PROXY: false,
+    AUTH_FAILURE_LIMIT_PER_MINUTE: 60,
     LOG_LEVEL: "info",
     SHUTDOWN_TIMEOUT_MS: 10_000,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
@@ -55,6 +56,29 @@ test("bad values are named", () => {
   assert.throws(() => loadConfig({ PUBLIC_URL: "ftp://x" }), /PUBLIC_URL/);
   assert.throws(() => loadConfig({ TLS_CERT: "cert.pem" }), /TLS_KEY: TLS_CERT and TLS_KEY go together/);
   assert.throws(() => loadConfig({ HTTP_REDIRECT_PORT: "8080" }), /HTTP_REDIRECT_PORT: redirects to HTTPS need TLS_CERT and TLS_KEY/);
+});
+
+test("TRUST_PROXY: a flag (one hop) or a list of trusted proxy addresses and CIDR ranges", () => {
+  const accepted: [string, unknown][] = [
+    ["true", true], ["1", true], ["yes", true], ["TRUE", true],
+    ["false", false], ["0", false], ["no", false],
+    ["10.0.0.1", ["10.0.0.1"]],
+    ["10.0.0.0/8, 192.168.1.0/24", ["10.0.0.0/8", "192.168.1.0/24"]],
+    ["172.16.0.0/255.240.0.0", ["172.16.0.0/255.240.0.0"]],
+    ["::1", ["::1"]],
+    ["fd00::/8,2001:db8::/32", ["fd00::/8", "2001:db8::/32"]],
+    ["::ffff:10.0.0.0/104", ["::ffff:10.0.0.0/104"]],
+    ["loopback,uniquelocal", ["loopback", "uniquelocal"]],
+  ];
+  for (const [value, expected] of accepted) assert.deepEqual(loadConfig({ TRUST_PROXY: value }).TRUST_PROXY, expected, value);
+  for (const value of ["maybe", "10.0.0.0/33", "10.0.0.256", "fd00::/129", "10.0.0.0/8,,", "10.0.0.0/-1", "2001:db8::/abc", "localhost"]) {
+    assert.throws(() => loadConfig({ TRUST_PROXY: value }), /Invalid configuration: TRUST_PROXY: true, false, or a comma-separated list/, value);
+  }
+});
+
+test("AUTH_FAILURE_LIMIT_PER_MINUTE: a positive integer", () => {
+  assert.equal(loadConfig({ AUTH_FAILURE_LIMIT_PER_MINUTE: "5" }).AUTH_FAILURE_LIMIT_PER_MINUTE, 5);
+  for (const value of ["0", "-1", "1.5", "many"]) assert.throws(() => loadConfig({ AUTH_FAILURE_LIMIT_PER_MINUTE: value }), /AUTH_FAILURE_LIMIT_PER_MINUTE/, value);
 });
 
 test("DATABASE_URL forms", () => {

@@ -6,6 +6,8 @@ import { DOCS_ASSETS, type DocsAsset, docsAsset, docsPage } from "./docs-page.ts
 import { assertIdempotencyKey, IDEMPOTENCY_STALE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from "./idempotency.ts";
 import { openApiDocument } from "./openapi.ts";
 import { createAuthenticator } from "./authenticate.ts";
+import { createAuthFailureLimit } from "./auth-failure-limit.ts";
+import { compileTrustProxy, resolveClientAddress, type TrustProxy } from "./client-address.ts";
 import { assertWithinLimits } from "./rate-limit.ts";
 import { createResponder, type ResponseConstructor } from "./respond.ts";
 import { bearerToken, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
@@ -23,8 +25,21 @@ export interface HandlerOptions {
    * request's origin plus `/docs`.
    */
   docsUrl?: string;
-  /** Honour `X-Forwarded-Proto` and `X-Forwarded-Host` when building the request's origin (behind a proxy). */
-  trustProxy?: boolean;
+  /**
+   * The proxies trusted to forward requests (default none): `true` for one hop, or their addresses
+   * and CIDR ranges. A request whose peer is trusted has its `X-Forwarded-Proto` and
+   * `X-Forwarded-Host` honoured (a plain-HTTP one gets `308` to HTTPS, links use the forwarded
+   * origin), and its client address is the nearest `X-Forwarded-For` hop that is not trusted.
+   */
+  trustProxy?: TrustProxy;
+  /**
+   * The address of the connection's peer (the client, or the nearest proxy). Default: the
+   * request's `ip` property, which srvx (and so h3) sets. Without one, the per-address limit on
+   * requests without a valid key does not apply.
+   */
+  clientAddress?: (request: Request) => string | undefined;
+  /** Requests without a valid API key allowed per client address and minute (default 60), counted in this process. */
+  authFailureLimitPerMinute?: number;
   /** While this answers true (the host is shutting down), every request gets `503 SERVICE_UNAVAILABLE`. */
   isDraining?: () => boolean;
   /** Serve the API reference page at `/docs` (default true); `/openapi.json` is always served. */
@@ -54,30 +69,46 @@ export interface RequestLogEntry {
   durationMs: number;
   /** The authenticated account, once known. */
   accountId?: string;
+  /** The client's address, when known (see {@link HandlerOptions.clientAddress}). */
+  clientAddress?: string;
 }
 
 /** Per-request state gathered on the way: headers for the response, who asked. */
 interface RequestState {
   headers: Record<string, string>;
   accountId?: string;
+  clientAddress?: string | undefined;
+  /** The peer is a trusted proxy: its forwarded headers count. */
+  proxied: boolean;
 }
 
 /** A web-standard request handler: any host that speaks `Request`/`Response` can mount it. */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
 const QR_PATH = /^\/(?:v1|api)\/qr\/([A-Za-z0-9_]+)\.(png|svg)$/;
+/**
+ * A registration's QR image never changes while it exists (it encodes the confirmation code,
+ * which never changes): cached for a year, by the holder's browser only, since the code admits
+ * its holder to the event.
+ */
+const QR_CACHE_CONTROL = "private, max-age=31536000";
 const VERSION_PREFIX = /^\/(?:v1|api)(?=\/)/;
 const PURGE_EVERY_MS = 60_000;
 const HSTS = "max-age=31536000; includeSubDomains";
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 /** Tries at storing a keyed request's answer before giving up. */
 const COMPLETE_ATTEMPTS = 3;
-/** The challenge of a `401` (RFC 6750). */
-const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="event-service"' } as const;
 
 /** The answer to a path (or method) the API does not serve. */
 function noRoute(request: Request, url: URL): ServiceError {
   return new ServiceError("NOT_FOUND", { message: `No route for ${request.method} ${url.pathname}.` });
+}
+
+/** Whether an `If-None-Match` header names `etag` (the weak comparison RFC 9110 prescribes for it). */
+function etagMatches(header: string | null, etag: string): boolean {
+  if (header === null) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
 }
 
 /** The method a request is routed by: `HEAD` is answered as `GET`, without the body. */
@@ -92,8 +123,8 @@ function normaliseBasePath(basePath = ""): string {
 }
 
 /** The origin the caller used to reach us. */
-function requestOrigin(request: Request, url: URL, trustProxy: boolean): string {
-  if (!trustProxy) return url.origin;
+function requestOrigin(request: Request, url: URL, proxied: boolean): string {
+  if (!proxied) return url.origin;
   const proto = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim();
   const host = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim();
   return `${proto || url.protocol.slice(0, -1)}://${host || url.host}`;
@@ -122,11 +153,15 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     for (const route of ROUTES) addRoute(router, route.method, `${prefix}${route.path}`, route);
   }
   const { storage } = service;
-  const trustProxy = options.trustProxy ?? false;
+  const trust = compileTrustProxy(options.trustProxy ?? false);
+  const peerAddress = options.clientAddress ?? ((request: Request) => {
+    const ip = (request as { ip?: unknown }).ip;
+    return typeof ip === "string" && ip !== "" ? ip : undefined;
+  });
   const serveDocs = options.docs ?? true;
   const basePath = normaliseBasePath(options.basePath);
   const reply = createResponder(options.Response);
-  const admit = createAuthenticator(storage);
+  const admit = createAuthenticator(storage, createAuthFailureLimit(options.authFailureLimitPerMinute === undefined ? {} : { perMinute: options.authFailureLimitPerMinute }));
   let lastPurge = 0;
 
   /** Removes expired idempotency records now and then, off the request's path. */
@@ -168,9 +203,8 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     // Without a key, an unknown route is simply 404; with one, it is counted and answered like
     // any authenticated request (rate-limit headers included), as GitHub does.
     if (!match && !token) throw noRoute(request, url);
-    if (!token) throw new ServiceError("UNAUTHORIZED", { message: "Missing API key: send Authorization: Bearer <key>.", headers: BEARER_CHALLENGE });
     const nowMs = service.clock().getTime();
-    const { auth, counts } = await admit(token, nowMs);
+    const { auth, counts } = await admit(token, nowMs, state.clientAddress);
     state.accountId = auth.accountId;
     Object.assign(state.headers, assertWithinLimits(counts, auth.limits, nowMs));
     purgeNowAndThen(nowMs);
@@ -233,7 +267,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   }
 
   async function route(request: Request, url: URL, origin: string, docs: string, state: RequestState): Promise<Response> {
-    if (trustProxy && request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "http") {
+    if (state.proxied && request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "http") {
       // Behind a TLS-terminating proxy, a plain-HTTP request is sent to HTTPS, method and body kept.
       const host = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim() || url.host;
       return reply.raw(null, 308, { ...state.headers, location: `https://${host}${url.pathname}${url.search}` });
@@ -273,14 +307,16 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     if (qr) {
       const image = await service.qrCode(qr[1]!, qr[2] as "png" | "svg");
       if (!image) throw new ServiceError("NOT_FOUND", { message: "QR code not found." });
-      return reply.raw(image.body as BodyInit, 200, { ...state.headers, "content-type": image.contentType, "cache-control": "private, max-age=3600" });
+      const headers = { ...state.headers, etag: image.etag, "cache-control": QR_CACHE_CONTROL };
+      if (etagMatches(request.headers.get("if-none-match"), image.etag)) return reply.raw(null, 304, headers);
+      return reply.raw(image.body as BodyInit, 200, { ...headers, "content-type": image.contentType });
     }
     const answer = await api(request, url, path, origin, docs, state);
     return reply.json(answer.body, answer.status, answer.headers ? { ...state.headers, ...answer.headers } : state.headers);
   }
 
   async function respond(request: Request, url: URL, state: RequestState): Promise<Response> {
-    const origin = requestOrigin(request, url, trustProxy);
+    const origin = requestOrigin(request, url, state.proxied);
     const docs = options.docsUrl ?? `${origin}${basePath}/docs`;
     if (origin.startsWith("https:")) state.headers["strict-transport-security"] = HSTS;
     try {
@@ -296,7 +332,12 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     const started = performance.now();
     const given = request.headers.get("x-request-id");
     const requestId = given !== null && REQUEST_ID.test(given) ? given : randomUUID();
-    const state: RequestState = { headers: { "x-request-id": requestId } };
+    const peer = peerAddress(request);
+    const state: RequestState = {
+      headers: { "x-request-id": requestId },
+      clientAddress: resolveClientAddress(peer, request.headers.get("x-forwarded-for"), trust),
+      proxied: trust(peer ?? "", 0),
+    };
     let url: URL;
     let response: Response;
     try {
@@ -315,6 +356,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       status: response.status,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
       ...(state.accountId !== undefined && { accountId: state.accountId }),
+      ...(state.clientAddress !== undefined && { clientAddress: state.clientAddress }),
     });
     return response;
   };

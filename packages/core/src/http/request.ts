@@ -2,6 +2,8 @@ import { ServiceError } from "../errors.ts";
 
 /** Largest accepted request body: 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** Deepest accepted nesting of arrays and objects in a JSON body. */
+export const MAX_JSON_DEPTH = 64;
 
 // The rest of the body is never read, so the connection cannot carry another request: close it.
 const tooLarge = () =>
@@ -56,6 +58,10 @@ export function parseJsonBody(bytes: Uint8Array, contentType: string | null): un
     throw new ServiceError("INVALID_REQUEST", { message: "body: not valid UTF-8" });
   }
   if (text.trim() === "") throw new ServiceError("INVALID_REQUEST", { message: "body: a JSON object is required" });
+  // Checked on the text, before anything (the parser, the checks below, zod) walks the value.
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+    throw new ServiceError("INVALID_REQUEST", { message: `body: nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects` });
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -64,30 +70,61 @@ export function parseJsonBody(bytes: Uint8Array, contentType: string | null): un
   }
   // Valid UTF-8 carries no lone surrogate; only a JSON escape (\ud800) can make one, and the
   // store would keep it as U+FFFD: refused, so what is stored is what was sent.
-  if (SURROGATE_ESCAPE.test(text)) assertWellFormed(body, "");
+  if (SURROGATE_ESCAPE.test(text)) assertWellFormed(body);
   return body;
+}
+
+/**
+ * Whether the JSON text nests arrays and objects deeper than `max`, found in one pass over the
+ * text without recursion (brackets inside strings do not count). Malformed text is left to the
+ * parser.
+ */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \\ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
+  return false;
 }
 
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function assertWellFormed(value: unknown, path: string): void {
-  if (typeof value === "string") {
-    if (LONE_SURROGATE.test(value)) {
-      const message = "holds a lone UTF-16 surrogate (not valid Unicode text)";
-      throw new ServiceError("INVALID_REQUEST", {
-        message: `${path || "body"}: ${message}`,
-        ...(path && { field: path }),
-        details: { issues: [{ path, message }] },
-      });
-    }
-  } else if (Array.isArray(value)) {
-    value.forEach((item, index) => assertWellFormed(item, path ? `${path}.${index}` : String(index)));
-  } else if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) {
-      const at = path ? `${path}.${key}` : key;
-      assertWellFormed(key, at);
-      assertWellFormed(item, at);
+/**
+ * Throws `400 INVALID_REQUEST` naming the first string (value or key) that holds a lone
+ * surrogate. Walks the value with a stack of its own, not recursion, whatever its depth.
+ */
+function assertWellFormed(body: unknown): void {
+  const pending: [value: unknown, path: string][] = [[body, ""]];
+  const refuse = (path: string) => {
+    const message = "holds a lone UTF-16 surrogate (not valid Unicode text)";
+    return new ServiceError("INVALID_REQUEST", {
+      message: `${path || "body"}: ${message}`,
+      ...(path && { field: path }),
+      details: { issues: [{ path, message }] },
+    });
+  };
+  while (pending.length > 0) {
+    const [value, path] = pending.pop()!;
+    if (typeof value === "string") {
+      if (LONE_SURROGATE.test(value)) throw refuse(path);
+    } else if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index--) pending.push([value[index], path ? `${path}.${index}` : String(index)]);
+    } else if (value !== null && typeof value === "object") {
+      const entries = Object.entries(value);
+      for (let index = entries.length - 1; index >= 0; index--) {
+        const [key, item] = entries[index]!;
+        const at = path ? `${path}.${key}` : key;
+        pending.push([item, at], [key, at]);
+      }
     }
   }
 }

@@ -81,6 +81,8 @@ export interface CreatedApiKey {
   accountId: string;
   tier: Tier;
   scopes: Scope[];
+  /** Whether this call created the account (`false`: the key was added to an existing one). */
+  accountCreated: boolean;
 }
 
 /** What authenticating a key yields. */
