@@ -172,7 +172,7 @@ export function describeStorage(name: string, create: () => Promise<Storage>) {
         await storage.releaseIdempotencyKey(acme, claim.key);
         assert.equal(await storage.claimIdempotencyKey({ ...claim, requestHash: "h4", now: "2026-01-02T00:05:01.000Z" }), null);
         // Expired records are purged.
-        assert.ok((await storage.purgeExpired("2026-01-04T00:00:00.000Z")) >= 2);
+        assert.ok((await storage.purgeExpired({ now: "2026-01-04T00:00:00.000Z", deliveriesBefore: "2000-01-01T00:00:00.000Z" })).idempotencyKeys >= 2);
       });
     });
 
