@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import * as z from "zod";
 import { ServiceError } from "../errors.ts";
+import { PING_EVENT_TYPE } from "../webhooks/payloads.ts";
 import type { Scope, Tier } from "./api-key.ts";
 import { BooleanParam, KeyValueMap, pagingParams, plainText, resolvePaging, Timestamp } from "./common.ts";
 
@@ -46,7 +47,7 @@ const ALL_READ_SCOPES: readonly Scope[] = [...new Set(Object.values(READ_SCOPE_B
  * of no known family.
  */
 export function readScopesFor(type: string): readonly Scope[] {
-  if (type === "webhook.ping") return [];
+  if (type === PING_EVENT_TYPE) return [];
   const family = type.slice(0, type.indexOf(".")) as keyof typeof READ_SCOPE_BY_FAMILY;
   return Object.hasOwn(READ_SCOPE_BY_FAMILY, family) ? [READ_SCOPE_BY_FAMILY[family]] : ALL_READ_SCOPES;
 }
