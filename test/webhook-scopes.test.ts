@@ -78,11 +78,11 @@ describe("subscribing needs the read scope of every type", () => {
     for (const [client, events] of allowed) assert.deepEqual(expectStatus(await create(client, events), 201).events, events);
   });
 
-  test("update: checked on the subscription after the change; a refused update changes nothing", async () => {
+  test("update: url, events and re-enabling are checked on the subscription after the change; a refused update changes nothing", async () => {
     const everything = expectStatus(await create(full, ["*"]), 201);
     const url = publicUrl("re-pointed");
-    // A key that cannot read everything may not re-point, re-describe or narrow-and-keep a `*` subscription...
-    for (const body of [{ url }, { description: "mine now" }, { active: true }]) {
+    // A key that cannot read everything may not re-point, re-enable or re-subscribe a `*` subscription...
+    for (const body of [{ url }, { active: true }, { events: ["*"] }, { url, description: "mine now" }]) {
       const error = expectError(await hooksOnly.put(`/webhooks/${everything.id}`, body), 403, "FORBIDDEN", "events");
       assert.deepEqual(error.details, { requiredScopes: ["events:read", "attendees:read", "analytics:read"] });
     }
@@ -90,11 +90,15 @@ describe("subscribing needs the read scope of every type", () => {
     expectError(await withEvents.put(`/webhooks/${everything.id}`, { events: ["event.created", "attendee.registered"] }), 403, "FORBIDDEN", "events");
     const { secret: _secret, ...unchanged } = everything;
     assert.deepEqual(expectStatus(await full.get(`/webhooks/${everything.id}`), 200), unchanged);
-    // ...but may narrow it to what it reads, and then change it.
+    // ...but may describe or pause it, which sends nothing anywhere...
+    assert.equal(expectStatus(await hooksOnly.put(`/webhooks/${everything.id}`, { description: "paused", metadata: { by: "ops" }, active: false }), 200).active, false);
+    expectError(await hooksOnly.put(`/webhooks/${everything.id}`, { active: true }), 403, "FORBIDDEN", "events");
+    expectStatus(await full.put(`/webhooks/${everything.id}`, { active: true }), 200);
+    // ...and a key may narrow it to what it reads, and then change it.
     const narrowed = expectStatus(await withEvents.put(`/webhooks/${everything.id}`, { events: ["event.created"], url }), 200);
     assert.deepEqual([narrowed.events, narrowed.url], [["event.created"], url]);
-    expectStatus(await withEvents.put(`/webhooks/${everything.id}`, { description: "events only" }), 200);
-    expectError(await hooksOnly.put(`/webhooks/${everything.id}`, { description: "no" }), 403, "FORBIDDEN", "events");
+    expectStatus(await withEvents.put(`/webhooks/${everything.id}`, { description: "events only", active: true }), 200);
+    expectError(await hooksOnly.put(`/webhooks/${everything.id}`, { url: publicUrl("no") }), 403, "FORBIDDEN", "events");
     // Deleting needs webhooks:write only.
     expectStatus(await hooksOnly.delete(`/webhooks/${everything.id}`), 200);
   });

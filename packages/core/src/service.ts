@@ -103,8 +103,9 @@ export interface WebhookOperations {
   get(id: string): Promise<Webhook>;
   /**
    * Partial update; `active: true` re-enables and resets the failure count. Throws as create,
-   * and `NOT_FOUND`; `FORBIDDEN` when the caller may not read every type the webhook is
-   * subscribed to after the update (so a key cannot re-point a subscription it could not make).
+   * and `NOT_FOUND`; `FORBIDDEN` when the update sets `url` or `events`, or `active: true`, and
+   * the caller may not read every type the webhook is subscribed to after it (so a key cannot
+   * re-point a subscription it could not make).
    */
   update(id: string, input: WebhookUpdateInput): Promise<Webhook>;
   /** Throws `NOT_FOUND`. */
@@ -205,8 +206,8 @@ export function toApiWebhook(webhook: WebhookRecord): Webhook {
  * The API form of a delivery as a reader with `scopes` sees it: a payload of a type those
  * scopes cannot read directly shows `data: null` and `redacted: true`.
  */
-export function toApiDelivery(delivery: DeliveryRecord | Omit<DeliveryRecord, "accountId">, scopes: readonly Scope[] = SCOPES): WebhookDelivery {
-  const { accountId: _accountId, ...rest } = delivery as DeliveryRecord;
+export function toApiDelivery(delivery: Omit<DeliveryRecord, "accountId"> & { accountId?: string }, scopes: readonly Scope[] = SCOPES): WebhookDelivery {
+  const { accountId: _accountId, ...rest } = delivery;
   if (canReadNotification(rest.type, scopes)) return { ...rest, redacted: false };
   return { ...rest, payload: { ...rest.payload, data: null }, redacted: true };
 }
@@ -236,7 +237,8 @@ export function createEventService(options: EventServiceOptions): EventService {
   function forAccount(accountId: string, scopeOptions: AccountOptions = {}): AccountScope {
     const baseUrl = options.publicUrl ? defaultBaseUrl : (scopeOptions.baseUrl ?? defaultBaseUrl);
     const scopes = scopeOptions.scopes ?? SCOPES;
-    const webhookLimit = WEBHOOK_LIMITS[scopeOptions.tier ?? "enterprise"];
+    const tier = scopeOptions.tier ?? "enterprise";
+    const webhookLimit = WEBHOOK_LIMITS[tier];
     const deliveryOut = (delivery: DeliveryRecord) => toApiDelivery(delivery, scopes);
     const attendeeOut = (record: AttendeeRecord) => toApiAttendee(record, baseUrl);
     const notify: NotifyContext = { baseUrl, carbon };
@@ -343,8 +345,8 @@ export function createEventService(options: EventServiceOptions): EventService {
         };
         if (!(await storage.insertWebhook(record, webhookLimit))) {
           throw new ServiceError("INVALID_REQUEST", {
-            message: `This account already has ${webhookLimit} webhooks, the limit of its ${scopeOptions.tier ?? "enterprise"} tier; delete one first.`,
-            details: { limit: webhookLimit, tier: scopeOptions.tier ?? "enterprise" },
+            message: `This account already has ${webhookLimit} webhooks, the limit of its ${tier} tier; delete one first.`,
+            details: { limit: webhookLimit, tier },
           });
         }
         return { ...toApiWebhook(record), secret: record.secret };
@@ -360,9 +362,10 @@ export function createEventService(options: EventServiceOptions): EventService {
         const url = parsed.url === undefined ? undefined : await checkUrl(parsed.url);
         const at = now();
         const { after } = await storage.updateWebhook(accountId, id, (current) => {
-          // Checked on what the webhook will send after the change: a key may not re-point (or
-          // re-enable) a subscription to data it cannot read.
-          assertSubscribable(parsed.events ?? current.events, scopes);
+          // What decides where data goes (the URL, the types, re-enabling) is checked on the
+          // subscription after the change: a key may not re-point a subscription it could not make.
+          // Describing or pausing a webhook reaches nothing.
+          if (url !== undefined || parsed.events || parsed.active === true) assertSubscribable(parsed.events ?? current.events, scopes);
           const reEnabled = parsed.active === true;
           return {
             ...current,

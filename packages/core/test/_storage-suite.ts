@@ -204,6 +204,16 @@ export function describeStorage(name: string, create: () => Promise<Storage>) {
         assert.equal((await storage.deleteWebhook(acme, first.id))?.id, first.id);
         assert.equal(await storage.getWebhook(acme, first.id), null);
       });
+
+      test("a bound on the account's webhooks holds under concurrent inserts; other accounts are not counted", async () => {
+        const capped = await newAccount(storage, `Capped ${tick()}`);
+        assert.equal(await storage.insertWebhook(webhook(capped, "https://93.184.216.34/c0"), 3), true);
+        const results = await Promise.all(Array.from({ length: 6 }, (_, i) => storage.insertWebhook(webhook(capped, `https://93.184.216.34/c${i + 1}`), 3)));
+        assert.deepEqual(results.filter(Boolean).length, 2);
+        assert.equal((await storage.listWebhooks(capped, WebhookListQuery.parse({}))).total, 3);
+        assert.equal(await storage.insertWebhook(webhook(capped, "https://93.184.216.34/c9"), 3), false);
+        assert.equal(await storage.insertWebhook(webhook(capped, "https://93.184.216.34/c9"), 4), true);
+      });
     });
 
     describe("events", () => {
