@@ -623,9 +623,11 @@ describe("scopes", () => {
 
   before(async () => {
     const made = await Promise.all([
-      server.createKey({ account: accountA, scopes: ["webhooks:read"] }),
-      server.createKey({ account: accountA, scopes: ["webhooks:write"] }),
-      server.createKey({ account: accountA, scopes: ["events:read", "events:write", "attendees:read", "attendees:write", "analytics:read"] }),
+      // Enterprise, as the account's other keys (a key's tier caps the account's webhooks); webhooks:write with
+      // events:read, which subscribing to the event.* types of these calls needs.
+      server.createKey({ account: accountA, tier: "enterprise", scopes: ["webhooks:read"] }),
+      server.createKey({ account: accountA, tier: "enterprise", scopes: ["webhooks:write", "events:read"] }),
+      server.createKey({ account: accountA, tier: "enterprise", scopes: ["events:read", "events:write", "attendees:read", "attendees:write", "analytics:read"] }),
     ]);
     for (const key of made) assert.equal(key.accountId, accountA);
     [read, write, none] = made.map((key) => clientFor(server, key.key)) as [Client, Client, Client];

@@ -15,7 +15,7 @@
 // Service
 export { createEventService, toApiAttendee, toApiDelivery, toApiEvent, toApiWebhook } from "./service.ts";
 export type {
-  AccountScope, AnalyticsOperations, AttendeeOperations, EventOperations, EventService, EventServiceOptions, KeyOperations, ListResult,
+  AccountOptions, AccountScope, AnalyticsOperations, AttendeeOperations, EventOperations, EventService, EventServiceOptions, KeyOperations, ListResult,
   WebhookOperations,
 } from "./service.ts";
 
@@ -34,7 +34,9 @@ export { ERROR_CODES, ServiceError } from "./errors.ts";
 export type { ErrorBody, ErrorCode, ServiceErrorOptions } from "./errors.ts";
 
 // Storage
-export type { Change, CountedRequest, Erasure, EventWithStats, IdempotencyRecord, NotifyContext, Page, RateLimitWindows, Storage } from "./storage.ts";
+export type {
+  Change, CountedRequest, Erasure, EventWithStats, IdempotencyRecord, NotifyContext, Page, PurgeResult, RateLimitWindows, Storage,
+} from "./storage.ts";
 export { createSqlStorage } from "./sql/sql-storage.ts";
 export type { SqlStorageOptions } from "./sql/sql-storage.ts";
 export type { Database } from "./sql/database.ts";
@@ -51,7 +53,8 @@ export type { Coordinates, Location, SustainabilityGoals } from "./resources/eve
 export type { AccessibilityNeeds, CarbonOffset, EmergencyContact } from "./resources/attendee.ts";
 export { DeleteResult, Pagination } from "./resources/common.ts";
 export {
-  CreatedWebhook, Webhook, WebhookCreateInput, WebhookListQuery, WebhookUpdateInput, WEBHOOK_EVENT_TYPES,
+  canReadNotification, CreatedWebhook, READ_SCOPE_BY_FAMILY, Webhook, WebhookCreateInput, WEBHOOK_EVENT_TYPES, WEBHOOK_LIMITS, WebhookListQuery,
+  WebhookUpdateInput,
 } from "./resources/webhook.ts";
 export type { WebhookEventType } from "./resources/webhook.ts";
 export { DeliveryAttempt, DeliveryListQuery, DELIVERY_STATUSES, WebhookDelivery } from "./resources/webhook-delivery.ts";
@@ -63,6 +66,8 @@ export {
   createDeliveryWorker, DEFAULT_RETRY_DELAYS_MS, DEFAULT_WEBHOOK_TIMEOUT_MS, DISABLE_AFTER_FAILURES, nextAttemptAt,
 } from "./webhooks/delivery-worker.ts";
 export type { DeliveryWorker, DeliveryWorkerOptions } from "./webhooks/delivery-worker.ts";
+export { createBackgroundPurge, DEFAULT_WEBHOOK_RETENTION_DAYS } from "./background-purge.ts";
+export type { BackgroundPurge, BackgroundPurgeOptions } from "./background-purge.ts";
 export { CAPACITY_THRESHOLD_PERCENT, PING_EVENT_TYPE } from "./webhooks/payloads.ts";
 export type { Envelope, Notification } from "./webhooks/payloads.ts";
 export { parseRetryAfter, sendDelivery, WEBHOOK_USER_AGENT } from "./webhooks/send-delivery.ts";

@@ -14,15 +14,16 @@ import {
   newAttendeeRecord,
 } from "./resources/attendee.ts";
 import {
-  type ApiKeyInfo, ApiKeyCreateInput, apiKeyPrefix, type AuthContext, type CreatedApiKey, generateApiKey, hashApiKey,
+  type ApiKeyInfo, ApiKeyCreateInput, apiKeyPrefix, type AuthContext, type CreatedApiKey, generateApiKey, hashApiKey, type Scope, SCOPES,
+  type Tier,
 } from "./resources/api-key.ts";
 import { type DeleteResult, paginate, type Pagination } from "./resources/common.ts";
 import { type Event, EventCreateInput, EventListQuery, type EventRecord, EventUpdateInput, newEventRecord } from "./resources/event.ts";
 import {
-  assertEventTypes, assertHttpsUrl, type CreatedWebhook, generateWebhookSecret, type Webhook, WebhookCreateInput, WebhookListQuery,
-  type WebhookRecord, WebhookUpdateInput,
+  assertEventTypes, assertHttpsUrl, assertSubscribable, canReadNotification, type CreatedWebhook, generateWebhookSecret, missingReadScopes, type Webhook,
+  WebhookCreateInput, WEBHOOK_LIMITS, WebhookListQuery, type WebhookRecord, WebhookUpdateInput,
 } from "./resources/webhook.ts";
-import { DeliveryListQuery, type WebhookDelivery } from "./resources/webhook-delivery.ts";
+import { DeliveryListQuery, type DeliveryRecord, type WebhookDelivery } from "./resources/webhook-delivery.ts";
 import type { EventWithStats, NotifyContext, Storage } from "./storage.ts";
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from "./webhooks/delivery-worker.ts";
 import { PING_EVENT_TYPE } from "./webhooks/payloads.ts";
@@ -93,20 +94,32 @@ export interface AttendeeOperations {
   delete(id: string): Promise<DeleteResult>;
 }
 
-/** Operations on one account's webhooks. */
+/**
+ * Operations on one account's webhooks. A caller reaches through them only what its scopes let
+ * it read directly (`AccountOptions.scopes`): it subscribes only to types it may read, and the
+ * delivery log shows the data of other types as `null` (`redacted: true`).
+ */
 export interface WebhookOperations {
-  /** Throws `INVALID_REQUEST`, `INVALID_URL`, `INVALID_EVENT_TYPE`, `DUPLICATE_WEBHOOK`. The only answer that shows the secret. */
+  /**
+   * Throws `INVALID_REQUEST` (also past the tier's number of webhooks, `WEBHOOK_LIMITS`), `INVALID_URL`,
+   * `INVALID_EVENT_TYPE`, `FORBIDDEN` (a type the caller may not read), `DUPLICATE_WEBHOOK`. The only answer that shows the secret.
+   */
   create(input: WebhookCreateInput): Promise<CreatedWebhook>;
   /** Throws `NOT_FOUND`. */
   get(id: string): Promise<Webhook>;
-  /** Partial update; `active: true` re-enables and resets the failure count. Throws as create, and `NOT_FOUND`. */
+  /**
+   * Partial update; `active: true` re-enables and resets the failure count. Throws as create,
+   * and `NOT_FOUND`; `FORBIDDEN` when the update sets `url` or `events`, or `active: true`, and
+   * the caller may not read every type the webhook is subscribed to after it (so a key cannot
+   * re-point a subscription it could not make).
+   */
   update(id: string, input: WebhookUpdateInput): Promise<Webhook>;
   /** Throws `NOT_FOUND`. */
   delete(id: string): Promise<DeleteResult>;
   list(query?: Record<string, unknown>): Promise<ListResult<"webhooks", Webhook>>;
   /** One page of the webhook's delivery log, newest first. Throws `NOT_FOUND`, `INVALID_REQUEST`. */
   deliveries(id: string, query?: Record<string, unknown>): Promise<ListResult<"deliveries", WebhookDelivery>>;
-  /** Queues one more attempt of a delivery (same envelope), due now. Throws `NOT_FOUND`. */
+  /** Queues one more attempt of a delivery (same envelope), due now. Throws `NOT_FOUND`; `FORBIDDEN` for a type the caller may not read. */
   redeliver(id: string, deliveryId: string): Promise<WebhookDelivery>;
   /** Sends a signed `webhook.ping` at once (active or not) and returns the delivery with its attempt. Throws `NOT_FOUND`. */
   ping(id: string): Promise<WebhookDelivery>;
@@ -123,6 +136,22 @@ export interface AnalyticsOperations {
   event(eventId: string): Promise<EventAnalytics>;
   /** Trend analysis of one metric. Throws `INVALID_REQUEST`, `INVALID_DATE_RANGE`, `INSUFFICIENT_DATA`. */
   trends(query?: Record<string, unknown>): Promise<TrendReport>;
+}
+
+/**
+ * Who acts for an account: what {@link EventService.forAccount} is given. Over HTTP the handler
+ * passes the API key's scopes and tier; a programmatic caller without a key may leave them out.
+ */
+export interface AccountOptions {
+  /** Overrides `publicUrl` for the links handed out (the request's origin over HTTP). */
+  baseUrl?: string;
+  /**
+   * The caller's scopes: which notification types its webhooks may subscribe to and whose data
+   * the delivery log shows it (the routes check the rest). Default: every scope.
+   */
+  scopes?: readonly Scope[];
+  /** The caller's tier, which caps the account's webhooks (`WEBHOOK_LIMITS`), as it picks the rate limits. Default `enterprise`. */
+  tier?: Tier;
 }
 
 /** Everything one account may do. */
@@ -151,8 +180,8 @@ export interface EventService {
   readonly storage: Storage;
   readonly carbon: CarbonSettings;
   readonly keys: KeyOperations;
-  /** The operations of one account; `baseUrl` overrides `publicUrl` for the links handed out. */
-  forAccount(accountId: string, options?: { baseUrl?: string }): AccountScope;
+  /** The operations of one account, for a caller with the given scopes and tier (default: all scopes, enterprise). */
+  forAccount(accountId: string, options?: AccountOptions): AccountScope;
   /**
    * A public QR code image of a registration's confirmation code, or `null` for an unknown id.
    * Rendered once per code and format (a bounded cache), with a strong `etag`.
@@ -182,10 +211,14 @@ export function toApiWebhook(webhook: WebhookRecord): Webhook {
   return rest;
 }
 
-/** The API form of a delivery. */
-export function toApiDelivery(delivery: WebhookDelivery & { accountId?: string }): WebhookDelivery {
+/**
+ * The API form of a delivery as a reader with `scopes` sees it: a payload of a type those
+ * scopes cannot read directly shows `data: null` and `redacted: true`.
+ */
+export function toApiDelivery(delivery: Omit<DeliveryRecord, "accountId"> & { accountId?: string }, scopes: readonly Scope[] = SCOPES): WebhookDelivery {
   const { accountId: _accountId, ...rest } = delivery;
-  return rest;
+  if (canReadNotification(rest.type, scopes)) return { ...rest, redacted: false };
+  return { ...rest, payload: { ...rest.payload, data: null }, redacted: true };
 }
 
 function withoutStats(event: EventRecord): EventWithStats {
@@ -210,8 +243,12 @@ export function createEventService(options: EventServiceOptions): EventService {
 
   const notFound = (what: string, id: string) => new ServiceError("NOT_FOUND", { message: `${what} ${id} not found.` });
 
-  function forAccount(accountId: string, scopeOptions: { baseUrl?: string } = {}): AccountScope {
+  function forAccount(accountId: string, scopeOptions: AccountOptions = {}): AccountScope {
     const baseUrl = options.publicUrl ? defaultBaseUrl : (scopeOptions.baseUrl ?? defaultBaseUrl);
+    const scopes = scopeOptions.scopes ?? SCOPES;
+    const tier = scopeOptions.tier ?? "enterprise";
+    const webhookLimit = WEBHOOK_LIMITS[tier];
+    const deliveryOut = (delivery: DeliveryRecord) => toApiDelivery(delivery, scopes);
     const attendeeOut = (record: AttendeeRecord) => toApiAttendee(record, baseUrl);
     const notify: NotifyContext = { baseUrl, carbon };
     const queued = () => options.webhooks?.onQueued?.();
@@ -304,6 +341,7 @@ export function createEventService(options: EventServiceOptions): EventService {
       async create(input) {
         const parsed = parseInput(WebhookCreateInput, input);
         assertEventTypes(parsed.events);
+        assertSubscribable(parsed.events, scopes);
         const url = await checkUrl(parsed.url);
         const at = now();
         const record: WebhookRecord = {
@@ -320,7 +358,12 @@ export function createEventService(options: EventServiceOptions): EventService {
           createdAt: at,
           updatedAt: at,
         };
-        await storage.insertWebhook(record);
+        if (!(await storage.insertWebhook(record, webhookLimit))) {
+          throw new ServiceError("INVALID_REQUEST", {
+            message: `This account already has ${webhookLimit} webhooks, the limit of its ${tier} tier; delete one first.`,
+            details: { limit: webhookLimit, tier },
+          });
+        }
         return { ...toApiWebhook(record), secret: record.secret };
       },
       async get(id) {
@@ -334,6 +377,10 @@ export function createEventService(options: EventServiceOptions): EventService {
         const url = parsed.url === undefined ? undefined : await checkUrl(parsed.url);
         const at = now();
         const { after } = await storage.updateWebhook(accountId, id, (current) => {
+          // What decides where data goes (the URL, the types, re-enabling) is checked on the
+          // subscription after the change: a key may not re-point a subscription it could not make.
+          // Describing or pausing a webhook reaches nothing.
+          if (url !== undefined || parsed.events || parsed.active === true) assertSubscribable(parsed.events ?? current.events, scopes);
           const reEnabled = parsed.active === true;
           return {
             ...current,
@@ -361,13 +408,23 @@ export function createEventService(options: EventServiceOptions): EventService {
         const parsed = parseInput(DeliveryListQuery, query, "query");
         const page = await storage.listDeliveries(accountId, id, parsed);
         if (!page) throw notFound("Webhook", id);
-        return { deliveries: page.items.map(toApiDelivery), pagination: paginate(parsed.page, parsed.limit, page.total) };
+        return { deliveries: page.items.map(deliveryOut), pagination: paginate(parsed.page, parsed.limit, page.total) };
       },
       async redeliver(id, deliveryId) {
+        // A delivery's type never changes, so this read guards the redelivery below.
+        const existing = await storage.getDelivery(accountId, id, deliveryId);
+        if (!existing) throw notFound("Delivery", deliveryId);
+        const missing = missingReadScopes([existing.type], scopes);
+        if (missing.length > 0) {
+          throw new ServiceError("FORBIDDEN", {
+            message: `This API key lacks the ${missing.join(" and ")} scope needed to read ${existing.type} notifications, so it may not redeliver one.`,
+            details: { requiredScopes: missing },
+          });
+        }
         const delivery = await storage.redeliver(accountId, id, deliveryId, now());
         if (!delivery) throw notFound("Delivery", deliveryId);
         queued();
-        return toApiDelivery(delivery);
+        return deliveryOut(delivery);
       },
       async ping(id) {
         const webhook = await storage.getWebhook(accountId, id);
@@ -392,7 +449,7 @@ export function createEventService(options: EventServiceOptions): EventService {
         await storage.recordDeliveryAttempt({ deliveryId: held.id, workerId, attempt: outcome.attempt, nextAttemptAt: null, disable: false, disableAfter: Infinity, now: now() });
         const delivery = await storage.getDelivery(accountId, id, held.id);
         if (!delivery) throw notFound("Delivery", held.id);
-        return toApiDelivery(delivery);
+        return deliveryOut(delivery);
       },
     };
 

@@ -32,6 +32,13 @@ export interface CountedRequest {
   perDay: number | null;
 }
 
+/** What one purge removed. */
+export interface PurgeResult {
+  idempotencyKeys: number;
+  deliveries: number;
+  attempts: number;
+}
+
 /** A stored Idempotency-Key and, once the first request finished, its response. */
 export interface IdempotencyRecord {
   accountId: string;
@@ -142,8 +149,15 @@ export interface Storage {
   completeIdempotencyKey(accountId: string, key: string, response: { status: number; body: string }): Promise<void>;
   /** Gives a claimed key up (its request failed unexpectedly) so that a retry runs again. */
   releaseIdempotencyKey(accountId: string, key: string): Promise<void>;
-  /** Deletes the idempotency records expired by `now`; returns how many went. */
-  purgeExpired(now: string): Promise<number>;
+  /**
+   * Deletes what is kept no longer, and returns how many records went: the idempotency
+   * records expired by `now`, and the deliveries (with their attempts) last active (`updatedAt`:
+   * created, attempted or redelivered) before `deliveriesBefore` that will never be sent again:
+   * `succeeded` and `failed` ones, and `pending` ones of an inactive webhook that no worker
+   * holds. A pending delivery of an active webhook is never deleted. Works in small
+   * transactions, so the API's writes are not held up; each is atomic.
+   */
+  purgeExpired(purge: { now: string; deliveriesBefore: string }): Promise<PurgeResult>;
 
   /** Stores a new event. */
   insertEvent(event: EventRecord, notify?: NotifyContext): Promise<void>;
@@ -205,8 +219,13 @@ export interface Storage {
   /** One page of the account's registrations, filtered and sorted as the query says (ties broken by id). */
   listAttendees(accountId: string, query: AttendeeListQuery): Promise<Page<AttendeeRecord>>;
 
-  /** Stores a new webhook; throws `DUPLICATE_WEBHOOK` when the account has one with this URL. Atomic. */
-  insertWebhook(webhook: WebhookRecord): Promise<void>;
+  /**
+   * Stores a new webhook unless its account already holds `maxPerAccount` webhooks (default: no
+   * bound); returns `false`, storing nothing, at the bound. Throws `DUPLICATE_WEBHOOK` when the
+   * account has one with this URL. Atomic: the count, the URL check and the insert are one
+   * transaction under the account's lock, so concurrent inserts never pass the bound.
+   */
+  insertWebhook(webhook: WebhookRecord, maxPerAccount?: number): Promise<boolean>;
   /** The account's webhook (with its secret), or `null`. */
   getWebhook(accountId: string, id: string): Promise<WebhookRecord | null>;
   /**
@@ -232,7 +251,8 @@ export interface Storage {
   /**
    * Hands up to `limit` due deliveries to `workerId`, atomically: pending ones whose
    * `next_attempt_at` has come, whose lease (if any) has expired, and whose webhook is active.
-   * At most `perWebhook` per webhook, counting the `inFlight` ones the worker already holds.
+   * At most `perWebhook` per webhook, counting the `inFlight` ones the worker already holds,
+   * and at most `perAccount` per account (default: no bound), counting `inFlightByAccount`.
    * Each is leased until `leaseUntil`: no other worker gets it before then (the where clause is
    * both the selector and the guard), and a crashed worker's deliveries come back after it.
    */
@@ -243,6 +263,8 @@ export interface Storage {
     limit: number;
     perWebhook: number;
     inFlight: Readonly<Record<string, number>>;
+    perAccount?: number;
+    inFlightByAccount?: Readonly<Record<string, number>>;
   }): Promise<ClaimedDelivery[]>;
   /**
    * Records one attempt of a delivery the worker holds, atomically, and releases it: the

@@ -176,7 +176,7 @@ export function describeStorage(name: string, create: () => Promise<Storage>) {
         await storage.releaseIdempotencyKey(acme, claim.key);
         assert.equal(await storage.claimIdempotencyKey({ ...claim, requestHash: "h4", now: "2026-01-02T00:05:01.000Z" }), null);
         // Expired records are purged.
-        assert.ok((await storage.purgeExpired("2026-01-04T00:00:00.000Z")) >= 2);
+        assert.ok((await storage.purgeExpired({ now: "2026-01-04T00:00:00.000Z", deliveriesBefore: "2000-01-01T00:00:00.000Z" })).idempotencyKeys >= 2);
       });
     });
 
@@ -207,6 +207,16 @@ export function describeStorage(name: string, create: () => Promise<Storage>) {
         assert.equal(await storage.deleteWebhook(globex, first.id), null);
         assert.equal((await storage.deleteWebhook(acme, first.id))?.id, first.id);
         assert.equal(await storage.getWebhook(acme, first.id), null);
+      });
+
+      test("a bound on the account's webhooks holds under concurrent inserts; other accounts are not counted", async () => {
+        const capped = await newAccount(storage, `Capped ${tick()}`);
+        assert.equal(await storage.insertWebhook(webhook(capped, "https://93.184.216.34/c0"), 3), true);
+        const results = await Promise.all(Array.from({ length: 6 }, (_, i) => storage.insertWebhook(webhook(capped, `https://93.184.216.34/c${i + 1}`), 3)));
+        assert.deepEqual(results.filter(Boolean).length, 2);
+        assert.equal((await storage.listWebhooks(capped, WebhookListQuery.parse({}))).total, 3);
+        assert.equal(await storage.insertWebhook(webhook(capped, "https://93.184.216.34/c9"), 3), false);
+        assert.equal(await storage.insertWebhook(webhook(capped, "https://93.184.216.34/c9"), 4), true);
       });
     });
 

@@ -278,7 +278,7 @@ describe("the worker", () => {
       slowInFlight -= 1;
       return new Response(null, { status: 200 });
     }) as unknown as typeof globalThis.fetch;
-    const worker = createDeliveryWorker({ storage, fetch, allowPrivateNetworks: true, pollIntervalMs: 10, concurrency: 4, perWebhookConcurrency: 2, timeoutMs: 60_000 });
+    const worker = createDeliveryWorker({ storage, fetch, allowPrivateNetworks: true, pollIntervalMs: 10, concurrency: 4, perWebhookConcurrency: 2, perAccountConcurrency: 4, timeoutMs: 60_000 });
     worker.start();
     const fast = hooks[1]!.id;
     const deadline = Date.now() + 10_000;
@@ -297,5 +297,95 @@ describe("the worker", () => {
     await worker.stop();
     assert.equal((await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total, 10);
     assert.equal(slowMax, 2);
+  });
+});
+
+describe("fair slots between accounts", () => {
+  /**
+   * Account A with four receivers that hang (each holds its request open until released, or
+   * until the attempt's timeout), account B with one that answers at once; A's four
+   * notifications are due before B's. Four slots in all.
+   */
+  async function hangingAccount() {
+    const storage = await sqliteStorage();
+    let clock = new Date("2020-01-01T00:00:00.000Z");
+    const service = createEventService({ storage, now: () => clock, webhooks: { allowPrivateNetworks: true } });
+    const a = service.forAccount((await service.keys.create({ account: "Slow Receivers" })).accountId);
+    const b = service.forAccount((await service.keys.create({ account: "Prompt Receiver" })).accountId);
+    for (let i = 0; i < 4; i++) await a.webhooks.create({ url: `https://93.184.216.34/slow/${i}`, events: ["event.created"] });
+    const fast = await b.webhooks.create({ url: "https://93.184.216.34/fast", events: ["event.created"] });
+    await a.events.create(EVENT);
+    clock = new Date("2020-01-01T00:00:01.000Z");
+    await b.events.create(EVENT);
+    const state = { hanging: 0, maxHanging: 0, slowDone: 0, fastReceived: 0, release: [] as Array<() => void> };
+    const fetch = (async (url: string, init: RequestInit) => {
+      if (url.includes("/fast")) {
+        state.fastReceived += 1;
+        return new Response(null, { status: 204 });
+      }
+      state.hanging += 1;
+      state.maxHanging = Math.max(state.maxHanging, state.hanging);
+      try {
+        await new Promise<void>((resolve, reject) => {
+          state.release.push(resolve);
+          init.signal?.addEventListener("abort", () => reject(init.signal!.reason), { once: true });
+        });
+        return new Response(null, { status: 200 });
+      } finally {
+        state.hanging -= 1;
+        state.slowDone += 1;
+      }
+    }) as unknown as typeof globalThis.fetch;
+    return { storage, b, fast, state, fetch };
+  }
+
+  const until = async (condition: () => boolean | Promise<boolean>) => {
+    const deadline = Date.now() + 10_000;
+    while (!(await condition()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    return condition();
+  };
+
+  test("without a per-account share (the control), A's four hanging receivers hold all four slots and B waits", async () => {
+    const { storage, state, fetch } = await hangingAccount();
+    const worker = createDeliveryWorker({ storage, fetch, allowPrivateNetworks: true, pollIntervalMs: 10, concurrency: 4, perAccountConcurrency: 4, timeoutMs: 60_000 });
+    worker.start();
+    assert.ok(await until(() => state.hanging === 4), "A's four attempts are in flight");
+    // Every slot is taken: however often the worker polls, B's delivery cannot be claimed.
+    worker.wake();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(state.fastReceived, 0);
+    state.release.splice(0).forEach((resolve) => resolve());
+    assert.ok(await until(() => state.fastReceived === 1), "B's delivery goes out once a slot frees");
+    await worker.stop();
+  });
+
+  test("with the default share (half the slots), B's notification goes out while A's receivers hang", async () => {
+    const { storage, b, fast, state, fetch } = await hangingAccount();
+    const worker = createDeliveryWorker({ storage, fetch, allowPrivateNetworks: true, pollIntervalMs: 10, concurrency: 4, timeoutMs: 60_000 });
+    worker.start();
+    assert.ok(await until(async () => (await b.webhooks.deliveries(fast.id, { status: "succeeded" })).pagination.total === 1), "B's delivery succeeded");
+    assert.equal(state.fastReceived, 1);
+    assert.equal(state.slowDone, 0, "while none of A's requests has ended");
+    assert.equal(state.hanging, 2, "A holds its share: 2 of the 4 slots");
+    assert.equal(state.maxHanging, 2);
+    // Released, A's other two follow, still at most two at a time.
+    const drain = setInterval(() => state.release.splice(0).forEach((resolve) => resolve()), 5);
+    assert.ok(await until(() => state.slowDone === 4));
+    clearInterval(drain);
+    await worker.stop();
+    assert.equal(state.maxHanging, 2);
+  });
+
+  test("the claim leaves out accounts at their bound and counts what the worker holds", async () => {
+    const { storage } = await hangingAccount();
+    const due = { workerId: "w", now: "2030-01-01T00:00:00.000Z", leaseUntil: "2030-01-01T00:01:00.000Z", limit: 10, perWebhook: 10, inFlight: {} };
+    const first = await storage.claimDueDeliveries({ ...due, perAccount: 1 });
+    assert.equal(first.length, 2, "one per account");
+    assert.notEqual(first[0]!.accountId, first[1]!.accountId);
+    const slow = first.find((d) => d.url.includes("/slow/"))!;
+    const more = await storage.claimDueDeliveries({ ...due, perAccount: 2, inFlightByAccount: { [slow.accountId]: 1 } });
+    assert.equal(more.length, 1, "one more of A's: it holds one of its two");
+    assert.equal(more[0]!.accountId, slow.accountId);
+    assert.deepEqual(await storage.claimDueDeliveries({ ...due, perAccount: 2, inFlightByAccount: { [slow.accountId]: 2 } }), []);
   });
 });

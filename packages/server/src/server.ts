@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createDeliveryWorker, createEventService, createHandler, createSqlStorage, DEFAULT_RETRY_DELAYS_MS, type EventService } from "@event-service/core";
+import { createBackgroundPurge, createDeliveryWorker, createEventService, createHandler, createSqlStorage, DEFAULT_RETRY_DELAYS_MS, type EventService } from "@event-service/core";
 import { serve } from "h3";
 import { FastResponse } from "srvx";
 import { createApp } from "./app.ts";
@@ -53,6 +53,13 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
       ),
     onError: (error) => logger.error({ err: error }, "webhook delivery worker error"),
   });
+  // Expired idempotency records, and deliveries past WEBHOOK_RETENTION_DAYS, off the requests' path.
+  const purge = createBackgroundPurge({
+    storage,
+    webhookRetentionDays: config.WEBHOOK_RETENTION_DAYS,
+    onPurged: (removed) => logger.info(removed, "purged expired records"),
+    onError: (error) => logger.error({ err: error }, "background purge error"),
+  });
   const service = createEventService({
     storage,
     ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
@@ -86,6 +93,7 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
   const url = `${tls ? "https" : "http"}://${host}:${port}/`;
 
   worker.start();
+  purge.start();
 
   let redirect: HttpServer | undefined;
   let redirectUrl: string | undefined;
@@ -122,6 +130,7 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
           redirect && new Promise<void>((resolve) => redirect.close(() => resolve())),
           // The worker finishes (and records) the attempts in flight before the store closes.
           worker.stop(),
+          purge.stop(),
         ]);
         clearTimeout(force);
         await storage.close();

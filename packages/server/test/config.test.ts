@@ -21,7 +21,14 @@ test("defaults", () => {
     CARBON_OFFSET_PRICE_USD_PER_TONNE: undefined,
     WEBHOOK_RETRY_DELAYS_MS: undefined,
     WEBHOOK_TIMEOUT_MS: 5_000,
+    WEBHOOK_RETENTION_DAYS: 30,
   });
+});
+
+test("WEBHOOK_RETENTION_DAYS: whole days, 0 to 3650", () => {
+  assert.equal(loadConfig({ WEBHOOK_RETENTION_DAYS: "7" }).WEBHOOK_RETENTION_DAYS, 7);
+  assert.equal(loadConfig({ WEBHOOK_RETENTION_DAYS: "0" }).WEBHOOK_RETENTION_DAYS, 0);
+  for (const bad of ["-1", "1.5", "a month", "3651"]) assert.throws(() => loadConfig({ WEBHOOK_RETENTION_DAYS: bad }), /WEBHOOK_RETENTION_DAYS/);
 });
 
 test("the offset price: a positive number of USD per tonne", () => {

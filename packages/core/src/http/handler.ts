@@ -93,7 +93,6 @@ const QR_PATH = /^\/(?:v1|api)\/qr\/([A-Za-z0-9_]+)\.(png|svg)$/;
  */
 const QR_CACHE_CONTROL = "private, max-age=31536000";
 const VERSION_PREFIX = /^\/(?:v1|api)(?=\/)/;
-const PURGE_EVERY_MS = 60_000;
 const HSTS = "max-age=31536000; includeSubDomains";
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 /** Tries at storing a keyed request's answer before giving up. */
@@ -162,14 +161,6 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   const basePath = normaliseBasePath(options.basePath);
   const reply = createResponder(options.Response);
   const admit = createAuthenticator(storage, createAuthFailureLimit(options.authFailureLimitPerMinute === undefined ? {} : { perMinute: options.authFailureLimitPerMinute }));
-  let lastPurge = 0;
-
-  /** Removes expired idempotency records now and then, off the request's path. */
-  function purgeNowAndThen(nowMs: number) {
-    if (nowMs - lastPurge < PURGE_EVERY_MS) return;
-    lastPurge = nowMs;
-    storage.purgeExpired(new Date(nowMs).toISOString()).catch((error) => options.onError?.(error, new Request("http://internal/purge")));
-  }
 
   /**
    * Stores a keyed request's answer. Its effect has committed by now, so a passing failure of the
@@ -207,7 +198,6 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     const { auth, counts } = await admit(token, nowMs, state.clientAddress);
     state.accountId = auth.accountId;
     Object.assign(state.headers, assertWithinLimits(counts, auth.limits, nowMs));
-    purgeNowAndThen(nowMs);
     if (!match) throw noRoute(request, url);
     const endpoint = match.data;
     if (!auth.scopes.includes(endpoint.scope)) {
@@ -226,7 +216,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       params: match.params ?? {},
       query,
       body: async () => parseJsonBody(await readBytes(), request.headers.get("content-type")),
-      account: service.forAccount(auth.accountId, { baseUrl: origin }),
+      account: service.forAccount(auth.accountId, { baseUrl: origin, scopes: auth.scopes, tier: auth.tier }),
     };
 
     const idempotencyHeader = request.method === "POST" ? request.headers.get("idempotency-key") : null;

@@ -27,13 +27,16 @@ export const WebhookDelivery = z.object({
   nextAttemptAt: Timestamp.nullable().meta({ description: "When the next attempt is due; null once the delivery is final." }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
-  payload: z.record(z.string(), z.unknown()).meta({ description: "The envelope sent (spec 6.2)." }),
+  payload: z.record(z.string(), z.unknown()).meta({ description: "The envelope sent (spec 6.2); its `data` is null when `redacted`." }),
+  redacted: z.boolean().meta({
+    description: "True when the reading key may not read this type's data directly (attendees:read for attendee.*, events:read for event.* and sustainability.*, analytics:read for analytics.*): `payload.data` is then null.",
+  }),
   attempts: z.array(DeliveryAttempt),
 });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 
-/** A delivery as stored, with the webhook's account. */
-export type DeliveryRecord = WebhookDelivery & { accountId: string };
+/** A delivery as stored, with the webhook's account (whether it is shown redacted depends on the reader). */
+export type DeliveryRecord = Omit<WebhookDelivery, "redacted"> & { accountId: string };
 
 /** Query of `GET /webhooks/:id/deliveries`. */
 export const DeliveryListQuery = z.strictObject({ ...pagingParams, status: z.enum(DELIVERY_STATUSES).optional() }).transform(resolvePaging);

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import * as z from "zod";
 import { ServiceError } from "../errors.ts";
+import { PING_EVENT_TYPE } from "../webhooks/payloads.ts";
+import type { Scope, Tier } from "./api-key.ts";
 import { BooleanParam, KeyValueMap, pagingParams, plainText, resolvePaging, Timestamp } from "./common.ts";
 
 /** Every notification type a webhook can subscribe to (spec 6.1, and `attendee.deleted`); `*` subscribes to all. */
@@ -24,6 +26,62 @@ export const WEBHOOK_EVENT_TYPES = [
   "analytics.threshold_exceeded",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/**
+ * The scope a key needs to read a notification type's data directly, by the type's family (the
+ * part before the dot): a key reaches through webhooks only what its scopes let it read
+ * (DECISIONS). The one rule behind both the subscription check ({@link assertSubscribable}) and
+ * the delivery log's redaction ({@link canReadNotification}).
+ */
+export const READ_SCOPE_BY_FAMILY = {
+  event: "events:read",
+  sustainability: "events:read",
+  attendee: "attendees:read",
+  analytics: "analytics:read",
+} as const satisfies Record<string, Scope>;
+
+/** The scopes that read every type: what `*` needs. */
+const ALL_READ_SCOPES: readonly Scope[] = [...new Set(Object.values(READ_SCOPE_BY_FAMILY))];
+
+/**
+ * The scopes a key needs to read notifications of `type` directly: none for `webhook.ping`
+ * (its data is the webhook itself), every read scope for `*` and, failing closed, for any type
+ * of no known family.
+ */
+export function readScopesFor(type: string): readonly Scope[] {
+  if (type === PING_EVENT_TYPE) return [];
+  const family = type.slice(0, type.indexOf(".")) as keyof typeof READ_SCOPE_BY_FAMILY;
+  return Object.hasOwn(READ_SCOPE_BY_FAMILY, family) ? [READ_SCOPE_BY_FAMILY[family]] : ALL_READ_SCOPES;
+}
+
+/** The read scopes notifications of `types` need that `scopes` lacks, each once. */
+export function missingReadScopes(types: readonly string[], scopes: readonly Scope[]): Scope[] {
+  const needed = new Set(types.flatMap(readScopesFor));
+  return ALL_READ_SCOPES.filter((scope) => needed.has(scope) && !scopes.includes(scope));
+}
+
+/** True when a key with `scopes` may read the data of a notification of `type` directly. */
+export function canReadNotification(type: string, scopes: readonly Scope[]): boolean {
+  return missingReadScopes([type], scopes).length === 0;
+}
+
+/**
+ * Throws `403 FORBIDDEN` when a key with `scopes` may not subscribe to every one of `types`:
+ * `attendee.*` needs `attendees:read`, `event.*` and `sustainability.*` `events:read`,
+ * `analytics.*` `analytics:read`, and `*` all three. `details.requiredScopes` names the missing ones.
+ */
+export function assertSubscribable(types: readonly string[], scopes: readonly Scope[]): void {
+  const missing = missingReadScopes(types, scopes);
+  if (missing.length === 0) return;
+  throw new ServiceError("FORBIDDEN", {
+    message: `This API key lacks the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""} needed to subscribe to these event types.`,
+    field: "events",
+    details: { requiredScopes: missing },
+  });
+}
+
+/** How many webhooks an account may hold, by the tier of the key that creates one (like its rate limits). */
+export const WEBHOOK_LIMITS = { free: 5, starter: 20, professional: 50, enterprise: 200 } as const satisfies Record<Tier, number>;
 
 const URL_MAX = 2048;
 

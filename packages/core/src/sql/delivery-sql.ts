@@ -87,6 +87,9 @@ export function createDeliveryMethods(
       if (!anyDue) return [];
       // Webhooks at their bound are left out in SQL: otherwise a slow webhook's backlog could fill the candidate window and starve the others.
       const saturated = Object.entries(claim.inFlight).filter(([, count]) => count >= claim.perWebhook).map(([id]) => id);
+      // Accounts at their bound likewise: one account's slow receivers cannot hold every slot.
+      const perAccountBound = claim.perAccount ?? Infinity;
+      const busyAccounts = Object.entries(claim.inFlightByAccount ?? {}).filter(([, count]) => count >= perAccountBound).map(([id]) => id);
       return write(async (trx) => {
         const due = (q: any) =>
           q
@@ -100,7 +103,8 @@ export function createDeliveryMethods(
               .innerJoin("webhooks as w", "w.id", "d.webhook_id")
               .select(["d.id", "d.webhook_id", "d.account_id", "d.type", "d.payload", "d.attempt_count", "d.final_attempt", "w.url", "w.secret"])
               .where("w.active", "=", 1)
-              .$if(saturated.length > 0, (q) => q.where("d.webhook_id", "not in", saturated)),
+              .$if(saturated.length > 0, (q) => q.where("d.webhook_id", "not in", saturated))
+              .$if(busyAccounts.length > 0, (q) => q.where("d.account_id", "not in", busyAccounts)),
           )
             .orderBy("d.next_attempt_at")
             .orderBy("d.id")
@@ -108,12 +112,15 @@ export function createDeliveryMethods(
           dialect,
         ).execute();
         const perWebhook = new Map(Object.entries(claim.inFlight));
+        const perAccount = new Map(Object.entries(claim.inFlightByAccount ?? {}));
         const chosen: typeof candidates = [];
         for (const candidate of candidates) {
           if (chosen.length >= claim.limit) break;
           const held = perWebhook.get(candidate.webhook_id) ?? 0;
-          if (held >= claim.perWebhook) continue;
+          const heldByAccount = perAccount.get(candidate.account_id) ?? 0;
+          if (held >= claim.perWebhook || heldByAccount >= perAccountBound) continue;
           perWebhook.set(candidate.webhook_id, held + 1);
+          perAccount.set(candidate.account_id, heldByAccount + 1);
           chosen.push(candidate);
         }
         if (chosen.length === 0) return [];

@@ -244,6 +244,12 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  "0008_webhook_retention": {
+    async up(db: Kysely<any>) {
+      // The background purge looks for deliveries by status and last activity (retention).
+      await db.schema.createIndex("webhook_deliveries_status_updated").on("webhook_deliveries").columns(["status", "updated_at"]).execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

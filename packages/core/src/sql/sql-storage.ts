@@ -37,6 +37,8 @@ export interface SqlStorageOptions {
 }
 
 const ACTIVE = [...ACTIVE_ATTENDEE_STATUSES];
+/** Deliveries deleted per write transaction of a purge: small enough not to hold up the API's writes. */
+const PURGE_BATCH = 500;
 
 /** `%text%` for a case-insensitive LIKE, with LIKE's wildcards escaped. */
 function containsPattern(text: string): string {
@@ -268,6 +270,43 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     if (taken) throw new ServiceError("DUPLICATE_WEBHOOK", { message: `Webhook ${taken.id} already uses ${url}.`, field: "url", details: { webhookId: taken.id } });
   }
 
+  /**
+   * Deletes the deliveries past retention that will never be sent again, with their attempts,
+   * a batch per write transaction (selected under its lock, so a redelivery cannot slip in between).
+   */
+  async function purgeDeliveries(now: string, before: string): Promise<{ deliveries: number; attempts: number }> {
+    const expired = (eb: ExpressionBuilder<Database, "webhook_deliveries">) =>
+      eb.and([
+        eb("webhook_deliveries.updated_at", "<", before),
+        eb.or([
+          eb("webhook_deliveries.status", "in", ["succeeded", "failed"]),
+          eb.and([
+            eb("webhook_deliveries.status", "=", "pending"),
+            eb.or([eb("webhook_deliveries.lease_until", "is", null), eb("webhook_deliveries.lease_until", "<", now)]),
+            eb.exists(
+              eb.selectFrom("webhooks").select("webhooks.id").whereRef("webhooks.id", "=", "webhook_deliveries.webhook_id").where("webhooks.active", "=", 0),
+            ),
+          ]),
+        ]),
+      ]);
+    let deliveries = 0;
+    let attempts = 0;
+    for (;;) {
+      const batch = await write(async (trx) => {
+        const rows = await lockRows(trx.selectFrom("webhook_deliveries").select("id").where(expired).limit(PURGE_BATCH), dialect).execute();
+        const ids = rows.map((row) => row.id);
+        if (ids.length === 0) return { ids: 0, deliveries: 0, attempts: 0 };
+        // Attempts first: counted, and gone whether or not the store cascades.
+        const removed = await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", ids).executeTakeFirst();
+        const gone = await trx.deleteFrom("webhook_deliveries").where("id", "in", ids).executeTakeFirst();
+        return { ids: ids.length, deliveries: Number(gone.numDeletedRows), attempts: Number(removed.numDeletedRows) };
+      });
+      deliveries += batch.deliveries;
+      attempts += batch.attempts;
+      if (batch.ids < PURGE_BATCH) return { deliveries, attempts };
+    }
+  }
+
   const notifyDefaults = (notify?: NotifyContext): NotifyContext => ({
     baseUrl: notify?.baseUrl ?? "http://localhost:3000",
     carbon: notify?.carbon ?? DEFAULT_CARBON_SETTINGS,
@@ -441,9 +480,10 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       await db.deleteFrom("idempotency_keys").where("account_id", "=", accountId).where("key", "=", key).where("state", "=", "running").execute();
     },
 
-    async purgeExpired(now) {
+    async purgeExpired({ now, deliveriesBefore }) {
       const keys = await db.deleteFrom("idempotency_keys").where("expires_at", "<=", now).executeTakeFirst();
-      return Number(keys.numDeletedRows);
+      const purged = await purgeDeliveries(now, deliveriesBefore);
+      return { idempotencyKeys: Number(keys.numDeletedRows), ...purged };
     },
 
     async insertEvent(event, notify) {
@@ -653,10 +693,17 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       return { items: rows.map(rowToAttendee), total: Number(count.n) };
     },
 
-    async insertWebhook(webhook) {
-      await write(async (trx) => {
+    async insertWebhook(webhook, maxPerAccount = Infinity) {
+      return write(async (trx) => {
+        // The account's row is the lock that serialises its webhook inserts, so the count and the insert are one step.
+        await lockRows(trx.selectFrom("accounts").select("id").where("id", "=", webhook.accountId), dialect).executeTakeFirst();
+        if (Number.isFinite(maxPerAccount)) {
+          const { n } = await trx.selectFrom("webhooks").select(sql<number>`count(*)`.as("n")).where("account_id", "=", webhook.accountId).executeTakeFirstOrThrow();
+          if (Number(n) >= maxPerAccount) return false;
+        }
         await assertUniqueWebhookUrl(trx, webhook.accountId, webhook.url);
         await trx.insertInto("webhooks").values(webhookToRow(webhook)).execute();
+        return true;
       });
     },
 

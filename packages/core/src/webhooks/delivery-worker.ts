@@ -27,6 +27,12 @@ export interface DeliveryWorkerOptions {
   concurrency?: number;
   /** Attempts in flight at once to one webhook, so one slow receiver cannot hold every slot. Default 16. */
   perWebhookConcurrency?: number;
+  /**
+   * Attempts in flight at once to one account's webhooks, so one account's slow receivers cannot
+   * hold every slot: the others always find free slots. Default half of `concurrency` (rounded
+   * up), 32 of the default 64.
+   */
+  perAccountConcurrency?: number;
   /** This worker's name in the leases; random by default. */
   workerId?: string;
   fetch?: typeof globalThis.fetch;
@@ -80,6 +86,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const timeoutMs = options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
   const concurrency = options.concurrency ?? 64;
   const perWebhook = options.perWebhookConcurrency ?? 16;
+  const perAccount = options.perAccountConcurrency ?? Math.ceil(concurrency / 2);
   const pollIntervalMs = options.pollIntervalMs ?? 500;
   const clock = options.now ?? (() => new Date());
   const workerId = options.workerId ?? `worker_${randomBytes(8).toString("hex")}`;
@@ -88,6 +95,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const onError = options.onError ?? (() => {});
 
   const inFlight = new Map<string, number>();
+  const inFlightByAccount = new Map<string, number>();
   const attempts = new Set<Promise<void>>();
   let total = 0;
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -122,9 +130,16 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
+  function count(map: Map<string, number>, key: string, by: 1 | -1) {
+    const left = (map.get(key) ?? 0) + by;
+    if (left <= 0) map.delete(key);
+    else map.set(key, left);
+  }
+
   function launch(delivery: ClaimedDelivery) {
     total += 1;
     inFlight.set(delivery.webhookId, (inFlight.get(delivery.webhookId) ?? 0) + 1);
+    count(inFlightByAccount, delivery.accountId, 1);
     const running: Promise<void> = attempt(delivery)
       .catch(onError)
       .finally(() => {
@@ -132,6 +147,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         const left = (inFlight.get(delivery.webhookId) ?? 1) - 1;
         if (left === 0) inFlight.delete(delivery.webhookId);
         else inFlight.set(delivery.webhookId, left);
+        count(inFlightByAccount, delivery.accountId, -1);
         attempts.delete(running);
         wake();
       });
@@ -151,6 +167,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         limit: free,
         perWebhook,
         inFlight: Object.fromEntries(inFlight),
+        perAccount,
+        inFlightByAccount: Object.fromEntries(inFlightByAccount),
       });
       // Claimed deliveries are sent even when stopping began meanwhile: they are leased to us.
       for (const delivery of claimed) launch(delivery);

@@ -1,0 +1,93 @@
+/**
+ * The one rule of which scope reads which notification type, and the service applying it: the
+ * subscription check, the redacted delivery log, the refused redelivery, and the caller without
+ * a key (every scope, the enterprise cap).
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { ServiceError } from "../src/errors.ts";
+import { SCOPES } from "../src/resources/api-key.ts";
+import { assertSubscribable, canReadNotification, READ_SCOPE_BY_FAMILY, readScopesFor, WEBHOOK_EVENT_TYPES, WEBHOOK_LIMITS } from "../src/resources/webhook.ts";
+import { createEventService } from "../src/service.ts";
+import { PING_EVENT_TYPE } from "../src/webhooks/payloads.ts";
+import { sqliteStorage } from "./_sqlite.ts";
+
+const READS = ["events:read", "attendees:read", "analytics:read"] as const;
+
+describe("the rule", () => {
+  test("every subscribable type belongs to a family with its read scope (none falls through to every scope)", () => {
+    for (const type of WEBHOOK_EVENT_TYPES) {
+      const family = type.split(".")[0]!;
+      assert.ok(Object.hasOwn(READ_SCOPE_BY_FAMILY, family), type);
+      assert.deepEqual(readScopesFor(type), [READ_SCOPE_BY_FAMILY[family as keyof typeof READ_SCOPE_BY_FAMILY]]);
+    }
+    assert.deepEqual(READ_SCOPE_BY_FAMILY, { event: "events:read", sustainability: "events:read", attendee: "attendees:read", analytics: "analytics:read" });
+  });
+
+  test("`*` and an unknown type need every read scope; the ping none", () => {
+    assert.deepEqual([...readScopesFor("*")].sort(), [...READS].sort());
+    assert.deepEqual([...readScopesFor("billing.invoice_paid")].sort(), [...READS].sort());
+    assert.deepEqual(readScopesFor(PING_EVENT_TYPE), []);
+    assert.equal(canReadNotification(PING_EVENT_TYPE, []), true);
+    assert.equal(canReadNotification("attendee.registered", ["events:read", "webhooks:read"]), false);
+    assert.equal(canReadNotification("attendee.registered", ["attendees:read"]), true);
+  });
+
+  test("assertSubscribable names each missing scope once", () => {
+    assert.doesNotThrow(() => assertSubscribable(["*"], SCOPES));
+    assert.throws(
+      () => assertSubscribable(["event.created", "sustainability.carbon_offset", "analytics.report_ready"], ["analytics:read"]),
+      (error: unknown) => ServiceError.is(error) && error.code === "FORBIDDEN" && error.field === "events" && JSON.stringify(error.details) === '{"requiredScopes":["events:read"]}',
+    );
+  });
+
+  test("the webhook limits by tier", () => {
+    assert.deepEqual(WEBHOOK_LIMITS, { free: 5, starter: 20, professional: 50, enterprise: 200 });
+  });
+});
+
+describe("the service", () => {
+  const EVENT = {
+    name: "Green Summit",
+    location: { address: "Alexanderplatz 1", city: "Berlin", country: "DE" },
+    startDate: "2027-05-01T09:00:00.000Z",
+    endDate: "2027-05-01T17:00:00.000Z",
+    capacity: 10,
+    category: "conference",
+  };
+
+  test("without scopes a caller has them all; with a key's scopes the log is redacted and a redelivery refused", async () => {
+    const storage = await sqliteStorage();
+    const service = createEventService({ storage, webhooks: { allowPrivateNetworks: true } });
+    const { accountId } = await service.keys.create({ account: "Acme" });
+    const owner = service.forAccount(accountId);
+    const hook = await owner.webhooks.create({ url: "https://93.184.216.34/all", events: ["*"] });
+    await owner.events.create(EVENT);
+    const [whole] = (await owner.webhooks.deliveries(hook.id)).deliveries;
+    assert.equal(whole?.redacted, false);
+    assert.equal((whole?.payload.data as { event: { name: string } }).event.name, "Green Summit");
+
+    const narrow = service.forAccount(accountId, { scopes: ["webhooks:read", "webhooks:write"], tier: "free" });
+    const [hidden] = (await narrow.webhooks.deliveries(hook.id)).deliveries;
+    assert.deepEqual(hidden, { ...whole, payload: { ...whole!.payload, data: null }, redacted: true });
+    await assert.rejects(narrow.webhooks.redeliver(hook.id, whole!.id), (error: unknown) => ServiceError.is(error) && error.code === "FORBIDDEN");
+    await assert.rejects(narrow.webhooks.create({ url: "https://93.184.216.34/mine", events: ["event.created"] }), (error: unknown) => ServiceError.is(error) && error.code === "FORBIDDEN");
+    await assert.rejects(narrow.webhooks.update(hook.id, { url: "https://93.184.216.34/mine" }), (error: unknown) => ServiceError.is(error) && error.code === "FORBIDDEN");
+    assert.equal((await owner.webhooks.get(hook.id)).url, "https://93.184.216.34/all");
+    await storage.close();
+  });
+
+  test("the cap: the caller's tier, enterprise without one", async () => {
+    const storage = await sqliteStorage();
+    const service = createEventService({ storage, webhooks: { allowPrivateNetworks: true } });
+    const { accountId } = await service.keys.create({ account: "Acme" });
+    const free = service.forAccount(accountId, { tier: "free" });
+    for (let i = 0; i < 5; i++) await free.webhooks.create({ url: `https://93.184.216.34/${i}`, events: ["event.created"] });
+    await assert.rejects(free.webhooks.create({ url: "https://93.184.216.34/6", events: ["event.created"] }), (error: unknown) =>
+      ServiceError.is(error) && error.code === "INVALID_REQUEST" && JSON.stringify(error.details) === '{"limit":5,"tier":"free"}');
+    const embedder = service.forAccount(accountId);
+    await embedder.webhooks.create({ url: "https://93.184.216.34/6", events: ["event.created"] });
+    assert.equal((await embedder.webhooks.list({ limit: "100" })).pagination.total, 6);
+    await storage.close();
+  });
+});
