@@ -22,6 +22,7 @@ export type {
 // HTTP
 export { createHandler } from "./http/handler.ts";
 export type { FetchHandler, HandlerOptions, RequestLogEntry } from "./http/handler.ts";
+export type { MetricsEndpointOptions, MetricsExposition } from "./http/metrics-endpoint.ts";
 export { MAX_BODY_BYTES } from "./http/request.ts";
 export { VERSION_PREFIXES } from "./http/routes.ts";
 export { openApiDocument } from "./http/openapi.ts";
@@ -31,7 +32,7 @@ export { ERROR_CODES, ServiceError } from "./errors.ts";
 export type { ErrorBody, ErrorCode, ServiceErrorOptions } from "./errors.ts";
 
 // Storage
-export type { Change, CountedRequest, EventWithStats, IdempotencyRecord, NotifyContext, Page, RateLimitWindows, Storage } from "./storage.ts";
+export type { Change, CountedRequest, EventWithStats, IdempotencyRecord, NotifyContext, OutboxBacklog, Page, RateLimitWindows, Storage } from "./storage.ts";
 export { createSqlStorage } from "./sql/sql-storage.ts";
 export type { SqlStorageOptions } from "./sql/sql-storage.ts";
 export type { Database } from "./sql/database.ts";

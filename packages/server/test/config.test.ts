@@ -20,7 +20,21 @@ test("defaults", () => {
     CARBON_OFFSET_PRICE_USD_PER_TONNE: undefined,
     WEBHOOK_RETRY_DELAYS_MS: undefined,
     WEBHOOK_TIMEOUT_MS: 5_000,
+    METRICS_TOKEN: undefined,
   });
+});
+
+test("METRICS_TOKEN: 16 to 1024 printable characters, and an error never shows it", () => {
+  const token = "0123456789abcdef0123";
+  assert.equal(loadConfig({ METRICS_TOKEN: token }).METRICS_TOKEN, token);
+  assert.equal(loadConfig({ METRICS_TOKEN: "" }).METRICS_TOKEN, undefined);
+  for (const bad of ["short-secret", "has a space in it, sixteen+", "x".repeat(1025)]) {
+    assert.throws(() => loadConfig({ METRICS_TOKEN: bad }), (error: Error) => {
+      assert.match(error.message, /METRICS_TOKEN/);
+      assert.ok(!error.message.includes(bad), "the token is not in the message");
+      return true;
+    });
+  }
 });
 
 test("the offset price: a positive number of USD per tonne", () => {

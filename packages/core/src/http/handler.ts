@@ -6,6 +6,7 @@ import { DOCS_ASSETS, type DocsAsset, docsAsset, docsPage } from "./docs-page.ts
 import { assertIdempotencyKey, IDEMPOTENCY_STALE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from "./idempotency.ts";
 import { openApiDocument } from "./openapi.ts";
 import { createAuthenticator } from "./authenticate.ts";
+import { fixedRouteTemplate, type MetricsEndpointOptions, serveMetrics } from "./metrics-endpoint.ts";
 import { assertWithinLimits } from "./rate-limit.ts";
 import { createResponder, type ResponseConstructor } from "./respond.ts";
 import { bearerToken, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
@@ -43,6 +44,11 @@ export interface HandlerOptions {
    * serves without web streams; the bundled server does.
    */
   Response?: ResponseConstructor;
+  /**
+   * Serve `GET /metrics` behind a bearer token, with the exposition the host renders (the
+   * bundled server: Prometheus, through prom-client). Off by default: `/metrics` is then `404`.
+   */
+  metrics?: MetricsEndpointOptions;
 }
 
 /** What the handler tells {@link HandlerOptions.onRequestEnd} about a request. */
@@ -52,6 +58,12 @@ export interface RequestLogEntry {
   path: string;
   status: number;
   durationMs: number;
+  /**
+   * The template of the route that took the request, with its version prefix
+   * (`/v1/events/:id`, `/health`); absent when no route matched. Bounded, unlike `path`: the
+   * label for metrics.
+   */
+  route?: string;
   /** The authenticated account, once known. */
   accountId?: string;
 }
@@ -60,6 +72,7 @@ export interface RequestLogEntry {
 interface RequestState {
   headers: Record<string, string>;
   accountId?: string;
+  route?: string;
 }
 
 /** A web-standard request handler: any host that speaks `Request`/`Response` can mount it. */
@@ -164,6 +177,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
 
   async function api(request: Request, url: URL, path: string, origin: string, docs: string, state: RequestState): Promise<Answer> {
     const match = findRoute(router, routingMethod(request), path);
+    if (match) state.route = `${VERSION_PREFIX.exec(path)![0]}${match.data.path}`;
     const token = bearerToken(request);
     // Without a key, an unknown route is simply 404; with one, it is counted and answered like
     // any authenticated request (rate-limit headers included), as GitHub does.
@@ -244,6 +258,12 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     }
     const path = mounted.length > 1 ? mounted.replace(/\/+$/, "") : mounted || "/";
     const method = routingMethod(request);
+    state.route = fixedRouteTemplate(path);
+    if (method === "GET" && path === "/metrics" && options.metrics) {
+      state.route = path;
+      const metrics = await serveMetrics(request, options.metrics);
+      return reply.raw(metrics.body, 200, { ...state.headers, "content-type": metrics.contentType, "cache-control": "no-store" });
+    }
     if (path === "/health" && method === "GET") {
       try {
         await storage.ping();
@@ -311,6 +331,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       path: url.pathname,
       status: response.status,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
+      ...(state.route !== undefined && { route: state.route }),
       ...(state.accountId !== undefined && { accountId: state.accountId }),
     });
     return response;
