@@ -43,7 +43,7 @@ describe("GET /metrics", () => {
 
   test("a missing, wrong, longer or shorter token is 401 in the error body, and nothing is collected", async () => {
     const before = collected;
-    for (const headers of [{}, { authorization: "Bearer wrong-token-0123456789abcdef" }, { authorization: `Bearer ${TOKEN}x` }, { authorization: `Bearer ${TOKEN.slice(0, -1)}` }, { authorization: `Basic ${TOKEN}` }]) {
+    for (const headers of <Array<Record<string, string>>>[{}, { authorization: "Bearer wrong-token-0123456789abcdef" }, { authorization: `Bearer ${TOKEN}x` }, { authorization: `Bearer ${TOKEN.slice(0, -1)}` }, { authorization: `Basic ${TOKEN}` }]) {
       const response = await get("/metrics", headers);
       assert.equal(response.status, 401, JSON.stringify(headers));
       assert.equal(response.headers.get("www-authenticate"), 'Bearer realm="metrics"');
