@@ -177,7 +177,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
 
   async function api(request: Request, url: URL, path: string, origin: string, docs: string, state: RequestState): Promise<Answer> {
     const match = findRoute(router, routingMethod(request), path);
-    if (match) state.route = `${VERSION_PREFIX.exec(path)![0]}${match.data.path}`;
+    state.route = match ? `${VERSION_PREFIX.exec(path)![0]}${match.data.path}` : undefined;
     const token = bearerToken(request);
     // Without a key, an unknown route is simply 404; with one, it is counted and answered like
     // any authenticated request (rate-limit headers included), as GitHub does.
