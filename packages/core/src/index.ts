@@ -22,6 +22,7 @@ export type {
 // HTTP
 export { createHandler } from "./http/handler.ts";
 export type { FetchHandler, HandlerOptions, RequestLogEntry } from "./http/handler.ts";
+export type { MetricsEndpointOptions, MetricsExposition } from "./http/metrics-endpoint.ts";
 export { MAX_BODY_BYTES } from "./http/request.ts";
 export { compileTrustProxy } from "./http/client-address.ts";
 export type { TrustProxy } from "./http/client-address.ts";
@@ -35,7 +36,7 @@ export type { ErrorBody, ErrorCode, ServiceErrorOptions } from "./errors.ts";
 
 // Storage
 export type {
-  Change, CountedRequest, Erasure, EventWithStats, IdempotencyRecord, NotifyContext, Page, PurgeResult, RateLimitWindows, Storage,
+  Change, CountedRequest, Erasure, EventWithStats, IdempotencyRecord, NotifyContext, OutboxBacklog, Page, PurgeResult, RateLimitWindows, Storage,
 } from "./storage.ts";
 export { createSqlStorage } from "./sql/sql-storage.ts";
 export type { SqlStorageOptions } from "./sql/sql-storage.ts";

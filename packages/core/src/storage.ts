@@ -71,6 +71,15 @@ export interface Erasure {
   replay: { status: number; body: string };
 }
 
+/** What {@link Storage.outboxBacklog} reports: pending deliveries by state, and the earliest due. */
+export interface OutboxBacklog {
+  due: number;
+  scheduled: number;
+  paused: number;
+  /** The earliest `next_attempt_at` of a pending delivery of an active webhook, or `null`. */
+  oldestNextAttemptAt: string | null;
+}
+
 /** The state of a record before and after a change. */
 export interface Change<T> {
   before: T;
@@ -301,4 +310,12 @@ export interface Storage {
    * failure does not count towards disabling. `null` when there is no such webhook.
    */
   createHeldDelivery(accountId: string, webhookId: string, notification: Notification, hold: { workerId: string; now: string; leaseUntil: string }): Promise<ClaimedDelivery | null>;
+  /**
+   * The outbox's backlog at `now`, for monitoring: pending deliveries of active webhooks that
+   * are due (or being sent), those waiting for a scheduled retry, those of inactive webhooks
+   * (held until the webhook is enabled again), and the earliest `next_attempt_at` of a pending
+   * delivery of an active webhook (`null` when there is none). Read-only, no lock; the counts
+   * walk the pending range of the `(status, next_attempt_at)` index, the earliest is one step of it.
+   */
+  outboxBacklog(now: string): Promise<OutboxBacklog>;
 }

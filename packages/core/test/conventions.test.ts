@@ -147,7 +147,7 @@ describe("API conventions in the handler", () => {
       assert.match(generated.headers.get("x-request-id")!, /^[0-9a-f-]{36}$/);
       const entry = logged.find((e) => (e as { requestId: string }).requestId === "req-123") as Record<string, unknown>;
       assert.deepEqual({ ...entry, durationMs: typeof entry.durationMs }, {
-        requestId: "req-123", method: "GET", path: "/v1/events", status: 200, durationMs: "number", accountId,
+        requestId: "req-123", method: "GET", path: "/v1/events", status: 200, durationMs: "number", route: "/v1/events", accountId,
       });
       assert.doesNotMatch(JSON.stringify(logged), new RegExp(key));
     });

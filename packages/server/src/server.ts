@@ -7,6 +7,7 @@ import { FastResponse } from "srvx";
 import { createApp } from "./app.ts";
 import type { ServerConfig } from "./config.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { createMetrics } from "./metrics.ts";
 import { createRedirectServer } from "./redirect.ts";
 import { openSqlite } from "./sqlite.ts";
 
@@ -40,17 +41,22 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
   const tls = config.TLS_CERT && config.TLS_KEY ? { cert: readFileSync(config.TLS_CERT, "utf8"), key: readFileSync(config.TLS_KEY, "utf8") } : undefined;
   const storage = createSqlStorage({ db: openSqlite(config.DATABASE_URL) });
   await storage.migrate();
+  // Only with a token: metrics without one would tell anyone the traffic and the backlog.
+  const metrics = config.METRICS_TOKEN ? createMetrics({ storage }) : undefined;
   const worker = createDeliveryWorker({
     storage,
     retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS ?? DEFAULT_RETRY_DELAYS_MS,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     // Ids, type and outcome only: never the secret or the payload.
-    onAttempt: ({ deliveryId, webhookId, type, attempt, final, webhookDisabled }) =>
+    onAttempt: (info) => {
+      const { deliveryId, webhookId, type, attempt, final, webhookDisabled } = info;
       logger.info(
         { deliveryId, webhookId, type, attempt: attempt.number, statusCode: attempt.statusCode, succeeded: attempt.succeeded, durationMs: attempt.durationMs, error: attempt.error ?? undefined, final, webhookDisabled },
         "webhook delivery attempt",
-      ),
+      );
+      metrics?.observeAttempt(info);
+    },
     onError: (error) => logger.error({ err: error }, "webhook delivery worker error"),
   });
   // Expired idempotency records, and deliveries past WEBHOOK_RETENTION_DAYS, off the requests' path.
@@ -75,8 +81,13 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     clientAddress: (request) => (request as { ip?: string }).ip,
     authFailureLimitPerMinute: config.AUTH_FAILURE_LIMIT_PER_MINUTE,
     isDraining: () => draining,
-    // A 503 (the store unreachable, or draining) is worth an operator's look; the rest is routine.
-    onRequestEnd: (entry) => (entry.status === 503 ? logger.warn(entry, "request") : logger.info(entry, "request")),
+    onRequestEnd: (entry) => {
+      // A 503 (the store unreachable, or draining) is worth an operator's look; the rest is routine.
+      if (entry.status === 503) logger.warn(entry, "request");
+      else logger.info(entry, "request");
+      metrics?.observeRequest(entry);
+    },
+    ...(metrics && { metrics: { token: config.METRICS_TOKEN!, collect: metrics.collect } }),
     onError: (error, request) => logger.error({ err: error, method: request.method, path: new URL(request.url).pathname }, "unexpected error"),
   });
   const server = serve(createApp(handler), {

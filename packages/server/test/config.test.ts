@@ -22,6 +22,7 @@ test("defaults", () => {
     WEBHOOK_RETRY_DELAYS_MS: undefined,
     WEBHOOK_TIMEOUT_MS: 5_000,
     WEBHOOK_RETENTION_DAYS: 30,
+    METRICS_TOKEN: undefined,
   });
 });
 
@@ -29,6 +30,19 @@ test("WEBHOOK_RETENTION_DAYS: whole days, 0 to 3650", () => {
   assert.equal(loadConfig({ WEBHOOK_RETENTION_DAYS: "7" }).WEBHOOK_RETENTION_DAYS, 7);
   assert.equal(loadConfig({ WEBHOOK_RETENTION_DAYS: "0" }).WEBHOOK_RETENTION_DAYS, 0);
   for (const bad of ["-1", "1.5", "a month", "3651"]) assert.throws(() => loadConfig({ WEBHOOK_RETENTION_DAYS: bad }), /WEBHOOK_RETENTION_DAYS/);
+});
+
+test("METRICS_TOKEN: 16 to 1024 printable characters, and an error never shows it", () => {
+  const token = "0123456789abcdef0123";
+  assert.equal(loadConfig({ METRICS_TOKEN: token }).METRICS_TOKEN, token);
+  assert.equal(loadConfig({ METRICS_TOKEN: "" }).METRICS_TOKEN, undefined);
+  for (const bad of ["short-secret", "has a space in it, sixteen+", "x".repeat(1025)]) {
+    assert.throws(() => loadConfig({ METRICS_TOKEN: bad }), (error: Error) => {
+      assert.match(error.message, /METRICS_TOKEN/);
+      assert.ok(!error.message.includes(bad), "the token is not in the message");
+      return true;
+    });
+  }
 });
 
 test("the offset price: a positive number of USD per tonne", () => {

@@ -8,6 +8,7 @@ import { openApiDocument } from "./openapi.ts";
 import { createAuthenticator } from "./authenticate.ts";
 import { createAuthFailureLimit } from "./auth-failure-limit.ts";
 import { compileTrustProxy, resolveClientAddress, type TrustProxy } from "./client-address.ts";
+import { fixedRouteTemplate, type MetricsEndpointOptions, serveMetrics } from "./metrics-endpoint.ts";
 import { assertWithinLimits } from "./rate-limit.ts";
 import { createResponder, type ResponseConstructor } from "./respond.ts";
 import { bearerToken, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
@@ -58,6 +59,11 @@ export interface HandlerOptions {
    * serves without web streams; the bundled server does.
    */
   Response?: ResponseConstructor;
+  /**
+   * Serve `GET /metrics` behind a bearer token, with the exposition the host renders (the
+   * bundled server: Prometheus, through prom-client). Off by default: `/metrics` is then `404`.
+   */
+  metrics?: MetricsEndpointOptions;
 }
 
 /** What the handler tells {@link HandlerOptions.onRequestEnd} about a request. */
@@ -67,6 +73,12 @@ export interface RequestLogEntry {
   path: string;
   status: number;
   durationMs: number;
+  /**
+   * The template of the route that took the request, with its version prefix
+   * (`/v1/events/:id`, `/health`); absent when no route matched. Bounded, unlike `path`: the
+   * label for metrics.
+   */
+  route?: string;
   /** The authenticated account, once known. */
   accountId?: string;
   /** The client's address, when known (see {@link HandlerOptions.clientAddress}). */
@@ -80,6 +92,7 @@ interface RequestState {
   clientAddress?: string | undefined;
   /** The peer is a trusted proxy: its forwarded headers count. */
   proxied: boolean;
+  route?: string;
 }
 
 /** A web-standard request handler: any host that speaks `Request`/`Response` can mount it. */
@@ -190,6 +203,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
 
   async function api(request: Request, url: URL, path: string, origin: string, docs: string, state: RequestState): Promise<Answer> {
     const match = findRoute(router, routingMethod(request), path);
+    state.route = match ? `${VERSION_PREFIX.exec(path)![0]}${match.data.path}` : undefined;
     const token = bearerToken(request);
     // Without a key, an unknown route is simply 404; with one, it is counted and answered like
     // any authenticated request (rate-limit headers included), as GitHub does.
@@ -271,6 +285,12 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     }
     const path = mounted.length > 1 ? mounted.replace(/\/+$/, "") : mounted || "/";
     const method = routingMethod(request);
+    state.route = fixedRouteTemplate(path);
+    if (method === "GET" && path === "/metrics" && options.metrics) {
+      state.route = path;
+      const metrics = await serveMetrics(request, options.metrics);
+      return reply.raw(metrics.body, 200, { ...state.headers, "content-type": metrics.contentType, "cache-control": "no-store" });
+    }
     if (path === "/health" && method === "GET") {
       try {
         await storage.ping();
@@ -345,6 +365,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       path: url.pathname,
       status: response.status,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
+      ...(state.route !== undefined && { route: state.route }),
       ...(state.accountId !== undefined && { accountId: state.accountId }),
       ...(state.clientAddress !== undefined && { clientAddress: state.clientAddress }),
     });

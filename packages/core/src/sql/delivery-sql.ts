@@ -12,7 +12,7 @@ import type { Envelope } from "../webhooks/payloads.ts";
 
 type DeliveryMethods = Pick<
   Storage,
-  "claimDueDeliveries" | "recordDeliveryAttempt" | "listDeliveries" | "getDelivery" | "redeliver" | "createHeldDelivery"
+  "claimDueDeliveries" | "recordDeliveryAttempt" | "listDeliveries" | "getDelivery" | "redeliver" | "createHeldDelivery" | "outboxBacklog"
 >;
 
 /** How many due candidates a claim looks at per delivery it may hand out (the rest may be over their webhook's bound). */
@@ -266,6 +266,27 @@ export function createDeliveryMethods(
           id: row.id, webhookId, accountId, url: webhook.url, secret: webhook.secret, type: row.type, payload: row.payload, attemptCount: 0, finalAttempt: 1,
         };
       });
+    },
+
+    async outboxBacklog(now) {
+      const pending = db.selectFrom("webhook_deliveries as d").innerJoin("webhooks as w", "w.id", "d.webhook_id").where("d.status", "=", PENDING);
+      const [counts, oldest] = await Promise.all([
+        pending
+          .select([
+            sql<number>`coalesce(sum(case when w.active = 1 and d.next_attempt_at <= ${now} then 1 else 0 end), 0)`.as("due"),
+            sql<number>`coalesce(sum(case when w.active = 1 and d.next_attempt_at > ${now} then 1 else 0 end), 0)`.as("scheduled"),
+            sql<number>`coalesce(sum(case when w.active = 1 then 0 else 1 end), 0)`.as("paused"),
+          ])
+          .executeTakeFirstOrThrow(),
+        // In index order, the first pending delivery of an active webhook: one step unless many of the earliest are held.
+        pending.select("d.next_attempt_at").where("w.active", "=", 1).orderBy("d.next_attempt_at").limit(1).executeTakeFirst(),
+      ]);
+      return {
+        due: Number(counts.due),
+        scheduled: Number(counts.scheduled),
+        paused: Number(counts.paused),
+        oldestNextAttemptAt: oldest?.next_attempt_at ?? null,
+      };
     },
   };
 }
