@@ -25,6 +25,8 @@ export type { FetchHandler, HandlerOptions, RequestLogEntry } from "./http/handl
 export { MAX_BODY_BYTES } from "./http/request.ts";
 export { VERSION_PREFIXES } from "./http/routes.ts";
 export { openApiDocument } from "./http/openapi.ts";
+export { parseCorsOrigins } from "./http/cors.ts";
+export type { CorsOptions } from "./http/cors.ts";
 
 // Errors
 export { ERROR_CODES, ServiceError } from "./errors.ts";

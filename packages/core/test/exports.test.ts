@@ -16,7 +16,7 @@ test("the built package exports exactly these names", async () => {
     "VERSION_PREFIXES", "WEBHOOK_EVENT_TYPES", "WEBHOOK_USER_AGENT", "Webhook", "WebhookCreateInput", "WebhookDelivery",
     "WebhookListQuery", "WebhookUpdateInput", "assertAttendeeTransition", "assertEventTransition", "createDeliveryWorker",
     "createEventService", "createHandler", "createSqlStorage", "isAttendeeTransitionAllowed", "isCountryCode",
-    "isEventTransitionAllowed", "isNonPublicAddress", "nextAttemptAt", "offsetKg", "openApiDocument", "parseRetryAfter",
+    "isEventTransitionAllowed", "isNonPublicAddress", "nextAttemptAt", "offsetKg", "openApiDocument", "parseCorsOrigins", "parseRetryAfter",
     "sendDelivery", "sustainabilityScore", "toApiAttendee", "toApiDelivery", "toApiEvent", "toApiWebhook", "travelEmissionsKg",
     "withStatementCache",
   ]);

@@ -1,3 +1,4 @@
+import { parseCorsOrigins } from "@event-service/core";
 import * as z from "zod";
 
 const flag = z
@@ -27,6 +28,17 @@ export const ServerConfig = z
       .transform((list) => list.split(",").map((ms) => Number(ms.trim())))
       .optional(),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
+    CORS_ORIGINS: z
+      .string()
+      .transform((list, ctx) => {
+        try {
+          return parseCorsOrigins(list);
+        } catch (error) {
+          ctx.addIssue({ code: "custom", message: (error as Error).message });
+          return z.NEVER;
+        }
+      })
+      .optional(),
   })
   .superRefine((config, ctx) => {
     if ((config.TLS_CERT === undefined) !== (config.TLS_KEY === undefined)) {
@@ -42,6 +54,7 @@ export type ServerConfig = z.output<typeof ServerConfig>;
 export const CONFIG_VARIABLES = [
   "PORT", "HOST", "DATABASE_URL", "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "HTTP_REDIRECT_PORT", "TRUST_PROXY", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS",
   "WEBHOOK_ALLOW_PRIVATE_NETWORKS", "WEBHOOK_RETRY_DELAYS_MS", "WEBHOOK_TIMEOUT_MS", "CARBON_OFFSET_PRICE_USD_PER_TONNE",
+  "CORS_ORIGINS",
 ] as const;
 
 /** Reads the configuration from `env`; throws an error naming every bad variable. */

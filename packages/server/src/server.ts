@@ -64,6 +64,7 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     // srvx serves its own Response class without web streams: a large share of a small request's cost.
     Response: FastResponse,
     trustProxy: config.TRUST_PROXY,
+    ...(config.CORS_ORIGINS && { cors: { origins: config.CORS_ORIGINS } }),
     isDraining: () => draining,
     onRequestEnd: (entry) => logger.info(entry, "request"),
     onError: (error, request) => logger.error({ err: error, method: request.method, path: new URL(request.url).pathname }, "unexpected error"),

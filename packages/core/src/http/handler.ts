@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { addRoute, createRouter, findRoute } from "rou3";
 import { ServiceError } from "../errors.ts";
 import type { EventService } from "../service.ts";
+import { type CorsOptions, createCors } from "./cors.ts";
 import { DOCS_ASSETS, type DocsAsset, docsAsset, docsPage } from "./docs-page.ts";
 import { assertIdempotencyKey, IDEMPOTENCY_STALE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from "./idempotency.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -43,6 +44,11 @@ export interface HandlerOptions {
    * serves without web streams; the bundled server does.
    */
   Response?: ResponseConstructor;
+  /**
+   * Let browser apps on these origins call the API (off by default): preflights are answered and
+   * every response to an allowed origin, errors included, carries the CORS headers.
+   */
+  cors?: CorsOptions;
 }
 
 /** What the handler tells {@link HandlerOptions.onRequestEnd} about a request. */
@@ -126,6 +132,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   const serveDocs = options.docs ?? true;
   const basePath = normaliseBasePath(options.basePath);
   const reply = createResponder(options.Response);
+  const cors = options.cors ? createCors(options.cors) : undefined;
   const admit = createAuthenticator(storage);
   let lastPurge = 0;
 
@@ -293,12 +300,14 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     const started = performance.now();
     const given = request.headers.get("x-request-id");
     const requestId = given !== null && REQUEST_ID.test(given) ? given : randomUUID();
-    const state: RequestState = { headers: { "x-request-id": requestId } };
+    const state: RequestState = { headers: { "x-request-id": requestId, ...cors?.headers(request) } };
+    const preflight = cors?.preflight(request);
     let url: URL;
     let response: Response;
     try {
       url = new URL(request.url);
-      response = await respond(request, url, state);
+      // A preflight is answered before routing: it carries no key and is never counted.
+      response = preflight ? reply.raw(null, 204, { ...state.headers, ...preflight }) : await respond(request, url, state);
     } catch {
       url = new URL("http://invalid/");
       response = reply.json(new ServiceError("INVALID_REQUEST", { message: "Malformed request URL." }).toJSON(), 400, state.headers);
