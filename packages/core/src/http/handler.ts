@@ -3,7 +3,7 @@ import { addRoute, createRouter, findRoute } from "rou3";
 import { ServiceError } from "../errors.ts";
 import type { EventService } from "../service.ts";
 import { type CorsOptions, createCors } from "./cors.ts";
-import { DOCS_ASSETS, type DocsAsset, docsAsset, docsPage } from "./docs-page.ts";
+import { DOCS_ASSETS, DOCS_CSP, type DocsAsset, docsAsset, docsPage } from "./docs-page.ts";
 import { assertIdempotencyKey, IDEMPOTENCY_STALE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from "./idempotency.ts";
 import { openApiDocument } from "./openapi.ts";
 import { createAuthenticator } from "./authenticate.ts";
@@ -264,7 +264,14 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     }
     if (method === "GET" && serveDocs && (path === "/docs" || path.startsWith("/docs/"))) {
       const asset = path.slice("/docs/".length);
-      if (path === "/docs") return reply.raw(docsPage(basePath), 200, { ...state.headers, "content-type": "text/html; charset=utf-8", "cache-control": "public, max-age=300" });
+      if (path === "/docs") {
+        return reply.raw(docsPage(basePath), 200, {
+          ...state.headers,
+          "content-type": "text/html; charset=utf-8",
+          "cache-control": "public, max-age=300",
+          "content-security-policy": DOCS_CSP,
+        });
+      }
       if (Object.hasOwn(DOCS_ASSETS, asset)) {
         return reply.raw((await docsAsset(asset as DocsAsset)) as BodyInit, 200, {
           ...state.headers,
