@@ -13,7 +13,8 @@ import { publint } from "publint";
 import { ROOT } from "./_setup.ts";
 
 const PACKAGES = ["core", "server", "client"] as const;
-const SHIPPED = /^(dist\/.+\.(js|d\.ts|js\.map)|bin\/[\w-]+\.js|README\.md|LICENSE|package\.json)$/;
+// dist/docs/ also carries the bundled API reference renderer's licences (core).
+const SHIPPED = /^(dist\/.+\.(js|d\.ts|js\.map)|dist\/docs\/[\w.-]+\.LICENSE(\.txt)?|bin\/[\w-]+\.js|README\.md|LICENSE|package\.json)$/;
 
 for (const name of PACKAGES) {
   const dir = join(ROOT, "packages", name);
@@ -43,5 +44,8 @@ for (const name of PACKAGES) {
     const files: string[] = JSON.parse(stdout)[0].files.map((file: { path: string }) => file.path);
     assert.deepEqual(files.filter((path) => !SHIPPED.test(path)), []);
     assert.ok(files.includes("dist/index.js") && files.includes("dist/index.d.ts"));
+    if (name === "core") {
+      for (const file of ["dist/docs/redoc.standalone.js", "dist/docs/redoc.standalone.js.LICENSE.txt", "dist/docs/redoc.LICENSE"]) assert.ok(files.includes(file), file);
+    }
   });
 }

@@ -1,4 +1,14 @@
+import { copyFile, mkdir } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { defineConfig } from "tsup";
+
+/** The API reference page's renderer (Redoc's standalone bundle) and its licences, as copied into `dist/docs/`. */
+const REDOC_FILES = [
+  ["bundles/redoc.standalone.js", "redoc.standalone.js"],
+  ["bundles/redoc.standalone.js.LICENSE.txt", "redoc.standalone.js.LICENSE.txt"],
+  ["LICENSE", "redoc.LICENSE"],
+] as const;
 
 export default defineConfig({
   entry: { index: "src/index.ts", webhooks: "src/webhooks/index.ts" },
@@ -8,4 +18,11 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   splitting: false,
+  // The renderer ships inside the package (no CDN, and none of redoc's own dependencies, React
+  // and the rest, in the trees of the package's users): redoc is a devDependency.
+  async onSuccess() {
+    const redoc = dirname(createRequire(import.meta.url).resolve("redoc/package.json"));
+    await mkdir("dist/docs", { recursive: true });
+    for (const [from, to] of REDOC_FILES) await copyFile(join(redoc, from), join("dist/docs", to));
+  },
 });

@@ -29,6 +29,8 @@ export type { TrustProxy } from "./http/client-address.ts";
 export { DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE } from "./http/auth-failure-limit.ts";
 export { VERSION_PREFIXES } from "./http/routes.ts";
 export { openApiDocument } from "./http/openapi.ts";
+export { parseCorsOrigins } from "./http/cors.ts";
+export type { CorsOptions } from "./http/cors.ts";
 
 // Errors
 export { ERROR_CODES, ServiceError } from "./errors.ts";

@@ -17,7 +17,7 @@ test("the built package exports exactly these names", async () => {
     "WebhookListQuery", "WebhookUpdateInput", "assertAttendeeTransition", "assertEventTransition", "canReadNotification", "compileTrustProxy",
     "createBackgroundPurge", "createDeliveryWorker",
     "createEventService", "createHandler", "createSqlStorage", "isAttendeeTransitionAllowed", "isCountryCode",
-    "isEventTransitionAllowed", "isNonPublicAddress", "nextAttemptAt", "offsetKg", "openApiDocument", "parseRetryAfter",
+    "isEventTransitionAllowed", "isNonPublicAddress", "nextAttemptAt", "offsetKg", "openApiDocument", "parseCorsOrigins", "parseRetryAfter",
     "sendDelivery", "sustainabilityScore", "toApiAttendee", "toApiDelivery", "toApiEvent", "toApiWebhook", "travelEmissionsKg",
     "withStatementCache",
   ]);

@@ -174,9 +174,8 @@ describe("a handler mounted under a base path", () => {
     const missing = await (await get("/events-api/v1/events/evt_nope")).json();
     assert.equal(missing.error.documentation, "http://host.test/events-api/docs#NOT_FOUND");
     const page = await (await get("/events-api/docs")).text();
-    assert.match(page, /href="\/events-api\/docs\/swagger-ui\.css"/);
-    assert.match(page, /src="\/events-api\/docs\/swagger-ui-bundle\.js"/);
-    assert.match(page, /url: "\/events-api\/openapi\.json"/);
-    assert.equal((await get("/events-api/docs/swagger-ui.css")).status, 200);
+    assert.match(page, /src="\/events-api\/docs\/redoc\.standalone\.js"/);
+    assert.match(page, /data-spec="\/events-api\/openapi\.json"/);
+    assert.equal((await get("/events-api/docs/redoc.standalone.js")).status, 200);
   });
 });

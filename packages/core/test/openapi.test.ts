@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { validate } from "@readme/openapi-parser";
 import { createHandler, type FetchHandler } from "../src/http/handler.ts";
@@ -65,20 +66,33 @@ describe("OpenAPI document and API reference page", () => {
     assert.deepEqual(document.components.schemas.Error.properties.error.properties.code.enum, Object.keys(ERROR_CODES));
   });
 
-  test("/docs renders the reference from the package, with an anchor per error code", async () => {
+  test("/docs renders the reference from the package, with an anchor per error code, and loads nothing from elsewhere", async () => {
     const page = await handler(new Request("http://service.test/docs"));
     assert.equal(page.status, 200);
     assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
+    const csp = page.headers.get("content-security-policy") ?? "";
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /img-src 'self' data:;/);
+    assert.match(csp, /connect-src 'self';/);
+    assert.match(csp, /script-src 'self' 'sha256-[A-Za-z0-9+/]+={0,2}';/);
     const html = await page.text();
-    assert.match(html, /SwaggerUIBundle\(\{ url: "\/openapi.json"/);
-    assert.doesNotMatch(html, /https?:\/\/(?!json-schema)/);
+    assert.match(html, /<div id="reference" data-spec="\/openapi.json">/);
+    assert.match(html, /<script src="\/docs\/redoc.standalone.js"><\/script>/);
+    // The inline script is the one the CSP's hash allows.
+    const inline = /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;
+    assert.ok(csp.includes(`'sha256-${createHash("sha256").update(inline).digest("base64")}'`));
+    assert.doesNotMatch(html, /https?:\/\//);
     for (const code of Object.keys(ERROR_CODES)) assert.match(html, new RegExp(`<tr id="${code}">`));
-    const script = await handler(new Request("http://service.test/docs/swagger-ui-bundle.js"));
+    const script = await handler(new Request("http://service.test/docs/redoc.standalone.js"));
     assert.equal(script.status, 200);
-    assert.ok((await script.arrayBuffer()).byteLength > 500_000);
-    const css = await handler(new Request("http://service.test/docs/swagger-ui.css"));
-    assert.equal(css.headers.get("content-type"), "text/css; charset=utf-8");
+    assert.equal(script.headers.get("content-type"), "text/javascript; charset=utf-8");
+    const source = new TextDecoder().decode(await script.arrayBuffer());
+    assert.ok(source.length > 500_000);
+    assert.match(source, /Redoc/);
+    // The one address Redoc's bundle would load from its vendor (a logo) is not served.
+    assert.doesNotMatch(source, /cdn\.redoc\.ly/);
     assert.equal((await handler(new Request("http://service.test/docs/index.html"))).status, 404);
+    assert.equal((await handler(new Request("http://service.test/docs/swagger-ui-bundle.js"))).status, 404);
     const off = createHandler(service, { docs: false });
     assert.equal((await off(new Request("http://service.test/docs"))).status, 404);
   });

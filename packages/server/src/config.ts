@@ -1,4 +1,4 @@
-import { compileTrustProxy, DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE, type TrustProxy } from "@event-service/core";
+import { compileTrustProxy, DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE, parseCorsOrigins, type TrustProxy } from "@event-service/core";
 import * as z from "zod";
 
 const flag = z
@@ -51,6 +51,17 @@ export const ServerConfig = z
     WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
     // Unset: no /metrics. A short token could be guessed; 16 characters is the floor (`openssl rand -hex 32` makes one).
     METRICS_TOKEN: z.string().min(16, "at least 16 characters").max(1024).regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces").optional(),
+    CORS_ORIGINS: z
+      .string()
+      .transform((list, ctx) => {
+        try {
+          return parseCorsOrigins(list);
+        } catch (error) {
+          ctx.addIssue({ code: "custom", message: (error as Error).message });
+          return z.NEVER;
+        }
+      })
+      .optional(),
   })
   .superRefine((config, ctx) => {
     if ((config.TLS_CERT === undefined) !== (config.TLS_KEY === undefined)) {
@@ -66,7 +77,7 @@ export type ServerConfig = z.output<typeof ServerConfig>;
 export const CONFIG_VARIABLES = [
   "PORT", "HOST", "DATABASE_URL", "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "HTTP_REDIRECT_PORT", "TRUST_PROXY", "AUTH_FAILURE_LIMIT_PER_MINUTE", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS",
   "WEBHOOK_ALLOW_PRIVATE_NETWORKS", "WEBHOOK_RETRY_DELAYS_MS", "WEBHOOK_TIMEOUT_MS", "WEBHOOK_RETENTION_DAYS", "CARBON_OFFSET_PRICE_USD_PER_TONNE",
-  "METRICS_TOKEN",
+  "METRICS_TOKEN", "CORS_ORIGINS",
 ] as const;
 
 /** Reads the configuration from `env`; throws an error naming every bad variable. */

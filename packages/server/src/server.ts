@@ -80,6 +80,7 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     // srvx's request knows the connection's peer; core walks X-Forwarded-For from it.
     clientAddress: (request) => (request as { ip?: string }).ip,
     authFailureLimitPerMinute: config.AUTH_FAILURE_LIMIT_PER_MINUTE,
+    ...(config.CORS_ORIGINS && { cors: { origins: config.CORS_ORIGINS } }),
     isDraining: () => draining,
     onRequestEnd: (entry) => {
       // A 503 (the store unreachable, or draining) is worth an operator's look; the rest is routine.

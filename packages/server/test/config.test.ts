@@ -23,6 +23,7 @@ test("defaults", () => {
     WEBHOOK_TIMEOUT_MS: 5_000,
     WEBHOOK_RETENTION_DAYS: 30,
     METRICS_TOKEN: undefined,
+    CORS_ORIGINS: undefined,
   });
 });
 
@@ -43,6 +44,15 @@ test("METRICS_TOKEN: 16 to 1024 printable characters, and an error never shows i
       return true;
     });
   }
+});
+
+test("CORS_ORIGINS: comma-separated origins or *, a malformed origin named", () => {
+  assert.deepEqual(loadConfig({ CORS_ORIGINS: "https://app.example.com, http://localhost:5173/" }).CORS_ORIGINS, ["https://app.example.com", "http://localhost:5173"]);
+  assert.equal(loadConfig({ CORS_ORIGINS: "*" }).CORS_ORIGINS, "*");
+  assert.equal(loadConfig({ CORS_ORIGINS: "" }).CORS_ORIGINS, undefined);
+  assert.throws(() => loadConfig({ CORS_ORIGINS: "https://app.example.com,app.example.org" }), /Invalid configuration: CORS_ORIGINS: "app\.example\.org" is not an origin/);
+  assert.throws(() => loadConfig({ CORS_ORIGINS: "https://app.example.com/login" }), /CORS_ORIGINS: .*scheme:\/\/host\[:port\]/);
+  assert.throws(() => loadConfig({ CORS_ORIGINS: "*,https://app.example.com" }), /CORS_ORIGINS: \* allows every origin and stands alone/);
 });
 
 test("the offset price: a positive number of USD per tonne", () => {

@@ -1,18 +1,49 @@
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { ERROR_CODES } from "../errors.ts";
 
-/** Files of swagger-ui-dist served under `/docs/`. */
-export const DOCS_ASSETS = { "swagger-ui.css": "text/css; charset=utf-8", "swagger-ui-bundle.js": "text/javascript; charset=utf-8" } as const;
+/** Files served under `/docs/`: Redoc's standalone bundle, shipped inside this package. */
+export const DOCS_ASSETS = { "redoc.standalone.js": "text/javascript; charset=utf-8" } as const;
 export type DocsAsset = keyof typeof DOCS_ASSETS;
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
- * The API reference page: the error codes (each with an anchor, which the `documentation`
- * links of error bodies point to) and Swagger UI rendering `/openapi.json`, all served from
- * the package (no CDN). `basePath` is where the handler is mounted.
+ * The page's one inline script: it renders the document named by the container's `data-spec`
+ * (so the script, and with it its hash in the CSP, is the same under any base path), then
+ * scrolls to the error code the URL's fragment names, which rendering has pushed down.
+ */
+const INIT_SCRIPT = `var root = document.getElementById("reference");
+Redoc.init(root.dataset.spec, { expandResponses: "200,201", jsonSampleExpandLevel: 3, nativeScrollbars: true }, root, function () {
+  var target = location.hash && document.getElementById(location.hash.slice(1));
+  if (target) target.scrollIntoView();
+});`;
+
+/**
+ * The Content-Security-Policy of the page: it loads and sends nothing beyond its own origin.
+ * Redoc's bundle would otherwise fetch its vendor's logo from a CDN on every view (a request
+ * that tells a third party who reads the docs); `img-src 'self' data:` stops it and Redoc hides
+ * the broken image. Redoc's styles are inline (styled-components) and its search index runs in a
+ * worker made from a `blob:` URL.
+ */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  `script-src 'self' 'sha256-${createHash("sha256").update(INIT_SCRIPT).digest("base64")}'`,
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join("; ");
+
+/**
+ * The API reference page: Redoc rendering `/openapi.json`, then the error codes (each with an
+ * anchor, which the `documentation` links of error bodies point to), all served from the package
+ * (no CDN). `basePath` is where the handler is mounted.
  */
 export function docsPage(basePath = ""): string {
   const rows = Object.entries(ERROR_CODES)
@@ -24,11 +55,11 @@ export function docsPage(basePath = ""): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Event Service API reference</title>
-<link rel="stylesheet" href="${basePath}/docs/swagger-ui.css">
-<style>body{margin:0;font-family:system-ui,sans-serif}#errors{max-width:1460px;margin:0 auto;padding:0 20px 40px}#errors table{border-collapse:collapse}#errors td,#errors th{border-bottom:1px solid #ddd;padding:4px 12px;text-align:left}#errors tr:target{background:#fff3c4}</style>
+<link rel="icon" href="data:,">
+<style>body{margin:0;font-family:system-ui,sans-serif}#errors{margin:0 auto;padding:20px 40px 40px;border-top:1px solid #ddd}#errors table{border-collapse:collapse}#errors td,#errors th{border-bottom:1px solid #ddd;padding:4px 12px;text-align:left}#errors tr:target{background:#fff3c4}</style>
 </head>
 <body>
-<div id="swagger-ui"></div>
+<div id="reference" data-spec="${escape(`${basePath}/openapi.json`)}"></div>
 <section id="errors">
 <h2 id="error-codes">Error codes</h2>
 <p>Every failure answers <code>{"error": {"code", "message", "field"?, "details"?, "documentation"}}</code> with one of these codes.</p>
@@ -37,23 +68,42 @@ export function docsPage(basePath = ""): string {
 ${rows}
 </tbody></table>
 </section>
-<script src="${basePath}/docs/swagger-ui-bundle.js"></script>
-<script>
-window.ui = SwaggerUIBundle({ url: "${basePath}/openapi.json", dom_id: "#swagger-ui", validatorUrl: null, deepLinking: true });
-if (location.hash) setTimeout(function () { var t = document.getElementById(location.hash.slice(1)); if (t) t.scrollIntoView(); }, 500);
-</script>
+<script src="${escape(`${basePath}/docs/redoc.standalone.js`)}"></script>
+<script>${INIT_SCRIPT}</script>
 </body>
 </html>`;
 }
 
+/**
+ * What Redoc's bundle would load from its vendor on every view of the page: the logo of its
+ * "API docs by Redocly" footer. It is served as an empty `data:` image instead, which Redoc's
+ * own error handler hides, so viewing the docs tells no third party anything (the page's CSP
+ * would block it anyway; this spares the attempt).
+ */
+const VENDOR_LOADS = ["https://cdn.redoc.ly/redoc/logo-mini.svg"] as const;
+
 const cache = new Map<DocsAsset, Uint8Array>();
 
-/** A Swagger UI asset, read once from the installed swagger-ui-dist package. */
+/**
+ * Where an asset is: the built package carries it in `dist/docs/` (copied there at build); a
+ * source checkout (tests run from `src/`) reads it from the `redoc` devDependency.
+ */
+async function readAsset(name: DocsAsset): Promise<Buffer> {
+  try {
+    return await readFile(fileURLToPath(new URL(`./docs/${name}`, import.meta.url)));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    return readFile(createRequire(import.meta.url).resolve(`redoc/bundles/${name}`));
+  }
+}
+
+/** A docs asset, read once. */
 export async function docsAsset(name: DocsAsset): Promise<Uint8Array> {
   let bytes = cache.get(name);
   if (!bytes) {
-    const dir = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
-    bytes = new Uint8Array(await readFile(join(dir, name)));
+    let source = (await readAsset(name)).toString("utf8");
+    for (const url of VENDOR_LOADS) source = source.replaceAll(url, "data:,");
+    bytes = new TextEncoder().encode(source);
     cache.set(name, bytes);
   }
   return bytes;

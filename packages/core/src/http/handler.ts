@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { addRoute, createRouter, findRoute } from "rou3";
 import { ServiceError } from "../errors.ts";
 import type { EventService } from "../service.ts";
-import { DOCS_ASSETS, type DocsAsset, docsAsset, docsPage } from "./docs-page.ts";
+import { type CorsOptions, createCors } from "./cors.ts";
+import { DOCS_ASSETS, DOCS_CSP, type DocsAsset, docsAsset, docsPage } from "./docs-page.ts";
 import { assertIdempotencyKey, IDEMPOTENCY_STALE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from "./idempotency.ts";
 import { openApiDocument } from "./openapi.ts";
 import { createAuthenticator } from "./authenticate.ts";
@@ -64,6 +65,11 @@ export interface HandlerOptions {
    * bundled server: Prometheus, through prom-client). Off by default: `/metrics` is then `404`.
    */
   metrics?: MetricsEndpointOptions;
+  /**
+   * Let browser apps on these origins call the API (off by default): preflights are answered and
+   * every response to an allowed origin, errors included, carries the CORS headers.
+   */
+  cors?: CorsOptions;
 }
 
 /** What the handler tells {@link HandlerOptions.onRequestEnd} about a request. */
@@ -173,6 +179,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   const serveDocs = options.docs ?? true;
   const basePath = normaliseBasePath(options.basePath);
   const reply = createResponder(options.Response);
+  const cors = options.cors ? createCors(options.cors) : undefined;
   const admit = createAuthenticator(storage, createAuthFailureLimit(options.authFailureLimitPerMinute === undefined ? {} : { perMinute: options.authFailureLimitPerMinute }));
 
   /**
@@ -304,7 +311,14 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     }
     if (method === "GET" && serveDocs && (path === "/docs" || path.startsWith("/docs/"))) {
       const asset = path.slice("/docs/".length);
-      if (path === "/docs") return reply.raw(docsPage(basePath), 200, { ...state.headers, "content-type": "text/html; charset=utf-8", "cache-control": "public, max-age=300" });
+      if (path === "/docs") {
+        return reply.raw(docsPage(basePath), 200, {
+          ...state.headers,
+          "content-type": "text/html; charset=utf-8",
+          "cache-control": "public, max-age=300",
+          "content-security-policy": DOCS_CSP,
+        });
+      }
       if (Object.hasOwn(DOCS_ASSETS, asset)) {
         return reply.raw((await docsAsset(asset as DocsAsset)) as BodyInit, 200, {
           ...state.headers,
@@ -344,15 +358,17 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     const requestId = given !== null && REQUEST_ID.test(given) ? given : randomUUID();
     const peer = peerAddress(request);
     const state: RequestState = {
-      headers: { "x-request-id": requestId },
+      headers: { "x-request-id": requestId, ...cors?.headers(request) },
       clientAddress: resolveClientAddress(peer, request.headers.get("x-forwarded-for"), trust),
       proxied: trust(peer ?? "", 0),
     };
+    const preflight = cors?.preflight(request);
     let url: URL;
     let response: Response;
     try {
       url = new URL(request.url);
-      response = await respond(request, url, state);
+      // A preflight is answered before routing: it carries no key and is never counted.
+      response = preflight ? reply.raw(null, 204, { ...state.headers, ...preflight }) : await respond(request, url, state);
     } catch {
       url = new URL("http://invalid/");
       response = reply.json(new ServiceError("INVALID_REQUEST", { message: "Malformed request URL." }).toJSON(), 400, state.headers);
