@@ -48,16 +48,16 @@ export type { Coordinates, Location, SustainabilityGoals } from "./resources/eve
 export type { AccessibilityNeeds, CarbonOffset, EmergencyContact } from "./resources/attendee.ts";
 export { DeleteResult, Pagination } from "./resources/common.ts";
 export {
-  CreatedWebhook, Webhook, WebhookCreateInput, WebhookListQuery, WebhookUpdateInput, WEBHOOK_EVENT_TYPES,
+  CreatedWebhook, RotatedWebhook, SECRET_ROTATION_OVERLAP_MS, Webhook, WebhookCreateInput, WebhookListQuery, WebhookUpdateInput, WEBHOOK_EVENT_TYPES,
 } from "./resources/webhook.ts";
 export type { WebhookEventType } from "./resources/webhook.ts";
 export { DeliveryAttempt, DeliveryListQuery, DELIVERY_STATUSES, WebhookDelivery } from "./resources/webhook-delivery.ts";
 export type { ClaimedDelivery, DeliveryRecord, DeliveryStatus } from "./resources/webhook-delivery.ts";
-export { isNonPublicAddress } from "./webhooks/ssrf.ts";
+export { DNS_TIMEOUT_MS, isNonPublicAddress } from "./webhooks/ssrf.ts";
 
 // Webhook delivery (the outbox's worker)
 export {
-  createDeliveryWorker, DEFAULT_RETRY_DELAYS_MS, DEFAULT_WEBHOOK_TIMEOUT_MS, DISABLE_AFTER_FAILURES, nextAttemptAt,
+  createDeliveryWorker, DEFAULT_RETRY_DELAYS_MS, DEFAULT_WEBHOOK_TIMEOUT_MS, DISABLE_AFTER_FAILURES, MAX_RETRY_AFTER_EXTRA_MS, nextAttemptAt,
 } from "./webhooks/delivery-worker.ts";
 export type { DeliveryWorker, DeliveryWorkerOptions } from "./webhooks/delivery-worker.ts";
 export { CAPACITY_THRESHOLD_PERCENT, PING_EVENT_TYPE } from "./webhooks/payloads.ts";

@@ -179,7 +179,7 @@ export function describeStorage(name: string, create: () => Promise<Storage>) {
     describe("webhooks", () => {
       const webhook = (accountId: string, url: string): WebhookRecord => ({
         id: createId("webhook"), accountId, url, events: ["*"], description: null, secret: "whsec_x", active: true, metadata: {},
-        consecutiveFailures: 0, disabledAt: null, createdAt: tick(), updatedAt: tick(),
+        previousSecret: null, previousSecretExpiresAt: null, consecutiveFailures: 0, disabledAt: null, createdAt: tick(), updatedAt: tick(),
       });
 
       test("insert, get, list, update and delete, one URL per account", async () => {

@@ -27,6 +27,7 @@ export const ServerConfig = z
       .transform((list) => list.split(",").map((ms) => Number(ms.trim())))
       .optional(),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
+    WEBHOOK_SECRET_OVERLAP_MS: z.coerce.number().int().min(0).max(30 * 24 * 3_600_000).default(24 * 3_600_000),
   })
   .superRefine((config, ctx) => {
     if ((config.TLS_CERT === undefined) !== (config.TLS_KEY === undefined)) {
@@ -41,7 +42,8 @@ export type ServerConfig = z.output<typeof ServerConfig>;
 /** The environment variables the server reads. */
 export const CONFIG_VARIABLES = [
   "PORT", "HOST", "DATABASE_URL", "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "HTTP_REDIRECT_PORT", "TRUST_PROXY", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS",
-  "WEBHOOK_ALLOW_PRIVATE_NETWORKS", "WEBHOOK_RETRY_DELAYS_MS", "WEBHOOK_TIMEOUT_MS", "CARBON_OFFSET_PRICE_USD_PER_TONNE",
+  "WEBHOOK_ALLOW_PRIVATE_NETWORKS", "WEBHOOK_RETRY_DELAYS_MS", "WEBHOOK_TIMEOUT_MS", "WEBHOOK_SECRET_OVERLAP_MS",
+  "CARBON_OFFSET_PRICE_USD_PER_TONNE",
 ] as const;
 
 /** Reads the configuration from `env`; throws an error naming every bad variable. */
