@@ -18,7 +18,7 @@ import { deliveryEnv, type Received, type Receiver, startReceiver } from "./fixt
 import { GENERATED_SECRET, withoutSecret } from "./fixtures/webhooks.ts";
 
 /** How long a rotated-out secret signs in these servers. */
-const OVERLAP_MS = 6_000;
+const OVERLAP_MS = 15_000;
 
 let tls: ReturnType<typeof makeCertificate>;
 let receiver: Receiver;
