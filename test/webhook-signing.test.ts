@@ -114,6 +114,15 @@ describe("Standard Webhooks headers on real deliveries", () => {
     assert.equal(verifyWebhook(webhook.secret, request.headers, request.raw, { now: later, toleranceSeconds: 900 }).id, request.body.id);
   });
 
+  test("a host name is resolved once by the pinned lookup and the connection still trusts NODE_EXTRA_CA_CERTS", async () => {
+    // localhost: the system resolver through the connection's own lookup, TLS checked against the test CA for that name.
+    const { webhook } = await hook({ url: `${receiver.origin.replace("127.0.0.1", "localhost")}/by-name` });
+    assert.match(webhook.url, /^https:\/\/localhost:\d+\/by-name$/);
+    const request = await nextDelivery("/by-name");
+    assert.equal(request.body.type, "event.created");
+    assert.ok(libraryAccepts(webhook.secret, request));
+  });
+
   test("retries, redeliveries and pings are signed afresh: the same webhook-id, each attempt's own timestamp", async () => {
     const { webhook, path } = await hook();
     receiver.answer = (request, index) => (request.path === path && index === 0 ? { status: 500 } : { status: 200, body: "ok" });
