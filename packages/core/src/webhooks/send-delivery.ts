@@ -82,11 +82,13 @@ export function signingSecrets(delivery: Pick<ClaimedDelivery, "secret" | "previ
 
 /**
  * One connection pool per resolver and guard setting, shared by every attempt (keep-alive
- * connections to a busy receiver are reused). Its connections look their host up through
+ * connections to a busy receiver are reused; a kept connection goes on to the address that
+ * was checked when it was opened). Its connections look their host up through
  * {@link pinnedLookup}, so they reach only addresses the guard has judged. TLS is Node's
  * default context: the standard trust store plus `NODE_EXTRA_CA_CERTS`.
  */
-const dispatchers = new Map<HostResolver, Map<boolean, Agent>>();
+// Weakly keyed: a resolver a test made and dropped takes its pool with it.
+const dispatchers = new WeakMap<HostResolver, Map<boolean, Agent>>();
 function dispatcherFor(options: SendDeliveryOptions): Agent {
   const resolve = options.resolveHost ?? systemResolver;
   let byGuard = dispatchers.get(resolve);
