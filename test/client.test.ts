@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createClient, EventServiceError } from "@event-service/client";
-import { signPayload, verifySignature } from "@event-service/client/webhooks";
+import { signPayload, signWebhook, verifySignature, verifyWebhook, WebhookVerificationError } from "@event-service/client/webhooks";
 import { verify as octokitVerify } from "@octokit/webhooks-methods";
 import { attendeeInput, eventInput } from "./fixtures/builders.ts";
 import { waitForMinuteRoom } from "./fixtures/conventions.ts";
@@ -107,8 +107,13 @@ describe("@event-service/client", () => {
   test("webhooks: register (secret once), read, update, list, delivery log, delete", async () => {
     // A type nothing here triggers, on a public literal: no delivery is attempted.
     const created = await client.webhooks.create({ url: "https://93.184.216.34/client-hook", events: ["analytics.report_ready"] });
-    assert.match(created.secret, /^whsec_[0-9a-f]{64}$/);
+    assert.match(created.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
     assert.equal("secret" in (await client.webhooks.get(created.id)), false);
+    const rotated = await client.webhooks.rotateSecret(created.id);
+    assert.match(rotated.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    assert.notEqual(rotated.secret, created.secret);
+    assert.equal(rotated.id, created.id);
+    assert.ok(Date.parse(rotated.previousSecretExpiresAt) > Date.now() + 23 * 3_600_000);
     assert.equal((await client.webhooks.update(created.id, { description: "CRM" })).description, "CRM");
     assert.deepEqual((await client.webhooks.list()).webhooks.map((w) => w.id), [created.id]);
     assert.equal((await client.webhooks.update(created.id, { active: false })).active, false);
@@ -128,5 +133,10 @@ describe("@event-service/client", () => {
     assert.equal(verifySignature("whsec_client", body, header), true);
     assert.equal(verifySignature("whsec_other", body, header), false);
     assert.equal(await octokitVerify("whsec_client", body, header), true);
+    // verifyWebhook: the Standard Webhooks headers, with the replay window.
+    const secret = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+    const headers = signWebhook([secret], "dlv_1", Math.floor(Date.now() / 1000), body);
+    assert.deepEqual(verifyWebhook(secret, headers, body).payload, JSON.parse(body));
+    assert.throws(() => verifyWebhook(secret, headers, body, { now: new Date(Date.now() + 600_000) }), WebhookVerificationError);
   });
 });

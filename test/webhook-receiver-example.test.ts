@@ -1,6 +1,7 @@
 /**
- * examples/webhook-receiver, run as a user would: verifies signatures on the raw
- * body, de-duplicates by envelope id, and receives real deliveries from the server over HTTPS.
+ * examples/webhook-receiver, run as a user would: verifies the Standard Webhooks headers on the
+ * raw body (signature and replay window), de-duplicates by webhook-id, and receives real
+ * deliveries from the server over HTTPS.
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -8,12 +9,12 @@ import { rmSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { signPayload } from "@event-service/core/webhooks";
+import { signPayload, signWebhook } from "@event-service/core/webhooks";
 import { ROOT, startServer } from "./_setup.ts";
 import { clientFor, createEvent, expectStatus } from "./fixtures/api.ts";
 import { makeCertificate } from "./fixtures/conventions.ts";
 
-const SECRET = "whsec_example_receiver_secret_0123456789";
+const SECRET = `whsec_${Buffer.from("example receiver secret, 32 byte").toString("base64")}`;
 
 interface RunningReceiver {
   url: string;
@@ -79,12 +80,21 @@ describe("examples/webhook-receiver", () => {
 
   test("accepts a signed delivery once, answers a duplicate without handling it again, refuses a bad signature", async () => {
     const body = JSON.stringify({ id: "dlv_example_1", type: "webhook.ping", createdAt: new Date().toISOString(), data: {}, account: { id: "acct_1", name: "Acme" } });
-    const signed = { "x-service-signature": signPayload(SECRET, body), "x-service-delivery": "dlv_example_1", "x-service-event": "webhook.ping" };
+    const now = () => Math.floor(Date.now() / 1000);
+    const signed = { ...signWebhook([SECRET], "dlv_example_1", now(), body), "x-service-signature": signPayload(SECRET, body), "x-service-event": "webhook.ping" };
     assert.deepEqual(await post(receiver.url, tls.cert, body, signed), { status: 200, body: { received: true } });
     assert.deepEqual(await post(receiver.url, tls.cert, body, signed), { status: 200, body: { received: true, duplicate: true } });
+    // A later attempt of the same envelope (new timestamp) is the same webhook-id: a duplicate.
+    assert.deepEqual(await post(receiver.url, tls.cert, body, signWebhook([SECRET], "dlv_example_1", now() + 1, body)), { status: 200, body: { received: true, duplicate: true } });
     const tampered = body.replace("Acme", "Evil");
-    assert.deepEqual(await post(receiver.url, tls.cert, tampered, signed), { status: 401, body: { error: "bad signature" } });
-    assert.equal((await post(receiver.url, tls.cert, body, { "x-service-signature": signPayload("whsec_other_secret_00000000", body) })).status, 401);
+    assert.deepEqual(await post(receiver.url, tls.cert, tampered, signed), { status: 401, body: { error: "invalid_signature" } });
+    const other = `whsec_${Buffer.alloc(32, 1).toString("base64")}`;
+    assert.deepEqual(await post(receiver.url, tls.cert, body, signWebhook([other], "dlv_example_1", now(), body)), { status: 401, body: { error: "invalid_signature" } });
+    // A captured delivery replayed 10 minutes later: refused, though its signature is intact.
+    const captured = signWebhook([SECRET], "dlv_example_2", now() - 600, body);
+    assert.deepEqual(await post(receiver.url, tls.cert, body, captured), { status: 401, body: { error: "timestamp_too_old" } });
+    // The GitHub-style header alone is no longer enough: no replay protection.
+    assert.deepEqual(await post(receiver.url, tls.cert, body, { "x-service-signature": signPayload(SECRET, body) }), { status: 401, body: { error: "missing_headers" } });
     assert.equal((await post(receiver.url, tls.cert, body, {})).status, 401);
     const handled = await receiver.waitForLines(/"msg":"handled","id":"dlv_example_1"/, 1);
     assert.equal(handled.length, 1);

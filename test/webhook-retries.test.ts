@@ -106,6 +106,28 @@ describe("retries, disabling, redelivery and ping on one server", () => {
     assert.ok(waited >= 1000, `the retry waited for Retry-After: 1 (${waited} ms) instead of the schedule's 0 ms`);
   });
 
+  test("a Retry-After asking for the far future is capped at the schedule plus 1 hour; the attempt is recorded", async () => {
+    const hour = 3_600_000;
+    const farDate = "Fri, 31 Dec 9999 23:59:59 GMT";
+    for (const [retryAfter, status, why] of [
+      ["99999999999", 429, "seconds into the year 5195"],
+      ["9".repeat(30), 429, "seconds past the largest date (an invalid date uncapped)"],
+      [farDate, 503, "an HTTP date in the year 9999"],
+    ] as const) {
+      const { webhook, path } = await hook(client, ["event.created"], () => ({ status, headers: { "retry-after": retryAfter } }));
+      await createEvent(client);
+      await receivedAt(path, 1);
+      const log = await eventually(() => deliveriesOf(client, webhook.id), (body) => body.deliveries[0]?.attemptCount === 1, `the attempt to be recorded (${why})`);
+      const [delivery] = log.deliveries;
+      assert.equal(delivery.status, "pending", why);
+      assert.deepEqual(delivery.attempts.map((a: any) => [a.number, a.statusCode, a.succeeded]), [[1, status, false]], why);
+      // The schedule's first retry is immediate (0 ms); the cap adds at most 1 hour to it.
+      const waits = Date.parse(delivery.nextAttemptAt) - Date.parse(delivery.attempts[0].startedAt);
+      assert.ok(waits >= hour - 1_000 && waits <= hour + 10_000, `${why}: next attempt ${delivery.nextAttemptAt}, ${waits} ms after the attempt`);
+      assert.equal(receiver.at(path).length, 1, "no retry before the capped time");
+    }
+  });
+
   test("a redirect is not followed and counts as a failure; after the schedule the delivery fails for good", async () => {
     const { webhook, path } = await hook(client, ["event.created"], () => ({ status: 302, headers: { location: `${receiver.origin}/elsewhere` } }));
     await createEvent(client);

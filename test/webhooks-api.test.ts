@@ -114,7 +114,7 @@ describe("POST /webhooks: create", () => {
   });
 
   test("a full webhook through /api keeps every field: its secret, description, active false, metadata", async () => {
-    const secret = "my-own-secret_0123456789!~";
+    const secret = `whsec_${Buffer.from("my own secret, 32 bytes long....").toString("base64")}`;
     const url = publicUrl("full");
     const created = keep(
       expectStatus(
@@ -174,12 +174,29 @@ describe("POST /webhooks: create", () => {
     assert.equal(new Set(ids(made)).size, 5);
   });
 
-  test("a given secret must be 16..256 visible ASCII characters", async () => {
-    for (const secret of ["a".repeat(16), "~".repeat(256), "!#$%&'()*+,-./0123456789:;<=>?@[]^_`{|}"]) {
+  test("a given secret must be whsec_ and the base64 of 24 to 64 bytes (the Standard Webhooks form)", async () => {
+    const b64 = (bytes: number, fill = 0xab) => Buffer.alloc(bytes, fill).toString("base64");
+    for (const secret of [`whsec_${b64(24)}`, `whsec_${b64(64)}`, `whsec_${b64(32, 0xff)}`, `whsec_${b64(25)}`, `whsec_${b64(26)}`, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"]) {
       const created = keep(expectStatus(await v1.post("/webhooks", webhookInput({ secret })), 201));
       assert.equal(created.secret, secret);
     }
-    const refused: unknown[] = ["a".repeat(15), "a".repeat(257), "sixteen chars with spaces", "tab\tseparated-secret", "ünïcödé-secret-value", "", 1234567890123456, null];
+    const refused: unknown[] = [
+      `whsec_${b64(23)}`, // too short
+      `whsec_${b64(65)}`, // too long
+      b64(32), // no prefix
+      `WHSEC_${b64(32)}`,
+      `whsec_${b64(32).replace(/=+$/, "")}==`, // wrong padding
+      `whsec_${b64(25).replace(/=+$/, "")}`, // unpadded
+      `whsec_${Buffer.alloc(32, 0xfb).toString("base64url")}`, // base64url, not base64
+      `whsec_${b64(32)} `,
+      `whsec_ ${b64(32)}`,
+      "my-own-secret_0123456789!~", // a free-form secret (accepted before)
+      "a".repeat(64),
+      "whsec_",
+      "",
+      1234567890123456,
+      null,
+    ];
     for (const secret of refused) {
       expectError(await v1.post("/webhooks", webhookInput({ secret })), 400, "INVALID_REQUEST", "secret");
     }
@@ -478,7 +495,7 @@ describe("GET /webhooks/:id and GET /webhooks", () => {
 
 describe("PUT /webhooks/:id: partial update", () => {
   test("only the supplied fields change; the answer and later reads show no secret; the secret is kept", async () => {
-    const secret = "kept-secret-0123456789abcdef";
+    const secret = `whsec_${Buffer.from("kept-secret-0123456789abcdef").toString("base64")}`;
     const original = keep(await createWebhook(v1, { events: ["event.created"], description: "first", metadata: { a: 1 }, secret }));
 
     const eventsOnly = expectStatus(await v1.put(`/webhooks/${original.id}`, { events: ["attendee.checked_in", "attendee.checked_in", "*"] }), 200);
@@ -703,12 +720,13 @@ describe("Idempotency-Key on POST /webhooks", () => {
     expectError(await client.post("/webhooks", { ...input, description: "twice" }, withKey(key)), 422, "IDEMPOTENCY_KEY_REUSED");
     // A given secret is replayed as given.
     const secretKey = randomUUID();
-    const withSecret = webhookInput({ secret: "replayed-secret-0123456789" });
+    const replayedSecret = `whsec_${Buffer.from("replayed-secret-0123456789-abcdef").toString("base64")}`;
+    const withSecret = webhookInput({ secret: replayedSecret });
     const once = keep(expectStatus(await client.post("/webhooks", withSecret, withKey(secretKey)), 201));
     const twice = await client.post("/webhooks", withSecret, withKey(secretKey));
     assert.equal(twice.headers.get("idempotent-replayed"), "true");
     assert.deepEqual(twice.body, once);
-    assert.equal(once.secret, "replayed-secret-0123456789");
+    assert.equal(once.secret, replayedSecret);
     assert.equal((await all(client)).length, 2);
   });
 

@@ -1,9 +1,12 @@
 /**
  * A minimal Event Service webhook receiver on node:http / node:https.
  *
- * - Verifies `X-Service-Signature` over the raw body, before parsing it (401 otherwise).
- * - De-duplicates by envelope id: a delivery may arrive more than once (a retry after a lost
- *   answer, a redelivery), so the id decides whether it was handled already.
+ * - Verifies the Standard Webhooks headers with `verifyWebhook`, over the raw body, before
+ *   parsing it: the signature (either secret during a rotation) and the timestamp, so a
+ *   captured delivery replayed more than 5 minutes later is refused (401 otherwise).
+ * - De-duplicates by `webhook-id` (the envelope id): a delivery may arrive more than once (a
+ *   retry after a lost answer, a redelivery, a replay inside the 5 minutes), so the id decides
+ *   whether it was handled already.
  * - Answers 200 at once and handles the notification afterwards: the service waits 5 s at most
  *   and retries anything else.
  *
@@ -16,7 +19,7 @@
 import { readFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import { verifySignature } from "@event-service/core/webhooks";
+import { verifyWebhook, WebhookVerificationError } from "@event-service/core/webhooks";
 
 const secret = process.env.WEBHOOK_SECRET;
 if (!secret) {
@@ -25,7 +28,10 @@ if (!secret) {
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
-/** Envelope ids already handled. In production keep them in your database (with a unique key), not in memory. */
+/**
+ * Envelope ids already handled. In production keep them in your database (with a unique key),
+ * for longer than the replay window (5 minutes) at the very least, not in memory.
+ */
 const seen = new Set();
 const SEEN_MAX = 100_000;
 
@@ -50,16 +56,17 @@ function onRequest(request, response) {
   });
   request.on("end", () => {
     const raw = Buffer.concat(chunks);
-    // The signature covers the exact bytes received: verify before parsing.
-    if (!verifySignature(secret, raw, request.headers["x-service-signature"])) return answer(response, 401, { error: "bad signature" });
-    let envelope;
+    // The signature covers the id, the timestamp and the exact bytes received: verify before parsing.
+    let verified;
     try {
-      envelope = JSON.parse(raw.toString("utf8"));
-    } catch {
-      return answer(response, 400, { error: "not JSON" });
+      verified = verifyWebhook(secret, request.headers, raw);
+    } catch (error) {
+      if (error instanceof WebhookVerificationError) return answer(response, 401, { error: error.reason });
+      throw error;
     }
-    if (seen.has(envelope.id)) return answer(response, 200, { received: true, duplicate: true });
-    seen.add(envelope.id);
+    const { id, payload: envelope } = verified;
+    if (seen.has(id)) return answer(response, 200, { received: true, duplicate: true });
+    seen.add(id);
     if (seen.size > SEEN_MAX) seen.delete(seen.values().next().value);
     answer(response, 200, { received: true });
     setImmediate(() => handle(envelope));

@@ -1,6 +1,6 @@
 import type {
   Attendee, AttendeeCreateInput, AttendeeListQuery, AttendeeUpdateInput, CheckInInput, CreatedWebhook, DeleteResult, DeliveryListQuery,
-  ErrorBody, Event, EventAnalytics, EventCreateInput, EventListQuery, EventUpdateInput, ListResult, SustainabilityQuery, SustainabilityReport, TrendQuery,
+  ErrorBody, Event, EventAnalytics, EventCreateInput, EventListQuery, EventUpdateInput, ListResult, RotatedWebhook, SustainabilityQuery, SustainabilityReport, TrendQuery,
   TrendReport, Webhook, WebhookCreateInput, WebhookDelivery, WebhookListQuery, WebhookUpdateInput,
 } from "@event-service/core";
 import { FetchError, ofetch } from "ofetch";
@@ -104,6 +104,8 @@ export interface WebhooksResource {
   redeliver(webhookId: string, deliveryId: string, call?: CallOptions): Promise<WebhookDelivery>;
   /** Sends a signed `webhook.ping` now; the answer holds the attempt's result. */
   ping(webhookId: string, call?: CallOptions): Promise<WebhookDelivery>;
+  /** Gives the webhook a new signing secret, shown this once; the previous one keeps signing beside it for 24 hours. */
+  rotateSecret(webhookId: string, call?: CallOptions): Promise<RotatedWebhook>;
 }
 
 /** Read-only analytics of the caller's account. */
@@ -270,6 +272,7 @@ export function createClient(options: ClientOptions): EventServiceClient {
       redeliver: (webhookId, deliveryId, call) =>
         request<WebhookDelivery>("POST", `/webhooks/${id(webhookId)}/deliveries/${id(deliveryId)}/redeliver`, call),
       ping: (webhookId, call) => request<WebhookDelivery>("POST", `/webhooks/${id(webhookId)}/ping`, call),
+      rotateSecret: (webhookId, call) => request<RotatedWebhook>("POST", `/webhooks/${id(webhookId)}/rotate-secret`, call),
     },
     analytics: {
       sustainability: (query = {}, call) => request<SustainabilityReport>("GET", "/analytics/sustainability", { query, ...call }),

@@ -1,10 +1,21 @@
 /**
- * @event-service/client/webhooks: what a webhook receiver needs, `verifySignature` and
- * `signPayload` (core's, `node:crypto` only). A subpath of its own, so the client's main entry
- * stays free of Node-only imports for browsers.
+ * @event-service/client/webhooks: what a webhook receiver needs, `verifyWebhook` (the
+ * Standard Webhooks headers, with replay protection), `verifySignature` and `signPayload`
+ * (core's, `node:crypto` only). A subpath of its own, so the client's main entry stays free
+ * of Node-only imports for browsers.
  *
  * @example
- * import { SIGNATURE_HEADER, verifySignature } from "@event-service/client/webhooks";
- * if (!verifySignature(process.env.WEBHOOK_SECRET!, rawBody, request.headers[SIGNATURE_HEADER])) return reply(401);
+ * import { verifyWebhook, WebhookVerificationError } from "@event-service/client/webhooks";
+ * try {
+ *   const { id, payload } = verifyWebhook(process.env.WEBHOOK_SECRET!, request.headers, rawBody);
+ *   // skip `id` if it was handled already, else handle `payload`
+ * } catch (error) {
+ *   if (error instanceof WebhookVerificationError) return reply(400);
+ *   throw error;
+ * }
  */
-export { SIGNATURE_HEADER, signPayload, verifySignature } from "@event-service/core/webhooks";
+export {
+  DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, signPayload, signWebhook, verifySignature, type VerifiedWebhook, verifyWebhook, type VerifyWebhookOptions,
+  WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER, WEBHOOK_VERIFICATION_FAILURES, type WebhookHeaders, WebhookVerificationError,
+  type WebhookVerificationFailure, webhookSigningKey,
+} from "@event-service/core/webhooks";

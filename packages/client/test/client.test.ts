@@ -176,11 +176,12 @@ describe("lists", () => {
 describe("paths", () => {
   test("webhook deliveries, redelivery, ping and analytics go to their routes with their queries", async () => {
     const empty = { deliveries: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0, hasNext: false, hasPrev: false } };
-    const { fetch, sent } = scripted([json(200, empty), json(202, {}), json(200, {}), json(200, {}), json(200, {}), json(200, {})]);
+    const { fetch, sent } = scripted([json(200, empty), json(202, {}), json(200, {}), json(200, {}), json(200, {}), json(200, {}), json(200, {})]);
     const client = createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch });
     await client.webhooks.deliveries("wh_1", { status: "failed" });
     await client.webhooks.redeliver("wh_1", "dlv_2");
     await client.webhooks.ping("wh_1");
+    await client.webhooks.rotateSecret("wh/1");
     await client.analytics.sustainability({ eventIds: ["evt_1", "evt_2"], granularity: "monthly" });
     await client.analytics.event("evt/1");
     await client.analytics.trends({ metric: "attendance", includeBenchmark: true });
@@ -188,6 +189,7 @@ describe("paths", () => {
       "GET /webhooks/wh_1/deliveries?status=failed",
       "POST /webhooks/wh_1/deliveries/dlv_2/redeliver",
       "POST /webhooks/wh_1/ping",
+      "POST /webhooks/wh%2F1/rotate-secret",
       "GET /analytics/sustainability?eventIds=evt_1,evt_2&granularity=monthly",
       "GET /analytics/events/evt%2F1",
       "GET /analytics/trends?metric=attendance&includeBenchmark=true",

@@ -56,17 +56,17 @@ export type { Coordinates, Location, SustainabilityGoals } from "./resources/eve
 export type { AccessibilityNeeds, CarbonOffset, EmergencyContact } from "./resources/attendee.ts";
 export { DeleteResult, Pagination } from "./resources/common.ts";
 export {
-  canReadNotification, CreatedWebhook, READ_SCOPE_BY_FAMILY, Webhook, WebhookCreateInput, WEBHOOK_EVENT_TYPES, WEBHOOK_LIMITS, WebhookListQuery,
-  WebhookUpdateInput,
+  canReadNotification, CreatedWebhook, READ_SCOPE_BY_FAMILY, RotatedWebhook, SECRET_ROTATION_OVERLAP_MS, Webhook, WebhookCreateInput,
+  WEBHOOK_EVENT_TYPES, WEBHOOK_LIMITS, WebhookListQuery, WebhookUpdateInput,
 } from "./resources/webhook.ts";
 export type { WebhookEventType } from "./resources/webhook.ts";
 export { DeliveryAttempt, DeliveryListQuery, DELIVERY_STATUSES, WebhookDelivery } from "./resources/webhook-delivery.ts";
 export type { ClaimedDelivery, DeliveryRecord, DeliveryStatus } from "./resources/webhook-delivery.ts";
-export { isNonPublicAddress } from "./webhooks/ssrf.ts";
+export { DNS_TIMEOUT_MS, isNonPublicAddress } from "./webhooks/ssrf.ts";
 
 // Webhook delivery (the outbox's worker)
 export {
-  createDeliveryWorker, DEFAULT_RETRY_DELAYS_MS, DEFAULT_WEBHOOK_TIMEOUT_MS, DISABLE_AFTER_FAILURES, nextAttemptAt,
+  createDeliveryWorker, DEFAULT_RETRY_DELAYS_MS, DEFAULT_WEBHOOK_TIMEOUT_MS, DISABLE_AFTER_FAILURES, MAX_RETRY_AFTER_EXTRA_MS, nextAttemptAt,
 } from "./webhooks/delivery-worker.ts";
 export type { DeliveryWorker, DeliveryWorkerOptions } from "./webhooks/delivery-worker.ts";
 export { createBackgroundPurge, DEFAULT_WEBHOOK_RETENTION_DAYS } from "./background-purge.ts";

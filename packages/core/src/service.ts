@@ -20,8 +20,9 @@ import {
 import { type DeleteResult, paginate, type Pagination } from "./resources/common.ts";
 import { type Event, EventCreateInput, EventListQuery, type EventRecord, EventUpdateInput, newEventRecord } from "./resources/event.ts";
 import {
-  assertEventTypes, assertHttpsUrl, assertSubscribable, canReadNotification, type CreatedWebhook, generateWebhookSecret, missingReadScopes, type Webhook,
-  WebhookCreateInput, WEBHOOK_LIMITS, WebhookListQuery, type WebhookRecord, WebhookUpdateInput,
+  assertEventTypes, assertHttpsUrl, assertSubscribable, canReadNotification, type CreatedWebhook, generateWebhookSecret, missingReadScopes,
+  type RotatedWebhook, SECRET_ROTATION_OVERLAP_MS, type Webhook, WebhookCreateInput, WEBHOOK_LIMITS, WebhookListQuery, type WebhookRecord,
+  WebhookUpdateInput,
 } from "./resources/webhook.ts";
 import { DeliveryListQuery, type DeliveryRecord, type WebhookDelivery } from "./resources/webhook-delivery.ts";
 import type { EventWithStats, NotifyContext, Storage } from "./storage.ts";
@@ -54,8 +55,10 @@ export interface EventServiceOptions {
     timeoutMs?: number;
     /** Called after a change that may have queued deliveries (wake a delivery worker: `worker.wake`). */
     onQueued?: () => void;
-    /** The fetch pings are sent with; the global one by default. */
+    /** Tests only: the fetch pings are sent with instead of the pinned connection. */
     fetch?: typeof globalThis.fetch;
+    /** How long a rotated-out secret keeps signing beside the new one. Default 24 h. */
+    secretOverlapMs?: number;
   };
 }
 
@@ -123,6 +126,12 @@ export interface WebhookOperations {
   redeliver(id: string, deliveryId: string): Promise<WebhookDelivery>;
   /** Sends a signed `webhook.ping` at once (active or not) and returns the delivery with its attempt. Throws `NOT_FOUND`. */
   ping(id: string): Promise<WebhookDelivery>;
+  /**
+   * Gives the webhook a new generated secret, returned this once. The previous one keeps
+   * signing beside it for 24 hours (`secretOverlapMs`); a secret rotated out earlier stops at
+   * once. Throws `NOT_FOUND`.
+   */
+  rotateSecret(id: string): Promise<RotatedWebhook>;
 }
 
 /** One account's analytics (read-only). */
@@ -207,7 +216,7 @@ export function toApiAttendee(attendee: AttendeeRecord, baseUrl: string): Attend
 
 /** The API form of a webhook: never its secret. */
 export function toApiWebhook(webhook: WebhookRecord): Webhook {
-  const { accountId: _accountId, secret: _secret, ...rest } = webhook;
+  const { accountId: _accountId, secret: _secret, previousSecret: _previous, previousSecretExpiresAt: _expires, ...rest } = webhook;
   return rest;
 }
 
@@ -353,6 +362,8 @@ export function createEventService(options: EventServiceOptions): EventService {
           secret: parsed.secret ?? generateWebhookSecret(),
           active: parsed.active ?? true,
           metadata: parsed.metadata ?? {},
+          previousSecret: null,
+          previousSecretExpiresAt: null,
           consecutiveFailures: 0,
           disabledAt: null,
           createdAt: at,
@@ -450,6 +461,19 @@ export function createEventService(options: EventServiceOptions): EventService {
         const delivery = await storage.getDelivery(accountId, id, held.id);
         if (!delivery) throw notFound("Delivery", held.id);
         return deliveryOut(delivery);
+      },
+      async rotateSecret(id) {
+        const at = clock();
+        const expiresAt = new Date(at.getTime() + (options.webhooks?.secretOverlapMs ?? SECRET_ROTATION_OVERLAP_MS)).toISOString();
+        const secret = generateWebhookSecret();
+        const { after } = await storage.updateWebhook(accountId, id, (current) => ({
+          ...current,
+          secret,
+          previousSecret: current.secret,
+          previousSecretExpiresAt: expiresAt,
+          updatedAt: at.toISOString(),
+        }));
+        return { ...toApiWebhook(after), secret, previousSecretExpiresAt: expiresAt };
       },
     };
 

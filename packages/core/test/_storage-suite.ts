@@ -183,7 +183,7 @@ export function describeStorage(name: string, create: () => Promise<Storage>) {
     describe("webhooks", () => {
       const webhook = (accountId: string, url: string): WebhookRecord => ({
         id: createId("webhook"), accountId, url, events: ["*"], description: null, secret: "whsec_x", active: true, metadata: {},
-        consecutiveFailures: 0, disabledAt: null, createdAt: tick(), updatedAt: tick(),
+        previousSecret: null, previousSecretExpiresAt: null, consecutiveFailures: 0, disabledAt: null, createdAt: tick(), updatedAt: tick(),
       });
 
       test("insert, get, list, update and delete, one URL per account", async () => {
@@ -499,7 +499,7 @@ export function describeStorage(name: string, create: () => Promise<Storage>) {
     describe("erasure", () => {
       const hook = (accountId: string): WebhookRecord => ({
         id: createId("webhook"), accountId, url: `https://93.184.216.34/${createId("webhook")}`, events: ["*"], description: null, secret: "whsec_x",
-        active: true, metadata: {}, consecutiveFailures: 0, disabledAt: null, createdAt: tick(), updatedAt: tick(),
+        previousSecret: null, previousSecretExpiresAt: null, active: true, metadata: {}, consecutiveFailures: 0, disabledAt: null, createdAt: tick(), updatedAt: tick(),
       });
       const deliveries = async (accountId: string, webhookId: string) =>
         (await storage.listDeliveries(accountId, webhookId, DeliveryListQuery.parse({ limit: "100" })))!.items.reverse();

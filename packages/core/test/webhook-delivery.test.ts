@@ -186,6 +186,23 @@ describe("the retry schedule", () => {
     assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(3, { statusCode: 503, retryAfterMs: 30_000 }), delays, now)?.toISOString(), after(600_000));
   });
 
+  test("Retry-After is capped at the schedule's delay plus 1 hour: a receiver cannot push its retries into the far future", () => {
+    const hour = 3_600_000;
+    // Asked for a year: the first retry (schedule: immediately) waits 1 h, the fourth (schedule: 1 h) waits 2 h.
+    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(1, { statusCode: 429, retryAfterMs: 365 * 24 * hour }), delays, now)?.toISOString(), after(hour));
+    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(4, { statusCode: 503, retryAfterMs: 365 * 24 * hour }), delays, now)?.toISOString(), after(2 * hour));
+    // Below the cap it is honoured as asked.
+    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(2, { statusCode: 429, retryAfterMs: hour }), delays, now)?.toISOString(), after(hour));
+    // Values that would make an invalid date (past the year 275760) or are not finite numbers at all.
+    for (const header of ["99999999999", "9".repeat(20), "9".repeat(400)]) {
+      const asked = parseRetryAfter(header, now);
+      const next = nextAttemptAt({ finalAttempt: null }, outcome(1, { statusCode: 429, retryAfterMs: asked }), delays, now);
+      assert.equal(next?.toISOString(), after(hour), header);
+    }
+    const farDate = parseRetryAfter("Fri, 31 Dec 9999 23:59:59 GMT", now);
+    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(2, { statusCode: 503, retryAfterMs: farDate }), delays, now)?.toISOString(), after(60_000 + hour));
+  });
+
   test("Retry-After in seconds or as an HTTP date", () => {
     assert.equal(parseRetryAfter("120", now), 120_000);
     assert.equal(parseRetryAfter(new Date(now.getTime() + 90_000).toUTCString(), now), 90_000);
@@ -195,7 +212,7 @@ describe("the retry schedule", () => {
 });
 
 describe("sending", () => {
-  const delivery = { id: "dlv_1", webhookId: "wh_1", accountId: "acct_1", url: "https://hooks.example.test/in", secret: "whsec_x", type: "event.created", payload: '{"id":"dlv_1"}', attemptCount: 0, finalAttempt: null };
+  const delivery = { id: "dlv_1", webhookId: "wh_1", accountId: "acct_1", url: "https://hooks.example.test/in", secret: "whsec_x", previousSecret: null, previousSecretExpiresAt: null, type: "event.created", payload: '{"id":"dlv_1"}', attemptCount: 0, finalAttempt: null };
 
   test("the SSRF guard runs again before each attempt: a name now resolving to 127.0.0.1, or a private literal, is not contacted", async () => {
     let calls = 0;

@@ -62,6 +62,7 @@ export const ServerConfig = z
         }
       })
       .optional(),
+    WEBHOOK_SECRET_OVERLAP_MS: z.coerce.number().int().min(0).max(30 * 24 * 3_600_000).default(24 * 3_600_000),
   })
   .superRefine((config, ctx) => {
     if ((config.TLS_CERT === undefined) !== (config.TLS_KEY === undefined)) {
@@ -76,8 +77,8 @@ export type ServerConfig = z.output<typeof ServerConfig>;
 /** The environment variables the server reads. */
 export const CONFIG_VARIABLES = [
   "PORT", "HOST", "DATABASE_URL", "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "HTTP_REDIRECT_PORT", "TRUST_PROXY", "AUTH_FAILURE_LIMIT_PER_MINUTE", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS",
-  "WEBHOOK_ALLOW_PRIVATE_NETWORKS", "WEBHOOK_RETRY_DELAYS_MS", "WEBHOOK_TIMEOUT_MS", "WEBHOOK_RETENTION_DAYS", "CARBON_OFFSET_PRICE_USD_PER_TONNE",
-  "METRICS_TOKEN", "CORS_ORIGINS",
+  "WEBHOOK_ALLOW_PRIVATE_NETWORKS", "WEBHOOK_RETRY_DELAYS_MS", "WEBHOOK_TIMEOUT_MS", "WEBHOOK_RETENTION_DAYS", "WEBHOOK_SECRET_OVERLAP_MS",
+  "CARBON_OFFSET_PRICE_USD_PER_TONNE", "METRICS_TOKEN", "CORS_ORIGINS",
 ] as const;
 
 /** Reads the configuration from `env`; throws an error naming every bad variable. */

@@ -69,7 +69,10 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
   const service = createEventService({
     storage,
     ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
-    webhooks: { allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, onQueued: worker.wake },
+    webhooks: {
+      allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, onQueued: worker.wake,
+      secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_MS,
+    },
     ...(config.CARBON_OFFSET_PRICE_USD_PER_TONNE !== undefined && { carbon: { offsetPriceUsdPerTonne: config.CARBON_OFFSET_PRICE_USD_PER_TONNE } }),
   });
   let draining = false;

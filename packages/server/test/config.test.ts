@@ -24,6 +24,7 @@ test("defaults", () => {
     WEBHOOK_RETENTION_DAYS: 30,
     METRICS_TOKEN: undefined,
     CORS_ORIGINS: undefined,
+    WEBHOOK_SECRET_OVERLAP_MS: 86_400_000,
   });
 });
 
@@ -68,6 +69,9 @@ test("webhook delivery options: the retry schedule as a list of milliseconds, th
   assert.equal(config.WEBHOOK_TIMEOUT_MS, 750);
   assert.throws(() => loadConfig({ WEBHOOK_RETRY_DELAYS_MS: "1m,10m" }), /WEBHOOK_RETRY_DELAYS_MS: a comma-separated list of milliseconds/);
   assert.throws(() => loadConfig({ WEBHOOK_TIMEOUT_MS: "0" }), /WEBHOOK_TIMEOUT_MS/);
+  assert.equal(loadConfig({ WEBHOOK_SECRET_OVERLAP_MS: "0" }).WEBHOOK_SECRET_OVERLAP_MS, 0);
+  assert.throws(() => loadConfig({ WEBHOOK_SECRET_OVERLAP_MS: "-1" }), /WEBHOOK_SECRET_OVERLAP_MS/);
+  assert.throws(() => loadConfig({ WEBHOOK_SECRET_OVERLAP_MS: "a day" }), /WEBHOOK_SECRET_OVERLAP_MS/);
 });
 
 test("values from the environment; empty means unset", () => {

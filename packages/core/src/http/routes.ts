@@ -7,7 +7,7 @@ import { Attendee, AttendeeCreateInput, AttendeeListQuery, AttendeeUpdateInput, 
 import type { Scope } from "../resources/api-key.ts";
 import { DeleteResult } from "../resources/common.ts";
 import { Event, EventCreateInput, EventListQuery, EventUpdateInput } from "../resources/event.ts";
-import { CreatedWebhook, Webhook, WebhookCreateInput, WebhookListQuery, WebhookUpdateInput } from "../resources/webhook.ts";
+import { CreatedWebhook, RotatedWebhook, Webhook, WebhookCreateInput, WebhookListQuery, WebhookUpdateInput } from "../resources/webhook.ts";
 import { DeliveryListQuery, WebhookDelivery } from "../resources/webhook-delivery.ts";
 import type { AccountScope } from "../service.ts";
 import { listOf } from "./schemas.ts";
@@ -195,6 +195,12 @@ export const ROUTES: readonly Route[] = [
     summary: "Send a signed webhook.ping now and answer with the attempt's result",
     response: { status: 200, schema: WebhookDelivery, name: "WebhookDelivery", description: "The ping's delivery with its one attempt" }, errors: ["NOT_FOUND"],
     handle: async (c) => ok(await c.account.webhooks.ping(c.params.id!)),
+  },
+  {
+    method: "POST", path: "/webhooks/:id/rotate-secret", scope: "webhooks:write", tag: "Webhooks", operationId: "rotateWebhookSecret",
+    summary: "Give the webhook a new secret (shown this once); the previous one keeps signing beside it for 24 hours",
+    response: { status: 200, schema: RotatedWebhook, name: "RotatedWebhook", description: "The webhook with its new secret" }, errors: ["NOT_FOUND"],
+    handle: async (c) => ok(await c.account.webhooks.rotateSecret(c.params.id!)),
   },
 ];
 

@@ -50,6 +50,9 @@ export interface ClaimedDelivery {
   url: string;
   /** The webhook's signing secret: never logged. */
   secret: string;
+  /** The secret before the last rotation (never logged): it signs too until `previousSecretExpiresAt`. */
+  previousSecret: string | null;
+  previousSecretExpiresAt: string | null;
   type: string;
   /** The envelope's exact bytes. */
   payload: string;

@@ -104,11 +104,10 @@ export const WebhookCreateInput = z.strictObject({
   ...webhookFields,
   secret: z
     .string()
-    .min(16)
     .max(256)
-    .regex(/^[\x21-\x7e]+$/, "must be visible ASCII characters")
+    .refine(isValidClientSecret, "must be whsec_ followed by the base64 of 24 to 64 random bytes")
     .optional()
-    .meta({ description: "Signing secret; generated when omitted. Returned only in this response." }),
+    .meta({ description: "Signing secret, `whsec_` and the base64 of 24 to 64 random bytes (Standard Webhooks form); generated when omitted. Returned only in this response." }),
 });
 export type WebhookCreateInput = z.input<typeof WebhookCreateInput>;
 export type WebhookCreate = z.output<typeof WebhookCreateInput>;
@@ -132,6 +131,9 @@ export const WebhookRecord = z.object({
   events: z.array(z.string()),
   description: z.string().nullable(),
   secret: z.string(),
+  /** The secret before the last rotation: it signs too until `previousSecretExpiresAt`. */
+  previousSecret: z.string().nullable(),
+  previousSecretExpiresAt: Timestamp.nullable(),
   active: z.boolean(),
   metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
   consecutiveFailures: z.int(),
@@ -142,20 +144,43 @@ export const WebhookRecord = z.object({
 export type WebhookRecord = z.infer<typeof WebhookRecord>;
 
 /** A webhook as the API lists it: never its secret. */
-export const Webhook = WebhookRecord.omit({ accountId: true, secret: true });
+export const Webhook = WebhookRecord.omit({ accountId: true, secret: true, previousSecret: true, previousSecretExpiresAt: true });
 export type Webhook = z.infer<typeof Webhook>;
 
 /** The create response: the only time the secret is shown. */
 export const CreatedWebhook = Webhook.extend({ secret: z.string() });
 export type CreatedWebhook = z.infer<typeof CreatedWebhook>;
 
+/** The answer of `POST /webhooks/:id/rotate-secret`: the new secret, shown this once, and when the previous one stops signing. */
+export const RotatedWebhook = CreatedWebhook.extend({
+  previousSecretExpiresAt: Timestamp.meta({ description: "Until then deliveries are signed with the previous secret too." }),
+});
+export type RotatedWebhook = z.infer<typeof RotatedWebhook>;
+
+/** How long a rotated-out secret keeps signing beside the new one: 24 hours (DECISIONS). */
+export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
 /** Query of `GET /webhooks`. */
 export const WebhookListQuery = z.strictObject({ ...pagingParams, active: BooleanParam.optional() }).transform(resolvePaging);
 export type WebhookListQuery = z.output<typeof WebhookListQuery>;
 
-/** A new signing secret: `whsec_` and 64 hex characters (256 bits from the CSPRNG). */
+/**
+ * A new signing secret in the Standard Webhooks form: `whsec_` and the base64 of 32 bytes
+ * from the CSPRNG. (Secrets generated before were `whsec_` and 64 hex digits: valid base64
+ * too, so they keep verifying with the same rule.)
+ */
 export function generateWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString("hex")}`;
+  return `whsec_${randomBytes(32).toString("base64")}`;
+}
+
+/** True for `whsec_` followed by the canonical base64 of 24 to 64 bytes. */
+export function isValidClientSecret(secret: string): boolean {
+  if (!secret.startsWith("whsec_")) return false;
+  const encoded = secret.slice("whsec_".length);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) return false;
+  const bytes = Buffer.from(encoded, "base64");
+  // The round trip refuses non-canonical forms (bad padding, stray bits) that would decode to something else.
+  return bytes.toString("base64") === encoded && bytes.length >= 24 && bytes.length <= 64;
 }
 
 /** Throws `INVALID_URL` unless `value` is an absolute https:// URL without credentials. */

@@ -73,6 +73,9 @@ export interface WebhooksTable {
   description: string | null;
   /** Kept as given: it signs every delivery, so it must be readable (unlike API keys). */
   secret: string;
+  /** The secret before the last rotation, signing beside `secret` until `previous_secret_expires_at`. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
   active: number;
   metadata: string;
   consecutive_failures: number;

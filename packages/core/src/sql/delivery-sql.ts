@@ -101,7 +101,7 @@ export function createDeliveryMethods(
             trx
               .selectFrom("webhook_deliveries as d")
               .innerJoin("webhooks as w", "w.id", "d.webhook_id")
-              .select(["d.id", "d.webhook_id", "d.account_id", "d.type", "d.payload", "d.attempt_count", "d.final_attempt", "w.url", "w.secret"])
+              .select(["d.id", "d.webhook_id", "d.account_id", "d.type", "d.payload", "d.attempt_count", "d.final_attempt", "w.url", "w.secret", "w.previous_secret", "w.previous_secret_expires_at"])
               .where("w.active", "=", 1)
               .$if(saturated.length > 0, (q) => q.where("d.webhook_id", "not in", saturated))
               .$if(busyAccounts.length > 0, (q) => q.where("d.account_id", "not in", busyAccounts)),
@@ -143,6 +143,8 @@ export function createDeliveryMethods(
             accountId: row.account_id,
             url: row.url,
             secret: row.secret,
+            previousSecret: row.previous_secret,
+            previousSecretExpiresAt: row.previous_secret_expires_at,
             type: row.type,
             payload: row.payload,
             attemptCount: Number(row.attempt_count),
@@ -251,7 +253,7 @@ export function createDeliveryMethods(
 
     async createHeldDelivery(accountId, webhookId, notification, hold) {
       return write(async (trx) => {
-        const webhook = await trx.selectFrom("webhooks").select(["id", "url", "secret"]).where("id", "=", webhookId).where("account_id", "=", accountId).executeTakeFirst();
+        const webhook = await trx.selectFrom("webhooks").select(["id", "url", "secret", "previous_secret", "previous_secret_expires_at"]).where("id", "=", webhookId).where("account_id", "=", accountId).executeTakeFirst();
         if (!webhook) return null;
         const account = await trx.selectFrom("accounts").select(["id", "name"]).where("id", "=", accountId).executeTakeFirstOrThrow();
         const row = {
@@ -263,7 +265,8 @@ export function createDeliveryMethods(
         };
         await trx.insertInto("webhook_deliveries").values(row).execute();
         return {
-          id: row.id, webhookId, accountId, url: webhook.url, secret: webhook.secret, type: row.type, payload: row.payload, attemptCount: 0, finalAttempt: 1,
+          id: row.id, webhookId, accountId, url: webhook.url, secret: webhook.secret,
+          previousSecret: webhook.previous_secret, previousSecretExpiresAt: webhook.previous_secret_expires_at, type: row.type, payload: row.payload, attemptCount: 0, finalAttempt: 1,
         };
       });
     },

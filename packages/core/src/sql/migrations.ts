@@ -244,6 +244,13 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  "0007_webhook_secret_rotation": {
+    async up(db: Kysely<any>) {
+      // A rotated-out secret keeps signing beside the new one until it expires (24 h).
+      await db.schema.alterTable("webhooks").addColumn("previous_secret", "text").execute();
+      await db.schema.alterTable("webhooks").addColumn("previous_secret_expires_at", "text").execute();
+    },
+  },
   "0008_webhook_retention": {
     async up(db: Kysely<any>) {
       // The background purge looks for deliveries by status and last activity (retention).

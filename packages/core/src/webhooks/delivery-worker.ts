@@ -8,6 +8,12 @@ import type { HostResolver } from "./ssrf.ts";
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [0, 60_000, 600_000, 3_600_000];
 /** The receiver must answer within 5 s (spec 6.4). */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5_000;
+/**
+ * How much longer than the schedule a receiver's `Retry-After` may make a retry wait: 1 hour.
+ * A receiver cannot push its retries into the far future (or past the year 9999, where the
+ * date becomes invalid) and so wedge its deliveries.
+ */
+export const MAX_RETRY_AFTER_EXTRA_MS = 3_600_000;
 /** Consecutive failed attempts after which a webhook is disabled (spec 3.3). */
 export const DISABLE_AFTER_FAILURES = 10;
 
@@ -57,7 +63,8 @@ export interface DeliveryWorker {
 /**
  * When the attempt after `attempt` is due, or `null` when the delivery is final: after a
  * success, a `410`, the last attempt of a redelivery or ping, or the last retry of the
- * schedule. A `Retry-After` of a 429/503 is honoured when it asks for more than the schedule.
+ * schedule. A `Retry-After` of a 429/503 is honoured when it asks for more than the schedule,
+ * up to the schedule's delay plus {@link MAX_RETRY_AFTER_EXTRA_MS}.
  */
 export function nextAttemptAt(delivery: Pick<ClaimedDelivery, "finalAttempt">, outcome: AttemptOutcome, retryDelaysMs: readonly number[], now: Date): Date | null {
   const { number, succeeded } = outcome.attempt;
@@ -65,7 +72,8 @@ export function nextAttemptAt(delivery: Pick<ClaimedDelivery, "finalAttempt">, o
   if (delivery.finalAttempt !== null && number >= delivery.finalAttempt) return null;
   const delay = retryDelaysMs[number - 1];
   if (delay === undefined) return null;
-  return new Date(now.getTime() + Math.max(delay, outcome.retryAfterMs ?? 0));
+  const asked = Math.min(outcome.retryAfterMs ?? 0, delay + MAX_RETRY_AFTER_EXTRA_MS);
+  return new Date(now.getTime() + Math.max(delay, asked));
 }
 
 /**

@@ -1,6 +1,9 @@
+import { isIP } from "node:net";
+import { Agent, fetch as undiciFetch } from "undici";
+import { ServiceError } from "../errors.ts";
 import type { ClaimedDelivery, DeliveryAttempt } from "../resources/webhook-delivery.ts";
-import { signPayload } from "./signature.ts";
-import { assertPublicHost, type HostResolver } from "./ssrf.ts";
+import { signPayload, signWebhook } from "./signature.ts";
+import { checkedAddresses, type HostResolver, pinnedLookup, systemResolver } from "./ssrf.ts";
 
 /** The `User-Agent` of every delivery (spec 6.2). */
 export const WEBHOOK_USER_AGENT = "Service-Webhooks/1.0";
@@ -15,7 +18,10 @@ export interface SendDeliveryOptions {
   /** Skip the SSRF guard (tests, private networks). */
   allowPrivateNetworks: boolean;
   resolveHost?: HostResolver | undefined;
-  /** The fetch to send with; the global one by default (Node's trust store, so `NODE_EXTRA_CA_CERTS` applies). */
+  /**
+   * Tests only: a fetch to send with instead of the pinned connection. The host is still
+   * resolved and checked once, but the injected fetch connects as it likes.
+   */
   fetch?: typeof globalThis.fetch | undefined;
   now?: (() => Date) | undefined;
 }
@@ -29,7 +35,7 @@ export interface AttemptOutcome {
   gone: boolean;
 }
 
-/** `Retry-After` (seconds or an HTTP date) in ms, or null when absent or unreadable. */
+/** `Retry-After` (seconds or an HTTP date) in ms, or null when absent or unreadable. May be huge: the schedule caps it. */
 export function parseRetryAfter(value: string | null, now: Date): number | null {
   if (value === null || value.trim() === "") return null;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
@@ -57,6 +63,8 @@ async function readExcerpt(response: Response): Promise<string> {
 
 function describe(error: unknown): string {
   if (error instanceof Error) {
+    // The pinned lookup refused the host (non-public, unresolvable, DNS timeout).
+    if (ServiceError.is(error.cause)) return `refused before sending: ${error.cause.message}`;
     if (error.name === "TimeoutError" || error.name === "AbortError") return "timeout: no complete answer in time";
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const detail = cause?.code ?? cause?.message;
@@ -65,10 +73,41 @@ function describe(error: unknown): string {
   return String(error);
 }
 
+/** The secrets that sign an attempt at `at`: the current one, and the previous one while its overlap lasts. */
+export function signingSecrets(delivery: Pick<ClaimedDelivery, "secret" | "previousSecret" | "previousSecretExpiresAt">, at: Date): string[] {
+  const { secret, previousSecret, previousSecretExpiresAt } = delivery;
+  const overlapping = previousSecret !== null && previousSecretExpiresAt !== null && Date.parse(previousSecretExpiresAt) > at.getTime();
+  return overlapping ? [secret, previousSecret] : [secret];
+}
+
 /**
- * Makes one attempt of a delivery: re-checks the SSRF guard, POSTs the stored envelope bytes
- * with the spec 6.2 headers and their `sha256=` signature, follows no redirect, and gives up
- * after `timeoutMs`. Only a 2xx answer succeeds. Never throws.
+ * One connection pool per resolver and guard setting, shared by every attempt (keep-alive
+ * connections to a busy receiver are reused; a kept connection goes on to the address that
+ * was checked when it was opened). Its connections look their host up through
+ * {@link pinnedLookup}, so they reach only addresses the guard has judged. TLS is Node's
+ * default context: the standard trust store plus `NODE_EXTRA_CA_CERTS`.
+ */
+// Weakly keyed: a resolver a test made and dropped takes its pool with it.
+const dispatchers = new WeakMap<HostResolver, Map<boolean, Agent>>();
+function dispatcherFor(options: SendDeliveryOptions): Agent {
+  const resolve = options.resolveHost ?? systemResolver;
+  let byGuard = dispatchers.get(resolve);
+  if (!byGuard) dispatchers.set(resolve, (byGuard = new Map()));
+  let agent = byGuard.get(options.allowPrivateNetworks);
+  if (!agent) {
+    agent = new Agent({ connect: { lookup: pinnedLookup({ resolve, allowPrivateNetworks: options.allowPrivateNetworks }) } });
+    byGuard.set(options.allowPrivateNetworks, agent);
+  }
+  return agent;
+}
+
+/**
+ * Makes one attempt of a delivery: POSTs the stored envelope bytes with the spec 6.2 headers
+ * and their `sha256=` signature and the Standard Webhooks headers (`webhook-id`,
+ * `webhook-timestamp` of this attempt, `webhook-signature` under the current secret and,
+ * during a rotation, the previous one), follows no redirect, and gives up after `timeoutMs`.
+ * The connection goes only to an address the SSRF guard judged, resolved once. Only a 2xx
+ * answer succeeds. Never throws.
  */
 export async function sendDelivery(delivery: ClaimedDelivery, options: SendDeliveryOptions): Promise<AttemptOutcome> {
   const clock = options.now ?? (() => new Date());
@@ -91,18 +130,23 @@ export async function sendDelivery(delivery: ClaimedDelivery, options: SendDeliv
     ...extra,
   });
 
+  let url: URL;
   try {
-    const url = new URL(delivery.url);
-    if (!options.allowPrivateNetworks) await assertPublicHost(url, options.resolveHost);
+    url = new URL(delivery.url);
+    // An IP literal is connected to without a look-up: judged here. A name is resolved and
+    // judged once, in the connection's own lookup (pinnedLookup), or here for an injected fetch.
+    if (!options.allowPrivateNetworks && (options.fetch || isIP(url.hostname.replace(/^\[(.*)\]$/, "$1")) !== 0)) {
+      await checkedAddresses(url.hostname, { resolve: options.resolveHost });
+    }
   } catch (error) {
     return finish({ error: `refused before sending: ${error instanceof Error ? error.message : String(error)}` });
   }
 
   const signal = AbortSignal.timeout(options.timeoutMs);
   try {
-    const response = await (options.fetch ?? globalThis.fetch)(delivery.url, {
+    const init = {
       method: "POST",
-      redirect: "manual",
+      redirect: "manual" as const,
       signal,
       headers: {
         "content-type": "application/json",
@@ -110,9 +154,13 @@ export async function sendDelivery(delivery: ClaimedDelivery, options: SendDeliv
         "x-service-signature": signPayload(delivery.secret, delivery.payload),
         "x-service-event": delivery.type,
         "x-service-delivery": delivery.id,
+        ...signWebhook(signingSecrets(delivery, started), delivery.id, Math.floor(started.getTime() / 1000), delivery.payload),
       },
       body: delivery.payload,
-    });
+    };
+    const response = options.fetch
+      ? await options.fetch(url.href, init)
+      : ((await undiciFetch(url.href, { ...init, dispatcher: dispatcherFor(options) })) as unknown as Response);
     const excerpt = await readExcerpt(response);
     const succeeded = response.status >= 200 && response.status < 300;
     const retryAfterMs = response.status === 429 || response.status === 503 ? parseRetryAfter(response.headers.get("retry-after"), clock()) : null;

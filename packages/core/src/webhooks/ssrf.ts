@@ -1,57 +1,68 @@
 import { lookup } from "node:dns/promises";
-import { BlockList, isIP } from "node:net";
+import type { LookupFunction } from "node:net";
+import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 import { ServiceError } from "../errors.ts";
 
-/** Addresses a webhook may not reach unless private networks are allowed (SSRF guard). */
-const NON_PUBLIC = new BlockList();
-for (const [network, prefix] of [
-  ["0.0.0.0", 8], // "this" network
-  ["10.0.0.0", 8], // private
-  ["100.64.0.0", 10], // carrier-grade NAT
-  ["127.0.0.0", 8], // loopback
-  ["169.254.0.0", 16], // link-local (cloud metadata lives here)
-  ["172.16.0.0", 12], // private
-  ["192.0.0.0", 24], // IETF protocol assignments
-  ["192.0.2.0", 24], // documentation (TEST-NET-1)
-  ["192.88.99.0", 24], // deprecated 6to4 relay anycast
-  ["192.168.0.0", 16], // private
-  ["198.18.0.0", 15], // benchmarking
-  ["198.51.100.0", 24], // documentation (TEST-NET-2)
-  ["203.0.113.0", 24], // documentation (TEST-NET-3)
-  ["224.0.0.0", 4], // multicast
-  ["240.0.0.0", 4], // reserved, broadcast
-] as const) {
-  NON_PUBLIC.addSubnet(network, prefix, "ipv4");
-}
-for (const [network, prefix] of [
-  ["::", 128], // unspecified
-  ["::1", 128], // loopback
-  ["fc00::", 7], // unique local
-  ["fe80::", 10], // link-local
-  ["ff00::", 8], // multicast
-  ["100::", 64], // discard-only
-  ["2001:db8::", 32], // documentation
-  ["64:ff9b::", 96], // NAT64 (maps IPv4, checked as such below)
-] as const) {
-  NON_PUBLIC.addSubnet(network, prefix, "ipv6");
+/** A host name that does not resolve within this long is refused: a slow DNS server cannot hold a request or a delivery slot. */
+export const DNS_TIMEOUT_MS = 2_000;
+
+/** The IPv4 address in the last 32 bits of an IPv6 address. */
+function lowIPv4(address: ipaddr.IPv6): ipaddr.IPv4 {
+  const parts = address.parts;
+  return new ipaddr.IPv4([parts[6]! >> 8, parts[6]! & 255, parts[7]! >> 8, parts[7]! & 255]);
 }
 
-/** True when an IP address is loopback, private, link-local, CGNAT, multicast or otherwise not public. */
+function isPublicIPv4(address: ipaddr.IPv4): boolean {
+  // ipaddr.js names every special-purpose block (RFC 6890: private, loopback, link-local,
+  // CGNAT, documentation, benchmarking, multicast, reserved, ...); only plain unicast is public.
+  return address.range() === "unicast";
+}
+
+function isPublicIPv6(address: ipaddr.IPv6): boolean {
+  const parts = address.parts;
+  switch (address.range()) {
+    // Addresses that carry an IPv4 address are judged by it: IPv4-mapped (::ffff:a.b.c.d, in
+    // any spelling: ::ffff:7f00:1 is 127.0.0.1), the SIIT form (::ffff:0:a.b.c.d) and the
+    // well-known NAT64 prefix 64:ff9b::/96 (64:ff9b:1::/48 is local-use: refused).
+    case "ipv4Mapped":
+    case "rfc6145":
+      return isPublicIPv4(lowIPv4(address));
+    case "rfc6052":
+      return parts.slice(2, 6).every((part) => part === 0) && isPublicIPv4(lowIPv4(address));
+    // 6to4 (2002:AABB:CCDD::/48) routes to the IPv4 address AA.BB.CC.DD.
+    case "6to4":
+      return isPublicIPv4(new ipaddr.IPv4([parts[1]! >> 8, parts[1]! & 255, parts[2]! >> 8, parts[2]! & 255]));
+    case "unicast":
+      // The deprecated IPv4-compatible form (::a.b.c.d, also spelled ::7f00:1) is never a real
+      // destination; and only 2000::/3 is allocated as global unicast.
+      if (parts.slice(0, 6).every((part) => part === 0)) return false;
+      return (parts[0]! & 0xe000) === 0x2000;
+    default:
+      // loopback, unspecified, link-local, unique local, multicast, Teredo, documentation, ...
+      return false;
+  }
+}
+
+/**
+ * True when an IP address is not a public unicast address: loopback, private, link-local,
+ * CGNAT, multicast, documentation, reserved, or an IPv6 form that carries such an IPv4
+ * address (IPv4-mapped, IPv4-compatible, NAT64, 6to4). Anything that is not an IP address
+ * is non-public too.
+ */
 export function isNonPublicAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 4) return NON_PUBLIC.check(address, "ipv4");
-  if (family !== 6) return true;
-  const lower = address.toLowerCase();
-  // Addresses that carry an IPv4 address are judged by it: IPv4-mapped (::ffff:a.b.c.d), the
-  // deprecated IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96) and 6to4 (2002:AABB:CCDD::/16).
-  const embedded = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (embedded) return NON_PUBLIC.check(embedded[1]!, "ipv4");
-  const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4})(?::|$)/.exec(lower);
-  if (sixToFour) {
-    const [high, low] = [Number.parseInt(sixToFour[1]!, 16), Number.parseInt(sixToFour[2]!, 16)];
-    return NON_PUBLIC.check(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, "ipv4");
+  // Zone ids (fe80::1%eth0) only ever occur on link-local addresses.
+  if (family === 0 || address.includes("%")) return true;
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    // IPv6 goes through the WHATWG URL parser first, as a URL's host would: ipaddr.js reads a
+    // dotted tail as IPv4-mapped even without ffff (::8.8.8.8), the URL parser as what it is.
+    parsed = ipaddr.parse(family === 6 ? new URL(`http://[${address}]/`).hostname.slice(1, -1) : address);
+  } catch {
+    return true;
   }
-  return NON_PUBLIC.check(lower, "ipv6");
+  return parsed.kind() === "ipv4" ? !isPublicIPv4(parsed as ipaddr.IPv4) : !isPublicIPv6(parsed as ipaddr.IPv6);
 }
 
 /** Resolves host names; injectable so tests can map names to addresses. */
@@ -60,25 +71,81 @@ export type HostResolver = (host: string) => Promise<string[]>;
 /** The system resolver: every address of the host. */
 export const systemResolver: HostResolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
+/** How {@link checkedAddresses} resolves and judges a host. */
+export interface AddressCheck {
+  /** The resolver; the system's by default. */
+  resolve?: HostResolver | undefined;
+  /** Skip the judgement (tests, private networks); the host is still resolved once, with the timeout. */
+  allowPrivateNetworks?: boolean | undefined;
+  /** Default {@link DNS_TIMEOUT_MS}. */
+  timeoutMs?: number | undefined;
+}
+
+const invalidUrl = (message: string) => new ServiceError("INVALID_URL", { message: `url: ${message}`, field: "url" });
+
+/** The host's addresses, resolved once; `INVALID_URL` when it cannot be resolved in time. */
+async function resolveWithin(host: string, resolve: HostResolver, timeoutMs: number): Promise<string[]> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(invalidUrl(`resolving the host ${host} took longer than ${timeoutMs / 1000} s`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([
+      resolve(host).catch(() => {
+        throw invalidUrl(`the host ${host} cannot be resolved`);
+      }),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The addresses a host (a name or an IP literal, with or without IPv6 brackets) is or
+ * resolves to, resolved once and each checked: `INVALID_URL` when one is non-public (unless
+ * private networks are allowed), when there are none, or when the look-up fails or takes
+ * longer than the timeout.
+ */
+export async function checkedAddresses(hostname: string, check: AddressCheck = {}): Promise<string[]> {
+  const host = hostname.replace(/^\[(.*)\]$/, "$1");
+  const addresses = isIP(host) ? [host] : await resolveWithin(host, check.resolve ?? systemResolver, check.timeoutMs ?? DNS_TIMEOUT_MS);
+  if (addresses.length === 0) throw invalidUrl(`the host ${host} has no address`);
+  if (!check.allowPrivateNetworks && addresses.some(isNonPublicAddress)) {
+    throw invalidUrl(`${host} is or resolves to a non-public address (loopback, private, link-local or reserved)`);
+  }
+  return addresses;
+}
+
 /**
  * Throws `INVALID_URL` unless every address the URL's host is or resolves to is public. Run at
- * creation and again before each delivery (a name may be re-pointed after creation).
+ * creation and update; deliveries check again in {@link pinnedLookup}, at the connect.
  */
 export async function assertPublicHost(url: URL, resolve: HostResolver = systemResolver): Promise<void> {
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  let addresses: string[];
-  if (isIP(host)) addresses = [host];
-  else {
-    try {
-      addresses = await resolve(host);
-    } catch {
-      throw new ServiceError("INVALID_URL", { message: `url: the host ${host} cannot be resolved`, field: "url" });
-    }
-  }
-  if (addresses.length === 0 || addresses.some(isNonPublicAddress)) {
-    throw new ServiceError("INVALID_URL", {
-      message: `url: ${host} is or resolves to a non-public address (loopback, private, link-local or reserved)`,
-      field: "url",
-    });
-  }
+  await checkedAddresses(url.hostname, { resolve });
+}
+
+/**
+ * A `lookup` for `net.connect`/`tls.connect` (and so for an undici `Agent`'s `connect`) that
+ * resolves the name once, checks every address it got, and hands the socket only checked
+ * addresses: the connection goes to the address that was judged, with no second look-up in
+ * between for a rebinding DNS server to answer differently. Errors are `INVALID_URL`
+ * {@link ServiceError}s.
+ */
+export function pinnedLookup(check: AddressCheck = {}): LookupFunction {
+  return (hostname, options, callback) => {
+    checkedAddresses(hostname, check).then(
+      (addresses) => {
+        const family = typeof options.family === "number" && options.family !== 0 ? options.family : null;
+        const usable = family === null ? addresses : addresses.filter((address) => isIP(address) === family);
+        if (usable.length === 0) {
+          callback(Object.assign(invalidUrl(`the host ${hostname} has no IPv${family} address`), { code: "ENOTFOUND" }), "", 0);
+          return;
+        }
+        if (options.all) (callback as unknown as (error: null, all: Array<{ address: string; family: number }>) => void)(null, usable.map((address) => ({ address, family: isIP(address) })));
+        else callback(null, usable[0]!, isIP(usable[0]!));
+      },
+      (error: Error) => callback(error as NodeJS.ErrnoException, "", 0),
+    );
+  };
 }
