@@ -71,7 +71,9 @@ describe("delivery of every type", () => {
   let accountId: string;
 
   before(async () => {
-    server = await startServer({ env: deliveryEnv(tls.certPath) });
+    // No test here times an attempt out; a long timeout keeps a slow first handshake on a loaded
+    // machine from causing a (legitimate) retry, which "one envelope id per notification" would count.
+    server = await startServer({ env: deliveryEnv(tls.certPath, { WEBHOOK_TIMEOUT_MS: "15000" }) });
     const key = await server.createKey({ account: "Delivery Co" });
     accountId = key.accountId;
     client = clientFor(server, key.key);
