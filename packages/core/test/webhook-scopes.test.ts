@@ -19,7 +19,8 @@ describe("the rule", () => {
     for (const type of WEBHOOK_EVENT_TYPES) {
       const family = type.split(".")[0]!;
       assert.ok(Object.hasOwn(READ_SCOPE_BY_FAMILY, family), type);
-      assert.deepEqual(readScopesFor(type), [READ_SCOPE_BY_FAMILY[family as keyof typeof READ_SCOPE_BY_FAMILY]]);
+      const extra = type === "sustainability.carbon_offset" ? ["attendees:read"] : [];
+      assert.deepEqual(readScopesFor(type), [READ_SCOPE_BY_FAMILY[family as keyof typeof READ_SCOPE_BY_FAMILY], ...extra]);
     }
     assert.deepEqual(READ_SCOPE_BY_FAMILY, { event: "events:read", sustainability: "events:read", attendee: "attendees:read", analytics: "analytics:read" });
   });
@@ -31,13 +32,16 @@ describe("the rule", () => {
     assert.equal(canReadNotification(PING_EVENT_TYPE, []), true);
     assert.equal(canReadNotification("attendee.registered", ["events:read", "webhooks:read"]), false);
     assert.equal(canReadNotification("attendee.registered", ["attendees:read"]), true);
+    // The offset notification carries the registration: its family's scope is not enough.
+    assert.equal(canReadNotification("sustainability.carbon_offset", ["events:read"]), false);
+    assert.equal(canReadNotification("sustainability.carbon_offset", ["events:read", "attendees:read"]), true);
   });
 
   test("assertSubscribable names each missing scope once", () => {
     assert.doesNotThrow(() => assertSubscribable(["*"], SCOPES));
     assert.throws(
       () => assertSubscribable(["event.created", "sustainability.carbon_offset", "analytics.report_ready"], ["analytics:read"]),
-      (error: unknown) => ServiceError.is(error) && error.code === "FORBIDDEN" && error.field === "events" && JSON.stringify(error.details) === '{"requiredScopes":["events:read"]}',
+      (error: unknown) => ServiceError.is(error) && error.code === "FORBIDDEN" && error.field === "events" && JSON.stringify(error.details) === '{"requiredScopes":["events:read","attendees:read"]}',
     );
   });
 

@@ -40,6 +40,14 @@ export const READ_SCOPE_BY_FAMILY = {
   analytics: "analytics:read",
 } as const satisfies Record<string, Scope>;
 
+/**
+ * Types whose data carries more than their family reads: `sustainability.carbon_offset` holds the
+ * registration (name, email), which only `attendees:read` reads directly.
+ */
+const EXTRA_READ_SCOPES: Partial<Record<string, readonly Scope[]>> = {
+  "sustainability.carbon_offset": ["attendees:read"],
+};
+
 /** The scopes that read every type: what `*` needs. */
 const ALL_READ_SCOPES: readonly Scope[] = [...new Set(Object.values(READ_SCOPE_BY_FAMILY))];
 
@@ -51,7 +59,8 @@ const ALL_READ_SCOPES: readonly Scope[] = [...new Set(Object.values(READ_SCOPE_B
 export function readScopesFor(type: string): readonly Scope[] {
   if (type === PING_EVENT_TYPE) return [];
   const family = type.slice(0, type.indexOf(".")) as keyof typeof READ_SCOPE_BY_FAMILY;
-  return Object.hasOwn(READ_SCOPE_BY_FAMILY, family) ? [READ_SCOPE_BY_FAMILY[family]] : ALL_READ_SCOPES;
+  if (!Object.hasOwn(READ_SCOPE_BY_FAMILY, family)) return ALL_READ_SCOPES;
+  return [READ_SCOPE_BY_FAMILY[family], ...(EXTRA_READ_SCOPES[type] ?? [])];
 }
 
 /** The read scopes notifications of `types` need that `scopes` lacks, each once. */
@@ -67,7 +76,8 @@ export function canReadNotification(type: string, scopes: readonly Scope[]): boo
 
 /**
  * Throws `403 FORBIDDEN` when a key with `scopes` may not subscribe to every one of `types`:
- * `attendee.*` needs `attendees:read`, `event.*` and `sustainability.*` `events:read`,
+ * `attendee.*` needs `attendees:read`, `event.*` and `sustainability.*` `events:read`
+ * (`sustainability.carbon_offset` `attendees:read` too: it carries the registration),
  * `analytics.*` `analytics:read`, and `*` all three. `details.requiredScopes` names the missing ones.
  */
 export function assertSubscribable(types: readonly string[], scopes: readonly Scope[]): void {
