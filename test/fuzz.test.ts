@@ -62,8 +62,10 @@ let registrationEvent: any;
 let putEvent: any;
 let putAttendee: any;
 
-/** Creates answered `201` (replays excluded), less events deleted, to compare with the lists at the end. */
+/** Creates answered `201` (replays excluded), less events and registrations deleted, to compare with the lists at the end. */
 const created = { events: 0, attendees: 0, registrationsForEvent: 0 };
+/** Registrations of the target event answered `201`, so that erasing one takes it off the count. */
+const forEventIds = new Set<string>();
 let token = 0;
 /** Requests sent through call(), and the 5xx answers among them (each also fails its property). */
 const sent = { requests: 0, serverErrors: 0 };
@@ -96,11 +98,19 @@ async function call(request: RawRequest, what = `${request.method} ${request.pat
     if (id.startsWith("evt_")) created.events += 1;
     else if (id.startsWith("att_")) {
       created.attendees += 1;
-      if (answer.body.eventId === registrationEvent?.id) created.registrationsForEvent += 1;
+      if (answer.body.eventId === registrationEvent?.id) {
+        created.registrationsForEvent += 1;
+        forEventIds.add(id);
+      }
     } else if (!id.startsWith("wh_")) assert.fail(`${what}: a 201 without an evt_, att_ or wh_ id: ${show(answer.body)}`);
   }
-  // Property 7 deletes events it made (without registrations) to test DELETE.
-  if (request.method === "DELETE" && answer.status === 200 && String(answer.body?.deletedId ?? "").startsWith("evt_")) created.events -= 1;
+  // Property 7 deletes events it made (without registrations) and erases registrations it made (confirmed, so active).
+  const deletedId = request.method === "DELETE" && answer.status === 200 ? String(answer.body?.deletedId ?? "") : "";
+  if (deletedId.startsWith("evt_")) created.events -= 1;
+  if (deletedId.startsWith("att_")) {
+    created.attendees -= 1;
+    if (forEventIds.delete(deletedId)) created.registrationsForEvent -= 1;
+  }
   return answer;
 }
 
