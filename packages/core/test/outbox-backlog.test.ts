@@ -7,15 +7,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createEventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
+import { EVENT } from "./_fixtures.ts";
 
-const EVENT = {
-  name: "Green Summit",
-  location: { address: "Alexanderplatz 1", city: "Berlin", country: "DE" },
-  startDate: "2027-05-01T09:00:00.000Z",
-  endDate: "2027-05-01T17:00:00.000Z",
-  capacity: 10,
-  category: "conference",
-};
 
 const T1 = "2030-01-01T00:00:00.000Z";
 const T2 = "2030-01-01T00:00:10.000Z";

@@ -12,15 +12,8 @@ import { createDeliveryWorker, nextAttemptAt } from "../src/webhooks/delivery-wo
 import { parseRetryAfter, sendDelivery } from "../src/webhooks/send-delivery.ts";
 import { verifySignature } from "../src/webhooks/signature.ts";
 import { sqliteStorage } from "./_sqlite.ts";
+import { EVENT } from "./_fixtures.ts";
 
-const EVENT = {
-  name: "Green Summit",
-  location: { address: "Alexanderplatz 1", city: "Berlin", country: "DE" },
-  startDate: "2027-05-01T09:00:00.000Z",
-  endDate: "2027-05-01T17:00:00.000Z",
-  capacity: 10,
-  category: "conference",
-};
 
 /** A storage with one account, `webhooks` webhooks on public literals (private networks allowed) and `events` events created. */
 async function setUp(options: { webhooks?: number; events?: number } = {}) {

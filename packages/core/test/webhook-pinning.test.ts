@@ -12,15 +12,8 @@ import { createEventService } from "../src/service.ts";
 import { createDeliveryWorker } from "../src/webhooks/delivery-worker.ts";
 import { sendDelivery } from "../src/webhooks/send-delivery.ts";
 import { sqliteStorage } from "./_sqlite.ts";
+import { EVENT } from "./_fixtures.ts";
 
-const EVENT = {
-  name: "Green Summit",
-  location: { address: "Alexanderplatz 1", city: "Berlin", country: "DE" },
-  startDate: "2027-05-01T09:00:00.000Z",
-  endDate: "2027-05-01T17:00:00.000Z",
-  capacity: 10,
-  category: "conference",
-};
 
 describe("pinned connections", () => {
   let port = 0;

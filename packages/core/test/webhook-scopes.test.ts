@@ -11,6 +11,7 @@ import { assertSubscribable, canReadNotification, READ_SCOPE_BY_FAMILY, readScop
 import { createEventService } from "../src/service.ts";
 import { PING_EVENT_TYPE } from "../src/webhooks/payloads.ts";
 import { sqliteStorage } from "./_sqlite.ts";
+import { EVENT } from "./_fixtures.ts";
 
 const READS = ["events:read", "attendees:read", "analytics:read"] as const;
 
@@ -51,14 +52,6 @@ describe("the rule", () => {
 });
 
 describe("the service", () => {
-  const EVENT = {
-    name: "Green Summit",
-    location: { address: "Alexanderplatz 1", city: "Berlin", country: "DE" },
-    startDate: "2027-05-01T09:00:00.000Z",
-    endDate: "2027-05-01T17:00:00.000Z",
-    capacity: 10,
-    category: "conference",
-  };
 
   test("without scopes a caller has them all; with a key's scopes the log is redacted and a redelivery refused", async () => {
     const storage = await sqliteStorage();
