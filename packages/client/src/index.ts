@@ -1,7 +1,8 @@
 /**
  * @event-service/client: a typed client of the Event Service REST API, on ofetch. Its types
- * come from `@event-service/core` by `import type` only: the runtime bundle is this package and
- * ofetch, for Node 20+ and browsers alike.
+ * come from `@event-service/core` by `import type` only, and the build writes them out into the
+ * package's own declarations (scripts/inline-core-types.ts): core is a development dependency,
+ * and the installed package is this and ofetch, for Node 20.19+ and browsers alike.
  *
  * @example
  * import { createClient, EventServiceError } from "@event-service/client";
