@@ -12,7 +12,7 @@
 export { createClient } from "./client.ts";
 export type {
   AnalyticsResource, AttendeeListParams, AttendeesResource, CallOptions, ClientOptions, DeliveryListParams, EventListParams, EventServiceClient,
-  EventsResource, ListParams, SustainabilityParams, TrendParams, WebhookListParams, WebhooksResource,
+  EventsResource, ListParams, QueryParams, SustainabilityParams, TrendParams, WebhookListParams, WebhooksResource,
 } from "./client.ts";
 export { EventServiceError } from "./errors.ts";
 export type { ClientErrorCode } from "./errors.ts";
