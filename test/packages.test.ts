@@ -13,8 +13,14 @@ import { publint } from "publint";
 import { ROOT } from "./_setup.ts";
 
 const PACKAGES = ["core", "server", "client"] as const;
+const ENGINES = "^20.19.0 || ^22.12.0 || >=24.0.0";
 // dist/docs/ also carries the bundled API reference renderer's licences (core).
 const SHIPPED = /^(dist\/.+\.(js|d\.ts|js\.map)|dist\/docs\/[\w.-]+\.LICENSE(\.txt)?|bin\/[\w-]+\.js|README\.md|LICENSE|package\.json)$/;
+
+test("the root manifest states the same Node.js versions as the README's support policy", () => {
+  assert.equal(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).engines.node, ENGINES);
+  assert.ok(readFileSync(join(ROOT, "README.md"), "utf8").includes(`\`${ENGINES}\``));
+});
 
 for (const name of PACKAGES) {
   const dir = join(ROOT, "packages", name);
@@ -25,6 +31,8 @@ for (const name of PACKAGES) {
     assert.match(manifest.version, /^\d+\.\d+\.\d+$/);
     assert.equal(manifest.type, "module");
     assert.equal(manifest.license, "MIT");
+    // The support policy (README, "Supported Node.js versions"), the same in every manifest.
+    assert.equal(manifest.engines.node, ENGINES);
     assert.ok(manifest.files.includes("dist"));
     assert.ok(existsSync(join(dir, "README.md")) && existsSync(join(dir, "LICENSE")));
     for (const [subpath, target] of Object.entries<Record<string, string> | string>(manifest.exports)) {

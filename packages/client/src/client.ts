@@ -34,20 +34,25 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** A query-string value as a list call takes it: numbers and booleans are sent as text, a list comma-separated. */
-type ParamValue<T> = T extends readonly (infer E)[] ? E[] | string : T extends number ? number | string : T extends boolean ? boolean : T;
+/**
+ * A query-string value as a call takes it: numbers and booleans are sent as text (so their text,
+ * e.g. read from a URL, is taken too), a list comma-separated.
+ */
+type ParamValue<T> = T extends readonly (infer E)[] ? E[] | string : T extends number ? number | string : T extends boolean ? boolean | "true" | "false" : T;
 
+/** A call's query parameters, named and typed after the service's query schema. */
+export type QueryParams<Q> = { [K in keyof Q]?: ParamValue<Q[K]> };
 /** A list call's query parameters, named and typed after the service's list schema. */
-export type ListParams<Q> = { [K in keyof Q]?: ParamValue<Q[K]> } & { perPage?: number };
+export type ListParams<Q> = QueryParams<Q> & { perPage?: number };
 
 export type EventListParams = ListParams<EventListQuery>;
 export type AttendeeListParams = ListParams<AttendeeListQuery>;
 export type WebhookListParams = ListParams<WebhookListQuery>;
 export type DeliveryListParams = ListParams<DeliveryListQuery>;
 /** Query of `analytics.sustainability`: `startDate`, `endDate`, `eventIds` (a list, or comma-separated), `granularity`. */
-export type SustainabilityParams = ListParams<SustainabilityQuery>;
+export type SustainabilityParams = QueryParams<SustainabilityQuery>;
 /** Query of `analytics.trends`: `metric`, `startDate`, `endDate`, `granularity`, `category`, `includeBenchmark`. */
-export type TrendParams = ListParams<TrendQuery>;
+export type TrendParams = QueryParams<TrendQuery>;
 
 /** Events of the caller's account. */
 export interface EventsResource {

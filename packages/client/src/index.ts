@@ -1,7 +1,8 @@
 /**
  * @event-service/client: a typed client of the Event Service REST API, on ofetch. Its types
- * come from `@event-service/core` by `import type` only: the runtime bundle is this package and
- * ofetch, for Node 20+ and browsers alike.
+ * come from `@event-service/core` by `import type` only, and the build writes them out into the
+ * package's own declarations (scripts/inline-core-types.ts): core is a development dependency,
+ * and the installed package is this and ofetch, for Node 20.19+ and browsers alike.
  *
  * @example
  * import { createClient, EventServiceError } from "@event-service/client";
@@ -11,7 +12,7 @@
 export { createClient } from "./client.ts";
 export type {
   AnalyticsResource, AttendeeListParams, AttendeesResource, CallOptions, ClientOptions, DeliveryListParams, EventListParams, EventServiceClient,
-  EventsResource, ListParams, SustainabilityParams, TrendParams, WebhookListParams, WebhooksResource,
+  EventsResource, ListParams, QueryParams, SustainabilityParams, TrendParams, WebhookListParams, WebhooksResource,
 } from "./client.ts";
 export { EventServiceError } from "./errors.ts";
 export type { ClientErrorCode } from "./errors.ts";

@@ -1,8 +1,8 @@
 /**
  * @event-service/client/webhooks: what a webhook receiver needs, `verifyWebhook` (the
  * Standard Webhooks headers, with replay protection), `verifySignature` and `signPayload`
- * (core's, `node:crypto` only). A subpath of its own, so the client's main entry stays free
- * of Node-only imports for browsers.
+ * (core's, `node:crypto` only, bundled into this entry at build time). A subpath of its own, so
+ * the client's main entry stays free of Node-only imports for browsers.
  *
  * @example
  * import { verifyWebhook, WebhookVerificationError } from "@event-service/client/webhooks";

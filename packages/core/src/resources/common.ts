@@ -42,20 +42,21 @@ export const Timestamp = z.iso.datetime().meta({ description: "ISO 8601 date-tim
  */
 const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
-export const KeyValueMap = z.preprocess(
-  (value, ctx) => {
-    // Checked before parsing: a record would drop `__proto__` silently.
-    if (value && typeof value === "object" && !Array.isArray(value)) {
-      for (const key of Object.keys(value)) {
-        if (RESERVED_KEYS.has(key)) ctx.addIssue({ code: "custom", path: [key], message: "is a reserved key name", input: value });
-      }
+const KeyValueRecord = z
+  .record(z.string().min(1).max(40).refine(...NO_NUL), z.union([z.string().max(500).refine(...NO_NUL), z.number(), z.boolean(), z.null()]))
+  .refine((map) => Object.keys(map).length <= 50, "at most 50 keys");
+
+// The parameter's type is what callers may send (the record), so the input type the client and
+// the OpenAPI document take from this schema is the record and not `unknown`.
+export const KeyValueMap = z.preprocess((value: z.input<typeof KeyValueRecord>, ctx) => {
+  // Checked before parsing: a record would drop `__proto__` silently.
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    for (const key of Object.keys(value)) {
+      if (RESERVED_KEYS.has(key)) ctx.addIssue({ code: "custom", path: [key], message: "is a reserved key name", input: value });
     }
-    return value;
-  },
-  z
-    .record(z.string().min(1).max(40).refine(...NO_NUL), z.union([z.string().max(500).refine(...NO_NUL), z.number(), z.boolean(), z.null()]))
-    .refine((map) => Object.keys(map).length <= 50, "at most 50 keys"),
-);
+  }
+  return value;
+}, KeyValueRecord);
 export type KeyValueMap = z.infer<typeof KeyValueMap>;
 
 /** The pagination object of every list response. */

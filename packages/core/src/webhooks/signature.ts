@@ -60,13 +60,13 @@ const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9
  * libraries read it. A secret that is not in that form (one given before secrets had to be)
  * is used as its UTF-8 bytes, so that no lenient decoding can shrink it to a weak key.
  */
-export function webhookSigningKey(secret: string): Buffer {
+export function webhookSigningKey(secret: string): Uint8Array {
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
   if (encoded.length > 0 && CANONICAL_BASE64.test(encoded)) return Buffer.from(encoded, "base64");
   return Buffer.from(secret, "utf8");
 }
 
-function standardSignature(key: Buffer, id: string, timestamp: number, rawBody: string | Uint8Array): Buffer {
+function standardSignature(key: Uint8Array, id: string, timestamp: number, rawBody: string | Uint8Array): Buffer {
   return createHmac("sha256", key).update(`${id}.${timestamp}.`).update(rawBody).digest();
 }
 
