@@ -28,6 +28,30 @@ export function openSqlite(databaseUrl: string): Kysely<Schema> {
     closeSync(openSync(path, "a", 0o600));
   }
   const database = new Database(path);
-  for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
+  for (const pragma of SQLITE_PRAGMAS) applyPragma(database, pragma);
   return new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+}
+
+/** How long a pragma refused with `SQLITE_BUSY` is retried: the busy timeout of the pragmas. */
+const PRAGMA_BUSY_RETRY_MS = 5_000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Applies one pragma. Switching a new file to WAL takes an exclusive lock, and SQLite refuses it
+ * at once with `SQLITE_BUSY`, without waiting out the busy timeout (that could deadlock), while
+ * another process is switching the same file: several processes starting together on a new file
+ * (tried: about 1 in 250 of six at once) retry it, with short pauses, for up to 5 seconds.
+ */
+function applyPragma(database: Database.Database, pragma: string): void {
+  const deadline = Date.now() + PRAGMA_BUSY_RETRY_MS;
+  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    try {
+      database.pragma(pragma);
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "SQLITE_BUSY" || Date.now() >= deadline) throw error;
+      // Synchronous like the pragma itself: the store is being opened, nothing else runs yet.
+      Atomics.wait(pause, 0, 0, wait);
+    }
+  }
 }
