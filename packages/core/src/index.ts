@@ -13,7 +13,9 @@
  */
 
 // Service
-export { createEventService, toApiAttendee, toApiDelivery, toApiEvent, toApiWebhook } from "./service.ts";
+export { createEventService, toApiDelivery, toApiWebhook } from "./service.ts";
+export { toApiAttendee } from "./resources/attendee.ts";
+export { toApiEvent } from "./resources/event.ts";
 export type {
   AccountOptions, AccountScope, AnalyticsOperations, AttendeeOperations, EventOperations, EventService, EventServiceOptions, KeyOperations, ListResult,
   WebhookOperations,
@@ -38,7 +40,8 @@ export type { ErrorBody, ErrorCode, ServiceErrorOptions } from "./errors.ts";
 
 // Storage
 export type {
-  Change, CountedRequest, Erasure, EventWithStats, IdempotencyRecord, NotifyContext, OutboxBacklog, Page, PurgeResult, RateLimitWindows, Storage,
+  Change, ChangeNotifier, CountedRequest, Erasure, EventWithStats, IdempotencyRecord, OutboxBacklog, OutboxReader, Page, PurgeResult, RateLimitWindows,
+  Storage, StoredChange,
 } from "./storage.ts";
 export { createSqlStorage } from "./sql/sql-storage.ts";
 export type { SqlStorageOptions } from "./sql/sql-storage.ts";
@@ -71,8 +74,11 @@ export {
 export type { DeliveryWorker, DeliveryWorkerOptions } from "./webhooks/delivery-worker.ts";
 export { createBackgroundPurge, DEFAULT_WEBHOOK_RETENTION_DAYS } from "./background-purge.ts";
 export type { BackgroundPurge, BackgroundPurgeOptions } from "./background-purge.ts";
-export { CAPACITY_THRESHOLD_PERCENT, PING_EVENT_TYPE } from "./webhooks/payloads.ts";
-export type { Envelope, Notification } from "./webhooks/payloads.ts";
+export { CAPACITY_THRESHOLD_PERCENT } from "./webhooks/payloads.ts";
+export { PING_EVENT_TYPE } from "./resources/webhook.ts";
+export type { Envelope, Notification } from "./webhooks/envelope.ts";
+export { createChangeNotifier } from "./webhooks/change-notifications.ts";
+export type { ChangeNotifierOptions } from "./webhooks/change-notifications.ts";
 export { parseRetryAfter, sendDelivery, WEBHOOK_USER_AGENT } from "./webhooks/send-delivery.ts";
 export type { AttemptOutcome, SendDeliveryOptions } from "./webhooks/send-delivery.ts";
 export type { HostResolver } from "./webhooks/ssrf.ts";

@@ -4,30 +4,31 @@ import { buildEventAnalytics, type EventAnalytics } from "./analytics/event-anal
 import { buildSustainabilityReport, type SustainabilityReport, SustainabilityQuery } from "./analytics/sustainability-report.ts";
 import { buildTrendReport, type TrendReport, TrendQuery } from "./analytics/trend-report.ts";
 import { parseInput } from "./_internal/parse-input.ts";
-import { ERASED_ANSWER } from "./http/idempotency.ts";
+import { ERASED_ANSWER } from "./storage/erasure.ts";
 import { type CarbonSettings, DEFAULT_CARBON_SETTINGS } from "./carbon/carbon-settings.ts";
-import { sustainabilityScore } from "./carbon/sustainability-score.ts";
+import { eventStatsOf, NO_FIGURES } from "./carbon/kept-figures.ts";
 import { ServiceError } from "./errors.ts";
 import { createQrCodeRenderer, type QrCodeImage } from "./qr-code.ts";
 import {
   type Attendee, AttendeeCreateInput, AttendeeListQuery, type AttendeeRecord, AttendeeUpdateInput, CheckInInput,
-  newAttendeeRecord,
+  newAttendeeRecord, toApiAttendee,
 } from "./resources/attendee.ts";
 import {
   type ApiKeyInfo, ApiKeyCreateInput, apiKeyPrefix, type AuthContext, type CreatedApiKey, generateApiKey, hashApiKey, type Scope, SCOPES,
   type Tier,
 } from "./resources/api-key.ts";
 import { type DeleteResult, paginate, type Pagination } from "./resources/common.ts";
-import { type Event, EventCreateInput, EventListQuery, type EventRecord, EventUpdateInput, newEventRecord } from "./resources/event.ts";
+import { type Event, EventCreateInput, EventListQuery, EventUpdateInput, newEventRecord, toApiEvent } from "./resources/event.ts";
 import {
-  assertEventTypes, assertHttpsUrl, assertSubscribable, canReadNotification, type CreatedWebhook, generateWebhookSecret, missingReadScopes,
+  assertEventTypes, assertHttpsUrl, assertSubscribable, canReadNotification, type CreatedWebhook, generateWebhookSecret, missingReadScopes, PING_EVENT_TYPE,
   type RotatedWebhook, SECRET_ROTATION_OVERLAP_MS, type Webhook, WebhookCreateInput, WEBHOOK_LIMITS, WebhookListQuery, type WebhookRecord,
   WebhookUpdateInput,
 } from "./resources/webhook.ts";
 import { DeliveryListQuery, type DeliveryRecord, type WebhookDelivery } from "./resources/webhook-delivery.ts";
-import type { EventWithStats, NotifyContext, Storage } from "./storage.ts";
+import type { Storage } from "./storage.ts";
+import { createChangeNotifier, DEFAULT_PUBLIC_URL } from "./webhooks/change-notifications.ts";
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from "./webhooks/delivery-worker.ts";
-import { PING_EVENT_TYPE } from "./webhooks/payloads.ts";
+
 import { sendDelivery } from "./webhooks/send-delivery.ts";
 import { assertPublicHost, type HostResolver } from "./webhooks/ssrf.ts";
 
@@ -202,18 +203,6 @@ export interface EventService {
   clock(): Date;
 }
 
-/** The API form of an event. */
-export function toApiEvent(event: EventWithStats): Event {
-  const { accountId: _accountId, ...rest } = event;
-  return rest;
-}
-
-/** The API form of a registration. */
-export function toApiAttendee(attendee: AttendeeRecord, baseUrl: string): Attendee {
-  const { accountId: _accountId, ...rest } = attendee;
-  return { ...rest, qrCode: `${baseUrl}/v1/qr/${attendee.id}.png` };
-}
-
 /** The API form of a webhook: never its secret. */
 export function toApiWebhook(webhook: WebhookRecord): Webhook {
   const { accountId: _accountId, secret: _secret, previousSecret: _previous, previousSecretExpiresAt: _expires, ...rest } = webhook;
@@ -230,11 +219,6 @@ export function toApiDelivery(delivery: Omit<DeliveryRecord, "accountId"> & { ac
   return { ...rest, payload: { ...rest.payload, data: null }, redacted: true };
 }
 
-function withoutStats(event: EventRecord): EventWithStats {
-  const score = sustainabilityScore({ goals: event.sustainabilityGoals, travelReported: 0, lowCarbonTravel: 0, emissionsKg: 0, offsetKg: 0 });
-  return { ...event, attendeeCount: 0, carbonFootprint: 0, sustainabilityScore: score };
-}
-
 /**
  * Creates the service over a storage.
  *
@@ -248,7 +232,7 @@ export function createEventService(options: EventServiceOptions): EventService {
   const carbon: CarbonSettings = { ...DEFAULT_CARBON_SETTINGS, ...options.carbon };
   const clock = options.now ?? (() => new Date());
   const now = () => clock().toISOString();
-  const defaultBaseUrl = (options.publicUrl ?? "http://localhost:3000").replace(/\/+$/, "");
+  const defaultBaseUrl = (options.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, "");
 
   const notFound = (what: string, id: string) => new ServiceError("NOT_FOUND", { message: `${what} ${id} not found.` });
 
@@ -259,7 +243,7 @@ export function createEventService(options: EventServiceOptions): EventService {
     const webhookLimit = WEBHOOK_LIMITS[tier];
     const deliveryOut = (delivery: DeliveryRecord) => toApiDelivery(delivery, scopes);
     const attendeeOut = (record: AttendeeRecord) => toApiAttendee(record, baseUrl);
-    const notify: NotifyContext = { baseUrl, carbon };
+    const notify = createChangeNotifier({ baseUrl, carbon });
     const queued = () => options.webhooks?.onQueued?.();
 
     async function getEvent(id: string): Promise<Event> {
@@ -274,7 +258,7 @@ export function createEventService(options: EventServiceOptions): EventService {
         const record = newEventRecord(parsed, { id: createId("event"), accountId, now: now() });
         await storage.insertEvent(record, notify);
         queued();
-        return toApiEvent(withoutStats(record));
+        return toApiEvent({ ...record, ...eventStatsOf(record, NO_FIGURES, carbon) });
       },
       get: getEvent,
       async update(id, input) {

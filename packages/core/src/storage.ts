@@ -1,14 +1,17 @@
-import type { AnalyticsFigures, AnalyticsScope, EventFigures } from "./analytics/analytics-figures.ts";
+import type { AnalyticsFigures, AnalyticsScope, EventAnalyticsFigures } from "./analytics/analytics-figures.ts";
 import type { CarbonSettings } from "./carbon/carbon-settings.ts";
 import type { AttendeeListQuery, AttendeeRecord, AttendeeUpdate } from "./resources/attendee.ts";
 import type { Account, ApiKeyInfo, AuthContext, Scope, Tier } from "./resources/api-key.ts";
-import type { EventListQuery, EventRecord, EventStats, EventUpdate } from "./resources/event.ts";
+import type { EventListQuery, EventRecord, EventUpdate, EventWithStats } from "./resources/event.ts";
 import type { WebhookListQuery, WebhookRecord } from "./resources/webhook.ts";
 import type { ClaimedDelivery, DeliveryAttempt, DeliveryListQuery, DeliveryRecord } from "./resources/webhook-delivery.ts";
-import type { Notification } from "./webhooks/payloads.ts";
+import type { ChangeNotifier } from "./storage/change-notifier.ts";
+import type { Erasure } from "./storage/erasure.ts";
+import type { Notification } from "./webhooks/envelope.ts";
 
-/** An event with the figures computed from its registrations. */
-export type EventWithStats = EventRecord & EventStats;
+export type { EventWithStats } from "./resources/event.ts";
+export type { ChangeNotifier, OutboxReader, StoredChange } from "./storage/change-notifier.ts";
+export type { Erasure } from "./storage/erasure.ts";
 
 /** One page of a list and the total across all pages. */
 export interface Page<T> {
@@ -50,27 +53,6 @@ export interface IdempotencyRecord {
   expiresAt: string;
 }
 
-/**
- * What a write needs to build the webhook notifications it writes to the outbox in its own
- * transaction: the links handed out and the carbon settings of the figures. Defaults:
- * `http://localhost:3000` and `DEFAULT_CARBON_SETTINGS`.
- */
-export interface NotifyContext {
-  baseUrl: string;
-  carbon: CarbonSettings;
-}
-
-/**
- * What an erasure writes in place of the personal data it removes from stored copies
- * (`eraseAttendee`, `deleteEvent`).
- */
-export interface Erasure {
-  /** The time of the erasure: the `erasedAt` of the payloads it redacts. */
-  now: string;
-  /** The answer that replaces a stored Idempotency-Key response that held the data (`ERASED_ANSWER`). */
-  replay: { status: number; body: string };
-}
-
 /** What {@link Storage.outboxBacklog} reports: pending deliveries by state, and the earliest due. */
 export interface OutboxBacklog {
   due: number;
@@ -97,9 +79,10 @@ export interface Change<T> {
  */
 export interface Storage {
   // Outbox: every write of an event or a registration (insertEvent, updateEvent, deleteEvent,
-  // registerAttendee, updateAttendee, checkIn, eraseAttendee) also writes, in its own transaction, one pending
-  // delivery per active webhook subscribed to each notification the change causes
-  // (`webhooks/payloads.ts`). A write that fails or rolls back writes none.
+  // registerAttendee, updateAttendee, checkIn, eraseAttendee) hands its change to the call's
+  // `notifier` (else the storage's own) inside its transaction, and writes, in that transaction,
+  // one pending delivery per active webhook subscribed to each notification it returns
+  // (`ChangeNotifier`). A write that fails or rolls back writes none.
 
   /** Brings the schema up to date. Idempotent; safe to call from several processes at once. */
   migrate(): Promise<void>;
@@ -169,7 +152,7 @@ export interface Storage {
   purgeExpired(purge: { now: string; deliveriesBefore: string }): Promise<PurgeResult>;
 
   /** Stores a new event. */
-  insertEvent(event: EventRecord, notify?: NotifyContext): Promise<void>;
+  insertEvent(event: EventRecord, notifier?: ChangeNotifier): Promise<void>;
   /** The account's event with its figures, or `null`. */
   getEvent(accountId: string, id: string, carbon: CarbonSettings): Promise<EventWithStats | null>;
   /**
@@ -177,7 +160,7 @@ export interface Storage {
    * capacity at or above active registrations). Throws `NOT_FOUND`, `INVALID_STATE_TRANSITION`
    * or `INVALID_REQUEST`.
    */
-  updateEvent(accountId: string, id: string, update: EventUpdate, now: string, notify?: NotifyContext): Promise<Change<EventRecord>>;
+  updateEvent(accountId: string, id: string, update: EventUpdate, now: string, notifier?: ChangeNotifier): Promise<Change<EventRecord>>;
   /**
    * Deletes the event and all its registrations in one transaction, and scrubs its
    * registrations' personal data from stored copies as `eraseAttendee` does (webhook payloads
@@ -185,7 +168,7 @@ export interface Storage {
    * of them). The deleted event, or `null` (nothing changes). `erasure` defaults to now and
    * `ERASED_ANSWER`.
    */
-  deleteEvent(accountId: string, id: string, notify?: NotifyContext, erasure?: Erasure): Promise<EventRecord | null>;
+  deleteEvent(accountId: string, id: string, notifier?: ChangeNotifier, erasure?: Erasure): Promise<EventRecord | null>;
   /** One page of the account's events, filtered and sorted as the query says (ties broken by id). */
   listEvents(accountId: string, query: EventListQuery, carbon: CarbonSettings): Promise<Page<EventWithStats>>;
 
@@ -196,7 +179,7 @@ export interface Storage {
    * when the email (case-insensitive) holds an active registration for the event.
    * The registration's `confirmationCode` is replaced if it is already taken.
    */
-  registerAttendee(attendee: AttendeeRecord, notify?: NotifyContext): Promise<AttendeeRecord>;
+  registerAttendee(attendee: AttendeeRecord, notifier?: ChangeNotifier): Promise<AttendeeRecord>;
   /** The account's registration, or `null`. */
   getAttendee(accountId: string, id: string): Promise<AttendeeRecord | null>;
   /**
@@ -204,13 +187,13 @@ export interface Storage {
    * re-activation also checks capacity (`EVENT_FULL`) and, like an email change of an active
    * registration, duplicates (`DUPLICATE_REGISTRATION`). Throws `NOT_FOUND` too.
    */
-  updateAttendee(accountId: string, id: string, update: AttendeeUpdate, now: string, notify?: NotifyContext): Promise<Change<AttendeeRecord>>;
+  updateAttendee(accountId: string, id: string, update: AttendeeUpdate, now: string, notifier?: ChangeNotifier): Promise<Change<AttendeeRecord>>;
   /**
    * Checks in the event's registration with this confirmation code, atomically. Throws
    * `NOT_FOUND` (no such event or code) or `INVALID_STATE_TRANSITION` (cancelled). A
    * registration already checked in is left as it is and returned with `before === after`.
    */
-  checkIn(accountId: string, eventId: string, confirmationCode: string, now: string, notify?: NotifyContext): Promise<Change<AttendeeRecord>>;
+  checkIn(accountId: string, eventId: string, confirmationCode: string, now: string, notifier?: ChangeNotifier): Promise<Change<AttendeeRecord>>;
   /**
    * Erases the account's registration in one transaction, under its event's lock: the row goes
    * (so every read, list, QR image and check-in of it finds nothing); an active registration's
@@ -222,7 +205,7 @@ export interface Storage {
    * notifications go to the outbox. Returns the registration as it was, or `null` when the
    * account has none with this id (nothing changes). Never throws for a registration's status.
    */
-  eraseAttendee(accountId: string, id: string, erasure: Erasure, notify?: NotifyContext): Promise<AttendeeRecord | null>;
+  eraseAttendee(accountId: string, id: string, erasure: Erasure, notifier?: ChangeNotifier): Promise<AttendeeRecord | null>;
   /** The registration with this id in any account, or `null`. Serves the public QR image URLs only. */
   findAttendeeById(id: string): Promise<AttendeeRecord | null>;
   /** One page of the account's registrations, filtered and sorted as the query says (ties broken by id). */
@@ -256,7 +239,7 @@ export interface Storage {
    */
   analyticsFigures(scope: AnalyticsScope, carbon: CarbonSettings): Promise<AnalyticsFigures>;
   /** The figures of the per-event analytics report of the account's event, or `null`. Read-only. */
-  eventAnalyticsFigures(accountId: string, eventId: string): Promise<EventFigures | null>;
+  eventAnalyticsFigures(accountId: string, eventId: string): Promise<EventAnalyticsFigures | null>;
   /**
    * Hands up to `limit` due deliveries to `workerId`, atomically: pending ones whose
    * `next_attempt_at` has come, whose lease (if any) has expired, and whose webhook is active.

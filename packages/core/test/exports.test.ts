@@ -17,7 +17,7 @@ test("the built package exports exactly these names", async () => {
     "TIERS", "TIER_LIMITS", "TRAVEL_MODES", "TREND_METRICS", "TrendQuery", "TrendReport", "VERSION_PREFIXES",
     "WEBHOOK_EVENT_TYPES", "WEBHOOK_LIMITS", "WEBHOOK_USER_AGENT", "Webhook", "WebhookCreateInput", "WebhookDelivery",
     "WebhookListQuery", "WebhookUpdateInput", "assertAttendeeTransition", "assertEventTransition", "canReadNotification",
-    "compileTrustProxy", "createBackgroundPurge", "createDeliveryWorker", "createEventService", "createHandler",
+    "compileTrustProxy", "createBackgroundPurge", "createChangeNotifier", "createDeliveryWorker", "createEventService", "createHandler",
     "createSqlStorage", "isAttendeeTransitionAllowed", "isCountryCode", "isEventTransitionAllowed", "isNonPublicAddress",
     "nextAttemptAt", "offsetKg", "openApiDocument", "parseCorsOrigins", "parseRetryAfter", "sendDelivery", "sustainabilityScore",
     "toApiAttendee", "toApiDelivery", "toApiEvent", "toApiWebhook", "travelEmissionsKg", "withStatementCache",

@@ -9,7 +9,7 @@ import { ServiceError } from "../src/errors.ts";
 import { SCOPES } from "../src/resources/api-key.ts";
 import { assertSubscribable, canReadNotification, READ_SCOPE_BY_FAMILY, readScopesFor, WEBHOOK_EVENT_TYPES, WEBHOOK_LIMITS } from "../src/resources/webhook.ts";
 import { createEventService } from "../src/service.ts";
-import { PING_EVENT_TYPE } from "../src/webhooks/payloads.ts";
+import { PING_EVENT_TYPE } from "../src/resources/webhook.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 import { EVENT } from "./_fixtures.ts";
 

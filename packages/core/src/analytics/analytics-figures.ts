@@ -90,7 +90,7 @@ export interface ValueCount {
 }
 
 /** Everything the per-event analytics report needs. */
-export interface EventFigures {
+export interface EventAnalyticsFigures {
   event: EventRecord;
   /** Registrations by status (all of them, cancelled included). */
   statuses: Record<AttendeeStatus, number>;

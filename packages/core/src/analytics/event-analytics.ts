@@ -4,7 +4,7 @@ import { LOW_CARBON_TRAVEL_MODES, TRAVEL_MODES } from "../carbon/emission-factor
 import { sustainabilityScore } from "../carbon/sustainability-score.ts";
 import { EVENT_STATUSES } from "../rules/event-status.ts";
 import { SustainabilityGoals } from "../resources/event.ts";
-import type { EventFigures } from "./analytics-figures.ts";
+import type { EventAnalyticsFigures } from "./analytics-figures.ts";
 import { LOW_CARBON_CERTIFICATION_SHARE, scoreTier } from "./certifications.ts";
 import { travelModeBreakdown } from "./sustainability-report.ts";
 import { percent, round3 } from "./statistics.ts";
@@ -85,11 +85,11 @@ export type EventAnalytics = z.infer<typeof EventAnalytics>;
  * registration by status; demographics, sustainability and finance cover the active ones
  * (the people holding a place), as the event's `carbonFootprint` does.
  */
-export function buildEventAnalytics(figures: EventFigures, carbon: CarbonSettings): EventAnalytics {
+export function buildEventAnalytics(figures: EventAnalyticsFigures, carbon: CarbonSettings): EventAnalytics {
   const { event, statuses } = figures;
   const registered = statuses.confirmed + statuses.pending + statuses.cancelled + statuses["checked-in"];
   const active = registered - statuses.cancelled;
-  const sum = (pick: (m: EventFigures["byMode"][number]) => number) => figures.byMode.reduce((total, m) => total + pick(m), 0);
+  const sum = (pick: (m: EventAnalyticsFigures["byMode"][number]) => number) => figures.byMode.reduce((total, m) => total + pick(m), 0);
   const emissionsKg = sum((m) => m.emissionsKg);
   const offsetUsd = sum((m) => m.offsetUsd);
   const opted = sum((m) => m.offsetOpted);

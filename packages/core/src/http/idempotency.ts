@@ -25,18 +25,3 @@ export function assertIdempotencyKey(value: string): string {
 export function requestFingerprint(method: string, path: string, body: Uint8Array): string {
   return createHash("sha256").update(`${method} ${path}\n`).update(body).digest("hex");
 }
-
-/**
- * What a stored answer that held a registration's personal data becomes when the registration
- * is erased (or its event deleted): a replay answers `404 NOT_FOUND`, as a read of it would,
- * and the key stays used, so the retry does not register anyone again.
- */
-export const ERASED_ANSWER: { readonly status: number; readonly body: string } = {
-  status: 404,
-  body: JSON.stringify(
-    new ServiceError("NOT_FOUND", {
-      message: "The registration this request answered with has been erased.",
-      details: { erased: true },
-    }).toJSON(),
-  ),
-};

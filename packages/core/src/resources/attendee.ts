@@ -121,6 +121,12 @@ export const Attendee = AttendeeRecord.omit({ accountId: true }).extend({
 });
 export type Attendee = z.infer<typeof Attendee>;
 
+/** The API form of a registration: its QR code image under `baseUrl`. */
+export function toApiAttendee(attendee: AttendeeRecord, baseUrl: string): Attendee {
+  const { accountId: _accountId, ...rest } = attendee;
+  return { ...rest, qrCode: `${baseUrl}/v1/qr/${attendee.id}.png` };
+}
+
 /** Builds the stored record of a new registration. */
 export function newAttendeeRecord(
   input: AttendeeCreate,

@@ -127,6 +127,15 @@ export type EventStats = z.infer<typeof EventStats>;
 export const Event = EventRecord.omit({ accountId: true }).extend(EventStats.shape);
 export type Event = z.infer<typeof Event>;
 
+/** An event with the figures computed from its registrations. */
+export type EventWithStats = EventRecord & EventStats;
+
+/** The API form of an event. */
+export function toApiEvent(event: EventWithStats): Event {
+  const { accountId: _accountId, ...rest } = event;
+  return rest;
+}
+
 /** Builds the stored record of a new event. */
 export function newEventRecord(input: EventCreate, ids: { id: string; accountId: string; now: string }): EventRecord {
   return {

@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import * as z from "zod";
 import { ServiceError } from "../errors.ts";
-import { PING_EVENT_TYPE } from "../webhooks/payloads.ts";
 import type { Scope, Tier } from "./api-key.ts";
 import { BooleanParam, KeyValueMap, pagingParams, plainText, resolvePaging, Timestamp } from "./common.ts";
+
+/** The type of the test notification of `POST /webhooks/:id/ping` (not subscribable). */
+export const PING_EVENT_TYPE = "webhook.ping";
 
 /** Every notification type a webhook can subscribe to (spec 6.1, and `attendee.deleted`); `*` subscribes to all. */
 export const WEBHOOK_EVENT_TYPES = [

@@ -6,12 +6,13 @@
  */
 import { type ExpressionBuilder, type Kysely, type RawBuilder, sql } from "kysely";
 import type {
-  AggregateFigures, AnalyticsFigures, AnalyticsScope, BucketFigures, EventFigures, ModeFigures, PerEventFigures, ValueCount,
+  AggregateFigures, AnalyticsFigures, AnalyticsScope, BucketFigures, EventAnalyticsFigures, ModeFigures, PerEventFigures, ValueCount,
 } from "../analytics/analytics-figures.ts";
 import { LOW_CARBON_CERTIFICATION_SHARE, SCORE_TIERS } from "../analytics/certifications.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import { ACTIVE_ATTENDEE_STATUSES, ATTENDEE_STATUSES, type AttendeeStatus } from "../rules/attendee-status.ts";
-import { emissionsSql, lowCarbonModesSql, scoreSql, scoreThreshold } from "./carbon-sql.ts";
+import { contributionSql, scoreSql, scoreThreshold } from "./carbon-sql.ts";
+import type { EventStatus } from "../rules/event-status.ts";
 import type { Database } from "./database.ts";
 import {
   bucketStartSql, daysBetweenSql, type DialectName, jsonArrayElementsSql, jsonFlagSql, jsonTextPresentSql,
@@ -19,6 +20,10 @@ import {
 import { rowToEvent } from "./rows.ts";
 
 const ACTIVE = [...ACTIVE_ATTENDEE_STATUSES];
+const CHECKED_IN = "checked-in" satisfies AttendeeStatus;
+const CANCELLED = "cancelled" satisfies EventStatus;
+/** What each registration row adds to its event's figures (the one definition's SQL twin). */
+const contribution = contributionSql();
 
 /** The analytics queries over one kysely instance. */
 export interface AnalyticsQueries {
@@ -27,7 +32,7 @@ export interface AnalyticsQueries {
   /** The ids among `ids` that are the account's events. */
   existingEventIds(accountId: string, ids: readonly string[]): Promise<string[]>;
   /** Everything the per-event report needs; `null` for an unknown or foreign event. */
-  eventFigures(accountId: string, eventId: string): Promise<EventFigures | null>;
+  eventAnalyticsFigures(accountId: string, eventId: string): Promise<EventAnalyticsFigures | null>;
 }
 
 const num = (value: unknown): number => Number(value ?? 0);
@@ -44,7 +49,7 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
   /** The scope's events (`e`): the account's, not cancelled, within the filters. */
   function scopeFilter(scope: AnalyticsScope) {
     return (eb: ExpressionBuilder<any, any>) => {
-      const conditions = [eb("e.account_id", "=", scope.accountId), eb("e.status", "<>", "cancelled")];
+      const conditions = [eb("e.account_id", "=", scope.accountId), eb("e.status", "<>", CANCELLED)];
       if (scope.startDate !== undefined) conditions.push(eb("e.start_date", ">=", scope.startDate));
       if (scope.endDate !== undefined) conditions.push(eb("e.start_date", "<=", scope.endDate));
       if (scope.eventIds !== undefined) conditions.push(eb("e.id", "in", [...scope.eventIds]));
@@ -66,10 +71,12 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
         "a.travel_mode",
         sql<number>`count(*)`.as("registrations"),
         sql<number>`sum(coalesce(travel_distance, 0))`.as("distance_km"),
-        sql<number>`sum(${emissionsSql()})`.as("emissions_kg"),
-        sql<number>`sum(case when offset_opted = 1 then offset_amount else 0 end)`.as("offset_usd"),
+        sql<number>`sum(${contribution.emissions_kg})`.as("emissions_kg"),
+        sql<number>`sum(${contribution.offset_usd})`.as("offset_usd"),
         sql<number>`sum(case when offset_opted = 1 then 1 else 0 end)`.as("offset_opted"),
-        sql<number>`sum(case when status = 'checked-in' then 1 else 0 end)`.as("checked_in"),
+        sql<number>`sum(case when status = ${sql.lit(CHECKED_IN)} then 1 else 0 end)`.as("checked_in"),
+        sql<number>`sum(${contribution.travel_reported})`.as("travel_reported"),
+        sql<number>`sum(${contribution.low_carbon})`.as("low_carbon"),
       ])
       .where("a.status", "in", ACTIVE)
       .where("a.event_id", "in", db.selectFrom("events as e").select("e.id").where(scopeFilter(scope)))
@@ -87,8 +94,8 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
         sql<number>`sum(offset_usd)`.as("offset_usd"),
         sql<number>`sum(offset_opted)`.as("offset_opted"),
         sql<number>`sum(checked_in)`.as("checked_in"),
-        sql<number>`sum(case when travel_mode is not null then registrations else 0 end)`.as("travel_reported"),
-        sql<number>`sum(case when travel_mode in (${lowCarbonModesSql}) then registrations else 0 end)`.as("low_carbon"),
+        sql<number>`sum(travel_reported)`.as("travel_reported"),
+        sql<number>`sum(low_carbon)`.as("low_carbon"),
       ])
       .groupBy("event_id");
   }
@@ -207,9 +214,9 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
     return [
       sql<number>`count(*)`.as("registrations"),
       sql<number>`sum(coalesce(travel_distance, 0))`.as("distance_km"),
-      sql<number>`sum(${emissionsSql()})`.as("emissions_kg"),
+      sql<number>`sum(${contribution.emissions_kg})`.as("emissions_kg"),
       sql<number>`sum(case when offset_opted = 1 then 1 else 0 end)`.as("offset_opted"),
-      sql<number>`sum(case when offset_opted = 1 then offset_amount else 0 end)`.as("offset_usd"),
+      sql<number>`sum(${contribution.offset_usd})`.as("offset_usd"),
     ];
   }
 
@@ -269,7 +276,7 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
       return rows.map((row) => row.id);
     },
 
-    async eventFigures(accountId, eventId) {
+    async eventAnalyticsFigures(accountId, eventId) {
       const row = await db.selectFrom("events").selectAll().where("id", "=", eventId).where("account_id", "=", accountId).executeTakeFirst();
       if (!row) return null;
       const event = rowToEvent(row);

@@ -2,6 +2,8 @@ import { type RawBuilder, sql } from "kysely";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import { EMISSION_FACTORS_KG_PER_KM, FLIGHT_BANDS, LOW_CARBON_TRAVEL_MODES } from "../carbon/emission-factors.ts";
 import { SCORE_WEIGHTS } from "../carbon/sustainability-score.ts";
+import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
+import type { KEPT_FIGURE_COLUMNS } from "./rows.ts";
 
 /** kg CO2e of one attendee row's travel, the SQL twin of `travelEmissionsKg`. */
 export function emissionsSql(): RawBuilder<number> {
@@ -14,6 +16,25 @@ export function emissionsSql(): RawBuilder<number> {
 
 /** Low-carbon modes as an SQL list. */
 export const lowCarbonModesSql = sql.join(LOW_CARBON_TRAVEL_MODES.map((mode) => sql.lit(mode)));
+
+/** True for an attendee row whose registration is active (holds a place and counts in the figures). */
+export const activeSql = sql<boolean>`status in (${sql.join(ACTIVE_ATTENDEE_STATUSES.map((status) => sql.lit(status)))})`;
+
+/**
+ * What one attendee row adds to its event's kept figures, column by column of the event row:
+ * the SQL twin of `contributionOf` (`carbon/kept-figures.ts`), 0 in every column for a
+ * registration that is not active. Summed over registration rows they give the kept figures:
+ * analytics and the migration's backfill sum them; a test keeps the twins in agreement.
+ */
+export function contributionSql(): Record<(typeof KEPT_FIGURE_COLUMNS)[number], RawBuilder<number>> {
+  return {
+    active_count: sql<number>`(case when ${activeSql} then 1 else 0 end)`,
+    emissions_kg: sql<number>`(case when ${activeSql} then ${emissionsSql()} else 0 end)`,
+    offset_usd: sql<number>`(case when ${activeSql} and offset_opted = 1 then coalesce(offset_amount, 0) else 0 end)`,
+    travel_reported: sql<number>`(case when ${activeSql} and travel_mode is not null then 1 else 0 end)`,
+    low_carbon: sql<number>`(case when ${activeSql} and travel_mode in (${lowCarbonModesSql}) then 1 else 0 end)`,
+  };
+}
 
 /**
  * The unrounded sustainability score of an event row `e` (its goals and kept figures), the SQL

@@ -1,6 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, sql } from "kysely";
-import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
-import { emissionsSql, lowCarbonModesSql } from "./carbon-sql.ts";
+import { contributionSql } from "./carbon-sql.ts";
 
 /**
  * The schema's history, oldest first. Never edit a migration that has shipped: add one.
@@ -169,17 +168,18 @@ export const MIGRATIONS: Record<string, Migration> = {
       for (const [column, type] of [["active_count", "integer"], ["emissions_kg", "real"], ["offset_usd", "real"], ["travel_reported", "integer"], ["low_carbon", "integer"]] as const) {
         await db.schema.alterTable("events").addColumn(column, type, (c) => c.notNull().defaultTo(0)).execute();
       }
-      // Existing events get their figures from their registrations.
-      const active = (eb: any) => eb.selectFrom("attendees as a").whereRef("a.event_id", "=", "events.id").where("a.status", "in", ACTIVE_ATTENDEE_STATUSES);
+      // Existing events get their figures from their registrations: the sums of what each contributes.
+      const contribution = contributionSql();
       await db
         .updateTable("events")
-        .set((eb) => ({
-          active_count: active(eb).select(sql`count(*)`.as("n")),
-          emissions_kg: active(eb).select(sql`coalesce(sum(${emissionsSql()}), 0)`.as("n")),
-          offset_usd: active(eb).select(sql`coalesce(sum(case when offset_opted = 1 then offset_amount else 0 end), 0)`.as("n")),
-          travel_reported: active(eb).select(sql`count(travel_mode)`.as("n")),
-          low_carbon: active(eb).select(sql`coalesce(sum(case when travel_mode in (${lowCarbonModesSql}) then 1 else 0 end), 0)`.as("n")),
-        }))
+        .set((eb) =>
+          Object.fromEntries(
+            Object.entries(contribution).map(([column, value]) => [
+              column,
+              eb.selectFrom("attendees as a").whereRef("a.event_id", "=", "events.id").select(sql`coalesce(sum(${value}), 0)`.as("n")),
+            ]),
+          ),
+        )
         .execute();
       await db.schema.createIndex("events_account_emissions").on("events").columns(["account_id", "emissions_kg", "id"]).execute();
     },

@@ -1,65 +1,21 @@
 /**
  * The transactional outbox: writes the notifications of a change into `webhook_deliveries`
  * inside the change's own write transaction (one row per subscribed active webhook), so a
- * rolled-back change sends nothing and a committed one is never lost.
+ * rolled-back change sends nothing and a committed one is never lost. Which notifications a
+ * change causes is the core's `ChangeNotifier`'s to say; this module only reads for it and saves.
  */
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import { createId } from "../_internal/ids.ts";
-import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
-import { sustainabilityScore } from "../carbon/sustainability-score.ts";
-import type { EventRecord } from "../resources/event.ts";
-import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
-import {
-  type Envelope, type EventFigures, goalAchievedNotification, isCarbonNeutralAchieved, type Notification, thresholdNotification,
-  CAPACITY_THRESHOLD_PERCENT,
-} from "../webhooks/payloads.ts";
-import { emissionsSql, lowCarbonModesSql } from "./carbon-sql.ts";
+import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
+import type { KeptFigures } from "../carbon/kept-figures.ts";
+import type { DeliveryStatus } from "../resources/webhook-delivery.ts";
+import type { ChangeNotifier, OutboxReader, StoredChange } from "../storage/change-notifier.ts";
+import type { Envelope, Notification } from "../webhooks/envelope.ts";
 import type { Database } from "./database.ts";
+import { KEPT_FIGURE_COLUMNS, rowToKeptFigures } from "./rows.ts";
 
 /** The status of a delivery that still has an attempt to make. */
-export const PENDING = "pending";
-
-/** The figures of one event, read inside the transaction. */
-export async function eventFigures(trx: Kysely<Database>, event: EventRecord, carbon: CarbonSettings): Promise<EventFigures> {
-  const active = sql`status in (${sql.join(ACTIVE_ATTENDEE_STATUSES.map((status) => sql.lit(status)))})`;
-  const row = await trx
-    .selectFrom("attendees")
-    .select([
-      sql<number>`count(*)`.as("total"),
-      sql<number>`sum(case when status = 'confirmed' then 1 else 0 end)`.as("confirmed"),
-      sql<number>`sum(case when status = 'pending' then 1 else 0 end)`.as("pending"),
-      sql<number>`sum(case when status = 'checked-in' then 1 else 0 end)`.as("checked_in"),
-      sql<number>`sum(case when status = 'cancelled' then 1 else 0 end)`.as("cancelled"),
-      sql<number>`sum(case when ${active} then ${emissionsSql()} else 0 end)`.as("emissions_kg"),
-      sql<number>`sum(case when ${active} and offset_opted = 1 then offset_amount else 0 end)`.as("offset_usd"),
-      sql<number>`sum(case when ${active} and travel_mode is not null then 1 else 0 end)`.as("travel_reported"),
-      sql<number>`sum(case when ${active} and travel_mode in (${lowCarbonModesSql}) then 1 else 0 end)`.as("low_carbon"),
-    ])
-    .where("event_id", "=", event.id)
-    .executeTakeFirstOrThrow();
-  const n = (value: unknown) => Number(value ?? 0);
-  const registrations = { total: n(row.total), confirmed: n(row.confirmed), pending: n(row.pending), checkedIn: n(row.checked_in), cancelled: n(row.cancelled) };
-  const emissionsKg = n(row.emissions_kg);
-  const offsetUsd = n(row.offset_usd);
-  const figures = {
-    capacity: event.capacity,
-    registrations,
-    activeRegistrations: registrations.confirmed + registrations.pending + registrations.checkedIn,
-    emissionsKg,
-    offsetUsd,
-    offsetKg: offsetKg(offsetUsd, carbon),
-    travelReported: n(row.travel_reported),
-    lowCarbonTravel: n(row.low_carbon),
-  };
-  const score = sustainabilityScore({
-    goals: event.sustainabilityGoals,
-    travelReported: figures.travelReported,
-    lowCarbonTravel: figures.lowCarbonTravel,
-    emissionsKg,
-    offsetKg: figures.offsetKg,
-  });
-  return { ...figures, sustainabilityScore: score };
-}
+export const PENDING = "pending" satisfies DeliveryStatus;
 
 /** Records that a one-time notification of an event was written; false when it already was. */
 async function markOnce(trx: Kysely<Database>, eventId: string, kind: string, now: string): Promise<boolean> {
@@ -85,32 +41,35 @@ export async function subscriptions(trx: Kysely<Database>, accountId: string): P
   return { webhooks, wants: (type) => webhooks.some((webhook) => isSubscribed(webhook.types, type)) };
 }
 
+/** Reads the event's kept figures inside the change's transaction. */
+async function keptFigures(trx: Kysely<Database>, eventId: string): Promise<KeptFigures> {
+  const row = await trx.selectFrom("events").select(KEPT_FIGURE_COLUMNS).where("id", "=", eventId).executeTakeFirstOrThrow();
+  return rowToKeptFigures(row);
+}
+
 /**
- * The one-time notifications a change of an event's registrations or goals may cause: the
- * carbon-neutral goal first achieved, capacity utilization first at the threshold. Computed
- * (and marked as sent) only while some webhook subscribes to the type, so an account without
- * webhooks pays nothing for them.
+ * Hands `change` to `notifier` inside the change's transaction, with a reader of what it may
+ * need, and writes the notifications it returns to the outbox (nothing when the account has
+ * no active webhook, or no notifier is given). Returns how many deliveries were written.
  */
-export async function derivedNotifications(
+export async function notifyChange(
   trx: Kysely<Database>,
-  event: EventRecord,
-  carbon: CarbonSettings,
-  now: string,
-  subs: Subscriptions,
-): Promise<Notification[]> {
-  const wantsGoal = Boolean(event.sustainabilityGoals.carbonNeutral) && subs.wants("sustainability.goal_achieved");
-  const wantsThreshold = subs.wants("analytics.threshold_exceeded");
-  if (!wantsGoal && !wantsThreshold) return [];
-  const figures = await eventFigures(trx, event, carbon);
-  const notifications: Notification[] = [];
-  if (wantsGoal && isCarbonNeutralAchieved(event.sustainabilityGoals.carbonNeutral, figures) && (await markOnce(trx, event.id, "goal_achieved:carbon_neutral", now))) {
-    notifications.push(goalAchievedNotification(event, figures));
-  }
-  const reached = figures.activeRegistrations * 100 >= CAPACITY_THRESHOLD_PERCENT * figures.capacity;
-  if (wantsThreshold && reached && (await markOnce(trx, event.id, "threshold:capacity_utilization", now))) {
-    notifications.push(thresholdNotification(event, figures));
-  }
-  return notifications;
+  accountId: string,
+  change: StoredChange,
+  notifier: ChangeNotifier | undefined,
+  eventAnalyticsFigures: (conn: Kysely<Database>, accountId: string, eventId: string) => Promise<EventAnalyticsFigures | null>,
+): Promise<number> {
+  if (!notifier) return 0;
+  const subs = await subscriptions(trx, accountId);
+  if (subs.webhooks.length === 0) return 0;
+  const reader: OutboxReader = {
+    wants: subs.wants,
+    keptFigures: (eventId) => keptFigures(trx, eventId),
+    markOnce: (eventId, kind) => markOnce(trx, eventId, kind, change.at),
+    eventAnalyticsFigures: (account, eventId) => eventAnalyticsFigures(trx, account, eventId),
+  };
+  const notifications = await notifier(change, reader);
+  return writeNotifications(trx, accountId, subs, notifications, change.at);
 }
 
 /** True when a webhook subscribed to `types` receives notifications of `type`. */

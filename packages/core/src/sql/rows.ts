@@ -1,4 +1,5 @@
 import type { Insertable, Selectable } from "kysely";
+import type { KeptFigures } from "../carbon/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { ApiKeyInfo, Scope, Tier } from "../resources/api-key.ts";
 import type { EventRecord } from "../resources/event.ts";
@@ -46,6 +47,20 @@ export function eventToRow(event: EventRecord): Insertable<EventsTable> {
     status: event.status,
     created_at: event.createdAt,
     updated_at: event.updatedAt,
+  };
+}
+
+/** The columns of an event row that hold its kept figures. */
+export const KEPT_FIGURE_COLUMNS = ["active_count", "emissions_kg", "offset_usd", "travel_reported", "low_carbon"] as const;
+
+/** The kept figures of an event row. */
+export function rowToKeptFigures(row: Pick<Selectable<EventsTable>, (typeof KEPT_FIGURE_COLUMNS)[number]>): KeptFigures {
+  return {
+    activeRegistrations: Number(row.active_count),
+    emissionsKg: Number(row.emissions_kg),
+    offsetUsd: Number(row.offset_usd),
+    travelReported: Number(row.travel_reported),
+    lowCarbonTravel: Number(row.low_carbon),
   };
 }
 

@@ -1,42 +1,42 @@
 import { type ExpressionBuilder, type Kysely, Migrator, type Selectable, sql } from "kysely";
 import { createConfirmationCode } from "../_internal/ids.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
-import { offsetKg } from "../carbon/carbon-settings.ts";
-import { LOW_CARBON_TRAVEL_MODES, travelEmissionsKg } from "../carbon/emission-factors.ts";
-import { sustainabilityScore } from "../carbon/sustainability-score.ts";
+import { contributionChange, eventStatsOf } from "../carbon/kept-figures.ts";
 import { ServiceError } from "../errors.ts";
 import { applyAttendeeUpdate, type AttendeeListQuery, type AttendeeRecord } from "../resources/attendee.ts";
 import { limitsFor, type Tier } from "../resources/api-key.ts";
-import { applyEventUpdate, type EventListQuery, type EventRecord, type EventStats } from "../resources/event.ts";
-import { ACTIVE_ATTENDEE_STATUSES, isActiveAttendeeStatus } from "../rules/attendee-status.ts";
+import { applyEventUpdate, type EventListQuery, type EventRecord, type EventWithStats } from "../resources/event.ts";
+import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { EVENT_STATUSES_OPEN_FOR_REGISTRATION } from "../rules/event-status.ts";
-import { buildEventAnalytics } from "../analytics/event-analytics.ts";
 import { createAnalyticsQueries } from "./analytics-queries.ts";
-import type { EventWithStats, NotifyContext, Page, Storage } from "../storage.ts";
-import { DEFAULT_CARBON_SETTINGS } from "../carbon/carbon-settings.ts";
-import { toApiAttendee, toApiEvent } from "../service.ts";
-import {
-  attendeeDeletedNotification, attendeeUpdateNotifications, completionReports, eventUpdateNotifications, type Notification,
-  registrationNotifications,
-} from "../webhooks/payloads.ts";
-import { ERASED_ANSWER } from "../http/idempotency.ts";
+import type { Page, Storage } from "../storage.ts";
+import type { ChangeNotifier, StoredChange } from "../storage/change-notifier.ts";
+import { ERASED_ANSWER } from "../storage/erasure.ts";
 import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
 import { createDeliveryMethods } from "./delivery-sql.ts";
-import { derivedNotifications, eventFigures, subscriptions, writeNotifications } from "./outbox-sql.ts";
+import { notifyChange } from "./outbox-sql.ts";
 import { scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { Database, EventsTable } from "./database.ts";
 import { param, precompile } from "./precompiled.ts";
 import { detectDialect, isStoreUnavailable, lockRows, writeTransaction } from "./dialect.ts";
 import { migrationProvider } from "./migrations.ts";
-import { attendeeToRow, eventToRow, rowToApiKeyInfo, rowToAttendee, rowToEvent, rowToWebhook, webhookToRow } from "./rows.ts";
+import { attendeeToRow, eventToRow, rowToApiKeyInfo, rowToAttendee, rowToEvent, rowToKeptFigures, rowToWebhook, webhookToRow } from "./rows.ts";
 
 /** Options of {@link createSqlStorage}. */
 export interface SqlStorageOptions {
   /** A kysely instance on a supported dialect (SQLite now). The storage does not own its driver's settings. */
   db: Kysely<Database>;
+  /**
+   * Turns each write of an event or a registration into the notifications the storage writes
+   * to the outbox in the write's transaction, when the call gives none of its own (the service
+   * gives its own on every call: `createChangeNotifier` with the request's links). Default:
+   * none, so the storage writes no notifications.
+   */
+  notifier?: ChangeNotifier;
+  /** The clock of the defaults (the erasure time of `deleteEvent` without an `erasure`). Default: the system clock. */
+  now?: () => Date;
 }
 
-const ACTIVE = [...ACTIVE_ATTENDEE_STATUSES];
 /** Deliveries deleted per write transaction of a purge: small enough not to hold up the API's writes. */
 const PURGE_BATCH = 500;
 
@@ -50,39 +50,13 @@ function likePattern(text: string) {
   return sql`${containsPattern(text)} escape '\\'`;
 }
 
-/** What one registration adds to its event's kept figures: nothing unless it is active. */
-function contribution(attendee: AttendeeRecord | null) {
-  if (!attendee || !isActiveAttendeeStatus(attendee.status)) return { active: 0, emissionsKg: 0, offsetUsd: 0, travelReported: 0, lowCarbon: 0 };
-  const offset = attendee.carbonOffset;
-  const mode = offset?.travelMode ?? null;
-  return {
-    active: 1,
-    // The JS twin of emissionsSql, which the migration's backfill and the analytics use.
-    emissionsKg: mode === null ? 0 : travelEmissionsKg(mode, offset?.travelDistance ?? 0),
-    offsetUsd: offset?.opted ? (offset.amount ?? 0) : 0,
-    travelReported: mode === null ? 0 : 1,
-    lowCarbon: mode !== null && (LOW_CARBON_TRAVEL_MODES as readonly string[]).includes(mode) ? 1 : 0,
-  };
-}
-
 /** An event row with the figures the storage keeps on it. */
 type EventRow = Selectable<EventsTable>;
 
-/** The event of a row (or `event`, a state of that row's event in a write), with the figures kept on the row. */
-function toEventWithStats(row: EventRow, carbon: CarbonSettings, event: EventRecord = rowToEvent(row)): EventWithStats {
-  const emissionsKg = Number(row.emissions_kg);
-  const stats: EventStats = {
-    attendeeCount: Number(row.active_count),
-    carbonFootprint: Math.round(emissionsKg * 1000) / 1000,
-    sustainabilityScore: sustainabilityScore({
-      goals: event.sustainabilityGoals,
-      travelReported: Number(row.travel_reported),
-      lowCarbonTravel: Number(row.low_carbon),
-      emissionsKg,
-      offsetKg: offsetKg(Number(row.offset_usd), carbon),
-    }),
-  };
-  return { ...event, ...stats };
+/** The event of a row with the figures kept on the row. */
+function toEventWithStats(row: EventRow, carbon: CarbonSettings): EventWithStats {
+  const event = rowToEvent(row);
+  return { ...event, ...eventStatsOf(event, rowToKeptFigures(row), carbon) };
 }
 
 /**
@@ -98,6 +72,10 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
   const dialect = detectDialect(db);
   const write = <T>(fn: (trx: Kysely<Database>) => Promise<T>) => writeTransaction(db, dialect, fn);
   const analytics = createAnalyticsQueries(db, dialect);
+  const clock = options.now ?? (() => new Date());
+  /** Hands a change to the call's notifier (else the storage's) and writes what it returns, in the change's transaction. */
+  const notify = (trx: Kysely<Database>, accountId: string, change: StoredChange, notifier: ChangeNotifier | undefined) =>
+    notifyChange(trx, accountId, change, notifier ?? options.notifier, (conn, account, eventId) => createAnalyticsQueries(conn, dialect).eventAnalyticsFigures(account, eventId));
 
   /**
    * Moves an event's kept figures from what registration `before` contributed to what `after`
@@ -106,13 +84,13 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
    * registration costs the same in an event of ten or of fifty thousand.
    */
   async function adjustEventStats(conn: Kysely<Database>, eventId: string, before: AttendeeRecord | null, after: AttendeeRecord | null) {
-    const [was, is] = [contribution(before), contribution(after)];
+    const change = contributionChange(before, after);
     const delta = {
-      active_count: is.active - was.active,
-      emissions_kg: is.emissionsKg - was.emissionsKg,
-      offset_usd: is.offsetUsd - was.offsetUsd,
-      travel_reported: is.travelReported - was.travelReported,
-      low_carbon: is.lowCarbon - was.lowCarbon,
+      active_count: change.activeRegistrations,
+      emissions_kg: change.emissionsKg,
+      offset_usd: change.offsetUsd,
+      travel_reported: change.travelReported,
+      low_carbon: change.lowCarbonTravel,
     };
     if (Object.values(delta).every((value) => value === 0)) return;
     await conn
@@ -307,26 +285,6 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     }
   }
 
-  const notifyDefaults = (notify?: NotifyContext): NotifyContext => ({
-    baseUrl: notify?.baseUrl ?? "http://localhost:3000",
-    carbon: notify?.carbon ?? DEFAULT_CARBON_SETTINGS,
-  });
-  /** The API form of states of events whose rows exist in this write, with the figures kept on the rows. */
-  const apiEvents = async (conn: Kysely<Database>, events: EventRecord[], carbon: CarbonSettings) => {
-    const rows = await conn.selectFrom("events").selectAll().where("id", "in", [...new Set(events.map((event) => event.id))]).execute();
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return events.map((event) => toApiEvent(toEventWithStats(byId.get(event.id)!, carbon, event)));
-  };
-  const offsetOf = (attendee: AttendeeRecord, carbon: CarbonSettings) => (attendee.carbonOffset?.opted ? offsetKg(attendee.carbonOffset.amount ?? 0, carbon) : 0);
-
-  /** The outbox rows of a change to a registration: its own notifications and the event's one-time ones. */
-  async function notifyAttendeeChange(trx: Kysely<Database>, event: EventRecord, own: Notification[], notify: NotifyContext, now: string) {
-    const subs = await subscriptions(trx, event.accountId);
-    if (subs.webhooks.length === 0) return;
-    const derived = await derivedNotifications(trx, event, notify.carbon, now, subs);
-    await writeNotifications(trx, event.accountId, subs, [...own, ...derived], now);
-  }
-
   const storage: Storage = {
     ...createDeliveryMethods(db, dialect, write),
 
@@ -486,15 +444,11 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       return { idempotencyKeys: Number(keys.numDeletedRows), ...purged };
     },
 
-    async insertEvent(event, notify) {
+    async insertEvent(event, notifier) {
       await write(async (trx) => {
         await trx.insertInto("events").values(eventToRow(event)).execute();
         if (event.tags.length) await trx.insertInto("event_tags").values(event.tags.map((tag) => ({ event_id: event.id, tag }))).execute();
-        const subs = await subscriptions(trx, event.accountId);
-        if (subs.wants("event.created")) {
-          const [created] = await apiEvents(trx, [event], notifyDefaults(notify).carbon);
-          await writeNotifications(trx, event.accountId, subs, [{ type: "event.created", data: { event: created } }], event.createdAt);
-        }
+        await notify(trx, event.accountId, { op: "event.created", event, at: event.createdAt }, notifier);
       });
     },
 
@@ -503,7 +457,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       return row ? toEventWithStats(row, carbon) : null;
     },
 
-    async updateEvent(accountId, id, update, now, notifyOptions) {
+    async updateEvent(accountId, id, update, now, notifier) {
       return write(async (trx) => {
         const before = await lockEvent(trx, accountId, id);
         if (!before) throw new ServiceError("NOT_FOUND", { message: `Event ${id} not found.` });
@@ -514,28 +468,12 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
           await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
           if (after.tags.length) await trx.insertInto("event_tags").values(after.tags.map((tag) => ({ event_id: id, tag }))).execute();
         }
-        const subs = await subscriptions(trx, accountId);
-        if (subs.webhooks.length > 0) {
-          const notify = notifyDefaults(notifyOptions);
-          const [apiBefore, apiAfter] = await apiEvents(trx, [before, after], notify.carbon);
-          const notifications = eventUpdateNotifications(apiBefore!, apiAfter!);
-          if (notifications.length > 0) {
-            const completed = before.status !== "completed" && after.status === "completed";
-            if (completed && (subs.wants("sustainability.report_generated") || subs.wants("analytics.report_ready"))) {
-              const figures = await eventFigures(trx, after, notify.carbon);
-              const analyticsFigures = subs.wants("analytics.report_ready") ? await createAnalyticsQueries(trx, dialect).eventFigures(accountId, id) : null;
-              const report = analyticsFigures && buildEventAnalytics(analyticsFigures, notify.carbon);
-              notifications.push(...completionReports(after, figures, now, `${notify.baseUrl}/v1/analytics/events/${id}`, report));
-            }
-            notifications.push(...(await derivedNotifications(trx, after, notify.carbon, now, subs)));
-            await writeNotifications(trx, accountId, subs, notifications, now);
-          }
-        }
+        await notify(trx, accountId, { op: "event.updated", before, after, at: now }, notifier);
         return { before, after };
       });
     },
 
-    async deleteEvent(accountId, id, notify, erasure = { now: new Date().toISOString(), replay: ERASED_ANSWER }) {
+    async deleteEvent(accountId, id, notifier, erasure = { now: clock().toISOString(), replay: ERASED_ANSWER }) {
       return write(async (trx) => {
         const event = await lockEvent(trx, accountId, id);
         if (!event) return null;
@@ -543,11 +481,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         await redactDeliveries(trx, accountId, { eventId: id }, erasure.now);
         const registrations = await trx.selectFrom("attendees").select("id").where("event_id", "=", id).execute();
         if (registrations.length > 0) await replaceStoredAnswers(trx, accountId, id, new Set(registrations.map((row) => row.id)), erasure);
-        const subs = await subscriptions(trx, accountId);
-        if (subs.wants("event.deleted")) {
-          const [deleted] = await apiEvents(trx, [event], notifyDefaults(notify).carbon);
-          await writeNotifications(trx, accountId, subs, [{ type: "event.deleted", data: { event: deleted } }], erasure.now);
-        }
+        await notify(trx, accountId, { op: "event.deleted", event, at: erasure.now }, notifier);
         await trx.deleteFrom("attendees").where("event_id", "=", id).execute();
         await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
         await trx.deleteFrom("events").where("id", "=", id).execute();
@@ -574,7 +508,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       return { items: rows.map((row) => toEventWithStats(row, carbon)), total: Number(count.n) };
     },
 
-    async registerAttendee(attendee, notifyOptions) {
+    async registerAttendee(attendee, notifier) {
       return write(async (trx) => {
         const event = await lockEvent(trx, attendee.accountId, attendee.eventId);
         if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${attendee.eventId} not found.`, field: "eventId" });
@@ -588,9 +522,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         }
         await trx.insertInto("attendees").values(attendeeToRow(record)).execute();
         await adjustEventStats(trx, record.eventId, null, record);
-        const notify = notifyDefaults(notifyOptions);
-        const own = registrationNotifications(toApiAttendee(record, notify.baseUrl), event, offsetOf(record, notify.carbon));
-        await notifyAttendeeChange(trx, event, own, notify, record.registrationDate);
+        await notify(trx, event.accountId, { op: "attendee.registered", event, attendee: record, at: record.registrationDate }, notifier);
         return record;
       });
     },
@@ -600,7 +532,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       return row ? rowToAttendee(row) : null;
     },
 
-    async updateAttendee(accountId, id, update, now, notifyOptions) {
+    async updateAttendee(accountId, id, update, now, notifier) {
       return write(async (trx) => {
         const row = await trx.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
         if (!row) throw new ServiceError("NOT_FOUND", { message: `Attendee ${id} not found.` });
@@ -619,14 +551,12 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         const { id: _id, account_id: _account, event_id: _event, confirmation_code: _code, registration_date: _date, ...changes } = attendeeToRow(after);
         await trx.updateTable("attendees").set(changes).where("id", "=", id).execute();
         await adjustEventStats(trx, before.eventId, before, after);
-        const notify = notifyDefaults(notifyOptions);
-        const own = attendeeUpdateNotifications(toApiAttendee(before, notify.baseUrl), toApiAttendee(after, notify.baseUrl), event, offsetOf(after, notify.carbon));
-        if (own.length > 0) await notifyAttendeeChange(trx, event, own, notify, now);
+        await notify(trx, accountId, { op: "attendee.updated", event, before, after, at: now }, notifier);
         return { before, after };
       });
     },
 
-    async checkIn(accountId, eventId, confirmationCode, now, notifyOptions) {
+    async checkIn(accountId, eventId, confirmationCode, now, notifier) {
       return write(async (trx) => {
         const event = await lockEvent(trx, accountId, eventId);
         if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${eventId} not found.` });
@@ -639,14 +569,12 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         const after = applyAttendeeUpdate(before, { status: "checked-in" }, now);
         // The event's figures stay: checked-in counts as active, like the confirmed or pending it was.
         await trx.updateTable("attendees").set({ status: after.status, checked_in_at: after.checkedInAt, updated_at: now }).where("id", "=", row.id).execute();
-        const notify = notifyDefaults(notifyOptions);
-        const own = attendeeUpdateNotifications(toApiAttendee(before, notify.baseUrl), toApiAttendee(after, notify.baseUrl), event, offsetOf(after, notify.carbon));
-        if (own.length > 0) await writeNotifications(trx, accountId, await subscriptions(trx, accountId), own, now);
+        await notify(trx, accountId, { op: "attendee.checked_in", event, before, after, at: now }, notifier);
         return { before, after };
       });
     },
 
-    async eraseAttendee(accountId, id, erasure, notifyOptions) {
+    async eraseAttendee(accountId, id, erasure, notifier) {
       return write(async (trx) => {
         const found = await trx.selectFrom("attendees").select("event_id").where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
         if (!found) return null;
@@ -659,7 +587,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         await adjustEventStats(trx, erased.eventId, erased, null);
         await redactDeliveries(trx, accountId, { attendeeId: id, eventId: erased.eventId }, erasure.now);
         await replaceStoredAnswers(trx, accountId, id, new Set([id]), erasure);
-        await notifyAttendeeChange(trx, event, [attendeeDeletedNotification(erased)], notifyDefaults(notifyOptions), erasure.now);
+        await notify(trx, accountId, { op: "attendee.erased", event, attendee: erased, at: erasure.now }, notifier);
         return erased;
       });
     },
@@ -756,7 +684,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
 
     async eventAnalyticsFigures(accountId, eventId) {
-      return analytics.eventFigures(accountId, eventId);
+      return analytics.eventAnalyticsFigures(accountId, eventId);
     },
   };
 

@@ -1,32 +1,15 @@
 /**
  * Which notifications a change causes, and their `data` (spec 6.2 where it gives a shape, the
- * shapes documented in docs/api.md elsewhere). Pure functions of the change: the SQL outbox
- * calls them inside the change's transaction, so what is sent is fixed at commit.
+ * shapes documented in docs/api.md elsewhere). Pure functions of the change:
+ * `change-notifications.ts` calls them inside the change's transaction, so what is sent is
+ * fixed at commit.
  */
 import type { EventAnalytics } from "../analytics/event-analytics.ts";
 import type { Attendee } from "../resources/attendee.ts";
-import type { Event } from "../resources/event.ts";
-import type { WebhookEventType } from "../resources/webhook.ts";
-
-/** The type of the test notification of `POST /webhooks/:id/ping` (not subscribable). */
-export const PING_EVENT_TYPE = "webhook.ping";
-
-/** One notification before it is fanned out to the webhooks subscribed to its type. */
-export interface Notification {
-  type: WebhookEventType | typeof PING_EVENT_TYPE;
-  data: Record<string, unknown>;
-}
-
-/** The body of every delivery (spec 6.2). `id` is the same on every attempt of a delivery. */
-export interface Envelope {
-  id: string;
-  type: string;
-  createdAt: string;
-  data: Record<string, unknown>;
-  account: { id: string; name: string };
-  /** Set when an erasure redacted `data` ({@link redactEnvelope}): the time of the erasure. */
-  erasedAt?: string;
-}
+import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
+import { type KeptFigures, scoreOf } from "../carbon/kept-figures.ts";
+import type { Event, EventRecord } from "../resources/event.ts";
+import type { Notification } from "./envelope.ts";
 
 /** Share of capacity at which `analytics.threshold_exceeded` (`capacity_utilization`) is sent, once per event. */
 export const CAPACITY_THRESHOLD_PERCENT = 90;
@@ -106,57 +89,25 @@ export function attendeeDeletedNotification(attendee: { id: string; eventId: str
   return { type: "attendee.deleted", data: { attendee: { id: attendee.id, eventId: attendee.eventId } } };
 }
 
-/** Whose personal data an erasure removes from stored payloads: one registration, or every registration of a deleted event. */
-export type ErasureSubject = { attendeeId: string; eventId: string } | { eventId: string };
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
 /**
- * The envelope with the subject's personal data taken out, or `null` when it carries none.
- * A payload carries it when its `data.attendee` is the registration (or, for an event, any
- * registration of the event: `attendee.*`, `sustainability.carbon_offset`), or when it is an
- * `analytics.report_ready` of the event, whose report names free-text values of the
- * registrations it counted (companies, dietary preferences). The redacted envelope keeps its
- * id, type, createdAt and account; `data` keeps only references, `attendee: {id, eventId}`
- * and `event: {id, name}` where it had them, and `url`; `erasedAt` marks it. An envelope
- * redacted before, or an `attendee.deleted` (ids only), is left as it is.
+ * The figures of an event that the derived notifications (goal, threshold, reports) are computed
+ * from: its kept figures (`carbon/kept-figures.ts`) with its capacity, its offsets in kg and its score.
  */
-export function redactEnvelope(envelope: Envelope, subject: ErasureSubject, erasedAt: string): Envelope | null {
-  if (envelope.erasedAt !== undefined || envelope.type === "attendee.deleted") return null;
-  const { attendee, event, url } = envelope.data;
-  const registration = isRecord(attendee) && typeof attendee.id === "string" ? attendee : null;
-  const eventRefOf = isRecord(event) && typeof event.id === "string" ? { id: event.id, name: event.name } : null;
-  const eventId = typeof registration?.eventId === "string" ? registration.eventId : eventRefOf?.id;
-  const carries = registration !== null && ("attendeeId" in subject ? registration.id === subject.attendeeId : eventId === subject.eventId);
-  const report = envelope.type === "analytics.report_ready" && eventRefOf?.id === subject.eventId;
-  if (!carries && !report) return null;
-  const data: Record<string, unknown> = {
-    ...(registration && { attendee: { id: registration.id, eventId: eventId ?? null } }),
-    ...(eventRefOf && { event: eventRefOf }),
-    ...(typeof url === "string" && { url }),
-  };
-  return { ...envelope, data, erasedAt };
+export interface NotificationFigures extends KeptFigures {
+  capacity: number;
+  offsetKg: number;
+  sustainabilityScore: number;
 }
 
-/** The figures of an event that the derived notifications (goal, threshold, reports) are computed from. */
-export interface EventFigures {
-  capacity: number;
-  /** Registrations by status, all of them (cancelled included). */
-  registrations: { total: number; confirmed: number; pending: number; checkedIn: number; cancelled: number };
-  /** Confirmed, pending and checked-in. */
-  activeRegistrations: number;
-  emissionsKg: number;
-  offsetUsd: number;
-  offsetKg: number;
-  travelReported: number;
-  lowCarbonTravel: number;
-  sustainabilityScore: number;
+/** The notification figures of an event from its kept figures. */
+export function notificationFigures(event: Pick<EventRecord, "capacity" | "sustainabilityGoals">, kept: KeptFigures, carbon: CarbonSettings): NotificationFigures {
+  return { ...kept, capacity: event.capacity, offsetKg: offsetKg(kept.offsetUsd, carbon), sustainabilityScore: scoreOf(event, kept, carbon) };
 }
 
 const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** The carbon-neutral goal's metrics (spec 6.2): kg CO2e, and the offset share in percent. */
-export function carbonNeutralMetrics(figures: EventFigures) {
+export function carbonNeutralMetrics(figures: NotificationFigures) {
   return {
     totalEmissions: round(figures.emissionsKg),
     totalOffset: round(figures.offsetKg),
@@ -165,12 +116,12 @@ export function carbonNeutralMetrics(figures: EventFigures) {
 }
 
 /** True when a carbon-neutral event's offsets first cover its travel emissions (there must be some). */
-export function isCarbonNeutralAchieved(carbonNeutralGoal: boolean | null | undefined, figures: EventFigures): boolean {
+export function isCarbonNeutralAchieved(carbonNeutralGoal: boolean | null | undefined, figures: NotificationFigures): boolean {
   return Boolean(carbonNeutralGoal) && figures.emissionsKg > 0 && figures.offsetKg >= figures.emissionsKg;
 }
 
 /** `sustainability.goal_achieved` for the carbon-neutral goal (spec 6.2 shape). */
-export function goalAchievedNotification(event: { id: string; name: string }, figures: EventFigures): Notification {
+export function goalAchievedNotification(event: { id: string; name: string }, figures: NotificationFigures): Notification {
   return {
     type: "sustainability.goal_achieved",
     data: { event: eventRef(event), goal: { type: "carbon_neutral", achieved: true, metrics: carbonNeutralMetrics(figures) } },
@@ -178,12 +129,12 @@ export function goalAchievedNotification(event: { id: string; name: string }, fi
 }
 
 /** Active registrations as a percentage of capacity. */
-export function capacityUtilization(figures: EventFigures): number {
+export function capacityUtilization(figures: NotificationFigures): number {
   return round((figures.activeRegistrations / figures.capacity) * 100, 1);
 }
 
 /** `analytics.threshold_exceeded` for capacity utilization. */
-export function thresholdNotification(event: { id: string; name: string }, figures: EventFigures): Notification {
+export function thresholdNotification(event: { id: string; name: string }, figures: NotificationFigures): Notification {
   return {
     type: "analytics.threshold_exceeded",
     data: {
@@ -204,7 +155,7 @@ export function thresholdNotification(event: { id: string; name: string }, figur
  */
 export function completionReports(
   event: { id: string; name: string; sustainabilityGoals: Event["sustainabilityGoals"] },
-  figures: EventFigures,
+  figures: NotificationFigures,
   at: string,
   analyticsUrl: string,
   analyticsReport: EventAnalytics | null,

@@ -1,0 +1,47 @@
+import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
+import type { KeptFigures } from "../carbon/kept-figures.ts";
+import type { AttendeeRecord } from "../resources/attendee.ts";
+import type { EventRecord } from "../resources/event.ts";
+import type { Notification } from "../webhooks/envelope.ts";
+
+/**
+ * A change a storage write made, as the storage hands it to a {@link ChangeNotifier} inside the
+ * write's transaction: what happened (`op`), the records before and after it, and its time.
+ * Registration changes carry their event as it was locked for the change.
+ */
+export type StoredChange =
+  | { op: "event.created"; event: EventRecord; at: string }
+  | { op: "event.updated"; before: EventRecord; after: EventRecord; at: string }
+  | { op: "event.deleted"; event: EventRecord; at: string }
+  | { op: "attendee.registered"; event: EventRecord; attendee: AttendeeRecord; at: string }
+  | { op: "attendee.updated"; event: EventRecord; before: AttendeeRecord; after: AttendeeRecord; at: string }
+  | { op: "attendee.checked_in"; event: EventRecord; before: AttendeeRecord; after: AttendeeRecord; at: string }
+  | { op: "attendee.erased"; event: EventRecord; attendee: AttendeeRecord; at: string };
+
+/**
+ * What a {@link ChangeNotifier} may read of the store, inside the change's transaction and
+ * under its event's lock, so what it reads is what the change committed with. Narrow on
+ * purpose: the notifier decides, the storage only answers these and saves what it is handed.
+ */
+export interface OutboxReader {
+  /** True when some active webhook of the change's account receives `type` (`*` receives all). Read once per change. */
+  wants(type: string): boolean;
+  /** The event's kept figures as of this point of the transaction (after the change); one row. */
+  keptFigures(eventId: string): Promise<KeptFigures>;
+  /**
+   * Records that the one-time notification `kind` of the event is being written; `false` when
+   * it was before (nothing changes). The mark commits or rolls back with the change.
+   */
+  markOnce(eventId: string, kind: string): Promise<boolean>;
+  /** The figures of the per-event analytics report of the account's event, or `null`. */
+  eventAnalyticsFigures(accountId: string, eventId: string): Promise<EventAnalyticsFigures | null>;
+}
+
+/**
+ * Turns a change into the notifications it causes (`webhooks/change-notifications.ts` makes the
+ * service's). The storage calls it inside the write's transaction when the account has an
+ * active webhook, and writes what it returns to the outbox in the same transaction: one pending
+ * delivery per notification and active webhook subscribed to its type. A write that fails or
+ * rolls back writes none; a notifier that throws fails the write.
+ */
+export type ChangeNotifier = (change: StoredChange, reader: OutboxReader) => Promise<Notification[]>;

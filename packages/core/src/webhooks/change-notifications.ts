@@ -1,0 +1,101 @@
+/**
+ * What a change notifies: turns a {@link StoredChange} into its notifications and their
+ * payloads, reading what it needs through the storage's narrow {@link OutboxReader} inside the
+ * change's transaction. The storage writes what this returns to the outbox in the same
+ * transaction; it decides nothing itself.
+ */
+import { buildEventAnalytics } from "../analytics/event-analytics.ts";
+import { type CarbonSettings, DEFAULT_CARBON_SETTINGS, offsetKg } from "../carbon/carbon-settings.ts";
+import { eventStatsOf, type KeptFigures } from "../carbon/kept-figures.ts";
+import { type AttendeeRecord, toApiAttendee } from "../resources/attendee.ts";
+import { type EventRecord, toApiEvent } from "../resources/event.ts";
+import type { ChangeNotifier, OutboxReader, StoredChange } from "../storage/change-notifier.ts";
+import type { Notification } from "./envelope.ts";
+import {
+  attendeeDeletedNotification, attendeeUpdateNotifications, CAPACITY_THRESHOLD_PERCENT, completionReports, eventUpdateNotifications,
+  goalAchievedNotification, isCarbonNeutralAchieved, notificationFigures, registrationNotifications, thresholdNotification,
+} from "./payloads.ts";
+
+/** The public base URL of the links notifications hand out when none is given. */
+export const DEFAULT_PUBLIC_URL = "http://localhost:3000";
+
+/** Options of {@link createChangeNotifier}. */
+export interface ChangeNotifierOptions {
+  /** The base of the links handed out (`qrCode`, the analytics `url`). Default {@link DEFAULT_PUBLIC_URL}. */
+  baseUrl?: string;
+  /** The carbon settings of the figures. Default `DEFAULT_CARBON_SETTINGS`. */
+  carbon?: CarbonSettings;
+}
+
+/**
+ * The service's notifier: for each change, its own notifications (spec 6.1: `event.*`,
+ * `attendee.*`, `sustainability.carbon_offset`, the completion reports) and the event's
+ * one-time ones (carbon-neutral goal first achieved, capacity first at the threshold).
+ * Figures and reports are read only while some webhook receives their type, so an account
+ * without webhooks pays nothing for them.
+ *
+ * @example
+ * const storage = createSqlStorage({ db, notifier: createChangeNotifier({ baseUrl: "https://events.example.com" }) });
+ */
+export function createChangeNotifier(options: ChangeNotifierOptions = {}): ChangeNotifier {
+  const baseUrl = options.baseUrl ?? DEFAULT_PUBLIC_URL;
+  const carbon = options.carbon ?? DEFAULT_CARBON_SETTINGS;
+  const apiEvent = (event: EventRecord, figures: KeptFigures) => toApiEvent({ ...event, ...eventStatsOf(event, figures, carbon) });
+  const apiAttendee = (attendee: AttendeeRecord) => toApiAttendee(attendee, baseUrl);
+  const offsetOf = (attendee: AttendeeRecord) => (attendee.carbonOffset?.opted ? offsetKg(attendee.carbonOffset.amount ?? 0, carbon) : 0);
+
+  /** The one-time notifications of the event, each marked in the change's transaction when written. */
+  async function oneTime(event: EventRecord, at: string, reader: OutboxReader): Promise<Notification[]> {
+    const wantsGoal = Boolean(event.sustainabilityGoals.carbonNeutral) && reader.wants("sustainability.goal_achieved");
+    const wantsThreshold = reader.wants("analytics.threshold_exceeded");
+    if (!wantsGoal && !wantsThreshold) return [];
+    const figures = notificationFigures(event, await reader.keptFigures(event.id), carbon);
+    const notifications: Notification[] = [];
+    if (wantsGoal && isCarbonNeutralAchieved(event.sustainabilityGoals.carbonNeutral, figures) && (await reader.markOnce(event.id, "goal_achieved:carbon_neutral"))) {
+      notifications.push(goalAchievedNotification(event, figures));
+    }
+    const reached = figures.activeRegistrations * 100 >= CAPACITY_THRESHOLD_PERCENT * figures.capacity;
+    if (wantsThreshold && reached && (await reader.markOnce(event.id, "threshold:capacity_utilization"))) {
+      notifications.push(thresholdNotification(event, figures));
+    }
+    return notifications;
+  }
+
+  async function eventUpdated(before: EventRecord, after: EventRecord, at: string, reader: OutboxReader): Promise<Notification[]> {
+    // An update moves no registration: both states show the figures kept on the row.
+    const kept = await reader.keptFigures(after.id);
+    const notifications = eventUpdateNotifications(apiEvent(before, kept), apiEvent(after, kept));
+    if (notifications.length === 0) return [];
+    const completed = before.status !== "completed" && after.status === "completed";
+    if (completed && (reader.wants("sustainability.report_generated") || reader.wants("analytics.report_ready"))) {
+      const analyticsFigures = reader.wants("analytics.report_ready") ? await reader.eventAnalyticsFigures(after.accountId, after.id) : null;
+      const report = analyticsFigures && buildEventAnalytics(analyticsFigures, carbon);
+      notifications.push(...completionReports(after, notificationFigures(after, kept, carbon), at, `${baseUrl}/v1/analytics/events/${after.id}`, report));
+    }
+    return [...notifications, ...(await oneTime(after, at, reader))];
+  }
+
+  return async (change: StoredChange, reader: OutboxReader): Promise<Notification[]> => {
+    switch (change.op) {
+      case "event.created":
+      case "event.deleted":
+        if (!reader.wants(change.op)) return [];
+        return [{ type: change.op, data: { event: apiEvent(change.event, await reader.keptFigures(change.event.id)) } }];
+      case "event.updated":
+        return eventUpdated(change.before, change.after, change.at, reader);
+      case "attendee.registered": {
+        const own = registrationNotifications(apiAttendee(change.attendee), change.event, offsetOf(change.attendee));
+        return [...own, ...(await oneTime(change.event, change.at, reader))];
+      }
+      case "attendee.updated":
+      case "attendee.checked_in": {
+        const own = attendeeUpdateNotifications(apiAttendee(change.before), apiAttendee(change.after), change.event, offsetOf(change.after));
+        if (own.length === 0) return [];
+        // A check-in moves no figure (checked-in counts as active, like what it was), so it reaches no new threshold.
+        return change.op === "attendee.checked_in" ? own : [...own, ...(await oneTime(change.event, change.at, reader))];
+      }
+      case "attendee.erased":
+        return [attendeeDeletedNotification(change.attendee), ...(await oneTime(change.event, change.at, reader))];
+    }
+  };
+}
