@@ -5,7 +5,7 @@ import type {
 } from "@event-service/core";
 import { FetchError, ofetch } from "ofetch";
 import { EventServiceError } from "./errors.ts";
-import { parseRetryAfter, RETRYABLE_STATUSES, type RetryOptions, retryDelayMs } from "./retry.ts";
+import { parseRetryAfterSeconds, RETRYABLE_STATUSES, type RetryOptions, retryDelayMs } from "./retry.ts";
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
@@ -169,7 +169,7 @@ function toClientError(thrown: unknown): EventServiceError {
     return new EventServiceError({ status: 0, code: "NETWORK_ERROR", message: (thrown as Error)?.message ?? String(thrown), cause: thrown });
   }
   const status = thrown.status ?? thrown.response?.status ?? 0;
-  const retryAfter = parseRetryAfter(thrown.response?.headers.get("retry-after") ?? null);
+  const retryAfter = parseRetryAfterSeconds(thrown.response?.headers.get("retry-after") ?? null);
   const body = thrown.data as Partial<ErrorBody> | undefined;
   if (status === 0 || !thrown.response) {
     return new EventServiceError({ status: 0, code: "NETWORK_ERROR", message: thrown.message, cause: thrown });

@@ -12,7 +12,7 @@ export interface RetryOptions {
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
 /** Seconds of a `Retry-After` header (seconds or an HTTP date), or `undefined`. */
-export function parseRetryAfter(value: string | null, nowMs = Date.now()): number | undefined {
+export function parseRetryAfterSeconds(value: string | null, nowMs = Date.now()): number | undefined {
   if (value === null || value.trim() === "") return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds);

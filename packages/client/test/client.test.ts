@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { createClient, EventServiceError } from "../src/index.ts";
-import { parseRetryAfter, retryDelayMs } from "../src/retry.ts";
+import { parseRetryAfterSeconds, retryDelayMs } from "../src/retry.ts";
 
 interface Sent {
   method: string;
@@ -199,10 +199,10 @@ describe("paths", () => {
 
 describe("retry timing", () => {
   test("Retry-After in seconds or as an HTTP date", () => {
-    assert.equal(parseRetryAfter("7"), 7);
-    assert.equal(parseRetryAfter("Thu, 01 Jan 2026 00:00:30 GMT", Date.parse("2026-01-01T00:00:00Z")), 30);
-    assert.equal(parseRetryAfter("soon"), undefined);
-    assert.equal(parseRetryAfter(null), undefined);
+    assert.equal(parseRetryAfterSeconds("7"), 7);
+    assert.equal(parseRetryAfterSeconds("Thu, 01 Jan 2026 00:00:30 GMT", Date.parse("2026-01-01T00:00:00Z")), 30);
+    assert.equal(parseRetryAfterSeconds("soon"), undefined);
+    assert.equal(parseRetryAfterSeconds(null), undefined);
   });
 
   test("backoff doubles with jitter between half and all of it; past the maximum, no retry", () => {

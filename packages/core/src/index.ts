@@ -79,7 +79,7 @@ export { PING_EVENT_TYPE } from "./resources/webhook.ts";
 export type { Envelope, Notification } from "./webhooks/envelope.ts";
 export { createChangeNotifier } from "./webhooks/change-notifications.ts";
 export type { ChangeNotifierOptions } from "./webhooks/change-notifications.ts";
-export { parseRetryAfter, sendDelivery, WEBHOOK_USER_AGENT } from "./webhooks/send-delivery.ts";
+export { parseRetryAfterMs, sendDelivery, WEBHOOK_USER_AGENT } from "./webhooks/send-delivery.ts";
 export type { AttemptOutcome, SendDeliveryOptions } from "./webhooks/send-delivery.ts";
 export type { HostResolver } from "./webhooks/ssrf.ts";
 export { ApiKeyCreateInput, SCOPES, TIERS, TIER_LIMITS } from "./resources/api-key.ts";

@@ -19,7 +19,7 @@ test("the built package exports exactly these names", async () => {
     "WebhookListQuery", "WebhookUpdateInput", "assertAttendeeTransition", "assertEventTransition", "canReadNotification",
     "compileTrustProxy", "createBackgroundPurge", "createChangeNotifier", "createDeliveryWorker", "createEventService", "createHandler",
     "createSqlStorage", "isAttendeeTransitionAllowed", "isCountryCode", "isEventTransitionAllowed", "isNonPublicAddress",
-    "nextAttemptAt", "offsetKg", "openApiDocument", "parseCorsOrigins", "parseRetryAfter", "sendDelivery", "sustainabilityScore",
+    "nextAttemptAt", "offsetKg", "openApiDocument", "parseCorsOrigins", "parseRetryAfterMs", "sendDelivery", "sustainabilityScore",
     "toApiAttendee", "toApiDelivery", "toApiEvent", "toApiWebhook", "travelEmissionsKg", "withStatementCache",
   ]);
 });

@@ -9,7 +9,7 @@ import { describe, test } from "node:test";
 import { createEventService } from "../src/service.ts";
 import type { Storage } from "../src/storage.ts";
 import { createDeliveryWorker, nextAttemptAt } from "../src/webhooks/delivery-worker.ts";
-import { parseRetryAfter, sendDelivery } from "../src/webhooks/send-delivery.ts";
+import { parseRetryAfterMs, sendDelivery } from "../src/webhooks/send-delivery.ts";
 import { verifySignature } from "../src/webhooks/signature.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 import { EVENT } from "./_fixtures.ts";
@@ -188,19 +188,19 @@ describe("the retry schedule", () => {
     assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(2, { statusCode: 429, retryAfterMs: hour }), delays, now)?.toISOString(), after(hour));
     // Values that would make an invalid date (past the year 275760) or are not finite numbers at all.
     for (const header of ["99999999999", "9".repeat(20), "9".repeat(400)]) {
-      const asked = parseRetryAfter(header, now);
+      const asked = parseRetryAfterMs(header, now);
       const next = nextAttemptAt({ finalAttempt: null }, outcome(1, { statusCode: 429, retryAfterMs: asked }), delays, now);
       assert.equal(next?.toISOString(), after(hour), header);
     }
-    const farDate = parseRetryAfter("Fri, 31 Dec 9999 23:59:59 GMT", now);
+    const farDate = parseRetryAfterMs("Fri, 31 Dec 9999 23:59:59 GMT", now);
     assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(2, { statusCode: 503, retryAfterMs: farDate }), delays, now)?.toISOString(), after(60_000 + hour));
   });
 
   test("Retry-After in seconds or as an HTTP date", () => {
-    assert.equal(parseRetryAfter("120", now), 120_000);
-    assert.equal(parseRetryAfter(new Date(now.getTime() + 90_000).toUTCString(), now), 90_000);
-    assert.equal(parseRetryAfter("soon", now), null);
-    assert.equal(parseRetryAfter(null, now), null);
+    assert.equal(parseRetryAfterMs("120", now), 120_000);
+    assert.equal(parseRetryAfterMs(new Date(now.getTime() + 90_000).toUTCString(), now), 90_000);
+    assert.equal(parseRetryAfterMs("soon", now), null);
+    assert.equal(parseRetryAfterMs(null, now), null);
   });
 });
 

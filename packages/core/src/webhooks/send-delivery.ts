@@ -36,7 +36,7 @@ export interface AttemptOutcome {
 }
 
 /** `Retry-After` (seconds or an HTTP date) in ms, or null when absent or unreadable. May be huge: the schedule caps it. */
-export function parseRetryAfter(value: string | null, now: Date): number | null {
+export function parseRetryAfterMs(value: string | null, now: Date): number | null {
   if (value === null || value.trim() === "") return null;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
   const at = Date.parse(value);
@@ -163,7 +163,7 @@ export async function sendDelivery(delivery: ClaimedDelivery, options: SendDeliv
       : ((await undiciFetch(url.href, { ...init, dispatcher: dispatcherFor(options) })) as unknown as Response);
     const excerpt = await readExcerpt(response);
     const succeeded = response.status >= 200 && response.status < 300;
-    const retryAfterMs = response.status === 429 || response.status === 503 ? parseRetryAfter(response.headers.get("retry-after"), clock()) : null;
+    const retryAfterMs = response.status === 429 || response.status === 503 ? parseRetryAfterMs(response.headers.get("retry-after"), clock()) : null;
     return finish({ statusCode: response.status, responseExcerpt: excerpt, succeeded }, { retryAfterMs, gone: response.status === 410 });
   } catch (error) {
     return finish({ error: describe(error) });
