@@ -1,4 +1,4 @@
-import type { PurgeResult, Storage } from "./storage.ts";
+import type { PurgeResult, StorageLifecycle } from "./storage/lifecycle-store.ts";
 
 /** How long deliveries and their attempts are kept after their last activity (DECISIONS). */
 export const DEFAULT_WEBHOOK_RETENTION_DAYS = 30;
@@ -9,7 +9,7 @@ const DAY_MS = 86_400_000;
 
 /** Options of {@link createBackgroundPurge}. */
 export interface BackgroundPurgeOptions {
-  storage: Storage;
+  storage: Pick<StorageLifecycle, "purgeExpired">;
   /**
    * Days a delivery (with its attempts) is kept after its last activity: its creation, its
    * latest attempt or redelivery. Default 30. 0 purges every final delivery at the next run.

@@ -40,8 +40,9 @@ export type { ErrorBody, ErrorCode, ServiceErrorOptions } from "./errors.ts";
 
 // Storage
 export type {
-  Change, ChangeNotifier, CountedRequest, Erasure, EventWithStats, IdempotencyRecord, OutboxBacklog, OutboxReader, Page, PurgeResult, RateLimitWindows,
-  Storage, StoredChange,
+  AccountStore, AnalyticsStore, AttendeeStore, Change, ChangeNotifier, CountedRequest, DeliveryStore, Erasure, EventStore, EventWithStats,
+  IdempotencyRecord, IdempotencyStore, OutboxBacklog, OutboxReader, Page, PurgeResult, RateLimitWindows, Storage, StorageLifecycle, StoredChange,
+  WebhookStore,
 } from "./storage.ts";
 export { createSqlStorage } from "./sql/sql-storage.ts";
 export type { SqlStorageOptions } from "./sql/sql-storage.ts";

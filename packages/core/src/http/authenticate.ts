@@ -1,6 +1,6 @@
 import { ServiceError } from "../errors.ts";
 import { type AuthContext, hashApiKey, limitsFor } from "../resources/api-key.ts";
-import type { Storage } from "../storage.ts";
+import type { AccountStore } from "../storage/account-store.ts";
 import type { AuthFailureLimit } from "./auth-failure-limit.ts";
 import { currentWindows } from "./rate-limit.ts";
 
@@ -31,7 +31,7 @@ export interface Admission {
  * Throws `401 UNAUTHORIZED` or `429 RATE_LIMIT_EXCEEDED`; judging the counts is `assertWithinLimits`'s.
  */
 export function createAuthenticator(
-  storage: Storage,
+  storage: Pick<AccountStore, "countRequest" | "authenticate">,
   failures?: AuthFailureLimit,
 ): (token: string | null, nowMs: number, address?: string) => Promise<Admission> {
   const remembered = new Map<string, KeyAttributes>();

@@ -1,5 +1,5 @@
 import { ServiceError } from "../errors.ts";
-import type { RateLimitWindows } from "../storage.ts";
+import type { RateLimitWindows } from "../storage/account-store.ts";
 
 const MINUTE = 60;
 const DAY = 86_400;

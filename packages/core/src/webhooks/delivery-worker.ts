@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ClaimedDelivery } from "../resources/webhook-delivery.ts";
-import type { Storage } from "../storage.ts";
+import type { DeliveryStore } from "../storage/delivery-store.ts";
 import { type AttemptOutcome, sendDelivery } from "./send-delivery.ts";
 import type { HostResolver } from "./ssrf.ts";
 
@@ -19,7 +19,7 @@ export const DISABLE_AFTER_FAILURES = 10;
 
 /** Options of {@link createDeliveryWorker}. */
 export interface DeliveryWorkerOptions {
-  storage: Storage;
+  storage: Pick<DeliveryStore, "claimDueDeliveries" | "recordDeliveryAttempt">;
   /** Waits before the 1st, 2nd, ... retry of a failed delivery; its length is the number of retries. */
   retryDelaysMs?: readonly number[];
   /** Per attempt. Default 5,000. */

@@ -1,0 +1,81 @@
+import type { ClaimedDelivery, DeliveryAttempt, DeliveryListQuery, DeliveryRecord } from "../resources/webhook-delivery.ts";
+import type { Notification } from "../webhooks/envelope.ts";
+import type { Page } from "./common.ts";
+
+/** What {@link DeliveryStore.outboxBacklog} reports: pending deliveries by state, and the earliest due. */
+export interface OutboxBacklog {
+  due: number;
+  scheduled: number;
+  paused: number;
+  /** The earliest `next_attempt_at` of a pending delivery of an active webhook, or `null`. */
+  oldestNextAttemptAt: string | null;
+}
+
+/**
+ * The outbox's deliveries: claimed under leases by workers, their attempts recorded, listed,
+ * redelivered, and the backlog for monitoring.
+ * Each method is atomic (see `Storage`).
+ */
+export interface DeliveryStore {
+  /**
+   * Hands up to `limit` due deliveries to `workerId`, atomically: pending ones whose
+   * `next_attempt_at` has come, whose lease (if any) has expired, and whose webhook is active.
+   * At most `perWebhook` per webhook, counting the `inFlight` ones the worker already holds,
+   * and at most `perAccount` per account (default: no bound), counting `inFlightByAccount`.
+   * Each is leased until `leaseUntil`: no other worker gets it before then (the where clause is
+   * both the selector and the guard), and a crashed worker's deliveries come back after it.
+   */
+  claimDueDeliveries(claim: {
+    workerId: string;
+    now: string;
+    leaseUntil: string;
+    limit: number;
+    perWebhook: number;
+    inFlight: Readonly<Record<string, number>>;
+    perAccount?: number;
+    inFlightByAccount?: Readonly<Record<string, number>>;
+  }): Promise<ClaimedDelivery[]>;
+  /**
+   * Records one attempt of a delivery the worker holds, atomically, and releases it: the
+   * attempt joins the log; the delivery becomes `succeeded`, `failed` (when `nextAttemptAt` is
+   * null) or stays `pending` until `nextAttemptAt`. Unless the delivery is a ping, a success
+   * resets the webhook's consecutive failures, a failure adds one, and at `disableAfter`
+   * failures (or at once with `disable`, a 410 answer) the webhook is disabled. The attempt of
+   * a delivery that an erasure redacted while it was out keeps no response excerpt. Returns
+   * `false`, changing nothing, when the worker no longer holds the delivery.
+   */
+  recordDeliveryAttempt(record: {
+    deliveryId: string;
+    workerId: string;
+    attempt: DeliveryAttempt;
+    nextAttemptAt: string | null;
+    disable: boolean;
+    disableAfter: number;
+    now: string;
+  }): Promise<{ recorded: boolean; webhookDisabled: boolean }>;
+  /** One page of a webhook's deliveries with their attempts, newest first; `null` when the account has no such webhook. */
+  listDeliveries(accountId: string, webhookId: string, query: DeliveryListQuery): Promise<Page<DeliveryRecord> | null>;
+  /** A delivery of the account's webhook with its attempts, or `null`. */
+  getDelivery(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRecord | null>;
+  /**
+   * Queues one more attempt of a delivery, due at `now`, with the same envelope: for a final
+   * delivery, one attempt whose failure is final again; a pending one is only brought forward
+   * and keeps its schedule. Atomic; a delivery being sent right now is left as it is. `null`
+   * when there is no such delivery.
+   */
+  redeliver(accountId: string, webhookId: string, deliveryId: string, now: string): Promise<DeliveryRecord | null>;
+  /**
+   * Stores a one-attempt delivery of `notification` to the account's webhook (active or not)
+   * already held by `workerId` until `leaseUntil`, and returns it to be sent at once; its
+   * failure does not count towards disabling. `null` when there is no such webhook.
+   */
+  createHeldDelivery(accountId: string, webhookId: string, notification: Notification, hold: { workerId: string; now: string; leaseUntil: string }): Promise<ClaimedDelivery | null>;
+  /**
+   * The outbox's backlog at `now`, for monitoring: pending deliveries of active webhooks that
+   * are due (or being sent), those waiting for a scheduled retry, those of inactive webhooks
+   * (held until the webhook is enabled again), and the earliest `next_attempt_at` of a pending
+   * delivery of an active webhook (`null` when there is none). Read-only, no lock; the counts
+   * walk the pending range of the `(status, next_attempt_at)` index, the earliest is one step of it.
+   */
+  outboxBacklog(now: string): Promise<OutboxBacklog>;
+}

@@ -1,0 +1,27 @@
+import type { WebhookListQuery, WebhookRecord } from "../resources/webhook.ts";
+import type { Change, Page } from "./common.ts";
+
+/**
+ * Webhooks (with their secrets: the API forms leave them out).
+ * Each method is atomic (see `Storage`).
+ */
+export interface WebhookStore {
+  /**
+   * Stores a new webhook unless its account already holds `maxPerAccount` webhooks (default: no
+   * bound); returns `false`, storing nothing, at the bound. Throws `DUPLICATE_WEBHOOK` when the
+   * account has one with this URL. Atomic: the count, the URL check and the insert are one
+   * transaction under the account's lock, so concurrent inserts never pass the bound.
+   */
+  insertWebhook(webhook: WebhookRecord, maxPerAccount?: number): Promise<boolean>;
+  /** The account's webhook (with its secret), or `null`. */
+  getWebhook(accountId: string, id: string): Promise<WebhookRecord | null>;
+  /**
+   * Applies `change` to the account's webhook under the write lock: `DUPLICATE_WEBHOOK` when
+   * the new URL is another webhook's, `NOT_FOUND` when there is none.
+   */
+  updateWebhook(accountId: string, id: string, change: (current: WebhookRecord) => WebhookRecord): Promise<Change<WebhookRecord>>;
+  /** Deletes the account's webhook; the deleted record, or `null`. */
+  deleteWebhook(accountId: string, id: string): Promise<WebhookRecord | null>;
+  /** One page of the account's webhooks, newest first (ties by id). */
+  listWebhooks(accountId: string, query: WebhookListQuery): Promise<Page<WebhookRecord>>;
+}
