@@ -13,7 +13,9 @@
  */
 
 // Service
-export { createEventService, toApiDelivery, toApiWebhook } from "./service.ts";
+export { createEventService } from "./service.ts";
+export { toApiWebhook } from "./resources/webhook.ts";
+export { toApiDelivery } from "./resources/webhook-delivery.ts";
 export { toApiAttendee } from "./resources/attendee.ts";
 export { toApiEvent } from "./resources/event.ts";
 export type {

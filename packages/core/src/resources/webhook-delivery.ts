@@ -1,5 +1,7 @@
 import * as z from "zod";
+import { type Scope, SCOPES } from "./api-key.ts";
 import { pagingParams, resolvePaging, Timestamp } from "./common.ts";
+import { canReadNotification } from "./webhook.ts";
 
 /** A delivery is `pending` while an attempt is due or running, then `succeeded` or `failed` for good. */
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
@@ -37,6 +39,16 @@ export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 
 /** A delivery as stored, with the webhook's account (whether it is shown redacted depends on the reader). */
 export type DeliveryRecord = Omit<WebhookDelivery, "redacted"> & { accountId: string };
+
+/**
+ * The API form of a delivery as a reader with `scopes` sees it: a payload of a type those
+ * scopes cannot read directly shows `data: null` and `redacted: true`.
+ */
+export function toApiDelivery(delivery: Omit<DeliveryRecord, "accountId"> & { accountId?: string }, scopes: readonly Scope[] = SCOPES): WebhookDelivery {
+  const { accountId: _accountId, ...rest } = delivery;
+  if (canReadNotification(rest.type, scopes)) return { ...rest, redacted: false };
+  return { ...rest, payload: { ...rest.payload, data: null }, redacted: true };
+}
 
 /** Query of `GET /webhooks/:id/deliveries`. */
 export const DeliveryListQuery = z.strictObject({ ...pagingParams, status: z.enum(DELIVERY_STATUSES).optional() }).transform(resolvePaging);

@@ -159,6 +159,12 @@ export type WebhookRecord = z.infer<typeof WebhookRecord>;
 export const Webhook = WebhookRecord.omit({ accountId: true, secret: true, previousSecret: true, previousSecretExpiresAt: true });
 export type Webhook = z.infer<typeof Webhook>;
 
+/** The API form of a webhook: never its secret. */
+export function toApiWebhook(webhook: WebhookRecord): Webhook {
+  const { accountId: _accountId, secret: _secret, previousSecret: _previous, previousSecretExpiresAt: _expires, ...rest } = webhook;
+  return rest;
+}
+
 /** The create response: the only time the secret is shown. */
 export const CreatedWebhook = Webhook.extend({ secret: z.string() });
 export type CreatedWebhook = z.infer<typeof CreatedWebhook>;

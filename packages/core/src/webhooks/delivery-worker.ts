@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { ClaimedDelivery } from "../resources/webhook-delivery.ts";
 import type { DeliveryStore } from "../storage/delivery-store.ts";
-import { type AttemptOutcome, sendDelivery } from "./send-delivery.ts";
+import { type AttemptOutcome, sendDelivery, type SendDeliveryOptions } from "./send-delivery.ts";
 import type { HostResolver } from "./ssrf.ts";
 
 /** The waits before each retry: immediately, then after 1 min, 10 min and 1 h (DECISIONS). */
@@ -16,6 +16,11 @@ export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5_000;
 export const MAX_RETRY_AFTER_EXTRA_MS = 3_600_000;
 /** Consecutive failed attempts after which a webhook is disabled (spec 3.3). */
 export const DISABLE_AFTER_FAILURES = 10;
+/**
+ * How much longer than an attempt's timeout a lease on a delivery lasts: it outlives the attempt
+ * (timeout plus recording) with a wide margin, so only a crashed worker's lease runs out.
+ */
+export const LEASE_MARGIN_MS = 30_000;
 
 /** Options of {@link createDeliveryWorker}. */
 export interface DeliveryWorkerOptions {
@@ -76,6 +81,53 @@ export function nextAttemptAt(delivery: Pick<ClaimedDelivery, "finalAttempt">, o
   return new Date(now.getTime() + Math.max(delay, asked));
 }
 
+/** Options of {@link attemptDelivery}. */
+export interface AttemptDeliveryOptions extends Omit<SendDeliveryOptions, "now"> {
+  storage: Pick<DeliveryStore, "recordDeliveryAttempt">;
+  /** Who holds the delivery's lease. */
+  workerId: string;
+  /** The retry schedule ({@link nextAttemptAt}); empty: the attempt is final. */
+  retryDelaysMs: readonly number[];
+  /** Consecutive failures that disable the webhook. */
+  disableAfter: number;
+  now: () => Date;
+}
+
+/** What {@link attemptDelivery} did: the attempt, when the next is due (`null`: final), and what recording it changed. */
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  next: Date | null;
+  recorded: boolean;
+  webhookDisabled: boolean;
+}
+
+/**
+ * Sends one attempt of a delivery that `workerId` holds and records it, releasing the lease: the
+ * next attempt is scheduled by `retryDelaysMs`, and a `410 Gone` disables the webhook. The one
+ * send-and-record of the worker and of pings (whose failures the storage never counts).
+ */
+export async function attemptDelivery(delivery: ClaimedDelivery, options: AttemptDeliveryOptions): Promise<AttemptResult> {
+  const outcome = await sendDelivery(delivery, {
+    timeoutMs: options.timeoutMs,
+    allowPrivateNetworks: options.allowPrivateNetworks,
+    resolveHost: options.resolveHost,
+    fetch: options.fetch,
+    now: options.now,
+  });
+  const now = options.now();
+  const next = nextAttemptAt(delivery, outcome, options.retryDelaysMs, now);
+  const result = await options.storage.recordDeliveryAttempt({
+    deliveryId: delivery.id,
+    workerId: options.workerId,
+    attempt: outcome.attempt,
+    nextAttemptAt: next?.toISOString() ?? null,
+    disable: outcome.gone,
+    disableAfter: options.disableAfter,
+    now: now.toISOString(),
+  });
+  return { outcome, next, ...result };
+}
+
 /**
  * Creates the worker that sends the outbox's due deliveries. Several workers (in one or in
  * several processes on one database) share the work: each claims deliveries under a lease, so
@@ -98,8 +150,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const pollIntervalMs = options.pollIntervalMs ?? 500;
   const clock = options.now ?? (() => new Date());
   const workerId = options.workerId ?? `worker_${randomBytes(8).toString("hex")}`;
-  // The lease outlives an attempt (timeout plus recording) with a wide margin: only a crashed worker's lease runs out.
-  const leaseMs = timeoutMs + 30_000;
+  const leaseMs = timeoutMs + LEASE_MARGIN_MS;
   const onError = options.onError ?? (() => {});
 
   const inFlight = new Map<string, number>();
@@ -113,23 +164,16 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let again = false;
 
   async function attempt(delivery: ClaimedDelivery): Promise<void> {
-    const outcome = await sendDelivery(delivery, {
+    const { outcome, next, ...result } = await attemptDelivery(delivery, {
+      storage,
+      workerId,
+      retryDelaysMs,
+      disableAfter: DISABLE_AFTER_FAILURES,
       timeoutMs,
       allowPrivateNetworks: options.allowPrivateNetworks ?? false,
       resolveHost: options.resolveHost,
       fetch: options.fetch,
       now: clock,
-    });
-    const now = clock();
-    const next = nextAttemptAt(delivery, outcome, retryDelaysMs, now);
-    const result = await storage.recordDeliveryAttempt({
-      deliveryId: delivery.id,
-      workerId,
-      attempt: outcome.attempt,
-      nextAttemptAt: next?.toISOString() ?? null,
-      disable: outcome.gone,
-      disableAfter: DISABLE_AFTER_FAILURES,
-      now: now.toISOString(),
     });
     if (result.recorded) {
       options.onAttempt?.({

@@ -1,0 +1,65 @@
+import { createConfirmationCode, createId } from "../_internal/ids.ts";
+import { parseInput } from "../_internal/parse-input.ts";
+import {
+  type Attendee, AttendeeCreateInput, AttendeeListQuery, type AttendeeRecord, AttendeeUpdateInput, newAttendeeRecord, toApiAttendee,
+} from "../resources/attendee.ts";
+import { type DeleteResult, paginate } from "../resources/common.ts";
+import type { AttendeeStore } from "../storage/attendee-store.ts";
+import { ERASED_ANSWER } from "../storage/erasure.ts";
+import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
+
+/** Operations on one account's registrations. */
+export interface AttendeeOperations {
+  /** Throws `INVALID_REQUEST`, `NOT_FOUND`, `EVENT_FULL`, `DUPLICATE_REGISTRATION`. */
+  register(input: AttendeeCreateInput): Promise<Attendee>;
+  /** Throws `NOT_FOUND`. */
+  get(id: string): Promise<Attendee>;
+  /** Partial update; throws `NOT_FOUND`, `INVALID_REQUEST`, `INVALID_STATE_TRANSITION`, `EVENT_FULL`, `DUPLICATE_REGISTRATION`. */
+  update(id: string, input: AttendeeUpdateInput): Promise<Attendee>;
+  list(query?: Record<string, unknown>): Promise<ListResult<"attendees", Attendee>>;
+  /**
+   * Erases the registration: its personal data leaves every table and stored payload, an
+   * active one frees its place, `attendee.deleted` is sent. Throws `NOT_FOUND`.
+   */
+  delete(id: string): Promise<DeleteResult>;
+}
+
+/** The registration operations of one account. */
+export function createAttendeeOperations(storage: AttendeeStore, context: OperationContext): AttendeeOperations {
+  const { accountId, now, notifier: notify, queued } = context;
+  const attendeeOut = (record: AttendeeRecord) => toApiAttendee(record, context.baseUrl);
+
+  const attendees: AttendeeOperations = {
+    async register(input) {
+      const parsed = parseInput(AttendeeCreateInput, input);
+      const record = newAttendeeRecord(parsed, { id: createId("attendee"), accountId, confirmationCode: createConfirmationCode(), now: now() });
+      const registered = await storage.registerAttendee(record, notify);
+      queued();
+      return attendeeOut(registered);
+    },
+    async get(id) {
+      const attendee = await storage.getAttendee(accountId, id);
+      if (!attendee) throw notFound("Attendee", id);
+      return attendeeOut(attendee);
+    },
+    async update(id, input) {
+      const parsed = parseInput(AttendeeUpdateInput, input);
+      const { after } = await storage.updateAttendee(accountId, id, parsed, now(), notify);
+      queued();
+      return attendeeOut(after);
+    },
+    async list(query = {}) {
+      const parsed = parseInput(AttendeeListQuery, query, "query");
+      const page = await storage.listAttendees(accountId, parsed);
+      return { attendees: page.items.map(attendeeOut), pagination: paginate(parsed.page, parsed.limit, page.total) };
+    },
+    async delete(id) {
+      const erased = await storage.eraseAttendee(accountId, id, { now: now(), replay: ERASED_ANSWER }, notify);
+      if (!erased) throw notFound("Attendee", id);
+      queued();
+      return { success: true, message: `Attendee ${id} was erased.`, deletedId: id };
+    },
+  };
+
+  return attendees;
+}

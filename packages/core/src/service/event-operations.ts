@@ -1,0 +1,80 @@
+import { createId } from "../_internal/ids.ts";
+import { parseInput } from "../_internal/parse-input.ts";
+import { eventStatsOf, NO_FIGURES } from "../carbon/kept-figures.ts";
+import { ServiceError } from "../errors.ts";
+import { type Attendee, CheckInInput, toApiAttendee } from "../resources/attendee.ts";
+import { type DeleteResult, paginate } from "../resources/common.ts";
+import { type Event, EventCreateInput, EventListQuery, EventUpdateInput, newEventRecord, toApiEvent } from "../resources/event.ts";
+import type { AttendeeStore } from "../storage/attendee-store.ts";
+import { ERASED_ANSWER } from "../storage/erasure.ts";
+import type { EventStore } from "../storage/event-store.ts";
+import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
+
+/** Operations on one account's events. */
+export interface EventOperations {
+  /** Creates an event in `draft`. Throws `INVALID_REQUEST`. */
+  create(input: EventCreateInput): Promise<Event>;
+  /** Throws `NOT_FOUND`. */
+  get(id: string): Promise<Event>;
+  /** Partial update; throws `NOT_FOUND`, `INVALID_REQUEST`, `INVALID_STATE_TRANSITION`. */
+  update(id: string, input: EventUpdateInput): Promise<Event>;
+  /** Deletes the event and its registrations; throws `NOT_FOUND`. */
+  delete(id: string): Promise<DeleteResult>;
+  /** One page of events; `query` holds query-string values (strings) or their parsed forms. */
+  list(query?: Record<string, unknown>): Promise<ListResult<"events", Event>>;
+  /** Checks in the registration with this confirmation code; throws `NOT_FOUND`, `ALREADY_CHECKED_IN`, `INVALID_STATE_TRANSITION`. */
+  checkIn(eventId: string, input: CheckInInput): Promise<Attendee>;
+}
+
+/** The event operations of one account, over the stores they need. */
+export function createEventOperations(storage: EventStore & Pick<AttendeeStore, "checkIn">, context: OperationContext): EventOperations {
+  const { accountId, carbon, now, notifier: notify, queued } = context;
+
+  async function getEvent(id: string): Promise<Event> {
+    const event = await storage.getEvent(accountId, id, carbon);
+    if (!event) throw notFound("Event", id);
+    return toApiEvent(event);
+  }
+
+  const events: EventOperations = {
+    async create(input) {
+      const parsed = parseInput(EventCreateInput, input);
+      const record = newEventRecord(parsed, { id: createId("event"), accountId, now: now() });
+      await storage.insertEvent(record, notify);
+      queued();
+      return toApiEvent({ ...record, ...eventStatsOf(record, NO_FIGURES, carbon) });
+    },
+    get: getEvent,
+    async update(id, input) {
+      const parsed = parseInput(EventUpdateInput, input);
+      await storage.updateEvent(accountId, id, parsed, now(), notify);
+      queued();
+      return getEvent(id);
+    },
+    async delete(id) {
+      const deleted = await storage.deleteEvent(accountId, id, notify, { now: now(), replay: ERASED_ANSWER });
+      queued();
+      if (!deleted) throw notFound("Event", id);
+      return { success: true, message: `Event ${id} and its registrations were deleted.`, deletedId: id };
+    },
+    async list(query = {}) {
+      const parsed = parseInput(EventListQuery, query, "query");
+      const page = await storage.listEvents(accountId, parsed, carbon);
+      return { events: page.items.map(toApiEvent), pagination: paginate(parsed.page, parsed.limit, page.total) };
+    },
+    async checkIn(eventId, input) {
+      const { confirmationCode } = parseInput(CheckInInput, input);
+      const { before, after } = await storage.checkIn(accountId, eventId, confirmationCode, now(), notify);
+      queued();
+      if (before.status === "checked-in") {
+        throw new ServiceError("ALREADY_CHECKED_IN", {
+          message: `Registration ${before.id} was already checked in at ${before.checkedInAt}.`,
+          details: { attendee: toApiAttendee(before, context.baseUrl) },
+        });
+      }
+      return toApiAttendee(after, context.baseUrl);
+    },
+  };
+
+  return events;
+}

@@ -1,0 +1,32 @@
+import type { CarbonSettings } from "../carbon/carbon-settings.ts";
+import { ServiceError } from "../errors.ts";
+import type { Scope, Tier } from "../resources/api-key.ts";
+import type { Pagination } from "../resources/common.ts";
+import type { ChangeNotifier } from "../storage/change-notifier.ts";
+
+/** A list response: the items under `key` and the pagination object. */
+export type ListResult<K extends string, T> = { [P in K]: T[] } & { pagination: Pagination };
+
+/** Who acts, for whom, and with what: what each resource's operations of one account share. */
+export interface OperationContext {
+  accountId: string;
+  /** The base of the links handed out (`qrCode`). */
+  baseUrl: string;
+  /** The caller's scopes: what its webhooks may subscribe to and its delivery log shows. */
+  scopes: readonly Scope[];
+  /** The caller's tier, which caps the account's webhooks. */
+  tier: Tier;
+  carbon: CarbonSettings;
+  /** The service's clock, and its time as an ISO string. */
+  clock: () => Date;
+  now: () => string;
+  /** What this account's writes notify (`createChangeNotifier` with `baseUrl` and `carbon`). */
+  notifier: ChangeNotifier;
+  /** Called after a write that may have queued deliveries. */
+  queued: () => void;
+}
+
+/** `NOT_FOUND` for a resource of this account. */
+export function notFound(what: string, id: string): ServiceError {
+  return new ServiceError("NOT_FOUND", { message: `${what} ${id} not found.` });
+}

@@ -1,0 +1,218 @@
+import { createId } from "../_internal/ids.ts";
+import { parseInput } from "../_internal/parse-input.ts";
+import { ServiceError } from "../errors.ts";
+import { type DeleteResult, paginate } from "../resources/common.ts";
+import {
+  assertEventTypes, assertHttpsUrl, assertSubscribable, type CreatedWebhook, generateWebhookSecret, missingReadScopes, PING_EVENT_TYPE,
+  type RotatedWebhook, SECRET_ROTATION_OVERLAP_MS, toApiWebhook, type Webhook, WebhookCreateInput, WEBHOOK_LIMITS, WebhookListQuery,
+  type WebhookRecord, WebhookUpdateInput,
+} from "../resources/webhook.ts";
+import { DeliveryListQuery, type DeliveryRecord, toApiDelivery, type WebhookDelivery } from "../resources/webhook-delivery.ts";
+import type { DeliveryStore } from "../storage/delivery-store.ts";
+import type { WebhookStore } from "../storage/webhook-store.ts";
+import { attemptDelivery, DEFAULT_WEBHOOK_TIMEOUT_MS, LEASE_MARGIN_MS } from "../webhooks/delivery-worker.ts";
+import { assertPublicHost, type HostResolver } from "../webhooks/ssrf.ts";
+import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
+
+/** Webhook settings of the service (`EventServiceOptions.webhooks`). */
+export interface WebhookSettings {
+  /** Allow URLs on loopback, private and other non-public addresses (tests, private networks). Default false. */
+  allowPrivateNetworks?: boolean;
+  /** Resolves host names for the SSRF guard; the system resolver by default. */
+  resolveHost?: HostResolver;
+  /** Timeout of a ping's attempt. Default 5,000 ms. */
+  timeoutMs?: number;
+  /** Called after a change that may have queued deliveries (wake a delivery worker: `worker.wake`). */
+  onQueued?: () => void;
+  /** Tests only: the fetch pings are sent with instead of the pinned connection. */
+  fetch?: typeof globalThis.fetch;
+  /** How long a rotated-out secret keeps signing beside the new one. Default 24 h. */
+  secretOverlapMs?: number;
+}
+
+/**
+ * Operations on one account's webhooks. A caller reaches through them only what its scopes let
+ * it read directly (`AccountOptions.scopes`): it subscribes only to types it may read, and the
+ * delivery log shows the data of other types as `null` (`redacted: true`).
+ */
+export interface WebhookOperations {
+  /**
+   * Throws `INVALID_REQUEST` (also past the tier's number of webhooks, `WEBHOOK_LIMITS`), `INVALID_URL`,
+   * `INVALID_EVENT_TYPE`, `FORBIDDEN` (a type the caller may not read), `DUPLICATE_WEBHOOK`. The only answer that shows the secret.
+   */
+  create(input: WebhookCreateInput): Promise<CreatedWebhook>;
+  /** Throws `NOT_FOUND`. */
+  get(id: string): Promise<Webhook>;
+  /**
+   * Partial update; `active: true` re-enables and resets the failure count. Throws as create,
+   * and `NOT_FOUND`; `FORBIDDEN` when the update sets `url` or `events`, or `active: true`, and
+   * the caller may not read every type the webhook is subscribed to after it (so a key cannot
+   * re-point a subscription it could not make).
+   */
+  update(id: string, input: WebhookUpdateInput): Promise<Webhook>;
+  /** Throws `NOT_FOUND`. */
+  delete(id: string): Promise<DeleteResult>;
+  list(query?: Record<string, unknown>): Promise<ListResult<"webhooks", Webhook>>;
+  /** One page of the webhook's delivery log, newest first. Throws `NOT_FOUND`, `INVALID_REQUEST`. */
+  deliveries(id: string, query?: Record<string, unknown>): Promise<ListResult<"deliveries", WebhookDelivery>>;
+  /** Queues one more attempt of a delivery (same envelope), due now. Throws `NOT_FOUND`; `FORBIDDEN` for a type the caller may not read. */
+  redeliver(id: string, deliveryId: string): Promise<WebhookDelivery>;
+  /** Sends a signed `webhook.ping` at once (active or not) and returns the delivery with its attempt. Throws `NOT_FOUND`. */
+  ping(id: string): Promise<WebhookDelivery>;
+  /**
+   * Gives the webhook a new generated secret, returned this once. The previous one keeps
+   * signing beside it for 24 hours (`secretOverlapMs`); a secret rotated out earlier stops at
+   * once. Throws `NOT_FOUND`.
+   */
+  rotateSecret(id: string): Promise<RotatedWebhook>;
+}
+
+/** The webhook operations of one account: its subscriptions and their delivery log. */
+export function createWebhookOperations(storage: WebhookStore & DeliveryStore, context: OperationContext, settings: WebhookSettings = {}): WebhookOperations {
+  const { accountId, scopes, tier, now, clock, queued } = context;
+  const webhookLimit = WEBHOOK_LIMITS[tier];
+  const deliveryOut = (delivery: DeliveryRecord) => toApiDelivery(delivery, scopes);
+
+  async function checkUrl(value: string): Promise<string> {
+    const url = assertHttpsUrl(value);
+    if (!settings.allowPrivateNetworks) await assertPublicHost(url, settings.resolveHost);
+    return url.href;
+  }
+
+  const webhooks: WebhookOperations = {
+    async create(input) {
+      const parsed = parseInput(WebhookCreateInput, input);
+      assertEventTypes(parsed.events);
+      assertSubscribable(parsed.events, scopes);
+      const url = await checkUrl(parsed.url);
+      const at = now();
+      const record: WebhookRecord = {
+        id: createId("webhook"),
+        accountId,
+        url,
+        events: parsed.events,
+        description: parsed.description ?? null,
+        secret: parsed.secret ?? generateWebhookSecret(),
+        active: parsed.active ?? true,
+        metadata: parsed.metadata ?? {},
+        previousSecret: null,
+        previousSecretExpiresAt: null,
+        consecutiveFailures: 0,
+        disabledAt: null,
+        createdAt: at,
+        updatedAt: at,
+      };
+      if (!(await storage.insertWebhook(record, webhookLimit))) {
+        throw new ServiceError("INVALID_REQUEST", {
+          message: `This account already has ${webhookLimit} webhooks, the limit of its ${tier} tier; delete one first.`,
+          details: { limit: webhookLimit, tier },
+        });
+      }
+      return { ...toApiWebhook(record), secret: record.secret };
+    },
+    async get(id) {
+      const webhook = await storage.getWebhook(accountId, id);
+      if (!webhook) throw notFound("Webhook", id);
+      return toApiWebhook(webhook);
+    },
+    async update(id, input) {
+      const parsed = parseInput(WebhookUpdateInput, input);
+      if (parsed.events) assertEventTypes(parsed.events);
+      const url = parsed.url === undefined ? undefined : await checkUrl(parsed.url);
+      const at = now();
+      const { after } = await storage.updateWebhook(accountId, id, (current) => {
+        // What decides where data goes (the URL, the types, re-enabling) is checked on the
+        // subscription after the change: a key may not re-point a subscription it could not make.
+        // Describing or pausing a webhook reaches nothing.
+        if (url !== undefined || parsed.events || parsed.active === true) assertSubscribable(parsed.events ?? current.events, scopes);
+        const reEnabled = parsed.active === true;
+        return {
+          ...current,
+          ...(url !== undefined && { url }),
+          ...(parsed.events && { events: parsed.events }),
+          ...(parsed.description !== undefined && { description: parsed.description }),
+          ...(parsed.metadata !== undefined && { metadata: parsed.metadata ?? {} }),
+          ...(parsed.active !== undefined && { active: parsed.active }),
+          ...(reEnabled && { consecutiveFailures: 0, disabledAt: null }),
+          updatedAt: at,
+        };
+      });
+      return toApiWebhook(after);
+    },
+    async delete(id) {
+      if (!(await storage.deleteWebhook(accountId, id))) throw notFound("Webhook", id);
+      return { success: true, message: `Webhook ${id} was deleted.`, deletedId: id };
+    },
+    async list(query = {}) {
+      const parsed = parseInput(WebhookListQuery, query, "query");
+      const page = await storage.listWebhooks(accountId, parsed);
+      return { webhooks: page.items.map(toApiWebhook), pagination: paginate(parsed.page, parsed.limit, page.total) };
+    },
+    async deliveries(id, query = {}) {
+      const parsed = parseInput(DeliveryListQuery, query, "query");
+      const page = await storage.listDeliveries(accountId, id, parsed);
+      if (!page) throw notFound("Webhook", id);
+      return { deliveries: page.items.map(deliveryOut), pagination: paginate(parsed.page, parsed.limit, page.total) };
+    },
+    async redeliver(id, deliveryId) {
+      // A delivery's type never changes, so this read guards the redelivery below.
+      const existing = await storage.getDelivery(accountId, id, deliveryId);
+      if (!existing) throw notFound("Delivery", deliveryId);
+      const missing = missingReadScopes([existing.type], scopes);
+      if (missing.length > 0) {
+        throw new ServiceError("FORBIDDEN", {
+          message: `This API key lacks the ${missing.join(" and ")} scope needed to read ${existing.type} notifications, so it may not redeliver one.`,
+          details: { requiredScopes: missing },
+        });
+      }
+      const delivery = await storage.redeliver(accountId, id, deliveryId, now());
+      if (!delivery) throw notFound("Delivery", deliveryId);
+      queued();
+      return deliveryOut(delivery);
+    },
+    async ping(id) {
+      const webhook = await storage.getWebhook(accountId, id);
+      if (!webhook) throw notFound("Webhook", id);
+      const timeoutMs = settings.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
+      const at = clock();
+      const workerId = `ping_${createId("delivery")}`;
+      const held = await storage.createHeldDelivery(
+        accountId,
+        id,
+        { type: PING_EVENT_TYPE, data: { webhook: { id: webhook.id, url: webhook.url, events: webhook.events } } },
+        { workerId, now: at.toISOString(), leaseUntil: new Date(at.getTime() + timeoutMs + LEASE_MARGIN_MS).toISOString() },
+      );
+      if (!held) throw notFound("Webhook", id);
+      // One attempt, final whatever its answer: a ping is never retried and never counts towards disabling.
+      await attemptDelivery(held, {
+        storage,
+        workerId,
+        retryDelaysMs: [],
+        disableAfter: Infinity,
+        timeoutMs,
+        allowPrivateNetworks: settings.allowPrivateNetworks ?? false,
+        resolveHost: settings.resolveHost,
+        fetch: settings.fetch,
+        now: clock,
+      });
+      const delivery = await storage.getDelivery(accountId, id, held.id);
+      if (!delivery) throw notFound("Delivery", held.id);
+      return deliveryOut(delivery);
+    },
+    async rotateSecret(id) {
+      const at = clock();
+      const expiresAt = new Date(at.getTime() + (settings.secretOverlapMs ?? SECRET_ROTATION_OVERLAP_MS)).toISOString();
+      const secret = generateWebhookSecret();
+      const { after } = await storage.updateWebhook(accountId, id, (current) => ({
+        ...current,
+        secret,
+        previousSecret: current.secret,
+        previousSecretExpiresAt: expiresAt,
+        updatedAt: at.toISOString(),
+      }));
+      return { ...toApiWebhook(after), secret, previousSecretExpiresAt: expiresAt };
+    },
+  };
+
+  return webhooks;
+}
