@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createHandler, type RequestLogEntry } from "../src/http/handler.ts";
-import { fixedRouteTemplate } from "../src/http/metrics-endpoint.ts";
 import { createEventService, type EventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 
@@ -101,8 +100,12 @@ describe("route templates in onRequestEnd", () => {
     assert.deepEqual(await routeOf("HEAD", "/health", false), [200, "/health"]);
     assert.deepEqual(await routeOf("GET", "/openapi.json", false), [200, "/openapi.json"]);
     assert.deepEqual(await routeOf("GET", "/v1/qr/att_0123.png", false), [404, "/v1/qr/:code.png"]);
-    assert.equal(fixedRouteTemplate("/api/qr/att_1.svg"), "/api/qr/:code.svg");
-    assert.equal(fixedRouteTemplate("/docs/anything.js"), "/docs/:asset");
+    assert.deepEqual(await routeOf("GET", "/api/qr/att_1.svg", false), [404, "/api/qr/:code.svg"]);
+    assert.deepEqual(await routeOf("GET", "/docs", false), [200, "/docs"]);
+    assert.deepEqual(await routeOf("GET", "/docs/redoc.standalone.js", false), [200, "/docs/:asset"]);
+    // A path the public routes do not serve goes on to the API, which knows no such route.
+    assert.deepEqual(await routeOf("GET", "/docs/anything.js", false), [404, undefined]);
+    assert.deepEqual(await routeOf("GET", "/v1/qr/att_1.gif", false), [404, undefined]);
   });
 
   test("no route: no template (the metrics label them all as one)", async () => {

@@ -4,14 +4,14 @@ import { ServiceError } from "../errors.ts";
 import type { EventService } from "../service.ts";
 import { type CorsOptions, createCors } from "./cors.ts";
 import { DOCS_ASSETS, DOCS_CSP, type DocsAsset, docsAsset, docsPage } from "./docs-page.ts";
-import { assertIdempotencyKey, IDEMPOTENCY_STALE_MS, IDEMPOTENCY_TTL_MS, requestFingerprint } from "./idempotency.ts";
+import { withIdempotency } from "./idempotency.ts";
 import { openApiDocument } from "./openapi.ts";
 import { createAuthenticator } from "./authenticate.ts";
 import { createAuthFailureLimit } from "./auth-failure-limit.ts";
 import { compileTrustProxy, resolveClientAddress, type TrustProxy } from "./client-address.ts";
-import { fixedRouteTemplate, type MetricsEndpointOptions, serveMetrics } from "./metrics-endpoint.ts";
+import { type MetricsEndpointOptions, serveMetrics } from "./metrics-endpoint.ts";
 import { assertWithinLimits } from "./rate-limit.ts";
-import { createResponder, type ResponseConstructor } from "./respond.ts";
+import { type Answer, createResponder, type ResponseConstructor } from "./respond.ts";
 import { bearerToken, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
 import { type Route, ROUTES, VERSION_PREFIXES } from "./routes.ts";
 
@@ -104,7 +104,8 @@ interface RequestState {
 /** A web-standard request handler: any host that speaks `Request`/`Response` can mount it. */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
-const QR_PATH = /^\/(?:v1|api)\/qr\/([A-Za-z0-9_]+)\.(png|svg)$/;
+/** The file name of a QR image: the registration's id and the format. */
+const QR_FILE = /^([A-Za-z0-9_]+)\.(png|svg)$/;
 /**
  * A registration's QR image never changes while it exists (it encodes the confirmation code,
  * which never changes): cached for a year, by the holder's browser only, since the code admits
@@ -114,8 +115,15 @@ const QR_CACHE_CONTROL = "private, max-age=31536000";
 const VERSION_PREFIX = /^\/(?:v1|api)(?=\/)/;
 const HSTS = "max-age=31536000; includeSubDomains";
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
-/** Tries at storing a keyed request's answer before giving up. */
-const COMPLETE_ATTEMPTS = 3;
+/**
+ * A route served without an API key (health, the OpenAPI document, the reference page and its
+ * assets, QR images, metrics): its label in metrics, and how it answers; `undefined` when the
+ * path turns out not to be one it serves (an unknown asset), which then goes on to the API.
+ */
+interface PublicRoute {
+  label: (params: Record<string, string>) => string | undefined;
+  serve: (request: Request, params: Record<string, string>, state: RequestState) => Promise<Response | undefined>;
+}
 
 /** The answer to a path (or method) the API does not serve. */
 function noRoute(request: Request, url: URL): ServiceError {
@@ -148,13 +156,6 @@ function requestOrigin(request: Request, url: URL, proxied: boolean): string {
   return `${proto || url.protocol.slice(0, -1)}://${host || url.host}`;
 }
 
-/** A response in the making: headers gathered along the way are added at the end. */
-interface Answer {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
-
 /**
  * The service's HTTP interface as a `(Request) => Promise<Response>` handler: every route
  * under `/v1` and `/api`, `GET /health`, the public QR images, authentication and scopes,
@@ -182,20 +183,63 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   const cors = options.cors ? createCors(options.cors) : undefined;
   const admit = createAuthenticator(storage, createAuthFailureLimit(options.authFailureLimitPerMinute === undefined ? {} : { perMinute: options.authFailureLimitPerMinute }));
 
-  /**
-   * Stores a keyed request's answer. Its effect has committed by now, so a passing failure of the
-   * store (a lock held past the busy timeout) is waited out a few times: a claim left running
-   * would, once stale, let a retry run the request again.
-   */
-  async function completeIdempotencyKey(accountId: string, key: string, response: { status: number; body: string }) {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await storage.completeIdempotencyKey(accountId, key, response);
-      } catch (error) {
-        if (attempt >= COMPLETE_ATTEMPTS || !(ServiceError.is(error) && error.code === "SERVICE_UNAVAILABLE")) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-      }
+  const publicRouter = createRouter<PublicRoute>();
+  const fixed = (path: string, serve: PublicRoute["serve"]) => addRoute(publicRouter, "GET", path, { label: () => path, serve });
+  if (options.metrics) {
+    const metricsOptions = options.metrics;
+    fixed("/metrics", async (request, _params, state) => {
+      const metrics = await serveMetrics(request, metricsOptions);
+      return reply.raw(metrics.body, 200, { ...state.headers, "content-type": metrics.contentType, "cache-control": "no-store" });
+    });
+  }
+  fixed("/health", async (_request, _params, state) => {
+    try {
+      await storage.ping();
+    } catch (cause) {
+      throw new ServiceError("SERVICE_UNAVAILABLE", { message: "The store cannot be reached.", headers: { "retry-after": "5" }, cause });
     }
+    return reply.json({ status: "ok" }, 200, state.headers);
+  });
+  fixed("/openapi.json", async (_request, _params, state) =>
+    reply.raw(openApiDocument(), 200, { ...state.headers, "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" }),
+  );
+  if (serveDocs) {
+    fixed("/docs", async (_request, _params, state) =>
+      reply.raw(docsPage(basePath), 200, {
+        ...state.headers,
+        "content-type": "text/html; charset=utf-8",
+        "cache-control": "public, max-age=300",
+        "content-security-policy": DOCS_CSP,
+      }),
+    );
+    addRoute(publicRouter, "GET", "/docs/:asset", {
+      label: ({ asset }) => (asset !== undefined && Object.hasOwn(DOCS_ASSETS, asset) ? "/docs/:asset" : undefined),
+      async serve(_request, { asset }, state) {
+        if (asset === undefined || !Object.hasOwn(DOCS_ASSETS, asset)) return undefined;
+        return reply.raw((await docsAsset(asset as DocsAsset)) as BodyInit, 200, {
+          ...state.headers,
+          "content-type": DOCS_ASSETS[asset as DocsAsset],
+          "cache-control": "public, max-age=86400",
+        });
+      },
+    });
+  }
+  for (const prefix of VERSION_PREFIXES) {
+    addRoute(publicRouter, "GET", `${prefix}/qr/:file`, {
+      label: ({ file }) => {
+        const format = QR_FILE.exec(file ?? "")?.[2];
+        return format ? `${prefix}/qr/:code.${format}` : undefined;
+      },
+      async serve(request, { file }, state) {
+        const qr = QR_FILE.exec(file ?? "");
+        if (!qr) return undefined;
+        const image = await service.qrCode(qr[1]!, qr[2] as "png" | "svg");
+        if (!image) throw new ServiceError("NOT_FOUND", { message: "QR code not found." });
+        const headers = { ...state.headers, etag: image.etag, "cache-control": QR_CACHE_CONTROL };
+        if (etagMatches(request.headers.get("if-none-match"), image.etag)) return reply.raw(null, 304, headers);
+        return reply.raw(image.body as BodyInit, 200, { ...headers, "content-type": image.contentType });
+      },
+    });
   }
 
   /** Runs a route, answering its errors in the error body (so an idempotent replay can store them). */
@@ -243,38 +287,11 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     const idempotencyHeader = request.method === "POST" ? request.headers.get("idempotency-key") : null;
     if (idempotencyHeader === null) return run(endpoint, ctx, docs);
 
-    const key = assertIdempotencyKey(idempotencyHeader);
-    const requestHash = requestFingerprint(request.method, path.replace(VERSION_PREFIX, ""), await readBytes());
-    const now = new Date(nowMs);
-    const existing = await storage.claimIdempotencyKey({
-      accountId: auth.accountId,
-      key,
-      requestHash,
-      now: now.toISOString(),
-      expiresAt: new Date(nowMs + IDEMPOTENCY_TTL_MS).toISOString(),
-      staleBefore: new Date(nowMs - IDEMPOTENCY_STALE_MS).toISOString(),
-    });
-    if (existing) {
-      if (existing.requestHash !== requestHash) {
-        throw new ServiceError("IDEMPOTENCY_KEY_REUSED", { message: `Idempotency-Key ${key} was used with a different request (method, path or body).`, field: "Idempotency-Key" });
-      }
-      if (existing.state === "running" || !existing.response) {
-        throw new ServiceError("IDEMPOTENCY_KEY_IN_USE", { message: `A request with Idempotency-Key ${key} is still running; retry shortly.`, headers: { "retry-after": "1" } });
-      }
-      const body = JSON.parse(existing.response.body);
-      // An answer an erasure replaced (ERASED_ANSWER) was stored without this request's documentation link.
-      if (body?.error?.code && body.error.documentation === undefined) body.error.documentation = `${docs}#${body.error.code}`;
-      return { status: existing.response.status, body, headers: { "idempotent-replayed": "true" } };
-    }
-    let answer: Answer;
-    try {
-      answer = await run(endpoint, ctx, docs);
-    } catch (error) {
-      await storage.releaseIdempotencyKey(auth.accountId, key).catch(() => {});
-      throw error;
-    }
-    await completeIdempotencyKey(auth.accountId, key, { status: answer.status, body: JSON.stringify(answer.body) });
-    return answer;
+    return withIdempotency(
+      storage,
+      { accountId: auth.accountId, key: idempotencyHeader, method: request.method, path: path.replace(VERSION_PREFIX, ""), body: readBytes, nowMs, docs },
+      () => run(endpoint, ctx, docs),
+    );
   }
 
   async function route(request: Request, url: URL, origin: string, docs: string, state: RequestState): Promise<Response> {
@@ -292,48 +309,12 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     }
     const path = mounted.length > 1 ? mounted.replace(/\/+$/, "") : mounted || "/";
     const method = routingMethod(request);
-    state.route = fixedRouteTemplate(path);
-    if (method === "GET" && path === "/metrics" && options.metrics) {
-      state.route = path;
-      const metrics = await serveMetrics(request, options.metrics);
-      return reply.raw(metrics.body, 200, { ...state.headers, "content-type": metrics.contentType, "cache-control": "no-store" });
-    }
-    if (path === "/health" && method === "GET") {
-      try {
-        await storage.ping();
-      } catch (cause) {
-        throw new ServiceError("SERVICE_UNAVAILABLE", { message: "The store cannot be reached.", headers: { "retry-after": "5" }, cause });
-      }
-      return reply.json({ status: "ok" }, 200, state.headers);
-    }
-    if (method === "GET" && path === "/openapi.json") {
-      return reply.raw(openApiDocument(), 200, { ...state.headers, "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" });
-    }
-    if (method === "GET" && serveDocs && (path === "/docs" || path.startsWith("/docs/"))) {
-      const asset = path.slice("/docs/".length);
-      if (path === "/docs") {
-        return reply.raw(docsPage(basePath), 200, {
-          ...state.headers,
-          "content-type": "text/html; charset=utf-8",
-          "cache-control": "public, max-age=300",
-          "content-security-policy": DOCS_CSP,
-        });
-      }
-      if (Object.hasOwn(DOCS_ASSETS, asset)) {
-        return reply.raw((await docsAsset(asset as DocsAsset)) as BodyInit, 200, {
-          ...state.headers,
-          "content-type": DOCS_ASSETS[asset as DocsAsset],
-          "cache-control": "public, max-age=86400",
-        });
-      }
-    }
-    const qr = method === "GET" ? QR_PATH.exec(path) : null;
-    if (qr) {
-      const image = await service.qrCode(qr[1]!, qr[2] as "png" | "svg");
-      if (!image) throw new ServiceError("NOT_FOUND", { message: "QR code not found." });
-      const headers = { ...state.headers, etag: image.etag, "cache-control": QR_CACHE_CONTROL };
-      if (etagMatches(request.headers.get("if-none-match"), image.etag)) return reply.raw(null, 304, headers);
-      return reply.raw(image.body as BodyInit, 200, { ...headers, "content-type": image.contentType });
+    const open = findRoute(publicRouter, method, path);
+    if (open) {
+      const params = open.params ?? {};
+      state.route = open.data.label(params);
+      const response = await open.data.serve(request, params, state);
+      if (response) return response;
     }
     const answer = await api(request, url, path, origin, docs, state);
     return reply.json(answer.body, answer.status, answer.headers ? { ...state.headers, ...answer.headers } : state.headers);

@@ -27,19 +27,6 @@ const METRICS_CHALLENGE = { "www-authenticate": 'Bearer realm="metrics"' } as co
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
 /**
- * The template of a path served outside the API's route table (health, the OpenAPI document,
- * the reference page and its assets, QR images), or `undefined`. With the API's own
- * templates (`/v1/events/:id`) it labels requests in metrics without the concrete ids, so the
- * number of labels stays bounded.
- */
-export function fixedRouteTemplate(path: string): string | undefined {
-  if (path === "/health" || path === "/openapi.json" || path === "/docs") return path;
-  if (path.startsWith("/docs/")) return "/docs/:asset";
-  const qr = /^\/(v1|api)\/qr\/[A-Za-z0-9_]+\.(png|svg)$/.exec(path);
-  return qr ? `/${qr[1]}/qr/:code.${qr[2]}` : undefined;
-}
-
-/**
  * Checks a scrape's bearer token against the configured one in constant time (both are hashed
  * first, so not even their lengths leak) and returns the exposition; throws `401 UNAUTHORIZED`
  * with a `WWW-Authenticate` challenge when the token is missing or wrong.

@@ -30,3 +30,10 @@ export function createResponder(ResponseClass: ResponseConstructor = Response): 
     raw: (body, status, headers) => new ResponseClass(body, { status, headers: { ...BASE_HEADERS, ...headers } }),
   };
 }
+
+/** A response in the making: headers gathered along the way are added at the end. */
+export interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
