@@ -280,7 +280,8 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       url,
       params: match.params ?? {},
       query,
-      body: async () => parseJsonBody(await readBytes(), request.headers.get("content-type")),
+      // Typed by the route as its operation's input; the operation validates it.
+      body: async <T>() => parseJsonBody(await readBytes(), request.headers.get("content-type")) as T,
       account: service.forAccount(auth.accountId, { baseUrl: origin, scopes: auth.scopes, tier: auth.tier }),
     };
 

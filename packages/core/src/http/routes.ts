@@ -19,8 +19,11 @@ export interface RouteContext {
   params: Record<string, string>;
   /** The query string as an object (each parameter once). */
   query: Record<string, string>;
-  /** The parsed JSON body (reads and validates the transport on first call). */
-  body(): Promise<unknown>;
+  /**
+   * The parsed JSON body (reads and checks the transport on first call), typed as the input of
+   * the operation it is handed to, which validates it (`parseInput`) with the route's `body` schema.
+   */
+  body<T = unknown>(): Promise<T>;
   /** The caller's account operations. */
   account: AccountScope;
 }
@@ -65,7 +68,7 @@ export const ROUTES: readonly Route[] = [
   {
     method: "POST", path: "/events", scope: "events:write", tag: "Events", operationId: "createEvent", summary: "Create an event (as a draft)",
     body: EventCreateInput, response: { status: 201, schema: Event, name: "Event", description: "The created event" }, errors: ["INVALID_REQUEST"],
-    handle: async (c) => created(await c.account.events.create((await c.body()) as never)),
+    handle: async (c) => created(await c.account.events.create(await c.body<EventCreateInput>())),
   },
   {
     method: "GET", path: "/events", scope: "events:read", tag: "Events", operationId: "listEvents", summary: "List events",
@@ -81,7 +84,7 @@ export const ROUTES: readonly Route[] = [
     method: "PUT", path: "/events/:id", scope: "events:write", tag: "Events", operationId: "updateEvent", summary: "Update an event (partial; status rules apply)",
     body: EventUpdateInput, response: { status: 200, schema: Event, name: "Event", description: "The updated event" },
     errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION"],
-    handle: async (c) => ok(await c.account.events.update(c.params.id!, (await c.body()) as never)),
+    handle: async (c) => ok(await c.account.events.update(c.params.id!, await c.body<EventUpdateInput>())),
   },
   {
     method: "DELETE", path: "/events/:id", scope: "events:write", tag: "Events", operationId: "deleteEvent", summary: "Delete an event and its registrations",
@@ -93,13 +96,13 @@ export const ROUTES: readonly Route[] = [
     summary: "Check a registration in by its confirmation code (the QR code's content)",
     body: CheckInInput, response: { status: 200, schema: Attendee, name: "Attendee", description: "The registration, now checked in" },
     errors: ["INVALID_REQUEST", "NOT_FOUND", "ALREADY_CHECKED_IN", "INVALID_STATE_TRANSITION"],
-    handle: async (c) => ok(await c.account.events.checkIn(c.params.id!, (await c.body()) as never)),
+    handle: async (c) => ok(await c.account.events.checkIn(c.params.id!, await c.body<CheckInInput>())),
   },
   {
     method: "POST", path: "/attendees", scope: "attendees:write", tag: "Attendees", operationId: "registerAttendee", summary: "Register an attendee",
     body: AttendeeCreateInput, response: { status: 201, schema: Attendee, name: "Attendee", description: "The registration, confirmed" },
     errors: ["INVALID_REQUEST", "EVENT_FULL", "NOT_FOUND", "DUPLICATE_REGISTRATION"],
-    handle: async (c) => created(await c.account.attendees.register((await c.body()) as never)),
+    handle: async (c) => created(await c.account.attendees.register(await c.body<AttendeeCreateInput>())),
   },
   {
     method: "GET", path: "/attendees", scope: "attendees:read", tag: "Attendees", operationId: "listAttendees", summary: "List registrations",
@@ -117,7 +120,7 @@ export const ROUTES: readonly Route[] = [
     summary: "Update a registration (partial; status rules apply)",
     body: AttendeeUpdateInput, response: { status: 200, schema: Attendee, name: "Attendee", description: "The updated registration" },
     errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION", "EVENT_FULL", "DUPLICATE_REGISTRATION"],
-    handle: async (c) => ok(await c.account.attendees.update(c.params.id!, (await c.body()) as never)),
+    handle: async (c) => ok(await c.account.attendees.update(c.params.id!, await c.body<AttendeeUpdateInput>())),
   },
   {
     method: "DELETE", path: "/attendees/:id", scope: "attendees:write", tag: "Attendees", operationId: "deleteAttendee",
@@ -130,7 +133,7 @@ export const ROUTES: readonly Route[] = [
     summary: "Register a webhook (the answer is the only one that shows its secret)",
     body: WebhookCreateInput, response: { status: 201, schema: CreatedWebhook, name: "CreatedWebhook", description: "The webhook with its secret" },
     errors: ["INVALID_REQUEST", "INVALID_URL", "INVALID_EVENT_TYPE", "DUPLICATE_WEBHOOK"],
-    handle: async (c) => created(await c.account.webhooks.create((await c.body()) as never)),
+    handle: async (c) => created(await c.account.webhooks.create(await c.body<WebhookCreateInput>())),
   },
   {
     method: "GET", path: "/webhooks", scope: "webhooks:read", tag: "Webhooks", operationId: "listWebhooks", summary: "List webhooks (never their secrets)",
@@ -148,7 +151,7 @@ export const ROUTES: readonly Route[] = [
     summary: "Update a webhook (partial; active: true re-enables it and resets its failure count)",
     body: WebhookUpdateInput, response: { status: 200, schema: Webhook, name: "Webhook", description: "The updated webhook" },
     errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_URL", "INVALID_EVENT_TYPE", "DUPLICATE_WEBHOOK"],
-    handle: async (c) => ok(await c.account.webhooks.update(c.params.id!, (await c.body()) as never)),
+    handle: async (c) => ok(await c.account.webhooks.update(c.params.id!, await c.body<WebhookUpdateInput>())),
   },
   {
     method: "DELETE", path: "/webhooks/:id", scope: "webhooks:write", tag: "Webhooks", operationId: "deleteWebhook", summary: "Remove a webhook",

@@ -13,7 +13,7 @@ import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import { ACTIVE_ATTENDEE_STATUSES, ATTENDEE_STATUSES, type AttendeeStatus } from "../rules/attendee-status.ts";
 import { contributionSql, scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { EventStatus } from "../rules/event-status.ts";
-import type { Database } from "./database.ts";
+import type { Database, EventsTable } from "./database.ts";
 import {
   bucketStartSql, daysBetweenSql, type DialectName, jsonArrayElementsSql, jsonFlagSql, jsonTextPresentSql,
 } from "./dialect.ts";
@@ -48,7 +48,7 @@ const numOrNull = (value: unknown): number | null => (value === null || value ==
 export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectName): AnalyticsQueries {
   /** The scope's events (`e`): the account's, not cancelled, within the filters. */
   function scopeFilter(scope: AnalyticsScope) {
-    return (eb: ExpressionBuilder<any, any>) => {
+    return (eb: ExpressionBuilder<Database & { e: EventsTable }, "e">) => {
       const conditions = [eb("e.account_id", "=", scope.accountId), eb("e.status", "<>", CANCELLED)];
       if (scope.startDate !== undefined) conditions.push(eb("e.start_date", ">=", scope.startDate));
       if (scope.endDate !== undefined) conditions.push(eb("e.start_date", "<=", scope.endDate));
@@ -238,10 +238,9 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
         .with("s", (conn) => eventStats(conn as Kysely<any>))
         .with((cte) => cte("pe").materialized(), (conn) => perEvent(conn as Kysely<any>, scope, carbon)) as unknown as Kysely<any>;
       let query = base.selectFrom("pe").select(unionSelect("total", sql`null`, { ...aggregateColumns, ...perEventColumns }));
-      // The union's other parts read the CTEs the first part's statement defines.
-      const plain = db as Kysely<any>;
-      if (scope.granularity) query = query.unionAll(plain.selectFrom("pe").select(unionSelect("bucket", sql`period`, aggregateColumns)).groupBy("period"));
-      query = query.unionAll(plain.selectFrom("em").select(unionSelect("mode", sql`travel_mode`, modeColumnsOverEm)).groupBy("travel_mode"));
+      // The union's other parts read the CTEs of the statement, through its own builder.
+      if (scope.granularity) query = query.unionAll((eb) => eb.selectFrom("pe").select(unionSelect("bucket", sql`period`, aggregateColumns)).groupBy("period"));
+      query = query.unionAll((eb) => eb.selectFrom("em").select(unionSelect("mode", sql`travel_mode`, modeColumnsOverEm)).groupBy("travel_mode"));
       const rows = (await query.execute()) as Array<Record<string, unknown>>;
       const totalsRow = rows.find((row) => row.kind === "total")!;
       const bucketRows = rows.filter((row) => row.kind === "bucket").sort((x, y) => (String(x.key) < String(y.key) ? -1 : 1));

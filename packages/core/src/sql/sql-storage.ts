@@ -205,7 +205,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
   }
 
   function eventFilters(accountId: string, query: EventListQuery) {
-    return (eb: ExpressionBuilder<any, any>) => {
+    return (eb: ExpressionBuilder<Database & { e: EventsTable }, "e">) => {
       const conditions = [eb("e.account_id", "=", accountId)];
       if (query.status) conditions.push(eb("e.status", "=", query.status));
       if (query.category) conditions.push(eb("e.category", "=", query.category));
