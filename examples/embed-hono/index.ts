@@ -3,7 +3,8 @@
  * Request as it is; core's `basePath` strips the prefix and keeps it in the links it hands out.
  * Run: `npx tsx index.ts` (PORT, DATABASE_FILE optional).
  */
-import { createEventService, createHandler, createSqlStorage, SQLITE_PRAGMAS } from "@event-service/core";
+import { createEventService, createHandler, createSqlStorage } from "@event-service/core";
+import { SQLITE_PRAGMAS } from "@event-service/core/sqlite";
 import { serve } from "@hono/node-server";
 import Database from "better-sqlite3";
 import { Hono } from "hono";

@@ -5,7 +5,8 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createEventService, createHandler, createSqlStorage, SQLITE_PRAGMAS } from "@event-service/core";
+import { createEventService, createHandler, createSqlStorage } from "@event-service/core";
+import { SQLITE_PRAGMAS } from "@event-service/core/sqlite";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import type { NodeHttp1Handler } from "srvx";

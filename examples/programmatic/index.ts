@@ -3,7 +3,8 @@
  * another framework's route would. Every failure is a `ServiceError` with the same code as the
  * HTTP error body. Run: `npx tsx index.ts`; it prints a JSON summary and exits.
  */
-import { createEventService, createSqlStorage, ServiceError, SQLITE_PRAGMAS } from "@event-service/core";
+import { createEventService, createSqlStorage, ServiceError } from "@event-service/core";
+import { SQLITE_PRAGMAS } from "@event-service/core/sqlite";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 

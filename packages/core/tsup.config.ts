@@ -11,7 +11,7 @@ const REDOC_FILES = [
 ] as const;
 
 export default defineConfig({
-  entry: { index: "src/index.ts", webhooks: "src/webhooks/index.ts" },
+  entry: { index: "src/index.ts", webhooks: "src/webhooks/index.ts", sqlite: "src/sqlite.ts" },
   format: ["esm"],
   target: "node20",
   dts: true,

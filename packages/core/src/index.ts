@@ -5,8 +5,11 @@
  * import Database from "better-sqlite3";
  * import { Kysely, SqliteDialect } from "kysely";
  * import { createEventService, createHandler, createSqlStorage } from "@event-service/core";
+ * import { SQLITE_PRAGMAS } from "@event-service/core/sqlite";
  *
- * const storage = createSqlStorage({ db: new Kysely({ dialect: new SqliteDialect({ database: new Database("events.sqlite") }) }) });
+ * const sqlite = new Database("events.sqlite");
+ * for (const pragma of SQLITE_PRAGMAS) sqlite.pragma(pragma);
+ * const storage = createSqlStorage({ db: new Kysely({ dialect: new SqliteDialect({ database: sqlite }) }) });
  * await storage.migrate();
  * const service = createEventService({ storage });
  * const handler = createHandler(service); // (Request) => Promise<Response>
@@ -50,8 +53,6 @@ export { createSqlStorage } from "./sql/sql-storage.ts";
 export type { SqlStorageOptions } from "./sql/sql-storage.ts";
 export type { Database } from "./sql/database.ts";
 export { MIGRATIONS } from "./sql/migrations.ts";
-export { SQLITE_PRAGMAS, withStatementCache } from "./sql/dialect.ts";
-export type { SqliteDatabaseLike } from "./sql/dialect.ts";
 
 // Resources: schemas (runtime) and their types
 export {
@@ -72,7 +73,7 @@ export { DNS_TIMEOUT_MS, isNonPublicAddress } from "./webhooks/ssrf.ts";
 
 // Webhook delivery (the outbox's worker)
 export {
-  createDeliveryWorker, DEFAULT_RETRY_DELAYS_MS, DEFAULT_WEBHOOK_TIMEOUT_MS, DISABLE_AFTER_FAILURES, MAX_RETRY_AFTER_EXTRA_MS, nextAttemptAt,
+  createDeliveryWorker, DEFAULT_RETRY_DELAYS_MS, DEFAULT_WEBHOOK_TIMEOUT_MS, DISABLE_AFTER_FAILURES, MAX_RETRY_AFTER_EXTRA_MS,
 } from "./webhooks/delivery-worker.ts";
 export type { DeliveryWorker, DeliveryWorkerOptions } from "./webhooks/delivery-worker.ts";
 export { createBackgroundPurge, DEFAULT_WEBHOOK_RETENTION_DAYS } from "./background-purge.ts";
@@ -82,8 +83,7 @@ export { PING_EVENT_TYPE } from "./resources/webhook.ts";
 export type { Envelope, Notification } from "./webhooks/envelope.ts";
 export { createChangeNotifier } from "./webhooks/change-notifications.ts";
 export type { ChangeNotifierOptions } from "./webhooks/change-notifications.ts";
-export { parseRetryAfterMs, sendDelivery, WEBHOOK_USER_AGENT } from "./webhooks/send-delivery.ts";
-export type { AttemptOutcome, SendDeliveryOptions } from "./webhooks/send-delivery.ts";
+export { WEBHOOK_USER_AGENT } from "./webhooks/send-delivery.ts";
 export type { HostResolver } from "./webhooks/ssrf.ts";
 export { ApiKeyCreateInput, SCOPES, TIERS, TIER_LIMITS } from "./resources/api-key.ts";
 export type { ApiKeyInfo, AuthContext, CreatedApiKey, Scope, Tier } from "./resources/api-key.ts";

@@ -13,13 +13,18 @@ test("the built package exports exactly these names", async () => {
     "EMISSION_FACTORS_KG_PER_KM", "ERROR_CODES", "EVENT_SORT_FIELDS", "EVENT_STATUSES", "EVENT_TRANSITIONS", "Event",
     "EventAnalytics", "EventCreateInput", "EventListQuery", "EventUpdateInput", "FLIGHT_BANDS", "MAX_BODY_BYTES",
     "MAX_RETRY_AFTER_EXTRA_MS", "MIGRATIONS", "PING_EVENT_TYPE", "Pagination", "READ_SCOPE_BY_FAMILY", "RotatedWebhook",
-    "SCOPES", "SECRET_ROTATION_OVERLAP_MS", "SQLITE_PRAGMAS", "ServiceError", "SustainabilityQuery", "SustainabilityReport",
+    "SCOPES", "SECRET_ROTATION_OVERLAP_MS", "ServiceError", "SustainabilityQuery", "SustainabilityReport",
     "TIERS", "TIER_LIMITS", "TRAVEL_MODES", "TREND_METRICS", "TrendQuery", "TrendReport", "VERSION_PREFIXES",
     "WEBHOOK_EVENT_TYPES", "WEBHOOK_LIMITS", "WEBHOOK_USER_AGENT", "Webhook", "WebhookCreateInput", "WebhookDelivery",
     "WebhookListQuery", "WebhookUpdateInput", "assertAttendeeTransition", "assertEventTransition", "canReadNotification",
     "compileTrustProxy", "createBackgroundPurge", "createChangeNotifier", "createDeliveryWorker", "createEventService", "createHandler",
     "createSqlStorage", "isAttendeeTransitionAllowed", "isCountryCode", "isEventTransitionAllowed", "isNonPublicAddress",
-    "nextAttemptAt", "offsetKg", "openApiDocument", "parseCorsOrigins", "parseRetryAfterMs", "sendDelivery", "sustainabilityScore",
-    "toApiAttendee", "toApiDelivery", "toApiEvent", "toApiWebhook", "travelEmissionsKg", "withStatementCache",
+    "offsetKg", "openApiDocument", "parseCorsOrigins", "sustainabilityScore",
+    "toApiAttendee", "toApiDelivery", "toApiEvent", "toApiWebhook", "travelEmissionsKg",
   ]);
+});
+
+test("the SQLite subpath exports exactly these names", async () => {
+  const sqlite = await import("@event-service/core/sqlite");
+  assert.deepEqual(Object.keys(sqlite).sort(), ["SQLITE_PRAGMAS", "withStatementCache"]);
 });

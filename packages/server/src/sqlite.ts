@@ -1,7 +1,8 @@
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { type Database as Schema, SQLITE_PRAGMAS, withStatementCache } from "@event-service/core";
+import type { Database as Schema } from "@event-service/core";
+import { SQLITE_PRAGMAS, withStatementCache } from "@event-service/core/sqlite";
 import { Kysely, SqliteDialect } from "kysely";
 
 /** The SQLite file (or `:memory:`) that a `DATABASE_URL` names; throws for other databases. */
