@@ -24,9 +24,10 @@ const trustProxy = z.string().transform((value, ctx): TrustProxy => {
   return list;
 });
 
-/** The server's configuration, read from the environment (see the README's table). */
+/** A TCP port number (0: any free port). */
 const port = z.coerce.number().int().min(0).max(65535);
 
+/** The server's configuration, read from the environment (see the README's table). */
 export const ServerConfig = z
   .object({
     PORT: port.default(3000),

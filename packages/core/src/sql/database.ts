@@ -153,9 +153,9 @@ export interface EventsTable {
   created_at: string;
   updated_at: string;
   /*
-   * The event's figures over its active registrations, kept by the storage in the transaction
-   * that changes a registration (recomputed from the registrations, never incremented), so
-   * reads and list sorts need no aggregate.
+   * The event's kept figures over its active registrations (`carbon/kept-figures.ts`): each
+   * change of a registration adds its difference (`contributionOf(after) - contributionOf(before)`)
+   * in its own transaction, under the event's lock, so reads and list sorts need no aggregate.
    */
   active_count: Generated<number>;
   /** kg CO2e of the travel reported. */

@@ -5,6 +5,7 @@ import { contributionChange, eventStatsOf } from "../carbon/kept-figures.ts";
 import { ServiceError } from "../errors.ts";
 import { applyAttendeeUpdate, type AttendeeListQuery, type AttendeeRecord } from "../resources/attendee.ts";
 import { limitsFor, type Tier } from "../resources/api-key.ts";
+import { DELIVERY_STATUSES } from "../resources/webhook-delivery.ts";
 import { applyEventUpdate, type EventListQuery, type EventRecord, type EventWithStats } from "../resources/event.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { EVENT_STATUSES_OPEN_FOR_REGISTRATION } from "../rules/event-status.ts";
@@ -14,7 +15,7 @@ import type { ChangeNotifier, StoredChange } from "../storage/change-notifier.ts
 import { ERASED_ANSWER } from "../storage/erasure.ts";
 import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
 import { createDeliveryMethods } from "./delivery-sql.ts";
-import { notifyChange } from "./outbox-sql.ts";
+import { notifyChange, PENDING } from "./outbox-sql.ts";
 import { scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { Database, EventsTable } from "./database.ts";
 import { param, precompile } from "./precompiled.ts";
@@ -37,6 +38,8 @@ export interface SqlStorageOptions {
   now?: () => Date;
 }
 
+/** The statuses of deliveries that will never be sent again. */
+const FINAL_STATUSES = DELIVERY_STATUSES.filter((status) => status !== PENDING);
 /** Deliveries deleted per write transaction of a purge: small enough not to hold up the API's writes. */
 const PURGE_BATCH = 500;
 
@@ -257,9 +260,9 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       eb.and([
         eb("webhook_deliveries.updated_at", "<", before),
         eb.or([
-          eb("webhook_deliveries.status", "in", ["succeeded", "failed"]),
+          eb("webhook_deliveries.status", "in", FINAL_STATUSES),
           eb.and([
-            eb("webhook_deliveries.status", "=", "pending"),
+            eb("webhook_deliveries.status", "=", PENDING),
             eb.or([eb("webhook_deliveries.lease_until", "is", null), eb("webhook_deliveries.lease_until", "<", now)]),
             eb.exists(
               eb.selectFrom("webhooks").select("webhooks.id").whereRef("webhooks.id", "=", "webhook_deliveries.webhook_id").where("webhooks.active", "=", 0),
