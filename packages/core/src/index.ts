@@ -80,7 +80,7 @@ export { createBackgroundPurge, DEFAULT_WEBHOOK_RETENTION_DAYS } from "./backgro
 export type { BackgroundPurge, BackgroundPurgeOptions } from "./background-purge.ts";
 export { CAPACITY_THRESHOLD_PERCENT } from "./webhooks/payloads.ts";
 export { PING_EVENT_TYPE } from "./resources/webhook.ts";
-export type { Envelope, Notification } from "./webhooks/envelope.ts";
+export type { Envelope, Notification } from "./storage/envelope.ts";
 export { createChangeNotifier } from "./webhooks/change-notifications.ts";
 export type { ChangeNotifierOptions } from "./webhooks/change-notifications.ts";
 export { WEBHOOK_USER_AGENT } from "./webhooks/send-delivery.ts";

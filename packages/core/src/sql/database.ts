@@ -153,7 +153,7 @@ export interface EventsTable {
   created_at: string;
   updated_at: string;
   /*
-   * The event's kept figures over its active registrations (`carbon/kept-figures.ts`): each
+   * The event's kept figures over its active registrations (`resources/kept-figures.ts`): each
    * change of a registration adds its difference (`contributionOf(after) - contributionOf(before)`)
    * in its own transaction, under the event's lock, so reads and list sorts need no aggregate.
    */

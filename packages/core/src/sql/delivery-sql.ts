@@ -8,7 +8,7 @@ import type { Storage } from "../storage.ts";
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from "./database.ts";
 import { lockRows, type DialectName } from "./dialect.ts";
 import { deliveryRow, PENDING } from "./outbox-sql.ts";
-import type { Envelope } from "../webhooks/envelope.ts";
+import type { Envelope } from "../storage/envelope.ts";
 
 type DeliveryMethods = Pick<
   Storage,

@@ -7,7 +7,7 @@
 import { type Kysely, sql } from "kysely";
 import { ID_PREFIXES } from "../_internal/ids.ts";
 import type { Erasure } from "../storage/erasure.ts";
-import { type Envelope, type ErasureSubject, redactEnvelope } from "../webhooks/envelope.ts";
+import { type Envelope, type ErasureSubject, redactEnvelope } from "../storage/envelope.ts";
 import type { Database } from "./database.ts";
 
 /** Rows read, or written, per statement. */

@@ -7,10 +7,10 @@
 import type { Kysely } from "kysely";
 import { createId } from "../_internal/ids.ts";
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
-import type { KeptFigures } from "../carbon/kept-figures.ts";
+import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { DeliveryStatus } from "../resources/webhook-delivery.ts";
 import type { ChangeNotifier, OutboxReader, StoredChange } from "../storage/change-notifier.ts";
-import type { Envelope, Notification } from "../webhooks/envelope.ts";
+import type { Envelope, Notification } from "../storage/envelope.ts";
 import type { Database } from "./database.ts";
 import { KEPT_FIGURE_COLUMNS, rowToKeptFigures } from "./rows.ts";
 

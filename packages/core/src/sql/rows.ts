@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from "kysely";
-import type { KeptFigures } from "../carbon/kept-figures.ts";
+import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { ApiKeyInfo, Scope, Tier } from "../resources/api-key.ts";
 import type { EventRecord } from "../resources/event.ts";

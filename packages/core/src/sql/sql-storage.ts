@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, type Kysely, Migrator, type Selectable, sql } from "kysely";
 import { createConfirmationCode } from "../_internal/ids.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
-import { contributionChange, eventStatsOf } from "../carbon/kept-figures.ts";
+import { contributionChange, eventStatsOf } from "../resources/kept-figures.ts";
 import { ServiceError } from "../errors.ts";
 import { applyAttendeeUpdate, type AttendeeListQuery, type AttendeeRecord } from "../resources/attendee.ts";
 import { limitsFor, type Tier } from "../resources/api-key.ts";

@@ -1,8 +1,8 @@
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
-import type { KeptFigures } from "../carbon/kept-figures.ts";
+import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
-import type { Notification } from "../webhooks/envelope.ts";
+import type { Notification } from "./envelope.ts";
 
 /**
  * A change a storage write made, as the storage hands it to a {@link ChangeNotifier} inside the

@@ -1,5 +1,5 @@
 import type { ClaimedDelivery, DeliveryAttempt, DeliveryListQuery, DeliveryRecord } from "../resources/webhook-delivery.ts";
-import type { Notification } from "../webhooks/envelope.ts";
+import type { Notification } from "./envelope.ts";
 import type { Page } from "./common.ts";
 
 /** What {@link DeliveryStore.outboxBacklog} reports: pending deliveries by state, and the earliest due. */

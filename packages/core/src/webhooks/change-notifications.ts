@@ -6,11 +6,11 @@
  */
 import { buildEventAnalytics } from "../analytics/event-analytics.ts";
 import { type CarbonSettings, DEFAULT_CARBON_SETTINGS, offsetKg } from "../carbon/carbon-settings.ts";
-import { eventStatsOf, type KeptFigures } from "../carbon/kept-figures.ts";
+import { eventStatsOf, type KeptFigures } from "../resources/kept-figures.ts";
 import { type AttendeeRecord, toApiAttendee } from "../resources/attendee.ts";
 import { type EventRecord, toApiEvent } from "../resources/event.ts";
 import type { ChangeNotifier, OutboxReader, StoredChange } from "../storage/change-notifier.ts";
-import type { Notification } from "./envelope.ts";
+import type { Notification } from "../storage/envelope.ts";
 import {
   attendeeDeletedNotification, attendeeUpdateNotifications, CAPACITY_THRESHOLD_PERCENT, completionReports, eventUpdateNotifications,
   goalAchievedNotification, isCarbonNeutralAchieved, notificationFigures, registrationNotifications, thresholdNotification,

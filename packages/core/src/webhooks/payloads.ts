@@ -7,9 +7,9 @@
 import type { EventAnalytics } from "../analytics/event-analytics.ts";
 import type { Attendee } from "../resources/attendee.ts";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
-import { type KeptFigures, scoreOf } from "../carbon/kept-figures.ts";
+import { type KeptFigures, scoreOf } from "../resources/kept-figures.ts";
 import type { Event, EventRecord } from "../resources/event.ts";
-import type { Notification } from "./envelope.ts";
+import type { Notification } from "../storage/envelope.ts";
 
 /** Share of capacity at which `analytics.threshold_exceeded` (`capacity_utilization`) is sent, once per event. */
 export const CAPACITY_THRESHOLD_PERCENT = 90;
@@ -91,7 +91,7 @@ export function attendeeDeletedNotification(attendee: { id: string; eventId: str
 
 /**
  * The figures of an event that the derived notifications (goal, threshold, reports) are computed
- * from: its kept figures (`carbon/kept-figures.ts`) with its capacity, its offsets in kg and its score.
+ * from: its kept figures (`resources/kept-figures.ts`) with its capacity, its offsets in kg and its score.
  */
 export interface NotificationFigures extends KeptFigures {
   capacity: number;

@@ -1,8 +1,8 @@
 /**
- * What the outbox stores and sends: a notification before it is fanned out, the envelope of a
- * delivery, and the redaction an erasure applies to stored envelopes. Shapes only, no decision
- * about which change notifies what (`change-notifications.ts` holds those): the storage reads
- * and writes these.
+ * What the outbox stores and sends, as the storage contract knows it: a notification before it
+ * is fanned out, the envelope of a delivery, and the redaction an erasure applies to stored
+ * envelopes (part of `eraseAttendee`'s and `deleteEvent`'s contract). No decision about which
+ * change notifies what: `webhooks/change-notifications.ts` holds those.
  */
 import type { PING_EVENT_TYPE, WebhookEventType } from "../resources/webhook.ts";
 

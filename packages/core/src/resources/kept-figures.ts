@@ -6,12 +6,12 @@
  * SQL twin that analytics and the migration's backfill sum over registration rows (a test keeps
  * the two in agreement). Event payloads, lists, scores and webhook notifications all read these.
  */
-import type { AttendeeRecord } from "../resources/attendee.ts";
-import type { EventRecord, EventStats } from "../resources/event.ts";
+import type { AttendeeRecord } from "./attendee.ts";
+import type { EventRecord, EventStats } from "./event.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
-import { type CarbonSettings, offsetKg } from "./carbon-settings.ts";
-import { LOW_CARBON_TRAVEL_MODES, travelEmissionsKg } from "./emission-factors.ts";
-import { sustainabilityScore } from "./sustainability-score.ts";
+import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
+import { LOW_CARBON_TRAVEL_MODES, travelEmissionsKg } from "../carbon/emission-factors.ts";
+import { sustainabilityScore } from "../carbon/sustainability-score.ts";
 
 /** An event's kept figures, or what one registration adds to them. */
 export interface KeptFigures {
