@@ -171,6 +171,6 @@ let told = false;
 export function notePostgresSkipped(): void {
   if (told || TEST_DATABASE_URL) return;
   told = true;
-  console.log("# PostgreSQL skipped: set TEST_DATABASE_URL=postgres://user:password@host:5432/postgres (a role that may CREATE DATABASE) to run these tests on PostgreSQL too.");
+  console.log("PostgreSQL skipped: set TEST_DATABASE_URL=postgres://user:password@host:5432/postgres (a role that may CREATE DATABASE) to run these tests on PostgreSQL too.");
 }
 notePostgresSkipped();
