@@ -318,7 +318,8 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     let attempts = 0;
     for (;;) {
       const batch = await write(async (trx) => {
-        const rows = await dialect.lockRows(trx.selectFrom("webhook_deliveries").select("id").where(expired).limit(PURGE_BATCH)).execute();
+        // Rows another transaction holds (a purge in another process, a worker recording) are skipped, not waited for.
+        const rows = await dialect.claimRows(trx.selectFrom("webhook_deliveries").select("id").where(expired).limit(PURGE_BATCH)).execute();
         const ids = rows.map((row) => row.id);
         if (ids.length === 0) return { ids: 0, deliveries: 0, attempts: 0 };
         // Attempts first: counted, and gone whether or not the store cascades.
