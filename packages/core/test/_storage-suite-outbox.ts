@@ -326,6 +326,7 @@ export function describeOutboxAndDeliveries(open: () => Promise<Storage>) {
       await storage.insertWebhook(webhook);
       const notification = { type: "webhook.ping" as const, data: { webhook: { id: webhook.id } } };
       const held = await storage.createHeldDelivery(acme, webhook.id, notification, { workerId: "ping_1", now: at(20), leaseUntil: at(60) });
+      assert.ok(held, "the webhook exists");
       assert.deepEqual(
         { ...held, id: undefined, payload: undefined },
         { id: undefined, payload: undefined, webhookId: webhook.id, accountId: acme, url: webhook.url, secret: "whsec_contract", previousSecret: "whsec_old", previousSecretExpiresAt: at(1000), type: "webhook.ping", attemptCount: 0, finalAttempt: 1 },
@@ -357,7 +358,7 @@ export function describeOutboxAndDeliveries(open: () => Promise<Storage>) {
       const all = await list({});
       assert.equal(all?.total, 5);
       assert.deepEqual(all?.items.map((d) => d.createdAt), [at(14), at(13), at(12), at(11), at(10)]);
-      assert.ok(all?.items.every((d) => d.webhookId === a1.id && d.accountId === acme));
+      assert.ok(all?.items.every((d) => d.webhookId === a1.id && d.accountId === acme), "the webhook's own");
       const page = await list({ limit: "2", page: "2" });
       assert.deepEqual([page?.total, page?.items.map((d) => d.createdAt)], [5, [at(12), at(11)]]);
       const done = await list({ status: "succeeded" });
