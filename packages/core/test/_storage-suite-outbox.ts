@@ -107,7 +107,7 @@ export function describeOutboxAndDeliveries(open: () => Promise<Storage>) {
       await storage.updateEvent(acme, event.id, { status: "published" }, at(14));
       await storage.checkIn(acme, event.id, bob.confirmationCode, at(15));
       await storage.eraseAttendee(acme, bob.id, { now: at(16), replay: { status: 404, body: "{}" } });
-      await storage.deleteEvent(acme, event.id, undefined, { now: at(17), replay: { status: 404, body: "{}" } });
+      await storage.deleteEvent(acme, event.id);
 
       assert.deepEqual(await types(storage, acme, all.id), [
         "attendee.cancelled", "attendee.checked_in", "attendee.deleted", "attendee.registered", "attendee.registered", "attendee.updated",
