@@ -2,8 +2,9 @@
  * Storage calls run at the same moment from several connections: the racers of the concurrency
  * tests. On PostgreSQL, storages of their own (`another()`: separate pools, so really parallel
  * transactions); on a SQLite file, worker threads each with its own connection
- * (`_storage-worker.ts`), released together by one shared signal; on SQLite in memory, which has
- * one connection only, the calls are started together on it and the store serialises them.
+ * (`_storage-worker.ts`), released together by one shared signal; on SQLite in memory and
+ * PGlite, which have one connection only, the calls are started together on it and the store
+ * serialises them.
  */
 import { Worker } from "node:worker_threads";
 import { sql } from "kysely";
@@ -130,10 +131,11 @@ function workerRacers(workers: Worker[]): Racers {
   };
 }
 
-/** `count` racing connections to `database` of `backend` (one for SQLite in memory). */
+/** `count` racing connections to `database` of `backend` (one for SQLite in memory and PGlite). */
 export async function racersFor(backend: TestBackend, database: TestDatabase, count: number): Promise<Racers> {
   switch (backend.name) {
     case "sqlite-memory":
+    case "pglite":
       return storageRacers([database.storage]);
     case "sqlite-file": {
       const path = await sqlitePath(database);
