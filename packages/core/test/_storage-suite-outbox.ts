@@ -177,23 +177,24 @@ export function describeOutboxAndDeliveries(open: () => Promise<Storage>) {
       const { storage, a1, a2, g1 } = await outbox(t, { acme: 3, globex: 2 });
       assert.deepEqual(await claimAll(storage, "w0", at(9), at(100)), [], "nothing is due before it was written");
       assert.deepEqual(await storage.claimDueDeliveries({ workerId: "w0", now: at(50), leaseUntil: at(100), limit: 0, perWebhook: 5, inFlight: {} }), []);
-      // Due in order of next_attempt_at: at(10) and at(11) of each webhook come before at(12).
+      // Only what is due: at(10) and at(11) of each webhook, not at(12).
       const early = await claimAll(storage, "w0", at(11), at(100));
       assert.deepEqual(countBy(early, "webhookId"), { [a1.id]: 2, [a2.id]: 2, [g1.id]: 2 });
 
-      const fresh2 = await outbox(t, { acme: 3, globex: 2 });
-      const s = fresh2.storage;
+      // Two workers and then a third on a new outbox, with a bound of two per webhook.
+      const shared = await outbox(t, { acme: 3, globex: 2 });
+      const s = shared.storage;
       const w1 = await s.claimDueDeliveries({ workerId: "w1", now: at(50), leaseUntil: at(100), limit: 100, perWebhook: 2, inFlight: {} });
-      assert.deepEqual(countBy(w1, "webhookId"), { [fresh2.a1.id]: 2, [fresh2.a2.id]: 2, [fresh2.g1.id]: 2 });
-      const one = w1.find((d) => d.webhookId === fresh2.a1.id)!;
+      assert.deepEqual(countBy(w1, "webhookId"), { [shared.a1.id]: 2, [shared.a2.id]: 2, [shared.g1.id]: 2 });
+      const one = w1.find((d) => d.webhookId === shared.a1.id)!;
       assert.deepEqual(
         { ...one, payload: undefined, id: undefined },
-        { id: undefined, payload: undefined, webhookId: fresh2.a1.id, accountId: fresh2.acme, url: fresh2.a1.url, secret: "whsec_contract", previousSecret: null, previousSecretExpiresAt: null, type: "event.created", attemptCount: 0, finalAttempt: null },
+        { id: undefined, payload: undefined, webhookId: shared.a1.id, accountId: shared.acme, url: shared.a1.url, secret: "whsec_contract", previousSecret: null, previousSecretExpiresAt: null, type: "event.created", attemptCount: 0, finalAttempt: null },
       );
       assert.equal(JSON.parse(one.payload).id, one.id, "the payload is the envelope's exact bytes");
       // A second worker gets only what the first does not hold; a third gets nothing.
       const w2 = await s.claimDueDeliveries({ workerId: "w2", now: at(50), leaseUntil: at(100), limit: 100, perWebhook: 2, inFlight: {} });
-      assert.deepEqual(countBy(w2, "webhookId"), { [fresh2.a1.id]: 1, [fresh2.a2.id]: 1 });
+      assert.deepEqual(countBy(w2, "webhookId"), { [shared.a1.id]: 1, [shared.a2.id]: 1 });
       assert.equal(new Set([...w1, ...w2].map((d) => d.id)).size, 8);
       assert.deepEqual(await claimAll(s, "w3", at(99), at(200)), []);
       // The worker's own in-flight count fills its bound; accounts are bounded likewise.
