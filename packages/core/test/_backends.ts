@@ -32,7 +32,7 @@ export interface TestDatabase {
 }
 
 export interface TestBackend {
-  name: "sqlite-memory" | "sqlite-file" | "postgres";
+  name: "sqlite-memory" | "sqlite-file" | "postgres" | "pglite";
   /** True when transactions from one process really run in parallel (PostgreSQL); SQLite serialises a process's work. */
   parallel: boolean;
   open(): Promise<TestDatabase>;
@@ -206,16 +206,58 @@ function postgres(adminUrl: string): TestBackend {
   };
 }
 
+/**
+ * PostgreSQL in process (PGlite: PostgreSQL compiled to WebAssembly, one connection, in memory),
+ * so that the PostgreSQL dialect is tested on any machine, also without a server. Loaded only when
+ * opened.
+ */
+let pgliteTemplate: Promise<import("@electric-sql/pglite").PGlite> | undefined;
+const pglite: TestBackend = {
+  name: "pglite",
+  parallel: false,
+  async open() {
+    const [{ PGlite }, { PGliteDialect }] = await Promise.all([import("@electric-sql/pglite"), import("kysely-pglite-dialect")]);
+    // Starting PGlite costs far more than copying one: every database is a clone of one migrated once.
+    pgliteTemplate ??= (async () => {
+      const template = new PGlite();
+      await createSqlStorage({ db: new Kysely<Database>({ dialect: new PGliteDialect(template) }) }).migrate();
+      return template;
+    })();
+    const client = (await (await pgliteTemplate).clone()) as InstanceType<typeof PGlite>;
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+    const storage = await migrated(db);
+    let dropped = false;
+    return {
+      storage,
+      db,
+      // One connection, as SQLite in memory: there is no other.
+      another: async () => storage,
+      async drop() {
+        if (dropped) return;
+        dropped = true;
+        await storage.close().catch(() => {});
+        if (!client.closed) await client.close().catch(() => {});
+      },
+    };
+  },
+};
+
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 
-/** Every backend available here: SQLite memory and file always; PostgreSQL when TEST_DATABASE_URL is set (a fresh database per open(), dropped by drop()). */
-export const BACKENDS: TestBackend[] = [sqliteMemory, sqliteFile, ...(TEST_DATABASE_URL ? [postgres(TEST_DATABASE_URL)] : [])];
+/** Set to 1 to run on PGlite as well: PostgreSQL's dialect without a server, at the cost of a few seconds per database opened. */
+const TEST_PGLITE = process.env.TEST_PGLITE === "1";
+
+/**
+ * Every backend available here: SQLite memory and file always; PGlite when TEST_PGLITE=1;
+ * PostgreSQL when TEST_DATABASE_URL is set (a fresh database per open(), dropped by drop()).
+ */
+export const BACKENDS: TestBackend[] = [sqliteMemory, sqliteFile, ...(TEST_PGLITE ? [pglite] : []), ...(TEST_DATABASE_URL ? [postgres(TEST_DATABASE_URL)] : [])];
 
 let told = false;
 /** Prints once why PostgreSQL is skipped when TEST_DATABASE_URL is unset. */
 export function notePostgresSkipped(): void {
   if (told || TEST_DATABASE_URL) return;
   told = true;
-  console.log("PostgreSQL skipped: set TEST_DATABASE_URL=postgres://user:password@host:5432/postgres (a role that may CREATE DATABASE) to run these tests on PostgreSQL too.");
+  console.log("PostgreSQL skipped: set TEST_DATABASE_URL=postgres://user:password@host:5432/postgres (a role that may CREATE DATABASE) to run these tests on PostgreSQL too (or TEST_PGLITE=1 for PostgreSQL in process, PGlite, slower).");
 }
 notePostgresSkipped();
