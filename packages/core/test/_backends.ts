@@ -14,6 +14,7 @@ import pg from "pg";
 import type { Database } from "../src/sql/database.ts";
 import { SQLITE_PRAGMAS, withStatementCache } from "../src/sql/dialect.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
+import { createChangeNotifier } from "../src/webhooks/change-notifications.ts";
 import type { Storage } from "../src/storage.ts";
 
 export interface TestDatabase {
@@ -91,7 +92,7 @@ function sqliteKysely(path: string, turns?: Turns): Kysely<Database> {
 }
 
 async function migrated(db: Kysely<Database>): Promise<Storage> {
-  const storage = createSqlStorage({ db });
+  const storage = createSqlStorage({ db, notifier: createChangeNotifier() });
   await storage.migrate();
   return storage;
 }

@@ -13,13 +13,14 @@ import { Kysely, SqliteDialect } from "kysely";
 import type { Database } from "../src/sql/database.ts";
 import { SQLITE_PRAGMAS, withStatementCache } from "../src/sql/dialect.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
+import { createChangeNotifier } from "../src/webhooks/change-notifications.ts";
 import type { Storage } from "../src/storage.ts";
 import { type Call, type Outcome, runCall } from "./_parallel.ts";
 
 const { path } = workerData as { path: string };
 const database = new BetterSqlite(path);
 for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
-const storage: Storage = createSqlStorage({ db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) }) });
+const storage: Storage = createSqlStorage({ db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) }), notifier: createChangeNotifier() });
 
 parentPort!.on("message", async (message: { calls: Call[]; go: SharedArrayBuffer } | "close") => {
   if (message === "close") {
