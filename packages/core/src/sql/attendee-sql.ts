@@ -1,0 +1,223 @@
+import { type Kysely, sql } from "kysely";
+import { createConfirmationCode } from "../_internal/ids.ts";
+import { contributionChange } from "../resources/kept-figures.ts";
+import { ServiceError } from "../errors.ts";
+import { applyAttendeeUpdate, type AttendeeRecord } from "../resources/attendee.ts";
+import { type EventRecord } from "../resources/event.ts";
+import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
+import { EVENT_STATUSES_OPEN_FOR_REGISTRATION } from "../rules/event-status.ts";
+import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
+import type { Database } from "./database.ts";
+import { type UniqueIndex } from "./dialect.ts";
+import { attendeeToRow, rowToAttendee } from "./rows.ts";
+import type { SqlContext } from "./sql-context.ts";
+import { backstop, likePattern } from "./sql-context.ts";
+import type { AttendeeStore } from "../storage/attendee-store.ts";
+import { countActive, lockEvent } from "./event-sql.ts";
+
+/*
+ * A violation of this unique index is the backstop of the duplicate check (a race the event's
+ * lock did not cover), answered as DUPLICATE_REGISTRATION instead of a 500.
+ */
+const ACTIVE_EMAIL_INDEX: UniqueIndex = { name: "attendees_event_email_active", table: "attendees", columns: ["event_id", "email_key"] };
+
+/** Registrations (`AttendeeStore`) on SQL, each change under its event's lock. */
+export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
+  const { db, dialect, write, notify } = ctx;
+  /**
+   * Moves an event's kept figures from what registration `before` contributed to what `after`
+   * does (either may be `null`: none). Runs in the write transaction of the change, under the
+   * event's lock, so the figures stay exact with several processes; an increment, so a
+   * registration costs the same in an event of ten or of fifty thousand.
+   */
+  async function adjustEventStats(conn: Kysely<Database>, eventId: string, before: AttendeeRecord | null, after: AttendeeRecord | null) {
+    const change = contributionChange(before, after);
+    const delta = {
+      active_count: change.activeRegistrations,
+      emissions_kg: change.emissionsKg,
+      offset_usd: change.offsetUsd,
+      travel_reported: change.travelReported,
+      low_carbon: change.lowCarbonTravel,
+    };
+    if (Object.values(delta).every((value) => value === 0)) return;
+    await conn
+      .updateTable("events")
+      .set((eb) => Object.fromEntries(Object.entries(delta).map(([column, by]) => [column, eb(column as keyof typeof delta, "+", by)])))
+      .where("id", "=", eventId)
+      .execute();
+  }
+
+
+
+
+  async function assertNoActiveDuplicate(conn: Kysely<Database>, attendee: AttendeeRecord) {
+    const duplicate = await conn
+      .selectFrom("attendees")
+      .select("id")
+      .where("event_id", "=", attendee.eventId)
+      .where("email_key", "=", attendee.email.toLowerCase())
+      // Active means not cancelled; written as the literal of the partial unique index
+      // attendees_event_email_active, so the planner uses it instead of reading every
+      // registration of the event.
+      .where("status", "<>", sql.lit("cancelled"))
+      .where("id", "<>", attendee.id)
+      .executeTakeFirst();
+    if (duplicate) {
+      throw new ServiceError("DUPLICATE_REGISTRATION", {
+        message: `${attendee.email} already holds an active registration for event ${attendee.eventId}.`,
+        field: "email",
+        details: { attendeeId: duplicate.id },
+      });
+    }
+  }
+
+  async function assertCapacityLeft(conn: Kysely<Database>, event: EventRecord) {
+    const active = await countActive(conn, event.id);
+    if (active >= event.capacity) {
+      throw new ServiceError("EVENT_FULL", {
+        message: `Event ${event.id} is full (${event.capacity} of ${event.capacity} places taken).`,
+        details: { capacity: event.capacity, activeRegistrations: active },
+      });
+    }
+  }
+
+  function assertOpenForRegistration(event: EventRecord) {
+    if (!EVENT_STATUSES_OPEN_FOR_REGISTRATION.includes(event.status)) {
+      throw new ServiceError("INVALID_REQUEST", {
+        message: `eventId: event ${event.id} is ${event.status} and takes no registrations`,
+        field: "eventId",
+        details: { eventStatus: event.status },
+      });
+    }
+  }
+
+
+  const ATTENDEE_SORT_COLUMNS = {
+    registrationDate: sql.ref("registration_date"),
+    firstName: dialect.asciiCaseFold(sql.ref("first_name")),
+    lastName: dialect.asciiCaseFold(sql.ref("last_name")),
+    company: dialect.asciiCaseFold(sql.ref("company")),
+  } as const;
+
+
+  return {
+    async registerAttendee(attendee, notifier) {
+      return backstop(dialect, ACTIVE_EMAIL_INDEX, () => write(async (trx) => {
+        const event = await lockEvent(trx, dialect, attendee.accountId, attendee.eventId);
+        if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${attendee.eventId} not found.`, field: "eventId" });
+        assertOpenForRegistration(event);
+        // Duplicates first: "already registered" tells more than "full" when both hold.
+        await assertNoActiveDuplicate(trx, attendee);
+        await assertCapacityLeft(trx, event);
+        let record = attendee;
+        while (await trx.selectFrom("attendees").select("id").where("confirmation_code", "=", record.confirmationCode).executeTakeFirst()) {
+          record = { ...record, confirmationCode: createConfirmationCode() };
+        }
+        await trx.insertInto("attendees").values(attendeeToRow(record)).execute();
+        await adjustEventStats(trx, record.eventId, null, record);
+        await notify(trx, event.accountId, { op: "attendee.registered", event, attendee: record, at: record.registrationDate }, notifier);
+        return record;
+      }), () => assertNoActiveDuplicate(db, attendee));
+    },
+
+    async getAttendee(accountId, id) {
+      const row = await db.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+      return row ? rowToAttendee(row) : null;
+    },
+
+    async updateAttendee(accountId, id, update, now, notifier) {
+      let attempted: AttendeeRecord | undefined;
+      return backstop(dialect, ACTIVE_EMAIL_INDEX, () => write(async (trx) => {
+        // The event's lock first (it serialises everything about its registrations), then the
+        // registration read under it: read before the lock, a concurrent change could be lost.
+        // A registration never moves to another event, so its event found unlocked is the one to lock.
+        const found = await trx.selectFrom("attendees").select("event_id").where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+        const event = found && (await lockEvent(trx, dialect, accountId, found.event_id));
+        const row = event && (await trx.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst());
+        if (!event || !row) throw new ServiceError("NOT_FOUND", { message: `Attendee ${id} not found.` });
+        const before = rowToAttendee(row);
+        const after = applyAttendeeUpdate(before, update, now);
+        attempted = after;
+        const reactivated = !isActiveAttendeeStatus(before.status) && isActiveAttendeeStatus(after.status);
+        if (reactivated) {
+          assertOpenForRegistration(event);
+          // The registration is cancelled, so the kept count does not hold its place.
+          await assertCapacityLeft(trx, event);
+        }
+        const emailChanged = after.email.toLowerCase() !== before.email.toLowerCase();
+        if (isActiveAttendeeStatus(after.status) && (reactivated || emailChanged)) await assertNoActiveDuplicate(trx, after);
+        const { id: _id, account_id: _account, event_id: _event, confirmation_code: _code, registration_date: _date, ...changes } = attendeeToRow(after);
+        await trx.updateTable("attendees").set(changes).where("id", "=", id).execute();
+        await adjustEventStats(trx, before.eventId, before, after);
+        await notify(trx, accountId, { op: "attendee.updated", event, before, after, at: now }, notifier);
+        return { before, after };
+      }), () => assertNoActiveDuplicate(db, attempted!));
+    },
+
+    async checkIn(accountId, eventId, confirmationCode, now, notifier) {
+      return write(async (trx) => {
+        const event = await lockEvent(trx, dialect, accountId, eventId);
+        if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${eventId} not found.` });
+        const row = await trx.selectFrom("attendees").selectAll().where("event_id", "=", eventId).where("confirmation_code", "=", confirmationCode).executeTakeFirst();
+        if (!row) {
+          throw new ServiceError("NOT_FOUND", { message: `No registration with confirmation code ${confirmationCode} for event ${eventId}.`, field: "confirmationCode" });
+        }
+        const before = rowToAttendee(row);
+        if (before.status === "checked-in") return { before, after: before };
+        const after = applyAttendeeUpdate(before, { status: "checked-in" }, now);
+        // The event's figures stay: checked-in counts as active, like the confirmed or pending it was.
+        await trx.updateTable("attendees").set({ status: after.status, checked_in_at: after.checkedInAt, updated_at: now }).where("id", "=", row.id).execute();
+        await notify(trx, accountId, { op: "attendee.checked_in", event, before, after, at: now }, notifier);
+        return { before, after };
+      });
+    },
+
+    async eraseAttendee(accountId, id, erasure, notifier) {
+      return write(async (trx) => {
+        const found = await trx.selectFrom("attendees").select("event_id").where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+        if (!found) return null;
+        const event = await lockEvent(trx, dialect, accountId, found.event_id);
+        // Read again under the event's lock: a concurrent erasure may have taken it meanwhile.
+        const row = event && (await trx.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst());
+        if (!event || !row) return null;
+        const erased = rowToAttendee(row);
+        await trx.deleteFrom("attendees").where("id", "=", id).execute();
+        await adjustEventStats(trx, erased.eventId, erased, null);
+        await redactDeliveries(trx, accountId, { attendeeId: id, eventId: erased.eventId }, erasure.now);
+        await replaceStoredAnswers(trx, accountId, id, new Set([id]), erasure);
+        await notify(trx, accountId, { op: "attendee.erased", event, attendee: erased, at: erasure.now }, notifier);
+        return erased;
+      });
+    },
+
+    async findAttendeeById(id) {
+      const row = await db.selectFrom("attendees").selectAll().where("id", "=", id).executeTakeFirst();
+      return row ? rowToAttendee(row) : null;
+    },
+
+    async listAttendees(accountId, query) {
+      let base = db.selectFrom("attendees").where("account_id", "=", accountId);
+      if (query.eventId) base = base.where("event_id", "=", query.eventId);
+      if (query.status) base = base.where("status", "=", query.status);
+      if (query.ticketType) base = base.where("ticket_type", "=", query.ticketType);
+      if (query.carbonOffset !== undefined) base = base.where("offset_opted", "=", query.carbonOffset ? 1 : 0);
+      if (query.search) {
+        base = base.where(sql`search_key`, "like", likePattern(query.search));
+      }
+      const direction = query.order;
+      const [count, rows] = await Promise.all([
+        base.select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow(),
+        base
+          .selectAll()
+          .$if(query.sortBy === "company", (q) => q.orderBy(sql`case when company is null then 1 else 0 end`))
+          .orderBy(ATTENDEE_SORT_COLUMNS[query.sortBy], direction)
+          .orderBy("id", direction)
+          .limit(query.limit)
+          .offset((query.page - 1) * query.limit)
+          .execute(),
+      ]);
+      return { items: rows.map(rowToAttendee), total: Number(count.n) };
+    },
+
+  };
+}

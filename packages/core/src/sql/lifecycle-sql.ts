@@ -1,0 +1,82 @@
+import { type ExpressionBuilder, sql } from "kysely";
+import { DELIVERY_STATUSES } from "../resources/webhook-delivery.ts";
+import { PENDING } from "./outbox-sql.ts";
+import type { Database } from "./database.ts";
+import { migrationProvider } from "./migrations.ts";
+import type { SqlContext } from "./sql-context.ts";
+import type { StorageLifecycle } from "../storage/lifecycle-store.ts";
+
+/** The statuses of deliveries that will never be sent again. */
+const FINAL_STATUSES = DELIVERY_STATUSES.filter((status) => status !== PENDING);
+/** Deliveries deleted per write transaction of a purge: small enough not to hold up the API's writes. */
+const PURGE_BATCH = 500;
+
+/** Migrating, pinging, closing and purging (`StorageLifecycle`) on SQL. */
+export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
+  const { db, dialect, write } = ctx;
+
+  /**
+   * Deletes the deliveries past retention that will never be sent again, with their attempts,
+   * a batch per write transaction (selected under its lock, so a redelivery cannot slip in between).
+   */
+  async function purgeDeliveries(now: string, before: string): Promise<{ deliveries: number; attempts: number }> {
+    const expired = (eb: ExpressionBuilder<Database, "webhook_deliveries">) =>
+      eb.and([
+        eb("webhook_deliveries.updated_at", "<", before),
+        eb.or([
+          eb("webhook_deliveries.status", "in", FINAL_STATUSES),
+          eb.and([
+            eb("webhook_deliveries.status", "=", PENDING),
+            eb.or([eb("webhook_deliveries.lease_until", "is", null), eb("webhook_deliveries.lease_until", "<", now)]),
+            eb.exists(
+              eb.selectFrom("webhooks").select("webhooks.id").whereRef("webhooks.id", "=", "webhook_deliveries.webhook_id").where("webhooks.active", "=", 0),
+            ),
+          ]),
+        ]),
+      ]);
+    let deliveries = 0;
+    let attempts = 0;
+    for (;;) {
+      const batch = await write(async (trx) => {
+        // Rows another transaction holds (a purge in another process, a worker recording) are skipped, not waited for.
+        const rows = await dialect.claimRows(trx.selectFrom("webhook_deliveries").select("id").where(expired).limit(PURGE_BATCH)).execute();
+        const ids = rows.map((row) => row.id);
+        if (ids.length === 0) return { ids: 0, deliveries: 0, attempts: 0 };
+        // Attempts first: counted, and gone whether or not the store cascades.
+        const removed = await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", ids).executeTakeFirst();
+        const gone = await trx.deleteFrom("webhook_deliveries").where("id", "in", ids).executeTakeFirst();
+        return { ids: ids.length, deliveries: Number(gone.numDeletedRows), attempts: Number(removed.numDeletedRows) };
+      });
+      deliveries += batch.deliveries;
+      attempts += batch.attempts;
+      if (batch.ids < PURGE_BATCH) return { deliveries, attempts };
+    }
+  }
+
+
+  return {
+    async migrate() {
+      const { error, results } = await dialect.migrate(db, migrationProvider);
+      const failed = results?.find((result) => result.status === "Error");
+      if (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(failed ? `Migration ${failed.migrationName} failed: ${reason}` : `Migrations could not run: ${reason}`, { cause: error });
+      }
+    },
+
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+
+    async close() {
+      await db.destroy();
+    },
+
+    async purgeExpired({ now, deliveriesBefore }) {
+      const keys = await db.deleteFrom("idempotency_keys").where("expires_at", "<=", now).executeTakeFirst();
+      const purged = await purgeDeliveries(now, deliveriesBefore);
+      return { idempotencyKeys: Number(keys.numDeletedRows), ...purged };
+    },
+
+  };
+}

@@ -1,0 +1,39 @@
+import { type Kysely, sql } from "kysely";
+import type { ChangeNotifier, StoredChange } from "../storage/change-notifier.ts";
+import type { Database } from "./database.ts";
+import type { SqlDialect, UniqueIndex } from "./dialect.ts";
+
+/** What every part of the SQL storage shares: the database, its dialect, and how a write runs and notifies. */
+export interface SqlContext {
+  db: Kysely<Database>;
+  dialect: SqlDialect;
+  /** Runs `fn` in a write transaction of the dialect (the write lock on SQLite; row locks taken inside it on PostgreSQL). */
+  write<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** Hands a change to the call's notifier (else the storage's) and writes what it returns to the outbox, in the change's transaction; how many deliveries it wrote. */
+  notify(trx: Kysely<Database>, accountId: string, change: StoredChange, notifier: ChangeNotifier | undefined): Promise<number>;
+  /** The storage's clock (the defaults that need a time). */
+  now(): Date;
+}
+
+/** `%text%` for a case-insensitive LIKE, with LIKE's wildcards escaped. */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** The right-hand side of a LIKE that uses our escape character. */
+export function likePattern(text: string) {
+  return sql`${containsPattern(text)} escape '\\'`;
+}
+
+/**
+ * Runs `fn`, answering a violation of `index` (a concurrent write committed first) with what
+ * `answer` throws: the documented error, read outside the failed transaction.
+ */
+export async function backstop<T>(dialect: SqlDialect, index: UniqueIndex, fn: () => Promise<T>, answer: () => Promise<void>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (dialect.isUniqueViolation(error, index)) await answer();
+    throw error;
+  }
+}
