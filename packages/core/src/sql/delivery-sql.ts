@@ -6,7 +6,7 @@ import { type Kysely, type Selectable, sql } from "kysely";
 import type { ClaimedDelivery, DeliveryRecord, DeliveryStatus } from "../resources/webhook-delivery.ts";
 import type { Storage } from "../storage.ts";
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from "./database.ts";
-import { lockRows, type DialectName } from "./dialect.ts";
+import type { SqlDialect } from "./dialect.ts";
 import { deliveryRow, PENDING } from "./outbox-sql.ts";
 import type { Envelope } from "../webhooks/payloads.ts";
 
@@ -53,7 +53,7 @@ function isRedacted(payload: string): boolean {
 /** The delivery methods of the SQL storage. `write` runs a function in a write transaction. */
 export function createDeliveryMethods(
   db: Kysely<Database>,
-  dialect: DialectName,
+  dialect: SqlDialect,
   write: <T>(fn: (trx: Kysely<Database>) => Promise<T>) => Promise<T>,
 ): DeliveryMethods {
   async function withAttempts(conn: Kysely<Database>, rows: Array<Selectable<WebhookDeliveriesTable>>): Promise<DeliveryRecord[]> {
@@ -96,7 +96,7 @@ export function createDeliveryMethods(
             .where("d.status", "=", PENDING)
             .where("d.next_attempt_at", "<=", claim.now)
             .where((eb: any) => eb.or([eb("d.lease_until", "is", null), eb("d.lease_until", "<", claim.now)]));
-        const candidates = await lockRows(
+        const candidates = await dialect.claimRows(
           due(
             trx
               .selectFrom("webhook_deliveries as d")
@@ -109,7 +109,7 @@ export function createDeliveryMethods(
             .orderBy("d.next_attempt_at")
             .orderBy("d.id")
             .limit(claim.limit * CANDIDATES_PER_SLOT),
-          dialect,
+          ["d"],
         ).execute();
         const perWebhook = new Map(Object.entries(claim.inFlight));
         const perAccount = new Map(Object.entries(claim.inFlightByAccount ?? {}));

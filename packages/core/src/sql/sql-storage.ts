@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, type Kysely, Migrator, type Selectable, sql } from "kysely";
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from "kysely";
 import { createConfirmationCode } from "../_internal/ids.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import { offsetKg } from "../carbon/carbon-settings.ts";
@@ -26,13 +26,13 @@ import { derivedNotifications, eventFigures, subscriptions, writeNotifications }
 import { scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { Database, EventsTable } from "./database.ts";
 import { param, precompile } from "./precompiled.ts";
-import { detectDialect, isStoreUnavailable, lockRows, writeTransaction } from "./dialect.ts";
+import { dialectOf } from "./dialect.ts";
 import { migrationProvider } from "./migrations.ts";
 import { attendeeToRow, eventToRow, rowToApiKeyInfo, rowToAttendee, rowToEvent, rowToWebhook, webhookToRow } from "./rows.ts";
 
 /** Options of {@link createSqlStorage}. */
 export interface SqlStorageOptions {
-  /** A kysely instance on a supported dialect (SQLite now). The storage does not own its driver's settings. */
+  /** A kysely instance on SQLite (`SqliteDialect`) or PostgreSQL (`PostgresDialect`). The storage does not own its driver's settings. */
   db: Kysely<Database>;
 }
 
@@ -86,8 +86,8 @@ function toEventWithStats(row: EventRow, carbon: CarbonSettings, event: EventRec
 }
 
 /**
- * The storage on SQL through kysely: SQLite now, PostgreSQL later, with the same code. All
- * dialect differences are in `sql/dialect.ts`.
+ * The storage on SQL through kysely: SQLite or PostgreSQL, with the same code. All dialect
+ * differences are in `sql/dialect.ts`.
  *
  * @example
  * const storage = createSqlStorage({ db: new Kysely({ dialect: new SqliteDialect({ database: new Database(":memory:") }) }) });
@@ -95,8 +95,8 @@ function toEventWithStats(row: EventRow, carbon: CarbonSettings, event: EventRec
  */
 export function createSqlStorage(options: SqlStorageOptions): Storage {
   const { db } = options;
-  const dialect = detectDialect(db);
-  const write = <T>(fn: (trx: Kysely<Database>) => Promise<T>) => writeTransaction(db, dialect, fn);
+  const dialect = dialectOf(db);
+  const write = <T>(fn: (trx: Kysely<Database>) => Promise<T>) => dialect.writeTransaction(db, fn);
   const analytics = createAnalyticsQueries(db, dialect);
 
   /**
@@ -154,9 +154,9 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
           .selectFrom("api_keys")
           .select([
             "account_id",
-            sql<number>`cast(${param("minute")} as integer)`.as("minute_start"),
+            sql<number>`cast(${param("minute")} as bigint)`.as("minute_start"),
             sql<number>`1`.as("minute_count"),
-            sql<number>`cast(${param("day")} as integer)`.as("day_start"),
+            sql<number>`cast(${param("day")} as bigint)`.as("day_start"),
             sql<number>`1`.as("day_count"),
           ])
           .where("key_hash", "=", param("hash"))
@@ -181,7 +181,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
 
   /** Locks and returns the event row (the lock that serialises everything about its registrations). */
   async function lockEvent(conn: Kysely<Database>, accountId: string, eventId: string) {
-    const row = await lockRows(conn.selectFrom("events").selectAll().where("id", "=", eventId).where("account_id", "=", accountId), dialect).executeTakeFirst();
+    const row = await dialect.lockRows(conn.selectFrom("events").selectAll().where("id", "=", eventId).where("account_id", "=", accountId)).executeTakeFirst();
     return row ? rowToEvent(row) : null;
   }
 
@@ -247,16 +247,16 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
   const EVENT_SORT_COLUMNS = {
     createdAt: sql.ref("e.created_at"),
     startDate: sql.ref("e.start_date"),
-    name: sql`lower(e.name)`,
+    name: dialect.binaryText(sql`lower(e.name)`),
     capacity: sql.ref("e.capacity"),
     carbonFootprint: sql.ref("e.emissions_kg"),
   } as const;
 
   const ATTENDEE_SORT_COLUMNS = {
     registrationDate: sql.ref("registration_date"),
-    firstName: sql`lower(first_name)`,
-    lastName: sql`lower(last_name)`,
-    company: sql`lower(company)`,
+    firstName: dialect.binaryText(sql`lower(first_name)`),
+    lastName: dialect.binaryText(sql`lower(last_name)`),
+    company: dialect.binaryText(sql`lower(company)`),
   } as const;
 
   async function assertUniqueWebhookUrl(conn: Kysely<Database>, accountId: string, url: string, exceptId?: string) {
@@ -293,7 +293,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     let attempts = 0;
     for (;;) {
       const batch = await write(async (trx) => {
-        const rows = await lockRows(trx.selectFrom("webhook_deliveries").select("id").where(expired).limit(PURGE_BATCH), dialect).execute();
+        const rows = await dialect.lockRows(trx.selectFrom("webhook_deliveries").select("id").where(expired).limit(PURGE_BATCH)).execute();
         const ids = rows.map((row) => row.id);
         if (ids.length === 0) return { ids: 0, deliveries: 0, attempts: 0 };
         // Attempts first: counted, and gone whether or not the store cascades.
@@ -331,8 +331,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     ...createDeliveryMethods(db, dialect, write),
 
     async migrate() {
-      // Inside the write transaction: two processes starting on one new file migrate one after the other.
-      const { error, results } = await write((trx) => new Migrator({ db: trx, provider: migrationProvider, disableTransactions: true }).migrateToLatest());
+      const { error, results } = await dialect.migrate(db, migrationProvider);
       const failed = results?.find((result) => result.status === "Error");
       if (error) {
         const reason = error instanceof Error ? error.message : String(error);
@@ -430,40 +429,47 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
 
     async claimIdempotencyKey(claim) {
+      const running = {
+        request_hash: claim.requestHash,
+        state: "running",
+        response_status: null,
+        response_body: null,
+        created_at: claim.now,
+        expires_at: claim.expiresAt,
+      };
       return write(async (trx) => {
-        const row = await trx
-          .selectFrom("idempotency_keys")
-          .selectAll()
-          .where("account_id", "=", claim.accountId)
-          .where("key", "=", claim.key)
-          .executeTakeFirst();
-        const live = row && row.expires_at > claim.now && !(row.state === "running" && row.created_at < claim.staleBefore);
-        if (row && live) {
-          return {
-            accountId: row.account_id,
-            key: row.key,
-            requestHash: row.request_hash,
-            state: row.state as "running" | "done",
-            response: row.response_status === null ? null : { status: Number(row.response_status), body: row.response_body ?? "" },
-            createdAt: row.created_at,
-            expiresAt: row.expires_at,
-          };
+        // Race-free by construction, with no select-then-insert: the insert is the claim, and it
+        // either creates the row or finds the key taken (ON CONFLICT DO NOTHING waits for a
+        // concurrent claim of the same key to commit or roll back, so two never both win). Only
+        // then is the existing row read, under its lock, and an expired or stale claim taken over
+        // in place by an update (the lock holds it while we decide).
+        for (;;) {
+          const inserted = await trx
+            .insertInto("idempotency_keys")
+            .values({ account_id: claim.accountId, key: claim.key, ...running })
+            .onConflict((oc) => oc.columns(["account_id", "key"]).doNothing())
+            .executeTakeFirst();
+          if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return null;
+          const row = await dialect
+            .lockRows(trx.selectFrom("idempotency_keys").selectAll().where("account_id", "=", claim.accountId).where("key", "=", claim.key))
+            .executeTakeFirst();
+          // Released or purged between the insert and the read: claim it again.
+          if (!row) continue;
+          const live = row.expires_at > claim.now && !(row.state === "running" && row.created_at < claim.staleBefore);
+          if (live) {
+            return {
+              accountId: row.account_id,
+              key: row.key,
+              requestHash: row.request_hash,
+              state: row.state as "running" | "done",
+              response: row.response_status === null ? null : { status: Number(row.response_status), body: row.response_body ?? "" },
+              createdAt: row.created_at,
+              expiresAt: row.expires_at,
+            };
+          }
+          await trx.updateTable("idempotency_keys").set(running).where("account_id", "=", claim.accountId).where("key", "=", claim.key).execute();
+          return null;
         }
-        if (row) await trx.deleteFrom("idempotency_keys").where("account_id", "=", claim.accountId).where("key", "=", claim.key).execute();
-        await trx
-          .insertInto("idempotency_keys")
-          .values({
-            account_id: claim.accountId,
-            key: claim.key,
-            request_hash: claim.requestHash,
-            state: "running",
-            response_status: null,
-            response_body: null,
-            created_at: claim.now,
-            expires_at: claim.expiresAt,
-          })
-          .execute();
-        return null;
       });
     },
 
@@ -696,7 +702,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     async insertWebhook(webhook, maxPerAccount = Infinity) {
       return write(async (trx) => {
         // The account's row is the lock that serialises its webhook inserts, so the count and the insert are one step.
-        await lockRows(trx.selectFrom("accounts").select("id").where("id", "=", webhook.accountId), dialect).executeTakeFirst();
+        await dialect.lockRows(trx.selectFrom("accounts").select("id").where("id", "=", webhook.accountId)).executeTakeFirst();
         if (Number.isFinite(maxPerAccount)) {
           const { n } = await trx.selectFrom("webhooks").select(sql<number>`count(*)`.as("n")).where("account_id", "=", webhook.accountId).executeTakeFirstOrThrow();
           if (Number(n) >= maxPerAccount) return false;
@@ -760,7 +766,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
   };
 
-  return withAvailability(storage, (error) => isStoreUnavailable(error, dialect));
+  return withAvailability(storage, (error) => dialect.isStoreUnavailable(error));
 }
 
 /** Turns errors that mean "the store cannot serve now" into `503 SERVICE_UNAVAILABLE`, on every method. */
