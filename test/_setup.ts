@@ -117,6 +117,8 @@ export interface TestServer {
   database: string;
   /** A temporary folder removed at stop. */
   dir: string;
+  /** The server process's pid (with `--workers`, the primary's). */
+  pid: number;
   /** Everything the server printed so far. */
   output(): string;
   /** Runs the CLI against the same database. */
@@ -148,8 +150,9 @@ function waitForListening(child: ChildProcess, output: () => string): Promise<st
     const onData = () => {
       for (const line of output().split("\n")) {
         if (!line.startsWith("{")) continue;
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === "listening" && entry.url) {
+        const entry = JSON.parse(line) as { msg?: string; url?: string; pid?: number };
+        // With `serve --workers`, each worker's line carries its pid; the primary's, once all listen, does not.
+        if (entry.msg === "listening" && entry.url && entry.pid === undefined) {
           clearTimeout(timer);
           child.stdout?.off("data", onData);
           resolvePromise(entry.url.replace(/\/$/, ""));
@@ -212,6 +215,7 @@ export async function startServer(options: { env?: Record<string, string>; datab
     url,
     database,
     dir,
+    pid: child.pid!,
     output: () => output,
     cli: (args) => runCli(args, { DATABASE_URL: database }),
     async createKey({ account = "Acme", tier = "professional", scopes, extra = [] } = {}) {
