@@ -23,7 +23,8 @@ export interface TestDatabase {
   /**
    * A second, independent storage on the same database (its own connection(s)): "another
    * process". Migrated already. For `sqlite-memory` there is no other connection to one
-   * in-memory database: it returns `storage` itself.
+   * in-memory database: it returns `storage` itself. For `sqlite-file` it has its own
+   * connection to the file, but the connections of one process take turns (see `sqliteKysely`).
    */
   another(): Promise<Storage>;
   /** Closes everything opened and drops the database (PG) or deletes the file. */
@@ -40,10 +41,53 @@ export interface TestBackend {
 /** The connections of each PostgreSQL storage the tests open: small, since many test files share one server. */
 const PG_POOL_SIZE = 4;
 
-function sqliteKysely(path: string): Kysely<Database> {
+/** A lock shared by the SQLite connections of one test database (see `sqliteKysely`). */
+function createTurns() {
+  let last: Promise<void> = Promise.resolve();
+  return {
+    async take(): Promise<() => void> {
+      let release!: () => void;
+      const previous = last;
+      last = new Promise<void>((resolve) => (release = resolve));
+      await previous;
+      return release;
+    },
+  };
+}
+type Turns = ReturnType<typeof createTurns>;
+
+/**
+ * A kysely instance on its own connection to the SQLite file `path`. better-sqlite3 is
+ * synchronous: a second connection of the same process waiting for the write lock would block
+ * the very thread that holds it (until the busy timeout). So the connections of one test
+ * database take `turns`, one statement or transaction at a time, as kysely already makes the
+ * users of one connection do; separate processes would wait on SQLite's own lock instead.
+ */
+function sqliteKysely(path: string, turns?: Turns): Kysely<Database> {
   const database = new BetterSqlite(path);
   for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const dialect = new SqliteDialect({ database: withStatementCache(database) });
+  if (!turns) return new Kysely<Database>({ dialect });
+  const createDriver = dialect.createDriver.bind(dialect);
+  dialect.createDriver = () => {
+    const driver = createDriver();
+    const held = new WeakMap<object, () => void>();
+    const acquire = driver.acquireConnection.bind(driver);
+    const release = driver.releaseConnection.bind(driver);
+    driver.acquireConnection = async () => {
+      const done = await turns.take();
+      const connection = await acquire();
+      held.set(connection, done);
+      return connection;
+    };
+    driver.releaseConnection = async (connection) => {
+      await release(connection);
+      held.get(connection)?.();
+      held.delete(connection);
+    };
+    return driver;
+  };
+  return new Kysely<Database>({ dialect });
 }
 
 async function migrated(db: Kysely<Database>): Promise<Storage> {
@@ -95,12 +139,13 @@ const sqliteFile: TestBackend = {
     const dir = mkdtempSync(join(tmpdir(), "event-service-test-"));
     const path = join(dir, "events.sqlite");
     const storages = closer();
-    const db = sqliteKysely(path);
+    const turns = createTurns();
+    const db = sqliteKysely(path, turns);
     const storage = storages.add(await migrated(db));
     return {
       storage,
       db,
-      another: async () => storages.add(await migrated(sqliteKysely(path))),
+      another: async () => storages.add(await migrated(sqliteKysely(path, turns))),
       async drop() {
         await storages.closeAll();
         rmSync(dir, { recursive: true, force: true });

@@ -156,13 +156,18 @@ export function createDeliveryMethods(
     async recordDeliveryAttempt(record) {
       return write(async (trx) => {
         const { attempt } = record;
-        const row = await trx
-          .selectFrom("webhook_deliveries")
-          .select(["webhook_id", "counts_failures", "payload"])
-          .where("id", "=", record.deliveryId)
-          .where("lease_owner", "=", record.workerId)
-          .where("status", "=", PENDING)
-          .where("attempt_count", "=", attempt.number - 1)
+        // Under the row's lock: a worker that took the delivery over after this one's lease ran
+        // out cannot record the same attempt number in between (PostgreSQL re-reads the row when the lock is granted).
+        const row = await dialect
+          .lockRows(
+            trx
+              .selectFrom("webhook_deliveries")
+              .select(["webhook_id", "counts_failures", "payload"])
+              .where("id", "=", record.deliveryId)
+              .where("lease_owner", "=", record.workerId)
+              .where("status", "=", PENDING)
+              .where("attempt_count", "=", attempt.number - 1),
+          )
           .executeTakeFirst();
         if (!row) return { recorded: false, webhookDisabled: false };
         await trx
@@ -231,7 +236,10 @@ export function createDeliveryMethods(
 
     async redeliver(accountId, webhookId, deliveryId, now) {
       return write(async (trx) => {
-        const row = await findDelivery(trx, accountId, webhookId, deliveryId);
+        // Locked: the status read decides the new final attempt, so no attempt may be recorded in between.
+        const row = await dialect
+          .lockRows(trx.selectFrom("webhook_deliveries").selectAll().where("id", "=", deliveryId).where("webhook_id", "=", webhookId).where("account_id", "=", accountId))
+          .executeTakeFirst();
         if (!row) return null;
         await trx
           .updateTable("webhook_deliveries")

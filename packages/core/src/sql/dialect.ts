@@ -38,9 +38,17 @@ export interface SqlDialect {
    * a deadlock), so `fn` must do nothing but database work.
    */
   writeTransaction<T>(db: Kysely<Database>, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
-  /** Marks a select as locking the rows it reads (of the tables `of`, default all) until the transaction ends. */
+  /**
+   * Marks a select as locking the rows it reads (of the tables `of`, default all) until the
+   * transaction ends: another transaction's lock of the same rows waits. SQLite: nothing (the
+   * write transaction holds the whole database); PostgreSQL: `FOR NO KEY UPDATE`.
+   */
   lockRows<Q extends AnySelect>(query: Q, of?: readonly string[]): Q;
-  /** Like {@link lockRows}, but rows another transaction holds are skipped, not waited for: for work queues. */
+  /**
+   * Like {@link lockRows}, but rows another transaction holds are skipped, not waited for: for
+   * work queues, so that two workers never claim one row and never wait on each other.
+   * PostgreSQL: `FOR NO KEY UPDATE SKIP LOCKED`.
+   */
   claimRows<Q extends AnySelect>(query: Q, of?: readonly string[]): Q;
   /** Runs the migrations once, also when several processes start together on one database. */
   migrate(db: Kysely<Database>, provider: MigrationProvider): Promise<MigrationResultSet>;
@@ -193,8 +201,11 @@ export const POSTGRES: SqlDialect = {
     }
   },
 
-  lockRows: (query, of) => (of ? query.forUpdate(of as any) : query.forUpdate()) as typeof query,
-  claimRows: (query, of) => (of ? query.forUpdate(of as any) : query.forUpdate()).skipLocked() as typeof query,
+  // FOR NO KEY UPDATE: exclusive among the storage's own locks, yet it lets other transactions
+  // insert rows that reference the locked one (their foreign-key checks take KEY SHARE, which
+  // FOR UPDATE would block, and which could deadlock against it); the storage never changes a key.
+  lockRows: (query, of) => (of ? query.forNoKeyUpdate(of as any) : query.forNoKeyUpdate()) as typeof query,
+  claimRows: (query, of) => (of ? query.forNoKeyUpdate(of as any) : query.forNoKeyUpdate()).skipLocked() as typeof query,
 
   // kysely's Migrator holds a PostgreSQL advisory lock while it migrates, and runs the
   // migrations in one transaction: processes starting together migrate once, one after another.

@@ -26,7 +26,7 @@ import { derivedNotifications, eventFigures, subscriptions, writeNotifications }
 import { scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { Database, EventsTable } from "./database.ts";
 import { param, precompile } from "./precompiled.ts";
-import { dialectOf } from "./dialect.ts";
+import { dialectOf, type UniqueIndex } from "./dialect.ts";
 import { migrationProvider } from "./migrations.ts";
 import { attendeeToRow, eventToRow, rowToApiKeyInfo, rowToAttendee, rowToEvent, rowToWebhook, webhookToRow } from "./rows.ts";
 
@@ -37,6 +37,13 @@ export interface SqlStorageOptions {
 }
 
 const ACTIVE = [...ACTIVE_ATTENDEE_STATUSES];
+/*
+ * Unique indexes with a documented answer. The storage checks under a lock first and answers
+ * from what it finds; a violation of one of these is the backstop (a race the locks did not
+ * cover), answered the same way instead of with a 500.
+ */
+const WEBHOOK_URL_INDEX: UniqueIndex = { name: "webhooks_account_url", table: "webhooks", columns: ["account_id", "url"] };
+const ACTIVE_EMAIL_INDEX: UniqueIndex = { name: "attendees_event_email_active", table: "attendees", columns: ["event_id", "email_key"] };
 /** Deliveries deleted per write transaction of a purge: small enough not to hold up the API's writes. */
 const PURGE_BATCH = 500;
 
@@ -259,6 +266,11 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     company: dialect.binaryText(sql`lower(company)`),
   } as const;
 
+  /** Throws `DUPLICATE_WEBHOOK` naming the webhook that took `url` (after a unique violation). */
+  async function duplicateWebhook(accountId: string, url: string, exceptId?: string): Promise<void> {
+    await assertUniqueWebhookUrl(db, accountId, url, exceptId);
+  }
+
   async function assertUniqueWebhookUrl(conn: Kysely<Database>, accountId: string, url: string, exceptId?: string) {
     const taken = await conn
       .selectFrom("webhooks")
@@ -268,6 +280,19 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       .$if(exceptId !== undefined, (q) => q.where("id", "<>", exceptId!))
       .executeTakeFirst();
     if (taken) throw new ServiceError("DUPLICATE_WEBHOOK", { message: `Webhook ${taken.id} already uses ${url}.`, field: "url", details: { webhookId: taken.id } });
+  }
+
+  /**
+   * Runs `fn`, answering a violation of `index` (a concurrent write committed first) with what
+   * `answer` throws: the documented error, read outside the failed transaction.
+   */
+  async function backstop<T>(index: UniqueIndex, fn: () => Promise<T>, answer: () => Promise<void>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (dialect.isUniqueViolation(error, index)) await answer();
+      throw error;
+    }
   }
 
   /**
@@ -354,10 +379,19 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
 
     async createApiKey(key) {
       return write(async (trx) => {
-        let account = await trx.selectFrom("accounts").selectAll().where((eb) => eb.or([eb("id", "=", key.account), eb("name", "=", key.account)])).executeTakeFirst();
+        const byIdOrName = () =>
+          trx.selectFrom("accounts").selectAll().where((eb) => eb.or([eb("id", "=", key.account), eb("name", "=", key.account)])).executeTakeFirst();
+        let account = await byIdOrName();
         if (!account) {
-          account = { id: key.newAccountId, name: key.account, per_minute: null, per_day: null, created_at: key.now };
-          await trx.insertInto("accounts").values(account).execute();
+          // A new name: insert ... on conflict (name) do nothing, then read, so that two processes
+          // creating keys for the same new name make one account (the unique index on the name
+          // decides, and the loser's insert waits for the winner and then does nothing).
+          await trx
+            .insertInto("accounts")
+            .values({ id: key.newAccountId, name: key.account, per_minute: null, per_day: null, created_at: key.now })
+            .onConflict((oc) => oc.column("name").doNothing())
+            .execute();
+          account = await trx.selectFrom("accounts").selectAll().where("name", "=", key.account).executeTakeFirstOrThrow();
         }
         if (key.limits && (key.limits.perMinute !== undefined || key.limits.perDay !== undefined)) {
           await trx
@@ -581,7 +615,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
 
     async registerAttendee(attendee, notifyOptions) {
-      return write(async (trx) => {
+      return backstop(ACTIVE_EMAIL_INDEX, () => write(async (trx) => {
         const event = await lockEvent(trx, attendee.accountId, attendee.eventId);
         if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${attendee.eventId} not found.`, field: "eventId" });
         assertOpenForRegistration(event);
@@ -598,7 +632,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         const own = registrationNotifications(toApiAttendee(record, notify.baseUrl), event, offsetOf(record, notify.carbon));
         await notifyAttendeeChange(trx, event, own, notify, record.registrationDate);
         return record;
-      });
+      }), () => assertNoActiveDuplicate(db, attendee));
     },
 
     async getAttendee(accountId, id) {
@@ -607,13 +641,18 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
 
     async updateAttendee(accountId, id, update, now, notifyOptions) {
-      return write(async (trx) => {
-        const row = await trx.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
-        if (!row) throw new ServiceError("NOT_FOUND", { message: `Attendee ${id} not found.` });
-        const event = await lockEvent(trx, accountId, row.event_id);
-        if (!event) throw new ServiceError("NOT_FOUND", { message: `Attendee ${id} not found.` });
+      let attempted: AttendeeRecord | undefined;
+      return backstop(ACTIVE_EMAIL_INDEX, () => write(async (trx) => {
+        // The event's lock first (it serialises everything about its registrations), then the
+        // registration read under it: read before the lock, a concurrent change could be lost.
+        // A registration never moves to another event, so its event found unlocked is the one to lock.
+        const found = await trx.selectFrom("attendees").select("event_id").where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+        const event = found && (await lockEvent(trx, accountId, found.event_id));
+        const row = event && (await trx.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst());
+        if (!event || !row) throw new ServiceError("NOT_FOUND", { message: `Attendee ${id} not found.` });
         const before = rowToAttendee(row);
         const after = applyAttendeeUpdate(before, update, now);
+        attempted = after;
         const reactivated = !isActiveAttendeeStatus(before.status) && isActiveAttendeeStatus(after.status);
         if (reactivated) {
           assertOpenForRegistration(event);
@@ -629,7 +668,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         const own = attendeeUpdateNotifications(toApiAttendee(before, notify.baseUrl), toApiAttendee(after, notify.baseUrl), event, offsetOf(after, notify.carbon));
         if (own.length > 0) await notifyAttendeeChange(trx, event, own, notify, now);
         return { before, after };
-      });
+      }), () => assertNoActiveDuplicate(db, attempted!));
     },
 
     async checkIn(accountId, eventId, confirmationCode, now, notifyOptions) {
@@ -700,7 +739,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
 
     async insertWebhook(webhook, maxPerAccount = Infinity) {
-      return write(async (trx) => {
+      return backstop(WEBHOOK_URL_INDEX, () => write(async (trx) => {
         // The account's row is the lock that serialises its webhook inserts, so the count and the insert are one step.
         await dialect.lockRows(trx.selectFrom("accounts").select("id").where("id", "=", webhook.accountId)).executeTakeFirst();
         if (Number.isFinite(maxPerAccount)) {
@@ -710,7 +749,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         await assertUniqueWebhookUrl(trx, webhook.accountId, webhook.url);
         await trx.insertInto("webhooks").values(webhookToRow(webhook)).execute();
         return true;
-      });
+      }), () => duplicateWebhook(webhook.accountId, webhook.url));
     },
 
     async getWebhook(accountId, id) {
@@ -719,16 +758,20 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
 
     async updateWebhook(accountId, id, change) {
-      return write(async (trx) => {
+      let url: string | undefined;
+      return backstop(WEBHOOK_URL_INDEX, () => write(async (trx) => {
+        // The account's lock, as for an insert: a URL checked free stays free until this commits.
+        await dialect.lockRows(trx.selectFrom("accounts").select("id").where("id", "=", accountId)).executeTakeFirst();
         const row = await trx.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
         if (!row) throw new ServiceError("NOT_FOUND", { message: `Webhook ${id} not found.` });
         const before = rowToWebhook(row);
         const after = change(before);
+        url = after.url;
         if (after.url !== before.url) await assertUniqueWebhookUrl(trx, accountId, after.url, id);
         const { id: _id, account_id: _account, created_at: _created, ...changes } = webhookToRow(after);
         await trx.updateTable("webhooks").set(changes).where("id", "=", id).execute();
         return { before, after };
-      });
+      }), () => duplicateWebhook(accountId, url!, id));
     },
 
     async deleteWebhook(accountId, id) {
