@@ -9,61 +9,12 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import autocannon from "autocannon";
 import { createEventService, createHandler, createSqlStorage } from "@event-service/core";
 import { FastResponse } from "srvx";
-import { ROOT, startProcess } from "./start-process.ts";
+import { CONNECTIONS, drive, type Figures, SECONDS } from "./drive.ts";
+import { seedBenchData } from "./seed.ts";
+import { startProcess } from "./start-process.ts";
 import { openSqlite } from "@event-service/server";
-
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
-const CONNECTIONS = 16;
-
-async function seed(file: string) {
-  const storage = createSqlStorage({ db: openSqlite(file) });
-  await storage.migrate();
-  const service = createEventService({ storage });
-  const { key, accountId } = await service.keys.create({ account: "Bench", tier: "enterprise", perMinute: 1_000_000, perDay: 100_000_000 });
-  const acme = service.forAccount(accountId);
-  const modes = ["car", "train", "bus", "flight", "bike"] as const;
-  const ids: string[] = [];
-  for (let e = 0; e < 500; e++) {
-    const event = await acme.events.create({
-      name: `Event ${e}`, description: "Seeded for the benchmark", location: { address: "Main St 1", city: "Berlin", country: "DE" },
-      startDate: "2027-05-01T09:00:00Z", endDate: "2027-05-01T17:00:00Z", capacity: 1_000_000, category: e % 2 ? "conference" : "meetup",
-      tags: ["seed", `t${e % 7}`], sustainabilityGoals: { carbonNeutral: e % 3 === 0, wasteReduction: e % 100 },
-    });
-    ids.push(event.id);
-    for (let a = 0; a < 20; a++) {
-      await acme.attendees.register({
-        eventId: event.id, firstName: "Ada", lastName: `L${a}`, email: `seed-${e}-${a}@example.com`, ticketType: "general",
-        carbonOffset: { opted: a % 2 === 0, amount: 5, travelMode: modes[a % modes.length], travelDistance: 100 + a * 10 },
-      });
-    }
-  }
-  await storage.close();
-  return { key, accountId, eventId: ids[250]! };
-}
-
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-}
-
-async function drive(url: string, path: string, options: { key?: string; post?: (n: number) => unknown } = {}): Promise<Figures> {
-  let n = 0;
-  const headers: Record<string, string> = { "content-type": "application/json", ...(options.key && { authorization: `Bearer ${options.key}` }) };
-  const result = await autocannon({
-    url: `${url}${path}`,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    method: options.post ? "POST" : "GET",
-    headers,
-    ...(options.post && { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: JSON.stringify(options.post!(n++)) }) }] }),
-  });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
-}
 
 /** CPU microseconds per call of `fn`, after a warm-up: steady under other load, unlike wall time. */
 async function cpuMicros(fn: () => Promise<unknown>, calls = 20_000): Promise<number> {
@@ -99,7 +50,7 @@ const dir = mkdtempSync(join(tmpdir(), "event-service-bench-"));
 const file = join(dir, "bench.sqlite");
 try {
   process.stdout.write(`Seeding 500 events and 10,000 registrations in ${file}…\n`);
-  const { key, accountId, eventId } = await seed(file);
+  const { key, accountId, eventId } = await seedBenchData(file);
   const ours = await startProcess(["packages/server/bin/event-service.js", "serve"], { PORT: "0", DATABASE_URL: file, LOG_LEVEL: "info" });
   const bare = await startProcess(["--import", "tsx", "bench/bare-server.ts", file, accountId]);
   const attendee = (n: number) => ({ eventId, firstName: "Bench", lastName: `N${n}`, email: `bench-${process.pid}-${n}@example.com`, ticketType: "general" });

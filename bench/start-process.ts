@@ -16,17 +16,26 @@ export interface StartedProcess {
   url: string;
 }
 
-/** Runs `node <args>` at the repository root with `env` added to this process's environment. */
-export function startProcess(args: string[], env: Record<string, string | undefined> = {}): Promise<StartedProcess> {
+/**
+ * Runs `node <args>` at the repository root with `env` added to this process's environment.
+ * `ready` picks the `listening` line to wait for (with `serve --workers N`, the primary's, once
+ * all N listen); by default the first.
+ */
+export function startProcess(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  ready: (entry: Record<string, unknown>) => boolean = () => true,
+): Promise<StartedProcess> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     const onData = (chunk: Buffer) => {
       out += chunk;
-      for (const line of out.split("\n")) {
+      // Complete lines only: a chunk may end in the middle of one.
+      for (const line of out.split("\n").slice(0, -1)) {
         if (!line.startsWith("{")) continue;
         const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === "listening" && entry.url) {
+        if (entry.msg === "listening" && entry.url && ready(entry)) {
           child.stdout!.off("data", onData);
           child.stdout!.resume();
           resolvePromise({ child, url: entry.url.replace(/\/$/, "") });

@@ -1,16 +1,82 @@
 /**
  * Shared helpers of the end-to-end tests: each suite starts the real server (the built CLI,
- * `event-service serve`) on a free port against a temporary SQLite file, and talks to it over
- * HTTP. Any 500 answer fails the test that got it.
+ * `event-service serve`) on a free port against a temporary SQLite file, or with
+ * `E2E_BACKEND=postgres` against a fresh PostgreSQL database on `TEST_DATABASE_URL`'s server, and
+ * talks to it over HTTP. Any 500 answer fails the test that got it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 
 export const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 export const CLI = join(ROOT, "packages/server/dist/cli.js");
+
+/** TEST_DATABASE_URL: an admin connection string to a PostgreSQL server, or undefined (PostgreSQL tests then skip and say so). */
+export const POSTGRES_URL: string | undefined = process.env.TEST_DATABASE_URL || undefined;
+
+/** Why PostgreSQL tests skip: pass as `{ skip: POSTGRES_SKIP }` to a test or describe. */
+export const POSTGRES_SKIP: string | false = POSTGRES_URL ? false : "PostgreSQL: skipped (set TEST_DATABASE_URL=postgres://user:password@host:5432/postgres)";
+
+/** Which database the e2e suite runs on: "postgres" when E2E_BACKEND=postgres, else "sqlite". */
+export const E2E_BACKEND: "sqlite" | "postgres" = process.env.E2E_BACKEND === "postgres" ? "postgres" : "sqlite";
+
+if (E2E_BACKEND === "postgres" && !POSTGRES_URL) throw new Error("E2E_BACKEND=postgres needs TEST_DATABASE_URL (an admin connection string)");
+
+/** Runs `sql` on a short-lived admin connection to POSTGRES_URL's server. */
+async function adminQuery(sql: string, values: unknown[] = []): Promise<pg.QueryResult> {
+  if (!POSTGRES_URL) throw new Error("TEST_DATABASE_URL is not set");
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    return await client.query(sql, values);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A fresh, empty PostgreSQL database with a random name on POSTGRES_URL's server: its URL, and
+ * drop() (terminates its connections, drops it). Throws when POSTGRES_URL is unset.
+ */
+export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!POSTGRES_URL) throw new Error("freshPostgresDatabase needs TEST_DATABASE_URL");
+  // A name of lower-case letters and digits only, so it needs no quoting beyond the double quotes.
+  const name = `es_test_${randomBytes(8).toString("hex")}`;
+  await adminQuery(`CREATE DATABASE "${name}"`);
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  let dropped: Promise<void> | undefined;
+  return {
+    url: url.toString(),
+    drop: () =>
+      (dropped ??= (async () => {
+        // WITH (FORCE) terminates the remaining sessions (a server killed with SIGKILL leaves none,
+        // but a pool being closed may still hold one for a moment).
+        await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      })()),
+  };
+}
+
+/**
+ * A database for one test on the e2e backend that outlives the servers started on it (pass its
+ * `url` as `startServer({ database })`): a SQLite file in a temporary folder, or a fresh
+ * PostgreSQL database. drop() removes it.
+ */
+export async function testDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (E2E_BACKEND === "postgres") return freshPostgresDatabase();
+  const dir = mkdtempSync(join(tmpdir(), "event-service-db-"));
+  return { url: join(dir, "events.sqlite"), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The PostgreSQL databases startServer created, by URL, with the number of running servers on
+ * each: the last one stopped drops it.
+ */
+const ownedDatabases = new Map<string, { servers: number; drop(): Promise<void> }>();
 
 export interface CliResult {
   code: number | null;
@@ -47,10 +113,12 @@ export interface RequestOptions {
 
 export interface TestServer {
   url: string;
-  /** The SQLite file the server uses. */
+  /** The server's DATABASE_URL: a SQLite file, or a PostgreSQL connection string with E2E_BACKEND=postgres. */
   database: string;
   /** A temporary folder removed at stop. */
   dir: string;
+  /** The server process's pid (with `--workers`, the primary's). */
+  pid: number;
   /** Everything the server printed so far. */
   output(): string;
   /** Runs the CLI against the same database. */
@@ -82,8 +150,9 @@ function waitForListening(child: ChildProcess, output: () => string): Promise<st
     const onData = () => {
       for (const line of output().split("\n")) {
         if (!line.startsWith("{")) continue;
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === "listening" && entry.url) {
+        const entry = JSON.parse(line) as { msg?: string; url?: string; pid?: number };
+        // With `serve --workers`, each worker's line carries its pid; the primary's, once all listen, does not.
+        if (entry.msg === "listening" && entry.url && entry.pid === undefined) {
           clearTimeout(timer);
           child.stdout?.off("data", onData);
           resolvePromise(entry.url.replace(/\/$/, ""));
@@ -99,25 +168,54 @@ function waitForListening(child: ChildProcess, output: () => string): Promise<st
   });
 }
 
+/** Releases one server's hold on a database startServer created; the last one drops it. */
+async function releaseDatabase(database: string): Promise<void> {
+  const owned = ownedDatabases.get(database);
+  if (!owned || --owned.servers > 0) return;
+  ownedDatabases.delete(database);
+  await owned.drop();
+}
+
 /**
- * Starts `event-service serve` on 127.0.0.1 and a free port, on a new SQLite file (or on
- * `options.database` to share one), and waits until it listens.
+ * Starts `event-service serve` on 127.0.0.1 and a free port, on a new database of the e2e
+ * backend (a SQLite file, or with E2E_BACKEND=postgres a fresh PostgreSQL database dropped when
+ * the last server on it stops), or on `options.database` to share one, and waits until it
+ * listens. `args` go after `serve`.
  */
-export async function startServer(options: { env?: Record<string, string>; database?: string } = {}): Promise<TestServer> {
+export async function startServer(options: { env?: Record<string, string>; database?: string; args?: string[] } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), "event-service-test-"));
-  const database = options.database ?? join(dir, "events.sqlite");
+  let database = options.database;
+  if (database === undefined && E2E_BACKEND === "postgres") {
+    const fresh = await freshPostgresDatabase();
+    ownedDatabases.set(fresh.url, { servers: 0, drop: fresh.drop });
+    database = fresh.url;
+  }
+  database ??= join(dir, "events.sqlite");
+  const owned = ownedDatabases.get(database);
+  if (owned) owned.servers++;
   const env = { PORT: "0", HOST: "127.0.0.1", DATABASE_URL: database, LOG_LEVEL: "info", ...options.env };
-  const child = spawn(process.execPath, [CLI, "serve"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "serve", ...(options.args ?? [])], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolvePromise) => child.on("exit", (code) => resolvePromise(code)));
-  const url = await waitForListening(child, () => output);
+  let url: string;
+  try {
+    url = await waitForListening(child, () => output);
+  } catch (error) {
+    child.kill("SIGKILL");
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+    await releaseDatabase(database);
+    throw error;
+  }
 
+  let stopped = false;
   const server: TestServer = {
     url,
     database,
     dir,
+    pid: child.pid!,
     output: () => output,
     cli: (args) => runCli(args, { DATABASE_URL: database }),
     async createKey({ account = "Acme", tier = "professional", scopes, extra = [] } = {}) {
@@ -145,9 +243,13 @@ export async function startServer(options: { env?: Record<string, string>; datab
       return { status: response.status, headers: response.headers, body: parsed as never };
     },
     async stop(signal = "SIGTERM") {
-      if (child.exitCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       const code = await exited;
-      rmSync(dir, { recursive: true, force: true });
+      if (!stopped) {
+        stopped = true;
+        rmSync(dir, { recursive: true, force: true });
+        await releaseDatabase(database);
+      }
       return code;
     },
   };

@@ -1,52 +1,151 @@
 /**
- * Two server processes on one SQLite file: the guards that keep capacity and duplicates
- * hold across processes, not just inside one.
+ * Two server processes on one database, on SQLite and on PostgreSQL: the guards that keep
+ * capacity, duplicates, rate limits and webhook delivery hold across processes, not just
+ * inside one. Requests are split between the processes and sent at once; both run their
+ * delivery worker.
  */
 import assert from "node:assert/strict";
+import { readFileSync, rmSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
+import { type ApiResponse, errorOf, startServer, type TestServer } from "./_setup.ts";
+import { type Client, clientFor, createEvent, expectError, expectStatus } from "./fixtures/api.ts";
+import { BACKENDS, type FreshDatabase } from "./fixtures/backends.ts";
 import { attendeeInput, eventInput } from "./fixtures/builders.ts";
-import { errorOf, startServer, type TestServer } from "./_setup.ts";
+import { makeCertificate, minuteEnd, sleep, tally, waitForMinuteRoom } from "./fixtures/conventions.ts";
+import { deliveryEnv, type Receiver, startReceiver } from "./fixtures/receiver.ts";
 
-describe("two server processes sharing one database", () => {
-  let a: TestServer;
-  let b: TestServer;
-  let key: string;
+let tls: ReturnType<typeof makeCertificate>;
+let receiver: Receiver;
 
-  before(async () => {
-    a = await startServer();
-    b = await startServer({ database: a.database });
-    key = (await a.createKey({ account: "Shared" })).key;
-  });
-  after(async () => {
-    assert.equal(await b.stop(), 0);
-    assert.equal(await a.stop(), 0);
-  });
+before(async () => {
+  tls = makeCertificate();
+  receiver = await startReceiver({ cert: tls.cert, key: readFileSync(tls.keyPath, "utf8") });
+});
 
-  test("50 concurrent registrations split over both processes fill capacity 20 exactly", async () => {
-    const event = await a.request("POST", "/v1/events", { key, body: eventInput({ capacity: 20 }) });
-    assert.equal(event.status, 201);
-    const eventId = event.body.id as string;
-    const responses = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).request("POST", "/v1/attendees", { key, body: attendeeInput(eventId) })),
-    );
-    const created = responses.filter((r) => r.status === 201);
-    const full = responses.filter((r) => r.status === 400 && errorOf(r).code === "EVENT_FULL");
-    assert.equal(created.length, 20);
-    assert.equal(full.length, 30);
-    const listed = await b.request("GET", `/v1/attendees?eventId=${eventId}&limit=100`, { key });
-    assert.equal(listed.body.pagination.total, 20);
-    assert.equal((await a.request("GET", `/v1/events/${eventId}`, { key })).body.attendeeCount, 20);
-  });
+after(async () => {
+  await receiver.close();
+  rmSync(tls.dir, { recursive: true, force: true });
+});
 
-  test("the same email registered through both processes at once is accepted once", async () => {
-    const event = await b.request("POST", "/v1/events", { key, body: eventInput({ capacity: 100 }) });
-    const eventId = event.body.id as string;
-    const responses = await Promise.all(
-      Array.from({ length: 10 }, (_, i) =>
-        (i % 2 ? a : b).request("POST", "/api/attendees", { key, body: attendeeInput(eventId, { email: i % 3 ? "Same@Example.com" : "same@example.COM" }) }),
-      ),
-    );
-    assert.deepEqual(responses.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
-    for (const r of responses.filter((r) => r.status === 409)) assert.equal(errorOf(r).code, "DUPLICATE_REGISTRATION");
-  });
+/** The rate-limit headers' remaining count. */
+const remaining = (response: ApiResponse) => Number(response.headers.get("x-ratelimit-remaining"));
+
+// The backends run side by side (each on its own database, receiver path and accounts).
+describe("two server processes sharing one database", { concurrency: true }, () => {
+  for (const backend of BACKENDS) {
+    // One case after the other: each counts what reaches the database and the receiver.
+    describe(`on ${backend.name}`, { skip: backend.skip, concurrency: 1 }, () => {
+      let fresh: FreshDatabase;
+      let a: TestServer;
+      let b: TestServer;
+      let key: string;
+
+      before(async () => {
+        fresh = await backend.fresh();
+        // A long attempt timeout: on a loaded machine many first TLS handshakes at once can take
+        // over a second, and a timed-out attempt is rightly retried: a second receipt that is not a race.
+        const env = deliveryEnv(tls.certPath, { WEBHOOK_TIMEOUT_MS: "15000" });
+        // One after the other: the second joins a database the first has created and migrated.
+        a = await startServer({ database: fresh.database, env });
+        b = await startServer({ database: fresh.database, env });
+        key = (await a.createKey({ account: `Shared ${backend.name}` })).key;
+      });
+      after(async () => {
+        const outputs = a.output() + b.output();
+        const codes = [await b?.stop(), await a?.stop()];
+        await fresh?.drop();
+        assert.deepEqual(codes, [0, 0], "both servers exit 0 on SIGTERM");
+        assert.doesNotMatch(outputs, /"msg":"unexpected error"/);
+      });
+
+      test("50 concurrent registrations split over both processes fill capacity 20 exactly", async () => {
+        const event = await a.request("POST", "/v1/events", { key, body: eventInput({ capacity: 20 }) });
+        assert.equal(event.status, 201);
+        const eventId = event.body.id as string;
+        const responses = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).request("POST", "/v1/attendees", { key, body: attendeeInput(eventId) })),
+        );
+        assert.deepEqual(tally(responses), { "201": 20, "400 EVENT_FULL": 30 });
+        const listed = await b.request("GET", `/v1/attendees?eventId=${eventId}&limit=100`, { key });
+        assert.equal(listed.body.pagination.total, 20);
+        assert.deepEqual(listed.body.attendees.map((x: any) => x.id).sort(), responses.filter((r) => r.status === 201).map((r) => r.body.id).sort());
+        assert.equal((await a.request("GET", `/v1/events/${eventId}`, { key })).body.attendeeCount, 20);
+        assert.equal((await b.request("GET", `/v1/events/${eventId}`, { key })).body.attendeeCount, 20);
+      });
+
+      test("the same email registered through both processes at once is accepted once", async () => {
+        const event = await b.request("POST", "/v1/events", { key, body: eventInput({ capacity: 100 }) });
+        const eventId = event.body.id as string;
+        const responses = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            (i % 2 ? a : b).request("POST", "/api/attendees", { key, body: attendeeInput(eventId, { email: i % 3 ? "Same@Example.com" : "same@example.COM" }) }),
+          ),
+        );
+        assert.deepEqual(responses.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
+        for (const r of responses.filter((r) => r.status === 409)) assert.equal(errorOf(r).code, "DUPLICATE_REGISTRATION");
+        assert.equal((await a.request("GET", `/v1/events/${eventId}`, { key })).body.attendeeCount, 1);
+      });
+
+      test("one key with 40 per minute: 120 concurrent requests over both processes get exactly 40 answers 200, 80 x 429", async () => {
+        const limited = await a.createKey({ account: `Limited ${backend.name}`, tier: "enterprise", extra: ["--per-minute", "40", "--per-day", "100000"] });
+        await waitForMinuteRoom();
+        const reset = minuteEnd();
+        const responses = await Promise.all(
+          Array.from({ length: 120 }, (_, i) => (i % 2 ? a : b).request("GET", i % 4 ? "/v1/events" : "/api/events", { key: limited.key })),
+        );
+        assert.deepEqual(tally(responses), { "200": 40, "429 RATE_LIMIT_EXCEEDED": 80 });
+        // Every success saw its own count: the remaining values are 39 down to 0, each once.
+        const left = responses.filter((r) => r.status === 200).map(remaining).sort((x, y) => x - y);
+        assert.deepEqual(left, Array.from({ length: 40 }, (_, i) => i));
+        for (const response of responses.filter((r) => r.status === 429)) {
+          const error = expectError(response, 429, "RATE_LIMIT_EXCEEDED");
+          assert.deepEqual(error.details, { window: "minute", limit: 40, resetAt: new Date(reset * 1000).toISOString() });
+          assert.equal(remaining(response), 0);
+        }
+        // Both processes keep refusing for the rest of the minute.
+        expectError(await a.request("GET", "/v1/events", { key: limited.key }), 429, "RATE_LIMIT_EXCEEDED");
+        expectError(await b.request("GET", "/v1/events", { key: limited.key }), 429, "RATE_LIMIT_EXCEEDED");
+      });
+
+      test("a burst of changes through both processes, both workers delivering: the receiver gets every notification exactly once", async () => {
+        const clients: Client[] = [clientFor(a, key), clientFor(b, key, "/api")];
+        const path = `/multi-process/${backend.name}`;
+        const webhook = expectStatus(await clients[0]!.post("/webhooks", { url: `${receiver.origin}${path}`, events: ["event.created", "attendee.registered"] }), 201);
+        const host = await createEvent(clients[1]!, { capacity: 1000 });
+        const [events, registrations] = await Promise.all([
+          Promise.all(Array.from({ length: 20 }, (_, i) => createEvent(clients[i % 2]!))),
+          Promise.all(Array.from({ length: 40 }, async (_, i) => expectStatus(await clients[i % 2]!.post("/attendees", attendeeInput(host.id)), 201))),
+        ]);
+        const expected = [
+          ...[host, ...events].map((event) => `event.created ${event.id}`),
+          ...registrations.map((registration) => `attendee.registered ${registration.id}`),
+        ].sort();
+        const requests = await receiver.waitFor(() => receiver.at(path).length >= expected.length, `${expected.length} notifications at ${path}`, 40_000);
+        assert.ok(requests.length > 0);
+
+        // Both workers record their attempts: wait until the log shows every delivery final.
+        const deadline = Date.now() + 30_000;
+        let log: any[] = [];
+        for (;;) {
+          log = [];
+          for (let page = 1; ; page++) {
+            const body = expectStatus(await clients[page % 2]!.get(`/webhooks/${webhook.id}/deliveries?limit=100&page=${page}`), 200);
+            log.push(...body.deliveries);
+            if (page >= body.pagination.totalPages) break;
+          }
+          if (log.length === expected.length && log.every((d) => d.status === "succeeded")) break;
+          assert.ok(Date.now() < deadline, `deliveries still not final: ${JSON.stringify(log.map((d) => [d.type, d.status, d.attemptCount]))}`);
+          await sleep(100);
+        }
+        for (const delivery of log) assert.equal(delivery.attemptCount, 1, `${delivery.id} was attempted once`);
+        // Let a duplicate that was sent before the log went final arrive: both workers have polled several times after this.
+        await sleep(1500);
+        const received = receiver.at(path);
+        const deliveryIds = received.map((r) => r.headers["x-service-delivery"]);
+        assert.equal(new Set(deliveryIds).size, received.length, "no delivery was sent twice");
+        assert.deepEqual(received.map((r) => (r.body.type === "event.created" ? `event.created ${r.body.data.event.id}` : `attendee.registered ${r.body.data.attendee.id}`)).sort(), expected);
+        assert.deepEqual(deliveryIds.sort(), log.map((d) => d.id).sort());
+      });
+    });
+  }
 });

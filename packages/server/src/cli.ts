@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { createEventService, createSqlStorage, ServiceError, type Storage } from "@event-service/core";
+import { isClusterWorker, MAX_WORKERS, reportListening, runPrimary } from "./cluster.ts";
 import { loadConfig, type ServerConfig } from "./config.ts";
 import { createLogger } from "./log.ts";
 import { startServer } from "./server.ts";
@@ -23,6 +24,7 @@ Options (each mirrors an environment variable):
   --host ADDR     HOST, default 127.0.0.1
   --database URL  DATABASE_URL, default ./data/event-service.sqlite (or :memory:,
                   or postgres://user:password@host:5432/database)
+  --workers N     WORKERS, default 1: serve with N processes on one port (1 to 64)
   -h, --help      Show this help
 `;
 
@@ -32,6 +34,7 @@ const OPTIONS = {
   port: { type: "string" },
   host: { type: "string" },
   database: { type: "string" },
+  workers: { type: "string" },
   account: { type: "string" },
   tier: { type: "string" },
   scopes: { type: "string" },
@@ -63,11 +66,15 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (values.workers !== undefined && !(/^\d+$/.test(values.workers) && Number(values.workers) >= 1 && Number(values.workers) <= MAX_WORKERS)) {
+    throw new UsageError(`--workers must be a whole number from 1 to ${MAX_WORKERS}`);
+  }
   const config = loadConfig({
     ...process.env,
     ...(values.port !== undefined && { PORT: values.port }),
     ...(values.host !== undefined && { HOST: values.host }),
     ...(values.database !== undefined && { DATABASE_URL: values.database }),
+    ...(values.workers !== undefined && { WORKERS: values.workers }),
   });
   const [command = "serve", sub, ...rest] = positionals;
   const print = (value: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
@@ -75,7 +82,18 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "serve": {
       if (sub !== undefined) throw new UsageError(`serve takes no argument (got ${sub})`);
-      const logger = createLogger(config.LOG_LEVEL);
+      // A cluster worker's lines carry its pid: the operator (and the tests) can tell the processes apart.
+      const logger = isClusterWorker() ? createLogger(config.LOG_LEVEL).child({ pid: process.pid }) : createLogger(config.LOG_LEVEL);
+      if (config.WORKERS > 1 && !isClusterWorker()) {
+        // The primary migrates once, then only forks and supervises (see cluster.ts).
+        return runPrimary({
+          workers: config.WORKERS,
+          logger,
+          migrate: () => withStorage(config, async () => {}),
+          host: config.HOST,
+          ports: { PORT: config.PORT, HTTP_REDIRECT_PORT: config.HTTP_REDIRECT_PORT },
+        });
+      }
       // Signals are caught before the server starts: one that arrives while it starts (its port
       // may already answer) shuts it down gracefully as soon as it is up, instead of killing it.
       let server: Awaited<ReturnType<typeof startServer>> | undefined;
@@ -100,6 +118,7 @@ async function main(argv: string[]): Promise<number> {
       process.once("SIGTERM", () => stop("SIGTERM"));
       process.once("SIGINT", () => stop("SIGINT"));
       server = await startServer(config, logger);
+      reportListening(server.url);
       if (pending) stop(pending);
       return -1;
     }
@@ -171,5 +190,7 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`event-service: ${error instanceof Error ? error.message : String(error)}\n`);
       process.exitCode = 1;
     }
+    // A cluster worker's channel to the primary would keep it alive: a failed start must end it.
+    if (isClusterWorker()) process.exit();
   },
 );

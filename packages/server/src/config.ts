@@ -43,6 +43,7 @@ export const ServerConfig = z
     AUTH_FAILURE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000_000).default(DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE),
     LOG_LEVEL: z.enum(["silent", "fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+    WORKERS: z.coerce.number().int().min(1).max(64).default(1),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),
     CARBON_OFFSET_PRICE_USD_PER_TONNE: z.coerce.number().positive().max(1_000_000).optional(),
     WEBHOOK_RETRY_DELAYS_MS: z
@@ -81,7 +82,7 @@ export type ServerConfig = z.output<typeof ServerConfig>;
 export const CONFIG_VARIABLES = [
   "PORT", "HOST", "DATABASE_URL", "DATABASE_POOL_SIZE", "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "HTTP_REDIRECT_PORT", "TRUST_PROXY", "AUTH_FAILURE_LIMIT_PER_MINUTE", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS",
   "WEBHOOK_ALLOW_PRIVATE_NETWORKS", "WEBHOOK_RETRY_DELAYS_MS", "WEBHOOK_TIMEOUT_MS", "WEBHOOK_RETENTION_DAYS", "WEBHOOK_SECRET_OVERLAP_MS",
-  "CARBON_OFFSET_PRICE_USD_PER_TONNE", "METRICS_TOKEN", "CORS_ORIGINS",
+  "CARBON_OFFSET_PRICE_USD_PER_TONNE", "METRICS_TOKEN", "CORS_ORIGINS", "WORKERS",
 ] as const;
 
 /** Reads the configuration from `env`; throws an error naming every bad variable. */

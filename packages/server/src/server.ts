@@ -101,6 +101,9 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     silent: true,
     gracefulShutdown: false,
     ...(tls && { tls }),
+    // srvx listens exclusively by default; not exclusive, the workers of `serve --workers`
+    // (node:cluster) share the primary's socket. Outside a cluster it changes nothing.
+    node: { exclusive: false },
   });
   await server.ready();
   const address = server.node?.server?.address() as AddressInfo | null;

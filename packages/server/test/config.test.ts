@@ -19,6 +19,7 @@ test("defaults", () => {
     AUTH_FAILURE_LIMIT_PER_MINUTE: 60,
     LOG_LEVEL: "info",
     SHUTDOWN_TIMEOUT_MS: 10_000,
+    WORKERS: 1,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
     CARBON_OFFSET_PRICE_USD_PER_TONNE: undefined,
     WEBHOOK_RETRY_DELAYS_MS: undefined,
@@ -28,6 +29,12 @@ test("defaults", () => {
     CORS_ORIGINS: undefined,
     WEBHOOK_SECRET_OVERLAP_MS: 86_400_000,
   });
+});
+
+test("WORKERS: a whole number of processes, 1 to 64", () => {
+  assert.equal(loadConfig({ WORKERS: "4" }).WORKERS, 4);
+  assert.equal(loadConfig({ WORKERS: "64" }).WORKERS, 64);
+  for (const bad of ["0", "-1", "1.5", "65", "two"]) assert.throws(() => loadConfig({ WORKERS: bad }), /WORKERS/);
 });
 
 test("WEBHOOK_RETENTION_DAYS: whole days, 0 to 3650", () => {

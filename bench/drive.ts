@@ -1,0 +1,29 @@
+/** One autocannon run of the benchmarks, and the figures they print. */
+import autocannon from "autocannon";
+
+/** Connections each run keeps open. */
+export const CONNECTIONS = 16;
+/** Each run's length: BENCH_SECONDS, default 8. */
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+
+export interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+/** Drives `url` + `path` for SECONDS with GETs, or with POSTs of `post(n)` for the n-th request. */
+export async function drive(url: string, path: string, options: { key?: string; post?: (n: number) => unknown } = {}): Promise<Figures> {
+  let n = 0;
+  const headers: Record<string, string> = { "content-type": "application/json", ...(options.key && { authorization: `Bearer ${options.key}` }) };
+  const result = await autocannon({
+    url: `${url}${path}`,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    method: options.post ? "POST" : "GET",
+    headers,
+    ...(options.post && { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: JSON.stringify(options.post!(n++)) }) }] }),
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+}

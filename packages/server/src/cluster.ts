@@ -1,0 +1,157 @@
+/**
+ * `serve --workers N`: N server processes on one port with node:cluster. The primary migrates the
+ * database once, forks the workers (each a whole server: handler, delivery worker, purge) and
+ * then only supervises: it serves no request and opens no store. Connections are spread over the
+ * workers by the primary (Node's round-robin scheduling on every platform but Windows).
+ */
+import cluster, { type Worker } from "node:cluster";
+import { createServer, type AddressInfo } from "node:net";
+import type { Logger } from "./log.ts";
+
+/** The largest `--workers` / `WORKERS`: more processes than that only compete for the database. */
+export const MAX_WORKERS = 64;
+
+/** How many unexpected worker exits within {@link CRASH_WINDOW_MS} the primary replaces before it gives up. */
+export const MAX_REPLACEMENTS = 5;
+export const CRASH_WINDOW_MS = 60_000;
+
+/** The message a worker sends the primary once it listens. */
+interface ListeningMessage {
+  eventService: "listening";
+  url: string;
+}
+
+function isListening(message: unknown): message is ListeningMessage {
+  return typeof message === "object" && message !== null && (message as ListeningMessage).eventService === "listening";
+}
+
+/** Tells the primary, when this process is a cluster worker, that it listens at `url`. */
+export function reportListening(url: string): void {
+  if (cluster.isWorker) process.send?.({ eventService: "listening", url } satisfies ListeningMessage);
+}
+
+/** Whether this process is a worker that `serve --workers` forked. */
+export const isClusterWorker = (): boolean => cluster.isWorker;
+
+/**
+ * Runs the primary of `serve --workers N`: runs `migrate` once, forks `workers` processes (which
+ * run this same CLI and start one server each), and resolves with the exit code once they have
+ * all exited.
+ *
+ * - A worker that exits before it listens is a failed start (a bad certificate, an unreachable
+ *   database, a port in use): the primary stops the others and exits 1 rather than retry it.
+ * - A worker that dies afterwards is logged (`error`, with its pid, exit code and signal) and
+ *   replaced by a new one, as gunicorn and nginx do: the others keep serving meanwhile. More
+ *   than {@link MAX_REPLACEMENTS} such deaths within a minute is a crash loop: the primary stops
+ *   the rest and exits 1, so the supervisor above it (systemd, Kubernetes) sees the failure.
+ * - SIGTERM or SIGINT is passed to every worker, each drains as a single server does (requests
+ *   and delivery attempts in flight finish), and the primary exits 0 once all have exited 0
+ *   (1 if any did not).
+ */
+/** A port free on `host` now: the one the workers then share when the configuration says `0`. */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, host, () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function runPrimary(options: {
+  workers: number;
+  logger: Logger;
+  migrate: () => Promise<void>;
+  /** HOST, where a port of 0 is resolved. */
+  host: string;
+  /** The listening ports by variable (PORT, HTTP_REDIRECT_PORT); a 0 becomes one free port for all workers. */
+  ports: Record<string, number | undefined>;
+}): Promise<number> {
+  const { workers, logger } = options;
+  // Each worker's listen(0) would get a port of its own (node:cluster keys port 0 per worker):
+  // one free port is picked here instead and given to all.
+  const env: Record<string, string> = {};
+  /** Every forked worker until its process has exited (cluster.workers drops one at disconnect already). */
+  const alive = new Set<Worker>();
+  const listening = new Set<Worker>();
+  const deaths: number[] = [];
+  let stopping: string | undefined;
+  let failed = false;
+  let announced = false;
+  let resolveDone!: (code: number) => void;
+  const done = new Promise<number>((resolve) => (resolveDone = resolve));
+
+  function finishIfEmpty(): void {
+    if (alive.size > 0) return;
+    logger.info({ exitCode: failed ? 1 : 0 }, "stopped");
+    resolveDone(failed ? 1 : 0);
+  }
+
+  function stop(reason: string, error = false): void {
+    if (error) failed = true;
+    if (stopping) return;
+    stopping = reason;
+    // Before the fork (a signal during the migration): nothing to drain.
+    if (alive.size === 0) return;
+    logger.info({ reason, workers: alive.size }, "shutting down");
+    // Each worker drains on SIGTERM as a single server does; one still starting stops once it is up.
+    for (const worker of alive) worker.process.kill("SIGTERM");
+  }
+
+  function fork(): void {
+    const worker = cluster.fork(env);
+    const pid = worker.process.pid;
+    alive.add(worker);
+    worker.on("message", (message: unknown) => {
+      if (!isListening(message)) return;
+      listening.add(worker);
+      if (!announced && listening.size === workers) {
+        announced = true;
+        logger.info({ url: message.url, workers, pids: [...listening].map((w) => w.process.pid) }, "listening");
+      }
+    });
+    worker.on("exit", (code, signal) => {
+      alive.delete(worker);
+      const hadListened = listening.delete(worker);
+      const entry = { worker: worker.id, pid, exitCode: code, signal: signal ?? undefined };
+      if (stopping) {
+        if (code !== 0) failed = true;
+        (code === 0 ? logger.info : logger.error).call(logger, entry, "worker exited");
+        finishIfEmpty();
+        return;
+      }
+      if (!hadListened) {
+        logger.error(entry, "worker exited before it listened; stopping the others");
+        stop("a worker failed to start", true);
+        finishIfEmpty();
+        return;
+      }
+      const now = Date.now();
+      deaths.push(now);
+      while (deaths[0]! < now - CRASH_WINDOW_MS) deaths.shift();
+      if (deaths.length > MAX_REPLACEMENTS) {
+        logger.fatal({ ...entry, deathsLastMinute: deaths.length }, "workers keep dying; stopping the others");
+        stop("workers keep dying", true);
+        finishIfEmpty();
+        return;
+      }
+      logger.error(entry, "worker died; starting a replacement");
+      fork();
+    });
+  }
+
+  // Caught before the migration: a signal that arrives meanwhile stops before any fork.
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT"));
+  await options.migrate();
+  for (const [name, port] of Object.entries(options.ports)) if (port !== undefined) env[name] = String(port === 0 ? await freePort(options.host) : port);
+  if (stopping) {
+    logger.info({ reason: stopping }, "stopped before starting workers");
+    return 0;
+  }
+  logger.info({ workers }, "starting workers");
+  for (let i = 0; i < workers; i++) fork();
+  return done;
+}

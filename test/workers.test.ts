@@ -1,0 +1,181 @@
+/**
+ * End-to-end: `serve --workers N` runs N server processes on one port (node:cluster). Requests
+ * are spread over the workers (told apart by the pid on each access-log line), capacity holds
+ * across them, a worker that dies is logged and replaced, a worker that cannot start stops the
+ * whole server with exit 1, and SIGTERM to the primary drains every worker (requests in flight
+ * are answered) and exits 0 with no worker left. Runs on the e2e backend (a shared SQLite file
+ * in WAL mode, or one PostgreSQL database).
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { type ApiResponse, runCli, startServer, testDatabase, type TestServer } from "./_setup.ts";
+import { attendeeInput, eventInput } from "./fixtures/builders.ts";
+import { clientFor, createEvent, expectError, expectStatus } from "./fixtures/api.ts";
+import { logLines, requestLines, sleep } from "./fixtures/conventions.ts";
+
+/** The pids the primary announced with its `listening` line (all workers up). */
+function workerPids(server: TestServer): number[] {
+  const line = logLines(server.output()).find((entry) => entry.msg === "listening" && entry.pid === undefined);
+  assert.ok(line?.pids, `no listening line with pids:\n${server.output()}`);
+  return line.pids as number[];
+}
+
+/** Whether a process with this pid still runs. */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits (up to 20 s) until `predicate` holds over the server's log lines. */
+async function waitForLog(server: TestServer, predicate: (lines: Array<Record<string, any>>) => boolean): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!predicate(logLines(server.output()))) {
+    if (Date.now() > deadline) throw new Error(`log condition not met in 20 s:\n${server.output()}`);
+    await sleep(50);
+  }
+}
+
+describe("serve --workers 3", () => {
+  let server: TestServer;
+  let key: string;
+
+  before(async () => {
+    server = await startServer({ args: ["--workers", "3"] });
+    key = (await server.createKey({ account: "Workers", tier: "enterprise" })).key;
+  });
+  after(async () => {
+    assert.equal(await server.stop(), 0, server.output());
+  });
+
+  test("three workers on one port: each listens at the primary's address, and requests are served by more than one", async () => {
+    const pids = workerPids(server);
+    assert.equal(pids.length, 3);
+    assert.equal(new Set(pids).size, 3);
+    assert.ok(!pids.includes(server.pid), "the primary serves no request itself");
+    const workerLines = logLines(server.output()).filter((entry) => entry.msg === "listening" && entry.pid !== undefined);
+    assert.deepEqual(workerLines.map((entry) => entry.pid).sort(), [...pids].sort());
+    for (const entry of workerLines) assert.equal(entry.url.replace(/\/$/, ""), server.url);
+
+    const responses = await Promise.all(Array.from({ length: 30 }, () => server.request("GET", "/health")));
+    assert.deepEqual([...new Set(responses.map((r) => r.status))], [200]);
+    await waitForLog(server, (lines) => lines.filter((entry) => entry.msg === "request" && entry.path === "/health").length === 30);
+    const servedBy = new Set(requestLines(server.output()).filter((entry) => entry.path === "/health").map((entry) => entry.pid as number));
+    assert.ok(servedBy.size >= 2, `served by ${[...servedBy].join(", ")}`);
+    for (const pid of servedBy) assert.ok(pids.includes(pid), `pid ${pid} is one of the workers ${pids.join(", ")}`);
+  });
+
+  test("60 concurrent registrations for 25 places over the workers fill exactly 25", async () => {
+    const v1 = clientFor(server, key);
+    const event = await createEvent(v1, { capacity: 25 });
+    const before = requestLines(server.output()).length;
+    const responses = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => server.request("POST", "/v1/attendees", { key, body: attendeeInput(event.id, { email: `racer${i}@workers.example` }) })),
+    );
+    const created = responses.filter((r) => r.status === 201);
+    assert.equal(created.length, 25);
+    for (const response of responses.filter((r) => r.status !== 201)) expectError(response, 400, "EVENT_FULL");
+    assert.equal(expectStatus(await v1.get(`/events/${event.id}`), 200).attendeeCount, 25);
+    assert.equal(expectStatus(await v1.get(`/attendees?eventId=${event.id}&limit=100`), 200).pagination.total, 25);
+    await waitForLog(server, (lines) => lines.filter((entry) => entry.msg === "request").length >= before + 60);
+    const registeredBy = new Set(requestLines(server.output()).slice(before).filter((entry) => entry.path === "/v1/attendees").map((entry) => entry.pid));
+    assert.ok(registeredBy.size >= 2, `registrations served by ${[...registeredBy].join(", ")}`);
+  });
+
+  test("a worker killed with SIGKILL is logged and replaced; the others keep serving", async () => {
+    const [victim, ...others] = workerPids(server);
+    process.kill(victim!, "SIGKILL");
+    await waitForLog(server, (lines) => lines.some((entry) => entry.msg === "worker died; starting a replacement" && entry.pid === victim));
+    const died = logLines(server.output()).find((entry) => entry.msg === "worker died; starting a replacement")!;
+    assert.equal(died.level, 50, "logged as an error");
+    assert.equal(died.signal, "SIGKILL");
+    await waitForLog(server, (lines) => lines.some((entry) => entry.msg === "listening" && entry.pid !== undefined && ![victim, ...others].includes(entry.pid)));
+    assert.ok(!running(victim!));
+    for (const pid of others) assert.ok(running(pid!), `worker ${pid} still runs`);
+    const responses = await Promise.all(Array.from({ length: 20 }, () => server.request("GET", "/health")));
+    assert.deepEqual([...new Set(responses.map((r) => r.status))], [200]);
+  });
+});
+
+test("SIGTERM to the primary during a burst: every request is answered (201 or 503), exit 0, no worker left, every 201 stored", async () => {
+  const database = await testDatabase();
+  try {
+    const first = await startServer({ database: database.url, args: ["--workers", "3"] });
+    const pids = workerPids(first);
+    const { key } = await first.createKey({ account: "Drained", tier: "enterprise" });
+    const event = await createEvent(clientFor(first, key), { capacity: 1000 });
+
+    let answered = 0;
+    let stopping: Promise<number | null> | undefined;
+    const outcomes = await Promise.all(
+      Array.from({ length: 150 }, async (_, i): Promise<{ response: ApiResponse } | { error: Error }> => {
+        try {
+          return { response: await first.request("POST", "/v1/attendees", { key, body: attendeeInput(event.id, { email: `burst${i}@workers.example` }) }) };
+        } catch (error) {
+          return { error: error as Error };
+        } finally {
+          answered += 1;
+          if (answered === 20) stopping = first.stop("SIGTERM");
+        }
+      }),
+    );
+    assert.equal(await stopping, 0, `exit code after SIGTERM\n${first.output()}`);
+    for (const pid of pids) assert.ok(!running(pid), `worker ${pid} is gone`);
+
+    const responses = outcomes.flatMap((o) => ("response" in o ? [o.response] : []));
+    for (const response of responses) if (response.status !== 201) expectError(response, 503, "SERVICE_UNAVAILABLE");
+    // A request that fails is one no worker took (the listener was closed): a connection error, not an HTTP answer.
+    for (const o of outcomes) if ("error" in o) assert.match(`${o.error.message} ${(o.error as any).cause?.code ?? ""}`, /fetch failed|ECONNRESET|ECONNREFUSED|EPIPE|socket|closed/i);
+    const created = responses.filter((r) => r.status === 201).map((r) => r.body);
+    assert.ok(created.length >= 20, `${created.length} x 201`);
+
+    const lines = logLines(first.output());
+    assert.ok(lines.some((entry) => entry.msg === "shutting down" && entry.pid === undefined), "the primary logs its shutdown");
+    for (const pid of pids) {
+      assert.ok(lines.some((entry) => entry.msg === "stopped" && entry.pid === pid), `worker ${pid} drained and stopped`);
+      assert.ok(lines.some((entry) => entry.msg === "worker exited" && entry.pid === pid && entry.exitCode === 0), `worker ${pid} exited 0`);
+    }
+    assert.ok(!lines.some((entry) => entry.msg === "unexpected error"), first.output());
+
+    const second = await startServer({ database: database.url });
+    try {
+      const v1 = clientFor(second, key);
+      assert.equal(expectStatus(await v1.get(`/events/${event.id}`), 200).attendeeCount, created.length);
+      const stored = expectStatus(await v1.get(`/attendees?eventId=${event.id}&limit=100`), 200);
+      assert.equal(stored.pagination.total, created.length, `${created.length} answered 201, ${stored.pagination.total} stored`);
+    } finally {
+      assert.equal(await second.stop(), 0);
+    }
+  } finally {
+    await database.drop();
+  }
+});
+
+test("a worker that cannot start stops the server: exit 1, the others stopped, the cause logged", async () => {
+  const database = await testDatabase();
+  try {
+    // A certificate that does not exist: every worker fails before it listens.
+    const result = await runCli(["serve", "--workers", "2"], { PORT: "0", HOST: "127.0.0.1", DATABASE_URL: database.url, TLS_CERT: "/nonexistent/cert.pem", TLS_KEY: "/nonexistent/key.pem" });
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    assert.match(result.stderr, /ENOENT/);
+    const lines = logLines(result.stdout);
+    assert.ok(lines.some((entry) => entry.msg === "worker exited before it listened; stopping the others" && entry.level === 50), result.stdout);
+    assert.deepEqual(lines.at(-1), { ...lines.at(-1), msg: "stopped", exitCode: 1 });
+  } finally {
+    await database.drop();
+  }
+});
+
+test("--workers and WORKERS take a whole number from 1 to 64", async () => {
+  for (const bad of ["0", "65", "1.5", "two", "-2", ""]) {
+    const result = await runCli(["serve", `--workers=${bad}`], { PORT: "0", DATABASE_URL: ":memory:" });
+    assert.equal(result.code, 2, `--workers ${bad}`);
+    assert.match(result.stderr, /--workers must be a whole number from 1 to 64/);
+  }
+  const result = await runCli(["serve"], { PORT: "0", DATABASE_URL: ":memory:", WORKERS: "0" });
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /Invalid configuration: WORKERS/);
+});
