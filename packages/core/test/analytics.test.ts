@@ -4,8 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import Database from "better-sqlite3";
-import { Kysely, SqliteDialect, sql } from "kysely";
+import { sql } from "kysely";
 import type { AggregateFigures, AnalyticsFigures, ModeFigures } from "../src/analytics/analytics-figures.ts";
 import { type BucketGranularity, BUCKET_GRANULARITIES, bucketStart, enumerateBuckets, MAX_BUCKETS } from "../src/analytics/date-buckets.ts";
 import { generateInsights, type InsightInput } from "../src/analytics/insights.ts";
@@ -13,8 +12,8 @@ import { percent, round3, seriesStatistics } from "../src/analytics/statistics.t
 import { buildTrendReport, TrendQuery } from "../src/analytics/trend-report.ts";
 import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
 import { ServiceError } from "../src/errors.ts";
-import type { Database as Schema } from "../src/sql/database.ts";
-import { bucketStartSql } from "../src/sql/dialect.ts";
+import { dialectOf } from "../src/sql/dialect.ts";
+import { BACKENDS } from "./_backends.ts";
 
 function throwsCode(fn: () => unknown, code: string) {
   assert.throws(fn, (error: unknown) => ServiceError.is(error) && error.code === code);
@@ -50,8 +49,11 @@ describe("calendar buckets (UTC)", () => {
     ]);
   });
 
-  test("the SQL twin (dialect.ts) buckets every instant as bucketStart does", async () => {
-    const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: new Database(":memory:") }) });
+  for (const backend of BACKENDS) {
+  test(`the SQL twin (dialect.ts) buckets every instant as bucketStart does: ${backend.name}`, async () => {
+    const database = await backend.open();
+    const { db } = database;
+    const dialect = dialectOf(db);
     const instants = [
       "2026-12-28T00:00:00.000Z", "2027-01-03T23:59:59.999Z", "2027-01-04T00:00:00.000Z", "2027-03-31T23:59:59.999Z",
       "2027-04-01T00:00:00.000Z", "2027-06-30T12:00:00.000Z", "2027-09-30T23:00:00.000Z", "2027-10-01T00:00:00.000Z",
@@ -61,12 +63,13 @@ describe("calendar buckets (UTC)", () => {
     ];
     for (const granularity of BUCKET_GRANULARITIES) {
       for (const instant of instants) {
-        const { rows } = await sql<{ b: string }>`select ${bucketStartSql(sql.val(instant), granularity, "sqlite")} as b`.execute(db);
+        const { rows } = await sql<{ b: string }>`select ${dialect.bucketStart(sql.val(instant), granularity)} as b`.execute(db);
         assert.equal(rows[0]!.b, bucketStart(instant, granularity), `${granularity} ${instant}`);
       }
     }
-    await db.destroy();
+    await database.drop();
   });
+  }
 
   test("enumerateBuckets: every period of the range, bounds to the millisecond", () => {
     assert.deepEqual(enumerateBuckets("2027-01-03T10:00:00.000Z", "2027-01-11T00:00:00.000Z", "weekly"), [

@@ -1,12 +1,14 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after } from "node:test";
+import { BACKENDS, type TestDatabase } from "./_backends.ts";
 import { describeStorage } from "./_storage-suite.ts";
-import { sqliteStorage } from "./_sqlite.ts";
 
-describeStorage("SQLite in memory", () => sqliteStorage(":memory:"));
+const opened: TestDatabase[] = [];
+after(() => Promise.all(opened.map((database) => database.drop())));
 
-const dir = mkdtempSync(join(tmpdir(), "event-service-storage-"));
-after(() => rmSync(dir, { recursive: true, force: true }));
-describeStorage("SQLite file (WAL)", () => sqliteStorage(join(dir, "events.sqlite")));
+for (const backend of BACKENDS) {
+  describeStorage(backend.name, async () => {
+    const database = await backend.open();
+    opened.push(database);
+    return database.storage;
+  });
+}

@@ -5,7 +5,7 @@ import { isClusterWorker, MAX_WORKERS, reportListening, runPrimary } from "./clu
 import { loadConfig, type ServerConfig } from "./config.ts";
 import { createLogger } from "./log.ts";
 import { startServer } from "./server.ts";
-import { openSqlite } from "./sqlite.ts";
+import { openDatabase, redactDatabaseUrl } from "./database.ts";
 
 const USAGE = `Usage: event-service <command> [options]
 
@@ -22,7 +22,8 @@ Commands:
 Options (each mirrors an environment variable):
   --port N        PORT, default 3000
   --host ADDR     HOST, default 127.0.0.1
-  --database URL  DATABASE_URL, default ./data/event-service.sqlite (or :memory:)
+  --database URL  DATABASE_URL, default ./data/event-service.sqlite (or :memory:,
+                  or postgres://user:password@host:5432/database)
   --workers N     WORKERS, default 1: serve with N processes on one port (1 to 64)
   -h, --help      Show this help
 `;
@@ -50,7 +51,7 @@ function integer(name: string, value: string | undefined): number | undefined {
 }
 
 async function withStorage<T>(config: ServerConfig, fn: (storage: Storage) => Promise<T>): Promise<T> {
-  const storage = createSqlStorage({ db: openSqlite(config.DATABASE_URL) });
+  const storage = createSqlStorage({ db: await openDatabase(config) });
   try {
     await storage.migrate();
     return await fn(storage);
@@ -123,7 +124,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case "migrate": {
       await withStorage(config, async () => {});
-      print({ migrated: true, database: config.DATABASE_URL }, `Database ${config.DATABASE_URL} is up to date.`);
+      print({ migrated: true, database: redactDatabaseUrl(config.DATABASE_URL) }, `Database ${redactDatabaseUrl(config.DATABASE_URL)} is up to date.`);
       return 0;
     }
     case "keys": {

@@ -12,3 +12,5 @@ export { createRedirectServer } from "./redirect.ts";
 export { startServer } from "./server.ts";
 export type { RunningServer } from "./server.ts";
 export { openSqlite, sqlitePath } from "./sqlite.ts";
+export { isPostgresUrl, openDatabase, redactDatabaseUrl } from "./database.ts";
+export type { DatabaseOptions } from "./database.ts";

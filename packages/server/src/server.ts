@@ -9,7 +9,7 @@ import type { ServerConfig } from "./config.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMetrics } from "./metrics.ts";
 import { createRedirectServer } from "./redirect.ts";
-import { openSqlite } from "./sqlite.ts";
+import { openDatabase, redactDatabaseUrl } from "./database.ts";
 
 /** A running server. */
 export interface RunningServer {
@@ -34,12 +34,13 @@ function listen(server: HttpServer, port: number, host: string): Promise<Address
 }
 
 /**
- * Starts the bundled server: opens (and migrates) the SQLite store, mounts core on h3 and
+ * Starts the bundled server: opens (and migrates) the store (SQLite, or PostgreSQL for a `postgres://` `DATABASE_URL`), mounts core on h3 and
  * listens on `HOST:PORT`, over HTTPS when `TLS_CERT` and `TLS_KEY` are set.
  */
 export async function startServer(config: ServerConfig, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningServer> {
   const tls = config.TLS_CERT && config.TLS_KEY ? { cert: readFileSync(config.TLS_CERT, "utf8"), key: readFileSync(config.TLS_KEY, "utf8") } : undefined;
-  const storage = createSqlStorage({ db: openSqlite(config.DATABASE_URL) });
+  const db = await openDatabase({ ...config, onPoolError: (error) => logger.warn({ err: error }, "database connection lost; the pool replaces it") });
+  const storage = createSqlStorage({ db });
   await storage.migrate();
   // Only with a token: metrics without one would tell anyone the traffic and the backlog.
   const metrics = config.METRICS_TOKEN ? createMetrics({ storage }) : undefined;
@@ -121,7 +122,7 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     redirectUrl = `http://${host}:${redirectAddress.port}/`;
   }
 
-  logger.info({ url, ...(redirectUrl && { redirectUrl }), database: config.DATABASE_URL }, "listening");
+  logger.info({ url, ...(redirectUrl && { redirectUrl }), database: redactDatabaseUrl(config.DATABASE_URL) }, "listening");
   if (!tls) {
     logger.warn(
       config.TRUST_PROXY !== false

@@ -4,12 +4,10 @@ import Database from "better-sqlite3";
 import { type Database as Schema, SQLITE_PRAGMAS, withStatementCache } from "@event-service/core";
 import { Kysely, SqliteDialect } from "kysely";
 
-/** The SQLite file (or `:memory:`) that a `DATABASE_URL` names; throws for other databases. */
+/** The SQLite file (or `:memory:`) that a `DATABASE_URL` names; throws for a PostgreSQL URL. */
 export function sqlitePath(databaseUrl: string): string {
   if (databaseUrl === ":memory:") return databaseUrl;
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new Error("DATABASE_URL: PostgreSQL is on the roadmap but not supported yet; use a SQLite file path or :memory:.");
-  }
+  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) throw new Error("DATABASE_URL: a PostgreSQL URL is not a SQLite file (open it with openDatabase).");
   const path = databaseUrl.replace(/^(sqlite|file):(\/\/)?/, "");
   return resolve(path);
 }

@@ -94,9 +94,11 @@ test("bad input to keys create and configuration errors exit 1", () => {
   const limits = cli("keys", "create", "--account", "Acme", "--per-day", "5");
   assert.equal(limits.code, 1);
   assert.match(limits.stderr, /enterprise keys only/);
-  const pg = spawnSync(process.execPath, [CLI, "migrate"], { env: { ...process.env, DATABASE_URL: "postgres://localhost/x" }, encoding: "utf8" });
+  // Nothing listens on port 1: a clear message, without the password, and exit 1 (as for a SQLite file that cannot be opened).
+  const pg = spawnSync(process.execPath, [CLI, "migrate"], { env: { ...process.env, DATABASE_URL: "postgres://es:hunter2@127.0.0.1:1/x" }, encoding: "utf8" });
   assert.equal(pg.status, 1);
-  assert.match(pg.stderr, /PostgreSQL is on the roadmap/);
+  assert.match(pg.stderr, /^event-service: Cannot connect to PostgreSQL at postgres:\/\/es:\*\*\*@127\.0\.0\.1:1\/x: .*ECONNREFUSED/);
+  assert.doesNotMatch(pg.stderr, /hunter2/);
 });
 
 test("processes starting at once on a new file migrate one after the other", async () => {
@@ -112,5 +114,52 @@ test("processes starting at once on a new file migrate one after the other", asy
       });
     const results = await Promise.all([run(), run(), run()]);
     assert.deepEqual(results.map((r) => r.code), [0, 0, 0], results.map((r) => r.stderr).join("\n"));
+  }
+});
+
+const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+
+test("on PostgreSQL: processes starting at once migrate once; keys create, list and revoke", { skip: TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set" }, async () => {
+  const { spawn } = await import("node:child_process");
+  const { default: pg } = await import("pg");
+  const name = `es_cli_${process.pid}_${Date.now().toString(36)}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    await client.query(statement).finally(() => client.end());
+  };
+  await admin(`create database ${name}`);
+  try {
+    const url = new URL(TEST_DATABASE_URL!);
+    url.pathname = `/${name}`;
+    const env = { ...process.env, DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: "2" };
+    const run = (...args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [CLI, ...args], { env });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (chunk) => (stdout += chunk));
+        child.stderr.on("data", (chunk) => (stderr += chunk));
+        child.on("close", (code) => resolve({ code, stdout, stderr }));
+      });
+    // kysely's migrator holds an advisory lock: the three run one after another, the first migrates.
+    const results = await Promise.all([run("migrate"), run("migrate"), run("migrate")]);
+    assert.deepEqual(results.map((r) => r.code), [0, 0, 0], results.map((r) => r.stderr).join("\n"));
+    assert.match(results[0]!.stdout, /^Database postgres:\/\/.* is up to date\.$/m);
+    if (url.password) assert.equal(results[0]!.stdout.includes(`:${url.password}@`), false);
+    const created = await run("keys", "create", "--account", "Acme", "--json");
+    assert.equal(created.code, 0, created.stderr);
+    const key = JSON.parse(created.stdout);
+    assert.equal(key.accountCreated, true);
+    const listed = JSON.parse((await run("keys", "list", "--json")).stdout);
+    assert.deepEqual(listed.map((k: { id: string }) => k.id), [key.id]);
+    assert.equal((await run("keys", "revoke", key.id)).code, 0);
+    assert.match((await run("keys", "list")).stdout, /revoked/);
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    const { rows } = await client.query("select name from kysely_migration order by name").finally(() => client.end());
+    assert.equal(rows[0].name, "0001_foundation");
+  } finally {
+    await admin(`drop database if exists ${name} with (force)`);
   }
 });

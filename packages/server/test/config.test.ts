@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { resolve } from "node:path";
 import { test } from "node:test";
 import { loadConfig } from "../src/config.ts";
+import { isPostgresUrl, redactDatabaseUrl } from "../src/database.ts";
 import { sqlitePath } from "../src/sqlite.ts";
 
 test("defaults", () => {
@@ -9,6 +10,7 @@ test("defaults", () => {
     PORT: 3000,
     HOST: "127.0.0.1",
     DATABASE_URL: "./data/event-service.sqlite",
+    DATABASE_POOL_SIZE: 10,
     PUBLIC_URL: undefined,
     TLS_CERT: undefined,
     TLS_KEY: undefined,
@@ -128,5 +130,14 @@ test("DATABASE_URL forms", () => {
   assert.equal(sqlitePath("./data/x.sqlite"), resolve("data/x.sqlite"));
   assert.equal(sqlitePath("sqlite:///tmp/x.sqlite"), "/tmp/x.sqlite");
   assert.equal(sqlitePath("file:/tmp/y.sqlite"), "/tmp/y.sqlite");
-  assert.throws(() => sqlitePath("postgres://u@h/db"), /PostgreSQL is on the roadmap/);
+  assert.throws(() => sqlitePath("postgres://u@h/db"), /not a SQLite file/);
+  assert.equal(isPostgresUrl("postgres://u@h/db"), true);
+  assert.equal(isPostgresUrl("postgresql://u:p@h:5433/db?sslmode=require"), true);
+  assert.equal(isPostgresUrl("./postgres.sqlite"), false);
+  assert.equal(redactDatabaseUrl("postgres://es:secret@db.example:5432/events"), "postgres://es:***@db.example:5432/events");
+});
+
+test("DATABASE_POOL_SIZE: 1 to 1000 connections", () => {
+  assert.equal(loadConfig({ DATABASE_POOL_SIZE: "25" }).DATABASE_POOL_SIZE, 25);
+  for (const bad of ["0", "-1", "2.5", "many", "1001"]) assert.throws(() => loadConfig({ DATABASE_POOL_SIZE: bad }), /DATABASE_POOL_SIZE/, bad);
 });

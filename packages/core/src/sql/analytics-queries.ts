@@ -13,9 +13,7 @@ import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import { ACTIVE_ATTENDEE_STATUSES, ATTENDEE_STATUSES, type AttendeeStatus } from "../rules/attendee-status.ts";
 import { emissionsSql, lowCarbonModesSql, scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { Database } from "./database.ts";
-import {
-  bucketStartSql, daysBetweenSql, type DialectName, jsonArrayElementsSql, jsonFlagSql, jsonTextPresentSql,
-} from "./dialect.ts";
+import type { SqlDialect } from "./dialect.ts";
 import { rowToEvent } from "./rows.ts";
 
 const ACTIVE = [...ACTIVE_ATTENDEE_STATUSES];
@@ -37,10 +35,10 @@ const numOrNull = (value: unknown): number | null => (value === null || value ==
  * Builds the analytics queries.
  *
  * @example
- * const analytics = createAnalyticsQueries(db, "sqlite");
+ * const analytics = createAnalyticsQueries(db, dialectOf(db));
  * const figures = await analytics.figures({ accountId, granularity: "monthly" }, DEFAULT_CARBON_SETTINGS);
  */
-export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectName): AnalyticsQueries {
+export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect): AnalyticsQueries {
   /** The scope's events (`e`): the account's, not cancelled, within the filters. */
   function scopeFilter(scope: AnalyticsScope) {
     return (eb: ExpressionBuilder<any, any>) => {
@@ -97,7 +95,7 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
   function perEvent(conn: Kysely<any>, scope: AnalyticsScope, carbon: CarbonSettings) {
     const score = scoreSql(carbon);
     const offsetKg = sql`(coalesce(s.offset_usd, 0) * 1000.0 / ${sql.lit(carbon.offsetPriceUsdPerTonne)})`;
-    const period = scope.granularity ? bucketStartSql(sql.ref("e.start_date"), scope.granularity, dialect) : sql<string>`''`;
+    const period = scope.granularity ? dialect.bucketStart(sql.ref("e.start_date"), scope.granularity) : sql<string>`''`;
     const tier = (floor: number, below?: number) =>
       below === undefined
         ? sql<number>`(case when ${score} >= ${sql.lit(scoreThreshold(floor))} then 1 else 0 end)`
@@ -174,11 +172,16 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
     offset_usd: sql`sum(offset_usd)`,
   };
   const UNION_COLUMNS = [...new Set([...Object.keys(aggregateColumns), ...Object.keys(perEventColumns), "distance_km"])];
-  /** The union's select list: `kind`, `key`, then every column (null where a part has none). */
+  /** The text columns of the union; the others are numbers. */
+  const TEXT_COLUMNS = new Set(["first_start", "last_start"]);
+  /**
+   * The union's select list: `kind`, `key`, then every column (null where a part has none). The
+   * nulls are typed: PostgreSQL takes an untyped null in the first parts of a union for text.
+   */
   const unionSelect = (kind: string, key: RawBuilder<unknown>, columns: Record<string, RawBuilder<unknown>>) => [
     sql.lit(kind).as("kind"),
     key.as("key"),
-    ...UNION_COLUMNS.map((name) => (columns[name] ?? sql`null`).as(name)),
+    ...UNION_COLUMNS.map((name) => (columns[name] ?? (TEXT_COLUMNS.has(name) ? sql`cast(null as text)` : sql`cast(null as double precision)`)).as(name)),
   ];
 
   function toAggregate(row: Record<string, unknown>): AggregateFigures {
@@ -230,7 +233,7 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
         .with((cte) => cte("em").materialized(), () => eventModeStats(scope))
         .with("s", (conn) => eventStats(conn as Kysely<any>))
         .with((cte) => cte("pe").materialized(), (conn) => perEvent(conn as Kysely<any>, scope, carbon)) as unknown as Kysely<any>;
-      let query = base.selectFrom("pe").select(unionSelect("total", sql`null`, { ...aggregateColumns, ...perEventColumns }));
+      let query = base.selectFrom("pe").select(unionSelect("total", sql`cast(null as text)`, { ...aggregateColumns, ...perEventColumns }));
       // The union's other parts read the CTEs the first part's statement defines.
       const plain = db as Kysely<any>;
       if (scope.granularity) query = query.unionAll(plain.selectFrom("pe").select(unionSelect("bucket", sql`period`, aggregateColumns)).groupBy("period"));
@@ -291,7 +294,7 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
           .select([sql<number>`count(distinct a.company)`.as("distinct"), sql<number>`sum(case when a.company is null then 1 else 0 end)`.as("not_given")])
           .executeTakeFirstOrThrow(),
         (db as Kysely<any>)
-          .selectFrom(["attendees as a", jsonArrayElementsSql(sql.ref("a.dietary_preferences"), "d", dialect)])
+          .selectFrom(["attendees as a", dialect.jsonArrayElements(sql.ref("a.dietary_preferences"), "d")])
           .where("a.event_id", "=", eventId)
           .where("a.status", "in", ACTIVE)
           .select([sql<string>`d.value`.as("value"), sql<number>`count(*)`.as("count")])
@@ -301,11 +304,11 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
           .execute() as Promise<Array<Record<string, unknown>>>,
         active()
           .select([
-            sql<number>`sum(${jsonFlagSql(accessibility, "wheelchairAccess", dialect)})`.as("wheelchair"),
-            sql<number>`sum(${jsonFlagSql(accessibility, "signLanguage", dialect)})`.as("sign_language"),
-            sql<number>`sum(${jsonFlagSql(accessibility, "visualAid", dialect)})`.as("visual_aid"),
-            sql<number>`sum(${jsonTextPresentSql(accessibility, "other", dialect)})`.as("other"),
-            sql<number>`sum(case when ${jsonFlagSql(accessibility, "wheelchairAccess", dialect)} + ${jsonFlagSql(accessibility, "signLanguage", dialect)} + ${jsonFlagSql(accessibility, "visualAid", dialect)} + ${jsonTextPresentSql(accessibility, "other", dialect)} > 0 then 1 else 0 end)`.as(
+            sql<number>`sum(${dialect.jsonFlag(accessibility, "wheelchairAccess")})`.as("wheelchair"),
+            sql<number>`sum(${dialect.jsonFlag(accessibility, "signLanguage")})`.as("sign_language"),
+            sql<number>`sum(${dialect.jsonFlag(accessibility, "visualAid")})`.as("visual_aid"),
+            sql<number>`sum(${dialect.jsonTextPresent(accessibility, "other")})`.as("other"),
+            sql<number>`sum(case when ${dialect.jsonFlag(accessibility, "wheelchairAccess")} + ${dialect.jsonFlag(accessibility, "signLanguage")} + ${dialect.jsonFlag(accessibility, "visualAid")} + ${dialect.jsonTextPresent(accessibility, "other")} > 0 then 1 else 0 end)`.as(
               "any",
             ),
           ])
@@ -317,7 +320,7 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: DialectNam
           .where("event_id", "=", eventId)
           .executeTakeFirstOrThrow(),
         active()
-          .select(sql<number | null>`avg(${daysBetweenSql(sql.ref("a.registration_date"), sql.val(event.startDate), dialect)})`.as("lead_days"))
+          .select(sql<number | null>`avg(${dialect.daysBetween(sql.ref("a.registration_date"), sql.val(event.startDate))})`.as("lead_days"))
           .executeTakeFirstOrThrow(),
       ]);
       const statuses = Object.fromEntries(ATTENDEE_STATUSES.map((status) => [status, 0])) as Record<AttendeeStatus, number>;

@@ -6,7 +6,7 @@ import { type Kysely, type Selectable, sql } from "kysely";
 import type { ClaimedDelivery, DeliveryRecord, DeliveryStatus } from "../resources/webhook-delivery.ts";
 import type { Storage } from "../storage.ts";
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from "./database.ts";
-import { lockRows, type DialectName } from "./dialect.ts";
+import type { SqlDialect } from "./dialect.ts";
 import { deliveryRow, PENDING } from "./outbox-sql.ts";
 import type { Envelope } from "../webhooks/payloads.ts";
 
@@ -53,7 +53,7 @@ function isRedacted(payload: string): boolean {
 /** The delivery methods of the SQL storage. `write` runs a function in a write transaction. */
 export function createDeliveryMethods(
   db: Kysely<Database>,
-  dialect: DialectName,
+  dialect: SqlDialect,
   write: <T>(fn: (trx: Kysely<Database>) => Promise<T>) => Promise<T>,
 ): DeliveryMethods {
   async function withAttempts(conn: Kysely<Database>, rows: Array<Selectable<WebhookDeliveriesTable>>): Promise<DeliveryRecord[]> {
@@ -96,7 +96,7 @@ export function createDeliveryMethods(
             .where("d.status", "=", PENDING)
             .where("d.next_attempt_at", "<=", claim.now)
             .where((eb: any) => eb.or([eb("d.lease_until", "is", null), eb("d.lease_until", "<", claim.now)]));
-        const candidates = await lockRows(
+        const candidates = await dialect.claimRows(
           due(
             trx
               .selectFrom("webhook_deliveries as d")
@@ -109,7 +109,7 @@ export function createDeliveryMethods(
             .orderBy("d.next_attempt_at")
             .orderBy("d.id")
             .limit(claim.limit * CANDIDATES_PER_SLOT),
-          dialect,
+          ["d"],
         ).execute();
         const perWebhook = new Map(Object.entries(claim.inFlight));
         const perAccount = new Map(Object.entries(claim.inFlightByAccount ?? {}));
@@ -156,13 +156,18 @@ export function createDeliveryMethods(
     async recordDeliveryAttempt(record) {
       return write(async (trx) => {
         const { attempt } = record;
-        const row = await trx
-          .selectFrom("webhook_deliveries")
-          .select(["webhook_id", "counts_failures", "payload"])
-          .where("id", "=", record.deliveryId)
-          .where("lease_owner", "=", record.workerId)
-          .where("status", "=", PENDING)
-          .where("attempt_count", "=", attempt.number - 1)
+        // Under the row's lock: a worker that took the delivery over after this one's lease ran
+        // out cannot record the same attempt number in between (PostgreSQL re-reads the row when the lock is granted).
+        const row = await dialect
+          .lockRows(
+            trx
+              .selectFrom("webhook_deliveries")
+              .select(["webhook_id", "counts_failures", "payload"])
+              .where("id", "=", record.deliveryId)
+              .where("lease_owner", "=", record.workerId)
+              .where("status", "=", PENDING)
+              .where("attempt_count", "=", attempt.number - 1),
+          )
           .executeTakeFirst();
         if (!row) return { recorded: false, webhookDisabled: false };
         await trx
@@ -231,7 +236,10 @@ export function createDeliveryMethods(
 
     async redeliver(accountId, webhookId, deliveryId, now) {
       return write(async (trx) => {
-        const row = await findDelivery(trx, accountId, webhookId, deliveryId);
+        // Locked: the status read decides the new final attempt, so no attempt may be recorded in between.
+        const row = await dialect
+          .lockRows(trx.selectFrom("webhook_deliveries").selectAll().where("id", "=", deliveryId).where("webhook_id", "=", webhookId).where("account_id", "=", accountId))
+          .executeTakeFirst();
         if (!row) return null;
         await trx
           .updateTable("webhook_deliveries")

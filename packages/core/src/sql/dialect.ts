@@ -2,38 +2,103 @@
  * THE DIALECT-SPECIFIC MODULE. Everything that differs between the databases the SQL
  * storage runs on lives here, and only here; all other SQL is portable kysely.
  *
- * Supported now: SQLite (better-sqlite3). PostgreSQL is on the roadmap: add its branch to
- * each function below (`FOR UPDATE` row locks, a plain transaction) and run the storage
- * test suite against it.
+ * Supported: SQLite (better-sqlite3) and PostgreSQL 14 or newer (node-postgres). The storage
+ * asks {@link dialectOf} once for the {@link SqlDialect} of its kysely instance and passes that
+ * object to whatever needs one.
  */
-import { type Kysely, type RawBuilder, SqliteAdapter, sql } from "kysely";
+import {
+  type Kysely, type MigrationProvider, type MigrationResultSet, Migrator, PostgresAdapter, type RawBuilder, type SelectQueryBuilder,
+  SqliteAdapter, sql,
+} from "kysely";
 import type { BucketGranularity } from "../analytics/date-buckets.ts";
 import type { Database } from "./database.ts";
 
-export type DialectName = "sqlite";
+/** The databases the storage runs on. */
+export type DialectName = "sqlite" | "postgres";
 
-/** Which dialect a kysely instance speaks; throws for one the storage does not support yet. */
-export function detectDialect(db: Kysely<Database>): DialectName {
-  const adapter = db.getExecutor().adapter;
-  if (adapter instanceof SqliteAdapter || adapter.constructor.name === "SqliteAdapter") return "sqlite";
-  throw new Error(`Unsupported SQL dialect (${adapter.constructor.name}); Event Service supports SQLite for now.`);
+/** A unique index or constraint, as {@link SqlDialect.isUniqueViolation} recognises it. */
+export interface UniqueIndex {
+  /** Its name (what PostgreSQL reports). */
+  name: string;
+  /** Its table and columns (what SQLite reports). */
+  table: string;
+  columns: readonly string[];
 }
 
-/**
- * Runs `fn` in a transaction that holds the write lock from its first statement, so that a
- * read-check-write inside it is safe against other connections and processes.
- *
- * SQLite: `BEGIN IMMEDIATE` takes the database's single write lock up front (a plain `BEGIN`
- * would fail with SQLITE_BUSY when a reader upgrades after another process wrote). Other
- * processes wait up to the connection's busy timeout.
- */
-export async function writeTransaction<T>(
-  db: Kysely<Database>,
-  _dialect: DialectName,
-  fn: (trx: Kysely<Database>) => Promise<T>,
-): Promise<T> {
+/** Any select kysely builds, for the locking helpers. */
+type AnySelect = SelectQueryBuilder<any, any, any>;
+
+/** Everything that differs between the databases, given once to the storage. */
+export interface SqlDialect {
+  readonly name: DialectName;
+  /**
+   * Runs `fn` in a transaction in which a read-check-write is safe against other connections
+   * and processes, provided the rows it decides on are read through {@link lockRows} (or the
+   * write itself is guarded). May run `fn` again (PostgreSQL, after a serialization failure or
+   * a deadlock), so `fn` must do nothing but database work.
+   */
+  writeTransaction<T>(db: Kysely<Database>, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Marks a select as locking the rows it reads (of the tables `of`, default all) until the
+   * transaction ends: another transaction's lock of the same rows waits. SQLite: nothing (the
+   * write transaction holds the whole database); PostgreSQL: `FOR NO KEY UPDATE`.
+   */
+  lockRows<Q extends AnySelect>(query: Q, of?: readonly string[]): Q;
+  /**
+   * Like {@link lockRows}, but rows another transaction holds are skipped, not waited for: for
+   * work queues, so that two workers never claim one row and never wait on each other.
+   * PostgreSQL: `FOR NO KEY UPDATE SKIP LOCKED`.
+   */
+  claimRows<Q extends AnySelect>(query: Q, of?: readonly string[]): Q;
+  /** Runs the migrations once, also when several processes start together on one database. */
+  migrate(db: Kysely<Database>, provider: MigrationProvider): Promise<MigrationResultSet>;
+  /**
+   * True when an error means the store cannot serve right now (locked past the busy timeout,
+   * unreachable, closed, out of space or connections), as opposed to a bug, a bad query or a
+   * constraint: the service answers those with `503 SERVICE_UNAVAILABLE` and `Retry-After`.
+   */
+  isStoreUnavailable(error: unknown): boolean;
+  /** True when `error` is a violation of the unique index `index`. */
+  isUniqueViolation(error: unknown, index: UniqueIndex): boolean;
+  /**
+   * The first day (`YYYY-MM-DD` text) of the calendar period holding the ISO 8601 UTC timestamp
+   * in `column`: the day, the Monday of its ISO week, the first of its month or of its quarter.
+   * The JavaScript twin is `bucketStart` in `analytics/date-buckets.ts`.
+   */
+  bucketStart(column: RawBuilder<unknown>, granularity: BucketGranularity): RawBuilder<string>;
+  /** A table expression with one row per element of the JSON array of text in `column`, the element in its column `value`. */
+  jsonArrayElements(column: RawBuilder<unknown>, alias: string): ReturnType<RawBuilder<unknown>["as"]>;
+  /** 1 when the JSON object (text) in `column` has `key` true, else 0 (also for SQL null). */
+  jsonFlag(column: RawBuilder<unknown>, key: string): RawBuilder<number>;
+  /** 1 when the JSON object (text) in `column` has a non-empty text under `key`, else 0. */
+  jsonTextPresent(column: RawBuilder<unknown>, key: string): RawBuilder<number>;
+  /** Days (fractional, a float) from the ISO timestamp `from` to `to`. */
+  daysBetween(from: RawBuilder<unknown>, to: RawBuilder<unknown>): RawBuilder<number>;
+  /**
+   * `text` as a sort key ordered by code point, as SQLite's default collation orders: the
+   * documented sort orders are the same on every database, whatever PostgreSQL's locale.
+   */
+  binaryText(text: RawBuilder<unknown>): RawBuilder<string>;
+}
+
+/** The dialect of a kysely instance; throws for one the storage does not support. */
+export function dialectOf(db: Kysely<Database>): SqlDialect {
+  const adapter = db.getExecutor().adapter;
+  if (adapter instanceof SqliteAdapter) return SQLITE;
+  if (adapter instanceof PostgresAdapter) return POSTGRES;
+  throw new Error("Unsupported SQL dialect: Event Service runs on kysely's SqliteDialect or PostgresDialect.");
+}
+
+/** The error code (SQLite's `SQLITE_…`, PostgreSQL's SQLSTATE, Node's `E…`) of a driver error, if any. */
+function codeOf(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : null;
+}
+
+/** Runs `fn` on one connection between `begin` (as given) and `commit`, rolling back on any error. */
+async function onOneConnection<T>(db: Kysely<Database>, begin: string, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
   return db.connection().execute(async (conn) => {
-    await sql`begin immediate`.execute(conn);
+    await sql.raw(begin).execute(conn);
     try {
       const result = await fn(conn);
       await sql`commit`.execute(conn);
@@ -45,26 +110,150 @@ export async function writeTransaction<T>(
   });
 }
 
-/**
- * Marks a select as locking the rows it reads until the transaction ends. SQLite needs
- * nothing (the write transaction already holds the database lock); PostgreSQL will add
- * `FOR UPDATE`.
- */
-export function lockRows<Q>(query: Q, _dialect: DialectName): Q {
-  return query;
-}
+/** SQLite: one writer at a time per database file, so a write transaction needs no row locks. */
+export const SQLITE: SqlDialect = {
+  name: "sqlite",
+
+  /**
+   * `BEGIN IMMEDIATE` takes the database's single write lock up front (a plain `BEGIN` would
+   * fail with SQLITE_BUSY when a reader upgrades after another process wrote). Other processes
+   * wait up to the connection's busy timeout; nothing can conflict, so nothing is retried.
+   */
+  writeTransaction: (db, fn) => onOneConnection(db, "begin immediate", fn),
+
+  // The write transaction already holds the whole database: SQLite has no row locks (and no FOR UPDATE).
+  lockRows: (query) => query,
+  claimRows: (query) => query,
+
+  // Inside the write transaction: two processes starting on one new file migrate one after the other.
+  migrate: (db, provider) => SQLITE.writeTransaction(db, (trx) => new Migrator({ db: trx, provider, disableTransactions: true }).migrateToLatest()),
+
+  isStoreUnavailable(error) {
+    if (!(error instanceof Error)) return false;
+    const code = codeOf(error);
+    if (code !== null && /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|PROTOCOL|NOTADB)/.test(code)) return true;
+    return /database connection is not open|driver has already been destroyed/i.test(error.message);
+  },
+
+  isUniqueViolation(error, index) {
+    const code = codeOf(error);
+    if (code !== "SQLITE_CONSTRAINT_UNIQUE" && code !== "SQLITE_CONSTRAINT_PRIMARYKEY") return false;
+    // SQLite names the columns, not the index: "UNIQUE constraint failed: webhooks.account_id, webhooks.url".
+    const columns = (error as Error).message.replace(/^.*constraint failed: /i, "").split(/,\s*/);
+    return columns.length === index.columns.length && index.columns.every((column, i) => columns[i] === `${index.table}.${column}`);
+  },
+
+  bucketStart(column, granularity) {
+    switch (granularity) {
+      case "daily":
+        return sql<string>`substr(${column}, 1, 10)`;
+      case "weekly":
+        // `date(x, '-6 days', 'weekday 1')` steps back six days, then forward to the next Monday
+        // (staying put on a Monday). The week of 0000-01-01 began in the year -1, which SQLite
+        // writes '-0001-…': clamped, as in JS.
+        return sql<string>`max(date(${column}, '-6 days', 'weekday 1'), '0000-01-01')`;
+      case "monthly":
+        return sql<string>`substr(${column}, 1, 7) || '-01'`;
+      case "quarterly":
+        return sql<string>`substr(${column}, 1, 5) || (case when substr(${column}, 6, 2) <= '03' then '01-01' when substr(${column}, 6, 2) <= '06' then '04-01' when substr(${column}, 6, 2) <= '09' then '07-01' else '10-01' end)`;
+    }
+  },
+
+  jsonArrayElements: (column, alias) => sql`json_each(${column})`.as(alias),
+  // json_extract gives JSON true as 1.
+  jsonFlag: (column, key) => sql<number>`(case when json_extract(${column}, ${sql.lit(`$.${key}`)}) = 1 then 1 else 0 end)`,
+  jsonTextPresent: (column, key) => sql<number>`(case when coalesce(json_extract(${column}, ${sql.lit(`$.${key}`)}), '') <> '' then 1 else 0 end)`,
+  daysBetween: (from, to) => sql<number>`(julianday(${to}) - julianday(${from}))`,
+  // SQLite's default collation (BINARY) already orders by bytes, which for UTF-8 is code point order.
+  binaryText: (text) => sql<string>`${text}`,
+};
+
+/** SQLSTATEs PostgreSQL answers when it cannot serve now: shutting down, out of connections or resources, connection failures. */
+const PG_UNAVAILABLE = /^(08|53|57P0|58)/;
+/** Node's errors when a connection cannot be made or is lost. */
+const NET_UNAVAILABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE"]);
+/** A transaction aborted only because another ran at the same time: serialization failure, deadlock. Running it again succeeds. */
+const PG_RETRYABLE = new Set(["40001", "40P01"]);
+/** How many times a write transaction runs at most when PostgreSQL aborts it for a conflict. */
+const PG_ATTEMPTS = 5;
+
+/** A PostgreSQL text expression (parameters come in untyped). */
+const text = (value: RawBuilder<unknown>) => sql`cast(${value} as text)`;
 
 /**
- * True when an error means the store cannot serve right now (locked past the busy timeout,
- * unreachable, closed, out of space), as opposed to a bug or a bad query: the service answers
- * those with `503 SERVICE_UNAVAILABLE` and `Retry-After`.
+ * PostgreSQL at READ COMMITTED, PostgreSQL's default: every read-check-write of the storage
+ * locks what it decides on (`SELECT … FOR UPDATE`, {@link SqlDialect.lockRows}) or is a single
+ * guarded statement, and the unique indexes are the backstop, mapped to their documented codes.
  */
-export function isStoreUnavailable(error: unknown, _dialect: DialectName): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string" && /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|PROTOCOL|NOTADB)/.test(code)) return true;
-  return /database connection is not open|driver has already been destroyed/i.test(error.message);
-}
+export const POSTGRES: SqlDialect = {
+  name: "postgres",
+
+  async writeTransaction(db, fn) {
+    // Row locks taken in different orders can deadlock; PostgreSQL then aborts one of the two,
+    // which is safe to run again from the start (after a short, growing, jittered pause).
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await onOneConnection(db, "begin", fn);
+      } catch (error) {
+        if (attempt >= PG_ATTEMPTS || !PG_RETRYABLE.has(codeOf(error) ?? "")) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+      }
+    }
+  },
+
+  // FOR NO KEY UPDATE: exclusive among the storage's own locks, yet it lets other transactions
+  // insert rows that reference the locked one (their foreign-key checks take KEY SHARE, which
+  // FOR UPDATE would block, and which could deadlock against it); the storage never changes a key.
+  lockRows: (query, of) => (of ? query.forNoKeyUpdate(of as any) : query.forNoKeyUpdate()) as typeof query,
+  claimRows: (query, of) => (of ? query.forNoKeyUpdate(of as any) : query.forNoKeyUpdate()).skipLocked() as typeof query,
+
+  // kysely's Migrator holds a PostgreSQL advisory lock while it migrates, and runs the
+  // migrations in one transaction: processes starting together migrate once, one after another.
+  migrate: (db, provider) => new Migrator({ db, provider }).migrateToLatest(),
+
+  isStoreUnavailable(error) {
+    if (!(error instanceof Error)) return false;
+    const code = codeOf(error);
+    if (code !== null && (NET_UNAVAILABLE.has(code) || (/^[0-9A-Z]{5}$/.test(code) && PG_UNAVAILABLE.test(code)))) return true;
+    // AggregateError: a host name resolving to several addresses, each refused.
+    if (error instanceof AggregateError && error.errors.some((inner) => POSTGRES.isStoreUnavailable(inner))) return true;
+    return /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end|Client has encountered a connection error|driver has already been destroyed/i.test(
+      error.message,
+    );
+  },
+
+  isUniqueViolation(error, index) {
+    return codeOf(error) === "23505" && (error as { constraint?: unknown }).constraint === index.name;
+  },
+
+  bucketStart(column, granularity) {
+    const value = text(column);
+    switch (granularity) {
+      case "daily":
+        return sql<string>`substr(${value}, 1, 10)`;
+      case "weekly": {
+        // PostgreSQL has no year 0 (the service stores 0000 to 9999): the date is taken 400 years
+        // later, where the calendar repeats exactly (146097 days, 20871 weeks), truncated to its
+        // Monday, and the 400 years given back in the text. The week of 0000-01-01, which began
+        // in the year -1, is clamped as in JS.
+        const monday = sql`cast(date_trunc('week', cast(make_date(cast(substr(${value}, 1, 4) as integer) + 400, cast(substr(${value}, 6, 2) as integer), cast(substr(${value}, 9, 2) as integer)) as timestamp)) as date)`;
+        return sql<string>`(case when extract(year from ${monday}) < 400 then '0000-01-01' else lpad(cast(cast(extract(year from ${monday}) as integer) - 400 as text), 4, '0') || to_char(${monday}, '-MM-DD') end)`;
+      }
+      case "monthly":
+        return sql<string>`substr(${value}, 1, 7) || '-01'`;
+      case "quarterly":
+        return sql<string>`substr(${value}, 1, 5) || (case when substr(${value}, 6, 2) <= '03' then '01-01' when substr(${value}, 6, 2) <= '06' then '04-01' when substr(${value}, 6, 2) <= '09' then '07-01' else '10-01' end)`;
+    }
+  },
+
+  jsonArrayElements: (column, alias) => sql`jsonb_array_elements_text(cast(${column} as jsonb))`.as(alias),
+  jsonFlag: (column, key) => sql<number>`(case when cast(${column} as jsonb) -> ${sql.lit(key)} = 'true'::jsonb then 1 else 0 end)`,
+  jsonTextPresent: (column, key) => sql<number>`(case when coalesce(cast(${column} as jsonb) ->> ${sql.lit(key)}, '') <> '' then 1 else 0 end)`,
+  // extract() gives numeric, which node-postgres hands over as text: a float instead.
+  daysBetween: (from, to) =>
+    sql<number>`cast(extract(epoch from (cast(${text(to)} as timestamptz) - cast(${text(from)} as timestamptz))) / 86400 as double precision)`,
+  binaryText: (value) => sql<string>`(${value} collate "C")`,
+};
 
 /** The part of a better-sqlite3 `Database` that statement caching needs (declared here: core never imports the driver). */
 export interface SqliteDatabaseLike {
@@ -107,49 +296,3 @@ export function withStatementCache<D extends SqliteDatabaseLike>(database: D, ma
  * zeros, so that an erased registration's data does not linger in free pages of the file.
  */
 export const SQLITE_PRAGMAS = ["busy_timeout = 5000", "journal_mode = WAL", "foreign_keys = ON", "synchronous = NORMAL", "secure_delete = ON"] as const;
-
-/**
- * The first day (`YYYY-MM-DD` text) of the calendar period holding the ISO 8601 UTC timestamp
- * in `column`: the day, the Monday of its ISO week, the first of its month or of its quarter.
- * The JavaScript twin is `bucketStart` in `analytics/date-buckets.ts`.
- *
- * SQLite: `date(x, '-6 days', 'weekday 1')` steps back six days, then forward to the next
- * Monday (staying put on a Monday), which lands on the week's Monday. PostgreSQL will use
- * `to_char(date_trunc('week', x::timestamptz at time zone 'UTC'), 'YYYY-MM-DD')` and friends.
- */
-export function bucketStartSql(column: RawBuilder<unknown>, granularity: BucketGranularity, _dialect: DialectName): RawBuilder<string> {
-  switch (granularity) {
-    case "daily":
-      return sql<string>`substr(${column}, 1, 10)`;
-    case "weekly":
-      // The week of 0000-01-01 began in the year -1, which SQLite writes '-0001-…': clamped, as in JS.
-      return sql<string>`max(date(${column}, '-6 days', 'weekday 1'), '0000-01-01')`;
-    case "monthly":
-      return sql<string>`substr(${column}, 1, 7) || '-01'`;
-    case "quarterly":
-      return sql<string>`substr(${column}, 1, 5) || (case when substr(${column}, 6, 2) <= '03' then '01-01' when substr(${column}, 6, 2) <= '06' then '04-01' when substr(${column}, 6, 2) <= '09' then '07-01' else '10-01' end)`;
-  }
-}
-
-/**
- * A table expression with one row per element of the JSON array of text in `column`, the
- * element in its column `value`. SQLite: `json_each`; PostgreSQL: `jsonb_array_elements_text`.
- */
-export function jsonArrayElementsSql(column: RawBuilder<unknown>, alias: string, _dialect: DialectName) {
-  return sql`json_each(${column})`.as(alias);
-}
-
-/** 1 when the JSON object in `column` has `key` true, else 0 (also for SQL null). SQLite: `json_extract` gives 1/0. */
-export function jsonFlagSql(column: RawBuilder<unknown>, key: string, _dialect: DialectName): RawBuilder<number> {
-  return sql<number>`(case when json_extract(${column}, ${sql.lit(`$.${key}`)}) = 1 then 1 else 0 end)`;
-}
-
-/** 1 when the JSON object in `column` has a non-empty text under `key`, else 0. */
-export function jsonTextPresentSql(column: RawBuilder<unknown>, key: string, _dialect: DialectName): RawBuilder<number> {
-  return sql<number>`(case when coalesce(json_extract(${column}, ${sql.lit(`$.${key}`)}), '') <> '' then 1 else 0 end)`;
-}
-
-/** Days (fractional) from the ISO timestamp `from` to `to`. SQLite: `julianday`; PostgreSQL: `extract(epoch from ...) / 86400`. */
-export function daysBetweenSql(from: RawBuilder<unknown>, to: RawBuilder<unknown>, _dialect: DialectName): RawBuilder<number> {
-  return sql<number>`(julianday(${to}) - julianday(${from}))`;
-}

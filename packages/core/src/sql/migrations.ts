@@ -5,6 +5,11 @@ import { emissionsSql, lowCarbonModesSql } from "./carbon-sql.ts";
 /**
  * The schema's history, oldest first. Never edit a migration that has shipped: add one.
  * Only portable DDL here (SQLite and PostgreSQL both run it).
+ *
+ * Column types: `bigint` for epoch seconds and `double precision` for measures and sums, so
+ * they hold on PostgreSQL (its `integer` is 32 bits and its `real` single precision). SQLite
+ * gives `bigint` and `integer` one affinity, and `double precision` and `real` another, so
+ * writing them so in the shipped migrations changes nothing for an existing SQLite file.
  */
 export const MIGRATIONS: Record<string, Migration> = {
   "0001_foundation": {
@@ -41,14 +46,14 @@ export const MIGRATIONS: Record<string, Migration> = {
         .addColumn("state", "text")
         .addColumn("country", "text", (c) => c.notNull())
         .addColumn("zip_code", "text")
-        .addColumn("lat", "real")
-        .addColumn("lng", "real")
+        .addColumn("lat", "double precision")
+        .addColumn("lng", "double precision")
         .addColumn("start_date", "text", (c) => c.notNull())
         .addColumn("end_date", "text", (c) => c.notNull())
         .addColumn("capacity", "integer", (c) => c.notNull())
         .addColumn("category", "text", (c) => c.notNull())
         .addColumn("goal_carbon_neutral", "integer")
-        .addColumn("goal_waste_reduction", "real")
+        .addColumn("goal_waste_reduction", "double precision")
         .addColumn("goal_local_sourcing", "integer")
         .addColumn("goal_renewable_energy", "integer")
         .addColumn("tags", "text", (c) => c.notNull())
@@ -85,8 +90,8 @@ export const MIGRATIONS: Record<string, Migration> = {
         .addColumn("accessibility_needs", "text")
         .addColumn("carbon_offset", "text")
         .addColumn("offset_opted", "integer", (c) => c.notNull().defaultTo(0))
-        .addColumn("offset_amount", "real", (c) => c.notNull().defaultTo(0))
-        .addColumn("travel_distance", "real")
+        .addColumn("offset_amount", "double precision", (c) => c.notNull().defaultTo(0))
+        .addColumn("travel_distance", "double precision")
         .addColumn("travel_mode", "text")
         .addColumn("emergency_contact", "text")
         .addColumn("custom_fields", "text", (c) => c.notNull())
@@ -121,9 +126,9 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema
         .createTable("rate_limit_counters")
         .addColumn("account_id", "text", (c) => c.primaryKey().references("accounts.id"))
-        .addColumn("minute_start", "integer", (c) => c.notNull())
+        .addColumn("minute_start", "bigint", (c) => c.notNull())
         .addColumn("minute_count", "integer", (c) => c.notNull())
-        .addColumn("day_start", "integer", (c) => c.notNull())
+        .addColumn("day_start", "bigint", (c) => c.notNull())
         .addColumn("day_count", "integer", (c) => c.notNull())
         .execute();
 
@@ -166,7 +171,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   },
   "0004_event_stats": {
     async up(db: Kysely<any>) {
-      for (const [column, type] of [["active_count", "integer"], ["emissions_kg", "real"], ["offset_usd", "real"], ["travel_reported", "integer"], ["low_carbon", "integer"]] as const) {
+      for (const [column, type] of [["active_count", "integer"], ["emissions_kg", "double precision"], ["offset_usd", "double precision"], ["travel_reported", "integer"], ["low_carbon", "integer"]] as const) {
         await db.schema.alterTable("events").addColumn(column, type, (c) => c.notNull().defaultTo(0)).execute();
       }
       // Existing events get their figures from their registrations.

@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, type Kysely, Migrator, type Selectable, sql } from "kysely";
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from "kysely";
 import { createConfirmationCode } from "../_internal/ids.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import { offsetKg } from "../carbon/carbon-settings.ts";
@@ -26,17 +26,24 @@ import { derivedNotifications, eventFigures, subscriptions, writeNotifications }
 import { scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { Database, EventsTable } from "./database.ts";
 import { param, precompile } from "./precompiled.ts";
-import { detectDialect, isStoreUnavailable, lockRows, writeTransaction } from "./dialect.ts";
+import { dialectOf, type UniqueIndex } from "./dialect.ts";
 import { migrationProvider } from "./migrations.ts";
 import { attendeeToRow, eventToRow, rowToApiKeyInfo, rowToAttendee, rowToEvent, rowToWebhook, webhookToRow } from "./rows.ts";
 
 /** Options of {@link createSqlStorage}. */
 export interface SqlStorageOptions {
-  /** A kysely instance on a supported dialect (SQLite now). The storage does not own its driver's settings. */
+  /** A kysely instance on SQLite (`SqliteDialect`) or PostgreSQL (`PostgresDialect`). The storage does not own its driver's settings. */
   db: Kysely<Database>;
 }
 
 const ACTIVE = [...ACTIVE_ATTENDEE_STATUSES];
+/*
+ * Unique indexes with a documented answer. The storage checks under a lock first and answers
+ * from what it finds; a violation of one of these is the backstop (a race the locks did not
+ * cover), answered the same way instead of with a 500.
+ */
+const WEBHOOK_URL_INDEX: UniqueIndex = { name: "webhooks_account_url", table: "webhooks", columns: ["account_id", "url"] };
+const ACTIVE_EMAIL_INDEX: UniqueIndex = { name: "attendees_event_email_active", table: "attendees", columns: ["event_id", "email_key"] };
 /** Deliveries deleted per write transaction of a purge: small enough not to hold up the API's writes. */
 const PURGE_BATCH = 500;
 
@@ -86,8 +93,8 @@ function toEventWithStats(row: EventRow, carbon: CarbonSettings, event: EventRec
 }
 
 /**
- * The storage on SQL through kysely: SQLite now, PostgreSQL later, with the same code. All
- * dialect differences are in `sql/dialect.ts`.
+ * The storage on SQL through kysely: SQLite or PostgreSQL, with the same code. All dialect
+ * differences are in `sql/dialect.ts`.
  *
  * @example
  * const storage = createSqlStorage({ db: new Kysely({ dialect: new SqliteDialect({ database: new Database(":memory:") }) }) });
@@ -95,8 +102,8 @@ function toEventWithStats(row: EventRow, carbon: CarbonSettings, event: EventRec
  */
 export function createSqlStorage(options: SqlStorageOptions): Storage {
   const { db } = options;
-  const dialect = detectDialect(db);
-  const write = <T>(fn: (trx: Kysely<Database>) => Promise<T>) => writeTransaction(db, dialect, fn);
+  const dialect = dialectOf(db);
+  const write = <T>(fn: (trx: Kysely<Database>) => Promise<T>) => dialect.writeTransaction(db, fn);
   const analytics = createAnalyticsQueries(db, dialect);
 
   /**
@@ -154,9 +161,9 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
           .selectFrom("api_keys")
           .select([
             "account_id",
-            sql<number>`cast(${param("minute")} as integer)`.as("minute_start"),
+            sql<number>`cast(${param("minute")} as bigint)`.as("minute_start"),
             sql<number>`1`.as("minute_count"),
-            sql<number>`cast(${param("day")} as integer)`.as("day_start"),
+            sql<number>`cast(${param("day")} as bigint)`.as("day_start"),
             sql<number>`1`.as("day_count"),
           ])
           .where("key_hash", "=", param("hash"))
@@ -181,7 +188,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
 
   /** Locks and returns the event row (the lock that serialises everything about its registrations). */
   async function lockEvent(conn: Kysely<Database>, accountId: string, eventId: string) {
-    const row = await lockRows(conn.selectFrom("events").selectAll().where("id", "=", eventId).where("account_id", "=", accountId), dialect).executeTakeFirst();
+    const row = await dialect.lockRows(conn.selectFrom("events").selectAll().where("id", "=", eventId).where("account_id", "=", accountId)).executeTakeFirst();
     return row ? rowToEvent(row) : null;
   }
 
@@ -247,17 +254,22 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
   const EVENT_SORT_COLUMNS = {
     createdAt: sql.ref("e.created_at"),
     startDate: sql.ref("e.start_date"),
-    name: sql`lower(e.name)`,
+    name: dialect.binaryText(sql`lower(e.name)`),
     capacity: sql.ref("e.capacity"),
     carbonFootprint: sql.ref("e.emissions_kg"),
   } as const;
 
   const ATTENDEE_SORT_COLUMNS = {
     registrationDate: sql.ref("registration_date"),
-    firstName: sql`lower(first_name)`,
-    lastName: sql`lower(last_name)`,
-    company: sql`lower(company)`,
+    firstName: dialect.binaryText(sql`lower(first_name)`),
+    lastName: dialect.binaryText(sql`lower(last_name)`),
+    company: dialect.binaryText(sql`lower(company)`),
   } as const;
+
+  /** Throws `DUPLICATE_WEBHOOK` naming the webhook that took `url` (after a unique violation). */
+  async function duplicateWebhook(accountId: string, url: string, exceptId?: string): Promise<void> {
+    await assertUniqueWebhookUrl(db, accountId, url, exceptId);
+  }
 
   async function assertUniqueWebhookUrl(conn: Kysely<Database>, accountId: string, url: string, exceptId?: string) {
     const taken = await conn
@@ -268,6 +280,19 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       .$if(exceptId !== undefined, (q) => q.where("id", "<>", exceptId!))
       .executeTakeFirst();
     if (taken) throw new ServiceError("DUPLICATE_WEBHOOK", { message: `Webhook ${taken.id} already uses ${url}.`, field: "url", details: { webhookId: taken.id } });
+  }
+
+  /**
+   * Runs `fn`, answering a violation of `index` (a concurrent write committed first) with what
+   * `answer` throws: the documented error, read outside the failed transaction.
+   */
+  async function backstop<T>(index: UniqueIndex, fn: () => Promise<T>, answer: () => Promise<void>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (dialect.isUniqueViolation(error, index)) await answer();
+      throw error;
+    }
   }
 
   /**
@@ -293,7 +318,8 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     let attempts = 0;
     for (;;) {
       const batch = await write(async (trx) => {
-        const rows = await lockRows(trx.selectFrom("webhook_deliveries").select("id").where(expired).limit(PURGE_BATCH), dialect).execute();
+        // Rows another transaction holds (a purge in another process, a worker recording) are skipped, not waited for.
+        const rows = await dialect.claimRows(trx.selectFrom("webhook_deliveries").select("id").where(expired).limit(PURGE_BATCH)).execute();
         const ids = rows.map((row) => row.id);
         if (ids.length === 0) return { ids: 0, deliveries: 0, attempts: 0 };
         // Attempts first: counted, and gone whether or not the store cascades.
@@ -331,8 +357,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     ...createDeliveryMethods(db, dialect, write),
 
     async migrate() {
-      // Inside the write transaction: two processes starting on one new file migrate one after the other.
-      const { error, results } = await write((trx) => new Migrator({ db: trx, provider: migrationProvider, disableTransactions: true }).migrateToLatest());
+      const { error, results } = await dialect.migrate(db, migrationProvider);
       const failed = results?.find((result) => result.status === "Error");
       if (error) {
         const reason = error instanceof Error ? error.message : String(error);
@@ -355,10 +380,19 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
 
     async createApiKey(key) {
       return write(async (trx) => {
-        let account = await trx.selectFrom("accounts").selectAll().where((eb) => eb.or([eb("id", "=", key.account), eb("name", "=", key.account)])).executeTakeFirst();
+        const byIdOrName = () =>
+          trx.selectFrom("accounts").selectAll().where((eb) => eb.or([eb("id", "=", key.account), eb("name", "=", key.account)])).executeTakeFirst();
+        let account = await byIdOrName();
         if (!account) {
-          account = { id: key.newAccountId, name: key.account, per_minute: null, per_day: null, created_at: key.now };
-          await trx.insertInto("accounts").values(account).execute();
+          // A new name: insert ... on conflict (name) do nothing, then read, so that two processes
+          // creating keys for the same new name make one account (the unique index on the name
+          // decides, and the loser's insert waits for the winner and then does nothing).
+          await trx
+            .insertInto("accounts")
+            .values({ id: key.newAccountId, name: key.account, per_minute: null, per_day: null, created_at: key.now })
+            .onConflict((oc) => oc.column("name").doNothing())
+            .execute();
+          account = await trx.selectFrom("accounts").selectAll().where("name", "=", key.account).executeTakeFirstOrThrow();
         }
         if (key.limits && (key.limits.perMinute !== undefined || key.limits.perDay !== undefined)) {
           await trx
@@ -430,40 +464,47 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
 
     async claimIdempotencyKey(claim) {
+      const running = {
+        request_hash: claim.requestHash,
+        state: "running",
+        response_status: null,
+        response_body: null,
+        created_at: claim.now,
+        expires_at: claim.expiresAt,
+      };
       return write(async (trx) => {
-        const row = await trx
-          .selectFrom("idempotency_keys")
-          .selectAll()
-          .where("account_id", "=", claim.accountId)
-          .where("key", "=", claim.key)
-          .executeTakeFirst();
-        const live = row && row.expires_at > claim.now && !(row.state === "running" && row.created_at < claim.staleBefore);
-        if (row && live) {
-          return {
-            accountId: row.account_id,
-            key: row.key,
-            requestHash: row.request_hash,
-            state: row.state as "running" | "done",
-            response: row.response_status === null ? null : { status: Number(row.response_status), body: row.response_body ?? "" },
-            createdAt: row.created_at,
-            expiresAt: row.expires_at,
-          };
+        // Race-free by construction, with no select-then-insert: the insert is the claim, and it
+        // either creates the row or finds the key taken (ON CONFLICT DO NOTHING waits for a
+        // concurrent claim of the same key to commit or roll back, so two never both win). Only
+        // then is the existing row read, under its lock, and an expired or stale claim taken over
+        // in place by an update (the lock holds it while we decide).
+        for (;;) {
+          const inserted = await trx
+            .insertInto("idempotency_keys")
+            .values({ account_id: claim.accountId, key: claim.key, ...running })
+            .onConflict((oc) => oc.columns(["account_id", "key"]).doNothing())
+            .executeTakeFirst();
+          if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return null;
+          const row = await dialect
+            .lockRows(trx.selectFrom("idempotency_keys").selectAll().where("account_id", "=", claim.accountId).where("key", "=", claim.key))
+            .executeTakeFirst();
+          // Released or purged between the insert and the read: claim it again.
+          if (!row) continue;
+          const live = row.expires_at > claim.now && !(row.state === "running" && row.created_at < claim.staleBefore);
+          if (live) {
+            return {
+              accountId: row.account_id,
+              key: row.key,
+              requestHash: row.request_hash,
+              state: row.state as "running" | "done",
+              response: row.response_status === null ? null : { status: Number(row.response_status), body: row.response_body ?? "" },
+              createdAt: row.created_at,
+              expiresAt: row.expires_at,
+            };
+          }
+          await trx.updateTable("idempotency_keys").set(running).where("account_id", "=", claim.accountId).where("key", "=", claim.key).execute();
+          return null;
         }
-        if (row) await trx.deleteFrom("idempotency_keys").where("account_id", "=", claim.accountId).where("key", "=", claim.key).execute();
-        await trx
-          .insertInto("idempotency_keys")
-          .values({
-            account_id: claim.accountId,
-            key: claim.key,
-            request_hash: claim.requestHash,
-            state: "running",
-            response_status: null,
-            response_body: null,
-            created_at: claim.now,
-            expires_at: claim.expiresAt,
-          })
-          .execute();
-        return null;
       });
     },
 
@@ -575,7 +616,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
 
     async registerAttendee(attendee, notifyOptions) {
-      return write(async (trx) => {
+      return backstop(ACTIVE_EMAIL_INDEX, () => write(async (trx) => {
         const event = await lockEvent(trx, attendee.accountId, attendee.eventId);
         if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${attendee.eventId} not found.`, field: "eventId" });
         assertOpenForRegistration(event);
@@ -592,7 +633,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         const own = registrationNotifications(toApiAttendee(record, notify.baseUrl), event, offsetOf(record, notify.carbon));
         await notifyAttendeeChange(trx, event, own, notify, record.registrationDate);
         return record;
-      });
+      }), () => assertNoActiveDuplicate(db, attendee));
     },
 
     async getAttendee(accountId, id) {
@@ -601,13 +642,18 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
 
     async updateAttendee(accountId, id, update, now, notifyOptions) {
-      return write(async (trx) => {
-        const row = await trx.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
-        if (!row) throw new ServiceError("NOT_FOUND", { message: `Attendee ${id} not found.` });
-        const event = await lockEvent(trx, accountId, row.event_id);
-        if (!event) throw new ServiceError("NOT_FOUND", { message: `Attendee ${id} not found.` });
+      let attempted: AttendeeRecord | undefined;
+      return backstop(ACTIVE_EMAIL_INDEX, () => write(async (trx) => {
+        // The event's lock first (it serialises everything about its registrations), then the
+        // registration read under it: read before the lock, a concurrent change could be lost.
+        // A registration never moves to another event, so its event found unlocked is the one to lock.
+        const found = await trx.selectFrom("attendees").select("event_id").where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+        const event = found && (await lockEvent(trx, accountId, found.event_id));
+        const row = event && (await trx.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst());
+        if (!event || !row) throw new ServiceError("NOT_FOUND", { message: `Attendee ${id} not found.` });
         const before = rowToAttendee(row);
         const after = applyAttendeeUpdate(before, update, now);
+        attempted = after;
         const reactivated = !isActiveAttendeeStatus(before.status) && isActiveAttendeeStatus(after.status);
         if (reactivated) {
           assertOpenForRegistration(event);
@@ -623,7 +669,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         const own = attendeeUpdateNotifications(toApiAttendee(before, notify.baseUrl), toApiAttendee(after, notify.baseUrl), event, offsetOf(after, notify.carbon));
         if (own.length > 0) await notifyAttendeeChange(trx, event, own, notify, now);
         return { before, after };
-      });
+      }), () => assertNoActiveDuplicate(db, attempted!));
     },
 
     async checkIn(accountId, eventId, confirmationCode, now, notifyOptions) {
@@ -694,9 +740,9 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
 
     async insertWebhook(webhook, maxPerAccount = Infinity) {
-      return write(async (trx) => {
+      return backstop(WEBHOOK_URL_INDEX, () => write(async (trx) => {
         // The account's row is the lock that serialises its webhook inserts, so the count and the insert are one step.
-        await lockRows(trx.selectFrom("accounts").select("id").where("id", "=", webhook.accountId), dialect).executeTakeFirst();
+        await dialect.lockRows(trx.selectFrom("accounts").select("id").where("id", "=", webhook.accountId)).executeTakeFirst();
         if (Number.isFinite(maxPerAccount)) {
           const { n } = await trx.selectFrom("webhooks").select(sql<number>`count(*)`.as("n")).where("account_id", "=", webhook.accountId).executeTakeFirstOrThrow();
           if (Number(n) >= maxPerAccount) return false;
@@ -704,7 +750,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
         await assertUniqueWebhookUrl(trx, webhook.accountId, webhook.url);
         await trx.insertInto("webhooks").values(webhookToRow(webhook)).execute();
         return true;
-      });
+      }), () => duplicateWebhook(webhook.accountId, webhook.url));
     },
 
     async getWebhook(accountId, id) {
@@ -713,16 +759,20 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
 
     async updateWebhook(accountId, id, change) {
-      return write(async (trx) => {
+      let url: string | undefined;
+      return backstop(WEBHOOK_URL_INDEX, () => write(async (trx) => {
+        // The account's lock, as for an insert: a URL checked free stays free until this commits.
+        await dialect.lockRows(trx.selectFrom("accounts").select("id").where("id", "=", accountId)).executeTakeFirst();
         const row = await trx.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
         if (!row) throw new ServiceError("NOT_FOUND", { message: `Webhook ${id} not found.` });
         const before = rowToWebhook(row);
         const after = change(before);
+        url = after.url;
         if (after.url !== before.url) await assertUniqueWebhookUrl(trx, accountId, after.url, id);
         const { id: _id, account_id: _account, created_at: _created, ...changes } = webhookToRow(after);
         await trx.updateTable("webhooks").set(changes).where("id", "=", id).execute();
         return { before, after };
-      });
+      }), () => duplicateWebhook(accountId, url!, id));
     },
 
     async deleteWebhook(accountId, id) {
@@ -760,7 +810,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     },
   };
 
-  return withAvailability(storage, (error) => isStoreUnavailable(error, dialect));
+  return withAvailability(storage, (error) => dialect.isStoreUnavailable(error));
 }
 
 /** Turns errors that mean "the store cannot serve now" into `503 SERVICE_UNAVAILABLE`, on every method. */

@@ -1,0 +1,221 @@
+/**
+ * The storage backends the tests run on: SQLite in memory and in a file always, PostgreSQL when
+ * `TEST_DATABASE_URL` names a server (an admin connection that may `CREATE DATABASE`). Every
+ * `open()` gets a database of its own (a fresh file, or a fresh PostgreSQL database with a random
+ * name), so test files and parallel test runs never share one; `drop()` removes it.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import BetterSqlite from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import type { Database } from "../src/sql/database.ts";
+import { SQLITE_PRAGMAS, withStatementCache } from "../src/sql/dialect.ts";
+import { createSqlStorage } from "../src/sql/sql-storage.ts";
+import type { Storage } from "../src/storage.ts";
+
+export interface TestDatabase {
+  storage: Storage;
+  /** The kysely instance under `storage` (for tests that look at rows directly). */
+  db: Kysely<Database>;
+  /**
+   * A second, independent storage on the same database (its own connection(s)): "another
+   * process". Migrated already. For `sqlite-memory` there is no other connection to one
+   * in-memory database: it returns `storage` itself. For `sqlite-file` it has its own
+   * connection to the file, but the connections of one process take turns (see `sqliteKysely`).
+   */
+  another(): Promise<Storage>;
+  /** Closes everything opened and drops the database (PG) or deletes the file. */
+  drop(): Promise<void>;
+}
+
+export interface TestBackend {
+  name: "sqlite-memory" | "sqlite-file" | "postgres";
+  /** True when transactions from one process really run in parallel (PostgreSQL); SQLite serialises a process's work. */
+  parallel: boolean;
+  open(): Promise<TestDatabase>;
+}
+
+/** The connections of each PostgreSQL storage the tests open: small, since many test files share one server. */
+const PG_POOL_SIZE = 4;
+
+/** A lock shared by the SQLite connections of one test database (see `sqliteKysely`). */
+function createTurns() {
+  let last: Promise<void> = Promise.resolve();
+  return {
+    async take(): Promise<() => void> {
+      let release!: () => void;
+      const previous = last;
+      last = new Promise<void>((resolve) => (release = resolve));
+      await previous;
+      return release;
+    },
+  };
+}
+type Turns = ReturnType<typeof createTurns>;
+
+/**
+ * A kysely instance on its own connection to the SQLite file `path`. better-sqlite3 is
+ * synchronous: a second connection of the same process waiting for the write lock would block
+ * the very thread that holds it (until the busy timeout). So the connections of one test
+ * database take `turns`, one statement or transaction at a time, as kysely already makes the
+ * users of one connection do; separate processes would wait on SQLite's own lock instead.
+ */
+function sqliteKysely(path: string, turns?: Turns): Kysely<Database> {
+  const database = new BetterSqlite(path);
+  for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
+  const dialect = new SqliteDialect({ database: withStatementCache(database) });
+  if (!turns) return new Kysely<Database>({ dialect });
+  const createDriver = dialect.createDriver.bind(dialect);
+  dialect.createDriver = () => {
+    const driver = createDriver();
+    const held = new WeakMap<object, () => void>();
+    const acquire = driver.acquireConnection.bind(driver);
+    const release = driver.releaseConnection.bind(driver);
+    driver.acquireConnection = async () => {
+      const done = await turns.take();
+      const connection = await acquire();
+      held.set(connection, done);
+      return connection;
+    };
+    driver.releaseConnection = async (connection) => {
+      await release(connection);
+      held.get(connection)?.();
+      held.delete(connection);
+    };
+    return driver;
+  };
+  return new Kysely<Database>({ dialect });
+}
+
+async function migrated(db: Kysely<Database>): Promise<Storage> {
+  const storage = createSqlStorage({ db });
+  await storage.migrate();
+  return storage;
+}
+
+/** Closes storages once each (closing twice would throw on some drivers). */
+function closer() {
+  const open = new Set<Storage>();
+  return {
+    add<S extends Storage>(storage: S): S {
+      open.add(storage);
+      return storage;
+    },
+    async closeAll() {
+      const all = [...open];
+      open.clear();
+      await Promise.allSettled(all.map((storage) => storage.close()));
+    },
+  };
+}
+
+const sqliteMemory: TestBackend = {
+  name: "sqlite-memory",
+  parallel: false,
+  async open() {
+    const db = sqliteKysely(":memory:");
+    const storage = await migrated(db);
+    let dropped = false;
+    return {
+      storage,
+      db,
+      another: async () => storage,
+      async drop() {
+        if (dropped) return;
+        dropped = true;
+        await storage.close().catch(() => {});
+      },
+    };
+  },
+};
+
+const sqliteFile: TestBackend = {
+  name: "sqlite-file",
+  parallel: false,
+  async open() {
+    const dir = mkdtempSync(join(tmpdir(), "event-service-test-"));
+    const path = join(dir, "events.sqlite");
+    const storages = closer();
+    const turns = createTurns();
+    const db = sqliteKysely(path, turns);
+    const storage = storages.add(await migrated(db));
+    return {
+      storage,
+      db,
+      another: async () => storages.add(await migrated(sqliteKysely(path, turns))),
+      async drop() {
+        await storages.closeAll();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+/** A PostgreSQL URL with its database replaced by `name`. */
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+function postgresKysely(url: string): Kysely<Database> {
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: PG_POOL_SIZE }) }) });
+}
+
+/** Runs one statement on the admin connection of `TEST_DATABASE_URL`. */
+async function admin(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+function postgres(adminUrl: string): TestBackend {
+  return {
+    name: "postgres",
+    parallel: true,
+    async open() {
+      const name = `es_test_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
+      await admin(adminUrl, `create database ${name}`);
+      const url = withDatabase(adminUrl, name);
+      const storages = closer();
+      try {
+        const db = postgresKysely(url);
+        const storage = storages.add(await migrated(db));
+        return {
+          storage,
+          db,
+          another: async () => storages.add(await migrated(postgresKysely(url))),
+          async drop() {
+            await storages.closeAll();
+            await admin(adminUrl, `drop database if exists ${name} with (force)`);
+          },
+        };
+      } catch (error) {
+        await storages.closeAll();
+        await admin(adminUrl, `drop database if exists ${name} with (force)`).catch(() => {});
+        throw error;
+      }
+    },
+  };
+}
+
+const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+
+/** Every backend available here: SQLite memory and file always; PostgreSQL when TEST_DATABASE_URL is set (a fresh database per open(), dropped by drop()). */
+export const BACKENDS: TestBackend[] = [sqliteMemory, sqliteFile, ...(TEST_DATABASE_URL ? [postgres(TEST_DATABASE_URL)] : [])];
+
+let told = false;
+/** Prints once why PostgreSQL is skipped when TEST_DATABASE_URL is unset. */
+export function notePostgresSkipped(): void {
+  if (told || TEST_DATABASE_URL) return;
+  told = true;
+  console.log("PostgreSQL skipped: set TEST_DATABASE_URL=postgres://user:password@host:5432/postgres (a role that may CREATE DATABASE) to run these tests on PostgreSQL too.");
+}
+notePostgresSkipped();

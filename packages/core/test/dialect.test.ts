@@ -1,0 +1,94 @@
+/**
+ * The dialect object: which database a kysely instance speaks, and how each database's errors
+ * are read (store unavailable, unique violations), on real errors of every backend.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import { ServiceError } from "../src/errors.ts";
+import type { Database } from "../src/sql/database.ts";
+import { dialectOf, POSTGRES, SQLITE, type UniqueIndex } from "../src/sql/dialect.ts";
+import { createSqlStorage } from "../src/sql/sql-storage.ts";
+import { BACKENDS } from "./_backends.ts";
+
+const WEBHOOK_URL: UniqueIndex = { name: "webhooks_account_url", table: "webhooks", columns: ["account_id", "url"] };
+const ACCOUNT_NAME: UniqueIndex = { name: "accounts_name_key", table: "accounts", columns: ["name"] };
+
+for (const backend of BACKENDS) {
+  describe(`dialect: ${backend.name}`, () => {
+    test("detected from the kysely instance; unique violations recognised by index, and never read as the store unavailable", async () => {
+      const database = await backend.open();
+      try {
+        const dialect = dialectOf(database.db);
+        assert.equal(dialect, backend.name === "postgres" ? POSTGRES : SQLITE);
+        const account = { id: "acct_1", name: "Acme", per_minute: null, per_day: null, created_at: "2026-01-01T00:00:00.000Z" };
+        await database.db.insertInto("accounts").values(account).execute();
+        const violation = await database.db.insertInto("accounts").values({ ...account, id: "acct_2" }).execute().then(() => null, (error: unknown) => error);
+        assert.ok(violation, "the second insert fails");
+        assert.equal(dialect.isUniqueViolation(violation, ACCOUNT_NAME), true);
+        assert.equal(dialect.isUniqueViolation(violation, WEBHOOK_URL), false);
+        assert.equal(dialect.isStoreUnavailable(violation), false);
+        const syntax = await sql`select * from no_such_table`.execute(database.db).then(() => null, (error: unknown) => error);
+        assert.equal(dialect.isStoreUnavailable(syntax), false);
+      } finally {
+        await database.drop();
+      }
+    });
+  });
+}
+
+describe("dialect: PostgreSQL errors", () => {
+  const error = (code: string, message = "x") => Object.assign(new Error(message), { code });
+
+  test("connection failures, shutdowns and exhausted resources are the store unavailable; constraints and bugs are not", () => {
+    for (const code of ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P02", "57P03", "53300", "53100", "08006", "08001", "08P01"]) {
+      assert.equal(POSTGRES.isStoreUnavailable(error(code)), true, code);
+    }
+    assert.equal(POSTGRES.isStoreUnavailable(new Error("Connection terminated unexpectedly")), true);
+    assert.equal(POSTGRES.isStoreUnavailable(new AggregateError([error("ECONNREFUSED")], "")), true);
+    for (const code of ["23505", "23503", "42P01", "42703", "22P02", "40001", "57014"]) {
+      assert.equal(POSTGRES.isStoreUnavailable(error(code)), false, code);
+    }
+    assert.equal(POSTGRES.isUniqueViolation(Object.assign(error("23505"), { constraint: "webhooks_account_url" }), WEBHOOK_URL), true);
+    assert.equal(POSTGRES.isUniqueViolation(Object.assign(error("23505"), { constraint: "accounts_name_key" }), WEBHOOK_URL), false);
+  });
+
+  test("a PostgreSQL server that cannot be reached: every storage call is 503 SERVICE_UNAVAILABLE", async () => {
+    // Nothing listens on port 1.
+    const pool = new pg.Pool({ connectionString: "postgres://es:es@127.0.0.1:1/none", max: 1, connectionTimeoutMillis: 2000 });
+    const storage = createSqlStorage({ db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }) });
+    try {
+      for (const call of [() => storage.ping(), () => storage.authenticate("x"), () => storage.claimIdempotencyKey({ accountId: "a", key: "k", requestHash: "h", now: "", expiresAt: "", staleBefore: "" })]) {
+        await assert.rejects(call(), (thrown: unknown) => ServiceError.is(thrown) && thrown.code === "SERVICE_UNAVAILABLE" && thrown.status === 503);
+      }
+    } finally {
+      await storage.close();
+    }
+  });
+
+  const postgres = BACKENDS.find((backend) => backend.name === "postgres");
+  test("a transaction aborted by a serialization failure runs again, a bounded number of times; other errors are not retried", { skip: postgres ? false : "TEST_DATABASE_URL is not set" }, async () => {
+    const database = await postgres!.open();
+    try {
+      let runs = 0;
+      const run = (fail: (run: number) => Error | null) => {
+        runs = 0;
+        return POSTGRES.writeTransaction(database.db, async (trx) => {
+          runs += 1;
+          await sql`select 1`.execute(trx);
+          const failure = fail(runs);
+          if (failure) throw failure;
+          return runs;
+        });
+      };
+      assert.equal(await run((n) => (n === 1 ? error("40001") : null)), 2);
+      await assert.rejects(run(() => error("40P01")), { code: "40P01" });
+      assert.equal(runs, 5);
+      await assert.rejects(run(() => error("23505")), { code: "23505" });
+      assert.equal(runs, 1);
+    } finally {
+      await database.drop();
+    }
+  });
+});
