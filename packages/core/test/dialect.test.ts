@@ -31,6 +31,10 @@ for (const backend of BACKENDS) {
         assert.equal(dialect.isStoreUnavailable(violation), false);
         const syntax = await sql`select * from no_such_table`.execute(database.db).then(() => null, (error: unknown) => error);
         assert.equal(dialect.isStoreUnavailable(syntax), false);
+        // The sort key of the name sorts: ASCII letters folded, nothing else, code point order.
+        const names = ["banana", "Äpfel", "apple", "Zebra", "a-b", "ab", "äpfel", "_x"];
+        const { rows } = await sql<{ name: string }>`select name from (${sql.join(names.map((name) => sql`select ${name} as name`), sql` union all `)}) as t order by ${dialect.asciiCaseFold(sql.ref("name"))}, name`.execute(database.db);
+        assert.deepEqual(rows.map((row) => row.name), ["_x", "a-b", "ab", "apple", "banana", "Zebra", "Äpfel", "äpfel"]);
       } finally {
         await database.drop();
       }

@@ -75,10 +75,12 @@ export interface SqlDialect {
   /** Days (fractional, a float) from the ISO timestamp `from` to `to`. */
   daysBetween(from: RawBuilder<unknown>, to: RawBuilder<unknown>): RawBuilder<number>;
   /**
-   * `text` as a sort key ordered by code point, as SQLite's default collation orders: the
-   * documented sort orders are the same on every database, whatever PostgreSQL's locale.
+   * `text` with its ASCII letters lower-cased (and no other), as a sort key ordered by code
+   * point: the documented sorts "ignoring the case of ASCII letters" are the same on every
+   * database, whatever PostgreSQL's locale (whose `lower()` folds every script, and whose
+   * collation may ignore punctuation).
    */
-  binaryText(text: RawBuilder<unknown>): RawBuilder<string>;
+  asciiCaseFold(text: RawBuilder<unknown>): RawBuilder<string>;
 }
 
 /** The dialect of a kysely instance; throws for one the storage does not support. */
@@ -164,8 +166,8 @@ export const SQLITE: SqlDialect = {
   jsonFlag: (column, key) => sql<number>`(case when json_extract(${column}, ${sql.lit(`$.${key}`)}) = 1 then 1 else 0 end)`,
   jsonTextPresent: (column, key) => sql<number>`(case when coalesce(json_extract(${column}, ${sql.lit(`$.${key}`)}), '') <> '' then 1 else 0 end)`,
   daysBetween: (from, to) => sql<number>`(julianday(${to}) - julianday(${from}))`,
-  // SQLite's default collation (BINARY) already orders by bytes, which for UTF-8 is code point order.
-  binaryText: (text) => sql<string>`${text}`,
+  // SQLite's lower() folds ASCII only, and its default collation (BINARY) orders UTF-8 by code point.
+  asciiCaseFold: (text) => sql<string>`lower(${text})`,
 };
 
 /** SQLSTATEs PostgreSQL answers when it cannot serve now: shutting down, out of connections or resources, connection failures. */
@@ -252,7 +254,7 @@ export const POSTGRES: SqlDialect = {
   // extract() gives numeric, which node-postgres hands over as text: a float instead.
   daysBetween: (from, to) =>
     sql<number>`cast(extract(epoch from (cast(${text(to)} as timestamptz) - cast(${text(from)} as timestamptz))) / 86400 as double precision)`,
-  binaryText: (value) => sql<string>`(${value} collate "C")`,
+  asciiCaseFold: (value) => sql<string>`(translate(${value}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') collate "C")`,
 };
 
 /** The part of a better-sqlite3 `Database` that statement caching needs (declared here: core never imports the driver). */

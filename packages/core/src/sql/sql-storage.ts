@@ -254,16 +254,16 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
   const EVENT_SORT_COLUMNS = {
     createdAt: sql.ref("e.created_at"),
     startDate: sql.ref("e.start_date"),
-    name: dialect.binaryText(sql`lower(e.name)`),
+    name: dialect.asciiCaseFold(sql.ref("e.name")),
     capacity: sql.ref("e.capacity"),
     carbonFootprint: sql.ref("e.emissions_kg"),
   } as const;
 
   const ATTENDEE_SORT_COLUMNS = {
     registrationDate: sql.ref("registration_date"),
-    firstName: dialect.binaryText(sql`lower(first_name)`),
-    lastName: dialect.binaryText(sql`lower(last_name)`),
-    company: dialect.binaryText(sql`lower(company)`),
+    firstName: dialect.asciiCaseFold(sql.ref("first_name")),
+    lastName: dialect.asciiCaseFold(sql.ref("last_name")),
+    company: dialect.asciiCaseFold(sql.ref("company")),
   } as const;
 
   /** Throws `DUPLICATE_WEBHOOK` naming the webhook that took `url` (after a unique violation). */
