@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
 import pg from "pg";
 
 export const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
@@ -70,6 +71,44 @@ export async function testDatabase(): Promise<{ url: string; drop(): Promise<voi
   if (E2E_BACKEND === "postgres") return freshPostgresDatabase();
   const dir = mkdtempSync(join(tmpdir(), "event-service-db-"));
   return { url: join(dir, "events.sqlite"), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Whether a server's `database` is a PostgreSQL connection string (else a SQLite file). */
+export const isPostgres = (database: string): boolean => /^postgres(ql)?:\/\//.test(database);
+
+/**
+ * Runs one statement on a server's database from outside the server (a SQLite file opened on its
+ * own, or a PostgreSQL connection of its own) and returns the rows: for checks of what is stored
+ * that the API does not show. `?` placeholders on both (numbered for PostgreSQL here). PostgreSQL
+ * returns `bigint` columns as strings.
+ */
+export async function queryDatabase<T = Record<string, unknown>>(database: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  if (isPostgres(database)) {
+    let n = 0;
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    try {
+      return (await client.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  }
+  const db = new Database(database, { fileMustExist: true });
+  try {
+    db.pragma("busy_timeout = 5000");
+    const statement = db.prepare(sql);
+    return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as T[];
+  } finally {
+    db.close();
+  }
+}
+
+/** The names of the tables of a server's database (the schema's, not the engine's own). */
+export async function databaseTables(database: string): Promise<string[]> {
+  const rows = isPostgres(database)
+    ? await queryDatabase<{ name: string }>(database, "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'")
+    : await queryDatabase<{ name: string }>(database, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+  return rows.map((row) => row.name).sort();
 }
 
 /**

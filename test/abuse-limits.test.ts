@@ -4,18 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import Database from "better-sqlite3";
-import { type CreatedKey, startServer, type TestServer } from "./_setup.ts";
+import { type CreatedKey, queryDatabase, startServer, type TestServer } from "./_setup.ts";
 import { waitForMinuteRoom } from "./fixtures/conventions.ts";
 
 /** The rate-limit counters as stored: any counting write shows here. */
-function counters(file: string): unknown[] {
-  const db = new Database(file, { readonly: true });
-  try {
-    return db.prepare("select * from rate_limit_counters order by account_id").all();
-  } finally {
-    db.close();
-  }
+function counters(database: string): Promise<unknown[]> {
+  return queryDatabase(database, "select * from rate_limit_counters order by account_id");
 }
 
 /** Waits (up to 10 s) until the server's output matches `pattern`: its log reaches us through a pipe. */
@@ -39,7 +33,7 @@ describe("the default limit: 60 a minute per address", () => {
 
   test("61 requests with a bad key: 60 x 401, then 429 with Retry-After; a valid key is unaffected; no write", async () => {
     assert.equal((await server.request("GET", "/v1/events", { key: valid.key })).status, 200);
-    const before = counters(server.database);
+    const before = await counters(server.database);
     await waitForMinuteRoom(30);
     const bad = [{ key: "es_live_unknown" }, { key: revoked.key }, {}, { key: "x".repeat(40) }];
     for (let i = 0; i < 60; i++) {
@@ -55,7 +49,7 @@ describe("the default limit: 60 a minute per address", () => {
     assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
     assert.match(refused.body.error.documentation, /#RATE_LIMIT_EXCEEDED$/);
     assert.equal((await server.request("POST", "/v1/events", { body: {} })).status, 429, "no key at all: refused too");
-    assert.deepEqual(counters(server.database), before, "none of the refused requests counted anything");
+    assert.deepEqual(await counters(server.database), before, "none of the refused requests counted anything");
 
     const ok = await server.request("GET", "/v1/events", { key: valid.key });
     assert.equal(ok.status, 200);

@@ -4,11 +4,8 @@
  * limit, in one process and across two processes sharing one SQLite file.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { type ApiResponse, startServer, type TestServer } from "./_setup.ts";
+import { type ApiResponse, startServer, testDatabase, type TestServer } from "./_setup.ts";
 import { expectError, expectStatus } from "./fixtures/api.ts";
 import { eventInput } from "./fixtures/builders.ts";
 import { dayEnd, minuteEnd, tally, waitForMinuteRoom } from "./fixtures/conventions.ts";
@@ -183,8 +180,7 @@ test("a day limit below the minute limit binds first: successes stop at the day 
 });
 
 test("two server processes on one database, one key with 40 per minute: 120 concurrent requests get exactly 40 answers 2xx, 80 x 429", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "event-service-rl-"));
-  const database = join(dir, "shared.sqlite");
+  const { url: database, drop } = await testDatabase();
   // One after the other: the second joins a database the first has created and migrated.
   const a = await startServer({ database });
   let b: TestServer | undefined;
@@ -215,7 +211,7 @@ test("two server processes on one database, one key with 40 per minute: 120 conc
     expectRefused(await list(key, other), "minute", 40, reset);
   } finally {
     const codes = [await b?.stop("SIGTERM"), await a.stop("SIGTERM")];
-    rmSync(dir, { recursive: true, force: true });
+    await drop();
     assert.deepEqual(codes, [0, 0], "both servers exit 0 on SIGTERM");
   }
 });

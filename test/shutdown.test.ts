@@ -5,35 +5,23 @@
  * finds every registration that was answered 201, and nothing else.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { type ApiResponse, startServer, type TestServer } from "./_setup.ts";
+import { test } from "node:test";
+import { type ApiResponse, startServer, testDatabase, type TestServer } from "./_setup.ts";
 import { attendeeInput, eventInput } from "./fixtures/builders.ts";
 import { clientFor, createEvent, expectError, expectStatus } from "./fixtures/api.ts";
 import { logLines, sleep } from "./fixtures/conventions.ts";
 
-let dir: string;
-
-before(() => {
-  dir = mkdtempSync(join(tmpdir(), "event-service-shutdown-"));
-});
-
-after(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
 type Outcome = { response: ApiResponse } | { error: Error };
 
 test("SIGTERM during a burst of 200 registrations: exit 0, every 201 is stored, nothing else, no 500", async () => {
-  const database = join(dir, "burst.sqlite");
+  const { url: database, drop } = await testDatabase();
   const first = await startServer({ database });
   try {
     await burstAndRestart(first, database);
   } finally {
     await first.stop("SIGKILL"); // a no-op once it has exited
+    await drop();
   }
 });
 
@@ -148,12 +136,13 @@ function parseResponses(text: string): Array<{ status: number; headers: Record<s
 }
 
 test("a request in flight at SIGTERM finishes; the next request on its keep-alive connection gets 503 with Retry-After", async () => {
-  const database = join(dir, "keepalive.sqlite");
+  const { url: database, drop } = await testDatabase();
   const first = await startServer({ database });
   try {
     await inFlightThenRefused(first, database);
   } finally {
     await first.stop("SIGKILL"); // a no-op once it has exited
+    await drop();
   }
 });
 

@@ -4,18 +4,13 @@
  * deliveries (and their attempts) at once and keeps a pending one.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { test } from "node:test";
-import Database from "better-sqlite3";
-import { startServer } from "./_setup.ts";
+import { queryDatabase, startServer, testDatabase } from "./_setup.ts";
 import { clientFor, createEvent, expectStatus } from "./fixtures/api.ts";
 import { createWebhook } from "./fixtures/webhooks.ts";
 
 test("a restart with WEBHOOK_RETENTION_DAYS=0 purges the final deliveries and their attempts, and keeps the pending one", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "event-service-retention-"));
-  const database = join(dir, "events.sqlite");
+  const { url: database, drop } = await testDatabase();
   // Attempts to the public literal fail fast (no network in the tests); the retry is an hour away.
   const env = { WEBHOOK_TIMEOUT_MS: "300", WEBHOOK_RETRY_DELAYS_MS: "3600000" };
   try {
@@ -50,19 +45,14 @@ test("a restart with WEBHOOK_RETENTION_DAYS=0 purges the final deliveries and th
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       assert.deepEqual(kept.map((d) => d.id), [pending.id]);
-      const db = new Database(database, { readonly: true });
-      try {
-        const attempts = db.prepare("SELECT delivery_id FROM webhook_attempts").all() as Array<{ delivery_id: string }>;
-        assert.deepEqual(attempts.map((row) => row.delivery_id), [pending.id]);
-      } finally {
-        db.close();
-      }
+      const attempts = await queryDatabase<{ delivery_id: string }>(database, "SELECT delivery_id FROM webhook_attempts");
+      assert.deepEqual(attempts.map((row) => row.delivery_id), [pending.id]);
       assert.match(second.output(), /"deliveries":2,"attempts":2,"msg":"purged expired records"/);
     } finally {
       assert.equal(await second.stop(), 0);
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await drop();
   }
 });
 

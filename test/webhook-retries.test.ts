@@ -5,12 +5,10 @@
  * once; redelivery and ping. A real HTTPS receiver on 127.0.0.1, trusted via NODE_EXTRA_CA_CERTS.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync, rmSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { verifySignature } from "@event-service/core/webhooks";
-import { startServer, type TestServer } from "./_setup.ts";
+import { startServer, testDatabase, type TestServer } from "./_setup.ts";
 import { type Client, clientFor, createEvent, expectError, expectStatus } from "./fixtures/api.ts";
 import { makeCertificate } from "./fixtures/conventions.ts";
 import { deliveryEnv, type Received, type Receiver, startReceiver } from "./fixtures/receiver.ts";
@@ -211,8 +209,7 @@ describe("a pending retry survives a restart", () => {
   test("the retry scheduled before SIGTERM is sent by the next server on the same database", async () => {
     const env = deliveryEnv(tls.certPath, { WEBHOOK_RETRY_DELAYS_MS: "0,3000" });
     // The database outlives both servers (each removes its own temporary folder when stopped).
-    const dir = mkdtempSync(join(tmpdir(), "event-service-restart-"));
-    const database = join(dir, "events.sqlite");
+    const { url: database, drop } = await testDatabase();
     const first = await startServer({ env, database });
     const client = clientFor(first, (await first.createKey({ account: "Restart Co" })).key);
     const { webhook, path } = await hook(client, ["event.created"], (_request, index) => (index < 2 ? { status: 500 } : { status: 200 }));
@@ -233,7 +230,7 @@ describe("a pending retry survives a restart", () => {
       assert.deepEqual(log.deliveries[0].attempts.map((a: any) => a.statusCode), [500, 500, 200]);
     } finally {
       await second.stop();
-      rmSync(dir, { recursive: true, force: true });
+      await drop();
     }
   });
 });

@@ -6,34 +6,29 @@
  * received exactly once (counted by envelope id): none lost, none sent twice.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync, rmSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { verifyWebhook } from "@event-service/core/webhooks";
-import { startServer } from "./_setup.ts";
+import { startServer, testDatabase } from "./_setup.ts";
 import { clientFor, createEvent, expectStatus } from "./fixtures/api.ts";
 import { logLines, makeCertificate, sleep } from "./fixtures/conventions.ts";
 import { deliveryEnv, type Receiver, startReceiver } from "./fixtures/receiver.ts";
 
 let tls: ReturnType<typeof makeCertificate>;
 let receiver: Receiver;
-let dir: string;
 
 before(async () => {
   tls = makeCertificate();
   receiver = await startReceiver({ cert: tls.cert, key: readFileSync(tls.keyPath, "utf8") });
-  dir = mkdtempSync(join(tmpdir(), "event-service-webhook-shutdown-"));
 });
 
 after(async () => {
   await receiver.close();
   rmSync(tls.dir, { recursive: true, force: true });
-  rmSync(dir, { recursive: true, force: true });
 });
 
 test("SIGTERM with attempts in flight: they are recorded, the server exits 0, and after a restart every delivery arrives once", async () => {
-  const database = join(dir, "deliveries.sqlite");
+  const { url: database, drop } = await testDatabase();
   // A long attempt timeout: the held attempts end by the receiver's answer, not by timing out.
   const env = deliveryEnv(tls.certPath, { WEBHOOK_TIMEOUT_MS: "30000" });
   const first = await startServer({ database, env });
@@ -100,5 +95,6 @@ test("SIGTERM with attempts in flight: they are recorded, the server exits 0, an
     assert.ok([...receipts.values()].every((count) => count === 1));
   } finally {
     await second.stop();
+    await drop();
   }
 });

@@ -10,9 +10,8 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { createServer, type Socket } from "node:net";
-import Database from "better-sqlite3";
 import { after, before, describe, test } from "node:test";
-import { type ApiResponse, startServer, type TestServer } from "./_setup.ts";
+import { type ApiResponse, queryDatabase, startServer, type TestServer } from "./_setup.ts";
 import { type Client, clientFor, expectError, expectStatus, ids, ISO_UTC, PREFIXES } from "./fixtures/api.ts";
 import {
   createWebhook, EVENT_TYPES, GENERATED_SECRET, NON_PUBLIC_URLS, PUBLIC_IP, publicUrl, WEBHOOK_ID, webhookInput, withoutSecret,
@@ -50,14 +49,9 @@ async function all(client: Client, query = ""): Promise<any[]> {
   return body.webhooks;
 }
 
-/** The stored secret of a webhook, read from the server's SQLite file (the API never shows it again). */
-function storedSecret(id: string): string | undefined {
-  const db = new Database(server.database, { readonly: true, fileMustExist: true });
-  try {
-    return (db.prepare("SELECT secret FROM webhooks WHERE id = ?").get(id) as { secret: string } | undefined)?.secret;
-  } finally {
-    db.close();
-  }
+/** The stored secret of a webhook, read from the server's database (the API never shows it again). */
+async function storedSecret(id: string): Promise<string | undefined> {
+  return (await queryDatabase<{ secret: string }>(server.database, "SELECT secret FROM webhooks WHERE id = ?", [id]))[0]?.secret;
 }
 
 function assertNoSecret(webhook: Record<string, unknown>, where: string) {
@@ -106,7 +100,7 @@ describe("POST /webhooks: create", () => {
       updatedAt: created.createdAt,
       secret: created.secret,
     });
-    assert.equal(storedSecret(created.id), created.secret, "the shown secret is the one stored");
+    assert.equal(await storedSecret(created.id), created.secret, "the shown secret is the one stored");
 
     const fetched = expectStatus(await v1.get(`/webhooks/${created.id}`), 200);
     assertNoSecret(fetched, "GET /webhooks/:id");
@@ -143,7 +137,7 @@ describe("POST /webhooks: create", () => {
       updatedAt: created.createdAt,
       secret,
     });
-    assert.equal(storedSecret(created.id), secret);
+    assert.equal(await storedSecret(created.id), secret);
     // /v1 and /api are one API.
     assert.deepEqual(expectStatus(await v1.get(`/webhooks/${created.id}`), 200), withoutSecret(created));
   });
@@ -537,7 +531,7 @@ describe("PUT /webhooks/:id: partial update", () => {
     assertNoSecret(fetched, "GET /webhooks/:id");
     assert.deepEqual(fetched, empty);
     for (const webhook of await all(v1)) assertNoSecret(webhook, "GET /webhooks");
-    assert.equal(storedSecret(original.id), secret, "no update changed the secret");
+    assert.equal(await storedSecret(original.id), secret, "no update changed the secret");
   });
 
   test("url: its own URL again is fine; another webhook's URL is 409; the same checks as create", async () => {
@@ -586,7 +580,7 @@ describe("PUT /webhooks/:id: partial update", () => {
       expectError(await v1.put(`/webhooks/${webhook.id}`, body), 400, "INVALID_REQUEST", field);
     }
     assert.deepEqual(expectStatus(await v1.get(`/webhooks/${webhook.id}`), 200), withoutSecret(webhook));
-    assert.equal(storedSecret(webhook.id), webhook.secret);
+    assert.equal(await storedSecret(webhook.id), webhook.secret);
   });
 
   test("another account's webhook or an unknown id is 404 NOT_FOUND, and nothing changes", async () => {
@@ -614,7 +608,7 @@ describe("DELETE /webhooks/:id", () => {
     expectError(await v1.delete(`/webhooks/${webhook.id}`), 404, "NOT_FOUND");
     expectError(await api.delete(`/webhooks/${webhook.id}`), 404, "NOT_FOUND");
     assert.equal(ids(await all(v1)).includes(webhook.id), false);
-    assert.equal(storedSecret(webhook.id), undefined, "the row is gone");
+    assert.equal(await storedSecret(webhook.id), undefined, "the row is gone");
 
     const again = keep(expectStatus(await v1.post("/webhooks", { url: webhook.url, events: ["*"] }), 201));
     assert.notEqual(again.id, webhook.id);

@@ -12,6 +12,19 @@ import { type ApiResponse, runCli, startServer, testDatabase, type TestServer } 
 import { attendeeInput, eventInput } from "./fixtures/builders.ts";
 import { clientFor, createEvent, expectError, expectStatus } from "./fixtures/api.ts";
 import { logLines, requestLines, sleep } from "./fixtures/conventions.ts";
+import { createWebhook } from "./fixtures/webhooks.ts";
+
+const METRICS_TOKEN = "workers-metrics-token-0123456789";
+
+/** The value of one series of the server's `/metrics` (scraped through whichever worker takes it). */
+async function metric(server: TestServer, series: string): Promise<number> {
+  const response = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  assert.equal(response.status, 200);
+  const text = await response.text();
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+  assert.ok(line, `${series} in\n${text}`);
+  return Number(line.slice(series.length + 1));
+}
 
 /** The pids the primary announced with its `listening` line (all workers up). */
 function workerPids(server: TestServer): number[] {
@@ -44,7 +57,8 @@ describe("serve --workers 3", () => {
   let key: string;
 
   before(async () => {
-    server = await startServer({ args: ["--workers", "3"] });
+    // Attempts to the webhook fixture's public address fail fast (no network here); the retry is an hour away.
+    server = await startServer({ args: ["--workers", "3"], env: { METRICS_TOKEN, WEBHOOK_TIMEOUT_MS: "300", WEBHOOK_RETRY_DELAYS_MS: "3600000" } });
     key = (await server.createKey({ account: "Workers", tier: "enterprise" })).key;
   });
   after(async () => {
@@ -66,6 +80,22 @@ describe("serve --workers 3", () => {
     const servedBy = new Set(requestLines(server.output()).filter((entry) => entry.path === "/health").map((entry) => entry.pid as number));
     assert.ok(servedBy.size >= 2, `served by ${[...servedBy].join(", ")}`);
     for (const pid of servedBy) assert.ok(pids.includes(pid), `pid ${pid} is one of the workers ${pids.join(", ")}`);
+  });
+
+  test("/metrics counts the requests of every worker, and reads the outbox gauges once (max, not sum)", async () => {
+    // The 30 requests of the first test, served by two or three workers: all counted, whichever worker takes the scrape.
+    for (let scrape = 0; scrape < 3; scrape++) assert.equal(await metric(server, 'event_service_http_requests_total{method="GET",route="/health",status="200"}'), 30);
+    const v1 = clientFor(server, key);
+    const hook = await createWebhook(v1, { events: ["event.created"] });
+    await createEvent(v1);
+    for (const deadline = Date.now() + 20_000; ; await sleep(50)) {
+      const log = expectStatus(await v1.get(`/webhooks/${hook.id}/deliveries`), 200).deliveries;
+      if (log.some((d: any) => d.type === "event.created" && d.attemptCount === 1)) break;
+      assert.ok(Date.now() < deadline, "the first attempt was recorded");
+    }
+    // One delivery waits for its retry: each worker reads 1 from the database; a sum would say 3.
+    assert.equal(await metric(server, 'event_service_webhook_deliveries_pending{state="scheduled"}'), 1);
+    assert.equal(await metric(server, 'event_service_webhook_delivery_attempts_total{outcome="retrying"}'), 1);
   });
 
   test("60 concurrent registrations for 25 places over the workers fill exactly 25", async () => {

@@ -6,6 +6,8 @@
  */
 import cluster, { type Worker } from "node:cluster";
 import { createServer, type AddressInfo } from "node:net";
+import type { MetricsExposition } from "@event-service/core";
+import { AggregatorRegistry, type Registry } from "prom-client";
 import type { Logger } from "./log.ts";
 
 /** The largest `--workers` / `WORKERS`: more processes than that only compete for the database. */
@@ -32,6 +34,45 @@ export function reportListening(url: string): void {
 
 /** Whether this process is a worker that `serve --workers` forked. */
 export const isClusterWorker = (): boolean => cluster.isWorker;
+
+/** A worker's request for every worker's metrics, and the primary's answer. */
+interface MetricsMessage {
+  eventService: "metrics";
+  id: number;
+  body?: string;
+  contentType?: string;
+  error?: string;
+}
+
+const isMetrics = (message: unknown): message is MetricsMessage =>
+  typeof message === "object" && message !== null && (message as MetricsMessage).eventService === "metrics";
+
+/**
+ * In a cluster worker, the `collect` of `/metrics`: the scrape reaches one worker, which asks the
+ * primary for the metrics of all of them (prom-client's AggregatorRegistry: counters and
+ * histograms summed, the outbox gauges' max). `registry` is this worker's, which the primary's
+ * request reads.
+ */
+export function collectAcrossWorkers(registry: Registry): () => Promise<MetricsExposition> {
+  AggregatorRegistry.setRegistries([registry]);
+  // Constructing one installs prom-client's answer to the primary's requests in this worker.
+  new AggregatorRegistry();
+  const waiting = new Map<number, { resolve(exposition: MetricsExposition): void; reject(error: Error): void }>();
+  let next = 0;
+  process.on("message", (message: unknown) => {
+    if (!isMetrics(message)) return;
+    const request = waiting.get(message.id);
+    waiting.delete(message.id);
+    if (message.error !== undefined) request?.reject(new Error(`metrics of the workers: ${message.error}`));
+    else request?.resolve({ body: message.body!, contentType: message.contentType! });
+  });
+  return () =>
+    new Promise((resolve, reject) => {
+      const id = next++;
+      waiting.set(id, { resolve, reject });
+      process.send!({ eventService: "metrics", id } satisfies MetricsMessage);
+    });
+}
 
 /**
  * Runs the primary of `serve --workers N`: runs `migrate` once, forks `workers` processes (which
@@ -82,6 +123,15 @@ export async function runPrimary(options: {
   let announced = false;
   let resolveDone!: (code: number) => void;
   const done = new Promise<number>((resolve) => (resolveDone = resolve));
+  const aggregator = new AggregatorRegistry();
+
+  /** Answers a worker's request for every worker's metrics (it times out after 5 s if one does not answer). */
+  function sendMetrics(worker: Worker, id: number): void {
+    aggregator.clusterMetrics().then(
+      (body) => worker.isConnected() && worker.send({ eventService: "metrics", id, body, contentType: aggregator.contentType } satisfies MetricsMessage),
+      (error: Error) => worker.isConnected() && worker.send({ eventService: "metrics", id, error: error.message } satisfies MetricsMessage),
+    );
+  }
 
   function finishIfEmpty(): void {
     if (alive.size > 0) return;
@@ -105,6 +155,7 @@ export async function runPrimary(options: {
     const pid = worker.process.pid;
     alive.add(worker);
     worker.on("message", (message: unknown) => {
+      if (isMetrics(message)) return sendMetrics(worker, message.id);
       if (!isListening(message)) return;
       listening.add(worker);
       if (!announced && listening.size === workers) {

@@ -111,16 +111,31 @@ export function createMetrics(options: MetricsOptions): Metrics {
     labelNames: ["reason"] as const,
     registers: [registry],
   });
-  const pending = new Gauge({
+  // The outbox gauges are read from the shared database when scraped (also by the primary of
+  // `serve --workers`, which gathers every worker's metrics): every process reads the same value,
+  // so across workers they aggregate as their `max`, not their sum.
+  new Gauge({
     name: "event_service_webhook_deliveries_pending",
     help: "Pending webhook deliveries in the outbox, by state (due: due now or being sent; scheduled: waiting for a retry; paused: webhook inactive).",
     labelNames: ["state"] as const,
     registers: [registry],
+    aggregator: "max",
+    async collect() {
+      const backlog = await options.storage.outboxBacklog(now().toISOString());
+      for (const state of BACKLOG_STATES) this.set({ state }, backlog[state]);
+    },
   });
-  const oldestAge = new Gauge({
+  new Gauge({
     name: "event_service_webhook_oldest_pending_delivery_age_seconds",
     help: "Seconds the oldest due delivery of an active webhook has waited since it became due (a first attempt: since it was queued); 0 when none is due.",
     registers: [registry],
+    aggregator: "max",
+    async collect() {
+      const at = now();
+      const backlog = await options.storage.outboxBacklog(at.toISOString());
+      const oldest = backlog.oldestNextAttemptAt === null ? at.getTime() : Date.parse(backlog.oldestNextAttemptAt);
+      this.set(Math.max(0, (at.getTime() - oldest) / 1000));
+    },
   });
 
   // Every labelled counter starts at 0, so rate() and increase() work from the first scrape.
@@ -144,11 +159,6 @@ export function createMetrics(options: MetricsOptions): Metrics {
       if (info.webhookDisabled) disabled.inc({ reason: info.attempt.statusCode === 410 ? "gone" : "failures" });
     },
     async collect() {
-      const at = now();
-      const backlog = await options.storage.outboxBacklog(at.toISOString());
-      for (const state of BACKLOG_STATES) pending.set({ state }, backlog[state]);
-      const oldest = backlog.oldestNextAttemptAt === null ? at.getTime() : Date.parse(backlog.oldestNextAttemptAt);
-      oldestAge.set(Math.max(0, (at.getTime() - oldest) / 1000));
       return { body: await registry.metrics(), contentType: registry.contentType };
     },
   };

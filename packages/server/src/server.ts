@@ -5,6 +5,7 @@ import { createBackgroundPurge, createDeliveryWorker, createEventService, create
 import { serve } from "h3";
 import { FastResponse } from "srvx";
 import { createApp } from "./app.ts";
+import { collectAcrossWorkers, isClusterWorker } from "./cluster.ts";
 import type { ServerConfig } from "./config.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMetrics } from "./metrics.ts";
@@ -92,7 +93,8 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
       else logger.info(entry, "request");
       metrics?.observeRequest(entry);
     },
-    ...(metrics && { metrics: { token: config.METRICS_TOKEN!, collect: metrics.collect } }),
+    // In a worker of `serve --workers`, the scrape shows every worker's counts, not just this one's.
+    ...(metrics && { metrics: { token: config.METRICS_TOKEN!, collect: isClusterWorker() ? collectAcrossWorkers(metrics.registry) : metrics.collect } }),
     onError: (error, request) => logger.error({ err: error, method: request.method, path: new URL(request.url).pathname }, "unexpected error"),
   });
   const server = serve(createApp(handler), {
