@@ -3,13 +3,12 @@ import { addRoute, createRouter, findRoute } from "rou3";
 import { ServiceError } from "../errors.ts";
 import type { EventService } from "../service.ts";
 import { type CorsOptions, createCors } from "./cors.ts";
-import { DOCS_ASSETS, DOCS_CSP, type DocsAsset, docsAsset, docsPage } from "./docs-page.ts";
 import { withIdempotency } from "./idempotency.ts";
-import { openApiDocument } from "./openapi.ts";
 import { createAuthenticator } from "./authenticate.ts";
 import { createAuthFailureLimit } from "./auth-failure-limit.ts";
 import { compileTrustProxy, resolveClientAddress, type TrustProxy } from "./client-address.ts";
-import { type MetricsEndpointOptions, serveMetrics } from "./metrics-endpoint.ts";
+import type { MetricsEndpointOptions } from "./metrics-endpoint.ts";
+import { createPublicRouter } from "./public-routes.ts";
 import { assertWithinLimits } from "./rate-limit.ts";
 import { type Answer, createResponder, type ResponseConstructor } from "./respond.ts";
 import { bearerToken, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
@@ -104,37 +103,12 @@ interface RequestState {
 /** A web-standard request handler: any host that speaks `Request`/`Response` can mount it. */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
-/** The file name of a QR image: the registration's id and the format. */
-const QR_FILE = /^([A-Za-z0-9_]+)\.(png|svg)$/;
-/**
- * A registration's QR image never changes while it exists (it encodes the confirmation code,
- * which never changes): cached for a year, by the holder's browser only, since the code admits
- * its holder to the event.
- */
-const QR_CACHE_CONTROL = "private, max-age=31536000";
 const VERSION_PREFIX = /^\/(?:v1|api)(?=\/)/;
 const HSTS = "max-age=31536000; includeSubDomains";
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
-/**
- * A route served without an API key (health, the OpenAPI document, the reference page and its
- * assets, QR images, metrics): its label in metrics, and how it answers; `undefined` when the
- * path turns out not to be one it serves (an unknown asset), which then goes on to the API.
- */
-interface PublicRoute {
-  label: (params: Record<string, string>) => string | undefined;
-  serve: (request: Request, params: Record<string, string>, state: RequestState) => Promise<Response | undefined>;
-}
-
 /** The answer to a path (or method) the API does not serve. */
 function noRoute(request: Request, url: URL): ServiceError {
   return new ServiceError("NOT_FOUND", { message: `No route for ${request.method} ${url.pathname}.` });
-}
-
-/** Whether an `If-None-Match` header names `etag` (the weak comparison RFC 9110 prescribes for it). */
-function etagMatches(header: string | null, etag: string): boolean {
-  if (header === null) return false;
-  if (header.trim() === "*") return true;
-  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
 }
 
 /** The method a request is routed by: `HEAD` is answered as `GET`, without the body. */
@@ -181,66 +155,9 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   const basePath = normaliseBasePath(options.basePath);
   const reply = createResponder(options.Response);
   const cors = options.cors ? createCors(options.cors) : undefined;
+  const publicRouter = createPublicRouter({ service, reply, basePath, docs: serveDocs, ...(options.metrics && { metrics: options.metrics }) });
   const admit = createAuthenticator(storage, createAuthFailureLimit(options.authFailureLimitPerMinute === undefined ? {} : { perMinute: options.authFailureLimitPerMinute }));
 
-  const publicRouter = createRouter<PublicRoute>();
-  const fixed = (path: string, serve: PublicRoute["serve"]) => addRoute(publicRouter, "GET", path, { label: () => path, serve });
-  if (options.metrics) {
-    const metricsOptions = options.metrics;
-    fixed("/metrics", async (request, _params, state) => {
-      const metrics = await serveMetrics(request, metricsOptions);
-      return reply.raw(metrics.body, 200, { ...state.headers, "content-type": metrics.contentType, "cache-control": "no-store" });
-    });
-  }
-  fixed("/health", async (_request, _params, state) => {
-    try {
-      await storage.ping();
-    } catch (cause) {
-      throw new ServiceError("SERVICE_UNAVAILABLE", { message: "The store cannot be reached.", headers: { "retry-after": "5" }, cause });
-    }
-    return reply.json({ status: "ok" }, 200, state.headers);
-  });
-  fixed("/openapi.json", async (_request, _params, state) =>
-    reply.raw(openApiDocument(), 200, { ...state.headers, "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" }),
-  );
-  if (serveDocs) {
-    fixed("/docs", async (_request, _params, state) =>
-      reply.raw(docsPage(basePath), 200, {
-        ...state.headers,
-        "content-type": "text/html; charset=utf-8",
-        "cache-control": "public, max-age=300",
-        "content-security-policy": DOCS_CSP,
-      }),
-    );
-    addRoute(publicRouter, "GET", "/docs/:asset", {
-      label: ({ asset }) => (asset !== undefined && Object.hasOwn(DOCS_ASSETS, asset) ? "/docs/:asset" : undefined),
-      async serve(_request, { asset }, state) {
-        if (asset === undefined || !Object.hasOwn(DOCS_ASSETS, asset)) return undefined;
-        return reply.raw((await docsAsset(asset as DocsAsset)) as BodyInit, 200, {
-          ...state.headers,
-          "content-type": DOCS_ASSETS[asset as DocsAsset],
-          "cache-control": "public, max-age=86400",
-        });
-      },
-    });
-  }
-  for (const prefix of VERSION_PREFIXES) {
-    addRoute(publicRouter, "GET", `${prefix}/qr/:file`, {
-      label: ({ file }) => {
-        const format = QR_FILE.exec(file ?? "")?.[2];
-        return format ? `${prefix}/qr/:code.${format}` : undefined;
-      },
-      async serve(request, { file }, state) {
-        const qr = QR_FILE.exec(file ?? "");
-        if (!qr) return undefined;
-        const image = await service.qrCode(qr[1]!, qr[2] as "png" | "svg");
-        if (!image) throw new ServiceError("NOT_FOUND", { message: "QR code not found." });
-        const headers = { ...state.headers, etag: image.etag, "cache-control": QR_CACHE_CONTROL };
-        if (etagMatches(request.headers.get("if-none-match"), image.etag)) return reply.raw(null, 304, headers);
-        return reply.raw(image.body as BodyInit, 200, { ...headers, "content-type": image.contentType });
-      },
-    });
-  }
 
   /** Runs a route, answering its errors in the error body (so an idempotent replay can store them). */
   async function run(endpoint: Route, ctx: Parameters<Route["handle"]>[0], docs: string): Promise<Answer> {
@@ -314,7 +231,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     if (open) {
       const params = open.params ?? {};
       state.route = open.data.label(params);
-      const response = await open.data.serve(request, params, state);
+      const response = await open.data.serve(request, params, state.headers);
       if (response) return response;
     }
     const answer = await api(request, url, path, origin, docs, state);
