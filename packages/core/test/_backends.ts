@@ -97,6 +97,25 @@ async function migrated(db: Kysely<Database>): Promise<Storage> {
   return storage;
 }
 
+/**
+ * A database with one connection (SQLite in memory, PGlite): there is no other, so `another()`
+ * is the same storage; `drop()` closes it (and then `closeMore`) once.
+ */
+function singleConnection(db: Kysely<Database>, storage: Storage, closeMore?: () => Promise<void>): TestDatabase {
+  let dropped = false;
+  return {
+    storage,
+    db,
+    another: async () => storage,
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      await storage.close().catch(() => {});
+      await closeMore?.();
+    },
+  };
+}
+
 /** Closes storages once each (closing twice would throw on some drivers). */
 function closer() {
   const open = new Set<Storage>();
@@ -118,18 +137,7 @@ const sqliteMemory: TestBackend = {
   parallel: false,
   async open() {
     const db = sqliteKysely(":memory:");
-    const storage = await migrated(db);
-    let dropped = false;
-    return {
-      storage,
-      db,
-      another: async () => storage,
-      async drop() {
-        if (dropped) return;
-        dropped = true;
-        await storage.close().catch(() => {});
-      },
-    };
+    return singleConnection(db, await migrated(db));
   },
 };
 
@@ -226,20 +234,9 @@ const pglite: TestBackend = {
     })();
     const client = (await (await pgliteTemplate).clone()) as InstanceType<typeof PGlite>;
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
-    const storage = await migrated(db);
-    let dropped = false;
-    return {
-      storage,
-      db,
-      // One connection, as SQLite in memory: there is no other.
-      another: async () => storage,
-      async drop() {
-        if (dropped) return;
-        dropped = true;
-        await storage.close().catch(() => {});
-        if (!client.closed) await client.close().catch(() => {});
-      },
-    };
+    return singleConnection(db, await migrated(db), async () => {
+      if (!client.closed) await client.close().catch(() => {});
+    });
   },
 };
 
