@@ -6,7 +6,8 @@
  * PostgreSQL was skipped. Exits non-zero when any run fails.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { POSTGRES_SKIP, ROOT } from "./_setup.ts";
 
@@ -41,16 +42,28 @@ const packageTests = readdirSync(join(ROOT, "packages")).flatMap((name) => {
 });
 const e2e = testFiles("test");
 
+/** One line per failed test, from every run (see `_failures-reporter.mjs`). */
+const failed: string[] = [];
+const reports = mkdtempSync(join(tmpdir(), "event-service-tests-"));
+
 /** Runs node's test runner over `files` with `env` added; returns whether it passed. */
 function run(label: string, files: string[], env: Record<string, string> = {}): boolean {
   console.log(`\n=== ${label}: ${files.length} files`);
   const started = Date.now();
-  const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], {
+  const report = join(reports, `${failed.length}-${Date.now()}.txt`);
+  const reporters = ["--test-reporter=spec", "--test-reporter-destination=stdout"];
+  reporters.push(`--test-reporter=${join(ROOT, "test/_failures-reporter.mjs")}`, `--test-reporter-destination=${report}`);
+  const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...reporters, ...files], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: "inherit",
   });
   const passed = result.status === 0;
+  try {
+    for (const line of readFileSync(report, "utf8").split("\n")) if (line) failed.push(`${label.split(":")[0]}: ${line}`);
+  } catch {
+    // No report: the runner died before writing one; its status says so below.
+  }
   console.log(`=== ${label}: ${passed ? "passed" : `FAILED (${result.status ?? result.signal})`} in ${Math.round((Date.now() - started) / 1000)} s`);
   return passed;
 }
@@ -66,4 +79,10 @@ if (POSTGRES_SKIP) {
 
 console.log("\n=== summary");
 for (const [label, outcome] of results) console.log(typeof outcome === "string" ? outcome : `${label}: ${outcome ? "passed" : "FAILED"}`);
+if (failed.length > 0) {
+  console.log(`\n=== failed tests (${failed.length})`);
+  for (const line of failed) console.log(line);
+  // `.ci/run` names the failures after its own summary, at the end of a long log.
+  if (process.env.TEST_FAILURES_FILE) appendFileSync(process.env.TEST_FAILURES_FILE, failed.map((line) => `${line}\n`).join(""));
+}
 process.exitCode = results.some(([, outcome]) => outcome === false) ? 1 : 0;

@@ -1,0 +1,27 @@
+/**
+ * A node:test reporter that writes one line per failed test (file, name, first lines of the
+ * error), beside the spec reporter on stdout: `test/run.ts` prints these lines last, and
+ * `.ci/run` repeats them after its summary, so a failure is named in the tail of a long log.
+ * Suites that failed only because a test inside them failed are left out. Plain JavaScript:
+ * node loads reporters itself, before `--import tsx` applies.
+ */
+import { relative } from "node:path";
+
+/** @param {unknown} error @returns {string} */
+function excerpt(error) {
+  const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+  const text = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+  const lines = text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  return lines.slice(0, 3).join(" / ").slice(0, 300);
+}
+
+/** @param {AsyncIterable<{ type: string, data: any }>} source */
+export default async function* failures(source) {
+  for await (const event of source) {
+    if (event.type !== "test:fail") continue;
+    const { name, file, details } = event.data;
+    if (details.error?.failureType === "subtestsFailed") continue;
+    const where = file ? relative(process.cwd(), file) : "?";
+    yield `${where} › ${name}: ${excerpt(details.error)}\n`;
+  }
+}
