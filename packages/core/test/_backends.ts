@@ -185,6 +185,27 @@ async function admin(url: string, statement: string): Promise<void> {
   }
 }
 
+/**
+ * Drops the database `name` once its connections are gone. A pool's `end()` resolves when its
+ * clients are taken out of it, while their sockets still close; a forced drop at that moment
+ * terminates them, and a client that sees that error emits it with no one listening (an
+ * uncaught exception in the test that opened it). So wait (up to 5 s) for them to leave first.
+ */
+async function dropWhenDisconnected(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    for (let waited = 0; waited < 5_000; waited += 20) {
+      const { rows } = await client.query("select count(*)::int as n from pg_stat_activity where datname = $1", [name]);
+      if (rows[0].n === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await client.query(`drop database if exists ${name} with (force)`);
+  } finally {
+    await client.end();
+  }
+}
+
 function postgres(adminUrl: string): TestBackend {
   return {
     name: "postgres",
@@ -203,7 +224,7 @@ function postgres(adminUrl: string): TestBackend {
           another: async () => storages.add(await migrated(postgresKysely(url))),
           async drop() {
             await storages.closeAll();
-            await admin(adminUrl, `drop database if exists ${name} with (force)`);
+            await dropWhenDisconnected(adminUrl, name);
           },
         };
       } catch (error) {
