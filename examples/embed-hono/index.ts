@@ -26,4 +26,5 @@ const server = serve({ fetch: app.fetch, port: Number(process.env.PORT ?? 3000),
   console.log(JSON.stringify({ url: `http://127.0.0.1:${info.port}`, api: `http://127.0.0.1:${info.port}/events/v1`, key }));
 });
 
-process.once("SIGTERM", () => server.close(() => void storage.close()));
+// Requests done: give back the unspent rate-limit counts, then close the store.
+process.once("SIGTERM", () => server.close(() => void events.close().finally(() => storage.close())));

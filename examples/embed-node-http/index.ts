@@ -19,7 +19,8 @@ await storage.migrate();
 
 const service = createEventService({ storage });
 // An HTTP/1 server here, so the adapter is used as the HTTP/1 handler it also is.
-const events = toNodeHandler(createHandler(service, { basePath: "/events-api" })) as NodeHttp1Handler;
+const handler = createHandler(service, { basePath: "/events-api" });
+const events = toNodeHandler(handler) as NodeHttp1Handler;
 
 const server = createServer((req, res) => {
   if (req.url === "/events-api" || req.url?.startsWith("/events-api/")) return events(req, res);
@@ -33,5 +34,5 @@ server.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", async () => {
   console.log(JSON.stringify({ url: `http://127.0.0.1:${port}`, api: `http://127.0.0.1:${port}/events-api/v1`, key }));
 });
 
-// Stop accepting, let requests in flight finish, then close the store.
-process.once("SIGTERM", () => server.close(() => void storage.close()));
+// Stop accepting, let requests in flight finish, give back the unspent rate-limit counts, then close the store.
+process.once("SIGTERM", () => server.close(() => void handler.close().finally(() => storage.close())));

@@ -28,7 +28,7 @@ export type {
 
 // HTTP
 export { createHandler } from "./http/handler.ts";
-export type { FetchHandler, HandlerOptions, RequestLogEntry } from "./http/handler.ts";
+export type { FetchHandler, HandlerOptions, RequestLogEntry, ServiceHandler } from "./http/handler.ts";
 export type { MetricsEndpointOptions, MetricsExposition } from "./http/metrics-endpoint.ts";
 export { MAX_BODY_BYTES } from "./http/request.ts";
 export { compileTrustProxy } from "./http/client-address.ts";
@@ -45,8 +45,8 @@ export type { ErrorBody, ErrorCode, ServiceErrorOptions } from "./errors.ts";
 
 // Storage
 export type {
-  AccountStore, AnalyticsStore, AttendeeStore, Change, ChangeNotifier, CountedRequest, DeliveryStore, Erasure, EventStore, EventWithStats,
-  IdempotencyRecord, IdempotencyStore, OutboxBacklog, OutboxReader, Page, PurgeResult, RateLimitWindows, Storage, StorageLifecycle, StoredChange,
+  AccountStore, AnalyticsStore, AttendeeStore, Change, ChangeNotifier, DeliveryStore, Erasure, EventStore, EventWithStats,
+  IdempotencyRecord, IdempotencyStore, LeasedRequests, OutboxBacklog, OutboxReader, Page, PurgeResult, RateLimitWindows, RequestLease, Storage, StorageLifecycle, StoredChange,
   WebhookStore,
 } from "./storage.ts";
 export { createSqlStorage } from "./sql/sql-storage.ts";

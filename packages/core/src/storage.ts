@@ -8,7 +8,7 @@ import type { StorageLifecycle } from "./storage/lifecycle-store.ts";
 import type { WebhookStore } from "./storage/webhook-store.ts";
 
 export type { EventWithStats } from "./resources/event.ts";
-export type { AccountStore, CountedRequest, RateLimitWindows } from "./storage/account-store.ts";
+export type { AccountStore, LeasedRequests, RateLimitWindows, RequestLease } from "./storage/account-store.ts";
 export type { AnalyticsStore } from "./storage/analytics-store.ts";
 export type { AttendeeStore } from "./storage/attendee-store.ts";
 export type { ChangeNotifier, OutboxReader, StoredChange } from "./storage/change-notifier.ts";

@@ -156,34 +156,56 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
     });
 
     describe("rate-limit windows and idempotency keys", () => {
-      test("countRequest authenticates and counts each window exactly, also under concurrency", async () => {
-        const key = async (account: string, tier: "free" | "enterprise", limits?: { perMinute: number; perDay: number }) => {
-          const hash = createId("apiKey");
-          const info = await storage.createApiKey({
-            id: createId("apiKey"), account, newAccountId: createId("account"), hash, prefix: "p", tier, scopes: ["events:read"], limits, now: tick(),
-          });
-          return { hash, id: info.id, accountId: info.accountId };
-        };
-        const a = await key(`Counted ${createId("account")}`, "free");
-        const a2 = await key(a.accountId, "free");
-        const b = await key(`Limited ${createId("account")}`, "enterprise", { perMinute: 7, perDay: 70 });
+      test("leaseRequests grants up to the limits, exactly under concurrency, rolls windows and takes counts back", async () => {
+        const account = async (tier: "free" | "enterprise", limits?: { perMinute: number; perDay: number }) =>
+          (await storage.createApiKey({
+            id: createId("apiKey"), account: `Leased ${createId("account")}`, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "p", tier,
+            scopes: ["events:read"], limits, now: tick(),
+          })).accountId;
+        const a = await account("free");
+        const b = await account("enterprise", { perMinute: 7, perDay: 70 });
         const windows = { minute: 1_800_000_000, day: 1_799_971_200 };
+        const free = { perMinute: 60, perDay: 1_000 };
+        const lease = (accountId: string, want: number, limits = free, at = windows, giveBack?: { windows: typeof windows; count: number }) =>
+          storage.leaseRequests({ accountId, windows: at, want, limits, ...(giveBack && { giveBack }) });
 
-        const counts = await Promise.all(Array.from({ length: 25 }, () => storage.countRequest(a.hash, windows)));
-        assert.deepEqual(counts.map((c) => c?.minute).sort((x, y) => x! - y!), Array.from({ length: 25 }, (_, i) => i + 1));
-        assert.ok(counts.every((c) => c?.accountId === a.accountId && c.perMinute === null && c.perDay === null));
-        // Every key of the account shares its counts; another account has its own, with its limits.
-        assert.deepEqual(await storage.countRequest(a2.hash, windows), { accountId: a.accountId, minute: 26, day: 26, perMinute: null, perDay: null });
-        assert.deepEqual(await storage.countRequest(b.hash, windows), { accountId: b.accountId, minute: 1, day: 1, perMinute: 7, perDay: 70 });
-        // A new minute starts at 1; a late request of the old minute counts in the current one.
-        assert.deepEqual(await storage.countRequest(a.hash, { minute: windows.minute + 60, day: windows.day }), { accountId: a.accountId, minute: 1, day: 27, perMinute: null, perDay: null });
-        assert.deepEqual(await storage.countRequest(a.hash, windows), { accountId: a.accountId, minute: 2, day: 28, perMinute: null, perDay: null });
-        assert.deepEqual(await storage.countRequest(a.hash, { minute: windows.minute + 86_400, day: windows.day + 86_400 }), { accountId: a.accountId, minute: 1, day: 1, perMinute: null, perDay: null });
-        // Unknown and revoked keys count nothing.
-        assert.equal(await storage.countRequest("no such hash", windows), null);
-        assert.equal(await storage.revokeApiKey(a2.id, tick()), true);
-        assert.equal(await storage.countRequest(a2.hash, windows), null);
-        assert.deepEqual(await storage.countRequest(a.hash, { minute: windows.minute + 86_400, day: windows.day + 86_400 }), { accountId: a.accountId, minute: 2, day: 2, perMinute: null, perDay: null });
+        // 25 leases of 3 at once for 60: exactly 60 granted (20 × 3), the rest get nothing.
+        const grants = await Promise.all(Array.from({ length: 25 }, () => lease(a, 3)));
+        assert.equal(grants.reduce((sum, g) => sum + g.granted, 0), 60);
+        assert.deepEqual(grants.map((g) => g.granted).sort((x, y) => x - y), [...Array(5).fill(0), ...Array(20).fill(3)]);
+        assert.deepEqual(grants.map((g) => g.minute).filter((_, i) => grants[i]!.granted > 0).sort((x, y) => x - y), Array.from({ length: 20 }, (_, i) => 3 * (i + 1)));
+        assert.deepEqual(await lease(a, 5), { granted: 0, minute: 60, day: 60 });
+        // Another account has its own windows; a grant stops at its limits.
+        assert.deepEqual(await lease(b, 5, { perMinute: 7, perDay: 70 }), { granted: 5, minute: 5, day: 5 });
+        assert.deepEqual(await lease(b, 5, { perMinute: 7, perDay: 70 }), { granted: 2, minute: 7, day: 7 });
+        // Giving back frees the counts; a give-back of a past minute leaves the new minute alone but frees its day.
+        assert.deepEqual(await lease(a, 0, free, windows, { windows, count: 4 }), { granted: 0, minute: 56, day: 56 });
+        const next = { minute: windows.minute + 60, day: windows.day };
+        assert.deepEqual(await lease(a, 2, free, next), { granted: 2, minute: 2, day: 58 });
+        assert.deepEqual(await lease(a, 1, free, next, { windows, count: 6 }), { granted: 1, minute: 3, day: 53 });
+        // A lease of an older minute counts in the stored one; a new day starts both again.
+        assert.deepEqual(await lease(a, 1, free, windows), { granted: 1, minute: 4, day: 54 });
+        assert.deepEqual(await lease(a, 3, free, { minute: windows.minute + 86_400, day: windows.day + 86_400 }), { granted: 3, minute: 3, day: 3 });
+        // The day's limit binds too.
+        assert.deepEqual(await lease(b, 10, { perMinute: 100, perDay: 9 }, { minute: windows.minute + 120, day: windows.day }), { granted: 2, minute: 2, day: 9 });
+      });
+
+      test("keysRevision rises with every revocation and every change of an account's limits, and with nothing else", async () => {
+        const before = await storage.keysRevision();
+        const name = `Revised ${createId("account")}`;
+        const created = await storage.createApiKey({
+          id: createId("apiKey"), account: name, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "p", tier: "free", scopes: ["events:read"], now: tick(),
+        });
+        assert.equal(await storage.keysRevision(), before, "a new key changes nothing remembered");
+        await storage.createApiKey({
+          id: createId("apiKey"), account: name, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "p", tier: "enterprise", scopes: ["events:read"],
+          limits: { perMinute: 10 }, now: tick(),
+        });
+        assert.equal(await storage.keysRevision(), before + 1);
+        assert.equal(await storage.revokeApiKey(created.id, tick()), true);
+        assert.equal(await storage.keysRevision(), before + 2);
+        assert.equal(await storage.revokeApiKey(created.id, tick()), false);
+        assert.equal(await storage.keysRevision(), before + 2, "revoking a revoked key changes nothing");
       });
 
       test("claimIdempotencyKey: first claim wins, the rest see it until it expires or goes stale", async () => {

@@ -51,10 +51,13 @@ describe("API conventions in the handler", () => {
       assert.equal(body.error.code, "RATE_LIMIT_EXCEEDED");
       assert.deepEqual(body.error.details, { window: "minute", limit: 3, resetAt: "2026-06-01T12:01:00.000Z" });
 
-      clock += 60_000; // next minute: the day has 1 request left (4 counted so far)
-      const last = await call("GET", "/v1/events/evt_missing", key);
-      assert.equal(last.status, 404);
-      assert.equal(last.headers.get("x-ratelimit-remaining"), "2");
+      clock += 60_000; // next minute: the day has 2 requests left (3 counted; the refused one is not)
+      const fourth = await call("GET", "/v1/events/evt_missing", key);
+      assert.equal(fourth.status, 404);
+      assert.equal(fourth.headers.get("x-ratelimit-remaining"), "2");
+      const last = await call("GET", "/v1/events", key);
+      assert.equal(last.status, 200);
+      assert.equal(last.headers.get("x-ratelimit-remaining"), "1");
       const dayRefused = await call("GET", "/v1/events", key);
       assert.equal(dayRefused.status, 429);
       const dayReset = Date.parse("2026-06-02T00:00:00.000Z") / 1000;

@@ -154,6 +154,8 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
           purge.stop(),
         ]);
         clearTimeout(force);
+        // Requests have stopped: the rate-limit counts leased and not spent go back for other processes.
+        await handler.close().catch((error) => logger.warn({ err: error }, "could not give back the unspent rate-limit counts"));
         await storage.close();
       })();
       return closing;

@@ -9,7 +9,7 @@ import { createAuthFailureLimit } from "./auth-failure-limit.ts";
 import { compileTrustProxy, resolveClientAddress, type TrustProxy } from "./client-address.ts";
 import type { MetricsEndpointOptions } from "./metrics-endpoint.ts";
 import { createPublicRouter } from "./public-routes.ts";
-import { assertWithinLimits } from "./rate-limit.ts";
+import { createRequestCounter } from "./request-counter.ts";
 import { type Answer, createResponder, type ResponseConstructor } from "./respond.ts";
 import { bearerToken, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
 import { type Route, ROUTES, VERSION_PREFIXES } from "./routes.ts";
@@ -103,6 +103,16 @@ interface RequestState {
 /** A web-standard request handler: any host that speaks `Request`/`Response` can mount it. */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
+/** What {@link createHandler} returns: a {@link FetchHandler} with `close()` for the host's shutdown. */
+export interface ServiceHandler extends FetchHandler {
+  /**
+   * Gives the rate-limit counts this process leased and did not spend back to the store, so
+   * other processes may use them. Call it once requests have stopped, before closing the
+   * storage; a handler that is never closed holds them until their minute ends.
+   */
+  close(): Promise<void>;
+}
+
 const VERSION_PREFIX = /^\/(?:v1|api)(?=\/)/;
 const HSTS = "max-age=31536000; includeSubDomains";
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
@@ -140,7 +150,7 @@ function requestOrigin(request: Request, url: URL, proxied: boolean): string {
  * const handler = createHandler(service);
  * const response = await handler(new Request("http://localhost/health"));
  */
-export function createHandler(service: EventService, options: HandlerOptions = {}): FetchHandler {
+export function createHandler(service: EventService, options: HandlerOptions = {}): ServiceHandler {
   const router = createRouter<Route>();
   for (const prefix of VERSION_PREFIXES) {
     for (const route of ROUTES) addRoute(router, route.method, `${prefix}${route.path}`, route);
@@ -156,7 +166,8 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   const reply = createResponder(options.Response);
   const cors = options.cors ? createCors(options.cors) : undefined;
   const publicRouter = createPublicRouter({ service, reply, basePath, docs: serveDocs, ...(options.metrics && { metrics: options.metrics }) });
-  const admit = createAuthenticator(storage, createAuthFailureLimit(options.authFailureLimitPerMinute === undefined ? {} : { perMinute: options.authFailureLimitPerMinute }));
+  const authenticate = createAuthenticator(service.keys, createAuthFailureLimit(options.authFailureLimitPerMinute === undefined ? {} : { perMinute: options.authFailureLimitPerMinute }));
+  const counter = createRequestCounter(storage);
 
 
   /** Runs a route, answering its errors in the error body (so an idempotent replay can store them). */
@@ -177,9 +188,9 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     // any authenticated request (rate-limit headers included), as GitHub does.
     if (!match && !token) throw noRoute(request, url);
     const nowMs = service.clock().getTime();
-    const { auth, counts } = await admit(token, nowMs, state.clientAddress);
+    const auth = await authenticate(token, nowMs, state.clientAddress);
     state.accountId = auth.accountId;
-    Object.assign(state.headers, assertWithinLimits(counts, auth.limits, nowMs));
+    Object.assign(state.headers, await counter.count(auth.accountId, auth.limits, nowMs));
     if (!match) throw noRoute(request, url);
     const endpoint = match.data;
     if (!auth.scopes.includes(endpoint.scope)) {
@@ -251,7 +262,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     }
   }
 
-  return async function handler(request: Request): Promise<Response> {
+  async function handler(request: Request): Promise<Response> {
     const started = performance.now();
     const given = request.headers.get("x-request-id");
     const requestId = given !== null && REQUEST_ID.test(given) ? given : randomUUID();
@@ -285,5 +296,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       ...(state.clientAddress !== undefined && { clientAddress: state.clientAddress }),
     });
     return response;
-  };
+  }
+
+  return Object.assign(handler, { close: () => counter.close() });
 }

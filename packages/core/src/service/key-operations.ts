@@ -5,7 +5,17 @@ import {
   type ApiKeyInfo, ApiKeyCreateInput, apiKeyPrefix, type AuthContext, type CreatedApiKey, generateApiKey, hashApiKey,
 } from "../resources/api-key.ts";
 import type { AccountStore } from "../storage/account-store.ts";
+import { createKeyMemory } from "./key-memory.ts";
 import { notFound } from "./operation-context.ts";
+
+/** Options of {@link KeyOperations.authenticate}. */
+export interface AuthenticateOptions {
+  /**
+   * Called when the key is not remembered, before the store is read: the place to charge a
+   * client's address for a lookup (it may throw to refuse the request without the read).
+   */
+  beforeLookup?: () => void;
+}
 
 /** Issuing and checking API keys. */
 export interface KeyOperations {
@@ -15,12 +25,17 @@ export interface KeyOperations {
   list(account?: string): Promise<ApiKeyInfo[]>;
   /** Throws `NOT_FOUND` for an unknown or already revoked key. */
   revoke(id: string): Promise<void>;
-  /** The context of a valid key, or `null`. */
-  authenticate(key: string): Promise<AuthContext | null>;
+  /**
+   * The context of a live key, or `null`. A key this process has seen live is remembered
+   * (`service/key-memory.ts`): it costs no database round trip, and a revocation reaches it at
+   * once through this process and within a second from any other.
+   */
+  authenticate(key: string, options?: AuthenticateOptions): Promise<AuthContext | null>;
 }
 
 /** Issuing, listing, revoking and checking API keys (an operator's operations, of no one account). */
 export function createKeyOperations(storage: AccountStore, now: () => string): KeyOperations {
+  const memory = createKeyMemory(storage);
   const keys: KeyOperations = {
     async create(input) {
       const parsed = parseInput(ApiKeyCreateInput, input);
@@ -40,14 +55,24 @@ export function createKeyOperations(storage: AccountStore, now: () => string): K
         limits: { perMinute: parsed.perMinute, perDay: parsed.perDay },
         now: now(),
       });
+      // New limits of an existing account apply at once here (other processes: on their next check).
+      if (parsed.perMinute !== undefined || parsed.perDay !== undefined) memory.forget();
       // The store picks the account in the key's transaction: it took the new id only if it created it.
       return { id: info.id, key, accountId: info.accountId, tier: info.tier, scopes: info.scopes, accountCreated: info.accountId === newAccountId };
     },
     list: (account) => storage.listApiKeys(account),
     async revoke(id) {
-      if (!(await storage.revokeApiKey(id, now()))) throw notFound("API key", id);
+      const revoked = await storage.revokeApiKey(id, now());
+      memory.forget();
+      if (!revoked) throw notFound("API key", id);
     },
-    authenticate: (key) => storage.authenticate(hashApiKey(key)),
+    async authenticate(key, options = {}) {
+      const hash = hashApiKey(key);
+      const remembered = await memory.recall(hash);
+      if (remembered) return remembered;
+      options.beforeLookup?.();
+      return memory.load(hash, () => storage.authenticate(hash));
+    },
   };
 
   return keys;

@@ -7,7 +7,7 @@ import type { AccountStore } from "../storage/account-store.ts";
 
 /** Accounts, API keys and request counts (`AccountStore`) on SQL. */
 export function createAccountStore(ctx: SqlContext): AccountStore {
-  const { db, write } = ctx;
+  const { db, dialect, write } = ctx;
   // The hot path (every request authenticates and counts; reads by id are the most common),
   // compiled once.
   const authQuery = precompile<{ id: string; account_id: string; tier: string; scopes: string; name: string; per_minute: number | null; per_day: number | null }, "hash">(
@@ -20,37 +20,8 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
         .where("k.key_hash", "=", param("hash"))
         .where("k.revoked_at", "is", null),
   );
-  // Authentication and counting in one statement: the insert's select finds the live key, and
-  // a revoked or unknown key selects nothing, so nothing is counted and no row comes back.
-  const countQuery = precompile<
-    { account_id: string; minute_count: number; day_count: number; per_minute: number | null; per_day: number | null },
-    "hash" | "minute" | "day"
-  >(db, (conn) => {
-    const current = (start: "minute_start" | "day_start", count: "minute_count" | "day_count") => ({
-      [count]: sql<number>`case when excluded.${sql.ref(start)} > rate_limit_counters.${sql.ref(start)} then 1 else rate_limit_counters.${sql.ref(count)} + 1 end`,
-      [start]: sql<number>`case when excluded.${sql.ref(start)} > rate_limit_counters.${sql.ref(start)} then excluded.${sql.ref(start)} else rate_limit_counters.${sql.ref(start)} end`,
-    });
-    const limit = (column: "per_minute" | "per_day") =>
-      conn.selectFrom("accounts").select(column).whereRef("accounts.id", "=", "rate_limit_counters.account_id").as(column);
-    return conn
-      .insertInto("rate_limit_counters")
-      .columns(["account_id", "minute_start", "minute_count", "day_start", "day_count"])
-      .expression(
-        conn
-          .selectFrom("api_keys")
-          .select([
-            "account_id",
-            sql<number>`cast(${param("minute")} as bigint)`.as("minute_start"),
-            sql<number>`1`.as("minute_count"),
-            sql<number>`cast(${param("day")} as bigint)`.as("day_start"),
-            sql<number>`1`.as("day_count"),
-          ])
-          .where("key_hash", "=", param("hash"))
-          .where("revoked_at", "is", null),
-      )
-      .onConflict((oc) => oc.column("account_id").doUpdateSet({ ...current("minute_start", "minute_count"), ...current("day_start", "day_count") }))
-      .returning(["account_id", "minute_count", "day_count", limit("per_minute"), limit("per_day")]);
-  });
+  const revisionQuery = precompile<{ revision: number }, never>(db, (conn) => conn.selectFrom("key_revision").select("revision").where("id", "=", 1));
+  const raiseRevision = (trx: typeof db) => trx.updateTable("key_revision").set((eb) => ({ revision: eb("revision", "+", 1) })).where("id", "=", 1).execute();
 
   return {
     async findAccount(idOrName) {
@@ -83,6 +54,8 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
             })
             .where("id", "=", account.id)
             .execute();
+          // Processes remembering this account's keys learn of the new limits.
+          await raiseRevision(trx);
         }
         const row = {
           id: key.id,
@@ -127,21 +100,50 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
     },
 
     async revokeApiKey(id, now) {
-      const result = await db.updateTable("api_keys").set({ revoked_at: now }).where("id", "=", id).where("revoked_at", "is", null).executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      return write(async (trx) => {
+        const result = await trx.updateTable("api_keys").set({ revoked_at: now }).where("id", "=", id).where("revoked_at", "is", null).executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return false;
+        await raiseRevision(trx);
+        return true;
+      });
     },
 
-    async countRequest(keyHash, windows) {
-      const [row] = (await countQuery({ hash: keyHash, minute: windows.minute, day: windows.day })).rows;
-      if (!row) return null;
-      return {
-        accountId: row.account_id,
-        minute: Number(row.minute_count),
-        day: Number(row.day_count),
-        perMinute: row.per_minute === null ? null : Number(row.per_minute),
-        perDay: row.per_day === null ? null : Number(row.per_day),
-      };
+    async keysRevision() {
+      const [row] = (await revisionQuery({})).rows;
+      return Number(row?.revision ?? 0);
     },
 
+    async leaseRequests({ accountId, windows, want, limits, giveBack }) {
+      return write(async (trx) => {
+        await trx
+          .insertInto("rate_limit_counters")
+          .values({ account_id: accountId, minute_start: windows.minute, minute_count: 0, day_start: windows.day, day_count: 0 })
+          .onConflict((oc) => oc.column("account_id").doNothing())
+          .execute();
+        const row = await dialect
+          .lockRows(trx.selectFrom("rate_limit_counters").selectAll().where("account_id", "=", accountId))
+          .executeTakeFirstOrThrow();
+        let minuteStart = Number(row.minute_start);
+        let minute = Number(row.minute_count);
+        let dayStart = Number(row.day_start);
+        let day = Number(row.day_count);
+        if (giveBack && giveBack.count > 0) {
+          if (giveBack.windows.minute === minuteStart) minute = Math.max(0, minute - giveBack.count);
+          if (giveBack.windows.day === dayStart) day = Math.max(0, day - giveBack.count);
+        }
+        // A newer window starts again at 0; a lease for an older one counts in the stored ones.
+        if (windows.minute > minuteStart) [minuteStart, minute] = [windows.minute, 0];
+        if (windows.day > dayStart) [dayStart, day] = [windows.day, 0];
+        const granted = Math.max(0, Math.min(want, limits.perMinute - minute, limits.perDay - day));
+        minute += granted;
+        day += granted;
+        await trx
+          .updateTable("rate_limit_counters")
+          .set({ minute_start: minuteStart, minute_count: minute, day_start: dayStart, day_count: day })
+          .where("account_id", "=", accountId)
+          .execute();
+        return { granted, minute, day };
+      });
+    },
   };
 }

@@ -12,6 +12,7 @@ export interface Database {
   event_tags: EventTagsTable;
   attendees: AttendeesTable;
   rate_limit_counters: RateLimitCountersTable;
+  key_revision: KeyRevisionTable;
   idempotency_keys: IdempotencyKeysTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -91,6 +92,12 @@ export interface RateLimitCountersTable {
   minute_count: number;
   day_start: number;
   day_count: number;
+}
+
+/** One row (`id` 1): raised by every revocation and change of an account's limits. */
+export interface KeyRevisionTable {
+  id: number;
+  revision: number;
 }
 
 export interface IdempotencyKeysTable {

@@ -262,6 +262,18 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex("webhook_deliveries_status_updated").on("webhook_deliveries").columns(["status", "updated_at"]).execute();
     },
   },
+  "0009_key_revision": {
+    async up(db: Kysely<any>) {
+      // One row whose revision every revocation and limit change raises: processes remember keys
+      // and read this row at most twice a second to learn that what they remember may be stale.
+      await db.schema
+        .createTable("key_revision")
+        .addColumn("id", "integer", (c) => c.primaryKey())
+        .addColumn("revision", "bigint", (c) => c.notNull())
+        .execute();
+      await db.insertInto("key_revision").values({ id: 1, revision: 0 }).execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

@@ -6,14 +6,23 @@ export interface RateLimitWindows {
   day: number;
 }
 
-/** One request counted for a live key: its account, the windows' counts including it, and the account's own limits. */
-export interface CountedRequest {
+/** A request for counts of an account's current windows (see `AccountStore.leaseRequests`). */
+export interface RequestLease {
   accountId: string;
+  windows: RateLimitWindows;
+  /** Requests wanted (0 to only give back). */
+  want: number;
+  /** The limits the requests are counted against: no grant takes either window past them. */
+  limits: { perMinute: number; perDay: number };
+  /** Unspent requests of an earlier lease, given back first to the windows they were taken from. */
+  giveBack?: { windows: RateLimitWindows; count: number };
+}
+
+/** What a lease got: requests granted (0 to `want`) and the windows' counts including them. */
+export interface LeasedRequests {
+  granted: number;
   minute: number;
   day: number;
-  /** The account's own limits (enterprise); `null` means the key's tier decides. */
-  perMinute: number | null;
-  perDay: number | null;
 }
 
 /**
@@ -46,11 +55,17 @@ export interface AccountStore {
   /** Revokes a key; `false` when no such key or already revoked. */
   revokeApiKey(id: string, now: string): Promise<boolean>;
   /**
-   * Authenticates and counts in one atomic statement, the hot path of every request: when the
-   * key with this hash exists and is not revoked, counts one request in its account's minute and
-   * day windows (a window newer than the stored one starts again at 1; a request of an older one
-   * counts in the current) and returns the counts including it; else counts nothing and returns
-   * `null`. Exact with several processes on one database, and a revoked key is refused at once.
+   * The revision of keys and account limits: raised in the same transaction as every revocation
+   * and every change of an account's limits, so a process that remembers keys can tell, by one
+   * small read, that what it remembers may be stale.
    */
-  countRequest(keyHash: string, windows: RateLimitWindows): Promise<CountedRequest | null>;
+  keysRevision(): Promise<number>;
+  /**
+   * Takes counts of the account's current minute and day windows for the caller to spend in
+   * memory, atomically: first gives back `giveBack.count` to the windows it names, where they are
+   * still the stored ones (a window newer than the stored one starts again at 0), then grants
+   * `min(want, perMinute - minute, perDay - day)` (never less than 0) and adds it to both windows.
+   * Exact with several processes on one database: the windows never go past the limits given.
+   */
+  leaseRequests(lease: RequestLease): Promise<LeasedRequests>;
 }
