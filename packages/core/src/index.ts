@@ -97,8 +97,12 @@ export {
 export type { AttendeeStatus } from "./rules/attendee-status.ts";
 
 // Carbon model
-export { EMISSION_FACTORS_KG_PER_KM, FLIGHT_BANDS, TRAVEL_MODES, travelEmissionsKg } from "./carbon/emission-factors.ts";
-export type { TravelMode } from "./carbon/emission-factors.ts";
+export {
+  DEFAULT_EMISSION_FACTORS, EMISSION_FACTOR_UNIT, EMISSION_FACTORS_KG_PER_KM, EmissionFactorSet, EmissionFactorSetResponse, FLIGHT_BANDS, TRAVEL_MODES,
+  travelEmissionsKg,
+} from "./carbon/emission-factors.ts";
+export type { EmissionFactorSetInput, TravelMode } from "./carbon/emission-factors.ts";
+export { Methodology } from "./analytics/methodology.ts";
 export { DEFAULT_CARBON_SETTINGS, offsetKg } from "./carbon/carbon-settings.ts";
 export type { CarbonSettings } from "./carbon/carbon-settings.ts";
 export { sustainabilityScore } from "./carbon/sustainability-score.ts";

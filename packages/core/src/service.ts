@@ -1,4 +1,5 @@
 import { type CarbonSettings, DEFAULT_CARBON_SETTINGS } from "./carbon/carbon-settings.ts";
+import { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, type EmissionFactorSetInput, factorSetIdentity } from "./carbon/emission-factors.ts";
 import { createQrCodeRenderer, type QrCodeImage } from "./qr-code.ts";
 import { type Scope, SCOPES, type Tier } from "./resources/api-key.ts";
 import { type AnalyticsOperations, createAnalyticsOperations } from "./service/analytics-operations.ts";
@@ -29,6 +30,12 @@ export interface EventServiceOptions {
   publicUrl?: string;
   /** Carbon accounting settings; see `DEFAULT_CARBON_SETTINGS`. */
   carbon?: Partial<CarbonSettings>;
+  /**
+   * The travel emission factor set (see `EmissionFactorSet`); default: the storage's
+   * (`createSqlStorage({ emissionFactors })`), else `DEFAULT_EMISSION_FACTORS`. The storage keeps
+   * the figures, so a set given here must be the storage's: another one throws at creation.
+   */
+  emissionFactors?: EmissionFactorSetInput;
   /** The clock; tests may pin it. */
   now?: () => Date;
   /** Webhook settings. */
@@ -64,6 +71,8 @@ export interface AccountScope {
 export interface EventService {
   readonly storage: Storage;
   readonly carbon: CarbonSettings;
+  /** The travel emission factor set of every figure. */
+  readonly emissionFactors: EmissionFactorSet;
   readonly keys: KeyOperations;
   /** The operations of one account, for a caller with the given scopes and tier (default: all scopes, enterprise). */
   forAccount(accountId: string, options?: AccountOptions): AccountScope;
@@ -89,6 +98,7 @@ export interface EventService {
 export function createEventService(options: EventServiceOptions): EventService {
   const { storage } = options;
   const carbon: CarbonSettings = { ...DEFAULT_CARBON_SETTINGS, ...options.carbon };
+  const emissionFactors = resolveEmissionFactors(storage, options.emissionFactors);
   const clock = options.now ?? (() => new Date());
   const now = () => clock().toISOString();
   const defaultBaseUrl = (options.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, "");
@@ -102,9 +112,10 @@ export function createEventService(options: EventServiceOptions): EventService {
       scopes: scopeOptions.scopes ?? SCOPES,
       tier: scopeOptions.tier ?? "enterprise",
       carbon,
+      emissionFactors,
       clock,
       now,
-      notifier: createChangeNotifier({ baseUrl, carbon }),
+      notifier: createChangeNotifier({ baseUrl, carbon, emissionFactors }),
       queued,
     };
     return {
@@ -120,6 +131,7 @@ export function createEventService(options: EventServiceOptions): EventService {
   return {
     storage,
     carbon,
+    emissionFactors,
     keys: createKeyOperations(storage, now),
     forAccount,
     now,
@@ -130,4 +142,15 @@ export function createEventService(options: EventServiceOptions): EventService {
       return qrImages(attendee.confirmationCode, format);
     },
   };
+}
+
+/** The service's factor set: the one given, which must be the storage's (it computes the kept figures), else the storage's. */
+function resolveEmissionFactors(storage: Storage, given: EmissionFactorSetInput | undefined): EmissionFactorSet {
+  const stored = storage.emissionFactors ?? DEFAULT_EMISSION_FACTORS;
+  if (given === undefined) return stored;
+  const set = EmissionFactorSet.parse(given);
+  if (factorSetIdentity(set) !== factorSetIdentity(stored)) {
+    throw new Error("createEventService: emissionFactors differ from the storage's; pass the same set to createSqlStorage({ emissionFactors }), which keeps the figures");
+  }
+  return set;
 }

@@ -78,7 +78,7 @@ test("the kept figures, their SQL twin and contributionOf agree through every ki
   };
   const summed = async () => {
     const { items } = await storage.listAttendees(accountId, AttendeeListQuery.parse({ eventId: event.id, limit: "100" }));
-    return items.map(contributionOf).reduce(
+    return items.map((item) => contributionOf(item)).reduce(
       (total, c) => ({
         activeRegistrations: total.activeRegistrations + c.activeRegistrations,
         emissionsKg: total.emissionsKg + c.emissionsKg,

@@ -1,5 +1,7 @@
 import * as z from "zod";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
+import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
+import { Methodology, methodologyOf } from "./methodology.ts";
 import { LOW_CARBON_TRAVEL_MODES, TRAVEL_MODES } from "../carbon/emission-factors.ts";
 import { sustainabilityScore } from "../carbon/sustainability-score.ts";
 import { EVENT_STATUSES } from "../rules/event-status.ts";
@@ -18,6 +20,7 @@ export const FEEDBACK_UNAVAILABLE_REASON = "The service does not collect attende
 
 /** The answer of `GET /analytics/events/:id`. */
 export const EventAnalytics = z.object({
+  methodology: Methodology,
   eventId: z.string(),
   eventName: z.string(),
   status: z.enum(EVENT_STATUSES),
@@ -85,7 +88,7 @@ export type EventAnalytics = z.infer<typeof EventAnalytics>;
  * registration by status; demographics, sustainability and finance cover the active ones
  * (the people holding a place), as the event's `carbonFootprint` does.
  */
-export function buildEventAnalytics(figures: EventAnalyticsFigures, carbon: CarbonSettings): EventAnalytics {
+export function buildEventAnalytics(figures: EventAnalyticsFigures, carbon: CarbonSettings, factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): EventAnalytics {
   const { event, statuses } = figures;
   const registered = statuses.confirmed + statuses.pending + statuses.cancelled + statuses["checked-in"];
   const active = registered - statuses.cancelled;
@@ -100,6 +103,7 @@ export function buildEventAnalytics(figures: EventAnalyticsFigures, carbon: Carb
   const checkInRate = percent(statuses["checked-in"], active);
   const cancellationRate = percent(statuses.cancelled, registered);
   return {
+    methodology: methodologyOf(factors, carbon),
     eventId: event.id,
     eventName: event.name,
     status: event.status,

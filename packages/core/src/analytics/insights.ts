@@ -1,7 +1,7 @@
 import * as z from "zod";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import { offsetKg } from "../carbon/carbon-settings.ts";
-import { EMISSION_FACTORS_KG_PER_KM } from "../carbon/emission-factors.ts";
+import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet, factorBands, type TravelMode } from "../carbon/emission-factors.ts";
 import type { AggregateFigures, ModeFigures } from "./analytics-figures.ts";
 import { BENCHMARKS } from "./benchmarks.ts";
 import type { BucketGranularity } from "./date-buckets.ts";
@@ -39,6 +39,11 @@ export interface BenchmarkComparison {
   assessment: "better" | "worse" | "equal";
 }
 
+/** The factor of `mode`'s first distance band in `factors` (the only one of modes without bands). */
+function firstFactor(factors: EmissionFactorSet, mode: TravelMode): number {
+  return factorBands(factors, mode)[0]!.factor;
+}
+
 /** Inputs of {@link generateInsights}. */
 export interface InsightInput {
   metric: TrendMetric;
@@ -51,6 +56,8 @@ export interface InsightInput {
   totals: AggregateFigures;
   byMode: readonly ModeFigures[];
   carbon: CarbonSettings;
+  /** The factor set of the figures, quoted in the travel recommendation. Default `DEFAULT_EMISSION_FACTORS`. */
+  factors?: EmissionFactorSet;
 }
 
 const LABELS: Record<TrendMetric, string> = {
@@ -85,6 +92,7 @@ const signed = (value: number) => `${value > 0 ? "+" : ""}${n(value)}`;
  */
 export function generateInsights(input: InsightInput): { insights: Insight[]; recommendations: Recommendation[] } {
   const { metric, unit, statistics: stats, totals } = input;
+  const factors = input.factors ?? DEFAULT_EMISSION_FACTORS;
   const insights: Insight[] = [];
   const recommendations: Recommendation[] = [];
   const label = LABELS[metric];
@@ -170,7 +178,7 @@ export function generateInsights(input: InsightInput): { insights: Insight[]; re
     if (share >= HIGH_EMISSION_SHARE) {
       recommendations.push({
         type: "travel_mix",
-        message: `Move attendees to rail and bus: flights and cars cause ${n(share)}% of the travel emissions. Rail emits ${EMISSION_FACTORS_KG_PER_KM.train} kg CO2e per passenger-km against ${EMISSION_FACTORS_KG_PER_KM.car} by car (UK GHG conversion factors 2023); choose venues near rail hubs and promote train travel in the invitation.`,
+        message: `Move attendees to rail and bus: flights and cars cause ${n(share)}% of the travel emissions. Rail emits ${firstFactor(factors, "train")} kg CO2e per passenger-km against ${firstFactor(factors, "car")} by car (${factors.name} ${factors.year}); choose venues near rail hubs and promote train travel in the invitation.`,
         figures: { highEmissionSharePercent: share },
       });
     }

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
-import { TRAVEL_MODES } from "../carbon/emission-factors.ts";
+import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet, TRAVEL_MODES } from "../carbon/emission-factors.ts";
+import { Methodology, methodologyOf } from "./methodology.ts";
 import { dateParam } from "../resources/common.ts";
 import type { AggregateFigures, AnalyticsFigures, ModeFigures } from "./analytics-figures.ts";
 import { EventIdsParam } from "./analytics-params.ts";
@@ -45,6 +46,7 @@ const TrendBucket = z.object({
 
 /** The answer of `GET /analytics/sustainability`. */
 export const SustainabilityReport = z.object({
+  methodology: Methodology,
   range: z.object({ startDate: z.string().nullable(), endDate: z.string().nullable(), granularity: z.enum(SUSTAINABILITY_GRANULARITIES) }),
   eventIds: z.array(z.string()).nullable(),
   carbonFootprint: z.object({
@@ -143,6 +145,8 @@ export interface SustainabilityReportInput {
   buckets: Bucket[];
   figures: AnalyticsFigures;
   carbon: CarbonSettings;
+  /** The factor set of the figures (named in `methodology`). Default `DEFAULT_EMISSION_FACTORS`. */
+  factors?: EmissionFactorSet;
 }
 
 /**
@@ -158,6 +162,7 @@ export function buildSustainabilityReport(input: SustainabilityReportInput): Sus
   const cert = figures.perEvent.certifications;
   const score = figures.perEvent.score;
   return {
+    methodology: methodologyOf(input.factors ?? DEFAULT_EMISSION_FACTORS, carbon),
     range: { ...input.range, granularity: input.granularity },
     eventIds: input.eventIds,
     carbonFootprint: {

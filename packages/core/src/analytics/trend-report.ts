@@ -1,5 +1,7 @@
 import * as z from "zod";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
+import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
+import { Methodology, methodologyOf } from "./methodology.ts";
 import { ServiceError } from "../errors.ts";
 import { BooleanParam, dateParam, text } from "../resources/common.ts";
 import type { AggregateFigures, AnalyticsFigures } from "./analytics-figures.ts";
@@ -24,6 +26,7 @@ const NullableNum = z.number().nullable();
 
 /** The answer of `GET /analytics/trends`. */
 export const TrendReport = z.object({
+  methodology: Methodology,
   metric: z.enum(TREND_METRICS),
   unit: z.string(),
   granularity: z.enum(TREND_GRANULARITIES),
@@ -126,6 +129,8 @@ export interface TrendReportInput {
   buckets: Bucket[];
   figures: AnalyticsFigures;
   carbon: CarbonSettings;
+  /** The factor set of the figures (named in `methodology`, quoted in insights). Default `DEFAULT_EMISSION_FACTORS`. */
+  factors?: EmissionFactorSet;
 }
 
 /**
@@ -135,6 +140,7 @@ export interface TrendReportInput {
  */
 export function buildTrendReport(input: TrendReportInput): TrendReport {
   const { query, figures } = input;
+  const factors = input.factors ?? DEFAULT_EMISSION_FACTORS;
   const metric = query.metric;
   const granularity: BucketGranularity = query.granularity;
   const byPeriod = new Map(figures.buckets.map((b) => [b.period, b]));
@@ -162,8 +168,10 @@ export function buildTrendReport(input: TrendReportInput): TrendReport {
     totals: figures.totals,
     byMode: figures.byMode,
     carbon: input.carbon,
+    factors,
   });
   return {
+    methodology: methodologyOf(factors, input.carbon),
     metric,
     unit,
     granularity,

@@ -1,5 +1,6 @@
 import type * as z from "zod";
 import { EventAnalytics } from "../analytics/event-analytics.ts";
+import { EmissionFactorSetResponse } from "../carbon/emission-factors.ts";
 import { SustainabilityQuery, SustainabilityReport } from "../analytics/sustainability-report.ts";
 import { TrendQuery, TrendReport } from "../analytics/trend-report.ts";
 import type { ErrorCode } from "../errors.ts";
@@ -179,6 +180,12 @@ export const ROUTES: readonly Route[] = [
     response: { status: 200, schema: TrendReport, name: "TrendReport", description: "The trend analysis" },
     errors: ["INVALID_REQUEST", "INVALID_DATE_RANGE", "INSUFFICIENT_DATA"],
     handle: async (c) => ok(await c.account.analytics.trends(c.query)),
+  },
+  {
+    method: "GET", path: "/analytics/emission-factors", scope: "analytics:read", tag: "Analytics", operationId: "getEmissionFactors",
+    summary: "The travel emission factor set in use: name, year, source, each travel mode's factor (by distance band) and unit",
+    response: { status: 200, schema: EmissionFactorSetResponse, name: "EmissionFactorSet", description: "The factor set every emission figure is computed with" }, errors: [],
+    handle: async (c) => ok(c.account.analytics.emissionFactors()),
   },
   {
     method: "GET", path: "/webhooks/:id/deliveries", scope: "webhooks:read", tag: "Webhooks", operationId: "listWebhookDeliveries",

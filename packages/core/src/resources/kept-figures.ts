@@ -10,7 +10,7 @@ import type { AttendeeRecord } from "./attendee.ts";
 import type { EventRecord, EventStats } from "./event.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
-import { LOW_CARBON_TRAVEL_MODES, travelEmissionsKg } from "../carbon/emission-factors.ts";
+import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet, LOW_CARBON_TRAVEL_MODES, travelEmissionsKg } from "../carbon/emission-factors.ts";
 import { sustainabilityScore } from "../carbon/sustainability-score.ts";
 
 /** An event's kept figures, or what one registration adds to them. */
@@ -30,14 +30,14 @@ export interface KeptFigures {
 /** The figures of an event without active registrations (a new one). */
 export const NO_FIGURES: Readonly<KeptFigures> = Object.freeze({ activeRegistrations: 0, emissionsKg: 0, offsetUsd: 0, travelReported: 0, lowCarbonTravel: 0 });
 
-/** What one registration adds to its event's kept figures: nothing unless it is active (`null`: none). */
-export function contributionOf(attendee: AttendeeRecord | null): KeptFigures {
+/** What one registration adds to its event's kept figures under the factor set `factors`: nothing unless it is active (`null`: none). */
+export function contributionOf(attendee: AttendeeRecord | null, factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): KeptFigures {
   if (!attendee || !isActiveAttendeeStatus(attendee.status)) return { ...NO_FIGURES };
   const offset = attendee.carbonOffset;
   const mode = offset?.travelMode ?? null;
   return {
     activeRegistrations: 1,
-    emissionsKg: mode === null ? 0 : travelEmissionsKg(mode, offset?.travelDistance ?? 0),
+    emissionsKg: mode === null ? 0 : travelEmissionsKg(mode, offset?.travelDistance ?? 0, factors),
     offsetUsd: offset?.opted ? (offset.amount ?? 0) : 0,
     travelReported: mode === null ? 0 : 1,
     lowCarbonTravel: mode !== null && (LOW_CARBON_TRAVEL_MODES as readonly string[]).includes(mode) ? 1 : 0,
@@ -45,8 +45,8 @@ export function contributionOf(attendee: AttendeeRecord | null): KeptFigures {
 }
 
 /** How a change of one registration from `before` to `after` moves its event's figures (either may be `null`). */
-export function contributionChange(before: AttendeeRecord | null, after: AttendeeRecord | null): KeptFigures {
-  const [was, is] = [contributionOf(before), contributionOf(after)];
+export function contributionChange(before: AttendeeRecord | null, after: AttendeeRecord | null, factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): KeptFigures {
+  const [was, is] = [contributionOf(before, factors), contributionOf(after, factors)];
   return {
     activeRegistrations: is.activeRegistrations - was.activeRegistrations,
     emissionsKg: is.emissionsKg - was.emissionsKg,

@@ -3,6 +3,7 @@ import { assertDateOrder, type Bucket, enumerateBuckets } from "../analytics/dat
 import { buildEventAnalytics, type EventAnalytics } from "../analytics/event-analytics.ts";
 import { buildSustainabilityReport, type SustainabilityReport, SustainabilityQuery } from "../analytics/sustainability-report.ts";
 import { buildTrendReport, type TrendReport, TrendQuery } from "../analytics/trend-report.ts";
+import { type EmissionFactorSetResponse, emissionFactorSetResponse } from "../carbon/emission-factors.ts";
 import { ServiceError } from "../errors.ts";
 import type { AnalyticsStore } from "../storage/analytics-store.ts";
 import { notFound, type OperationContext } from "./operation-context.ts";
@@ -18,11 +19,13 @@ export interface AnalyticsOperations {
   event(eventId: string): Promise<EventAnalytics>;
   /** Trend analysis of one metric. Throws `INVALID_REQUEST`, `INVALID_DATE_RANGE`, `INSUFFICIENT_DATA`. */
   trends(query?: Record<string, unknown>): Promise<TrendReport>;
+  /** The travel emission factor set in use (name, year, source, each mode's factors and unit): what every figure is computed with. */
+  emissionFactors(): EmissionFactorSetResponse;
 }
 
 /** The analytics of one account: the store aggregates, these build the reports. */
-export function createAnalyticsOperations(storage: AnalyticsStore, context: Pick<OperationContext, "accountId" | "carbon">): AnalyticsOperations {
-  const { accountId, carbon } = context;
+export function createAnalyticsOperations(storage: AnalyticsStore, context: Pick<OperationContext, "accountId" | "carbon" | "emissionFactors">): AnalyticsOperations {
+  const { accountId, carbon, emissionFactors: factors } = context;
 
   const analytics: AnalyticsOperations = {
     async sustainability(query = {}) {
@@ -38,12 +41,12 @@ export function createAnalyticsOperations(storage: AnalyticsStore, context: Pick
       const range = { startDate: parsed.startDate ?? figures.span?.first ?? null, endDate: parsed.endDate ?? figures.span?.last ?? null };
       let buckets: Bucket[] = [];
       if (granularity && range.startDate !== null && range.endDate !== null) buckets = enumerateBuckets(range.startDate, range.endDate, granularity);
-      return buildSustainabilityReport({ granularity: parsed.granularity, range, eventIds: parsed.eventIds ?? null, buckets, figures, carbon });
+      return buildSustainabilityReport({ granularity: parsed.granularity, range, eventIds: parsed.eventIds ?? null, buckets, figures, carbon, factors });
     },
     async event(eventId) {
       const figures = await storage.eventAnalyticsFigures(accountId, eventId);
       if (!figures) throw notFound("Event", eventId);
-      return buildEventAnalytics(figures, carbon);
+      return buildEventAnalytics(figures, carbon, factors);
     },
     async trends(query = {}) {
       const parsed = parseInput(TrendQuery, query, "query");
@@ -62,7 +65,10 @@ export function createAnalyticsOperations(storage: AnalyticsStore, context: Pick
         });
       }
       const buckets = enumerateBuckets(startDate, endDate, parsed.granularity);
-      return buildTrendReport({ query: parsed, range: { startDate, endDate }, buckets, figures, carbon });
+      return buildTrendReport({ query: parsed, range: { startDate, endDate }, buckets, figures, carbon, factors });
+    },
+    emissionFactors() {
+      return emissionFactorSetResponse(factors);
     },
   };
 

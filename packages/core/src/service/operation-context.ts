@@ -1,4 +1,5 @@
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
+import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
 import { ServiceError } from "../errors.ts";
 import type { Scope, Tier } from "../resources/api-key.ts";
 import type { Pagination } from "../resources/common.ts";
@@ -17,6 +18,8 @@ export interface OperationContext {
   /** The caller's tier, which caps the account's webhooks. */
   tier: Tier;
   carbon: CarbonSettings;
+  /** The travel emission factor set of every figure. */
+  emissionFactors: EmissionFactorSet;
   /** The service's clock, and its time as an ISO string. */
   clock: () => Date;
   now: () => string;

@@ -10,6 +10,7 @@ import type {
 } from "../analytics/analytics-figures.ts";
 import { LOW_CARBON_CERTIFICATION_SHARE, SCORE_TIERS } from "../analytics/certifications.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
+import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
 import { ACTIVE_ATTENDEE_STATUSES, ATTENDEE_STATUSES, type AttendeeStatus } from "../rules/attendee-status.ts";
 import { contributionSql, scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { EventStatus } from "../rules/event-status.ts";
@@ -20,8 +21,6 @@ import { rowToEvent } from "./rows.ts";
 const ACTIVE = [...ACTIVE_ATTENDEE_STATUSES];
 const CHECKED_IN = "checked-in" satisfies AttendeeStatus;
 const CANCELLED = "cancelled" satisfies EventStatus;
-/** What each registration row adds to its event's figures (the one definition's SQL twin). */
-const contribution = contributionSql();
 
 /** The analytics queries over one kysely instance. */
 export interface AnalyticsQueries {
@@ -43,7 +42,9 @@ const numOrNull = (value: unknown): number | null => (value === null || value ==
  * const analytics = createAnalyticsQueries(db, dialectOf(db));
  * const figures = await analytics.figures({ accountId, granularity: "monthly" }, DEFAULT_CARBON_SETTINGS);
  */
-export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect): AnalyticsQueries {
+export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect, factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): AnalyticsQueries {
+  /** What each registration row adds to its event's figures under the set in use (the one definition's SQL twin). */
+  const contribution = contributionSql(factors);
   /** The scope's events (`e`): the account's, not cancelled, within the filters. */
   function scopeFilter(scope: AnalyticsScope) {
     return (eb: ExpressionBuilder<Database & { e: EventsTable }, "e">) => {

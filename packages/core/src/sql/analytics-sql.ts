@@ -5,7 +5,7 @@ import type { SqlContext } from "./sql-context.ts";
 
 /** Analytics reads (`AnalyticsStore`) on SQL, aggregated in the database. */
 export function createAnalyticsStore(ctx: SqlContext): AnalyticsStore {
-  const analytics = createAnalyticsQueries(ctx.db, ctx.dialect);
+  const analytics = createAnalyticsQueries(ctx.db, ctx.dialect, ctx.factors);
 
   return {
     async analyticsFigures(scope, carbon) {

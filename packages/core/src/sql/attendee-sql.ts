@@ -23,7 +23,7 @@ const ACTIVE_EMAIL_INDEX: UniqueIndex = { name: "attendees_event_email_active", 
 
 /** Registrations (`AttendeeStore`) on SQL, each change under its event's lock. */
 export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
-  const { db, dialect, write, notify } = ctx;
+  const { db, dialect, write, notify, factors } = ctx;
   /**
    * Moves an event's kept figures from what registration `before` contributed to what `after`
    * does (either may be `null`: none). Runs in the write transaction of the change, under the
@@ -31,7 +31,7 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
    * registration costs the same in an event of ten or of fifty thousand.
    */
   async function adjustEventStats(conn: Kysely<Database>, eventId: string, before: AttendeeRecord | null, after: AttendeeRecord | null) {
-    const change = contributionChange(before, after);
+    const change = contributionChange(before, after, factors);
     const delta = {
       active_count: change.activeRegistrations,
       emissions_kg: change.emissionsKg,

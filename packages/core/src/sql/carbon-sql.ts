@@ -1,17 +1,19 @@
 import { type RawBuilder, sql } from "kysely";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
-import { EMISSION_FACTORS_KG_PER_KM, FLIGHT_BANDS, LOW_CARBON_TRAVEL_MODES } from "../carbon/emission-factors.ts";
+import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet, factorBands, LOW_CARBON_TRAVEL_MODES, TRAVEL_MODES } from "../carbon/emission-factors.ts";
 import { SCORE_WEIGHTS } from "../carbon/sustainability-score.ts";
 import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
 import type { KEPT_FIGURE_COLUMNS } from "./rows.ts";
 
-/** kg CO2e of one attendee row's travel, the SQL twin of `travelEmissionsKg`. */
-export function emissionsSql(): RawBuilder<number> {
-  const fixed = Object.entries(EMISSION_FACTORS_KG_PER_KM).map(([mode, factor]) => sql`when ${sql.lit(mode)} then ${sql.lit(factor)}`);
-  const bands = FLIGHT_BANDS.map((band) =>
-    Number.isFinite(band.maxKm) ? sql`when travel_distance <= ${sql.lit(band.maxKm)} then ${sql.lit(band.factor)}` : sql`else ${sql.lit(band.factor)}`,
-  );
-  return sql<number>`(case travel_mode ${sql.join(fixed, sql` `)} when 'flight' then (case ${sql.join(bands, sql` `)} end) else 0 end) * coalesce(travel_distance, 0)`;
+/** kg CO2e of one attendee row's travel under the factor set `factors`, the SQL twin of `travelEmissionsKg`. */
+export function emissionsSql(factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): RawBuilder<number> {
+  const modes = TRAVEL_MODES.map((mode) => {
+    const bands = factorBands(factors, mode).map((band) =>
+      band.maxDistanceKm === null ? sql`else ${sql.lit(band.factor)}` : sql`when coalesce(travel_distance, 0) <= ${sql.lit(band.maxDistanceKm)} then ${sql.lit(band.factor)}`,
+    );
+    return sql`when ${sql.lit(mode)} then (case ${sql.join(bands, sql` `)} end)`;
+  });
+  return sql<number>`(case travel_mode ${sql.join(modes, sql` `)} else 0 end) * coalesce(travel_distance, 0)`;
 }
 
 /** Low-carbon modes as an SQL list. */
@@ -22,14 +24,14 @@ export const activeSql = sql<boolean>`status in (${sql.join(ACTIVE_ATTENDEE_STAT
 
 /**
  * What one attendee row adds to its event's kept figures, column by column of the event row:
- * the SQL twin of `contributionOf` (`resources/kept-figures.ts`), 0 in every column for a
+ * the SQL twin of `contributionOf` (`resources/kept-figures.ts`) under the factor set `factors`, 0 in every column for a
  * registration that is not active. Summed over registration rows they give the kept figures:
  * analytics and the migration's backfill sum them; a test keeps the twins in agreement.
  */
-export function contributionSql(): Record<(typeof KEPT_FIGURE_COLUMNS)[number], RawBuilder<number>> {
+export function contributionSql(factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): Record<(typeof KEPT_FIGURE_COLUMNS)[number], RawBuilder<number>> {
   return {
     active_count: sql<number>`(case when ${activeSql} then 1 else 0 end)`,
-    emissions_kg: sql<number>`(case when ${activeSql} then ${emissionsSql()} else 0 end)`,
+    emissions_kg: sql<number>`(case when ${activeSql} then ${emissionsSql(factors)} else 0 end)`,
     offset_usd: sql<number>`(case when ${activeSql} and offset_opted = 1 then coalesce(offset_amount, 0) else 0 end)`,
     travel_reported: sql<number>`(case when ${activeSql} and travel_mode is not null then 1 else 0 end)`,
     low_carbon: sql<number>`(case when ${activeSql} and travel_mode in (${lowCarbonModesSql}) then 1 else 0 end)`,

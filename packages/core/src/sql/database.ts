@@ -13,6 +13,7 @@ export interface Database {
   attendees: AttendeesTable;
   rate_limit_counters: RateLimitCountersTable;
   key_revision: KeyRevisionTable;
+  emission_factor_set: EmissionFactorSetTable;
   idempotency_keys: IdempotencyKeysTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -56,6 +57,13 @@ export interface WebhookAttemptsTable {
   error: string | null;
   response_excerpt: string | null;
   succeeded: number;
+}
+
+/** One row (`id` 1): the identity (`factorSetIdentity`) of the factor set the kept figures were computed with. */
+export interface EmissionFactorSetTable {
+  id: number;
+  identity: string;
+  updated_at: string;
 }
 
 /** A one-time notification (`goal_achieved:carbon_neutral`, `threshold:capacity_utilization`) already written for an event. */

@@ -2,6 +2,8 @@ import { type ExpressionBuilder, sql } from "kysely";
 import { DELIVERY_STATUSES } from "../resources/webhook-delivery.ts";
 import { PENDING } from "./outbox-sql.ts";
 import type { Database } from "./database.ts";
+import { factorSetIdentity } from "../carbon/emission-factors.ts";
+import { contributionSql } from "./carbon-sql.ts";
 import { migrationProvider } from "./migrations.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { StorageLifecycle } from "../storage/lifecycle-store.ts";
@@ -54,6 +56,31 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
   }
 
 
+  /**
+   * Brings the kept emissions to the factor set in use: when the set recorded beside them is
+   * another, every event's `emissions_kg` is summed again from its registrations (the SQL twin
+   * of the write-time figures) and the set recorded, in one write transaction, so a reader sees
+   * the old figures or the new ones, never a mix. Nothing happens while the set stays the same.
+   */
+  async function recomputeForFactorSet(): Promise<void> {
+    const identity = factorSetIdentity(ctx.factors);
+    const recorded = await db.selectFrom("emission_factor_set").select("identity").where("id", "=", 1).executeTakeFirst();
+    if (recorded?.identity === identity) return;
+    await write(async (trx) => {
+      // Read again under the write lock: another process may have just done it.
+      const current = await trx.selectFrom("emission_factor_set").select("identity").where("id", "=", 1).executeTakeFirst();
+      if (current?.identity === identity) return;
+      const emissions = contributionSql(ctx.factors).emissions_kg;
+      await trx
+        .updateTable("events")
+        .set((eb) => ({ emissions_kg: eb.selectFrom("attendees as a").whereRef("a.event_id", "=", "events.id").select(sql<number>`coalesce(sum(${emissions}), 0)`.as("n")) }))
+        .execute();
+      const updatedAt = ctx.now().toISOString();
+      if (current) await trx.updateTable("emission_factor_set").set({ identity, updated_at: updatedAt }).where("id", "=", 1).execute();
+      else await trx.insertInto("emission_factor_set").values({ id: 1, identity, updated_at: updatedAt }).execute();
+    });
+  }
+
   return {
     async migrate() {
       const { error, results } = await dialect.migrate(db, migrationProvider);
@@ -62,6 +89,7 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
         const reason = error instanceof Error ? error.message : String(error);
         throw new Error(failed ? `Migration ${failed.migrationName} failed: ${reason}` : `Migrations could not run: ${reason}`, { cause: error });
       }
+      await recomputeForFactorSet();
     },
 
     async ping() {

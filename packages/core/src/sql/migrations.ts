@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, sql } from "kysely";
+import { DEFAULT_EMISSION_FACTORS, factorSetIdentity } from "../carbon/emission-factors.ts";
 import { contributionSql } from "./carbon-sql.ts";
 
 /**
@@ -272,6 +273,19 @@ export const MIGRATIONS: Record<string, Migration> = {
         .addColumn("revision", "bigint", (c) => c.notNull())
         .execute();
       await db.insertInto("key_revision").values({ id: 1, revision: 0 }).execute();
+    },
+  },
+  "0010_emission_factors": {
+    async up(db: Kysely<any>) {
+      // The identity of the factor set the kept figures (events.emissions_kg) were computed with:
+      // until now always the 2023 default. `migrate()` recomputes them when a deployment's set differs.
+      await db.schema
+        .createTable("emission_factor_set")
+        .addColumn("id", "integer", (c) => c.primaryKey())
+        .addColumn("identity", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      await db.insertInto("emission_factor_set").values({ id: 1, identity: factorSetIdentity(DEFAULT_EMISSION_FACTORS), updated_at: new Date().toISOString() }).execute();
     },
   },
 };

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
 import type { ChangeNotifier, StoredChange } from "../storage/change-notifier.ts";
 import type { Database } from "./database.ts";
 import type { SqlDialect, UniqueIndex } from "./dialect.ts";
@@ -11,6 +12,8 @@ export interface SqlContext {
   write<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** Hands a change to the call's notifier (else the storage's) and writes what it returns to the outbox, in the change's transaction; how many deliveries it wrote. */
   notify(trx: Kysely<Database>, accountId: string, change: StoredChange, notifier: ChangeNotifier | undefined): Promise<number>;
+  /** The travel emission factors the kept figures are computed with. */
+  factors: EmissionFactorSet;
   /** The storage's clock (the defaults that need a time). */
   now(): Date;
 }

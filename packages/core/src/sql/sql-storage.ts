@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, type EmissionFactorSetInput } from "../carbon/emission-factors.ts";
 import { ServiceError } from "../errors.ts";
 import type { Storage } from "../storage.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
@@ -27,6 +28,12 @@ export interface SqlStorageOptions {
    * none, so the storage writes no notifications.
    */
   notifier?: ChangeNotifier;
+  /**
+   * The travel emission factors of the kept figures (an event's `carbonFootprint`, analytics).
+   * Default `DEFAULT_EMISSION_FACTORS`. When it differs from the set the stored figures were
+   * computed with, `migrate()` recomputes them. Every process on one database must use the same set.
+   */
+  emissionFactors?: EmissionFactorSetInput;
   /** The clock of the defaults (the erasure time of `deleteEvent` without an `erasure`). Default: the system clock. */
   now?: () => Date;
 }
@@ -43,12 +50,14 @@ export interface SqlStorageOptions {
 export function createSqlStorage(options: SqlStorageOptions): Storage {
   const { db } = options;
   const dialect = dialectOf(db);
+  const factors = options.emissionFactors ? EmissionFactorSet.parse(options.emissionFactors) : DEFAULT_EMISSION_FACTORS;
   const ctx: SqlContext = {
     db,
     dialect,
     write: (fn) => dialect.writeTransaction(db, fn),
     notify: (trx, accountId, change, notifier) =>
-      notifyChange(trx, accountId, change, notifier ?? options.notifier, (conn, account, eventId) => createAnalyticsQueries(conn, dialect).eventAnalyticsFigures(account, eventId)),
+      notifyChange(trx, accountId, change, notifier ?? options.notifier, (conn, account, eventId) => createAnalyticsQueries(conn, dialect, factors).eventAnalyticsFigures(account, eventId)),
+    factors,
     now: options.now ?? (() => new Date()),
   };
   const storage: Storage = {
@@ -61,6 +70,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     ...createDeliveryMethods(db, dialect, ctx.write),
     ...createAnalyticsStore(ctx),
   };
+  storage.emissionFactors = factors;
   return withAvailability(storage, (error) => dialect.isStoreUnavailable(error));
 }
 
@@ -69,6 +79,10 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
 function withAvailability(storage: Storage, unavailable: (error: unknown) => boolean): Storage {
   const wrapped = {} as Record<string, unknown>;
   for (const [name, method] of Object.entries(storage) as Array<[string, (...args: unknown[]) => Promise<unknown>]>) {
+    if (typeof method !== "function") {
+      wrapped[name] = method;
+      continue;
+    }
     wrapped[name] = async (...args: unknown[]) => {
       try {
         return await method(...args);

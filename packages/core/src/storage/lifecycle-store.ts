@@ -1,3 +1,5 @@
+import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
+
 /** What one purge removed. */
 export interface PurgeResult {
   idempotencyKeys: number;
@@ -11,7 +13,17 @@ export interface PurgeResult {
  * Each method is atomic (see `Storage`).
  */
 export interface StorageLifecycle {
-  /** Brings the schema up to date. Idempotent; safe to call from several processes at once. */
+  /**
+   * The travel emission factors the kept figures are computed with (`carbonFootprint`,
+   * analytics); `DEFAULT_EMISSION_FACTORS` unless the storage was made with another set.
+   */
+  emissionFactors?: EmissionFactorSet;
+  /**
+   * Brings the schema up to date, then the kept figures: when the stored figures were computed
+   * with another factor set than `emissionFactors`, recomputes every event's emissions from its
+   * registrations in one transaction and records the set. Idempotent; safe to call from several
+   * processes at once.
+   */
   migrate(): Promise<void>;
   /** A round trip to the store; throws when it cannot be reached. */
   ping(): Promise<void>;

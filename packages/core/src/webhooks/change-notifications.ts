@@ -5,6 +5,7 @@
  * transaction; it decides nothing itself.
  */
 import { buildEventAnalytics } from "../analytics/event-analytics.ts";
+import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
 import { type CarbonSettings, DEFAULT_CARBON_SETTINGS, offsetKg } from "../carbon/carbon-settings.ts";
 import { eventStatsOf, type KeptFigures } from "../resources/kept-figures.ts";
 import { type AttendeeRecord, toApiAttendee } from "../resources/attendee.ts";
@@ -25,6 +26,8 @@ export interface ChangeNotifierOptions {
   baseUrl?: string;
   /** The carbon settings of the figures. Default `DEFAULT_CARBON_SETTINGS`. */
   carbon?: CarbonSettings;
+  /** The factor set of the figures (named in the analytics report's `methodology`). Default `DEFAULT_EMISSION_FACTORS`. */
+  emissionFactors?: EmissionFactorSet;
 }
 
 /**
@@ -69,7 +72,7 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
     const completed = before.status !== "completed" && after.status === "completed";
     if (completed && (reader.wants("sustainability.report_generated") || reader.wants("analytics.report_ready"))) {
       const analyticsFigures = reader.wants("analytics.report_ready") ? await reader.eventAnalyticsFigures(after.accountId, after.id) : null;
-      const report = analyticsFigures && buildEventAnalytics(analyticsFigures, carbon);
+      const report = analyticsFigures && buildEventAnalytics(analyticsFigures, carbon, options.emissionFactors);
       notifications.push(...completionReports(after, notificationFigures(after, kept, carbon), at, `${baseUrl}/v1/analytics/events/${after.id}`, report));
     }
     return [...notifications, ...(await oneTime(after, at, reader))];
