@@ -11,6 +11,9 @@ export function emissionsSql(factors: EmissionFactorSet = DEFAULT_EMISSION_FACTO
     const bands = factorBands(factors, mode).map((band) =>
       band.maxDistanceKm === null ? sql`else ${sql.lit(band.factor)}` : sql`when coalesce(travel_distance, 0) <= ${sql.lit(band.maxDistanceKm)} then ${sql.lit(band.factor)}`,
     );
+    const all = factorBands(factors, mode);
+    // One band (no distance limit): the factor itself; `case else x end` is not SQL.
+    if (all.length === 1) return sql`when ${sql.lit(mode)} then ${sql.lit(all[0]!.factor)}`;
     return sql`when ${sql.lit(mode)} then (case ${sql.join(bands, sql` `)} end)`;
   });
   return sql<number>`(case travel_mode ${sql.join(modes, sql` `)} else 0 end) * coalesce(travel_distance, 0)`;
