@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
-import { createEventService, createSqlStorage, ServiceError, type Storage } from "@event-service/core";
+import { createEventService, createSqlStorage, DEFAULT_EMISSION_FACTORS, ServiceError, type Storage } from "@event-service/core";
 import { isClusterWorker, MAX_WORKERS, reportListening, runPrimary } from "./cluster.ts";
 import { loadConfig, type ServerConfig } from "./config.ts";
 import { createLogger } from "./log.ts";
@@ -50,8 +50,13 @@ function integer(name: string, value: string | undefined): number | undefined {
   return Number(value);
 }
 
-async function withStorage<T>(config: ServerConfig, fn: (storage: Storage) => Promise<T>): Promise<T> {
-  const storage = createSqlStorage({ db: await openDatabase(config) });
+/**
+ * Runs `fn` on a migrated storage. `figures`: the command is one that sets up the database for
+ * serving (`migrate`, the cluster's primary), so the kept figures are brought to the configured
+ * factor set; the `keys` commands leave them alone.
+ */
+async function withStorage<T>(config: ServerConfig, fn: (storage: Storage) => Promise<T>, figures = false): Promise<T> {
+  const storage = createSqlStorage({ db: await openDatabase(config), ...(figures && { emissionFactors: config.EMISSION_FACTORS_FILE ?? DEFAULT_EMISSION_FACTORS }) });
   try {
     await storage.migrate();
     return await fn(storage);
@@ -89,7 +94,7 @@ async function main(argv: string[]): Promise<number> {
         return runPrimary({
           workers: config.WORKERS,
           logger,
-          migrate: () => withStorage(config, async () => {}),
+          migrate: () => withStorage(config, async () => {}, true),
           host: config.HOST,
           ports: { PORT: config.PORT, HTTP_REDIRECT_PORT: config.HTTP_REDIRECT_PORT },
         });
@@ -123,7 +128,7 @@ async function main(argv: string[]): Promise<number> {
       return -1;
     }
     case "migrate": {
-      await withStorage(config, async () => {});
+      await withStorage(config, async () => {}, true);
       print({ migrated: true, database: redactDatabaseUrl(config.DATABASE_URL) }, `Database ${redactDatabaseUrl(config.DATABASE_URL)} is up to date.`);
       return 0;
     }

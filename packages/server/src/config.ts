@@ -1,4 +1,5 @@
-import { compileTrustProxy, DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE, parseCorsOrigins, type TrustProxy } from "@event-service/core";
+import { readFileSync } from "node:fs";
+import { compileTrustProxy, DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE, EmissionFactorSet, parseCorsOrigins, type TrustProxy } from "@event-service/core";
 import * as z from "zod";
 
 const flag = z
@@ -24,6 +25,32 @@ const trustProxy = z.string().transform((value, ctx): TrustProxy => {
   return list;
 });
 
+/**
+ * `EMISSION_FACTORS_FILE`: a JSON file holding a travel emission factor set (the format of
+ * `GET /v1/analytics/emission-factors`), read and validated at start: a bad file names its bad
+ * field (`EMISSION_FACTORS_FILE.factors.2.factor: ...`), like every other configuration error.
+ */
+const emissionFactorsFile = z.string().transform((file, ctx) => {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+    return z.NEVER;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: `${file} is not JSON: ${(error as Error).message}` });
+    return z.NEVER;
+  }
+  const set = EmissionFactorSet.safeParse(json);
+  if (set.success) return set.data;
+  for (const issue of set.error.issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+  return z.NEVER;
+});
+
 /** A TCP port number (0: any free port). */
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -46,6 +73,7 @@ export const ServerConfig = z
     WORKERS: z.coerce.number().int().min(1).max(64).default(1),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),
     CARBON_OFFSET_PRICE_USD_PER_TONNE: z.coerce.number().positive().max(1_000_000).optional(),
+    EMISSION_FACTORS_FILE: emissionFactorsFile.optional(),
     WEBHOOK_RETRY_DELAYS_MS: z
       .string()
       .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, "a comma-separated list of milliseconds, e.g. 0,60000,600000,3600000")
@@ -82,7 +110,7 @@ export type ServerConfig = z.output<typeof ServerConfig>;
 export const CONFIG_VARIABLES = [
   "PORT", "HOST", "DATABASE_URL", "DATABASE_POOL_SIZE", "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "HTTP_REDIRECT_PORT", "TRUST_PROXY", "AUTH_FAILURE_LIMIT_PER_MINUTE", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS",
   "WEBHOOK_ALLOW_PRIVATE_NETWORKS", "WEBHOOK_RETRY_DELAYS_MS", "WEBHOOK_TIMEOUT_MS", "WEBHOOK_RETENTION_DAYS", "WEBHOOK_SECRET_OVERLAP_MS",
-  "CARBON_OFFSET_PRICE_USD_PER_TONNE", "METRICS_TOKEN", "CORS_ORIGINS", "WORKERS",
+  "CARBON_OFFSET_PRICE_USD_PER_TONNE", "EMISSION_FACTORS_FILE", "METRICS_TOKEN", "CORS_ORIGINS", "WORKERS",
 ] as const;
 
 /** Reads the configuration from `env`; throws an error naming every bad variable. */

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createBackgroundPurge, createDeliveryWorker, createEventService, createHandler, createSqlStorage, DEFAULT_RETRY_DELAYS_MS, type EventService } from "@event-service/core";
+import { DEFAULT_EMISSION_FACTORS, createBackgroundPurge, createDeliveryWorker, createEventService, createHandler, createSqlStorage, DEFAULT_RETRY_DELAYS_MS, type EventService } from "@event-service/core";
 import { serve } from "h3";
 import { FastResponse } from "srvx";
 import { createApp } from "./app.ts";
@@ -41,7 +41,8 @@ function listen(server: HttpServer, port: number, host: string): Promise<Address
 export async function startServer(config: ServerConfig, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningServer> {
   const tls = config.TLS_CERT && config.TLS_KEY ? { cert: readFileSync(config.TLS_CERT, "utf8"), key: readFileSync(config.TLS_KEY, "utf8") } : undefined;
   const db = await openDatabase({ ...config, onPoolError: (error) => logger.warn({ err: error }, "database connection lost; the pool replaces it") });
-  const storage = createSqlStorage({ db });
+  // Always given (the default without a file): start brings the kept figures to the configured set.
+  const storage = createSqlStorage({ db, emissionFactors: config.EMISSION_FACTORS_FILE ?? DEFAULT_EMISSION_FACTORS });
   await storage.migrate();
   // Only with a token: metrics without one would tell anyone the traffic and the backlog.
   const metrics = config.METRICS_TOKEN ? createMetrics({ storage }) : undefined;

@@ -63,6 +63,7 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
    * the old figures or the new ones, never a mix. Nothing happens while the set stays the same.
    */
   async function recomputeForFactorSet(): Promise<void> {
+    if (!ctx.factorsGiven) return;
     const identity = factorSetIdentity(ctx.factors);
     const recorded = await db.selectFrom("emission_factor_set").select("identity").where("id", "=", 1).executeTakeFirst();
     if (recorded?.identity === identity) return;

@@ -14,6 +14,8 @@ export interface SqlContext {
   notify(trx: Kysely<Database>, accountId: string, change: StoredChange, notifier: ChangeNotifier | undefined): Promise<number>;
   /** The travel emission factors the kept figures are computed with. */
   factors: EmissionFactorSet;
+  /** Whether the set was given (`migrate()` then brings the stored figures to it). */
+  factorsGiven: boolean;
   /** The storage's clock (the defaults that need a time). */
   now(): Date;
 }

@@ -30,8 +30,11 @@ export interface SqlStorageOptions {
   notifier?: ChangeNotifier;
   /**
    * The travel emission factors of the kept figures (an event's `carbonFootprint`, analytics).
-   * Default `DEFAULT_EMISSION_FACTORS`. When it differs from the set the stored figures were
-   * computed with, `migrate()` recomputes them. Every process on one database must use the same set.
+   * Default `DEFAULT_EMISSION_FACTORS`. Given (the default too), `migrate()` recomputes the
+   * stored figures when they were computed with another set; left out, `migrate()` leaves them
+   * as they are (a tool that writes no registration, such as the CLI's `keys` commands, must not
+   * recompute them with the default under a server that uses its own set). Every process that
+   * writes registrations on one database must use the same set.
    */
   emissionFactors?: EmissionFactorSetInput;
   /** The clock of the defaults (the erasure time of `deleteEvent` without an `erasure`). Default: the system clock. */
@@ -58,6 +61,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     notify: (trx, accountId, change, notifier) =>
       notifyChange(trx, accountId, change, notifier ?? options.notifier, (conn, account, eventId) => createAnalyticsQueries(conn, dialect, factors).eventAnalyticsFigures(account, eventId)),
     factors,
+    factorsGiven: options.emissionFactors !== undefined,
     now: options.now ?? (() => new Date()),
   };
   const storage: Storage = {

@@ -19,8 +19,8 @@ export interface StorageLifecycle {
    */
   emissionFactors?: EmissionFactorSet;
   /**
-   * Brings the schema up to date, then the kept figures: when the stored figures were computed
-   * with another factor set than `emissionFactors`, recomputes every event's emissions from its
+   * Brings the schema up to date, then the kept figures: when the storage was given a factor set
+   * and the stored figures were computed with another, recomputes every event's emissions from its
    * registrations in one transaction and records the set. Idempotent; safe to call from several
    * processes at once.
    */
