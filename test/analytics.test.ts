@@ -37,6 +37,11 @@ const E: Record<string, any> = {};
 const R: Record<string, any> = {};
 
 const location = { address: "Main St 1", city: "Berlin", country: "DE" };
+/** What every analytics answer of this server (the default factor set, 15 USD per tonne) names in `methodology`. */
+const METHODOLOGY = {
+  emissionFactors: { name: "UK Government GHG Conversion Factors for Company Reporting", year: 2023, source: "Department for Energy Security and Net Zero (DESNZ)" },
+  offsetPriceUsdPerTonne: 15,
+};
 const travel = (travelMode: string, travelDistance: number, amount?: number) =>
   amount === undefined ? { opted: false, travelMode, travelDistance } : { opted: true, amount, travelMode, travelDistance };
 
@@ -95,6 +100,7 @@ describe("GET /analytics/sustainability", () => {
     const report = expectStatus(await a.get("/analytics/sustainability"), 200);
     assert.deepEqual(expectStatus(await server.request("GET", "/api/analytics/sustainability", { key: a.key }), 200), report);
     assert.deepEqual(report.range, { startDate: "2027-01-03T18:00:00.000Z", endDate: "2027-04-01T00:00:00.000Z", granularity: "total" });
+    assert.deepEqual(report.methodology, METHODOLOGY);
     assert.equal(report.eventIds, null);
     assert.deepEqual(report.carbonFootprint, {
       totalEmissionsKg: 1378.734,
@@ -251,6 +257,7 @@ describe("GET /analytics/events/:id", () => {
     });
     const { engagement: _engagement, ...rest } = report;
     assert.deepEqual(rest, {
+      methodology: METHODOLOGY,
       eventId: E.e1.id,
       eventName: "Spring Summit",
       status: "draft",
@@ -319,6 +326,7 @@ describe("GET /analytics/events/:id", () => {
 describe("GET /analytics/trends", () => {
   test("carbon emissions by quarter, with statistics, benchmark, insights and recommendations", async () => {
     const report = expectStatus(await a.get("/analytics/trends?metric=carbon_emissions&granularity=quarterly&includeBenchmark=true"), 200);
+    assert.deepEqual(report.methodology, METHODOLOGY);
     assert.equal(report.metric, "carbon_emissions");
     assert.equal(report.unit, "kg CO2e");
     assert.equal(report.category, null);

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { createClient } from "@event-service/client";
 import { runCli, startServer, testDatabase } from "./_setup.ts";
 import { clientFor, createEvent, expectError, expectStatus, register } from "./fixtures/api.ts";
 
@@ -63,6 +64,8 @@ describe("EMISSION_FACTORS_FILE", () => {
         ],
       });
       assert.deepEqual(expectStatus(await clientFor(custom, key, "/api").get("/analytics/emission-factors"), 200), listed);
+      // The typed client lists the same set.
+      assert.deepEqual(await createClient({ baseUrl: custom.url, apiKey: key }).analytics.emissionFactors(), listed);
       // analytics:read is the scope.
       const eventsOnly = (await custom.createKey({ account: "Acme", scopes: ["events:read"] })).key;
       expectError(await clientFor(custom, eventsOnly).get("/analytics/emission-factors"), 403, "FORBIDDEN");

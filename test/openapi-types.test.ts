@@ -41,6 +41,7 @@ const CLIENT_METHODS: Record<string, string> = {
   getSustainabilityAnalytics: "analytics.sustainability",
   getEventAnalytics: "analytics.event",
   getTrendAnalytics: "analytics.trends",
+  getEmissionFactors: "analytics.emissionFactors",
 };
 /** Operations the client leaves out on purpose. */
 const NOT_IN_CLIENT: Record<string, string> = {

@@ -1,6 +1,6 @@
 import type {
   Attendee, AttendeeCreateInput, AttendeeListQuery, AttendeeUpdateInput, CheckInInput, CreatedWebhook, DeleteResult, DeliveryListQuery,
-  ErrorBody, Event, EventAnalytics, EventCreateInput, EventListQuery, EventUpdateInput, ListResult, RotatedWebhook, SustainabilityQuery, SustainabilityReport, TrendQuery,
+  EmissionFactorSetResponse, ErrorBody, Event, EventAnalytics, EventCreateInput, EventListQuery, EventUpdateInput, ListResult, RotatedWebhook, SustainabilityQuery, SustainabilityReport, TrendQuery,
   TrendReport, Webhook, WebhookCreateInput, WebhookDelivery, WebhookListQuery, WebhookUpdateInput,
 } from "@event-service/core";
 import { FetchError, ofetch } from "ofetch";
@@ -121,6 +121,8 @@ export interface AnalyticsResource {
   event(eventId: string, call?: CallOptions): Promise<EventAnalytics>;
   /** A metric over time with statistics, an optional industry benchmark, insights and recommendations. */
   trends(query?: TrendParams, call?: CallOptions): Promise<TrendReport>;
+  /** The travel emission factor set in use: name, year, source, each mode's factor (by distance band) and unit. */
+  emissionFactors(call?: CallOptions): Promise<EmissionFactorSetResponse>;
 }
 
 /** The client {@link createClient} returns. */
@@ -283,6 +285,7 @@ export function createClient(options: ClientOptions): EventServiceClient {
       sustainability: (query = {}, call) => request<SustainabilityReport>("GET", "/analytics/sustainability", { query, ...call }),
       event: (eventId, call) => request<EventAnalytics>("GET", `/analytics/events/${id(eventId)}`, call),
       trends: (query = {}, call) => request<TrendReport>("GET", "/analytics/trends", { query, ...call }),
+      emissionFactors: (call) => request<EmissionFactorSetResponse>("GET", "/analytics/emission-factors", call),
     },
   };
 }

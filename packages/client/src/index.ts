@@ -19,6 +19,6 @@ export type { ClientErrorCode } from "./errors.ts";
 export type { RetryOptions } from "./retry.ts";
 export type {
   AccessibilityNeeds, Attendee, AttendeeCreateInput, AttendeeUpdateInput, CarbonOffset, CheckInInput, CreatedWebhook, DeleteResult,
-  EmergencyContact, ErrorCode, Event, EventAnalytics, EventCreateInput, EventUpdateInput, ListResult, Location, Pagination, RotatedWebhook,
-  SustainabilityGoals, SustainabilityReport, TrendReport, Webhook, WebhookCreateInput, WebhookDelivery, WebhookEventType, WebhookUpdateInput,
+  EmergencyContact, EmissionFactorSetResponse, ErrorCode, Event, EventAnalytics, EventCreateInput, EventUpdateInput, ListResult, Location, Pagination, RotatedWebhook,
+  Methodology, SustainabilityGoals, SustainabilityReport, TrendReport, Webhook, WebhookCreateInput, WebhookDelivery, WebhookEventType, WebhookUpdateInput,
 } from "@event-service/core";
