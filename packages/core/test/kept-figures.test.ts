@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import { Kysely, sql, SqliteDialect } from "kysely";
 import { createConfirmationCode, createId } from "../src/_internal/ids.ts";
 import { contributionOf, type KeptFigures, NO_FIGURES } from "../src/resources/kept-figures.ts";
-import { TRAVEL_MODES } from "../src/carbon/emission-factors.ts";
+import { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, TRAVEL_MODES } from "../src/carbon/emission-factors.ts";
 import { type AttendeeRecord, AttendeeListQuery, newAttendeeRecord } from "../src/resources/attendee.ts";
 import { newEventRecord } from "../src/resources/event.ts";
 import { contributionSql } from "../src/sql/carbon-sql.ts";
@@ -40,11 +40,27 @@ function assertSameFigures(actual: KeptFigures, expected: KeptFigures, what: str
   assert.ok(Math.abs(actual.offsetUsd - expected.offsetUsd) < 1e-6, `${what}: offsets ${actual.offsetUsd} vs ${expected.offsetUsd}`);
 }
 
-test("the kept figures, their SQL twin and contributionOf agree through every kind of change", async () => {
+/** A set with bands on a second mode and factors unlike the default's, so a set that did not reach one of the three would show. */
+const BANDED = EmissionFactorSet.parse({
+  name: "Banded", year: 2030, source: "test",
+  factors: [
+    { mode: "car", factor: 0.3 },
+    { mode: "flight", factor: 0.4, maxDistanceKm: 800 },
+    { mode: "flight", factor: 0.2 },
+    { mode: "train", factor: 0.02 },
+    { mode: "bus", factor: 0.09, maxDistanceKm: 100 },
+    { mode: "bus", factor: 0.07, maxDistanceKm: 2000 },
+    { mode: "bus", factor: 0.05 },
+    { mode: "bike", factor: 0.001 },
+    { mode: "walk", factor: 0 },
+  ],
+});
+
+for (const factors of [DEFAULT_EMISSION_FACTORS, BANDED]) test(`the kept figures, their SQL twin and contributionOf agree through every kind of change (${factors.name})`, async () => {
   const database = new Database(":memory:");
   for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
   const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
-  const storage = createSqlStorage({ db });
+  const storage = createSqlStorage({ db, emissionFactors: factors });
   await storage.migrate();
   const { accountId } = await storage.createApiKey({
     id: createId("apiKey"), account: "Figures", newAccountId: createId("account"), hash: createId("apiKey"), prefix: "esk_x…", tier: "free", scopes: [], now: NOW,
@@ -68,7 +84,7 @@ test("the kept figures, their SQL twin and contributionOf agree through every ki
 
   const kept = async () => rowToKeptFigures(await db.selectFrom("events").select(KEPT_FIGURE_COLUMNS).where("id", "=", event.id).executeTakeFirstOrThrow());
   const recounted = async () => {
-    const contribution = contributionSql();
+    const contribution = contributionSql(factors);
     const row = await db
       .selectFrom("attendees")
       .select(Object.entries(contribution).map(([column, value]) => sql<number>`coalesce(sum(${value}), 0)`.as(column)) as never)
@@ -78,7 +94,7 @@ test("the kept figures, their SQL twin and contributionOf agree through every ki
   };
   const summed = async () => {
     const { items } = await storage.listAttendees(accountId, AttendeeListQuery.parse({ eventId: event.id, limit: "100" }));
-    return items.map((item) => contributionOf(item)).reduce(
+    return items.map((item) => contributionOf(item, factors)).reduce(
       (total, c) => ({
         activeRegistrations: total.activeRegistrations + c.activeRegistrations,
         emissionsKg: total.emissionsKg + c.emissionsKg,
