@@ -73,6 +73,9 @@ describe("@event-service/client", () => {
     await analyst.attendees.register(attendeeInput(second.id) as never);
     const totals = await analyst.analytics.sustainability({ granularity: "monthly", eventIds: `${first.id},${second.id}` });
     assert.equal(totals.carbonFootprint.totalEmissionsKg, 3.546);
+    assert.equal(totals.methodology.emissionFactors.year, 2023);
+    const factors = await analyst.analytics.emissionFactors();
+    assert.deepEqual(factors.factors.find((f) => f.mode === "train"), { mode: "train", factor: 0.03546, unit: "kg CO2e per passenger-km", maxDistanceKm: null, description: "Rail - National rail" });
     assert.equal(totals.trend?.length, 4);
     assert.equal((await analyst.analytics.event(first.id)).attendance.active, 1);
     const trend = await analyst.analytics.trends({ metric: "attendance", granularity: "quarterly", includeBenchmark: true });
