@@ -47,8 +47,8 @@ export interface PublicRouterOptions {
 }
 
 /**
- * The routes answered without an API key, in a rou3 table of their own (looked up before the
- * API's): `/metrics` (when configured), `/health`, `/openapi.json`, `/docs` and its assets, and
+ * The routes answered without an API key, in a rou3 table of their own (looked up when no API
+ * route matches; no path matches both): `/metrics` (when configured), `/health`, `/openapi.json`, `/docs` and its assets, and
  * the public QR images under every version prefix.
  */
 export function createPublicRouter(options: PublicRouterOptions) {
