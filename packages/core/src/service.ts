@@ -18,6 +18,17 @@ export type { KeyOperations } from "./service/key-operations.ts";
 export type { ListResult } from "./service/operation-context.ts";
 export type { WebhookOperations, WebhookSettings } from "./service/webhook-operations.ts";
 
+/** How many accounts' operations {@link EventService.forAccount} keeps built. */
+const ACCOUNT_SCOPE_CACHE_SIZE = 1_000;
+
+/** Whether two scope lists hold the same scopes in the same order (they come from the same key). */
+function sameScopes(a: readonly Scope[], b: readonly Scope[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Options of {@link createEventService}. */
 export interface EventServiceOptions {
   /** Where everything is kept; `createSqlStorage` makes one. */
@@ -104,13 +115,12 @@ export function createEventService(options: EventServiceOptions): EventService {
   const defaultBaseUrl = (options.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, "");
   const queued = () => options.webhooks?.onQueued?.();
 
-  function forAccount(accountId: string, scopeOptions: AccountOptions = {}): AccountScope {
-    const baseUrl = options.publicUrl ? defaultBaseUrl : (scopeOptions.baseUrl ?? defaultBaseUrl);
+  function buildScope(accountId: string, baseUrl: string, scopes: readonly Scope[], tier: Tier): AccountScope {
     const context: OperationContext = {
       accountId,
       baseUrl,
-      scopes: scopeOptions.scopes ?? SCOPES,
-      tier: scopeOptions.tier ?? "enterprise",
+      scopes,
+      tier,
       carbon,
       emissionFactors,
       clock,
@@ -125,6 +135,24 @@ export function createEventService(options: EventServiceOptions): EventService {
       webhooks: createWebhookOperations(storage, context, options.webhooks),
       analytics: createAnalyticsOperations(storage, context),
     };
+  }
+
+  // The operations hold no state of their own, so one set serves every request of the same
+  // account, origin, scopes and tier: the handler asks for them on every request, and building
+  // four operation objects and a notifier each time is garbage on the hot path. Remembered per
+  // account (the last set asked for), compared field by field: cheaper than building a key.
+  const accountScopes = new Map<string, { baseUrl: string; scopes: readonly Scope[]; tier: Tier; scope: AccountScope }>();
+  function forAccount(accountId: string, scopeOptions: AccountOptions = {}): AccountScope {
+    const baseUrl = options.publicUrl ? defaultBaseUrl : (scopeOptions.baseUrl ?? defaultBaseUrl);
+    const scopes = scopeOptions.scopes ?? SCOPES;
+    const tier = scopeOptions.tier ?? "enterprise";
+    const kept = accountScopes.get(accountId);
+    if (kept && kept.baseUrl === baseUrl && kept.tier === tier && sameScopes(kept.scopes, scopes)) return kept.scope;
+    const scope = buildScope(accountId, baseUrl, scopes, tier);
+    // Bounded: the oldest account goes first (a Map iterates in insertion order).
+    if (!kept && accountScopes.size >= ACCOUNT_SCOPE_CACHE_SIZE) accountScopes.delete(accountScopes.keys().next().value!);
+    accountScopes.set(accountId, { baseUrl, scopes, tier, scope });
+    return scope;
   }
 
   const qrImages = createQrCodeRenderer();

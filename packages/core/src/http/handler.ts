@@ -100,6 +100,9 @@ interface RequestState {
   route?: string;
 }
 
+/** An API route matched to a path, with its parameters; `undefined` when none matched. */
+type ApiMatch = ReturnType<typeof findRoute<Route>>;
+
 /** A web-standard request handler: any host that speaks `Request`/`Response` can mount it. */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
@@ -180,8 +183,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     }
   }
 
-  async function api(request: Request, url: URL, path: string, origin: string, docs: string, state: RequestState): Promise<Answer> {
-    const match = findRoute(router, routingMethod(request), path);
+  async function api(request: Request, url: URL, path: string, origin: string, docs: string, state: RequestState, match: ApiMatch): Promise<Answer> {
     state.route = match ? `${VERSION_PREFIX.exec(path)![0]}${match.data.path}` : undefined;
     const token = bearerToken(request);
     // Without a key, an unknown route is simply 404; with one, it is counted and answered like
@@ -238,14 +240,16 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     }
     const path = mounted.length > 1 ? mounted.replace(/\/+$/, "") : mounted || "/";
     const method = routingMethod(request);
-    const open = findRoute(publicRouter, method, path);
+    // The API's routes first: they take nearly every request, and no path matches both tables.
+    const match = findRoute(router, method, path);
+    const open = match ? undefined : findRoute(publicRouter, method, path);
     if (open) {
       const params = open.params ?? {};
       state.route = open.data.label(params);
       const response = await open.data.serve(request, params, state.headers);
       if (response) return response;
     }
-    const answer = await api(request, url, path, origin, docs, state);
+    const answer = await api(request, url, path, origin, docs, state, match);
     return reply.json(answer.body, answer.status, answer.headers ? { ...state.headers, ...answer.headers } : state.headers);
   }
 

@@ -2,6 +2,7 @@ import { addRoute, createRouter } from "rou3";
 import { ServiceError } from "../errors.ts";
 import type { EventService } from "../service.ts";
 import { DOCS_ASSETS, DOCS_CSP, type DocsAsset, docsAsset, docsPage } from "./docs-page.ts";
+import { createHealthCheck } from "./health-check.ts";
 import { type MetricsEndpointOptions, serveMetrics } from "./metrics-endpoint.ts";
 import { openApiDocument } from "./openapi.ts";
 import type { createResponder } from "./respond.ts";
@@ -46,8 +47,8 @@ export interface PublicRouterOptions {
 }
 
 /**
- * The routes answered without an API key, in a rou3 table of their own (looked up before the
- * API's): `/metrics` (when configured), `/health`, `/openapi.json`, `/docs` and its assets, and
+ * The routes answered without an API key, in a rou3 table of their own (looked up when no API
+ * route matches; no path matches both): `/metrics` (when configured), `/health`, `/openapi.json`, `/docs` and its assets, and
  * the public QR images under every version prefix.
  */
 export function createPublicRouter(options: PublicRouterOptions) {
@@ -62,20 +63,20 @@ export function createPublicRouter(options: PublicRouterOptions) {
       return reply.raw(metrics.body, 200, { ...headers, "content-type": metrics.contentType, "cache-control": "no-store" });
     });
   }
+  // The store's last ping, remembered for a second: a load balancer's polls cost no round trip each.
+  const healthy = createHealthCheck(storage);
   fixed("/health", async (_request, _params, headers) => {
-    try {
-      await storage.ping();
-    } catch (cause) {
-      throw new ServiceError("SERVICE_UNAVAILABLE", { message: "The store cannot be reached.", headers: { "retry-after": "5" }, cause });
-    }
+    await healthy();
     return reply.json({ status: "ok" }, 200, headers);
   });
   fixed("/openapi.json", async (_request, _params, headers) =>
     reply.raw(openApiDocument(), 200, { ...headers, "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" }),
   );
   if (options.docs) {
+    // Rendered once: the page depends only on the base path, fixed for this handler.
+    const page = docsPage(basePath);
     fixed("/docs", async (_request, _params, headers) =>
-      reply.raw(docsPage(basePath), 200, {
+      reply.raw(page, 200, {
         ...headers,
         "content-type": "text/html; charset=utf-8",
         "cache-control": "public, max-age=300",

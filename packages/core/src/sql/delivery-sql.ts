@@ -75,21 +75,25 @@ export function createDeliveryMethods(
   return {
     async claimDueDeliveries(claim) {
       if (claim.limit <= 0) return [];
-      // A read first: most wake-ups find nothing due, and a read takes no write lock from the API's writes.
+      // Webhooks at their bound are left out in SQL: otherwise a slow webhook's backlog could fill the candidate window and starve the others.
+      const saturated = Object.entries(claim.inFlight).filter(([, count]) => count >= claim.perWebhook).map(([id]) => id);
+      // Accounts at their bound likewise: one account's slow receivers cannot hold every slot.
+      const perAccountBound = claim.perAccount ?? Infinity;
+      const busyAccounts = Object.entries(claim.inFlightByAccount ?? {}).filter(([, count]) => count >= perAccountBound).map(([id]) => id);
+      // A read first: most wake-ups find nothing due, and a read takes no write lock from the API's
+      // writes. It leaves out the bounded webhooks and accounts too: a backlog waiting only for a
+      // busy receiver's slots (every registration wakes the worker) then costs no write transaction.
       const anyDue = await db
         .selectFrom("webhook_deliveries")
         .select("id")
         .where("status", "=", PENDING)
         .where("next_attempt_at", "<=", claim.now)
         .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", claim.now)]))
+        .$if(saturated.length > 0, (q) => q.where("webhook_id", "not in", saturated))
+        .$if(busyAccounts.length > 0, (q) => q.where("account_id", "not in", busyAccounts))
         .limit(1)
         .executeTakeFirst();
       if (!anyDue) return [];
-      // Webhooks at their bound are left out in SQL: otherwise a slow webhook's backlog could fill the candidate window and starve the others.
-      const saturated = Object.entries(claim.inFlight).filter(([, count]) => count >= claim.perWebhook).map(([id]) => id);
-      // Accounts at their bound likewise: one account's slow receivers cannot hold every slot.
-      const perAccountBound = claim.perAccount ?? Infinity;
-      const busyAccounts = Object.entries(claim.inFlightByAccount ?? {}).filter(([, count]) => count >= perAccountBound).map(([id]) => id);
       return write(async (trx) => {
         const due = (q: any) =>
           q
