@@ -11,8 +11,10 @@ test("the access log: one line per request with the client address; a 503 at war
   try {
     assert.equal((await fetch(`${server.url}health`)).status, 200);
     assert.equal((await fetch(`${server.url}v1/events`)).status, 401);
-    // The store goes away: health answers 503, which an operator should see.
+    // The store goes away: health answers 503 once its last ping (remembered for a second) is
+    // stale, which an operator should see.
     await server.service.storage.close();
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     assert.equal((await fetch(`${server.url}health`)).status, 503);
   } finally {
     await server.close().catch(() => {});

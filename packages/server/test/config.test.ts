@@ -22,6 +22,7 @@ test("defaults", () => {
     WORKERS: 1,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
     CARBON_OFFSET_PRICE_USD_PER_TONNE: undefined,
+    EMISSION_FACTORS_FILE: undefined,
     WEBHOOK_RETRY_DELAYS_MS: undefined,
     WEBHOOK_TIMEOUT_MS: 5_000,
     WEBHOOK_RETENTION_DAYS: 30,
