@@ -463,11 +463,18 @@ describe("read and update", () => {
 });
 
 describe("check-in", () => {
+  // Check-in works only while the event is published.
+  let door: any;
+  before(async () => {
+    door = await createEvent(v1, { capacity: 1000 });
+    await moveEvent(v1, door.id, "published");
+  });
+
   for (const prefix of PREFIXES) {
     test(`POST ${prefix}/events/:id/check-in checks the registration in; a repeat is 409 ALREADY_CHECKED_IN`, async () => {
       const client = clientFor(server, v1.key, prefix);
-      const attendee = await register(client, event.id);
-      const response = await client.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode });
+      const attendee = await register(client, door.id);
+      const response = await client.post(`/events/${door.id}/check-in`, { confirmationCode: attendee.confirmationCode });
       const checkedIn = expectStatus(response, 200);
       assert.equal(checkedIn.id, attendee.id);
       assert.equal(checkedIn.status, "checked-in");
@@ -475,7 +482,7 @@ describe("check-in", () => {
       assert.deepEqual(checkedIn, { ...attendee, status: "checked-in", checkedInAt: checkedIn.checkedInAt, updatedAt: checkedIn.updatedAt });
       assert.deepEqual(expectStatus(await client.get(`/attendees/${attendee.id}`), 200), checkedIn);
 
-      const again = expectError(await client.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }), 409, "ALREADY_CHECKED_IN");
+      const again = expectError(await client.post(`/events/${door.id}/check-in`, { confirmationCode: attendee.confirmationCode }), 409, "ALREADY_CHECKED_IN");
       assert.equal(again.details.attendee.id, attendee.id);
       assert.equal(again.details.attendee.status, "checked-in");
       assert.equal(again.details.attendee.checkedInAt, checkedIn.checkedInAt);
@@ -485,10 +492,10 @@ describe("check-in", () => {
   }
 
   test("the code is matched case-insensitively; a pending registration can check in", async () => {
-    const attendee = await register(v1, event.id);
+    const attendee = await register(v1, door.id);
     await moveAttendee(v1, attendee.id, "pending");
     const checkedIn = expectStatus(
-      await v1.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode.toLowerCase() }),
+      await v1.post(`/events/${door.id}/check-in`, { confirmationCode: attendee.confirmationCode.toLowerCase() }),
       200,
     );
     assert.equal(checkedIn.id, attendee.id);
@@ -498,9 +505,9 @@ describe("check-in", () => {
   for (const prefix of PREFIXES) {
     test(`a cancelled registration: 422 INVALID_STATE_TRANSITION (${prefix})`, async () => {
       const c = clientFor(server, v1.key, prefix);
-      const attendee = await register(c, event.id);
+      const attendee = await register(c, door.id);
       await moveAttendee(c, attendee.id, "cancelled");
-      expectError(await c.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }), 422, "INVALID_STATE_TRANSITION");
+      expectError(await c.post(`/events/${door.id}/check-in`, { confirmationCode: attendee.confirmationCode }), 422, "INVALID_STATE_TRANSITION");
       assert.equal(expectStatus(await c.get(`/attendees/${attendee.id}`), 200).status, "cancelled");
     });
   }
@@ -508,21 +515,22 @@ describe("check-in", () => {
   test("an unknown code, a code of another event, an unknown event: 404 NOT_FOUND", async () => {
     const other = await createEvent(v1);
     const elsewhere = await register(v1, other.id);
-    expectError(await v1.post(`/events/${event.id}/check-in`, { confirmationCode: "EVT-2222-2222" }), 404, "NOT_FOUND");
-    expectError(await v1.post(`/events/${event.id}/check-in`, { confirmationCode: elsewhere.confirmationCode }), 404, "NOT_FOUND");
+    expectError(await v1.post(`/events/${door.id}/check-in`, { confirmationCode: "EVT-2222-2222" }), 404, "NOT_FOUND");
+    expectError(await v1.post(`/events/${door.id}/check-in`, { confirmationCode: elsewhere.confirmationCode }), 404, "NOT_FOUND");
     expectError(await v1.post("/events/evt_doesnotexist/check-in", { confirmationCode: elsewhere.confirmationCode }), 404, "NOT_FOUND");
     assert.equal(expectStatus(await v1.get(`/attendees/${elsewhere.id}`), 200).status, "confirmed");
   });
 
   test("a bad check-in body: 400 INVALID_REQUEST", async () => {
-    expectError(await v1.post(`/events/${event.id}/check-in`, {}), 400, "INVALID_REQUEST", "confirmationCode");
-    expectError(await v1.post(`/events/${event.id}/check-in`, { confirmationCode: "" }), 400, "INVALID_REQUEST", "confirmationCode");
-    expectError(await v1.post(`/events/${event.id}/check-in`, { confirmationCode: 1234 }), 400, "INVALID_REQUEST", "confirmationCode");
-    expectError(await v1.post(`/events/${event.id}/check-in`, { confirmationCode: "EVT-2222-2222", gate: 3 }), 400, "INVALID_REQUEST", "gate");
+    expectError(await v1.post(`/events/${door.id}/check-in`, {}), 400, "INVALID_REQUEST", "confirmationCode");
+    expectError(await v1.post(`/events/${door.id}/check-in`, { confirmationCode: "" }), 400, "INVALID_REQUEST", "confirmationCode");
+    expectError(await v1.post(`/events/${door.id}/check-in`, { confirmationCode: 1234 }), 400, "INVALID_REQUEST", "confirmationCode");
+    expectError(await v1.post(`/events/${door.id}/check-in`, { confirmationCode: "EVT-2222-2222", gate: 3 }), 400, "INVALID_REQUEST", "gate");
   });
 
   test("a check-in counts as active: attendeeCount stays", async () => {
     const target = await createEvent(v1, { capacity: 2 });
+    await moveEvent(v1, target.id, "published");
     const a = await register(v1, target.id);
     await register(v1, target.id);
     expectStatus(await v1.post(`/events/${target.id}/check-in`, { confirmationCode: a.confirmationCode }), 200);

@@ -166,6 +166,7 @@ describe("401 UNAUTHORIZED", () => {
     ["PUT", `/events/${eventId}`, { name: "Hijacked" }],
     ["DELETE", `/events/${eventId}`, undefined],
     ["POST", `/events/${eventId}/check-in`, { confirmationCode: "EVT-2222-2222" }],
+    ["DELETE", `/events/${eventId}/check-in/${attendeeId}`, undefined],
     ["POST", "/attendees", attendeeInput(eventId)],
     ["GET", "/attendees", undefined],
     ["GET", `/attendees/${attendeeId}`, undefined],
@@ -244,6 +245,13 @@ describe("403 FORBIDDEN: scopes", () => {
     for (const key of made) keys[key.scopes.join(",")] = key;
   });
 
+  /** A registration of a new published event (the door is open) of the full key's account. */
+  async function guestAtTheDoor() {
+    const event = await createEvent(full);
+    await moveEvent(full, event.id, "published");
+    return { event, attendee: await register(full, event.id) };
+  }
+
   type Route = { name: string; scope: string; ok: number; send(client: Client): Promise<ApiResponse> };
   const routes: Route[] = [
     { name: "POST /events", scope: "events:write", ok: 201, send: (c) => c.post("/events", eventInput()) },
@@ -256,9 +264,18 @@ describe("403 FORBIDDEN: scopes", () => {
       scope: "attendees:write",
       ok: 200,
       send: async (c) => {
-        const event = await createEvent(full);
-        const attendee = await register(full, event.id);
+        const { event, attendee } = await guestAtTheDoor();
         return c.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode });
+      },
+    },
+    {
+      name: "DELETE /events/:id/check-in/:attendeeId",
+      scope: "attendees:write",
+      ok: 200,
+      send: async (c) => {
+        const { event, attendee } = await guestAtTheDoor();
+        expectStatus(await full.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }), 200);
+        return c.delete(`/events/${event.id}/check-in/${attendee.id}`);
       },
     },
     { name: "POST /attendees", scope: "attendees:write", ok: 201, send: async (c) => c.post("/attendees", attendeeInput((await createEvent(full)).id)) },
@@ -359,6 +376,12 @@ describe("accounts never see each other's data", () => {
         aliceEvent.id,
         missingEvent,
       );
+      sameAsMissing(
+        await other.delete(`/events/${aliceEvent.id}/check-in/${aliceAttendee.id}`),
+        await other.delete(`/events/${missingEvent}/check-in/${aliceAttendee.id}`),
+        aliceEvent.id,
+        missingEvent,
+      );
       const registration = expectError(await other.post("/attendees", attendeeInput(aliceEvent.id)), 404, "NOT_FOUND", "eventId");
       assert.ok(!JSON.stringify(registration).includes("Alice"));
       sameAsMissing(await other.get(`/attendees/${aliceAttendee.id}`), await other.get(`/attendees/${missingAttendee}`), aliceAttendee.id, missingAttendee);
@@ -369,8 +392,11 @@ describe("accounts never see each other's data", () => {
         missingAttendee,
       );
       sameAsMissing(await other.delete(`/attendees/${aliceAttendee.id}`), await other.delete(`/attendees/${missingAttendee}`), aliceAttendee.id, missingAttendee);
-      // Alice's own confirmation code does not work on Bob's event either.
-      expectError(await other.post(`/events/${bobEvent.id}/check-in`, { confirmationCode: aliceAttendee.confirmationCode }), 404, "NOT_FOUND");
+      // Alice's own confirmation code does not work on Bob's event either (a draft: its door is
+      // closed, and the answer says nothing of the code).
+      const door = expectError(await other.post(`/events/${bobEvent.id}/check-in`, { confirmationCode: aliceAttendee.confirmationCode }), 422, "INVALID_STATE_TRANSITION");
+      assert.equal(door.details.reason, "event_not_published");
+      assert.ok(!JSON.stringify(door).includes(aliceAttendee.id));
 
       // Nothing of Alice's changed.
       assert.deepEqual(expectStatus(await alice.get(`/events/${aliceEvent.id}`), 200), { ...aliceEvent, attendeeCount: 1 });

@@ -31,6 +31,10 @@ describe("@event-service/client", () => {
     assert.equal(page.pagination.total, 1);
     const checkedIn = await client.events.checkIn(event.id, { confirmationCode: attendee.confirmationCode });
     assert.equal(checkedIn.status, "checked-in");
+    const undone = await client.events.undoCheckIn(event.id, attendee.id);
+    assert.deepEqual(undone, { ...checkedIn, status: "confirmed", checkedInAt: null, updatedAt: undone.updatedAt });
+    await assert.rejects(client.events.undoCheckIn(event.id, attendee.id), (error: any) => error.status === 422 && error.code === "INVALID_STATE_TRANSITION" && error.details.reason === "not_checked_in");
+    assert.equal((await client.events.checkIn(event.id, { confirmationCode: attendee.confirmationCode })).status, "checked-in");
     assert.equal((await client.events.list({ tags: "client" })).pagination.total, 1);
     const second = await client.attendees.register(attendeeInput(event.id) as never);
     assert.deepEqual(await client.attendees.delete(second.id), { success: true, message: `Attendee ${second.id} was erased.`, deletedId: second.id });

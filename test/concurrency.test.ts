@@ -119,6 +119,7 @@ test("a capacity cut racing registrations never leaves more active registrations
 
 test("concurrent check-ins of one code: exactly one 200, the rest 409 ALREADY_CHECKED_IN", async () => {
   const event = await createEvent(v1);
+  await moveEvent(v1, event.id, "published");
   const attendee = await register(v1, event.id);
   const responses = await Promise.all(
     Array.from({ length: 10 }, (_, i) =>

@@ -701,7 +701,8 @@ describe("fuzzing every route", () => {
       { method: "POST", path: "/events", json: fullEventBody() as unknown, status: 201 },
       { method: "POST", path: "/attendees", json: fullAttendeeBody(registrationEvent.id, `idem-${unique()}@example.com`) as unknown, status: 201 },
       { method: "POST", path: "/events", json: { name: "" } as unknown, status: 400 },
-      { method: "POST", path: `/events/${putEvent.id}/check-in`, json: { confirmationCode: "EVT-2222-2222" } as unknown, status: 404 },
+      // A draft: the door is closed before the code is looked at.
+      { method: "POST", path: `/events/${putEvent.id}/check-in`, json: { confirmationCode: "EVT-2222-2222" } as unknown, status: 422 },
       { method: "GET", path: "/events?limit=1", status: 200 },
       { method: "PUT", path: `/attendees/${putAttendee.id}`, json: { title: "Idempotent" } as unknown, status: 200 },
     ];

@@ -24,6 +24,7 @@ const CLIENT_METHODS: Record<string, string> = {
   updateEvent: "events.update",
   deleteEvent: "events.delete",
   checkIn: "events.checkIn",
+  undoCheckIn: "events.undoCheckIn",
   registerAttendee: "attendees.register",
   listAttendees: "attendees.list",
   getAttendee: "attendees.get",

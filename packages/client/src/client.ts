@@ -69,6 +69,8 @@ export interface EventsResource {
   listAll(query?: EventListParams, call?: CallOptions): AsyncGenerator<Event, void, undefined>;
   /** Checks a registration in by its confirmation code (what its QR code holds). */
   checkIn(eventId: string, input: CheckInInput, call?: CallOptions): Promise<Attendee>;
+  /** Undoes a mistaken check-in: the registration goes back to `confirmed`. */
+  undoCheckIn(eventId: string, attendeeId: string, call?: CallOptions): Promise<Attendee>;
 }
 
 /** Registrations of the caller's account. */
@@ -255,6 +257,8 @@ export function createClient(options: ClientOptions): EventServiceClient {
       listAll: (query = {}, call) => walk<"events", Event>("events", "/events", query, call),
       checkIn: (eventId, input, call) =>
         request<Attendee>("POST", `/events/${id(eventId)}/check-in`, { body: input, ...call }),
+      undoCheckIn: (eventId, attendeeId, call) =>
+        request<Attendee>("DELETE", `/events/${id(eventId)}/check-in/${id(attendeeId)}`, call),
     },
     attendees: {
       register: (input, call) => request<Attendee>("POST", "/attendees", { body: input, ...call }),

@@ -149,7 +149,9 @@ export function describeOutboxAndDeliveries(open: () => Promise<Storage>) {
       await rejectsWith(storage.registerAttendee(attendeeAt(acme, event.id, at(12), { email: "TAKEN@example.com" })), "DUPLICATE_REGISTRATION");
       await rejectsWith(storage.updateEvent(acme, event.id, { status: "completed", name: "Renamed" }, at(13)), "INVALID_STATE_TRANSITION");
       await rejectsWith(storage.updateEvent(acme, event.id, { capacity: 0, name: "Renamed" }, at(13)), "INVALID_REQUEST");
-      await rejectsWith(storage.checkIn(acme, event.id, "EVT-2222-2222", at(14)), "NOT_FOUND");
+      // A draft: the door is closed; and nothing to undo yet.
+      await rejectsWith(storage.checkIn(acme, event.id, first.confirmationCode, at(14)), "INVALID_STATE_TRANSITION");
+      await rejectsWith(storage.undoCheckIn(acme, event.id, first.id, at(14)), "INVALID_STATE_TRANSITION");
       await storage.updateAttendee(acme, first.id, { status: "checked-in" }, at(15));
       const afterCheckIn = await log(storage, acme, webhook.id);
       await rejectsWith(storage.updateAttendee(acme, first.id, { status: "confirmed", company: "Changed" }, at(16)), "INVALID_STATE_TRANSITION");

@@ -21,6 +21,9 @@ const carbon = DEFAULT_CARBON_SETTINGS;
 let clock = Date.parse("2026-01-01T00:00:00.000Z");
 const tick = () => new Date((clock += 1000)).toISOString();
 
+/** An event as it is once published: the door (check-in) is open. */
+const publishedEventRecord = (accountId: string, overrides: Partial<EventCreate> = {}): EventRecord => ({ ...eventRecord(accountId, overrides), status: "published" });
+
 function eventRecord(accountId: string, overrides: Partial<EventCreate> = {}): EventRecord {
   return newEventRecord(
     {
@@ -406,7 +409,8 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
 
     test("an event's kept figures equal a recount of its registrations after every kind of change", async () => {
       const account = await newAccount(storage, "Kept figures");
-      const event = eventRecord(account, { capacity: 50 });
+      // Published, so that check-ins are among the changes.
+      const event = publishedEventRecord(account, { capacity: 50 });
       await storage.insertEvent(event);
       const modes: Array<TravelMode | undefined> = ["car", "flight", "train", "bus", "bike", "walk", undefined];
       let seed = 11;
@@ -567,7 +571,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
 
       test("takes the registration out of every read, frees its place, and is per account", async () => {
         const account = await newAccount(storage, "Erasure reads");
-        const event = eventRecord(account, { capacity: 2, sustainabilityGoals: { carbonNeutral: true } });
+        const event = publishedEventRecord(account, { capacity: 2, sustainabilityGoals: { carbonNeutral: true } });
         await storage.insertEvent(event);
         const erased = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
         const kept = await storage.registerAttendee(attendeeRecord(account, event.id, { carbonOffset: { travelMode: "train", travelDistance: 50 } }));
@@ -802,7 +806,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       });
 
       test("check-in by code: once, then reported as already checked in", async () => {
-        const event = eventRecord(acme);
+        const event = publishedEventRecord(acme);
         await storage.insertEvent(event);
         const attendee = await storage.registerAttendee(attendeeRecord(acme, event.id));
         const first = await storage.checkIn(acme, event.id, attendee.confirmationCode, tick());
@@ -818,6 +822,48 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         await storage.updateAttendee(acme, cancelled.id, { status: "cancelled" }, tick());
         await rejectsWith(storage.checkIn(acme, event.id, cancelled.confirmationCode, tick()), "INVALID_STATE_TRANSITION");
         assert.equal((await storage.findAttendeeById(attendee.id))?.confirmationCode, attendee.confirmationCode);
+      });
+
+      test("check-in only while the event is published: the door's reason, nothing written", async () => {
+        for (const status of ["draft", "cancelled", "completed"] as const) {
+          const event = { ...eventRecord(acme), status };
+          await storage.insertEvent(event);
+          const attendee = await storage.registerAttendee(attendeeRecord(acme, event.id)).catch(() => null);
+          const code = attendee?.confirmationCode ?? "EVT-2222-2222";
+          await assert.rejects(storage.checkIn(acme, event.id, code, tick()), (error: unknown) =>
+            ServiceError.is(error) && error.code === "INVALID_STATE_TRANSITION" && (error.details as { reason?: string }).reason === "event_not_published",
+          );
+          if (attendee) assert.deepEqual(await storage.getAttendee(acme, attendee.id), attendee);
+        }
+      });
+
+      test("undo of a check-in: back to confirmed under the event's lock, the figures unchanged", async () => {
+        const event = publishedEventRecord(acme, { capacity: 2 });
+        await storage.insertEvent(event);
+        const attendee = await storage.registerAttendee(attendeeRecord(acme, event.id, { carbonOffset: { travelMode: "car", travelDistance: 120 } }));
+        const figures = async () => (await storage.getEvent(acme, event.id, carbon))!;
+        const registered = await figures();
+        await rejectsWith(storage.undoCheckIn(acme, event.id, attendee.id, tick()), "INVALID_STATE_TRANSITION");
+        const { after: checkedIn } = await storage.checkIn(acme, event.id, attendee.confirmationCode, tick());
+        const undoneAt = tick();
+        const undone = await storage.undoCheckIn(acme, event.id, attendee.id, undoneAt);
+        assert.deepEqual(undone.before, checkedIn);
+        assert.deepEqual(undone.after, { ...checkedIn, status: "confirmed", checkedInAt: null, updatedAt: undoneAt });
+        assert.deepEqual(await storage.getAttendee(acme, attendee.id), undone.after);
+        const after = await figures();
+        assert.equal(after.attendeeCount, registered.attendeeCount);
+        assert.equal(after.carbonFootprint, registered.carbonFootprint);
+        assert.ok(registered.carbonFootprint > 0);
+        // Not checked in any more: a second undo is refused; the door lets it in again.
+        await rejectsWith(storage.undoCheckIn(acme, event.id, attendee.id, tick()), "INVALID_STATE_TRANSITION");
+        assert.equal((await storage.checkIn(acme, event.id, attendee.confirmationCode, tick())).after.status, "checked-in");
+        // Unknown event, a registration of another event, another account: not found.
+        const other = publishedEventRecord(acme);
+        await storage.insertEvent(other);
+        await rejectsWith(storage.undoCheckIn(acme, other.id, attendee.id, tick()), "NOT_FOUND");
+        await rejectsWith(storage.undoCheckIn(acme, "evt_unknown", attendee.id, tick()), "NOT_FOUND");
+        await rejectsWith(storage.undoCheckIn(globex, event.id, attendee.id, tick()), "NOT_FOUND");
+        await rejectsWith(storage.undoCheckIn(acme, event.id, "att_unknown", tick()), "NOT_FOUND");
       });
 
       test("a taken confirmation code is replaced", async () => {

@@ -13,7 +13,7 @@ import { createConfirmationCode, createId } from "../src/_internal/ids.ts";
 import { contributionOf, type KeptFigures, NO_FIGURES } from "../src/resources/kept-figures.ts";
 import { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, TRAVEL_MODES } from "../src/carbon/emission-factors.ts";
 import { type AttendeeRecord, AttendeeListQuery, newAttendeeRecord } from "../src/resources/attendee.ts";
-import { newEventRecord } from "../src/resources/event.ts";
+import { type EventRecord, newEventRecord } from "../src/resources/event.ts";
 import { contributionSql } from "../src/sql/carbon-sql.ts";
 import type { Database as Schema } from "../src/sql/database.ts";
 import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
@@ -65,10 +65,14 @@ for (const factors of [DEFAULT_EMISSION_FACTORS, BANDED]) test(`the kept figures
   const { accountId } = await storage.createApiKey({
     id: createId("apiKey"), account: "Figures", newAccountId: createId("account"), hash: createId("apiKey"), prefix: "esk_x…", tier: "free", scopes: [], now: NOW,
   });
-  const event = newEventRecord(
+  // Published: the door is open, so check-ins are among the changes.
+  const event: EventRecord = {
+    ...newEventRecord(
     { name: "Figures", description: null, location: { address: "A 1", city: "Berlin", country: "DE" }, startDate: "2027-05-01T09:00:00.000Z", endDate: "2027-05-01T17:00:00.000Z", capacity: 500, category: "conference" },
     { id: createId("event"), accountId, now: NOW },
-  );
+    ),
+    status: "published",
+  };
   await storage.insertEvent(event);
   const next = random(42);
   const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;

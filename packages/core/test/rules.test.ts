@@ -5,6 +5,8 @@ import {
   assertAttendeeTransition, ATTENDEE_STATUSES, type AttendeeStatus, isActiveAttendeeStatus, isAttendeeTransitionAllowed,
 } from "../src/rules/attendee-status.ts";
 import { assertEventTransition, EVENT_STATUSES, type EventStatus, isEventTransitionAllowed } from "../src/rules/event-status.ts";
+import { assertDoorOpen } from "../src/rules/check-in.ts";
+import { newAttendeeRecord, undoCheckIn } from "../src/resources/attendee.ts";
 
 // The expected tables, written out from DECISIONS.md rather than derived from the code's tables.
 const EVENT_ALLOWED = new Set([
@@ -62,4 +64,34 @@ describe("attendee status transitions", () => {
       ["confirmed", "pending", "checked-in"],
     );
   });
+});
+
+describe("the door", () => {
+  for (const status of EVENT_STATUSES) {
+    test(`check-in ${status === "published" ? "is open" : "is closed"} while the event is ${status}`, () => {
+      if (status === "published") return assert.doesNotThrow(() => assertDoorOpen({ id: "evt_1", status }));
+      assert.throws(() => assertDoorOpen({ id: "evt_1", status }), (error: unknown) => {
+        assert.ok(ServiceError.is(error));
+        assert.equal(error.code, "INVALID_STATE_TRANSITION");
+        assert.deepEqual(error.details, { reason: "event_not_published", eventStatus: status });
+        return true;
+      });
+    });
+  }
+
+  for (const status of ATTENDEE_STATUSES) {
+    test(`undoing the check-in of a ${status} registration ${status === "checked-in" ? "gives it back confirmed" : "is refused"}`, () => {
+      const record = { ...newAttendeeRecord({ firstName: "Ada", lastName: "L", email: "ada@example.com", ticketType: "general" } as never, { id: "att_1", accountId: "acc_1", confirmationCode: "EVT-2222-3333", now: "2026-01-01T00:00:00.000Z" }), eventId: "evt_1", status, checkedInAt: status === "checked-in" ? "2026-01-02T00:00:00.000Z" : null };
+      if (status === "checked-in") {
+        assert.deepEqual(undoCheckIn(record, "2026-01-03T00:00:00.000Z"), { ...record, status: "confirmed", checkedInAt: null, updatedAt: "2026-01-03T00:00:00.000Z" });
+        return;
+      }
+      assert.throws(() => undoCheckIn(record, "2026-01-03T00:00:00.000Z"), (error: unknown) => {
+        assert.ok(ServiceError.is(error));
+        assert.equal(error.code, "INVALID_STATE_TRANSITION");
+        assert.deepEqual(error.details, { reason: "not_checked_in", status });
+        return true;
+      });
+    });
+  }
 });

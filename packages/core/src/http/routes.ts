@@ -100,6 +100,13 @@ export const ROUTES: readonly Route[] = [
     handle: async (c) => ok(await c.account.events.checkIn(c.params.id!, await c.body<CheckInInput>())),
   },
   {
+    method: "DELETE", path: "/events/:id/check-in/:attendeeId", scope: "attendees:write", tag: "Events", operationId: "undoCheckIn",
+    summary: "Undo a mistaken check-in: the registration goes back to confirmed",
+    response: { status: 200, schema: Attendee, name: "Attendee", description: "The registration, confirmed again" },
+    errors: ["NOT_FOUND", "INVALID_STATE_TRANSITION"],
+    handle: async (c) => ok(await c.account.events.undoCheckIn(c.params.id!, c.params.attendeeId!)),
+  },
+  {
     method: "POST", path: "/attendees", scope: "attendees:write", tag: "Attendees", operationId: "registerAttendee", summary: "Register an attendee",
     body: AttendeeCreateInput, response: { status: 201, schema: Attendee, name: "Attendee", description: "The registration, confirmed" },
     errors: ["INVALID_REQUEST", "EVENT_FULL", "NOT_FOUND", "DUPLICATE_REGISTRATION"],

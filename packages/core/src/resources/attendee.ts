@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { TRAVEL_MODES } from "../carbon/emission-factors.ts";
 import { assertAttendeeTransition, ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
+import { assertCheckInUndoable } from "../rules/check-in.ts";
 import { BooleanParam, KeyValueMap, OrderParam, pagingParams, plainText, resolvePaging, text, Timestamp } from "./common.ts";
 
 /** A phone number with its country code: `+` then 7 to 15 digits, spaces, dots, dashes and brackets allowed. */
@@ -184,6 +185,16 @@ export function applyAttendeeUpdate(current: AttendeeRecord, update: AttendeeUpd
     checkedInAt: changed && status === "checked-in" ? now : current.checkedInAt,
     cancelledAt: changed && status === "cancelled" ? now : changed && current.status === "cancelled" ? null : current.cancelledAt,
   };
+}
+
+/**
+ * Undoes a mistaken check-in: the registration goes back to `confirmed` with no `checkedInAt`.
+ * Throws `INVALID_STATE_TRANSITION` (reason `not_checked_in`) for any other status. The only
+ * way out of `checked-in`, which the status rules of `PUT` treat as final.
+ */
+export function undoCheckIn(current: AttendeeRecord, now: string): AttendeeRecord {
+  assertCheckInUndoable(current);
+  return { ...current, status: "confirmed", checkedInAt: null, updatedAt: now };
 }
 
 export const ATTENDEE_SORT_FIELDS = ["registrationDate", "firstName", "lastName", "company"] as const;

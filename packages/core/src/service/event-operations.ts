@@ -22,12 +22,21 @@ export interface EventOperations {
   delete(id: string): Promise<DeleteResult>;
   /** One page of events; `query` holds query-string values (strings) or their parsed forms. */
   list(query?: Record<string, unknown>): Promise<ListResult<"events", Event>>;
-  /** Checks in the registration with this confirmation code; throws `NOT_FOUND`, `ALREADY_CHECKED_IN`, `INVALID_STATE_TRANSITION`. */
+  /**
+   * Checks in the registration with this confirmation code while the event is published;
+   * throws `NOT_FOUND`, `ALREADY_CHECKED_IN`, `INVALID_STATE_TRANSITION` (details.reason
+   * `event_not_published` when the door is closed).
+   */
   checkIn(eventId: string, input: CheckInInput): Promise<Attendee>;
+  /**
+   * Undoes the check-in of the event's registration `attendeeId` (back to `confirmed`, sends
+   * `attendee.updated`); throws `NOT_FOUND`, `INVALID_STATE_TRANSITION` (reason `not_checked_in`).
+   */
+  undoCheckIn(eventId: string, attendeeId: string): Promise<Attendee>;
 }
 
 /** The event operations of one account, over the stores they need. */
-export function createEventOperations(storage: EventStore & Pick<AttendeeStore, "checkIn">, context: OperationContext): EventOperations {
+export function createEventOperations(storage: EventStore & Pick<AttendeeStore, "checkIn" | "undoCheckIn">, context: OperationContext): EventOperations {
   const { accountId, carbon, now, notifier: notify, queued } = context;
 
   async function getEvent(id: string): Promise<Event> {
@@ -72,6 +81,11 @@ export function createEventOperations(storage: EventStore & Pick<AttendeeStore, 
           details: { attendee: toApiAttendee(before, context.baseUrl) },
         });
       }
+      return toApiAttendee(after, context.baseUrl);
+    },
+    async undoCheckIn(eventId, attendeeId) {
+      const { after } = await storage.undoCheckIn(accountId, eventId, attendeeId, now(), notify);
+      queued();
       return toApiAttendee(after, context.baseUrl);
     },
   };

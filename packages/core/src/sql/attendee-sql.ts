@@ -2,7 +2,8 @@ import { type Kysely, sql } from "kysely";
 import { createConfirmationCode } from "../_internal/ids.ts";
 import { contributionChange } from "../resources/kept-figures.ts";
 import { ServiceError } from "../errors.ts";
-import { applyAttendeeUpdate, type AttendeeRecord } from "../resources/attendee.ts";
+import { applyAttendeeUpdate, type AttendeeRecord, undoCheckIn } from "../resources/attendee.ts";
+import { assertDoorOpen } from "../rules/check-in.ts";
 import { type EventRecord } from "../resources/event.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { EVENT_STATUSES_OPEN_FOR_REGISTRATION } from "../rules/event-status.ts";
@@ -158,6 +159,7 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
       return write(async (trx) => {
         const event = await lockEvent(trx, dialect, accountId, eventId);
         if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${eventId} not found.` });
+        assertDoorOpen(event);
         const row = await trx.selectFrom("attendees").selectAll().where("event_id", "=", eventId).where("confirmation_code", "=", confirmationCode).executeTakeFirst();
         if (!row) {
           throw new ServiceError("NOT_FOUND", { message: `No registration with confirmation code ${confirmationCode} for event ${eventId}.`, field: "confirmationCode" });
@@ -168,6 +170,21 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
         // The event's figures stay: checked-in counts as active, like the confirmed or pending it was.
         await trx.updateTable("attendees").set({ status: after.status, checked_in_at: after.checkedInAt, updated_at: now }).where("id", "=", row.id).execute();
         await notify(trx, accountId, { op: "attendee.checked_in", event, before, after, at: now }, notifier);
+        return { before, after };
+      });
+    },
+
+    async undoCheckIn(accountId, eventId, attendeeId, now, notifier) {
+      return write(async (trx) => {
+        const event = await lockEvent(trx, dialect, accountId, eventId);
+        if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${eventId} not found.` });
+        const row = await trx.selectFrom("attendees").selectAll().where("id", "=", attendeeId).where("event_id", "=", eventId).executeTakeFirst();
+        if (!row) throw new ServiceError("NOT_FOUND", { message: `Attendee ${attendeeId} of event ${eventId} not found.` });
+        const before = rowToAttendee(row);
+        const after = undoCheckIn(before, now);
+        await trx.updateTable("attendees").set({ status: after.status, checked_in_at: after.checkedInAt, updated_at: now }).where("id", "=", row.id).execute();
+        await adjustEventStats(trx, eventId, before, after);
+        await notify(trx, accountId, { op: "attendee.updated", event, before, after, at: now }, notifier);
         return { before, after };
       });
     },

@@ -27,11 +27,18 @@ export interface AttendeeStore {
    */
   updateAttendee(accountId: string, id: string, update: AttendeeUpdate, now: string, notifier?: ChangeNotifier): Promise<Change<AttendeeRecord>>;
   /**
-   * Checks in the event's registration with this confirmation code, atomically. Throws
-   * `NOT_FOUND` (no such event or code) or `INVALID_STATE_TRANSITION` (cancelled). A
+   * Checks in the event's registration with this confirmation code, atomically under the
+   * event's lock. Throws `NOT_FOUND` (no such event or code) or `INVALID_STATE_TRANSITION`
+   * (the event is not published: `assertDoorOpen`; the registration is cancelled). A
    * registration already checked in is left as it is and returned with `before === after`.
    */
   checkIn(accountId: string, eventId: string, confirmationCode: string, now: string, notifier?: ChangeNotifier): Promise<Change<AttendeeRecord>>;
+  /**
+   * Undoes the check-in of the event's registration `attendeeId` under the event's lock, with
+   * `undoCheckIn` (back to `confirmed`), and notifies `attendee.updated`. Throws `NOT_FOUND`
+   * (no such event, or no such registration of it) or `INVALID_STATE_TRANSITION` (not checked in).
+   */
+  undoCheckIn(accountId: string, eventId: string, attendeeId: string, now: string, notifier?: ChangeNotifier): Promise<Change<AttendeeRecord>>;
   /**
    * Erases the account's registration in one transaction, under its event's lock: the row goes
    * (so every read, list, QR image and check-in of it finds nothing); an active registration's

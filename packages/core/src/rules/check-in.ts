@@ -1,0 +1,29 @@
+import { ServiceError } from "../errors.ts";
+import type { AttendeeStatus } from "./attendee-status.ts";
+import type { EventStatus } from "./event-status.ts";
+
+/**
+ * The door is open only while the event is `published`: a scan before publication or after
+ * the event ended or was cancelled is refused (`INVALID_STATE_TRANSITION`, reason
+ * `event_not_published`). A `PUT` of `status: "checked-in"` is an administrative change and
+ * follows the status rules alone.
+ */
+export function assertDoorOpen(event: { id: string; status: EventStatus }): void {
+  if (event.status === "published") return;
+  throw new ServiceError("INVALID_STATE_TRANSITION", {
+    message: `Event ${event.id} is ${event.status}: check-in works only while it is published.`,
+    details: { reason: "event_not_published", eventStatus: event.status },
+  });
+}
+
+/**
+ * Only a checked-in registration has a check-in to undo; it goes back to `confirmed`. Allowed
+ * whatever the event's status: a mistake at the door may be put right afterwards.
+ */
+export function assertCheckInUndoable(attendee: { id: string; status: AttendeeStatus }): void {
+  if (attendee.status === "checked-in") return;
+  throw new ServiceError("INVALID_STATE_TRANSITION", {
+    message: `Registration ${attendee.id} is ${attendee.status}, not checked in: there is no check-in to undo.`,
+    details: { reason: "not_checked_in", status: attendee.status },
+  });
+}
