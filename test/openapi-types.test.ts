@@ -30,6 +30,7 @@ const CLIENT_METHODS: Record<string, string> = {
   getAttendee: "attendees.get",
   updateAttendee: "attendees.update",
   deleteAttendee: "attendees.delete",
+  exportAttendees: "attendees.export",
   createWebhook: "webhooks.create",
   listWebhooks: "webhooks.list",
   getWebhook: "webhooks.get",
@@ -94,9 +95,17 @@ function checksOf(operation: Operation): string {
     // The path parameters come first, as strings.
     ...Array.from({ length: pathParams }, (_, i) => `export const ${id}__path${i}: Agree<Parameters<${id}_Method>[${i}], string> = true;`),
     `type ${id}_Response = Awaited<ReturnType<${id}_Method>>;`,
-    `type ${id}_DocResponse = ${id}_Op["responses"][${success[0]}]["content"]["application/json"];`,
-    `export const ${id}__response: Agree<${id}_Response, ${id}_DocResponse> = true;`,
   ];
+  const content = (operation.responses[success[0]!] as { content: Record<string, unknown> }).content;
+  if ("application/json" in content) {
+    lines.push(
+      `type ${id}_DocResponse = ${id}_Op["responses"][${success[0]}]["content"]["application/json"];`,
+      `export const ${id}__response: Agree<${id}_Response, ${id}_DocResponse> = true;`,
+    );
+  } else {
+    // A streamed answer of another format (an export): the client hands over the byte stream.
+    lines.push(`export const ${id}__stream: Agree<${id}_Response, ReadableStream<Uint8Array>> = true;`);
+  }
   if (operation.requestBody) {
     lines.push(
       `type ${id}_Body = Parameters<${id}_Method>[${pathParams}];`,

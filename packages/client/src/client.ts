@@ -1,5 +1,5 @@
 import type {
-  Attendee, AttendeeCreateInput, AttendeeListQuery, AttendeeUpdateInput, CheckInInput, CreatedWebhook, DeleteResult, DeliveryListQuery,
+  Attendee, AttendeeCreateInput, AttendeeExportQuery, AttendeeListQuery, AttendeeUpdateInput, CheckInInput, CreatedWebhook, DeleteResult, DeliveryListQuery,
   EmissionFactorSetResponse, ErrorBody, Event, EventAnalytics, EventCreateInput, EventListQuery, EventUpdateInput, ListResult, RotatedWebhook, SustainabilityQuery, SustainabilityReport, TrendQuery,
   TrendReport, Webhook, WebhookCreateInput, WebhookDelivery, WebhookListQuery, WebhookUpdateInput,
 } from "@event-service/core";
@@ -47,6 +47,8 @@ export type ListParams<Q> = QueryParams<Q> & { perPage?: number };
 
 export type EventListParams = ListParams<EventListQuery>;
 export type AttendeeListParams = ListParams<AttendeeListQuery>;
+/** Query of `attendees.export`: `format`, `csv` (default) or `ndjson`. */
+export type AttendeeExportParams = QueryParams<AttendeeExportQuery>;
 export type WebhookListParams = ListParams<WebhookListQuery>;
 export type DeliveryListParams = ListParams<DeliveryListQuery>;
 /** Query of `analytics.sustainability`: `startDate`, `endDate`, `eventIds` (a list, or comma-separated), `granularity`. */
@@ -89,6 +91,17 @@ export interface AttendeesResource {
    * included), an active one frees its place, and `attendee.deleted` is sent.
    */
   delete(attendeeId: string, call?: CallOptions): Promise<DeleteResult>;
+  /**
+   * Every registration of the event, in registration order, as the service streams it: CSV
+   * (default; a header row, RFC 4180) or NDJSON (one attendee a line). Resolves once the answer's
+   * headers arrive, with the body as a web `ReadableStream` of bytes to read at your pace; an
+   * error answer (an unknown event, a bad format) rejects with an {@link EventServiceError}.
+   *
+   * @example
+   * const csv = await client.attendees.export(event.id);
+   * await pipeline(Readable.fromWeb(csv), createWriteStream("attendees.csv"));
+   */
+  export(eventId: string, query?: AttendeeExportParams, call?: CallOptions): Promise<ReadableStream<Uint8Array>>;
 }
 
 /** Webhooks of the caller's account. */
@@ -167,14 +180,21 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** The body of an error answer; a streamed call's arrives as a stream, read here so the error is the service's. */
+async function errorBodyOf(thrown: unknown): Promise<unknown> {
+  if (!(thrown instanceof FetchError)) return undefined;
+  if (thrown.data instanceof ReadableStream) return new Response(thrown.data).json().catch(() => undefined);
+  return thrown.data;
+}
+
 /** The client error of whatever a call threw. */
-function toClientError(thrown: unknown): EventServiceError {
+function toClientError(thrown: unknown, data: unknown): EventServiceError {
   if (!(thrown instanceof FetchError)) {
     return new EventServiceError({ status: 0, code: "NETWORK_ERROR", message: (thrown as Error)?.message ?? String(thrown), cause: thrown });
   }
   const status = thrown.status ?? thrown.response?.status ?? 0;
   const retryAfter = parseRetryAfterSeconds(thrown.response?.headers.get("retry-after") ?? null);
-  const body = thrown.data as Partial<ErrorBody> | undefined;
+  const body = data as Partial<ErrorBody> | undefined;
   if (status === 0 || !thrown.response) {
     return new EventServiceError({ status: 0, code: "NETWORK_ERROR", message: thrown.message, cause: thrown });
   }
@@ -211,20 +231,22 @@ export function createClient(options: ClientOptions): EventServiceClient {
     options.fetch && { fetch: options.fetch },
   );
 
-  async function request<T>(method: Method, path: string, init: { body?: unknown; query?: Query } & CallOptions = {}): Promise<T> {
+  async function request<T>(method: Method, path: string, init: { body?: unknown; query?: Query; stream?: boolean } & CallOptions = {}): Promise<T> {
     const key = method === "POST" ? (init.idempotencyKey ?? (generateKeys ? globalThis.crypto.randomUUID() : undefined)) : undefined;
     const retriable = method !== "POST" || key !== undefined;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await api<T>(path, {
+        const options = {
           method,
           ...(init.body !== undefined && { body: init.body as Record<string, unknown> }),
           ...(init.query && { query: toQuery(init.query) }),
           ...(key !== undefined && { headers: { "idempotency-key": key } }),
           ...(init.signal && { signal: init.signal }),
-        });
+        };
+        // A stream resolves with the answer's headers; its body is the caller's to read.
+        return init.stream ? ((await api<T, "stream">(path, { ...options, responseType: "stream" })) as T) : await api<T>(path, options);
       } catch (thrown) {
-        const error = toClientError(thrown);
+        const error = toClientError(thrown, await errorBodyOf(thrown));
         const later = RETRYABLE_STATUSES.has(error.status) || error.code === "IDEMPOTENCY_KEY_IN_USE";
         if (!retriable || !later || attempt > retry.retries) throw error;
         const delay = retryDelayMs(attempt, error.retryAfter, retry);
@@ -267,6 +289,8 @@ export function createClient(options: ClientOptions): EventServiceClient {
         request<Attendee>("PUT", `/attendees/${id(attendeeId)}`, { body: input, ...call }),
       list: (query = {}, call) => request<ListResult<"attendees", Attendee>>("GET", "/attendees", { query, ...call }),
       listAll: (query = {}, call) => walk<"attendees", Attendee>("attendees", "/attendees", query, call),
+      export: (eventId, query = {}, call) =>
+        request<ReadableStream<Uint8Array>>("GET", `/events/${id(eventId)}/attendees/export`, { query, stream: true, ...call }),
       delete: (attendeeId, call) => request<DeleteResult>("DELETE", `/attendees/${id(attendeeId)}`, call),
     },
     webhooks: {

@@ -22,7 +22,7 @@ export { toApiDelivery } from "./resources/webhook-delivery.ts";
 export { toApiAttendee } from "./resources/attendee.ts";
 export { toApiEvent } from "./resources/event.ts";
 export type {
-  AccountOptions, AccountScope, AnalyticsOperations, AttendeeOperations, EventOperations, EventService, EventServiceOptions, KeyOperations, ListResult,
+  AccountOptions, AccountScope, AnalyticsOperations, AttendeeExport, AttendeeOperations, EventOperations, EventService, EventServiceOptions, KeyOperations, ListResult,
   WebhookOperations,
 } from "./service.ts";
 
@@ -61,6 +61,8 @@ export {
 export { Event, EventCreateInput, EventListQuery, EventUpdateInput, EVENT_SORT_FIELDS, isCountryCode } from "./resources/event.ts";
 export type { Coordinates, Location, SustainabilityGoals } from "./resources/event.ts";
 export type { AccessibilityNeeds, CarbonOffset, EmergencyContact } from "./resources/attendee.ts";
+export { AttendeeExportQuery, EXPORT_FORMATS } from "./export/attendee-export.ts";
+export type { ExportFormat } from "./export/attendee-export.ts";
 export { DeleteResult, Pagination } from "./resources/common.ts";
 export {
   canReadNotification, CreatedWebhook, READ_SCOPE_BY_FAMILY, RotatedWebhook, SECRET_ROTATION_OVERLAP_MS, Webhook, WebhookCreateInput,

@@ -12,7 +12,7 @@ import type { Storage } from "./storage.ts";
 import { createChangeNotifier, DEFAULT_PUBLIC_URL } from "./webhooks/change-notifications.ts";
 
 export type { AnalyticsOperations } from "./service/analytics-operations.ts";
-export type { AttendeeOperations } from "./service/attendee-operations.ts";
+export type { AttendeeExport, AttendeeOperations } from "./service/attendee-operations.ts";
 export type { EventOperations } from "./service/event-operations.ts";
 export type { KeyOperations } from "./service/key-operations.ts";
 export type { ListResult } from "./service/operation-context.ts";

@@ -866,6 +866,38 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         await rejectsWith(storage.undoCheckIn(acme, event.id, "att_unknown", tick()), "NOT_FOUND");
       });
 
+      test("an event's registrations in keyset pages: registration order, ties by id, nothing else, erased ones left out", async () => {
+        const event = eventRecord(acme, { capacity: 20 });
+        const other = eventRecord(acme);
+        await storage.insertEvent(event);
+        await storage.insertEvent(other);
+        const sameTime = tick();
+        const registered: AttendeeRecord[] = [];
+        for (let i = 0; i < 8; i++) {
+          // Three share one registration time: the id orders them.
+          const attendee = attendeeRecord(acme, event.id);
+          registered.push(await storage.registerAttendee(i >= 2 && i < 5 ? { ...attendee, registrationDate: sameTime } : attendee));
+        }
+        await storage.registerAttendee(attendeeRecord(acme, other.id));
+        const erased = registered.splice(6, 1)[0]!;
+        await storage.eraseAttendee(acme, erased.id, { now: tick(), replay: { status: 404, body: "{}" } });
+        await storage.updateAttendee(acme, registered[0]!.id, { status: "cancelled" }, tick());
+        const expected = [...registered].sort((a, b) => a.registrationDate.localeCompare(b.registrationDate) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((a) => a.id);
+
+        const seen: string[] = [];
+        let cursor: { registrationDate: string; id: string } | null = null;
+        for (let reads = 0; reads < 10; reads++) {
+          const page = await storage.eventAttendeesAfter(acme, event.id, cursor, 3);
+          seen.push(...page.map((a) => a.id));
+          if (page.length < 3) break;
+          cursor = { registrationDate: page.at(-1)!.registrationDate, id: page.at(-1)!.id };
+        }
+        assert.deepEqual(seen, expected);
+        assert.equal((await storage.eventAttendeesAfter(acme, event.id, null, 100)).find((a) => a.id === registered[0]!.id)?.status, "cancelled");
+        assert.deepEqual(await storage.eventAttendeesAfter(globex, event.id, null, 100), [], "another account reads nothing");
+        assert.deepEqual(await storage.eventAttendeesAfter(acme, "evt_unknown", null, 100), []);
+      });
+
       test("a taken confirmation code is replaced", async () => {
         const event = eventRecord(acme);
         await storage.insertEvent(event);

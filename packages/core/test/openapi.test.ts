@@ -36,7 +36,14 @@ describe("OpenAPI document and API reference page", () => {
       const operation = document.paths[path]?.[route.method.toLowerCase()];
       assert.ok(operation, `${route.method} ${path} missing`);
       assert.equal(operation.operationId, route.operationId);
-      assert.ok(operation.responses[String(route.response.status)].content["application/json"].schema.$ref);
+      const content = operation.responses[String(route.response.status)].content;
+      if (route.response.media) {
+        // A streamed format: each media type described, no JSON body.
+        assert.deepEqual(Object.keys(content), Object.keys(route.response.media), route.operationId);
+        for (const type of Object.keys(content)) assert.equal(content[type].schema.type, "string", `${route.operationId}: ${type}`);
+      } else {
+        assert.ok(content["application/json"].schema.$ref);
+      }
       for (const code of route.errors) assert.ok(operation.responses[String(ERROR_CODES[code].status)], `${route.operationId}: ${code}`);
       for (const status of ["400", "401", "403", "429", "500", "503"]) assert.ok(operation.responses[status], `${route.operationId}: ${status}`);
       assert.equal(Boolean(operation.requestBody), Boolean(route.body), route.operationId);

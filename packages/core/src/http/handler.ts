@@ -250,7 +250,10 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       if (response) return response;
     }
     const answer = await api(request, url, path, origin, docs, state, match);
-    return reply.json(answer.body, answer.status, answer.headers ? { ...state.headers, ...answer.headers } : state.headers);
+    const headers = answer.headers ? { ...state.headers, ...answer.headers } : state.headers;
+    // A streamed answer (an export) goes out as it is read: the host writes it with back-pressure.
+    if (answer.body instanceof ReadableStream) return reply.raw(answer.body, answer.status, headers);
+    return reply.json(answer.body, answer.status, headers);
   }
 
   async function respond(request: Request, url: URL, state: RequestState): Promise<Response> {
@@ -288,7 +291,10 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       response = reply.json(new ServiceError("INVALID_REQUEST", { message: "Malformed request URL." }).toJSON(), 400, state.headers);
     }
     // HEAD: the GET answer's status and headers, no body.
-    if (request.method === "HEAD") response = reply.raw(null, response.status, Object.fromEntries(response.headers));
+    if (request.method === "HEAD") {
+      await response.body?.cancel();
+      response = reply.raw(null, response.status, Object.fromEntries(response.headers));
+    }
     options.onRequestEnd?.({
       requestId,
       method: request.method,

@@ -98,7 +98,9 @@ function buildDocument(): Record<string, unknown> {
         [String(route.response.status)]: {
           description: route.response.description,
           headers: { ...RATE_LIMIT_HEADERS, ...(route.method === "POST" && { "Idempotent-Replayed": { description: "`true` on a replayed answer.", schema: { type: "string" } } }) },
-          content: { "application/json": { schema: ref(route.response.schema, route.response.name, "output") } },
+          content: route.response.media
+            ? Object.fromEntries(Object.entries(route.response.media).map(([type, description]) => [type, { schema: { type: "string", description } }]))
+            : { "application/json": { schema: ref(route.response.schema, route.response.name, "output") } },
         },
         ...errorResponses(codes),
       },

@@ -5,6 +5,7 @@ import { SustainabilityQuery, SustainabilityReport } from "../analytics/sustaina
 import { TrendQuery, TrendReport } from "../analytics/trend-report.ts";
 import type { ErrorCode } from "../errors.ts";
 import { Attendee, AttendeeCreateInput, AttendeeListQuery, AttendeeUpdateInput, CheckInInput } from "../resources/attendee.ts";
+import { AttendeeExportQuery, EXPORT_MEDIA_TYPES } from "../export/attendee-export.ts";
 import type { Scope } from "../resources/api-key.ts";
 import { DeleteResult } from "../resources/common.ts";
 import { Event, EventCreateInput, EventListQuery, EventUpdateInput } from "../resources/event.ts";
@@ -29,7 +30,7 @@ export interface RouteContext {
   account: AccountScope;
 }
 
-/** A route's answer: a body for `status`, JSON-encoded, and headers to add. */
+/** A route's answer: a body for `status`, JSON-encoded (a `ReadableStream` is sent as it is), and headers to add. */
 export interface RouteResult {
   status: number;
   body: unknown;
@@ -53,8 +54,11 @@ export interface Route {
   query?: z.ZodType;
   /** The JSON body schema. */
   body?: z.ZodType;
-  /** Success status and body schema. */
-  response: { status: 200 | 201 | 202; schema: z.ZodType; name: string; description: string };
+  /**
+   * Success status and body schema. `media` replaces the JSON body in the document for a route
+   * that streams another format: the media types it answers with, each described in words.
+   */
+  response: { status: 200 | 201 | 202; schema: z.ZodType; name: string; description: string; media?: Record<string, string> };
   /** Errors particular to this route (the ones every route can answer are added by the document). */
   errors: readonly ErrorCode[];
   handle(ctx: RouteContext): Promise<RouteResult>;
@@ -135,6 +139,28 @@ export const ROUTES: readonly Route[] = [
     summary: "Erase a registration: its personal data leaves every table and stored payload; an active one frees its place",
     response: { status: 200, schema: DeleteResult, name: "DeleteResult", description: "The erasure" }, errors: ["NOT_FOUND"],
     handle: async (c) => ok(await c.account.attendees.delete(c.params.id!)),
+  },
+  {
+    method: "GET", path: "/events/:id/attendees/export", scope: "attendees:read", tag: "Attendees", operationId: "exportAttendees",
+    summary: "Export every registration of an event in registration order, streamed, as CSV or NDJSON",
+    query: AttendeeExportQuery,
+    response: {
+      status: 200, schema: Attendee, name: "Attendee", description: "The registrations, streamed as they are read",
+      media: {
+        "text/csv": "A header row, then one row a registration: the fields of Attendee, nested ones flattened with dots (`carbonOffset.opted`), lists joined with `;`, `customFields` as JSON; RFC 4180, CRLF; a cell starting with =, +, -, @, a tab or CR is prefixed with '.",
+        "application/x-ndjson": "One Attendee object a line.",
+      },
+    },
+    errors: ["INVALID_REQUEST", "NOT_FOUND"],
+    handle: async (c) => {
+      const { format, stream } = await c.account.attendees.export(c.params.id!, c.query);
+      const headers = {
+        "content-type": EXPORT_MEDIA_TYPES[format],
+        "content-disposition": `attachment; filename="attendees-${c.params.id}.${format === "csv" ? "csv" : "ndjson"}"`,
+        "cache-control": "no-store",
+      };
+      return { status: 200, body: stream, headers };
+    },
   },
   {
     method: "POST", path: "/webhooks", scope: "webhooks:write", tag: "Webhooks", operationId: "createWebhook",

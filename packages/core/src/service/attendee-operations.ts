@@ -4,7 +4,9 @@ import {
   type Attendee, AttendeeCreateInput, AttendeeListQuery, type AttendeeRecord, AttendeeUpdateInput, newAttendeeRecord, toApiAttendee,
 } from "../resources/attendee.ts";
 import { type DeleteResult, paginate } from "../resources/common.ts";
+import { AttendeeExportQuery, attendeeExportStream, type ExportFormat } from "../export/attendee-export.ts";
 import type { AttendeeStore } from "../storage/attendee-store.ts";
+import type { EventStore } from "../storage/event-store.ts";
 import { ERASED_ANSWER } from "../storage/erasure.ts";
 import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
 
@@ -22,10 +24,22 @@ export interface AttendeeOperations {
    * active one frees its place, `attendee.deleted` is sent. Throws `NOT_FOUND`.
    */
   delete(id: string): Promise<DeleteResult>;
+  /**
+   * Every registration of the event, in registration order, as a byte stream in `format` (CSV
+   * by default) read from the store a page at a time as it is consumed. Throws `NOT_FOUND`
+   * (no such event) and `INVALID_REQUEST` (query) before the stream starts.
+   */
+  export(eventId: string, query?: Record<string, unknown>): Promise<AttendeeExport>;
+}
+
+/** A started export: its format and the stream of its bytes. */
+export interface AttendeeExport {
+  format: ExportFormat;
+  stream: ReadableStream<Uint8Array>;
 }
 
 /** The registration operations of one account. */
-export function createAttendeeOperations(storage: AttendeeStore, context: OperationContext): AttendeeOperations {
+export function createAttendeeOperations(storage: AttendeeStore & Pick<EventStore, "getEvent">, context: OperationContext): AttendeeOperations {
   const { accountId, now, notifier: notify, queued } = context;
   const attendeeOut = (record: AttendeeRecord) => toApiAttendee(record, context.baseUrl);
 
@@ -58,6 +72,12 @@ export function createAttendeeOperations(storage: AttendeeStore, context: Operat
       if (!erased) throw notFound("Attendee", id);
       queued();
       return { success: true, message: `Attendee ${id} was erased.`, deletedId: id };
+    },
+    async export(eventId, query = {}) {
+      const { format } = parseInput(AttendeeExportQuery, query, "query");
+      if (!(await storage.getEvent(accountId, eventId, context.carbon))) throw notFound("Event", eventId);
+      const stream = attendeeExportStream((cursor, limit) => storage.eventAttendeesAfter(accountId, eventId, cursor, limit), format, attendeeOut);
+      return { format, stream };
     },
   };
 

@@ -212,6 +212,13 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
       return row ? rowToAttendee(row) : null;
     },
 
+    async eventAttendeesAfter(accountId, eventId, cursor, limit) {
+      let query = db.selectFrom("attendees").selectAll().where("event_id", "=", eventId).where("account_id", "=", accountId);
+      if (cursor) query = query.where((eb) => eb(eb.refTuple("registration_date", "id"), ">", eb.tuple(cursor.registrationDate, cursor.id)));
+      const rows = await query.orderBy("registration_date").orderBy("id").limit(limit).execute();
+      return rows.map(rowToAttendee);
+    },
+
     async listAttendees(accountId, query) {
       let base = db.selectFrom("attendees").where("account_id", "=", accountId);
       if (query.eventId) base = base.where("event_id", "=", query.eventId);

@@ -288,6 +288,12 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.insertInto("emission_factor_set").values({ id: 1, identity: factorSetIdentity(DEFAULT_EMISSION_FACTORS), updated_at: new Date().toISOString() }).execute();
     },
   },
+  "0011_attendees_event_order": {
+    async up(db: Kysely<any>) {
+      // An export reads an event's registrations in registration order, a keyset page at a time.
+      await db.schema.createIndex("attendees_event_registered").on("attendees").columns(["event_id", "registration_date", "id"]).execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */
