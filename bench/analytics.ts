@@ -50,7 +50,7 @@ async function seed(file: string) {
             location: { address: "Main St 1", city: "Berlin", state: null, country: "DE", zipCode: null, coordinates: null },
             startDate, endDate: new Date(Date.parse(startDate) + 8 * 3_600_000).toISOString(), capacity: 500, category: categories[e % categories.length]!,
             sustainabilityGoals: { carbonNeutral: e % 3 === 0, renewableEnergy: e % 2 === 0, localSourcing: e % 5 === 0, wasteReduction: (e * 7) % 101 },
-            tags: [], status: "published", createdAt: now, updatedAt: now,
+            tags: [], status: "published", waitlistEnabled: false, createdAt: now, updatedAt: now,
           }),
         )
         .execute();
@@ -65,7 +65,7 @@ async function seed(file: string) {
             phone: null, company: a % 4 === 0 ? null : `Company ${a % 37}`, title: null, ticketType: a % 10 === 0 ? "vip" : "general",
             dietaryPreferences: diets[n % diets.length]!, accessibilityNeeds: a % 25 === 0 ? { wheelchairAccess: true } : null,
             carbonOffset: mode ? { opted: n % 3 === 0, amount: (n % 3 === 0 ? 5 + (n % 20) : 0), travelMode: mode, travelDistance: 10 + ((n * 37) % 2500) } : null,
-            emergencyContact: null, customFields: {}, status: statuses[n % statuses.length]!, confirmationCode: `EVT-B${String(code).padStart(8, "0")}`,
+            emergencyContact: null, customFields: {}, status: statuses[n % statuses.length]!, waitlistPosition: null, confirmationCode: `EVT-B${String(code).padStart(8, "0")}`,
             registrationDate: now, updatedAt: now, checkedInAt: null, cancelledAt: null,
           }),
         );

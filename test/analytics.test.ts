@@ -265,7 +265,7 @@ describe("GET /analytics/events/:id", () => {
       startDate: "2027-01-04T09:00:00.000Z",
       endDate: "2027-01-04T17:00:00.000Z",
       attendance: {
-        capacity: 10, registered: 5, active: 4, confirmed: 2, pending: 1, cancelled: 1, checkedIn: 1, placesLeft: 6,
+        capacity: 10, registered: 5, active: 4, confirmed: 2, pending: 1, cancelled: 1, checkedIn: 1, waitlisted: 0, placesLeft: 6,
         capacityUtilizationPercent: 40, checkInRatePercent: 25,
       },
       demographics: {
@@ -306,7 +306,7 @@ describe("GET /analytics/events/:id", () => {
   test("an event without registrations, and a cancelled event", async () => {
     const bare = await createEvent(a, { capacity: 3, startDate: "2030-01-01T00:00:00Z", endDate: "2030-01-01T01:00:00Z" });
     const report = expectStatus(await a.get(`/analytics/events/${bare.id}`), 200);
-    assert.deepEqual(report.attendance, { capacity: 3, registered: 0, active: 0, confirmed: 0, pending: 0, cancelled: 0, checkedIn: 0, placesLeft: 3, capacityUtilizationPercent: 0, checkInRatePercent: null });
+    assert.deepEqual(report.attendance, { capacity: 3, registered: 0, active: 0, confirmed: 0, pending: 0, cancelled: 0, checkedIn: 0, waitlisted: 0, placesLeft: 3, capacityUtilizationPercent: 0, checkInRatePercent: null });
     assert.deepEqual(report.engagement, { checkInRatePercent: null, cancellationRatePercent: null, travelReportedPercent: null, offsetOptInPercent: null, firstRegistrationAt: null, lastRegistrationAt: null, averageLeadTimeDays: null });
     assert.deepEqual(report.sustainability.certifications, { carbonNeutral: false, lowCarbonTravel: false, tier: null });
     assert.equal(report.financial.averageContributionUsd, null);

@@ -52,11 +52,13 @@ describe("create", () => {
       sustainabilityGoals: {},
       tags: [],
       status: "draft",
+      waitlistEnabled: false,
       createdAt: event.createdAt,
       updatedAt: event.createdAt,
       attendeeCount: 0,
       carbonFootprint: 0,
       sustainabilityScore: 0,
+      waitlistCount: 0,
     });
     assert.deepEqual(expectStatus(await v1.get(`/events/${event.id}`), 200), event);
   });

@@ -95,7 +95,7 @@ describe("CSV and NDJSON", () => {
         "accessibilityNeeds.wheelchairAccess", "accessibilityNeeds.signLanguage", "accessibilityNeeds.visualAid", "accessibilityNeeds.other",
         "carbonOffset.opted", "carbonOffset.amount", "carbonOffset.travelDistance", "carbonOffset.travelMode",
         "emergencyContact.name", "emergencyContact.phone", "emergencyContact.relationship",
-        "customFields", "status", "confirmationCode", "registrationDate", "updatedAt", "checkedInAt", "cancelledAt", "qrCode",
+        "customFields", "status", "waitlistPosition", "confirmationCode", "registrationDate", "updatedAt", "checkedInAt", "cancelledAt", "qrCode",
       ].join(","));
       const rows: Array<Record<string, string>> = parse(text, { columns: true, record_delimiter: "\r\n" });
       assert.deepEqual(rows.map((row) => row.id), listed.map((attendee) => attendee.id));

@@ -289,7 +289,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         });
         await storage.insertEvent(event);
         const stored = await storage.getEvent(acme, event.id, carbon);
-        assert.deepEqual(stored, { ...event, attendeeCount: 0, carbonFootprint: 0, sustainabilityScore: 21.1 });
+        assert.deepEqual(stored, { ...event, attendeeCount: 0, carbonFootprint: 0, sustainabilityScore: 21.1, waitlistCount: 0 });
       });
 
       test("another account's event does not exist", async () => {
@@ -552,7 +552,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         await rejectsWith(storage.analyticsFigures({ accountId: mine, eventIds: [kept.id, foreign.id], granularity: null }, carbon), "NOT_FOUND", "eventIds");
         assert.equal(await storage.eventAnalyticsFigures(mine, foreign.id), null);
         const own = await storage.eventAnalyticsFigures(theirs, foreign.id);
-        assert.deepEqual(own?.statuses, { confirmed: 1, pending: 0, cancelled: 0, "checked-in": 0 });
+        assert.deepEqual(own?.statuses, { confirmed: 1, pending: 0, cancelled: 0, "checked-in": 0, waitlisted: 0 });
       });
     });
 
@@ -896,6 +896,75 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         assert.equal((await storage.eventAttendeesAfter(acme, event.id, null, 100)).find((a) => a.id === registered[0]!.id)?.status, "cancelled");
         assert.deepEqual(await storage.eventAttendeesAfter(globex, event.id, null, 100), [], "another account reads nothing");
         assert.deepEqual(await storage.eventAttendeesAfter(acme, "evt_unknown", null, 100), []);
+      });
+
+      test("waiting list: a full event takes registrations in line; a freed place promotes the first in line in the same write; the line closes up", async () => {
+        const event: EventRecord = { ...publishedEventRecord(acme, { capacity: 2 }), waitlistEnabled: true };
+        await storage.insertEvent(event);
+        const register = (email: string) => storage.registerAttendee(attendeeRecord(acme, event.id, { email }));
+        const [a, b, c, d, e] = [await register("a@example.com"), await register("b@example.com"), await register("c@example.com"), await register("d@example.com"), await register("e@example.com")];
+        assert.deepEqual([a, b, c, d, e].map((x) => [x.status, x.waitlistPosition]), [["confirmed", null], ["confirmed", null], ["waitlisted", 1], ["waitlisted", 2], ["waitlisted", 3]]);
+        const standing = async () => {
+          const stats = (await storage.getEvent(acme, event.id, carbon))!;
+          const line = (await storage.listAttendees(acme, AttendeeListQuery.parse({ eventId: event.id, status: "waitlisted", sortBy: "registrationDate", order: "asc" }))).items;
+          return { attendeeCount: stats.attendeeCount, waitlistCount: stats.waitlistCount, line: line.map((x) => [x.email, x.waitlistPosition]) };
+        };
+        assert.deepEqual(await standing(), { attendeeCount: 2, waitlistCount: 3, line: [["c@example.com", 1], ["d@example.com", 2], ["e@example.com", 3]] });
+        // A waiting registration holds its email, and cannot check in.
+        await rejectsWith(register("C@example.com"), "DUPLICATE_REGISTRATION");
+        await rejectsWith(storage.checkIn(acme, event.id, c.confirmationCode, tick()), "INVALID_STATE_TRANSITION");
+
+        // A cancellation promotes the first in line; the rest move up.
+        await storage.updateAttendee(acme, a.id, { status: "cancelled" }, tick());
+        assert.deepEqual(await storage.getAttendee(acme, c.id).then((x) => [x?.status, x?.waitlistPosition]), ["confirmed", null]);
+        assert.deepEqual(await standing(), { attendeeCount: 2, waitlistCount: 2, line: [["d@example.com", 1], ["e@example.com", 2]] });
+        // One leaving the line: those behind move up, no one is promoted.
+        await storage.updateAttendee(acme, d.id, { status: "cancelled" }, tick());
+        assert.deepEqual(await standing(), { attendeeCount: 2, waitlistCount: 1, line: [["e@example.com", 1]] });
+        // An erasure of one holding a place promotes too.
+        await storage.eraseAttendee(acme, b.id, { now: tick(), replay: { status: 404, body: "{}" } });
+        assert.deepEqual(await standing(), { attendeeCount: 2, waitlistCount: 0, line: [] });
+        assert.equal((await storage.getAttendee(acme, e.id))?.status, "confirmed");
+
+        const [f, g] = [await register("f@example.com"), await register("g@example.com")];
+        assert.deepEqual([f.waitlistPosition, g.waitlistPosition], [1, 2]);
+        // By hand only with a place free; a raised capacity promotes in order.
+        await rejectsWith(storage.updateAttendee(acme, g.id, { status: "confirmed" }, tick()), "EVENT_FULL");
+        await storage.updateEvent(acme, event.id, { capacity: 3 }, tick());
+        assert.deepEqual(await standing(), { attendeeCount: 3, waitlistCount: 1, line: [["g@example.com", 1]] });
+        assert.equal((await storage.getAttendee(acme, f.id))?.status, "confirmed");
+        // Erasing one waiting closes the line up; turning the list off keeps the full event closed.
+        await storage.eraseAttendee(acme, g.id, { now: tick(), replay: { status: 404, body: "{}" } });
+        assert.deepEqual(await standing(), { attendeeCount: 3, waitlistCount: 0, line: [] });
+        await storage.updateEvent(acme, event.id, { waitlistEnabled: false }, tick());
+        await rejectsWith(register("h@example.com"), "EVENT_FULL");
+        const h = await (async () => {
+          await storage.updateEvent(acme, event.id, { waitlistEnabled: true }, tick());
+          return register("h@example.com");
+        })();
+        assert.equal(h.waitlistPosition, 1);
+        // A re-activation of a cancelled registration takes a place, not a turn: refused while full.
+        await rejectsWith(storage.updateAttendee(acme, a.id, { status: "confirmed" }, tick()), "EVENT_FULL");
+        // Those waiting are no one's figures: the kept ones equal a recount of the places held.
+        const listed = (await storage.listAttendees(acme, AttendeeListQuery.parse({ eventId: event.id, limit: "100" }))).items;
+        assert.equal(listed.filter((x) => ["confirmed", "pending", "checked-in"].includes(x.status)).length, 3);
+        assert.equal(listed.filter((x) => x.status === "waitlisted").length, 1);
+      });
+
+      test("waiting list under load: registrations racing for the last places, then cancellations racing", async () => {
+        const event: EventRecord = { ...publishedEventRecord(acme, { capacity: 5 }), waitlistEnabled: true };
+        await storage.insertEvent(event);
+        const made = await Promise.all(Array.from({ length: 25 }, (_, i) => storage.registerAttendee(attendeeRecord(acme, event.id, { email: `race${i}@example.com` }))));
+        const confirmed = made.filter((x) => x.status === "confirmed");
+        const waiting = made.filter((x) => x.status === "waitlisted").sort((x, y) => x.waitlistPosition! - y.waitlistPosition!);
+        assert.equal(confirmed.length, 5);
+        assert.deepEqual(waiting.map((x) => x.waitlistPosition), Array.from({ length: 20 }, (_, i) => i + 1));
+        await Promise.all(confirmed.slice(0, 3).map((x) => storage.updateAttendee(acme, x.id, { status: "cancelled" }, tick())));
+        const after = await Promise.all(waiting.map((x) => storage.getAttendee(acme, x.id)));
+        assert.deepEqual(after.slice(0, 3).map((x) => [x?.status, x?.waitlistPosition]), [["confirmed", null], ["confirmed", null], ["confirmed", null]]);
+        assert.deepEqual(after.slice(3).map((x) => x?.waitlistPosition), Array.from({ length: 17 }, (_, i) => i + 1));
+        const stats = (await storage.getEvent(acme, event.id, carbon))!;
+        assert.deepEqual([stats.attendeeCount, stats.waitlistCount], [5, 17]);
       });
 
       test("a taken confirmation code is replaced", async () => {

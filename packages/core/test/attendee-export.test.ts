@@ -48,7 +48,7 @@ describe("the attendee columns", () => {
       "accessibilityNeeds.wheelchairAccess", "accessibilityNeeds.signLanguage", "accessibilityNeeds.visualAid", "accessibilityNeeds.other",
       "carbonOffset.opted", "carbonOffset.amount", "carbonOffset.travelDistance", "carbonOffset.travelMode",
       "emergencyContact.name", "emergencyContact.phone", "emergencyContact.relationship",
-      "customFields", "status", "confirmationCode", "registrationDate", "updatedAt", "checkedInAt", "cancelledAt", "qrCode",
+      "customFields", "status", "waitlistPosition", "confirmationCode", "registrationDate", "updatedAt", "checkedInAt", "cancelledAt", "qrCode",
     ]);
     assert.equal(ATTENDEE_CSV_HEADER, `${ATTENDEE_EXPORT_COLUMNS.map((column) => column.header).join(",")}\r\n`);
   });
@@ -75,7 +75,7 @@ describe("the attendee columns", () => {
         "true", "", "", '"quiet\nroom"',
         "true", "12.5", "420", "train",
         "Charles", "'+44 20 7946 0000", "",
-        '"{""shirt"":""M"",""vip"":true}"', "checked-in", "EVT-2222-3333", "2026-01-01T00:00:01.000Z", "2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z", "",
+        '"{""shirt"":""M"",""vip"":true}"', "checked-in", "", "EVT-2222-3333", "2026-01-01T00:00:01.000Z", "2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z", "",
         `https://events.example/v1/qr/${attendee.id}.png`,
       ].join(",") + "\r\n",
     );

@@ -36,6 +36,7 @@ function assertSameFigures(actual: KeptFigures, expected: KeptFigures, what: str
   assert.equal(actual.activeRegistrations, expected.activeRegistrations, `${what}: active registrations`);
   assert.equal(actual.travelReported, expected.travelReported, `${what}: travel reported`);
   assert.equal(actual.lowCarbonTravel, expected.lowCarbonTravel, `${what}: low-carbon travel`);
+  assert.equal(actual.waitlisted, expected.waitlisted, `${what}: waitlisted`);
   assert.ok(Math.abs(actual.emissionsKg - expected.emissionsKg) < 1e-6, `${what}: emissions ${actual.emissionsKg} vs ${expected.emissionsKg}`);
   assert.ok(Math.abs(actual.offsetUsd - expected.offsetUsd) < 1e-6, `${what}: offsets ${actual.offsetUsd} vs ${expected.offsetUsd}`);
 }
@@ -105,6 +106,7 @@ for (const factors of [DEFAULT_EMISSION_FACTORS, BANDED]) test(`the kept figures
         offsetUsd: total.offsetUsd + c.offsetUsd,
         travelReported: total.travelReported + c.travelReported,
         lowCarbonTravel: total.lowCarbonTravel + c.lowCarbonTravel,
+        waitlisted: total.waitlisted + c.waitlisted,
       }),
       { ...NO_FIGURES },
     );

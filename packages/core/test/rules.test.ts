@@ -20,6 +20,7 @@ const ATTENDEE_ALLOWED = new Set([
   "pending>pending", "pending>confirmed", "pending>checked-in", "pending>cancelled",
   "cancelled>cancelled", "cancelled>confirmed",
   "checked-in>checked-in",
+  "waitlisted>waitlisted", "waitlisted>confirmed", "waitlisted>cancelled",
 ]);
 
 describe("event status transitions", () => {

@@ -29,12 +29,13 @@ export const EventAnalytics = z.object({
   endDate: z.string(),
   attendance: z.object({
     capacity: z.int(),
-    registered: z.int().meta({ description: "Every registration, cancelled ones included." }),
+    registered: z.int().meta({ description: "Every registration, cancelled and waitlisted ones included." }),
     active: z.int().meta({ description: "confirmed + pending + checked-in: the places taken." }),
     confirmed: z.int(),
     pending: z.int(),
     cancelled: z.int(),
     checkedIn: z.int(),
+    waitlisted: z.int().meta({ description: "Registrations on the waiting list: they hold no place." }),
     placesLeft: z.int(),
     capacityUtilizationPercent: Num.meta({ description: "active / capacity." }),
     checkInRatePercent: NullableNum.meta({ description: "checked-in / active; null with no active registration." }),
@@ -90,8 +91,8 @@ export type EventAnalytics = z.infer<typeof EventAnalytics>;
  */
 export function buildEventAnalytics(figures: EventAnalyticsFigures, carbon: CarbonSettings, factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): EventAnalytics {
   const { event, statuses } = figures;
-  const registered = statuses.confirmed + statuses.pending + statuses.cancelled + statuses["checked-in"];
-  const active = registered - statuses.cancelled;
+  const active = statuses.confirmed + statuses.pending + statuses["checked-in"];
+  const registered = active + statuses.cancelled + statuses.waitlisted;
   const sum = (pick: (m: EventAnalyticsFigures["byMode"][number]) => number) => figures.byMode.reduce((total, m) => total + pick(m), 0);
   const emissionsKg = sum((m) => m.emissionsKg);
   const offsetUsd = sum((m) => m.offsetUsd);
@@ -118,6 +119,7 @@ export function buildEventAnalytics(figures: EventAnalyticsFigures, carbon: Carb
       pending: statuses.pending,
       cancelled: statuses.cancelled,
       checkedIn: statuses["checked-in"],
+      waitlisted: statuses.waitlisted,
       placesLeft: Math.max(0, event.capacity - active),
       capacityUtilizationPercent: round3((100 * active) / event.capacity),
       checkInRatePercent: checkInRate,

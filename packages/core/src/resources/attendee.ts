@@ -108,6 +108,7 @@ export const AttendeeRecord = z.object({
   emergencyContact: EmergencyContact.nullable(),
   customFields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
   status: z.enum(ATTENDEE_STATUSES),
+  waitlistPosition: z.int().min(1).nullable().meta({ description: "Place in the event's waiting list (1 is next) while `waitlisted`; null otherwise." }),
   confirmationCode: z.string(),
   registrationDate: Timestamp,
   updatedAt: Timestamp,
@@ -150,6 +151,7 @@ export function newAttendeeRecord(
     emergencyContact: input.emergencyContact ?? null,
     customFields: input.customFields ?? {},
     status: "confirmed",
+    waitlistPosition: null,
     confirmationCode: ids.confirmationCode,
     registrationDate: ids.now,
     updatedAt: ids.now,
@@ -181,10 +183,17 @@ export function applyAttendeeUpdate(current: AttendeeRecord, update: AttendeeUpd
     ...(update.emergencyContact !== undefined && { emergencyContact: update.emergencyContact }),
     ...(update.customFields !== undefined && { customFields: update.customFields ?? {} }),
     status,
+    // Leaving the waiting list (promoted or cancelled) gives up the place in it.
+    waitlistPosition: status === "waitlisted" ? current.waitlistPosition : null,
     updatedAt: now,
     checkedInAt: changed && status === "checked-in" ? now : current.checkedInAt,
     cancelledAt: changed && status === "cancelled" ? now : changed && current.status === "cancelled" ? null : current.cancelledAt,
   };
+}
+
+/** A waiting registration promoted to `confirmed` because a place freed up (or by hand, with `applyAttendeeUpdate`). */
+export function promoteAttendee(current: AttendeeRecord, now: string): AttendeeRecord {
+  return applyAttendeeUpdate(current, { status: "confirmed" }, now);
 }
 
 /**

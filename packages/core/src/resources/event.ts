@@ -63,6 +63,7 @@ const eventFields = {
   category: text(50),
   sustainabilityGoals: SustainabilityGoals.nullish(),
   tags: Tags.nullish(),
+  waitlistEnabled: z.boolean().optional().meta({ description: "Take registrations on a waiting list once the event is full (default false)." }),
 };
 
 function checkDateOrder(value: { startDate?: string | undefined; endDate?: string | undefined }, ctx: z.RefinementCtx) {
@@ -110,6 +111,7 @@ export const EventRecord = z.object({
   sustainabilityGoals: SustainabilityGoals,
   tags: z.array(z.string()),
   status: z.enum(EVENT_STATUSES),
+  waitlistEnabled: z.boolean(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -120,6 +122,7 @@ export const EventStats = z.object({
   attendeeCount: z.int().meta({ description: "Active registrations (confirmed, pending, checked-in)." }),
   carbonFootprint: z.number().meta({ description: "kg CO2e of the active registrations' reported travel." }),
   sustainabilityScore: z.number().min(0).max(100).meta({ description: "0..100, see the README's carbon model." }),
+  waitlistCount: z.int().meta({ description: "Registrations waiting for a place (status waitlisted)." }),
 });
 export type EventStats = z.infer<typeof EventStats>;
 
@@ -151,6 +154,7 @@ export function newEventRecord(input: EventCreate, ids: { id: string; accountId:
     sustainabilityGoals: input.sustainabilityGoals ?? {},
     tags: input.tags ?? [],
     status: "draft",
+    waitlistEnabled: input.waitlistEnabled ?? false,
     createdAt: ids.now,
     updatedAt: ids.now,
   };
@@ -186,6 +190,7 @@ export function applyEventUpdate(current: EventRecord, update: EventUpdate, acti
     ...(update.category !== undefined && { category: update.category }),
     ...(update.sustainabilityGoals !== undefined && { sustainabilityGoals: update.sustainabilityGoals ?? {} }),
     ...(update.tags !== undefined && { tags: update.tags ?? [] }),
+    ...(update.waitlistEnabled !== undefined && { waitlistEnabled: update.waitlistEnabled }),
     status,
     updatedAt: now,
   };

@@ -25,14 +25,16 @@ export interface KeptFigures {
   travelReported: number;
   /** Of those, the ones on a low-carbon mode. */
   lowCarbonTravel: number;
+  /** Registrations on the waiting list (they add to nothing else: they hold no place). */
+  waitlisted: number;
 }
 
 /** The figures of an event without active registrations (a new one). */
-export const NO_FIGURES: Readonly<KeptFigures> = Object.freeze({ activeRegistrations: 0, emissionsKg: 0, offsetUsd: 0, travelReported: 0, lowCarbonTravel: 0 });
+export const NO_FIGURES: Readonly<KeptFigures> = Object.freeze({ activeRegistrations: 0, emissionsKg: 0, offsetUsd: 0, travelReported: 0, lowCarbonTravel: 0, waitlisted: 0 });
 
 /** What one registration adds to its event's kept figures under the factor set `factors`: nothing unless it is active (`null`: none). */
 export function contributionOf(attendee: AttendeeRecord | null, factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): KeptFigures {
-  if (!attendee || !isActiveAttendeeStatus(attendee.status)) return { ...NO_FIGURES };
+  if (!attendee || !isActiveAttendeeStatus(attendee.status)) return { ...NO_FIGURES, waitlisted: attendee?.status === "waitlisted" ? 1 : 0 };
   const offset = attendee.carbonOffset;
   const mode = offset?.travelMode ?? null;
   return {
@@ -41,6 +43,7 @@ export function contributionOf(attendee: AttendeeRecord | null, factors: Emissio
     offsetUsd: offset?.opted ? (offset.amount ?? 0) : 0,
     travelReported: mode === null ? 0 : 1,
     lowCarbonTravel: mode !== null && (LOW_CARBON_TRAVEL_MODES as readonly string[]).includes(mode) ? 1 : 0,
+    waitlisted: 0,
   };
 }
 
@@ -53,6 +56,7 @@ export function contributionChange(before: AttendeeRecord | null, after: Attende
     offsetUsd: is.offsetUsd - was.offsetUsd,
     travelReported: is.travelReported - was.travelReported,
     lowCarbonTravel: is.lowCarbonTravel - was.lowCarbonTravel,
+    waitlisted: is.waitlisted - was.waitlisted,
   };
 }
 
@@ -73,5 +77,6 @@ export function eventStatsOf(event: Pick<EventRecord, "sustainabilityGoals">, fi
     attendeeCount: figures.activeRegistrations,
     carbonFootprint: Math.round(figures.emissionsKg * 1000) / 1000,
     sustainabilityScore: scoreOf(event, figures, carbon),
+    waitlistCount: figures.waitlisted,
   };
 }

@@ -19,6 +19,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "attendee.updated",
   "attendee.cancelled",
   "attendee.checked_in",
+  // Beyond spec 6.1: a waiting registration got a place (the waiting list).
+  "attendee.promoted",
   // Beyond spec 6.1: sent by DELETE /attendees/:id, the erasure of a registration.
   "attendee.deleted",
   "sustainability.goal_achieved",

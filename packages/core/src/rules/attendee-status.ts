@@ -1,22 +1,31 @@
 import { assertTransition, isTransitionAllowed, type TransitionTable } from "./transitions.ts";
 
-/** Every status a registration can have. A new registration is `confirmed`. */
-export const ATTENDEE_STATUSES = ["confirmed", "pending", "cancelled", "checked-in"] as const;
+/**
+ * Every status a registration can have. A new registration is `confirmed`, or `waitlisted` when
+ * its event is full and keeps a waiting list.
+ */
+export const ATTENDEE_STATUSES = ["confirmed", "pending", "cancelled", "checked-in", "waitlisted"] as const;
 export type AttendeeStatus = (typeof ATTENDEE_STATUSES)[number];
 
-/** Registrations that hold a place: they count against capacity and against duplicate emails. */
+/**
+ * Registrations that hold a place: they count against capacity and in the event's figures.
+ * Every status but `cancelled` counts against duplicate emails (`waitlisted` too).
+ */
 export const ACTIVE_ATTENDEE_STATUSES = ["confirmed", "pending", "checked-in"] as const satisfies readonly AttendeeStatus[];
 
 /**
  * The status changes a registration allows: `confirmed <-> pending`,
  * `confirmed | pending -> checked-in | cancelled`, `cancelled -> confirmed` (a re-activation,
- * subject to capacity and duplicates); `checked-in` is final. Staying put is a no-op.
+ * subject to capacity and duplicates), `waitlisted -> confirmed` (a promotion, subject to
+ * capacity) `| cancelled`; `checked-in` is final, and nothing goes to `waitlisted` but a new
+ * registration. Staying put is a no-op.
  */
 export const ATTENDEE_TRANSITIONS: TransitionTable<AttendeeStatus> = {
   confirmed: ["pending", "checked-in", "cancelled"],
   pending: ["confirmed", "checked-in", "cancelled"],
   cancelled: ["confirmed"],
   "checked-in": [],
+  waitlisted: ["confirmed", "cancelled"],
 };
 
 /** True when the status holds a place in the event. */

@@ -1,10 +1,13 @@
 import { type Kysely, sql } from "kysely";
 import { createConfirmationCode } from "../_internal/ids.ts";
-import { contributionChange } from "../resources/kept-figures.ts";
 import { ServiceError } from "../errors.ts";
 import { applyAttendeeUpdate, type AttendeeRecord, undoCheckIn } from "../resources/attendee.ts";
 import { assertDoorOpen } from "../rules/check-in.ts";
 import { type EventRecord } from "../resources/event.ts";
+import { admission, eventFull } from "../rules/waitlist.ts";
+import type { ChangeNotifier } from "../storage/change-notifier.ts";
+import { adjustKeptFigures, readKeptFigures } from "./kept-figures-sql.ts";
+import { closeUpWaitlist, promoteWaitlisted } from "./waitlist-sql.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { EVENT_STATUSES_OPEN_FOR_REGISTRATION } from "../rules/event-status.ts";
 import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
@@ -25,31 +28,8 @@ const ACTIVE_EMAIL_INDEX: UniqueIndex = { name: "attendees_event_email_active", 
 /** Registrations (`AttendeeStore`) on SQL, each change under its event's lock. */
 export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
   const { db, dialect, write, notify, factors } = ctx;
-  /**
-   * Moves an event's kept figures from what registration `before` contributed to what `after`
-   * does (either may be `null`: none). Runs in the write transaction of the change, under the
-   * event's lock, so the figures stay exact with several processes; an increment, so a
-   * registration costs the same in an event of ten or of fifty thousand.
-   */
-  async function adjustEventStats(conn: Kysely<Database>, eventId: string, before: AttendeeRecord | null, after: AttendeeRecord | null) {
-    const change = contributionChange(before, after, factors);
-    const delta = {
-      active_count: change.activeRegistrations,
-      emissions_kg: change.emissionsKg,
-      offset_usd: change.offsetUsd,
-      travel_reported: change.travelReported,
-      low_carbon: change.lowCarbonTravel,
-    };
-    if (Object.values(delta).every((value) => value === 0)) return;
-    await conn
-      .updateTable("events")
-      .set((eb) => Object.fromEntries(Object.entries(delta).map(([column, by]) => [column, eb(column as keyof typeof delta, "+", by)])))
-      .where("id", "=", eventId)
-      .execute();
-  }
-
-
-
+  const adjustEventStats = (conn: Kysely<Database>, eventId: string, before: AttendeeRecord | null, after: AttendeeRecord | null) =>
+    adjustKeptFigures(conn, factors, eventId, before, after);
 
   async function assertNoActiveDuplicate(conn: Kysely<Database>, attendee: AttendeeRecord) {
     const duplicate = await conn
@@ -74,11 +54,25 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
 
   async function assertCapacityLeft(conn: Kysely<Database>, event: EventRecord) {
     const active = await countActive(conn, event.id);
-    if (active >= event.capacity) {
-      throw new ServiceError("EVENT_FULL", {
-        message: `Event ${event.id} is full (${event.capacity} of ${event.capacity} places taken).`,
-        details: { capacity: event.capacity, activeRegistrations: active },
-      });
+    if (active >= event.capacity) throw eventFull(event, active);
+  }
+
+  /** Where the event's registrations stand, as kept on its row (exact under its lock). */
+  async function standing(conn: Kysely<Database>, eventId: string) {
+    const figures = await readKeptFigures(conn, eventId);
+    return { active: figures.activeRegistrations, waitlisted: figures.waitlisted };
+  }
+
+  /**
+   * After a registration moved from `before` to `after` (`null`: erased): closes up the waiting
+   * list behind one that left it, and fills the places one that held a place gave up.
+   */
+  async function settleWaitlist(conn: Kysely<Database>, event: EventRecord, before: AttendeeRecord, after: AttendeeRecord | null, now: string, notifier: ChangeNotifier | undefined) {
+    if (before.status === "waitlisted" && after?.status !== "waitlisted" && before.waitlistPosition !== null) {
+      await closeUpWaitlist(conn, event.id, before.waitlistPosition);
+    }
+    if (isActiveAttendeeStatus(before.status) && !(after && isActiveAttendeeStatus(after.status))) {
+      await promoteWaitlisted(ctx, conn, event, now, notifier);
     }
   }
 
@@ -109,8 +103,7 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
         assertOpenForRegistration(event);
         // Duplicates first: "already registered" tells more than "full" when both hold.
         await assertNoActiveDuplicate(trx, attendee);
-        await assertCapacityLeft(trx, event);
-        let record = attendee;
+        let record: AttendeeRecord = { ...attendee, ...admission(event, await standing(trx, event.id)) };
         while (await trx.selectFrom("attendees").select("id").where("confirmation_code", "=", record.confirmationCode).executeTakeFirst()) {
           record = { ...record, confirmationCode: createConfirmationCode() };
         }
@@ -139,18 +132,20 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
         const before = rowToAttendee(row);
         const after = applyAttendeeUpdate(before, update, now);
         attempted = after;
+        // A re-activation or a promotion by hand takes a place: the kept count does not hold one for it.
         const reactivated = !isActiveAttendeeStatus(before.status) && isActiveAttendeeStatus(after.status);
         if (reactivated) {
           assertOpenForRegistration(event);
-          // The registration is cancelled, so the kept count does not hold its place.
           await assertCapacityLeft(trx, event);
         }
         const emailChanged = after.email.toLowerCase() !== before.email.toLowerCase();
-        if (isActiveAttendeeStatus(after.status) && (reactivated || emailChanged)) await assertNoActiveDuplicate(trx, after);
+        const reinstated = before.status === "cancelled" && after.status !== "cancelled";
+        if (after.status !== "cancelled" && (reinstated || emailChanged)) await assertNoActiveDuplicate(trx, after);
         const { id: _id, account_id: _account, event_id: _event, confirmation_code: _code, registration_date: _date, ...changes } = attendeeToRow(after);
         await trx.updateTable("attendees").set(changes).where("id", "=", id).execute();
         await adjustEventStats(trx, before.eventId, before, after);
         await notify(trx, accountId, { op: "attendee.updated", event, before, after, at: now }, notifier);
+        await settleWaitlist(trx, event, before, after, now, notifier);
         return { before, after };
       }), () => assertNoActiveDuplicate(db, attempted!));
     },
@@ -203,6 +198,7 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
         await redactDeliveries(trx, accountId, { attendeeId: id, eventId: erased.eventId }, erasure.now);
         await replaceStoredAnswers(trx, accountId, id, new Set([id]), erasure);
         await notify(trx, accountId, { op: "attendee.erased", event, attendee: erased, at: erasure.now }, notifier);
+        await settleWaitlist(trx, event, erased, null, erasure.now, notifier);
         return erased;
       });
     },

@@ -38,6 +38,7 @@ export function contributionSql(factors: EmissionFactorSet = DEFAULT_EMISSION_FA
     offset_usd: sql<number>`(case when ${activeSql} and offset_opted = 1 then coalesce(offset_amount, 0) else 0 end)`,
     travel_reported: sql<number>`(case when ${activeSql} and travel_mode is not null then 1 else 0 end)`,
     low_carbon: sql<number>`(case when ${activeSql} and travel_mode in (${lowCarbonModesSql}) then 1 else 0 end)`,
+    waitlist_count: sql<number>`(case when status = 'waitlisted' then 1 else 0 end)`,
   };
 }
 

@@ -179,6 +179,10 @@ export interface EventsTable {
   offset_usd: Generated<number>;
   travel_reported: Generated<number>;
   low_carbon: Generated<number>;
+  /** Registrations with status `waitlisted`, kept like the figures above. */
+  waitlist_count: Generated<number>;
+  /** 1 when a full event takes registrations on its waiting list. */
+  waitlist_enabled: Generated<number>;
 }
 
 export interface EventTagsTable {
@@ -216,4 +220,6 @@ export interface AttendeesTable {
   updated_at: string;
   checked_in_at: string | null;
   cancelled_at: string | null;
+  /** 1, 2, ... in the event's waiting list while `waitlisted`, else null; closed up under the event's lock. */
+  waitlist_position: number | null;
 }

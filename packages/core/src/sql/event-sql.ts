@@ -12,6 +12,7 @@ import { eventToRow, rowToEvent, rowToKeptFigures } from "./rows.ts";
 import type { SqlDialect } from "./dialect.ts";
 import { eventStatsOf } from "../resources/kept-figures.ts";
 import type { SqlContext } from "./sql-context.ts";
+import { promoteWaitlisted } from "./waitlist-sql.ts";
 import { likePattern } from "./sql-context.ts";
 import type { EventStore } from "../storage/event-store.ts";
 
@@ -102,6 +103,8 @@ export function createEventStore(ctx: SqlContext): EventStore {
           if (after.tags.length) await trx.insertInto("event_tags").values(after.tags.map((tag) => ({ event_id: id, tag }))).execute();
         }
         await notify(trx, accountId, { op: "event.updated", before, after, at: now }, notifier);
+        // A raised capacity frees places for those waiting.
+        if (after.capacity > before.capacity) await promoteWaitlisted(ctx, trx, after, now, notifier);
         return { before, after };
       });
     },

@@ -174,13 +174,15 @@ export const MIGRATIONS: Record<string, Migration> = {
       for (const [column, type] of [["active_count", "integer"], ["emissions_kg", "double precision"], ["offset_usd", "double precision"], ["travel_reported", "integer"], ["low_carbon", "integer"]] as const) {
         await db.schema.alterTable("events").addColumn(column, type, (c) => c.notNull().defaultTo(0)).execute();
       }
-      // Existing events get their figures from their registrations: the sums of what each contributes.
+      // Existing events get their figures from their registrations: the sums of what each contributes
+      // (to the columns made here: later migrations add theirs).
       const contribution = contributionSql();
+      const columns = ["active_count", "emissions_kg", "offset_usd", "travel_reported", "low_carbon"] as const;
       await db
         .updateTable("events")
         .set((eb) =>
           Object.fromEntries(
-            Object.entries(contribution).map(([column, value]) => [
+            columns.map((column) => [column, contribution[column]] as const).map(([column, value]) => [
               column,
               eb.selectFrom("attendees as a").whereRef("a.event_id", "=", "events.id").select(sql`coalesce(sum(${value}), 0)`.as("n")),
             ]),
@@ -292,6 +294,14 @@ export const MIGRATIONS: Record<string, Migration> = {
     async up(db: Kysely<any>) {
       // An export reads an event's registrations in registration order, a keyset page at a time.
       await db.schema.createIndex("attendees_event_registered").on("attendees").columns(["event_id", "registration_date", "id"]).execute();
+    },
+  },
+  "0012_waitlist": {
+    async up(db: Kysely<any>) {
+      // No registration waits yet: the kept count starts at 0, and every event without a list.
+      await db.schema.alterTable("events").addColumn("waitlist_enabled", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable("events").addColumn("waitlist_count", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable("attendees").addColumn("waitlist_position", "integer").execute();
     },
   },
 };

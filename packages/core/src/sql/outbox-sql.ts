@@ -7,12 +7,11 @@
 import type { Kysely } from "kysely";
 import { createId } from "../_internal/ids.ts";
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
-import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { DeliveryStatus } from "../resources/webhook-delivery.ts";
 import type { ChangeNotifier, OutboxReader, StoredChange } from "../storage/change-notifier.ts";
 import type { Envelope, Notification } from "../storage/envelope.ts";
 import type { Database } from "./database.ts";
-import { KEPT_FIGURE_COLUMNS, rowToKeptFigures } from "./rows.ts";
+import { readKeptFigures } from "./kept-figures-sql.ts";
 
 /** The status of a delivery that still has an attempt to make. */
 export const PENDING = "pending" satisfies DeliveryStatus;
@@ -41,12 +40,6 @@ export async function subscriptions(trx: Kysely<Database>, accountId: string): P
   return { webhooks, wants: (type) => webhooks.some((webhook) => isSubscribed(webhook.types, type)) };
 }
 
-/** Reads the event's kept figures inside the change's transaction. */
-async function keptFigures(trx: Kysely<Database>, eventId: string): Promise<KeptFigures> {
-  const row = await trx.selectFrom("events").select(KEPT_FIGURE_COLUMNS).where("id", "=", eventId).executeTakeFirstOrThrow();
-  return rowToKeptFigures(row);
-}
-
 /**
  * Hands `change` to `notifier` inside the change's transaction, with a reader of what it may
  * need, and writes the notifications it returns to the outbox (nothing when the account has
@@ -64,7 +57,7 @@ export async function notifyChange(
   if (subs.webhooks.length === 0) return 0;
   const reader: OutboxReader = {
     wants: subs.wants,
-    keptFigures: (eventId) => keptFigures(trx, eventId),
+    keptFigures: (eventId) => readKeptFigures(trx, eventId),
     markOnce: (eventId, kind) => markOnce(trx, eventId, kind, change.at),
     eventAnalyticsFigures: (account, eventId) => eventAnalyticsFigures(trx, account, eventId),
   };

@@ -45,13 +45,14 @@ export function eventToRow(event: EventRecord): Insertable<EventsTable> {
     tags: JSON.stringify(event.tags),
     search_key: searchKey(event.name, event.description),
     status: event.status,
+    waitlist_enabled: event.waitlistEnabled ? 1 : 0,
     created_at: event.createdAt,
     updated_at: event.updatedAt,
   };
 }
 
 /** The columns of an event row that hold its kept figures. */
-export const KEPT_FIGURE_COLUMNS = ["active_count", "emissions_kg", "offset_usd", "travel_reported", "low_carbon"] as const;
+export const KEPT_FIGURE_COLUMNS = ["active_count", "emissions_kg", "offset_usd", "travel_reported", "low_carbon", "waitlist_count"] as const;
 
 /** The kept figures of an event row. */
 export function rowToKeptFigures(row: Pick<Selectable<EventsTable>, (typeof KEPT_FIGURE_COLUMNS)[number]>): KeptFigures {
@@ -61,6 +62,7 @@ export function rowToKeptFigures(row: Pick<Selectable<EventsTable>, (typeof KEPT
     offsetUsd: Number(row.offset_usd),
     travelReported: Number(row.travel_reported),
     lowCarbonTravel: Number(row.low_carbon),
+    waitlisted: Number(row.waitlist_count),
   };
 }
 
@@ -91,6 +93,7 @@ export function rowToEvent(row: Selectable<EventsTable>): EventRecord {
     sustainabilityGoals: goals,
     tags: JSON.parse(row.tags) as string[],
     status: row.status as EventStatus,
+    waitlistEnabled: Number(row.waitlist_enabled) === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -127,6 +130,7 @@ export function attendeeToRow(attendee: AttendeeRecord): AttendeesTable {
     updated_at: attendee.updatedAt,
     checked_in_at: attendee.checkedInAt,
     cancelled_at: attendee.cancelledAt,
+    waitlist_position: attendee.waitlistPosition,
   };
 }
 
@@ -149,6 +153,7 @@ export function rowToAttendee(row: Selectable<AttendeesTable>): AttendeeRecord {
     emergencyContact: json(row.emergency_contact),
     customFields: JSON.parse(row.custom_fields) as AttendeeRecord["customFields"],
     status: row.status as AttendeeStatus,
+    waitlistPosition: row.waitlist_position === null ? null : Number(row.waitlist_position),
     confirmationCode: row.confirmation_code,
     registrationDate: row.registration_date,
     updatedAt: row.updated_at,

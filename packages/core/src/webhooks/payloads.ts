@@ -27,7 +27,7 @@ export function previousValues<T extends object>(before: T, after: T, ignore: re
   return previous as Partial<T>;
 }
 
-const EVENT_FIGURES = ["attendeeCount", "carbonFootprint", "sustainabilityScore"] as const;
+const EVENT_FIGURES = ["attendeeCount", "carbonFootprint", "sustainabilityScore", "waitlistCount"] as const;
 
 /** `event.updated` when a field changed, and the status type when the status changed. */
 export function eventUpdateNotifications(before: Event, after: Event): Notification[] {
@@ -69,8 +69,9 @@ export function registrationNotifications(attendee: Attendee, event: { id: strin
 
 /**
  * `attendee.updated` when a field changed, the status type (`attendee.cancelled`,
- * `attendee.checked_in`) when the status changed to one, and `sustainability.carbon_offset` when
- * the offset changed to a contribution.
+ * `attendee.checked_in`) when the status changed to one, `attendee.promoted` when a waiting
+ * registration got a place, and `sustainability.carbon_offset` when the offset changed to a
+ * contribution.
  */
 export function attendeeUpdateNotifications(before: Attendee, after: Attendee, event: { id: string; name: string }, offsetKg: number): Notification[] {
   const previous = previousValues(before, after);
@@ -79,6 +80,9 @@ export function attendeeUpdateNotifications(before: Attendee, after: Attendee, e
   if (before.status !== after.status && after.status in ATTENDEE_STATUS_TYPES) {
     const type = ATTENDEE_STATUS_TYPES[after.status as keyof typeof ATTENDEE_STATUS_TYPES];
     notifications.push({ type, data: { attendee: after, event: eventRef(event), previousStatus: before.status } });
+  }
+  if (before.status === "waitlisted" && after.status === "confirmed") {
+    notifications.push({ type: "attendee.promoted", data: { attendee: after, event: eventRef(event), previousStatus: before.status } });
   }
   if ("carbonOffset" in previous && contributes(after)) notifications.push(carbonOffsetNotification(after, event, offsetKg));
   return notifications;
