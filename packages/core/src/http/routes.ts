@@ -156,7 +156,7 @@ export const ROUTES: readonly Route[] = [
       const { format, stream } = await c.account.attendees.export(c.params.id!, c.query);
       const headers = {
         "content-type": EXPORT_MEDIA_TYPES[format],
-        "content-disposition": `attachment; filename="attendees-${c.params.id}.${format === "csv" ? "csv" : "ndjson"}"`,
+        "content-disposition": `attachment; filename="attendees-${c.params.id}.${format}"`,
         "cache-control": "no-store",
       };
       return { status: 200, body: stream, headers };

@@ -182,9 +182,9 @@ export const MIGRATIONS: Record<string, Migration> = {
         .updateTable("events")
         .set((eb) =>
           Object.fromEntries(
-            columns.map((column) => [column, contribution[column]] as const).map(([column, value]) => [
+            columns.map((column) => [
               column,
-              eb.selectFrom("attendees as a").whereRef("a.event_id", "=", "events.id").select(sql`coalesce(sum(${value}), 0)`.as("n")),
+              eb.selectFrom("attendees as a").whereRef("a.event_id", "=", "events.id").select(sql`coalesce(sum(${contribution[column]}), 0)`.as("n")),
             ]),
           ),
         )
