@@ -1,17 +1,18 @@
 /**
  * @event-service/core/sqlite: what a host needs to run the SQL storage on SQLite (better-sqlite3
- * or any driver of its shape): the pragmas every connection gets and the prepared-statement
- * cache. Core never imports the driver; the host opens the database and hands it over.
+ * or any driver of its shape): the pragmas every connection gets, and the dialect with the
+ * prepared-statement cache and direct reads on the hot path (a plain kysely `SqliteDialect`
+ * works too, slower). Core never imports the driver; the host opens the database and hands it over.
  *
  * @example
  * import Database from "better-sqlite3";
- * import { Kysely, SqliteDialect } from "kysely";
+ * import { Kysely } from "kysely";
  * import { createSqlStorage } from "@event-service/core";
- * import { SQLITE_PRAGMAS, withStatementCache } from "@event-service/core/sqlite";
+ * import { createSqliteDialect, SQLITE_PRAGMAS } from "@event-service/core/sqlite";
  *
  * const sqlite = new Database("events.sqlite");
  * for (const pragma of SQLITE_PRAGMAS) sqlite.pragma(pragma);
- * const storage = createSqlStorage({ db: new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }) });
+ * const storage = createSqlStorage({ db: new Kysely({ dialect: createSqliteDialect(sqlite) }) });
  */
-export { SQLITE_PRAGMAS, withStatementCache } from "./sql/dialect.ts";
+export { createSqliteDialect, SQLITE_PRAGMAS, withStatementCache } from "./sql/dialect.ts";
 export type { SqliteDatabaseLike } from "./sql/dialect.ts";

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
+import { Kysely } from "kysely";
 import type { Database as Schema } from "../src/sql/database.ts";
-import { SQLITE_PRAGMAS, withStatementCache } from "../src/sql/dialect.ts";
+import { createSqliteDialect, SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import type { Storage } from "../src/storage.ts";
 import { createChangeNotifier } from "../src/webhooks/change-notifications.ts";
@@ -13,7 +13,7 @@ import { createChangeNotifier } from "../src/webhooks/change-notifications.ts";
 export async function sqliteStorage(path = ":memory:"): Promise<Storage> {
   const database = new Database(path);
   for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
-  const storage = createSqlStorage({ db: new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) }), notifier: createChangeNotifier() });
+  const storage = createSqlStorage({ db: new Kysely<Schema>({ dialect: createSqliteDialect(database) }), notifier: createChangeNotifier() });
   await storage.migrate();
   return storage;
 }

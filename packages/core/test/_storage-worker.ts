@@ -9,9 +9,9 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import BetterSqlite from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
+import { Kysely } from "kysely";
 import type { Database } from "../src/sql/database.ts";
-import { SQLITE_PRAGMAS, withStatementCache } from "../src/sql/dialect.ts";
+import { createSqliteDialect, SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import { createChangeNotifier } from "../src/webhooks/change-notifications.ts";
 import type { Storage } from "../src/storage.ts";
@@ -20,7 +20,7 @@ import { type Call, type Outcome, runCall } from "./_parallel.ts";
 const { path } = workerData as { path: string };
 const database = new BetterSqlite(path);
 for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
-const storage: Storage = createSqlStorage({ db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) }), notifier: createChangeNotifier() });
+const storage: Storage = createSqlStorage({ db: new Kysely<Database>({ dialect: createSqliteDialect(database) }), notifier: createChangeNotifier() });
 
 parentPort!.on("message", async (message: { calls: Call[]; go: SharedArrayBuffer } | "close") => {
   if (message === "close") {

@@ -4,11 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { Kysely, PostgresDialect, sql } from "kysely";
+import BetterSqlite from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { ServiceError } from "../src/errors.ts";
 import type { Database } from "../src/sql/database.ts";
-import { dialectOf, POSTGRES, SQLITE, type UniqueIndex } from "../src/sql/dialect.ts";
+import { createSqliteDialect, dialectOf, POSTGRES, SQLITE, type UniqueIndex } from "../src/sql/dialect.ts";
+import { param, precompile } from "../src/sql/precompiled.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import { BACKENDS } from "./_backends.ts";
 
@@ -94,5 +96,60 @@ describe("dialect: PostgreSQL errors", () => {
     } finally {
       await database.drop();
     }
+  });
+});
+
+describe("dialect: SQLite direct reads (createSqliteDialect)", () => {
+  const open = (direct: boolean) => {
+    const executed: string[] = [];
+    const sqlite = new BetterSqlite(":memory:");
+    const dialect = direct ? createSqliteDialect(sqlite) : new SqliteDialect({ database: sqlite });
+    const db = new Kysely<{ notes: { id: string; text: string } }>({ dialect, log: (event) => void executed.push(event.query.sql) });
+    return { db, executed, sqlite };
+  };
+
+  test("a precompiled read runs on the connection, past kysely's executor, while no transaction is open", async () => {
+    const { db, executed, sqlite } = open(true);
+    await db.schema.createTable("notes").addColumn("id", "text", (c) => c.primaryKey()).addColumn("text", "text").execute();
+    await db.insertInto("notes").values({ id: "n1", text: "kept" }).execute();
+    const note = precompile<{ id: string; text: string }, "id">(db, (conn) => conn.selectFrom("notes").selectAll().where("id", "=", param("id")));
+    executed.length = 0;
+    assert.deepEqual((await note({ id: "n1" })).rows, [{ id: "n1", text: "kept" }]);
+    assert.deepEqual((await note({ id: "n2" })).rows, []);
+    assert.deepEqual(executed, [], "kysely's executor (and its log) saw neither read");
+    // A driver error reaches the caller as a rejection, as through kysely.
+    sqlite.close();
+    await assert.rejects(note({ id: "n1" }), /not open/);
+  });
+
+  test("a read while a transaction is open waits for it through kysely, and never sees what it rolls back", async () => {
+    const { db, executed } = open(true);
+    await db.schema.createTable("notes").addColumn("id", "text", (c) => c.primaryKey()).addColumn("text", "text").execute();
+    const note = precompile<{ id: string; text: string }, "id">(db, (conn) => conn.selectFrom("notes").selectAll().where("id", "=", param("id")));
+    let during: Promise<{ rows: unknown[] }> | undefined;
+    let settledDuring = false;
+    await db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.insertInto("notes").values({ id: "n1", text: "uncommitted" }).execute();
+        executed.length = 0;
+        during = note({ id: "n1" });
+        void during.then(() => (settledDuring = true));
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        assert.equal(settledDuring, false, "the read waits for the transaction");
+        throw new Error("roll back");
+      })
+      .catch((error: Error) => assert.equal(error.message, "roll back"));
+    assert.deepEqual((await during!).rows, [], "the rolled-back row is never read");
+    assert.ok(executed.some((text) => text.startsWith('select * from "notes"')), "the read went through kysely");
+  });
+
+  test("a plain SqliteDialect reads through kysely's executor", async () => {
+    const { db, executed } = open(false);
+    await db.schema.createTable("notes").addColumn("id", "text", (c) => c.primaryKey()).addColumn("text", "text").execute();
+    const note = precompile<{ id: string; text: string }, "id">(db, (conn) => conn.selectFrom("notes").selectAll().where("id", "=", param("id")));
+    executed.length = 0;
+    assert.deepEqual((await note({ id: "n1" })).rows, []);
+    assert.equal(executed.length, 1);
   });
 });

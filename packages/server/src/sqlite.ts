@@ -2,8 +2,8 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import type { Database as Schema } from "@event-service/core";
-import { SQLITE_PRAGMAS, withStatementCache } from "@event-service/core/sqlite";
-import { Kysely, SqliteDialect } from "kysely";
+import { createSqliteDialect, SQLITE_PRAGMAS } from "@event-service/core/sqlite";
+import { Kysely } from "kysely";
 
 /** The SQLite file (or `:memory:`) that a `DATABASE_URL` names; throws for a PostgreSQL URL. */
 export function sqlitePath(databaseUrl: string): string {
@@ -15,7 +15,7 @@ export function sqlitePath(databaseUrl: string): string {
 
 /**
  * Opens the SQLite database of `databaseUrl` (creating its folder and file) with WAL, foreign
- * keys, a busy timeout and a prepared-statement cache, as a kysely instance for `createSqlStorage`.
+ * keys, a busy timeout, a prepared-statement cache and direct hot-path reads (`createSqliteDialect`), as a kysely instance for `createSqlStorage`.
  * A folder it creates is `0700` and a file `0600` (SQLite gives its WAL and shared-memory files
  * the same mode): the file holds personal data and key hashes. Existing ones are left as they are.
  */
@@ -28,7 +28,7 @@ export function openSqlite(databaseUrl: string): Kysely<Schema> {
   }
   const database = new Database(path);
   for (const pragma of SQLITE_PRAGMAS) applyPragma(database, pragma);
-  return new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  return new Kysely<Schema>({ dialect: createSqliteDialect(database) });
 }
 
 /** How long a pragma refused with `SQLITE_BUSY` is retried: the busy timeout of the pragmas. */

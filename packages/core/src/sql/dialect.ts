@@ -7,8 +7,8 @@
  * object to whatever needs one.
  */
 import {
-  type Kysely, type MigrationProvider, type MigrationResultSet, Migrator, PostgresAdapter, type RawBuilder, type SelectQueryBuilder,
-  SqliteAdapter, sql,
+  type DialectAdapter, type Kysely, type MigrationProvider, type MigrationResultSet, Migrator, PostgresAdapter, type RawBuilder, type SelectQueryBuilder,
+  SqliteAdapter, type SqliteDatabase, SqliteDialect, sql,
 } from "kysely";
 import type { BucketGranularity } from "../analytics/date-buckets.ts";
 import type { Database } from "./database.ts";
@@ -261,6 +261,54 @@ export const POSTGRES: SqlDialect = {
 export interface SqliteDatabaseLike {
   prepare(sql: string): unknown;
   close(): unknown;
+  /** better-sqlite3's: true while a transaction is open on the connection (without it, no direct reads). */
+  readonly inTransaction?: boolean;
+}
+
+/** A prepared better-sqlite3 statement, as {@link directRead} runs it. */
+interface SqliteStatementLike {
+  all(parameters: readonly unknown[]): unknown[];
+}
+
+/**
+ * Where {@link createSqliteDialect} leaves the connection on its adapter: a registered symbol,
+ * because the `sqlite` entry and the main one are separate bundles.
+ */
+const DIRECT_READS = Symbol.for("@event-service/core:sqlite-direct-reads");
+
+/**
+ * kysely's `SqliteDialect` as the storage wants it: statements cached ({@link withStatementCache}),
+ * and the connection left on the dialect's adapter, so that the storage's precompiled reads of
+ * the hot path run on it directly ({@link directRead}) instead of through kysely's executor,
+ * whose connection lock and promise hops cost more than the indexed read itself. Those reads
+ * skip kysely's query log, nothing else.
+ */
+export function createSqliteDialect(database: SqliteDatabase & Pick<SqliteDatabaseLike, "inTransaction">): SqliteDialect {
+  return new (class extends SqliteDialect {
+    override createAdapter(): DialectAdapter {
+      return Object.defineProperty(super.createAdapter(), DIRECT_READS, { value: database });
+    }
+  })({ database: withStatementCache(database) });
+}
+
+/**
+ * Runs the compiled read `sqlText` straight on the connection of a kysely instance made with
+ * {@link createSqliteDialect}; `undefined` for any other (PostgreSQL, a plain `SqliteDialect`,
+ * an instance with plugins, which may transform results). The runner answers `undefined`
+ * while a transaction is open on the connection, since a read there would see its uncommitted
+ * writes: the caller then goes through kysely, which waits for the transaction to end.
+ */
+export function directRead(db: Kysely<any>, sqlText: string): ((parameters: readonly unknown[]) => unknown[] | undefined) | undefined {
+  const executor = db.getExecutor();
+  const database = (executor.adapter as { [DIRECT_READS]?: SqliteDatabaseLike })[DIRECT_READS];
+  if (!database || executor.plugins.length > 0 || typeof database.inTransaction !== "boolean") return undefined;
+  let statement: SqliteStatementLike | undefined;
+  return (parameters) => {
+    if (database.inTransaction) return undefined;
+    // Prepared at the first run, not before: the storage compiles its reads before migrating.
+    statement ??= database.prepare(sqlText) as SqliteStatementLike;
+    return statement.all(parameters);
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from "kysely";
+import { directRead } from "./dialect.ts";
 
 const MARK = "\u0000param:";
 
@@ -11,13 +12,25 @@ export function param(name: string): string {
  * Compiles a kysely query once and returns a runner that executes it with new parameter
  * values, skipping kysely's per-call query building and compiling on the hot path. The SQL is
  * still kysely's, for the dialect of `db`; values given as {@link param} placeholders are
- * filled in by name, any other value stays as compiled.
+ * filled in by name, any other value stays as compiled. On a `createSqliteDialect` instance
+ * the runner reads straight from the connection when no transaction is open there.
  */
 export function precompile<R, P extends string>(db: Kysely<any>, build: (db: Kysely<any>) => Compilable<R>) {
   const compiled = build(db).compile();
   const slots: Array<{ name: P } | { value: unknown }> = compiled.parameters.map((value) =>
     typeof value === "string" && value.startsWith(MARK) ? { name: value.slice(MARK.length) as P } : { value },
   );
-  return (values: Record<P, unknown>): Promise<QueryResult<R>> =>
-    db.executeQuery<R>(CompiledQuery.raw(compiled.sql, slots.map((slot) => ("name" in slot ? values[slot.name] : slot.value))));
+  const direct = directRead(db, compiled.sql);
+  return (values: Record<P, unknown>): Promise<QueryResult<R>> => {
+    const parameters = slots.map((slot) => ("name" in slot ? values[slot.name] : slot.value));
+    if (direct) {
+      try {
+        const rows = direct(parameters) as R[] | undefined;
+        if (rows) return Promise.resolve({ rows });
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return db.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters));
+  };
 }
