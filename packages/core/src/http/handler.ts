@@ -250,7 +250,8 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       if (response) return response;
     }
     const answer = await api(request, url, path, origin, docs, state, match);
-    const headers = answer.headers ? { ...state.headers, ...answer.headers } : state.headers;
+    // Merged by Object.assign, not spreads, on this path: see createResponder.
+    const headers = answer.headers ? Object.assign({}, state.headers, answer.headers) : state.headers;
     // A streamed answer (an export) goes out as it is read: the host writes it with back-pressure.
     if (answer.body instanceof ReadableStream) return reply.raw(answer.body, answer.status, headers);
     return reply.json(answer.body, answer.status, headers);
@@ -265,7 +266,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     } catch (thrown) {
       const error = ServiceError.from(thrown);
       if (error.code === "INTERNAL_ERROR") options.onError?.(thrown, request);
-      return reply.json(error.toJSON(docs), error.status, error.headers ? { ...state.headers, ...error.headers } : state.headers);
+      return reply.json(error.toJSON(docs), error.status, error.headers ? Object.assign({}, state.headers, error.headers) : state.headers);
     }
   }
 
@@ -275,7 +276,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     const requestId = given !== null && REQUEST_ID.test(given) ? given : randomUUID();
     const peer = peerAddress(request);
     const state: RequestState = {
-      headers: { "x-request-id": requestId, ...cors?.headers(request) },
+      headers: Object.assign({ "x-request-id": requestId }, cors?.headers(request)),
       clientAddress: resolveClientAddress(peer, request.headers.get("x-forwarded-for"), trust),
       proxied: trust(peer ?? "", 0),
     };
@@ -285,7 +286,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     try {
       url = new URL(request.url);
       // A preflight is answered before routing: it carries no key and is never counted.
-      response = preflight ? reply.raw(null, 204, { ...state.headers, ...preflight }) : await respond(request, url, state);
+      response = preflight ? reply.raw(null, 204, Object.assign({}, state.headers, preflight)) : await respond(request, url, state);
     } catch {
       url = new URL("http://invalid/");
       response = reply.json(new ServiceError("INVALID_REQUEST", { message: "Malformed request URL." }).toJSON(), 400, state.headers);
@@ -295,16 +296,19 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       await response.body?.cancel();
       response = reply.raw(null, response.status, Object.fromEntries(response.headers));
     }
-    options.onRequestEnd?.({
-      requestId,
-      method: request.method,
-      path: url.pathname,
-      status: response.status,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-      ...(state.route !== undefined && { route: state.route }),
-      ...(state.accountId !== undefined && { accountId: state.accountId }),
-      ...(state.clientAddress !== undefined && { clientAddress: state.clientAddress }),
-    });
+    if (options.onRequestEnd) {
+      const entry: RequestLogEntry = {
+        requestId,
+        method: request.method,
+        path: url.pathname,
+        status: response.status,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+      };
+      if (state.route !== undefined) entry.route = state.route;
+      if (state.accountId !== undefined) entry.accountId = state.accountId;
+      if (state.clientAddress !== undefined) entry.clientAddress = state.clientAddress;
+      options.onRequestEnd(entry);
+    }
     return response;
   }
 

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 import * as z from "zod";
 import { text, Timestamp } from "./common.ts";
 
@@ -107,7 +107,7 @@ export function generateApiKey(): string {
  * password hashing needed) and keeps lookup to one indexed query.
  */
 export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  return hash("sha256", key);
 }
 
 /** The displayable start of a key. */

@@ -22,7 +22,8 @@ export type EventRow = Selectable<EventsTable>;
 /** The event of a row with the figures kept on the row. */
 export function toEventWithStats(row: EventRow, carbon: CarbonSettings): EventWithStats {
   const event = rowToEvent(row);
-  return { ...event, ...eventStatsOf(event, rowToKeptFigures(row), carbon) };
+  // Added to the new object, not spread into another: see createResponder.
+  return Object.assign(event, eventStatsOf(event, rowToKeptFigures(row), carbon));
 }
 
 /**
