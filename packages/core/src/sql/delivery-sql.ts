@@ -95,21 +95,17 @@ export function createDeliveryMethods(
         .executeTakeFirst();
       if (!anyDue) return [];
       return write(async (trx) => {
-        const due = (q: any) =>
-          q
+        // Candidates first, from the covering index alone (ids and bounds, no payload), in due order.
+        const candidates = await dialect.claimRows(
+          trx
+            .selectFrom("webhook_deliveries as d")
+            .select(["d.id", "d.webhook_id", "d.account_id"])
             .where("d.status", "=", PENDING)
             .where("d.next_attempt_at", "<=", claim.now)
-            .where((eb: any) => eb.or([eb("d.lease_until", "is", null), eb("d.lease_until", "<", claim.now)]));
-        const candidates = await dialect.claimRows(
-          due(
-            trx
-              .selectFrom("webhook_deliveries as d")
-              .innerJoin("webhooks as w", "w.id", "d.webhook_id")
-              .select(["d.id", "d.webhook_id", "d.account_id", "d.type", "d.payload", "d.attempt_count", "d.final_attempt", "w.url", "w.secret", "w.previous_secret", "w.previous_secret_expires_at"])
-              .where("w.active", "=", 1)
-              .$if(saturated.length > 0, (q) => q.where("d.webhook_id", "not in", saturated))
-              .$if(busyAccounts.length > 0, (q) => q.where("d.account_id", "not in", busyAccounts)),
-          )
+            .where((eb) => eb.or([eb("d.lease_until", "is", null), eb("d.lease_until", "<", claim.now)]))
+            .where("d.webhook_id", "in", (eb) => eb.selectFrom("webhooks as w").select("w.id").where("w.active", "=", 1))
+            .$if(saturated.length > 0, (q) => q.where("d.webhook_id", "not in", saturated))
+            .$if(busyAccounts.length > 0, (q) => q.where("d.account_id", "not in", busyAccounts))
             .orderBy("d.next_attempt_at")
             .orderBy("d.id")
             .limit(claim.limit * CANDIDATES_PER_SLOT),
@@ -117,7 +113,7 @@ export function createDeliveryMethods(
         ).execute();
         const perWebhook = new Map(Object.entries(claim.inFlight));
         const perAccount = new Map(Object.entries(claim.inFlightByAccount ?? {}));
-        const chosen: typeof candidates = [];
+        const chosen: string[] = [];
         for (const candidate of candidates) {
           if (chosen.length >= claim.limit) break;
           const held = perWebhook.get(candidate.webhook_id) ?? 0;
@@ -125,23 +121,33 @@ export function createDeliveryMethods(
           if (held >= claim.perWebhook || heldByAccount >= perAccountBound) continue;
           perWebhook.set(candidate.webhook_id, held + 1);
           perAccount.set(candidate.account_id, heldByAccount + 1);
-          chosen.push(candidate);
+          chosen.push(candidate.id);
         }
         if (chosen.length === 0) return [];
         // The guard repeats the selection: a delivery another worker took in between is not taken twice.
         const taken = await trx
           .updateTable("webhook_deliveries")
           .set({ lease_owner: claim.workerId, lease_until: claim.leaseUntil })
-          .where("id", "in", chosen.map((c: { id: string }) => c.id))
+          .where("id", "in", chosen)
           .where("status", "=", PENDING)
           .where("next_attempt_at", "<=", claim.now)
           .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", claim.now)]))
           .returning(["id"])
           .execute();
-        const ids = new Set(taken.map((row: { id: string }) => row.id));
-        return chosen
-          .filter((row: any) => ids.has(row.id))
-          .map((row: any): ClaimedDelivery => ({
+        if (taken.length === 0) return [];
+        // Then what the taken ones send, read by key.
+        const rows = await trx
+          .selectFrom("webhook_deliveries as d")
+          .innerJoin("webhooks as w", "w.id", "d.webhook_id")
+          .select(["d.id", "d.webhook_id", "d.account_id", "d.type", "d.payload", "d.attempt_count", "d.final_attempt", "w.url", "w.secret", "w.previous_secret", "w.previous_secret_expires_at"])
+          .where("d.id", "in", taken.map((row) => row.id))
+          .execute();
+        const byId = new Map(rows.map((row) => [row.id, row]));
+        // In the order chosen (due order), as before.
+        return chosen.flatMap((id): ClaimedDelivery[] => {
+          const row = byId.get(id);
+          if (!row) return [];
+          return [{
             id: row.id,
             webhookId: row.webhook_id,
             accountId: row.account_id,
@@ -153,7 +159,8 @@ export function createDeliveryMethods(
             payload: row.payload,
             attemptCount: Number(row.attempt_count),
             finalAttempt: row.final_attempt === null ? null : Number(row.final_attempt),
-          }));
+          }];
+        });
       });
     },
 

@@ -304,6 +304,19 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable("attendees").addColumn("waitlist_position", "integer").execute();
     },
   },
+  "0013_deliveries_due_covering": {
+    async up(db: Kysely<any>) {
+      // The claim's candidates are read from this index alone, in its order: a backlog of
+      // deliveries that are leased or wait for a busy webhook is stepped over in the index,
+      // without reading each row (with the payload) from the table.
+      await db.schema
+        .createIndex("webhook_deliveries_due_claim")
+        .on("webhook_deliveries")
+        .columns(["status", "next_attempt_at", "id", "lease_until", "webhook_id", "account_id"])
+        .execute();
+      await db.schema.dropIndex("webhook_deliveries_due").execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */
