@@ -144,6 +144,16 @@ describe("dialect: SQLite direct reads (createSqliteDialect)", () => {
     assert.ok(executed.some((text) => text.startsWith('select * from "notes"')), "the read went through kysely");
   });
 
+  test("a precompiled write still goes through kysely's executor", async () => {
+    const { db, executed } = open(true);
+    await db.schema.createTable("notes").addColumn("id", "text", (c) => c.primaryKey()).addColumn("text", "text").execute();
+    const add = precompile<never, "id">(db, (conn) => conn.insertInto("notes").values({ id: param("id"), text: "added" }));
+    executed.length = 0;
+    await add({ id: "n1" });
+    assert.equal(executed.length, 1);
+    assert.deepEqual(await db.selectFrom("notes").selectAll().execute(), [{ id: "n1", text: "added" }]);
+  });
+
   test("a plain SqliteDialect reads through kysely's executor", async () => {
     const { db, executed } = open(false);
     await db.schema.createTable("notes").addColumn("id", "text", (c) => c.primaryKey()).addColumn("text", "text").execute();

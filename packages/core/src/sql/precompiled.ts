@@ -1,4 +1,4 @@
-import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from "kysely";
+import { type Compilable, CompiledQuery, type Kysely, type QueryResult, SelectQueryNode } from "kysely";
 import { directRead } from "./dialect.ts";
 
 const MARK = "\u0000param:";
@@ -20,7 +20,8 @@ export function precompile<R, P extends string>(db: Kysely<any>, build: (db: Kys
   const slots: Array<{ name: P } | { value: unknown }> = compiled.parameters.map((value) =>
     typeof value === "string" && value.startsWith(MARK) ? { name: value.slice(MARK.length) as P } : { value },
   );
-  const direct = directRead(db, compiled.sql);
+  // Only a select may skip the executor: a write must hold kysely's connection lock.
+  const direct = SelectQueryNode.is(compiled.query) ? directRead(db, compiled.sql) : undefined;
   return (values: Record<P, unknown>): Promise<QueryResult<R>> => {
     const parameters = slots.map((slot) => ("name" in slot ? values[slot.name] : slot.value));
     if (direct) {
