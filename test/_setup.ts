@@ -56,8 +56,23 @@ export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Pr
     drop: () =>
       (dropped ??= (async () => {
         // WITH (FORCE) terminates the remaining sessions (a server killed with SIGKILL leaves none,
-        // but a pool being closed may still hold one for a moment).
-        await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        // but a pool being closed may still hold one for a moment). It refuses (42501) while an
+        // autovacuum worker is on the database, whose session no role but a superuser may end;
+        // a plain DROP cancels autovacuum itself, and waits 5 s for other sessions (55006 after).
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+            return;
+          } catch (error) {
+            if ((error as { code?: string }).code !== "42501" || attempt === 5) throw error;
+          }
+          try {
+            await adminQuery(`DROP DATABASE IF EXISTS "${name}"`);
+            return;
+          } catch (error) {
+            if ((error as { code?: string }).code !== "55006") throw error;
+          }
+        }
       })()),
   };
 }
@@ -109,6 +124,22 @@ export async function databaseTables(database: string): Promise<string[]> {
     ? await queryDatabase<{ name: string }>(database, "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'")
     : await queryDatabase<{ name: string }>(database, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
   return rows.map((row) => row.name).sort();
+}
+
+/**
+ * How long `stop` waits for the server to exit before it kills it and fails: past the server's
+ * shutdown timeout and the longest webhook timeout a suite sets (30 s), with room to spare.
+ */
+const STOP_DEADLINE_MS = 60_000;
+
+/** Whether a process with this pid still exists (signal 0 checks without sending anything). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -283,12 +314,26 @@ export async function startServer(options: { env?: Record<string, string>; datab
     },
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      const code = await exited;
+      // A server still running well past its shutdown timeout is a defect to report, not a reason
+      // to hang the whole run.
+      let overdue: NodeJS.Timeout | undefined;
+      const deadline = new Promise<"overdue">((resolvePromise) => (overdue = setTimeout(() => resolvePromise("overdue"), STOP_DEADLINE_MS)));
+      const first = await Promise.race([exited, deadline]);
+      clearTimeout(overdue);
+      let failure: Error | undefined;
+      if (first === "overdue") {
+        const state = `exitCode ${child.exitCode}, signalCode ${child.signalCode}, pid ${child.pid} ${isAlive(child.pid!) ? "alive" : "gone"}`;
+        failure = new Error(`server did not exit within ${STOP_DEADLINE_MS / 1000} s of ${signal} (${state}); killed it:\n${output}`);
+        child.kill("SIGKILL");
+        await Promise.race([exited, new Promise((resolvePromise) => setTimeout(resolvePromise, 5_000))]);
+      }
+      const code = child.exitCode;
       if (!stopped) {
         stopped = true;
         rmSync(dir, { recursive: true, force: true });
         await releaseDatabase(database);
       }
+      if (failure) throw failure;
       return code;
     },
   };

@@ -30,8 +30,12 @@ before(async () => {
 });
 
 after(async () => {
-  await server.stop();
-  await receiver.close();
+  try {
+    await server.stop();
+  } finally {
+    // Even when the server's stop fails: a receiver left listening would keep this file's process alive.
+    await receiver.close();
+  }
   rmSync(tls.dir, { recursive: true, force: true });
 });
 

@@ -53,7 +53,9 @@ function run(label: string, files: string[], env: Record<string, string> = {}): 
   const report = join(reports, `${failed.length}-${Date.now()}.txt`);
   const reporters = ["--test-reporter=spec", "--test-reporter-destination=stdout"];
   reporters.push(`--test-reporter=${join(ROOT, "test/_failures-reporter.mjs")}`, `--test-reporter-destination=${report}`);
-  const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...reporters, ...files], {
+  // --test-force-exit: a file whose tests are done exits even if a failed teardown left a handle
+  // open (a receiver still listening), so the failure is reported instead of hanging the run.
+  const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", "--test-force-exit", ...reporters, ...files], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: "inherit",

@@ -35,8 +35,11 @@ before(async () => {
 
 after(async () => {
   const output = server.output();
-  await server.stop();
-  await receiver.close();
+  try {
+    await server.stop();
+  } finally {
+    await receiver.close();
+  }
   rmSync(tls.dir, { recursive: true, force: true });
   for (const secret of secrets) {
     assert.equal(output.includes(secret), false, "no secret in the server's output");

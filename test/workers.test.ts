@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { type ApiResponse, runCli, startServer, testDatabase, type TestServer } from "./_setup.ts";
+import { type ApiResponse, isAlive, runCli, startServer, testDatabase, type TestServer } from "./_setup.ts";
 import { attendeeInput, eventInput } from "./fixtures/builders.ts";
 import { clientFor, createEvent, expectError, expectStatus } from "./fixtures/api.ts";
 import { logLines, requestLines, sleep } from "./fixtures/conventions.ts";
@@ -33,15 +33,6 @@ function workerPids(server: TestServer): number[] {
   return line.pids as number[];
 }
 
-/** Whether a process with this pid still runs. */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Waits (up to 20 s) until `predicate` holds over the server's log lines. */
 async function waitForLog(server: TestServer, predicate: (lines: Array<Record<string, any>>) => boolean): Promise<void> {
@@ -123,8 +114,8 @@ describe("serve --workers 3", () => {
     assert.equal(died.level, 50, "logged as an error");
     assert.equal(died.signal, "SIGKILL");
     await waitForLog(server, (lines) => lines.some((entry) => entry.msg === "listening" && entry.pid !== undefined && ![victim, ...others].includes(entry.pid)));
-    assert.ok(!running(victim!));
-    for (const pid of others) assert.ok(running(pid!), `worker ${pid} still runs`);
+    assert.ok(!isAlive(victim!));
+    for (const pid of others) assert.ok(isAlive(pid!), `worker ${pid} still runs`);
     const responses = await Promise.all(Array.from({ length: 20 }, () => server.request("GET", "/health")));
     assert.deepEqual([...new Set(responses.map((r) => r.status))], [200]);
   });
@@ -153,7 +144,7 @@ test("SIGTERM to the primary during a burst: every request is answered (201 or 5
       }),
     );
     assert.equal(await stopping, 0, `exit code after SIGTERM\n${first.output()}`);
-    for (const pid of pids) assert.ok(!running(pid), `worker ${pid} is gone`);
+    for (const pid of pids) assert.ok(!isAlive(pid), `worker ${pid} is gone`);
 
     const responses = outcomes.flatMap((o) => ("response" in o ? [o.response] : []));
     for (const response of responses) if (response.status !== 201) expectError(response, 503, "SERVICE_UNAVAILABLE");
