@@ -2,8 +2,7 @@ import { readFileSync } from "node:fs";
 import type { Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DEFAULT_EMISSION_FACTORS, createBackgroundPurge, createDeliveryWorker, createEventService, createHandler, createSqlStorage, DEFAULT_RETRY_DELAYS_MS, type EventService } from "@event-service/core";
-import { serve } from "h3";
-import { FastResponse } from "srvx";
+import { FastResponse, serve } from "srvx";
 import { createApp } from "./app.ts";
 import { collectAcrossWorkers, isClusterWorker } from "./cluster.ts";
 import type { ServerConfig } from "./config.ts";
@@ -98,7 +97,9 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     ...(metrics && { metrics: { token: config.METRICS_TOKEN!, collect: isClusterWorker() ? collectAcrossWorkers(metrics.registry) : metrics.collect } }),
     onError: (error, request) => logger.error({ err: error, method: request.method, path: new URL(request.url).pathname }, "unexpected error"),
   });
-  const server = serve(createApp(handler), {
+  // srvx, h3's own server layer, serves the app's fetch (what h3's serve() does for a routed app).
+  const server = serve({
+    fetch: createApp(handler).fetch,
     port: config.PORT,
     hostname: config.HOST,
     silent: true,
