@@ -310,6 +310,50 @@ describe("the worker", () => {
   });
 });
 
+describe("wake-ups while a receiver is at its bound", () => {
+  test("a wake-up does not look while a webhook holds its bound; the next attempt to end looks, and finds the new work", async () => {
+    const { storage, account, hooks } = await setUp({ webhooks: 1, events: 2 });
+    const release: Array<() => void> = [];
+    const sent: string[] = [];
+    const fetch = (async (url: string) => {
+      sent.push(url);
+      if (url.endsWith("/hook/0")) await new Promise<void>((resolve) => release.push(resolve));
+      return new Response(null, { status: 200 });
+    }) as unknown as typeof globalThis.fetch;
+    let looks = 0;
+    const counted = { ...storage, claimDueDeliveries: (claim: Parameters<Storage["claimDueDeliveries"]>[0]) => (looks++, storage.claimDueDeliveries(claim)) };
+    // An hour between polls: every look below comes from a wake-up or an attempt that ends.
+    const worker = createDeliveryWorker({ storage: counted, fetch, allowPrivateNetworks: true, pollIntervalMs: 3_600_000, perWebhookConcurrency: 2, timeoutMs: 60_000 });
+    worker.start();
+    const until = async (what: string, condition: () => boolean) => {
+      const deadline = Date.now() + 10_000;
+      while (!condition()) {
+        assert.ok(Date.now() < deadline, `gave up waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    await until("both deliveries to the hanging receiver", () => release.length === 2);
+    // A second webhook, and a change for it, queued while the first holds both of its slots.
+    const other = await account.webhooks.create({ url: "https://93.184.216.34/hook/1", events: ["event.created"] });
+    await account.events.create(EVENT);
+    const before = looks;
+    for (let i = 0; i < 5; i++) worker.wake();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(looks, before, "no look while the bound is held");
+    assert.deepEqual(sent.filter((url) => url.endsWith("/hook/1")), []);
+    release.shift()!();
+    await until("the other webhook's delivery", () => sent.some((url) => url.endsWith("/hook/1")));
+    assert.ok(looks > before, "the attempt that ended looked");
+    // The rest answered as they arrive: the first receiver's third delivery too.
+    const drain = setInterval(() => release.splice(0).forEach((resolve) => resolve()), 5);
+    await until("the third delivery to the first receiver", () => sent.filter((url) => url.endsWith("/hook/0")).length === 3);
+    await worker.stop();
+    clearInterval(drain);
+    assert.equal((await account.webhooks.deliveries(other.id, { status: "succeeded" })).pagination.total, 1);
+    assert.equal((await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total, 3);
+  });
+});
+
 describe("fair slots between accounts", () => {
   /**
    * Account A with four receivers that hang (each holds its request open until released, or

@@ -59,7 +59,11 @@ export interface DeliveryWorker {
   readonly workerId: string;
   /** Starts polling; idempotent. */
   start(): void;
-  /** Looks for due work now (after a commit in this process); cheap and coalesced. */
+  /**
+   * Looks for due work now (after a commit in this process); cheap and coalesced. While a webhook
+   * or an account has its bound of attempts in flight, the look waits for the next attempt to end
+   * (at most the poll interval).
+   */
   wake(): void;
   /** Stops claiming and resolves once the attempts in flight are sent and recorded. */
   stop(): Promise<void>;
@@ -201,7 +205,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         else inFlight.set(delivery.webhookId, left);
         count(inFlightByAccount, delivery.accountId, -1);
         attempts.delete(running);
-        wake();
+        // A freed slot: look whatever the bounds (this is what a deferred wake-up waits for).
+        if (started && !stopping) poll();
       });
     attempts.add(running);
   }
@@ -241,8 +246,18 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       });
   }
 
+  /** Whether some webhook or account has its bound of attempts in flight. */
+  function atABound(): boolean {
+    for (const held of inFlight.values()) if (held >= perWebhook) return true;
+    for (const held of inFlightByAccount.values()) if (held >= perAccount) return true;
+    return false;
+  }
+
   function wake() {
-    if (started && !stopping) poll();
+    // While a receiver is at its bound, the due backlog is mostly its own, and a look would scan
+    // it for nothing once per queued change (every registration wakes the worker). The look is
+    // left to the next attempt that ends, or at the latest to the poll interval.
+    if (started && !stopping && !atABound()) poll();
   }
 
   return {
