@@ -871,6 +871,22 @@ describe("regressions found by the fuzzing", () => {
     );
   });
 
+  // Found by property 1 (seed 576971194). Shrunk counterexample:
+  //   POST /v1/events {"description":{"length":{"toString":0}}} -> 500: zod's length checks also
+  //   run on a value of the wrong type and compare its `length`, which here cannot become a number.
+  test("E: a value whose length is an object is 400 naming its field, never a 5xx", async () => {
+    const cases: Array<[string, string, unknown, string]> = [
+      ["/v1/events", "description", { description: { length: { toString: 0 } } }, "description"],
+      ["/v1/events", "tags", { ...fullEventBody(), tags: { length: { valueOf: [] } } }, "tags"],
+      ["/v1/events", "location.city", { ...fullEventBody(), location: { address: "x", city: { length: { toString: null } }, country: "DE" } }, "location.city"],
+    ];
+    for (const [path, what, json, field] of cases) {
+      const answer = await call({ method: "POST", path, key, json }, `POST ${path} with an odd length in ${what}`);
+      const error = assertError(answer, `POST ${path} ${what}`, 400, "INVALID_REQUEST");
+      assert.equal(error.field, field);
+    }
+  });
+
   // Found by property 4a (FUZZ_SEED=10 FUZZ_SCALE=4). Shrunk counterexample:
   //   GET /v1/events?startDate=9999-12-31T23:59:59-23:59 (= year 10000 in UTC) -> 200 listing
   //   events of 2027: the filter value is normalised to "+010000-01-01T23:58:59.000Z" and
