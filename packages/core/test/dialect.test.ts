@@ -154,20 +154,33 @@ describe("dialect: SQLite direct reads (createSqliteDialect)", () => {
     assert.deepEqual(await db.selectFrom("notes").selectAll().execute(), [{ id: "n1", text: "added" }]);
   });
 
-  test("rows are built in JavaScript with the keys and values better-sqlite3 gives; a statement with a __proto__ column keeps its own", async () => {
+  test("rows are built in JavaScript with the keys and values better-sqlite3 gives; a __proto__ column is a key, never the prototype", async () => {
     const { db, sqlite } = open(true);
-    const select = `select 1 as "n", 'a' as "s", null as "z", 2.5 as "f", x'00ff' as "b", 3 as "n", 'p' as "__proto__"`;
-    const expected = sqlite.prepare(select).all();
+    const select = `select 1 as "n", 'a' as "s", null as "z", 2.5 as "f", x'00ff' as "b", 3 as "n"`;
     // Through kysely (the statement cache), and on the direct path of a precompiled read.
     const viaKysely = (await sql.raw(select).execute(db)).rows;
+    assert.deepEqual(viaKysely, sqlite.prepare(select).all());
+    assert.deepEqual(viaKysely, [{ n: 3, s: "a", z: null, f: 2.5, b: Buffer.from([0, 255]) }], "the repeated n keeps its last value");
     const columns = ["n", "s", "z", "f", "b"] as const;
-    const precompiled = precompile<Record<string, unknown>, never>(db, (conn) => conn.selectNoFrom((eb) => columns.map((name, i) => eb.val([1, "a", null, 2.5, Buffer.from([0, 255])][i]).as(name))));
-    const expectedFirst = sqlite.prepare(select.replace(`, 3 as "n", 'p' as "__proto__"`, "")).all();
-    assert.deepEqual(viaKysely, expected);
-    assert.equal((viaKysely[0] as { n: number }).n, 3, "the repeated n keeps its last value");
-    assert.equal(Object.getPrototypeOf(viaKysely[0]), Object.prototype, "a __proto__ column never sets the prototype");
-    assert.deepEqual((await precompiled({})).rows, expectedFirst);
+    const values = [1, "a", null, 2.5, Buffer.from([0, 255])];
+    const precompiled = precompile<Record<string, unknown>, never>(db, (conn) => conn.selectNoFrom((eb) => columns.map((name, i) => eb.val(values[i]).as(name))));
     assert.deepEqual((await precompiled({})).rows, [{ n: 1, s: "a", z: null, f: 2.5, b: Buffer.from([0, 255]) }]);
+    const [proto] = (await sql.raw(`select 'p' as "__proto__", 1 as "n"`).execute(db)).rows as Array<Record<string, unknown>>;
+    assert.equal(Object.getPrototypeOf(proto), Object.prototype);
+    assert.deepEqual(Object.entries(proto!), [["__proto__", "p"], ["n", 1]]);
+  });
+
+  test("a cached select * takes the columns a migration adds, on both paths", async () => {
+    const { db, sqlite } = open(true);
+    await db.schema.createTable("notes").addColumn("id", "text", (c) => c.primaryKey()).addColumn("text", "text").execute();
+    await db.insertInto("notes").values({ id: "n1", text: "kept" }).execute();
+    const note = precompile<Record<string, unknown>, "id">(db, (conn) => conn.selectFrom("notes").selectAll().where("id", "=", param("id")));
+    assert.deepEqual(await db.selectFrom("notes").selectAll().execute(), [{ id: "n1", text: "kept" }]);
+    assert.deepEqual((await note({ id: "n1" })).rows, [{ id: "n1", text: "kept" }]);
+    // SQLite prepares both statements again on their next run: wider rows than they were built for.
+    sqlite.exec("alter table notes add column extra text default 'x'");
+    assert.deepEqual(await db.selectFrom("notes").selectAll().execute(), [{ id: "n1", text: "kept", extra: "x" }]);
+    assert.deepEqual((await note({ id: "n1" })).rows, [{ id: "n1", text: "kept", extra: "x" }]);
   });
 
   test("a plain SqliteDialect reads through kysely's executor", async () => {

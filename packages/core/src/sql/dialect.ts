@@ -282,13 +282,36 @@ interface SqliteStatementLike {
  * last value, as better-sqlite3's objects do. Takes the statement over (raw mode).
  */
 function objectRows(statement: SqliteStatementLike): (parameters: readonly unknown[]) => unknown[] {
-  const names = statement.columns().map((column) => column.name);
-  // A "__proto__" key in a literal sets the prototype instead: such a statement keeps its objects.
-  if (names.includes("__proto__")) return (parameters) => statement.all(parameters);
-  // The names are written as JSON string literals, so no column name can inject code.
-  const toObject = new Function("row", `return { ${names.map((name, i) => `${JSON.stringify(name)}: row[${i}]`).join(", ")} };`) as (row: unknown) => unknown;
+  let width = 0;
+  let toObject: (row: unknown[]) => unknown = () => ({});
+  const learn = () => {
+    const names = statement.columns().map((column) => column.name);
+    width = names.length;
+    toObject = rowMaker(names);
+  };
+  learn();
   statement.raw(true);
-  return (parameters) => statement.all(parameters).map(toObject);
+  return (parameters) => {
+    const rows = statement.all(parameters) as unknown[][];
+    // SQLite prepares a statement again after a schema change: another process's migration
+    // (they only add columns) can widen a `select *`. Learn the new columns from the rows.
+    if (rows.length > 0 && rows[0]!.length !== width) learn();
+    return rows.map(toObject);
+  };
+}
+
+/** A function that turns a row's values into an object keyed by `names`. */
+function rowMaker(names: string[]): (row: unknown[]) => unknown {
+  // A "__proto__" key in a literal would set the prototype: such rows are built key by key.
+  if (names.includes("__proto__")) {
+    return (row) => {
+      const object: Record<string, unknown> = {};
+      names.forEach((name, i) => Object.defineProperty(object, name, { value: row[i], enumerable: true, writable: true, configurable: true }));
+      return object;
+    };
+  }
+  // The names are written as JSON string literals, so no column name can inject code.
+  return new Function("row", `return { ${names.map((name, i) => `${JSON.stringify(name)}: row[${i}]`).join(", ")} };`) as (row: unknown[]) => unknown;
 }
 
 /**
