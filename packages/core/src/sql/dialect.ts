@@ -282,21 +282,18 @@ interface SqliteStatementLike {
  * last value, as better-sqlite3's objects do. Takes the statement over (raw mode).
  */
 function objectRows(statement: SqliteStatementLike): (parameters: readonly unknown[]) => unknown[] {
-  let width = 0;
-  let toObject: (row: unknown[]) => unknown = () => ({});
   const learn = () => {
     const names = statement.columns().map((column) => column.name);
-    width = names.length;
-    toObject = rowMaker(names);
+    return { width: names.length, toObject: rowMaker(names) };
   };
-  learn();
+  let shape = learn();
   statement.raw(true);
   return (parameters) => {
     const rows = statement.all(parameters) as unknown[][];
     // SQLite prepares a statement again after a schema change: another process's migration
     // (they only add columns) can widen a `select *`. Learn the new columns from the rows.
-    if (rows.length > 0 && rows[0]!.length !== width) learn();
-    return rows.map(toObject);
+    if (rows.length > 0 && rows[0]!.length !== shape.width) shape = learn();
+    return rows.map(shape.toObject);
   };
 }
 
