@@ -2,12 +2,12 @@
  * The delivery side of the outbox on SQL: claiming due deliveries under a lease, recording
  * attempts (and the webhook's failure count), the delivery log, redelivery and pings.
  */
-import { type Kysely, type Selectable, sql } from "kysely";
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from "kysely";
 import type { ClaimedDelivery, DeliveryRecord, DeliveryStatus } from "../resources/webhook-delivery.ts";
 import type { Storage } from "../storage.ts";
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from "./database.ts";
 import type { SqlDialect } from "./dialect.ts";
-import { deliveryRow, PENDING } from "./outbox-sql.ts";
+import { deliveryRow, leaseFree, PENDING } from "./outbox-sql.ts";
 import type { Envelope } from "../storage/envelope.ts";
 
 type DeliveryMethods = Pick<
@@ -50,6 +50,13 @@ function isRedacted(payload: string): boolean {
   return (JSON.parse(payload) as Envelope).erasedAt !== undefined;
 }
 
+/**
+ * What a claim may take at `now`: pending, due, and held by no worker. The read that looks for
+ * work, the candidates and the guarded update all ask exactly this.
+ */
+const claimable = (now: string) => (eb: ExpressionBuilder<Database, "webhook_deliveries">) =>
+  eb.and([eb("webhook_deliveries.status", "=", PENDING), eb("webhook_deliveries.next_attempt_at", "<=", now), leaseFree(now)(eb)]);
+
 /** The delivery methods of the SQL storage. `write` runs a function in a write transaction. */
 export function createDeliveryMethods(
   db: Kysely<Database>,
@@ -86,30 +93,26 @@ export function createDeliveryMethods(
       const anyDue = await db
         .selectFrom("webhook_deliveries")
         .select("id")
-        .where("status", "=", PENDING)
-        .where("next_attempt_at", "<=", claim.now)
-        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", claim.now)]))
+        .where(claimable(claim.now))
         .$if(saturated.length > 0, (q) => q.where("webhook_id", "not in", saturated))
         .$if(busyAccounts.length > 0, (q) => q.where("account_id", "not in", busyAccounts))
         .limit(1)
         .executeTakeFirst();
       if (!anyDue) return [];
       return write(async (trx) => {
-        // Candidates first, from the covering index alone (ids and bounds, no payload), in due order.
+        // Candidates first, from the covering index alone (ids and bounds, no payload), in due
+        // order. PostgreSQL locks the deliveries' rows only, none of the subquery's webhooks.
         const candidates = await dialect.claimRows(
           trx
-            .selectFrom("webhook_deliveries as d")
-            .select(["d.id", "d.webhook_id", "d.account_id"])
-            .where("d.status", "=", PENDING)
-            .where("d.next_attempt_at", "<=", claim.now)
-            .where((eb) => eb.or([eb("d.lease_until", "is", null), eb("d.lease_until", "<", claim.now)]))
-            .where("d.webhook_id", "in", (eb) => eb.selectFrom("webhooks as w").select("w.id").where("w.active", "=", 1))
-            .$if(saturated.length > 0, (q) => q.where("d.webhook_id", "not in", saturated))
-            .$if(busyAccounts.length > 0, (q) => q.where("d.account_id", "not in", busyAccounts))
-            .orderBy("d.next_attempt_at")
-            .orderBy("d.id")
+            .selectFrom("webhook_deliveries")
+            .select(["id", "webhook_id", "account_id"])
+            .where(claimable(claim.now))
+            .where("webhook_id", "in", (eb) => eb.selectFrom("webhooks").select("webhooks.id").where("webhooks.active", "=", 1))
+            .$if(saturated.length > 0, (q) => q.where("webhook_id", "not in", saturated))
+            .$if(busyAccounts.length > 0, (q) => q.where("account_id", "not in", busyAccounts))
+            .orderBy("next_attempt_at")
+            .orderBy("id")
             .limit(claim.limit * CANDIDATES_PER_SLOT),
-          ["d"],
         ).execute();
         const perWebhook = new Map(Object.entries(claim.inFlight));
         const perAccount = new Map(Object.entries(claim.inFlightByAccount ?? {}));
@@ -129,9 +132,7 @@ export function createDeliveryMethods(
           .updateTable("webhook_deliveries")
           .set({ lease_owner: claim.workerId, lease_until: claim.leaseUntil })
           .where("id", "in", chosen)
-          .where("status", "=", PENDING)
-          .where("next_attempt_at", "<=", claim.now)
-          .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", claim.now)]))
+          .where(claimable(claim.now))
           .returning(["id"])
           .execute();
         if (taken.length === 0) return [];
@@ -263,7 +264,7 @@ export function createDeliveryMethods(
           }))
           .where("id", "=", deliveryId)
           // Not while an attempt is running: the worker holding it records that attempt first.
-          .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
+          .where(leaseFree(now))
           .execute();
         const after = await findDelivery(trx, accountId, webhookId, deliveryId);
         return (await withAttempts(trx, [after!]))[0]!;

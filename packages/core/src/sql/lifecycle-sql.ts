@@ -1,6 +1,6 @@
 import { type ExpressionBuilder, sql } from "kysely";
 import { DELIVERY_STATUSES } from "../resources/webhook-delivery.ts";
-import { PENDING } from "./outbox-sql.ts";
+import { leaseFree, PENDING } from "./outbox-sql.ts";
 import type { Database } from "./database.ts";
 import { factorSetIdentity } from "../carbon/emission-factors.ts";
 import { contributionSql } from "./carbon-sql.ts";
@@ -29,7 +29,7 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
           eb("webhook_deliveries.status", "in", FINAL_STATUSES),
           eb.and([
             eb("webhook_deliveries.status", "=", PENDING),
-            eb.or([eb("webhook_deliveries.lease_until", "is", null), eb("webhook_deliveries.lease_until", "<", now)]),
+            leaseFree(now)(eb),
             eb.exists(
               eb.selectFrom("webhooks").select("webhooks.id").whereRef("webhooks.id", "=", "webhook_deliveries.webhook_id").where("webhooks.active", "=", 0),
             ),

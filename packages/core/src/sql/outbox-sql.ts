@@ -4,7 +4,7 @@
  * rolled-back change sends nothing and a committed one is never lost. Which notifications a
  * change causes is the core's `ChangeNotifier`'s to say; this module only reads for it and saves.
  */
-import type { Kysely } from "kysely";
+import type { ExpressionBuilder, Kysely } from "kysely";
 import { createId } from "../_internal/ids.ts";
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
 import type { DeliveryStatus } from "../resources/webhook-delivery.ts";
@@ -15,6 +15,10 @@ import { readKeptFigures } from "./kept-figures-sql.ts";
 
 /** The status of a delivery that still has an attempt to make. */
 export const PENDING = "pending" satisfies DeliveryStatus;
+
+/** A delivery no worker holds at `now`: never leased, or its lease ran out (a crashed worker's). */
+export const leaseFree = (now: string) => (eb: ExpressionBuilder<Database, "webhook_deliveries">) =>
+  eb.or([eb("webhook_deliveries.lease_until", "is", null), eb("webhook_deliveries.lease_until", "<", now)]);
 
 /** Records that a one-time notification of an event was written; false when it already was. */
 async function markOnce(trx: Kysely<Database>, eventId: string, kind: string, now: string): Promise<boolean> {
