@@ -192,3 +192,29 @@ describe("dialect: SQLite direct reads (createSqliteDialect)", () => {
     assert.equal(executed.length, 1);
   });
 });
+
+describe("dialect: checkOnly", () => {
+  test("SQLite finds the claim's few deliveries by their keys, not by the due index that holds the whole backlog", async () => {
+    const sqlite = new BetterSqlite(":memory:");
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    await createSqlStorage({ db }).migrate();
+    const guarded = (check: boolean) => {
+      const query = db
+        .updateTable("webhook_deliveries")
+        .set({ lease_owner: "w" })
+        .where("id", "in", ["d1", "d2", "d3", "d4"])
+        .where((eb) => {
+          const due = eb.and([eb("status", "=", "pending"), eb("next_attempt_at", "<=", "2030-01-01")]);
+          return check ? SQLITE.checkOnly(due) : due;
+        })
+        .compile();
+      return (sqlite.prepare(`explain query plan ${query.sql}`).all(...query.parameters) as Array<{ detail: string }>).map((row) => row.detail).join("; ");
+    };
+    assert.match(guarded(true), /USING INDEX sqlite_autoindex_webhook_deliveries_1 \(id=\?\)/);
+    // Without it, SQLite (no statistics) walks the due index: the reason for checkOnly.
+    assert.match(guarded(false), /webhook_deliveries_due_claim/);
+    // PostgreSQL plans from statistics: the condition is left as it is.
+    const condition = sql<boolean>`true`;
+    assert.equal(POSTGRES.checkOnly(condition), condition);
+  });
+});

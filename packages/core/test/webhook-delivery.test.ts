@@ -354,6 +354,56 @@ describe("wake-ups while a receiver is at its bound", () => {
   });
 });
 
+describe("refilling a receiver at its bound", () => {
+  test("a webhook at its bound is refilled once a quarter of its slots are free, by one claim of several deliveries", async () => {
+    const { storage, account, hooks } = await setUp({ webhooks: 1, events: 12 });
+    const release: Array<() => void> = [];
+    const fetch = (async () => {
+      await new Promise<void>((resolve) => release.push(resolve));
+      return new Response(null, { status: 200 });
+    }) as unknown as typeof globalThis.fetch;
+    const claims: number[] = [];
+    const counted = {
+      ...storage,
+      claimDueDeliveries: async (claim: Parameters<Storage["claimDueDeliveries"]>[0]) => {
+        const claimed = await storage.claimDueDeliveries(claim);
+        claims.push(claimed.length);
+        return claimed;
+      },
+    };
+    // Bound 8: a quarter is 2. An hour between polls: every claim below comes from an attempt that ends.
+    const worker = createDeliveryWorker({ storage: counted, fetch, allowPrivateNetworks: true, pollIntervalMs: 3_600_000, perWebhookConcurrency: 8, timeoutMs: 60_000 });
+    const until = async (what: string, condition: () => boolean | Promise<boolean>) => {
+      const deadline = Date.now() + 10_000;
+      while (!(await condition())) {
+        assert.ok(Date.now() < deadline, `gave up waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    worker.start();
+    await until("the bound's 8 attempts", () => release.length === 8);
+    const taken = () => claims.reduce((sum, n) => sum + n, 0);
+    assert.equal(taken(), 8);
+    const before = claims.length;
+    // One slot free: the webhook stays full, and neither the attempt that ended nor a wake-up claims.
+    release.shift()!();
+    const succeeded = async () => (await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total;
+    await until("the first attempt recorded", async () => (await succeeded()) === 1);
+    worker.wake();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(claims.length, before, "no claim for one free slot of eight");
+    // A second: a quarter free, one claim takes both slots.
+    release.shift()!();
+    await until("the refill", () => release.length === 8);
+    assert.deepEqual(claims.slice(before), [2]);
+    assert.equal(taken(), 10);
+    const drain = setInterval(() => release.splice(0).forEach((resolve) => resolve()), 5);
+    await until("every delivery", () => taken() === 12);
+    await worker.stop();
+    clearInterval(drain);
+  });
+});
+
 describe("fair slots between accounts", () => {
   /**
    * Account A with four receivers that hang (each holds its request open until released, or

@@ -127,12 +127,13 @@ export function createDeliveryMethods(
           chosen.push(candidate.id);
         }
         if (chosen.length === 0) return [];
-        // The guard repeats the selection: a delivery another worker took in between is not taken twice.
+        // The guard repeats the selection: a delivery another worker took in between is not
+        // taken twice. The ids find the rows (not the due index, which holds the whole backlog).
         const taken = await trx
           .updateTable("webhook_deliveries")
           .set({ lease_owner: claim.workerId, lease_until: claim.leaseUntil })
           .where("id", "in", chosen)
-          .where(claimable(claim.now))
+          .where((eb) => dialect.checkOnly(claimable(claim.now)(eb)))
           .returning(["id"])
           .execute();
         if (taken.length === 0) return [];

@@ -7,8 +7,8 @@
  * object to whatever needs one.
  */
 import {
-  type DialectAdapter, type Kysely, type MigrationProvider, type MigrationResultSet, Migrator, PostgresAdapter, type RawBuilder, type SelectQueryBuilder,
-  SqliteAdapter, type SqliteDatabase, SqliteDialect, sql,
+  type DialectAdapter, type Expression, type Kysely, type MigrationProvider, type MigrationResultSet, Migrator, PostgresAdapter, type RawBuilder, type SelectQueryBuilder,
+  type SqlBool, SqliteAdapter, type SqliteDatabase, SqliteDialect, sql,
 } from "kysely";
 import type { BucketGranularity } from "../analytics/date-buckets.ts";
 import type { Database } from "./database.ts";
@@ -50,6 +50,13 @@ export interface SqlDialect {
    * PostgreSQL: `FOR NO KEY UPDATE SKIP LOCKED`.
    */
   claimRows<Q extends AnySelect>(query: Q, of?: readonly string[]): Q;
+  /**
+   * `condition`, checked on the rows the statement's key finds and never used to find them.
+   * SQLite plans without statistics, and may prefer a range of an index that covers the
+   * condition (a whole backlog) to a few primary keys: `+(…)` keeps it from planning the
+   * condition on an index. PostgreSQL plans from statistics: the condition as it is.
+   */
+  checkOnly(condition: Expression<SqlBool>): Expression<SqlBool>;
   /** Runs the migrations once, also when several processes start together on one database. */
   migrate(db: Kysely<Database>, provider: MigrationProvider): Promise<MigrationResultSet>;
   /**
@@ -126,6 +133,7 @@ export const SQLITE: SqlDialect = {
   // The write transaction already holds the whole database: SQLite has no row locks (and no FOR UPDATE).
   lockRows: (query) => query,
   claimRows: (query) => query,
+  checkOnly: (condition) => sql<SqlBool>`+(${condition})`,
 
   // Inside the write transaction: two processes starting on one new file migrate one after the other.
   migrate: (db, provider) => SQLITE.writeTransaction(db, (trx) => new Migrator({ db: trx, provider, disableTransactions: true }).migrateToLatest()),
@@ -208,6 +216,7 @@ export const POSTGRES: SqlDialect = {
   // FOR UPDATE would block, and which could deadlock against it); the storage never changes a key.
   lockRows: (query, of) => (of ? query.forNoKeyUpdate(of as any) : query.forNoKeyUpdate()) as typeof query,
   claimRows: (query, of) => (of ? query.forNoKeyUpdate(of as any) : query.forNoKeyUpdate()).skipLocked() as typeof query,
+  checkOnly: (condition) => condition,
 
   // kysely's Migrator holds a PostgreSQL advisory lock while it migrates, and runs the
   // migrations in one transaction: processes starting together migrate once, one after another.

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { ClaimedDelivery } from "../resources/webhook-delivery.ts";
 import type { DeliveryStore } from "../storage/delivery-store.ts";
 import { type AttemptOutcome, sendDelivery, type SendDeliveryOptions } from "./send-delivery.ts";
+import { Slots } from "./slots.ts";
 import type { HostResolver } from "./ssrf.ts";
 
 /** The waits before each retry: immediately, then after 1 min, 10 min and 1 h (DECISIONS). */
@@ -61,8 +62,8 @@ export interface DeliveryWorker {
   start(): void;
   /**
    * Looks for due work now (after a commit in this process); cheap and coalesced. While a webhook
-   * or an account has its bound of attempts in flight, the look waits for the next attempt to end
-   * (at most the poll interval).
+   * or an account is at its bound of attempts in flight, until a quarter of its slots are free,
+   * the look waits for an attempt to end (at most the poll interval).
    */
   wake(): void;
   /** Stops claiming and resolves once the attempts in flight are sent and recorded. */
@@ -157,10 +158,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const leaseMs = timeoutMs + LEASE_MARGIN_MS;
   const onError = options.onError ?? (() => {});
 
-  const inFlight = new Map<string, number>();
-  const inFlightByAccount = new Map<string, number>();
+  const byWebhook = new Slots(perWebhook);
+  const byAccount = new Slots(perAccount);
+  // The worker's own bound, under one key.
+  const all = new Slots(concurrency);
   const attempts = new Set<Promise<void>>();
-  let total = 0;
   let timer: ReturnType<typeof setInterval> | undefined;
   let started = false;
   let stopping = false;
@@ -186,27 +188,21 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
-  function count(map: Map<string, number>, key: string, by: 1 | -1) {
-    const left = (map.get(key) ?? 0) + by;
-    if (left <= 0) map.delete(key);
-    else map.set(key, left);
-  }
-
   function launch(delivery: ClaimedDelivery) {
-    total += 1;
-    inFlight.set(delivery.webhookId, (inFlight.get(delivery.webhookId) ?? 0) + 1);
-    count(inFlightByAccount, delivery.accountId, 1);
+    all.take("");
+    byWebhook.take(delivery.webhookId);
+    byAccount.take(delivery.accountId);
     const running: Promise<void> = attempt(delivery)
       .catch(onError)
       .finally(() => {
-        total -= 1;
-        const left = (inFlight.get(delivery.webhookId) ?? 1) - 1;
-        if (left === 0) inFlight.delete(delivery.webhookId);
-        else inFlight.set(delivery.webhookId, left);
-        count(inFlightByAccount, delivery.accountId, -1);
+        all.give("");
+        byWebhook.give(delivery.webhookId);
+        byAccount.give(delivery.accountId);
         attempts.delete(running);
-        // A freed slot: look whatever the bounds (this is what a deferred wake-up waits for).
-        if (started && !stopping) poll();
+        // A freed slot: look (this is what a deferred wake-up waits for), unless the slot's
+        // webhook, account or worker is still full: its refill waits for a quarter of its slots.
+        const refilling = byWebhook.isFull(delivery.webhookId) || byAccount.isFull(delivery.accountId) || all.isFull("");
+        if (started && !stopping && !refilling) poll();
       });
     attempts.add(running);
   }
@@ -214,7 +210,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   async function pollLoop(): Promise<void> {
     do {
       again = false;
-      const free = concurrency - total;
+      const free = all.room("");
       if (stopping || free <= 0) return;
       const now = clock();
       const claimed = await storage.claimDueDeliveries({
@@ -223,9 +219,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
         limit: free,
         perWebhook,
-        inFlight: Object.fromEntries(inFlight),
+        inFlight: byWebhook.counts(),
         perAccount,
-        inFlightByAccount: Object.fromEntries(inFlightByAccount),
+        inFlightByAccount: byAccount.counts(),
       });
       // Claimed deliveries are sent even when stopping began meanwhile: they are leased to us.
       for (const delivery of claimed) launch(delivery);
@@ -246,18 +242,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       });
   }
 
-  /** Whether some webhook or account has its bound of attempts in flight. */
-  function atABound(): boolean {
-    for (const held of inFlight.values()) if (held >= perWebhook) return true;
-    for (const held of inFlightByAccount.values()) if (held >= perAccount) return true;
-    return false;
-  }
-
   function wake() {
-    // While a receiver is at its bound, the due backlog is mostly its own, and a look would scan
-    // it for nothing once per queued change (every registration wakes the worker). The look is
-    // left to the next attempt that ends, or at the latest to the poll interval.
-    if (started && !stopping && !atABound()) poll();
+    // While a receiver is full, the due backlog is mostly its own, and a look would scan it for
+    // nothing once per queued change (every registration wakes the worker). The look is left to
+    // an attempt that ends, or at the latest to the poll interval.
+    if (started && !stopping && !byWebhook.anyFull && !byAccount.anyFull) poll();
   }
 
   return {
