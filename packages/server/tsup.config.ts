@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: { index: "src/index.ts", cli: "src/cli.ts" },
+  entry: { index: "src/index.ts", cli: "src/cli.ts", "checkpoint-thread": "src/checkpoint-thread.ts" },
   format: ["esm"],
   target: "node20",
   dts: { entry: { index: "src/index.ts" } },

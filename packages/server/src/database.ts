@@ -28,6 +28,8 @@ export interface DatabaseOptions {
   DATABASE_POOL_SIZE: number;
   /** Told about errors of idle pooled connections (the server restarting, a network cut): the pool replaces them. */
   onPoolError?: (error: Error) => void;
+  /** SQLite: told if the checkpointer thread fails (see `openSqlite`). */
+  onCheckpointerError?: (error: Error) => void;
 }
 
 /**
@@ -36,7 +38,7 @@ export interface DatabaseOptions {
  * once here so that a wrong address or password fails at start with a clear message.
  */
 export async function openDatabase(options: DatabaseOptions): Promise<Kysely<Schema>> {
-  if (!isPostgresUrl(options.DATABASE_URL)) return openSqlite(options.DATABASE_URL);
+  if (!isPostgresUrl(options.DATABASE_URL)) return openSqlite(options.DATABASE_URL, { onCheckpointerError: options.onCheckpointerError });
   // node-postgres reads sslmode, host, port, user, password and database from the URL.
   const pool = new pg.Pool({ connectionString: options.DATABASE_URL, max: options.DATABASE_POOL_SIZE, connectionTimeoutMillis: 10_000 });
   // Without a listener, an idle connection's error (PostgreSQL restarting) would end the process.

@@ -11,6 +11,6 @@ export type { Logger } from "./log.ts";
 export { createRedirectServer } from "./redirect.ts";
 export { startServer } from "./server.ts";
 export type { RunningServer } from "./server.ts";
-export { openSqlite, sqlitePath } from "./sqlite.ts";
+export { openSqlite, type OpenSqliteOptions, sqlitePath } from "./sqlite.ts";
 export { isPostgresUrl, openDatabase, redactDatabaseUrl } from "./database.ts";
 export type { DatabaseOptions } from "./database.ts";

@@ -39,7 +39,11 @@ function listen(server: HttpServer, port: number, host: string): Promise<Address
  */
 export async function startServer(config: ServerConfig, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningServer> {
   const tls = config.TLS_CERT && config.TLS_KEY ? { cert: readFileSync(config.TLS_CERT, "utf8"), key: readFileSync(config.TLS_KEY, "utf8") } : undefined;
-  const db = await openDatabase({ ...config, onPoolError: (error) => logger.warn({ err: error }, "database connection lost; the pool replaces it") });
+  const db = await openDatabase({
+    ...config,
+    onPoolError: (error) => logger.warn({ err: error }, "database connection lost; the pool replaces it"),
+    onCheckpointerError: (error) => logger.warn({ err: error }, "the SQLite checkpointer thread failed; commits checkpoint again"),
+  });
   // Always given (the default without a file): start brings the kept figures to the configured set.
   const storage = createSqlStorage({ db, emissionFactors: config.EMISSION_FACTORS_FILE ?? DEFAULT_EMISSION_FACTORS });
   await storage.migrate();

@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import type { Database as Schema } from "@event-service/core";
 import { createSqliteDialect, SQLITE_PRAGMAS } from "@event-service/core/sqlite";
 import { Kysely } from "kysely";
+import { startCheckpointer } from "./checkpointer.ts";
 
 /** The SQLite file (or `:memory:`) that a `DATABASE_URL` names; throws for a PostgreSQL URL. */
 export function sqlitePath(databaseUrl: string): string {
@@ -13,13 +14,20 @@ export function sqlitePath(databaseUrl: string): string {
   return resolve(path);
 }
 
+/** Options of {@link openSqlite}. */
+export interface OpenSqliteOptions {
+  /** Told if the checkpointer thread fails (the connection then checkpoints in its commits, as SQLite does by default). */
+  onCheckpointerError?: (error: Error) => void;
+}
+
 /**
  * Opens the SQLite database of `databaseUrl` (creating its folder and file) with WAL, foreign
  * keys, a busy timeout, a prepared-statement cache and direct hot-path reads (`createSqliteDialect`), as a kysely instance for `createSqlStorage`.
+ * A file's checkpoints run in a thread of their own (`startCheckpointer`) until it is closed.
  * A folder it creates is `0700` and a file `0600` (SQLite gives its WAL and shared-memory files
  * the same mode): the file holds personal data and key hashes. Existing ones are left as they are.
  */
-export function openSqlite(databaseUrl: string): Kysely<Schema> {
+export function openSqlite(databaseUrl: string, options: OpenSqliteOptions = {}): Kysely<Schema> {
   const path = sqlitePath(databaseUrl);
   if (path !== ":memory:") {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -28,6 +36,7 @@ export function openSqlite(databaseUrl: string): Kysely<Schema> {
   }
   const database = new Database(path);
   for (const pragma of SQLITE_PRAGMAS) applyPragma(database, pragma);
+  if (path !== ":memory:") startCheckpointer(database, path, options.onCheckpointerError);
   return new Kysely<Schema>({ dialect: createSqliteDialect(database) });
 }
 
