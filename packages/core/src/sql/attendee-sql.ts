@@ -6,18 +6,18 @@ import { assertDoorOpen } from "../rules/check-in.ts";
 import { type EventRecord } from "../resources/event.ts";
 import { admission, eventFull } from "../rules/waitlist.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
-import { adjustKeptFigures, readKeptFigures } from "./kept-figures-sql.ts";
 import { closeUpWaitlist, promoteWaitlisted } from "./waitlist-sql.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { EVENT_STATUSES_OPEN_FOR_REGISTRATION } from "../rules/event-status.ts";
 import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
-import type { Database } from "./database.ts";
+import type { AttendeesTable, Database } from "./database.ts";
 import { type UniqueIndex } from "./dialect.ts";
-import { attendeeToRow, rowToAttendee } from "./rows.ts";
+import { ATTENDEE_COLUMNS, attendeeToRow, rowToAttendee } from "./rows.ts";
+import { param, precompile } from "./precompiled.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { backstop, likePattern } from "./sql-context.ts";
 import type { AttendeeStore } from "../storage/attendee-store.ts";
-import { countActive, lockEvent } from "./event-sql.ts";
+import { countActive } from "./event-sql.ts";
 
 /*
  * A violation of this unique index is the backstop of the duplicate check (a race the event's
@@ -28,21 +28,28 @@ const ACTIVE_EMAIL_INDEX: UniqueIndex = { name: "attendees_event_email_active", 
 /** Registrations (`AttendeeStore`) on SQL, each change under its event's lock. */
 export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
   const { db, dialect, write, notify, factors } = ctx;
-  const adjustEventStats = (conn: Kysely<Database>, eventId: string, before: AttendeeRecord | null, after: AttendeeRecord | null) =>
-    adjustKeptFigures(conn, factors, eventId, before, after);
-
-  async function assertNoActiveDuplicate(conn: Kysely<Database>, attendee: AttendeeRecord) {
-    const duplicate = await conn
+  const adjustEventStats = ctx.keptFigures.adjust;
+  // A registration's own statements, compiled once: it is the busiest write.
+  const duplicateQuery = precompile<{ id: string }, "event" | "email" | "id">(db, (conn) =>
+    conn
       .selectFrom("attendees")
       .select("id")
-      .where("event_id", "=", attendee.eventId)
-      .where("email_key", "=", attendee.email.toLowerCase())
+      .where("event_id", "=", param("event"))
+      .where("email_key", "=", param("email"))
       // Active means not cancelled; written as the literal of the partial unique index
       // attendees_event_email_active, so the planner uses it instead of reading every
       // registration of the event.
       .where("status", "<>", sql.lit("cancelled"))
-      .where("id", "<>", attendee.id)
-      .executeTakeFirst();
+      .where("id", "<>", param("id"))
+      .limit(1),
+  );
+  const codeQuery = precompile<{ id: string }, "code">(db, (conn) => conn.selectFrom("attendees").select("id").where("confirmation_code", "=", param("code")));
+  const insertQuery = precompile<never, keyof AttendeesTable>(db, (conn) =>
+    conn.insertInto("attendees").values(Object.fromEntries(ATTENDEE_COLUMNS.map((column) => [column, param(column)])) as never),
+  );
+
+  async function assertNoActiveDuplicate(conn: Kysely<Database>, attendee: AttendeeRecord) {
+    const duplicate = (await duplicateQuery({ event: attendee.eventId, email: attendee.email.toLowerCase(), id: attendee.id }, conn)).rows[0];
     if (duplicate) {
       throw new ServiceError("DUPLICATE_REGISTRATION", {
         message: `${attendee.email} already holds an active registration for event ${attendee.eventId}.`,
@@ -59,7 +66,7 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
 
   /** Where the event's registrations stand, as kept on its row (exact under its lock). */
   async function standing(conn: Kysely<Database>, eventId: string) {
-    const figures = await readKeptFigures(conn, eventId);
+    const figures = await ctx.keptFigures.read(conn, eventId);
     return { active: figures.activeRegistrations, waitlisted: figures.waitlisted };
   }
 
@@ -98,16 +105,18 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
   return {
     async registerAttendee(attendee, notifier) {
       return backstop(dialect, ACTIVE_EMAIL_INDEX, () => write(async (trx) => {
-        const event = await lockEvent(trx, dialect, attendee.accountId, attendee.eventId);
+        const event = await ctx.lockEvent(trx, attendee.accountId, attendee.eventId);
         if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${attendee.eventId} not found.`, field: "eventId" });
         assertOpenForRegistration(event);
         // Duplicates first: "already registered" tells more than "full" when both hold.
         await assertNoActiveDuplicate(trx, attendee);
         let record: AttendeeRecord = { ...attendee, ...admission(event, await standing(trx, event.id)) };
-        while (await trx.selectFrom("attendees").select("id").where("confirmation_code", "=", record.confirmationCode).executeTakeFirst()) {
+        while ((await codeQuery({ code: record.confirmationCode }, trx)).rows.length > 0) {
           record = { ...record, confirmationCode: createConfirmationCode() };
         }
-        await trx.insertInto("attendees").values(attendeeToRow(record)).execute();
+        const row = attendeeToRow(record);
+        // A column left undefined is written as null, as kysely leaves it out of an insert.
+        await insertQuery(Object.fromEntries(ATTENDEE_COLUMNS.map((column) => [column, row[column] ?? null])) as Record<keyof AttendeesTable, unknown>, trx);
         await adjustEventStats(trx, record.eventId, null, record);
         await notify(trx, event.accountId, { op: "attendee.registered", event, attendee: record, at: record.registrationDate }, notifier);
         return record;
@@ -126,7 +135,7 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
         // registration read under it: read before the lock, a concurrent change could be lost.
         // A registration never moves to another event, so its event found unlocked is the one to lock.
         const found = await trx.selectFrom("attendees").select("event_id").where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
-        const event = found && (await lockEvent(trx, dialect, accountId, found.event_id));
+        const event = found && (await ctx.lockEvent(trx, accountId, found.event_id));
         const row = event && (await trx.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst());
         if (!event || !row) throw new ServiceError("NOT_FOUND", { message: `Attendee ${id} not found.` });
         const before = rowToAttendee(row);
@@ -152,7 +161,7 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
 
     async checkIn(accountId, eventId, confirmationCode, now, notifier) {
       return write(async (trx) => {
-        const event = await lockEvent(trx, dialect, accountId, eventId);
+        const event = await ctx.lockEvent(trx, accountId, eventId);
         if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${eventId} not found.` });
         assertDoorOpen(event);
         const row = await trx.selectFrom("attendees").selectAll().where("event_id", "=", eventId).where("confirmation_code", "=", confirmationCode).executeTakeFirst();
@@ -171,7 +180,7 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
 
     async undoCheckIn(accountId, eventId, attendeeId, now, notifier) {
       return write(async (trx) => {
-        const event = await lockEvent(trx, dialect, accountId, eventId);
+        const event = await ctx.lockEvent(trx, accountId, eventId);
         if (!event) throw new ServiceError("NOT_FOUND", { message: `Event ${eventId} not found.` });
         const row = await trx.selectFrom("attendees").selectAll().where("id", "=", attendeeId).where("event_id", "=", eventId).executeTakeFirst();
         if (!row) throw new ServiceError("NOT_FOUND", { message: `Attendee ${attendeeId} of event ${eventId} not found.` });
@@ -188,7 +197,7 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
       return write(async (trx) => {
         const found = await trx.selectFrom("attendees").select("event_id").where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
         if (!found) return null;
-        const event = await lockEvent(trx, dialect, accountId, found.event_id);
+        const event = await ctx.lockEvent(trx, accountId, found.event_id);
         // Read again under the event's lock: a concurrent erasure may have taken it meanwhile.
         const row = event && (await trx.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst());
         if (!event || !row) return null;

@@ -36,12 +36,6 @@ export async function countActive(conn: Kysely<Database>, eventId: string): Prom
   return Number(row.active_count);
 }
 
-/** Locks and returns the account's event (the row lock that serialises everything about its registrations), or `null`. */
-export async function lockEvent(conn: Kysely<Database>, dialect: SqlDialect, accountId: string, eventId: string): Promise<EventRecord | null> {
-  const row = await dialect.lockRows(conn.selectFrom("events").selectAll().where("id", "=", eventId).where("account_id", "=", accountId)).executeTakeFirst();
-  return row ? rowToEvent(row) : null;
-}
-
 /** Events and their kept figures (`EventStore`) on SQL. */
 export function createEventStore(ctx: SqlContext): EventStore {
   const { db, dialect, write, notify } = ctx;
@@ -94,7 +88,7 @@ export function createEventStore(ctx: SqlContext): EventStore {
 
     async updateEvent(accountId, id, update, now, notifier) {
       return write(async (trx) => {
-        const before = await lockEvent(trx, dialect, accountId, id);
+        const before = await ctx.lockEvent(trx, accountId, id);
         if (!before) throw new ServiceError("NOT_FOUND", { message: `Event ${id} not found.` });
         const after = applyEventUpdate(before, update, await countActive(trx, id), now);
         const { id: _id, account_id: _account, created_at: _created, ...changes } = eventToRow(after);
@@ -112,7 +106,7 @@ export function createEventStore(ctx: SqlContext): EventStore {
 
     async deleteEvent(accountId, id, notifier, erasure = { now: clock().toISOString(), replay: ERASED_ANSWER }) {
       return write(async (trx) => {
-        const event = await lockEvent(trx, dialect, accountId, id);
+        const event = await ctx.lockEvent(trx, accountId, id);
         if (!event) return null;
         // Its registrations' data leaves the stored copies first, so that event.deleted (event data only) is written after.
         await redactDeliveries(trx, accountId, { eventId: id }, erasure.now);

@@ -1,36 +1,54 @@
-import type { Kysely } from "kysely";
+import type { Kysely, Selectable } from "kysely";
 import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import { contributionChange, type KeptFigures } from "../resources/kept-figures.ts";
-import type { Database } from "./database.ts";
+import type { Database, EventsTable } from "./database.ts";
+import { param, precompile } from "./precompiled.ts";
 import { KEPT_FIGURE_COLUMNS, rowToKeptFigures } from "./rows.ts";
 
-/** The event's kept figures as of this point of the transaction: one row. */
-export async function readKeptFigures(conn: Kysely<Database>, eventId: string): Promise<KeptFigures> {
-  const row = await conn.selectFrom("events").select(KEPT_FIGURE_COLUMNS).where("id", "=", eventId).executeTakeFirstOrThrow();
-  return rowToKeptFigures(row);
+/** An event's kept figures in a write transaction: read, and moved by a registration's change. */
+export interface KeptFiguresSql {
+  /** The event's kept figures as of this point of the transaction: one row. */
+  read(conn: Kysely<Database>, eventId: string): Promise<KeptFigures>;
+  /**
+   * Moves an event's kept figures from what registration `before` contributed to what `after`
+   * does (either may be `null`: none). Runs in the write transaction of the change, under the
+   * event's lock, so the figures stay exact with several processes; an increment, so a
+   * registration costs the same in an event of ten or of fifty thousand.
+   */
+  adjust(conn: Kysely<Database>, eventId: string, before: AttendeeRecord | null, after: AttendeeRecord | null): Promise<void>;
 }
 
-/**
- * Moves an event's kept figures from what registration `before` contributed to what `after`
- * does (either may be `null`: none). Runs in the write transaction of the change, under the
- * event's lock, so the figures stay exact with several processes; an increment, so a
- * registration costs the same in an event of ten or of fifty thousand.
- */
-export async function adjustKeptFigures(conn: Kysely<Database>, factors: EmissionFactorSet, eventId: string, before: AttendeeRecord | null, after: AttendeeRecord | null) {
-  const change = contributionChange(before, after, factors);
-  const delta = {
-    active_count: change.activeRegistrations,
-    emissions_kg: change.emissionsKg,
-    offset_usd: change.offsetUsd,
-    travel_reported: change.travelReported,
-    low_carbon: change.lowCarbonTravel,
-    waitlist_count: change.waitlisted,
+type KeptFigureColumn = (typeof KEPT_FIGURE_COLUMNS)[number];
+
+/** The kept figures' statements on `db`, compiled once (every registration runs them). */
+export function createKeptFiguresSql(db: Kysely<Database>, factors: EmissionFactorSet): KeptFiguresSql {
+  const readQuery = precompile<Pick<Selectable<EventsTable>, KeptFigureColumn>, "id">(db, (conn) => conn.selectFrom("events").select(KEPT_FIGURE_COLUMNS).where("id", "=", param("id")));
+  const adjustQuery = precompile<never, KeptFigureColumn | "id">(db, (conn) =>
+    conn
+      .updateTable("events")
+      .set((eb) => Object.fromEntries(KEPT_FIGURE_COLUMNS.map((column) => [column, eb(column, "+", param(column))])))
+      .where("id", "=", param("id")),
+  );
+  return {
+    async read(conn, eventId) {
+      const row = (await readQuery({ id: eventId }, conn)).rows[0];
+      if (!row) throw new Error(`Event ${eventId} has no row to read its kept figures from.`);
+      return rowToKeptFigures(row);
+    },
+
+    async adjust(conn, eventId, before, after) {
+      const change = contributionChange(before, after, factors);
+      const delta = {
+        active_count: change.activeRegistrations,
+        emissions_kg: change.emissionsKg,
+        offset_usd: change.offsetUsd,
+        travel_reported: change.travelReported,
+        low_carbon: change.lowCarbonTravel,
+        waitlist_count: change.waitlisted,
+      } satisfies Record<KeptFigureColumn, number>;
+      if (Object.values(delta).every((value) => value === 0)) return;
+      await adjustQuery({ ...delta, id: eventId }, conn);
+    },
   };
-  if (Object.values(delta).every((value) => value === 0)) return;
-  await conn
-    .updateTable("events")
-    .set((eb) => Object.fromEntries(Object.entries(delta).map(([column, by]) => [column, eb(column as keyof typeof delta, "+", by)])))
-    .where("id", "=", eventId)
-    .execute();
 }

@@ -10,8 +10,9 @@ import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
 import type { DeliveryStatus } from "../resources/webhook-delivery.ts";
 import type { ChangeNotifier, OutboxReader, StoredChange } from "../storage/change-notifier.ts";
 import type { Envelope, Notification } from "../storage/envelope.ts";
-import type { Database } from "./database.ts";
-import { readKeptFigures } from "./kept-figures-sql.ts";
+import type { Database, WebhookDeliveriesTable } from "./database.ts";
+import type { KeptFiguresSql } from "./kept-figures-sql.ts";
+import { param, precompile } from "./precompiled.ts";
 
 /** The status of a delivery that still has an attempt to make. */
 export const PENDING = "pending" satisfies DeliveryStatus;
@@ -37,36 +38,64 @@ export interface Subscriptions {
   wants(type: string): boolean;
 }
 
-/** Reads the account's subscriptions inside the change's transaction. */
-export async function subscriptions(trx: Kysely<Database>, accountId: string): Promise<Subscriptions> {
-  const rows = await trx.selectFrom("webhooks").select(["id", "events"]).where("account_id", "=", accountId).where("active", "=", 1).execute();
-  const webhooks = rows.map((row) => ({ id: row.id, types: JSON.parse(row.events) as string[] }));
-  return { webhooks, wants: (type) => webhooks.some((webhook) => isSubscribed(webhook.types, type)) };
-}
-
 /**
- * Hands `change` to `notifier` inside the change's transaction, with a reader of what it may
- * need, and writes the notifications it returns to the outbox (nothing when the account has
+ * Hands `change` to `notifier` inside the change's transaction `trx`, with a reader of what it
+ * may need, and writes the notifications it returns to the outbox (nothing when the account has
  * no active webhook, or no notifier is given). Returns how many deliveries were written.
  */
-export async function notifyChange(
-  trx: Kysely<Database>,
-  accountId: string,
-  change: StoredChange,
-  notifier: ChangeNotifier | undefined,
+export type NotifyChange = (trx: Kysely<Database>, accountId: string, change: StoredChange, notifier: ChangeNotifier | undefined) => Promise<number>;
+
+/** The outbox's writing side on `db`, its statements compiled once (every change with a subscriber runs them). */
+export function createNotifyChange(
+  db: Kysely<Database>,
+  keptFigures: KeptFiguresSql,
   eventAnalyticsFigures: (conn: Kysely<Database>, accountId: string, eventId: string) => Promise<EventAnalyticsFigures | null>,
-): Promise<number> {
-  if (!notifier) return 0;
-  const subs = await subscriptions(trx, accountId);
-  if (subs.webhooks.length === 0) return 0;
-  const reader: OutboxReader = {
-    wants: subs.wants,
-    keptFigures: (eventId) => readKeptFigures(trx, eventId),
-    markOnce: (eventId, kind) => markOnce(trx, eventId, kind, change.at),
-    eventAnalyticsFigures: (account, eventId) => eventAnalyticsFigures(trx, account, eventId),
+): NotifyChange {
+  const webhooksQuery = precompile<{ id: string; events: string }, "account">(db, (conn) =>
+    conn.selectFrom("webhooks").select(["id", "events"]).where("account_id", "=", param("account")).where("active", "=", 1),
+  );
+  const accountQuery = precompile<{ id: string; name: string }, "id">(db, (conn) => conn.selectFrom("accounts").select(["id", "name"]).where("id", "=", param("id")));
+  const insertDelivery = precompile<never, DeliveryColumn>(db, (conn) =>
+    conn.insertInto("webhook_deliveries").values(Object.fromEntries(DELIVERY_COLUMNS.map((column) => [column, param(column)])) as never),
+  );
+
+  /** The account's subscriptions, read inside the change's transaction. */
+  async function subscriptions(trx: Kysely<Database>, accountId: string): Promise<Subscriptions> {
+    const { rows } = await webhooksQuery({ account: accountId }, trx);
+    const webhooks = rows.map((row) => ({ id: row.id, types: JSON.parse(row.events) as string[] }));
+    return { webhooks, wants: (type) => webhooks.some((webhook) => isSubscribed(webhook.types, type)) };
+  }
+
+  /** One pending delivery, due now, per notification and active webhook subscribed to its type. */
+  async function writeNotifications(trx: Kysely<Database>, accountId: string, subs: Subscriptions, notifications: readonly Notification[], now: string): Promise<number> {
+    const wanted = notifications.filter((notification) => subs.wants(notification.type));
+    if (wanted.length === 0) return 0;
+    const account = (await accountQuery({ id: accountId }, trx)).rows[0];
+    if (!account) throw new Error(`Account ${accountId} has no row to address its notifications from.`);
+    let written = 0;
+    for (const webhook of subs.webhooks) {
+      for (const notification of wanted) {
+        if (!isSubscribed(webhook.types, notification.type)) continue;
+        await insertDelivery(deliveryRow(webhook.id, { id: account.id, name: account.name }, notification, now), trx);
+        written += 1;
+      }
+    }
+    return written;
+  }
+
+  return async (trx, accountId, change, notifier) => {
+    if (!notifier) return 0;
+    const subs = await subscriptions(trx, accountId);
+    if (subs.webhooks.length === 0) return 0;
+    const reader: OutboxReader = {
+      wants: subs.wants,
+      keptFigures: (eventId) => keptFigures.read(trx, eventId),
+      markOnce: (eventId, kind) => markOnce(trx, eventId, kind, change.at),
+      eventAnalyticsFigures: (account, eventId) => eventAnalyticsFigures(trx, account, eventId),
+    };
+    const notifications = await notifier(change, reader);
+    return writeNotifications(trx, accountId, subs, notifications, change.at);
   };
-  const notifications = await notifier(change, reader);
-  return writeNotifications(trx, accountId, subs, notifications, change.at);
 }
 
 /** True when a webhook subscribed to `types` receives notifications of `type`. */
@@ -74,29 +103,11 @@ export function isSubscribed(types: readonly string[], type: string): boolean {
   return types.includes("*") || types.includes(type);
 }
 
-/**
- * Writes `notifications` of one account to the outbox: one pending delivery, due now, per
- * notification and active webhook subscribed to its type. Returns how many were written.
- */
-export async function writeNotifications(
-  trx: Kysely<Database>,
-  accountId: string,
-  subs: Subscriptions,
-  notifications: readonly Notification[],
-  now: string,
-): Promise<number> {
-  const wanted = notifications.filter((notification) => subs.wants(notification.type));
-  if (wanted.length === 0) return 0;
-  const account = await trx.selectFrom("accounts").select(["id", "name"]).where("id", "=", accountId).executeTakeFirstOrThrow();
-  const rows = [];
-  for (const webhook of subs.webhooks) {
-    for (const notification of wanted) {
-      if (isSubscribed(webhook.types, notification.type)) rows.push(deliveryRow(webhook.id, { id: account.id, name: account.name }, notification, now));
-    }
-  }
-  await trx.insertInto("webhook_deliveries").values(rows).execute();
-  return rows.length;
-}
+/** Every column of a delivery row, each written by {@link deliveryRow}. */
+const DELIVERY_COLUMNS = [
+  "id", "webhook_id", "account_id", "type", "payload", "status", "attempt_count", "final_attempt", "counts_failures", "next_attempt_at", "lease_owner", "lease_until", "created_at", "updated_at",
+] as const satisfies ReadonlyArray<keyof WebhookDeliveriesTable>;
+type DeliveryColumn = (typeof DELIVERY_COLUMNS)[number];
 
 /** A new pending delivery row, its envelope serialised once: the bytes every attempt sends. */
 export function deliveryRow(webhookId: string, account: { id: string; name: string }, notification: Notification, now: string) {
@@ -117,5 +128,5 @@ export function deliveryRow(webhookId: string, account: { id: string; name: stri
     lease_until: null,
     created_at: now,
     updated_at: now,
-  };
+  } satisfies Record<DeliveryColumn, unknown>;
 }

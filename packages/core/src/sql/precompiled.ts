@@ -12,8 +12,9 @@ export function param(name: string): string {
  * Compiles a kysely query once and returns a runner that executes it with new parameter
  * values, skipping kysely's per-call query building and compiling on the hot path. The SQL is
  * still kysely's, for the dialect of `db`; values given as {@link param} placeholders are
- * filled in by name, any other value stays as compiled. On a `createSqliteDialect` instance
- * the runner reads straight from the connection when no transaction is open there.
+ * filled in by name, any other value stays as compiled. The runner executes on `conn` when
+ * given (a transaction of `db`), else on `db`; there, on a `createSqliteDialect` instance, it
+ * reads straight from the connection when no transaction is open there.
  */
 export function precompile<R, P extends string>(db: Kysely<any>, build: (db: Kysely<any>) => Compilable<R>) {
   const compiled = build(db).compile();
@@ -22,9 +23,9 @@ export function precompile<R, P extends string>(db: Kysely<any>, build: (db: Kys
   );
   // Only a select may skip the executor: a write must hold kysely's connection lock.
   const direct = SelectQueryNode.is(compiled.query) ? directRead(db, compiled.sql) : undefined;
-  return (values: Record<P, unknown>): Promise<QueryResult<R>> => {
+  return (values: Record<P, unknown>, conn: Kysely<any> = db): Promise<QueryResult<R>> => {
     const parameters = slots.map((slot) => ("name" in slot ? values[slot.name] : slot.value));
-    if (direct) {
+    if (direct && conn === db) {
       try {
         const rows = direct(parameters) as R[] | undefined;
         if (rows) return Promise.resolve({ rows });
@@ -32,6 +33,6 @@ export function precompile<R, P extends string>(db: Kysely<any>, build: (db: Kys
         return Promise.reject(error);
       }
     }
-    return db.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters));
+    return conn.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters));
   };
 }

@@ -100,6 +100,15 @@ export function rowToEvent(row: Selectable<EventsTable>): EventRecord {
 }
 
 /** The row of a registration record. */
+/** Every column of a registration row, as {@link attendeeToRow} writes them (the type keeps the list whole). */
+const ATTENDEE_COLUMN_SET: Record<keyof AttendeesTable, true> = {
+  id: true, account_id: true, event_id: true, first_name: true, last_name: true, email: true, email_key: true, phone: true, company: true, title: true,
+  ticket_type: true, dietary_preferences: true, accessibility_needs: true, carbon_offset: true, offset_opted: true, offset_amount: true, travel_distance: true,
+  travel_mode: true, emergency_contact: true, custom_fields: true, search_key: true, status: true, confirmation_code: true, registration_date: true,
+  updated_at: true, checked_in_at: true, cancelled_at: true, waitlist_position: true,
+};
+export const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof AttendeesTable>;
+
 export function attendeeToRow(attendee: AttendeeRecord): AttendeesTable {
   const offset = attendee.carbonOffset;
   return {

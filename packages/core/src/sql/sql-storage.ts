@@ -13,7 +13,9 @@ import { dialectOf } from "./dialect.ts";
 import { createEventStore } from "./event-sql.ts";
 import { createIdempotencyStore } from "./idempotency-sql.ts";
 import { createLifecycleStore } from "./lifecycle-sql.ts";
-import { notifyChange } from "./outbox-sql.ts";
+import { createEventLock } from "./event-lock-sql.ts";
+import { createKeptFiguresSql } from "./kept-figures-sql.ts";
+import { createNotifyChange } from "./outbox-sql.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { createWebhookStore } from "./webhook-sql.ts";
 
@@ -54,12 +56,15 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
   const { db } = options;
   const dialect = dialectOf(db);
   const factors = options.emissionFactors ? EmissionFactorSet.parse(options.emissionFactors) : DEFAULT_EMISSION_FACTORS;
+  const keptFigures = createKeptFiguresSql(db, factors);
+  const notifyChange = createNotifyChange(db, keptFigures, (conn, account, eventId) => createAnalyticsQueries(conn, dialect, factors).eventAnalyticsFigures(account, eventId));
   const ctx: SqlContext = {
     db,
     dialect,
     write: (fn) => dialect.writeTransaction(db, fn),
-    notify: (trx, accountId, change, notifier) =>
-      notifyChange(trx, accountId, change, notifier ?? options.notifier, (conn, account, eventId) => createAnalyticsQueries(conn, dialect, factors).eventAnalyticsFigures(account, eventId)),
+    notify: (trx, accountId, change, notifier) => notifyChange(trx, accountId, change, notifier ?? options.notifier),
+    lockEvent: createEventLock(db, dialect),
+    keptFigures,
     factors,
     factorsGiven: options.emissionFactors !== undefined,
     now: options.now ?? (() => new Date()),

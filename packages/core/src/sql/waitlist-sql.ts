@@ -4,7 +4,6 @@ import type { EventRecord } from "../resources/event.ts";
 import { promotionsDue } from "../rules/waitlist.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { Database } from "./database.ts";
-import { adjustKeptFigures, readKeptFigures } from "./kept-figures-sql.ts";
 import { rowToAttendee } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
 
@@ -30,7 +29,7 @@ export async function closeUpWaitlist(conn: Kysely<Database>, eventId: string, p
  * the promoted registrations.
  */
 export async function promoteWaitlisted(ctx: SqlContext, trx: Kysely<Database>, event: EventRecord, now: string, notifier: ChangeNotifier | undefined): Promise<AttendeeRecord[]> {
-  const figures = await readKeptFigures(trx, event.id);
+  const figures = await ctx.keptFigures.read(trx, event.id);
   const due = promotionsDue(event, { active: figures.activeRegistrations, waitlisted: figures.waitlisted });
   if (due === 0) return [];
   const rows = await trx.selectFrom("attendees").selectAll().where("event_id", "=", event.id).where("status", "=", "waitlisted").orderBy("waitlist_position").limit(due).execute();
@@ -39,7 +38,7 @@ export async function promoteWaitlisted(ctx: SqlContext, trx: Kysely<Database>, 
     const before = rowToAttendee(row);
     const after = promoteAttendee(before, now);
     await trx.updateTable("attendees").set({ status: after.status, waitlist_position: null, updated_at: now }).where("id", "=", row.id).execute();
-    await adjustKeptFigures(trx, ctx.factors, event.id, before, after);
+    await ctx.keptFigures.adjust(trx, event.id, before, after);
     await ctx.notify(trx, event.accountId, { op: "attendee.updated", event, before, after, at: now }, notifier);
     promoted.push(after);
   }

@@ -1,0 +1,20 @@
+import type { Kysely, Selectable } from "kysely";
+import type { EventRecord } from "../resources/event.ts";
+import type { Database, EventsTable } from "./database.ts";
+import type { SqlDialect } from "./dialect.ts";
+import { param, precompile } from "./precompiled.ts";
+import { rowToEvent } from "./rows.ts";
+
+/** Locks and returns the account's event (the row lock that serialises everything about its registrations), or `null`. */
+export type EventLock = (conn: Kysely<Database>, accountId: string, eventId: string) => Promise<EventRecord | null>;
+
+/** The event lock's statement on `db`, compiled once (every registration runs it), for transactions of `db`. */
+export function createEventLock(db: Kysely<Database>, dialect: SqlDialect): EventLock {
+  const query = precompile<Selectable<EventsTable>, "id" | "account">(db, (conn) =>
+    dialect.lockRows(conn.selectFrom("events").selectAll().where("id", "=", param("id")).where("account_id", "=", param("account"))),
+  );
+  return async (conn, accountId, eventId) => {
+    const row = (await query({ id: eventId, account: accountId }, conn)).rows[0];
+    return row ? rowToEvent(row) : null;
+  };
+}
