@@ -10,9 +10,26 @@ export const ID_PREFIXES = {
   delivery: "dlv",
 } as const;
 
+/** Bytes drawn from the CSPRNG at once: one call per 4 KiB, not per id (as `randomUUID` caches its entropy). */
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let taken = 0;
+
+/** `bytes` random bytes as hex, from the pool; each byte is handed out once. */
+function randomHex(bytes: number): string {
+  if (taken + bytes > pool.length) {
+    // A new buffer, not a refill: ids already handed out are strings, nothing reads the old one.
+    pool = randomBytes(POOL_BYTES);
+    taken = 0;
+  }
+  const hex = pool.toString("hex", taken, taken + bytes);
+  taken += bytes;
+  return hex;
+}
+
 /** A new random id such as `evt_5f0c2a9d8b7e6f1a2b3c4d5e` (96 random bits). */
 export function createId(kind: keyof typeof ID_PREFIXES): string {
-  return `${ID_PREFIXES[kind]}_${randomBytes(12).toString("hex")}`;
+  return `${ID_PREFIXES[kind]}_${randomHex(12)}`;
 }
 
 /** Characters of confirmation codes: no 0/O/1/I, so a code read aloud or off paper is unambiguous. */
