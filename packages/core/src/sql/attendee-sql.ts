@@ -40,8 +40,7 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
       // attendees_event_email_active, so the planner uses it instead of reading every
       // registration of the event.
       .where("status", "<>", sql.lit("cancelled"))
-      .where("id", "<>", param("id"))
-      .limit(1),
+      .where("id", "<>", param("id")),
   );
   const codeQuery = precompile<{ id: string }, "code">(db, (conn) => conn.selectFrom("attendees").select("id").where("confirmation_code", "=", param("code")));
   const insertQuery = precompile<never, keyof AttendeesTable>(db, (conn) =>

@@ -8,6 +8,7 @@ import type { Storage } from "../storage.ts";
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from "./database.ts";
 import type { SqlDialect } from "./dialect.ts";
 import { deliveryRow, leaseFree, PENDING } from "./outbox-sql.ts";
+import { param, precompile } from "./precompiled.ts";
 import type { Envelope } from "../storage/envelope.ts";
 
 type DeliveryMethods = Pick<
@@ -68,6 +69,33 @@ export function createDeliveryMethods(
     const attempts = await conn.selectFrom("webhook_attempts").selectAll().where("delivery_id", "in", rows.map((row) => row.id)).execute();
     return rows.map((row) => toRecord(row, attempts));
   }
+
+  // An attempt's record, compiled once: every attempt runs these.
+  const lockedAttemptQuery = precompile<{ webhook_id: string; counts_failures: number; payload: string }, "id" | "worker" | "count">(db, (conn) =>
+    dialect.lockRows(
+      conn
+        .selectFrom("webhook_deliveries")
+        .select(["webhook_id", "counts_failures", "payload"])
+        .where("id", "=", param("id"))
+        .where("lease_owner", "=", param("worker"))
+        .where("status", "=", PENDING)
+        .where("attempt_count", "=", param("count")),
+    ),
+  );
+  const ATTEMPT_COLUMNS = ["delivery_id", "number", "started_at", "duration_ms", "status_code", "error", "response_excerpt", "succeeded"] as const satisfies ReadonlyArray<keyof WebhookAttemptsTable>;
+  const insertAttemptQuery = precompile<never, (typeof ATTEMPT_COLUMNS)[number]>(db, (conn) =>
+    conn.insertInto("webhook_attempts").values(Object.fromEntries(ATTEMPT_COLUMNS.map((column) => [column, param(column)])) as never),
+  );
+  const settleQuery = precompile<never, "id" | "status" | "count" | "next" | "now">(db, (conn) =>
+    conn
+      .updateTable("webhook_deliveries")
+      .set({ status: param("status"), attempt_count: param("count") as never, next_attempt_at: param("next"), lease_owner: null, lease_until: null, updated_at: param("now") })
+      .where("id", "=", param("id")),
+  );
+  // Only a webhook that had failures is written: a success after a success changes no row (and no page).
+  const clearFailuresQuery = precompile<never, "id">(db, (conn) =>
+    conn.updateTable("webhooks").set({ consecutive_failures: 0 }).where("id", "=", param("id")).where("consecutive_failures", "<>", 0),
+  );
 
   async function findDelivery(conn: Kysely<Database>, accountId: string, webhookId: string, deliveryId: string) {
     return conn
@@ -171,21 +199,10 @@ export function createDeliveryMethods(
         const { attempt } = record;
         // Under the row's lock: a worker that took the delivery over after this one's lease ran
         // out cannot record the same attempt number in between (PostgreSQL re-reads the row when the lock is granted).
-        const row = await dialect
-          .lockRows(
-            trx
-              .selectFrom("webhook_deliveries")
-              .select(["webhook_id", "counts_failures", "payload"])
-              .where("id", "=", record.deliveryId)
-              .where("lease_owner", "=", record.workerId)
-              .where("status", "=", PENDING)
-              .where("attempt_count", "=", attempt.number - 1),
-          )
-          .executeTakeFirst();
+        const row = (await lockedAttemptQuery({ id: record.deliveryId, worker: record.workerId, count: attempt.number - 1 }, trx)).rows[0];
         if (!row) return { recorded: false, webhookDisabled: false };
-        await trx
-          .insertInto("webhook_attempts")
-          .values({
+        await insertAttemptQuery(
+          {
             delivery_id: record.deliveryId,
             number: attempt.number,
             started_at: attempt.startedAt,
@@ -195,24 +212,14 @@ export function createDeliveryMethods(
             // An erasure redacted the payload while this attempt was out: a receiver's echo of the old bytes is not kept.
             response_excerpt: isRedacted(row.payload) ? null : attempt.responseExcerpt,
             succeeded: attempt.succeeded ? 1 : 0,
-          })
-          .execute();
+          },
+          trx,
+        );
         const status = attempt.succeeded ? "succeeded" : record.nextAttemptAt === null ? "failed" : PENDING;
-        await trx
-          .updateTable("webhook_deliveries")
-          .set({
-            status,
-            attempt_count: attempt.number,
-            next_attempt_at: status === PENDING ? record.nextAttemptAt : null,
-            lease_owner: null,
-            lease_until: null,
-            updated_at: record.now,
-          })
-          .where("id", "=", record.deliveryId)
-          .execute();
+        await settleQuery({ id: record.deliveryId, status, count: attempt.number, next: status === PENDING ? record.nextAttemptAt : null, now: record.now }, trx);
         if (Number(row.counts_failures) !== 1) return { recorded: true, webhookDisabled: false };
         if (attempt.succeeded) {
-          await trx.updateTable("webhooks").set({ consecutive_failures: 0 }).where("id", "=", row.webhook_id).execute();
+          await clearFailuresQuery({ id: row.webhook_id }, trx);
           return { recorded: true, webhookDisabled: false };
         }
         await trx
