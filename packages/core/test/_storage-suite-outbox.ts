@@ -287,6 +287,36 @@ export function describeOutboxAndDeliveries(open: () => Promise<Storage>) {
       assert.deepEqual([(await storage.getWebhook(acme, a2.id))?.active, (await storage.getWebhook(acme, a2.id))?.consecutiveFailures], [false, 1]);
     });
 
+    test("recordDeliveryAttempts: several records in one transaction, each as recordDeliveryAttempt would, the results in the order given", async (t) => {
+      const { storage, acme, a1, a2 } = await outbox(t, { acme: 4, globex: 0 });
+      const claimed = await claimAll(storage, "w1", at(50), at(100));
+      const of = (webhook: WebhookRecord) => claimed.filter((d) => d.webhookId === webhook.id);
+      const [f1, f2, f3] = of(a1) as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
+      const ok = of(a2)[0]!;
+      const entry = (d: ClaimedDelivery, workerId: string, a: DeliveryAttempt, nextAttemptAt: string | null) =>
+        ({ deliveryId: d.id, workerId, attempt: a, nextAttemptAt, disable: false, disableAfter: 2, now: at(60) });
+      const results = await storage.recordDeliveryAttempts([
+        entry(f3, "w1", attempt(1, { statusCode: 500, succeeded: false }), null),
+        entry(ok, "w1", attempt(1, { statusCode: 204, succeeded: true }), null),
+        // Not held by w2: nothing changes for it, the rest is recorded.
+        entry(f1, "w2", attempt(1, { statusCode: 204, succeeded: true }), null),
+        entry(f2, "w1", attempt(1, { statusCode: 500, succeeded: false }), at(90)),
+      ]);
+      // Two failures of a1 in one batch: the second (whichever the order of locks) reaches the bound and disables it, once.
+      assert.deepEqual(results.map((r) => r.recorded), [true, true, false, true]);
+      assert.equal(results.filter((r) => r.webhookDisabled).length, 1);
+      assert.ok(results[0]!.webhookDisabled || results[3]!.webhookDisabled);
+      const a1After = await storage.getWebhook(acme, a1.id);
+      assert.deepEqual([a1After?.active, a1After?.consecutiveFailures], [false, 2]);
+      assert.equal((await storage.getWebhook(acme, a2.id))?.consecutiveFailures, 0);
+      assert.deepEqual(
+        await Promise.all([f1, f2, f3, ok].map(async (d) => (await storage.getDelivery(acme, d.webhookId, d.id))?.status)),
+        ["pending", "pending", "failed", "succeeded"],
+      );
+      assert.equal((await storage.getDelivery(acme, a1.id, f2.id))?.nextAttemptAt, at(90));
+      assert.deepEqual(await storage.recordDeliveryAttempts([]), []);
+    });
+
     test("redeliver: a final delivery gets one more (final) attempt, a pending one is brought forward, one being sent is left alone", async (t) => {
       const { storage, acme, globex, a1 } = await outbox(t, { acme: 3, globex: 0 });
       const [failed, succeeded, scheduled] = (await claimAll(storage, "w1", at(50), at(100))).filter((d) => d.webhookId === a1.id) as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];

@@ -354,14 +354,29 @@ describe("wake-ups while a receiver is at its bound", () => {
   });
 });
 
+/** A fetch whose every request waits until the test releases it, then answers 200. */
+function heldAnswers() {
+  const release: Array<() => void> = [];
+  const fetch = (async () => {
+    await new Promise<void>((resolve) => release.push(resolve));
+    return new Response(null, { status: 200 });
+  }) as unknown as typeof globalThis.fetch;
+  return { fetch, release };
+}
+
+/** Waits (up to 10 s) until `condition` holds. */
+async function until(what: string, condition: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    assert.ok(Date.now() < deadline, `gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 describe("refilling a receiver at its bound", () => {
   test("a webhook at its bound is refilled once a quarter of its slots are free, by one claim of several deliveries", async () => {
     const { storage, account, hooks } = await setUp({ webhooks: 1, events: 12 });
-    const release: Array<() => void> = [];
-    const fetch = (async () => {
-      await new Promise<void>((resolve) => release.push(resolve));
-      return new Response(null, { status: 200 });
-    }) as unknown as typeof globalThis.fetch;
+    const { fetch, release } = heldAnswers();
     const claims: number[] = [];
     const counted = {
       ...storage,
@@ -373,13 +388,6 @@ describe("refilling a receiver at its bound", () => {
     };
     // Bound 8: a quarter is 2. An hour between polls: every claim below comes from an attempt that ends.
     const worker = createDeliveryWorker({ storage: counted, fetch, allowPrivateNetworks: true, pollIntervalMs: 3_600_000, perWebhookConcurrency: 8, timeoutMs: 60_000 });
-    const until = async (what: string, condition: () => boolean | Promise<boolean>) => {
-      const deadline = Date.now() + 10_000;
-      while (!(await condition())) {
-        assert.ok(Date.now() < deadline, `gave up waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-    };
     worker.start();
     await until("the bound's 8 attempts", () => release.length === 8);
     const taken = () => claims.reduce((sum, n) => sum + n, 0);
@@ -401,6 +409,28 @@ describe("refilling a receiver at its bound", () => {
     await until("every delivery", () => taken() === 12);
     await worker.stop();
     clearInterval(drain);
+  });
+});
+
+describe("recording attempts in batches", () => {
+  test("attempts that end in one turn of the event loop are recorded with one transaction; each attempt's result is its own", async () => {
+    const { storage, account, hooks } = await setUp({ webhooks: 1, events: 8 });
+    const { fetch, release } = heldAnswers();
+    const batches: number[] = [];
+    const counted = {
+      ...storage,
+      recordDeliveryAttempts: (records: Parameters<Storage["recordDeliveryAttempts"]>[0]) => (batches.push(records.length), storage.recordDeliveryAttempts(records)),
+    };
+    const recorded: string[] = [];
+    const worker = createDeliveryWorker({ storage: counted, fetch, allowPrivateNetworks: true, pollIntervalMs: 3_600_000, timeoutMs: 60_000, onAttempt: (info) => recorded.push(info.deliveryId) });
+    worker.start();
+    await until("the 8 attempts", () => release.length === 8);
+    // All eight answers at once: one batch of eight.
+    release.splice(0).forEach((resolve) => resolve());
+    await worker.stop();
+    assert.deepEqual(batches, [8]);
+    assert.equal(new Set(recorded).size, 8);
+    assert.equal((await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total, 8);
   });
 });
 

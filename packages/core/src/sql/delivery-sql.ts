@@ -13,8 +13,11 @@ import type { Envelope } from "../storage/envelope.ts";
 
 type DeliveryMethods = Pick<
   Storage,
-  "claimDueDeliveries" | "recordDeliveryAttempt" | "listDeliveries" | "getDelivery" | "redeliver" | "createHeldDelivery" | "outboxBacklog"
+  "claimDueDeliveries" | "recordDeliveryAttempt" | "recordDeliveryAttempts" | "listDeliveries" | "getDelivery" | "redeliver" | "createHeldDelivery" | "outboxBacklog"
 >;
+
+type AttemptRecord = Parameters<Storage["recordDeliveryAttempt"]>[0];
+type RecordResult = Awaited<ReturnType<Storage["recordDeliveryAttempt"]>>;
 
 /** How many due candidates a claim looks at per delivery it may hand out (the rest may be over their webhook's bound). */
 const CANDIDATES_PER_SLOT = 4;
@@ -96,6 +99,49 @@ export function createDeliveryMethods(
   const clearFailuresQuery = precompile<never, "id">(db, (conn) =>
     conn.updateTable("webhooks").set({ consecutive_failures: 0 }).where("id", "=", param("id")).where("consecutive_failures", "<>", 0),
   );
+
+  /** One attempt's record (see `recordDeliveryAttempt`), in the write transaction `trx`. */
+  async function recordIn(trx: Kysely<Database>, record: AttemptRecord): Promise<RecordResult> {
+    const { attempt } = record;
+    // Under the row's lock: a worker that took the delivery over after this one's lease ran
+    // out cannot record the same attempt number in between (PostgreSQL re-reads the row when the lock is granted).
+    const row = (await lockedAttemptQuery({ id: record.deliveryId, worker: record.workerId, count: attempt.number - 1 }, trx)).rows[0];
+    if (!row) return { recorded: false, webhookDisabled: false };
+    await insertAttemptQuery(
+      {
+        delivery_id: record.deliveryId,
+        number: attempt.number,
+        started_at: attempt.startedAt,
+        duration_ms: attempt.durationMs,
+        status_code: attempt.statusCode,
+        error: attempt.error,
+        // An erasure redacted the payload while this attempt was out: a receiver's echo of the old bytes is not kept.
+        response_excerpt: isRedacted(row.payload) ? null : attempt.responseExcerpt,
+        succeeded: attempt.succeeded ? 1 : 0,
+      },
+      trx,
+    );
+    const status = attempt.succeeded ? "succeeded" : record.nextAttemptAt === null ? "failed" : PENDING;
+    await settleQuery({ id: record.deliveryId, status, count: attempt.number, next: status === PENDING ? record.nextAttemptAt : null, now: record.now }, trx);
+    if (Number(row.counts_failures) !== 1) return { recorded: true, webhookDisabled: false };
+    if (attempt.succeeded) {
+      await clearFailuresQuery({ id: row.webhook_id }, trx);
+      return { recorded: true, webhookDisabled: false };
+    }
+    await trx
+      .updateTable("webhooks")
+      .set((eb) => ({ consecutive_failures: eb("consecutive_failures", "+", 1) }))
+      .where("id", "=", row.webhook_id)
+      .execute();
+    const disabled = await trx
+      .updateTable("webhooks")
+      .set({ active: 0, disabled_at: record.now, updated_at: record.now })
+      .where("id", "=", row.webhook_id)
+      .where("active", "=", 1)
+      .$if(!record.disable, (q) => q.where("consecutive_failures", ">=", record.disableAfter))
+      .executeTakeFirst();
+    return { recorded: true, webhookDisabled: Number(disabled.numUpdatedRows) === 1 };
+  }
 
   async function findDelivery(conn: Kysely<Database>, accountId: string, webhookId: string, deliveryId: string) {
     return conn
@@ -195,46 +241,17 @@ export function createDeliveryMethods(
     },
 
     async recordDeliveryAttempt(record) {
+      return write((trx) => recordIn(trx, record));
+    },
+
+    async recordDeliveryAttempts(records) {
+      if (records.length === 0) return [];
+      // Locked in the order of their ids: two workers' batches cannot wait on each other in a circle.
+      const order = records.map((record, index) => ({ record, index })).sort((a, b) => (a.record.deliveryId < b.record.deliveryId ? -1 : 1));
       return write(async (trx) => {
-        const { attempt } = record;
-        // Under the row's lock: a worker that took the delivery over after this one's lease ran
-        // out cannot record the same attempt number in between (PostgreSQL re-reads the row when the lock is granted).
-        const row = (await lockedAttemptQuery({ id: record.deliveryId, worker: record.workerId, count: attempt.number - 1 }, trx)).rows[0];
-        if (!row) return { recorded: false, webhookDisabled: false };
-        await insertAttemptQuery(
-          {
-            delivery_id: record.deliveryId,
-            number: attempt.number,
-            started_at: attempt.startedAt,
-            duration_ms: attempt.durationMs,
-            status_code: attempt.statusCode,
-            error: attempt.error,
-            // An erasure redacted the payload while this attempt was out: a receiver's echo of the old bytes is not kept.
-            response_excerpt: isRedacted(row.payload) ? null : attempt.responseExcerpt,
-            succeeded: attempt.succeeded ? 1 : 0,
-          },
-          trx,
-        );
-        const status = attempt.succeeded ? "succeeded" : record.nextAttemptAt === null ? "failed" : PENDING;
-        await settleQuery({ id: record.deliveryId, status, count: attempt.number, next: status === PENDING ? record.nextAttemptAt : null, now: record.now }, trx);
-        if (Number(row.counts_failures) !== 1) return { recorded: true, webhookDisabled: false };
-        if (attempt.succeeded) {
-          await clearFailuresQuery({ id: row.webhook_id }, trx);
-          return { recorded: true, webhookDisabled: false };
-        }
-        await trx
-          .updateTable("webhooks")
-          .set((eb) => ({ consecutive_failures: eb("consecutive_failures", "+", 1) }))
-          .where("id", "=", row.webhook_id)
-          .execute();
-        const disabled = await trx
-          .updateTable("webhooks")
-          .set({ active: 0, disabled_at: record.now, updated_at: record.now })
-          .where("id", "=", row.webhook_id)
-          .where("active", "=", 1)
-          .$if(!record.disable, (q) => q.where("consecutive_failures", ">=", record.disableAfter))
-          .executeTakeFirst();
-        return { recorded: true, webhookDisabled: Number(disabled.numUpdatedRows) === 1 };
+        const results: RecordResult[] = new Array(records.length);
+        for (const { record, index } of order) results[index] = await recordIn(trx, record);
+        return results;
       });
     },
 

@@ -53,6 +53,12 @@ export interface DeliveryStore {
     disableAfter: number;
     now: string;
   }): Promise<{ recorded: boolean; webhookDisabled: boolean }>;
+  /**
+   * Records several attempts in one transaction, each exactly as `recordDeliveryAttempt` would
+   * (in the order of their delivery ids; the results in the order given): a worker records the
+   * attempts that end together with one commit.
+   */
+  recordDeliveryAttempts(records: ReadonlyArray<Parameters<DeliveryStore["recordDeliveryAttempt"]>[0]>): Promise<Array<{ recorded: boolean; webhookDisabled: boolean }>>;
   /** One page of a webhook's deliveries with their attempts, newest first; `null` when the account has no such webhook. */
   listDeliveries(accountId: string, webhookId: string, query: DeliveryListQuery): Promise<Page<DeliveryRecord> | null>;
   /** A delivery of the account's webhook with its attempts, or `null`. */

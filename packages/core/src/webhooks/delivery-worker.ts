@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { ClaimedDelivery } from "../resources/webhook-delivery.ts";
 import type { DeliveryStore } from "../storage/delivery-store.ts";
 import { type AttemptOutcome, sendDelivery, type SendDeliveryOptions } from "./send-delivery.ts";
+import { recordInBatches } from "./record-batches.ts";
 import { Slots } from "./slots.ts";
 import type { HostResolver } from "./ssrf.ts";
 
@@ -25,7 +26,7 @@ export const LEASE_MARGIN_MS = 30_000;
 
 /** Options of {@link createDeliveryWorker}. */
 export interface DeliveryWorkerOptions {
-  storage: Pick<DeliveryStore, "claimDueDeliveries" | "recordDeliveryAttempt">;
+  storage: Pick<DeliveryStore, "claimDueDeliveries" | "recordDeliveryAttempts">;
   /** Waits before the 1st, 2nd, ... retry of a failed delivery; its length is the number of retries. */
   retryDelaysMs?: readonly number[];
   /** Per attempt. Default 5,000. */
@@ -163,6 +164,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   // The worker's own bound, under one key.
   const all = new Slots(concurrency);
   const attempts = new Set<Promise<void>>();
+  // The attempts that end together are recorded with one commit.
+  const recorder = { recordDeliveryAttempt: recordInBatches(storage) };
   let timer: ReturnType<typeof setInterval> | undefined;
   let started = false;
   let stopping = false;
@@ -171,7 +174,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   async function attempt(delivery: ClaimedDelivery): Promise<void> {
     const { outcome, next, ...result } = await attemptDelivery(delivery, {
-      storage,
+      storage: recorder,
       workerId,
       retryDelaysMs,
       disableAfter: DISABLE_AFTER_FAILURES,
