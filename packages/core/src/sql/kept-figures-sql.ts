@@ -24,12 +24,16 @@ type KeptFigureColumn = (typeof KEPT_FIGURE_COLUMNS)[number];
 /** The kept figures' statements on `db`, compiled once (every registration runs them). */
 export function createKeptFiguresSql(db: Kysely<Database>, factors: EmissionFactorSet): KeptFiguresSql {
   const readQuery = precompile<Pick<Selectable<EventsTable>, KeptFigureColumn>, "id">(db, (conn) => conn.selectFrom("events").select(KEPT_FIGURE_COLUMNS).where("id", "=", param("id")));
-  const adjustQuery = precompile<never, KeptFigureColumn | "id">(db, (conn) =>
-    conn
-      .updateTable("events")
-      .set((eb) => Object.fromEntries(KEPT_FIGURE_COLUMNS.map((column) => [column, eb(column, "+", param(column))])))
-      .where("id", "=", param("id")),
-  );
+  // One statement per set of columns that change, compiled when first needed: an UPDATE rewrites
+  // the index entries of every column it sets, even to the same value (emissions_kg is indexed).
+  const adjustQueries = new Map<string, ReturnType<typeof compileAdjust>>();
+  const compileAdjust = (columns: readonly KeptFigureColumn[]) =>
+    precompile<never, KeptFigureColumn | "id">(db, (conn) =>
+      conn
+        .updateTable("events")
+        .set((eb) => Object.fromEntries(columns.map((column) => [column, eb(column, "+", param(column))])))
+        .where("id", "=", param("id")),
+    );
   return {
     async read(conn, eventId) {
       const row = (await readQuery({ id: eventId }, conn)).rows[0];
@@ -47,8 +51,12 @@ export function createKeptFiguresSql(db: Kysely<Database>, factors: EmissionFact
         low_carbon: change.lowCarbonTravel,
         waitlist_count: change.waitlisted,
       } satisfies Record<KeptFigureColumn, number>;
-      if (Object.values(delta).every((value) => value === 0)) return;
-      await adjustQuery({ ...delta, id: eventId }, conn);
+      const changed = KEPT_FIGURE_COLUMNS.filter((column) => delta[column] !== 0);
+      if (changed.length === 0) return;
+      const key = changed.join();
+      let query = adjustQueries.get(key);
+      if (!query) adjustQueries.set(key, (query = compileAdjust(changed)));
+      await query({ ...delta, id: eventId }, conn);
     },
   };
 }
