@@ -250,12 +250,13 @@ for (const backend of BACKENDS) {
           });
           void writer;
           await ready;
-          const attempt = call();
+          // Watched from the start: it may reject as soon as the writer commits, before `writer` resolves here.
+          const attempt = assert.rejects(call(), (error: unknown) => ServiceError.is(error) && error.code === code);
           // Give the storage's insert time to reach the index and wait there.
           await new Promise((resolve) => setTimeout(resolve, 300));
           release();
           await writer;
-          await assert.rejects(attempt, (error: unknown) => ServiceError.is(error) && error.code === code);
+          await attempt;
         }
       });
 
