@@ -37,7 +37,12 @@ export function startCheckpointer(database: Database.Database, path: string, onE
   database.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   const close = database.close.bind(database);
   database.close = () => {
-    thread.postMessage("close");
-    return close();
+    // This connection first, then the thread's: closing alone, the thread's is the last one,
+    // which checkpoints and removes the log (two closing at once could each leave it to the other).
+    try {
+      return close();
+    } finally {
+      thread.postMessage("close");
+    }
   };
 }
