@@ -13,7 +13,7 @@ import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
 import type { AttendeesTable, Database } from "./database.ts";
 import { type UniqueIndex } from "./dialect.ts";
 import { ATTENDEE_COLUMNS, attendeeToRow, rowToAttendee } from "./rows.ts";
-import { param, precompile } from "./precompiled.ts";
+import { param, params, precompile } from "./precompiled.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { backstop, likePattern } from "./sql-context.ts";
 import type { AttendeeStore } from "../storage/attendee-store.ts";
@@ -27,7 +27,7 @@ const ACTIVE_EMAIL_INDEX: UniqueIndex = { name: "attendees_event_email_active", 
 
 /** Registrations (`AttendeeStore`) on SQL, each change under its event's lock. */
 export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
-  const { db, dialect, write, notify, factors } = ctx;
+  const { db, dialect, write, notify } = ctx;
   const adjustEventStats = ctx.keptFigures.adjust;
   // A registration's own statements, compiled once: it is the busiest write.
   const duplicateQuery = precompile<{ id: string }, "event" | "email" | "id">(db, (conn) =>
@@ -44,7 +44,7 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
   );
   const codeQuery = precompile<{ id: string }, "code">(db, (conn) => conn.selectFrom("attendees").select("id").where("confirmation_code", "=", param("code")));
   const insertQuery = precompile<never, keyof AttendeesTable>(db, (conn) =>
-    conn.insertInto("attendees").values(Object.fromEntries(ATTENDEE_COLUMNS.map((column) => [column, param(column)])) as never),
+    conn.insertInto("attendees").values(params(ATTENDEE_COLUMNS) as never),
   );
 
   async function assertNoActiveDuplicate(conn: Kysely<Database>, attendee: AttendeeRecord) {

@@ -8,16 +8,14 @@ import type { Storage } from "../storage.ts";
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from "./database.ts";
 import type { SqlDialect } from "./dialect.ts";
 import { deliveryRow, leaseFree, PENDING } from "./outbox-sql.ts";
-import { param, precompile } from "./precompiled.ts";
+import { param, params, precompile } from "./precompiled.ts";
+import type { AttemptRecorded, DeliveryAttemptRecord } from "../storage/delivery-store.ts";
 import type { Envelope } from "../storage/envelope.ts";
 
 type DeliveryMethods = Pick<
   Storage,
   "claimDueDeliveries" | "recordDeliveryAttempt" | "recordDeliveryAttempts" | "listDeliveries" | "getDelivery" | "redeliver" | "createHeldDelivery" | "outboxBacklog"
 >;
-
-type AttemptRecord = Parameters<Storage["recordDeliveryAttempt"]>[0];
-type RecordResult = Awaited<ReturnType<Storage["recordDeliveryAttempt"]>>;
 
 /** How many due candidates a claim looks at per delivery it may hand out (the rest may be over their webhook's bound). */
 const CANDIDATES_PER_SLOT = 4;
@@ -87,7 +85,7 @@ export function createDeliveryMethods(
   );
   const ATTEMPT_COLUMNS = ["delivery_id", "number", "started_at", "duration_ms", "status_code", "error", "response_excerpt", "succeeded"] as const satisfies ReadonlyArray<keyof WebhookAttemptsTable>;
   const insertAttemptQuery = precompile<never, (typeof ATTEMPT_COLUMNS)[number]>(db, (conn) =>
-    conn.insertInto("webhook_attempts").values(Object.fromEntries(ATTEMPT_COLUMNS.map((column) => [column, param(column)])) as never),
+    conn.insertInto("webhook_attempts").values(params(ATTEMPT_COLUMNS) as never),
   );
   const settleQuery = precompile<never, "id" | "status" | "count" | "next" | "now">(db, (conn) =>
     conn
@@ -101,7 +99,7 @@ export function createDeliveryMethods(
   );
 
   /** One attempt's record (see `recordDeliveryAttempt`), in the write transaction `trx`. */
-  async function recordIn(trx: Kysely<Database>, record: AttemptRecord): Promise<RecordResult> {
+  async function recordIn(trx: Kysely<Database>, record: DeliveryAttemptRecord): Promise<AttemptRecorded> {
     const { attempt } = record;
     // Under the row's lock: a worker that took the delivery over after this one's lease ran
     // out cannot record the same attempt number in between (PostgreSQL re-reads the row when the lock is granted).
@@ -249,7 +247,7 @@ export function createDeliveryMethods(
       // Locked in the order of their ids: two workers' batches cannot wait on each other in a circle.
       const order = records.map((record, index) => ({ record, index })).sort((a, b) => (a.record.deliveryId < b.record.deliveryId ? -1 : 1));
       return write(async (trx) => {
-        const results: RecordResult[] = new Array(records.length);
+        const results: AttemptRecorded[] = new Array(records.length);
         for (const { record, index } of order) results[index] = await recordIn(trx, record);
         return results;
       });

@@ -12,7 +12,7 @@ import type { ChangeNotifier, OutboxReader, StoredChange } from "../storage/chan
 import type { Envelope, Notification } from "../storage/envelope.ts";
 import type { Database, WebhookDeliveriesTable } from "./database.ts";
 import type { KeptFiguresSql } from "./kept-figures-sql.ts";
-import { param, precompile } from "./precompiled.ts";
+import { param, params, precompile } from "./precompiled.ts";
 
 /** The status of a delivery that still has an attempt to make. */
 export const PENDING = "pending" satisfies DeliveryStatus;
@@ -56,7 +56,7 @@ export function createNotifyChange(
   );
   const accountQuery = precompile<{ id: string; name: string }, "id">(db, (conn) => conn.selectFrom("accounts").select(["id", "name"]).where("id", "=", param("id")));
   const insertDelivery = precompile<never, DeliveryColumn>(db, (conn) =>
-    conn.insertInto("webhook_deliveries").values(Object.fromEntries(DELIVERY_COLUMNS.map((column) => [column, param(column)])) as never),
+    conn.insertInto("webhook_deliveries").values(params(DELIVERY_COLUMNS) as never),
   );
 
   /** The account's subscriptions, read inside the change's transaction. */

@@ -8,6 +8,11 @@ export function param(name: string): string {
   return `${MARK}${name}`;
 }
 
+/** A {@link param} for each of `columns`, named after it: the values of a precompiled insert of those columns. */
+export function params<C extends string>(columns: readonly C[]): Record<C, string> {
+  return Object.fromEntries(columns.map((column) => [column, param(column)])) as Record<C, string>;
+}
+
 /**
  * Compiles a kysely query once and returns a runner that executes it with new parameter
  * values, skipping kysely's per-call query building and compiling on the hot path. The SQL is

@@ -99,7 +99,6 @@ export function rowToEvent(row: Selectable<EventsTable>): EventRecord {
   };
 }
 
-/** The row of a registration record. */
 /** Every column of a registration row, as {@link attendeeToRow} writes them (the type keeps the list whole). */
 const ATTENDEE_COLUMN_SET: Record<keyof AttendeesTable, true> = {
   id: true, account_id: true, event_id: true, first_name: true, last_name: true, email: true, email_key: true, phone: true, company: true, title: true,
@@ -109,6 +108,7 @@ const ATTENDEE_COLUMN_SET: Record<keyof AttendeesTable, true> = {
 };
 export const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof AttendeesTable>;
 
+/** The row of a registration record. */
 export function attendeeToRow(attendee: AttendeeRecord): AttendeesTable {
   const offset = attendee.carbonOffset;
   return {

@@ -11,6 +11,23 @@ export interface OutboxBacklog {
   oldestNextAttemptAt: string | null;
 }
 
+/** One attempt's record for {@link DeliveryStore.recordDeliveryAttempt}. */
+export interface DeliveryAttemptRecord {
+  deliveryId: string;
+  workerId: string;
+  attempt: DeliveryAttempt;
+  nextAttemptAt: string | null;
+  disable: boolean;
+  disableAfter: number;
+  now: string;
+}
+
+/** What recording an attempt did: nothing when the worker no longer held the delivery, and whether it disabled the webhook. */
+export interface AttemptRecorded {
+  recorded: boolean;
+  webhookDisabled: boolean;
+}
+
 /**
  * The outbox's deliveries: claimed under leases by workers, their attempts recorded, listed,
  * redelivered, and the backlog for monitoring.
@@ -44,21 +61,13 @@ export interface DeliveryStore {
    * a delivery that an erasure redacted while it was out keeps no response excerpt. Returns
    * `false`, changing nothing, when the worker no longer holds the delivery.
    */
-  recordDeliveryAttempt(record: {
-    deliveryId: string;
-    workerId: string;
-    attempt: DeliveryAttempt;
-    nextAttemptAt: string | null;
-    disable: boolean;
-    disableAfter: number;
-    now: string;
-  }): Promise<{ recorded: boolean; webhookDisabled: boolean }>;
+  recordDeliveryAttempt(record: DeliveryAttemptRecord): Promise<AttemptRecorded>;
   /**
    * Records several attempts in one transaction, each exactly as `recordDeliveryAttempt` would
    * (in the order of their delivery ids; the results in the order given): a worker records the
    * attempts that end together with one commit.
    */
-  recordDeliveryAttempts(records: ReadonlyArray<Parameters<DeliveryStore["recordDeliveryAttempt"]>[0]>): Promise<Array<{ recorded: boolean; webhookDisabled: boolean }>>;
+  recordDeliveryAttempts(records: readonly DeliveryAttemptRecord[]): Promise<AttemptRecorded[]>;
   /** One page of a webhook's deliveries with their attempts, newest first; `null` when the account has no such webhook. */
   listDeliveries(accountId: string, webhookId: string, query: DeliveryListQuery): Promise<Page<DeliveryRecord> | null>;
   /** A delivery of the account's webhook with its attempts, or `null`. */

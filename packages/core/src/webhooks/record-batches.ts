@@ -1,7 +1,4 @@
-import type { DeliveryStore } from "../storage/delivery-store.ts";
-
-type AttemptRecord = Parameters<DeliveryStore["recordDeliveryAttempt"]>[0];
-type RecordResult = Awaited<ReturnType<DeliveryStore["recordDeliveryAttempt"]>>;
+import type { AttemptRecorded, DeliveryAttemptRecord, DeliveryStore } from "../storage/delivery-store.ts";
 
 /**
  * A `recordDeliveryAttempt` that writes the records of the attempts ending in one turn of the
@@ -9,8 +6,8 @@ type RecordResult = Awaited<ReturnType<DeliveryStore["recordDeliveryAttempt"]>>;
  * answers that one poll of the sockets brought, written right after it (`setImmediate`), so no
  * record waits for a timer. A failed batch fails each of its records, as their own would.
  */
-export function recordInBatches(storage: Pick<DeliveryStore, "recordDeliveryAttempts">): (record: AttemptRecord) => Promise<RecordResult> {
-  let batch: Array<{ record: AttemptRecord; resolve: (result: RecordResult) => void; reject: (error: unknown) => void }> = [];
+export function recordInBatches(storage: Pick<DeliveryStore, "recordDeliveryAttempts">): (record: DeliveryAttemptRecord) => Promise<AttemptRecorded> {
+  let batch: Array<{ record: DeliveryAttemptRecord; resolve: (result: AttemptRecorded) => void; reject: (error: unknown) => void }> = [];
 
   function flush() {
     const taken = batch;
