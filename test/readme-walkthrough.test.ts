@@ -1,0 +1,73 @@
+/**
+ * The README's walkthrough and its analytics examples, pasted into bash as a reader would: the
+ * `sh` blocks of "Walkthrough" and "Analytics" run in order against the real server, with only
+ * the server's address (`127.0.0.1:3000`) and the export's output file replaced. Every `curl`
+ * fails the script on a 4xx or 5xx answer, so a step that does not work as written fails here.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { ROOT, startServer, type TestServer } from "./_setup.ts";
+
+/** The `sh` code blocks of the README section headed `## {heading}`. */
+function shellBlocks(heading: string): string[] {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const start = readme.indexOf(`\n## ${heading}\n`);
+  assert.ok(start >= 0, `README has no section "${heading}"`);
+  const next = readme.indexOf("\n## ", start + 1);
+  const section = readme.slice(start, next < 0 ? undefined : next);
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
+}
+
+function bash(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-c", script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let server: TestServer;
+before(async () => {
+  server = await startServer();
+});
+after(() => server?.stop());
+
+test("the README's walkthrough and analytics examples work when pasted as written", async () => {
+  const walkthrough = shellBlocks("Walkthrough");
+  const analytics = shellBlocks("Analytics");
+  assert.equal(walkthrough.length, 1);
+  assert.equal(analytics.length, 1);
+  const address = new URL(server.url).host;
+  const csv = join(server.dir, "attendees.csv");
+  const pasted = [...walkthrough, ...analytics].join("\n").replaceAll("127.0.0.1:3000", address).replace("-o attendees.csv", `-o ${csv}`);
+  const script = [
+    "set -eo pipefail",
+    // A 4xx or 5xx answer fails the step (and, through pipefail, a step whose answer is kept).
+    'curl() { command curl --fail-with-body "$@"; echo; }',
+    pasted,
+    'echo "KEPT $EVENT $CODE $AUTUMN"',
+  ].join("\n");
+  const result = await bash(script, { DATABASE_URL: server.database });
+  assert.equal(result.code, 0, `the walkthrough failed:\n${result.stdout}\n${result.stderr}`);
+
+  const kept = result.stdout.split("\n").find((line) => line.startsWith("KEPT "))!.split(" ");
+  assert.match(kept[1]!, /^evt_/);
+  assert.match(kept[2]!, /^EVT-[2-9A-HJ-NP-Z]{4}-[2-9A-HJ-NP-Z]{4}$/);
+  assert.match(kept[3]!, /^evt_/);
+  const answers = result.stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, any>);
+  const checkIn = answers.find((answer) => answer.status === "checked-in");
+  assert.equal(checkIn?.confirmationCode, kept[2]);
+  const trend = answers.find((answer) => answer.metric === "carbon_emissions");
+  assert.deepEqual(trend?.dataPoints.map((point: { period: string }) => point.period), ["2027-04-01", "2027-07-01", "2027-10-01"]);
+  assert.equal(trend?.dataPoints[1].value, null);
+  // Ada by train (420 km) and Grace by car (190 km), with the README's carbon model.
+  assert.deepEqual([trend?.dataPoints[0].value, trend?.dataPoints[2].value], [14.893, 32.004]);
+  assert.match(readFileSync(csv, "utf8"), /^id,/);
+});
