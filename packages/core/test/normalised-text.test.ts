@@ -143,7 +143,7 @@ describe("normalised text: an accepted value, read back, is accepted again and f
             const stored = accepted(create, field.body(value)) as Record<string, unknown> | undefined;
             if (stored === undefined) return;
             // Sent back unchanged, it is accepted and stored as it is (normalising is idempotent).
-            const again = accepted(update, asUpdate(stored));
+            const again = accepted(update, asUpdate(stored)) as Record<string, unknown> | undefined;
             assert.ok(again !== undefined, `PUT refused the stored ${field.name}`);
             for (const [key, storedValue] of Object.entries(asUpdate(stored))) assert.deepEqual(again[key], storedValue, key);
             if (field.query) {
