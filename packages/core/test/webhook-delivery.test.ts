@@ -35,8 +35,10 @@ const LATER = "2030-01-01T00:01:00.000Z";
 const claim = (storage: Storage, workerId: string, overrides: Partial<Parameters<Storage["claimDueDeliveries"]>[0]> = {}) =>
   storage.claimDueDeliveries({ workerId, now: NOW, leaseUntil: LATER, limit: 100, perWebhook: 100, inFlight: {}, ...overrides });
 
+/** Attempts begin in the order they are made, a millisecond apart (failures count in the order attempts began). */
+let attemptsMade = 0;
 const attempt = (number: number, succeeded: boolean, statusCode: number | null = succeeded ? 200 : 500) => ({
-  number, startedAt: NOW, durationMs: 5, statusCode, error: null, responseExcerpt: null, succeeded,
+  number, startedAt: new Date(Date.parse(NOW) + ++attemptsMade).toISOString(), durationMs: 5, statusCode, error: null, responseExcerpt: null, succeeded,
 });
 
 describe("claiming due deliveries", () => {
