@@ -47,7 +47,7 @@ const AWKWARD: Array<Record<string, unknown>> = [
 /** A value of the API object as the CSV writes it (before the formula guard). */
 function written(value: unknown): string {
   if (value === null || value === undefined) return "";
-  if (Array.isArray(value)) return value.join(";");
+  if (Array.isArray(value)) return value.map((item) => String(item).replace(/[\\;]/g, "\\$&")).join(";");
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }

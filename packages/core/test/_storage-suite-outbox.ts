@@ -52,7 +52,9 @@ export function attendeeAt(accountId: string, eventId: string, now: string, over
   );
 }
 
-const attempt = (number: number, outcome: { statusCode: number | null; succeeded: boolean; excerpt?: string }, startedAt = at(500)): DeliveryAttempt => ({
+/** Attempts begin in the order they are made (failures count in the order attempts began), a millisecond apart unless given. */
+let attemptsMade = 0;
+const attempt = (number: number, outcome: { statusCode: number | null; succeeded: boolean; excerpt?: string }, startedAt = at(500 + ++attemptsMade / 1000)): DeliveryAttempt => ({
   number, startedAt, durationMs: 12, statusCode: outcome.statusCode, error: outcome.statusCode === null ? "connect ECONNREFUSED" : null,
   responseExcerpt: outcome.excerpt ?? null, succeeded: outcome.succeeded,
 });
@@ -285,6 +287,57 @@ export function describeOutboxAndDeliveries(open: () => Promise<Storage>) {
 
       assert.deepEqual(await record(of(a2)[0]!, attempt(1, { statusCode: 410, succeeded: false }), null, true), { recorded: true, webhookDisabled: true });
       assert.deepEqual([(await storage.getWebhook(acme, a2.id))?.active, (await storage.getWebhook(acme, a2.id))?.consecutiveFailures], [false, 1]);
+    });
+
+    test("failures count in the order attempts began: one that began before the latest success does not count; an older success changes nothing", async (t) => {
+      const { storage, acme, a1, a2 } = await outbox(t, { acme: 9, globex: 0 });
+      const claimed = await claimAll(storage, "w1", at(50), at(100));
+      const [d1, d2, d3, d4, d5, d6, d7, d8, d9] = claimed.filter((d) => d.webhookId === a1.id) as ClaimedDelivery[];
+      const record = (d: ClaimedDelivery, startedAt: number, statusCode: number, disable = false) =>
+        storage.recordDeliveryAttempt({
+          deliveryId: d.id, workerId: "w1", attempt: attempt(1, { statusCode, succeeded: statusCode < 300 }, at(startedAt)), nextAttemptAt: at(90), disable, disableAfter: 3, now: at(70),
+        });
+      const failures = async () => (await storage.getWebhook(acme, a1.id))?.consecutiveFailures;
+      // A burst: the success that began at 20 is recorded first; the attempts that began before it and hung end later.
+      await record(d1!, 20, 200);
+      for (const [d, startedAt] of [[d2!, 10], [d3!, 11], [d4!, 19.999]] as const) {
+        assert.deepEqual(await record(d, startedAt, 500), { recorded: true, webhookDisabled: false });
+      }
+      assert.equal(await failures(), 0, "stragglers of the burst do not count");
+      // Failures that began after it count; a success that began before the latest one resets nothing.
+      await record(d5!, 21, 500);
+      await record(d6!, 22, 503);
+      await record(d7!, 15, 204);
+      assert.equal(await failures(), 2);
+      assert.deepEqual(await record(d8!, 23, 500), { recorded: true, webhookDisabled: true }, "the third in the order they began");
+      const disabled = await storage.getWebhook(acme, a1.id);
+      assert.deepEqual([disabled?.active, disabled?.disabledAt, disabled?.consecutiveFailures], [false, at(70), 3]);
+      // The attempts themselves are all in the log, whatever counted.
+      assert.equal((await storage.getDelivery(acme, a1.id, d9!.id))?.attempts.length, 0);
+      assert.deepEqual((await storage.getDelivery(acme, a1.id, d2!.id))?.attempts.map((a) => [a.startedAt, a.statusCode]), [[at(10), 500]]);
+
+      // A 410 disables at once, even one that began before the latest success.
+      const [g1, g2] = claimed.filter((d) => d.webhookId === a2.id) as ClaimedDelivery[];
+      await storage.recordDeliveryAttempt({ deliveryId: g1!.id, workerId: "w1", attempt: attempt(1, { statusCode: 200, succeeded: true }, at(40)), nextAttemptAt: null, disable: false, disableAfter: 3, now: at(70) });
+      assert.deepEqual(
+        await storage.recordDeliveryAttempt({ deliveryId: g2!.id, workerId: "w1", attempt: attempt(1, { statusCode: 410, succeeded: false }, at(30)), nextAttemptAt: null, disable: true, disableAfter: 3, now: at(71) }),
+        { recorded: true, webhookDisabled: true },
+      );
+      assert.deepEqual([(await storage.getWebhook(acme, a2.id))?.active, (await storage.getWebhook(acme, a2.id))?.consecutiveFailures], [false, 0]);
+    });
+
+    test("recordDeliveryAttempts: in one batch, too, failures count in the order attempts began, whatever the order of the records", async (t) => {
+      const { storage, acme, a1 } = await outbox(t, { acme: 6, globex: 0 });
+      const [d1, d2, d3, d4, d5, d6] = (await claimAll(storage, "w1", at(50), at(100))).filter((d) => d.webhookId === a1.id) as ClaimedDelivery[];
+      const entry = (d: ClaimedDelivery, startedAt: number, statusCode: number) =>
+        ({ deliveryId: d.id, workerId: "w1", attempt: attempt(1, { statusCode, succeeded: statusCode < 300 }, at(startedAt)), nextAttemptAt: at(90), disable: false, disableAfter: 3, now: at(70) });
+      // Began: 10 fail, 11 fail, 12 success, 13 fail, 14 fail; recorded in another order. Two count.
+      const results = await storage.recordDeliveryAttempts([entry(d4!, 13, 500), entry(d1!, 10, 500), entry(d3!, 12, 200), entry(d5!, 14, 500), entry(d2!, 11, 500)]);
+      assert.deepEqual(results, Array.from({ length: 5 }, () => ({ recorded: true, webhookDisabled: false })));
+      assert.equal((await storage.getWebhook(acme, a1.id))?.consecutiveFailures, 2);
+      // The third that began after the success disables it, reported on that record.
+      assert.deepEqual(await storage.recordDeliveryAttempts([entry(d6!, 15, 500)]), [{ recorded: true, webhookDisabled: true }]);
+      assert.deepEqual([(await storage.getWebhook(acme, a1.id))?.active, (await storage.getWebhook(acme, a1.id))?.consecutiveFailures], [false, 3]);
     });
 
     test("recordDeliveryAttempts: several records in one transaction, each as recordDeliveryAttempt would, the results in the order given", async (t) => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { ATTENDEE_CSV_HEADER, ATTENDEE_EXPORT_COLUMNS, attendeeCsvRow, attendeeExportStream, EXPORT_PAGE_SIZE, type ExportCursor } from "../src/export/attendee-export.ts";
-import { csvField, csvRecord } from "../src/export/csv.ts";
+import { csvField, csvList, csvRecord } from "../src/export/csv.ts";
 import { type AttendeeRecord, newAttendeeRecord, toApiAttendee } from "../src/resources/attendee.ts";
 
 describe("CSV fields (RFC 4180 and the formula guard)", () => {
@@ -28,6 +28,30 @@ describe("CSV fields (RFC 4180 and the formula guard)", () => {
 
   test("a record ends with CRLF", () => {
     assert.equal(csvRecord(["a", "b,c", ""]), 'a,"b,c",\r\n');
+  });
+});
+
+describe("CSV list cells", () => {
+  const cases: Array<[string[], string]> = [
+    [["a;b", "c"], "a\\;b;c"],
+    [["a", "b", "c"], "a;b;c"],
+    [["back\\slash", "semi;"], "back\\\\slash;semi\\;"],
+    [[";lead"], "\\;lead"],
+    [[], ""],
+  ];
+  for (const [items, written] of cases) {
+    test(`${JSON.stringify(items)} is written ${JSON.stringify(written)}`, () => assert.equal(csvList(items), written));
+  }
+
+  test("lists that differ give cells that differ", () => {
+    assert.notEqual(csvList(["a;b", "c"]), csvList(["a", "b", "c"]));
+    assert.notEqual(csvList(["a\\", "b"]), csvList(["a\\;b"]));
+  });
+
+  test("the formula guard and the quoting apply to the escaped cell", () => {
+    assert.equal(csvField(csvList(["=cmd", "x;y"])), "'=cmd;x\\;y");
+    assert.equal(csvField(csvList(["-1", "a,b"])), `"'-1;a,b"`);
+    assert.equal(csvField(csvList(["ok", "=cmd"])), "ok;=cmd");
   });
 });
 
@@ -79,6 +103,16 @@ describe("the attendee columns", () => {
         `https://events.example/v1/qr/${attendee.id}.png`,
       ].join(",") + "\r\n",
     );
+  });
+});
+
+describe("a list column", () => {
+  test("escapes ; and \\ inside an item, so two lists that differ export differently", () => {
+    const row = (dietaryPreferences: string[]) => attendeeCsvRow(toApiAttendee(record(1, { dietaryPreferences }), "https://x.example"));
+    const column = ATTENDEE_EXPORT_COLUMNS.findIndex((c) => c.header === "dietaryPreferences");
+    assert.equal(row(["a;b", "c"]).split(",")[column], "a\\;b;c");
+    assert.equal(row(["a", "b", "c"]).split(",")[column], "a;b;c");
+    assert.equal(row(["=x\\y"]).split(",")[column], "'=x\\\\y");
   });
 });
 

@@ -237,6 +237,40 @@ for (const backend of BACKENDS) {
       assert.equal((await storage.getWebhook(account, webhook.id))?.consecutiveFailures, 1);
     });
 
+    test("attempts of one webhook recorded at once: failures count in the order attempts began, whatever the order of the commits", async () => {
+      const account = await newAccount(storage, "Race failure counts");
+      const webhook = webhookRecord(account, "https://93.184.216.34/failures");
+      await storage.insertWebhook(webhook);
+      for (let i = 0; i < 24; i++) await storage.insertEvent(eventRecord(account, 10, `2030-07-01T00:00:${String(i).padStart(2, "0")}.000Z`));
+      const deliveries = (await storage.claimDueDeliveries({ workerId: "w", now: "2030-07-01T00:01:00.000Z", leaseUntil: "2030-07-01T02:00:00.000Z", limit: 100, perWebhook: 100, inFlight: {} }))
+        .filter((d) => d.webhookId === webhook.id);
+      assert.equal(deliveries.length, 24);
+      const started = (second: number) => new Date(Date.UTC(2030, 6, 1, 1) + second * 1000).toISOString();
+      const record = (delivery: ClaimedDelivery, second: number, succeeded: boolean): Call => ({
+        method: "recordDeliveryAttempt",
+        args: [{
+          deliveryId: delivery.id, workerId: "w", nextAttemptAt: "2030-07-01T03:00:00.000Z", disable: false, disableAfter: 5, now: "2030-07-01T01:10:00.000Z",
+          attempt: { number: 1, startedAt: started(second), durationMs: 1, statusCode: succeeded ? 200 : 500, error: null, responseExcerpt: null, succeeded },
+        }],
+      });
+      const failures = async () => (await storage.getWebhook(account, webhook.id))?.consecutiveFailures;
+      // Successes that began at 100..107 at once: the latest of them is the one kept, so a failure that began at 106 does not count.
+      const successes = await racers.race(deliveries.slice(0, 8).map((d, i) => record(d, 100 + i, true)));
+      assert.ok(successes.every((o) => o.ok && o.value.recorded), JSON.stringify(successes));
+      assert.deepEqual((await racers.race([record(deliveries[8]!, 106, false)])).map((o) => o.ok && o.value), [{ recorded: true, webhookDisabled: false }]);
+      assert.equal(await failures(), 0);
+      // Twelve stragglers (began before 107), an older success, and three failures that began after it, all at once: two count.
+      const calls = [
+        ...deliveries.slice(9, 21).map((d, i) => record(d, 50 + i, false)),
+        record(deliveries[21]!, 60, true),
+        ...deliveries.slice(22, 24).map((d, i) => record(d, 108 + i, false)),
+      ];
+      const outcomes = await racers.race(calls);
+      assert.ok(outcomes.every((o) => o.ok && o.value.recorded && !o.value.webhookDisabled), JSON.stringify(outcomes));
+      assert.equal(await failures(), 2);
+      assert.equal((await storage.getWebhook(account, webhook.id))?.active, true);
+    });
+
     test("leases taken at once: the limit is granted exactly, never more", async () => {
       const { accountId } = await storage.createApiKey({ id: createId("apiKey"), account: `Race leases ${createId("account")}`, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "p", tier: "free", scopes: ["events:read"], now: NOW });
       const windows = { minute: 1_900_000_020, day: 1_899_993_600 };

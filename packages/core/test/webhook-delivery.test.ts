@@ -5,6 +5,9 @@
  * injected fetch.
  */
 import assert from "node:assert/strict";
+import { once } from "node:events";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, test } from "node:test";
 import { createEventService } from "../src/service.ts";
 import type { Storage } from "../src/storage.ts";
@@ -32,8 +35,10 @@ const LATER = "2030-01-01T00:01:00.000Z";
 const claim = (storage: Storage, workerId: string, overrides: Partial<Parameters<Storage["claimDueDeliveries"]>[0]> = {}) =>
   storage.claimDueDeliveries({ workerId, now: NOW, leaseUntil: LATER, limit: 100, perWebhook: 100, inFlight: {}, ...overrides });
 
+/** Attempts begin in the order they are made, a millisecond apart (failures count in the order attempts began). */
+let attemptsMade = 0;
 const attempt = (number: number, succeeded: boolean, statusCode: number | null = succeeded ? 200 : 500) => ({
-  number, startedAt: NOW, durationMs: 5, statusCode, error: null, responseExcerpt: null, succeeded,
+  number, startedAt: new Date(Date.parse(NOW) + ++attemptsMade).toISOString(), durationMs: 5, statusCode, error: null, responseExcerpt: null, succeeded,
 });
 
 describe("claiming due deliveries", () => {
@@ -246,6 +251,76 @@ describe("sending", () => {
     assert.equal(headers["x-service-delivery"], "dlv_1");
     assert.ok(verifySignature("whsec_x", delivery.payload, headers["x-service-signature"]));
     assert.deepEqual([result.attempt.statusCode, result.attempt.succeeded, result.attempt.responseExcerpt], [301, false, "moved"]);
+  });
+});
+
+describe("the receiver's answer: a 2xx status is a delivery; the body is read up to the excerpt", () => {
+  const delivery = { id: "dlv_2", webhookId: "wh_1", accountId: "acct_1", url: "", secret: "whsec_x", previousSecret: null, previousSecretExpiresAt: null, type: "event.created", payload: '{"id":"dlv_2"}', attemptCount: 0, finalAttempt: null };
+
+  /** A local receiver answering every request with `answer`; resolves `closed` when the request's connection closes. */
+  async function receiver(t: { after: (fn: () => unknown) => void }, answer: (response: ServerResponse) => void) {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const server = createServer((request, response) => {
+      request.socket.once("close", closed);
+      request.resume();
+      request.once("end", () => answer(response));
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    t.after(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/in`, connectionClosed };
+  }
+
+  test("a 200 with a 10 MB body sent slowly is delivered as soon as the excerpt is read; the rest is dropped, the connection closed", async (t) => {
+    const chunk = "x".repeat(64 * 1024);
+    let timer: NodeJS.Timeout | undefined;
+    t.after(() => clearInterval(timer));
+    let sent = 0;
+    const { url, connectionClosed } = await receiver(t, (response) => {
+      response.writeHead(200, { "content-type": "text/plain", "content-length": String(10 * 1024 * 1024) });
+      response.write(`${"a".repeat(1000)}${"b".repeat(100)}`);
+      // The rest, 64 KiB every 100 ms: more than a minute for the whole body.
+      timer = setInterval(() => {
+        if (response.destroyed || sent > 10 * 1024 * 1024) return clearInterval(timer);
+        sent += chunk.length;
+        response.write(chunk);
+      }, 100);
+    });
+    const result = await sendDelivery({ ...delivery, url }, { timeoutMs: 30_000, allowPrivateNetworks: true });
+    assert.deepEqual(
+      [result.attempt.succeeded, result.attempt.statusCode, result.attempt.error, result.attempt.responseExcerpt],
+      [true, 200, null, `${"a".repeat(1000)}${"b".repeat(24)}`],
+    );
+    assert.ok(result.attempt.durationMs < 10_000, `took ${result.attempt.durationMs} ms`);
+    // Dropped, not drained: the receiver sees its connection closed long before the body could end.
+    await connectionClosed;
+    assert.ok(sent < 5 * 1024 * 1024, `${sent} bytes were sent before the close`);
+  });
+
+  test("a 2xx whose body stalls before the excerpt is full is still a delivery, with the excerpt as far as it came", async (t) => {
+    const { url, connectionClosed } = await receiver(t, (response) => {
+      response.writeHead(202, { "content-type": "text/plain", "content-length": "100000" });
+      response.write("accepted, thinking");
+    });
+    const result = await sendDelivery({ ...delivery, url }, { timeoutMs: 300, allowPrivateNetworks: true });
+    assert.deepEqual(
+      [result.attempt.succeeded, result.attempt.statusCode, result.attempt.error, result.attempt.responseExcerpt],
+      [true, 202, null, "accepted, thinking"],
+    );
+    await connectionClosed;
+  });
+
+  test("a 500 whose body stalls is a failure with its status and excerpt", async (t) => {
+    const { url } = await receiver(t, (response) => {
+      response.writeHead(500, { "content-type": "text/plain", "content-length": "100000" });
+      response.write("broken");
+    });
+    const result = await sendDelivery({ ...delivery, url }, { timeoutMs: 300, allowPrivateNetworks: true });
+    assert.deepEqual([result.attempt.succeeded, result.attempt.statusCode, result.attempt.responseExcerpt], [false, 500, "broken"]);
   });
 });
 

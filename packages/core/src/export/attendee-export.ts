@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { Attendee, type AttendeeRecord } from "../resources/attendee.ts";
-import { csvRecord } from "./csv.ts";
+import { csvList, csvRecord } from "./csv.ts";
 
 /** The formats of `GET /events/:id/attendees/export`. */
 export const EXPORT_FORMATS = ["csv", "ndjson"] as const;
@@ -25,7 +25,7 @@ export type ExportPageReader = (cursor: ExportCursor | null, limit: number) => P
 interface Column {
   header: string;
   path: string[];
-  /** `list`: an array joined with `;`; `json`: a free-form object as JSON; `value`: as text. */
+  /** `list`: an array joined with `;` ({@link csvList}); `json`: a free-form object as JSON; `value`: as text. */
   kind: "value" | "list" | "json";
 }
 
@@ -57,7 +57,7 @@ function cell(attendee: Attendee, column: Column): string {
   let value: unknown = attendee;
   for (const key of column.path) value = value === null || value === undefined ? undefined : (value as Record<string, unknown>)[key];
   if (value === null || value === undefined) return "";
-  if (column.kind === "list") return (value as unknown[]).join(";");
+  if (column.kind === "list") return csvList(value as unknown[]);
   if (column.kind === "json") return JSON.stringify(value);
   return String(value);
 }

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { TRAVEL_MODES } from "../carbon/emission-factors.ts";
 import { assertAttendeeTransition, ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
 import { assertCheckInUndoable } from "../rules/check-in.ts";
-import { BooleanParam, KeyValueMap, OrderParam, pagingParams, plainText, resolvePaging, text, Timestamp } from "./common.ts";
+import { BooleanParam, KeyValueMap, lowerCaseText, OrderParam, pagingParams, plainText, resolvePaging, text, Timestamp } from "./common.ts";
 
 /** A phone number with its country code: `+` then 7 to 15 digits, spaces, dots, dashes and brackets allowed. */
 export const Phone = z
@@ -40,8 +40,9 @@ export const EmergencyContact = z.strictObject({
 });
 export type EmergencyContact = z.infer<typeof EmergencyContact>;
 
+/** Dietary preferences: trimmed, lower-cased and de-duplicated; at most 20 of up to 50 characters. */
 export const DietaryPreferences = z
-  .array(text(50).toLowerCase())
+  .array(lowerCaseText(50))
   .max(20)
   .transform((items) => [...new Set(items)]);
 

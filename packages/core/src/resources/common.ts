@@ -10,6 +10,12 @@ export const plainText = (max: number) => z.string().trim().max(max).refine(...N
 export const text = (max: number) => z.string().trim().min(1).max(max).refine(...NO_NUL);
 
 /**
+ * {@link text}, lower-cased. The limits apply to the lower-cased form, which may be longer
+ * (`İ` becomes `i̇`, two code units): what is stored must pass the same schema when sent back.
+ */
+export const lowerCaseText = (max: number) => z.string().trim().toLowerCase().min(1).max(max).refine(...NO_NUL);
+
+/**
  * Normalises an instant to UTC `toISOString()` form, refusing instants outside years
  * 0000..9999 (whose UTC form would not be the fixed-width, sortable one).
  */

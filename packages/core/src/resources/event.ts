@@ -3,7 +3,7 @@ import * as z from "zod";
 import { ServiceError } from "../errors.ts";
 import { assertEventTransition, EVENT_STATUSES, type EventStatus } from "../rules/event-status.ts";
 import {
-  dateParam, DateTimeInput, isUtcTimestamp, numberParam, OrderParam, plainText, pagingParams, resolvePaging, text, Timestamp,
+  dateParam, DateTimeInput, isUtcTimestamp, lowerCaseText, numberParam, OrderParam, plainText, pagingParams, resolvePaging, text, Timestamp,
 } from "./common.ts";
 
 const ALPHA2 = new Set(Object.keys(countries.getAlpha2Codes()));
@@ -47,9 +47,13 @@ export const SustainabilityGoals = z.strictObject({
 });
 export type SustainabilityGoals = z.infer<typeof SustainabilityGoals>;
 
-/** Tags: trimmed, lower-cased and de-duplicated; at most 20 of up to 50 characters. */
+/**
+ * Tags: trimmed, lower-cased and de-duplicated; at most 20 of up to 50 characters, without a
+ * comma (the `tags` filter of the event list separates tags with commas, so a tag holding one
+ * could not be found).
+ */
 export const Tags = z
-  .array(text(50).toLowerCase())
+  .array(lowerCaseText(50).refine((tag) => !tag.includes(","), "must not contain a comma"))
   .max(20)
   .transform((tags) => [...new Set(tags)]);
 

@@ -88,6 +88,8 @@ export interface WebhooksTable {
   active: number;
   metadata: string;
   consecutive_failures: number;
+  /** When the latest success that reset `consecutive_failures` began: a failure counts only if it began later. */
+  last_success_started_at: Generated<string | null>;
   disabled_at: string | null;
   created_at: string;
   updated_at: string;

@@ -93,18 +93,38 @@ export function createDeliveryMethods(
       .set({ status: param("status"), attempt_count: param("count") as never, next_attempt_at: param("next"), lease_owner: null, lease_until: null, updated_at: param("now") })
       .where("id", "=", param("id")),
   );
-  // Only a webhook that had failures is written: a success after a success changes no row (and no page).
-  const clearFailuresQuery = precompile<never, "id">(db, (conn) =>
-    conn.updateTable("webhooks").set({ consecutive_failures: 0 }).where("id", "=", param("id")).where("consecutive_failures", "<>", 0),
+  // The webhook's side of its attempts (see `recordDeliveryAttempt`). Each guard compares start
+  // times (fixed-width UTC text, so text order is time order) in the UPDATE itself, which
+  // PostgreSQL re-checks on the row's latest version once it holds the row: no read first.
+  const successQuery = precompile<never, "id" | "started">(db, (conn) =>
+    conn
+      .updateTable("webhooks")
+      .set({ consecutive_failures: 0, last_success_started_at: param("started") })
+      .where("id", "=", param("id"))
+      .where((eb) => eb.or([eb("last_success_started_at", "is", null), eb("last_success_started_at", "<", param("started"))])),
+  );
+  const failureQuery = precompile<never, "id" | "started">(db, (conn) =>
+    conn
+      .updateTable("webhooks")
+      .set((eb) => ({ consecutive_failures: eb("consecutive_failures", "+", 1) }))
+      .where("id", "=", param("id"))
+      .where((eb) => eb.or([eb("last_success_started_at", "is", null), eb("last_success_started_at", "<", param("started"))])),
   );
 
-  /** One attempt's record (see `recordDeliveryAttempt`), in the write transaction `trx`. */
-  async function recordIn(trx: Kysely<Database>, record: DeliveryAttemptRecord): Promise<AttemptRecorded> {
+  /** An attempt recorded for a delivery that counts towards its webhook's failures, and where its result goes. */
+  interface Counted {
+    webhookId: string;
+    record: DeliveryAttemptRecord;
+    result: AttemptRecorded;
+  }
+
+  /** One attempt's delivery side (see `recordDeliveryAttempt`), in the write transaction `trx`: what its webhook must count, if anything. */
+  async function recordIn(trx: Kysely<Database>, record: DeliveryAttemptRecord, result: AttemptRecorded): Promise<Counted | null> {
     const { attempt } = record;
     // Under the row's lock: a worker that took the delivery over after this one's lease ran
     // out cannot record the same attempt number in between (PostgreSQL re-reads the row when the lock is granted).
     const row = (await lockedAttemptQuery({ id: record.deliveryId, worker: record.workerId, count: attempt.number - 1 }, trx)).rows[0];
-    if (!row) return { recorded: false, webhookDisabled: false };
+    if (!row) return null;
     await insertAttemptQuery(
       {
         delivery_id: record.deliveryId,
@@ -121,24 +141,55 @@ export function createDeliveryMethods(
     );
     const status = attempt.succeeded ? "succeeded" : record.nextAttemptAt === null ? "failed" : PENDING;
     await settleQuery({ id: record.deliveryId, status, count: attempt.number, next: status === PENDING ? record.nextAttemptAt : null, now: record.now }, trx);
-    if (Number(row.counts_failures) !== 1) return { recorded: true, webhookDisabled: false };
-    if (attempt.succeeded) {
-      await clearFailuresQuery({ id: row.webhook_id }, trx);
-      return { recorded: true, webhookDisabled: false };
+    result.recorded = true;
+    return Number(row.counts_failures) === 1 ? { webhookId: row.webhook_id, record, result } : null;
+  }
+
+  /**
+   * The webhooks' side of recorded attempts, one webhook at a time in id order (two workers'
+   * transactions lock webhook rows in the same order, so never in a circle): the latest success
+   * first, then each failure, counted only if it began after the latest success.
+   */
+  async function countIn(trx: Kysely<Database>, counted: Counted[]): Promise<void> {
+    const byWebhook = new Map<string, Counted[]>();
+    for (const entry of counted) byWebhook.set(entry.webhookId, [...(byWebhook.get(entry.webhookId) ?? []), entry]);
+    for (const webhookId of [...byWebhook.keys()].sort()) {
+      const entries = byWebhook.get(webhookId)!.sort((a, b) => (a.record.attempt.startedAt < b.record.attempt.startedAt ? -1 : 1));
+      const successes = entries.filter((entry) => entry.record.attempt.succeeded);
+      const failures = entries.filter((entry) => !entry.record.attempt.succeeded);
+      if (successes.length > 0) await successQuery({ id: webhookId, started: successes.at(-1)!.record.attempt.startedAt }, trx);
+      let countedAny = false;
+      for (const failure of failures) {
+        const update = await failureQuery({ id: webhookId, started: failure.record.attempt.startedAt }, trx);
+        if (Number(update.numAffectedRows ?? 0) > 0) countedAny = true;
+      }
+      // A 410 answer disables at once, whenever it began; otherwise only a failure just counted can reach the bound.
+      const gone = failures.find((failure) => failure.record.disable);
+      if (!gone && !countedAny) continue;
+      const disabled = await trx
+        .updateTable("webhooks")
+        .set({ active: 0, disabled_at: entries[0]!.record.now, updated_at: entries[0]!.record.now })
+        .where("id", "=", webhookId)
+        .where("active", "=", 1)
+        .$if(!gone, (q) => q.where("consecutive_failures", ">=", Math.min(...failures.map((failure) => failure.record.disableAfter))))
+        .executeTakeFirst();
+      // Reported once: on the 410 answer, else on the latest failure.
+      if (Number(disabled.numUpdatedRows) === 1) (gone ?? failures.at(-1)!).result.webhookDisabled = true;
     }
-    await trx
-      .updateTable("webhooks")
-      .set((eb) => ({ consecutive_failures: eb("consecutive_failures", "+", 1) }))
-      .where("id", "=", row.webhook_id)
-      .execute();
-    const disabled = await trx
-      .updateTable("webhooks")
-      .set({ active: 0, disabled_at: record.now, updated_at: record.now })
-      .where("id", "=", row.webhook_id)
-      .where("active", "=", 1)
-      .$if(!record.disable, (q) => q.where("consecutive_failures", ">=", record.disableAfter))
-      .executeTakeFirst();
-    return { recorded: true, webhookDisabled: Number(disabled.numUpdatedRows) === 1 };
+  }
+
+  /** Records `records` (see `recordDeliveryAttempts`) in the write transaction `trx`; the results in the order given. */
+  async function recordAllIn(trx: Kysely<Database>, records: readonly DeliveryAttemptRecord[]): Promise<AttemptRecorded[]> {
+    const results = records.map((): AttemptRecorded => ({ recorded: false, webhookDisabled: false }));
+    // Locked in the order of their ids: two workers' batches cannot wait on each other in a circle.
+    const order = records.map((record, index) => ({ record, index })).sort((a, b) => (a.record.deliveryId < b.record.deliveryId ? -1 : 1));
+    const counted: Counted[] = [];
+    for (const { record, index } of order) {
+      const entry = await recordIn(trx, record, results[index]!);
+      if (entry) counted.push(entry);
+    }
+    await countIn(trx, counted);
+    return results;
   }
 
   async function findDelivery(conn: Kysely<Database>, accountId: string, webhookId: string, deliveryId: string) {
@@ -239,18 +290,12 @@ export function createDeliveryMethods(
     },
 
     async recordDeliveryAttempt(record) {
-      return write((trx) => recordIn(trx, record));
+      return (await write((trx) => recordAllIn(trx, [record])))[0]!;
     },
 
     async recordDeliveryAttempts(records) {
       if (records.length === 0) return [];
-      // Locked in the order of their ids: two workers' batches cannot wait on each other in a circle.
-      const order = records.map((record, index) => ({ record, index })).sort((a, b) => (a.record.deliveryId < b.record.deliveryId ? -1 : 1));
-      return write(async (trx) => {
-        const results: AttemptRecorded[] = new Array(records.length);
-        for (const { record, index } of order) results[index] = await recordIn(trx, record);
-        return results;
-      });
+      return write((trx) => recordAllIn(trx, records));
     },
 
     async listDeliveries(accountId, webhookId, query) {

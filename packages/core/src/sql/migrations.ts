@@ -317,6 +317,13 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.dropIndex("webhook_deliveries_due").execute();
     },
   },
+  "0014_webhook_last_success": {
+    async up(db: Kysely<any>) {
+      // When the latest success that counted began: failures are counted in the order attempts
+      // began, so one that began before it (a burst's straggler) does not count. None yet.
+      await db.schema.alterTable("webhooks").addColumn("last_success_started_at", "text").execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

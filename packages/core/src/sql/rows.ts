@@ -186,7 +186,7 @@ export function rowToApiKeyInfo(row: Selectable<ApiKeysTable> & Pick<AccountsTab
 }
 
 /** The row of a webhook record. */
-export function webhookToRow(webhook: WebhookRecord): WebhooksTable {
+export function webhookToRow(webhook: WebhookRecord): Insertable<WebhooksTable> {
   return {
     id: webhook.id,
     account_id: webhook.accountId,

@@ -55,9 +55,17 @@ export interface DeliveryStore {
   /**
    * Records one attempt of a delivery the worker holds, atomically, and releases it: the
    * attempt joins the log; the delivery becomes `succeeded`, `failed` (when `nextAttemptAt` is
-   * null) or stays `pending` until `nextAttemptAt`. Unless the delivery is a ping, a success
-   * resets the webhook's consecutive failures, a failure adds one, and at `disableAfter`
-   * failures (or at once with `disable`, a 410 answer) the webhook is disabled. The attempt of
+   * null) or stays `pending` until `nextAttemptAt`. Unless the delivery is a ping, the attempt
+   * counts towards the webhook's consecutive failures in the order attempts began
+   * (`attempt.startedAt`), not the order they are recorded: the webhook keeps the start of its
+   * latest success; a failure counts (adds one) only if it began after it; a success that
+   * began after it resets the count to 0 and becomes the latest, an older one changes nothing.
+   * So a burst's stragglers, failures that began before a success recorded earlier, do not
+   * count. (A success resets the count even when failures that began after it were recorded
+   * first: the count may come out lower than a strict count in start order, never higher.)
+   * At `disableAfter` failures, or at once with `disable` (a 410 answer, whenever it began),
+   * the webhook is disabled. Correct with many processes on one database: each guard is in
+   * the UPDATE of the webhook's row. The attempt of
    * a delivery that an erasure redacted while it was out keeps no response excerpt. Returns
    * `false`, changing nothing, when the worker no longer holds the delivery.
    */
@@ -65,7 +73,9 @@ export interface DeliveryStore {
   /**
    * Records several attempts in one transaction, each exactly as `recordDeliveryAttempt` would
    * (in the order of their delivery ids; the results in the order given): a worker records the
-   * attempts that end together with one commit.
+   * attempts that end together with one commit. Each webhook's count is then updated once per
+   * webhook, in the order the attempts began (a webhook disabled by the batch is reported on
+   * its 410 record, else on its latest failure).
    */
   recordDeliveryAttempts(records: readonly DeliveryAttemptRecord[]): Promise<AttemptRecorded[]>;
   /** One page of a webhook's deliveries with their attempts, newest first; `null` when the account has no such webhook. */

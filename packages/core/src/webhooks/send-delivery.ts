@@ -43,18 +43,28 @@ export function parseRetryAfterMs(value: string | null, now: Date): number | nul
   return Number.isNaN(at) ? null : Math.max(0, at - now.getTime());
 }
 
+/** At most this many bytes of a chunk are decoded: enough for {@link EXCERPT_CHARS} (UTF-8 takes at most 4 bytes for 2 UTF-16 units). */
+const EXCERPT_BYTES = EXCERPT_CHARS * 4;
+
 /**
- * The start of an answer's body, as text. Leaving the loop early cancels the rest (a web stream's
- * iterator cancels it, a Node stream's destroys it): a receiver streaming a long answer does not
- * hold the attempt open.
+ * The start of an answer's body, as text: at most {@link EXCERPT_CHARS} characters, and only
+ * what the excerpt can use of a chunk is decoded. Leaving the loop early cancels the rest (a
+ * web stream's iterator cancels it, a Node stream's destroys it, closing the connection): the
+ * rest of a long or endless answer is dropped, never waited for or held in memory. The status
+ * has come before the body: a body that fails or stalls (the attempt's timeout) leaves the
+ * excerpt as far as it came, and the status decides the attempt.
  */
 async function readExcerpt(body: AsyncIterable<Uint8Array> | null): Promise<string> {
   if (!body) return "";
   const decoder = new TextDecoder();
   let text = "";
-  for await (const chunk of body) {
-    text += decoder.decode(chunk, { stream: true });
-    if (text.length >= EXCERPT_CHARS) break;
+  try {
+    for await (const chunk of body) {
+      text += decoder.decode(chunk.subarray(0, EXCERPT_BYTES), { stream: true });
+      if (text.length >= EXCERPT_CHARS) break;
+    }
+  } catch {
+    // Timed out or cut off after the status: what came is the excerpt.
   }
   return text.slice(0, EXCERPT_CHARS);
 }
@@ -131,8 +141,9 @@ function dispatcherFor(options: SendDeliveryOptions): Agent {
  * and their `sha256=` signature and the Standard Webhooks headers (`webhook-id`,
  * `webhook-timestamp` of this attempt, `webhook-signature` under the current secret and,
  * during a rotation, the previous one), follows no redirect, and gives up after `timeoutMs`.
- * The connection goes only to an address the SSRF guard judged, resolved once. Only a 2xx
- * answer succeeds. Never throws.
+ * The connection goes only to an address the SSRF guard judged, resolved once. A 2xx status
+ * within `timeoutMs` succeeds; of the body only the excerpt is read (within the same time),
+ * the rest dropped. Never throws.
  */
 export async function sendDelivery(delivery: ClaimedDelivery, options: SendDeliveryOptions): Promise<AttemptOutcome> {
   const clock = options.now ?? (() => new Date());
