@@ -8,6 +8,7 @@ import { describe, test } from "node:test";
 import { ServiceError } from "../src/errors.ts";
 import { SCOPES } from "../src/resources/api-key.ts";
 import { assertSubscribable, canReadNotification, READ_SCOPE_BY_FAMILY, readScopesFor, WEBHOOK_EVENT_TYPES, WEBHOOK_LIMITS } from "../src/resources/webhook.ts";
+import { toApiDelivery } from "../src/resources/webhook-delivery.ts";
 import { createEventService } from "../src/service.ts";
 import { PING_EVENT_TYPE } from "../src/resources/webhook.ts";
 import { sqliteStorage } from "./_sqlite.ts";
@@ -44,6 +45,27 @@ describe("the rule", () => {
       () => assertSubscribable(["event.created", "sustainability.carbon_offset", "analytics.report_ready"], ["analytics:read"]),
       (error: unknown) => ServiceError.is(error) && error.code === "FORBIDDEN" && error.field === "events" && JSON.stringify(error.details) === '{"requiredScopes":["events:read","attendees:read"]}',
     );
+  });
+
+  test("a redacted delivery hides what may echo its payload too: every attempt's responseExcerpt is null, nothing else", () => {
+    const echo = JSON.stringify({ got: { data: { attendee: { email: "ada@example.org", phone: "+49 30 1234567" } } } });
+    const attempt = (number: number, responseExcerpt: string | null) =>
+      ({ number, startedAt: "2030-01-01T00:00:00.000Z", durationMs: 5, statusCode: 500, error: null, responseExcerpt, succeeded: false });
+    const record = {
+      id: "del_1", webhookId: "wh_1", accountId: "acc_1", type: "attendee.registered", status: "pending" as const, attemptCount: 2,
+      nextAttemptAt: "2030-01-01T00:01:00.000Z", createdAt: "2030-01-01T00:00:00.000Z", updatedAt: "2030-01-01T00:00:00.000Z",
+      payload: { id: "del_1", type: "attendee.registered", data: { attendee: { email: "ada@example.org" } } },
+      attempts: [attempt(1, echo), attempt(2, "plain")],
+    };
+    const { accountId: _accountId, ...whole } = record;
+    assert.deepEqual(toApiDelivery(record, ["attendees:read"]), { ...whole, redacted: false });
+    assert.deepEqual(toApiDelivery(record, ["webhooks:read", "events:read"]), {
+      ...whole,
+      payload: { ...whole.payload, data: null },
+      attempts: [attempt(1, null), attempt(2, null)],
+      redacted: true,
+    });
+    assert.equal(record.attempts[0]!.responseExcerpt, echo, "the stored record is left as it was");
   });
 
   test("the webhook limits by tier", () => {
