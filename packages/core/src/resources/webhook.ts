@@ -203,7 +203,18 @@ export function isValidClientSecret(secret: string): boolean {
   return bytes.toString("base64") === encoded && bytes.length >= 24 && bytes.length <= 64;
 }
 
-/** Throws `INVALID_URL` unless `value` is an absolute https:// URL without credentials. */
+/**
+ * The lowest port a webhook URL may name besides 443 (https' own, which the URL parser stores as
+ * no port): below it live SSH, SMTP and the other well-known services a key could otherwise
+ * probe through ping's error messages.
+ */
+export const MIN_WEBHOOK_PORT = 1024;
+
+/**
+ * Throws `INVALID_URL` unless `value` is an absolute https:// URL without credentials whose port
+ * is 443 or 1024-65535. Checked at create and update, and again before every attempt, so a row
+ * stored before a rule was added is refused rather than connected to.
+ */
 export function assertHttpsUrl(value: string): URL {
   let url: URL;
   try {
@@ -212,7 +223,10 @@ export function assertHttpsUrl(value: string): URL {
     throw new ServiceError("INVALID_URL", { message: "url: not a valid absolute URL", field: "url" });
   }
   if (url.protocol !== "https:") throw new ServiceError("INVALID_URL", { message: "url: must use https://", field: "url" });
-  if (url.username || url.password) throw new ServiceError("INVALID_URL", { message: "url: must not carry credentials", field: "url" });
+  if (url.username || url.password) throw new ServiceError("INVALID_URL", { message: "url: must not carry credentials (user or password)", field: "url" });
+  if (url.port !== "" && Number(url.port) < MIN_WEBHOOK_PORT) {
+    throw new ServiceError("INVALID_URL", { message: `url: port ${url.port} is not allowed; use 443 or a port from ${MIN_WEBHOOK_PORT} to 65535`, field: "url" });
+  }
   // A fragment never reaches the receiver: dropped, so the same endpoint is one URL (DUPLICATE_WEBHOOK).
   url.hash = "";
   return url;
