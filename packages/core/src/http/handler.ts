@@ -11,7 +11,7 @@ import type { MetricsEndpointOptions } from "./metrics-endpoint.ts";
 import { createPublicRouter } from "./public-routes.ts";
 import { createRequestCounter } from "./request-counter.ts";
 import { type Answer, createResponder, type ResponseConstructor } from "./respond.ts";
-import { bearerToken, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
+import { assertNoBody, bearerToken, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
 import { type Route, ROUTES, VERSION_PREFIXES } from "./routes.ts";
 
 /** Options of {@link createHandler}. */
@@ -205,6 +205,9 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     }
     let bytes: Promise<Uint8Array> | undefined;
     const readBytes = () => (bytes ??= readBodyBytes(request));
+    // An operation without a body schema takes no body, and refuses one rather than ignore it.
+    // A GET's body never reaches here (the Request interface gives none), so it is not read.
+    if (!endpoint.body && endpoint.method !== "GET") assertNoBody(await readBytes());
     const ctx = {
       request,
       url,
