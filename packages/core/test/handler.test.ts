@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createHandler, type FetchHandler } from "../src/http/handler.ts";
 import { ROUTES } from "../src/http/routes.ts";
+import { type Scope, SCOPES } from "../src/resources/api-key.ts";
 import { createEventService, type EventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 
@@ -250,5 +251,43 @@ describe("operations that take no body", () => {
     const rotated = await call("POST", `/v1/webhooks/${hook.id}/rotate-secret`);
     assert.equal(rotated.status, 200);
     assert.notEqual((await rotated.json()).secret, hook.secret);
+  });
+});
+
+describe("scopes: a :write includes its :read, a read-only key never writes", () => {
+  let service: EventService;
+  let handler: FetchHandler;
+  const keys = new Map<Scope, string>();
+
+  before(async () => {
+    service = createEventService({ storage: await sqliteStorage() });
+    handler = createHandler(service);
+    for (const scope of SCOPES) keys.set(scope, (await service.keys.create({ account: "Scoped", tier: "enterprise", scopes: [scope] })).key);
+  });
+  after(() => service.storage.close());
+
+  test("every route answers a one-scope key 403 unless that scope is the route's, or the :write of the route's :read", async () => {
+    for (const route of ROUTES) {
+      const path = `/v1${route.path.replace(/:(\w+)/g, "nothing_$1")}`;
+      for (const [scope, key] of keys) {
+        const answer = await handler(new Request(`http://service.test${path}`, { method: route.method, headers: { authorization: `Bearer ${key}` } }));
+        const granted = scope === route.scope || (route.scope.endsWith(":read") && scope === route.scope.replace(":read", ":write"));
+        const what = `${route.method} ${route.path} with ${scope}`;
+        if (granted) {
+          assert.notEqual(answer.status, 403, what);
+          continue;
+        }
+        assert.equal(answer.status, 403, what);
+        const { error } = await answer.json();
+        assert.deepEqual(error.details, { requiredScope: route.scope }, what);
+        const alternative = route.scope.endsWith(":read") && route.scope !== "analytics:read" ? ` or the ${route.scope.replace(":read", ":write")}` : "";
+        assert.equal(error.message, `This API key lacks the ${route.scope}${alternative} scope.`, what);
+      }
+    }
+  });
+
+  test("the keys keep their scopes as given", async () => {
+    const listed = await service.keys.list("Scoped");
+    assert.deepEqual(listed.map((key) => key.scopes).sort(), SCOPES.map((scope) => [scope]).sort());
   });
 });

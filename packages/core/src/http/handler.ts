@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { addRoute, createRouter, findRoute } from "rou3";
 import { ServiceError } from "../errors.ts";
+import { holdsScope, scopesGranting } from "../resources/api-key.ts";
 import type { EventService } from "../service.ts";
 import { type CorsOptions, createCors } from "./cors.ts";
 import { withIdempotency } from "./idempotency.ts";
@@ -195,8 +196,8 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     Object.assign(state.headers, await counter.count(auth.accountId, auth.limits, nowMs));
     if (!match) throw noRoute(request, url);
     const endpoint = match.data;
-    if (!auth.scopes.includes(endpoint.scope)) {
-      throw new ServiceError("FORBIDDEN", { message: `This API key lacks the ${endpoint.scope} scope.`, details: { requiredScope: endpoint.scope } });
+    if (!holdsScope(auth.scopes, endpoint.scope)) {
+      throw new ServiceError("FORBIDDEN", { message: `This API key lacks the ${scopesGranting(endpoint.scope).join(" or the ")} scope.`, details: { requiredScope: endpoint.scope } });
     }
     const query = readQuery(url);
     const unexpected = endpoint.query ? undefined : Object.keys(query)[0];

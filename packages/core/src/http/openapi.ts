@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.ts";
-import { TIER_LIMITS } from "../resources/api-key.ts";
+import { SCOPES, scopesGranting, TIER_LIMITS } from "../resources/api-key.ts";
 import { NUMBER_PARAM_DOCS } from "../resources/common.ts";
 import { ROUTES, type Route } from "./routes.ts";
 import { ErrorBodySchema, HealthSchema } from "./schemas.ts";
@@ -92,7 +92,7 @@ function buildDocument(): Record<string, unknown> {
       summary: route.summary,
       tags: [route.tag],
       description: [
-        `Needs the \`${route.scope}\` scope.`,
+        `Needs the ${scopesGranting(route.scope).map((scope) => `\`${scope}\``).join(" or the ")} scope.`,
         ...(!route.body && route.method !== "GET" ? ["Takes no body: a non-empty one (anything but `{}`) is `400 INVALID_REQUEST`."] : []),
         `Also served under \`/api${route.path.replace(/:(\w+)/g, "{$1}")}\`.`,
       ].join(" "),
@@ -170,7 +170,13 @@ function buildDocument(): Record<string, unknown> {
     paths,
     components: {
       schemas: components,
-      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An API key, e.g. `esk_…`" } },
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: `An API key, e.g. \`esk_…\`. Its scopes (${SCOPES.map((scope) => `\`${scope}\``).join(", ")}; a key made without naming any has all) decide what it may do; a \`:write\` scope includes the \`:read\` of its family, and a read-only key never writes.`,
+        },
+      },
     },
   };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import * as z from "zod";
 import { ServiceError } from "../errors.ts";
-import type { Scope, Tier } from "./api-key.ts";
+import { holdsScope, type Scope, type Tier } from "./api-key.ts";
 import { BooleanParam, KeyValueMap, pagingParams, plainText, resolvePaging, Timestamp } from "./common.ts";
 
 /** The type of the test notification of `POST /webhooks/:id/ping` (not subscribable). */
@@ -67,10 +67,10 @@ export function readScopesFor(type: string): readonly Scope[] {
   return [READ_SCOPE_BY_FAMILY[family], ...(EXTRA_READ_SCOPES[type] ?? [])];
 }
 
-/** The read scopes notifications of `types` need that `scopes` lacks, each once. */
+/** The read scopes notifications of `types` need that `scopes` do not grant (a `:write` grants its `:read`), each once. */
 export function missingReadScopes(types: readonly string[], scopes: readonly Scope[]): Scope[] {
   const needed = new Set(types.flatMap(readScopesFor));
-  return ALL_READ_SCOPES.filter((scope) => needed.has(scope) && !scopes.includes(scope));
+  return ALL_READ_SCOPES.filter((scope) => needed.has(scope) && !holdsScope(scopes, scope));
 }
 
 /** True when a key with `scopes` may read the data of a notification of `type` directly. */
@@ -82,7 +82,8 @@ export function canReadNotification(type: string, scopes: readonly Scope[]): boo
  * Throws `403 FORBIDDEN` when a key with `scopes` may not subscribe to every one of `types`:
  * `attendee.*` needs `attendees:read`, `event.*` and `sustainability.*` `events:read`
  * (`sustainability.carbon_offset` `attendees:read` too: it carries the registration),
- * `analytics.*` `analytics:read`, and `*` all three. `details.requiredScopes` names the missing ones.
+ * `analytics.*` `analytics:read`, and `*` all three; each read is granted by its family's
+ * `:write` too ({@link holdsScope}). `details.requiredScopes` names the missing read scopes.
  */
 export function assertSubscribable(types: readonly string[], scopes: readonly Scope[]): void {
   const missing = missingReadScopes(types, scopes);
