@@ -147,8 +147,8 @@ describe("CSV and NDJSON", () => {
     expectError(await client.get("/events/evt_000000000000000000000000/attendees/export"), 404, "NOT_FOUND");
     const other = clientFor(server, (await server.createKey({ account: "Someone Else" })).key);
     expectError(await other.get(`/events/${event.id}/attendees/export`), 404, "NOT_FOUND");
-    const writer = clientFor(server, (await server.createKey({ account: "Export GmbH", scopes: ["events:read", "attendees:write"] })).key);
-    expectError(await writer.get(`/events/${event.id}/attendees/export`), 403, "FORBIDDEN");
+    const eventsOnly = clientFor(server, (await server.createKey({ account: "Export GmbH", scopes: ["events:read", "events:write"] })).key);
+    expectError(await eventsOnly.get(`/events/${event.id}/attendees/export`), 403, "FORBIDDEN");
   });
 
   test("an event without registrations: the header row only; NDJSON: empty", async () => {

@@ -62,7 +62,8 @@ export interface AccountOptions {
   baseUrl?: string;
   /**
    * The caller's scopes: which notification types its webhooks may subscribe to and whose data
-   * the delivery log shows it (the routes check the rest). Default: every scope.
+   * the delivery log shows it (the routes check the rest), as given: a `:write` grants its
+   * family's `:read` (`holdsScope`). Default: every scope.
    */
   scopes?: readonly Scope[];
   /** The caller's tier, which caps the account's webhooks (`WEBHOOK_LIMITS`), as it picks the rate limits. Default `enterprise`. */

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createHandler, type FetchHandler } from "../src/http/handler.ts";
+import { ROUTES } from "../src/http/routes.ts";
+import { type Scope, SCOPES } from "../src/resources/api-key.ts";
 import { createEventService, type EventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 
@@ -177,5 +179,115 @@ describe("a handler mounted under a base path", () => {
     assert.match(page, /src="\/events-api\/docs\/redoc\.standalone\.js"/);
     assert.match(page, /data-spec="\/events-api\/openapi\.json"/);
     assert.equal((await get("/events-api/docs/redoc.standalone.js")).status, 200);
+  });
+});
+
+describe("operations that take no body", () => {
+  let service: EventService;
+  let handler: FetchHandler;
+  let key: string;
+  let sent = 0;
+
+  before(async () => {
+    const fetch = (async () => {
+      sent += 1;
+      return new Response("ok");
+    }) as typeof globalThis.fetch;
+    service = createEventService({ storage: await sqliteStorage(), webhooks: { allowPrivateNetworks: true, fetch } });
+    handler = createHandler(service);
+    key = (await service.keys.create({ account: "No bodies", tier: "enterprise" })).key;
+  });
+  after(() => service.storage.close());
+
+  const call = (method: string, path: string, body?: string, type = "application/json") =>
+    handler(new Request(`http://service.test${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { "content-type": type }) },
+      ...(body !== undefined && { body }),
+    }));
+  /** Every route without a body schema that a body can reach, on ids that name nothing: past the body check it is 404. */
+  const NO_BODY_ROUTES = ROUTES.filter((route) => !route.body && route.method !== "GET");
+  const unknown = (route: (typeof ROUTES)[number]) => `/v1${route.path.replace(/:(\w+)/g, "nothing_$1")}`;
+
+  test("the routes without a body are the POSTs ping, rotate-secret, redeliver and every DELETE", () => {
+    assert.deepEqual(NO_BODY_ROUTES.map((route) => `${route.method} ${route.path}`).sort(), [
+      "DELETE /attendees/:id", "DELETE /events/:id", "DELETE /events/:id/check-in/:attendeeId", "DELETE /webhooks/:id",
+      "POST /webhooks/:id/deliveries/:deliveryId/redeliver", "POST /webhooks/:id/ping", "POST /webhooks/:id/rotate-secret",
+    ]);
+  });
+
+  test("no body, an empty one, only whitespace or {} (whatever the Content-Type) pass; any other is 400 INVALID_REQUEST", async () => {
+    const empty: Array<[string | undefined, string?]> = [[undefined], [""], ["  \r\n\t"], ["{}"], [" { \n } \n"], ["{}", "text/plain"], ["", "application/x-www-form-urlencoded"],
+      // A byte order mark is dropped, as it is before any JSON body is parsed.
+      ["\ufeff{}"]];
+    const refused: Array<[string, string?]> = [
+      ['{"x":1}'], ["[]"], ["null"], ["0"], ['""'], ["{}{}"], ["{"], ["x=1", "application/x-www-form-urlencoded"], ["hello", "text/plain"],
+      ['{"": null}'], ["{\u00a0}"], ["\ufeff\ufeff{}"],
+    ];
+    for (const route of NO_BODY_ROUTES) {
+      const path = unknown(route);
+      for (const [body, type] of empty) {
+        const answer = await call(route.method, path, body, type);
+        assert.equal(answer.status, 404, `${route.method} ${route.path} with ${JSON.stringify(body)}`);
+      }
+      for (const [body, type] of refused) {
+        const answer = await call(route.method, path, body, type);
+        assert.equal(answer.status, 400, `${route.method} ${route.path} with ${JSON.stringify(body)}`);
+        assert.deepEqual((await answer.json()).error, {
+          code: "INVALID_REQUEST", message: "body: this operation takes no body (send none, or {})", documentation: "http://service.test/docs#INVALID_REQUEST",
+        });
+      }
+    }
+  });
+
+  test("a ping or a rotation with a body does nothing; with {} it runs", async () => {
+    const account = service.forAccount((await service.keys.list("No bodies"))[0]!.accountId);
+    const hook = await account.webhooks.create({ url: "https://127.0.0.1:8443/in", events: ["*"] });
+    assert.equal((await call("POST", `/v1/webhooks/${hook.id}/ping`, '{"x":1}')).status, 400);
+    assert.equal((await call("POST", `/v1/webhooks/${hook.id}/rotate-secret`, '{"secret":"whsec_mine"}')).status, 400);
+    assert.deepEqual([sent, (await account.webhooks.deliveries(hook.id)).pagination.total], [0, 0]);
+    const ping = await call("POST", `/v1/webhooks/${hook.id}/ping`, "{}");
+    assert.deepEqual([ping.status, (await ping.json()).attempts[0].statusCode, sent], [200, 200, 1]);
+    const rotated = await call("POST", `/v1/webhooks/${hook.id}/rotate-secret`);
+    assert.equal(rotated.status, 200);
+    assert.notEqual((await rotated.json()).secret, hook.secret);
+  });
+});
+
+describe("scopes: a :write includes its :read, a read-only key never writes", () => {
+  let service: EventService;
+  let handler: FetchHandler;
+  const keys = new Map<Scope, string>();
+
+  before(async () => {
+    service = createEventService({ storage: await sqliteStorage() });
+    handler = createHandler(service);
+    for (const scope of SCOPES) keys.set(scope, (await service.keys.create({ account: "Scoped", tier: "enterprise", scopes: [scope] })).key);
+  });
+  after(() => service.storage.close());
+
+  test("every route answers a one-scope key 403 unless that scope is the route's, or the :write of the route's :read", async () => {
+    for (const route of ROUTES) {
+      const path = `/v1${route.path.replace(/:(\w+)/g, "nothing_$1")}`;
+      for (const [scope, key] of keys) {
+        const answer = await handler(new Request(`http://service.test${path}`, { method: route.method, headers: { authorization: `Bearer ${key}` } }));
+        const granted = scope === route.scope || (route.scope.endsWith(":read") && scope === route.scope.replace(":read", ":write"));
+        const what = `${route.method} ${route.path} with ${scope}`;
+        if (granted) {
+          assert.notEqual(answer.status, 403, what);
+          continue;
+        }
+        assert.equal(answer.status, 403, what);
+        const { error } = await answer.json();
+        assert.deepEqual(error.details, { requiredScope: route.scope }, what);
+        const alternative = route.scope.endsWith(":read") && route.scope !== "analytics:read" ? ` or the ${route.scope.replace(":read", ":write")}` : "";
+        assert.equal(error.message, `This API key lacks the ${route.scope}${alternative} scope.`, what);
+      }
+    }
+  });
+
+  test("the keys keep their scopes as given", async () => {
+    const listed = await service.keys.list("Scoped");
+    assert.deepEqual(listed.map((key) => key.scopes).sort(), SCOPES.map((scope) => [scope]).sort());
   });
 });

@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:net";
 import { test } from "node:test";
 import { ServiceError } from "../src/errors.ts";
+import { createEventService } from "../src/service.ts";
 import { assertPublicHost, checkedAddresses, DNS_TIMEOUT_MS, isNonPublicAddress, pinnedLookup } from "../src/webhooks/ssrf.ts";
+import { sqliteStorage } from "./_sqlite.ts";
 
 /** Every spelling a resolver or a URL may hand the guard, with what makes it non-public. */
 const NON_PUBLIC: Array<[address: string, why: string]> = [
@@ -141,4 +143,40 @@ test("no rebinding: a name answering public then private is connected to once, a
   } finally {
     server.close();
   }
+});
+
+test("a webhook URL's port is 443 or 1024-65535 and it carries no credentials: 400 INVALID_URL otherwise, at create and at update", async () => {
+  const storage = await sqliteStorage();
+  // Private networks allowed: the address is not what is judged here.
+  const service = createEventService({ storage, webhooks: { allowPrivateNetworks: true } });
+  const { accountId } = await service.keys.create({ account: "Acme" });
+  const account = service.forAccount(accountId);
+  const accepted: Array<[string, string]> = [
+    ["https://93.184.216.34/a", "https://93.184.216.34/a"],
+    ["https://93.184.216.34:443/b", "https://93.184.216.34/b"],
+    ["https://93.184.216.34:1024/c", "https://93.184.216.34:1024/c"],
+    ["https://93.184.216.34:8443/d", "https://93.184.216.34:8443/d"],
+    ["https://93.184.216.34:65535/e", "https://93.184.216.34:65535/e"],
+  ];
+  for (const [url, stored] of accepted) assert.equal((await account.webhooks.create({ url, events: ["*"] })).url, stored, url);
+  const hook = await account.webhooks.create({ url: "https://93.184.216.34/kept", events: ["*"] });
+  const refused: Array<[string, RegExp]> = [
+    ["https://93.184.216.34:22/", /^url: port 22 is not allowed; use 443 or a port from 1024 to 65535$/],
+    ["https://93.184.216.34:0/", /^url: port 0 is not allowed/],
+    ["https://93.184.216.34:1/", /^url: port 1 is not allowed/],
+    ["https://93.184.216.34:80/", /^url: port 80 is not allowed/],
+    ["https://93.184.216.34:1023/", /^url: port 1023 is not allowed/],
+    ["https://93.184.216.34:65536/", /^url: not a valid absolute URL$/],
+    ["https://user:pw@93.184.216.34/", /^url: must not carry credentials \(user or password\)$/],
+    ["https://user@93.184.216.34/", /^url: must not carry credentials/],
+    ["https://:pw@93.184.216.34:8443/", /^url: must not carry credentials/],
+  ];
+  for (const [url, message] of refused) {
+    const invalid = (error: unknown) => ServiceError.is(error) && error.code === "INVALID_URL" && error.field === "url" && message.test(error.message);
+    await assert.rejects(account.webhooks.create({ url, events: ["*"] }), invalid, url);
+    await assert.rejects(account.webhooks.update(hook.id, { url }), invalid, url);
+  }
+  assert.equal((await account.webhooks.get(hook.id)).url, "https://93.184.216.34/kept");
+  assert.equal((await account.webhooks.list({ limit: "100" })).pagination.total, accepted.length + 1);
+  await storage.close();
 });

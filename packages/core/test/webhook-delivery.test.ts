@@ -233,6 +233,29 @@ describe("sending", () => {
     assert.equal(calls, 1);
   });
 
+  test("a stored URL that breaks today's URL rules (a port below 1024, credentials, not https) fails its attempt unsent, saying why", async () => {
+    let calls = 0;
+    const fetch = (async () => {
+      calls += 1;
+      return new Response("ok");
+    }) as typeof globalThis.fetch;
+    const cases: Array<[string, string]> = [
+      ["https://93.184.216.34:22/in", "refused before sending: url: port 22 is not allowed; use 443 or a port from 1024 to 65535"],
+      ["https://93.184.216.34:0/in", "refused before sending: url: port 0 is not allowed; use 443 or a port from 1024 to 65535"],
+      ["https://user:pw@93.184.216.34/in", "refused before sending: url: must not carry credentials (user or password)"],
+      ["http://93.184.216.34/in", "refused before sending: url: must use https://"],
+    ];
+    for (const [url, error] of cases) {
+      for (const allowPrivateNetworks of [false, true]) {
+        const result = await sendDelivery({ ...delivery, url }, { timeoutMs: 1000, allowPrivateNetworks, fetch });
+        assert.deepEqual([result.attempt.succeeded, result.attempt.statusCode, result.attempt.error, result.attempt.number], [false, null, error, 1], url);
+      }
+    }
+    assert.equal(calls, 0);
+    const allowed = await sendDelivery({ ...delivery, url: "https://93.184.216.34:8443/in" }, { timeoutMs: 1000, allowPrivateNetworks: false, fetch });
+    assert.deepEqual([allowed.attempt.succeeded, calls], [true, 1]);
+  });
+
   test("the request: POST, the exact payload, spec headers, signature, no redirect following", async () => {
     let seen: { url: string; init: RequestInit } | undefined;
     const fetch = (async (url: string, init: RequestInit) => {

@@ -6,8 +6,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { ServiceError } from "../src/errors.ts";
-import { SCOPES } from "../src/resources/api-key.ts";
+import { holdsScope, SCOPES, scopesGranting } from "../src/resources/api-key.ts";
 import { assertSubscribable, canReadNotification, READ_SCOPE_BY_FAMILY, readScopesFor, WEBHOOK_EVENT_TYPES, WEBHOOK_LIMITS } from "../src/resources/webhook.ts";
+import { toApiDelivery } from "../src/resources/webhook-delivery.ts";
 import { createEventService } from "../src/service.ts";
 import { PING_EVENT_TYPE } from "../src/resources/webhook.ts";
 import { sqliteStorage } from "./_sqlite.ts";
@@ -38,12 +39,64 @@ describe("the rule", () => {
     assert.equal(canReadNotification("sustainability.carbon_offset", ["events:read", "attendees:read"]), true);
   });
 
+  test("a :write scope grants its family's :read (the one function every check goes through); a :read grants no :write", () => {
+    assert.deepEqual(Object.fromEntries(SCOPES.map((scope) => [scope, scopesGranting(scope)])), {
+      "events:read": ["events:read", "events:write"],
+      "events:write": ["events:write"],
+      "attendees:read": ["attendees:read", "attendees:write"],
+      "attendees:write": ["attendees:write"],
+      "webhooks:read": ["webhooks:read", "webhooks:write"],
+      "webhooks:write": ["webhooks:write"],
+      "analytics:read": ["analytics:read"],
+    });
+    assert.equal(holdsScope(["attendees:write"], "attendees:read"), true);
+    assert.equal(holdsScope(["attendees:read"], "attendees:write"), false);
+    assert.equal(holdsScope(["events:write"], "attendees:read"), false);
+    assert.equal(holdsScope([], "events:read"), false);
+    assert.equal(canReadNotification("attendee.checked_in", ["attendees:write"]), true);
+    assert.equal(canReadNotification("sustainability.carbon_offset", ["events:write", "attendees:write"]), true);
+    assert.equal(canReadNotification("sustainability.carbon_offset", ["events:write"]), false);
+    assert.doesNotThrow(() => assertSubscribable(["*"], ["events:write", "attendees:write", "analytics:read"]));
+    assert.doesNotThrow(() => assertSubscribable(["attendee.registered", "attendee.checked_in"], ["attendees:write", "webhooks:write"]));
+    assert.throws(
+      () => assertSubscribable(["*"], ["events:write", "attendees:write", "webhooks:write"]),
+      (error: unknown) => ServiceError.is(error) && JSON.stringify(error.details) === '{"requiredScopes":["analytics:read"]}',
+    );
+    const delivery = {
+      id: "del_1", webhookId: "wh_1", type: "attendee.registered", status: "succeeded" as const, attemptCount: 1, nextAttemptAt: null,
+      createdAt: "2030-01-01T00:00:00.000Z", updatedAt: "2030-01-01T00:00:00.000Z", payload: { data: { attendee: { email: "ada@example.org" } } },
+      attempts: [{ number: 1, startedAt: "2030-01-01T00:00:00.000Z", durationMs: 5, statusCode: 200, error: null, responseExcerpt: "ada@example.org", succeeded: true }],
+    };
+    assert.deepEqual(toApiDelivery(delivery, ["webhooks:read", "attendees:write"]), { ...delivery, redacted: false });
+  });
+
   test("assertSubscribable names each missing scope once", () => {
     assert.doesNotThrow(() => assertSubscribable(["*"], SCOPES));
     assert.throws(
       () => assertSubscribable(["event.created", "sustainability.carbon_offset", "analytics.report_ready"], ["analytics:read"]),
       (error: unknown) => ServiceError.is(error) && error.code === "FORBIDDEN" && error.field === "events" && JSON.stringify(error.details) === '{"requiredScopes":["events:read","attendees:read"]}',
     );
+  });
+
+  test("a redacted delivery hides what may echo its payload too: every attempt's responseExcerpt is null, nothing else", () => {
+    const echo = JSON.stringify({ got: { data: { attendee: { email: "ada@example.org", phone: "+49 30 1234567" } } } });
+    const attempt = (number: number, responseExcerpt: string | null) =>
+      ({ number, startedAt: "2030-01-01T00:00:00.000Z", durationMs: 5, statusCode: 500, error: null, responseExcerpt, succeeded: false });
+    const record = {
+      id: "del_1", webhookId: "wh_1", accountId: "acc_1", type: "attendee.registered", status: "pending" as const, attemptCount: 2,
+      nextAttemptAt: "2030-01-01T00:01:00.000Z", createdAt: "2030-01-01T00:00:00.000Z", updatedAt: "2030-01-01T00:00:00.000Z",
+      payload: { id: "del_1", type: "attendee.registered", data: { attendee: { email: "ada@example.org" } } },
+      attempts: [attempt(1, echo), attempt(2, "plain")],
+    };
+    const { accountId: _accountId, ...whole } = record;
+    assert.deepEqual(toApiDelivery(record, ["attendees:read"]), { ...whole, redacted: false });
+    assert.deepEqual(toApiDelivery(record, ["webhooks:read", "events:read"]), {
+      ...whole,
+      payload: { ...whole.payload, data: null },
+      attempts: [attempt(1, null), attempt(2, null)],
+      redacted: true,
+    });
+    assert.equal(record.attempts[0]!.responseExcerpt, echo, "the stored record is left as it was");
   });
 
   test("the webhook limits by tier", () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { addRoute, createRouter, findRoute } from "rou3";
 import { ServiceError } from "../errors.ts";
+import { holdsScope, scopesGranting } from "../resources/api-key.ts";
 import type { EventService } from "../service.ts";
 import { type CorsOptions, createCors } from "./cors.ts";
 import { withIdempotency } from "./idempotency.ts";
@@ -11,7 +12,7 @@ import type { MetricsEndpointOptions } from "./metrics-endpoint.ts";
 import { createPublicRouter } from "./public-routes.ts";
 import { createRequestCounter } from "./request-counter.ts";
 import { type Answer, createResponder, type ResponseConstructor } from "./respond.ts";
-import { bearerToken, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
+import { assertNoBody, bearerToken, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
 import { type Route, ROUTES, VERSION_PREFIXES } from "./routes.ts";
 
 /** Options of {@link createHandler}. */
@@ -195,8 +196,8 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     Object.assign(state.headers, await counter.count(auth.accountId, auth.limits, nowMs));
     if (!match) throw noRoute(request, url);
     const endpoint = match.data;
-    if (!auth.scopes.includes(endpoint.scope)) {
-      throw new ServiceError("FORBIDDEN", { message: `This API key lacks the ${endpoint.scope} scope.`, details: { requiredScope: endpoint.scope } });
+    if (!holdsScope(auth.scopes, endpoint.scope)) {
+      throw new ServiceError("FORBIDDEN", { message: `This API key lacks the ${scopesGranting(endpoint.scope).join(" or the ")} scope.`, details: { requiredScope: endpoint.scope } });
     }
     const query = readQuery(url);
     const unexpected = endpoint.query ? undefined : Object.keys(query)[0];
@@ -205,6 +206,9 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     }
     let bytes: Promise<Uint8Array> | undefined;
     const readBytes = () => (bytes ??= readBodyBytes(request));
+    // An operation without a body schema takes no body, and refuses one rather than ignore it.
+    // A GET's body never reaches here (the Request interface gives none), so it is not read.
+    if (!endpoint.body && endpoint.method !== "GET") assertNoBody(await readBytes());
     const ctx = {
       request,
       url,

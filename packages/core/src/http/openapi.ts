@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.ts";
-import { TIER_LIMITS } from "../resources/api-key.ts";
+import { SCOPES, scopesGranting, TIER_LIMITS } from "../resources/api-key.ts";
 import { NUMBER_PARAM_DOCS } from "../resources/common.ts";
 import { ROUTES, type Route } from "./routes.ts";
 import { ErrorBodySchema, HealthSchema } from "./schemas.ts";
@@ -84,12 +84,18 @@ function buildDocument(): Record<string, unknown> {
       { name: "X-Request-Id", in: "header", required: false, description: "Your id for this request, echoed back and logged.", schema: { type: "string", maxLength: 128 } },
     ];
     const name = route.operationId.charAt(0).toUpperCase() + route.operationId.slice(1);
-    const codes = [...COMMON_ERRORS, ...route.errors, ...(route.body ? BODY_ERRORS : []), ...(route.method === "POST" ? IDEMPOTENCY_ERRORS : [])];
+    // A route without a body still reads one to refuse it (`INVALID_REQUEST`), and so may find it too large.
+    const bodyErrors = route.body ? BODY_ERRORS : route.method === "GET" ? [] : (["PAYLOAD_TOO_LARGE"] as const);
+    const codes = [...COMMON_ERRORS, ...route.errors, ...bodyErrors, ...(route.method === "POST" ? IDEMPOTENCY_ERRORS : [])];
     return {
       operationId: route.operationId,
       summary: route.summary,
       tags: [route.tag],
-      description: `Needs the \`${route.scope}\` scope. Also served under \`/api${route.path.replace(/:(\w+)/g, "{$1}")}\`.`,
+      description: [
+        `Needs the ${scopesGranting(route.scope).map((scope) => `\`${scope}\``).join(" or the ")} scope.`,
+        ...(!route.body && route.method !== "GET" ? ["Takes no body: a non-empty one (anything but `{}`) is `400 INVALID_REQUEST`."] : []),
+        `Also served under \`/api${route.path.replace(/:(\w+)/g, "{$1}")}\`.`,
+      ].join(" "),
       parameters: [...pathParams, ...queryParams, ...headerParams],
       ...(route.body && {
         requestBody: { required: true, content: { "application/json": { schema: ref(route.body, `${name}Body`, "input") } } },
@@ -164,7 +170,13 @@ function buildDocument(): Record<string, unknown> {
     paths,
     components: {
       schemas: components,
-      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An API key, e.g. `esk_…`" } },
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: `An API key, e.g. \`esk_…\`. Its scopes (${SCOPES.map((scope) => `\`${scope}\``).join(", ")}; a key made without naming any has all) decide what it may do; a \`:write\` scope includes the \`:read\` of its family, and a read-only key never writes.`,
+        },
+      },
     },
   };
 }

@@ -42,6 +42,22 @@ export async function readBodyBytes(request: Request, limit = MAX_BODY_BYTES): P
   return body;
 }
 
+/** Nothing but JSON whitespace, around at most one empty object. */
+const NO_BODY = /^[\t\n\r ]*(?:\{[\t\n\r ]*\}[\t\n\r ]*)?$/;
+
+/**
+ * Throws `400 INVALID_REQUEST` unless a body read by {@link readBodyBytes} carries nothing: no
+ * bytes, only JSON whitespace, or the empty object `{}` (which clients that always send a JSON
+ * body send), whatever its Content-Type. The check of every operation that takes no body: a
+ * body it would ignore is refused, so a caller never believes it sent something that counted.
+ */
+export function assertNoBody(bytes: Uint8Array): void {
+  if (bytes.byteLength === 0) return;
+  // Not fatal: a byte that is not UTF-8 becomes U+FFFD, which the pattern refuses like any other character.
+  if (NO_BODY.test(new TextDecoder().decode(bytes))) return;
+  throw new ServiceError("INVALID_REQUEST", { message: "body: this operation takes no body (send none, or {})" });
+}
+
 /**
  * The JSON value of a request body read by {@link readBodyBytes}: `415 UNSUPPORTED_MEDIA_TYPE`
  * unless the Content-Type is JSON, `400 INVALID_REQUEST` when empty, not UTF-8 or malformed.

@@ -14,6 +14,32 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/**
+ * The scopes that grant what each scope permits: itself and, for a `:read` scope, the `:write`
+ * of its family (DECISIONS: a write scope includes its read, as Stripe's restricted keys do, so
+ * a door scanner's key reads the attendee it checks in). A `:write` is granted by itself only:
+ * a read-only key never writes.
+ */
+const GRANTED_BY = {} as Record<Scope, readonly Scope[]>;
+for (const scope of SCOPES) {
+  const write = scope.endsWith(":read") ? SCOPES.find((other) => other === scope.replace(/:read$/, ":write")) : undefined;
+  GRANTED_BY[scope] = write ? [scope, write] : [scope];
+}
+
+/** The scopes any one of which grants `scope` (`attendees:read`: itself and `attendees:write`). */
+export function scopesGranting(scope: Scope): readonly Scope[] {
+  return GRANTED_BY[scope];
+}
+
+/**
+ * Whether a key holding `held` may do what `scope` permits: the one place where a key's scopes
+ * become permissions, behind the routes' checks, the webhook subscription rules and the delivery
+ * log's redaction alike. A key's scopes are kept and shown as given; only this reads them.
+ */
+export function holdsScope(held: readonly Scope[], scope: Scope): boolean {
+  return GRANTED_BY[scope].some((granting) => held.includes(granting));
+}
+
 /** Rate-limit tiers, from the spec's limits table. */
 export const TIERS = ["free", "starter", "professional", "enterprise"] as const;
 export type Tier = (typeof TIERS)[number];

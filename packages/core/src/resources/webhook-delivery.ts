@@ -14,7 +14,7 @@ export const DeliveryAttempt = z.object({
   durationMs: z.int(),
   statusCode: z.int().nullable().meta({ description: "The receiver's HTTP status; null when no answer came (timeout, refused, TLS error)." }),
   error: z.string().nullable().meta({ description: "Why the attempt failed without an answer, or was refused before sending." }),
-  responseExcerpt: z.string().nullable().meta({ description: "The first 1,024 characters of the receiver's answer." }),
+  responseExcerpt: z.string().nullable().meta({ description: "The first 1,024 characters of the receiver's answer; null when the delivery is `redacted` (a receiver may echo the body it got)." }),
   succeeded: z.boolean(),
 });
 export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
@@ -31,7 +31,8 @@ export const WebhookDelivery = z.object({
   updatedAt: Timestamp,
   payload: z.record(z.string(), z.unknown()).meta({ description: "The envelope sent (spec 6.2); its `data` is null when `redacted`." }),
   redacted: z.boolean().meta({
-    description: "True when the reading key may not read this type's data directly (attendees:read for attendee.*, events:read for event.* and sustainability.*, analytics:read for analytics.*): `payload.data` is then null.",
+    description:
+      "True when the reading key may not read this type's data directly (attendees:read for attendee.*, events:read for event.* and sustainability.*, analytics:read for analytics.*; each :write grants its :read): `payload.data` and every attempt's `responseExcerpt` are then null.",
   }),
   attempts: z.array(DeliveryAttempt),
 });
@@ -42,12 +43,15 @@ export type DeliveryRecord = Omit<WebhookDelivery, "redacted"> & { accountId: st
 
 /**
  * The API form of a delivery as a reader with `scopes` sees it: a payload of a type those
- * scopes cannot read directly shows `data: null` and `redacted: true`.
+ * scopes cannot read directly shows `data: null` and `redacted: true`, and so does everything
+ * that may echo it: each attempt's `responseExcerpt` is `null` (a careless receiver answers
+ * with the body it got).
  */
 export function toApiDelivery(delivery: Omit<DeliveryRecord, "accountId"> & { accountId?: string }, scopes: readonly Scope[] = SCOPES): WebhookDelivery {
   const { accountId: _accountId, ...rest } = delivery;
   if (canReadNotification(rest.type, scopes)) return { ...rest, redacted: false };
-  return { ...rest, payload: { ...rest.payload, data: null }, redacted: true };
+  const attempts = rest.attempts.map((attempt) => ({ ...attempt, responseExcerpt: null }));
+  return { ...rest, payload: { ...rest.payload, data: null }, attempts, redacted: true };
 }
 
 /** Query of `GET /webhooks/:id/deliveries`. */

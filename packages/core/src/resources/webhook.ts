@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import * as z from "zod";
 import { ServiceError } from "../errors.ts";
-import type { Scope, Tier } from "./api-key.ts";
+import { holdsScope, type Scope, type Tier } from "./api-key.ts";
 import { BooleanParam, KeyValueMap, pagingParams, plainText, resolvePaging, Timestamp } from "./common.ts";
 
 /** The type of the test notification of `POST /webhooks/:id/ping` (not subscribable). */
@@ -67,10 +67,10 @@ export function readScopesFor(type: string): readonly Scope[] {
   return [READ_SCOPE_BY_FAMILY[family], ...(EXTRA_READ_SCOPES[type] ?? [])];
 }
 
-/** The read scopes notifications of `types` need that `scopes` lacks, each once. */
+/** The read scopes notifications of `types` need that `scopes` do not grant (a `:write` grants its `:read`), each once. */
 export function missingReadScopes(types: readonly string[], scopes: readonly Scope[]): Scope[] {
   const needed = new Set(types.flatMap(readScopesFor));
-  return ALL_READ_SCOPES.filter((scope) => needed.has(scope) && !scopes.includes(scope));
+  return ALL_READ_SCOPES.filter((scope) => needed.has(scope) && !holdsScope(scopes, scope));
 }
 
 /** True when a key with `scopes` may read the data of a notification of `type` directly. */
@@ -82,7 +82,8 @@ export function canReadNotification(type: string, scopes: readonly Scope[]): boo
  * Throws `403 FORBIDDEN` when a key with `scopes` may not subscribe to every one of `types`:
  * `attendee.*` needs `attendees:read`, `event.*` and `sustainability.*` `events:read`
  * (`sustainability.carbon_offset` `attendees:read` too: it carries the registration),
- * `analytics.*` `analytics:read`, and `*` all three. `details.requiredScopes` names the missing ones.
+ * `analytics.*` `analytics:read`, and `*` all three; each read is granted by its family's
+ * `:write` too ({@link holdsScope}). `details.requiredScopes` names the missing read scopes.
  */
 export function assertSubscribable(types: readonly string[], scopes: readonly Scope[]): void {
   const missing = missingReadScopes(types, scopes);
@@ -203,7 +204,18 @@ export function isValidClientSecret(secret: string): boolean {
   return bytes.toString("base64") === encoded && bytes.length >= 24 && bytes.length <= 64;
 }
 
-/** Throws `INVALID_URL` unless `value` is an absolute https:// URL without credentials. */
+/**
+ * The lowest port a webhook URL may name besides 443 (https' own, which the URL parser stores as
+ * no port): below it live SSH, SMTP and the other well-known services a key could otherwise
+ * probe through ping's error messages.
+ */
+export const MIN_WEBHOOK_PORT = 1024;
+
+/**
+ * Throws `INVALID_URL` unless `value` is an absolute https:// URL without credentials whose port
+ * is 443 or 1024-65535. Checked at create and update, and again before every attempt, so a row
+ * stored before a rule was added is refused rather than connected to.
+ */
 export function assertHttpsUrl(value: string): URL {
   let url: URL;
   try {
@@ -212,7 +224,10 @@ export function assertHttpsUrl(value: string): URL {
     throw new ServiceError("INVALID_URL", { message: "url: not a valid absolute URL", field: "url" });
   }
   if (url.protocol !== "https:") throw new ServiceError("INVALID_URL", { message: "url: must use https://", field: "url" });
-  if (url.username || url.password) throw new ServiceError("INVALID_URL", { message: "url: must not carry credentials", field: "url" });
+  if (url.username || url.password) throw new ServiceError("INVALID_URL", { message: "url: must not carry credentials (user or password)", field: "url" });
+  if (url.port !== "" && Number(url.port) < MIN_WEBHOOK_PORT) {
+    throw new ServiceError("INVALID_URL", { message: `url: port ${url.port} is not allowed; use 443 or a port from ${MIN_WEBHOOK_PORT} to 65535`, field: "url" });
+  }
   // A fragment never reaches the receiver: dropped, so the same endpoint is one URL (DUPLICATE_WEBHOOK).
   url.hash = "";
   return url;

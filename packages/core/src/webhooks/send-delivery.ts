@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { Agent } from "undici";
 import { ServiceError } from "../errors.ts";
+import { assertHttpsUrl } from "../resources/webhook.ts";
 import type { ClaimedDelivery, DeliveryAttempt } from "../resources/webhook-delivery.ts";
 import { signPayload, signWebhook } from "./signature.ts";
 import { checkedAddresses, type HostResolver, pinnedLookup, systemResolver } from "./ssrf.ts";
@@ -168,7 +169,9 @@ export async function sendDelivery(delivery: ClaimedDelivery, options: SendDeliv
 
   let url: URL;
   try {
-    url = new URL(delivery.url);
+    // The URL rules of create and update, again: a webhook stored before a rule existed (a port
+    // below 1024, credentials) is refused here rather than connected to.
+    url = assertHttpsUrl(delivery.url);
     // An IP literal is connected to without a look-up: judged here. A name is resolved and
     // judged once, in the connection's own lookup (pinnedLookup), or here for an injected fetch.
     if (!options.allowPrivateNetworks && (options.fetch || isIP(url.hostname.replace(/^\[(.*)\]$/, "$1")) !== 0)) {
