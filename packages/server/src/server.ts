@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Server as HttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, isIPv4, isIPv6 } from "node:net";
 import { DEFAULT_EMISSION_FACTORS, createBackgroundPurge, createDeliveryWorker, createEventService, createHandler, createSqlStorage, DEFAULT_RETRY_DELAYS_MS, type EventService } from "@event-service/core";
 import { FastResponse, serve } from "srvx";
 import { createApp } from "./app.ts";
@@ -24,6 +24,23 @@ export interface RunningServer {
    * in flight, then the store is closed.
    */
   close(): Promise<void>;
+}
+
+/** Whether `host` (HOST) names this machine's loopback interface only. */
+function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return bare === "localhost" || bare === "::1" || (isIPv4(bare) && bare.startsWith("127."));
+}
+
+/**
+ * The origin of the links handed out when neither PUBLIC_URL nor a trusted proxy gives one: the
+ * address the server listens on, with the unspecified addresses (`0.0.0.0`, `::`) read as this
+ * machine's loopback, the one address sure to reach them.
+ */
+export function listenOrigin(host: string, port: number, https: boolean): string {
+  const bare = host.replace(/^\[|\]$/g, "");
+  const reachable = bare === "0.0.0.0" ? "127.0.0.1" : bare === "::" ? "::1" : bare;
+  return `${https ? "https" : "http"}://${isIPv6(reachable) ? `[${reachable}]` : reachable}:${port}`;
 }
 
 function listen(server: HttpServer, port: number, host: string): Promise<AddressInfo> {
@@ -82,10 +99,14 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     ...(config.CARBON_OFFSET_PRICE_USD_PER_TONNE !== undefined && { carbon: { offsetPriceUsdPerTonne: config.CARBON_OFFSET_PRICE_USD_PER_TONNE } }),
   });
   let draining = false;
+  // Known once listening (PORT may be 0); read by the handler for each request's links.
+  let linkOrigin = "";
   const handler = createHandler(service, {
     // srvx serves its own Response class without web streams: a large share of a small request's cost.
     Response: FastResponse,
     trustProxy: config.TRUST_PROXY,
+    // Without PUBLIC_URL (which the service holds) and a trusted proxy's X-Forwarded-Host: never the client's Host.
+    linkOrigin: () => linkOrigin,
     // srvx's request knows the connection's peer; core walks X-Forwarded-For from it.
     clientAddress: (request) => (request as { ip?: string }).ip,
     authFailureLimitPerMinute: config.AUTH_FAILURE_LIMIT_PER_MINUTE,
@@ -118,6 +139,7 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
   const port = address?.port ?? config.PORT;
   const host = config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
   const url = `${tls ? "https" : "http"}://${host}:${port}/`;
+  linkOrigin = listenOrigin(config.HOST, port, tls !== undefined);
 
   worker.start();
   purge.start();
@@ -131,6 +153,12 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
   }
 
   logger.info({ url, ...(redirectUrl && { redirectUrl }), database: redactDatabaseUrl(config.DATABASE_URL) }, "listening");
+  if (!config.PUBLIC_URL && !isLoopback(config.HOST)) {
+    logger.warn(
+      { host: config.HOST, links: linkOrigin },
+      `listening on a non-loopback address without PUBLIC_URL: the links handed out (qrCode, reports, documentation) use ${config.TRUST_PROXY !== false ? "the trusted proxy's X-Forwarded-Host, else " : ""}${linkOrigin}; set PUBLIC_URL to the service's public address`,
+    );
+  }
   if (!tls) {
     logger.warn(
       config.TRUST_PROXY !== false
