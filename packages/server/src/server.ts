@@ -8,6 +8,7 @@ import { collectAcrossWorkers, isClusterWorker } from "./cluster.ts";
 import type { ServerConfig } from "./config.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMetrics } from "./metrics.ts";
+import { answerParserErrors } from "./parser-errors.ts";
 import { createRedirectServer } from "./redirect.ts";
 import { openDatabase, redactDatabaseUrl } from "./database.ts";
 
@@ -134,6 +135,10 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     // (node:cluster) share the primary's socket. Outside a cluster it changes nothing.
     node: { exclusive: false },
   });
+  const nodeServer = server.node!.server!;
+  // What Node's HTTP parser refuses gets the error body too, not a bare status line.
+  const docsUrl = () => `${service.publicUrl ?? linkOrigin}/docs`;
+  answerParserErrors(nodeServer, { docsUrl, https: tls !== undefined });
   await server.ready();
   const address = server.node?.server?.address() as AddressInfo | null;
   const port = address?.port ?? config.PORT;
@@ -148,6 +153,7 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
   let redirectUrl: string | undefined;
   if (tls && config.HTTP_REDIRECT_PORT !== undefined) {
     redirect = createRedirectServer(port, config.HOST);
+    answerParserErrors(redirect, { docsUrl, https: false });
     const redirectAddress = await listen(redirect, config.HTTP_REDIRECT_PORT, config.HOST);
     redirectUrl = `http://${host}:${redirectAddress.port}/`;
   }
