@@ -8,6 +8,7 @@ import { after, before, describe, test } from "node:test";
 import { startServer, type TestServer } from "./_setup.ts";
 import { attendeeInput, eventInput } from "./fixtures/builders.ts";
 import { type Client, clientFor, createEvent, expectError, expectStatus, PREFIXES, register } from "./fixtures/api.ts";
+import { exchange } from "./fixtures/raw-http.ts";
 
 const MIB = 1024 * 1024;
 
@@ -391,5 +392,40 @@ describe("the error body", () => {
       assert.equal(response.status, 200);
       assert.equal(response.headers.get("x-content-type-options"), "nosniff");
     }
+  });
+});
+
+describe("what the HTTP parser refuses gets the error body too, with Connection: close", () => {
+  /** Sends `text` on a connection of its own and expects one JSON error answer, then the connection's orderly close. */
+  async function refused(text: string, status: number, code: string) {
+    const { responses, raw, error } = await exchange(server.url, text);
+    assert.equal(error, undefined, `closed without a reset: ${raw}`);
+    assert.equal(responses.length, 1, raw);
+    const [answer] = responses;
+    assert.equal(answer!.status, status, raw);
+    assert.equal(answer!.headers.connection, "close");
+    assert.match(answer!.headers["content-type"]!, /^application\/json/);
+    assert.equal(answer!.headers["x-content-type-options"], "nosniff");
+    assert.equal(answer!.body.error.code, code);
+    assert.equal(answer!.body.error.documentation, `${server.url.replace(/\/$/, "")}/docs#${code}`);
+    return answer!.body.error.message as string;
+  }
+
+  test("a header block over Node's 16 KiB: 431 REQUEST_HEADERS_TOO_LARGE", async () => {
+    await refused(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431, "REQUEST_HEADERS_TOO_LARGE");
+    // The request line counts toward the same limit.
+    await refused(`GET /v1/events?q=${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431, "REQUEST_HEADERS_TOO_LARGE");
+  });
+
+  test("Content-Length with Transfer-Encoding, or a malformed request line: 400 INVALID_REQUEST naming the fault", async () => {
+    const both = await refused("POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, "INVALID_REQUEST");
+    assert.match(both, /^Malformed HTTP request: /);
+    assert.match(both, /Content-Length/);
+    assert.match(both, /Transfer-Encoding/);
+    await refused("NOT AN HTTP REQUEST\r\n\r\n", 400, "INVALID_REQUEST");
+  });
+
+  test("the server keeps serving afterwards", async () => {
+    expectStatus(await server.request("GET", "/health"), 200);
   });
 });

@@ -11,6 +11,7 @@ import { after, before, describe, test } from "node:test";
 import { startServer, type TestServer } from "./_setup.ts";
 import { eventInput } from "./fixtures/builders.ts";
 import { logLines, makeCertificate, type RawResponse, rawRequest, runCliWithin } from "./fixtures/conventions.ts";
+import { exchange } from "./fixtures/raw-http.ts";
 
 const HSTS = "max-age=31536000; includeSubDomains";
 
@@ -109,6 +110,21 @@ describe("with TLS_CERT, TLS_KEY and HTTP_REDIRECT_PORT", () => {
     // Following the redirect works.
     const followed = await rawRequest(String((await rawRequest(`${redirectUrl}/v1/events?limit=5`)).headers.location), { ca: tls.cert, headers: { authorization: `Bearer ${key}` } });
     assert.equal(expectJson(followed, 200).pagination.limit, 5);
+  });
+
+  test("what the HTTP parser refuses gets the JSON error body on both listeners: HSTS over HTTPS, none over plain HTTP", async () => {
+    const big = `GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`;
+    const secure = await exchange(server.url, big, { ca: tls.cert });
+    assert.equal(secure.error, undefined, secure.raw);
+    assert.equal(secure.responses[0]?.status, 431, secure.raw);
+    assert.equal(secure.responses[0]!.body.error.code, "REQUEST_HEADERS_TOO_LARGE");
+    assert.equal(secure.responses[0]!.headers.connection, "close");
+    assert.equal(secure.responses[0]!.headers["strict-transport-security"], HSTS);
+    const plain = await exchange(redirectUrl, "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+    assert.equal(plain.responses[0]?.status, 400, plain.raw);
+    assert.equal(plain.responses[0]!.body.error.code, "INVALID_REQUEST");
+    assert.equal(plain.responses[0]!.headers.connection, "close");
+    assert.equal(plain.responses[0]!.headers["strict-transport-security"], undefined);
   });
 });
 

@@ -11,6 +11,7 @@ import { type ApiResponse, startServer, testDatabase, type TestServer } from "./
 import { attendeeInput, eventInput } from "./fixtures/builders.ts";
 import { clientFor, createEvent, expectError, expectStatus } from "./fixtures/api.ts";
 import { logLines, sleep } from "./fixtures/conventions.ts";
+import { openRaw } from "./fixtures/raw-http.ts";
 
 type Outcome = { response: ApiResponse } | { error: Error };
 
@@ -191,3 +192,45 @@ async function inFlightThenRefused(first: TestServer, database: string) {
     assert.equal(await second.stop("SIGTERM"), 0);
   }
 }
+
+test("after SIGTERM, a request on an idle keep-alive connection (or a connection opened before and unused) gets 503, never a reset", async () => {
+  const server = await startServer();
+  try {
+    const { key } = await server.createKey({ account: "Kept alive", tier: "enterprise" });
+    const host = new URL(server.url).host;
+    const used = await openRaw(server.url);
+    used.socket.write(`GET /health HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    const [healthy] = await used.responses(1);
+    assert.equal(healthy?.status, 200, used.received());
+    const unused = await openRaw(server.url);
+    // A request in flight through the signal, so that the server is draining, not gone, when the others ask.
+    const slow = await openRaw(server.url);
+    const body = JSON.stringify(eventInput({ name: "In flight" }));
+    slow.socket.write(
+      `POST /v1/events HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 20)}`,
+    );
+    await sleep(200);
+    const stopping = server.stop("SIGTERM");
+    for (let i = 0; i < 250 && !logLines(server.output()).some((line) => line.msg === "shutting down"); i++) await sleep(20);
+    await sleep(50);
+    for (const connection of [used, unused]) {
+      connection.socket.write(`GET /v1/events HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+      const answers = await connection.responses(used === connection ? 2 : 1);
+      const refused = answers.at(-1);
+      assert.equal(refused?.status, 503, `${connection.received()}\n${server.output()}`);
+      assert.equal(refused!.body.error.code, "SERVICE_UNAVAILABLE");
+      assert.equal(refused!.headers.connection, "close");
+      assert.match(refused!.headers["retry-after"]!, /^\d+$/);
+      assert.deepEqual(await connection.closed, {}, "closed after the answer, without a reset");
+    }
+    slow.socket.write(body.slice(20));
+    const [created] = await slow.responses(1);
+    assert.equal(created?.status, 201, slow.received());
+    slow.socket.end();
+    assert.deepEqual(await slow.closed, {});
+    assert.equal(await stopping, 0, server.output());
+  } finally {
+    await server.stop("SIGKILL");
+  }
+});

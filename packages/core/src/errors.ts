@@ -20,11 +20,13 @@ export const ERROR_CODES = {
   DUPLICATE_WEBHOOK: { status: 409, message: "A webhook with this URL already exists." },
   ALREADY_CHECKED_IN: { status: 409, message: "This registration is already checked in." },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: "A request with this Idempotency-Key is still running." },
+  REQUEST_TIMEOUT: { status: 408, message: "The request did not arrive in time." },
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body exceeds 1 MiB." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "The request body must be JSON (Content-Type: application/json)." },
   INVALID_STATE_TRANSITION: { status: 422, message: "This status change is not allowed." },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: "This Idempotency-Key was used with a different request." },
   RATE_LIMIT_EXCEEDED: { status: 429, message: "Too many requests." },
+  REQUEST_HEADERS_TOO_LARGE: { status: 431, message: "The request's header block (or request line) is too large." },
   INTERNAL_ERROR: { status: 500, message: "An unexpected error occurred." },
   SERVICE_UNAVAILABLE: { status: 503, message: "The service is temporarily unavailable." },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -34,9 +34,11 @@ export interface EventServiceOptions {
   /** Where everything is kept; `createSqlStorage` makes one. */
   storage: Storage;
   /**
-   * The service's public base URL (`https://events.example.com`), used in the links it hands
-   * out (`qrCode`). Over HTTP it defaults to the request's origin; elsewhere to
-   * `http://localhost:3000`.
+   * The service's public base URL (`https://events.example.com`, with the path the handler is
+   * mounted under if any), used in every link it hands out: `qrCode`, report URLs, the
+   * `documentation` of error bodies. Without it, the handler builds them from a trusted proxy's
+   * forwarded headers or its `linkOrigin` (see `HandlerOptions`), never from a request's `Host`;
+   * outside a request they use `http://localhost:3000`.
    */
   publicUrl?: string;
   /** Carbon accounting settings; see `DEFAULT_CARBON_SETTINGS`. */
@@ -58,7 +60,7 @@ export interface EventServiceOptions {
  * passes the API key's scopes and tier; a programmatic caller without a key may leave them out.
  */
 export interface AccountOptions {
-  /** Overrides `publicUrl` for the links handed out (the request's origin over HTTP). */
+  /** The base of the links handed out when the service has no `publicUrl` (the handler passes the one it resolved). */
   baseUrl?: string;
   /**
    * The caller's scopes: which notification types its webhooks may subscribe to and whose data
@@ -86,6 +88,8 @@ export interface EventService {
   /** The travel emission factor set of every figure. */
   readonly emissionFactors: EmissionFactorSet;
   readonly keys: KeyOperations;
+  /** `options.publicUrl` without its trailing slash; `undefined` when none was given. */
+  readonly publicUrl: string | undefined;
   /** The operations of one account, for a caller with the given scopes and tier (default: all scopes, enterprise). */
   forAccount(accountId: string, options?: AccountOptions): AccountScope;
   /**
@@ -113,7 +117,8 @@ export function createEventService(options: EventServiceOptions): EventService {
   const emissionFactors = resolveEmissionFactors(storage, options.emissionFactors);
   const clock = options.now ?? (() => new Date());
   const now = () => clock().toISOString();
-  const defaultBaseUrl = (options.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, "");
+  const publicUrl = options.publicUrl?.replace(/\/+$/, "") || undefined;
+  const defaultBaseUrl = publicUrl ?? DEFAULT_PUBLIC_URL;
   const queued = () => options.webhooks?.onQueued?.();
 
   function buildScope(accountId: string, baseUrl: string, scopes: readonly Scope[], tier: Tier): AccountScope {
@@ -144,7 +149,7 @@ export function createEventService(options: EventServiceOptions): EventService {
   // account (the last set asked for), compared field by field: cheaper than building a key.
   const accountScopes = new Map<string, { baseUrl: string; scopes: readonly Scope[]; tier: Tier; scope: AccountScope }>();
   function forAccount(accountId: string, scopeOptions: AccountOptions = {}): AccountScope {
-    const baseUrl = options.publicUrl ? defaultBaseUrl : (scopeOptions.baseUrl ?? defaultBaseUrl);
+    const baseUrl = publicUrl ?? scopeOptions.baseUrl ?? defaultBaseUrl;
     const scopes = scopeOptions.scopes ?? SCOPES;
     const tier = scopeOptions.tier ?? "enterprise";
     const kept = accountScopes.get(accountId);
@@ -162,6 +167,7 @@ export function createEventService(options: EventServiceOptions): EventService {
     carbon,
     emissionFactors,
     keys: createKeyOperations(storage, now),
+    publicUrl,
     forAccount,
     now,
     clock,

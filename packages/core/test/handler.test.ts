@@ -15,7 +15,8 @@ describe("the web-standard handler, without a server", () => {
 
   before(async () => {
     service = createEventService({ storage: await sqliteStorage(), now: () => new Date("2026-06-01T12:00:00.000Z") });
-    handler = createHandler(service, { onError: (error) => errors.push(error) });
+    // The documented opt-in for a host whose front end has checked Host: links follow the request's URL.
+    handler = createHandler(service, { onError: (error) => errors.push(error), linkOrigin: (request) => new URL(request.url).origin });
     key = (await service.keys.create({ account: "Acme", tier: "starter" })).key;
     readOnly = (await service.keys.create({ account: "Acme", scopes: ["events:read"] })).key;
   });
@@ -131,7 +132,7 @@ describe("a handler mounted under a base path", () => {
 
   before(async () => {
     service = createEventService({ storage: await sqliteStorage() });
-    handler = createHandler(service, { basePath: "/events-api/" });
+    handler = createHandler(service, { basePath: "/events-api/", linkOrigin: "http://host.test" });
     key = (await service.keys.create({ account: "Mounted" })).key;
   });
   after(() => service.storage.close());
@@ -234,7 +235,7 @@ describe("operations that take no body", () => {
         const answer = await call(route.method, path, body, type);
         assert.equal(answer.status, 400, `${route.method} ${route.path} with ${JSON.stringify(body)}`);
         assert.deepEqual((await answer.json()).error, {
-          code: "INVALID_REQUEST", message: "body: this operation takes no body (send none, or {})", documentation: "http://service.test/docs#INVALID_REQUEST",
+          code: "INVALID_REQUEST", message: "body: this operation takes no body (send none, or {})", documentation: "http://localhost:3000/docs#INVALID_REQUEST",
         });
       }
     }
@@ -289,5 +290,71 @@ describe("scopes: a :write includes its :read, a read-only key never writes", ()
   test("the keys keep their scopes as given", async () => {
     const listed = await service.keys.list("Scoped");
     assert.deepEqual(listed.map((key) => key.scopes).sort(), SCOPES.map((scope) => [scope]).sort());
+  });
+});
+
+describe("the links a handler hands out: never from the request's Host", () => {
+  let service: EventService;
+  let key: string;
+  let eventId: string;
+
+  before(async () => {
+    service = createEventService({ storage: await sqliteStorage() });
+    key = (await service.keys.create({ account: "Linked" })).key;
+    const scope = service.forAccount((await service.keys.authenticate(key))!.accountId);
+    eventId = (await scope.events.create({
+      name: "Links", location: { address: "a", city: "b", country: "FR" }, startDate: "2027-01-01T10:00:00Z", endDate: "2027-01-01T12:00:00Z",
+      capacity: 10, category: "c",
+    })).id;
+  });
+  after(() => service.storage.close());
+
+  let n = 0;
+  /** A registration through `handler` at `url`, and an error body's documentation link from the same origin. */
+  async function links(handler: FetchHandler, url: string, headers: Record<string, string> = {}) {
+    const registered = await handler(new Request(`${url}/v1/attendees`, {
+      method: "POST",
+      headers: { ...headers, authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ eventId, firstName: "A", lastName: "B", email: `links${n++}@example.com`, ticketType: "t" }),
+    }));
+    assert.equal(registered.status, 201);
+    const attendee = await registered.json();
+    const missing = await (await handler(new Request(`${url}/v1/nope`, { headers }))).json();
+    return { qrCode: attendee.qrCode.replace(attendee.id, "ID"), documentation: missing.error.documentation };
+  }
+
+  test("without publicUrl or linkOrigin: http://localhost:3000, whatever the Host", async () => {
+    assert.deepEqual(await links(createHandler(service), "http://evil.example:666"), {
+      qrCode: "http://localhost:3000/v1/qr/ID.png", documentation: "http://localhost:3000/docs#NOT_FOUND",
+    });
+  });
+
+  test("linkOrigin gives the origin (the base path added); the service's publicUrl wins over it", async () => {
+    assert.deepEqual(await links(createHandler(service, { linkOrigin: "https://api.example.com/" }), "http://evil.example"), {
+      qrCode: "https://api.example.com/v1/qr/ID.png", documentation: "https://api.example.com/docs#NOT_FOUND",
+    });
+    assert.deepEqual(await links(createHandler(service, { linkOrigin: "https://api.example.com", basePath: "/ev" }), "http://evil.example/ev"), {
+      qrCode: "https://api.example.com/ev/v1/qr/ID.png", documentation: "https://api.example.com/ev/docs#NOT_FOUND",
+    });
+    const pinned = createEventService({ storage: service.storage, publicUrl: "https://events.example.com/mounted/" });
+    assert.deepEqual(await links(createHandler(pinned, { linkOrigin: "https://api.example.com", basePath: "/mounted" }), "http://evil.example/mounted"), {
+      qrCode: "https://events.example.com/mounted/v1/qr/ID.png", documentation: "https://events.example.com/mounted/docs#NOT_FOUND",
+    });
+  });
+
+  test("a trusted proxy's X-Forwarded-Host (and -Proto) count; a malformed one, or an untrusted peer's, does not", async () => {
+    const proxied = createHandler(service, { trustProxy: true, linkOrigin: "http://127.0.0.1:3000" });
+    assert.deepEqual(await links(proxied, "http://internal", { "x-forwarded-proto": "https", "x-forwarded-host": "events.example.com" }), {
+      qrCode: "https://events.example.com/v1/qr/ID.png", documentation: "https://events.example.com/docs#NOT_FOUND",
+    });
+    for (const host of ["evil.example/phish", "user@evil.example", "evil.example:99999"]) {
+      assert.deepEqual(await links(proxied, "http://internal", { "x-forwarded-host": host }), {
+        qrCode: "http://127.0.0.1:3000/v1/qr/ID.png", documentation: "http://127.0.0.1:3000/docs#NOT_FOUND",
+      }, host);
+    }
+    const direct = createHandler(service, { linkOrigin: "http://127.0.0.1:3000" });
+    assert.deepEqual(await links(direct, "http://evil.example", { "x-forwarded-proto": "https", "x-forwarded-host": "evil.example" }), {
+      qrCode: "http://127.0.0.1:3000/v1/qr/ID.png", documentation: "http://127.0.0.1:3000/docs#NOT_FOUND",
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Server as HttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, isIPv4, isIPv6, type Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
 import { DEFAULT_EMISSION_FACTORS, createBackgroundPurge, createDeliveryWorker, createEventService, createHandler, createSqlStorage, DEFAULT_RETRY_DELAYS_MS, type EventService } from "@event-service/core";
 import { FastResponse, serve } from "srvx";
 import { createApp } from "./app.ts";
@@ -8,6 +9,7 @@ import { collectAcrossWorkers, isClusterWorker } from "./cluster.ts";
 import type { ServerConfig } from "./config.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMetrics } from "./metrics.ts";
+import { answerParserErrors } from "./parser-errors.ts";
 import { createRedirectServer } from "./redirect.ts";
 import { openDatabase, redactDatabaseUrl } from "./database.ts";
 
@@ -24,6 +26,45 @@ export interface RunningServer {
    * in flight, then the store is closed.
    */
   close(): Promise<void>;
+}
+
+/** Whether `host` (HOST) names this machine's loopback interface only. */
+function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return bare === "localhost" || bare === "::1" || (isIPv4(bare) && bare.startsWith("127."));
+}
+
+/**
+ * The origin of the links handed out when neither PUBLIC_URL nor a trusted proxy gives one: the
+ * address the server listens on, with the unspecified addresses (`0.0.0.0`, `::`) read as this
+ * machine's loopback, the one address sure to reach them.
+ */
+export function listenOrigin(host: string, port: number, https: boolean): string {
+  const bare = host.replace(/^\[|\]$/g, "");
+  const reachable = bare === "0.0.0.0" ? "127.0.0.1" : bare === "::" ? "::1" : bare;
+  return `${https ? "https" : "http"}://${isIPv6(reachable) ? `[${reachable}]` : reachable}:${port}`;
+}
+
+/**
+ * Lets the open connections end without a reset once the server drains. Node's `close()`
+ * destroys idle keep-alive connections at once, so a request a client sent on one just then
+ * met `ECONNRESET`, unanswered. Instead every HTTP/1 connection stays open until its keep-alive
+ * timeout (the one Node announces, `Keep-Alive: timeout=5`, counted from now for a connection
+ * idle now, from its last answer for one busy now), within which a request on it gets `503`
+ * with `Connection: close` (see `isDraining`) and its connection then ends; at the timeout no
+ * client reuses it any more. A response in flight does not say `Connection: close`: a request
+ * already pipelined behind it would go unanswered. HTTP/2 sessions are left to Node.
+ */
+function drainConnections(nodeServer: object, connections: Set<Socket>): void {
+  const server = nodeServer as { closeIdleConnections?: () => void; keepAliveTimeout?: number };
+  // Node's close() calls it; the connections are ended here instead.
+  server.closeIdleConnections = () => {};
+  const idleMs = server.keepAliveTimeout || 5_000;
+  for (const socket of connections) {
+    if ((socket as TLSSocket).alpnProtocol === "h2") continue;
+    // A busy one gets Node's keep-alive timeout after its answer; an idle one (or one never used) gets it now.
+    if (!(socket as { _httpMessage?: unknown })._httpMessage) socket.setTimeout(idleMs);
+  }
 }
 
 function listen(server: HttpServer, port: number, host: string): Promise<AddressInfo> {
@@ -82,10 +123,14 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     ...(config.CARBON_OFFSET_PRICE_USD_PER_TONNE !== undefined && { carbon: { offsetPriceUsdPerTonne: config.CARBON_OFFSET_PRICE_USD_PER_TONNE } }),
   });
   let draining = false;
+  // Known once listening (PORT may be 0); read by the handler for each request's links.
+  let linkOrigin = "";
   const handler = createHandler(service, {
     // srvx serves its own Response class without web streams: a large share of a small request's cost.
     Response: FastResponse,
     trustProxy: config.TRUST_PROXY,
+    // Without PUBLIC_URL (which the service holds) and a trusted proxy's X-Forwarded-Host: never the client's Host.
+    linkOrigin: () => linkOrigin,
     // srvx's request knows the connection's peer; core walks X-Forwarded-For from it.
     clientAddress: (request) => (request as { ip?: string }).ip,
     authFailureLimitPerMinute: config.AUTH_FAILURE_LIMIT_PER_MINUTE,
@@ -113,11 +158,22 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     // (node:cluster) share the primary's socket. Outside a cluster it changes nothing.
     node: { exclusive: false },
   });
+  const nodeServer = server.node!.server!;
+  // What Node's HTTP parser refuses gets the error body too, not a bare status line.
+  const docsUrl = () => `${service.publicUrl ?? linkOrigin}/docs`;
+  answerParserErrors(nodeServer, { docsUrl, https: tls !== undefined });
+  // The open connections, for the shutdown (HTTP/1 parses on the TLS socket, not the TCP one).
+  const connections = new Set<Socket>();
+  nodeServer.on(tls ? "secureConnection" : "connection", (socket: Socket) => {
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
+  });
   await server.ready();
   const address = server.node?.server?.address() as AddressInfo | null;
   const port = address?.port ?? config.PORT;
   const host = config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
   const url = `${tls ? "https" : "http"}://${host}:${port}/`;
+  linkOrigin = listenOrigin(config.HOST, port, tls !== undefined);
 
   worker.start();
   purge.start();
@@ -126,11 +182,18 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
   let redirectUrl: string | undefined;
   if (tls && config.HTTP_REDIRECT_PORT !== undefined) {
     redirect = createRedirectServer(port, config.HOST);
+    answerParserErrors(redirect, { docsUrl, https: false });
     const redirectAddress = await listen(redirect, config.HTTP_REDIRECT_PORT, config.HOST);
     redirectUrl = `http://${host}:${redirectAddress.port}/`;
   }
 
   logger.info({ url, ...(redirectUrl && { redirectUrl }), database: redactDatabaseUrl(config.DATABASE_URL) }, "listening");
+  if (!config.PUBLIC_URL && !isLoopback(config.HOST)) {
+    logger.warn(
+      { host: config.HOST, links: linkOrigin },
+      `listening on a non-loopback address without PUBLIC_URL: the links handed out (qrCode, reports, documentation) use ${config.TRUST_PROXY !== false ? "the trusted proxy's X-Forwarded-Host, else " : ""}${linkOrigin}; set PUBLIC_URL to the service's public address`,
+    );
+  }
   if (!tls) {
     logger.warn(
       config.TRUST_PROXY !== false
@@ -147,6 +210,7 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     close() {
       closing ??= (async () => {
         draining = true;
+        drainConnections(nodeServer, connections);
         const force = setTimeout(() => {
           logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "requests still open at the shutdown timeout; closing them");
           void server.close(true);

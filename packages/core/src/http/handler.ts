@@ -3,6 +3,7 @@ import { addRoute, createRouter, findRoute } from "rou3";
 import { ServiceError } from "../errors.ts";
 import { holdsScope, scopesGranting } from "../resources/api-key.ts";
 import type { EventService } from "../service.ts";
+import { DEFAULT_PUBLIC_URL } from "../webhooks/change-notifications.ts";
 import { type CorsOptions, createCors } from "./cors.ts";
 import { withIdempotency } from "./idempotency.ts";
 import { createAuthenticator } from "./authenticate.ts";
@@ -23,15 +24,25 @@ export interface HandlerOptions {
    */
   onError?: (error: unknown, request: Request) => void;
   /**
-   * Where the `documentation` links of error bodies point (`<docsUrl>#CODE`). Default: the
-   * request's origin plus `/docs`.
+   * Where the `documentation` links of error bodies point (`<docsUrl>#CODE`). Default: the base
+   * of the links handed out (see {@link HandlerOptions.linkOrigin}) plus `/docs`.
    */
   docsUrl?: string;
+  /**
+   * The origin of the links handed out (`qrCode`, report URLs, `documentation`) when the service
+   * has no `publicUrl` and no trusted proxy forwarded `X-Forwarded-Host`: a fixed origin (the
+   * bundled server gives the address it listens on), or a function of the request. Default
+   * `http://localhost:3000`. A request's own URL (its `Host` header, or an absolute-form target)
+   * is the client's to choose and never used on its own; a host whose front end has already
+   * checked `Host` may opt in with `linkOrigin: (request) => new URL(request.url).origin`.
+   */
+  linkOrigin?: string | ((request: Request) => string);
   /**
    * The proxies trusted to forward requests (default none): `true` for one hop, or their addresses
    * and CIDR ranges. A request whose peer is trusted has its `X-Forwarded-Proto` and
    * `X-Forwarded-Host` honoured (a plain-HTTP one gets `308` to HTTPS, links use the forwarded
-   * origin), and its client address is the nearest `X-Forwarded-For` hop that is not trusted.
+   * origin unless the service has a `publicUrl`), and its client address is the nearest
+   * `X-Forwarded-For` hop that is not trusted.
    */
   trustProxy?: TrustProxy;
   /**
@@ -120,6 +131,8 @@ export interface ServiceHandler extends FetchHandler {
 const VERSION_PREFIX = /^\/(?:v1|api)(?=\/)/;
 const HSTS = "max-age=31536000; includeSubDomains";
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+/** A host name or IP address with an optional port, as `X-Forwarded-Host` may carry. */
+const FORWARDED_HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 /** The answer to a path (or method) the API does not serve. */
 function noRoute(request: Request, url: URL): ServiceError {
   return new ServiceError("NOT_FOUND", { message: `No route for ${request.method} ${url.pathname}.` });
@@ -136,12 +149,24 @@ function normaliseBasePath(basePath = ""): string {
   return trimmed ? `/${trimmed}` : "";
 }
 
-/** The origin the caller used to reach us. */
-function requestOrigin(request: Request, url: URL, proxied: boolean): string {
-  if (!proxied) return url.origin;
-  const proto = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim();
-  const host = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim();
-  return `${proto || url.protocol.slice(0, -1)}://${host || url.host}`;
+/** The first value of a forwarded header (the hop nearest the client), if any. */
+function forwarded(request: Request, name: string): string | undefined {
+  return request.headers.get(name)?.split(",")[0]?.trim() || undefined;
+}
+
+/** Whether the request reached the service over HTTPS (as a trusted proxy says, else as the connection was). */
+function isHttps(request: Request, url: URL, proxied: boolean): boolean {
+  return ((proxied ? forwarded(request, "x-forwarded-proto") : undefined) ?? url.protocol.slice(0, -1)) === "https";
+}
+
+/** The origin a trusted proxy forwarded (`X-Forwarded-Host`, with `X-Forwarded-Proto` or the connection's scheme), when it is a well-formed one. */
+function forwardedOrigin(request: Request, url: URL): string | undefined {
+  const host = forwarded(request, "x-forwarded-host");
+  if (host === undefined) return undefined;
+  const proto = forwarded(request, "x-forwarded-proto") ?? url.protocol.slice(0, -1);
+  // Only a bare host[:port]: anything else (a path, credentials) would not make an origin.
+  if ((proto !== "http" && proto !== "https") || !FORWARDED_HOST.test(host)) return undefined;
+  return URL.parse(`${proto}://${host}`)?.origin;
 }
 
 /**
@@ -167,6 +192,17 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   });
   const serveDocs = options.docs ?? true;
   const basePath = normaliseBasePath(options.basePath);
+  const { linkOrigin = DEFAULT_PUBLIC_URL } = options;
+  /**
+   * The base of the links handed out for `request`: the service's `publicUrl`, else the origin a
+   * trusted proxy forwarded, else `linkOrigin`; never the request's own `Host` (see DECISIONS:
+   * a client must not shape the links the service hands out, or stores in notifications).
+   */
+  function linkBase(request: Request, url: URL, proxied: boolean): string {
+    if (service.publicUrl !== undefined) return service.publicUrl;
+    const origin = (proxied ? forwardedOrigin(request, url) : undefined) ?? (typeof linkOrigin === "string" ? linkOrigin : linkOrigin(request));
+    return `${origin.replace(/\/+$/, "")}${basePath}`;
+  }
   const reply = createResponder(options.Response);
   const cors = options.cors ? createCors(options.cors) : undefined;
   const publicRouter = createPublicRouter({ service, reply, basePath, docs: serveDocs, ...(options.metrics && { metrics: options.metrics }) });
@@ -262,11 +298,11 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   }
 
   async function respond(request: Request, url: URL, state: RequestState): Promise<Response> {
-    const origin = requestOrigin(request, url, state.proxied);
-    const docs = options.docsUrl ?? `${origin}${basePath}/docs`;
-    if (origin.startsWith("https:")) state.headers["strict-transport-security"] = HSTS;
+    const base = linkBase(request, url, state.proxied);
+    const docs = options.docsUrl ?? `${base}/docs`;
+    if (isHttps(request, url, state.proxied)) state.headers["strict-transport-security"] = HSTS;
     try {
-      return await route(request, url, `${origin}${basePath}`, docs, state);
+      return await route(request, url, base, docs, state);
     } catch (thrown) {
       const error = ServiceError.from(thrown);
       if (error.code === "INTERNAL_ERROR") options.onError?.(thrown, request);
