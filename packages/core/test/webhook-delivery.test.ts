@@ -295,7 +295,11 @@ describe("the receiver's answer: a 2xx status is a delivery; the body is read up
       server.closeAllConnections();
       server.close();
     });
-    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/in`, connectionClosed };
+    // Webhook URLs are https://; the injected fetch (a real HTTP client) takes the attempt to
+    // this plain-HTTP receiver instead, body, stream and connection as a receiver's.
+    const local = `http://127.0.0.1:${(server.address() as AddressInfo).port}/in`;
+    const fetch = ((_url: string, init: RequestInit) => globalThis.fetch(local, init)) as typeof globalThis.fetch;
+    return { url: "https://receiver.test/in", fetch, connectionClosed };
   }
 
   test("a 200 with a 10 MB body sent slowly is delivered as soon as the excerpt is read; the rest is dropped, the connection closed", async (t) => {
@@ -303,7 +307,7 @@ describe("the receiver's answer: a 2xx status is a delivery; the body is read up
     let timer: NodeJS.Timeout | undefined;
     t.after(() => clearInterval(timer));
     let sent = 0;
-    const { url, connectionClosed } = await receiver(t, (response) => {
+    const { url, fetch, connectionClosed } = await receiver(t, (response) => {
       response.writeHead(200, { "content-type": "text/plain", "content-length": String(10 * 1024 * 1024) });
       response.write(`${"a".repeat(1000)}${"b".repeat(100)}`);
       // The rest, 64 KiB every 100 ms: more than a minute for the whole body.
@@ -313,7 +317,7 @@ describe("the receiver's answer: a 2xx status is a delivery; the body is read up
         response.write(chunk);
       }, 100);
     });
-    const result = await sendDelivery({ ...delivery, url }, { timeoutMs: 30_000, allowPrivateNetworks: true });
+    const result = await sendDelivery({ ...delivery, url }, { timeoutMs: 30_000, allowPrivateNetworks: true, fetch });
     assert.deepEqual(
       [result.attempt.succeeded, result.attempt.statusCode, result.attempt.error, result.attempt.responseExcerpt],
       [true, 200, null, `${"a".repeat(1000)}${"b".repeat(24)}`],
@@ -325,11 +329,11 @@ describe("the receiver's answer: a 2xx status is a delivery; the body is read up
   });
 
   test("a 2xx whose body stalls before the excerpt is full is still a delivery, with the excerpt as far as it came", async (t) => {
-    const { url, connectionClosed } = await receiver(t, (response) => {
+    const { url, fetch, connectionClosed } = await receiver(t, (response) => {
       response.writeHead(202, { "content-type": "text/plain", "content-length": "100000" });
       response.write("accepted, thinking");
     });
-    const result = await sendDelivery({ ...delivery, url }, { timeoutMs: 300, allowPrivateNetworks: true });
+    const result = await sendDelivery({ ...delivery, url }, { timeoutMs: 300, allowPrivateNetworks: true, fetch });
     assert.deepEqual(
       [result.attempt.succeeded, result.attempt.statusCode, result.attempt.error, result.attempt.responseExcerpt],
       [true, 202, null, "accepted, thinking"],
@@ -338,11 +342,11 @@ describe("the receiver's answer: a 2xx status is a delivery; the body is read up
   });
 
   test("a 500 whose body stalls is a failure with its status and excerpt", async (t) => {
-    const { url } = await receiver(t, (response) => {
+    const { url, fetch } = await receiver(t, (response) => {
       response.writeHead(500, { "content-type": "text/plain", "content-length": "100000" });
       response.write("broken");
     });
-    const result = await sendDelivery({ ...delivery, url }, { timeoutMs: 300, allowPrivateNetworks: true });
+    const result = await sendDelivery({ ...delivery, url }, { timeoutMs: 300, allowPrivateNetworks: true, fetch });
     assert.deepEqual([result.attempt.succeeded, result.attempt.statusCode, result.attempt.responseExcerpt], [false, 500, "broken"]);
   });
 });
