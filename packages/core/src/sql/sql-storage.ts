@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, type EmissionFactorSetInput } from "../carbon/emission-factors.ts";
 import { ServiceError } from "../errors.ts";
 import type { Storage } from "../storage.ts";
+import { type StoreFault, storeUnavailable, WRITE_FAULTS } from "../storage/lifecycle-store.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import { createAccountStore } from "./account-sql.ts";
 import { createAnalyticsQueries } from "./analytics-queries.ts";
@@ -80,12 +81,25 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     ...createAnalyticsStore(ctx),
   };
   storage.emissionFactors = factors;
-  return withAvailability(storage, (error) => dialect.isStoreUnavailable(error));
+  // The smallest real write: it needs the write lock and a commit, as every write does, and changes nothing.
+  const probeWrite = () => ctx.write((trx) => trx.updateTable("key_revision").set((eb) => ({ revision: eb.ref("revision") })).where("id", "=", 1).execute());
+  return withAvailability(storage, (error) => dialect.storeFault(error), probeWrite);
 }
 
-
-/** Turns errors that mean "the store cannot serve now" into `503 SERVICE_UNAVAILABLE`, on every method. */
-function withAvailability(storage: Storage, unavailable: (error: unknown) => boolean): Storage {
+/**
+ * Turns errors that mean "the store cannot serve now" into `503 SERVICE_UNAVAILABLE` (with the
+ * fault in `details.fault`), on every method. Remembers a write that failed for one of the
+ * {@link WRITE_FAULTS}: `ping()` then makes `probeWrite`, not a read, until one succeeds, since
+ * a disk that is full or a server that turned read-only still answers reads.
+ */
+function withAvailability(storage: Storage, storeFault: (error: unknown) => StoreFault | null, probeWrite: () => Promise<unknown>): Storage {
+  let writeFault: StoreFault | undefined;
+  const ping = storage.ping;
+  storage.ping = async () => {
+    if (writeFault === undefined) return ping();
+    await probeWrite();
+    writeFault = undefined;
+  };
   const wrapped = {} as Record<string, unknown>;
   for (const [name, method] of Object.entries(storage) as Array<[string, (...args: unknown[]) => Promise<unknown>]>) {
     if (typeof method !== "function") {
@@ -96,8 +110,10 @@ function withAvailability(storage: Storage, unavailable: (error: unknown) => boo
       try {
         return await method(...args);
       } catch (error) {
-        if (ServiceError.is(error) || !unavailable(error)) throw error;
-        throw new ServiceError("SERVICE_UNAVAILABLE", { message: "The store cannot be reached; retry shortly.", headers: { "retry-after": "5" }, cause: error });
+        const fault = ServiceError.is(error) ? null : storeFault(error);
+        if (fault === null) throw error;
+        if (WRITE_FAULTS.includes(fault)) writeFault = fault;
+        throw storeUnavailable(fault, error);
       }
     };
   }
