@@ -1,3 +1,4 @@
+import { randomBytes, randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, type EmissionFactorSetInput } from "../carbon/emission-factors.ts";
 import { ServiceError } from "../errors.ts";
@@ -81,8 +82,15 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     ...createAnalyticsStore(ctx),
   };
   storage.emissionFactors = factors;
-  // The smallest real write: it needs the write lock and a commit, as every write does, and changes nothing.
-  const probeWrite = () => ctx.write((trx) => trx.updateTable("key_revision").set((eb) => ({ revision: eb.ref("revision") })).where("id", "=", 1).execute());
+  // A real write that leaves nothing behind, and as large as a burst of writes: a full disk
+  // still takes a write of a page or two (SQLite's log reuses its file's space), not the
+  // requests' writes. Made only while a write fault is remembered.
+  const probeWrite = () =>
+    ctx.write(async (trx) => {
+      const probe = { account_id: "health_probe", key: randomUUID() };
+      await trx.insertInto("idempotency_keys").values({ ...probe, request_hash: "", state: "probe", response_body: probePayload(), created_at: "", expires_at: "" }).execute();
+      await trx.deleteFrom("idempotency_keys").where("account_id", "=", probe.account_id).where("key", "=", probe.key).execute();
+    });
   return withAvailability(storage, (error) => dialect.storeFault(error), probeWrite);
 }
 
@@ -119,3 +127,8 @@ function withAvailability(storage: Storage, storeFault: (error: unknown) => Stor
   }
   return wrapped as unknown as Storage;
 }
+
+/** The size of the health probe's write: some 64 pages, incompressible (PostgreSQL compresses large text). */
+const PROBE_BYTES = 256 * 1024;
+let payload: string | undefined;
+const probePayload = () => (payload ??= randomBytes((PROBE_BYTES * 3) / 4).toString("base64"));
