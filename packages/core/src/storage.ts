@@ -18,7 +18,6 @@ export type { Erasure } from "./storage/erasure.ts";
 export type { EventStore } from "./storage/event-store.ts";
 export type { IdempotencyRecord, IdempotencyStore } from "./storage/idempotency-store.ts";
 export type { PurgeResult, StorageLifecycle, StoreFault } from "./storage/lifecycle-store.ts";
-export { STORE_FAULTS, WRITE_FAULTS } from "./storage/lifecycle-store.ts";
 export type { WebhookStore } from "./storage/webhook-store.ts";
 
 /**
