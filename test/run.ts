@@ -4,6 +4,10 @@
  * CREATE DATABASE), the end-to-end files that use a database once more with
  * `E2E_BACKEND=postgres`, each server on a fresh database of its own. Without it, says that
  * PostgreSQL was skipped. Exits non-zero when any run fails.
+ *
+ * `faults.test.ts` runs in both: its disk-full test in the SQLite run, its PostgreSQL faults in
+ * the PostgreSQL run, on a cluster of their own (port 5433) that they restart and kill without
+ * disturbing the files running beside them.
  */
 import { spawnSync } from "node:child_process";
 import { appendFileSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";

@@ -46,7 +46,7 @@ export type { ErrorBody, ErrorCode, ServiceErrorOptions } from "./errors.ts";
 // Storage
 export type {
   AccountStore, AnalyticsStore, AttendeeStore, Change, ChangeNotifier, DeliveryStore, Erasure, EventStore, EventWithStats,
-  IdempotencyRecord, IdempotencyStore, LeasedRequests, OutboxBacklog, OutboxReader, Page, PurgeResult, RateLimitWindows, RequestLease, Storage, StorageLifecycle, StoredChange,
+  IdempotencyRecord, IdempotencyStore, LeasedRequests, OutboxBacklog, OutboxReader, Page, PurgeResult, RateLimitWindows, RequestLease, Storage, StorageLifecycle, StoreFault, StoredChange,
   WebhookStore,
 } from "./storage.ts";
 export { createSqlStorage } from "./sql/sql-storage.ts";

@@ -17,7 +17,7 @@ export type { AttemptRecorded, DeliveryAttemptRecord, DeliveryStore, OutboxBackl
 export type { Erasure } from "./storage/erasure.ts";
 export type { EventStore } from "./storage/event-store.ts";
 export type { IdempotencyRecord, IdempotencyStore } from "./storage/idempotency-store.ts";
-export type { PurgeResult, StorageLifecycle } from "./storage/lifecycle-store.ts";
+export type { PurgeResult, StorageLifecycle, StoreFault } from "./storage/lifecycle-store.ts";
 export type { WebhookStore } from "./storage/webhook-store.ts";
 
 /**

@@ -30,9 +30,9 @@ for (const backend of BACKENDS) {
         assert.ok(violation, "the second insert fails");
         assert.equal(dialect.isUniqueViolation(violation, ACCOUNT_NAME), true);
         assert.equal(dialect.isUniqueViolation(violation, WEBHOOK_URL), false);
-        assert.equal(dialect.isStoreUnavailable(violation), false);
+        assert.equal(dialect.storeFault(violation), null);
         const syntax = await sql`select * from no_such_table`.execute(database.db).then(() => null, (error: unknown) => error);
-        assert.equal(dialect.isStoreUnavailable(syntax), false);
+        assert.equal(dialect.storeFault(syntax), null);
         // The sort key of the name sorts: ASCII letters folded, nothing else, code point order.
         const names = ["banana", "Äpfel", "apple", "Zebra", "a-b", "ab", "äpfel", "_x"];
         const { rows } = await sql<{ name: string }>`select name from (${sql.join(names.map((name) => sql`select ${name} as name`), sql` union all `)}) as t order by ${dialect.asciiCaseFold(sql.ref("name"))}, name`.execute(database.db);
@@ -47,15 +47,25 @@ for (const backend of BACKENDS) {
 describe("dialect: PostgreSQL errors", () => {
   const error = (code: string, message = "x") => Object.assign(new Error(message), { code });
 
-  test("connection failures, shutdowns and exhausted resources are the store unavailable; constraints and bugs are not", () => {
-    for (const code of ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P02", "57P03", "53300", "53100", "08006", "08001", "08P01"]) {
-      assert.equal(POSTGRES.isStoreUnavailable(error(code)), true, code);
+  test("connection failures, shutdowns, timeouts, a full disk, a read-only server and exhausted resources are store faults; constraints and bugs are not", () => {
+    const faults: Record<string, string> = {
+      ECONNREFUSED: "unreachable", ECONNRESET: "unreachable", ETIMEDOUT: "unreachable", "57P01": "unreachable", "57P02": "unreachable", "57P03": "unreachable",
+      "08006": "unreachable", "08001": "unreachable", "08P01": "unreachable", "57014": "timeout", "55P03": "timeout", "25P03": "timeout", "53300": "overloaded",
+      "53200": "overloaded", "53100": "disk_full", "25006": "read_only", "58030": "io_error",
+    };
+    for (const [code, fault] of Object.entries(faults)) assert.equal(POSTGRES.storeFault(error(code)), fault, code);
+    assert.equal(POSTGRES.storeFault(new Error("Connection terminated unexpectedly")), "unreachable");
+    assert.equal(POSTGRES.storeFault(new Error("timeout exceeded when trying to connect")), "timeout");
+    assert.equal(POSTGRES.storeFault(new AggregateError([error("ECONNREFUSED")], "")), "unreachable");
+    for (const code of ["23505", "23503", "42P01", "42703", "22P02", "40001", "40P01"]) {
+      assert.equal(POSTGRES.storeFault(error(code)), null, code);
     }
-    assert.equal(POSTGRES.isStoreUnavailable(new Error("Connection terminated unexpectedly")), true);
-    assert.equal(POSTGRES.isStoreUnavailable(new AggregateError([error("ECONNREFUSED")], "")), true);
-    for (const code of ["23505", "23503", "42P01", "42703", "22P02", "40001", "57014"]) {
-      assert.equal(POSTGRES.isStoreUnavailable(error(code)), false, code);
-    }
+    const sqlite: Record<string, string> = {
+      SQLITE_BUSY: "timeout", SQLITE_BUSY_SNAPSHOT: "timeout", SQLITE_FULL: "disk_full", SQLITE_READONLY: "read_only", SQLITE_READONLY_DBMOVED: "read_only",
+      SQLITE_IOERR_WRITE: "io_error", SQLITE_CANTOPEN: "unreachable",
+    };
+    for (const [code, fault] of Object.entries(sqlite)) assert.equal(SQLITE.storeFault(error(code)), fault, code);
+    for (const code of ["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_ERROR", "SQLITE_MISMATCH"]) assert.equal(SQLITE.storeFault(error(code)), null, code);
     assert.equal(POSTGRES.isUniqueViolation(Object.assign(error("23505"), { constraint: "webhooks_account_url" }), WEBHOOK_URL), true);
     assert.equal(POSTGRES.isUniqueViolation(Object.assign(error("23505"), { constraint: "accounts_name_key" }), WEBHOOK_URL), false);
   });

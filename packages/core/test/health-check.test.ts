@@ -5,6 +5,11 @@ import { createHandler } from "../src/http/handler.ts";
 import { createHealthCheck } from "../src/http/health-check.ts";
 import { createEventService } from "../src/service.ts";
 import type { Storage } from "../src/storage.ts";
+import Database from "better-sqlite3";
+import { Kysely } from "kysely";
+import type { Database as Schema } from "../src/sql/database.ts";
+import { createSqliteDialect } from "../src/sql/dialect.ts";
+import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 
 /** A store whose pings are counted and can be made to fail, or held until released. */
@@ -39,18 +44,62 @@ describe("GET /health: the store's last ping, remembered for a second", () => {
     assert.equal(store.pings, 2);
   });
 
-  test("checks arriving while a ping is in flight share it, even past the second", async () => {
+  test("checks arriving while a ping is in flight share it; past the ping's time they answer 503 timeout without another ping", async () => {
     const store = fakeStore();
     let now = 0;
     const check = createHealthCheck(store, { now: () => now });
     let release!: () => void;
     store.held = new Promise((resolve) => (release = resolve));
     const first = Array.from({ length: 10 }, () => check());
-    now = 5_000;
+    now = 400;
     const later = Array.from({ length: 10 }, () => check());
+    now = 5_000;
+    const late = await check().then(() => undefined, (error: unknown) => error);
+    assert.ok(ServiceError.is(late));
+    assert.equal(late.code, "SERVICE_UNAVAILABLE");
+    assert.deepEqual(late.details, { fault: "timeout" });
+    assert.equal(store.pings, 1);
     release();
     await Promise.all([...first, ...later]);
     assert.equal(store.pings, 1);
+    // The ping ended: the next check after the interval pings again.
+    await check();
+    assert.equal(store.pings, 2);
+  });
+
+  test("a ping that hangs: the check answers 503 within the timeout (real clock)", async () => {
+    const store = fakeStore();
+    store.held = new Promise(() => {});
+    const check = createHealthCheck(store, { timeoutMs: 100 });
+    const started = performance.now();
+    const refused = await check().then(() => undefined, (error: unknown) => error);
+    const took = performance.now() - started;
+    assert.ok(ServiceError.is(refused) && refused.code === "SERVICE_UNAVAILABLE");
+    assert.ok(took >= 95 && took < 1_000, `answered after ${took} ms`);
+  });
+
+  test("a store that cannot write (SQLite read-only): a write that fails makes the check probe with a write, 503 read_only until writes work again", async () => {
+    const database = new Database(":memory:");
+    const storage = createSqlStorage({ db: new Kysely<Schema>({ dialect: createSqliteDialect(database) }) });
+    await storage.migrate();
+    try {
+      let now = 0;
+      const check = createHealthCheck(storage, { now: () => now });
+      await check();
+      // Reads still work; writes are refused, as on a file turned read-only.
+      database.pragma("query_only = on");
+      await assert.rejects(storage.revokeApiKey("key_1", "2026-01-01T00:00:00.000Z"), (error: unknown) => ServiceError.is(error) && error.status === 503);
+      now = 1_000;
+      const refused = await check().then(() => undefined, (error: unknown) => error);
+      assert.ok(ServiceError.is(refused) && refused.code === "SERVICE_UNAVAILABLE");
+      assert.deepEqual(refused.details, { fault: "read_only" });
+      assert.equal(refused.message, "The store cannot write: it is read-only.");
+      database.pragma("query_only = off");
+      now = 2_000;
+      await check();
+    } finally {
+      await storage.close();
+    }
   });
 
   test("a store that goes down is reported once the remembered answer expires, and its recovery too", async () => {

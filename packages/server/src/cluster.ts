@@ -13,9 +13,24 @@ import type { Logger } from "./log.ts";
 /** The largest `--workers` / `WORKERS`: more processes than that only compete for the database. */
 export const MAX_WORKERS = 64;
 
-/** How many unexpected worker exits within {@link CRASH_WINDOW_MS} the primary replaces before it gives up. */
-export const MAX_REPLACEMENTS = 5;
+/** The window over which worker deaths count towards the delay before a replacement. */
 export const CRASH_WINDOW_MS = 60_000;
+/** The first wait before a replacement when workers keep dying; it doubles with every further death in the window. */
+export const FIRST_REPLACEMENT_DELAY_MS = 1_000;
+/** The longest wait before a replacement. */
+export const MAX_REPLACEMENT_DELAY_MS = 30_000;
+/** Replacements in a row that exit before they listen while no worker serves at all: a crash loop, which ends the service. */
+export const MAX_FAILED_REPLACEMENTS = 5;
+
+/**
+ * How long the primary waits before it replaces a worker, given how many workers died within
+ * {@link CRASH_WINDOW_MS} (this one included): the first at once, then 1 s, 2 s, 4 s, ... up to
+ * {@link MAX_REPLACEMENT_DELAY_MS}.
+ */
+export function replacementDelay(deathsInWindow: number): number {
+  if (deathsInWindow <= 1) return 0;
+  return Math.min(MAX_REPLACEMENT_DELAY_MS, FIRST_REPLACEMENT_DELAY_MS * 2 ** (deathsInWindow - 2));
+}
 
 /** The message a worker sends the primary once it listens. */
 interface ListeningMessage {
@@ -79,12 +94,16 @@ export function collectAcrossWorkers(registry: Registry): () => Promise<MetricsE
  * run this same CLI and start one server each), and resolves with the exit code once they have
  * all exited.
  *
- * - A worker that exits before it listens is a failed start (a bad certificate, an unreachable
- *   database, a port in use): the primary stops the others and exits 1 rather than retry it.
- * - A worker that dies afterwards is logged (`error`, with its pid, exit code and signal) and
- *   replaced by a new one, as gunicorn and nginx do: the others keep serving meanwhile. More
- *   than {@link MAX_REPLACEMENTS} such deaths within a minute is a crash loop: the primary stops
- *   the rest and exits 1, so the supervisor above it (systemd, Kubernetes) sees the failure.
+ * - During the first start, a worker that exits before it listens is a failed start (a bad
+ *   certificate, an unreachable database, a port in use): the primary stops the others and
+ *   exits 1 rather than retry it.
+ * - Once serving, a worker that exits is logged (`error`, with its pid, exit code and signal)
+ *   and replaced, as gunicorn and nginx do, the others serving meanwhile and never stopped for
+ *   it: at once, or after {@link replacementDelay} while workers keep dying. A replacement that
+ *   cannot start (the database still down: it does not wait for it) exits and is replaced the
+ *   same way. Only {@link MAX_FAILED_REPLACEMENTS} replacements in a row that fail to start
+ *   while no worker serves at all is a crash loop: the primary exits 1, so the supervisor above
+ *   it (systemd, Kubernetes) sees the failure.
  * - SIGTERM or SIGINT is passed to every worker, each drains as a single server does (requests
  *   and delivery attempts in flight finish), and the primary exits 0 once all have exited 0
  *   (1 if any did not).
@@ -118,6 +137,10 @@ export async function runPrimary(options: {
   const alive = new Set<Worker>();
   const listening = new Set<Worker>();
   const deaths: number[] = [];
+  /** Replacements in a row that exited before they listened (reset when any worker listens). */
+  let failedStarts = 0;
+  /** Replacements waiting for their delay. */
+  const replacing = new Set<ReturnType<typeof setTimeout>>();
   let stopping: string | undefined;
   let failed = false;
   let announced = false;
@@ -143,8 +166,15 @@ export async function runPrimary(options: {
     if (error) failed = true;
     if (stopping) return;
     stopping = reason;
-    // Before the fork (a signal during the migration): nothing to drain.
-    if (alive.size === 0) return;
+    const waiting = replacing.size > 0;
+    for (const timer of replacing) clearTimeout(timer);
+    replacing.clear();
+    // Before the fork (a signal during the migration): nothing to drain; every worker dead and
+    // their replacements waiting for their delay: nothing left either.
+    if (alive.size === 0) {
+      if (waiting) finishIfEmpty();
+      return;
+    }
     logger.info({ reason, workers: alive.size }, "shutting down");
     // Each worker drains on SIGTERM as a single server does; one still starting stops once it is up.
     for (const worker of alive) worker.process.kill("SIGTERM");
@@ -158,6 +188,7 @@ export async function runPrimary(options: {
       if (isMetrics(message)) return sendMetrics(worker, message.id);
       if (!isListening(message)) return;
       listening.add(worker);
+      failedStarts = 0;
       if (!announced && listening.size === workers) {
         announced = true;
         logger.info({ url: message.url, workers, pids: [...listening].map((w) => w.process.pid) }, "listening");
@@ -173,23 +204,30 @@ export async function runPrimary(options: {
         finishIfEmpty();
         return;
       }
-      if (!hadListened) {
+      if (!announced && !hadListened) {
         logger.error(entry, "worker exited before it listened; stopping the others");
         stop("a worker failed to start", true);
+        finishIfEmpty();
+        return;
+      }
+      if (!hadListened) failedStarts++;
+      if (listening.size === 0 && failedStarts >= MAX_FAILED_REPLACEMENTS) {
+        logger.fatal({ ...entry, failedStarts }, "no worker serves and replacements keep failing to start; stopping");
+        stop("workers keep failing to start", true);
         finishIfEmpty();
         return;
       }
       const now = Date.now();
       deaths.push(now);
       while (deaths[0]! < now - CRASH_WINDOW_MS) deaths.shift();
-      if (deaths.length > MAX_REPLACEMENTS) {
-        logger.fatal({ ...entry, deathsLastMinute: deaths.length }, "workers keep dying; stopping the others");
-        stop("workers keep dying", true);
-        finishIfEmpty();
-        return;
-      }
-      logger.error(entry, "worker died; starting a replacement");
-      fork();
+      const delayMs = replacementDelay(deaths.length);
+      logger.error({ ...entry, ...(!hadListened && { beforeListening: true }), replacementInMs: delayMs }, "worker died; starting a replacement");
+      if (delayMs === 0) return fork();
+      const timer = setTimeout(() => {
+        replacing.delete(timer);
+        fork();
+      }, delayMs);
+      replacing.add(timer);
     });
   }
 

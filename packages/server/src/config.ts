@@ -62,6 +62,8 @@ export const ServerConfig = z
     DATABASE_URL: z.string().min(1).default("./data/event-service.sqlite"),
     // Connections of each process's PostgreSQL pool: keep processes × size under the server's max_connections.
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+    // PostgreSQL: a statement, a lock wait or the wait for a pooled connection past this is a 503.
+    DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
     PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
     TLS_CERT: z.string().min(1).optional(),
     TLS_KEY: z.string().min(1).optional(),
@@ -108,7 +110,7 @@ export type ServerConfig = z.output<typeof ServerConfig>;
 
 /** The environment variables the server reads. */
 export const CONFIG_VARIABLES = [
-  "PORT", "HOST", "DATABASE_URL", "DATABASE_POOL_SIZE", "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "HTTP_REDIRECT_PORT", "TRUST_PROXY", "AUTH_FAILURE_LIMIT_PER_MINUTE", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS",
+  "PORT", "HOST", "DATABASE_URL", "DATABASE_POOL_SIZE", "DATABASE_STATEMENT_TIMEOUT_MS", "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "HTTP_REDIRECT_PORT", "TRUST_PROXY", "AUTH_FAILURE_LIMIT_PER_MINUTE", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS",
   "WEBHOOK_ALLOW_PRIVATE_NETWORKS", "WEBHOOK_RETRY_DELAYS_MS", "WEBHOOK_TIMEOUT_MS", "WEBHOOK_RETENTION_DAYS", "WEBHOOK_SECRET_OVERLAP_MS",
   "CARBON_OFFSET_PRICE_USD_PER_TONNE", "EMISSION_FACTORS_FILE", "METRICS_TOKEN", "CORS_ORIGINS", "WORKERS",
 ] as const;

@@ -20,13 +20,25 @@ export function redactDatabaseUrl(databaseUrl: string): string {
   }
 }
 
+/** PostgreSQL's `idle_in_transaction_session_timeout` on the server's pool: far above any pause of the storage's own transactions. */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+
 /** How the server reaches its database. */
 export interface DatabaseOptions {
   /** A SQLite file path (or `:memory:`), or a `postgres://` URL. */
   DATABASE_URL: string;
   /** Connections of the PostgreSQL pool (SQLite has one). */
   DATABASE_POOL_SIZE: number;
-  /** Told about errors of idle pooled connections (the server restarting, a network cut): the pool replaces them. */
+  /**
+   * PostgreSQL: how long a statement may run, wait for a lock, or wait for a free pooled
+   * connection (`DATABASE_STATEMENT_TIMEOUT_MS`); past it the statement fails, and the storage
+   * answers `503`. Absent (the CLI, migrations): no limit.
+   */
+  statementTimeoutMs?: number;
+  /**
+   * Told about errors of pooled connections (the server restarting, a network cut), idle or in
+   * use: the pool replaces them, and a query in flight on one fails on its own.
+   */
   onPoolError?: (error: Error) => void;
   /** SQLite: told if the checkpointer thread fails (see `openSqlite`). */
   onCheckpointerError?: (error: Error) => void;
@@ -40,9 +52,28 @@ export interface DatabaseOptions {
 export async function openDatabase(options: DatabaseOptions): Promise<Kysely<Schema>> {
   if (!isPostgresUrl(options.DATABASE_URL)) return openSqlite(options.DATABASE_URL, { onCheckpointerError: options.onCheckpointerError });
   // node-postgres reads sslmode, host, port, user, password and database from the URL.
-  const pool = new pg.Pool({ connectionString: options.DATABASE_URL, max: options.DATABASE_POOL_SIZE, connectionTimeoutMillis: 10_000 });
-  // Without a listener, an idle connection's error (PostgreSQL restarting) would end the process.
-  pool.on("error", (error) => options.onPoolError?.(error));
+  const timeout = options.statementTimeoutMs;
+  const pool = new pg.Pool({
+    connectionString: options.DATABASE_URL,
+    max: options.DATABASE_POOL_SIZE,
+    // The wait for a free connection (or a new one) is bounded like a statement.
+    connectionTimeoutMillis: timeout ?? 10_000,
+    // Sent at connect, so they hold for every statement of the connection: a locked table or a
+    // runaway query fails (57014, 55P03) instead of holding a pooled connection for as long.
+    ...(timeout !== undefined && {
+      statement_timeout: timeout,
+      lock_timeout: timeout,
+      // A transaction left open between statements (its process stalled) releases its locks.
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    }),
+    keepAlive: true,
+  });
+  // Without a listener, a connection's error (PostgreSQL restarting) would end the process. The
+  // pool passes on the errors of idle connections only, and takes its listener off a connection
+  // while it is checked out: each connection gets one of its own, which also hears the one that
+  // dies in use (57P01, "Connection terminated unexpectedly"). The pool's event repeats it.
+  pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", (error) => options.onPoolError?.(error)));
   try {
     const client = await pool.connect();
     client.release();

@@ -16,6 +16,61 @@ export function createLogger(level: ServerConfig["LOG_LEVEL"]): Logger {
   return pino({ level, base: undefined, timestamp: isoTimestamp }, pino.destination({ dest: 1, sync: false, maxWrite: 4096 }));
 }
 
+/** How often an error that keeps repeating is logged: once a minute, with its count. */
+export const REPEAT_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * A log call for an error that may repeat on every attempt of a background loop (the delivery
+ * worker's polls, the purge, lost database connections): the first error of a kind (its code and
+ * message) is logged at once, with its stack; the same kind again within
+ * `intervalMs` is only counted, and the count logged (`repeated`, without the stack) once the
+ * interval is over. A kind that stopped is forgotten after a quiet interval, so its next
+ * occurrence is logged at once again.
+ *
+ * @example
+ * const onError = logRepeated(logger, "warn", "webhook delivery worker error");
+ * onError(error); // logged; the same error within the minute is counted
+ */
+export function logRepeated(logger: Logger, level: "error" | "warn", message: string, intervalMs = REPEAT_LOG_INTERVAL_MS): (error: unknown) => void {
+  const kinds = new Map<string, { count: number; last: unknown }>();
+  function flush(kind: string): void {
+    const entry = kinds.get(kind)!;
+    if (entry.count === 0) {
+      kinds.delete(kind);
+      return;
+    }
+    const { last, count } = entry;
+    logger[level]({ error: errorSummary(last), repeated: count, intervalMs }, `${message} (repeated)`);
+    entry.count = 0;
+    setTimeout(flush, intervalMs, kind).unref();
+  }
+  return (error) => {
+    const kind = errorKind(error);
+    const entry = kinds.get(kind);
+    if (entry) {
+      entry.count++;
+      entry.last = error;
+      return;
+    }
+    kinds.set(kind, { count: 0, last: error });
+    logger[level]({ err: error }, message);
+    setTimeout(flush, intervalMs, kind).unref();
+  };
+}
+
+/** What makes two errors "the same" for {@link logRepeated}: their code (the driver's, or the service's) and message. */
+function errorKind(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return `${String((error as { code?: unknown }).code ?? "")} ${error.message}`;
+}
+
+/** An error's type, code and message, without its stack: what a repeat's line shows. */
+function errorSummary(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { message: String(error) };
+  const code = (error as { code?: unknown }).code;
+  return { type: error.name, message: error.message, ...(code !== undefined && { code }) };
+}
+
 /**
  * pino's `isoTime` formats a new Date per line; under load many lines share a millisecond, so
  * the text of the last one is reused.

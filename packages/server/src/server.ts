@@ -7,11 +7,11 @@ import { FastResponse, serve } from "srvx";
 import { createApp } from "./app.ts";
 import { collectAcrossWorkers, isClusterWorker } from "./cluster.ts";
 import type { ServerConfig } from "./config.ts";
-import { createLogger, type Logger } from "./log.ts";
+import { createLogger, type Logger, logRepeated } from "./log.ts";
 import { createMetrics } from "./metrics.ts";
 import { answerParserErrors } from "./parser-errors.ts";
 import { createRedirectServer } from "./redirect.ts";
-import { openDatabase, redactDatabaseUrl } from "./database.ts";
+import { isPostgresUrl, openDatabase, redactDatabaseUrl } from "./database.ts";
 
 /** A running server. */
 export interface RunningServer {
@@ -80,13 +80,26 @@ function listen(server: HttpServer, port: number, host: string): Promise<Address
  */
 export async function startServer(config: ServerConfig, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningServer> {
   const tls = config.TLS_CERT && config.TLS_KEY ? { cert: readFileSync(config.TLS_CERT, "utf8"), key: readFileSync(config.TLS_KEY, "utf8") } : undefined;
+  // Always given (the default without a file): start brings the kept figures to the configured set.
+  const emissionFactors = config.EMISSION_FACTORS_FILE ?? DEFAULT_EMISSION_FACTORS;
+  if (isPostgresUrl(config.DATABASE_URL)) {
+    // A migration, or the kept figures' recomputation, may take longer than a request's statement
+    // timeout: they run first, on a connection without it.
+    const migrating = createSqlStorage({ db: await openDatabase({ ...config, DATABASE_POOL_SIZE: 1 }), emissionFactors });
+    try {
+      await migrating.migrate();
+    } finally {
+      await migrating.close();
+    }
+  }
   const db = await openDatabase({
     ...config,
-    onPoolError: (error) => logger.warn({ err: error }, "database connection lost; the pool replaces it"),
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    onPoolError: logRepeated(logger, "warn", "database connection lost; the pool replaces it"),
     onCheckpointerError: (error) => logger.warn({ err: error }, "the SQLite checkpointer thread failed; commits checkpoint again"),
   });
-  // Always given (the default without a file): start brings the kept figures to the configured set.
-  const storage = createSqlStorage({ db, emissionFactors: config.EMISSION_FACTORS_FILE ?? DEFAULT_EMISSION_FACTORS });
+  const storage = createSqlStorage({ db, emissionFactors });
+  // SQLite migrated here; PostgreSQL above (this finds nothing to do).
   await storage.migrate();
   // Only with a token: metrics without one would tell anyone the traffic and the backlog.
   const metrics = config.METRICS_TOKEN ? createMetrics({ storage }) : undefined;
@@ -104,14 +117,15 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
       );
       metrics?.observeAttempt(info);
     },
-    onError: (error) => logger.error({ err: error }, "webhook delivery worker error"),
+    // Polled twice a second: a store that is down would log an error per poll.
+    onError: logRepeated(logger, "error", "webhook delivery worker error"),
   });
   // Expired idempotency records, and deliveries past WEBHOOK_RETENTION_DAYS, off the requests' path.
   const purge = createBackgroundPurge({
     storage,
     webhookRetentionDays: config.WEBHOOK_RETENTION_DAYS,
     onPurged: (removed) => logger.info(removed, "purged expired records"),
-    onError: (error) => logger.error({ err: error }, "background purge error"),
+    onError: logRepeated(logger, "error", "background purge error"),
   });
   const service = createEventService({
     storage,

@@ -11,6 +11,7 @@ test("defaults", () => {
     HOST: "127.0.0.1",
     DATABASE_URL: "./data/event-service.sqlite",
     DATABASE_POOL_SIZE: 10,
+    DATABASE_STATEMENT_TIMEOUT_MS: 5000,
     PUBLIC_URL: undefined,
     TLS_CERT: undefined,
     TLS_KEY: undefined,

@@ -28,8 +28,14 @@ export function requestFingerprint(method: string, path: string, body: Uint8Arra
   return createHash("sha256").update(`${method} ${path}\n`).update(body).digest("hex");
 }
 
-/** Tries at storing a keyed request's answer before giving up. */
-const COMPLETE_ATTEMPTS = 3;
+/**
+ * How long a keyed request's answer (or the release of its claim, when it failed) is tried at
+ * being stored while the store fails: well past a database's restart, and short of the claim's
+ * staleness ({@link IDEMPOTENCY_STALE_MS}), after which a retry would run the request again.
+ */
+const SETTLE_WITHIN_MS = 30_000;
+/** How long the answer of a committed request waits for its storing before it goes out anyway. */
+const SETTLE_WAIT_MS = 3_000;
 
 /** A POST with an `Idempotency-Key`, as {@link withIdempotency} needs it. */
 export interface IdempotentRequest {
@@ -85,20 +91,40 @@ export async function withIdempotency(
   try {
     answer = await run();
   } catch (error) {
-    await store.releaseIdempotencyKey(accountId, key).catch(() => {});
+    // Released, so that the client's retry runs the request rather than meeting a claim still
+    // running until it goes stale; in the background, as the answer does not wait for it.
+    settle(() => store.releaseIdempotencyKey(accountId, key)).catch(() => {});
     throw error;
   }
-  // The request's effect has committed by now, so a passing failure of the store (a lock held
-  // past the busy timeout) is waited out a few times: a claim left running would, once stale,
-  // let a retry run the request again.
+  // The request's effect has committed by now: its answer is right, and it is stored for the
+  // retries. While the store fails (a restart), the answer goes out after a short wait and the
+  // storing goes on behind it: a retry meets `IDEMPOTENCY_KEY_IN_USE` until it is stored, then the answer.
   const response = { status: answer.status, body: JSON.stringify(answer.body) };
-  for (let attempt = 1; ; attempt++) {
+  const stored = settle(() => store.completeIdempotencyKey(accountId, key, response));
+  stored.catch(() => {});
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([stored, new Promise((resolve) => (timer = setTimeout(resolve, SETTLE_WAIT_MS)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+  return answer;
+}
+
+/**
+ * Runs a write of the key's state, waiting out a passing failure of the store (a lock held past
+ * the busy timeout, a restart): tried again 100 ms later, then doubling up to 2 s, for up to
+ * {@link SETTLE_WITHIN_MS}. Other errors are thrown at once.
+ */
+async function settle(write: () => Promise<unknown>): Promise<void> {
+  const giveUpAt = Date.now() + SETTLE_WITHIN_MS;
+  for (let pause = 100; ; pause = Math.min(pause * 2, 2_000)) {
     try {
-      await store.completeIdempotencyKey(accountId, key, response);
-      return answer;
+      await write();
+      return;
     } catch (error) {
-      if (attempt >= COMPLETE_ATTEMPTS || !(ServiceError.is(error) && error.code === "SERVICE_UNAVAILABLE")) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      if (Date.now() + pause > giveUpAt || !(ServiceError.is(error) && error.code === "SERVICE_UNAVAILABLE")) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause).unref?.());
     }
   }
 }

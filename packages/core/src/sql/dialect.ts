@@ -11,6 +11,7 @@ import {
   type SqlBool, SqliteAdapter, type SqliteDatabase, SqliteDialect, sql,
 } from "kysely";
 import type { BucketGranularity } from "../analytics/date-buckets.ts";
+import type { StoreFault } from "../storage/lifecycle-store.ts";
 import type { Database } from "./database.ts";
 
 /** The databases the storage runs on. */
@@ -60,11 +61,12 @@ export interface SqlDialect {
   /** Runs the migrations once, also when several processes start together on one database. */
   migrate(db: Kysely<Database>, provider: MigrationProvider): Promise<MigrationResultSet>;
   /**
-   * True when an error means the store cannot serve right now (locked past the busy timeout,
-   * unreachable, closed, out of space or connections), as opposed to a bug, a bad query or a
-   * constraint: the service answers those with `503 SERVICE_UNAVAILABLE` and `Retry-After`.
+   * Why the store cannot serve right now, when `error` means it cannot (locked or busy past a
+   * timeout, unreachable, closed, out of space or connections, read-only); `null` for a bug, a
+   * bad query or a constraint. The service answers the former with `503 SERVICE_UNAVAILABLE`
+   * and `Retry-After`.
    */
-  isStoreUnavailable(error: unknown): boolean;
+  storeFault(error: unknown): StoreFault | null;
   /** True when `error` is a violation of the unique index `index`. */
   isUniqueViolation(error: unknown, index: UniqueIndex): boolean;
   /**
@@ -119,6 +121,15 @@ async function onOneConnection<T>(db: Kysely<Database>, begin: string, fn: (trx:
   });
 }
 
+/** SQLite's result codes (extended ones start with the primary's name) that mean the store cannot serve now. */
+const SQLITE_FAULTS: ReadonlyArray<readonly [RegExp, StoreFault]> = [
+  [/^SQLITE_(BUSY|LOCKED)/, "timeout"],
+  [/^SQLITE_FULL/, "disk_full"],
+  [/^SQLITE_READONLY/, "read_only"],
+  [/^SQLITE_IOERR/, "io_error"],
+  [/^SQLITE_(CANTOPEN|PROTOCOL|NOTADB)/, "unreachable"],
+];
+
 /** SQLite: one writer at a time per database file, so a write transaction needs no row locks. */
 export const SQLITE: SqlDialect = {
   name: "sqlite",
@@ -138,11 +149,12 @@ export const SQLITE: SqlDialect = {
   // Inside the write transaction: two processes starting on one new file migrate one after the other.
   migrate: (db, provider) => SQLITE.writeTransaction(db, (trx) => new Migrator({ db: trx, provider, disableTransactions: true }).migrateToLatest()),
 
-  isStoreUnavailable(error) {
-    if (!(error instanceof Error)) return false;
-    const code = codeOf(error);
-    if (code !== null && /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|PROTOCOL|NOTADB)/.test(code)) return true;
-    return /database connection is not open|driver has already been destroyed/i.test(error.message);
+  storeFault(error) {
+    if (!(error instanceof Error)) return null;
+    const code = codeOf(error) ?? "";
+    const fault = SQLITE_FAULTS.find(([pattern]) => pattern.test(code));
+    if (fault) return fault[1];
+    return /database connection is not open|driver has already been destroyed/i.test(error.message) ? "unreachable" : null;
   },
 
   isUniqueViolation(error, index) {
@@ -178,8 +190,20 @@ export const SQLITE: SqlDialect = {
   asciiCaseFold: (text) => sql<string>`lower(${text})`,
 };
 
-/** SQLSTATEs PostgreSQL answers when it cannot serve now: shutting down, out of connections or resources, connection failures. */
-const PG_UNAVAILABLE = /^(08|53|57P0|58)/;
+/**
+ * SQLSTATEs (or their classes) PostgreSQL answers when it cannot serve now, most specific first:
+ * a statement or lock wait past its timeout, disk full, a read-only server (a standby, or
+ * `default_transaction_read_only`), out of connections or memory, shutting down, connection
+ * failures, system I/O errors.
+ */
+const PG_FAULTS: ReadonlyArray<readonly [RegExp, StoreFault]> = [
+  [/^(57014|55P03|25P03)$/, "timeout"],
+  [/^53100$/, "disk_full"],
+  [/^25006$/, "read_only"],
+  [/^53/, "overloaded"],
+  [/^(08|57P0)/, "unreachable"],
+  [/^58/, "io_error"],
+];
 /** Node's errors when a connection cannot be made or is lost. */
 const NET_UNAVAILABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE"]);
 /** A transaction aborted only because another ran at the same time: serialization failure, deadlock. Running it again succeeds. */
@@ -222,15 +246,21 @@ export const POSTGRES: SqlDialect = {
   // migrations in one transaction: processes starting together migrate once, one after another.
   migrate: (db, provider) => new Migrator({ db, provider }).migrateToLatest(),
 
-  isStoreUnavailable(error) {
-    if (!(error instanceof Error)) return false;
+  storeFault(error) {
+    if (!(error instanceof Error)) return null;
     const code = codeOf(error);
-    if (code !== null && (NET_UNAVAILABLE.has(code) || (/^[0-9A-Z]{5}$/.test(code) && PG_UNAVAILABLE.test(code)))) return true;
+    if (code !== null && NET_UNAVAILABLE.has(code)) return "unreachable";
+    if (code !== null && /^[0-9A-Z]{5}$/.test(code)) {
+      const fault = PG_FAULTS.find(([pattern]) => pattern.test(code));
+      if (fault) return fault[1];
+    }
     // AggregateError: a host name resolving to several addresses, each refused.
-    if (error instanceof AggregateError && error.errors.some((inner) => POSTGRES.isStoreUnavailable(inner))) return true;
-    return /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end|Client has encountered a connection error|driver has already been destroyed/i.test(
-      error.message,
-    );
+    if (error instanceof AggregateError && error.errors.some((inner) => POSTGRES.storeFault(inner) !== null)) return "unreachable";
+    // pg-pool's wait for a free connection (connectionTimeoutMillis), or a connect that took as long.
+    if (/timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(error.message)) return "timeout";
+    return /Connection terminated|Cannot use a pool after calling end|Client has encountered a connection error|Client was closed|driver has already been destroyed/i.test(error.message)
+      ? "unreachable"
+      : null;
   },
 
   isUniqueViolation(error, index) {

@@ -1,7 +1,9 @@
+import { randomBytes, randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, type EmissionFactorSetInput } from "../carbon/emission-factors.ts";
 import { ServiceError } from "../errors.ts";
 import type { Storage } from "../storage.ts";
+import { type StoreFault, storeUnavailable, WRITE_FAULTS } from "../storage/lifecycle-store.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import { createAccountStore } from "./account-sql.ts";
 import { createAnalyticsQueries } from "./analytics-queries.ts";
@@ -80,12 +82,32 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     ...createAnalyticsStore(ctx),
   };
   storage.emissionFactors = factors;
-  return withAvailability(storage, (error) => dialect.isStoreUnavailable(error));
+  // A real write that leaves nothing behind, and as large as a burst of writes: a full disk
+  // still takes a write of a page or two (SQLite's log reuses its file's space), not the
+  // requests' writes. Made only while a write fault is remembered.
+  const probeWrite = () =>
+    ctx.write(async (trx) => {
+      const probe = { account_id: "health_probe", key: randomUUID() };
+      await trx.insertInto("idempotency_keys").values({ ...probe, request_hash: "", state: "probe", response_body: probePayload(), created_at: "", expires_at: "" }).execute();
+      await trx.deleteFrom("idempotency_keys").where("account_id", "=", probe.account_id).where("key", "=", probe.key).execute();
+    });
+  return withAvailability(storage, (error) => dialect.storeFault(error), probeWrite);
 }
 
-
-/** Turns errors that mean "the store cannot serve now" into `503 SERVICE_UNAVAILABLE`, on every method. */
-function withAvailability(storage: Storage, unavailable: (error: unknown) => boolean): Storage {
+/**
+ * Turns errors that mean "the store cannot serve now" into `503 SERVICE_UNAVAILABLE` (with the
+ * fault in `details.fault`), on every method. Remembers a write that failed for one of the
+ * {@link WRITE_FAULTS}: `ping()` then makes `probeWrite`, not a read, until one succeeds, since
+ * a disk that is full or a server that turned read-only still answers reads.
+ */
+function withAvailability(storage: Storage, storeFault: (error: unknown) => StoreFault | null, probeWrite: () => Promise<unknown>): Storage {
+  let writeFault: StoreFault | undefined;
+  const ping = storage.ping;
+  storage.ping = async () => {
+    if (writeFault === undefined) return ping();
+    await probeWrite();
+    writeFault = undefined;
+  };
   const wrapped = {} as Record<string, unknown>;
   for (const [name, method] of Object.entries(storage) as Array<[string, (...args: unknown[]) => Promise<unknown>]>) {
     if (typeof method !== "function") {
@@ -96,10 +118,17 @@ function withAvailability(storage: Storage, unavailable: (error: unknown) => boo
       try {
         return await method(...args);
       } catch (error) {
-        if (ServiceError.is(error) || !unavailable(error)) throw error;
-        throw new ServiceError("SERVICE_UNAVAILABLE", { message: "The store cannot be reached; retry shortly.", headers: { "retry-after": "5" }, cause: error });
+        const fault = ServiceError.is(error) ? null : storeFault(error);
+        if (fault === null) throw error;
+        if (WRITE_FAULTS.includes(fault)) writeFault = fault;
+        throw storeUnavailable(fault, error);
       }
     };
   }
   return wrapped as unknown as Storage;
 }
+
+/** The size of the health probe's write: some 64 pages, incompressible (PostgreSQL compresses large text). */
+const PROBE_BYTES = 256 * 1024;
+let payload: string | undefined;
+const probePayload = () => (payload ??= randomBytes((PROBE_BYTES * 3) / 4).toString("base64"));

@@ -1,4 +1,32 @@
+import { ServiceError } from "../errors.ts";
 import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
+
+/**
+ * Why the store cannot serve now, as a `503`'s `details.fault` and `/health` say it:
+ * unreachable (down, restarting, connection lost), timeout (a statement, a lock wait or the wait
+ * for a pooled connection past its limit; SQLite's busy timeout), overloaded (out of connections
+ * or memory), disk_full, read_only, io_error.
+ */
+export const STORE_FAULTS = ["unreachable", "timeout", "overloaded", "disk_full", "read_only", "io_error"] as const;
+export type StoreFault = (typeof STORE_FAULTS)[number];
+
+/** The faults that stop writes while reads may still work: `/health` then probes with a write until one succeeds. */
+export const WRITE_FAULTS: readonly StoreFault[] = ["disk_full", "read_only"];
+
+/** What a 503 of the store says, by fault. */
+const FAULT_MESSAGES: Record<StoreFault, string> = {
+  unreachable: "The store cannot be reached; retry shortly.",
+  timeout: "The store did not answer in time; retry shortly.",
+  overloaded: "The store is out of connections or resources; retry shortly.",
+  disk_full: "The store cannot write: its disk is full.",
+  read_only: "The store cannot write: it is read-only.",
+  io_error: "The store failed to read or write; retry shortly.",
+};
+
+/** `503 SERVICE_UNAVAILABLE` for a fault of the store, with `Retry-After` and the fault in `details.fault`. */
+export function storeUnavailable(fault: StoreFault, cause?: unknown): ServiceError {
+  return new ServiceError("SERVICE_UNAVAILABLE", { message: FAULT_MESSAGES[fault], details: { fault }, headers: { "retry-after": "5" }, cause });
+}
 
 /** What one purge removed. */
 export interface PurgeResult {
@@ -25,7 +53,11 @@ export interface StorageLifecycle {
    * processes at once.
    */
   migrate(): Promise<void>;
-  /** A round trip to the store; throws when it cannot be reached. */
+  /**
+   * A round trip to the store; throws when it cannot be reached. After a write failed for one of
+   * the {@link WRITE_FAULTS}, a small real write instead, until one succeeds: so it throws while
+   * the store cannot write.
+   */
   ping(): Promise<void>;
   /** Releases the store. No method may be called afterwards. */
   close(): Promise<void>;
