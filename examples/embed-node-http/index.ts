@@ -18,8 +18,11 @@ const storage = createSqlStorage({ db: new Kysely({ dialect: new SqliteDialect({
 await storage.migrate();
 
 const service = createEventService({ storage });
+// Links (qrCode, documentation) point at where this app listens, known once it does: never at a
+// request's Host header. Behind a public address, give the service `publicUrl` instead.
+let origin = "http://127.0.0.1:3000";
 // An HTTP/1 server here, so the adapter is used as the HTTP/1 handler it also is.
-const handler = createHandler(service, { basePath: "/events-api" });
+const handler = createHandler(service, { basePath: "/events-api", linkOrigin: () => origin });
 const events = toNodeHandler(handler) as NodeHttp1Handler;
 
 const server = createServer((req, res) => {
@@ -30,6 +33,7 @@ const server = createServer((req, res) => {
 
 server.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", async () => {
   const { port } = server.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
   const { key } = await service.keys.create({ account: "Host app", tier: "professional" });
   console.log(JSON.stringify({ url: `http://127.0.0.1:${port}`, api: `http://127.0.0.1:${port}/events-api/v1`, key }));
 });
