@@ -1,8 +1,9 @@
 /**
  * `serve --workers N`: N server processes on one port with node:cluster. The primary migrates the
  * database once, forks the workers (each a whole server: handler, delivery worker, purge) and
- * then only supervises: it serves no request and opens no store. Connections are spread over the
- * workers by the primary (Node's round-robin scheduling on every platform but Windows).
+ * then only supervises: it serves no request and opens no store. The workers accept connections
+ * from the shared listening socket themselves (node:cluster's `SCHED_NONE`), unless
+ * `NODE_CLUSTER_SCHED_POLICY` says otherwise.
  */
 import cluster, { type Worker } from "node:cluster";
 import { createServer, type AddressInfo } from "node:net";
@@ -241,6 +242,12 @@ export async function runPrimary(options: {
     return 0;
   }
   logger.info({ workers }, "starting workers");
+  // With round-robin (Node's default), the primary accepts each connection and hands it to a
+  // worker over IPC with no timeout: a connection handed to a worker that is killed at that
+  // moment is held by the primary, unanswered, until the client gives up. Workers that accept
+  // from the shared socket themselves lose nothing they have not taken. An operator's explicit
+  // NODE_CLUSTER_SCHED_POLICY (read by node:cluster itself) is left as it is.
+  if (!process.env.NODE_CLUSTER_SCHED_POLICY) cluster.schedulingPolicy = cluster.SCHED_NONE;
   for (let i = 0; i < workers; i++) fork();
   return done;
 }
