@@ -55,7 +55,9 @@ export function createWebhookStore(ctx: SqlContext): WebhookStore {
       return backstop(dialect, WEBHOOK_URL_INDEX, () => write(async (trx) => {
         // The account's lock, as for an insert: a URL checked free stays free until this commits.
         await dialect.lockRows(trx.selectFrom("accounts").select("id").where("id", "=", accountId)).executeTakeFirst();
-        const row = await trx.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+        // Locked: the row is written back whole, and an attempt recorded meanwhile (its failure
+        // count, a disabling) must not be overwritten with what was read before it.
+        const row = await dialect.lockRows(trx.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId)).executeTakeFirst();
         if (!row) throw new ServiceError("NOT_FOUND", { message: `Webhook ${id} not found.` });
         const before = rowToWebhook(row);
         const after = change(before);
