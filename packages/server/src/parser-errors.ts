@@ -14,6 +14,8 @@ export interface ParserErrorOptions {
   docsUrl: () => string;
   /** The connection is HTTPS: the answer carries `Strict-Transport-Security`, as every other one does. */
   https: boolean;
+  /** Whether a response is in flight on the connection (then no answer can follow it, only the close). Default: never. */
+  busy?: (socket: object) => boolean;
 }
 
 /** How long a connection whose request the parser refused may go on sending before it is closed. */
@@ -48,9 +50,8 @@ export function answerParserErrors(server: ParsingServer, options: ParserErrorOp
   server.on("clientError", (error, socket) => {
     if (answered.has(socket)) return;
     answered.add(socket);
-    // A response already started on this connection (a pipelined request) cannot be followed by another: only close.
-    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-    if (!socket.writable || error.code === "ECONNRESET" || inFlight?.headersSent) {
+    // A response in flight on this connection (a pipelined request) cannot be followed by another: only close.
+    if (!socket.writable || error.code === "ECONNRESET" || options.busy?.(socket)) {
       socket.destroy();
       return;
     }

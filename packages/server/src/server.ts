@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Server as HttpServer } from "node:http";
-import { type AddressInfo, isIPv4, isIPv6, type Socket } from "node:net";
-import type { TLSSocket } from "node:tls";
+import { type AddressInfo, isIPv4, isIPv6 } from "node:net";
 import { DEFAULT_EMISSION_FACTORS, createBackgroundPurge, createDeliveryWorker, createEventService, createHandler, createSqlStorage, DEFAULT_RETRY_DELAYS_MS, type EventService } from "@event-service/core";
 import { FastResponse, serve } from "srvx";
 import { createApp } from "./app.ts";
@@ -9,6 +8,7 @@ import { collectAcrossWorkers, isClusterWorker } from "./cluster.ts";
 import type { ServerConfig } from "./config.ts";
 import { createLogger, type Logger, logRepeated } from "./log.ts";
 import { createMetrics } from "./metrics.ts";
+import { trackConnections } from "./connections.ts";
 import { answerParserErrors } from "./parser-errors.ts";
 import { createRedirectServer } from "./redirect.ts";
 import { isPostgresUrl, openDatabase, redactDatabaseUrl } from "./database.ts";
@@ -43,28 +43,6 @@ export function listenOrigin(host: string, port: number, https: boolean): string
   const bare = host.replace(/^\[|\]$/g, "");
   const reachable = bare === "0.0.0.0" ? "127.0.0.1" : bare === "::" ? "::1" : bare;
   return `${https ? "https" : "http"}://${isIPv6(reachable) ? `[${reachable}]` : reachable}:${port}`;
-}
-
-/**
- * Lets the open connections end without a reset once the server drains. Node's `close()`
- * destroys idle keep-alive connections at once, so a request a client sent on one just then
- * met `ECONNRESET`, unanswered. Instead every HTTP/1 connection stays open until its keep-alive
- * timeout (the one Node announces, `Keep-Alive: timeout=5`, counted from now for a connection
- * idle now, from its last answer for one busy now), within which a request on it gets `503`
- * with `Connection: close` (see `isDraining`) and its connection then ends; at the timeout no
- * client reuses it any more. A response in flight does not say `Connection: close`: a request
- * already pipelined behind it would go unanswered. HTTP/2 sessions are left to Node.
- */
-function drainConnections(nodeServer: object, connections: Set<Socket>): void {
-  const server = nodeServer as { closeIdleConnections?: () => void; keepAliveTimeout?: number };
-  // Node's close() calls it; the connections are ended here instead.
-  server.closeIdleConnections = () => {};
-  const idleMs = server.keepAliveTimeout || 5_000;
-  for (const socket of connections) {
-    if ((socket as TLSSocket).alpnProtocol === "h2") continue;
-    // A busy one gets Node's keep-alive timeout after its answer; an idle one (or one never used) gets it now.
-    if (!(socket as { _httpMessage?: unknown })._httpMessage) socket.setTimeout(idleMs);
-  }
 }
 
 function listen(server: HttpServer, port: number, host: string): Promise<AddressInfo> {
@@ -175,13 +153,9 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
   const nodeServer = server.node!.server!;
   // What Node's HTTP parser refuses gets the error body too, not a bare status line.
   const docsUrl = () => `${service.publicUrl ?? linkOrigin}/docs`;
-  answerParserErrors(nodeServer, { docsUrl, https: tls !== undefined });
-  // The open connections, for the shutdown (HTTP/1 parses on the TLS socket, not the TCP one).
-  const connections = new Set<Socket>();
-  nodeServer.on(tls ? "secureConnection" : "connection", (socket: Socket) => {
-    connections.add(socket);
-    socket.once("close", () => connections.delete(socket));
-  });
+  // The open connections, for the parser's answers and the shutdown.
+  const connections = trackConnections(nodeServer, tls !== undefined);
+  answerParserErrors(nodeServer, { docsUrl, https: tls !== undefined, busy: connections.busy });
   await server.ready();
   const address = server.node?.server?.address() as AddressInfo | null;
   const port = address?.port ?? config.PORT;
@@ -224,7 +198,7 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     close() {
       closing ??= (async () => {
         draining = true;
-        drainConnections(nodeServer, connections);
+        connections.drain();
         const force = setTimeout(() => {
           logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "requests still open at the shutdown timeout; closing them");
           void server.close(true);
