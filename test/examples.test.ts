@@ -7,21 +7,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { ROOT, startServer } from "./_setup.ts";
+import { runToEnd } from "./fixtures/conventions.ts";
 
 const TSX = ["--import", "tsx"];
 
 /** Runs a script to its end; its stdout and exit code. */
-function run(script: string, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...TSX, script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (script: string, env: Record<string, string> = {}) => runToEnd(process.execPath, [...TSX, script], { cwd: ROOT, env, timeoutMs: 120_000 });
 
 /** Starts an example server and waits for the JSON line with its address and key. */
 function serve(script: string): Promise<{ child: ChildProcess; url: string; api: string; key: string }> {

@@ -5,11 +5,11 @@
  * fails the script on a 4xx or 5xx answer, so a step that does not work as written fails here.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { ROOT, startServer, type TestServer } from "./_setup.ts";
+import { runToEnd } from "./fixtures/conventions.ts";
 
 /** The `sh` code blocks of the README section headed `## {heading}`. */
 function shellBlocks(heading: string): string[] {
@@ -19,18 +19,6 @@ function shellBlocks(heading: string): string[] {
   const next = readme.indexOf("\n## ", start + 1);
   const section = readme.slice(start, next < 0 ? undefined : next);
   return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
-}
-
-function bash(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-c", script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 let server: TestServer;
@@ -54,7 +42,7 @@ test("the README's walkthrough and analytics examples work when pasted as writte
     pasted,
     'echo "KEPT $EVENT $CODE $AUTUMN"',
   ].join("\n");
-  const result = await bash(script, { DATABASE_URL: server.database });
+  const result = await runToEnd("bash", ["-c", script], { cwd: ROOT, env: { DATABASE_URL: server.database }, timeoutMs: 120_000 });
   assert.equal(result.code, 0, `the walkthrough failed:\n${result.stdout}\n${result.stderr}`);
 
   const kept = result.stdout.split("\n").find((line) => line.startsWith("KEPT "))!.split(" ");

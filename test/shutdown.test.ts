@@ -11,7 +11,7 @@ import { type ApiResponse, startServer, testDatabase, type TestServer } from "./
 import { attendeeInput, eventInput } from "./fixtures/builders.ts";
 import { clientFor, createEvent, expectError, expectStatus } from "./fixtures/api.ts";
 import { logLines, sleep } from "./fixtures/conventions.ts";
-import { openRaw } from "./fixtures/raw-http.ts";
+import { openRaw, parseResponses } from "./fixtures/raw-http.ts";
 
 type Outcome = { response: ApiResponse } | { error: Error };
 
@@ -97,43 +97,6 @@ function collectResponses(socket: Socket): { all: () => string; closed: Promise<
   const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
   socket.on("error", () => {});
   return { all: () => data, closed };
-}
-
-/** Splits raw HTTP/1.1 response text (content-length or chunked bodies) into status, headers, body. */
-function parseResponses(text: string): Array<{ status: number; headers: Record<string, string>; body: any }> {
-  const out = [];
-  let rest = text;
-  while (rest.length) {
-    const end = rest.indexOf("\r\n\r\n");
-    if (end < 0) break;
-    const [statusLine, ...lines] = rest.slice(0, end).split("\r\n");
-    const headers: Record<string, string> = {};
-    for (const line of lines) {
-      const colon = line.indexOf(":");
-      headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-    }
-    rest = rest.slice(end + 4);
-    let raw = "";
-    if (headers["transfer-encoding"]?.toLowerCase() === "chunked") {
-      for (;;) {
-        const lineEnd = rest.indexOf("\r\n");
-        const size = parseInt(rest.slice(0, lineEnd), 16);
-        rest = rest.slice(lineEnd + 2);
-        if (size === 0) {
-          rest = rest.slice(rest.indexOf("\r\n") + 2);
-          break;
-        }
-        raw += rest.slice(0, size);
-        rest = rest.slice(size + 2);
-      }
-    } else {
-      const length = Number(headers["content-length"] ?? 0);
-      raw = rest.slice(0, length);
-      rest = rest.slice(length);
-    }
-    out.push({ status: Number(statusLine!.split(" ")[1]), headers, body: raw && headers["content-type"]?.includes("json") ? JSON.parse(raw) : raw });
-  }
-  return out;
 }
 
 test("a request in flight at SIGTERM finishes; the next request on its keep-alive connection gets 503 with Retry-After", async () => {
