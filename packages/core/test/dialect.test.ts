@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import BetterSqlite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { type CompiledQuery, type DatabaseConnection, type Dialect, Kysely, PostgresAdapter, PostgresDialect, PostgresIntrospector, PostgresQueryCompiler, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { ServiceError } from "../src/errors.ts";
 import type { Database } from "../src/sql/database.ts";
@@ -84,6 +84,79 @@ describe("dialect: PostgreSQL errors", () => {
   });
 
   const postgres = BACKENDS.find((backend) => backend.name === "postgres");
+
+  /**
+   * PostgreSQL through a driver whose COMMIT's answer is lost while `lose` is set: "after", the
+   * server commits and the client hears the connection die; "before", the client fails before
+   * COMMIT reaches the server. The adapter is PostgreSQL's, so the dialect is POSTGRES.
+   */
+  function losingCommits(url: string) {
+    const state: { lose: "before" | "after" | null } = { lose: null };
+    const inner = new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) });
+    const lost = () => new Error("Connection terminated unexpectedly");
+    const wrap = (connection: DatabaseConnection): DatabaseConnection => ({
+      async executeQuery<R>(query: CompiledQuery) {
+        if (state.lose && query.sql === "commit") {
+          const when = state.lose;
+          state.lose = null;
+          if (when === "before") throw lost();
+          await connection.executeQuery(query);
+          throw lost();
+        }
+        return connection.executeQuery<R>(query);
+      },
+      streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+    });
+    const dialect: Dialect = {
+      createAdapter: () => new PostgresAdapter(),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+      createDriver() {
+        const driver = inner.createDriver();
+        // kysely hands back the connection it was given: the driver releases its own.
+        const own = new WeakMap<DatabaseConnection, DatabaseConnection>();
+        return {
+          init: () => driver.init(),
+          async acquireConnection() {
+            const connection = await driver.acquireConnection();
+            const wrapped = wrap(connection);
+            own.set(wrapped, connection);
+            return wrapped;
+          },
+          beginTransaction: (connection, settings) => driver.beginTransaction(own.get(connection)!, settings),
+          commitTransaction: (connection) => driver.commitTransaction(own.get(connection)!),
+          rollbackTransaction: (connection) => driver.rollbackTransaction(own.get(connection)!),
+          releaseConnection: (connection) => driver.releaseConnection(own.get(connection)!),
+          destroy: () => driver.destroy(),
+        };
+      },
+    };
+    return { db: new Kysely<Database>({ dialect }), state };
+  }
+
+  test("a COMMIT whose answer is lost: a write that committed is reported done, with its result; one that did not, failed", { skip: postgres ? false : "TEST_DATABASE_URL is not set" }, async () => {
+    const { db, state } = losingCommits(process.env.TEST_DATABASE_URL!);
+    const table = `es_commit_${Date.now().toString(36)}`;
+    const rows = async () => (await sql<{ id: number }>`select id from ${sql.table(table)} order by id`.execute(db)).rows.map((row) => row.id);
+    await sql`create table ${sql.table(table)} (id int)`.execute(db);
+    try {
+      const insert = (id: number) => POSTGRES.writeTransaction(db, async (trx) => {
+        await sql`insert into ${sql.table(table)} values (${id})`.execute(trx);
+        return `inserted ${id}`;
+      });
+      state.lose = "after";
+      assert.equal(await insert(1), "inserted 1");
+      state.lose = "before";
+      await assert.rejects(insert(2), /Connection terminated unexpectedly/);
+      assert.deepEqual(await rows(), [1]);
+      // A transaction that wrote nothing has nothing to look up: the error stands.
+      state.lose = "after";
+      await assert.rejects(POSTGRES.writeTransaction(db, async (trx) => (await sql`select 1`.execute(trx)).rows), /Connection terminated unexpectedly/);
+    } finally {
+      await sql`drop table if exists ${sql.table(table)}`.execute(db);
+      await db.destroy();
+    }
+  });
   test("a transaction aborted by a serialization failure runs again, a bounded number of times; other errors are not retried", { skip: postgres ? false : "TEST_DATABASE_URL is not set" }, async () => {
     const database = await postgres!.open();
     try {

@@ -36,7 +36,9 @@ export interface SqlDialect {
    * Runs `fn` in a transaction in which a read-check-write is safe against other connections
    * and processes, provided the rows it decides on are read through {@link lockRows} (or the
    * write itself is guarded). May run `fn` again (PostgreSQL, after a serialization failure or
-   * a deadlock), so `fn` must do nothing but database work.
+   * a deadlock), so `fn` must do nothing but database work. A COMMIT whose answer is lost with
+   * the connection is resolved (PostgreSQL: by the transaction's id): `fn`'s result when it
+   * committed, the error when it did not, so a failure never hides a committed write.
    */
   writeTransaction<T>(db: Kysely<Database>, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /**
@@ -106,13 +108,20 @@ function codeOf(error: unknown): string | null {
   return typeof code === "string" ? code : null;
 }
 
+/** Ends a transaction on `conn` with COMMIT (`db` is the database, for what else it needs to know). */
+type Commit = (conn: Kysely<Database>, db: Kysely<Database>) => Promise<void>;
+
+const plainCommit: Commit = async (conn) => {
+  await sql`commit`.execute(conn);
+};
+
 /** Runs `fn` on one connection between `begin` (as given) and `commit`, rolling back on any error. */
-async function onOneConnection<T>(db: Kysely<Database>, begin: string, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+async function onOneConnection<T>(db: Kysely<Database>, begin: string, fn: (trx: Kysely<Database>) => Promise<T>, commit = plainCommit): Promise<T> {
   return db.connection().execute(async (conn) => {
     await sql.raw(begin).execute(conn);
     try {
       const result = await fn(conn);
-      await sql`commit`.execute(conn);
+      await commit(conn, db);
       return result;
     } catch (error) {
       await sql`rollback`.execute(conn).catch(() => {});
@@ -211,6 +220,45 @@ const PG_RETRYABLE = new Set(["40001", "40P01"]);
 /** How many times a write transaction runs at most when PostgreSQL aborts it for a conflict. */
 const PG_ATTEMPTS = 5;
 
+/** How long a COMMIT whose answer was lost is looked up before it counts as failed (a restart's worth). */
+const PG_OUTCOME_WITHIN_MS = 10_000;
+
+/**
+ * COMMIT, knowing its outcome when its answer is lost: a connection that dies while COMMIT runs
+ * (PostgreSQL restarted, the network cut) leaves it unknown whether the transaction committed,
+ * and a write reported as failed that did commit would be repeated by the retry the failure
+ * asks for. The transaction's id, read first, is then looked up on another connection
+ * (`pg_xact_status`, once the server answers again, for up to {@link PG_OUTCOME_WITHIN_MS}):
+ * committed, the write succeeded; aborted (or never known), the error stands. A transaction
+ * that wrote nothing has no id and nothing to repeat.
+ */
+const pgCommit: Commit = async (conn, db) => {
+  const { rows } = await sql<{ xid: string | null }>`select pg_current_xact_id_if_assigned()::text as xid`.execute(conn);
+  const xid = rows[0]?.xid ?? null;
+  try {
+    await sql`commit`.execute(conn);
+  } catch (error) {
+    if (xid === null || POSTGRES.storeFault(error) !== "unreachable") throw error;
+    if ((await transactionStatus(db, xid)) !== "committed") throw error;
+  }
+};
+
+/** `pg_xact_status` of the transaction `xid`, asked again until the server answers and the transaction has ended; null when that takes too long. */
+async function transactionStatus(db: Kysely<Database>, xid: string): Promise<string | null> {
+  const deadline = Date.now() + PG_OUTCOME_WITHIN_MS;
+  for (;;) {
+    try {
+      const { rows } = await sql<{ status: string | null }>`select pg_xact_status(cast(${xid} as xid8)) as status`.execute(db);
+      const status = rows[0]?.status ?? null;
+      if (status !== "in progress") return status;
+    } catch {
+      // The server is not back yet.
+    }
+    if (Date.now() >= deadline) return null;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** A PostgreSQL text expression (parameters come in untyped). */
 const text = (value: RawBuilder<unknown>) => sql`cast(${value} as text)`;
 
@@ -227,7 +275,7 @@ export const POSTGRES: SqlDialect = {
     // which is safe to run again from the start (after a short, growing, jittered pause).
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await onOneConnection(db, "begin", fn);
+        return await onOneConnection(db, "begin", fn, pgCommit);
       } catch (error) {
         if (attempt >= PG_ATTEMPTS || !PG_RETRYABLE.has(codeOf(error) ?? "")) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
