@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createAuthFailureLimit } from "../src/http/auth-failure-limit.ts";
+import { createAuthenticator } from "../src/http/authenticate.ts";
 import { addressBucket, compileTrustProxy, resolveClientAddress } from "../src/http/client-address.ts";
 import { createHandler, type FetchHandler } from "../src/http/handler.ts";
 import { createEventService, type EventService } from "../src/service.ts";
@@ -130,5 +131,41 @@ describe("the client address behind proxies", () => {
   test("an invalid entry is refused, naming it", () => {
     assert.throws(() => compileTrustProxy(["10.0.0.0/8", "10.0.0.0/40"]), /"10.0.0.0\/40"/);
     assert.throws(() => compileTrustProxy(["proxy.internal"]), /"proxy.internal"/);
+  });
+});
+
+describe("a burst with a key this process has not seen yet", () => {
+  /** Keys whose lookup waits until `release()`: `live` is a valid key, any other unknown. */
+  function slowKeys() {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let lookups = 0;
+    const keys = {
+      async authenticate(token: string, options: { beforeLookup?: () => void } = {}) {
+        await Promise.resolve();
+        options.beforeLookup?.();
+        lookups += 1;
+        await released;
+        return token === "live" ? ({ accountId: "acct_1", keyId: "key_1", tier: "free", scopes: [], limits: {} } as never) : null;
+      },
+    };
+    return { keys, release, lookups: () => lookups };
+  }
+
+  test("100 requests at once from one address with a live key: all served, none refused with 429", async () => {
+    const { keys, release } = slowKeys();
+    const authenticate = createAuthenticator(keys, createAuthFailureLimit({ perMinute: 60 }));
+    const answers = Array.from({ length: 100 }, () => authenticate("live", 0, "203.0.113.7").then(() => "served", (error) => error.code));
+    release();
+    assert.deepEqual(new Set(await Promise.all(answers)), new Set(["served"]));
+  });
+
+  test("an unknown key is still charged to each of its requests: 60 answered 401, the rest 429", async () => {
+    const { keys, release } = slowKeys();
+    const authenticate = createAuthenticator(keys, createAuthFailureLimit({ perMinute: 60 }));
+    const answers = Array.from({ length: 100 }, () => authenticate("unknown", 0, "203.0.113.8").then(() => "served", (error) => error.code));
+    release();
+    const codes = await Promise.all(answers);
+    assert.deepEqual([codes.filter((code) => code === "UNAUTHORIZED").length, codes.filter((code) => code === "RATE_LIMIT_EXCEEDED").length], [60, 40]);
   });
 });

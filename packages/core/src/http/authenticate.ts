@@ -24,6 +24,12 @@ export function createAuthenticator(
       ? new ServiceError("UNAUTHORIZED", { message: "Missing API key: send Authorization: Bearer <key>.", headers: { "www-authenticate": 'Bearer realm="event-service"' } })
       : new ServiceError("UNAUTHORIZED", { message: "Invalid or revoked API key.", headers: { "www-authenticate": 'Bearer realm="event-service", error="invalid_token"' } });
 
+  // Lookups under way, by token: a burst with a live key this process has not seen yet (a
+  // fresh worker) must not spend one of its address's requests per request, which past the
+  // limit refused a valid key with 429. A request whose key is already being looked up is
+  // charged only if the key turns out not live.
+  const inFlight = new Map<string, Promise<AuthContext | null>>();
+
   return async function authenticate(token, nowMs, address) {
     // A request that may present no valid key spends one of its address's requests before it
     // may cost even a read (refunded when the key turns out live).
@@ -35,8 +41,29 @@ export function createAuthenticator(
       throw refuse(token);
     }
     let charged = false;
-    const auth = await keys.authenticate(token, { beforeLookup: () => ((charged = true), charge()) });
-    if (!auth) throw refuse(token);
+    let joined = false;
+    const lookup: Promise<AuthContext | null> = keys.authenticate(token, {
+      // Called once the key was found in no memory (after an await), so `lookup` is assigned.
+      beforeLookup: () => {
+        if (inFlight.has(token)) {
+          joined = true;
+          return;
+        }
+        charge();
+        charged = true;
+        inFlight.set(token, lookup);
+      },
+    });
+    let auth: AuthContext | null;
+    try {
+      auth = await lookup;
+    } finally {
+      if (inFlight.get(token) === lookup) inFlight.delete(token);
+    }
+    if (!auth) {
+      if (joined) charge();
+      throw refuse(token);
+    }
     if (charged && address !== undefined) failures?.refund(address, nowMs);
     return auth;
   };
