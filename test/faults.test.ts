@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { E2E_BACKEND, errorOf, isAlive, startServer, type ApiResponse, type TestServer } from "./_setup.ts";
+import { E2E_BACKEND, errorOf, isAlive, queryDatabase, startServer, type ApiResponse, type TestServer } from "./_setup.ts";
 import { attendeeInput } from "./fixtures/builders.ts";
 import { clientFor, createEvent, type Client } from "./fixtures/api.ts";
 import { logLines, sleep } from "./fixtures/conventions.ts";
@@ -71,15 +71,7 @@ const postgresSkip = setUpFaultsCluster();
 /** A fresh database on the faults cluster: its URL, and drop(). */
 async function faultsDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `es_faults_${randomBytes(6).toString("hex")}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: ADMIN_URL });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = async (sql: string) => void (await queryDatabase(ADMIN_URL, sql));
   await admin(`CREATE DATABASE "${name}"`);
   return { url: ADMIN_URL.replace(/\/postgres$/, `/${name}`), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
@@ -132,13 +124,7 @@ async function registerUnderLoad(client: Client, eventId: string, count: number,
 
 /** The attendees stored for an event, by email (each email once, or the count says otherwise). */
 async function storedEmails(url: string, eventId: string): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<{ email: string }>("SELECT email FROM attendees WHERE event_id = $1", [eventId])).rows.map((row) => row.email);
-  } finally {
-    await client.end();
-  }
+  return (await queryDatabase<{ email: string }>(url, "SELECT email FROM attendees WHERE event_id = ?", [eventId])).map((row) => row.email);
 }
 
 /** Checks the load's outcome: every registration stored once, 503s with Retry-After during the outage, resumed within a second of `backAt`. */
