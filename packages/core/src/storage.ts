@@ -5,6 +5,7 @@ import type { DeliveryStore } from "./storage/delivery-store.ts";
 import type { EventStore } from "./storage/event-store.ts";
 import type { IdempotencyStore } from "./storage/idempotency-store.ts";
 import type { StorageLifecycle } from "./storage/lifecycle-store.ts";
+import type { TransactionStore } from "./storage/transaction.ts";
 import type { WebhookStore } from "./storage/webhook-store.ts";
 
 export type { EventWithStats } from "./resources/event.ts";
@@ -18,19 +19,32 @@ export type { Erasure } from "./storage/erasure.ts";
 export type { EventStore } from "./storage/event-store.ts";
 export type { IdempotencyRecord, IdempotencyStore } from "./storage/idempotency-store.ts";
 export type { PurgeResult, StorageLifecycle, StoreFault } from "./storage/lifecycle-store.ts";
+export type {
+  AttendeeWrites, ConflictKind, ErasureWrites, EventWrites, FigureWrites, NewDelivery, OutboxWrites, StorageTransaction, Subscription, TransactionStore, WaitlistWrites,
+} from "./storage/transaction.ts";
 export type { WebhookStore } from "./storage/webhook-store.ts";
 
 /**
  * Everything the service keeps: the composition of the stores by concern (one file each in
- * `storage/`). Each method is one atomic operation: it either happens whole or not at all,
- * also when several processes share one database. Guarded operations check their condition and
- * write in the same transaction ("the where clause is both the selector and the guard"); the
- * service never reads, decides and writes on its own. The storage persists and decides nothing
- * about what a change means: the notifications of a write come from the `ChangeNotifier` it is
- * handed, the API shapes and scores from core.
+ * `storage/`). The storage persists and decides nothing: it reads and writes what it is told.
+ * Writes of events and registrations run in a unit of work (`transaction(fn)`) whose small
+ * operations (lock, read, insert, update, adjust, append) the business transactions of
+ * `service/` combine, asking `rules/` what a change means and the `ChangeNotifier` what it
+ * notifies. The other methods are each one atomic operation, also when several processes share
+ * one database; the guarded ones check their condition and write in the same statement or
+ * transaction ("the where clause is both the selector and the guard").
  *
  * Lookups return `null` for what does not exist or belongs to another account. Guarded
- * operations throw a `ServiceError` with the code named in their contract.
+ * operations throw a `ServiceError` with the code named in their contract. `createSqlStorage` is
+ * its implementation; embedders do not write their own.
  */
 export interface Storage
-  extends StorageLifecycle, AccountStore, IdempotencyStore, EventStore, AttendeeStore, WebhookStore, DeliveryStore, AnalyticsStore {}
+  extends StorageLifecycle,
+    TransactionStore,
+    AccountStore,
+    IdempotencyStore,
+    EventStore,
+    AttendeeStore,
+    WebhookStore,
+    DeliveryStore,
+    AnalyticsStore {}

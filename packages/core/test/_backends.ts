@@ -14,7 +14,6 @@ import pg from "pg";
 import type { Database } from "../src/sql/database.ts";
 import { createSqliteDialect, SQLITE_PRAGMAS, withStatementCache } from "../src/sql/dialect.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
-import { createChangeNotifier } from "../src/webhooks/change-notifications.ts";
 import type { Storage } from "../src/storage.ts";
 
 export interface TestDatabase {
@@ -95,7 +94,7 @@ function sqliteKysely(path: string, turns?: Turns): Kysely<Database> {
 }
 
 async function migrated(db: Kysely<Database>): Promise<Storage> {
-  const storage = createSqlStorage({ db, notifier: createChangeNotifier() });
+  const storage = createSqlStorage({ db });
   await storage.migrate();
   return storage;
 }

@@ -11,20 +11,21 @@ import { sql } from "kysely";
 import { ServiceError } from "../src/errors.ts";
 import type { Storage } from "../src/storage.ts";
 import type { TestBackend, TestDatabase } from "./_backends.ts";
+import { type TestStorage, withTransactions } from "./_transactions.ts";
 
-/** The names of the storage's methods (`emissionFactors` is a value). */
-type StorageMethod = Exclude<keyof Storage, "emissionFactors">;
+/** The names of the storage's methods and of the business transactions over it (`emissionFactors` is a value, `transaction` takes a function). */
+type StorageMethod = Exclude<keyof TestStorage, "emissionFactors" | "transaction">;
 
-/** One storage call: a method of `Storage` and its (structured-cloneable) arguments, or `updateWebhookUrl`. */
+/** One call: a method of `Storage` or a business transaction (`withTransactions`) and its (structured-cloneable) arguments, or `updateWebhookUrl`. */
 export type Call =
-  | { [M in StorageMethod]: { method: M; args: Parameters<Storage[M]> } }[StorageMethod]
+  | { [M in StorageMethod]: { method: M; args: Parameters<TestStorage[M]> } }[StorageMethod]
   | { method: "updateWebhookUrl"; args: [accountId: string, id: string, url: string] };
 
 /** How a call ended: its value, or its error (the `ServiceError` code when it was one). */
 export type Outcome = { ok: true; value: any } | { ok: false; code: string | null; message: string };
 
 /** Runs one call on `storage` and reports how it ended; never throws. */
-export async function runCall(storage: Storage, call: Call): Promise<Outcome> {
+export async function runCall(storage: TestStorage, call: Call): Promise<Outcome> {
   try {
     if (call.method === "updateWebhookUrl") {
       const [accountId, id, url] = call.args;
@@ -61,7 +62,7 @@ function deal(calls: Call[], count: number): Array<Array<{ index: number; call: 
   return hands;
 }
 
-function storageRacers(storages: Storage[]): Racers {
+function storageRacers(storages: TestStorage[]): Racers {
   return {
     count: storages.length,
     async race(calls) {
@@ -139,7 +140,7 @@ export async function racersFor(backend: TestBackend, database: TestDatabase, co
   switch (backend.name) {
     case "sqlite-memory":
     case "pglite":
-      return storageRacers([database.storage]);
+      return storageRacers([withTransactions(database.storage)]);
     case "sqlite-file": {
       const path = await sqlitePath(database);
       return workerRacers(Array.from({ length: count }, () => storageWorker(path)));
@@ -147,7 +148,7 @@ export async function racersFor(backend: TestBackend, database: TestDatabase, co
     default: {
       const storages = [database.storage];
       while (storages.length < count) storages.push(await database.another());
-      return storageRacers(storages);
+      return storageRacers(storages.map((storage) => withTransactions(storage)));
     }
   }
 }

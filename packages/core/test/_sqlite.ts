@@ -4,16 +4,14 @@ import type { Database as Schema } from "../src/sql/database.ts";
 import { createSqliteDialect, SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import type { Storage } from "../src/storage.ts";
-import { createChangeNotifier } from "../src/webhooks/change-notifications.ts";
 
 /**
- * A migrated SQL storage on a SQLite file (or `:memory:`), set up as the server does, with the
- * service's notifier as its own, so that its writes called without one notify as the service's do.
+ * A migrated SQL storage on a SQLite file (or `:memory:`), set up as the server does.
  */
 export async function sqliteStorage(path = ":memory:"): Promise<Storage> {
   const database = new Database(path);
   for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
-  const storage = createSqlStorage({ db: new Kysely<Schema>({ dialect: createSqliteDialect(database) }), notifier: createChangeNotifier() });
+  const storage = createSqlStorage({ db: new Kysely<Schema>({ dialect: createSqliteDialect(database) }) });
   await storage.migrate();
   return storage;
 }

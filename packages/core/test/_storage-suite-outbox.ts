@@ -15,6 +15,7 @@ import { type EventCreate, type EventRecord, newEventRecord } from "../src/resou
 import type { WebhookRecord } from "../src/resources/webhook.ts";
 import { type ClaimedDelivery, type DeliveryAttempt, DeliveryListQuery, type DeliveryRecord } from "../src/resources/webhook-delivery.ts";
 import type { Storage } from "../src/storage.ts";
+import type { TestStorage } from "./_transactions.ts";
 
 /** `2030-01-01T00:00:00Z` plus `seconds`, as stored timestamps are written. */
 export const at = (seconds: number) => new Date(Date.UTC(2030, 0, 1) + seconds * 1000).toISOString();
@@ -82,7 +83,7 @@ const countBy = (claimed: ClaimedDelivery[], key: "webhookId" | "accountId") =>
  * The outbox, delivery and idempotency parts of the contract. `open` makes a new, empty, migrated
  * storage; each test closes the one it opened.
  */
-export function describeOutboxAndDeliveries(open: () => Promise<Storage>) {
+export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
   const fresh = async (t: TestContext) => {
     const storage = await open();
     t.after(() => storage.close());

@@ -16,6 +16,7 @@ import { WebhookListQuery, type WebhookRecord } from "../src/resources/webhook.t
 import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import type { Erasure, Storage } from "../src/storage.ts";
 import { describeOutboxAndDeliveries } from "./_storage-suite-outbox.ts";
+import { type TestStorage, withTransactions } from "./_transactions.ts";
 
 const carbon = DEFAULT_CARBON_SETTINGS;
 let clock = Date.parse("2026-01-01T00:00:00.000Z");
@@ -81,7 +82,10 @@ function storageMethods(storage: Storage): string[] {
   return [...names].sort();
 }
 
-/** Runs the storage contract against storages made by `create` (each call: a new, empty, migrated storage). */
+/**
+ * Runs the storage contract against storages made by `create` (each call: a new, empty, migrated
+ * storage), with the business transactions of `service/` run over them (`withTransactions`).
+ */
 export function describeStorage(name: string, createStorage: () => Promise<Storage>) {
   // Every method a test calls is recorded, so that the last test can name the methods no test covers.
   const called = new Set<string>();
@@ -89,17 +93,19 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
   const create = async () => {
     const made = await createStorage();
     live ??= made;
-    return new Proxy(made, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (typeof value === "function" && typeof property === "string") called.add(property);
-        return value;
-      },
-    });
+    return withTransactions(
+      new Proxy(made, {
+        get(target, property, receiver) {
+          const value = Reflect.get(target, property, receiver);
+          if (typeof value === "function" && typeof property === "string") called.add(property);
+          return value;
+        },
+      }),
+    );
   };
 
   describe(`storage contract: ${name}`, () => {
-    let storage: Storage;
+    let storage: TestStorage;
     let acme: string;
     let globex: string;
 
@@ -1026,7 +1032,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
     test("every method of Storage is covered by a test", () => {
       assert.ok(live, "a storage was opened");
       const methods = storageMethods(live);
-      assert.ok(methods.length >= 37, `found the methods: ${methods.join(", ")}`);
+      assert.ok(methods.length >= 30 && methods.includes("transaction"), `found the methods: ${methods.join(", ")}`);
       assert.deepEqual(methods.filter((method) => !called.has(method)), [], "methods of Storage that no test of the contract calls");
     });
   });

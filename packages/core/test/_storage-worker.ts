@@ -13,14 +13,13 @@ import { Kysely } from "kysely";
 import type { Database } from "../src/sql/database.ts";
 import { createSqliteDialect, SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
-import { createChangeNotifier } from "../src/webhooks/change-notifications.ts";
-import type { Storage } from "../src/storage.ts";
 import { type Call, type Outcome, runCall } from "./_parallel.ts";
+import { type TestStorage, withTransactions } from "./_transactions.ts";
 
 const { path } = workerData as { path: string };
 const database = new BetterSqlite(path);
 for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
-const storage: Storage = createSqlStorage({ db: new Kysely<Database>({ dialect: createSqliteDialect(database) }), notifier: createChangeNotifier() });
+const storage: TestStorage = withTransactions(createSqlStorage({ db: new Kysely<Database>({ dialect: createSqliteDialect(database) }) }));
 
 parentPort!.on("message", async (message: { calls: Call[]; go: SharedArrayBuffer } | "close") => {
   if (message === "close") {

@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { describe, test } from "node:test";
+import { sql } from "kysely";
+import { isCarbonNeutral } from "../src/carbon/carbon-neutral.ts";
 import { DEFAULT_CARBON_SETTINGS, offsetKg } from "../src/carbon/carbon-settings.ts";
 import { travelEmissionsKg } from "../src/carbon/emission-factors.ts";
 import { sustainabilityScore } from "../src/carbon/sustainability-score.ts";
+import { carbonNeutralSql } from "../src/carbon/carbon-sql.ts";
+import { BACKENDS } from "./_backends.ts";
 
 const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} != ${expected}`);
 
@@ -44,4 +48,36 @@ test("score: travel share and offset coverage", () => {
   assert.equal(sustainabilityScore({ goals: {}, travelReported: 2, lowCarbonTravel: 2, emissionsKg: 0, offsetKg: 0 }), 40);
   // Rounded to one decimal: 20/3 = 6.666...
   assert.equal(sustainabilityScore({ goals: {}, travelReported: 3, lowCarbonTravel: 1, emissionsKg: 1, offsetKg: 0 }), 6.7);
+});
+
+describe("carbon neutral: one definition and its SQL twin", () => {
+  // [emissions kg, offset kg, carbon neutral]: a footprint is needed, and the offsets must cover it.
+  const cases: Array<[number, number, boolean]> = [
+    [0, 0, false],
+    [0, 5, false],
+    [10, 0, false],
+    [10, 9.999, false],
+    [10, 10, true],
+    [10, 25.5, true],
+    [0.001, 0.001, true],
+  ];
+
+  test("isCarbonNeutral needs emissions above 0 that the offsets cover", () => {
+    for (const [emissionsKg, offsetKg, neutral] of cases) assert.equal(isCarbonNeutral({ emissionsKg, offsetKg }), neutral, `${emissionsKg} kg, ${offsetKg} kg offset`);
+  });
+
+  for (const backend of BACKENDS) {
+    test(`carbonNeutralSql answers as isCarbonNeutral does: ${backend.name}`, async () => {
+      const database = await backend.open();
+      try {
+        for (const [emissionsKg, offsetKg] of cases) {
+          const twin = carbonNeutralSql(sql`${sql.lit(emissionsKg)}`, sql`${sql.lit(offsetKg)}`);
+          const { rows } = await sql<{ n: number }>`select ${twin} as n`.execute(database.db);
+          assert.equal(Number(rows[0]!.n) === 1, isCarbonNeutral({ emissionsKg, offsetKg }), `${emissionsKg} kg, ${offsetKg} kg offset`);
+        }
+      } finally {
+        await database.drop();
+      }
+    });
+  }
 });

@@ -14,11 +14,12 @@ import { contributionOf, type KeptFigures, NO_FIGURES } from "../src/resources/k
 import { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, TRAVEL_MODES } from "../src/carbon/emission-factors.ts";
 import { type AttendeeRecord, AttendeeListQuery, newAttendeeRecord } from "../src/resources/attendee.ts";
 import { type EventRecord, newEventRecord } from "../src/resources/event.ts";
-import { contributionSql } from "../src/sql/carbon-sql.ts";
+import { contributionSql } from "../src/carbon/carbon-sql.ts";
 import type { Database as Schema } from "../src/sql/database.ts";
 import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { KEPT_FIGURE_COLUMNS, rowToKeptFigures } from "../src/sql/rows.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
+import { withTransactions } from "./_transactions.ts";
 import { ERASED_ANSWER } from "../src/storage/erasure.ts";
 
 const NOW = "2027-01-01T00:00:00.000Z";
@@ -61,7 +62,7 @@ for (const factors of [DEFAULT_EMISSION_FACTORS, BANDED]) test(`the kept figures
   const database = new Database(":memory:");
   for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
   const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
-  const storage = createSqlStorage({ db, emissionFactors: factors });
+  const storage = withTransactions(createSqlStorage({ db, emissionFactors: factors }));
   await storage.migrate();
   const { accountId } = await storage.createApiKey({
     id: createId("apiKey"), account: "Figures", newAccountId: createId("account"), hash: createId("apiKey"), prefix: "esk_x…", tier: "free", scopes: [], now: NOW,

@@ -16,6 +16,7 @@ import { newEventRecord } from "../src/resources/event.ts";
 import { WebhookListQuery, type WebhookRecord } from "../src/resources/webhook.ts";
 import type { ClaimedDelivery } from "../src/resources/webhook-delivery.ts";
 import type { Storage } from "../src/storage.ts";
+import { type TestStorage, withTransactions } from "./_transactions.ts";
 import { BACKENDS, type TestBackend, type TestDatabase } from "./_backends.ts";
 import { type Call, type Outcome, type Racers, racersFor } from "./_parallel.ts";
 
@@ -57,12 +58,12 @@ const webhookRecord = (accountId: string, url: string): WebhookRecord => ({
 for (const backend of BACKENDS) {
   describe(`storage concurrency: ${backend.name}`, () => {
     let database: TestDatabase;
-    let storage: Storage;
+    let storage: TestStorage;
     let racers: Racers;
 
     before(async () => {
       database = await backend.open();
-      storage = database.storage;
+      storage = withTransactions(database.storage);
       racers = await racersFor(backend, database, racerCount(backend));
     });
     after(async () => {

@@ -18,6 +18,7 @@ import { dialectOf, POSTGRES } from "../src/sql/dialect.ts";
 import { attendeeToRow, webhookToRow } from "../src/sql/rows.ts";
 import type { Storage } from "../src/storage.ts";
 import { BACKENDS, type TestDatabase } from "./_backends.ts";
+import { type TestStorage, withTransactions } from "./_transactions.ts";
 
 let clock = Date.parse("2026-03-01T00:00:00.000Z");
 const tick = () => new Date((clock += 1000)).toISOString();
@@ -35,14 +36,17 @@ const count = (list: string[], value: string) => list.filter((item) => item === 
 
 for (const backend of BACKENDS) {
   describe(`storage races: ${backend.name}`, () => {
-    let database: TestDatabase;
+    /** The database, its storage with the business transactions of `service/` over it. */
+    let database: Omit<TestDatabase, "storage"> & { storage: TestStorage };
     /** The storages racing: the first and three "other processes" (one storage on SQLite in memory). */
-    let storages: Storage[];
+    let storages: TestStorage[];
     const pick = (i: number) => storages[i % storages.length]!;
 
     before(async () => {
-      database = await backend.open();
-      storages = [database.storage, ...(await Promise.all([database.another(), database.another(), database.another()]))];
+      const opened = await backend.open();
+      database = { ...opened, storage: withTransactions(opened.storage) };
+      const others = await Promise.all([opened.another(), opened.another(), opened.another()]);
+      storages = [database.storage, ...others.map((other) => (other === opened.storage ? database.storage : withTransactions(other)))];
     });
     after(() => database.drop());
 

@@ -1,9 +1,11 @@
 import * as z from "zod";
+import { isCarbonNeutral } from "../carbon/carbon-neutral.ts";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
 import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
 import { Methodology, methodologyOf } from "./methodology.ts";
 import { LOW_CARBON_TRAVEL_MODES, TRAVEL_MODES } from "../carbon/emission-factors.ts";
 import { sustainabilityScore } from "../carbon/sustainability-score.ts";
+import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
 import { EVENT_STATUSES } from "../rules/event-status.ts";
 import { SustainabilityGoals } from "../resources/event.ts";
 import type { EventAnalyticsFigures } from "./analytics-figures.ts";
@@ -91,7 +93,7 @@ export type EventAnalytics = z.infer<typeof EventAnalytics>;
  */
 export function buildEventAnalytics(figures: EventAnalyticsFigures, carbon: CarbonSettings, factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): EventAnalytics {
   const { event, statuses } = figures;
-  const active = statuses.confirmed + statuses.pending + statuses["checked-in"];
+  const active = ACTIVE_ATTENDEE_STATUSES.reduce((sum, status) => sum + statuses[status], 0);
   const registered = active + statuses.cancelled + statuses.waitlisted;
   const sum = (pick: (m: EventAnalyticsFigures["byMode"][number]) => number) => figures.byMode.reduce((total, m) => total + pick(m), 0);
   const emissionsKg = sum((m) => m.emissionsKg);
@@ -150,7 +152,7 @@ export function buildEventAnalytics(figures: EventAnalyticsFigures, carbon: Carb
       sustainabilityScore: score,
       goals: event.sustainabilityGoals,
       certifications: {
-        carbonNeutral: travelReported > 0 && offset >= emissionsKg,
+        carbonNeutral: isCarbonNeutral({ emissionsKg, offsetKg: offset }),
         lowCarbonTravel: travelReported > 0 && lowCarbon >= LOW_CARBON_CERTIFICATION_SHARE * travelReported,
         tier: scoreTier(score),
       },

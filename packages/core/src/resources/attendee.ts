@@ -163,7 +163,7 @@ export function newAttendeeRecord(
 
 /**
  * Applies a partial update to a registration, enforcing the status rules. Capacity and
- * duplicate checks of a re-activation or an email change are the storage's, under its lock.
+ * duplicate checks of a re-activation or an email change are the service's (`registrationChange`), under the event's lock.
  */
 export function applyAttendeeUpdate(current: AttendeeRecord, update: AttendeeUpdate, now: string): AttendeeRecord {
   const status = update.status ?? current.status;

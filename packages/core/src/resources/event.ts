@@ -2,6 +2,7 @@ import countries from "i18n-iso-countries";
 import * as z from "zod";
 import { ServiceError } from "../errors.ts";
 import { assertEventTransition, EVENT_STATUSES, type EventStatus } from "../rules/event-status.ts";
+import { assertCapacityCovers } from "../rules/capacity.ts";
 import {
   dateParam, DateTimeInput, isUtcTimestamp, lowerCaseText, numberParam, OrderParam, plainText, pagingParams, resolvePaging, text, Timestamp,
 } from "./common.ts";
@@ -178,7 +179,7 @@ function normaliseLocation(location: z.output<typeof LocationInput>): Location {
 /**
  * Applies a partial update to an event, enforcing the status rules, the date order of the
  * merged event and that capacity stays at or above the active registrations.
- * Pure: the storage calls it while it holds the event's lock.
+ * Pure: the service calls it while its transaction holds the event's lock.
  */
 export function applyEventUpdate(current: EventRecord, update: EventUpdate, activeRegistrations: number, now: string): EventRecord {
   const status: EventStatus = update.status ?? current.status;
@@ -204,13 +205,7 @@ export function applyEventUpdate(current: EventRecord, update: EventUpdate, acti
       field: update.endDate !== undefined ? "endDate" : "startDate",
     });
   }
-  if (next.capacity < activeRegistrations) {
-    throw new ServiceError("INVALID_REQUEST", {
-      message: `capacity: cannot be below the ${activeRegistrations} active registrations`,
-      field: "capacity",
-      details: { activeRegistrations },
-    });
-  }
+  assertCapacityCovers(next.capacity, activeRegistrations);
   return next;
 }
 

@@ -1,3 +1,4 @@
+import { ServiceError } from "../errors.ts";
 import { assertTransition, isTransitionAllowed, type TransitionTable } from "./transitions.ts";
 
 /** Every status an event can have. A new event is always `draft`. */
@@ -16,8 +17,23 @@ export const EVENT_TRANSITIONS: TransitionTable<EventStatus> = {
   completed: [],
 };
 
-/** Event statuses that still take registrations. */
+/** Event statuses that still take registrations (and promote from their waiting list). */
 export const EVENT_STATUSES_OPEN_FOR_REGISTRATION: readonly EventStatus[] = ["draft", "published"];
+
+/** True when an event of this status takes registrations. */
+export function isOpenForRegistration(status: EventStatus): boolean {
+  return EVENT_STATUSES_OPEN_FOR_REGISTRATION.includes(status);
+}
+
+/** Throws `INVALID_REQUEST` (field `eventId`) unless the event takes registrations: a cancelled or completed one takes none, nor re-activations. */
+export function assertOpenForRegistration(event: { id: string; status: EventStatus }): void {
+  if (isOpenForRegistration(event.status)) return;
+  throw new ServiceError("INVALID_REQUEST", {
+    message: `eventId: event ${event.id} is ${event.status} and takes no registrations`,
+    field: "eventId",
+    details: { eventStatus: event.status },
+  });
+}
 
 /** True when an event may move from `from` to `to` (including staying where it is). */
 export function isEventTransitionAllowed(from: EventStatus, to: EventStatus): boolean {

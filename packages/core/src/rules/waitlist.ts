@@ -1,5 +1,5 @@
-import { ServiceError } from "../errors.ts";
-import { EVENT_STATUSES_OPEN_FOR_REGISTRATION, type EventStatus } from "./event-status.ts";
+import { eventFull, placesLeft } from "./capacity.ts";
+import { type EventStatus, isOpenForRegistration } from "./event-status.ts";
 
 /** What a waiting-list decision needs of an event. */
 export interface WaitlistEvent {
@@ -18,14 +18,6 @@ export interface Standing {
 /** Where a new registration goes. */
 export type Admission = { status: "confirmed"; waitlistPosition: null } | { status: "waitlisted"; waitlistPosition: number };
 
-/** `EVENT_FULL`: no place left and no waiting list to join. */
-export function eventFull(event: WaitlistEvent, active: number): ServiceError {
-  return new ServiceError("EVENT_FULL", {
-    message: `Event ${event.id} is full (${event.capacity} of ${event.capacity} places taken).`,
-    details: { capacity: event.capacity, activeRegistrations: active },
-  });
-}
-
 /**
  * A new registration is confirmed while places are left. When the event is full, it joins the
  * end of the waiting list if the event keeps one, else it is refused (`EVENT_FULL`). Nobody
@@ -33,7 +25,7 @@ export function eventFull(event: WaitlistEvent, active: number): ServiceError {
  * freed place promotes the first in line in the same transaction.
  */
 export function admission(event: WaitlistEvent, standing: Standing): Admission {
-  if (standing.active < event.capacity) return { status: "confirmed", waitlistPosition: null };
+  if (placesLeft(event, standing.active) > 0) return { status: "confirmed", waitlistPosition: null };
   if (!event.waitlistEnabled) throw eventFull(event, standing.active);
   return { status: "waitlisted", waitlistPosition: standing.waitlisted + 1 };
 }
@@ -45,6 +37,21 @@ export function admission(event: WaitlistEvent, standing: Standing): Admission {
  * list off stops new entries, and those already waiting keep their turn.
  */
 export function promotionsDue(event: WaitlistEvent, standing: Standing): number {
-  if (!EVENT_STATUSES_OPEN_FOR_REGISTRATION.includes(event.status)) return 0;
-  return Math.max(0, Math.min(standing.waitlisted, event.capacity - standing.active));
+  if (!isOpenForRegistration(event.status)) return 0;
+  return Math.min(standing.waitlisted, placesLeft(event, standing.active));
+}
+
+/**
+ * The waiting list after one registration left it from `position` (promoted, cancelled or
+ * erased): everyone behind moves up one place. After `count` were promoted from its head,
+ * everyone left moves up `count`. What `WaitlistWrites.moveUp` is asked to do, as
+ * `{ behind, places }`.
+ */
+export function closeUpBehind(position: number): { behind: number; places: number } {
+  return { behind: position, places: 1 };
+}
+
+/** The move of the rest of the list after the first `count` in line were promoted (see {@link closeUpBehind}). */
+export function closeUpAfterPromotion(count: number): { behind: number; places: number } {
+  return { behind: 0, places: count };
 }

@@ -9,6 +9,8 @@ import type { AttendeeStore } from "../storage/attendee-store.ts";
 import type { EventStore } from "../storage/event-store.ts";
 import { ERASED_ANSWER } from "../storage/erasure.ts";
 import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
+import { eraseAttendee, registerAttendee, updateAttendee } from "./registrations.ts";
+import type { TransactionalStorage } from "./transaction-steps.ts";
 
 /** Operations on one account's registrations. */
 export interface AttendeeOperations {
@@ -39,7 +41,7 @@ export interface AttendeeExport {
 }
 
 /** The registration operations of one account. */
-export function createAttendeeOperations(storage: AttendeeStore & Pick<EventStore, "getEvent">, context: OperationContext): AttendeeOperations {
+export function createAttendeeOperations(storage: AttendeeStore & Pick<EventStore, "getEvent"> & TransactionalStorage, context: OperationContext): AttendeeOperations {
   const { accountId, now, notifier: notify, queued } = context;
   const attendeeOut = (record: AttendeeRecord) => toApiAttendee(record, context.baseUrl);
 
@@ -47,7 +49,7 @@ export function createAttendeeOperations(storage: AttendeeStore & Pick<EventStor
     async register(input) {
       const parsed = parseInput(AttendeeCreateInput, input);
       const record = newAttendeeRecord(parsed, { id: createId("attendee"), accountId, confirmationCode: createConfirmationCode(), now: now() });
-      const registered = await storage.registerAttendee(record, notify);
+      const registered = await registerAttendee(storage, record, notify);
       queued();
       return attendeeOut(registered);
     },
@@ -58,7 +60,7 @@ export function createAttendeeOperations(storage: AttendeeStore & Pick<EventStor
     },
     async update(id, input) {
       const parsed = parseInput(AttendeeUpdateInput, input);
-      const { after } = await storage.updateAttendee(accountId, id, parsed, now(), notify);
+      const { after } = await updateAttendee(storage, accountId, id, parsed, now(), notify);
       queued();
       return attendeeOut(after);
     },
@@ -68,7 +70,7 @@ export function createAttendeeOperations(storage: AttendeeStore & Pick<EventStor
       return { attendees: page.items.map(attendeeOut), pagination: paginate(parsed.page, parsed.limit, page.total) };
     },
     async delete(id) {
-      const erased = await storage.eraseAttendee(accountId, id, { now: now(), replay: ERASED_ANSWER }, notify);
+      const erased = await eraseAttendee(storage, accountId, id, { now: now(), replay: ERASED_ANSWER }, notify);
       if (!erased) throw notFound("Attendee", id);
       queued();
       return { success: true, message: `Attendee ${id} was erased.`, deletedId: id };

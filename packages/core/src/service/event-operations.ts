@@ -1,14 +1,16 @@
 import { createId } from "../_internal/ids.ts";
 import { parseInput } from "../_internal/parse-input.ts";
 import { eventStatsOf, NO_FIGURES } from "../resources/kept-figures.ts";
-import { ServiceError } from "../errors.ts";
 import { type Attendee, CheckInInput, toApiAttendee } from "../resources/attendee.ts";
 import { type DeleteResult, paginate } from "../resources/common.ts";
 import { type Event, EventCreateInput, EventListQuery, EventUpdateInput, newEventRecord, toApiEvent } from "../resources/event.ts";
-import type { AttendeeStore } from "../storage/attendee-store.ts";
+import { alreadyCheckedIn, isCheckedIn } from "../rules/check-in.ts";
 import { ERASED_ANSWER } from "../storage/erasure.ts";
 import type { EventStore } from "../storage/event-store.ts";
+import { deleteEvent, insertEvent, updateEvent } from "./event-changes.ts";
 import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
+import { checkIn, undoCheckIn } from "./registrations.ts";
+import type { TransactionalStorage } from "./transaction-steps.ts";
 
 /** Operations on one account's events. */
 export interface EventOperations {
@@ -36,7 +38,7 @@ export interface EventOperations {
 }
 
 /** The event operations of one account, over the stores they need. */
-export function createEventOperations(storage: EventStore & Pick<AttendeeStore, "checkIn" | "undoCheckIn">, context: OperationContext): EventOperations {
+export function createEventOperations(storage: EventStore & TransactionalStorage, context: OperationContext): EventOperations {
   const { accountId, carbon, now, notifier: notify, queued } = context;
 
   async function getEvent(id: string): Promise<Event> {
@@ -49,19 +51,19 @@ export function createEventOperations(storage: EventStore & Pick<AttendeeStore, 
     async create(input) {
       const parsed = parseInput(EventCreateInput, input);
       const record = newEventRecord(parsed, { id: createId("event"), accountId, now: now() });
-      await storage.insertEvent(record, notify);
+      await insertEvent(storage, record, notify);
       queued();
       return toApiEvent({ ...record, ...eventStatsOf(record, NO_FIGURES, carbon) });
     },
     get: getEvent,
     async update(id, input) {
       const parsed = parseInput(EventUpdateInput, input);
-      await storage.updateEvent(accountId, id, parsed, now(), notify);
+      await updateEvent(storage, accountId, id, parsed, now(), notify);
       queued();
       return getEvent(id);
     },
     async delete(id) {
-      const deleted = await storage.deleteEvent(accountId, id, notify, { now: now(), replay: ERASED_ANSWER });
+      const deleted = await deleteEvent(storage, accountId, id, { now: now(), replay: ERASED_ANSWER }, notify);
       queued();
       if (!deleted) throw notFound("Event", id);
       return { success: true, message: `Event ${id} and its registrations were deleted.`, deletedId: id };
@@ -73,18 +75,13 @@ export function createEventOperations(storage: EventStore & Pick<AttendeeStore, 
     },
     async checkIn(eventId, input) {
       const { confirmationCode } = parseInput(CheckInInput, input);
-      const { before, after } = await storage.checkIn(accountId, eventId, confirmationCode, now(), notify);
+      const { before, after } = await checkIn(storage, accountId, eventId, confirmationCode, now(), notify);
       queued();
-      if (before.status === "checked-in") {
-        throw new ServiceError("ALREADY_CHECKED_IN", {
-          message: `Registration ${before.id} was already checked in at ${before.checkedInAt}.`,
-          details: { attendee: toApiAttendee(before, context.baseUrl) },
-        });
-      }
+      if (isCheckedIn(before)) throw alreadyCheckedIn(before, toApiAttendee(before, context.baseUrl));
       return toApiAttendee(after, context.baseUrl);
     },
     async undoCheckIn(eventId, attendeeId) {
-      const { after } = await storage.undoCheckIn(accountId, eventId, attendeeId, now(), notify);
+      const { after } = await undoCheckIn(storage, accountId, eventId, attendeeId, now(), notify);
       queued();
       return toApiAttendee(after, context.baseUrl);
     },

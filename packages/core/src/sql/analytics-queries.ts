@@ -11,16 +11,18 @@ import type {
 import { LOW_CARBON_CERTIFICATION_SHARE, SCORE_TIERS } from "../analytics/certifications.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
-import { ACTIVE_ATTENDEE_STATUSES, ATTENDEE_STATUSES, type AttendeeStatus } from "../rules/attendee-status.ts";
-import { contributionSql, scoreSql, scoreThreshold } from "./carbon-sql.ts";
-import type { EventStatus } from "../rules/event-status.ts";
+import { activeSql, carbonNeutralSql, contributionSql, scoreSql, scoreThreshold } from "../carbon/carbon-sql.ts";
+import { AttendeeRecord } from "../resources/attendee.ts";
+import type { EventRecord } from "../resources/event.ts";
 import type { Database, EventsTable } from "./database.ts";
 import type { SqlDialect } from "./dialect.ts";
 import { rowToEvent } from "./rows.ts";
 
-const ACTIVE = [...ACTIVE_ATTENDEE_STATUSES];
+type AttendeeStatus = AttendeeRecord["status"];
+/** Every status a stored registration may have (the record's schema lists them). */
+const ATTENDEE_STATUSES = AttendeeRecord.shape.status.options;
 const CHECKED_IN = "checked-in" satisfies AttendeeStatus;
-const CANCELLED = "cancelled" satisfies EventStatus;
+const CANCELLED = "cancelled" satisfies EventRecord["status"];
 
 /** The analytics queries over one kysely instance. */
 export interface AnalyticsQueries {
@@ -77,7 +79,7 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect
         sql<number>`sum(${contribution.travel_reported})`.as("travel_reported"),
         sql<number>`sum(${contribution.low_carbon})`.as("low_carbon"),
       ])
-      .where("a.status", "in", ACTIVE)
+      .where(activeSql)
       .where("a.event_id", "in", db.selectFrom("events as e").select("e.id").where(scopeFilter(scope)))
       .groupBy(["a.event_id", "a.travel_mode"]);
   }
@@ -127,7 +129,7 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect
         sql<number>`coalesce(s.travel_reported, 0)`.as("travel_reported"),
         sql<number>`coalesce(s.low_carbon, 0)`.as("low_carbon"),
         score.as("score"),
-        sql<number>`(case when coalesce(s.travel_reported, 0) > 0 and ${offsetKg} >= coalesce(s.emissions_kg, 0) then 1 else 0 end)`.as("cert_carbon_neutral"),
+        carbonNeutralSql(sql`coalesce(s.emissions_kg, 0)`, offsetKg).as("cert_carbon_neutral"),
         sql<number>`(case when coalesce(s.travel_reported, 0) > 0 and s.low_carbon >= ${sql.lit(LOW_CARBON_CERTIFICATION_SHARE)} * s.travel_reported then 1 else 0 end)`.as(
           "cert_low_carbon",
         ),
@@ -283,7 +285,7 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect
       const row = await db.selectFrom("events").selectAll().where("id", "=", eventId).where("account_id", "=", accountId).executeTakeFirst();
       if (!row) return null;
       const event = rowToEvent(row);
-      const active = () => db.selectFrom("attendees as a").where("a.event_id", "=", eventId).where("a.status", "in", ACTIVE);
+      const active = () => db.selectFrom("attendees as a").where("a.event_id", "=", eventId).where(activeSql);
       const valueCounts = (rows: Array<Record<string, unknown>>): ValueCount[] => rows.map((r) => ({ value: String(r.value), count: num(r.count) }));
       const accessibility = sql.ref("a.accessibility_needs") as unknown as RawBuilder<unknown>;
       const [statusRows, ticketRows, companyRows, companyTotals, dietaryRows, accessibilityRow, modeRows, windowRow, leadRow] = await Promise.all([
@@ -303,7 +305,7 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect
         (db as Kysely<any>)
           .selectFrom(["attendees as a", dialect.jsonArrayElements(sql.ref("a.dietary_preferences"), "d")])
           .where("a.event_id", "=", eventId)
-          .where("a.status", "in", ACTIVE)
+          .where(activeSql)
           .select([sql<string>`d.value`.as("value"), sql<number>`count(*)`.as("count")])
           .groupBy(sql`d.value`)
           .orderBy(sql`count(*)`, "desc")

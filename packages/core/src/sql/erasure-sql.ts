@@ -1,13 +1,13 @@
 /**
  * The stored copies of registrations' personal data beyond their rows, scrubbed inside the
- * transaction of an erasure or an event's deletion: webhook payloads (redacted as
- * `redactEnvelope` decides, their attempts' response excerpts cleared) and stored
- * Idempotency-Key answers (replaced).
+ * transaction of an erasure or an event's deletion: webhook payloads (rewritten as the caller's
+ * `redact` says, their attempts' response excerpts cleared) and stored Idempotency-Key answers
+ * (replaced).
  */
 import { type Kysely, sql } from "kysely";
 import { ID_PREFIXES } from "../_internal/ids.ts";
 import type { Erasure } from "../storage/erasure.ts";
-import { type Envelope, type ErasureSubject, redactEnvelope } from "../storage/envelope.ts";
+import type { Envelope, ErasureSubject } from "../storage/envelope.ts";
 import type { Database } from "./database.ts";
 
 /** Rows read, or written, per statement. */
@@ -19,12 +19,17 @@ function containing(text: string) {
 }
 
 /**
- * Redacts the account's stored webhook payloads that carry the subject's personal data, in
- * every status, and clears the response excerpts of their attempts. The SQL narrows the rows
- * to those naming the registration (or the event), `redactEnvelope` decides. Returns how many
- * were redacted.
+ * Rewrites the account's stored webhook payloads that `redact` redacts, in every status, and
+ * clears the response excerpts of their attempts. The SQL narrows the rows to those naming the
+ * registration (or the event), `redact` decides. Returns how many were rewritten.
  */
-export async function redactDeliveries(trx: Kysely<Database>, accountId: string, subject: ErasureSubject, erasedAt: string): Promise<number> {
+export async function redactDeliveries(
+  trx: Kysely<Database>,
+  accountId: string,
+  subject: ErasureSubject,
+  redact: (envelope: Envelope) => Envelope | null,
+  erasedAt: string,
+): Promise<number> {
   let redacted = 0;
   // In batches by id: a deleted event's deliveries may be many, and each batch is read and written before the next.
   for (let after = ""; ; ) {
@@ -46,7 +51,7 @@ export async function redactDeliveries(trx: Kysely<Database>, accountId: string,
       .execute();
     const ids: string[] = [];
     for (const row of candidates) {
-      const envelope = redactEnvelope(JSON.parse(row.payload) as Envelope, subject, erasedAt);
+      const envelope = redact(JSON.parse(row.payload) as Envelope);
       if (!envelope) continue;
       await trx.updateTable("webhook_deliveries").set({ payload: JSON.stringify(envelope), updated_at: erasedAt }).where("id", "=", row.id).execute();
       ids.push(row.id);

@@ -3,7 +3,7 @@ import { DELIVERY_STATUSES } from "../resources/webhook-delivery.ts";
 import { leaseFree, PENDING } from "./outbox-sql.ts";
 import type { Database } from "./database.ts";
 import { factorSetIdentity } from "../carbon/emission-factors.ts";
-import { contributionSql } from "./carbon-sql.ts";
+import { contributionSql } from "../carbon/carbon-sql.ts";
 import { migrationProvider } from "./migrations.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { StorageLifecycle } from "../storage/lifecycle-store.ts";

@@ -1,6 +1,27 @@
 import { type Kysely, type Migration, type MigrationProvider, sql } from "kysely";
-import { DEFAULT_EMISSION_FACTORS, factorSetIdentity } from "../carbon/emission-factors.ts";
-import { contributionSql } from "./carbon-sql.ts";
+
+/**
+ * Migration 0004's backfill of the kept figures, as `contributionSql()` of the 2023 default
+ * factors compiled it when the migration shipped (identical for SQLite and PostgreSQL).
+ */
+const EVENT_STATS_BACKFILL_0004 =
+  `update "events" set ` +
+  `"active_count" = (select coalesce(sum((case when status in ('confirmed', 'pending', 'checked-in') then 1 else 0 end)), 0) as "n" from "attendees" as "a" where "a"."event_id" = "events"."id"), ` +
+  `"emissions_kg" = (select coalesce(sum((case when status in ('confirmed', 'pending', 'checked-in') then (case travel_mode when 'car' then 0.16844 ` +
+  `when 'flight' then (case when coalesce(travel_distance, 0) <= 500 then 0.27257 when coalesce(travel_distance, 0) <= 3700 then 0.18592 else 0.26128 end) ` +
+  `when 'train' then 0.03546 when 'bus' then 0.10231 when 'bike' then 0 when 'walk' then 0 else 0 end) * coalesce(travel_distance, 0) else 0 end)), 0) as "n" ` +
+  `from "attendees" as "a" where "a"."event_id" = "events"."id"), ` +
+  `"offset_usd" = (select coalesce(sum((case when status in ('confirmed', 'pending', 'checked-in') and offset_opted = 1 then coalesce(offset_amount, 0) else 0 end)), 0) as "n" ` +
+  `from "attendees" as "a" where "a"."event_id" = "events"."id"), ` +
+  `"travel_reported" = (select coalesce(sum((case when status in ('confirmed', 'pending', 'checked-in') and travel_mode is not null then 1 else 0 end)), 0) as "n" ` +
+  `from "attendees" as "a" where "a"."event_id" = "events"."id"), ` +
+  `"low_carbon" = (select coalesce(sum((case when status in ('confirmed', 'pending', 'checked-in') and travel_mode in ('train', 'bus', 'bike', 'walk') then 1 else 0 end)), 0) as "n" ` +
+  `from "attendees" as "a" where "a"."event_id" = "events"."id")`;
+
+/** Migration 0010's record of the factor set the figures were computed with until then: `factorSetIdentity` of the 2023 default, as it was when the migration shipped. */
+const DEFAULT_FACTOR_SET_IDENTITY_0010 =
+  '["UK Government GHG Conversion Factors for Company Reporting",2023,[["car",0.16844,null],["flight",0.27257,500],["flight",0.18592,3700],["flight",0.26128,null],' +
+  '["train",0.03546,null],["bus",0.10231,null],["bike",0,null],["walk",0,null]]]';
 
 /**
  * The schema's history, oldest first. Never edit a migration that has shipped: add one.
@@ -174,21 +195,11 @@ export const MIGRATIONS: Record<string, Migration> = {
       for (const [column, type] of [["active_count", "integer"], ["emissions_kg", "double precision"], ["offset_usd", "double precision"], ["travel_reported", "integer"], ["low_carbon", "integer"]] as const) {
         await db.schema.alterTable("events").addColumn(column, type, (c) => c.notNull().defaultTo(0)).execute();
       }
-      // Existing events get their figures from their registrations: the sums of what each contributes
-      // (to the columns made here: later migrations add theirs).
-      const contribution = contributionSql();
-      const columns = ["active_count", "emissions_kg", "offset_usd", "travel_reported", "low_carbon"] as const;
-      await db
-        .updateTable("events")
-        .set((eb) =>
-          Object.fromEntries(
-            columns.map((column) => [
-              column,
-              eb.selectFrom("attendees as a").whereRef("a.event_id", "=", "events.id").select(sql`coalesce(sum(${contribution[column]}), 0)`.as("n")),
-            ]),
-          ),
-        )
-        .execute();
+      // Existing events get their figures from their registrations: the sums of what each
+      // contributed when this migration shipped (the 2023 default factors; later migrations add
+      // their columns). Frozen text, the same on SQLite and PostgreSQL, so this migration never
+      // changes with the code that keeps the figures today.
+      await sql.raw(EVENT_STATS_BACKFILL_0004).execute(db);
       await db.schema.createIndex("events_account_emissions").on("events").columns(["account_id", "emissions_kg", "id"]).execute();
     },
   },
@@ -287,7 +298,7 @@ export const MIGRATIONS: Record<string, Migration> = {
         .addColumn("identity", "text", (c) => c.notNull())
         .addColumn("updated_at", "text", (c) => c.notNull())
         .execute();
-      await db.insertInto("emission_factor_set").values({ id: 1, identity: factorSetIdentity(DEFAULT_EMISSION_FACTORS), updated_at: new Date().toISOString() }).execute();
+      await db.insertInto("emission_factor_set").values({ id: 1, identity: DEFAULT_FACTOR_SET_IDENTITY_0010, updated_at: new Date().toISOString() }).execute();
     },
   },
   "0011_attendees_event_order": {

@@ -3,8 +3,6 @@ import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { ApiKeyInfo, Scope, Tier } from "../resources/api-key.ts";
 import type { EventRecord } from "../resources/event.ts";
-import type { AttendeeStatus } from "../rules/attendee-status.ts";
-import type { EventStatus } from "../rules/event-status.ts";
 import type { WebhookRecord } from "../resources/webhook.ts";
 import type { AccountsTable, ApiKeysTable, AttendeesTable, EventsTable, WebhooksTable } from "./database.ts";
 
@@ -92,7 +90,7 @@ export function rowToEvent(row: Selectable<EventsTable>): EventRecord {
     category: row.category,
     sustainabilityGoals: goals,
     tags: JSON.parse(row.tags) as string[],
-    status: row.status as EventStatus,
+    status: row.status as EventRecord["status"],
     waitlistEnabled: Number(row.waitlist_enabled) === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -161,7 +159,7 @@ export function rowToAttendee(row: Selectable<AttendeesTable>): AttendeeRecord {
     carbonOffset: json(row.carbon_offset),
     emergencyContact: json(row.emergency_contact),
     customFields: JSON.parse(row.custom_fields) as AttendeeRecord["customFields"],
-    status: row.status as AttendeeStatus,
+    status: row.status as AttendeeRecord["status"],
     waitlistPosition: row.waitlist_position === null ? null : Number(row.waitlist_position),
     confirmationCode: row.confirmation_code,
     registrationDate: row.registration_date,

@@ -1,28 +1,19 @@
 import { type Kysely, sql } from "kysely";
 import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
-import type { ChangeNotifier, StoredChange } from "../storage/change-notifier.ts";
 import type { Database } from "./database.ts";
 import type { SqlDialect, UniqueIndex } from "./dialect.ts";
-import type { EventLock } from "./event-lock-sql.ts";
-import type { KeptFiguresSql } from "./kept-figures-sql.ts";
 
-/** What every part of the SQL storage shares: the database, its dialect, and how a write runs and notifies. */
+/** What every part of the SQL storage shares: the database, its dialect, and how a write runs. */
 export interface SqlContext {
   db: Kysely<Database>;
   dialect: SqlDialect;
   /** Runs `fn` in a write transaction of the dialect (the write lock on SQLite; row locks taken inside it on PostgreSQL). */
   write<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
-  /** Hands a change to the call's notifier (else the storage's) and writes what it returns to the outbox, in the change's transaction; how many deliveries it wrote. */
-  notify(trx: Kysely<Database>, accountId: string, change: StoredChange, notifier: ChangeNotifier | undefined): Promise<number>;
-  /** Locks and reads an event in a write transaction (compiled once). */
-  lockEvent: EventLock;
-  /** An event's kept figures in a write transaction (compiled once). */
-  keptFigures: KeptFiguresSql;
   /** The travel emission factors the kept figures are computed with. */
   factors: EmissionFactorSet;
   /** Whether the set was given (`migrate()` then brings the stored figures to it). */
   factorsGiven: boolean;
-  /** The storage's clock (the defaults that need a time). */
+  /** The storage's clock (the times it records on its own). */
   now(): Date;
 }
 

@@ -4,7 +4,6 @@ import { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, type EmissionFactorSetInpu
 import { ServiceError } from "../errors.ts";
 import type { Storage } from "../storage.ts";
 import { type StoreFault, storeUnavailable, WRITE_FAULTS } from "../storage/lifecycle-store.ts";
-import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import { createAccountStore } from "./account-sql.ts";
 import { createAnalyticsQueries } from "./analytics-queries.ts";
 import { createAnalyticsStore } from "./analytics-sql.ts";
@@ -15,23 +14,14 @@ import { dialectOf } from "./dialect.ts";
 import { createEventStore } from "./event-sql.ts";
 import { createIdempotencyStore } from "./idempotency-sql.ts";
 import { createLifecycleStore } from "./lifecycle-sql.ts";
-import { createEventLock } from "./event-lock-sql.ts";
-import { createKeptFiguresSql } from "./kept-figures-sql.ts";
-import { createNotifyChange } from "./outbox-sql.ts";
 import type { SqlContext } from "./sql-context.ts";
+import { createTransactionStore } from "./transaction-sql.ts";
 import { createWebhookStore } from "./webhook-sql.ts";
 
 /** Options of {@link createSqlStorage}. */
 export interface SqlStorageOptions {
   /** A kysely instance on SQLite (`SqliteDialect`) or PostgreSQL (`PostgresDialect`). The storage does not own its driver's settings. */
   db: Kysely<Database>;
-  /**
-   * Turns each write of an event or a registration into the notifications the storage writes
-   * to the outbox in the write's transaction, when the call gives none of its own (the service
-   * gives its own on every call: `createChangeNotifier` with the request's links). Default:
-   * none, so the storage writes no notifications.
-   */
-  notifier?: ChangeNotifier;
   /**
    * The travel emission factors of the kept figures (an event's `carbonFootprint`, analytics).
    * Default `DEFAULT_EMISSION_FACTORS`. Given (the default too), `migrate()` recomputes the
@@ -41,14 +31,14 @@ export interface SqlStorageOptions {
    * writes registrations on one database must use the same set.
    */
   emissionFactors?: EmissionFactorSetInput;
-  /** The clock of the defaults (the erasure time of `deleteEvent` without an `erasure`). Default: the system clock. */
+  /** The clock of the times the storage records on its own (when `migrate()` recomputed the kept figures). Default: the system clock. */
   now?: () => Date;
 }
 
 /**
  * The storage on SQL through kysely: SQLite or PostgreSQL, with the same code. Each concern is
- * its own module (`account-sql.ts`, `event-sql.ts`, `attendee-sql.ts`, ...) over one shared
- * context; all dialect differences are in `sql/dialect.ts`.
+ * its own module (`account-sql.ts`, `event-sql.ts`, `attendee-sql.ts`, `transaction-sql.ts`, ...)
+ * over one shared context; all dialect differences are in `sql/dialect.ts`.
  *
  * @example
  * const storage = createSqlStorage({ db: new Kysely({ dialect: new SqliteDialect({ database: new Database(":memory:") }) }) });
@@ -58,21 +48,17 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
   const { db } = options;
   const dialect = dialectOf(db);
   const factors = options.emissionFactors ? EmissionFactorSet.parse(options.emissionFactors) : DEFAULT_EMISSION_FACTORS;
-  const keptFigures = createKeptFiguresSql(db, factors);
-  const notifyChange = createNotifyChange(db, keptFigures, (conn, account, eventId) => createAnalyticsQueries(conn, dialect, factors).eventAnalyticsFigures(account, eventId));
   const ctx: SqlContext = {
     db,
     dialect,
     write: (fn) => dialect.writeTransaction(db, fn),
-    notify: (trx, accountId, change, notifier) => notifyChange(trx, accountId, change, notifier ?? options.notifier),
-    lockEvent: createEventLock(db, dialect),
-    keptFigures,
     factors,
     factorsGiven: options.emissionFactors !== undefined,
     now: options.now ?? (() => new Date()),
   };
   const storage: Storage = {
     ...createLifecycleStore(ctx),
+    ...createTransactionStore(ctx, (conn, account, eventId) => createAnalyticsQueries(conn, dialect, factors).eventAnalyticsFigures(account, eventId)),
     ...createAccountStore(ctx),
     ...createIdempotencyStore(ctx),
     ...createEventStore(ctx),

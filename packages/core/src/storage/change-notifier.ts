@@ -5,7 +5,7 @@ import type { EventRecord } from "../resources/event.ts";
 import type { Notification } from "./envelope.ts";
 
 /**
- * A change a storage write made, as the storage hands it to a {@link ChangeNotifier} inside the
+ * A change a business transaction made, as it is handed to a {@link ChangeNotifier} inside the
  * write's transaction: what happened (`op`), the records before and after it, and its time.
  * Registration changes carry their event as it was locked for the change.
  */
@@ -39,9 +39,9 @@ export interface OutboxReader {
 
 /**
  * Turns a change into the notifications it causes (`webhooks/change-notifications.ts` makes the
- * service's). The storage calls it inside the write's transaction when the account has an
- * active webhook, and writes what it returns to the outbox in the same transaction: one pending
- * delivery per notification and active webhook subscribed to its type. A write that fails or
- * rolls back writes none; a notifier that throws fails the write.
+ * service's). `notifyChange` (`webhooks/outbox.ts`) calls it inside the change's transaction when
+ * the account has an active webhook, and appends what it returns to the outbox in the same
+ * transaction: one pending delivery per notification and active webhook subscribed to its type.
+ * A change that fails or rolls back writes none; a notifier that throws fails the change.
  */
 export type ChangeNotifier = (change: StoredChange, reader: OutboxReader) => Promise<Notification[]>;

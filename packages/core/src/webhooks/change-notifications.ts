@@ -1,8 +1,8 @@
 /**
  * What a change notifies: turns a {@link StoredChange} into its notifications and their
- * payloads, reading what it needs through the storage's narrow {@link OutboxReader} inside the
- * change's transaction. The storage writes what this returns to the outbox in the same
- * transaction; it decides nothing itself.
+ * payloads, reading what it needs through the narrow {@link OutboxReader} inside the change's
+ * transaction. `notifyChange` (`webhooks/outbox.ts`) appends what this returns to the outbox in
+ * the same transaction.
  */
 import { buildEventAnalytics } from "../analytics/event-analytics.ts";
 import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
@@ -38,7 +38,8 @@ export interface ChangeNotifierOptions {
  * without webhooks pays nothing for them.
  *
  * @example
- * const storage = createSqlStorage({ db, notifier: createChangeNotifier({ baseUrl: "https://events.example.com" }) });
+ * const notifier = createChangeNotifier({ baseUrl: "https://events.example.com" });
+ * await storage.transaction((tx) => notifyChange(tx, accountId, { op: "event.created", event, at: event.createdAt }, notifier));
  */
 export function createChangeNotifier(options: ChangeNotifierOptions = {}): ChangeNotifier {
   const baseUrl = options.baseUrl ?? DEFAULT_PUBLIC_URL;

@@ -6,6 +6,7 @@
  */
 import type { EventAnalytics } from "../analytics/event-analytics.ts";
 import type { Attendee } from "../resources/attendee.ts";
+import { isCarbonNeutral } from "../carbon/carbon-neutral.ts";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
 import { type KeptFigures, scoreOf } from "../resources/kept-figures.ts";
 import type { Event, EventRecord } from "../resources/event.ts";
@@ -119,9 +120,9 @@ export function carbonNeutralMetrics(figures: NotificationFigures) {
   };
 }
 
-/** True when a carbon-neutral event's offsets first cover its travel emissions (there must be some). */
+/** True when an event with the carbon-neutral goal is carbon neutral (`isCarbonNeutral`). */
 export function isCarbonNeutralAchieved(carbonNeutralGoal: boolean | null | undefined, figures: NotificationFigures): boolean {
-  return Boolean(carbonNeutralGoal) && figures.emissionsKg > 0 && figures.offsetKg >= figures.emissionsKg;
+  return Boolean(carbonNeutralGoal) && isCarbonNeutral(figures);
 }
 
 /** `sustainability.goal_achieved` for the carbon-neutral goal (spec 6.2 shape). */

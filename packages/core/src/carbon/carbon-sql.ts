@@ -1,9 +1,16 @@
+/**
+ * The SQL twins of the carbon and figure definitions, generated from them: what a registration
+ * row contributes to its event's figures (`contributionOf`), its travel emissions
+ * (`travelEmissionsKg`), an event row's score (`sustainabilityScore`), "carbon neutral"
+ * (`isCarbonNeutral`) and "active" (`ACTIVE_ATTENDEE_STATUSES`). Kept beside the definitions,
+ * not in `sql/`, which runs them and decides nothing; tests keep each twin equal to its definition.
+ */
 import { type RawBuilder, sql } from "kysely";
-import type { CarbonSettings } from "../carbon/carbon-settings.ts";
-import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet, factorBands, LOW_CARBON_TRAVEL_MODES, TRAVEL_MODES } from "../carbon/emission-factors.ts";
-import { SCORE_WEIGHTS } from "../carbon/sustainability-score.ts";
+import type { CarbonSettings } from "./carbon-settings.ts";
+import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet, factorBands, LOW_CARBON_TRAVEL_MODES, TRAVEL_MODES } from "./emission-factors.ts";
+import { SCORE_WEIGHTS } from "./sustainability-score.ts";
 import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
-import type { KEPT_FIGURE_COLUMNS } from "./rows.ts";
+import type { KEPT_FIGURE_COLUMNS } from "../sql/rows.ts";
 
 /** kg CO2e of one attendee row's travel under the factor set `factors`, the SQL twin of `travelEmissionsKg`. */
 export function emissionsSql(factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): RawBuilder<number> {
@@ -65,4 +72,12 @@ export function scoreSql(carbon: CarbonSettings): RawBuilder<number> {
 /** The lowest unrounded score that rounds (to one decimal, half up) to at least `minScore`. */
 export function scoreThreshold(minScore: number): number {
   return (Math.ceil(minScore * 10 - 1e-9) - 0.5) / 10;
+}
+
+/**
+ * The SQL twin of `isCarbonNeutral` (`carbon/carbon-neutral.ts`): 1 when `emissionsKg` is above 0
+ * and `offsetKg` covers it, else 0. A test keeps the two equal.
+ */
+export function carbonNeutralSql(emissionsKg: RawBuilder<unknown>, offsetKg: RawBuilder<unknown>): RawBuilder<number> {
+  return sql<number>`(case when ${emissionsKg} > 0 and ${offsetKg} >= ${emissionsKg} then 1 else 0 end)`;
 }

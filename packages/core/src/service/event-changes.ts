@@ -1,0 +1,69 @@
+/**
+ * The business transactions of events: create, update, delete. Each runs in one storage
+ * transaction (under the event's lock once it exists) and appends its notifications to the
+ * outbox in it.
+ */
+import { applyEventUpdate, type EventRecord, type EventUpdate } from "../resources/event.ts";
+import type { ChangeNotifier } from "../storage/change-notifier.ts";
+import type { Change } from "../storage/common.ts";
+import { redactEnvelope } from "../storage/envelope.ts";
+import type { Erasure } from "../storage/erasure.ts";
+import { notFoundError, notify, runTransaction, type TransactionalStorage } from "./transaction-steps.ts";
+import { promoteWaitlisted } from "./waitlist.ts";
+
+/** Stores a new event (and notifies `event.created`). */
+export function insertEvent(storage: TransactionalStorage, event: EventRecord, notifier?: ChangeNotifier): Promise<void> {
+  return runTransaction(storage, notifier, async (steps) => {
+    await steps.tx.events.insert(event);
+    await notify(steps, event.accountId, { op: "event.created", event, at: event.createdAt });
+  });
+}
+
+/**
+ * Applies `update` to the account's event under its lock with `applyEventUpdate` (status rules,
+ * date order, capacity at or above the active registrations as kept); a raised capacity promotes
+ * from the waiting list. Throws `NOT_FOUND`, `INVALID_STATE_TRANSITION` or `INVALID_REQUEST`.
+ */
+export function updateEvent(
+  storage: TransactionalStorage,
+  accountId: string,
+  id: string,
+  update: EventUpdate,
+  now: string,
+  notifier?: ChangeNotifier,
+): Promise<Change<EventRecord>> {
+  return runTransaction(storage, notifier, async (steps) => {
+    const { tx } = steps;
+    const before = await tx.events.lock(accountId, id);
+    if (!before) throw notFoundError(`Event ${id} not found.`);
+    const figures = await tx.figures.read(id);
+    const after = applyEventUpdate(before, update, figures.activeRegistrations, now);
+    await tx.events.update(after, { replaceTags: update.tags !== undefined });
+    await notify(steps, accountId, { op: "event.updated", before, after, at: now });
+    // A raised capacity frees places for those waiting; nothing above moved the figures.
+    if (after.capacity > before.capacity) await promoteWaitlisted(steps, after, figures, now);
+    return { before, after };
+  });
+}
+
+/**
+ * Deletes the account's event and all its registrations under its lock, and scrubs its
+ * registrations' personal data from stored copies as `eraseAttendee` does (webhook payloads by
+ * `redactEnvelope` with the event as subject, stored Idempotency-Key answers that name one of
+ * them, replaced by `erasure.replay`). Returns the deleted event, or `null` (nothing changes).
+ */
+export function deleteEvent(storage: TransactionalStorage, accountId: string, id: string, erasure: Erasure, notifier?: ChangeNotifier): Promise<EventRecord | null> {
+  return runTransaction(storage, notifier, async (steps) => {
+    const { tx } = steps;
+    const event = await tx.events.lock(accountId, id);
+    if (!event) return null;
+    // Its registrations' data leaves the stored copies first, so that event.deleted (event data only) is written after.
+    const subject = { eventId: id };
+    await tx.erasure.redactPayloads(accountId, subject, (envelope) => redactEnvelope(envelope, subject, erasure.now), erasure.now);
+    const registrations = await tx.attendees.idsOf(id);
+    if (registrations.length > 0) await tx.erasure.replaceAnswers(accountId, id, new Set(registrations), erasure);
+    await notify(steps, accountId, { op: "event.deleted", event, at: erasure.now });
+    await tx.events.delete(id);
+    return event;
+  });
+}

@@ -1,0 +1,184 @@
+/**
+ * The business transactions of registrations: register, update, check in, undo a check-in,
+ * erase. Each runs in one storage transaction under its event's lock, asks `rules/` what the
+ * change means, moves the event's kept figures, settles the waiting list and appends the
+ * change's notifications to the outbox, so all of it commits together or not at all.
+ */
+import { createConfirmationCode } from "../_internal/ids.ts";
+import { applyAttendeeUpdate, type AttendeeRecord, type AttendeeUpdate, undoCheckIn as undoneCheckIn } from "../resources/attendee.ts";
+import { assertPlaceLeft } from "../rules/capacity.ts";
+import { assertDoorOpen, isCheckedIn } from "../rules/check-in.ts";
+import { assertOpenForRegistration } from "../rules/event-status.ts";
+import { registrationChange } from "../rules/registration-change.ts";
+import { admission } from "../rules/waitlist.ts";
+import type { ChangeNotifier } from "../storage/change-notifier.ts";
+import type { Change } from "../storage/common.ts";
+import { redactEnvelope } from "../storage/envelope.ts";
+import type { Erasure } from "../storage/erasure.ts";
+import { assertNoActiveDuplicate, moveFigures, notFoundError, notify, runTransaction, type TransactionalStorage } from "./transaction-steps.ts";
+import { settleWaitlist } from "./waitlist.ts";
+
+/**
+ * Registers `attendee` under its event's lock: throws `NOT_FOUND` (field `eventId`) for an unknown
+ * event, `INVALID_REQUEST` (field `eventId`) for one not open for registration,
+ * `DUPLICATE_REGISTRATION` when the email (case-insensitive) holds a registration of the event
+ * that is not cancelled, and `EVENT_FULL` when no place is left and there is no waiting list to
+ * join. Its `confirmationCode` is replaced if it is taken. Returns the registration as stored
+ * (`confirmed`, or `waitlisted` with its place in line).
+ */
+export function registerAttendee(storage: TransactionalStorage, attendee: AttendeeRecord, notifier?: ChangeNotifier): Promise<AttendeeRecord> {
+  return runTransaction(
+    storage,
+    notifier,
+    async (steps) => {
+      const { tx } = steps;
+      const event = await tx.events.lock(attendee.accountId, attendee.eventId);
+      if (!event) throw notFoundError(`Event ${attendee.eventId} not found.`, "eventId");
+      assertOpenForRegistration(event);
+      // Duplicates first: "already registered" tells more than "full" when both hold.
+      await assertNoActiveDuplicate(tx, attendee);
+      const figures = await tx.figures.read(event.id);
+      let record: AttendeeRecord = { ...attendee, ...admission(event, { active: figures.activeRegistrations, waitlisted: figures.waitlisted }) };
+      while (await tx.attendees.codeTaken(record.confirmationCode)) record = { ...record, confirmationCode: createConfirmationCode() };
+      await tx.attendees.insert(record);
+      await moveFigures(steps, event.id, null, record);
+      await notify(steps, event.accountId, { op: "attendee.registered", event, attendee: record, at: record.registrationDate });
+      return record;
+    },
+    () => attendee,
+  );
+}
+
+/**
+ * Applies `update` to the account's registration under its event's lock with `applyAttendeeUpdate`
+ * (status rules); a change that takes a place (`registrationChange`) needs the event open for
+ * registration and a place left (`EVENT_FULL`), and one that could duplicate an email is checked
+ * (`DUPLICATE_REGISTRATION`). A place given up promotes the first in line. Throws `NOT_FOUND` too.
+ */
+export function updateAttendee(
+  storage: TransactionalStorage,
+  accountId: string,
+  id: string,
+  update: AttendeeUpdate,
+  now: string,
+  notifier?: ChangeNotifier,
+): Promise<Change<AttendeeRecord>> {
+  let attempted: AttendeeRecord | undefined;
+  return runTransaction(
+    storage,
+    notifier,
+    async (steps) => {
+      const { tx } = steps;
+      // The event's lock first (it serialises everything about its registrations), then the
+      // registration read under it: read before the lock, a concurrent change could be lost.
+      // A registration never moves to another event, so its event found unlocked is the one to lock.
+      const eventId = await tx.attendees.eventIdOf(accountId, id);
+      const event = eventId === null ? null : await tx.events.lock(accountId, eventId);
+      const before = event && (await tx.attendees.get(accountId, id));
+      if (!event || !before) throw notFoundError(`Attendee ${id} not found.`);
+      const after = applyAttendeeUpdate(before, update, now);
+      attempted = after;
+      const change = registrationChange(before, after);
+      if (change.takesPlace) {
+        assertOpenForRegistration(event);
+        assertPlaceLeft(event, (await tx.figures.read(event.id)).activeRegistrations);
+      }
+      if (change.checksDuplicate) await assertNoActiveDuplicate(tx, after);
+      await tx.attendees.update(after);
+      await moveFigures(steps, event.id, before, after);
+      await notify(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
+      await settleWaitlist(steps, event, change, now);
+      return { before, after };
+    },
+    () => attempted,
+  );
+}
+
+/**
+ * Checks in the event's registration with this confirmation code under the event's lock. Throws
+ * `NOT_FOUND` (no such event or code) or `INVALID_STATE_TRANSITION` (the door is closed:
+ * `assertDoorOpen`; the registration is cancelled or waiting). A registration checked in already
+ * (`isCheckedIn`) is left as it is and returned with `before === after`.
+ */
+export function checkIn(
+  storage: TransactionalStorage,
+  accountId: string,
+  eventId: string,
+  confirmationCode: string,
+  now: string,
+  notifier?: ChangeNotifier,
+): Promise<Change<AttendeeRecord>> {
+  return runTransaction(storage, notifier, async (steps) => {
+    const { tx } = steps;
+    const event = await tx.events.lock(accountId, eventId);
+    if (!event) throw notFoundError(`Event ${eventId} not found.`);
+    assertDoorOpen(event);
+    const before = await tx.attendees.getByCode(eventId, confirmationCode);
+    if (!before) throw notFoundError(`No registration with confirmation code ${confirmationCode} for event ${eventId}.`, "confirmationCode");
+    if (isCheckedIn(before)) return { before, after: before };
+    const after = applyAttendeeUpdate(before, { status: "checked-in" }, now);
+    await tx.attendees.updateStatus(after);
+    // Moves nothing: checked-in holds its place, like the confirmed or pending it was.
+    await moveFigures(steps, eventId, before, after);
+    await notify(steps, accountId, { op: "attendee.checked_in", event, before, after, at: now });
+    return { before, after };
+  });
+}
+
+/**
+ * Undoes the check-in of the event's registration `attendeeId` under the event's lock (back to
+ * `confirmed`: `undoCheckIn`), notified as `attendee.updated`. Throws `NOT_FOUND` (no such event,
+ * or no such registration of it) or `INVALID_STATE_TRANSITION` (not checked in).
+ */
+export function undoCheckIn(
+  storage: TransactionalStorage,
+  accountId: string,
+  eventId: string,
+  attendeeId: string,
+  now: string,
+  notifier?: ChangeNotifier,
+): Promise<Change<AttendeeRecord>> {
+  return runTransaction(storage, notifier, async (steps) => {
+    const { tx } = steps;
+    const event = await tx.events.lock(accountId, eventId);
+    if (!event) throw notFoundError(`Event ${eventId} not found.`);
+    const found = await tx.attendees.get(accountId, attendeeId);
+    const before = found?.eventId === eventId ? found : null;
+    if (!before) throw notFoundError(`Attendee ${attendeeId} of event ${eventId} not found.`);
+    const after = undoneCheckIn(before, now);
+    await tx.attendees.updateStatus(after);
+    await moveFigures(steps, eventId, before, after);
+    await notify(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
+    return { before, after };
+  });
+}
+
+/**
+ * Erases the account's registration under its event's lock: the row goes (so every read, list,
+ * QR image and check-in of it finds nothing); an active registration's place and its share of the
+ * kept figures are released (the first in line promoted); every stored copy of its personal data
+ * is scrubbed: webhook payloads that `redactEnvelope` redacts for it (their attempts' response
+ * excerpts cleared: a receiver may echo what it got), and stored Idempotency-Key answers that
+ * name it, replaced by `erasure.replay`. Then `attendee.deleted` (ids only) and the event's
+ * one-time notifications go to the outbox. Returns the registration as it was, or `null` when the
+ * account has none with this id (nothing changes). Never throws for a registration's status.
+ */
+export function eraseAttendee(storage: TransactionalStorage, accountId: string, id: string, erasure: Erasure, notifier?: ChangeNotifier): Promise<AttendeeRecord | null> {
+  return runTransaction(storage, notifier, async (steps) => {
+    const { tx } = steps;
+    const eventId = await tx.attendees.eventIdOf(accountId, id);
+    if (eventId === null) return null;
+    const event = await tx.events.lock(accountId, eventId);
+    // Read again under the event's lock: a concurrent erasure may have taken it meanwhile.
+    const erased = event && (await tx.attendees.get(accountId, id));
+    if (!event || !erased) return null;
+    await tx.attendees.remove(id);
+    await moveFigures(steps, event.id, erased, null);
+    const subject = { attendeeId: id, eventId: erased.eventId };
+    await tx.erasure.redactPayloads(accountId, subject, (envelope) => redactEnvelope(envelope, subject, erasure.now), erasure.now);
+    await tx.erasure.replaceAnswers(accountId, id, new Set([id]), erasure);
+    await notify(steps, accountId, { op: "attendee.erased", event, attendee: erased, at: erasure.now });
+    await settleWaitlist(steps, event, registrationChange(erased, null), erasure.now);
+    return erased;
+  });
+}

@@ -1,0 +1,62 @@
+import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
+import { ServiceError } from "../errors.ts";
+import type { AttendeeRecord } from "../resources/attendee.ts";
+import { contributionChange } from "../resources/kept-figures.ts";
+import { duplicateRegistration } from "../rules/registration-change.ts";
+import type { ChangeNotifier, StoredChange } from "../storage/change-notifier.ts";
+import type { StorageLifecycle } from "../storage/lifecycle-store.ts";
+import { StorageConflict, type StorageTransaction, type TransactionStore } from "../storage/transaction.ts";
+import { notifyChange } from "../webhooks/outbox.ts";
+
+/** What the business transactions need of a storage: its unit of work, and the factor set its kept figures are computed with. */
+export type TransactionalStorage = TransactionStore & Pick<StorageLifecycle, "emissionFactors">;
+
+/** What the steps of one business transaction share: its unit of work, the factor set of the kept figures, and what its changes notify. */
+export interface Steps {
+  tx: StorageTransaction;
+  factors: EmissionFactorSet;
+  notifier: ChangeNotifier | undefined;
+}
+
+/**
+ * Runs `fn` as one business transaction on `storage` (see `TransactionStore.transaction`). A
+ * write that broke the one-active-registration-per-email uniqueness (a race the event's lock did
+ * not cover) is answered as `DUPLICATE_REGISTRATION` for `duplicateOf()`, read in a transaction
+ * of its own after the failed one rolled back.
+ */
+export async function runTransaction<T>(
+  storage: TransactionalStorage,
+  notifier: ChangeNotifier | undefined,
+  fn: (steps: Steps) => Promise<T>,
+  duplicateOf?: () => AttendeeRecord | undefined,
+): Promise<T> {
+  const factors = storage.emissionFactors ?? DEFAULT_EMISSION_FACTORS;
+  try {
+    return await storage.transaction((tx) => fn({ tx, factors, notifier }));
+  } catch (error) {
+    const attendee = StorageConflict.is(error, "active-email") ? duplicateOf?.() : undefined;
+    if (attendee) await storage.transaction((tx) => assertNoActiveDuplicate(tx, attendee));
+    throw error;
+  }
+}
+
+/** Moves the event's kept figures from what `before` contributed to what `after` does (either may be `null`: none). */
+export function moveFigures(steps: Steps, eventId: string, before: AttendeeRecord | null, after: AttendeeRecord | null): Promise<void> {
+  return steps.tx.figures.adjust(eventId, contributionChange(before, after, steps.factors));
+}
+
+/** Appends the notifications of `change` of the account to the outbox, in the change's transaction. */
+export function notify(steps: Steps, accountId: string, change: StoredChange): Promise<number> {
+  return notifyChange(steps.tx, accountId, change, steps.notifier);
+}
+
+/** Throws `DUPLICATE_REGISTRATION` when another registration of the event that is not cancelled holds the email. Exact under the event's lock. */
+export async function assertNoActiveDuplicate(tx: StorageTransaction, attendee: AttendeeRecord): Promise<void> {
+  const duplicate = await tx.attendees.findActiveDuplicate(attendee.eventId, attendee.email, attendee.id);
+  if (duplicate !== null) throw duplicateRegistration(attendee, duplicate);
+}
+
+/** `NOT_FOUND` with a message, and a field when given. */
+export function notFoundError(message: string, field?: string): ServiceError {
+  return new ServiceError("NOT_FOUND", { message, ...(field !== undefined && { field }) });
+}

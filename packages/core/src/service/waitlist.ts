@@ -1,0 +1,43 @@
+/**
+ * The waiting list's moves inside a business transaction, under the event's lock: closing up
+ * behind a registration that left the list, and promoting the first in line into free places.
+ * When and how many is `rules/waitlist.ts`'s to say.
+ */
+import { type AttendeeRecord, promoteAttendee } from "../resources/attendee.ts";
+import type { EventRecord } from "../resources/event.ts";
+import type { KeptFigures } from "../resources/kept-figures.ts";
+import type { RegistrationChange } from "../rules/registration-change.ts";
+import { closeUpAfterPromotion, closeUpBehind, promotionsDue } from "../rules/waitlist.ts";
+import { moveFigures, notify, type Steps } from "./transaction-steps.ts";
+
+/**
+ * Promotes the first in line of the event's waiting list into the places free with the event's
+ * kept `figures` as they stand (`promotionsDue` says how many), in order: each becomes `confirmed`
+ * and is notified as an update of the registration (the notifier adds `attendee.promoted`); the
+ * rest of the list moves up. Returns the promoted registrations.
+ */
+export async function promoteWaitlisted(steps: Steps, event: EventRecord, figures: KeptFigures, now: string): Promise<AttendeeRecord[]> {
+  const due = promotionsDue(event, { active: figures.activeRegistrations, waitlisted: figures.waitlisted });
+  if (due === 0) return [];
+  const waiting = await steps.tx.waitlist.firstInLine(event.id, due);
+  const promoted: AttendeeRecord[] = [];
+  for (const before of waiting) {
+    const after = promoteAttendee(before, now);
+    await steps.tx.attendees.updateStatus(after);
+    await moveFigures(steps, event.id, before, after);
+    await notify(steps, event.accountId, { op: "attendee.updated", event, before, after, at: now });
+    promoted.push(after);
+  }
+  const { behind, places } = closeUpAfterPromotion(waiting.length);
+  await steps.tx.waitlist.moveUp(event.id, behind, places);
+  return promoted;
+}
+
+/** After a registration's `change` (already written): closes up the waiting list behind one that left it, and fills the place one gave up. */
+export async function settleWaitlist(steps: Steps, event: EventRecord, change: RegistrationChange, now: string): Promise<void> {
+  if (change.leftWaitlistAt !== null) {
+    const { behind, places } = closeUpBehind(change.leftWaitlistAt);
+    await steps.tx.waitlist.moveUp(event.id, behind, places);
+  }
+  if (change.freesPlace) await promoteWaitlisted(steps, event, await steps.tx.figures.read(event.id), now);
+}

@@ -1,0 +1,236 @@
+/**
+ * The storage's unit of work on SQL (`TransactionStore`): `transaction(fn)` runs `fn` in the
+ * dialect's write transaction with the small operations of `StorageTransaction` bound to it.
+ * Queries only: which of them run, in what order and what their results mean is the business
+ * transactions' (`service/`). The statements of a registration, the busiest write, are compiled once.
+ */
+import { type Kysely, type Selectable, sql } from "kysely";
+import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
+import type { KeptFigures } from "../resources/kept-figures.ts";
+import type { Envelope } from "../storage/envelope.ts";
+import {
+  type AttendeeWrites, type ErasureWrites, type EventWrites, type FigureWrites, type OutboxWrites, StorageConflict, type StorageTransaction, type TransactionStore,
+  type WaitlistWrites,
+} from "../storage/transaction.ts";
+import type { AttendeesTable, Database, EventsTable } from "./database.ts";
+import type { UniqueIndex } from "./dialect.ts";
+import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
+import { pendingDeliveryRow, type DeliveryColumn, DELIVERY_COLUMNS } from "./outbox-sql.ts";
+import { param, params, precompile } from "./precompiled.ts";
+import { ATTENDEE_COLUMNS, attendeeToRow, eventToRow, KEPT_FIGURE_COLUMNS, rowToAttendee, rowToEvent, rowToKeptFigures } from "./rows.ts";
+import type { SqlContext } from "./sql-context.ts";
+
+/*
+ * A violation of this unique index is the backstop of the duplicate check (a race the event's
+ * lock did not cover): `transaction` reports it as a StorageConflict, which the service answers
+ * with DUPLICATE_REGISTRATION instead of a 500.
+ */
+const ACTIVE_EMAIL_INDEX: UniqueIndex = { name: "attendees_event_email_active", table: "attendees", columns: ["event_id", "email_key"] };
+
+type KeptFigureColumn = (typeof KEPT_FIGURE_COLUMNS)[number];
+
+/** The unit of work of the SQL storage over `ctx`, with `eventAnalytics` reading a report's figures inside a transaction. */
+export function createTransactionStore(
+  ctx: SqlContext,
+  eventAnalytics: (conn: Kysely<Database>, accountId: string, eventId: string) => Promise<EventAnalyticsFigures | null>,
+): TransactionStore {
+  const { db, dialect } = ctx;
+
+  const lockQuery = precompile<Selectable<EventsTable>, "id" | "account">(db, (conn) =>
+    dialect.lockRows(conn.selectFrom("events").selectAll().where("id", "=", param("id")).where("account_id", "=", param("account"))),
+  );
+  const duplicateQuery = precompile<{ id: string }, "event" | "email" | "id">(db, (conn) =>
+    conn
+      .selectFrom("attendees")
+      .select("id")
+      .where("event_id", "=", param("event"))
+      .where("email_key", "=", param("email"))
+      // Not cancelled, written as the literal of the partial unique index
+      // attendees_event_email_active, so the planner uses it instead of reading every
+      // registration of the event.
+      .where("status", "<>", sql.lit("cancelled"))
+      .where("id", "<>", param("id")),
+  );
+  const codeQuery = precompile<{ id: string }, "code">(db, (conn) => conn.selectFrom("attendees").select("id").where("confirmation_code", "=", param("code")));
+  const insertAttendeeQuery = precompile<never, keyof AttendeesTable>(db, (conn) => conn.insertInto("attendees").values(params(ATTENDEE_COLUMNS) as never));
+  const figuresQuery = precompile<Pick<Selectable<EventsTable>, KeptFigureColumn>, "id">(db, (conn) =>
+    conn.selectFrom("events").select(KEPT_FIGURE_COLUMNS).where("id", "=", param("id")),
+  );
+  // One statement per set of columns that change, compiled when first needed: an UPDATE rewrites
+  // the index entries of every column it sets, even to the same value (emissions_kg is indexed).
+  const adjustQueries = new Map<string, ReturnType<typeof compileAdjust>>();
+  const compileAdjust = (columns: readonly KeptFigureColumn[]) =>
+    precompile<never, KeptFigureColumn | "id">(db, (conn) =>
+      conn
+        .updateTable("events")
+        .set((eb) => Object.fromEntries(columns.map((column) => [column, eb(column, "+", param(column))])))
+        .where("id", "=", param("id")),
+    );
+  const webhooksQuery = precompile<{ id: string; events: string }, "account">(db, (conn) =>
+    conn.selectFrom("webhooks").select(["id", "events"]).where("account_id", "=", param("account")).where("active", "=", 1),
+  );
+  const accountQuery = precompile<{ id: string; name: string }, "id">(db, (conn) => conn.selectFrom("accounts").select(["id", "name"]).where("id", "=", param("id")));
+  const insertDeliveryQuery = precompile<never, DeliveryColumn>(db, (conn) => conn.insertInto("webhook_deliveries").values(params(DELIVERY_COLUMNS) as never));
+
+  const events = (trx: Kysely<Database>): EventWrites => ({
+    async lock(accountId, id) {
+      const row = (await lockQuery({ id, account: accountId }, trx)).rows[0];
+      return row ? rowToEvent(row) : null;
+    },
+    async insert(event) {
+      await trx.insertInto("events").values(eventToRow(event)).execute();
+      if (event.tags.length) await trx.insertInto("event_tags").values(event.tags.map((tag) => ({ event_id: event.id, tag }))).execute();
+    },
+    async update(event, { replaceTags }) {
+      const { id, account_id: _account, created_at: _created, ...changes } = eventToRow(event);
+      await trx.updateTable("events").set(changes).where("id", "=", id).execute();
+      if (!replaceTags) return;
+      await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
+      if (event.tags.length) await trx.insertInto("event_tags").values(event.tags.map((tag) => ({ event_id: id, tag }))).execute();
+    },
+    async delete(id) {
+      await trx.deleteFrom("attendees").where("event_id", "=", id).execute();
+      await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
+      await trx.deleteFrom("events").where("id", "=", id).execute();
+    },
+  });
+
+  const attendees = (trx: Kysely<Database>): AttendeeWrites => ({
+    async eventIdOf(accountId, id) {
+      const row = await trx.selectFrom("attendees").select("event_id").where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+      return row?.event_id ?? null;
+    },
+    async get(accountId, id) {
+      const row = await trx.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+      return row ? rowToAttendee(row) : null;
+    },
+    async getByCode(eventId, confirmationCode) {
+      const row = await trx.selectFrom("attendees").selectAll().where("event_id", "=", eventId).where("confirmation_code", "=", confirmationCode).executeTakeFirst();
+      return row ? rowToAttendee(row) : null;
+    },
+    async idsOf(eventId) {
+      const rows = await trx.selectFrom("attendees").select("id").where("event_id", "=", eventId).execute();
+      return rows.map((row) => row.id);
+    },
+    async findActiveDuplicate(eventId, email, exceptId) {
+      const row = (await duplicateQuery({ event: eventId, email: email.toLowerCase(), id: exceptId }, trx)).rows[0];
+      return row?.id ?? null;
+    },
+    async codeTaken(confirmationCode) {
+      return (await codeQuery({ code: confirmationCode }, trx)).rows.length > 0;
+    },
+    async insert(attendee) {
+      const row = attendeeToRow(attendee);
+      // A column left undefined is written as null, as kysely leaves it out of an insert.
+      await insertAttendeeQuery(Object.fromEntries(ATTENDEE_COLUMNS.map((column) => [column, row[column] ?? null])) as Record<keyof AttendeesTable, unknown>, trx);
+    },
+    async update(attendee) {
+      const { id, account_id: _account, event_id: _event, confirmation_code: _code, registration_date: _date, ...changes } = attendeeToRow(attendee);
+      await trx.updateTable("attendees").set(changes).where("id", "=", id).execute();
+    },
+    async updateStatus(attendee) {
+      await trx
+        .updateTable("attendees")
+        .set({
+          status: attendee.status,
+          waitlist_position: attendee.waitlistPosition,
+          checked_in_at: attendee.checkedInAt,
+          cancelled_at: attendee.cancelledAt,
+          updated_at: attendee.updatedAt,
+        })
+        .where("id", "=", attendee.id)
+        .execute();
+    },
+    async remove(id) {
+      await trx.deleteFrom("attendees").where("id", "=", id).execute();
+    },
+  });
+
+  const waitlist = (trx: Kysely<Database>): WaitlistWrites => ({
+    async firstInLine(eventId, limit) {
+      const rows = await trx.selectFrom("attendees").selectAll().where("event_id", "=", eventId).where("status", "=", "waitlisted").orderBy("waitlist_position").limit(limit).execute();
+      return rows.map(rowToAttendee);
+    },
+    async moveUp(eventId, behind, places) {
+      await trx
+        .updateTable("attendees")
+        .set((eb) => ({ waitlist_position: eb("waitlist_position", "-", places) }))
+        .where("event_id", "=", eventId)
+        .where("status", "=", "waitlisted")
+        .where("waitlist_position", ">", behind)
+        .execute();
+    },
+  });
+
+  const figures = (trx: Kysely<Database>): FigureWrites => ({
+    async read(eventId) {
+      const row = (await figuresQuery({ id: eventId }, trx)).rows[0];
+      if (!row) throw new Error(`Event ${eventId} has no row to read its kept figures from.`);
+      return rowToKeptFigures(row);
+    },
+    async adjust(eventId, change: KeptFigures) {
+      const delta = {
+        active_count: change.activeRegistrations,
+        emissions_kg: change.emissionsKg,
+        offset_usd: change.offsetUsd,
+        travel_reported: change.travelReported,
+        low_carbon: change.lowCarbonTravel,
+        waitlist_count: change.waitlisted,
+      } satisfies Record<KeptFigureColumn, number>;
+      const changed = KEPT_FIGURE_COLUMNS.filter((column) => delta[column] !== 0);
+      if (changed.length === 0) return;
+      const key = changed.join();
+      let query = adjustQueries.get(key);
+      if (!query) adjustQueries.set(key, (query = compileAdjust(changed)));
+      await query({ ...delta, id: eventId }, trx);
+    },
+    eventAnalytics: (accountId, eventId) => eventAnalytics(trx, accountId, eventId),
+  });
+
+  const outbox = (trx: Kysely<Database>): OutboxWrites => ({
+    async subscriptions(accountId) {
+      const { rows } = await webhooksQuery({ account: accountId }, trx);
+      return rows.map((row) => ({ webhookId: row.id, types: JSON.parse(row.events) as string[] }));
+    },
+    async account(accountId) {
+      return (await accountQuery({ id: accountId }, trx)).rows[0] ?? null;
+    },
+    async markOnce(eventId, kind, at) {
+      const result = await trx
+        .insertInto("notification_marks")
+        .values({ event_id: eventId, kind, created_at: at })
+        .onConflict((oc) => oc.columns(["event_id", "kind"]).doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    },
+    async append(deliveries) {
+      for (const delivery of deliveries) await insertDeliveryQuery(pendingDeliveryRow(delivery.webhookId, delivery.envelope), trx);
+    },
+  });
+
+  const erasure = (trx: Kysely<Database>): ErasureWrites => ({
+    redactPayloads: (accountId, subject, redact: (envelope: Envelope) => Envelope | null, at) => redactDeliveries(trx, accountId, subject, redact, at),
+    replaceAnswers: (accountId, mentioning, attendeeIds, replay) => replaceStoredAnswers(trx, accountId, mentioning, attendeeIds, replay),
+  });
+
+  return {
+    async transaction(fn) {
+      try {
+        return await ctx.write((trx) => {
+          const tx: StorageTransaction = {
+            events: events(trx),
+            attendees: attendees(trx),
+            waitlist: waitlist(trx),
+            figures: figures(trx),
+            outbox: outbox(trx),
+            erasure: erasure(trx),
+          };
+          return fn(tx);
+        });
+      } catch (error) {
+        if (dialect.isUniqueViolation(error, ACTIVE_EMAIL_INDEX)) throw new StorageConflict("active-email", { cause: error });
+        throw error;
+      }
+    },
+  };
+}

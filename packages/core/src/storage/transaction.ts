@@ -1,0 +1,166 @@
+/**
+ * The storage's unit of work: `storage.transaction(fn)` and the small operations `fn` is handed,
+ * one group per concern. They read and write what they are told and decide nothing: the business
+ * transactions in `service/` run them and ask `rules/` what a change means.
+ *
+ * Locking: `events.lock` takes the event's row lock, which serialises everything about the
+ * event's registrations, its figures and its waiting list (on SQLite the transaction holds the
+ * database's write lock from its start anyway). An operation marked "under the event's lock"
+ * reads or writes rows that are exact only while the caller holds that lock.
+ */
+import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
+import type { AttendeeRecord } from "../resources/attendee.ts";
+import type { EventRecord } from "../resources/event.ts";
+import type { KeptFigures } from "../resources/kept-figures.ts";
+import type { Erasure } from "./erasure.ts";
+import type { Envelope, ErasureSubject } from "./envelope.ts";
+
+/** Events in a write transaction. */
+export interface EventWrites {
+  /** Locks the account's event row until the transaction ends and returns it; `null` (no lock taken) when the account has no such event. Never throws for a missing row. */
+  lock(accountId: string, id: string): Promise<EventRecord | null>;
+  /** Inserts a new event and its tags. Throws the driver's error if the id exists. */
+  insert(event: EventRecord): Promise<void>;
+  /**
+   * Writes every field of `event` (found by its id) but its id, account and creation time, and
+   * replaces its tags when `replaceTags` is set. Leaves the kept figures alone. Call it under the event's lock.
+   */
+  update(event: EventRecord, options: { replaceTags: boolean }): Promise<void>;
+  /** Deletes the event with its registrations and tags (nothing else). Call it under the event's lock. */
+  delete(id: string): Promise<void>;
+}
+
+/** Registrations in a write transaction. */
+export interface AttendeeWrites {
+  /** The event id of the account's registration, or `null`; takes no lock (so the caller knows which event to lock). */
+  eventIdOf(accountId: string, id: string): Promise<string | null>;
+  /** The account's registration, or `null`. Exact under its event's lock. */
+  get(accountId: string, id: string): Promise<AttendeeRecord | null>;
+  /** The event's registration with this confirmation code, or `null`. Exact under the event's lock. */
+  getByCode(eventId: string, confirmationCode: string): Promise<AttendeeRecord | null>;
+  /** The ids of every registration of the event. Exact under the event's lock. */
+  idsOf(eventId: string): Promise<string[]>;
+  /**
+   * The id of a registration of the event other than `exceptId` with this email (compared
+   * lower-cased) that is not `cancelled`, or `null`. Exact under the event's lock; a unique index
+   * is the backstop ({@link StorageConflict}).
+   */
+  findActiveDuplicate(eventId: string, email: string, exceptId: string): Promise<string | null>;
+  /** True when any registration, of any event, holds this confirmation code. */
+  codeTaken(confirmationCode: string): Promise<boolean>;
+  /** Inserts a new registration as given. Throws {@link StorageConflict} (`active-email`) when another active registration of the event has its email. */
+  insert(attendee: AttendeeRecord): Promise<void>;
+  /**
+   * Writes every field of `attendee` (found by its id) but its id, account, event, confirmation
+   * code and registration date. Throws {@link StorageConflict} (`active-email`) as `insert` does.
+   */
+  update(attendee: AttendeeRecord): Promise<void>;
+  /** Writes only the status fields of `attendee` (`status`, `waitlistPosition`, `checkedInAt`, `cancelledAt`, `updatedAt`): a check-in, its undoing, a promotion. */
+  updateStatus(attendee: AttendeeRecord): Promise<void>;
+  /** Deletes the registration (nothing else: its figures and copies are the caller's). */
+  remove(id: string): Promise<void>;
+}
+
+/** The waiting list of an event, in a write transaction, under the event's lock. */
+export interface WaitlistWrites {
+  /** Up to `limit` of the event's `waitlisted` registrations, first in line first. */
+  firstInLine(eventId: string, limit: number): Promise<AttendeeRecord[]>;
+  /** Moves every `waitlisted` registration of the event behind position `behind` up by `places` (their positions drop by `places`). */
+  moveUp(eventId: string, behind: number, places: number): Promise<void>;
+}
+
+/** An event's kept figures (the sums of its registrations' contributions) in a write transaction. */
+export interface FigureWrites {
+  /** The event's kept figures as of this point of the transaction (exact under its lock). Throws when the event has no row. */
+  read(eventId: string): Promise<KeptFigures>;
+  /** Adds `delta` to the event's kept figures (an increment: one statement however many registrations the event has). No-op for an all-zero delta. */
+  adjust(eventId: string, delta: KeptFigures): Promise<void>;
+  /** The figures of the per-event analytics report of the account's event, or `null` (a read, in the transaction). */
+  eventAnalytics(accountId: string, eventId: string): Promise<EventAnalyticsFigures | null>;
+}
+
+/** One active webhook of an account and the notification types it receives (`*`: all). */
+export interface Subscription {
+  webhookId: string;
+  types: readonly string[];
+}
+
+/** A delivery to queue: one envelope for one webhook. Its bytes (`payload`) are what every attempt sends. */
+export interface NewDelivery {
+  webhookId: string;
+  envelope: Envelope;
+}
+
+/** The outbox, in the transaction of the change it records. */
+export interface OutboxWrites {
+  /** The account's active webhooks and their types. */
+  subscriptions(accountId: string): Promise<Subscription[]>;
+  /** The account's id and name (the envelope's `account`), or `null` when it has no row. */
+  account(accountId: string): Promise<{ id: string; name: string } | null>;
+  /** Records that the one-time notification `kind` of the event was written at `at`; `false`, changing nothing, when it was before. Rolls back with the transaction. */
+  markOnce(eventId: string, kind: string, at: string): Promise<boolean>;
+  /** Queues each delivery as `pending`, due at its envelope's `createdAt`, with no attempt made; it commits or rolls back with the change. */
+  append(deliveries: readonly NewDelivery[]): Promise<void>;
+}
+
+/** The stored copies of personal data beyond the registration rows, in the transaction of an erasure. */
+export interface ErasureWrites {
+  /**
+   * Rewrites the account's stored delivery payloads that may carry the subject's data (those
+   * naming the registration, or the event; and the event's `analytics.report_ready`) with what
+   * `redact` makes of each envelope (`null`: leave it), in every status, and clears the response
+   * excerpts of the attempts of those rewritten. Returns how many were rewritten.
+   */
+  redactPayloads(accountId: string, subject: ErasureSubject, redact: (envelope: Envelope) => Envelope | null, at: string): Promise<number>;
+  /**
+   * Replaces with `erasure.replay` the account's stored Idempotency-Key answers that contain
+   * `mentioning` and name one of `attendeeIds`. Returns how many were replaced.
+   */
+  replaceAnswers(accountId: string, mentioning: string, attendeeIds: ReadonlySet<string>, erasure: Erasure): Promise<number>;
+}
+
+/** What a write transaction's function is handed. */
+export interface StorageTransaction {
+  events: EventWrites;
+  attendees: AttendeeWrites;
+  waitlist: WaitlistWrites;
+  figures: FigureWrites;
+  outbox: OutboxWrites;
+  erasure: ErasureWrites;
+}
+
+/** Units of work. */
+export interface TransactionStore {
+  /**
+   * Runs `fn` in one write transaction and returns what it returns: everything it wrote commits
+   * together, or nothing does when it throws (its error is rethrown). On SQLite the transaction
+   * holds the write lock from its start (`BEGIN IMMEDIATE`); on PostgreSQL it runs at READ
+   * COMMITTED with the row locks `events.lock` takes, and `fn` runs again from the start after a
+   * deadlock or serialisation failure: `fn` must keep no effect outside the transaction but its
+   * result. Do not call the storage's other methods from inside `fn`.
+   */
+  transaction<T>(fn: (tx: StorageTransaction) => Promise<T>): Promise<T>;
+}
+
+/** Which uniqueness a {@link StorageConflict} broke: `active-email`, one active registration per email and event. */
+export type ConflictKind = "active-email";
+
+/**
+ * A write broke a uniqueness the database guards as the backstop of a check made under a lock
+ * (a race the lock did not cover); thrown by `transaction` after it rolled back, so the caller may
+ * read outside the failed transaction and answer with the documented error.
+ */
+export class StorageConflict extends Error {
+  override readonly name = "StorageConflict";
+  constructor(
+    readonly kind: ConflictKind,
+    options?: { cause?: unknown },
+  ) {
+    super(`The write broke the uniqueness ${kind}.`, options);
+  }
+
+  /** True for a `StorageConflict` of `kind`, checked by name (not `instanceof`: copies of core may differ). */
+  static is(error: unknown, kind: ConflictKind): error is StorageConflict {
+    return error instanceof Error && error.name === "StorageConflict" && (error as StorageConflict).kind === kind;
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The transactional outbox's writing side: inside a change's transaction, hands the change to the
+ * {@link ChangeNotifier}, wraps each notification it returns in its envelope (spec 6.2) and
+ * appends one delivery per notification and active webhook subscribed to its type, so a
+ * rolled-back change sends nothing and a committed one is never lost.
+ */
+import { createId } from "../_internal/ids.ts";
+import type { ChangeNotifier, OutboxReader, StoredChange } from "../storage/change-notifier.ts";
+import type { Envelope, Notification } from "../storage/envelope.ts";
+import type { NewDelivery, StorageTransaction, Subscription } from "../storage/transaction.ts";
+
+/** True when a webhook subscribed to `types` receives notifications of `type`. */
+export function isSubscribed(types: readonly string[], type: string): boolean {
+  return types.includes("*") || types.includes(type);
+}
+
+/** The envelope of a delivery of `notification` from `account`, made at `at`; its `id` is the delivery's, the same on every attempt. */
+export function createEnvelope(notification: Notification, account: { id: string; name: string }, at: string): Envelope {
+  return { id: createId("delivery"), type: notification.type, createdAt: at, data: notification.data, account: { id: account.id, name: account.name } };
+}
+
+/** One delivery per notification and subscription that receives its type, each with an envelope of its own. */
+export function deliveriesOf(subscriptions: readonly Subscription[], account: { id: string; name: string }, notifications: readonly Notification[], at: string): NewDelivery[] {
+  const deliveries: NewDelivery[] = [];
+  for (const subscription of subscriptions) {
+    for (const notification of notifications) {
+      if (isSubscribed(subscription.types, notification.type)) deliveries.push({ webhookId: subscription.webhookId, envelope: createEnvelope(notification, account, at) });
+    }
+  }
+  return deliveries;
+}
+
+/**
+ * Hands `change` of the account to `notifier` inside the change's transaction `tx`, with a reader
+ * of what it may need, and appends the deliveries of what it returns to the outbox. Nothing when
+ * no notifier is given or the account has no active webhook (then the notifier is not called).
+ * Returns how many deliveries were appended.
+ */
+export async function notifyChange(tx: StorageTransaction, accountId: string, change: StoredChange, notifier: ChangeNotifier | undefined): Promise<number> {
+  if (!notifier) return 0;
+  const subscriptions = await tx.outbox.subscriptions(accountId);
+  if (subscriptions.length === 0) return 0;
+  const wants = (type: string) => subscriptions.some((subscription) => isSubscribed(subscription.types, type));
+  const reader: OutboxReader = {
+    wants,
+    keptFigures: (eventId) => tx.figures.read(eventId),
+    markOnce: (eventId, kind) => tx.outbox.markOnce(eventId, kind, change.at),
+    eventAnalyticsFigures: (account, eventId) => tx.figures.eventAnalytics(account, eventId),
+  };
+  const wanted = (await notifier(change, reader)).filter((notification) => wants(notification.type));
+  if (wanted.length === 0) return 0;
+  const account = await tx.outbox.account(accountId);
+  if (!account) throw new Error(`Account ${accountId} has no row to address its notifications from.`);
+  const deliveries = deliveriesOf(subscriptions, account, wanted, change.at);
+  await tx.outbox.append(deliveries);
+  return deliveries.length;
+}
