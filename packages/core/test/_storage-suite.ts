@@ -15,7 +15,7 @@ import { type EventCreate, EventListQuery, type EventRecord, newEventRecord } fr
 import { WebhookListQuery, type WebhookRecord } from "../src/resources/webhook.ts";
 import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import type { Erasure, Storage } from "../src/storage.ts";
-import { describeOutboxAndDeliveries } from "./_storage-suite-outbox.ts";
+import { describeOutboxAndDeliveries, recordAttempt } from "./_storage-suite-outbox.ts";
 
 const carbon = DEFAULT_CARBON_SETTINGS;
 let clock = Date.parse("2026-01-01T00:00:00.000Z");
@@ -624,10 +624,10 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         const other = await storage.registerAttendee(attendeeRecord(account, event.id, { company: "Stays Inc" }));
         await storage.updateAttendee(account, erased.id, { email: "erasmus.new@example.org", title: "Chief Forgetter" }, tick());
         // The first attempt of the registration's notification, answered by a receiver that echoes what it got.
-        const claimed = await storage.claimDueDeliveries({ workerId: "w1", now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z", limit: 100, perWebhook: 100, inFlight: {} });
+        const claimed = await storage.claimDueDeliveries({ workerId: "w1", now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z", limit: 100 });
         const registered = claimed.find((d) => d.type === "attendee.registered" && d.payload.includes(erased.id))!;
-        await storage.recordDeliveryAttempt({
-          deliveryId: registered.id, workerId: "w1", nextAttemptAt: null, disable: false, disableAfter: 10, now: tick(),
+        await recordAttempt(storage, {
+          deliveryId: registered.id, workerId: "w1", nextAttemptAt: null, gone: false, disableAfter: 10, now: tick(),
           attempt: { number: 1, startedAt: tick(), durationMs: 5, statusCode: 200, error: null, responseExcerpt: `got ${registered.payload}`, succeeded: true },
         });
         const beforeErasure = await deliveries(account, webhook.id);
@@ -672,11 +672,11 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         const event = eventRecord(account);
         await storage.insertEvent(event);
         const erased = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
-        const claimed = await storage.claimDueDeliveries({ workerId: "w2", now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z", limit: 100, perWebhook: 100, inFlight: {} });
+        const claimed = await storage.claimDueDeliveries({ workerId: "w2", now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z", limit: 100 });
         await storage.eraseAttendee(account, erased.id, erasure());
         for (const [index, delivery] of claimed.entries()) {
-          const result = await storage.recordDeliveryAttempt({
-            deliveryId: delivery.id, workerId: "w2", nextAttemptAt: null, disable: false, disableAfter: 10, now: tick(),
+          const result = await recordAttempt(storage, {
+            deliveryId: delivery.id, workerId: "w2", nextAttemptAt: null, gone: false, disableAfter: 10, now: tick(),
             attempt: { number: 1, startedAt: tick(), durationMs: 5, statusCode: 200, error: null, responseExcerpt: `echo ${index} ${delivery.payload}`, succeeded: true },
           });
           assert.equal(result.recorded, true);

@@ -188,7 +188,7 @@ for (const backend of BACKENDS) {
       const now = "2100-01-01T00:00:00.000Z";
       const worker = async (index: number) => {
         for (;;) {
-          const batch = await pick(index + 1).claimDueDeliveries({ workerId: `w${index}`, now, leaseUntil: "2100-01-01T00:01:00.000Z", limit: 5, perWebhook: 100, inFlight: {} });
+          const batch = await pick(index + 1).claimDueDeliveries({ workerId: `w${index}`, now, leaseUntil: "2100-01-01T00:01:00.000Z", limit: 5 });
           if (batch.length === 0) return;
           claimed[index]!.push(...batch.map((delivery) => delivery.id));
         }
