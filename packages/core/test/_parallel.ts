@@ -11,6 +11,7 @@ import { sql } from "kysely";
 import { ServiceError } from "../src/errors.ts";
 import { type DeliveryAttemptRecord, recordDeliveryAttempts } from "../src/service/delivery-operations.ts";
 import type { Storage } from "../src/storage.ts";
+import { changeWebhook } from "./_webhook-helpers.ts";
 import type { TestBackend, TestDatabase } from "./_backends.ts";
 
 /** The names of the storage's methods (`emissionFactors` is a value). */
@@ -30,7 +31,7 @@ export async function runCall(storage: Storage, call: Call): Promise<Outcome> {
   try {
     if (call.method === "updateWebhookUrl") {
       const [accountId, id, url] = call.args;
-      return { ok: true, value: await storage.updateWebhook(accountId, id, (webhook) => ({ ...webhook, url })) };
+      return { ok: true, value: await changeWebhook(storage, accountId, id, (webhook) => ({ ...webhook, url })) };
     }
     if (call.method === "recordDeliveryAttempt") {
       const [record, disableAfter] = call.args;

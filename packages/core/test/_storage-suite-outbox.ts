@@ -16,6 +16,7 @@ import type { WebhookRecord } from "../src/resources/webhook.ts";
 import { type ClaimedDelivery, type DeliveryAttempt, DeliveryListQuery, type DeliveryRecord } from "../src/resources/webhook-delivery.ts";
 import { PING_DELIVERY } from "../src/rules/delivery-status.ts";
 import { type AttemptRecorded, type DeliveryAttemptRecord, recordDeliveryAttempts, redeliverDelivery } from "../src/service/delivery-operations.ts";
+import { changeWebhook, recordAttempt } from "./_webhook-helpers.ts";
 import type { Storage } from "../src/storage.ts";
 
 /** `2030-01-01T00:00:00Z` plus `seconds`, as stored timestamps are written. */
@@ -60,11 +61,6 @@ const attempt = (number: number, outcome: { statusCode: number | null; succeeded
   number, startedAt, durationMs: 12, statusCode: outcome.statusCode, error: outcome.statusCode === null ? "connect ECONNREFUSED" : null,
   responseExcerpt: outcome.excerpt ?? null, succeeded: outcome.succeeded,
 });
-
-/** Records one attempt as a worker does (`recordDeliveryAttempts`), its webhook disabled after `disableAfter` failures (default 10). */
-export async function recordAttempt(storage: Storage, { disableAfter, ...record }: DeliveryAttemptRecord & { disableAfter?: number }): Promise<AttemptRecorded> {
-  return (await recordDeliveryAttempts(storage, [record], disableAfter))[0]!;
-}
 
 /** Records attempts in one transaction, with the first one's `disableAfter`. */
 function recordAttempts(storage: Storage, records: Array<DeliveryAttemptRecord & { disableAfter: number }>): Promise<AttemptRecorded[]> {
@@ -233,10 +229,10 @@ export function describeOutboxAndDeliveries(open: () => Promise<Storage>) {
 
     test("deliveries of inactive webhooks are not claimed; enabling the webhook releases them", async (t) => {
       const { storage, acme, a1, a2 } = await outbox(t, { acme: 2, globex: 0 });
-      await storage.updateWebhook(acme, a1.id, (w) => ({ ...w, active: false }));
+      await changeWebhook(storage, acme, a1.id, (w) => ({ ...w, active: false }));
       const claimed = await claimAll(storage, "w1", at(50), at(60));
       assert.deepEqual(countBy(claimed, "webhookId"), { [a2.id]: 2 });
-      await storage.updateWebhook(acme, a1.id, (w) => ({ ...w, active: true }));
+      await changeWebhook(storage, acme, a1.id, (w) => ({ ...w, active: true }));
       assert.deepEqual(countBy(await claimAll(storage, "w1", at(50), at(60)), "webhookId"), { [a1.id]: 2 });
     });
 
@@ -430,7 +426,7 @@ export function describeOutboxAndDeliveries(open: () => Promise<Storage>) {
         { id: undefined, payload: undefined, webhookId: webhook.id, accountId: acme, url: webhook.url, secret: "whsec_contract", previousSecret: "whsec_old", previousSecretExpiresAt: at(1000), type: "webhook.ping", attemptCount: 0, finalAttempt: 1 },
       );
       assert.deepEqual(JSON.parse(held.payload), { id: held.id, type: "webhook.ping", createdAt: at(20), data: notification.data, account: { id: acme, name: "Pings" } });
-      await storage.updateWebhook(acme, webhook.id, (w) => ({ ...w, active: true }));
+      await changeWebhook(storage, acme, webhook.id, (w) => ({ ...w, active: true }));
       assert.deepEqual(await claimAll(storage, "w1", at(30), at(90)), [], "held by the caller");
       assert.deepEqual(await storage.outboxBacklog(at(30)), { due: 1, scheduled: 0, paused: 0, oldestNextAttemptAt: at(20) });
       assert.deepEqual(
@@ -482,7 +478,7 @@ export function describeOutboxAndDeliveries(open: () => Promise<Storage>) {
       await storage.insertWebhook(live);
       await storage.insertWebhook(paused);
       for (const second of [10, 20, 30]) await storage.insertEvent(eventAt(acme, at(second)));
-      await storage.updateWebhook(acme, paused.id, (w) => ({ ...w, active: false }));
+      await changeWebhook(storage, acme, paused.id, (w) => ({ ...w, active: false }));
       assert.deepEqual(await storage.outboxBacklog(at(25)), { due: 2, scheduled: 1, paused: 3, oldestNextAttemptAt: at(10) });
       const [first, second] = (await claimAll(storage, "w1", at(25), at(100))) as [ClaimedDelivery, ClaimedDelivery];
       assert.deepEqual(await storage.outboxBacklog(at(25)), { due: 2, scheduled: 1, paused: 3, oldestNextAttemptAt: at(10) }, "held ones are still due");
@@ -511,7 +507,7 @@ export function describeOutboxAndDeliveries(open: () => Promise<Storage>) {
       await record(ofOff[0]!, false, at(5000), at(30)); // pending of a webhook that becomes inactive: purged
       await record(ofOff[1]!, true, null, at(300)); // recent: kept
       // ofOff[2] and [3] stay held by w1 until at(1000): a worker has them, kept.
-      await storage.updateWebhook(acme, off.id, (w) => ({ ...w, active: false }));
+      await changeWebhook(storage, acme, off.id, (w) => ({ ...w, active: false }));
 
       const purged = await storage.purgeExpired({ now: at(400), deliveriesBefore: at(200) });
       assert.deepEqual(purged, { idempotencyKeys: 0, deliveries: 3, attempts: 3 });

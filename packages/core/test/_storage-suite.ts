@@ -15,7 +15,8 @@ import { type EventCreate, EventListQuery, type EventRecord, newEventRecord } fr
 import { WebhookListQuery, type WebhookRecord } from "../src/resources/webhook.ts";
 import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import type { Erasure, Storage } from "../src/storage.ts";
-import { describeOutboxAndDeliveries, recordAttempt } from "./_storage-suite-outbox.ts";
+import { describeOutboxAndDeliveries } from "./_storage-suite-outbox.ts";
+import { changeWebhook, recordAttempt } from "./_webhook-helpers.ts";
 
 const carbon = DEFAULT_CARBON_SETTINGS;
 let clock = Date.parse("2026-01-01T00:00:00.000Z");
@@ -254,9 +255,9 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         await storage.insertWebhook(webhook(globex, first.url));
         const second = webhook(acme, "https://93.184.216.34/b");
         await storage.insertWebhook({ ...second, active: false });
-        await rejectsWith(storage.updateWebhook(acme, second.id, (w) => ({ ...w, url: first.url })), "DUPLICATE_WEBHOOK");
-        await rejectsWith(storage.updateWebhook(globex, second.id, (w) => w), "NOT_FOUND");
-        const { before, after } = await storage.updateWebhook(acme, second.id, (w) => ({ ...w, description: "B", active: true }));
+        await rejectsWith(changeWebhook(storage, acme, second.id, (w) => ({ ...w, url: first.url })), "DUPLICATE_WEBHOOK");
+        assert.equal(await changeWebhook(storage, globex, second.id, (w) => w), null, "another account's webhook is not found");
+        const { before, after } = (await changeWebhook(storage, acme, second.id, (w) => ({ ...w, description: "B", active: true })))!;
         assert.equal(before.active, false);
         assert.equal(after.description, "B");
         assert.deepEqual(await storage.getWebhook(acme, second.id), after);

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { createEventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 import { EVENT } from "./_fixtures.ts";
-import { recordAttempt } from "./_storage-suite-outbox.ts";
+import { recordAttempt } from "./_webhook-helpers.ts";
 
 
 const T1 = "2030-01-01T00:00:00.000Z";

@@ -18,6 +18,7 @@ import { dialectOf, POSTGRES } from "../src/sql/dialect.ts";
 import { attendeeToRow, webhookToRow } from "../src/sql/rows.ts";
 import type { Storage } from "../src/storage.ts";
 import { BACKENDS, type TestDatabase } from "./_backends.ts";
+import { changeWebhook } from "./_webhook-helpers.ts";
 
 let clock = Date.parse("2026-03-01T00:00:00.000Z");
 const tick = () => new Date((clock += 1000)).toISOString();
@@ -118,8 +119,8 @@ for (const backend of BACKENDS) {
       const target = "https://93.184.216.34/target";
       const moves = outcomes(
         await Promise.allSettled([
-          pick(1).updateWebhook(account, a.id, (w) => ({ ...w, url: target })),
-          pick(2).updateWebhook(account, b.id, (w) => ({ ...w, url: target })),
+          changeWebhook(pick(1), account, a.id, (w) => ({ ...w, url: target })),
+          changeWebhook(pick(2), account, b.id, (w) => ({ ...w, url: target })),
           pick(3).insertWebhook(webhook(account, target)),
         ]),
       );

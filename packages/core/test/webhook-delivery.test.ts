@@ -17,7 +17,7 @@ import { parseRetryAfterMs, sendDelivery } from "../src/webhooks/send-delivery.t
 import { verifySignature } from "../src/webhooks/signature.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 import { EVENT } from "./_fixtures.ts";
-import { recordAttempt } from "./_storage-suite-outbox.ts";
+import { recordAttempt } from "./_webhook-helpers.ts";
 
 
 /** A storage with one account, `webhooks` webhooks on public literals (private networks allowed) and `events` events created. */

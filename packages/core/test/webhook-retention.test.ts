@@ -13,7 +13,7 @@ import { createBackgroundPurge, DEFAULT_WEBHOOK_RETENTION_DAYS, retentionCutoff 
 import { createEventService } from "../src/service.ts";
 import type { PurgeResult, Storage } from "../src/storage.ts";
 import { sqliteStorage } from "./_sqlite.ts";
-import { recordAttempt } from "./_storage-suite-outbox.ts";
+import { recordAttempt } from "./_webhook-helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retention-"));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -76,6 +76,20 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore, c
   const webhookLimit = WEBHOOK_LIMITS[tier];
   const deliveryOut = (delivery: DeliveryRecord) => toApiDelivery(delivery, scopes);
 
+  /**
+   * Reads the webhook locked, asks `decide` what it becomes, and saves that, in one transaction:
+   * what a change may do depends on the webhook as it is when the change is written.
+   */
+  async function changeWebhook(id: string, decide: (current: WebhookRecord) => WebhookRecord): Promise<WebhookRecord> {
+    return storage.webhookTransaction(accountId, async (tx) => {
+      const current = await tx.lockWebhook(id);
+      if (!current) throw notFound("Webhook", id);
+      const after = decide(current);
+      await tx.saveWebhook(after);
+      return after;
+    });
+  }
+
   async function checkUrl(value: string): Promise<string> {
     const url = assertHttpsUrl(value);
     if (!settings.allowPrivateNetworks) await assertPublicHost(url, settings.resolveHost);
@@ -123,7 +137,7 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore, c
       if (parsed.events) assertEventTypes(parsed.events);
       const url = parsed.url === undefined ? undefined : await checkUrl(parsed.url);
       const at = now();
-      const { after } = await storage.updateWebhook(accountId, id, (current) => {
+      const after = await changeWebhook(id, (current) => {
         // What decides where data goes (the URL, the types, re-enabling) is checked on the
         // subscription after the change: a key may not re-point a subscription it could not make.
         // Describing or pausing a webhook reaches nothing.
@@ -204,7 +218,7 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore, c
       const at = clock();
       const expiresAt = new Date(at.getTime() + (settings.secretOverlapMs ?? SECRET_ROTATION_OVERLAP_MS)).toISOString();
       const secret = generateWebhookSecret();
-      const { after } = await storage.updateWebhook(accountId, id, (current) => ({
+      const after = await changeWebhook(id, (current) => ({
         ...current,
         secret,
         previousSecret: current.secret,
