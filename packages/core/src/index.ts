@@ -74,9 +74,9 @@ export type { ClaimedDelivery, DeliveryRecord, DeliveryStatus } from "./resource
 export { DNS_TIMEOUT_MS, isNonPublicAddress } from "./webhooks/ssrf.ts";
 
 // Webhook delivery (the outbox's worker)
-export {
-  createDeliveryWorker, DEFAULT_RETRY_DELAYS_MS, DEFAULT_WEBHOOK_TIMEOUT_MS, DISABLE_AFTER_FAILURES, MAX_RETRY_AFTER_EXTRA_MS,
-} from "./webhooks/delivery-worker.ts";
+export { createDeliveryWorker, DEFAULT_WEBHOOK_TIMEOUT_MS } from "./webhooks/delivery-worker.ts";
+export { DEFAULT_RETRY_DELAYS_MS, MAX_RETRY_AFTER_EXTRA_MS } from "./rules/delivery-status.ts";
+export { DISABLE_AFTER_FAILURES } from "./rules/delivery-failures.ts";
 export type { DeliveryWorker, DeliveryWorkerOptions } from "./webhooks/delivery-worker.ts";
 export { createBackgroundPurge, DEFAULT_WEBHOOK_RETENTION_DAYS } from "./background-purge.ts";
 export type { BackgroundPurge, BackgroundPurgeOptions } from "./background-purge.ts";

@@ -14,7 +14,9 @@ export type { AnalyticsStore } from "./storage/analytics-store.ts";
 export type { AttendeeStore } from "./storage/attendee-store.ts";
 export type { ChangeNotifier, OutboxReader, StoredChange } from "./storage/change-notifier.ts";
 export type { Change, Page } from "./storage/common.ts";
-export type { AttemptRecorded, DeliveryAttemptRecord, DeliveryStore, OutboxBacklog } from "./storage/delivery-store.ts";
+export type {
+  AttemptWrite, DeliveryClaim, DeliveryState, DeliveryStore, DeliveryTransaction, OutboxBacklog, RecordedAttempt, RoomPerKey, WebhookFailureState,
+} from "./storage/delivery-store.ts";
 export type { Erasure } from "./storage/erasure.ts";
 export type { EventStore } from "./storage/event-store.ts";
 export type { IdempotencyRecord, IdempotencyStore } from "./storage/idempotency-store.ts";

@@ -9,17 +9,20 @@
 import { Worker } from "node:worker_threads";
 import { sql } from "kysely";
 import { ServiceError } from "../src/errors.ts";
+import { type DeliveryAttemptRecord, recordDeliveryAttempts } from "../src/service/delivery-operations.ts";
 import type { Storage } from "../src/storage.ts";
+import { changeWebhook } from "./_webhook-helpers.ts";
 import type { TestBackend, TestDatabase } from "./_backends.ts";
 import { type TestStorage, withTransactions } from "./_transactions.ts";
 
 /** The names of the storage's methods and of the business transactions over it (`emissionFactors` is a value, `transaction` takes a function). */
 type StorageMethod = Exclude<keyof TestStorage, "emissionFactors" | "transaction">;
 
-/** One call: a method of `Storage` or a business transaction (`withTransactions`) and its (structured-cloneable) arguments, or `updateWebhookUrl`. */
+/** One call: a method of `Storage` or a business transaction (`withTransactions`) and its (structured-cloneable) arguments, `updateWebhookUrl`, or one attempt recorded as a worker records it. */
 export type Call =
   | { [M in StorageMethod]: { method: M; args: Parameters<TestStorage[M]> } }[StorageMethod]
-  | { method: "updateWebhookUrl"; args: [accountId: string, id: string, url: string] };
+  | { method: "updateWebhookUrl"; args: [accountId: string, id: string, url: string] }
+  | { method: "recordDeliveryAttempt"; args: [record: DeliveryAttemptRecord, disableAfter: number] };
 
 /** How a call ended: its value, or its error (the `ServiceError` code when it was one). */
 export type Outcome = { ok: true; value: any } | { ok: false; code: string | null; message: string };
@@ -29,7 +32,11 @@ export async function runCall(storage: TestStorage, call: Call): Promise<Outcome
   try {
     if (call.method === "updateWebhookUrl") {
       const [accountId, id, url] = call.args;
-      return { ok: true, value: await storage.updateWebhook(accountId, id, (webhook) => ({ ...webhook, url })) };
+      return { ok: true, value: await changeWebhook(storage, accountId, id, (webhook) => ({ ...webhook, url })) };
+    }
+    if (call.method === "recordDeliveryAttempt") {
+      const [record, disableAfter] = call.args;
+      return { ok: true, value: (await recordDeliveryAttempts(storage, [record], disableAfter))[0] };
     }
     const method = storage[call.method] as unknown as (...args: unknown[]) => Promise<unknown>;
     return { ok: true, value: await method(...call.args) };

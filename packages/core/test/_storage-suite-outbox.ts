@@ -14,6 +14,9 @@ import { type AttendeeCreate, type AttendeeRecord, newAttendeeRecord } from "../
 import { type EventCreate, type EventRecord, newEventRecord } from "../src/resources/event.ts";
 import type { WebhookRecord } from "../src/resources/webhook.ts";
 import { type ClaimedDelivery, type DeliveryAttempt, DeliveryListQuery, type DeliveryRecord } from "../src/resources/webhook-delivery.ts";
+import { PING_DELIVERY } from "../src/rules/delivery-status.ts";
+import { type AttemptRecorded, type DeliveryAttemptRecord, recordDeliveryAttempts, redeliverDelivery } from "../src/service/delivery-operations.ts";
+import { changeWebhook, recordAttempt } from "./_webhook-helpers.ts";
 import type { Storage } from "../src/storage.ts";
 import type { TestStorage } from "./_transactions.ts";
 
@@ -60,6 +63,11 @@ const attempt = (number: number, outcome: { statusCode: number | null; succeeded
   responseExcerpt: outcome.excerpt ?? null, succeeded: outcome.succeeded,
 });
 
+/** Records attempts in one transaction, with the first one's `disableAfter`. */
+function recordAttempts(storage: Storage, records: Array<DeliveryAttemptRecord & { disableAfter: number }>): Promise<AttemptRecorded[]> {
+  return recordDeliveryAttempts(storage, records.map(({ disableAfter: _, ...record }) => record), records[0]?.disableAfter);
+}
+
 /** The webhook's delivery log, oldest first (ties, written in one transaction, in id order). */
 async function log(storage: Storage, accountId: string, webhookId: string): Promise<DeliveryRecord[]> {
   const page = await storage.listDeliveries(accountId, webhookId, DeliveryListQuery.parse({ limit: "100" }));
@@ -74,7 +82,7 @@ async function rejectsWith(promise: Promise<unknown>, code: string) {
 }
 
 const claimAll = (storage: Storage, workerId: string, now: string, leaseUntil: string, extra: Partial<Parameters<Storage["claimDueDeliveries"]>[0]> = {}) =>
-  storage.claimDueDeliveries({ workerId, now, leaseUntil, limit: 100, perWebhook: 100, inFlight: {}, ...extra });
+  storage.claimDueDeliveries({ workerId, now, leaseUntil, limit: 100, ...extra });
 
 const countBy = (claimed: ClaimedDelivery[], key: "webhookId" | "accountId") =>
   claimed.reduce<Record<string, number>>((counts, d) => ({ ...counts, [d[key]]: (counts[d[key]] ?? 0) + 1 }), {});
@@ -181,15 +189,15 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
     test("claimDueDeliveries hands each due delivery to one worker under a lease, within the per-webhook and per-account bounds", async (t) => {
       const { storage, a1, a2, g1 } = await outbox(t, { acme: 3, globex: 2 });
       assert.deepEqual(await claimAll(storage, "w0", at(9), at(100)), [], "nothing is due before it was written");
-      assert.deepEqual(await storage.claimDueDeliveries({ workerId: "w0", now: at(50), leaseUntil: at(100), limit: 0, perWebhook: 5, inFlight: {} }), []);
+      assert.deepEqual(await storage.claimDueDeliveries({ workerId: "w0", now: at(50), leaseUntil: at(100), limit: 0, webhookRoom: { each: 5, left: {} } }), []);
       // Only what is due: at(10) and at(11) of each webhook, not at(12).
       const early = await claimAll(storage, "w0", at(11), at(100));
       assert.deepEqual(countBy(early, "webhookId"), { [a1.id]: 2, [a2.id]: 2, [g1.id]: 2 });
 
-      // Two workers and then a third on a new outbox, with a bound of two per webhook.
+      // Two workers and then a third on a new outbox, with room for two per webhook.
       const shared = await outbox(t, { acme: 3, globex: 2 });
       const s = shared.storage;
-      const w1 = await s.claimDueDeliveries({ workerId: "w1", now: at(50), leaseUntil: at(100), limit: 100, perWebhook: 2, inFlight: {} });
+      const w1 = await s.claimDueDeliveries({ workerId: "w1", now: at(50), leaseUntil: at(100), limit: 100, webhookRoom: { each: 2, left: {} } });
       assert.deepEqual(countBy(w1, "webhookId"), { [shared.a1.id]: 2, [shared.a2.id]: 2, [shared.g1.id]: 2 });
       const one = w1.find((d) => d.webhookId === shared.a1.id)!;
       assert.deepEqual(
@@ -198,20 +206,20 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       );
       assert.equal(JSON.parse(one.payload).id, one.id, "the payload is the envelope's exact bytes");
       // A second worker gets only what the first does not hold; a third gets nothing.
-      const w2 = await s.claimDueDeliveries({ workerId: "w2", now: at(50), leaseUntil: at(100), limit: 100, perWebhook: 2, inFlight: {} });
+      const w2 = await s.claimDueDeliveries({ workerId: "w2", now: at(50), leaseUntil: at(100), limit: 100, webhookRoom: { each: 2, left: {} } });
       assert.deepEqual(countBy(w2, "webhookId"), { [shared.a1.id]: 1, [shared.a2.id]: 1 });
       assert.equal(new Set([...w1, ...w2].map((d) => d.id)).size, 8);
       assert.deepEqual(await claimAll(s, "w3", at(99), at(200)), []);
-      // The worker's own in-flight count fills its bound; accounts are bounded likewise.
+      // Room given per webhook (none left for a1, one for g1, two for any other); accounts likewise.
       const late = await outbox(t, { acme: 2, globex: 2 });
-      const byWebhook = await late.storage.claimDueDeliveries({ workerId: "w4", now: at(50), leaseUntil: at(100), limit: 100, perWebhook: 2, inFlight: { [late.a1.id]: 2, [late.g1.id]: 1 } });
+      const byWebhook = await late.storage.claimDueDeliveries({ workerId: "w4", now: at(50), leaseUntil: at(100), limit: 100, webhookRoom: { each: 2, left: { [late.a1.id]: 0, [late.g1.id]: 1 } } });
       assert.deepEqual(countBy(byWebhook, "webhookId"), { [late.a2.id]: 2, [late.g1.id]: 1 });
-      // Left: a1's two and one of g1's. An account at its bound gets nothing; the bound counts what this claim hands out too.
-      const busy = await late.storage.claimDueDeliveries({ workerId: "w5", now: at(50), leaseUntil: at(100), limit: 100, perWebhook: 100, inFlight: {}, perAccount: 2, inFlightByAccount: { [late.acme]: 2 } });
+      // Left: a1's two and one of g1's. An account without room gets nothing; the room counts what this claim hands out too.
+      const busy = await late.storage.claimDueDeliveries({ workerId: "w5", now: at(50), leaseUntil: at(100), limit: 100, accountRoom: { each: 2, left: { [late.acme]: 0 } } });
       assert.deepEqual(countBy(busy, "webhookId"), { [late.g1.id]: 1 });
-      const byAccount = await late.storage.claimDueDeliveries({ workerId: "w6", now: at(50), leaseUntil: at(100), limit: 100, perWebhook: 100, inFlight: {}, perAccount: 1, inFlightByAccount: { [late.globex]: 0 } });
+      const byAccount = await late.storage.claimDueDeliveries({ workerId: "w6", now: at(50), leaseUntil: at(100), limit: 100, accountRoom: { each: 1, left: { [late.globex]: 1 } } });
       assert.deepEqual(countBy(byAccount, "webhookId"), { [late.a1.id]: 1 });
-      const limited = await late.storage.claimDueDeliveries({ workerId: "w7", now: at(50), leaseUntil: at(100), limit: 1, perWebhook: 100, inFlight: {} });
+      const limited = await late.storage.claimDueDeliveries({ workerId: "w7", now: at(50), leaseUntil: at(100), limit: 1 });
       assert.equal(limited.length, 1);
 
       // An expired lease (a crashed worker) hands the deliveries out again, once.
@@ -222,20 +230,20 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
 
     test("deliveries of inactive webhooks are not claimed; enabling the webhook releases them", async (t) => {
       const { storage, acme, a1, a2 } = await outbox(t, { acme: 2, globex: 0 });
-      await storage.updateWebhook(acme, a1.id, (w) => ({ ...w, active: false }));
+      await changeWebhook(storage, acme, a1.id, (w) => ({ ...w, active: false }));
       const claimed = await claimAll(storage, "w1", at(50), at(60));
       assert.deepEqual(countBy(claimed, "webhookId"), { [a2.id]: 2 });
-      await storage.updateWebhook(acme, a1.id, (w) => ({ ...w, active: true }));
+      await changeWebhook(storage, acme, a1.id, (w) => ({ ...w, active: true }));
       assert.deepEqual(countBy(await claimAll(storage, "w1", at(50), at(60)), "webhookId"), { [a1.id]: 2 });
     });
 
-    test("recordDeliveryAttempt: success, retry, final failure; the worker must hold the delivery; failures disable the webhook", async (t) => {
+    test("recording an attempt: success, retry, final failure; the worker must hold the delivery; failures disable the webhook", async (t) => {
       const { storage, acme, a1, a2 } = await outbox(t, { acme: 4, globex: 0 });
       const claimed = (await claimAll(storage, "w1", at(50), at(100))).filter((d) => d.webhookId === a1.id);
       assert.equal(claimed.length, 4);
       const [d1, d2, d3, d4] = claimed as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
-      const record = (d: ClaimedDelivery, workerId: string, a: DeliveryAttempt, nextAttemptAt: string | null, now: string, disable = false) =>
-        storage.recordDeliveryAttempt({ deliveryId: d.id, workerId, attempt: a, nextAttemptAt, disable, disableAfter: 3, now });
+      const record = (d: ClaimedDelivery, workerId: string, a: DeliveryAttempt, nextAttemptAt: string | null, now: string, gone = false) =>
+        recordAttempt(storage, { deliveryId: d.id, workerId, attempt: a, nextAttemptAt, gone, disableAfter: 3, now });
 
       // Not held by this worker, or not the next attempt: nothing changes.
       assert.deepEqual(await record(d1, "w2", attempt(1, { statusCode: 200, succeeded: true }), null, at(60)), { recorded: false, webhookDisabled: false });
@@ -273,12 +281,12 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       assert.deepEqual((await storage.getDelivery(acme, a1.id, d2.id))?.attempts.map((a) => a.statusCode), [500, 503]);
     });
 
-    test("recordDeliveryAttempt: a success resets the count; a 410 (disable) disables at once", async (t) => {
+    test("recording an attempt: a success resets the count; a 410 (gone) disables at once", async (t) => {
       const { storage, acme, a1, a2 } = await outbox(t, { acme: 3, globex: 0 });
       const claimed = await claimAll(storage, "w1", at(50), at(100));
       const of = (webhook: WebhookRecord) => claimed.filter((d) => d.webhookId === webhook.id);
-      const record = (d: ClaimedDelivery, a: DeliveryAttempt, nextAttemptAt: string | null, disable = false) =>
-        storage.recordDeliveryAttempt({ deliveryId: d.id, workerId: "w1", attempt: a, nextAttemptAt, disable, disableAfter: 2, now: at(60) });
+      const record = (d: ClaimedDelivery, a: DeliveryAttempt, nextAttemptAt: string | null, gone = false) =>
+        recordAttempt(storage, { deliveryId: d.id, workerId: "w1", attempt: a, nextAttemptAt, gone, disableAfter: 2, now: at(60) });
       await record(of(a1)[0]!, attempt(1, { statusCode: 500, succeeded: false }), null);
       assert.equal((await storage.getWebhook(acme, a1.id))?.consecutiveFailures, 1);
       await record(of(a1)[1]!, attempt(1, { statusCode: 204, succeeded: true }), null);
@@ -294,9 +302,9 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       const { storage, acme, a1, a2 } = await outbox(t, { acme: 9, globex: 0 });
       const claimed = await claimAll(storage, "w1", at(50), at(100));
       const [d1, d2, d3, d4, d5, d6, d7, d8, d9] = claimed.filter((d) => d.webhookId === a1.id) as ClaimedDelivery[];
-      const record = (d: ClaimedDelivery, startedAt: number, statusCode: number, disable = false) =>
-        storage.recordDeliveryAttempt({
-          deliveryId: d.id, workerId: "w1", attempt: attempt(1, { statusCode, succeeded: statusCode < 300 }, at(startedAt)), nextAttemptAt: at(90), disable, disableAfter: 3, now: at(70),
+      const record = (d: ClaimedDelivery, startedAt: number, statusCode: number, gone = false) =>
+        recordAttempt(storage, {
+          deliveryId: d.id, workerId: "w1", attempt: attempt(1, { statusCode, succeeded: statusCode < 300 }, at(startedAt)), nextAttemptAt: at(90), gone, disableAfter: 3, now: at(70),
         });
       const failures = async () => (await storage.getWebhook(acme, a1.id))?.consecutiveFailures;
       // A burst: the success that began at 20 is recorded first; the attempts that began before it and hung end later.
@@ -319,9 +327,9 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
 
       // A 410 disables at once, even one that began before the latest success.
       const [g1, g2] = claimed.filter((d) => d.webhookId === a2.id) as ClaimedDelivery[];
-      await storage.recordDeliveryAttempt({ deliveryId: g1!.id, workerId: "w1", attempt: attempt(1, { statusCode: 200, succeeded: true }, at(40)), nextAttemptAt: null, disable: false, disableAfter: 3, now: at(70) });
+      await recordAttempt(storage, { deliveryId: g1!.id, workerId: "w1", attempt: attempt(1, { statusCode: 200, succeeded: true }, at(40)), nextAttemptAt: null, gone: false, disableAfter: 3, now: at(70) });
       assert.deepEqual(
-        await storage.recordDeliveryAttempt({ deliveryId: g2!.id, workerId: "w1", attempt: attempt(1, { statusCode: 410, succeeded: false }, at(30)), nextAttemptAt: null, disable: true, disableAfter: 3, now: at(71) }),
+        await recordAttempt(storage, { deliveryId: g2!.id, workerId: "w1", attempt: attempt(1, { statusCode: 410, succeeded: false }, at(30)), nextAttemptAt: null, gone: true, disableAfter: 3, now: at(71) }),
         { recorded: true, webhookDisabled: true },
       );
       assert.deepEqual([(await storage.getWebhook(acme, a2.id))?.active, (await storage.getWebhook(acme, a2.id))?.consecutiveFailures], [false, 0]);
@@ -331,13 +339,13 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       const { storage, acme, a1 } = await outbox(t, { acme: 6, globex: 0 });
       const [d1, d2, d3, d4, d5, d6] = (await claimAll(storage, "w1", at(50), at(100))).filter((d) => d.webhookId === a1.id) as ClaimedDelivery[];
       const entry = (d: ClaimedDelivery, startedAt: number, statusCode: number) =>
-        ({ deliveryId: d.id, workerId: "w1", attempt: attempt(1, { statusCode, succeeded: statusCode < 300 }, at(startedAt)), nextAttemptAt: at(90), disable: false, disableAfter: 3, now: at(70) });
+        ({ deliveryId: d.id, workerId: "w1", attempt: attempt(1, { statusCode, succeeded: statusCode < 300 }, at(startedAt)), nextAttemptAt: at(90), gone: false, disableAfter: 3, now: at(70) });
       // Began: 10 fail, 11 fail, 12 success, 13 fail, 14 fail; recorded in another order. Two count.
-      const results = await storage.recordDeliveryAttempts([entry(d4!, 13, 500), entry(d1!, 10, 500), entry(d3!, 12, 200), entry(d5!, 14, 500), entry(d2!, 11, 500)]);
+      const results = await recordAttempts(storage, [entry(d4!, 13, 500), entry(d1!, 10, 500), entry(d3!, 12, 200), entry(d5!, 14, 500), entry(d2!, 11, 500)]);
       assert.deepEqual(results, Array.from({ length: 5 }, () => ({ recorded: true, webhookDisabled: false })));
       assert.equal((await storage.getWebhook(acme, a1.id))?.consecutiveFailures, 2);
       // The third that began after the success disables it, reported on that record.
-      assert.deepEqual(await storage.recordDeliveryAttempts([entry(d6!, 15, 500)]), [{ recorded: true, webhookDisabled: true }]);
+      assert.deepEqual(await recordAttempts(storage, [entry(d6!, 15, 500)]), [{ recorded: true, webhookDisabled: true }]);
       assert.deepEqual([(await storage.getWebhook(acme, a1.id))?.active, (await storage.getWebhook(acme, a1.id))?.consecutiveFailures], [false, 3]);
     });
 
@@ -348,8 +356,8 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       const [f1, f2, f3] = of(a1) as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
       const ok = of(a2)[0]!;
       const entry = (d: ClaimedDelivery, workerId: string, a: DeliveryAttempt, nextAttemptAt: string | null) =>
-        ({ deliveryId: d.id, workerId, attempt: a, nextAttemptAt, disable: false, disableAfter: 2, now: at(60) });
-      const results = await storage.recordDeliveryAttempts([
+        ({ deliveryId: d.id, workerId, attempt: a, nextAttemptAt, gone: false, disableAfter: 2, now: at(60) });
+      const results = await recordAttempts(storage, [
         entry(f3, "w1", attempt(1, { statusCode: 500, succeeded: false }), null),
         entry(ok, "w1", attempt(1, { statusCode: 204, succeeded: true }), null),
         // Not held by w2: nothing changes for it, the rest is recorded.
@@ -368,27 +376,27 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
         ["pending", "pending", "failed", "succeeded"],
       );
       assert.equal((await storage.getDelivery(acme, a1.id, f2.id))?.nextAttemptAt, at(90));
-      assert.deepEqual(await storage.recordDeliveryAttempts([]), []);
+      assert.deepEqual(await recordAttempts(storage, []), []);
     });
 
-    test("redeliver: a final delivery gets one more (final) attempt, a pending one is brought forward, one being sent is left alone", async (t) => {
+    test("redeliverDelivery: a final delivery gets one more (final) attempt, a pending one is brought forward, one being sent is left alone", async (t) => {
       const { storage, acme, globex, a1 } = await outbox(t, { acme: 3, globex: 0 });
       const [failed, succeeded, scheduled] = (await claimAll(storage, "w1", at(50), at(100))).filter((d) => d.webhookId === a1.id) as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
       const record = (d: ClaimedDelivery, workerId: string, a: DeliveryAttempt, nextAttemptAt: string | null, now: string) =>
-        storage.recordDeliveryAttempt({ deliveryId: d.id, workerId, attempt: a, nextAttemptAt, disable: false, disableAfter: 100, now });
+        recordAttempt(storage, { deliveryId: d.id, workerId, attempt: a, nextAttemptAt, gone: false, disableAfter: 100, now });
 
       // Being sent: left as it is.
-      const whileHeld = await storage.redeliver(acme, a1.id, failed.id, at(55));
+      const whileHeld = await redeliverDelivery(storage, acme, a1.id, failed.id, at(55));
       assert.deepEqual([whileHeld?.status, whileHeld?.nextAttemptAt, whileHeld?.updatedAt], ["pending", at(10), at(10)]);
 
       await record(failed, "w1", attempt(1, { statusCode: 500, succeeded: false }), null, at(60));
       await record(succeeded, "w1", attempt(1, { statusCode: 200, succeeded: true }), null, at(60));
       await record(scheduled, "w1", attempt(1, { statusCode: 500, succeeded: false }), at(5000), at(60));
 
-      const again = await storage.redeliver(acme, a1.id, failed.id, at(70));
+      const again = await redeliverDelivery(storage, acme, a1.id, failed.id, at(70));
       assert.deepEqual([again?.status, again?.attemptCount, again?.nextAttemptAt, again?.updatedAt, again?.attempts.length], ["pending", 1, at(70), at(70), 1]);
-      assert.equal((await storage.redeliver(acme, a1.id, succeeded.id, at(70)))?.status, "pending");
-      const forward = await storage.redeliver(acme, a1.id, scheduled.id, at(70));
+      assert.equal((await redeliverDelivery(storage, acme, a1.id, succeeded.id, at(70)))?.status, "pending");
+      const forward = await redeliverDelivery(storage, acme, a1.id, scheduled.id, at(70));
       assert.deepEqual([forward?.status, forward?.nextAttemptAt], ["pending", at(70)]);
 
       const claimed = await claimAll(storage, "w2", at(70), at(200));
@@ -400,9 +408,9 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       assert.equal(JSON.parse(byId[failed.id]!.payload).id, failed.id, "the same envelope");
       assert.equal(byId[failed.id]!.payload, failed.payload);
 
-      assert.equal(await storage.redeliver(globex, a1.id, failed.id, at(80)), null, "another account's");
-      assert.equal(await storage.redeliver(acme, createId("webhook"), failed.id, at(80)), null, "another webhook's");
-      assert.equal(await storage.redeliver(acme, a1.id, createId("delivery"), at(80)), null, "unknown");
+      assert.equal(await redeliverDelivery(storage, globex, a1.id, failed.id, at(80)), null, "another account's");
+      assert.equal(await redeliverDelivery(storage, acme, createId("webhook"), failed.id, at(80)), null, "another webhook's");
+      assert.equal(await redeliverDelivery(storage, acme, a1.id, createId("delivery"), at(80)), null, "unknown");
     });
 
     test("createHeldDelivery: a one-attempt delivery held by the caller, to an active or inactive webhook, whose failure does not count", async (t) => {
@@ -412,26 +420,26 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       const webhook = webhookRecord(acme, { active: false, previousSecret: "whsec_old", previousSecretExpiresAt: at(1000) });
       await storage.insertWebhook(webhook);
       const notification = { type: "webhook.ping" as const, data: { webhook: { id: webhook.id } } };
-      const held = await storage.createHeldDelivery(acme, webhook.id, notification, { workerId: "ping_1", now: at(20), leaseUntil: at(60) });
+      const held = await storage.createHeldDelivery(acme, webhook.id, notification, { workerId: "ping_1", now: at(20), leaseUntil: at(60), ...PING_DELIVERY });
       assert.ok(held, "the webhook exists");
       assert.deepEqual(
         { ...held, id: undefined, payload: undefined },
         { id: undefined, payload: undefined, webhookId: webhook.id, accountId: acme, url: webhook.url, secret: "whsec_contract", previousSecret: "whsec_old", previousSecretExpiresAt: at(1000), type: "webhook.ping", attemptCount: 0, finalAttempt: 1 },
       );
       assert.deepEqual(JSON.parse(held.payload), { id: held.id, type: "webhook.ping", createdAt: at(20), data: notification.data, account: { id: acme, name: "Pings" } });
-      await storage.updateWebhook(acme, webhook.id, (w) => ({ ...w, active: true }));
+      await changeWebhook(storage, acme, webhook.id, (w) => ({ ...w, active: true }));
       assert.deepEqual(await claimAll(storage, "w1", at(30), at(90)), [], "held by the caller");
       assert.deepEqual(await storage.outboxBacklog(at(30)), { due: 1, scheduled: 0, paused: 0, oldestNextAttemptAt: at(20) });
       assert.deepEqual(
-        await storage.recordDeliveryAttempt({ deliveryId: held.id, workerId: "ping_1", attempt: attempt(1, { statusCode: 500, succeeded: false }), nextAttemptAt: null, disable: true, disableAfter: 1, now: at(31) }),
+        await recordAttempt(storage, { deliveryId: held.id, workerId: "ping_1", attempt: attempt(1, { statusCode: 500, succeeded: false }), nextAttemptAt: null, gone: true, disableAfter: 1, now: at(31) }),
         { recorded: true, webhookDisabled: false },
       );
       const stored = await storage.getDelivery(acme, webhook.id, held.id);
       assert.deepEqual([stored?.status, stored?.type, stored?.attemptCount], ["failed", "webhook.ping", 1]);
       const after = await storage.getWebhook(acme, webhook.id);
       assert.deepEqual([after?.active, after?.consecutiveFailures], [true, 0]);
-      assert.equal(await storage.createHeldDelivery(other, webhook.id, notification, { workerId: "x", now: at(40), leaseUntil: at(60) }), null);
-      assert.equal(await storage.createHeldDelivery(acme, createId("webhook"), notification, { workerId: "x", now: at(40), leaseUntil: at(60) }), null);
+      assert.equal(await storage.createHeldDelivery(other, webhook.id, notification, { workerId: "x", now: at(40), leaseUntil: at(60), ...PING_DELIVERY }), null);
+      assert.equal(await storage.createHeldDelivery(acme, createId("webhook"), notification, { workerId: "x", now: at(40), leaseUntil: at(60), ...PING_DELIVERY }), null);
     });
 
     test("listDeliveries and getDelivery: newest first, by status, paged; per account and webhook", async (t) => {
@@ -439,7 +447,7 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       const claimed = (await claimAll(storage, "w1", at(50), at(100))).filter((d) => d.webhookId === a1.id);
       const firstTwo = claimed.filter((d) => JSON.parse(d.payload).createdAt <= at(11));
       for (const d of firstTwo) {
-        await storage.recordDeliveryAttempt({ deliveryId: d.id, workerId: "w1", attempt: attempt(1, { statusCode: 200, succeeded: true }), nextAttemptAt: null, disable: false, disableAfter: 5, now: at(60) });
+        await recordAttempt(storage, { deliveryId: d.id, workerId: "w1", attempt: attempt(1, { statusCode: 200, succeeded: true }), nextAttemptAt: null, gone: false, disableAfter: 5, now: at(60) });
       }
       const list = (query: Record<string, string>, webhookId = a1.id, account = acme) => storage.listDeliveries(account, webhookId, DeliveryListQuery.parse(query));
       const all = await list({});
@@ -471,12 +479,12 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       await storage.insertWebhook(live);
       await storage.insertWebhook(paused);
       for (const second of [10, 20, 30]) await storage.insertEvent(eventAt(acme, at(second)));
-      await storage.updateWebhook(acme, paused.id, (w) => ({ ...w, active: false }));
+      await changeWebhook(storage, acme, paused.id, (w) => ({ ...w, active: false }));
       assert.deepEqual(await storage.outboxBacklog(at(25)), { due: 2, scheduled: 1, paused: 3, oldestNextAttemptAt: at(10) });
       const [first, second] = (await claimAll(storage, "w1", at(25), at(100))) as [ClaimedDelivery, ClaimedDelivery];
       assert.deepEqual(await storage.outboxBacklog(at(25)), { due: 2, scheduled: 1, paused: 3, oldestNextAttemptAt: at(10) }, "held ones are still due");
-      await storage.recordDeliveryAttempt({ deliveryId: first.id, workerId: "w1", attempt: attempt(1, { statusCode: 200, succeeded: true }), nextAttemptAt: null, disable: false, disableAfter: 5, now: at(26) });
-      await storage.recordDeliveryAttempt({ deliveryId: second.id, workerId: "w1", attempt: attempt(1, { statusCode: 500, succeeded: false }), nextAttemptAt: at(90), disable: false, disableAfter: 5, now: at(26) });
+      await recordAttempt(storage, { deliveryId: first.id, workerId: "w1", attempt: attempt(1, { statusCode: 200, succeeded: true }), nextAttemptAt: null, gone: false, disableAfter: 5, now: at(26) });
+      await recordAttempt(storage, { deliveryId: second.id, workerId: "w1", attempt: attempt(1, { statusCode: 500, succeeded: false }), nextAttemptAt: at(90), gone: false, disableAfter: 5, now: at(26) });
       assert.deepEqual(await storage.outboxBacklog(at(26)), { due: 0, scheduled: 2, paused: 3, oldestNextAttemptAt: at(30) });
       assert.deepEqual(await storage.outboxBacklog(at(95)), { due: 2, scheduled: 0, paused: 3, oldestNextAttemptAt: at(30) });
     });
@@ -492,7 +500,7 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       const ofLive = claimed.filter((d) => d.webhookId === live.id);
       const ofOff = claimed.filter((d) => d.webhookId === off.id);
       const record = (d: ClaimedDelivery, succeeded: boolean, nextAttemptAt: string | null, now: string) =>
-        storage.recordDeliveryAttempt({ deliveryId: d.id, workerId: "w1", attempt: attempt(1, { statusCode: succeeded ? 200 : 500, succeeded }), nextAttemptAt, disable: false, disableAfter: 100, now });
+        recordAttempt(storage, { deliveryId: d.id, workerId: "w1", attempt: attempt(1, { statusCode: succeeded ? 200 : 500, succeeded }), nextAttemptAt, gone: false, disableAfter: 100, now });
       await record(ofLive[0]!, true, null, at(30)); // succeeded, old
       await record(ofLive[1]!, false, null, at(30)); // failed, old
       await record(ofLive[2]!, false, at(5000), at(30)); // pending of an active webhook: kept however old
@@ -500,7 +508,7 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       await record(ofOff[0]!, false, at(5000), at(30)); // pending of a webhook that becomes inactive: purged
       await record(ofOff[1]!, true, null, at(300)); // recent: kept
       // ofOff[2] and [3] stay held by w1 until at(1000): a worker has them, kept.
-      await storage.updateWebhook(acme, off.id, (w) => ({ ...w, active: false }));
+      await changeWebhook(storage, acme, off.id, (w) => ({ ...w, active: false }));
 
       const purged = await storage.purgeExpired({ now: at(400), deliveriesBefore: at(200) });
       assert.deepEqual(purged, { idempotencyKeys: 0, deliveries: 3, attempts: 3 });

@@ -17,6 +17,7 @@ import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import type { Erasure, Storage } from "../src/storage.ts";
 import { describeOutboxAndDeliveries } from "./_storage-suite-outbox.ts";
 import { type TestStorage, withTransactions } from "./_transactions.ts";
+import { changeWebhook, recordAttempt } from "./_webhook-helpers.ts";
 
 const carbon = DEFAULT_CARBON_SETTINGS;
 let clock = Date.parse("2026-01-01T00:00:00.000Z");
@@ -260,9 +261,9 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         await storage.insertWebhook(webhook(globex, first.url));
         const second = webhook(acme, "https://93.184.216.34/b");
         await storage.insertWebhook({ ...second, active: false });
-        await rejectsWith(storage.updateWebhook(acme, second.id, (w) => ({ ...w, url: first.url })), "DUPLICATE_WEBHOOK");
-        await rejectsWith(storage.updateWebhook(globex, second.id, (w) => w), "NOT_FOUND");
-        const { before, after } = await storage.updateWebhook(acme, second.id, (w) => ({ ...w, description: "B", active: true }));
+        await rejectsWith(changeWebhook(storage, acme, second.id, (w) => ({ ...w, url: first.url })), "DUPLICATE_WEBHOOK");
+        assert.equal(await changeWebhook(storage, globex, second.id, (w) => w), null, "another account's webhook is not found");
+        const { before, after } = (await changeWebhook(storage, acme, second.id, (w) => ({ ...w, description: "B", active: true })))!;
         assert.equal(before.active, false);
         assert.equal(after.description, "B");
         assert.deepEqual(await storage.getWebhook(acme, second.id), after);
@@ -630,10 +631,10 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         const other = await storage.registerAttendee(attendeeRecord(account, event.id, { company: "Stays Inc" }));
         await storage.updateAttendee(account, erased.id, { email: "erasmus.new@example.org", title: "Chief Forgetter" }, tick());
         // The first attempt of the registration's notification, answered by a receiver that echoes what it got.
-        const claimed = await storage.claimDueDeliveries({ workerId: "w1", now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z", limit: 100, perWebhook: 100, inFlight: {} });
+        const claimed = await storage.claimDueDeliveries({ workerId: "w1", now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z", limit: 100 });
         const registered = claimed.find((d) => d.type === "attendee.registered" && d.payload.includes(erased.id))!;
-        await storage.recordDeliveryAttempt({
-          deliveryId: registered.id, workerId: "w1", nextAttemptAt: null, disable: false, disableAfter: 10, now: tick(),
+        await recordAttempt(storage, {
+          deliveryId: registered.id, workerId: "w1", nextAttemptAt: null, gone: false, disableAfter: 10, now: tick(),
           attempt: { number: 1, startedAt: tick(), durationMs: 5, statusCode: 200, error: null, responseExcerpt: `got ${registered.payload}`, succeeded: true },
         });
         const beforeErasure = await deliveries(account, webhook.id);
@@ -678,11 +679,11 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         const event = eventRecord(account);
         await storage.insertEvent(event);
         const erased = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
-        const claimed = await storage.claimDueDeliveries({ workerId: "w2", now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z", limit: 100, perWebhook: 100, inFlight: {} });
+        const claimed = await storage.claimDueDeliveries({ workerId: "w2", now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z", limit: 100 });
         await storage.eraseAttendee(account, erased.id, erasure());
         for (const [index, delivery] of claimed.entries()) {
-          const result = await storage.recordDeliveryAttempt({
-            deliveryId: delivery.id, workerId: "w2", nextAttemptAt: null, disable: false, disableAfter: 10, now: tick(),
+          const result = await recordAttempt(storage, {
+            deliveryId: delivery.id, workerId: "w2", nextAttemptAt: null, gone: false, disableAfter: 10, now: tick(),
             attempt: { number: 1, startedAt: tick(), durationMs: 5, statusCode: 200, error: null, responseExcerpt: `echo ${index} ${delivery.payload}`, succeeded: true },
           });
           assert.equal(result.recorded, true);

@@ -8,6 +8,7 @@ import { test } from "node:test";
 import { createEventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 import { EVENT } from "./_fixtures.ts";
+import { recordAttempt } from "./_webhook-helpers.ts";
 
 
 const T1 = "2030-01-01T00:00:00.000Z";
@@ -34,10 +35,10 @@ test("pending deliveries by state and the earliest due of an active webhook", as
   assert.deepEqual(await storage.outboxBacklog("2030-01-01T00:00:05.000Z"), { due: 3, scheduled: 3, paused: 0, oldestNextAttemptAt: T1 });
 
   // One failed attempt with a retry scheduled; one success leaves the backlog.
-  const [first, second] = await storage.claimDueDeliveries({ workerId: "w", now: NOW, leaseUntil: RETRY_AT, limit: 2, perWebhook: 1, inFlight: {} });
+  const [first, second] = await storage.claimDueDeliveries({ workerId: "w", now: NOW, leaseUntil: RETRY_AT, limit: 2, webhookRoom: { each: 1, left: {} } });
   const attempt = (succeeded: boolean) => ({ number: 1, startedAt: NOW, durationMs: 5, statusCode: succeeded ? 200 : 500, error: null, responseExcerpt: null, succeeded });
-  await storage.recordDeliveryAttempt({ deliveryId: first!.id, workerId: "w", attempt: attempt(false), nextAttemptAt: RETRY_AT, disable: false, disableAfter: 10, now: NOW });
-  await storage.recordDeliveryAttempt({ deliveryId: second!.id, workerId: "w", attempt: attempt(true), nextAttemptAt: null, disable: false, disableAfter: 10, now: NOW });
+  await recordAttempt(storage, { deliveryId: first!.id, workerId: "w", attempt: attempt(false), nextAttemptAt: RETRY_AT, gone: false, disableAfter: 10, now: NOW });
+  await recordAttempt(storage, { deliveryId: second!.id, workerId: "w", attempt: attempt(true), nextAttemptAt: null, gone: false, disableAfter: 10, now: NOW });
   assert.deepEqual(await storage.outboxBacklog(NOW), { due: 4, scheduled: 1, paused: 0, oldestNextAttemptAt: T1 });
 
   // An inactive webhook's deliveries wait for it: paused, and out of the earliest.

@@ -191,7 +191,7 @@ for (const backend of BACKENDS) {
       const total = 36;
       const claim = (workerId: string): Call => ({
         method: "claimDueDeliveries",
-        args: [{ workerId, now: "2030-01-01T00:01:00.000Z", leaseUntil: "2030-01-01T01:00:00.000Z", limit: 5, perWebhook: 3, inFlight: {}, perAccount: 4, inFlightByAccount: {} }],
+        args: [{ workerId, now: "2030-01-01T00:01:00.000Z", leaseUntil: "2030-01-01T01:00:00.000Z", limit: 5, webhookRoom: { each: 3, left: {} }, accountRoom: { each: 4, left: {} } }],
       });
       const seen = new Map<string, string>();
       for (let round = 0; round < 20 && seen.size < total; round++) {
@@ -217,7 +217,7 @@ for (const backend of BACKENDS) {
       const [id, owner] = [...seen][0]!;
       const attempt = { number: 1, startedAt: NOW, durationMs: 1, statusCode: 200, error: null, responseExcerpt: null, succeeded: true };
       const records = await racers.race([owner, "intruder"].map((workerId): Call => ({
-        method: "recordDeliveryAttempt", args: [{ deliveryId: id, workerId, attempt, nextAttemptAt: null, disable: false, disableAfter: 5, now: NOW }],
+        method: "recordDeliveryAttempt", args: [{ deliveryId: id, workerId, attempt, nextAttemptAt: null, gone: false, now: NOW }, 5],
       })));
       assert.deepEqual(records.map((o) => o.ok && o.value.recorded), [true, false]);
     });
@@ -227,11 +227,11 @@ for (const backend of BACKENDS) {
       const webhook = webhookRecord(account, "https://93.184.216.34/attempts");
       await storage.insertWebhook(webhook);
       await storage.insertEvent(eventRecord(account, 10, "2030-06-01T00:00:00.000Z"));
-      const [delivery] = (await storage.claimDueDeliveries({ workerId: "w", now: "2030-06-01T00:00:00.000Z", leaseUntil: "2030-06-01T01:00:00.000Z", limit: 100, perWebhook: 100, inFlight: {} })).filter((d) => d.webhookId === webhook.id);
+      const [delivery] = (await storage.claimDueDeliveries({ workerId: "w", now: "2030-06-01T00:00:00.000Z", leaseUntil: "2030-06-01T01:00:00.000Z", limit: 100 })).filter((d) => d.webhookId === webhook.id);
       assert.ok(delivery, "the new delivery is claimed");
       const attempt = { number: 1, startedAt: NOW, durationMs: 1, statusCode: 500, error: null, responseExcerpt: null, succeeded: false };
       const outcomes = await racers.race(Array.from({ length: 4 }, (): Call => ({
-        method: "recordDeliveryAttempt", args: [{ deliveryId: delivery.id, workerId: "w", attempt, nextAttemptAt: "2030-06-01T00:05:00.000Z", disable: false, disableAfter: 5, now: NOW }],
+        method: "recordDeliveryAttempt", args: [{ deliveryId: delivery.id, workerId: "w", attempt, nextAttemptAt: "2030-06-01T00:05:00.000Z", gone: false, now: NOW }, 5],
       })));
       assert.deepEqual(outcomes.map((o) => o.ok && o.value.recorded).sort(), [false, false, false, true]);
       assert.equal((await storage.getDelivery(account, webhook.id, delivery.id))?.attempts.length, 1);
@@ -243,16 +243,16 @@ for (const backend of BACKENDS) {
       const webhook = webhookRecord(account, "https://93.184.216.34/failures");
       await storage.insertWebhook(webhook);
       for (let i = 0; i < 24; i++) await storage.insertEvent(eventRecord(account, 10, `2030-07-01T00:00:${String(i).padStart(2, "0")}.000Z`));
-      const deliveries = (await storage.claimDueDeliveries({ workerId: "w", now: "2030-07-01T00:01:00.000Z", leaseUntil: "2030-07-01T02:00:00.000Z", limit: 100, perWebhook: 100, inFlight: {} }))
+      const deliveries = (await storage.claimDueDeliveries({ workerId: "w", now: "2030-07-01T00:01:00.000Z", leaseUntil: "2030-07-01T02:00:00.000Z", limit: 100 }))
         .filter((d) => d.webhookId === webhook.id);
       assert.equal(deliveries.length, 24);
       const started = (second: number) => new Date(Date.UTC(2030, 6, 1, 1) + second * 1000).toISOString();
       const record = (delivery: ClaimedDelivery, second: number, succeeded: boolean): Call => ({
         method: "recordDeliveryAttempt",
         args: [{
-          deliveryId: delivery.id, workerId: "w", nextAttemptAt: "2030-07-01T03:00:00.000Z", disable: false, disableAfter: 5, now: "2030-07-01T01:10:00.000Z",
+          deliveryId: delivery.id, workerId: "w", nextAttemptAt: "2030-07-01T03:00:00.000Z", gone: false, now: "2030-07-01T01:10:00.000Z",
           attempt: { number: 1, startedAt: started(second), durationMs: 1, statusCode: succeeded ? 200 : 500, error: null, responseExcerpt: null, succeeded },
-        }],
+        }, 5],
       });
       const failures = async () => (await storage.getWebhook(account, webhook.id))?.consecutiveFailures;
       // Successes that began at 100..107 at once: the latest of them is the one kept, so a failure that began at 106 does not count.

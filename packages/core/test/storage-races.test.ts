@@ -19,6 +19,7 @@ import { attendeeToRow, webhookToRow } from "../src/sql/rows.ts";
 import type { Storage } from "../src/storage.ts";
 import { BACKENDS, type TestDatabase } from "./_backends.ts";
 import { type TestStorage, withTransactions } from "./_transactions.ts";
+import { changeWebhook } from "./_webhook-helpers.ts";
 
 let clock = Date.parse("2026-03-01T00:00:00.000Z");
 const tick = () => new Date((clock += 1000)).toISOString();
@@ -122,8 +123,8 @@ for (const backend of BACKENDS) {
       const target = "https://93.184.216.34/target";
       const moves = outcomes(
         await Promise.allSettled([
-          pick(1).updateWebhook(account, a.id, (w) => ({ ...w, url: target })),
-          pick(2).updateWebhook(account, b.id, (w) => ({ ...w, url: target })),
+          changeWebhook(pick(1), account, a.id, (w) => ({ ...w, url: target })),
+          changeWebhook(pick(2), account, b.id, (w) => ({ ...w, url: target })),
           pick(3).insertWebhook(webhook(account, target)),
         ]),
       );
@@ -192,7 +193,7 @@ for (const backend of BACKENDS) {
       const now = "2100-01-01T00:00:00.000Z";
       const worker = async (index: number) => {
         for (;;) {
-          const batch = await pick(index + 1).claimDueDeliveries({ workerId: `w${index}`, now, leaseUntil: "2100-01-01T00:01:00.000Z", limit: 5, perWebhook: 100, inFlight: {} });
+          const batch = await pick(index + 1).claimDueDeliveries({ workerId: `w${index}`, now, leaseUntil: "2100-01-01T00:01:00.000Z", limit: 5 });
           if (batch.length === 0) return;
           claimed[index]!.push(...batch.map((delivery) => delivery.id));
         }

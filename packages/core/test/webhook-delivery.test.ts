@@ -10,12 +10,14 @@ import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, test } from "node:test";
 import { createEventService } from "../src/service.ts";
-import type { Storage } from "../src/storage.ts";
-import { createDeliveryWorker, nextAttemptAt } from "../src/webhooks/delivery-worker.ts";
+import { nextAttemptAt } from "../src/rules/delivery-status.ts";
+import type { DeliveryTransaction, Storage } from "../src/storage.ts";
+import { createDeliveryWorker } from "../src/webhooks/delivery-worker.ts";
 import { parseRetryAfterMs, sendDelivery } from "../src/webhooks/send-delivery.ts";
 import { verifySignature } from "../src/webhooks/signature.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 import { EVENT } from "./_fixtures.ts";
+import { recordAttempt } from "./_webhook-helpers.ts";
 
 
 /** A storage with one account, `webhooks` webhooks on public literals (private networks allowed) and `events` events created. */
@@ -33,7 +35,7 @@ async function setUp(options: { webhooks?: number; events?: number } = {}) {
 const NOW = "2030-01-01T00:00:00.000Z";
 const LATER = "2030-01-01T00:01:00.000Z";
 const claim = (storage: Storage, workerId: string, overrides: Partial<Parameters<Storage["claimDueDeliveries"]>[0]> = {}) =>
-  storage.claimDueDeliveries({ workerId, now: NOW, leaseUntil: LATER, limit: 100, perWebhook: 100, inFlight: {}, ...overrides });
+  storage.claimDueDeliveries({ workerId, now: NOW, leaseUntil: LATER, limit: 100, ...overrides });
 
 /** Attempts begin in the order they are made, a millisecond apart (failures count in the order attempts began). */
 let attemptsMade = 0;
@@ -50,7 +52,7 @@ describe("claiming due deliveries", () => {
     const afterLease = await claim(storage, "b", { now: "2030-01-01T00:01:00.001Z", leaseUntil: "2030-01-01T00:02:00.000Z" });
     assert.deepEqual(afterLease.map((d) => d.id).sort(), first.map((d) => d.id).sort());
     // The first worker lost its lease: its late record changes nothing.
-    const late = await storage.recordDeliveryAttempt({ deliveryId: first[0]!.id, workerId: "a", attempt: attempt(1, true), nextAttemptAt: null, disable: false, disableAfter: 10, now: NOW });
+    const late = await recordAttempt(storage, { deliveryId: first[0]!.id, workerId: "a", attempt: attempt(1, true), nextAttemptAt: null, gone: false, now: NOW });
     assert.deepEqual(late, { recorded: false, webhookDisabled: false });
   });
 
@@ -62,9 +64,9 @@ describe("claiming due deliveries", () => {
     assert.equal(new Set(ids).size, 30);
   });
 
-  test("per-webhook bound, counting what the worker already holds; the global limit", async () => {
+  test("the room given per webhook (one left for the first, two for any other); the global limit", async () => {
     const { storage, hooks } = await setUp({ webhooks: 2, events: 5 });
-    const claimed = await claim(storage, "a", { perWebhook: 2, inFlight: { [hooks[0]!.id]: 1 } });
+    const claimed = await claim(storage, "a", { webhookRoom: { each: 2, left: { [hooks[0]!.id]: 1 } } });
     const count = (id: string) => claimed.filter((d) => d.webhookId === id).length;
     assert.equal(count(hooks[0]!.id), 1);
     assert.equal(count(hooks[1]!.id), 2);
@@ -97,17 +99,17 @@ describe("recording attempts", () => {
     const { storage, account, hooks } = await setUp({ events: 12 });
     const deliveries = await claim(storage, "a");
     for (const [index, delivery] of deliveries.slice(0, 9).entries()) {
-      const result = await storage.recordDeliveryAttempt({ deliveryId: delivery.id, workerId: "a", attempt: attempt(1, false), nextAttemptAt: LATER, disable: false, disableAfter: 10, now: NOW });
+      const result = await recordAttempt(storage, { deliveryId: delivery.id, workerId: "a", attempt: attempt(1, false), nextAttemptAt: LATER, gone: false, now: NOW });
       assert.deepEqual(result, { recorded: true, webhookDisabled: false }, `failure ${index + 1}`);
     }
     assert.equal((await account.webhooks.get(hooks[0]!.id)).consecutiveFailures, 9);
-    await storage.recordDeliveryAttempt({ deliveryId: deliveries[9]!.id, workerId: "a", attempt: attempt(1, true), nextAttemptAt: null, disable: false, disableAfter: 10, now: NOW });
+    await recordAttempt(storage, { deliveryId: deliveries[9]!.id, workerId: "a", attempt: attempt(1, true), nextAttemptAt: null, gone: false, now: NOW });
     assert.equal((await account.webhooks.get(hooks[0]!.id)).consecutiveFailures, 0);
     const again = await claim(storage, "b", { now: LATER, leaseUntil: "2030-01-01T00:05:00.000Z" });
     let disabledAt = -1;
     for (const [index, delivery] of [...again, deliveries[10]!, deliveries[11]!].entries()) {
       const workerId = index < again.length ? "b" : "a";
-      const result = await storage.recordDeliveryAttempt({ deliveryId: delivery.id, workerId, attempt: attempt(delivery.attemptCount + 1, false), nextAttemptAt: LATER, disable: false, disableAfter: 10, now: NOW });
+      const result = await recordAttempt(storage, { deliveryId: delivery.id, workerId, attempt: attempt(delivery.attemptCount + 1, false), nextAttemptAt: LATER, gone: false, now: NOW });
       if (result.webhookDisabled) disabledAt = index;
     }
     assert.equal(disabledAt, 9, "disabled by the 10th consecutive failure");
@@ -120,7 +122,7 @@ describe("recording attempts", () => {
   test("a 410 disables at once; the delivery log keeps every attempt", async () => {
     const { storage, account, hooks } = await setUp();
     const [delivery] = await claim(storage, "a");
-    const result = await storage.recordDeliveryAttempt({ deliveryId: delivery!.id, workerId: "a", attempt: attempt(1, false, 410), nextAttemptAt: null, disable: true, disableAfter: 10, now: NOW });
+    const result = await recordAttempt(storage, { deliveryId: delivery!.id, workerId: "a", attempt: attempt(1, false, 410), nextAttemptAt: null, gone: true, now: NOW });
     assert.deepEqual(result, { recorded: true, webhookDisabled: true });
     const log = await account.webhooks.deliveries(hooks[0]!.id);
     assert.equal(log.deliveries[0]!.status, "failed");
@@ -144,8 +146,8 @@ describe("redelivery", () => {
   test("a final delivery gets one more attempt, final again; a pending one is only brought forward", async () => {
     const { storage, account, hooks } = await setUp({ events: 2 });
     const [done, waiting] = await claim(storage, "a");
-    await storage.recordDeliveryAttempt({ deliveryId: done!.id, workerId: "a", attempt: attempt(1, true), nextAttemptAt: null, disable: false, disableAfter: 10, now: NOW });
-    await storage.recordDeliveryAttempt({ deliveryId: waiting!.id, workerId: "a", attempt: attempt(1, false), nextAttemptAt: "2030-01-01T05:00:00.000Z", disable: false, disableAfter: 10, now: NOW });
+    await recordAttempt(storage, { deliveryId: done!.id, workerId: "a", attempt: attempt(1, true), nextAttemptAt: null, gone: false, now: NOW });
+    await recordAttempt(storage, { deliveryId: waiting!.id, workerId: "a", attempt: attempt(1, false), nextAttemptAt: "2030-01-01T05:00:00.000Z", gone: false, now: NOW });
     const again = await account.webhooks.redeliver(hooks[0]!.id, done!.id);
     assert.deepEqual([again.status, again.attemptCount], ["pending", 1]);
     const forward = await account.webhooks.redeliver(hooks[0]!.id, waiting!.id);
@@ -519,9 +521,14 @@ describe("recording attempts in batches", () => {
     const { storage, account, hooks } = await setUp({ webhooks: 1, events: 8 });
     const { fetch, release } = heldAnswers();
     const batches: number[] = [];
+    // Attempts recorded per delivery transaction.
     const counted = {
       ...storage,
-      recordDeliveryAttempts: (records: Parameters<Storage["recordDeliveryAttempts"]>[0]) => (batches.push(records.length), storage.recordDeliveryAttempts(records)),
+      deliveryTransaction: <T>(fn: (tx: DeliveryTransaction) => Promise<T>) =>
+        storage.deliveryTransaction((tx) => {
+          const batch = batches.push(0) - 1;
+          return fn({ ...tx, recordAttempt: (write) => ((batches[batch] = batches[batch]! + 1), tx.recordAttempt(write)) });
+        }),
     };
     const recorded: string[] = [];
     const worker = createDeliveryWorker({ storage: counted, fetch, allowPrivateNetworks: true, pollIntervalMs: 3_600_000, timeoutMs: 60_000, onAttempt: (info) => recorded.push(info.deliveryId) });
@@ -612,16 +619,16 @@ describe("fair slots between accounts", () => {
     assert.equal(state.maxHanging, 2);
   });
 
-  test("the claim leaves out accounts at their bound and counts what the worker holds", async () => {
+  test("the claim leaves out accounts without room and counts what it hands out", async () => {
     const { storage } = await hangingAccount();
-    const due = { workerId: "w", now: "2030-01-01T00:00:00.000Z", leaseUntil: "2030-01-01T00:01:00.000Z", limit: 10, perWebhook: 10, inFlight: {} };
-    const first = await storage.claimDueDeliveries({ ...due, perAccount: 1 });
+    const due = { workerId: "w", now: "2030-01-01T00:00:00.000Z", leaseUntil: "2030-01-01T00:01:00.000Z", limit: 10, webhookRoom: { each: 10, left: {} } };
+    const first = await storage.claimDueDeliveries({ ...due, accountRoom: { each: 1, left: {} } });
     assert.equal(first.length, 2, "one per account");
     assert.notEqual(first[0]!.accountId, first[1]!.accountId);
     const slow = first.find((d) => d.url.includes("/slow/"))!;
-    const more = await storage.claimDueDeliveries({ ...due, perAccount: 2, inFlightByAccount: { [slow.accountId]: 1 } });
+    const more = await storage.claimDueDeliveries({ ...due, accountRoom: { each: 2, left: { [slow.accountId]: 1 } } });
     assert.equal(more.length, 1, "one more of A's: it holds one of its two");
     assert.equal(more[0]!.accountId, slow.accountId);
-    assert.deepEqual(await storage.claimDueDeliveries({ ...due, perAccount: 2, inFlightByAccount: { [slow.accountId]: 2 } }), []);
+    assert.deepEqual(await storage.claimDueDeliveries({ ...due, accountRoom: { each: 2, left: { [slow.accountId]: 0 } } }), []);
   });
 });

@@ -13,6 +13,7 @@ import { createBackgroundPurge, DEFAULT_WEBHOOK_RETENTION_DAYS, retentionCutoff 
 import { createEventService } from "../src/service.ts";
 import type { PurgeResult, Storage } from "../src/storage.ts";
 import { sqliteStorage } from "./_sqlite.ts";
+import { recordAttempt } from "./_webhook-helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retention-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,9 +41,9 @@ const attempt = (number: number, at: string, succeeded: boolean) => ({
  * then. The lease ends at `at`, so the other deliveries claimed with it are free again at once.
  */
 async function attemptAt(storage: Storage, deliveryId: string, at: string, succeeded: boolean, next: string | null = null) {
-  const claimed = await storage.claimDueDeliveries({ workerId: "w", now: at, leaseUntil: at, limit: 100, perWebhook: 100, inFlight: {} });
+  const claimed = await storage.claimDueDeliveries({ workerId: "w", now: at, leaseUntil: at, limit: 100 });
   assert.ok(claimed.some((d) => d.id === deliveryId), `${deliveryId} claimed at ${at}`);
-  const result = await storage.recordDeliveryAttempt({ deliveryId, workerId: "w", attempt: attempt(1, at, succeeded), nextAttemptAt: next, disable: false, disableAfter: 10, now: at });
+  const result = await recordAttempt(storage, { deliveryId, workerId: "w", attempt: attempt(1, at, succeeded), nextAttemptAt: next, gone: false, disableAfter: 10, now: at });
   assert.equal(result.recorded, true);
 }
 

@@ -3,15 +3,18 @@ import { parseInput } from "../_internal/parse-input.ts";
 import { ServiceError } from "../errors.ts";
 import { type DeleteResult, paginate } from "../resources/common.ts";
 import {
-  assertEventTypes, assertHttpsUrl, assertSubscribable, type CreatedWebhook, generateWebhookSecret, missingReadScopes, PING_EVENT_TYPE,
+  assertEventTypes, assertHttpsUrl, assertSubscribable, type CreatedWebhook, generateWebhookSecret, missingReadScopes,
   type RotatedWebhook, SECRET_ROTATION_OVERLAP_MS, toApiWebhook, type Webhook, WebhookCreateInput, WEBHOOK_LIMITS, WebhookListQuery,
   type WebhookRecord, WebhookUpdateInput,
 } from "../resources/webhook.ts";
 import { DeliveryListQuery, type DeliveryRecord, toApiDelivery, type WebhookDelivery } from "../resources/webhook-delivery.ts";
 import type { DeliveryStore } from "../storage/delivery-store.ts";
 import type { WebhookStore } from "../storage/webhook-store.ts";
-import { attemptDelivery, DEFAULT_WEBHOOK_TIMEOUT_MS, LEASE_MARGIN_MS } from "../webhooks/delivery-worker.ts";
+import { PING_DELIVERY } from "../rules/delivery-status.ts";
+import { attemptDelivery, DEFAULT_WEBHOOK_TIMEOUT_MS, DELIVERY_LEASE_MARGIN_MS } from "../webhooks/delivery-worker.ts";
+import { pingNotification } from "../webhooks/payloads.ts";
 import { assertPublicHost, type HostResolver } from "../webhooks/ssrf.ts";
+import { recordDeliveryAttempts, redeliverDelivery } from "./delivery-operations.ts";
 import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
 
 /** Webhook settings of the service (`EventServiceOptions.webhooks`). */
@@ -73,6 +76,20 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore, c
   const webhookLimit = WEBHOOK_LIMITS[tier];
   const deliveryOut = (delivery: DeliveryRecord) => toApiDelivery(delivery, scopes);
 
+  /**
+   * Reads the webhook locked, asks `decide` what it becomes, and saves that, in one transaction:
+   * what a change may do depends on the webhook as it is when the change is written.
+   */
+  async function changeWebhook(id: string, decide: (current: WebhookRecord) => WebhookRecord): Promise<WebhookRecord> {
+    return storage.webhookTransaction(accountId, async (tx) => {
+      const current = await tx.lockWebhook(id);
+      if (!current) throw notFound("Webhook", id);
+      const after = decide(current);
+      await tx.saveWebhook(after);
+      return after;
+    });
+  }
+
   async function checkUrl(value: string): Promise<string> {
     const url = assertHttpsUrl(value);
     if (!settings.allowPrivateNetworks) await assertPublicHost(url, settings.resolveHost);
@@ -120,7 +137,7 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore, c
       if (parsed.events) assertEventTypes(parsed.events);
       const url = parsed.url === undefined ? undefined : await checkUrl(parsed.url);
       const at = now();
-      const { after } = await storage.updateWebhook(accountId, id, (current) => {
+      const after = await changeWebhook(id, (current) => {
         // What decides where data goes (the URL, the types, re-enabling) is checked on the
         // subscription after the change: a key may not re-point a subscription it could not make.
         // Describing or pausing a webhook reaches nothing.
@@ -165,7 +182,7 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore, c
           details: { requiredScopes: missing },
         });
       }
-      const delivery = await storage.redeliver(accountId, id, deliveryId, now());
+      const delivery = await redeliverDelivery(storage, accountId, id, deliveryId, now());
       if (!delivery) throw notFound("Delivery", deliveryId);
       queued();
       return deliveryOut(delivery);
@@ -176,19 +193,17 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore, c
       const timeoutMs = settings.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
       const at = clock();
       const workerId = `ping_${createId("delivery")}`;
-      const held = await storage.createHeldDelivery(
-        accountId,
-        id,
-        { type: PING_EVENT_TYPE, data: { webhook: { id: webhook.id, url: webhook.url, events: webhook.events } } },
-        { workerId, now: at.toISOString(), leaseUntil: new Date(at.getTime() + timeoutMs + LEASE_MARGIN_MS).toISOString() },
-      );
+      const held = await storage.createHeldDelivery(accountId, id, pingNotification(webhook), {
+        workerId,
+        now: at.toISOString(),
+        leaseUntil: new Date(at.getTime() + timeoutMs + DELIVERY_LEASE_MARGIN_MS).toISOString(),
+        ...PING_DELIVERY,
+      });
       if (!held) throw notFound("Webhook", id);
-      // One attempt, final whatever its answer: a ping is never retried and never counts towards disabling.
       await attemptDelivery(held, {
-        storage,
+        record: async (record) => (await recordDeliveryAttempts(storage, [record]))[0]!,
         workerId,
         retryDelaysMs: [],
-        disableAfter: Infinity,
         timeoutMs,
         allowPrivateNetworks: settings.allowPrivateNetworks ?? false,
         resolveHost: settings.resolveHost,
@@ -203,7 +218,7 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore, c
       const at = clock();
       const expiresAt = new Date(at.getTime() + (settings.secretOverlapMs ?? SECRET_ROTATION_OVERLAP_MS)).toISOString();
       const secret = generateWebhookSecret();
-      const { after } = await storage.updateWebhook(accountId, id, (current) => ({
+      const after = await changeWebhook(id, (current) => ({
         ...current,
         secret,
         previousSecret: current.secret,

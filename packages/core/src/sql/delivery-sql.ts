@@ -1,6 +1,8 @@
 /**
- * The delivery side of the outbox on SQL: claiming due deliveries under a lease, recording
- * attempts (and the webhook's failure count), the delivery log, redelivery and pings.
+ * The delivery side of the outbox on SQL: claiming due deliveries under a lease, the small
+ * operations of a delivery transaction (record an attempt, a webhook's failure count, requeue a
+ * delivery), the delivery log and pings. What an attempt or a redelivery means is decided in
+ * `rules/` (run by `service/delivery-operations.ts`): this module applies it.
  */
 import { type ExpressionBuilder, type Kysely, type Selectable, sql } from "kysely";
 import type { ClaimedDelivery, DeliveryRecord, DeliveryStatus } from "../resources/webhook-delivery.ts";
@@ -9,12 +11,12 @@ import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from "./d
 import type { SqlDialect } from "./dialect.ts";
 import { deliveryRow, leaseFree, PENDING } from "./outbox-sql.ts";
 import { param, params, precompile } from "./precompiled.ts";
-import type { AttemptRecorded, DeliveryAttemptRecord } from "../storage/delivery-store.ts";
+import type { DeliveryTransaction, RoomPerKey } from "../storage/delivery-store.ts";
 import type { Envelope } from "../storage/envelope.ts";
 
 type DeliveryMethods = Pick<
   Storage,
-  "claimDueDeliveries" | "recordDeliveryAttempt" | "recordDeliveryAttempts" | "listDeliveries" | "getDelivery" | "redeliver" | "createHeldDelivery" | "outboxBacklog"
+  "claimDueDeliveries" | "deliveryTransaction" | "listDeliveries" | "getDelivery" | "createHeldDelivery" | "outboxBacklog"
 >;
 
 /** How many due candidates a claim looks at per delivery it may hand out (the rest may be over their webhook's bound). */
@@ -59,6 +61,22 @@ function isRedacted(payload: string): boolean {
 const claimable = (now: string) => (eb: ExpressionBuilder<Database, "webhook_deliveries">) =>
   eb.and([eb("webhook_deliveries.status", "=", PENDING), eb("webhook_deliveries.next_attempt_at", "<=", now), leaseFree(now)(eb)]);
 
+/** The keys `room` gives no room to (a claim leaves their deliveries out). */
+function withoutRoom(room: RoomPerKey | undefined): string[] {
+  if (!room) return [];
+  return Object.entries(room.left).filter(([, left]) => left <= 0).map(([key]) => key);
+}
+
+/** The room left per key while a claim chooses its deliveries. */
+function roomLeft(room: RoomPerKey | undefined) {
+  const left = new Map(Object.entries(room?.left ?? {}));
+  const of = (key: string) => left.get(key) ?? room?.each ?? Infinity;
+  return {
+    has: (key: string) => of(key) > 0,
+    take: (key: string) => left.set(key, of(key) - 1),
+  };
+}
+
 /** The delivery methods of the SQL storage. `write` runs a function in a write transaction. */
 export function createDeliveryMethods(
   db: Kysely<Database>,
@@ -93,103 +111,92 @@ export function createDeliveryMethods(
       .set({ status: param("status"), attempt_count: param("count") as never, next_attempt_at: param("next"), lease_owner: null, lease_until: null, updated_at: param("now") })
       .where("id", "=", param("id")),
   );
-  // The webhook's side of its attempts (see `recordDeliveryAttempt`). Each guard compares start
-  // times (fixed-width UTC text, so text order is time order) in the UPDATE itself, which
-  // PostgreSQL re-checks on the row's latest version once it holds the row: no read first.
-  const successQuery = precompile<never, "id" | "started">(db, (conn) =>
+  const lockedFailuresQuery = precompile<{ consecutive_failures: number; last_success_started_at: string | null; active: number }, "id">(db, (conn) =>
+    dialect.lockRows(conn.selectFrom("webhooks").select(["consecutive_failures", "last_success_started_at", "active"]).where("id", "=", param("id"))),
+  );
+  const setFailuresQuery = precompile<never, "id" | "failures" | "success">(db, (conn) =>
     conn
       .updateTable("webhooks")
-      .set({ consecutive_failures: 0, last_success_started_at: param("started") })
-      .where("id", "=", param("id"))
-      .where((eb) => eb.or([eb("last_success_started_at", "is", null), eb("last_success_started_at", "<", param("started"))])),
-  );
-  const failureQuery = precompile<never, "id" | "started">(db, (conn) =>
-    conn
-      .updateTable("webhooks")
-      .set((eb) => ({ consecutive_failures: eb("consecutive_failures", "+", 1) }))
-      .where("id", "=", param("id"))
-      .where((eb) => eb.or([eb("last_success_started_at", "is", null), eb("last_success_started_at", "<", param("started"))])),
+      .set({ consecutive_failures: param("failures") as never, last_success_started_at: param("success") })
+      .where("id", "=", param("id")),
   );
 
-  /** An attempt recorded for a delivery that counts towards its webhook's failures, and where its result goes. */
-  interface Counted {
-    webhookId: string;
-    record: DeliveryAttemptRecord;
-    result: AttemptRecorded;
-  }
-
-  /** One attempt's delivery side (see `recordDeliveryAttempt`), in the write transaction `trx`: what its webhook must count, if anything. */
-  async function recordIn(trx: Kysely<Database>, record: DeliveryAttemptRecord, result: AttemptRecorded): Promise<Counted | null> {
-    const { attempt } = record;
-    // Under the row's lock: a worker that took the delivery over after this one's lease ran
-    // out cannot record the same attempt number in between (PostgreSQL re-reads the row when the lock is granted).
-    const row = (await lockedAttemptQuery({ id: record.deliveryId, worker: record.workerId, count: attempt.number - 1 }, trx)).rows[0];
-    if (!row) return null;
-    await insertAttemptQuery(
-      {
-        delivery_id: record.deliveryId,
-        number: attempt.number,
-        started_at: attempt.startedAt,
-        duration_ms: attempt.durationMs,
-        status_code: attempt.statusCode,
-        error: attempt.error,
-        // An erasure redacted the payload while this attempt was out: a receiver's echo of the old bytes is not kept.
-        response_excerpt: isRedacted(row.payload) ? null : attempt.responseExcerpt,
-        succeeded: attempt.succeeded ? 1 : 0,
+  /** The delivery operations on the write transaction `trx`. */
+  function deliveryTransaction(trx: Kysely<Database>): DeliveryTransaction {
+    return {
+      async recordAttempt(write) {
+        const { attempt } = write;
+        // Under the row's lock: PostgreSQL re-reads the row when the lock is granted, so a worker
+        // that took the delivery over in between finds its attempt count moved on.
+        const row = (await lockedAttemptQuery({ id: write.deliveryId, worker: write.workerId, count: attempt.number - 1 }, trx)).rows[0];
+        if (!row) return null;
+        await insertAttemptQuery(
+          {
+            delivery_id: write.deliveryId,
+            number: attempt.number,
+            started_at: attempt.startedAt,
+            duration_ms: attempt.durationMs,
+            status_code: attempt.statusCode,
+            error: attempt.error,
+            // An erasure redacted the payload while this attempt was out: a receiver's echo of the old bytes is not kept.
+            response_excerpt: isRedacted(row.payload) ? null : attempt.responseExcerpt,
+            succeeded: attempt.succeeded ? 1 : 0,
+          },
+          trx,
+        );
+        await settleQuery({ id: write.deliveryId, status: write.status, count: attempt.number, next: write.nextAttemptAt, now: write.now }, trx);
+        return { webhookId: row.webhook_id, countsFailures: Number(row.counts_failures) === 1 };
       },
-      trx,
-    );
-    const status = attempt.succeeded ? "succeeded" : record.nextAttemptAt === null ? "failed" : PENDING;
-    await settleQuery({ id: record.deliveryId, status, count: attempt.number, next: status === PENDING ? record.nextAttemptAt : null, now: record.now }, trx);
-    result.recorded = true;
-    return Number(row.counts_failures) === 1 ? { webhookId: row.webhook_id, record, result } : null;
-  }
 
-  /**
-   * The webhooks' side of recorded attempts, one webhook at a time in id order (two workers'
-   * transactions lock webhook rows in the same order, so never in a circle): the latest success
-   * first, then each failure, counted only if it began after the latest success.
-   */
-  async function countIn(trx: Kysely<Database>, counted: Counted[]): Promise<void> {
-    const byWebhook = new Map<string, Counted[]>();
-    for (const entry of counted) byWebhook.set(entry.webhookId, [...(byWebhook.get(entry.webhookId) ?? []), entry]);
-    for (const webhookId of [...byWebhook.keys()].sort()) {
-      const entries = byWebhook.get(webhookId)!.sort((a, b) => (a.record.attempt.startedAt < b.record.attempt.startedAt ? -1 : 1));
-      const successes = entries.filter((entry) => entry.record.attempt.succeeded);
-      const failures = entries.filter((entry) => !entry.record.attempt.succeeded);
-      if (successes.length > 0) await successQuery({ id: webhookId, started: successes.at(-1)!.record.attempt.startedAt }, trx);
-      let countedAny = false;
-      for (const failure of failures) {
-        const update = await failureQuery({ id: webhookId, started: failure.record.attempt.startedAt }, trx);
-        if (Number(update.numAffectedRows ?? 0) > 0) countedAny = true;
-      }
-      // A 410 answer disables at once, whenever it began; otherwise only a failure just counted can reach the bound.
-      const gone = failures.find((failure) => failure.record.disable);
-      if (!gone && !countedAny) continue;
-      const disabled = await trx
-        .updateTable("webhooks")
-        .set({ active: 0, disabled_at: entries[0]!.record.now, updated_at: entries[0]!.record.now })
-        .where("id", "=", webhookId)
-        .where("active", "=", 1)
-        .$if(!gone, (q) => q.where("consecutive_failures", ">=", Math.min(...failures.map((failure) => failure.record.disableAfter))))
-        .executeTakeFirst();
-      // Reported once: on the 410 answer, else on the latest failure.
-      if (Number(disabled.numUpdatedRows) === 1) (gone ?? failures.at(-1)!).result.webhookDisabled = true;
-    }
-  }
+      async lockWebhookFailures(webhookId) {
+        const row = (await lockedFailuresQuery({ id: webhookId }, trx)).rows[0];
+        if (!row) return null;
+        return { consecutiveFailures: Number(row.consecutive_failures), lastSuccessStartedAt: row.last_success_started_at, active: Number(row.active) === 1 };
+      },
 
-  /** Records `records` (see `recordDeliveryAttempts`) in the write transaction `trx`; the results in the order given. */
-  async function recordAllIn(trx: Kysely<Database>, records: readonly DeliveryAttemptRecord[]): Promise<AttemptRecorded[]> {
-    const results = records.map((): AttemptRecorded => ({ recorded: false, webhookDisabled: false }));
-    // Locked in the order of their ids: two workers' batches cannot wait on each other in a circle.
-    const order = records.map((record, index) => ({ record, index })).sort((a, b) => (a.record.deliveryId < b.record.deliveryId ? -1 : 1));
-    const counted: Counted[] = [];
-    for (const { record, index } of order) {
-      const entry = await recordIn(trx, record, results[index]!);
-      if (entry) counted.push(entry);
-    }
-    await countIn(trx, counted);
-    return results;
+      async setWebhookFailures(webhookId, count, disabledAt) {
+        if (disabledAt === null) {
+          await setFailuresQuery({ id: webhookId, failures: count.consecutiveFailures, success: count.lastSuccessStartedAt }, trx);
+          return;
+        }
+        await trx
+          .updateTable("webhooks")
+          .set({ consecutive_failures: count.consecutiveFailures, last_success_started_at: count.lastSuccessStartedAt, active: 0, disabled_at: disabledAt, updated_at: disabledAt })
+          .where("id", "=", webhookId)
+          .execute();
+      },
+
+      async lockDelivery(accountId, webhookId, deliveryId) {
+        const row = await dialect
+          .lockRows(
+            trx
+              .selectFrom("webhook_deliveries")
+              .select(["status", "attempt_count", "final_attempt"])
+              .where("id", "=", deliveryId)
+              .where("webhook_id", "=", webhookId)
+              .where("account_id", "=", accountId),
+          )
+          .executeTakeFirst();
+        if (!row) return null;
+        return { status: row.status as DeliveryStatus, attemptCount: Number(row.attempt_count), finalAttempt: row.final_attempt === null ? null : Number(row.final_attempt) };
+      },
+
+      async requeueDelivery(deliveryId, change) {
+        const result = await trx
+          .updateTable("webhook_deliveries")
+          .set({ status: change.status, next_attempt_at: change.now, final_attempt: change.finalAttempt, updated_at: change.now })
+          .where("id", "=", deliveryId)
+          // Not while an attempt is running: the worker holding it records that attempt first.
+          .where(leaseFree(change.now))
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) === 1;
+      },
+
+      async getDelivery(accountId, webhookId, deliveryId) {
+        const row = await findDelivery(trx, accountId, webhookId, deliveryId);
+        return row ? (await withAttempts(trx, [row]))[0]! : null;
+      },
+    };
   }
 
   async function findDelivery(conn: Kysely<Database>, accountId: string, webhookId: string, deliveryId: string) {
@@ -205,25 +212,24 @@ export function createDeliveryMethods(
   return {
     async claimDueDeliveries(claim) {
       if (claim.limit <= 0) return [];
-      // Webhooks at their bound are left out in SQL: otherwise a slow webhook's backlog could fill the candidate window and starve the others.
-      const saturated = Object.entries(claim.inFlight).filter(([, count]) => count >= claim.perWebhook).map(([id]) => id);
-      // Accounts at their bound likewise: one account's slow receivers cannot hold every slot.
-      const perAccountBound = claim.perAccount ?? Infinity;
-      const busyAccounts = Object.entries(claim.inFlightByAccount ?? {}).filter(([, count]) => count >= perAccountBound).map(([id]) => id);
+      // Keys without room are left out in SQL: otherwise a slow webhook's backlog could fill the
+      // candidate window and starve the others, and one account's slow receivers hold every slot.
+      const fullWebhooks = withoutRoom(claim.webhookRoom);
+      const fullAccounts = withoutRoom(claim.accountRoom);
       // A read first: most wake-ups find nothing due, and a read takes no write lock from the API's
-      // writes. It leaves out the bounded webhooks and accounts too: a backlog waiting only for a
+      // writes. It leaves out the full webhooks and accounts too: a backlog waiting only for a
       // busy receiver's slots (every registration wakes the worker) then costs no write transaction.
       const anyDue = await db
         .selectFrom("webhook_deliveries")
         .select("id")
         .where(claimable(claim.now))
-        .$if(saturated.length > 0, (q) => q.where("webhook_id", "not in", saturated))
-        .$if(busyAccounts.length > 0, (q) => q.where("account_id", "not in", busyAccounts))
+        .$if(fullWebhooks.length > 0, (q) => q.where("webhook_id", "not in", fullWebhooks))
+        .$if(fullAccounts.length > 0, (q) => q.where("account_id", "not in", fullAccounts))
         .limit(1)
         .executeTakeFirst();
       if (!anyDue) return [];
       return write(async (trx) => {
-        // Candidates first, from the covering index alone (ids and bounds, no payload), in due
+        // Candidates first, from the covering index alone (ids and keys, no payload), in due
         // order. PostgreSQL locks the deliveries' rows only, none of the subquery's webhooks.
         const candidates = await dialect.claimRows(
           trx
@@ -231,22 +237,20 @@ export function createDeliveryMethods(
             .select(["id", "webhook_id", "account_id"])
             .where(claimable(claim.now))
             .where("webhook_id", "in", (eb) => eb.selectFrom("webhooks").select("webhooks.id").where("webhooks.active", "=", 1))
-            .$if(saturated.length > 0, (q) => q.where("webhook_id", "not in", saturated))
-            .$if(busyAccounts.length > 0, (q) => q.where("account_id", "not in", busyAccounts))
+            .$if(fullWebhooks.length > 0, (q) => q.where("webhook_id", "not in", fullWebhooks))
+            .$if(fullAccounts.length > 0, (q) => q.where("account_id", "not in", fullAccounts))
             .orderBy("next_attempt_at")
             .orderBy("id")
             .limit(claim.limit * CANDIDATES_PER_SLOT),
         ).execute();
-        const perWebhook = new Map(Object.entries(claim.inFlight));
-        const perAccount = new Map(Object.entries(claim.inFlightByAccount ?? {}));
+        const webhookRoom = roomLeft(claim.webhookRoom);
+        const accountRoom = roomLeft(claim.accountRoom);
         const chosen: string[] = [];
         for (const candidate of candidates) {
           if (chosen.length >= claim.limit) break;
-          const held = perWebhook.get(candidate.webhook_id) ?? 0;
-          const heldByAccount = perAccount.get(candidate.account_id) ?? 0;
-          if (held >= claim.perWebhook || heldByAccount >= perAccountBound) continue;
-          perWebhook.set(candidate.webhook_id, held + 1);
-          perAccount.set(candidate.account_id, heldByAccount + 1);
+          if (!webhookRoom.has(candidate.webhook_id) || !accountRoom.has(candidate.account_id)) continue;
+          webhookRoom.take(candidate.webhook_id);
+          accountRoom.take(candidate.account_id);
           chosen.push(candidate.id);
         }
         if (chosen.length === 0) return [];
@@ -289,13 +293,8 @@ export function createDeliveryMethods(
       });
     },
 
-    async recordDeliveryAttempt(record) {
-      return (await write((trx) => recordAllIn(trx, [record])))[0]!;
-    },
-
-    async recordDeliveryAttempts(records) {
-      if (records.length === 0) return [];
-      return write((trx) => recordAllIn(trx, records));
+    deliveryTransaction(fn) {
+      return write((trx) => fn(deliveryTransaction(trx)));
     },
 
     async listDeliveries(accountId, webhookId, query) {
@@ -314,31 +313,6 @@ export function createDeliveryMethods(
       return row ? (await withAttempts(db, [row]))[0]! : null;
     },
 
-    async redeliver(accountId, webhookId, deliveryId, now) {
-      return write(async (trx) => {
-        // Locked: the status read decides the new final attempt, so no attempt may be recorded in between.
-        const row = await dialect
-          .lockRows(trx.selectFrom("webhook_deliveries").selectAll().where("id", "=", deliveryId).where("webhook_id", "=", webhookId).where("account_id", "=", accountId))
-          .executeTakeFirst();
-        if (!row) return null;
-        await trx
-          .updateTable("webhook_deliveries")
-          // A pending delivery keeps its schedule (it is only brought forward); a final one gets one more attempt.
-          .set((eb) => ({
-            status: PENDING,
-            next_attempt_at: now,
-            final_attempt: row.status === PENDING ? row.final_attempt : eb("attempt_count", "+", 1),
-            updated_at: now,
-          }))
-          .where("id", "=", deliveryId)
-          // Not while an attempt is running: the worker holding it records that attempt first.
-          .where(leaseFree(now))
-          .execute();
-        const after = await findDelivery(trx, accountId, webhookId, deliveryId);
-        return (await withAttempts(trx, [after!]))[0]!;
-      });
-    },
-
     async createHeldDelivery(accountId, webhookId, notification, hold) {
       return write(async (trx) => {
         const webhook = await trx.selectFrom("webhooks").select(["id", "url", "secret", "previous_secret", "previous_secret_expires_at"]).where("id", "=", webhookId).where("account_id", "=", accountId).executeTakeFirst();
@@ -346,15 +320,15 @@ export function createDeliveryMethods(
         const account = await trx.selectFrom("accounts").select(["id", "name"]).where("id", "=", accountId).executeTakeFirstOrThrow();
         const row = {
           ...deliveryRow(webhookId, account, notification, hold.now),
-          final_attempt: 1,
-          counts_failures: 0,
+          final_attempt: hold.finalAttempt,
+          counts_failures: hold.countsFailures ? 1 : 0,
           lease_owner: hold.workerId,
           lease_until: hold.leaseUntil,
         };
         await trx.insertInto("webhook_deliveries").values(row).execute();
         return {
           id: row.id, webhookId, accountId, url: webhook.url, secret: webhook.secret,
-          previousSecret: webhook.previous_secret, previousSecretExpiresAt: webhook.previous_secret_expires_at, type: row.type, payload: row.payload, attemptCount: 0, finalAttempt: 1,
+          previousSecret: webhook.previous_secret, previousSecretExpiresAt: webhook.previous_secret_expires_at, type: row.type, payload: row.payload, attemptCount: 0, finalAttempt: hold.finalAttempt,
         };
       });
     },

@@ -10,14 +10,11 @@ import type { WebhookStore } from "../storage/webhook-store.ts";
 /* A violation of this unique index (a race the account's lock did not cover) is answered as DUPLICATE_WEBHOOK, not a 500. */
 const WEBHOOK_URL_INDEX: UniqueIndex = { name: "webhooks_account_url", table: "webhooks", columns: ["account_id", "url"] };
 
-/** Webhooks (`WebhookStore`) on SQL; inserts and URL changes under the account's lock. */
+/** Webhooks (`WebhookStore`) on SQL; inserts and webhook transactions under the account's lock. */
 export function createWebhookStore(ctx: SqlContext): WebhookStore {
   const { db, dialect, write } = ctx;
-  /** Throws `DUPLICATE_WEBHOOK` naming the webhook that took `url` (after a unique violation). */
-  async function duplicateWebhook(accountId: string, url: string, exceptId?: string): Promise<void> {
-    await assertUniqueWebhookUrl(db, accountId, url, exceptId);
-  }
 
+  /** Throws `DUPLICATE_WEBHOOK` naming the webhook of the account, other than `exceptId`, that has `url`. */
   async function assertUniqueWebhookUrl(conn: Kysely<Database>, accountId: string, url: string, exceptId?: string) {
     const taken = await conn
       .selectFrom("webhooks")
@@ -28,7 +25,6 @@ export function createWebhookStore(ctx: SqlContext): WebhookStore {
       .executeTakeFirst();
     if (taken) throw new ServiceError("DUPLICATE_WEBHOOK", { message: `Webhook ${taken.id} already uses ${url}.`, field: "url", details: { webhookId: taken.id } });
   }
-
 
   return {
     async insertWebhook(webhook, maxPerAccount = Infinity) {
@@ -42,7 +38,7 @@ export function createWebhookStore(ctx: SqlContext): WebhookStore {
         await assertUniqueWebhookUrl(trx, webhook.accountId, webhook.url);
         await trx.insertInto("webhooks").values(webhookToRow(webhook)).execute();
         return true;
-      }), () => duplicateWebhook(webhook.accountId, webhook.url));
+      }), () => assertUniqueWebhookUrl(db, webhook.accountId, webhook.url));
     },
 
     async getWebhook(accountId, id) {
@@ -50,23 +46,30 @@ export function createWebhookStore(ctx: SqlContext): WebhookStore {
       return row ? rowToWebhook(row) : null;
     },
 
-    async updateWebhook(accountId, id, change) {
-      let url: string | undefined;
+    async webhookTransaction(accountId, fn) {
+      // The last URL saved: after a unique violation (a race the account's lock did not cover), the webhook that took it is named.
+      let saved: { id: string; url: string } | undefined;
       return backstop(dialect, WEBHOOK_URL_INDEX, () => write(async (trx) => {
-        // The account's lock, as for an insert: a URL checked free stays free until this commits.
+        saved = undefined;
         await dialect.lockRows(trx.selectFrom("accounts").select("id").where("id", "=", accountId)).executeTakeFirst();
-        // Locked: the row is written back whole, and an attempt recorded meanwhile (its failure
-        // count, a disabling) must not be overwritten with what was read before it.
-        const row = await dialect.lockRows(trx.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId)).executeTakeFirst();
-        if (!row) throw new ServiceError("NOT_FOUND", { message: `Webhook ${id} not found.` });
-        const before = rowToWebhook(row);
-        const after = change(before);
-        url = after.url;
-        if (after.url !== before.url) await assertUniqueWebhookUrl(trx, accountId, after.url, id);
-        const { id: _id, account_id: _account, created_at: _created, ...changes } = webhookToRow(after);
-        await trx.updateTable("webhooks").set(changes).where("id", "=", id).execute();
-        return { before, after };
-      }), () => duplicateWebhook(accountId, url!, id));
+        const lockedUrls = new Map<string, string>();
+        return fn({
+          async lockWebhook(id) {
+            const row = await dialect.lockRows(trx.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId)).executeTakeFirst();
+            if (!row) return null;
+            lockedUrls.set(id, row.url);
+            return rowToWebhook(row);
+          },
+          async saveWebhook(webhook) {
+            saved = { id: webhook.id, url: webhook.url };
+            if (lockedUrls.get(webhook.id) !== webhook.url) await assertUniqueWebhookUrl(trx, accountId, webhook.url, webhook.id);
+            const { id: _id, account_id: _account, created_at: _created, ...changes } = webhookToRow(webhook);
+            await trx.updateTable("webhooks").set(changes).where("id", "=", webhook.id).where("account_id", "=", accountId).execute();
+          },
+        });
+      }), async () => {
+        if (saved) await assertUniqueWebhookUrl(db, accountId, saved.url, saved.id);
+      });
     },
 
     async deleteWebhook(accountId, id) {

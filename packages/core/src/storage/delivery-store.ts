@@ -1,4 +1,4 @@
-import type { ClaimedDelivery, DeliveryAttempt, DeliveryListQuery, DeliveryRecord } from "../resources/webhook-delivery.ts";
+import type { ClaimedDelivery, DeliveryAttempt, DeliveryListQuery, DeliveryRecord, DeliveryStatus } from "../resources/webhook-delivery.ts";
 import type { Notification } from "./envelope.ts";
 import type { Page } from "./common.ts";
 
@@ -11,90 +11,126 @@ export interface OutboxBacklog {
   oldestNextAttemptAt: string | null;
 }
 
-/** One attempt's record for {@link DeliveryStore.recordDeliveryAttempt}. */
-export interface DeliveryAttemptRecord {
+/** How many more deliveries per key (a webhook, an account) a claim may hand out: `left[key]` for a key listed, `each` for any other. */
+export interface RoomPerKey {
+  each: number;
+  left: Readonly<Record<string, number>>;
+}
+
+/** What {@link DeliveryStore.claimDueDeliveries} may take, for whom, and until when. */
+export interface DeliveryClaim {
+  workerId: string;
+  now: string;
+  /** The lease's end: no other worker gets the delivery before then. */
+  leaseUntil: string;
+  /** At most this many deliveries in all. */
+  limit: number;
+  /** At most this many more per webhook (default: no bound). */
+  webhookRoom?: RoomPerKey;
+  /** At most this many more per account (default: no bound). */
+  accountRoom?: RoomPerKey;
+}
+
+/** An attempt to record on a delivery a worker holds, with the state its outcome leads to (`rules/delivery-status.ts`). */
+export interface AttemptWrite {
   deliveryId: string;
   workerId: string;
   attempt: DeliveryAttempt;
+  status: DeliveryStatus;
+  /** When the next attempt is due while `status` is `pending`; otherwise null. */
   nextAttemptAt: string | null;
-  disable: boolean;
-  disableAfter: number;
   now: string;
 }
 
-/** What recording an attempt did: nothing when the worker no longer held the delivery, and whether it disabled the webhook. */
-export interface AttemptRecorded {
-  recorded: boolean;
-  webhookDisabled: boolean;
+/** The delivery an attempt was recorded on: whose webhook, and whether its attempts count towards that webhook's failures (a ping's do not). */
+export interface RecordedAttempt {
+  webhookId: string;
+  countsFailures: boolean;
+}
+
+/** A webhook's failure count and whether it is active, as stored. */
+export interface WebhookFailureState {
+  consecutiveFailures: number;
+  lastSuccessStartedAt: string | null;
+  active: boolean;
+}
+
+/** A delivery's state as a redelivery decides on it. */
+export interface DeliveryState {
+  status: DeliveryStatus;
+  attemptCount: number;
+  finalAttempt: number | null;
+}
+
+/**
+ * The small operations of one delivery transaction ({@link DeliveryStore.deliveryTransaction}).
+ * Each runs in that transaction; those that lock hold the row until it ends.
+ */
+export interface DeliveryTransaction {
+  /**
+   * Records attempt `attempt.number` of a delivery that `workerId` holds (pending, its lease
+   * `workerId`'s, `attempt.number - 1` attempts made), sets its `status` and `nextAttemptAt`
+   * and releases the lease. The where clause is both the selector and the guard, on the locked
+   * row: a worker that took the delivery over after this one's lease ran out cannot record the
+   * same attempt number. `null`, writing nothing, when the worker no longer holds it. The
+   * attempt of a delivery an erasure redacted while it was out keeps no response excerpt.
+   */
+  recordAttempt(write: AttemptWrite): Promise<RecordedAttempt | null>;
+  /** Locks the webhook's row and reads its failure count; `null` when it was deleted. */
+  lockWebhookFailures(webhookId: string): Promise<WebhookFailureState | null>;
+  /**
+   * Writes a webhook's failure count, locked before by {@link lockWebhookFailures}, and disables
+   * it (at `disabledAt`) when that is given.
+   */
+  setWebhookFailures(webhookId: string, count: { consecutiveFailures: number; lastSuccessStartedAt: string | null }, disabledAt: string | null): Promise<void>;
+  /** Locks a delivery of the account's webhook and reads its state; `null` when there is none. */
+  lockDelivery(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryState | null>;
+  /**
+   * Gives a delivery locked by {@link lockDelivery} its `status` and `finalAttempt`, due at
+   * `now`, unless a worker holds it (its attempt is running and is recorded first): `false`
+   * then, changing nothing.
+   */
+  requeueDelivery(deliveryId: string, change: { status: DeliveryStatus; finalAttempt: number | null; now: string }): Promise<boolean>;
+  /** A delivery of the account's webhook with its attempts, or `null` (as {@link DeliveryStore.getDelivery}). */
+  getDelivery(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRecord | null>;
 }
 
 /**
  * The outbox's deliveries: claimed under leases by workers, their attempts recorded, listed,
- * redelivered, and the backlog for monitoring.
- * Each method is atomic (see `Storage`).
+ * redelivered, and the backlog for monitoring. What an attempt or a redelivery means is decided
+ * outside the storage (`rules/delivery-status.ts`, `rules/delivery-failures.ts`, run by
+ * `service/delivery-operations.ts`); the storage applies it in a {@link deliveryTransaction}.
  */
 export interface DeliveryStore {
   /**
    * Hands up to `limit` due deliveries to `workerId`, atomically: pending ones whose
-   * `next_attempt_at` has come, whose lease (if any) has expired, and whose webhook is active.
-   * At most `perWebhook` per webhook, counting the `inFlight` ones the worker already holds,
-   * and at most `perAccount` per account (default: no bound), counting `inFlightByAccount`.
-   * Each is leased until `leaseUntil`: no other worker gets it before then (the where clause is
-   * both the selector and the guard), and a crashed worker's deliveries come back after it.
+   * `next_attempt_at` has come, whose lease (if any) has expired, and whose webhook is active,
+   * in due order, within the room given per webhook and per account. Each is leased until
+   * `leaseUntil`: no other worker gets it before then (the where clause is both the selector and
+   * the guard), and a crashed worker's deliveries come back after it.
    */
-  claimDueDeliveries(claim: {
-    workerId: string;
-    now: string;
-    leaseUntil: string;
-    limit: number;
-    perWebhook: number;
-    inFlight: Readonly<Record<string, number>>;
-    perAccount?: number;
-    inFlightByAccount?: Readonly<Record<string, number>>;
-  }): Promise<ClaimedDelivery[]>;
+  claimDueDeliveries(claim: DeliveryClaim): Promise<ClaimedDelivery[]>;
   /**
-   * Records one attempt of a delivery the worker holds, atomically, and releases it: the
-   * attempt joins the log; the delivery becomes `succeeded`, `failed` (when `nextAttemptAt` is
-   * null) or stays `pending` until `nextAttemptAt`. Unless the delivery is a ping, the attempt
-   * counts towards the webhook's consecutive failures in the order attempts began
-   * (`attempt.startedAt`), not the order they are recorded: the webhook keeps the start of its
-   * latest success; a failure counts (adds one) only if it began after it; a success that
-   * began after it resets the count to 0 and becomes the latest, an older one changes nothing.
-   * So a burst's stragglers, failures that began before a success recorded earlier, do not
-   * count. (A success resets the count even when failures that began after it were recorded
-   * first: the count may come out lower than a strict count in start order, never higher.)
-   * At `disableAfter` failures, or at once with `disable` (a 410 answer, whenever it began),
-   * the webhook is disabled. Correct with many processes on one database: each guard is in
-   * the UPDATE of the webhook's row. The attempt of
-   * a delivery that an erasure redacted while it was out keeps no response excerpt. Returns
-   * `false`, changing nothing, when the worker no longer holds the delivery.
+   * Runs `fn` in one write transaction with the delivery operations: all of it commits, or
+   * none. Correct with many processes on one database. May run `fn` again (PostgreSQL, after a
+   * deadlock), so `fn` must do nothing but call `tx` and compute.
    */
-  recordDeliveryAttempt(record: DeliveryAttemptRecord): Promise<AttemptRecorded>;
-  /**
-   * Records several attempts in one transaction, each exactly as `recordDeliveryAttempt` would
-   * (in the order of their delivery ids; the results in the order given): a worker records the
-   * attempts that end together with one commit. Each webhook's count is then updated once per
-   * webhook, in the order the attempts began (a webhook disabled by the batch is reported on
-   * its 410 record, else on its latest failure).
-   */
-  recordDeliveryAttempts(records: readonly DeliveryAttemptRecord[]): Promise<AttemptRecorded[]>;
+  deliveryTransaction<T>(fn: (tx: DeliveryTransaction) => Promise<T>): Promise<T>;
   /** One page of a webhook's deliveries with their attempts, newest first; `null` when the account has no such webhook. */
   listDeliveries(accountId: string, webhookId: string, query: DeliveryListQuery): Promise<Page<DeliveryRecord> | null>;
   /** A delivery of the account's webhook with its attempts, or `null`. */
   getDelivery(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRecord | null>;
   /**
-   * Queues one more attempt of a delivery, due at `now`, with the same envelope: for a final
-   * delivery, one attempt whose failure is final again; a pending one is only brought forward
-   * and keeps its schedule. Atomic; a delivery being sent right now is left as it is. `null`
-   * when there is no such delivery.
+   * Stores a delivery of `notification` to the account's webhook (active or not) already held by
+   * `workerId` until `leaseUntil`, with `finalAttempt` and whether its failures count towards
+   * disabling, and returns it to be sent at once. `null` when there is no such webhook.
    */
-  redeliver(accountId: string, webhookId: string, deliveryId: string, now: string): Promise<DeliveryRecord | null>;
-  /**
-   * Stores a one-attempt delivery of `notification` to the account's webhook (active or not)
-   * already held by `workerId` until `leaseUntil`, and returns it to be sent at once; its
-   * failure does not count towards disabling. `null` when there is no such webhook.
-   */
-  createHeldDelivery(accountId: string, webhookId: string, notification: Notification, hold: { workerId: string; now: string; leaseUntil: string }): Promise<ClaimedDelivery | null>;
+  createHeldDelivery(
+    accountId: string,
+    webhookId: string,
+    notification: Notification,
+    hold: { workerId: string; now: string; leaseUntil: string; finalAttempt: number; countsFailures: boolean },
+  ): Promise<ClaimedDelivery | null>;
   /**
    * The outbox's backlog at `now`, for monitoring: pending deliveries of active webhooks that
    * are due (or being sent), those waiting for a scheduled retry, those of inactive webhooks

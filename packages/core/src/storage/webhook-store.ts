@@ -1,5 +1,20 @@
 import type { WebhookListQuery, WebhookRecord } from "../resources/webhook.ts";
-import type { Change, Page } from "./common.ts";
+import type { Page } from "./common.ts";
+
+/** The small operations of one webhook transaction ({@link WebhookStore.webhookTransaction}), on one account's webhooks. */
+export interface WebhookTransaction {
+  /**
+   * Locks the account's webhook and reads it (with its secret); `null` when the account has
+   * none. Locked, because {@link saveWebhook} writes the row back whole: an attempt recorded
+   * meanwhile (its failure count, a disabling) must not be overwritten with what was read before it.
+   */
+  lockWebhook(id: string): Promise<WebhookRecord | null>;
+  /**
+   * Writes a webhook locked by {@link lockWebhook} back whole (its id, account and creation
+   * stay). Throws `DUPLICATE_WEBHOOK` when its new URL is another webhook's of the account.
+   */
+  saveWebhook(webhook: WebhookRecord): Promise<void>;
+}
 
 /**
  * Webhooks (with their secrets: the API forms leave them out).
@@ -16,10 +31,13 @@ export interface WebhookStore {
   /** The account's webhook (with its secret), or `null`. */
   getWebhook(accountId: string, id: string): Promise<WebhookRecord | null>;
   /**
-   * Applies `change` to the account's webhook under the write lock: `DUPLICATE_WEBHOOK` when
-   * the new URL is another webhook's, `NOT_FOUND` when there is none.
+   * Runs `fn` in one write transaction that holds the account's lock (as an insert does, so a
+   * URL checked free stays free until it commits), with the operations on the account's
+   * webhooks: the service reads a webhook locked, decides, and saves it. All of it commits, or
+   * none. May run `fn` again (PostgreSQL, after a deadlock), so `fn` must do nothing but call
+   * `tx` and compute.
    */
-  updateWebhook(accountId: string, id: string, change: (current: WebhookRecord) => WebhookRecord): Promise<Change<WebhookRecord>>;
+  webhookTransaction<T>(accountId: string, fn: (tx: WebhookTransaction) => Promise<T>): Promise<T>;
   /** Deletes the account's webhook; the deleted record, or `null`. */
   deleteWebhook(accountId: string, id: string): Promise<WebhookRecord | null>;
   /** One page of the account's webhooks, newest first (ties by id). */

@@ -1,32 +1,25 @@
 import { randomBytes } from "node:crypto";
 import type { ClaimedDelivery } from "../resources/webhook-delivery.ts";
+import { DISABLE_AFTER_FAILURES } from "../rules/delivery-failures.ts";
+import { DEFAULT_RETRY_DELAYS_MS, nextAttemptAt } from "../rules/delivery-status.ts";
+import type { AttemptRecorded, DeliveryAttemptRecord } from "../service/delivery-operations.ts";
 import type { DeliveryStore } from "../storage/delivery-store.ts";
+import { createBatchRecorder } from "./record-batches.ts";
 import { type AttemptOutcome, sendDelivery, type SendDeliveryOptions } from "./send-delivery.ts";
-import { recordInBatches } from "./record-batches.ts";
-import { Slots } from "./slots.ts";
+import { DeliverySlots } from "./slots.ts";
 import type { HostResolver } from "./ssrf.ts";
 
-/** The waits before each retry: immediately, then after 1 min, 10 min and 1 h (DECISIONS). */
-export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [0, 60_000, 600_000, 3_600_000];
 /** The receiver must answer within 5 s (spec 6.4). */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5_000;
 /**
- * How much longer than the schedule a receiver's `Retry-After` may make a retry wait: 1 hour.
- * A receiver cannot push its retries into the far future (or past the year 9999, where the
- * date becomes invalid) and so wedge its deliveries.
+ * How much longer than an attempt's timeout a worker's lease on a delivery lasts: it outlives the
+ * attempt (timeout plus recording) with a wide margin, so only a crashed worker's lease runs out.
  */
-export const MAX_RETRY_AFTER_EXTRA_MS = 3_600_000;
-/** Consecutive failed attempts after which a webhook is disabled (spec 3.3). */
-export const DISABLE_AFTER_FAILURES = 10;
-/**
- * How much longer than an attempt's timeout a lease on a delivery lasts: it outlives the attempt
- * (timeout plus recording) with a wide margin, so only a crashed worker's lease runs out.
- */
-export const LEASE_MARGIN_MS = 30_000;
+export const DELIVERY_LEASE_MARGIN_MS = 30_000;
 
 /** Options of {@link createDeliveryWorker}. */
 export interface DeliveryWorkerOptions {
-  storage: Pick<DeliveryStore, "claimDueDeliveries" | "recordDeliveryAttempts">;
+  storage: Pick<DeliveryStore, "claimDueDeliveries" | "deliveryTransaction">;
   /** Waits before the 1st, 2nd, ... retry of a failed delivery; its length is the number of retries. */
   retryDelaysMs?: readonly number[];
   /** Per attempt. Default 5,000. */
@@ -71,31 +64,14 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
-/**
- * When the attempt after `attempt` is due, or `null` when the delivery is final: after a
- * success, a `410`, the last attempt of a redelivery or ping, or the last retry of the
- * schedule. A `Retry-After` of a 429/503 is honoured when it asks for more than the schedule,
- * up to the schedule's delay plus {@link MAX_RETRY_AFTER_EXTRA_MS}.
- */
-export function nextAttemptAt(delivery: Pick<ClaimedDelivery, "finalAttempt">, outcome: AttemptOutcome, retryDelaysMs: readonly number[], now: Date): Date | null {
-  const { number, succeeded } = outcome.attempt;
-  if (succeeded || outcome.gone) return null;
-  if (delivery.finalAttempt !== null && number >= delivery.finalAttempt) return null;
-  const delay = retryDelaysMs[number - 1];
-  if (delay === undefined) return null;
-  const asked = Math.min(outcome.retryAfterMs ?? 0, delay + MAX_RETRY_AFTER_EXTRA_MS);
-  return new Date(now.getTime() + Math.max(delay, asked));
-}
-
 /** Options of {@link attemptDelivery}. */
 export interface AttemptDeliveryOptions extends Omit<SendDeliveryOptions, "now"> {
-  storage: Pick<DeliveryStore, "recordDeliveryAttempt">;
+  /** Records the attempt (`recordDeliveryAttempts`, or a batch of them). */
+  record: (record: DeliveryAttemptRecord) => Promise<AttemptRecorded>;
   /** Who holds the delivery's lease. */
   workerId: string;
-  /** The retry schedule ({@link nextAttemptAt}); empty: the attempt is final. */
+  /** The retry schedule (`nextAttemptAt` in `rules/delivery-status.ts`); empty: the attempt is final. */
   retryDelaysMs: readonly number[];
-  /** Consecutive failures that disable the webhook. */
-  disableAfter: number;
   now: () => Date;
 }
 
@@ -110,7 +86,7 @@ export interface AttemptResult {
 /**
  * Sends one attempt of a delivery that `workerId` holds and records it, releasing the lease: the
  * next attempt is scheduled by `retryDelaysMs`, and a `410 Gone` disables the webhook. The one
- * send-and-record of the worker and of pings (whose failures the storage never counts).
+ * send-and-record of the worker and of pings (whose failures never count).
  */
 export async function attemptDelivery(delivery: ClaimedDelivery, options: AttemptDeliveryOptions): Promise<AttemptResult> {
   const outcome = await sendDelivery(delivery, {
@@ -122,13 +98,12 @@ export async function attemptDelivery(delivery: ClaimedDelivery, options: Attemp
   });
   const now = options.now();
   const next = nextAttemptAt(delivery, outcome, options.retryDelaysMs, now);
-  const result = await options.storage.recordDeliveryAttempt({
+  const result = await options.record({
     deliveryId: delivery.id,
     workerId: options.workerId,
     attempt: outcome.attempt,
     nextAttemptAt: next?.toISOString() ?? null,
-    disable: outcome.gone,
-    disableAfter: options.disableAfter,
+    gone: outcome.gone,
     now: now.toISOString(),
   });
   return { outcome, next, ...result };
@@ -148,108 +123,62 @@ export async function attemptDelivery(delivery: ClaimedDelivery, options: Attemp
  */
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { storage } = options;
-  const retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   const timeoutMs = options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
   const concurrency = options.concurrency ?? 64;
-  const perWebhook = options.perWebhookConcurrency ?? 16;
-  const perAccount = options.perAccountConcurrency ?? Math.ceil(concurrency / 2);
   const pollIntervalMs = options.pollIntervalMs ?? 500;
   const clock = options.now ?? (() => new Date());
   const workerId = options.workerId ?? `worker_${randomBytes(8).toString("hex")}`;
-  const leaseMs = timeoutMs + LEASE_MARGIN_MS;
   const onError = options.onError ?? (() => {});
+  const attemptOptions: AttemptDeliveryOptions = {
+    // The attempts that end together are recorded with one commit.
+    record: createBatchRecorder(storage, DISABLE_AFTER_FAILURES),
+    workerId,
+    retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
+    timeoutMs,
+    allowPrivateNetworks: options.allowPrivateNetworks ?? false,
+    resolveHost: options.resolveHost,
+    fetch: options.fetch,
+    now: clock,
+  };
 
-  const byWebhook = new Slots(perWebhook);
-  const byAccount = new Slots(perAccount);
-  // The worker's own bound, under one key.
-  const all = new Slots(concurrency);
-  const attempts = new Set<Promise<void>>();
-  // The attempts that end together are recorded with one commit.
-  const recorder = { recordDeliveryAttempt: recordInBatches(storage) };
+  const slots = new DeliverySlots({
+    total: concurrency,
+    perWebhook: options.perWebhookConcurrency ?? 16,
+    perAccount: options.perAccountConcurrency ?? Math.ceil(concurrency / 2),
+  });
+  const inFlight = new Set<Promise<void>>();
+  const claims = coalesced(claimDue, onError);
   let timer: ReturnType<typeof setInterval> | undefined;
   let started = false;
   let stopping = false;
-  let polling: Promise<void> | undefined;
-  let again = false;
 
-  async function attempt(delivery: ClaimedDelivery): Promise<void> {
-    const { outcome, next, ...result } = await attemptDelivery(delivery, {
-      storage: recorder,
-      workerId,
-      retryDelaysMs,
-      disableAfter: DISABLE_AFTER_FAILURES,
-      timeoutMs,
-      allowPrivateNetworks: options.allowPrivateNetworks ?? false,
-      resolveHost: options.resolveHost,
-      fetch: options.fetch,
-      now: clock,
-    });
-    if (result.recorded) {
-      options.onAttempt?.({
-        deliveryId: delivery.id, webhookId: delivery.webhookId, type: delivery.type, attempt: outcome.attempt, final: next === null, webhookDisabled: result.webhookDisabled,
-      });
-    }
+  /** One claim as large as the slots allow; true when it was full, so more may be due. */
+  async function claimDue(): Promise<boolean> {
+    if (stopping) return false;
+    const room = slots.claimRoom();
+    if (room.limit <= 0) return false;
+    const now = clock();
+    const claimed = await storage.claimDueDeliveries({ workerId, now: now.toISOString(), leaseUntil: new Date(now.getTime() + timeoutMs + DELIVERY_LEASE_MARGIN_MS).toISOString(), ...room });
+    // Claimed deliveries are sent even when stopping began meanwhile: they are leased to us.
+    for (const delivery of claimed) send(delivery);
+    return claimed.length === room.limit;
   }
 
-  function launch(delivery: ClaimedDelivery) {
-    all.take("");
-    byWebhook.take(delivery.webhookId);
-    byAccount.take(delivery.accountId);
-    const running: Promise<void> = attempt(delivery)
+  function send(delivery: ClaimedDelivery) {
+    slots.take(delivery);
+    const attempt: Promise<void> = attemptDelivery(delivery, attemptOptions)
+      .then(({ outcome, next, recorded, webhookDisabled }) => {
+        if (!recorded) return;
+        options.onAttempt?.({ deliveryId: delivery.id, webhookId: delivery.webhookId, type: delivery.type, attempt: outcome.attempt, final: next === null, webhookDisabled });
+      })
       .catch(onError)
       .finally(() => {
-        all.give("");
-        byWebhook.give(delivery.webhookId);
-        byAccount.give(delivery.accountId);
-        attempts.delete(running);
+        inFlight.delete(attempt);
         // A freed slot: look (this is what a deferred wake-up waits for), unless the slot's
-        // webhook, account or worker is still full: its refill waits for a quarter of its slots.
-        const refilling = byWebhook.isFull(delivery.webhookId) || byAccount.isFull(delivery.accountId) || all.isFull("");
-        if (started && !stopping && !refilling) poll();
+        // webhook, account or worker is still closed: its refill waits for a quarter of its slots.
+        if (slots.give(delivery) && started && !stopping) claims.request();
       });
-    attempts.add(running);
-  }
-
-  async function pollLoop(): Promise<void> {
-    do {
-      again = false;
-      const free = all.room("");
-      if (stopping || free <= 0) return;
-      const now = clock();
-      const claimed = await storage.claimDueDeliveries({
-        workerId,
-        now: now.toISOString(),
-        leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
-        limit: free,
-        perWebhook,
-        inFlight: byWebhook.counts(),
-        perAccount,
-        inFlightByAccount: byAccount.counts(),
-      });
-      // Claimed deliveries are sent even when stopping began meanwhile: they are leased to us.
-      for (const delivery of claimed) launch(delivery);
-      if (claimed.length === free) again = true;
-    } while (again);
-  }
-
-  function poll() {
-    if (polling) {
-      again = true;
-      return;
-    }
-    polling = pollLoop()
-      .catch(onError)
-      .finally(() => {
-        polling = undefined;
-        if (again && !stopping) poll();
-      });
-  }
-
-  function wake() {
-    // While a receiver is full, the due backlog is mostly its own, and a look would scan it for
-    // nothing once per queued change (every registration wakes the worker). The look is left to
-    // an attempt that ends, or at the latest to the poll interval.
-    if (started && !stopping && !byWebhook.anyFull && !byAccount.anyFull) poll();
+    inFlight.add(attempt);
   }
 
   return {
@@ -257,15 +186,48 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     start() {
       if (started) return;
       started = true;
-      timer = setInterval(poll, pollIntervalMs);
-      poll();
+      timer = setInterval(claims.request, pollIntervalMs);
+      claims.request();
     },
-    wake,
+    wake() {
+      // While a receiver is closed, the due backlog is mostly its own, and a look would scan it for
+      // nothing once per queued change (every registration wakes the worker). The look is left to
+      // an attempt that ends, or at the latest to the poll interval.
+      if (started && !stopping && !slots.anyKeyClosed) claims.request();
+    },
     async stop() {
       stopping = true;
       if (timer) clearInterval(timer);
-      await polling;
-      while (attempts.size > 0) await Promise.all([...attempts]);
+      await claims.idle();
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
     },
   };
+}
+
+/**
+ * Runs `run` when requested, one run at a time: a request during a run makes one more run
+ * after it, however many came. `run` asks for another at once by returning true.
+ */
+function coalesced(run: () => Promise<boolean>, onError: (error: unknown) => void) {
+  let running: Promise<void> | undefined;
+  let again = false;
+  async function loop() {
+    do {
+      again = false;
+      if (await run()) again = true;
+    } while (again);
+  }
+  function request() {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = loop()
+      .catch(onError)
+      .finally(() => {
+        running = undefined;
+        if (again) request();
+      });
+  }
+  return { request, idle: async () => void (await running) };
 }

@@ -10,6 +10,7 @@ import { isCarbonNeutral } from "../carbon/carbon-neutral.ts";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
 import { type KeptFigures, scoreOf } from "../resources/kept-figures.ts";
 import type { Event, EventRecord } from "../resources/event.ts";
+import { PING_EVENT_TYPE, type WebhookRecord } from "../resources/webhook.ts";
 import type { Notification } from "../storage/envelope.ts";
 
 /** Share of capacity at which `analytics.threshold_exceeded` (`capacity_utilization`) is sent, once per event. */
@@ -87,6 +88,11 @@ export function attendeeUpdateNotifications(before: Attendee, after: Attendee, e
   }
   if ("carbonOffset" in previous && contributes(after)) notifications.push(carbonOffsetNotification(after, event, offsetKg));
   return notifications;
+}
+
+/** `webhook.ping`: the webhook as it is subscribed (never its secret), sent at once to test the receiver. */
+export function pingNotification(webhook: Pick<WebhookRecord, "id" | "url" | "events">): Notification {
+  return { type: PING_EVENT_TYPE, data: { webhook: { id: webhook.id, url: webhook.url, events: webhook.events } } };
 }
 
 /** `attendee.deleted`: the registration was erased. Only ids, so that the notification carries none of the data it erased. */

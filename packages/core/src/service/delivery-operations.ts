@@ -1,0 +1,97 @@
+/**
+ * The delivery side's business transactions: recording attempts (the delivery's next state and
+ * its webhook's failure count) and redelivery. Each asks `rules/` what a change means and has the
+ * storage apply it in one delivery transaction.
+ */
+import type { DeliveryAttempt, DeliveryRecord } from "../resources/webhook-delivery.ts";
+import { countAttempts, DISABLE_AFTER_FAILURES } from "../rules/delivery-failures.ts";
+import { redelivery, statusAfterAttempt } from "../rules/delivery-status.ts";
+import type { DeliveryStore } from "../storage/delivery-store.ts";
+
+/** One attempt's record for {@link recordDeliveryAttempts}. */
+export interface DeliveryAttemptRecord {
+  deliveryId: string;
+  /** Who holds the delivery's lease: only its holder records the attempt. */
+  workerId: string;
+  attempt: DeliveryAttempt;
+  /** When the next attempt is due (`rules/delivery-status.ts`' `nextAttemptAt`); `null`: the delivery is final. */
+  nextAttemptAt: string | null;
+  /** The receiver answered `410 Gone`. */
+  gone: boolean;
+  now: string;
+}
+
+/** What recording an attempt did: nothing when the worker no longer held the delivery, and whether it disabled the webhook. */
+export interface AttemptRecorded {
+  recorded: boolean;
+  webhookDisabled: boolean;
+}
+
+/**
+ * Records attempts in one transaction (one commit for the attempts a worker saw end together);
+ * the results in the order given. Each attempt joins its delivery's log and the delivery becomes
+ * `succeeded`, `failed` or stays `pending` until `nextAttemptAt` (`statusAfterAttempt`), unless
+ * the worker no longer holds it. Then, unless the delivery is a ping, each webhook's failure
+ * count is updated once, by `countAttempts` (`rules/delivery-failures.ts`), on its locked row:
+ * a webhook disabled here is reported on its 410 record, else on its latest failure.
+ *
+ * Deliveries are locked in the order of their ids, then webhooks in the order of theirs: two
+ * workers' transactions never wait on each other in a circle.
+ */
+export async function recordDeliveryAttempts(
+  storage: Pick<DeliveryStore, "deliveryTransaction">,
+  records: readonly DeliveryAttemptRecord[],
+  disableAfter: number = DISABLE_AFTER_FAILURES,
+): Promise<AttemptRecorded[]> {
+  if (records.length === 0) return [];
+  const byDelivery = records.map((record, index) => ({ record, index })).sort((a, b) => (a.record.deliveryId < b.record.deliveryId ? -1 : 1));
+  return storage.deliveryTransaction(async (tx) => {
+    const results = records.map((): AttemptRecorded => ({ recorded: false, webhookDisabled: false }));
+    const counted = new Map<string, number[]>();
+    for (const { record, index } of byDelivery) {
+      const held = await tx.recordAttempt({
+        deliveryId: record.deliveryId,
+        workerId: record.workerId,
+        attempt: record.attempt,
+        status: statusAfterAttempt(record.attempt.succeeded, record.nextAttemptAt),
+        nextAttemptAt: record.nextAttemptAt,
+        now: record.now,
+      });
+      if (!held) continue;
+      results[index]!.recorded = true;
+      if (held.countsFailures) counted.set(held.webhookId, [...(counted.get(held.webhookId) ?? []), index]);
+    }
+    for (const webhookId of [...counted.keys()].sort()) {
+      const indexes = counted.get(webhookId)!;
+      const current = await tx.lockWebhookFailures(webhookId);
+      if (!current) continue;
+      const attempts = indexes.map((index) => ({ startedAt: records[index]!.attempt.startedAt, succeeded: records[index]!.attempt.succeeded, gone: records[index]!.gone }));
+      const { count, disabledBy } = countAttempts(current, attempts, disableAfter);
+      const disabledAt = disabledBy === null ? null : records[indexes[disabledBy]!]!.now;
+      const changed = count.consecutiveFailures !== current.consecutiveFailures || count.lastSuccessStartedAt !== current.lastSuccessStartedAt;
+      if (changed || disabledAt !== null) await tx.setWebhookFailures(webhookId, count, disabledAt);
+      if (disabledBy !== null) results[indexes[disabledBy]!]!.webhookDisabled = true;
+    }
+    return results;
+  });
+}
+
+/**
+ * Queues one more attempt of a delivery of the account's webhook, due at `now`, with the same
+ * envelope (`redelivery` in `rules/delivery-status.ts`), on its locked row; a delivery being sent
+ * right now is left as it is. The delivery as it is after; `null` when there is none.
+ */
+export async function redeliverDelivery(
+  storage: Pick<DeliveryStore, "deliveryTransaction">,
+  accountId: string,
+  webhookId: string,
+  deliveryId: string,
+  now: string,
+): Promise<DeliveryRecord | null> {
+  return storage.deliveryTransaction(async (tx) => {
+    const current = await tx.lockDelivery(accountId, webhookId, deliveryId);
+    if (!current) return null;
+    await tx.requeueDelivery(deliveryId, { ...redelivery(current), now });
+    return tx.getDelivery(accountId, webhookId, deliveryId);
+  });
+}
