@@ -72,6 +72,7 @@ export function createAuthenticator(
 /** Throws `403 FORBIDDEN` naming the scope a route needs unless the caller's scopes grant it (a `:write` grants its `:read`). */
 export function assertScope(scopes: readonly Scope[], required: Scope): void {
   if (!holdsScope(scopes, required)) {
-    throw new ServiceError("FORBIDDEN", { message: `This API key lacks the ${scopesGranting(required).join(" or the ")} scope.`, details: { requiredScope: required } });
+    const message = `This API key lacks the ${scopesGranting(required).join(" or the ")} scope.`;
+    throw new ServiceError("FORBIDDEN", { message, details: { requiredScope: required } });
   }
 }

@@ -116,6 +116,12 @@ export interface ServiceHandler extends FetchHandler {
   close(): Promise<void>;
 }
 
+/** The answer to every request while the host shuts down: the client retries, on a new connection. */
+function shuttingDown(): ServiceError {
+  const headers = { "retry-after": "5", connection: "close" };
+  return new ServiceError("SERVICE_UNAVAILABLE", { message: "The server is shutting down; retry shortly.", headers });
+}
+
 /** The peer's address as srvx (and so h3) gives it: the request's `ip` property. */
 function requestIp(request: Request): string | undefined {
   const ip = (request as { ip?: unknown }).ip;
@@ -163,14 +169,13 @@ export function createHandler(service: EventService, options: HandlerOptions = {
    * authorised like the first request.
    */
   async function serve(ctx: RequestContext): Promise<Response> {
+    // A host whose request URL does not parse (a malformed Host) gets 400 before anything else.
     if (ctx.malformedUrl) throw new ServiceError("INVALID_REQUEST", { message: "Malformed request URL." });
     const preflight = cors?.preflight(ctx.request);
     if (preflight) return reply.raw(ctx, null, 204, Object.assign({}, ctx.headers, preflight));
     const location = httpsRedirect(ctx);
     if (location !== undefined) return reply.raw(ctx, null, 308, { ...ctx.headers, location });
-    if (options.isDraining?.()) {
-      throw new ServiceError("SERVICE_UNAVAILABLE", { message: "The server is shutting down; retry shortly.", headers: { "retry-after": "5", connection: "close" } });
-    }
+    if (options.isDraining?.()) throw shuttingDown();
 
     const match = matchRoute(ctx);
     if (match?.entry.kind === "public") {
@@ -197,16 +202,11 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     const input = await readRouteInput(ctx, route, api.params, account);
     const run = () => route.handle(input.context);
     const idempotencyKey = ctx.request.method === "POST" ? ctx.request.headers.get("idempotency-key") : null;
-    const result =
-      idempotencyKey === null
-        ? await run()
-        : await withIdempotency(
-            storage,
-            // The path without its version prefix: `/v1/events` and `/api/events` are one request.
-            { accountId: auth.accountId, key: idempotencyKey, method: ctx.request.method, path: api.path.slice(prefix.length), body: input.bodyBytes, nowMs, docs: ctx.docsUrl },
-            run,
-          );
-    return sendResult(ctx, result);
+    if (idempotencyKey === null) return sendResult(ctx, await run());
+    // The path without its version prefix: `/v1/events` and `/api/events` are one request.
+    const path = api.path.slice(prefix.length);
+    const keyed = { accountId: auth.accountId, key: idempotencyKey, method: "POST", path, body: input.bodyBytes, nowMs, docs: ctx.docsUrl };
+    return sendResult(ctx, await withIdempotency(storage, keyed, run));
   }
 
   /** A route's result as the response, with the headers gathered on the way (its own win). */

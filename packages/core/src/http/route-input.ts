@@ -15,12 +15,18 @@ export interface RouteInput {
  * route does not take, or one given twice), the body read lazily (a route without a body schema
  * refuses one rather than ignore it), the path's parameters and the caller's account.
  */
-export async function readRouteInput(ctx: RequestContext, route: Route, params: Record<string, string>, account: AccountScope): Promise<RouteInput> {
+export async function readRouteInput(
+  ctx: RequestContext,
+  route: Route,
+  params: Record<string, string>,
+  account: AccountScope,
+): Promise<RouteInput> {
   const { request, url } = ctx;
   const query = readQuery(url);
   const unexpected = route.query ? undefined : Object.keys(query)[0];
   if (unexpected !== undefined) {
-    throw new ServiceError("INVALID_REQUEST", { message: `${unexpected || "(empty name)"}: unknown query parameter`, ...(unexpected && { field: unexpected }) });
+    const message = `${unexpected || "(empty name)"}: unknown query parameter`;
+    throw new ServiceError("INVALID_REQUEST", { message, ...(unexpected && { field: unexpected }) });
   }
   let bytes: Promise<Uint8Array> | undefined;
   const bodyBytes = () => (bytes ??= readBodyBytes(request));
