@@ -1,5 +1,5 @@
 import { ServiceError } from "../errors.ts";
-import type { AuthContext } from "../resources/api-key.ts";
+import { type AuthContext, holdsScope, type Scope, scopesGranting } from "../resources/api-key.ts";
 import type { KeyOperations } from "../service/key-operations.ts";
 import type { AuthFailureLimit } from "./auth-failure-limit.ts";
 
@@ -67,4 +67,12 @@ export function createAuthenticator(
     if (charged && address !== undefined) failures?.refund(address, nowMs);
     return auth;
   };
+}
+
+/** Throws `403 FORBIDDEN` naming the scope a route needs unless the caller's scopes grant it (a `:write` grants its `:read`). */
+export function assertScope(scopes: readonly Scope[], required: Scope): void {
+  if (!holdsScope(scopes, required)) {
+    const message = `This API key lacks the ${scopesGranting(required).join(" or the ")} scope.`;
+    throw new ServiceError("FORBIDDEN", { message, details: { requiredScope: required } });
+  }
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { ServiceError } from "../errors.ts";
 import type { IdempotencyStore } from "../storage/idempotency-store.ts";
-import type { Answer } from "./respond.ts";
+import type { RouteResult } from "./routes.ts";
 
 /** How long a stored response is replayed: 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -48,22 +48,24 @@ export interface IdempotentRequest {
   /** Reads the exact body bytes (after the key is checked: a malformed key is refused without reading the body). */
   body: () => Promise<Uint8Array>;
   nowMs: number;
-  /** Where the `documentation` link of a replayed error points (`<docs>#CODE`). */
-  docs: string;
+  /** Where the `documentation` link of a stored or replayed error points (`<docs>#CODE`); none when `undefined`. */
+  docs: string | undefined;
 }
 
 /**
  * Runs a keyed request at most once per key (24 hours): claims the key, runs `run` and stores
- * its answer, which later requests with the key get back (`Idempotent-Replayed: true`). Throws
- * `INVALID_REQUEST` for a malformed key, `IDEMPOTENCY_KEY_REUSED` for the key with another
- * request and `IDEMPOTENCY_KEY_IN_USE` while the first still runs. When `run` throws (an
- * unexpected error), the claim is released so that a retry runs again.
+ * its answer, which later requests with the key get back (`Idempotent-Replayed: true`). A
+ * refusal `run` throws (a `ServiceError` below 500) is an answer too: its error body is stored,
+ * then the error goes on to the handler's error path. Throws `INVALID_REQUEST` for a malformed
+ * key, `IDEMPOTENCY_KEY_REUSED` for the key with another request and `IDEMPOTENCY_KEY_IN_USE`
+ * while the first still runs. When `run` throws anything else (an unexpected error, the store
+ * unavailable), the claim is released so that a retry runs again.
  */
 export async function withIdempotency(
   store: Pick<IdempotencyStore, "claimIdempotencyKey" | "completeIdempotencyKey" | "releaseIdempotencyKey">,
   request: IdempotentRequest,
-  run: () => Promise<Answer>,
-): Promise<Answer> {
+  run: () => Promise<RouteResult>,
+): Promise<RouteResult> {
   const { accountId, nowMs, docs } = request;
   const key = assertIdempotencyKey(request.key);
   const requestHash = requestFingerprint(request.method, request.path, await request.body());
@@ -84,22 +86,38 @@ export async function withIdempotency(
     }
     const body = JSON.parse(existing.response.body);
     // An answer an erasure replaced (ERASED_ANSWER) was stored without this request's documentation link.
-    if (body?.error?.code && body.error.documentation === undefined) body.error.documentation = `${docs}#${body.error.code}`;
+    if (body?.error?.code && body.error.documentation === undefined && docs !== undefined) body.error.documentation = `${docs}#${body.error.code}`;
     return { status: existing.response.status, body, headers: { "idempotent-replayed": "true" } };
   }
-  let answer: Answer;
+  let answer: RouteResult;
   try {
     answer = await run();
   } catch (error) {
+    if (ServiceError.is(error) && error.status < 500) {
+      await keep(store, accountId, key, { status: error.status, body: JSON.stringify(error.toJSON(docs)) });
+      throw error;
+    }
     // Released, so that the client's retry runs the request rather than meeting a claim still
     // running until it goes stale; in the background, as the answer does not wait for it.
     settle(() => store.releaseIdempotencyKey(accountId, key)).catch(() => {});
     throw error;
   }
-  // The request's effect has committed by now: its answer is right, and it is stored for the
-  // retries. While the store fails (a restart), the answer goes out after a short wait and the
-  // storing goes on behind it: a retry meets `IDEMPOTENCY_KEY_IN_USE` until it is stored, then the answer.
-  const response = { status: answer.status, body: JSON.stringify(answer.body) };
+  await keep(store, accountId, key, { status: answer.status, body: JSON.stringify(answer.body) });
+  return answer;
+}
+
+/**
+ * Stores a keyed request's answer for its retries. The request's effect has committed (or a
+ * refusal left none) by now, so the answer is right: while the store fails (a restart), it goes
+ * out after a short wait and the storing goes on behind it; a retry meets
+ * `IDEMPOTENCY_KEY_IN_USE` until it is stored, then the answer.
+ */
+async function keep(
+  store: Pick<IdempotencyStore, "completeIdempotencyKey">,
+  accountId: string,
+  key: string,
+  response: { status: number; body: string },
+): Promise<void> {
   const stored = settle(() => store.completeIdempotencyKey(accountId, key, response));
   stored.catch(() => {});
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -108,7 +126,6 @@ export async function withIdempotency(
   } finally {
     clearTimeout(timer);
   }
-  return answer;
 }
 
 /**

@@ -1,11 +1,11 @@
-import { addRoute, createRouter } from "rou3";
 import { ServiceError } from "../errors.ts";
 import type { EventService } from "../service.ts";
 import { DOCS_ASSETS, DOCS_CSP, type DocsAsset, docsAsset, docsPage } from "./docs-page.ts";
 import { createHealthCheck } from "./health-check.ts";
 import { type MetricsEndpointOptions, serveMetrics } from "./metrics-endpoint.ts";
 import { openApiDocument } from "./openapi.ts";
-import type { createResponder } from "./respond.ts";
+import type { RequestContext } from "./request-context.ts";
+import type { Responder } from "./respond.ts";
 import { VERSION_PREFIXES } from "./routes.ts";
 
 /** The file name of a QR image: the registration's id and the format. */
@@ -19,13 +19,15 @@ const QR_CACHE_CONTROL = "private, max-age=31536000";
 
 /**
  * A route served without an API key (health, the OpenAPI document, the reference page and its
- * assets, QR images, metrics): its label in metrics, and how it answers; `undefined` when the
- * path turns out not to be one it serves (an unknown asset), which then goes on to the API.
+ * assets, QR images, metrics): its path, its label in metrics, and how it answers; `undefined`
+ * when the path turns out not to be one it serves (an unknown asset), which then goes on to the API.
  */
 export interface PublicRoute {
+  /** rou3 syntax, below the base path; answered to `GET` (and so `HEAD`). */
+  path: string;
   label: (params: Record<string, string>) => string | undefined;
-  /** `headers`: the response headers gathered so far (request id, CORS), to send along. */
-  serve: (request: Request, params: Record<string, string>, headers: Record<string, string>) => Promise<Response | undefined>;
+  /** Answers with the headers gathered so far (`ctx.headers`: request id, CORS) added. */
+  serve: (ctx: RequestContext, params: Record<string, string>) => Promise<Response | undefined>;
 }
 
 /** Whether an `If-None-Match` header names `etag` (the weak comparison RFC 9110 prescribes for it). */
@@ -36,9 +38,9 @@ function etagMatches(header: string | null, etag: string): boolean {
 }
 
 /** What the routes served without a key need from the handler. */
-export interface PublicRouterOptions {
+export interface PublicRoutesOptions {
   service: EventService;
-  reply: ReturnType<typeof createResponder>;
+  reply: Responder;
   /** The normalised prefix the handler is mounted under (`""` for the root). */
   basePath: string;
   /** Serve `/docs` and its assets. */
@@ -47,48 +49,48 @@ export interface PublicRouterOptions {
 }
 
 /**
- * The routes answered without an API key, in a rou3 table of their own (looked up when no API
- * route matches; no path matches both): `/metrics` (when configured), `/health`, `/openapi.json`, `/docs` and its assets, and
- * the public QR images under every version prefix.
+ * The routes answered without an API key: `/metrics` (when configured), `/health`,
+ * `/openapi.json`, `/docs` and its assets, and the public QR images under every version prefix.
  */
-export function createPublicRouter(options: PublicRouterOptions) {
+export function createPublicRoutes(options: PublicRoutesOptions): PublicRoute[] {
   const { service, reply, basePath } = options;
   const { storage } = service;
-  const publicRouter = createRouter<PublicRoute>();
-  const fixed = (path: string, serve: PublicRoute["serve"]) => addRoute(publicRouter, "GET", path, { label: () => path, serve });
+  const routes: PublicRoute[] = [];
+  const fixed = (path: string, serve: PublicRoute["serve"]) => routes.push({ path, label: () => path, serve });
   if (options.metrics) {
     const metricsOptions = options.metrics;
-    fixed("/metrics", async (request, _params, headers) => {
-      const metrics = await serveMetrics(request, metricsOptions);
-      return reply.raw(metrics.body, 200, { ...headers, "content-type": metrics.contentType, "cache-control": "no-store" });
+    fixed("/metrics", async (ctx) => {
+      const metrics = await serveMetrics(ctx.request, metricsOptions);
+      return reply.raw(ctx, metrics.body, 200, { ...ctx.headers, "content-type": metrics.contentType, "cache-control": "no-store" });
     });
   }
   // The store's last ping, remembered for a second: a load balancer's polls cost no round trip each.
   const healthy = createHealthCheck(storage);
-  fixed("/health", async (_request, _params, headers) => {
+  fixed("/health", async (ctx) => {
     await healthy();
-    return reply.json({ status: "ok" }, 200, headers);
+    return reply.json(ctx, { status: "ok" }, 200, ctx.headers);
   });
-  fixed("/openapi.json", async (_request, _params, headers) =>
-    reply.raw(openApiDocument(), 200, { ...headers, "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" }),
+  fixed("/openapi.json", async (ctx) =>
+    reply.raw(ctx, openApiDocument(), 200, { ...ctx.headers, "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" }),
   );
   if (options.docs) {
     // Rendered once: the page depends only on the base path, fixed for this handler.
     const page = docsPage(basePath);
-    fixed("/docs", async (_request, _params, headers) =>
-      reply.raw(page, 200, {
-        ...headers,
+    fixed("/docs", async (ctx) =>
+      reply.raw(ctx, page, 200, {
+        ...ctx.headers,
         "content-type": "text/html; charset=utf-8",
         "cache-control": "public, max-age=300",
         "content-security-policy": DOCS_CSP,
       }),
     );
-    addRoute(publicRouter, "GET", "/docs/:asset", {
+    routes.push({
+      path: "/docs/:asset",
       label: ({ asset }) => (asset !== undefined && Object.hasOwn(DOCS_ASSETS, asset) ? "/docs/:asset" : undefined),
-      async serve(_request, { asset }, headers) {
+      async serve(ctx, { asset }) {
         if (asset === undefined || !Object.hasOwn(DOCS_ASSETS, asset)) return undefined;
-        return reply.raw((await docsAsset(asset as DocsAsset)) as BodyInit, 200, {
-          ...headers,
+        return reply.raw(ctx, (await docsAsset(asset as DocsAsset)) as BodyInit, 200, {
+          ...ctx.headers,
           "content-type": DOCS_ASSETS[asset as DocsAsset],
           "cache-control": "public, max-age=86400",
         });
@@ -96,21 +98,22 @@ export function createPublicRouter(options: PublicRouterOptions) {
     });
   }
   for (const prefix of VERSION_PREFIXES) {
-    addRoute(publicRouter, "GET", `${prefix}/qr/:file`, {
+    routes.push({
+      path: `${prefix}/qr/:file`,
       label: ({ file }) => {
         const format = QR_FILE.exec(file ?? "")?.[2];
         return format ? `${prefix}/qr/:code.${format}` : undefined;
       },
-      async serve(request, { file }, headers) {
+      async serve(ctx, { file }) {
         const qr = QR_FILE.exec(file ?? "");
         if (!qr) return undefined;
         const image = await service.qrCode(qr[1]!, qr[2] as "png" | "svg");
         if (!image) throw new ServiceError("NOT_FOUND", { message: "QR code not found." });
-        const cached = { ...headers, etag: image.etag, "cache-control": QR_CACHE_CONTROL };
-        if (etagMatches(request.headers.get("if-none-match"), image.etag)) return reply.raw(null, 304, cached);
-        return reply.raw(image.body as BodyInit, 200, { ...cached, "content-type": image.contentType });
+        const cached = { ...ctx.headers, etag: image.etag, "cache-control": QR_CACHE_CONTROL };
+        if (etagMatches(ctx.request.headers.get("if-none-match"), image.etag)) return reply.raw(ctx, null, 304, cached);
+        return reply.raw(ctx, image.body as BodyInit, 200, { ...cached, "content-type": image.contentType });
       },
     });
   }
-  return publicRouter;
+  return routes;
 }
