@@ -11,13 +11,16 @@ const REDOC_FILES = [
 ] as const;
 
 export default defineConfig({
-  entry: { index: "src/index.ts", webhooks: "src/webhooks/index.ts", sqlite: "src/sqlite.ts" },
+  entry: { index: "src/index.ts", webhooks: "src/webhooks/index.ts", sqlite: "src/sqlite.ts", internal: "src/internal.ts" },
   format: ["esm"],
   target: "node20",
   dts: true,
   clean: true,
   sourcemap: true,
-  splitting: false,
+  // Shared modules go to chunks: one copy of each whatever entries a program imports (the server
+  // imports three), and a module that one route loads on first use (`import()`) stays out of
+  // the startup graph.
+  splitting: true,
   // The renderer ships inside the package (no CDN, and none of redoc's own dependencies, React
   // and the rest, in the trees of the package's users): redoc is a devDependency.
   async onSuccess() {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import QRCode from "qrcode";
+import type QRCodeModule from "qrcode";
 
 /** A rendered QR code image and its strong entity tag. */
 export interface QrCodeImage {
@@ -12,8 +12,13 @@ export interface QrCodeImage {
 /** Rendered images kept per process, by default; past this many the least recently used goes. */
 const MAX_CACHED_IMAGES = 1_000;
 
+/** The QR encoder, loaded by the first image: only the public QR route uses it, so a process that serves none never loads it. */
+let encoder: Promise<typeof QRCodeModule> | undefined;
+const loadEncoder = () => (encoder ??= import("qrcode").then((module) => module.default));
+
 /** Renders `text` as a QR code image: PNG (300 px) or SVG, error correction level M. */
 export async function renderQrCode(text: string, format: "png" | "svg"): Promise<QrCodeImage> {
+  const QRCode = await loadEncoder();
   const options = { errorCorrectionLevel: "M", margin: 2 } as const;
   const image =
     format === "svg"

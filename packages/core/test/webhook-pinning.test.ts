@@ -1,6 +1,6 @@
 /**
  * The SSRF guard where it matters, at the connect: through the HTTP handler, the real delivery
- * worker and its undici connection pool, with an injected resolver playing a rebinding DNS
+ * worker and its connection pool, with an injected resolver playing a rebinding DNS
  * server and a hanging one. The private "receiver" is a TCP server on 127.0.0.1 that counts
  * the connections it gets.
  */

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { compileTrustProxy, DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE, EmissionFactorSet, parseCorsOrigins, type TrustProxy } from "@event-service/core";
+import { EmissionFactorSet, type TrustProxy } from "@event-service/core";
+import { compileTrustProxy, DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE, parseCorsOrigins } from "@event-service/core/internal";
 import * as z from "zod";
 
 const flag = z

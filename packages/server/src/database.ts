@@ -1,6 +1,5 @@
 import type { Database as Schema } from "@event-service/core";
 import { Kysely, PostgresDialect } from "kysely";
-import pg from "pg";
 import { openSqlite } from "./sqlite.ts";
 
 /** True when `databaseUrl` names a PostgreSQL database (`postgres://` or `postgresql://`). */
@@ -51,6 +50,8 @@ export interface DatabaseOptions {
  */
 export async function openDatabase(options: DatabaseOptions): Promise<Kysely<Schema>> {
   if (!isPostgresUrl(options.DATABASE_URL)) return openSqlite(options.DATABASE_URL, { onCheckpointerError: options.onCheckpointerError });
+  // Loaded only for PostgreSQL: a server on SQLite never needs node-postgres.
+  const { default: pg } = await import("pg");
   // node-postgres reads sslmode, host, port, user, password and database from the URL.
   const timeout = options.statementTimeoutMs;
   const pool = new pg.Pool({

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { Server as HttpServer } from "node:http";
 import { type AddressInfo, isIPv4, isIPv6 } from "node:net";
-import { DEFAULT_EMISSION_FACTORS, createBackgroundPurge, createDeliveryWorker, createEventService, createHandler, createSqlStorage, DEFAULT_RETRY_DELAYS_MS, type EventService } from "@event-service/core";
+import { DEFAULT_EMISSION_FACTORS, createBackgroundPurge, createDeliveryWorker, createEventService, createHandler, createSqlStorage, type EventService } from "@event-service/core";
+import { DEFAULT_RETRY_DELAYS_MS } from "@event-service/core/internal";
 import { FastResponse, serve } from "srvx";
 import { createApp } from "./app.ts";
 import { collectAcrossWorkers, isClusterWorker } from "./cluster.ts";

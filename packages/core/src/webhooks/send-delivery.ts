@@ -1,5 +1,6 @@
+import type { IncomingMessage } from "node:http";
+import { Agent, request } from "node:https";
 import { isIP } from "node:net";
-import { Agent } from "undici";
 import { ServiceError } from "../errors.ts";
 import { assertHttpsUrl } from "../resources/webhook.ts";
 import type { ClaimedDelivery, DeliveryAttempt } from "../resources/webhook-delivery.ts";
@@ -78,27 +79,33 @@ interface Answer {
 }
 
 /**
- * POSTs through the shared pool with undici's own request API: the attempt needs the status,
- * one header and the start of the body, and fetch's Request, Response and web streams would
- * cost each delivery several times the CPU and garbage (measured in the registration bench).
- * Like fetch with `redirect: "manual"`, it follows no redirect.
+ * POSTs through the shared pool with `node:https`: the attempt needs the status, one header and
+ * the start of the body, and fetch's Request, Response and web streams would cost each delivery
+ * several times the CPU and garbage. Like fetch with `redirect: "manual"`, it follows no
+ * redirect (`node:https` never does). The signal (the attempt's timeout) destroys the request,
+ * and with it the answer's body if it is still coming.
  */
-async function post(url: URL, request: { headers: Record<string, string>; body: string; signal: AbortSignal }, options: SendDeliveryOptions): Promise<Answer> {
+async function post(url: URL, init: { headers: Record<string, string>; body: string; signal: AbortSignal }, options: SendDeliveryOptions): Promise<Answer> {
   if (options.fetch) {
-    const response = await options.fetch(url.href, { method: "POST", redirect: "manual", ...request });
+    const response = await options.fetch(url.href, { method: "POST", redirect: "manual", ...init });
     // Node's web streams are async iterable; the DOM typings do not say so.
     const body = response.body as unknown as AsyncIterable<Uint8Array> | null;
     return { status: response.status, retryAfter: response.headers.get("retry-after"), excerpt: await readExcerpt(body) };
   }
-  const { statusCode, headers, body } = await dispatcherFor(options).request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: "POST", ...request });
-  const retryAfter = headers["retry-after"];
-  return { status: statusCode, retryAfter: (Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) ?? null, excerpt: await readExcerpt(body) };
+  const headers = { ...init.headers, "content-length": String(Buffer.byteLength(init.body)) };
+  const response = await new Promise<IncomingMessage>((resolve, reject) => {
+    const sent = request(url, { method: "POST", headers, signal: init.signal, agent: agentFor(options) }, resolve);
+    sent.on("error", reject);
+    sent.end(init.body);
+  });
+  const retryAfter = response.headers["retry-after"];
+  return { status: response.statusCode ?? 0, retryAfter: retryAfter ?? null, excerpt: await readExcerpt(response) };
 }
 
 function describe(error: unknown): string {
   if (error instanceof Error) {
-    // The pinned lookup refused the host (non-public, unresolvable, DNS timeout): undici's
-    // request rejects with that error, a fetch wraps it as its cause.
+    // The pinned lookup refused the host (non-public, unresolvable, DNS timeout): the request
+    // fails with that error, a fetch wraps it as its cause.
     if (ServiceError.is(error)) return `refused before sending: ${error.message}`;
     if (ServiceError.is(error.cause)) return `refused before sending: ${error.cause.message}`;
     if (error.name === "TimeoutError" || error.name === "AbortError") return "timeout: no complete answer in time";
@@ -116,22 +123,26 @@ export function signingSecrets(delivery: Pick<ClaimedDelivery, "secret" | "previ
   return overlapping ? [secret, previousSecret] : [secret];
 }
 
+/** How long a kept connection may stay idle before it is closed (a receiver's `Keep-Alive: timeout` may shorten it). */
+const IDLE_CONNECTION_MS = 4_000;
+
 /**
  * One connection pool per resolver and guard setting, shared by every attempt (keep-alive
  * connections to a busy receiver are reused; a kept connection goes on to the address that
  * was checked when it was opened). Its connections look their host up through
  * {@link pinnedLookup}, so they reach only addresses the guard has judged. TLS is Node's
- * default context: the standard trust store plus `NODE_EXTRA_CA_CERTS`.
+ * default context: the standard trust store plus `NODE_EXTRA_CA_CERTS`, the certificate
+ * checked against the URL's host.
  */
 // Weakly keyed: a resolver a test made and dropped takes its pool with it.
-const dispatchers = new WeakMap<HostResolver, Map<boolean, Agent>>();
-function dispatcherFor(options: SendDeliveryOptions): Agent {
+const agents = new WeakMap<HostResolver, Map<boolean, Agent>>();
+function agentFor(options: SendDeliveryOptions): Agent {
   const resolve = options.resolveHost ?? systemResolver;
-  let byGuard = dispatchers.get(resolve);
-  if (!byGuard) dispatchers.set(resolve, (byGuard = new Map()));
+  let byGuard = agents.get(resolve);
+  if (!byGuard) agents.set(resolve, (byGuard = new Map()));
   let agent = byGuard.get(options.allowPrivateNetworks);
   if (!agent) {
-    agent = new Agent({ connect: { lookup: pinnedLookup({ resolve, allowPrivateNetworks: options.allowPrivateNetworks }) } });
+    agent = new Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, lookup: pinnedLookup({ resolve, allowPrivateNetworks: options.allowPrivateNetworks }) });
     byGuard.set(options.allowPrivateNetworks, agent);
   }
   return agent;

@@ -126,7 +126,7 @@ export async function assertPublicHost(url: URL, resolve: HostResolver = systemR
 }
 
 /**
- * A `lookup` for `net.connect`/`tls.connect` (and so for an undici `Agent`'s `connect`) that
+ * A `lookup` for `net.connect`/`tls.connect` (and so for a `node:https` `Agent`) that
  * resolves the name once, checks every address it got, and hands the socket only checked
  * addresses: the connection goes to the address that was judged, with no second look-up in
  * between for a rebinding DNS server to answer differently. Errors are `INVALID_URL`

@@ -1,0 +1,9 @@
+/**
+ * @event-service/core/internal: what the bundled server (`@event-service/server`) needs of core
+ * beyond the public API, to read and check its configuration at startup. Internal: not covered
+ * by semver, it changes with the server; embedders use the root export.
+ */
+export { DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE } from "./http/auth-failure-limit.ts";
+export { compileTrustProxy } from "./http/client-address.ts";
+export { parseCorsOrigins } from "./http/cors.ts";
+export { DEFAULT_RETRY_DELAYS_MS } from "./webhooks/delivery-worker.ts";
