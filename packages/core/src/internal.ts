@@ -6,4 +6,4 @@
 export { DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE } from "./http/auth-failure-limit.ts";
 export { compileTrustProxy } from "./http/client-address.ts";
 export { parseCorsOrigins } from "./http/cors.ts";
-export { DEFAULT_RETRY_DELAYS_MS } from "./webhooks/delivery-worker.ts";
+export { DEFAULT_RETRY_DELAYS_MS } from "./rules/delivery-status.ts";
