@@ -14,15 +14,14 @@ export type { AnalyticsStore } from "./storage/analytics-store.ts";
 export type { AttendeeStore } from "./storage/attendee-store.ts";
 export type { ChangeNotifier, OutboxReader, StoredChange } from "./storage/change-notifier.ts";
 export type { Change, Page } from "./storage/common.ts";
-export type {
-  AttemptWrite, DeliveryClaim, DeliveryState, DeliveryStore, DeliveryTransaction, OutboxBacklog, RecordedAttempt, RoomPerKey, WebhookFailureState,
-} from "./storage/delivery-store.ts";
+export type { DeliveryClaim, DeliveryStore, OutboxBacklog, RoomPerKey } from "./storage/delivery-store.ts";
 export type { Erasure } from "./storage/erasure.ts";
 export type { EventStore } from "./storage/event-store.ts";
 export type { IdempotencyRecord, IdempotencyStore } from "./storage/idempotency-store.ts";
 export type { PurgeResult, StorageLifecycle, StoreFault } from "./storage/lifecycle-store.ts";
 export type {
-  AttendeeWrites, ConflictKind, ErasureWrites, EventWrites, FigureWrites, NewDelivery, OutboxWrites, StorageTransaction, Subscription, TransactionStore, WaitlistWrites,
+  AttemptWrite, AttendeeWrites, ConflictKind, DeliveryState, DeliveryWrites, ErasureWrites, EventWrites, FigureWrites, NewDelivery, OutboxWrites, RecordedAttempt, StorageTransaction,
+  Subscription, TransactionStore, WaitlistWrites, WebhookFailureState, WebhookWrites,
 } from "./storage/transaction.ts";
 export type { WebhookStore } from "./storage/webhook-store.ts";
 
