@@ -9,8 +9,8 @@ import type { TransactionStore } from "./storage/transaction.ts";
 import type { WebhookStore } from "./storage/webhook-store.ts";
 
 export type { EventWithStats } from "./resources/event.ts";
-export type { AccountStore, LeasedRequests, RateLimitWindows, RequestLease } from "./storage/account-store.ts";
-export type { AnalyticsStore } from "./storage/analytics-store.ts";
+export type { AccountStore, LeasedRequests, RateLimitWindows, RequestLease, StoredKey } from "./storage/account-store.ts";
+export type { AnalyticsStore, ScopedAnalyticsFigures } from "./storage/analytics-store.ts";
 export type { AttendeeStore } from "./storage/attendee-store.ts";
 export type { ChangeNotifier, OutboxReader, StoredChange } from "./storage/change-notifier.ts";
 export type { Change, Page } from "./storage/common.ts";

@@ -2,7 +2,7 @@ import { createId } from "../_internal/ids.ts";
 import { parseInput } from "../_internal/parse-input.ts";
 import { ServiceError } from "../errors.ts";
 import {
-  type ApiKeyInfo, ApiKeyCreateInput, apiKeyPrefix, type AuthContext, type CreatedApiKey, generateApiKey, hashApiKey,
+  type ApiKeyInfo, ApiKeyCreateInput, apiKeyPrefix, type AuthContext, type CreatedApiKey, generateApiKey, hashApiKey, limitsFor,
 } from "../resources/api-key.ts";
 import type { AccountStore } from "../storage/account-store.ts";
 import { createKeyMemory } from "./key-memory.ts";
@@ -71,7 +71,12 @@ export function createKeyOperations(storage: AccountStore, now: () => string): K
       const remembered = await memory.recall(hash);
       if (remembered) return remembered;
       options.beforeLookup?.();
-      return memory.load(hash, () => storage.authenticate(hash));
+      return memory.load(hash, async () => {
+        const stored = await storage.authenticate(hash);
+        if (!stored) return null;
+        const { perMinute, perDay, ...key } = stored;
+        return { ...key, limits: limitsFor(key.tier, perMinute, perDay) };
+      });
     },
   };
 

@@ -1,10 +1,30 @@
 /**
- * The business transactions of webhooks: a change of one, read locked, decided and saved in one
- * storage transaction under the account's lock, so that a URL found free stays free until it
+ * The business transactions of webhooks: an insert, and a change read locked, decided and saved in
+ * one storage transaction under the account's lock, so that a URL found free stays free until it
  * commits and an attempt recorded meanwhile (its failure count, a disabling) is not overwritten.
+ * A URL another webhook of the account has is answered as `DUPLICATE_WEBHOOK` here, the storage
+ * reporting it as a `StorageConflict`.
  */
 import { duplicateWebhook, type WebhookRecord } from "../resources/webhook.ts";
 import { StorageConflict, type TransactionStore } from "../storage/transaction.ts";
+import type { WebhookStore } from "../storage/webhook-store.ts";
+
+/**
+ * Stores a new webhook unless its account already holds `maxPerAccount` (`WebhookStore.insertWebhook`):
+ * `false`, storing nothing, at the bound. Throws `DUPLICATE_WEBHOOK` when the account has one with this URL.
+ */
+export async function insertWebhook(
+  storage: Pick<WebhookStore, "insertWebhook"> & Pick<TransactionStore, "transaction">,
+  webhook: WebhookRecord,
+  maxPerAccount?: number,
+): Promise<boolean> {
+  try {
+    return await storage.insertWebhook(webhook, maxPerAccount);
+  } catch (error) {
+    if (StorageConflict.is(error, "webhook-url")) await assertUrlFree(storage, webhook.accountId, webhook.url, webhook.id);
+    throw error;
+  }
+}
 
 /**
  * Locks the account's webhook, asks `decide` what it becomes, and saves that: what a change may

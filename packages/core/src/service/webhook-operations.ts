@@ -17,7 +17,7 @@ import { pingNotification } from "../webhooks/payloads.ts";
 import { assertPublicHost, type HostResolver } from "../webhooks/ssrf.ts";
 import { recordDeliveryAttempts, redeliverDelivery } from "./delivery-operations.ts";
 import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
-import { changeWebhook } from "./webhook-changes.ts";
+import { changeWebhook, insertWebhook } from "./webhook-changes.ts";
 
 /** Webhook settings of the service (`EventServiceOptions.webhooks`). */
 export interface WebhookSettings {
@@ -114,7 +114,7 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore & 
         createdAt: at,
         updatedAt: at,
       };
-      if (!(await storage.insertWebhook(record, webhookLimit))) {
+      if (!(await insertWebhook(storage, record, webhookLimit))) {
         throw new ServiceError("INVALID_REQUEST", {
           message: `This account already has ${webhookLimit} webhooks, the limit of its ${tier} tier; delete one first.`,
           details: { limit: webhookLimit, tier },

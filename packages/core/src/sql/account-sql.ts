@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { limitsFor, type Tier } from "../resources/api-key.ts";
+import type { Tier } from "../resources/api-key.ts";
 import { param, precompile } from "./precompiled.ts";
 import { rowToApiKeyInfo } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
@@ -75,14 +75,14 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
     async authenticate(hash) {
       const [row] = (await authQuery({ hash })).rows;
       if (!row) return null;
-      const tier = row.tier as Tier;
       return {
         keyId: row.id,
         accountId: row.account_id,
         accountName: row.name,
-        tier,
+        tier: row.tier as Tier,
         scopes: rowToApiKeyInfo({ ...row, key_hash: "", prefix: "", created_at: "", revoked_at: null }).scopes,
-        limits: limitsFor(tier, row.per_minute === null ? null : Number(row.per_minute), row.per_day === null ? null : Number(row.per_day)),
+        perMinute: row.per_minute === null ? null : Number(row.per_minute),
+        perDay: row.per_day === null ? null : Number(row.per_day),
       };
     },
 

@@ -1,15 +1,13 @@
 import { type Kysely, sql } from "kysely";
-import { ServiceError } from "../errors.ts";
 import type { Database } from "./database.ts";
 import type { SqlDialect, UniqueIndex } from "./dialect.ts";
 import { param, precompile } from "./precompiled.ts";
 import { rowToWebhook, webhookToRow } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
-import { backstop } from "./sql-context.ts";
-import type { WebhookWrites } from "../storage/transaction.ts";
+import { StorageConflict, type WebhookWrites } from "../storage/transaction.ts";
 import type { WebhookStore } from "../storage/webhook-store.ts";
 
-/* A violation of this unique index (a race the account's lock did not cover) is answered as DUPLICATE_WEBHOOK, not a 500. */
+/* A violation of this unique index (a race the account's lock did not cover) is reported as a StorageConflict, which the service answers with DUPLICATE_WEBHOOK, not a 500. */
 export const WEBHOOK_URL_INDEX: UniqueIndex = { name: "webhooks_account_url", table: "webhooks", columns: ["account_id", "url"] };
 
 /** Locks the account's row: the lock that serialises its webhook inserts and URL changes. */
@@ -74,31 +72,25 @@ export function createWebhookWrites(db: Kysely<Database>, dialect: SqlDialect): 
 export function createWebhookStore(ctx: SqlContext): WebhookStore {
   const { db, dialect, write } = ctx;
 
-  /** Throws `DUPLICATE_WEBHOOK` naming the webhook of the account, other than `exceptId`, that has `url`. */
-  async function assertUniqueWebhookUrl(conn: Kysely<Database>, accountId: string, url: string, exceptId?: string) {
-    const taken = await conn
-      .selectFrom("webhooks")
-      .select("id")
-      .where("account_id", "=", accountId)
-      .where("url", "=", url)
-      .$if(exceptId !== undefined, (q) => q.where("id", "<>", exceptId!))
-      .executeTakeFirst();
-    if (taken) throw new ServiceError("DUPLICATE_WEBHOOK", { message: `Webhook ${taken.id} already uses ${url}.`, field: "url", details: { webhookId: taken.id } });
-  }
-
   return {
     async insertWebhook(webhook, maxPerAccount = Infinity) {
-      return backstop(dialect, WEBHOOK_URL_INDEX, () => write(async (trx) => {
-        // The account's row is the lock that serialises its webhook inserts, so the count and the insert are one step.
-        await lockAccount(trx, dialect, webhook.accountId);
-        if (Number.isFinite(maxPerAccount)) {
-          const { n } = await trx.selectFrom("webhooks").select(sql<number>`count(*)`.as("n")).where("account_id", "=", webhook.accountId).executeTakeFirstOrThrow();
-          if (Number(n) >= maxPerAccount) return false;
-        }
-        await assertUniqueWebhookUrl(trx, webhook.accountId, webhook.url);
-        await trx.insertInto("webhooks").values(webhookToRow(webhook)).execute();
-        return true;
-      }), () => assertUniqueWebhookUrl(db, webhook.accountId, webhook.url));
+      try {
+        return await write(async (trx) => {
+          // The account's row is the lock that serialises its webhook inserts, so the count and the insert are one step.
+          await lockAccount(trx, dialect, webhook.accountId);
+          if (Number.isFinite(maxPerAccount)) {
+            const { n } = await trx.selectFrom("webhooks").select(sql<number>`count(*)`.as("n")).where("account_id", "=", webhook.accountId).executeTakeFirstOrThrow();
+            if (Number(n) >= maxPerAccount) return false;
+          }
+          const taken = await trx.selectFrom("webhooks").select("id").where("account_id", "=", webhook.accountId).where("url", "=", webhook.url).executeTakeFirst();
+          if (taken) throw new StorageConflict("webhook-url");
+          await trx.insertInto("webhooks").values(webhookToRow(webhook)).execute();
+          return true;
+        });
+      } catch (error) {
+        if (dialect.isUniqueViolation(error, WEBHOOK_URL_INDEX)) throw new StorageConflict("webhook-url", { cause: error });
+        throw error;
+      }
     },
 
     async getWebhook(accountId, id) {

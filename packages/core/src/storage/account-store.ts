@@ -1,4 +1,18 @@
-import type { Account, ApiKeyInfo, AuthContext, Scope, Tier } from "../resources/api-key.ts";
+import type { Account, ApiKeyInfo, Scope, Tier } from "../resources/api-key.ts";
+
+/**
+ * A key found by its hash, with its account's own limits as stored (`null`: none set). What its
+ * requests are counted against is the service's to compute (`limitsFor`).
+ */
+export interface StoredKey {
+  keyId: string;
+  accountId: string;
+  accountName: string;
+  tier: Tier;
+  scopes: readonly Scope[];
+  perMinute: number | null;
+  perDay: number | null;
+}
 
 /** The current minute and day windows, each named by its first second (epoch seconds). */
 export interface RateLimitWindows {
@@ -48,8 +62,8 @@ export interface AccountStore {
     limits?: { perMinute?: number | undefined; perDay?: number | undefined };
     now: string;
   }): Promise<ApiKeyInfo>;
-  /** The key with this hash and its account; `null` if unknown or revoked. One indexed query. */
-  authenticate(hash: string): Promise<AuthContext | null>;
+  /** The key with this hash and its account's stored limits; `null` if unknown or revoked. One indexed query. */
+  authenticate(hash: string): Promise<StoredKey | null>;
   /** Every key, newest first, optionally of one account (id or name). Never holds secrets. */
   listApiKeys(account?: string): Promise<ApiKeyInfo[]>;
   /** Revokes a key; `false` when no such key or already revoked. */

@@ -250,8 +250,9 @@ export type ConflictKind = "active-email" | "webhook-url";
 
 /**
  * A write broke a uniqueness the database guards as the backstop of a check made under a lock
- * (a race the lock did not cover); thrown by `transaction` after it rolled back, so the caller may
- * read outside the failed transaction and answer with the documented error.
+ * (a race the lock did not cover), or the check found it taken; thrown by `transaction` (and
+ * `WebhookStore.insertWebhook`) after it rolled back, so the caller may read outside the failed
+ * transaction and answer with the documented error.
  */
 export class StorageConflict extends Error {
   override readonly name = "StorageConflict";

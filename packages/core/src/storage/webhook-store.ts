@@ -9,9 +9,10 @@ import type { Page } from "./common.ts";
 export interface WebhookStore {
   /**
    * Stores a new webhook unless its account already holds `maxPerAccount` webhooks (default: no
-   * bound); returns `false`, storing nothing, at the bound. Throws `DUPLICATE_WEBHOOK` when the
-   * account has one with this URL. Atomic: the count, the URL check and the insert are one
-   * transaction under the account's lock, so concurrent inserts never pass the bound.
+   * bound); returns `false`, storing nothing, at the bound. Throws `StorageConflict` (`webhook-url`),
+   * storing nothing, when the account has one with this URL. Atomic: the count, the URL check and
+   * the insert are one transaction under the account's lock, so concurrent inserts never pass the
+   * bound; the unique index on the URL is the backstop (also a `StorageConflict`).
    */
   insertWebhook(webhook: WebhookRecord, maxPerAccount?: number): Promise<boolean>;
   /** The account's webhook (with its secret), or `null`. */
