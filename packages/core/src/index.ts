@@ -22,7 +22,7 @@ export { toApiDelivery } from "./resources/webhook-delivery.ts";
 export { toApiAttendee } from "./resources/attendee.ts";
 export { toApiEvent } from "./resources/event.ts";
 export type {
-  AccountOptions, AccountScope, AnalyticsOperations, AttendeeExport, AttendeeOperations, EventOperations, EventService, EventServiceOptions, KeyOperations, ListResult,
+  AccountOperations, AccountOptions, AnalyticsOperations, AttendeeExport, AttendeeOperations, EventOperations, EventService, EventServiceOptions, KeyOperations, ListResult,
   WebhookOperations,
 } from "./service.ts";
 
@@ -46,7 +46,7 @@ export type { ErrorBody, ErrorCode, ServiceErrorOptions } from "./errors.ts";
 // Storage
 export type {
   AccountStore, AnalyticsStore, AttendeeStore, Change, ChangeNotifier, DeliveryStore, Erasure, EventStore, EventWithStats,
-  IdempotencyRecord, IdempotencyStore, LeasedRequests, OutboxBacklog, OutboxReader, Page, PurgeResult, RateLimitWindows, RequestLease, Storage, StorageLifecycle, StoreFault, StoredChange,
+  IdempotencyRecord, IdempotencyStore, OutboxBacklog, OutboxReader, Page, PurgeResult, RateLimitWindows, RequestReservation, ReservedRequests, Storage, StorageLifecycle, StoreFault, StoredChange,
   WebhookStore,
 } from "./storage.ts";
 export { createSqlStorage } from "./sql/sql-storage.ts";

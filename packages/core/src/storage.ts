@@ -9,8 +9,8 @@ import type { TransactionStore } from "./storage/transaction.ts";
 import type { WebhookStore } from "./storage/webhook-store.ts";
 
 export type { EventWithStats } from "./resources/event.ts";
-export type { AccountStore, LeasedRequests, RateLimitWindows, RequestLease, StoredKey } from "./storage/account-store.ts";
-export type { AnalyticsStore, ScopedAnalyticsFigures } from "./storage/analytics-store.ts";
+export type { AccountStore, RateLimitWindows, RequestReservation, ReservedRequests, StoredKey } from "./storage/account-store.ts";
+export type { AnalyticsStore, FilteredAnalyticsFigures } from "./storage/analytics-store.ts";
 export type { AttendeeStore } from "./storage/attendee-store.ts";
 export type { ChangeNotifier, OutboxReader, StoredChange } from "./storage/change-notifier.ts";
 export type { Change, Page } from "./storage/common.ts";
@@ -34,6 +34,10 @@ export type { WebhookStore } from "./storage/webhook-store.ts";
  * notifies. The other methods are each one atomic operation, also when several processes share
  * one database; the guarded ones check their condition and write in the same statement or
  * transaction ("the where clause is both the selector and the guard").
+ *
+ * Times: a function named `now` or `clock` returns the current `Date`; a time handed to or kept by
+ * the storage is ISO 8601 UTC text, named `at`, `...At`, or `now` for the current one; a number of
+ * milliseconds ends in `Ms`.
  *
  * Lookups return `null` for what does not exist or belongs to another account. Guarded
  * operations throw a `ServiceError` with the code named in their contract. `createSqlStorage` is

@@ -170,7 +170,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
     });
 
     describe("rate-limit windows and idempotency keys", () => {
-      test("leaseRequests grants up to the limits, exactly under concurrency, rolls windows and takes counts back", async () => {
+      test("reserveRequests grants up to the limits, exactly under concurrency, rolls windows and takes counts back", async () => {
         const account = async (tier: "free" | "enterprise", limits?: { perMinute: number; perDay: number }) =>
           (await storage.createApiKey({
             id: createId("apiKey"), account: `Leased ${createId("account")}`, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "p", tier,
@@ -181,7 +181,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         const windows = { minute: 1_800_000_000, day: 1_799_971_200 };
         const free = { perMinute: 60, perDay: 1_000 };
         const lease = (accountId: string, want: number, limits = free, at = windows, giveBack?: { windows: typeof windows; count: number }) =>
-          storage.leaseRequests({ accountId, windows: at, want, limits, ...(giveBack && { giveBack }) });
+          storage.reserveRequests({ accountId, windows: at, want, limits, ...(giveBack && { giveBack }) });
 
         // 25 leases of 3 at once for 60: exactly 60 granted (20 × 3), the rest get nothing.
         const grants = await Promise.all(Array.from({ length: 25 }, () => lease(a, 3)));

@@ -74,7 +74,7 @@ export interface WebhookOperations {
 
 /** The webhook operations of one account: its subscriptions and their delivery log. */
 export function createWebhookOperations(storage: WebhookStore & DeliveryStore & TransactionStore, context: OperationContext, settings: WebhookSettings = {}): WebhookOperations {
-  const { accountId, scopes, tier, now, clock, queued } = context;
+  const { accountId, scopes, tier, clock, queued } = context;
   const webhookLimit = WEBHOOK_LIMITS[tier];
   const deliveryOut = (delivery: DeliveryRecord) => toApiDelivery(delivery, scopes);
 
@@ -97,7 +97,7 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore & 
       assertEventTypes(parsed.events);
       assertSubscribable(parsed.events, scopes);
       const url = await checkUrl(parsed.url);
-      const at = now();
+      const at = clock().toISOString();
       const record: WebhookRecord = {
         id: createId("webhook"),
         accountId,
@@ -131,7 +131,7 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore & 
       const parsed = parseInput(WebhookUpdateInput, input);
       if (parsed.events) assertEventTypes(parsed.events);
       const url = parsed.url === undefined ? undefined : await checkUrl(parsed.url);
-      const at = now();
+      const at = clock().toISOString();
       const after = await change(id, (current) => {
         // What decides where data goes (the URL, the types, re-enabling) is checked on the
         // subscription after the change: a key may not re-point a subscription it could not make.
@@ -177,7 +177,7 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore & 
           details: { requiredScopes: missing },
         });
       }
-      const delivery = await redeliverDelivery(storage, accountId, id, deliveryId, now());
+      const delivery = await redeliverDelivery(storage, accountId, id, deliveryId, clock().toISOString());
       if (!delivery) throw notFound("Delivery", deliveryId);
       queued();
       return deliveryOut(delivery);

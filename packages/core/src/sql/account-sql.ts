@@ -113,7 +113,7 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
       return Number(row?.revision ?? 0);
     },
 
-    async leaseRequests({ accountId, windows, want, limits, giveBack }) {
+    async reserveRequests({ accountId, windows, want, limits, giveBack }) {
       return write(async (trx) => {
         await trx
           .insertInto("rate_limit_counters")
@@ -131,7 +131,7 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
           if (giveBack.windows.minute === minuteStart) minute = Math.max(0, minute - giveBack.count);
           if (giveBack.windows.day === dayStart) day = Math.max(0, day - giveBack.count);
         }
-        // A newer window starts again at 0; a lease for an older one counts in the stored ones.
+        // A newer window starts again at 0; a reservation for an older one counts in the stored ones.
         if (windows.minute > minuteStart) [minuteStart, minute] = [windows.minute, 0];
         if (windows.day > dayStart) [dayStart, day] = [windows.day, 0];
         const granted = Math.max(0, Math.min(want, limits.perMinute - minute, limits.perDay - day));

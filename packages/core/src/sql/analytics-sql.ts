@@ -7,13 +7,13 @@ export function createAnalyticsStore(ctx: SqlContext): AnalyticsStore {
   const analytics = createAnalyticsQueries(ctx.db, ctx.dialect, ctx.factors);
 
   return {
-    async analyticsFigures(scope, carbon) {
+    async analyticsFigures(filter, carbon) {
       let missingEventIds: string[] = [];
-      if (scope.eventIds !== undefined) {
-        const found = new Set(await analytics.existingEventIds(scope.accountId, scope.eventIds));
-        missingEventIds = scope.eventIds.filter((id) => !found.has(id));
+      if (filter.eventIds !== undefined) {
+        const found = new Set(await analytics.existingEventIds(filter.accountId, filter.eventIds));
+        missingEventIds = filter.eventIds.filter((id) => !found.has(id));
       }
-      return { ...(await analytics.figures(scope, carbon)), missingEventIds };
+      return { ...(await analytics.figures(filter, carbon)), missingEventIds };
     },
 
     async eventAnalyticsFigures(accountId, eventId) {

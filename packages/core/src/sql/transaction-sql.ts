@@ -202,7 +202,7 @@ export function createTransactionStore(
     async account(accountId) {
       return (await accountQuery({ id: accountId }, trx)).rows[0] ?? null;
     },
-    async markOnce(eventId, kind, at) {
+    async recordOneTime(eventId, kind, at) {
       const result = await trx
         .insertInto("notification_marks")
         .values({ event_id: eventId, kind, created_at: at })

@@ -20,20 +20,20 @@ export interface RateLimitWindows {
   day: number;
 }
 
-/** A request for counts of an account's current windows (see `AccountStore.leaseRequests`). */
-export interface RequestLease {
+/** A request for counts of an account's current windows (see `AccountStore.reserveRequests`). */
+export interface RequestReservation {
   accountId: string;
   windows: RateLimitWindows;
   /** Requests wanted (0 to only give back). */
   want: number;
   /** The limits the requests are counted against: no grant takes either window past them. */
   limits: { perMinute: number; perDay: number };
-  /** Unspent requests of an earlier lease, given back first to the windows they were taken from. */
+  /** Unspent requests of an earlier reservation, given back first to the windows they were taken from. */
   giveBack?: { windows: RateLimitWindows; count: number };
 }
 
-/** What a lease got: requests granted (0 to `want`) and the windows' counts including them. */
-export interface LeasedRequests {
+/** What a reservation got: requests granted (0 to `want`) and the windows' counts including them. */
+export interface ReservedRequests {
   granted: number;
   minute: number;
   day: number;
@@ -75,11 +75,11 @@ export interface AccountStore {
    */
   keysRevision(): Promise<number>;
   /**
-   * Takes counts of the account's current minute and day windows for the caller to spend in
+   * Reserves counts of the account's current minute and day windows for the caller to spend in
    * memory, atomically: first gives back `giveBack.count` to the windows it names, where they are
    * still the stored ones (a window newer than the stored one starts again at 0), then grants
    * `min(want, perMinute - minute, perDay - day)` (never less than 0) and adds it to both windows.
    * Exact with several processes on one database: the windows never go past the limits given.
    */
-  leaseRequests(lease: RequestLease): Promise<LeasedRequests>;
+  reserveRequests(reservation: RequestReservation): Promise<ReservedRequests>;
 }

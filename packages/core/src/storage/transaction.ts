@@ -105,7 +105,7 @@ export interface OutboxWrites {
   /** The account's id and name (the envelope's `account`), or `null` when it has no row. */
   account(accountId: string): Promise<{ id: string; name: string } | null>;
   /** Records that the one-time notification `kind` of the event was written at `at`; `false`, changing nothing, when it was before. Rolls back with the transaction. */
-  markOnce(eventId: string, kind: string, at: string): Promise<boolean>;
+  recordOneTime(eventId: string, kind: string, at: string): Promise<boolean>;
   /** Queues each delivery as `pending`, due at its envelope's `createdAt`, with no attempt made; it commits or rolls back with the change. */
   append(deliveries: readonly NewDelivery[]): Promise<void>;
 }
