@@ -55,7 +55,7 @@ async function hotPath(file: string, key: string, accountId: string, eventId: st
   const steps: Array<[string, () => Promise<unknown>]> = [
     ["whole handler (auth, rate limit, route, read, JSON)", () => handler(request)],
     ["auth from memory: KeyOperations.authenticate (a remembered key)", () => service.keys.authenticate(key)],
-    ["a lease of counts: Storage.leaseRequests (one transaction, every ~100 ms per busy account)", () => storage.leaseRequests({ accountId, windows, want: 0, limits: { perMinute: 1e9, perDay: 1e9 } })],
+    ["a reservation of counts: Storage.reserveRequests (one transaction, every ~100 ms per busy account)", () => storage.reserveRequests({ accountId, windows, want: 0, limits: { perMinute: 1e9, perDay: 1e9 } })],
     ["the account's operations: EventService.forAccount", async () => service.forAccount(accountId, scope)],
     ["the read: Storage.getEvent", () => storage.getEvent(accountId, eventId, service.carbon)],
   ];

@@ -23,7 +23,7 @@
 // Service
 export { createEventService } from "./service.ts";
 export type {
-  AccountOptions, AccountScope, AnalyticsOperations, AttendeeExport, AttendeeOperations, EventOperations, EventService, EventServiceOptions, KeyOperations, ListResult,
+  AccountOperations, AccountOptions, AnalyticsOperations, AttendeeExport, AttendeeOperations, EventOperations, EventService, EventServiceOptions, KeyOperations, ListResult,
   WebhookOperations,
 } from "./service.ts";
 

@@ -73,7 +73,7 @@ export interface AccountOptions {
 }
 
 /** Everything one account may do. */
-export interface AccountScope {
+export interface AccountOperations {
   accountId: string;
   events: EventOperations;
   attendees: AttendeeOperations;
@@ -91,14 +91,12 @@ export interface EventService {
   /** `options.publicUrl` without its trailing slash; `undefined` when none was given. */
   readonly publicUrl: string | undefined;
   /** The operations of one account, for a caller with the given scopes and tier (default: all scopes, enterprise). */
-  forAccount(accountId: string, options?: AccountOptions): AccountScope;
+  forAccount(accountId: string, options?: AccountOptions): AccountOperations;
   /**
    * A public QR code image of a registration's confirmation code, or `null` for an unknown id.
    * Rendered once per code and format (a bounded cache), with a strong `etag`.
    */
   qrCode(attendeeId: string, format: "png" | "svg"): Promise<QrCodeImage | null>;
-  /** The current time as an ISO string. */
-  now(): string;
   /** The service's clock (`options.now`, else the system clock). */
   clock(): Date;
 }
@@ -116,12 +114,11 @@ export function createEventService(options: EventServiceOptions): EventService {
   const carbon: CarbonSettings = { ...DEFAULT_CARBON_SETTINGS, ...options.carbon };
   const emissionFactors = resolveEmissionFactors(storage, options.emissionFactors);
   const clock = options.now ?? (() => new Date());
-  const now = () => clock().toISOString();
   const publicUrl = options.publicUrl?.replace(/\/+$/, "") || undefined;
   const defaultBaseUrl = publicUrl ?? DEFAULT_PUBLIC_URL;
   const queued = () => options.webhooks?.onQueued?.();
 
-  function buildScope(accountId: string, baseUrl: string, scopes: readonly Scope[], tier: Tier): AccountScope {
+  function buildOperations(accountId: string, baseUrl: string, scopes: readonly Scope[], tier: Tier): AccountOperations {
     const context: OperationContext = {
       accountId,
       baseUrl,
@@ -130,7 +127,6 @@ export function createEventService(options: EventServiceOptions): EventService {
       carbon,
       emissionFactors,
       clock,
-      now,
       notifier: createChangeNotifier({ baseUrl, carbon, emissionFactors }),
       queued,
     };
@@ -147,14 +143,14 @@ export function createEventService(options: EventServiceOptions): EventService {
   // account, origin, scopes and tier: the handler asks for them on every request, and building
   // four operation objects and a notifier each time is garbage on the hot path. Remembered per
   // account (the last set asked for), compared field by field: cheaper than building a key.
-  const accountScopes = new Map<string, { baseUrl: string; scopes: readonly Scope[]; tier: Tier; scope: AccountScope }>();
-  function forAccount(accountId: string, scopeOptions: AccountOptions = {}): AccountScope {
+  const accountScopes = new Map<string, { baseUrl: string; scopes: readonly Scope[]; tier: Tier; scope: AccountOperations }>();
+  function forAccount(accountId: string, scopeOptions: AccountOptions = {}): AccountOperations {
     const baseUrl = publicUrl ?? scopeOptions.baseUrl ?? defaultBaseUrl;
     const scopes = scopeOptions.scopes ?? SCOPES;
     const tier = scopeOptions.tier ?? "enterprise";
     const kept = accountScopes.get(accountId);
     if (kept && kept.baseUrl === baseUrl && kept.tier === tier && sameScopes(kept.scopes, scopes)) return kept.scope;
-    const scope = buildScope(accountId, baseUrl, scopes, tier);
+    const scope = buildOperations(accountId, baseUrl, scopes, tier);
     // Bounded: the oldest account goes first (a Map iterates in insertion order).
     if (!kept && accountScopes.size >= ACCOUNT_SCOPE_CACHE_SIZE) accountScopes.delete(accountScopes.keys().next().value!);
     accountScopes.set(accountId, { baseUrl, scopes, tier, scope });
@@ -166,10 +162,9 @@ export function createEventService(options: EventServiceOptions): EventService {
     storage,
     carbon,
     emissionFactors,
-    keys: createKeyOperations(storage, now),
+    keys: createKeyOperations(storage, clock),
     publicUrl,
     forAccount,
-    now,
     clock,
     async qrCode(attendeeId, format) {
       const attendee = await storage.findAttendeeById(attendeeId);

@@ -9,20 +9,19 @@ import type { TransactionStore } from "./storage/transaction.ts";
 import type { WebhookStore } from "./storage/webhook-store.ts";
 
 export type { EventWithStats } from "./resources/event.ts";
-export type { AccountStore, LeasedRequests, RateLimitWindows, RequestLease } from "./storage/account-store.ts";
-export type { AnalyticsStore } from "./storage/analytics-store.ts";
+export type { AccountStore, RateLimitWindows, RequestReservation, ReservedRequests, StoredKey } from "./storage/account-store.ts";
+export type { AnalyticsStore, FilteredAnalyticsFigures } from "./storage/analytics-store.ts";
 export type { AttendeeStore } from "./storage/attendee-store.ts";
 export type { ChangeNotifier, OutboxReader, StoredChange } from "./storage/change-notifier.ts";
 export type { Change, Page } from "./storage/common.ts";
-export type {
-  AttemptWrite, DeliveryClaim, DeliveryState, DeliveryStore, DeliveryTransaction, OutboxBacklog, RecordedAttempt, RoomPerKey, WebhookFailureState,
-} from "./storage/delivery-store.ts";
+export type { DeliveryClaim, DeliveryStore, OutboxBacklog, RoomPerKey } from "./storage/delivery-store.ts";
 export type { Erasure } from "./storage/erasure.ts";
 export type { EventStore } from "./storage/event-store.ts";
 export type { IdempotencyRecord, IdempotencyStore } from "./storage/idempotency-store.ts";
 export type { PurgeResult, StorageLifecycle, StoreFault } from "./storage/lifecycle-store.ts";
 export type {
-  AttendeeWrites, ConflictKind, ErasureWrites, EventWrites, FigureWrites, NewDelivery, OutboxWrites, StorageTransaction, Subscription, TransactionStore, WaitlistWrites,
+  AttemptWrite, AttendeeWrites, ConflictKind, DeliveryState, DeliveryWrites, ErasureWrites, EventWrites, FigureWrites, NewDelivery, OutboxWrites, RecordedAttempt, StorageTransaction,
+  Subscription, TransactionStore, WaitlistWrites, WebhookFailureState, WebhookWrites,
 } from "./storage/transaction.ts";
 export type { WebhookStore } from "./storage/webhook-store.ts";
 
@@ -35,6 +34,10 @@ export type { WebhookStore } from "./storage/webhook-store.ts";
  * notifies. The other methods are each one atomic operation, also when several processes share
  * one database; the guarded ones check their condition and write in the same statement or
  * transaction ("the where clause is both the selector and the guard").
+ *
+ * Times: a function named `now` or `clock` returns the current `Date`; a time handed to or kept by
+ * the storage is ISO 8601 UTC text, named `at`, `...At`, or `now` for the current one; a number of
+ * milliseconds ends in `Ms`.
  *
  * Lookups return `null` for what does not exist or belongs to another account. Guarded
  * operations throw a `ServiceError` with the code named in their contract. `createSqlStorage` is

@@ -6,6 +6,8 @@
  */
 import { deleteEvent, insertEvent, updateEvent } from "../src/service/event-changes.ts";
 import { checkIn, eraseAttendee, registerAttendee, undoCheckIn, updateAttendee } from "../src/service/registrations.ts";
+import { insertWebhook } from "../src/service/webhook-changes.ts";
+import type { WebhookRecord } from "../src/resources/webhook.ts";
 import type { Storage } from "../src/storage.ts";
 import type { ChangeNotifier } from "../src/storage/change-notifier.ts";
 import { ERASED_ANSWER, type Erasure } from "../src/storage/erasure.ts";
@@ -25,6 +27,8 @@ export interface Transactions {
   checkIn(accountId: string, eventId: string, confirmationCode: string, now: string, notifier?: ChangeNotifier): Promise<Change<AttendeeRecord>>;
   undoCheckIn(accountId: string, eventId: string, attendeeId: string, now: string, notifier?: ChangeNotifier): Promise<Change<AttendeeRecord>>;
   eraseAttendee(accountId: string, id: string, erasure: Erasure, notifier?: ChangeNotifier): Promise<AttendeeRecord | null>;
+  /** The storage's insert with a taken URL answered as the service answers it (`DUPLICATE_WEBHOOK`). */
+  insertWebhook(webhook: WebhookRecord, maxPerAccount?: number): Promise<boolean>;
 }
 
 /** A storage with the business transactions over it. */
@@ -45,6 +49,7 @@ export function withTransactions(storage: Storage, notifier: ChangeNotifier = cr
     checkIn: (accountId, eventId, code, now, n = notifier) => checkIn(storage, accountId, eventId, code, now, n),
     undoCheckIn: (accountId, eventId, attendeeId, now, n = notifier) => undoCheckIn(storage, accountId, eventId, attendeeId, now, n),
     eraseAttendee: (accountId, id, erasure, n = notifier) => eraseAttendee(storage, accountId, id, erasure, n),
+    insertWebhook: (webhook, maxPerAccount) => insertWebhook(storage, webhook, maxPerAccount),
   };
   return Object.assign(Object.create(storage) as Storage, transactions);
 }

@@ -10,11 +10,11 @@ import { sqliteStorage } from "./_sqlite.ts";
 
 /** Counts the storage calls a request makes, to prove what a refused request costs. */
 function spyOn(storage: Storage) {
-  const calls = { leaseRequests: 0, authenticate: 0 };
+  const calls = { reserveRequests: 0, authenticate: 0 };
   const spied: Storage = Object.create(storage);
-  spied.leaseRequests = (...args) => (calls.leaseRequests++, storage.leaseRequests(...args));
+  spied.reserveRequests = (...args) => (calls.reserveRequests++, storage.reserveRequests(...args));
   spied.authenticate = (...args) => (calls.authenticate++, storage.authenticate(...args));
-  return { spied, calls, reset: () => Object.assign(calls, { leaseRequests: 0, authenticate: 0 }) };
+  return { spied, calls, reset: () => Object.assign(calls, { reserveRequests: 0, authenticate: 0 }) };
 }
 
 describe("requests without a valid key: limited per address, never a database write", () => {
@@ -45,7 +45,7 @@ describe("requests without a valid key: limited per address, never a database wr
     assert.equal((await call("198.51.100.1", "not-a-key")).status, 401);
     assert.equal((await call("198.51.100.1", revoked)).status, 401);
     assert.equal((await call("198.51.100.1")).status, 401);
-    assert.deepEqual(spy.calls, { leaseRequests: 0, authenticate: 2 });
+    assert.deepEqual(spy.calls, { reserveRequests: 0, authenticate: 2 });
   });
 
   test("past the limit: 429 with Retry-After, and no database call at all", async () => {
@@ -58,7 +58,7 @@ describe("requests without a valid key: limited per address, never a database wr
     assert.deepEqual(body.error.details, { window: "minute", limit: 3, resetAt: "2026-06-01T12:01:00.000Z", scope: "address" });
     assert.equal((await call("198.51.100.1")).status, 429);
     assert.equal((await call("198.51.100.1", revoked)).status, 429);
-    assert.deepEqual(spy.calls, { leaseRequests: 0, authenticate: 0 });
+    assert.deepEqual(spy.calls, { reserveRequests: 0, authenticate: 0 });
   });
 
   test("a valid key is unaffected: from the limited address, and from a fresh one (which is not charged for it)", async () => {
@@ -67,7 +67,7 @@ describe("requests without a valid key: limited per address, never a database wr
     spy.reset();
     for (let i = 0; i < 9; i++) assert.equal((await call("198.51.100.1", key)).status, 200);
     // Remembered, the key costs no read; its counts come in blocks (1, then 3 a lease: a free key's 60 / 20).
-    assert.deepEqual(spy.calls, { leaseRequests: 3, authenticate: 0 }, "a known live key costs no read, and a lease per block");
+    assert.deepEqual(spy.calls, { reserveRequests: 3, authenticate: 0 }, "a known live key costs no read, and a lease per block");
     for (let i = 0; i < 5; i++) assert.equal((await call("198.51.100.2", key)).status, 200);
     for (let i = 0; i < 3; i++) assert.equal((await call("198.51.100.2", "bad")).status, 401, "valid requests spent none of the address's allowance");
     assert.equal((await call("198.51.100.2", "bad")).status, 429);

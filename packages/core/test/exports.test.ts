@@ -42,7 +42,7 @@ test("the root export holds exactly these runtime names", async () => {
 
 test("the root export holds exactly these type-only names", () => {
   assert.deepEqual(typeOnlyNames("@event-service/core", PUBLIC_RUNTIME), [
-    "AccessibilityNeeds", "AccountOptions", "AccountScope", "AnalyticsOperations", "ApiKeyInfo", "AttendeeExport", "AttendeeOperations", "AttendeeStatus",
+    "AccessibilityNeeds", "AccountOperations", "AccountOptions", "AnalyticsOperations", "ApiKeyInfo", "AttendeeExport", "AttendeeOperations", "AttendeeStatus",
     "AuthContext", "BackgroundPurge", "BackgroundPurgeOptions", "CarbonOffset", "CarbonSettings", "ChangeNotifier", "ChangeNotifierOptions", "Coordinates",
     "CorsOptions", "CreatedApiKey", "Database", "DeliveryStatus", "DeliveryWorker", "DeliveryWorkerOptions", "EmergencyContact", "EmissionFactorSetInput",
     "Envelope", "ErrorBody", "ErrorCode", "EventOperations", "EventService", "EventServiceOptions", "EventStatus", "ExportFormat", "FetchHandler",

@@ -30,15 +30,15 @@ describe("rate-limit counts leased in blocks", () => {
     (await storage.createApiKey({ id: createId("apiKey"), account: `Counted ${createId("account")}`, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "p", tier: "free", scopes: ["events:read"], now: new Date(T0).toISOString() })).accountId;
   /** What the store holds for the account's current windows (a lease of nothing reads it). */
   const stored = async (accountId: string, windows = MINUTE) => {
-    const { minute, day } = await storage.leaseRequests({ accountId, windows, want: 0, limits: FREE });
+    const { minute, day } = await storage.reserveRequests({ accountId, windows, want: 0, limits: FREE });
     return { minute, day };
   };
 
   before(async () => {
     storage = await sqliteStorage();
     spied = Object.create(storage);
-    spied.leaseRequests = async (lease) => {
-      const leased = await storage.leaseRequests(lease);
+    spied.reserveRequests = async (lease) => {
+      const leased = await storage.reserveRequests(lease);
       if (lease.want > 0) leases.push({ want: lease.want, granted: leased.granted });
       return leased;
     };

@@ -276,11 +276,11 @@ for (const backend of BACKENDS) {
       const { accountId } = await storage.createApiKey({ id: createId("apiKey"), account: `Race leases ${createId("account")}`, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "p", tier: "free", scopes: ["events:read"], now: NOW });
       const windows = { minute: 1_900_000_020, day: 1_899_993_600 };
       const limits = { perMinute: 60, perDay: 1_000 };
-      const outcomes = await racers.race(Array.from({ length: 40 }, (_, i): Call => ({ method: "leaseRequests", args: [{ accountId, windows, want: 1 + (i % 3), limits }] })));
+      const outcomes = await racers.race(Array.from({ length: 40 }, (_, i): Call => ({ method: "reserveRequests", args: [{ accountId, windows, want: 1 + (i % 3), limits }] })));
       assert.ok(outcomes.every((o) => o.ok), JSON.stringify(outcomes.filter((o) => !o.ok)));
       const granted = outcomes.map((o) => (o as { value: { granted: number } }).value.granted);
       assert.equal(granted.reduce((sum, g) => sum + g, 0), 60, "40 leases asking 80 in all share exactly the 60");
-      assert.deepEqual(await storage.leaseRequests({ accountId, windows, want: 1, limits }), { granted: 0, minute: 60, day: 60 });
+      assert.deepEqual(await storage.reserveRequests({ accountId, windows, want: 1, limits }), { granted: 0, minute: 60, day: 60 });
     });
   });
 }

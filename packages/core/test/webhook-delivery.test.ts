@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { describe, test } from "node:test";
 import { createEventService } from "../src/service.ts";
 import { nextAttemptAt } from "../src/rules/delivery-status.ts";
-import type { DeliveryTransaction, Storage } from "../src/storage.ts";
+import type { AttemptWrite, Storage, StorageTransaction } from "../src/storage.ts";
 import { createDeliveryWorker } from "../src/webhooks/delivery-worker.ts";
 import { parseRetryAfterMs, sendDelivery } from "../src/webhooks/send-delivery.ts";
 import { verifySignature } from "../src/webhooks/signature.ts";
@@ -521,13 +521,14 @@ describe("recording attempts in batches", () => {
     const { storage, account, hooks } = await setUp({ webhooks: 1, events: 8 });
     const { fetch, release } = heldAnswers();
     const batches: number[] = [];
-    // Attempts recorded per delivery transaction.
+    // Attempts recorded per transaction.
     const counted = {
       ...storage,
-      deliveryTransaction: <T>(fn: (tx: DeliveryTransaction) => Promise<T>) =>
-        storage.deliveryTransaction((tx) => {
+      transaction: <T>(fn: (tx: StorageTransaction) => Promise<T>) =>
+        storage.transaction((tx) => {
           const batch = batches.push(0) - 1;
-          return fn({ ...tx, recordAttempt: (write) => ((batches[batch] = batches[batch]! + 1), tx.recordAttempt(write)) });
+          const deliveries = { ...tx.deliveries, recordAttempt: (write: AttemptWrite) => ((batches[batch] = batches[batch]! + 1), tx.deliveries.recordAttempt(write)) };
+          return fn({ ...tx, deliveries });
         }),
     };
     const recorded: string[] = [];

@@ -1,6 +1,6 @@
 /**
  * The aggregated figures the storage computes for analytics (in SQL: sums, counts and averages
- * per account, event or bucket), and the scope they are computed over. The reports are built
+ * per account, event or bucket), and the filter of the events they are computed over. The reports are built
  * from them by pure functions (`buildSustainabilityReport`, `buildEventAnalytics`,
  * `buildTrendReport`).
  */
@@ -9,7 +9,7 @@ import type { AttendeeStatus } from "../rules/attendee-status.ts";
 import type { BucketGranularity } from "./date-buckets.ts";
 
 /** Which events an aggregate covers: the account's events that are not cancelled, narrowed by the filters given. */
-export interface AnalyticsScope {
+export interface AnalyticsFilter {
   accountId: string;
   /** Events starting at or after this instant. */
   startDate?: string | undefined;

@@ -32,7 +32,7 @@ interface AccountCounts {
 /**
  * Counts requests against their account's rate limits without a database write per request:
  * the store leases this process blocks of the account's current minute and day windows
- * (`AccountStore.leaseRequests`), which are spent here in memory.
+ * (`AccountStore.reserveRequests`), which are spent here in memory.
  *
  * A block is sized to last about {@link LEASE_SPAN_MS} at the rate this process has just seen
  * (1 at first, so a quiet account leases one at a time), and never more than a twentieth of a
@@ -51,7 +51,7 @@ export interface RequestCounter {
   close(): Promise<void>;
 }
 
-export function createRequestCounter(storage: Pick<AccountStore, "leaseRequests">): RequestCounter {
+export function createRequestCounter(storage: Pick<AccountStore, "reserveRequests">): RequestCounter {
   const accounts = new Map<string, AccountCounts>();
 
   const sameWindows = (a: RateLimitWindows, b: RateLimitWindows) => a.minute === b.minute && a.day === b.day;
@@ -75,7 +75,7 @@ export function createRequestCounter(storage: Pick<AccountStore, "leaseRequests"
     state.stale = undefined;
     let leased;
     try {
-      leased = await storage.leaseRequests({ accountId, windows, want: leaseSize(state, limits, nowMs), limits, ...(stale && { giveBack: stale }) });
+      leased = await storage.reserveRequests({ accountId, windows, want: leaseSize(state, limits, nowMs), limits, ...(stale && { giveBack: stale }) });
     } catch (error) {
       state.stale ??= stale;
       throw error;
@@ -96,7 +96,7 @@ export function createRequestCounter(storage: Pick<AccountStore, "leaseRequests"
   }
 
   const giveBackTo = (accountId: string, giveBack: { windows: RateLimitWindows; count: number }) =>
-    storage.leaseRequests({ accountId, windows: giveBack.windows, want: 0, limits: { perMinute: 0, perDay: 0 }, giveBack });
+    storage.reserveRequests({ accountId, windows: giveBack.windows, want: 0, limits: { perMinute: 0, perDay: 0 }, giveBack });
 
   /** Drops the accounts of past windows (giving their unspent counts back), when too many are tracked. */
   function prune(windows: RateLimitWindows): void {

@@ -1,5 +1,5 @@
 import { ServiceError } from "../errors.ts";
-import type { AccountScope } from "../service.ts";
+import type { AccountOperations } from "../service.ts";
 import type { RequestContext } from "./request-context.ts";
 import { assertNoBody, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
 import type { Route, RouteContext } from "./routes.ts";
@@ -19,7 +19,7 @@ export async function readRouteInput(
   ctx: RequestContext,
   route: Route,
   params: Record<string, string>,
-  account: AccountScope,
+  account: AccountOperations,
 ): Promise<RouteInput> {
   const { request, url } = ctx;
   const query = readQuery(url);

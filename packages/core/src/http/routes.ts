@@ -11,7 +11,7 @@ import { DeleteResult } from "../resources/common.ts";
 import { Event, EventCreateInput, EventListQuery, EventUpdateInput } from "../resources/event.ts";
 import { CreatedWebhook, RotatedWebhook, Webhook, WebhookCreateInput, WebhookListQuery, WebhookUpdateInput } from "../resources/webhook.ts";
 import { DeliveryListQuery, WebhookDelivery } from "../resources/webhook-delivery.ts";
-import type { AccountScope } from "../service.ts";
+import type { AccountOperations } from "../service.ts";
 import { listOf } from "./schemas.ts";
 
 /** What a route handler gets. */
@@ -27,7 +27,7 @@ export interface RouteContext {
    */
   body<T = unknown>(): Promise<T>;
   /** The caller's account operations. */
-  account: AccountScope;
+  account: AccountOperations;
 }
 
 /** A route's answer: a body for `status`, JSON-encoded (a `ReadableStream` is sent as it is), and headers to add. */

@@ -78,6 +78,11 @@ export function canReadNotification(type: string, scopes: readonly Scope[]): boo
   return missingReadScopes([type], scopes).length === 0;
 }
 
+/** `DUPLICATE_WEBHOOK` (field `url`): the account's webhook `takenBy` already has `url` (one webhook per URL and account). */
+export function duplicateWebhook(url: string, takenBy: string): ServiceError {
+  return new ServiceError("DUPLICATE_WEBHOOK", { message: `Webhook ${takenBy} already uses ${url}.`, field: "url", details: { webhookId: takenBy } });
+}
+
 /**
  * Throws `403 FORBIDDEN` when a key with `scopes` may not subscribe to every one of `types`:
  * `attendee.*` needs `attendees:read`, `event.*` and `sustainability.*` `events:read`

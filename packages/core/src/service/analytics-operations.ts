@@ -38,6 +38,8 @@ export function createAnalyticsOperations(storage: AnalyticsStore, context: Pick
         { accountId, startDate: parsed.startDate, endDate: parsed.endDate, eventIds: parsed.eventIds, granularity },
         carbon,
       );
+      const missing = figures.missingEventIds;
+      if (missing.length) throw new ServiceError("NOT_FOUND", { message: `eventIds: no event ${missing.join(", ")} in this account.`, field: "eventIds", details: { missing } });
       const range = { startDate: parsed.startDate ?? figures.span?.first ?? null, endDate: parsed.endDate ?? figures.span?.last ?? null };
       let buckets: Bucket[] = [];
       if (granularity && range.startDate !== null && range.endDate !== null) buckets = enumerateBuckets(range.startDate, range.endDate, granularity);

@@ -42,14 +42,14 @@ export interface AttendeeExport {
 
 /** The registration operations of one account. */
 export function createAttendeeOperations(storage: AttendeeStore & Pick<EventStore, "getEvent"> & TransactionalStorage, context: OperationContext): AttendeeOperations {
-  const { accountId, now, notifier: notify, queued } = context;
+  const { accountId, clock, notifier, queued } = context;
   const attendeeOut = (record: AttendeeRecord) => toApiAttendee(record, context.baseUrl);
 
   const attendees: AttendeeOperations = {
     async register(input) {
       const parsed = parseInput(AttendeeCreateInput, input);
-      const record = newAttendeeRecord(parsed, { id: createId("attendee"), accountId, confirmationCode: createConfirmationCode(), now: now() });
-      const registered = await registerAttendee(storage, record, notify);
+      const record = newAttendeeRecord(parsed, { id: createId("attendee"), accountId, confirmationCode: createConfirmationCode(), now: clock().toISOString() });
+      const registered = await registerAttendee(storage, record, notifier);
       queued();
       return attendeeOut(registered);
     },
@@ -60,7 +60,7 @@ export function createAttendeeOperations(storage: AttendeeStore & Pick<EventStor
     },
     async update(id, input) {
       const parsed = parseInput(AttendeeUpdateInput, input);
-      const { after } = await updateAttendee(storage, accountId, id, parsed, now(), notify);
+      const { after } = await updateAttendee(storage, accountId, id, parsed, clock().toISOString(), notifier);
       queued();
       return attendeeOut(after);
     },
@@ -70,7 +70,7 @@ export function createAttendeeOperations(storage: AttendeeStore & Pick<EventStor
       return { attendees: page.items.map(attendeeOut), pagination: paginate(parsed.page, parsed.limit, page.total) };
     },
     async delete(id) {
-      const erased = await eraseAttendee(storage, accountId, id, { now: now(), replay: ERASED_ANSWER }, notify);
+      const erased = await eraseAttendee(storage, accountId, id, { now: clock().toISOString(), replay: ERASED_ANSWER }, notifier);
       if (!erased) throw notFound("Attendee", id);
       queued();
       return { success: true, message: `Attendee ${id} was erased.`, deletedId: id };

@@ -1,12 +1,12 @@
 /**
  * The delivery side's business transactions: recording attempts (the delivery's next state and
  * its webhook's failure count) and redelivery. Each asks `rules/` what a change means and has the
- * storage apply it in one delivery transaction.
+ * storage apply it in one `storage.transaction` (`tx.deliveries`, `tx.webhooks`).
  */
 import type { DeliveryAttempt, DeliveryRecord } from "../resources/webhook-delivery.ts";
 import { countAttempts, DISABLE_AFTER_FAILURES } from "../rules/delivery-failures.ts";
 import { redelivery, statusAfterAttempt } from "../rules/delivery-status.ts";
-import type { DeliveryStore } from "../storage/delivery-store.ts";
+import type { TransactionStore } from "../storage/transaction.ts";
 
 /** One attempt's record for {@link recordDeliveryAttempts}. */
 export interface DeliveryAttemptRecord {
@@ -39,17 +39,17 @@ export interface AttemptRecorded {
  * workers' transactions never wait on each other in a circle.
  */
 export async function recordDeliveryAttempts(
-  storage: Pick<DeliveryStore, "deliveryTransaction">,
+  storage: Pick<TransactionStore, "transaction">,
   records: readonly DeliveryAttemptRecord[],
   disableAfter: number = DISABLE_AFTER_FAILURES,
 ): Promise<AttemptRecorded[]> {
   if (records.length === 0) return [];
   const byDelivery = records.map((record, index) => ({ record, index })).sort((a, b) => (a.record.deliveryId < b.record.deliveryId ? -1 : 1));
-  return storage.deliveryTransaction(async (tx) => {
+  return storage.transaction(async (tx) => {
     const results = records.map((): AttemptRecorded => ({ recorded: false, webhookDisabled: false }));
     const counted = new Map<string, number[]>();
     for (const { record, index } of byDelivery) {
-      const held = await tx.recordAttempt({
+      const held = await tx.deliveries.recordAttempt({
         deliveryId: record.deliveryId,
         workerId: record.workerId,
         attempt: record.attempt,
@@ -63,13 +63,13 @@ export async function recordDeliveryAttempts(
     }
     for (const webhookId of [...counted.keys()].sort()) {
       const indexes = counted.get(webhookId)!;
-      const current = await tx.lockWebhookFailures(webhookId);
+      const current = await tx.webhooks.lockFailures(webhookId);
       if (!current) continue;
       const attempts = indexes.map((index) => ({ startedAt: records[index]!.attempt.startedAt, succeeded: records[index]!.attempt.succeeded, gone: records[index]!.gone }));
       const { count, disabledBy } = countAttempts(current, attempts, disableAfter);
       const disabledAt = disabledBy === null ? null : records[indexes[disabledBy]!]!.now;
       const changed = count.consecutiveFailures !== current.consecutiveFailures || count.lastSuccessStartedAt !== current.lastSuccessStartedAt;
-      if (changed || disabledAt !== null) await tx.setWebhookFailures(webhookId, count, disabledAt);
+      if (changed || disabledAt !== null) await tx.webhooks.setFailures(webhookId, count, disabledAt);
       if (disabledBy !== null) results[indexes[disabledBy]!]!.webhookDisabled = true;
     }
     return results;
@@ -82,16 +82,16 @@ export async function recordDeliveryAttempts(
  * right now is left as it is. The delivery as it is after; `null` when there is none.
  */
 export async function redeliverDelivery(
-  storage: Pick<DeliveryStore, "deliveryTransaction">,
+  storage: Pick<TransactionStore, "transaction">,
   accountId: string,
   webhookId: string,
   deliveryId: string,
   now: string,
 ): Promise<DeliveryRecord | null> {
-  return storage.deliveryTransaction(async (tx) => {
-    const current = await tx.lockDelivery(accountId, webhookId, deliveryId);
+  return storage.transaction(async (tx) => {
+    const current = await tx.deliveries.lock(accountId, webhookId, deliveryId);
     if (!current) return null;
-    await tx.requeueDelivery(deliveryId, { ...redelivery(current), now });
-    return tx.getDelivery(accountId, webhookId, deliveryId);
+    await tx.deliveries.requeue(deliveryId, { ...redelivery(current), now });
+    return tx.deliveries.get(accountId, webhookId, deliveryId);
   });
 }

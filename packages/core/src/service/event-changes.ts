@@ -8,14 +8,14 @@ import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { Change } from "../storage/common.ts";
 import { redactEnvelope } from "../storage/envelope.ts";
 import type { Erasure } from "../storage/erasure.ts";
-import { notFoundError, notify, runTransaction, type TransactionalStorage } from "./transaction-steps.ts";
+import { notFoundError, appendNotifications, runTransaction, type TransactionalStorage } from "./transaction-steps.ts";
 import { promoteWaitlisted } from "./waitlist.ts";
 
 /** Stores a new event (and notifies `event.created`). */
 export function insertEvent(storage: TransactionalStorage, event: EventRecord, notifier?: ChangeNotifier): Promise<void> {
   return runTransaction(storage, notifier, async (steps) => {
     await steps.tx.events.insert(event);
-    await notify(steps, event.accountId, { op: "event.created", event, at: event.createdAt });
+    await appendNotifications(steps, event.accountId, { op: "event.created", event, at: event.createdAt });
   });
 }
 
@@ -39,7 +39,7 @@ export function updateEvent(
     const figures = await tx.figures.read(id);
     const after = applyEventUpdate(before, update, figures.activeRegistrations, now);
     await tx.events.update(after, { replaceTags: update.tags !== undefined });
-    await notify(steps, accountId, { op: "event.updated", before, after, at: now });
+    await appendNotifications(steps, accountId, { op: "event.updated", before, after, at: now });
     // A raised capacity frees places for those waiting; nothing above moved the figures.
     if (after.capacity > before.capacity) await promoteWaitlisted(steps, after, figures, now);
     return { before, after };
@@ -62,7 +62,7 @@ export function deleteEvent(storage: TransactionalStorage, accountId: string, id
     await tx.erasure.redactPayloads(accountId, subject, (envelope) => redactEnvelope(envelope, subject, erasure.now), erasure.now);
     const registrations = await tx.attendees.idsOf(id);
     if (registrations.length > 0) await tx.erasure.replaceAnswers(accountId, id, new Set(registrations), erasure);
-    await notify(steps, accountId, { op: "event.deleted", event, at: erasure.now });
+    await appendNotifications(steps, accountId, { op: "event.deleted", event, at: erasure.now });
     await tx.events.delete(id);
     return event;
   });

@@ -39,7 +39,7 @@ export interface EventOperations {
 
 /** The event operations of one account, over the stores they need. */
 export function createEventOperations(storage: EventStore & TransactionalStorage, context: OperationContext): EventOperations {
-  const { accountId, carbon, now, notifier: notify, queued } = context;
+  const { accountId, clock, carbon, notifier, queued } = context;
 
   async function getEvent(id: string): Promise<Event> {
     const event = await storage.getEvent(accountId, id, carbon);
@@ -50,20 +50,20 @@ export function createEventOperations(storage: EventStore & TransactionalStorage
   const events: EventOperations = {
     async create(input) {
       const parsed = parseInput(EventCreateInput, input);
-      const record = newEventRecord(parsed, { id: createId("event"), accountId, now: now() });
-      await insertEvent(storage, record, notify);
+      const record = newEventRecord(parsed, { id: createId("event"), accountId, now: clock().toISOString() });
+      await insertEvent(storage, record, notifier);
       queued();
       return toApiEvent({ ...record, ...eventStatsOf(record, NO_FIGURES, carbon) });
     },
     get: getEvent,
     async update(id, input) {
       const parsed = parseInput(EventUpdateInput, input);
-      await updateEvent(storage, accountId, id, parsed, now(), notify);
+      await updateEvent(storage, accountId, id, parsed, clock().toISOString(), notifier);
       queued();
       return getEvent(id);
     },
     async delete(id) {
-      const deleted = await deleteEvent(storage, accountId, id, { now: now(), replay: ERASED_ANSWER }, notify);
+      const deleted = await deleteEvent(storage, accountId, id, { now: clock().toISOString(), replay: ERASED_ANSWER }, notifier);
       queued();
       if (!deleted) throw notFound("Event", id);
       return { success: true, message: `Event ${id} and its registrations were deleted.`, deletedId: id };
@@ -75,13 +75,13 @@ export function createEventOperations(storage: EventStore & TransactionalStorage
     },
     async checkIn(eventId, input) {
       const { confirmationCode } = parseInput(CheckInInput, input);
-      const { before, after } = await checkIn(storage, accountId, eventId, confirmationCode, now(), notify);
+      const { before, after } = await checkIn(storage, accountId, eventId, confirmationCode, clock().toISOString(), notifier);
       queued();
       if (isCheckedIn(before)) throw alreadyCheckedIn(before, toApiAttendee(before, context.baseUrl));
       return toApiAttendee(after, context.baseUrl);
     },
     async undoCheckIn(eventId, attendeeId) {
-      const { after } = await undoCheckIn(storage, accountId, eventId, attendeeId, now(), notify);
+      const { after } = await undoCheckIn(storage, accountId, eventId, attendeeId, clock().toISOString(), notifier);
       queued();
       return toApiAttendee(after, context.baseUrl);
     },

@@ -29,8 +29,8 @@ export interface KeyMemory {
   forget(): void;
 }
 
-/** `clock` is real time in milliseconds (a service's own clock may be pinned in tests; staleness is not). */
-export function createKeyMemory(storage: Pick<AccountStore, "keysRevision">, clock: () => number = Date.now): KeyMemory {
+/** `nowMs` is real time in milliseconds (a service's own clock may be pinned in tests; staleness is not). */
+export function createKeyMemory(storage: Pick<AccountStore, "keysRevision">, nowMs: () => number = Date.now): KeyMemory {
   const keys = new Map<string, AuthContext>();
   let revision: number | undefined;
   let checkedAtMs = Number.NEGATIVE_INFINITY;
@@ -44,9 +44,9 @@ export function createKeyMemory(storage: Pick<AccountStore, "keysRevision">, clo
 
   /** Reads the revision when the last read is old enough, one read at a time; forgets everything when it moved. */
   async function checkWhenDue(): Promise<void> {
-    if (clock() - checkedAtMs < KEY_REVISION_CHECK_MS) return;
+    if (nowMs() - checkedAtMs < KEY_REVISION_CHECK_MS) return;
     checking ??= (async () => {
-      const startedAtMs = clock();
+      const startedAtMs = nowMs();
       const current = await storage.keysRevision();
       if (current !== revision) clear();
       revision = current;

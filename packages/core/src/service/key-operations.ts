@@ -2,7 +2,7 @@ import { createId } from "../_internal/ids.ts";
 import { parseInput } from "../_internal/parse-input.ts";
 import { ServiceError } from "../errors.ts";
 import {
-  type ApiKeyInfo, ApiKeyCreateInput, apiKeyPrefix, type AuthContext, type CreatedApiKey, generateApiKey, hashApiKey,
+  type ApiKeyInfo, ApiKeyCreateInput, apiKeyPrefix, type AuthContext, type CreatedApiKey, generateApiKey, hashApiKey, limitsFor,
 } from "../resources/api-key.ts";
 import type { AccountStore } from "../storage/account-store.ts";
 import { createKeyMemory } from "./key-memory.ts";
@@ -34,7 +34,7 @@ export interface KeyOperations {
 }
 
 /** Issuing, listing, revoking and checking API keys (an operator's operations, of no one account). */
-export function createKeyOperations(storage: AccountStore, now: () => string): KeyOperations {
+export function createKeyOperations(storage: AccountStore, clock: () => Date): KeyOperations {
   const memory = createKeyMemory(storage);
   const keys: KeyOperations = {
     async create(input) {
@@ -53,7 +53,7 @@ export function createKeyOperations(storage: AccountStore, now: () => string): K
         tier: parsed.tier,
         scopes: parsed.scopes,
         limits: { perMinute: parsed.perMinute, perDay: parsed.perDay },
-        now: now(),
+        now: clock().toISOString(),
       });
       // New limits of an existing account apply at once here (other processes: on their next check).
       if (parsed.perMinute !== undefined || parsed.perDay !== undefined) memory.forget();
@@ -62,7 +62,7 @@ export function createKeyOperations(storage: AccountStore, now: () => string): K
     },
     list: (account) => storage.listApiKeys(account),
     async revoke(id) {
-      const revoked = await storage.revokeApiKey(id, now());
+      const revoked = await storage.revokeApiKey(id, clock().toISOString());
       memory.forget();
       if (!revoked) throw notFound("API key", id);
     },
@@ -71,7 +71,12 @@ export function createKeyOperations(storage: AccountStore, now: () => string): K
       const remembered = await memory.recall(hash);
       if (remembered) return remembered;
       options.beforeLookup?.();
-      return memory.load(hash, () => storage.authenticate(hash));
+      return memory.load(hash, async () => {
+        const stored = await storage.authenticate(hash);
+        if (!stored) return null;
+        const { perMinute, perDay, ...key } = stored;
+        return { ...key, limits: limitsFor(key.tier, perMinute, perDay) };
+      });
     },
   };
 

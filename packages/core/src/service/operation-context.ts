@@ -20,9 +20,8 @@ export interface OperationContext {
   carbon: CarbonSettings;
   /** The travel emission factor set of every figure. */
   emissionFactors: EmissionFactorSet;
-  /** The service's clock, and its time as an ISO string. */
+  /** The service's clock. A time handed on is ISO text (`clock().toISOString()`), named `at`, `...At`, or `now` for the current one (see `Storage`). */
   clock: () => Date;
-  now: () => string;
   /** What this account's writes notify (`createChangeNotifier` with `baseUrl` and `carbon`). */
   notifier: ChangeNotifier;
   /** Called after a write that may have queued deliveries. */

@@ -15,7 +15,7 @@ import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { Change } from "../storage/common.ts";
 import { redactEnvelope } from "../storage/envelope.ts";
 import type { Erasure } from "../storage/erasure.ts";
-import { assertNoActiveDuplicate, moveFigures, notFoundError, notify, runTransaction, type TransactionalStorage } from "./transaction-steps.ts";
+import { assertNoActiveDuplicate, moveFigures, notFoundError, appendNotifications, runTransaction, type TransactionalStorage } from "./transaction-steps.ts";
 import { settleWaitlist } from "./waitlist.ts";
 
 /**
@@ -42,7 +42,7 @@ export function registerAttendee(storage: TransactionalStorage, attendee: Attend
       while (await tx.attendees.codeTaken(record.confirmationCode)) record = { ...record, confirmationCode: createConfirmationCode() };
       await tx.attendees.insert(record);
       await moveFigures(steps, event.id, null, record);
-      await notify(steps, event.accountId, { op: "attendee.registered", event, attendee: record, at: record.registrationDate });
+      await appendNotifications(steps, event.accountId, { op: "attendee.registered", event, attendee: record, at: record.registrationDate });
       return record;
     },
     () => attendee,
@@ -86,7 +86,7 @@ export function updateAttendee(
       if (change.checksDuplicate) await assertNoActiveDuplicate(tx, after);
       await tx.attendees.update(after);
       await moveFigures(steps, event.id, before, after);
-      await notify(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
+      await appendNotifications(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
       await settleWaitlist(steps, event, change, now);
       return { before, after };
     },
@@ -120,7 +120,7 @@ export function checkIn(
     await tx.attendees.updateStatus(after);
     // Moves nothing: checked-in holds its place, like the confirmed or pending it was.
     await moveFigures(steps, eventId, before, after);
-    await notify(steps, accountId, { op: "attendee.checked_in", event, before, after, at: now });
+    await appendNotifications(steps, accountId, { op: "attendee.checked_in", event, before, after, at: now });
     return { before, after };
   });
 }
@@ -148,7 +148,7 @@ export function undoCheckIn(
     const after = undoneCheckIn(before, now);
     await tx.attendees.updateStatus(after);
     await moveFigures(steps, eventId, before, after);
-    await notify(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
+    await appendNotifications(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
     return { before, after };
   });
 }
@@ -177,7 +177,7 @@ export function eraseAttendee(storage: TransactionalStorage, accountId: string, 
     const subject = { attendeeId: id, eventId: erased.eventId };
     await tx.erasure.redactPayloads(accountId, subject, (envelope) => redactEnvelope(envelope, subject, erasure.now), erasure.now);
     await tx.erasure.replaceAnswers(accountId, id, new Set([id]), erasure);
-    await notify(steps, accountId, { op: "attendee.erased", event, attendee: erased, at: erasure.now });
+    await appendNotifications(steps, accountId, { op: "attendee.erased", event, attendee: erased, at: erasure.now });
     await settleWaitlist(steps, event, registrationChange(erased, null), erasure.now);
     return erased;
   });

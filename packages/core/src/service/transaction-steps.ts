@@ -6,7 +6,7 @@ import { duplicateRegistration } from "../rules/registration-change.ts";
 import type { ChangeNotifier, StoredChange } from "../storage/change-notifier.ts";
 import type { StorageLifecycle } from "../storage/lifecycle-store.ts";
 import { StorageConflict, type StorageTransaction, type TransactionStore } from "../storage/transaction.ts";
-import { notifyChange } from "../webhooks/outbox.ts";
+import { appendToOutbox } from "../webhooks/outbox.ts";
 
 /** What the business transactions need of a storage: its unit of work, and the factor set its kept figures are computed with. */
 export type TransactionalStorage = TransactionStore & Pick<StorageLifecycle, "emissionFactors">;
@@ -45,9 +45,9 @@ export function moveFigures(steps: Steps, eventId: string, before: AttendeeRecor
   return steps.tx.figures.adjust(eventId, contributionChange(before, after, steps.factors));
 }
 
-/** Appends the notifications of `change` of the account to the outbox, in the change's transaction. */
-export function notify(steps: Steps, accountId: string, change: StoredChange): Promise<number> {
-  return notifyChange(steps.tx, accountId, change, steps.notifier);
+/** Appends the notifications `steps.notifier` makes of `change` of the account to the outbox, in the change's transaction. */
+export function appendNotifications(steps: Steps, accountId: string, change: StoredChange): Promise<number> {
+  return appendToOutbox(steps.tx, accountId, change, steps.notifier);
 }
 
 /** Throws `DUPLICATE_REGISTRATION` when another registration of the event that is not cancelled holds the email. Exact under the event's lock. */

@@ -8,7 +8,7 @@ import type { EventRecord } from "../resources/event.ts";
 import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { RegistrationChange } from "../rules/registration-change.ts";
 import { closeUpAfterPromotion, closeUpBehind, promotionsDue } from "../rules/waitlist.ts";
-import { moveFigures, notify, type Steps } from "./transaction-steps.ts";
+import { moveFigures, appendNotifications, type Steps } from "./transaction-steps.ts";
 
 /**
  * Promotes the first in line of the event's waiting list into the places free with the event's
@@ -25,7 +25,7 @@ export async function promoteWaitlisted(steps: Steps, event: EventRecord, figure
     const after = promoteAttendee(before, now);
     await steps.tx.attendees.updateStatus(after);
     await moveFigures(steps, event.id, before, after);
-    await notify(steps, event.accountId, { op: "attendee.updated", event, before, after, at: now });
+    await appendNotifications(steps, event.accountId, { op: "attendee.updated", event, before, after, at: now });
     promoted.push(after);
   }
   const { behind, places } = closeUpAfterPromotion(waiting.length);

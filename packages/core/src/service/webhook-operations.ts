@@ -9,6 +9,7 @@ import {
 } from "../resources/webhook.ts";
 import { DeliveryListQuery, type DeliveryRecord, toApiDelivery, type WebhookDelivery } from "../resources/webhook-delivery.ts";
 import type { DeliveryStore } from "../storage/delivery-store.ts";
+import type { TransactionStore } from "../storage/transaction.ts";
 import type { WebhookStore } from "../storage/webhook-store.ts";
 import { PING_DELIVERY } from "../rules/delivery-status.ts";
 import { attemptDelivery, DEFAULT_WEBHOOK_TIMEOUT_MS, DELIVERY_LEASE_MARGIN_MS } from "../webhooks/delivery-worker.ts";
@@ -16,6 +17,7 @@ import { pingNotification } from "../webhooks/payloads.ts";
 import { assertPublicHost, type HostResolver } from "../webhooks/ssrf.ts";
 import { recordDeliveryAttempts, redeliverDelivery } from "./delivery-operations.ts";
 import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
+import { changeWebhook, insertWebhook } from "./webhook-changes.ts";
 
 /** Webhook settings of the service (`EventServiceOptions.webhooks`). */
 export interface WebhookSettings {
@@ -71,23 +73,16 @@ export interface WebhookOperations {
 }
 
 /** The webhook operations of one account: its subscriptions and their delivery log. */
-export function createWebhookOperations(storage: WebhookStore & DeliveryStore, context: OperationContext, settings: WebhookSettings = {}): WebhookOperations {
-  const { accountId, scopes, tier, now, clock, queued } = context;
+export function createWebhookOperations(storage: WebhookStore & DeliveryStore & TransactionStore, context: OperationContext, settings: WebhookSettings = {}): WebhookOperations {
+  const { accountId, scopes, tier, clock, queued } = context;
   const webhookLimit = WEBHOOK_LIMITS[tier];
   const deliveryOut = (delivery: DeliveryRecord) => toApiDelivery(delivery, scopes);
 
-  /**
-   * Reads the webhook locked, asks `decide` what it becomes, and saves that, in one transaction:
-   * what a change may do depends on the webhook as it is when the change is written.
-   */
-  async function changeWebhook(id: string, decide: (current: WebhookRecord) => WebhookRecord): Promise<WebhookRecord> {
-    return storage.webhookTransaction(accountId, async (tx) => {
-      const current = await tx.lockWebhook(id);
-      if (!current) throw notFound("Webhook", id);
-      const after = decide(current);
-      await tx.saveWebhook(after);
-      return after;
-    });
+  /** The webhook as `decide` changes it (`changeWebhook`); throws `NOT_FOUND` when the account has none. */
+  async function change(id: string, decide: (current: WebhookRecord) => WebhookRecord): Promise<WebhookRecord> {
+    const changed = await changeWebhook(storage, accountId, id, decide);
+    if (!changed) throw notFound("Webhook", id);
+    return changed.after;
   }
 
   async function checkUrl(value: string): Promise<string> {
@@ -102,7 +97,7 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore, c
       assertEventTypes(parsed.events);
       assertSubscribable(parsed.events, scopes);
       const url = await checkUrl(parsed.url);
-      const at = now();
+      const at = clock().toISOString();
       const record: WebhookRecord = {
         id: createId("webhook"),
         accountId,
@@ -119,7 +114,7 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore, c
         createdAt: at,
         updatedAt: at,
       };
-      if (!(await storage.insertWebhook(record, webhookLimit))) {
+      if (!(await insertWebhook(storage, record, webhookLimit))) {
         throw new ServiceError("INVALID_REQUEST", {
           message: `This account already has ${webhookLimit} webhooks, the limit of its ${tier} tier; delete one first.`,
           details: { limit: webhookLimit, tier },
@@ -136,8 +131,8 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore, c
       const parsed = parseInput(WebhookUpdateInput, input);
       if (parsed.events) assertEventTypes(parsed.events);
       const url = parsed.url === undefined ? undefined : await checkUrl(parsed.url);
-      const at = now();
-      const after = await changeWebhook(id, (current) => {
+      const at = clock().toISOString();
+      const after = await change(id, (current) => {
         // What decides where data goes (the URL, the types, re-enabling) is checked on the
         // subscription after the change: a key may not re-point a subscription it could not make.
         // Describing or pausing a webhook reaches nothing.
@@ -182,7 +177,7 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore, c
           details: { requiredScopes: missing },
         });
       }
-      const delivery = await redeliverDelivery(storage, accountId, id, deliveryId, now());
+      const delivery = await redeliverDelivery(storage, accountId, id, deliveryId, clock().toISOString());
       if (!delivery) throw notFound("Delivery", deliveryId);
       queued();
       return deliveryOut(delivery);
@@ -218,7 +213,7 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore, c
       const at = clock();
       const expiresAt = new Date(at.getTime() + (settings.secretOverlapMs ?? SECRET_ROTATION_OVERLAP_MS)).toISOString();
       const secret = generateWebhookSecret();
-      const after = await changeWebhook(id, (current) => ({
+      const after = await change(id, (current) => ({
         ...current,
         secret,
         previousSecret: current.secret,

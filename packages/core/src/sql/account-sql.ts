@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { limitsFor, type Tier } from "../resources/api-key.ts";
+import type { Tier } from "../resources/api-key.ts";
 import { param, precompile } from "./precompiled.ts";
 import { rowToApiKeyInfo } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
@@ -75,14 +75,14 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
     async authenticate(hash) {
       const [row] = (await authQuery({ hash })).rows;
       if (!row) return null;
-      const tier = row.tier as Tier;
       return {
         keyId: row.id,
         accountId: row.account_id,
         accountName: row.name,
-        tier,
+        tier: row.tier as Tier,
         scopes: rowToApiKeyInfo({ ...row, key_hash: "", prefix: "", created_at: "", revoked_at: null }).scopes,
-        limits: limitsFor(tier, row.per_minute === null ? null : Number(row.per_minute), row.per_day === null ? null : Number(row.per_day)),
+        perMinute: row.per_minute === null ? null : Number(row.per_minute),
+        perDay: row.per_day === null ? null : Number(row.per_day),
       };
     },
 
@@ -113,7 +113,7 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
       return Number(row?.revision ?? 0);
     },
 
-    async leaseRequests({ accountId, windows, want, limits, giveBack }) {
+    async reserveRequests({ accountId, windows, want, limits, giveBack }) {
       return write(async (trx) => {
         await trx
           .insertInto("rate_limit_counters")
@@ -131,7 +131,7 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
           if (giveBack.windows.minute === minuteStart) minute = Math.max(0, minute - giveBack.count);
           if (giveBack.windows.day === dayStart) day = Math.max(0, day - giveBack.count);
         }
-        // A newer window starts again at 0; a lease for an older one counts in the stored ones.
+        // A newer window starts again at 0; a reservation for an older one counts in the stored ones.
         if (windows.minute > minuteStart) [minuteStart, minute] = [windows.minute, 0];
         if (windows.day > dayStart) [dayStart, day] = [windows.day, 0];
         const granted = Math.max(0, Math.min(want, limits.perMinute - minute, limits.perDay - day));

@@ -6,7 +6,7 @@
  */
 import { type ExpressionBuilder, type Kysely, type RawBuilder, sql } from "kysely";
 import type {
-  AggregateFigures, AnalyticsFigures, AnalyticsScope, BucketFigures, EventAnalyticsFigures, ModeFigures, PerEventFigures, ValueCount,
+  AggregateFigures, AnalyticsFigures, AnalyticsFilter, BucketFigures, EventAnalyticsFigures, ModeFigures, PerEventFigures, ValueCount,
 } from "../analytics/analytics-figures.ts";
 import { LOW_CARBON_CERTIFICATION_SHARE, SCORE_TIERS } from "../analytics/certifications.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
@@ -26,8 +26,8 @@ const CANCELLED = "cancelled" satisfies EventRecord["status"];
 
 /** The analytics queries over one kysely instance. */
 export interface AnalyticsQueries {
-  /** Totals, per-event statistics, travel by mode and per-bucket figures of a scope. */
-  figures(scope: AnalyticsScope, carbon: CarbonSettings): Promise<AnalyticsFigures>;
+  /** Totals, per-event statistics, travel by mode and per-bucket figures of the events a filter selects. */
+  figures(filter: AnalyticsFilter, carbon: CarbonSettings): Promise<AnalyticsFigures>;
   /** The ids among `ids` that are the account's events. */
   existingEventIds(accountId: string, ids: readonly string[]): Promise<string[]>;
   /** Everything the per-event report needs; `null` for an unknown or foreign event. */
@@ -47,24 +47,24 @@ const numOrNull = (value: unknown): number | null => (value === null || value ==
 export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect, factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): AnalyticsQueries {
   /** What each registration row adds to its event's figures under the set in use (the one definition's SQL twin). */
   const contribution = contributionSql(factors);
-  /** The scope's events (`e`): the account's, not cancelled, within the filters. */
-  function scopeFilter(scope: AnalyticsScope) {
+  /** The events a filter selects (`e`): the account's, not cancelled, within its conditions. */
+  function filterCondition(filter: AnalyticsFilter) {
     return (eb: ExpressionBuilder<Database & { e: EventsTable }, "e">) => {
-      const conditions = [eb("e.account_id", "=", scope.accountId), eb("e.status", "<>", CANCELLED)];
-      if (scope.startDate !== undefined) conditions.push(eb("e.start_date", ">=", scope.startDate));
-      if (scope.endDate !== undefined) conditions.push(eb("e.start_date", "<=", scope.endDate));
-      if (scope.eventIds !== undefined) conditions.push(eb("e.id", "in", [...scope.eventIds]));
-      if (scope.category !== undefined) conditions.push(eb("e.category", "=", scope.category));
+      const conditions = [eb("e.account_id", "=", filter.accountId), eb("e.status", "<>", CANCELLED)];
+      if (filter.startDate !== undefined) conditions.push(eb("e.start_date", ">=", filter.startDate));
+      if (filter.endDate !== undefined) conditions.push(eb("e.start_date", "<=", filter.endDate));
+      if (filter.eventIds !== undefined) conditions.push(eb("e.id", "in", [...filter.eventIds]));
+      if (filter.category !== undefined) conditions.push(eb("e.category", "=", filter.category));
       return eb.and(conditions);
     };
   }
 
   /**
-   * Travel and offsets of the active registrations of the scope's events, per event and travel
+   * Travel and offsets of the active registrations of the events the filter selects, per event and travel
    * mode: the one pass over the registrations (index-only on `attendees_analytics`) that every
    * other figure is summed from.
    */
-  function eventModeStats(scope: AnalyticsScope) {
+  function eventModeStats(filter: AnalyticsFilter) {
     return db
       .selectFrom("attendees as a")
       .select([
@@ -80,7 +80,7 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect
         sql<number>`sum(${contribution.low_carbon})`.as("low_carbon"),
       ])
       .where(activeSql)
-      .where("a.event_id", "in", db.selectFrom("events as e").select("e.id").where(scopeFilter(scope)))
+      .where("a.event_id", "in", db.selectFrom("events as e").select("e.id").where(filterCondition(filter)))
       .groupBy(["a.event_id", "a.travel_mode"]);
   }
 
@@ -101,11 +101,11 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect
       .groupBy("event_id");
   }
 
-  /** One row per event of the scope with its figures, score, certifications and bucket (over `s`). */
-  function perEvent(conn: Kysely<any>, scope: AnalyticsScope, carbon: CarbonSettings) {
+  /** One row per event the filter selects, with its figures, score, certifications and bucket (over `s`). */
+  function perEvent(conn: Kysely<any>, filter: AnalyticsFilter, carbon: CarbonSettings) {
     const score = scoreSql(carbon);
     const offsetKg = sql`(coalesce(s.offset_usd, 0) * 1000.0 / ${sql.lit(carbon.offsetPriceUsdPerTonne)})`;
-    const period = scope.granularity ? dialect.bucketStart(sql.ref("e.start_date"), scope.granularity) : sql<string>`''`;
+    const period = filter.granularity ? dialect.bucketStart(sql.ref("e.start_date"), filter.granularity) : sql<string>`''`;
     const tier = (floor: number, below?: number) =>
       below === undefined
         ? sql<number>`(case when ${score} >= ${sql.lit(scoreThreshold(floor))} then 1 else 0 end)`
@@ -113,7 +113,7 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect
     return conn
       .selectFrom("events as e")
       .leftJoin("s", "s.event_id", "e.id")
-      .where(scopeFilter(scope))
+      .where(filterCondition(filter))
       .select([
         "e.start_date",
         period.as("period"),
@@ -236,16 +236,16 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect
   });
 
   return {
-    async figures(scope, carbon) {
+    async figures(filter, carbon) {
       // One statement: the registrations are read once (em), the events' figures computed once
       // (pe, materialized), and the total, bucket and mode rows come back as one union.
       const base = db
-        .with((cte) => cte("em").materialized(), () => eventModeStats(scope))
+        .with((cte) => cte("em").materialized(), () => eventModeStats(filter))
         .with("s", (conn) => eventStats(conn as Kysely<any>))
-        .with((cte) => cte("pe").materialized(), (conn) => perEvent(conn as Kysely<any>, scope, carbon)) as unknown as Kysely<any>;
+        .with((cte) => cte("pe").materialized(), (conn) => perEvent(conn as Kysely<any>, filter, carbon)) as unknown as Kysely<any>;
       let query = base.selectFrom("pe").select(unionSelect("total", sql`cast(null as text)`, { ...aggregateColumns, ...perEventColumns }));
       // The union's other parts read the CTEs of the statement, through its own builder.
-      if (scope.granularity) query = query.unionAll((eb) => eb.selectFrom("pe").select(unionSelect("bucket", sql`period`, aggregateColumns)).groupBy("period"));
+      if (filter.granularity) query = query.unionAll((eb) => eb.selectFrom("pe").select(unionSelect("bucket", sql`period`, aggregateColumns)).groupBy("period"));
       query = query.unionAll((eb) => eb.selectFrom("em").select(unionSelect("mode", sql`travel_mode`, modeColumnsOverEm)).groupBy("travel_mode"));
       const rows = (await query.execute()) as Array<Record<string, unknown>>;
       const totalsRow = rows.find((row) => row.kind === "total")!;

@@ -1,4 +1,3 @@
-import { ServiceError } from "../errors.ts";
 import { createAnalyticsQueries } from "./analytics-queries.ts";
 import type { AnalyticsStore } from "../storage/analytics-store.ts";
 import type { SqlContext } from "./sql-context.ts";
@@ -8,15 +7,13 @@ export function createAnalyticsStore(ctx: SqlContext): AnalyticsStore {
   const analytics = createAnalyticsQueries(ctx.db, ctx.dialect, ctx.factors);
 
   return {
-    async analyticsFigures(scope, carbon) {
-      if (scope.eventIds !== undefined) {
-        const found = new Set(await analytics.existingEventIds(scope.accountId, scope.eventIds));
-        const missing = scope.eventIds.filter((id) => !found.has(id));
-        if (missing.length) {
-          throw new ServiceError("NOT_FOUND", { message: `eventIds: no event ${missing.join(", ")} in this account.`, field: "eventIds", details: { missing } });
-        }
+    async analyticsFigures(filter, carbon) {
+      let missingEventIds: string[] = [];
+      if (filter.eventIds !== undefined) {
+        const found = new Set(await analytics.existingEventIds(filter.accountId, filter.eventIds));
+        missingEventIds = filter.eventIds.filter((id) => !found.has(id));
       }
-      return analytics.figures(scope, carbon);
+      return { ...(await analytics.figures(filter, carbon)), missingEventIds };
     },
 
     async eventAnalyticsFigures(accountId, eventId) {

@@ -1,7 +1,7 @@
 /**
  * The delivery side of the outbox on SQL: claiming due deliveries under a lease, the small
- * operations of a delivery transaction (record an attempt, a webhook's failure count, requeue a
- * delivery), the delivery log and pings. What an attempt or a redelivery means is decided in
+ * operations of `tx.deliveries` (record an attempt, lock and requeue a delivery), the delivery
+ * log and pings. What an attempt or a redelivery means is decided in
  * `rules/` (run by `service/delivery-operations.ts`): this module applies it.
  */
 import { type ExpressionBuilder, type Kysely, type Selectable, sql } from "kysely";
@@ -11,12 +11,13 @@ import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from "./d
 import type { SqlDialect } from "./dialect.ts";
 import { deliveryRow, leaseFree, PENDING } from "./outbox-sql.ts";
 import { param, params, precompile } from "./precompiled.ts";
-import type { DeliveryTransaction, RoomPerKey } from "../storage/delivery-store.ts";
+import type { RoomPerKey } from "../storage/delivery-store.ts";
+import type { DeliveryWrites } from "../storage/transaction.ts";
 import type { Envelope } from "../storage/envelope.ts";
 
 type DeliveryMethods = Pick<
   Storage,
-  "claimDueDeliveries" | "deliveryTransaction" | "listDeliveries" | "getDelivery" | "createHeldDelivery" | "outboxBacklog"
+  "claimDueDeliveries" | "listDeliveries" | "getDelivery" | "createHeldDelivery" | "outboxBacklog"
 >;
 
 /** How many due candidates a claim looks at per delivery it may hand out (the rest may be over their webhook's bound). */
@@ -77,18 +78,25 @@ function roomLeft(room: RoomPerKey | undefined) {
   };
 }
 
-/** The delivery methods of the SQL storage. `write` runs a function in a write transaction. */
-export function createDeliveryMethods(
-  db: Kysely<Database>,
-  dialect: SqlDialect,
-  write: <T>(fn: (trx: Kysely<Database>) => Promise<T>) => Promise<T>,
-): DeliveryMethods {
-  async function withAttempts(conn: Kysely<Database>, rows: Array<Selectable<WebhookDeliveriesTable>>): Promise<DeliveryRecord[]> {
-    if (rows.length === 0) return [];
-    const attempts = await conn.selectFrom("webhook_attempts").selectAll().where("delivery_id", "in", rows.map((row) => row.id)).execute();
-    return rows.map((row) => toRecord(row, attempts));
-  }
+/** A delivery's rows with their attempts, read on `conn`. */
+async function withAttempts(conn: Kysely<Database>, rows: Array<Selectable<WebhookDeliveriesTable>>): Promise<DeliveryRecord[]> {
+  if (rows.length === 0) return [];
+  const attempts = await conn.selectFrom("webhook_attempts").selectAll().where("delivery_id", "in", rows.map((row) => row.id)).execute();
+  return rows.map((row) => toRecord(row, attempts));
+}
 
+async function findDelivery(conn: Kysely<Database>, accountId: string, webhookId: string, deliveryId: string) {
+  return conn
+    .selectFrom("webhook_deliveries")
+    .selectAll()
+    .where("id", "=", deliveryId)
+    .where("webhook_id", "=", webhookId)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+}
+
+/** The delivery operations of `storage.transaction` (`tx.deliveries`) on SQL: compiled once, bound to each transaction's connection. */
+export function createDeliveryWrites(db: Kysely<Database>, dialect: SqlDialect): (trx: Kysely<Database>) => DeliveryWrites {
   // An attempt's record, compiled once: every attempt runs these.
   const lockedAttemptQuery = precompile<{ webhook_id: string; counts_failures: number; payload: string }, "id" | "worker" | "count">(db, (conn) =>
     dialect.lockRows(
@@ -111,104 +119,71 @@ export function createDeliveryMethods(
       .set({ status: param("status"), attempt_count: param("count") as never, next_attempt_at: param("next"), lease_owner: null, lease_until: null, updated_at: param("now") })
       .where("id", "=", param("id")),
   );
-  const lockedFailuresQuery = precompile<{ consecutive_failures: number; last_success_started_at: string | null; active: number }, "id">(db, (conn) =>
-    dialect.lockRows(conn.selectFrom("webhooks").select(["consecutive_failures", "last_success_started_at", "active"]).where("id", "=", param("id"))),
-  );
-  const setFailuresQuery = precompile<never, "id" | "failures" | "success">(db, (conn) =>
-    conn
-      .updateTable("webhooks")
-      .set({ consecutive_failures: param("failures") as never, last_success_started_at: param("success") })
-      .where("id", "=", param("id")),
-  );
 
-  /** The delivery operations on the write transaction `trx`. */
-  function deliveryTransaction(trx: Kysely<Database>): DeliveryTransaction {
-    return {
-      async recordAttempt(write) {
-        const { attempt } = write;
-        // Under the row's lock: PostgreSQL re-reads the row when the lock is granted, so a worker
-        // that took the delivery over in between finds its attempt count moved on.
-        const row = (await lockedAttemptQuery({ id: write.deliveryId, worker: write.workerId, count: attempt.number - 1 }, trx)).rows[0];
-        if (!row) return null;
-        await insertAttemptQuery(
-          {
-            delivery_id: write.deliveryId,
-            number: attempt.number,
-            started_at: attempt.startedAt,
-            duration_ms: attempt.durationMs,
-            status_code: attempt.statusCode,
-            error: attempt.error,
-            // An erasure redacted the payload while this attempt was out: a receiver's echo of the old bytes is not kept.
-            response_excerpt: isRedacted(row.payload) ? null : attempt.responseExcerpt,
-            succeeded: attempt.succeeded ? 1 : 0,
-          },
-          trx,
-        );
-        await settleQuery({ id: write.deliveryId, status: write.status, count: attempt.number, next: write.nextAttemptAt, now: write.now }, trx);
-        return { webhookId: row.webhook_id, countsFailures: Number(row.counts_failures) === 1 };
-      },
+  return (trx) => ({
+    async recordAttempt(write) {
+      const { attempt } = write;
+      // Under the row's lock: PostgreSQL re-reads the row when the lock is granted, so a worker
+      // that took the delivery over in between finds its attempt count moved on.
+      const row = (await lockedAttemptQuery({ id: write.deliveryId, worker: write.workerId, count: attempt.number - 1 }, trx)).rows[0];
+      if (!row) return null;
+      await insertAttemptQuery(
+        {
+          delivery_id: write.deliveryId,
+          number: attempt.number,
+          started_at: attempt.startedAt,
+          duration_ms: attempt.durationMs,
+          status_code: attempt.statusCode,
+          error: attempt.error,
+          // An erasure redacted the payload while this attempt was out: a receiver's echo of the old bytes is not kept.
+          response_excerpt: isRedacted(row.payload) ? null : attempt.responseExcerpt,
+          succeeded: attempt.succeeded ? 1 : 0,
+        },
+        trx,
+      );
+      await settleQuery({ id: write.deliveryId, status: write.status, count: attempt.number, next: write.nextAttemptAt, now: write.now }, trx);
+      return { webhookId: row.webhook_id, countsFailures: Number(row.counts_failures) === 1 };
+    },
 
-      async lockWebhookFailures(webhookId) {
-        const row = (await lockedFailuresQuery({ id: webhookId }, trx)).rows[0];
-        if (!row) return null;
-        return { consecutiveFailures: Number(row.consecutive_failures), lastSuccessStartedAt: row.last_success_started_at, active: Number(row.active) === 1 };
-      },
+    async lock(accountId, webhookId, deliveryId) {
+      const row = await dialect
+        .lockRows(
+          trx
+            .selectFrom("webhook_deliveries")
+            .select(["status", "attempt_count", "final_attempt"])
+            .where("id", "=", deliveryId)
+            .where("webhook_id", "=", webhookId)
+            .where("account_id", "=", accountId),
+        )
+        .executeTakeFirst();
+      if (!row) return null;
+      return { status: row.status as DeliveryStatus, attemptCount: Number(row.attempt_count), finalAttempt: row.final_attempt === null ? null : Number(row.final_attempt) };
+    },
 
-      async setWebhookFailures(webhookId, count, disabledAt) {
-        if (disabledAt === null) {
-          await setFailuresQuery({ id: webhookId, failures: count.consecutiveFailures, success: count.lastSuccessStartedAt }, trx);
-          return;
-        }
-        await trx
-          .updateTable("webhooks")
-          .set({ consecutive_failures: count.consecutiveFailures, last_success_started_at: count.lastSuccessStartedAt, active: 0, disabled_at: disabledAt, updated_at: disabledAt })
-          .where("id", "=", webhookId)
-          .execute();
-      },
+    async requeue(deliveryId, change) {
+      const result = await trx
+        .updateTable("webhook_deliveries")
+        .set({ status: change.status, next_attempt_at: change.now, final_attempt: change.finalAttempt, updated_at: change.now })
+        .where("id", "=", deliveryId)
+        // Not while an attempt is running: the worker holding it records that attempt first.
+        .where(leaseFree(change.now))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
 
-      async lockDelivery(accountId, webhookId, deliveryId) {
-        const row = await dialect
-          .lockRows(
-            trx
-              .selectFrom("webhook_deliveries")
-              .select(["status", "attempt_count", "final_attempt"])
-              .where("id", "=", deliveryId)
-              .where("webhook_id", "=", webhookId)
-              .where("account_id", "=", accountId),
-          )
-          .executeTakeFirst();
-        if (!row) return null;
-        return { status: row.status as DeliveryStatus, attemptCount: Number(row.attempt_count), finalAttempt: row.final_attempt === null ? null : Number(row.final_attempt) };
-      },
+    async get(accountId, webhookId, deliveryId) {
+      const row = await findDelivery(trx, accountId, webhookId, deliveryId);
+      return row ? (await withAttempts(trx, [row]))[0]! : null;
+    },
+  });
+}
 
-      async requeueDelivery(deliveryId, change) {
-        const result = await trx
-          .updateTable("webhook_deliveries")
-          .set({ status: change.status, next_attempt_at: change.now, final_attempt: change.finalAttempt, updated_at: change.now })
-          .where("id", "=", deliveryId)
-          // Not while an attempt is running: the worker holding it records that attempt first.
-          .where(leaseFree(change.now))
-          .executeTakeFirst();
-        return Number(result.numUpdatedRows) === 1;
-      },
-
-      async getDelivery(accountId, webhookId, deliveryId) {
-        const row = await findDelivery(trx, accountId, webhookId, deliveryId);
-        return row ? (await withAttempts(trx, [row]))[0]! : null;
-      },
-    };
-  }
-
-  async function findDelivery(conn: Kysely<Database>, accountId: string, webhookId: string, deliveryId: string) {
-    return conn
-      .selectFrom("webhook_deliveries")
-      .selectAll()
-      .where("id", "=", deliveryId)
-      .where("webhook_id", "=", webhookId)
-      .where("account_id", "=", accountId)
-      .executeTakeFirst();
-  }
-
+/** The delivery methods of the SQL storage. `write` runs a function in a write transaction. */
+export function createDeliveryMethods(
+  db: Kysely<Database>,
+  dialect: SqlDialect,
+  write: <T>(fn: (trx: Kysely<Database>) => Promise<T>) => Promise<T>,
+): DeliveryMethods {
   return {
     async claimDueDeliveries(claim) {
       if (claim.limit <= 0) return [];
@@ -291,10 +266,6 @@ export function createDeliveryMethods(
           }];
         });
       });
-    },
-
-    deliveryTransaction(fn) {
-      return write((trx) => fn(deliveryTransaction(trx)));
     },
 
     async listDeliveries(accountId, webhookId, query) {

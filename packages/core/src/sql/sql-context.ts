@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
 import type { Database } from "./database.ts";
-import type { SqlDialect, UniqueIndex } from "./dialect.ts";
+import type { SqlDialect } from "./dialect.ts";
 
 /** What every part of the SQL storage shares: the database, its dialect, and how a write runs. */
 export interface SqlContext {
@@ -25,17 +25,4 @@ function containsPattern(text: string): string {
 /** The right-hand side of a LIKE that uses our escape character. */
 export function likePattern(text: string) {
   return sql`${containsPattern(text)} escape '\\'`;
-}
-
-/**
- * Runs `fn`, answering a violation of `index` (a concurrent write committed first) with what
- * `answer` throws: the documented error, read outside the failed transaction.
- */
-export async function backstop<T>(dialect: SqlDialect, index: UniqueIndex, fn: () => Promise<T>, answer: () => Promise<void>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (dialect.isUniqueViolation(error, index)) await answer();
-    throw error;
-  }
 }

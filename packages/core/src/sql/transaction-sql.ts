@@ -3,6 +3,8 @@
  * dialect's write transaction with the small operations of `StorageTransaction` bound to it.
  * Queries only: which of them run, in what order and what their results mean is the business
  * transactions' (`service/`). The statements of a registration, the busiest write, are compiled once.
+ * The operations of the webhook side (`deliveries`, `webhooks`) are made in their concerns'
+ * modules (`delivery-sql.ts`, `webhook-sql.ts`) and bound here.
  */
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
@@ -13,17 +15,20 @@ import {
   type WaitlistWrites,
 } from "../storage/transaction.ts";
 import type { AttendeesTable, Database, EventsTable } from "./database.ts";
+import { createDeliveryWrites } from "./delivery-sql.ts";
 import type { UniqueIndex } from "./dialect.ts";
 import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
 import { pendingDeliveryRow, type DeliveryColumn, DELIVERY_COLUMNS } from "./outbox-sql.ts";
 import { param, params, precompile } from "./precompiled.ts";
 import { ATTENDEE_COLUMNS, attendeeToRow, eventToRow, KEPT_FIGURE_COLUMNS, rowToAttendee, rowToEvent, rowToKeptFigures } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
+import { createWebhookWrites, WEBHOOK_URL_INDEX } from "./webhook-sql.ts";
 
 /*
  * A violation of this unique index is the backstop of the duplicate check (a race the event's
  * lock did not cover): `transaction` reports it as a StorageConflict, which the service answers
- * with DUPLICATE_REGISTRATION instead of a 500.
+ * with DUPLICATE_REGISTRATION instead of a 500 (as it answers one of WEBHOOK_URL_INDEX with
+ * DUPLICATE_WEBHOOK).
  */
 const ACTIVE_EMAIL_INDEX: UniqueIndex = { name: "attendees_event_email_active", table: "attendees", columns: ["event_id", "email_key"] };
 
@@ -35,6 +40,8 @@ export function createTransactionStore(
   eventAnalytics: (conn: Kysely<Database>, accountId: string, eventId: string) => Promise<EventAnalyticsFigures | null>,
 ): TransactionStore {
   const { db, dialect } = ctx;
+  const deliveries = createDeliveryWrites(db, dialect);
+  const webhooks = createWebhookWrites(db, dialect);
 
   const lockQuery = precompile<Selectable<EventsTable>, "id" | "account">(db, (conn) =>
     dialect.lockRows(conn.selectFrom("events").selectAll().where("id", "=", param("id")).where("account_id", "=", param("account"))),
@@ -195,7 +202,7 @@ export function createTransactionStore(
     async account(accountId) {
       return (await accountQuery({ id: accountId }, trx)).rows[0] ?? null;
     },
-    async markOnce(eventId, kind, at) {
+    async recordOneTime(eventId, kind, at) {
       const result = await trx
         .insertInto("notification_marks")
         .values({ event_id: eventId, kind, created_at: at })
@@ -224,11 +231,14 @@ export function createTransactionStore(
             figures: figures(trx),
             outbox: outbox(trx),
             erasure: erasure(trx),
+            deliveries: deliveries(trx),
+            webhooks: webhooks(trx),
           };
           return fn(tx);
         });
       } catch (error) {
         if (dialect.isUniqueViolation(error, ACTIVE_EMAIL_INDEX)) throw new StorageConflict("active-email", { cause: error });
+        if (dialect.isUniqueViolation(error, WEBHOOK_URL_INDEX)) throw new StorageConflict("webhook-url", { cause: error });
         throw error;
       }
     },

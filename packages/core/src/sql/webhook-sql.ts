@@ -1,75 +1,101 @@
 import { type Kysely, sql } from "kysely";
-import { ServiceError } from "../errors.ts";
 import type { Database } from "./database.ts";
-import { type UniqueIndex } from "./dialect.ts";
+import type { SqlDialect, UniqueIndex } from "./dialect.ts";
+import { param, precompile } from "./precompiled.ts";
 import { rowToWebhook, webhookToRow } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
-import { backstop } from "./sql-context.ts";
+import { StorageConflict, type WebhookWrites } from "../storage/transaction.ts";
 import type { WebhookStore } from "../storage/webhook-store.ts";
 
-/* A violation of this unique index (a race the account's lock did not cover) is answered as DUPLICATE_WEBHOOK, not a 500. */
-const WEBHOOK_URL_INDEX: UniqueIndex = { name: "webhooks_account_url", table: "webhooks", columns: ["account_id", "url"] };
+/* A violation of this unique index (a race the account's lock did not cover) is reported as a StorageConflict, which the service answers with DUPLICATE_WEBHOOK, not a 500. */
+export const WEBHOOK_URL_INDEX: UniqueIndex = { name: "webhooks_account_url", table: "webhooks", columns: ["account_id", "url"] };
 
-/** Webhooks (`WebhookStore`) on SQL; inserts and webhook transactions under the account's lock. */
+/** Locks the account's row: the lock that serialises its webhook inserts and URL changes. */
+function lockAccount(conn: Kysely<Database>, dialect: SqlDialect, accountId: string) {
+  return dialect.lockRows(conn.selectFrom("accounts").select("id").where("id", "=", accountId)).executeTakeFirst();
+}
+
+/** The webhook operations of `storage.transaction` (`tx.webhooks`) on SQL: compiled once, bound to each transaction's connection. */
+export function createWebhookWrites(db: Kysely<Database>, dialect: SqlDialect): (trx: Kysely<Database>) => WebhookWrites {
+  // Every attempt that counts towards a webhook's failures runs these.
+  const lockedFailuresQuery = precompile<{ consecutive_failures: number; last_success_started_at: string | null; active: number }, "id">(db, (conn) =>
+    dialect.lockRows(conn.selectFrom("webhooks").select(["consecutive_failures", "last_success_started_at", "active"]).where("id", "=", param("id"))),
+  );
+  const setFailuresQuery = precompile<never, "id" | "failures" | "success">(db, (conn) =>
+    conn
+      .updateTable("webhooks")
+      .set({ consecutive_failures: param("failures") as never, last_success_started_at: param("success") })
+      .where("id", "=", param("id")),
+  );
+
+  return (trx) => ({
+    async lockAccount(accountId) {
+      await lockAccount(trx, dialect, accountId);
+    },
+
+    async lock(accountId, id) {
+      const row = await dialect.lockRows(trx.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId)).executeTakeFirst();
+      return row ? rowToWebhook(row) : null;
+    },
+
+    async findByUrl(accountId, url, exceptId) {
+      const row = await trx.selectFrom("webhooks").select("id").where("account_id", "=", accountId).where("url", "=", url).where("id", "<>", exceptId).executeTakeFirst();
+      return row?.id ?? null;
+    },
+
+    async update(webhook) {
+      const { id: _id, account_id: _account, created_at: _created, ...changes } = webhookToRow(webhook);
+      await trx.updateTable("webhooks").set(changes).where("id", "=", webhook.id).where("account_id", "=", webhook.accountId).execute();
+    },
+
+    async lockFailures(webhookId) {
+      const row = (await lockedFailuresQuery({ id: webhookId }, trx)).rows[0];
+      if (!row) return null;
+      return { consecutiveFailures: Number(row.consecutive_failures), lastSuccessStartedAt: row.last_success_started_at, active: Number(row.active) === 1 };
+    },
+
+    async setFailures(webhookId, count, disabledAt) {
+      if (disabledAt === null) {
+        await setFailuresQuery({ id: webhookId, failures: count.consecutiveFailures, success: count.lastSuccessStartedAt }, trx);
+        return;
+      }
+      await trx
+        .updateTable("webhooks")
+        .set({ consecutive_failures: count.consecutiveFailures, last_success_started_at: count.lastSuccessStartedAt, active: 0, disabled_at: disabledAt, updated_at: disabledAt })
+        .where("id", "=", webhookId)
+        .execute();
+    },
+  });
+}
+
+/** Webhooks (`WebhookStore`) on SQL; inserts under the account's lock. */
 export function createWebhookStore(ctx: SqlContext): WebhookStore {
   const { db, dialect, write } = ctx;
 
-  /** Throws `DUPLICATE_WEBHOOK` naming the webhook of the account, other than `exceptId`, that has `url`. */
-  async function assertUniqueWebhookUrl(conn: Kysely<Database>, accountId: string, url: string, exceptId?: string) {
-    const taken = await conn
-      .selectFrom("webhooks")
-      .select("id")
-      .where("account_id", "=", accountId)
-      .where("url", "=", url)
-      .$if(exceptId !== undefined, (q) => q.where("id", "<>", exceptId!))
-      .executeTakeFirst();
-    if (taken) throw new ServiceError("DUPLICATE_WEBHOOK", { message: `Webhook ${taken.id} already uses ${url}.`, field: "url", details: { webhookId: taken.id } });
-  }
-
   return {
     async insertWebhook(webhook, maxPerAccount = Infinity) {
-      return backstop(dialect, WEBHOOK_URL_INDEX, () => write(async (trx) => {
-        // The account's row is the lock that serialises its webhook inserts, so the count and the insert are one step.
-        await dialect.lockRows(trx.selectFrom("accounts").select("id").where("id", "=", webhook.accountId)).executeTakeFirst();
-        if (Number.isFinite(maxPerAccount)) {
-          const { n } = await trx.selectFrom("webhooks").select(sql<number>`count(*)`.as("n")).where("account_id", "=", webhook.accountId).executeTakeFirstOrThrow();
-          if (Number(n) >= maxPerAccount) return false;
-        }
-        await assertUniqueWebhookUrl(trx, webhook.accountId, webhook.url);
-        await trx.insertInto("webhooks").values(webhookToRow(webhook)).execute();
-        return true;
-      }), () => assertUniqueWebhookUrl(db, webhook.accountId, webhook.url));
+      try {
+        return await write(async (trx) => {
+          // The account's row is the lock that serialises its webhook inserts, so the count and the insert are one step.
+          await lockAccount(trx, dialect, webhook.accountId);
+          if (Number.isFinite(maxPerAccount)) {
+            const { n } = await trx.selectFrom("webhooks").select(sql<number>`count(*)`.as("n")).where("account_id", "=", webhook.accountId).executeTakeFirstOrThrow();
+            if (Number(n) >= maxPerAccount) return false;
+          }
+          const taken = await trx.selectFrom("webhooks").select("id").where("account_id", "=", webhook.accountId).where("url", "=", webhook.url).executeTakeFirst();
+          if (taken) throw new StorageConflict("webhook-url");
+          await trx.insertInto("webhooks").values(webhookToRow(webhook)).execute();
+          return true;
+        });
+      } catch (error) {
+        if (dialect.isUniqueViolation(error, WEBHOOK_URL_INDEX)) throw new StorageConflict("webhook-url", { cause: error });
+        throw error;
+      }
     },
 
     async getWebhook(accountId, id) {
       const row = await db.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
       return row ? rowToWebhook(row) : null;
-    },
-
-    async webhookTransaction(accountId, fn) {
-      // The last URL saved: after a unique violation (a race the account's lock did not cover), the webhook that took it is named.
-      let saved: { id: string; url: string } | undefined;
-      return backstop(dialect, WEBHOOK_URL_INDEX, () => write(async (trx) => {
-        saved = undefined;
-        await dialect.lockRows(trx.selectFrom("accounts").select("id").where("id", "=", accountId)).executeTakeFirst();
-        const lockedUrls = new Map<string, string>();
-        return fn({
-          async lockWebhook(id) {
-            const row = await dialect.lockRows(trx.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId)).executeTakeFirst();
-            if (!row) return null;
-            lockedUrls.set(id, row.url);
-            return rowToWebhook(row);
-          },
-          async saveWebhook(webhook) {
-            saved = { id: webhook.id, url: webhook.url };
-            if (lockedUrls.get(webhook.id) !== webhook.url) await assertUniqueWebhookUrl(trx, accountId, webhook.url, webhook.id);
-            const { id: _id, account_id: _account, created_at: _created, ...changes } = webhookToRow(webhook);
-            await trx.updateTable("webhooks").set(changes).where("id", "=", webhook.id).where("account_id", "=", accountId).execute();
-          },
-        });
-      }), async () => {
-        if (saved) await assertUniqueWebhookUrl(db, accountId, saved.url, saved.id);
-      });
     },
 
     async deleteWebhook(accountId, id) {

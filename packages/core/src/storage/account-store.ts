@@ -1,4 +1,18 @@
-import type { Account, ApiKeyInfo, AuthContext, Scope, Tier } from "../resources/api-key.ts";
+import type { Account, ApiKeyInfo, Scope, Tier } from "../resources/api-key.ts";
+
+/**
+ * A key found by its hash, with its account's own limits as stored (`null`: none set). What its
+ * requests are counted against is the service's to compute (`limitsFor`).
+ */
+export interface StoredKey {
+  keyId: string;
+  accountId: string;
+  accountName: string;
+  tier: Tier;
+  scopes: readonly Scope[];
+  perMinute: number | null;
+  perDay: number | null;
+}
 
 /** The current minute and day windows, each named by its first second (epoch seconds). */
 export interface RateLimitWindows {
@@ -6,20 +20,20 @@ export interface RateLimitWindows {
   day: number;
 }
 
-/** A request for counts of an account's current windows (see `AccountStore.leaseRequests`). */
-export interface RequestLease {
+/** A request for counts of an account's current windows (see `AccountStore.reserveRequests`). */
+export interface RequestReservation {
   accountId: string;
   windows: RateLimitWindows;
   /** Requests wanted (0 to only give back). */
   want: number;
   /** The limits the requests are counted against: no grant takes either window past them. */
   limits: { perMinute: number; perDay: number };
-  /** Unspent requests of an earlier lease, given back first to the windows they were taken from. */
+  /** Unspent requests of an earlier reservation, given back first to the windows they were taken from. */
   giveBack?: { windows: RateLimitWindows; count: number };
 }
 
-/** What a lease got: requests granted (0 to `want`) and the windows' counts including them. */
-export interface LeasedRequests {
+/** What a reservation got: requests granted (0 to `want`) and the windows' counts including them. */
+export interface ReservedRequests {
   granted: number;
   minute: number;
   day: number;
@@ -48,8 +62,8 @@ export interface AccountStore {
     limits?: { perMinute?: number | undefined; perDay?: number | undefined };
     now: string;
   }): Promise<ApiKeyInfo>;
-  /** The key with this hash and its account; `null` if unknown or revoked. One indexed query. */
-  authenticate(hash: string): Promise<AuthContext | null>;
+  /** The key with this hash and its account's stored limits; `null` if unknown or revoked. One indexed query. */
+  authenticate(hash: string): Promise<StoredKey | null>;
   /** Every key, newest first, optionally of one account (id or name). Never holds secrets. */
   listApiKeys(account?: string): Promise<ApiKeyInfo[]>;
   /** Revokes a key; `false` when no such key or already revoked. */
@@ -61,11 +75,11 @@ export interface AccountStore {
    */
   keysRevision(): Promise<number>;
   /**
-   * Takes counts of the account's current minute and day windows for the caller to spend in
+   * Reserves counts of the account's current minute and day windows for the caller to spend in
    * memory, atomically: first gives back `giveBack.count` to the windows it names, where they are
    * still the stored ones (a window newer than the stored one starts again at 0), then grants
    * `min(want, perMinute - minute, perDay - day)` (never less than 0) and adds it to both windows.
    * Exact with several processes on one database: the windows never go past the limits given.
    */
-  leaseRequests(lease: RequestLease): Promise<LeasedRequests>;
+  reserveRequests(reservation: RequestReservation): Promise<ReservedRequests>;
 }

@@ -1,5 +1,11 @@
-import type { AnalyticsFigures, AnalyticsScope, EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
+import type { AnalyticsFigures, AnalyticsFilter, EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
+
+/** What {@link AnalyticsStore.analyticsFigures} found: the figures, and which of the ids asked for are not the account's events. */
+export interface FilteredAnalyticsFigures extends AnalyticsFigures {
+  /** The ids of `filter.eventIds` that are not the account's events (no figure counts them), in the order given; empty without `eventIds`. */
+  missingEventIds: string[];
+}
 
 /**
  * Analytics reads, aggregated in the store.
@@ -7,13 +13,13 @@ import type { CarbonSettings } from "../carbon/carbon-settings.ts";
  */
 export interface AnalyticsStore {
   /**
-   * Analytics over the scope's events (the account's, not cancelled, within its filters) and
+   * Analytics over the events the filter selects (the account's, not cancelled, within its conditions) and
    * their active registrations, aggregated in the store: totals, per-event statistics, travel by
    * mode and, with a granularity, one row per bucket of the events' `startDate` that holds events.
-   * Throws `NOT_FOUND` (field `eventIds`, `details.missing`) when `scope.eventIds` names an id that
-   * is not one of the account's events. Read-only; one consistent snapshot is not promised.
+   * The ids of `filter.eventIds` that are not the account's events come back in `missingEventIds`.
+   * Read-only; one consistent snapshot is not promised.
    */
-  analyticsFigures(scope: AnalyticsScope, carbon: CarbonSettings): Promise<AnalyticsFigures>;
+  analyticsFigures(filter: AnalyticsFilter, carbon: CarbonSettings): Promise<FilteredAnalyticsFigures>;
   /** The figures of the per-event analytics report of the account's event, or `null`. Read-only. */
   eventAnalyticsFigures(accountId: string, eventId: string): Promise<EventAnalyticsFigures | null>;
 }

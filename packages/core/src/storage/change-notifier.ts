@@ -20,8 +20,9 @@ export type StoredChange =
 
 /**
  * What a {@link ChangeNotifier} may read of the store, inside the change's transaction and
- * under its event's lock, so what it reads is what the change committed with. Narrow on
- * purpose: the notifier decides, the storage only answers these and saves what it is handed.
+ * under its event's lock, so what it reads is what the change committed with, and the one write
+ * it may make (`recordOneTime`). Narrow on purpose: the notifier decides, the storage only
+ * answers these and saves what it is handed.
  */
 export interface OutboxReader {
   /** True when some active webhook of the change's account receives `type` (`*` receives all). Read once per change. */
@@ -29,17 +30,18 @@ export interface OutboxReader {
   /** The event's kept figures as of this point of the transaction (after the change); one row. */
   keptFigures(eventId: string): Promise<KeptFigures>;
   /**
-   * Records that the one-time notification `kind` of the event is being written; `false` when
-   * it was before (nothing changes). The mark commits or rolls back with the change.
+   * Writes: records that the one-time notification `kind` of the event is being written, and
+   * returns `true`; `false`, writing nothing, when it was recorded before. The record commits or
+   * rolls back with the change.
    */
-  markOnce(eventId: string, kind: string): Promise<boolean>;
+  recordOneTime(eventId: string, kind: string): Promise<boolean>;
   /** The figures of the per-event analytics report of the account's event, or `null`. */
   eventAnalyticsFigures(accountId: string, eventId: string): Promise<EventAnalyticsFigures | null>;
 }
 
 /**
  * Turns a change into the notifications it causes (`webhooks/change-notifications.ts` makes the
- * service's). `notifyChange` (`webhooks/outbox.ts`) calls it inside the change's transaction when
+ * service's). `appendToOutbox` (`webhooks/outbox.ts`) calls it inside the change's transaction when
  * the account has an active webhook, and appends what it returns to the outbox in the same
  * transaction: one pending delivery per notification and active webhook subscribed to its type.
  * A change that fails or rolls back writes none; a notifier that throws fails the change.

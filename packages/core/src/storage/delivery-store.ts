@@ -1,4 +1,4 @@
-import type { ClaimedDelivery, DeliveryAttempt, DeliveryListQuery, DeliveryRecord, DeliveryStatus } from "../resources/webhook-delivery.ts";
+import type { ClaimedDelivery, DeliveryListQuery, DeliveryRecord } from "../resources/webhook-delivery.ts";
 import type { Notification } from "./envelope.ts";
 import type { Page } from "./common.ts";
 
@@ -31,75 +31,12 @@ export interface DeliveryClaim {
   accountRoom?: RoomPerKey;
 }
 
-/** An attempt to record on a delivery a worker holds, with the state its outcome leads to (`rules/delivery-status.ts`). */
-export interface AttemptWrite {
-  deliveryId: string;
-  workerId: string;
-  attempt: DeliveryAttempt;
-  status: DeliveryStatus;
-  /** When the next attempt is due while `status` is `pending`; otherwise null. */
-  nextAttemptAt: string | null;
-  now: string;
-}
-
-/** The delivery an attempt was recorded on: whose webhook, and whether its attempts count towards that webhook's failures (a ping's do not). */
-export interface RecordedAttempt {
-  webhookId: string;
-  countsFailures: boolean;
-}
-
-/** A webhook's failure count and whether it is active, as stored. */
-export interface WebhookFailureState {
-  consecutiveFailures: number;
-  lastSuccessStartedAt: string | null;
-  active: boolean;
-}
-
-/** A delivery's state as a redelivery decides on it. */
-export interface DeliveryState {
-  status: DeliveryStatus;
-  attemptCount: number;
-  finalAttempt: number | null;
-}
-
-/**
- * The small operations of one delivery transaction ({@link DeliveryStore.deliveryTransaction}).
- * Each runs in that transaction; those that lock hold the row until it ends.
- */
-export interface DeliveryTransaction {
-  /**
-   * Records attempt `attempt.number` of a delivery that `workerId` holds (pending, its lease
-   * `workerId`'s, `attempt.number - 1` attempts made), sets its `status` and `nextAttemptAt`
-   * and releases the lease. The where clause is both the selector and the guard, on the locked
-   * row: a worker that took the delivery over after this one's lease ran out cannot record the
-   * same attempt number. `null`, writing nothing, when the worker no longer holds it. The
-   * attempt of a delivery an erasure redacted while it was out keeps no response excerpt.
-   */
-  recordAttempt(write: AttemptWrite): Promise<RecordedAttempt | null>;
-  /** Locks the webhook's row and reads its failure count; `null` when it was deleted. */
-  lockWebhookFailures(webhookId: string): Promise<WebhookFailureState | null>;
-  /**
-   * Writes a webhook's failure count, locked before by {@link lockWebhookFailures}, and disables
-   * it (at `disabledAt`) when that is given.
-   */
-  setWebhookFailures(webhookId: string, count: { consecutiveFailures: number; lastSuccessStartedAt: string | null }, disabledAt: string | null): Promise<void>;
-  /** Locks a delivery of the account's webhook and reads its state; `null` when there is none. */
-  lockDelivery(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryState | null>;
-  /**
-   * Gives a delivery locked by {@link lockDelivery} its `status` and `finalAttempt`, due at
-   * `now`, unless a worker holds it (its attempt is running and is recorded first): `false`
-   * then, changing nothing.
-   */
-  requeueDelivery(deliveryId: string, change: { status: DeliveryStatus; finalAttempt: number | null; now: string }): Promise<boolean>;
-  /** A delivery of the account's webhook with its attempts, or `null` (as {@link DeliveryStore.getDelivery}). */
-  getDelivery(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRecord | null>;
-}
-
 /**
  * The outbox's deliveries: claimed under leases by workers, their attempts recorded, listed,
  * redelivered, and the backlog for monitoring. What an attempt or a redelivery means is decided
  * outside the storage (`rules/delivery-status.ts`, `rules/delivery-failures.ts`, run by
- * `service/delivery-operations.ts`); the storage applies it in a {@link deliveryTransaction}.
+ * `service/delivery-operations.ts`); the storage applies it with the operations of
+ * `storage.transaction` (`tx.deliveries`, `tx.webhooks`).
  */
 export interface DeliveryStore {
   /**
@@ -110,12 +47,6 @@ export interface DeliveryStore {
    * the guard), and a crashed worker's deliveries come back after it.
    */
   claimDueDeliveries(claim: DeliveryClaim): Promise<ClaimedDelivery[]>;
-  /**
-   * Runs `fn` in one write transaction with the delivery operations: all of it commits, or
-   * none. Correct with many processes on one database. May run `fn` again (PostgreSQL, after a
-   * deadlock), so `fn` must do nothing but call `tx` and compute.
-   */
-  deliveryTransaction<T>(fn: (tx: DeliveryTransaction) => Promise<T>): Promise<T>;
   /** One page of a webhook's deliveries with their attempts, newest first; `null` when the account has no such webhook. */
   listDeliveries(accountId: string, webhookId: string, query: DeliveryListQuery): Promise<Page<DeliveryRecord> | null>;
   /** A delivery of the account's webhook with its attempts, or `null`. */

@@ -7,11 +7,18 @@
  * event's registrations, its figures and its waiting list (on SQLite the transaction holds the
  * database's write lock from its start anyway). An operation marked "under the event's lock"
  * reads or writes rows that are exact only while the caller holds that lock.
+ *
+ * The webhook side locks in its own order, so that no two transactions wait on each other in a
+ * circle: a webhook change locks the account's row (`webhooks.lockAccount`), then the webhook's;
+ * recording attempts locks deliveries (in the order of their ids), then their webhooks (in the
+ * order of theirs). No transaction locks an event and a webhook.
  */
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
 import type { KeptFigures } from "../resources/kept-figures.ts";
+import type { WebhookRecord } from "../resources/webhook.ts";
+import type { DeliveryAttempt, DeliveryRecord, DeliveryStatus } from "../resources/webhook-delivery.ts";
 import type { Erasure } from "./erasure.ts";
 import type { Envelope, ErasureSubject } from "./envelope.ts";
 
@@ -98,7 +105,7 @@ export interface OutboxWrites {
   /** The account's id and name (the envelope's `account`), or `null` when it has no row. */
   account(accountId: string): Promise<{ id: string; name: string } | null>;
   /** Records that the one-time notification `kind` of the event was written at `at`; `false`, changing nothing, when it was before. Rolls back with the transaction. */
-  markOnce(eventId: string, kind: string, at: string): Promise<boolean>;
+  recordOneTime(eventId: string, kind: string, at: string): Promise<boolean>;
   /** Queues each delivery as `pending`, due at its envelope's `createdAt`, with no attempt made; it commits or rolls back with the change. */
   append(deliveries: readonly NewDelivery[]): Promise<void>;
 }
@@ -119,6 +126,97 @@ export interface ErasureWrites {
   replaceAnswers(accountId: string, mentioning: string, attendeeIds: ReadonlySet<string>, erasure: Erasure): Promise<number>;
 }
 
+/** An attempt to record on a delivery a worker holds, with the state its outcome leads to (`rules/delivery-status.ts`). */
+export interface AttemptWrite {
+  deliveryId: string;
+  workerId: string;
+  attempt: DeliveryAttempt;
+  status: DeliveryStatus;
+  /** When the next attempt is due while `status` is `pending`; otherwise null. */
+  nextAttemptAt: string | null;
+  now: string;
+}
+
+/** The delivery an attempt was recorded on: whose webhook, and whether its attempts count towards that webhook's failures (a ping's do not). */
+export interface RecordedAttempt {
+  webhookId: string;
+  countsFailures: boolean;
+}
+
+/** A delivery's state as a redelivery decides on it. */
+export interface DeliveryState {
+  status: DeliveryStatus;
+  attemptCount: number;
+  finalAttempt: number | null;
+}
+
+/** The outbox's deliveries in a write transaction: an attempt's record, a redelivery. */
+export interface DeliveryWrites {
+  /**
+   * Locks the delivery's row and records attempt `attempt.number` on it when `workerId` holds it
+   * (pending, its lease `workerId`'s, `attempt.number - 1` attempts made): the attempt joins its
+   * log, the delivery gets `status` and `nextAttemptAt` and its lease is released. The where
+   * clause is both the selector and the guard, on the locked row: a worker that took the
+   * delivery over after this one's lease ran out cannot record the same attempt number. `null`,
+   * writing nothing, when the worker no longer holds it. The attempt of a
+   * delivery an erasure redacted while it was out keeps no response excerpt. Never throws for a
+   * missing row.
+   */
+  recordAttempt(write: AttemptWrite): Promise<RecordedAttempt | null>;
+  /** Locks a delivery of the account's webhook until the transaction ends and reads its state; `null` (no lock taken) when there is none. */
+  lock(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryState | null>;
+  /**
+   * Gives a delivery locked by {@link lock} its `status` and `finalAttempt`, due at `now`, unless
+   * a worker holds it (its attempt is running and is recorded first): `false` then, changing
+   * nothing. The lease is checked in the update's where clause.
+   */
+  requeue(deliveryId: string, change: { status: DeliveryStatus; finalAttempt: number | null; now: string }): Promise<boolean>;
+  /** A delivery of the account's webhook with its attempts as of this point of the transaction, or `null`. Takes no lock. */
+  get(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRecord | null>;
+}
+
+/** A webhook's failure count and whether it is active, as stored. */
+export interface WebhookFailureState {
+  consecutiveFailures: number;
+  lastSuccessStartedAt: string | null;
+  active: boolean;
+}
+
+/** Webhooks in a write transaction: a change of one, and the failure count its deliveries' attempts keep. */
+export interface WebhookWrites {
+  /**
+   * Locks the account's row until the transaction ends: it serialises the account's webhook
+   * inserts and URL changes (`WebhookStore.insertWebhook` takes it too), so a URL found free by
+   * {@link findByUrl} stays free until the transaction commits. No-op for an unknown account.
+   */
+  lockAccount(accountId: string): Promise<void>;
+  /**
+   * Locks the account's webhook until the transaction ends and reads it (with its secret);
+   * `null` (no lock taken) when the account has none. Locked, because {@link update} writes the
+   * row back whole: an attempt recorded meanwhile (its failure count, a disabling) must not be
+   * overwritten with what was read before it.
+   */
+  lock(accountId: string, id: string): Promise<WebhookRecord | null>;
+  /**
+   * The id of the account's webhook other than `exceptId` that has `url`, or `null`. Exact under
+   * {@link lockAccount}; a unique index is the backstop ({@link StorageConflict} `webhook-url`).
+   */
+  findByUrl(accountId: string, url: string, exceptId: string): Promise<string | null>;
+  /**
+   * Writes every field of `webhook` (found by its id and account) but its id, account and
+   * creation time. Call it under {@link lock}. Throws {@link StorageConflict} (`webhook-url`)
+   * when another webhook of the account has its URL.
+   */
+  update(webhook: WebhookRecord): Promise<void>;
+  /** Locks the webhook's row until the transaction ends and reads its failure count; `null` (no lock taken) when it was deleted. */
+  lockFailures(webhookId: string): Promise<WebhookFailureState | null>;
+  /**
+   * Writes the failure count of a webhook locked by {@link lockFailures}, and disables it (at
+   * `disabledAt`) when that is given.
+   */
+  setFailures(webhookId: string, count: { consecutiveFailures: number; lastSuccessStartedAt: string | null }, disabledAt: string | null): Promise<void>;
+}
+
 /** What a write transaction's function is handed. */
 export interface StorageTransaction {
   events: EventWrites;
@@ -127,6 +225,8 @@ export interface StorageTransaction {
   figures: FigureWrites;
   outbox: OutboxWrites;
   erasure: ErasureWrites;
+  deliveries: DeliveryWrites;
+  webhooks: WebhookWrites;
 }
 
 /** Units of work. */
@@ -135,20 +235,24 @@ export interface TransactionStore {
    * Runs `fn` in one write transaction and returns what it returns: everything it wrote commits
    * together, or nothing does when it throws (its error is rethrown). On SQLite the transaction
    * holds the write lock from its start (`BEGIN IMMEDIATE`); on PostgreSQL it runs at READ
-   * COMMITTED with the row locks `events.lock` takes, and `fn` runs again from the start after a
+   * COMMITTED with the row locks the operations take, and `fn` runs again from the start after a
    * deadlock or serialisation failure: `fn` must keep no effect outside the transaction but its
    * result. Do not call the storage's other methods from inside `fn`.
    */
   transaction<T>(fn: (tx: StorageTransaction) => Promise<T>): Promise<T>;
 }
 
-/** Which uniqueness a {@link StorageConflict} broke: `active-email`, one active registration per email and event. */
-export type ConflictKind = "active-email";
+/**
+ * Which uniqueness a {@link StorageConflict} broke: `active-email`, one active registration per
+ * email and event; `webhook-url`, one webhook per URL and account.
+ */
+export type ConflictKind = "active-email" | "webhook-url";
 
 /**
  * A write broke a uniqueness the database guards as the backstop of a check made under a lock
- * (a race the lock did not cover); thrown by `transaction` after it rolled back, so the caller may
- * read outside the failed transaction and answer with the documented error.
+ * (a race the lock did not cover), or the check found it taken; thrown by `transaction` (and
+ * `WebhookStore.insertWebhook`) after it rolled back, so the caller may read outside the failed
+ * transaction and answer with the documented error.
  */
 export class StorageConflict extends Error {
   override readonly name = "StorageConflict";

@@ -1,7 +1,7 @@
 /**
  * What a change notifies: turns a {@link StoredChange} into its notifications and their
  * payloads, reading what it needs through the narrow {@link OutboxReader} inside the change's
- * transaction. `notifyChange` (`webhooks/outbox.ts`) appends what this returns to the outbox in
+ * transaction. `appendToOutbox` (`webhooks/outbox.ts`) appends what this returns to the outbox in
  * the same transaction.
  */
 import { buildEventAnalytics } from "../analytics/event-analytics.ts";
@@ -39,7 +39,7 @@ export interface ChangeNotifierOptions {
  *
  * @example
  * const notifier = createChangeNotifier({ baseUrl: "https://events.example.com" });
- * await storage.transaction((tx) => notifyChange(tx, accountId, { op: "event.created", event, at: event.createdAt }, notifier));
+ * await storage.transaction((tx) => appendToOutbox(tx, accountId, { op: "event.created", event, at: event.createdAt }, notifier));
  */
 export function createChangeNotifier(options: ChangeNotifierOptions = {}): ChangeNotifier {
   const baseUrl = options.baseUrl ?? DEFAULT_PUBLIC_URL;
@@ -48,18 +48,18 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
   const apiAttendee = (attendee: AttendeeRecord) => toApiAttendee(attendee, baseUrl);
   const offsetOf = (attendee: AttendeeRecord) => (attendee.carbonOffset?.opted ? offsetKg(attendee.carbonOffset.amount ?? 0, carbon) : 0);
 
-  /** The one-time notifications of the event, each marked in the change's transaction when written. */
+  /** The one-time notifications of the event, each recorded in the change's transaction when written (`recordOneTime`). */
   async function oneTime(event: EventRecord, at: string, reader: OutboxReader): Promise<Notification[]> {
     const wantsGoal = Boolean(event.sustainabilityGoals.carbonNeutral) && reader.wants("sustainability.goal_achieved");
     const wantsThreshold = reader.wants("analytics.threshold_exceeded");
     if (!wantsGoal && !wantsThreshold) return [];
     const figures = notificationFigures(event, await reader.keptFigures(event.id), carbon);
     const notifications: Notification[] = [];
-    if (wantsGoal && isCarbonNeutralAchieved(event.sustainabilityGoals.carbonNeutral, figures) && (await reader.markOnce(event.id, "goal_achieved:carbon_neutral"))) {
+    if (wantsGoal && isCarbonNeutralAchieved(event.sustainabilityGoals.carbonNeutral, figures) && (await reader.recordOneTime(event.id, "goal_achieved:carbon_neutral"))) {
       notifications.push(goalAchievedNotification(event, figures));
     }
     const reached = figures.activeRegistrations * 100 >= CAPACITY_THRESHOLD_PERCENT * figures.capacity;
-    if (wantsThreshold && reached && (await reader.markOnce(event.id, "threshold:capacity_utilization"))) {
+    if (wantsThreshold && reached && (await reader.recordOneTime(event.id, "threshold:capacity_utilization"))) {
       notifications.push(thresholdNotification(event, figures));
     }
     return notifications;

@@ -4,6 +4,7 @@ import { DISABLE_AFTER_FAILURES } from "../rules/delivery-failures.ts";
 import { DEFAULT_RETRY_DELAYS_MS, nextAttemptAt } from "../rules/delivery-status.ts";
 import type { AttemptRecorded, DeliveryAttemptRecord } from "../service/delivery-operations.ts";
 import type { DeliveryStore } from "../storage/delivery-store.ts";
+import type { TransactionStore } from "../storage/transaction.ts";
 import { createBatchRecorder } from "./record-batches.ts";
 import { type AttemptOutcome, sendDelivery, type SendDeliveryOptions } from "./send-delivery.ts";
 import { DeliverySlots } from "./slots.ts";
@@ -19,7 +20,7 @@ export const DELIVERY_LEASE_MARGIN_MS = 30_000;
 
 /** Options of {@link createDeliveryWorker}. */
 export interface DeliveryWorkerOptions {
-  storage: Pick<DeliveryStore, "claimDueDeliveries" | "deliveryTransaction">;
+  storage: Pick<DeliveryStore, "claimDueDeliveries"> & Pick<TransactionStore, "transaction">;
   /** Waits before the 1st, 2nd, ... retry of a failed delivery; its length is the number of retries. */
   retryDelaysMs?: readonly number[];
   /** Per attempt. Default 5,000. */

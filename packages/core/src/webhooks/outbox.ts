@@ -36,7 +36,7 @@ export function deliveriesOf(subscriptions: readonly Subscription[], account: { 
  * no notifier is given or the account has no active webhook (then the notifier is not called).
  * Returns how many deliveries were appended.
  */
-export async function notifyChange(tx: StorageTransaction, accountId: string, change: StoredChange, notifier: ChangeNotifier | undefined): Promise<number> {
+export async function appendToOutbox(tx: StorageTransaction, accountId: string, change: StoredChange, notifier: ChangeNotifier | undefined): Promise<number> {
   if (!notifier) return 0;
   const subscriptions = await tx.outbox.subscriptions(accountId);
   if (subscriptions.length === 0) return 0;
@@ -44,7 +44,7 @@ export async function notifyChange(tx: StorageTransaction, accountId: string, ch
   const reader: OutboxReader = {
     wants,
     keptFigures: (eventId) => tx.figures.read(eventId),
-    markOnce: (eventId, kind) => tx.outbox.markOnce(eventId, kind, change.at),
+    recordOneTime: (eventId, kind) => tx.outbox.recordOneTime(eventId, kind, change.at),
     eventAnalyticsFigures: (account, eventId) => tx.figures.eventAnalytics(account, eventId),
   };
   const wanted = (await notifier(change, reader)).filter((notification) => wants(notification.type));

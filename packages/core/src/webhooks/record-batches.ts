@@ -1,4 +1,4 @@
-import type { DeliveryStore } from "../storage/delivery-store.ts";
+import type { TransactionStore } from "../storage/transaction.ts";
 import { type AttemptRecorded, type DeliveryAttemptRecord, recordDeliveryAttempts } from "../service/delivery-operations.ts";
 
 /**
@@ -8,7 +8,7 @@ import { type AttemptRecorded, type DeliveryAttemptRecord, recordDeliveryAttempt
  * its records, as their own would.
  */
 export function createBatchRecorder(
-  storage: Pick<DeliveryStore, "deliveryTransaction">,
+  storage: Pick<TransactionStore, "transaction">,
   disableAfter?: number,
 ): (record: DeliveryAttemptRecord) => Promise<AttemptRecorded> {
   let batch: Array<{ record: DeliveryAttemptRecord; resolve: (result: AttemptRecorded) => void; reject: (error: unknown) => void }> = [];
