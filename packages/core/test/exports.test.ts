@@ -28,5 +28,5 @@ test("the built package exports exactly these names", async () => {
 
 test("the SQLite subpath exports exactly these names", async () => {
   const sqlite = await import("@event-service/core/sqlite");
-  assert.deepEqual(Object.keys(sqlite).sort(), ["SQLITE_PRAGMAS", "createSqliteDialect", "withStatementCache"]);
+  assert.deepEqual(Object.keys(sqlite).sort(), ["SQLITE_PRAGMAS", "createSqliteDialect"]);
 });

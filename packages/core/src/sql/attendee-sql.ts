@@ -13,7 +13,7 @@ import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
 import type { AttendeesTable, Database } from "./database.ts";
 import { type UniqueIndex } from "./dialect.ts";
 import { ATTENDEE_COLUMNS, attendeeToRow, rowToAttendee } from "./rows.ts";
-import { param, params, precompile } from "./precompiled.ts";
+import { type Param, params, precompile } from "./precompiled.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { backstop, likePattern } from "./sql-context.ts";
 import type { AttendeeStore } from "../storage/attendee-store.ts";
@@ -30,7 +30,7 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
   const { db, dialect, write, notify } = ctx;
   const adjustEventStats = ctx.keptFigures.adjust;
   // A registration's own statements, compiled once: it is the busiest write.
-  const duplicateQuery = precompile<{ id: string }, "event" | "email" | "id">(db, (conn) =>
+  const duplicateQuery = precompile(db, (conn, param: Param<{ event: string; email: string; id: string }>) =>
     conn
       .selectFrom("attendees")
       .select("id")
@@ -42,9 +42,9 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
       .where("status", "<>", sql.lit("cancelled"))
       .where("id", "<>", param("id")),
   );
-  const codeQuery = precompile<{ id: string }, "code">(db, (conn) => conn.selectFrom("attendees").select("id").where("confirmation_code", "=", param("code")));
-  const insertQuery = precompile<never, keyof AttendeesTable>(db, (conn) =>
-    conn.insertInto("attendees").values(params(ATTENDEE_COLUMNS) as never),
+  const codeQuery = precompile(db, (conn, param: Param<{ code: string }>) => conn.selectFrom("attendees").select("id").where("confirmation_code", "=", param("code")));
+  const insertQuery = precompile(db, (conn, param: Param<AttendeesTable>) =>
+    conn.insertInto("attendees").values(params(param, ATTENDEE_COLUMNS)),
   );
 
   async function assertNoActiveDuplicate(conn: Kysely<Database>, attendee: AttendeeRecord) {
@@ -114,8 +114,7 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
           record = { ...record, confirmationCode: createConfirmationCode() };
         }
         const row = attendeeToRow(record);
-        // A column left undefined is written as null, as kysely leaves it out of an insert.
-        await insertQuery(Object.fromEntries(ATTENDEE_COLUMNS.map((column) => [column, row[column] ?? null])) as Record<keyof AttendeesTable, unknown>, trx);
+        await insertQuery(row, trx);
         await adjustEventStats(trx, record.eventId, null, record);
         await notify(trx, event.accountId, { op: "attendee.registered", event, attendee: record, at: record.registrationDate }, notifier);
         return record;

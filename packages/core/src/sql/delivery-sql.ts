@@ -8,7 +8,7 @@ import type { Storage } from "../storage.ts";
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from "./database.ts";
 import type { SqlDialect } from "./dialect.ts";
 import { deliveryRow, leaseFree, PENDING } from "./outbox-sql.ts";
-import { param, params, precompile } from "./precompiled.ts";
+import { type Param, params, precompile } from "./precompiled.ts";
 import type { AttemptRecorded, DeliveryAttemptRecord } from "../storage/delivery-store.ts";
 import type { Envelope } from "../storage/envelope.ts";
 
@@ -72,7 +72,7 @@ export function createDeliveryMethods(
   }
 
   // An attempt's record, compiled once: every attempt runs these.
-  const lockedAttemptQuery = precompile<{ webhook_id: string; counts_failures: number; payload: string }, "id" | "worker" | "count">(db, (conn) =>
+  const lockedAttemptQuery = precompile(db, (conn, param: Param<{ id: string; worker: string; count: number }>) =>
     dialect.lockRows(
       conn
         .selectFrom("webhook_deliveries")
@@ -84,26 +84,26 @@ export function createDeliveryMethods(
     ),
   );
   const ATTEMPT_COLUMNS = ["delivery_id", "number", "started_at", "duration_ms", "status_code", "error", "response_excerpt", "succeeded"] as const satisfies ReadonlyArray<keyof WebhookAttemptsTable>;
-  const insertAttemptQuery = precompile<never, (typeof ATTEMPT_COLUMNS)[number]>(db, (conn) =>
-    conn.insertInto("webhook_attempts").values(params(ATTEMPT_COLUMNS) as never),
+  const insertAttemptQuery = precompile(db, (conn, param: Param<WebhookAttemptsTable>) =>
+    conn.insertInto("webhook_attempts").values(params(param, ATTEMPT_COLUMNS)),
   );
-  const settleQuery = precompile<never, "id" | "status" | "count" | "next" | "now">(db, (conn) =>
+  const settleQuery = precompile(db, (conn, param: Param<{ id: string; status: string; count: number; next: string | null; now: string }>) =>
     conn
       .updateTable("webhook_deliveries")
-      .set({ status: param("status"), attempt_count: param("count") as never, next_attempt_at: param("next"), lease_owner: null, lease_until: null, updated_at: param("now") })
+      .set({ status: param("status"), attempt_count: param("count"), next_attempt_at: param("next"), lease_owner: null, lease_until: null, updated_at: param("now") })
       .where("id", "=", param("id")),
   );
   // The webhook's side of its attempts (see `recordDeliveryAttempt`). Each guard compares start
   // times (fixed-width UTC text, so text order is time order) in the UPDATE itself, which
   // PostgreSQL re-checks on the row's latest version once it holds the row: no read first.
-  const successQuery = precompile<never, "id" | "started">(db, (conn) =>
+  const successQuery = precompile(db, (conn, param: Param<{ id: string; started: string }>) =>
     conn
       .updateTable("webhooks")
       .set({ consecutive_failures: 0, last_success_started_at: param("started") })
       .where("id", "=", param("id"))
       .where((eb) => eb.or([eb("last_success_started_at", "is", null), eb("last_success_started_at", "<", param("started"))])),
   );
-  const failureQuery = precompile<never, "id" | "started">(db, (conn) =>
+  const failureQuery = precompile(db, (conn, param: Param<{ id: string; started: string }>) =>
     conn
       .updateTable("webhooks")
       .set((eb) => ({ consecutive_failures: eb("consecutive_failures", "+", 1) }))

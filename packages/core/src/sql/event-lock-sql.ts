@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from "kysely";
 import type { EventRecord } from "../resources/event.ts";
 import type { Database, EventsTable } from "./database.ts";
 import type { SqlDialect } from "./dialect.ts";
-import { param, precompile } from "./precompiled.ts";
+import { type Param, precompile } from "./precompiled.ts";
 import { rowToEvent } from "./rows.ts";
 
 /** Locks and returns the account's event (the row lock that serialises everything about its registrations), or `null`. */
@@ -10,7 +10,7 @@ export type EventLock = (conn: Kysely<Database>, accountId: string, eventId: str
 
 /** The event lock's statement on `db`, compiled once (every registration runs it), for transactions of `db`. */
 export function createEventLock(db: Kysely<Database>, dialect: SqlDialect): EventLock {
-  const query = precompile<Selectable<EventsTable>, "id" | "account">(db, (conn) =>
+  const query = precompile(db, (conn, param: Param<{ id: string; account: string }>) =>
     dialect.lockRows(conn.selectFrom("events").selectAll().where("id", "=", param("id")).where("account_id", "=", param("account"))),
   );
   return async (conn, accountId, eventId) => {

@@ -7,7 +7,7 @@ import { ERASED_ANSWER } from "../storage/erasure.ts";
 import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
 import { scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { Database, EventsTable } from "./database.ts";
-import { param, precompile } from "./precompiled.ts";
+import { type Param, precompile } from "./precompiled.ts";
 import { eventToRow, rowToEvent, rowToKeptFigures } from "./rows.ts";
 import type { SqlDialect } from "./dialect.ts";
 import { eventStatsOf } from "../resources/kept-figures.ts";
@@ -40,7 +40,7 @@ export async function countActive(conn: Kysely<Database>, eventId: string): Prom
 export function createEventStore(ctx: SqlContext): EventStore {
   const { db, dialect, write, notify } = ctx;
   const clock = ctx.now;
-  const eventQuery = precompile<EventRow, "id" | "account">(db, (conn) =>
+  const eventQuery = precompile(db, (conn, param: Param<{ id: string; account: string }>) =>
     conn.selectFrom("events").selectAll().where("id", "=", param("id")).where("account_id", "=", param("account")),
   );
 

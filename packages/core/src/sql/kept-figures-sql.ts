@@ -3,7 +3,7 @@ import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import { contributionChange, type KeptFigures } from "../resources/kept-figures.ts";
 import type { Database, EventsTable } from "./database.ts";
-import { param, precompile } from "./precompiled.ts";
+import { type Param, precompile } from "./precompiled.ts";
 import { KEPT_FIGURE_COLUMNS, rowToKeptFigures } from "./rows.ts";
 
 /** An event's kept figures in a write transaction: read, and moved by a registration's change. */
@@ -23,12 +23,12 @@ type KeptFigureColumn = (typeof KEPT_FIGURE_COLUMNS)[number];
 
 /** The kept figures' statements on `db`, compiled once (every registration runs them). */
 export function createKeptFiguresSql(db: Kysely<Database>, factors: EmissionFactorSet): KeptFiguresSql {
-  const readQuery = precompile<Pick<Selectable<EventsTable>, KeptFigureColumn>, "id">(db, (conn) => conn.selectFrom("events").select(KEPT_FIGURE_COLUMNS).where("id", "=", param("id")));
+  const readQuery = precompile(db, (conn, param: Param<{ id: string }>) => conn.selectFrom("events").select(KEPT_FIGURE_COLUMNS).where("id", "=", param("id")));
   // One statement per set of columns that change, compiled when first needed: an UPDATE rewrites
   // the index entries of every column it sets, even to the same value (emissions_kg is indexed).
   const adjustQueries = new Map<string, ReturnType<typeof compileAdjust>>();
   const compileAdjust = (columns: readonly KeptFigureColumn[]) =>
-    precompile<never, KeptFigureColumn | "id">(db, (conn) =>
+    precompile(db, (conn, param: Param<Record<KeptFigureColumn, number> & { id: string }>) =>
       conn
         .updateTable("events")
         .set((eb) => Object.fromEntries(columns.map((column) => [column, eb(column, "+", param(column))])))

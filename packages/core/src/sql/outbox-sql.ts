@@ -12,7 +12,7 @@ import type { ChangeNotifier, OutboxReader, StoredChange } from "../storage/chan
 import type { Envelope, Notification } from "../storage/envelope.ts";
 import type { Database, WebhookDeliveriesTable } from "./database.ts";
 import type { KeptFiguresSql } from "./kept-figures-sql.ts";
-import { param, params, precompile } from "./precompiled.ts";
+import { type Param, params, precompile } from "./precompiled.ts";
 
 /** The status of a delivery that still has an attempt to make. */
 export const PENDING = "pending" satisfies DeliveryStatus;
@@ -51,12 +51,12 @@ export function createNotifyChange(
   keptFigures: KeptFiguresSql,
   eventAnalyticsFigures: (conn: Kysely<Database>, accountId: string, eventId: string) => Promise<EventAnalyticsFigures | null>,
 ): NotifyChange {
-  const webhooksQuery = precompile<{ id: string; events: string }, "account">(db, (conn) =>
+  const webhooksQuery = precompile(db, (conn, param: Param<{ account: string }>) =>
     conn.selectFrom("webhooks").select(["id", "events"]).where("account_id", "=", param("account")).where("active", "=", 1),
   );
-  const accountQuery = precompile<{ id: string; name: string }, "id">(db, (conn) => conn.selectFrom("accounts").select(["id", "name"]).where("id", "=", param("id")));
-  const insertDelivery = precompile<never, DeliveryColumn>(db, (conn) =>
-    conn.insertInto("webhook_deliveries").values(params(DELIVERY_COLUMNS) as never),
+  const accountQuery = precompile(db, (conn, param: Param<{ id: string }>) => conn.selectFrom("accounts").select(["id", "name"]).where("id", "=", param("id")));
+  const insertDelivery = precompile(db, (conn, param: Param<Pick<WebhookDeliveriesTable, DeliveryColumn>>) =>
+    conn.insertInto("webhook_deliveries").values(params(param, DELIVERY_COLUMNS)),
   );
 
   /** The account's subscriptions, read inside the change's transaction. */
