@@ -82,18 +82,17 @@ export function createSqliteDialect(database: SqliteDatabase, options: SqliteDia
  */
 export class SqliteDriver implements Driver {
   readonly #database: SqliteDatabase;
-  readonly #connection: SqliteConnection;
-  readonly #turns = new Turns();
+  readonly #turns: Turns<DatabaseConnection>;
 
   constructor(database: SqliteDatabase, statementCacheSize: number) {
     this.#database = database;
-    this.#connection = new SqliteConnection(database, statementCacheSize);
+    this.#turns = new Turns<DatabaseConnection>(new SqliteConnection(database, statementCacheSize));
   }
 
   async init(): Promise<void> {}
 
   acquireConnection(): Promise<DatabaseConnection> {
-    return this.#turns.take().then(() => this.#connection);
+    return this.#turns.take();
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -121,12 +120,12 @@ export class SqliteDriver implements Driver {
     await connection.executeQuery(compileQuery(sql`release ${sql.id(savepointName)}`.toOperationNode(), createQueryId()));
   }
 
-  async releaseConnection(): Promise<void> {
+  releaseConnection(): Promise<void> {
     this.#turns.pass();
+    return DONE;
   }
 
   async destroy(): Promise<void> {
-    this.#connection.forget();
     this.#database.close();
   }
 }
@@ -188,11 +187,6 @@ class SqliteConnection implements DatabaseConnection {
     }
   }
 
-  /** Drops the cached statements (the database is being closed). */
-  forget(): void {
-    this.#statements.clear();
-  }
-
   #execute<R>({ sql: text, parameters }: CompiledQuery): QueryResult<R> {
     const prepared = this.#prepared(text);
     if (!prepared.reader) {
@@ -234,21 +228,30 @@ function toObject(shape: RowShape, values: unknown[]): Record<string, unknown> {
 }
 
 /** The connection's turns: taken in order of arrival, passed to the next waiting user when released. */
-class Turns {
+class Turns<C> {
+  readonly #free: Promise<C>;
+  readonly #connection: C;
   #busy = false;
-  readonly #waiting: Array<() => void> = [];
+  readonly #waiting: Array<(connection: C) => void> = [];
 
-  take(): Promise<void> {
+  constructor(connection: C) {
+    this.#connection = connection;
+    this.#free = Promise.resolve(connection);
+  }
+
+  take(): Promise<C> {
     if (!this.#busy) {
       this.#busy = true;
-      return Promise.resolve();
+      return this.#free;
     }
     return new Promise((resolve) => this.#waiting.push(resolve));
   }
 
   pass(): void {
     const next = this.#waiting.shift();
-    if (next) next();
+    if (next) next(this.#connection);
     else this.#busy = false;
   }
 }
+
+const DONE: Promise<void> = Promise.resolve();
