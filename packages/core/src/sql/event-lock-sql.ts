@@ -1,6 +1,6 @@
-import type { Kysely, Selectable } from "kysely";
+import type { Kysely } from "kysely";
 import type { EventRecord } from "../resources/event.ts";
-import type { Database, EventsTable } from "./database.ts";
+import type { Database } from "./database.ts";
 import type { SqlDialect } from "./dialect.ts";
 import { type Param, precompile } from "./precompiled.ts";
 import { rowToEvent } from "./rows.ts";

@@ -1,8 +1,8 @@
-import type { Kysely, Selectable } from "kysely";
+import type { Kysely } from "kysely";
 import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import { contributionChange, type KeptFigures } from "../resources/kept-figures.ts";
-import type { Database, EventsTable } from "./database.ts";
+import type { Database } from "./database.ts";
 import { type Param, precompile } from "./precompiled.ts";
 import { KEPT_FIGURE_COLUMNS, rowToKeptFigures } from "./rows.ts";
 

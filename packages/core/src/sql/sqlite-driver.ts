@@ -80,7 +80,7 @@ export function createSqliteDialect(database: SqliteDatabase, options: SqliteDia
  * SQLite has one connection per database handle: it is lent to one user (a query, or a
  * transaction from begin to end) at a time, the others wait in order.
  */
-export class SqliteDriver implements Driver {
+class SqliteDriver implements Driver {
   readonly #database: SqliteDatabase;
   readonly #turns: Turns<DatabaseConnection>;
 
