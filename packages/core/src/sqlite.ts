@@ -1,8 +1,8 @@
 /**
  * @event-service/core/sqlite: what a host needs to run the SQL storage on SQLite (better-sqlite3
- * or any driver of its shape): the pragmas every connection gets, and the dialect with the
- * prepared-statement cache and direct reads on the hot path (a plain kysely `SqliteDialect`
- * works too, slower). Core never imports the driver; the host opens the database and hands it over.
+ * or any driver of its shape): the pragmas every connection gets, and the dialect with a
+ * prepared-statement cache and rows built in JavaScript (kysely's plain `SqliteDialect` works
+ * too, slower). Core never imports the driver; the host opens the database and hands it over.
  *
  * @example
  * import Database from "better-sqlite3";
@@ -14,5 +14,6 @@
  * for (const pragma of SQLITE_PRAGMAS) sqlite.pragma(pragma);
  * const storage = createSqlStorage({ db: new Kysely({ dialect: createSqliteDialect(sqlite) }) });
  */
-export { createSqliteDialect, SQLITE_PRAGMAS, withStatementCache } from "./sql/dialect.ts";
-export type { SqliteDatabaseLike } from "./sql/dialect.ts";
+export { SQLITE_PRAGMAS } from "./sql/dialect.ts";
+export { createSqliteDialect } from "./sql/sqlite-driver.ts";
+export type { SqliteDatabase, SqliteDialectOptions, SqliteStatement } from "./sql/sqlite-driver.ts";

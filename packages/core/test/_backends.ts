@@ -12,7 +12,8 @@ import BetterSqlite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import type { Database } from "../src/sql/database.ts";
-import { createSqliteDialect, SQLITE_PRAGMAS, withStatementCache } from "../src/sql/dialect.ts";
+import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
+import { createSqliteDialect } from "../src/sql/sqlite-driver.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import type { Storage } from "../src/storage.ts";
 
@@ -62,14 +63,14 @@ type Turns = ReturnType<typeof createTurns>;
  * the very thread that holds it (until the busy timeout). So the connections of one test
  * database take `turns`, one statement or transaction at a time, as kysely already makes the
  * users of one connection do; separate processes would wait on SQLite's own lock instead.
- * The file's connections are made as the server makes them (`createSqliteDialect`, whose
- * precompiled reads skip kysely's executor); the in-memory database uses kysely's plain
+ * The file's connections are made as the server makes them (`createSqliteDialect`, core's own
+ * driver); the in-memory database uses kysely's plain
  * `SqliteDialect`, so that both ways of embedding core run the suite.
  */
 function sqliteKysely(path: string, turns?: Turns): Kysely<Database> {
   const database = new BetterSqlite(path);
   for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
-  const dialect = path === ":memory:" ? new SqliteDialect({ database: withStatementCache(database) }) : createSqliteDialect(database);
+  const dialect = path === ":memory:" ? new SqliteDialect({ database }) : createSqliteDialect(database);
   if (!turns) return new Kysely<Database>({ dialect });
   const createDriver = dialect.createDriver.bind(dialect);
   dialect.createDriver = () => {

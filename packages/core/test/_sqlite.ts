@@ -1,7 +1,8 @@
 import Database from "better-sqlite3";
 import { Kysely } from "kysely";
 import type { Database as Schema } from "../src/sql/database.ts";
-import { createSqliteDialect, SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
+import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
+import { createSqliteDialect } from "../src/sql/sqlite-driver.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import type { Storage } from "../src/storage.ts";
 

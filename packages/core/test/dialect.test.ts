@@ -9,8 +9,7 @@ import { type CompiledQuery, type DatabaseConnection, type Dialect, Kysely, Post
 import pg from "pg";
 import { ServiceError } from "../src/errors.ts";
 import type { Database } from "../src/sql/database.ts";
-import { createSqliteDialect, dialectOf, POSTGRES, SQLITE, type UniqueIndex } from "../src/sql/dialect.ts";
-import { param, precompile } from "../src/sql/precompiled.ts";
+import { dialectOf, POSTGRES, SQLITE, type UniqueIndex } from "../src/sql/dialect.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import { BACKENDS } from "./_backends.ts";
 
@@ -179,100 +178,6 @@ describe("dialect: PostgreSQL errors", () => {
     } finally {
       await database.drop();
     }
-  });
-});
-
-describe("dialect: SQLite direct reads (createSqliteDialect)", () => {
-  const open = (direct: boolean) => {
-    const executed: string[] = [];
-    const sqlite = new BetterSqlite(":memory:");
-    const dialect = direct ? createSqliteDialect(sqlite) : new SqliteDialect({ database: sqlite });
-    const db = new Kysely<{ notes: { id: string; text: string } }>({ dialect, log: (event) => void executed.push(event.query.sql) });
-    return { db, executed, sqlite };
-  };
-
-  test("a precompiled read runs on the connection, past kysely's executor, while no transaction is open", async () => {
-    const { db, executed, sqlite } = open(true);
-    await db.schema.createTable("notes").addColumn("id", "text", (c) => c.primaryKey()).addColumn("text", "text").execute();
-    await db.insertInto("notes").values({ id: "n1", text: "kept" }).execute();
-    const note = precompile<{ id: string; text: string }, "id">(db, (conn) => conn.selectFrom("notes").selectAll().where("id", "=", param("id")));
-    executed.length = 0;
-    assert.deepEqual((await note({ id: "n1" })).rows, [{ id: "n1", text: "kept" }]);
-    assert.deepEqual((await note({ id: "n2" })).rows, []);
-    assert.deepEqual(executed, [], "kysely's executor (and its log) saw neither read");
-    // A driver error reaches the caller as a rejection, as through kysely.
-    sqlite.close();
-    await assert.rejects(note({ id: "n1" }), /not open/);
-  });
-
-  test("a read while a transaction is open waits for it through kysely, and never sees what it rolls back", async () => {
-    const { db, executed } = open(true);
-    await db.schema.createTable("notes").addColumn("id", "text", (c) => c.primaryKey()).addColumn("text", "text").execute();
-    const note = precompile<{ id: string; text: string }, "id">(db, (conn) => conn.selectFrom("notes").selectAll().where("id", "=", param("id")));
-    let during: Promise<{ rows: unknown[] }> | undefined;
-    let settledDuring = false;
-    await db
-      .transaction()
-      .execute(async (trx) => {
-        await trx.insertInto("notes").values({ id: "n1", text: "uncommitted" }).execute();
-        executed.length = 0;
-        during = note({ id: "n1" });
-        void during.then(() => (settledDuring = true));
-        await new Promise((resolve) => setTimeout(resolve, 10));
-        assert.equal(settledDuring, false, "the read waits for the transaction");
-        throw new Error("roll back");
-      })
-      .catch((error: Error) => assert.equal(error.message, "roll back"));
-    assert.deepEqual((await during!).rows, [], "the rolled-back row is never read");
-    assert.ok(executed.some((text) => text.startsWith('select * from "notes"')), "the read went through kysely");
-  });
-
-  test("a precompiled write still goes through kysely's executor", async () => {
-    const { db, executed } = open(true);
-    await db.schema.createTable("notes").addColumn("id", "text", (c) => c.primaryKey()).addColumn("text", "text").execute();
-    const add = precompile<never, "id">(db, (conn) => conn.insertInto("notes").values({ id: param("id"), text: "added" }));
-    executed.length = 0;
-    await add({ id: "n1" });
-    assert.equal(executed.length, 1);
-    assert.deepEqual(await db.selectFrom("notes").selectAll().execute(), [{ id: "n1", text: "added" }]);
-  });
-
-  test("rows are built in JavaScript with the keys and values better-sqlite3 gives; a __proto__ column is a key, never the prototype", async () => {
-    const { db, sqlite } = open(true);
-    const select = `select 1 as "n", 'a' as "s", null as "z", 2.5 as "f", x'00ff' as "b", 3 as "n"`;
-    // Through kysely (the statement cache), and on the direct path of a precompiled read.
-    const viaKysely = (await sql.raw(select).execute(db)).rows;
-    assert.deepEqual(viaKysely, sqlite.prepare(select).all());
-    assert.deepEqual(viaKysely, [{ n: 3, s: "a", z: null, f: 2.5, b: Buffer.from([0, 255]) }], "the repeated n keeps its last value");
-    const columns = ["n", "s", "z", "f", "b"] as const;
-    const values = [1, "a", null, 2.5, Buffer.from([0, 255])];
-    const precompiled = precompile<Record<string, unknown>, never>(db, (conn) => conn.selectNoFrom((eb) => columns.map((name, i) => eb.val(values[i]).as(name))));
-    assert.deepEqual((await precompiled({})).rows, [{ n: 1, s: "a", z: null, f: 2.5, b: Buffer.from([0, 255]) }]);
-    const [proto] = (await sql.raw(`select 'p' as "__proto__", 1 as "n"`).execute(db)).rows as Array<Record<string, unknown>>;
-    assert.equal(Object.getPrototypeOf(proto), Object.prototype);
-    assert.deepEqual(Object.entries(proto!), [["__proto__", "p"], ["n", 1]]);
-  });
-
-  test("a cached select * takes the columns a migration adds, on both paths", async () => {
-    const { db, sqlite } = open(true);
-    await db.schema.createTable("notes").addColumn("id", "text", (c) => c.primaryKey()).addColumn("text", "text").execute();
-    await db.insertInto("notes").values({ id: "n1", text: "kept" }).execute();
-    const note = precompile<Record<string, unknown>, "id">(db, (conn) => conn.selectFrom("notes").selectAll().where("id", "=", param("id")));
-    assert.deepEqual(await db.selectFrom("notes").selectAll().execute(), [{ id: "n1", text: "kept" }]);
-    assert.deepEqual((await note({ id: "n1" })).rows, [{ id: "n1", text: "kept" }]);
-    // SQLite prepares both statements again on their next run: wider rows than they were built for.
-    sqlite.exec("alter table notes add column extra text default 'x'");
-    assert.deepEqual(await db.selectFrom("notes").selectAll().execute(), [{ id: "n1", text: "kept", extra: "x" }]);
-    assert.deepEqual((await note({ id: "n1" })).rows, [{ id: "n1", text: "kept", extra: "x" }]);
-  });
-
-  test("a plain SqliteDialect reads through kysely's executor", async () => {
-    const { db, executed } = open(false);
-    await db.schema.createTable("notes").addColumn("id", "text", (c) => c.primaryKey()).addColumn("text", "text").execute();
-    const note = precompile<{ id: string; text: string }, "id">(db, (conn) => conn.selectFrom("notes").selectAll().where("id", "=", param("id")));
-    executed.length = 0;
-    assert.deepEqual((await note({ id: "n1" })).rows, []);
-    assert.equal(executed.length, 1);
   });
 });
 

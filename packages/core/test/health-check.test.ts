@@ -8,7 +8,7 @@ import type { Storage } from "../src/storage.ts";
 import Database from "better-sqlite3";
 import { Kysely } from "kysely";
 import type { Database as Schema } from "../src/sql/database.ts";
-import { createSqliteDialect } from "../src/sql/dialect.ts";
+import { createSqliteDialect } from "../src/sql/sqlite-driver.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 

@@ -22,7 +22,7 @@ export interface OpenSqliteOptions {
 
 /**
  * Opens the SQLite database of `databaseUrl` (creating its folder and file) with WAL, foreign
- * keys, a busy timeout, a prepared-statement cache and direct hot-path reads (`createSqliteDialect`), as a kysely instance for `createSqlStorage`.
+ * keys, a busy timeout and core's SQLite dialect (`createSqliteDialect`: a prepared-statement cache, rows built from raw arrays), as a kysely instance for `createSqlStorage`.
  * A file's checkpoints run in a thread of their own (`startCheckpointer`) until it is closed.
  * A folder it creates is `0700` and a file `0600` (SQLite gives its WAL and shared-memory files
  * the same mode): the file holds personal data and key hashes. Existing ones are left as they are.

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Tier } from "../resources/api-key.ts";
-import { param, precompile } from "./precompiled.ts";
+import { type Param, precompile } from "./precompiled.ts";
 import { rowToApiKeyInfo } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { AccountStore } from "../storage/account-store.ts";
@@ -10,9 +10,9 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
   const { db, dialect, write } = ctx;
   // The hot path (every request authenticates and counts; reads by id are the most common),
   // compiled once.
-  const authQuery = precompile<{ id: string; account_id: string; tier: string; scopes: string; name: string; per_minute: number | null; per_day: number | null }, "hash">(
+  const authQuery = precompile(
     db,
-    (conn) =>
+    (conn, param: Param<{ hash: string }>) =>
       conn
         .selectFrom("api_keys as k")
         .innerJoin("accounts as a", "a.id", "k.account_id")
@@ -20,7 +20,7 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
         .where("k.key_hash", "=", param("hash"))
         .where("k.revoked_at", "is", null),
   );
-  const revisionQuery = precompile<{ revision: number }, never>(db, (conn) => conn.selectFrom("key_revision").select("revision").where("id", "=", 1));
+  const revisionQuery = precompile(db, (conn) => conn.selectFrom("key_revision").select("revision").where("id", "=", 1));
   const raiseRevision = (trx: typeof db) => trx.updateTable("key_revision").set((eb) => ({ revision: eb("revision", "+", 1) })).where("id", "=", 1).execute();
 
   return {

@@ -10,7 +10,7 @@ import type { Storage } from "../storage.ts";
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from "./database.ts";
 import type { SqlDialect } from "./dialect.ts";
 import { deliveryRow, leaseFree, PENDING } from "./outbox-sql.ts";
-import { param, params, precompile } from "./precompiled.ts";
+import { type Param, params, precompile } from "./precompiled.ts";
 import type { RoomPerKey } from "../storage/delivery-store.ts";
 import type { DeliveryWrites } from "../storage/transaction.ts";
 import type { Envelope } from "../storage/envelope.ts";
@@ -98,7 +98,7 @@ async function findDelivery(conn: Kysely<Database>, accountId: string, webhookId
 /** The delivery operations of `storage.transaction` (`tx.deliveries`) on SQL: compiled once, bound to each transaction's connection. */
 export function createDeliveryWrites(db: Kysely<Database>, dialect: SqlDialect): (trx: Kysely<Database>) => DeliveryWrites {
   // An attempt's record, compiled once: every attempt runs these.
-  const lockedAttemptQuery = precompile<{ webhook_id: string; counts_failures: number; payload: string }, "id" | "worker" | "count">(db, (conn) =>
+  const lockedAttemptQuery = precompile(db, (conn, param: Param<{ id: string; worker: string; count: number }>) =>
     dialect.lockRows(
       conn
         .selectFrom("webhook_deliveries")
@@ -110,13 +110,13 @@ export function createDeliveryWrites(db: Kysely<Database>, dialect: SqlDialect):
     ),
   );
   const ATTEMPT_COLUMNS = ["delivery_id", "number", "started_at", "duration_ms", "status_code", "error", "response_excerpt", "succeeded"] as const satisfies ReadonlyArray<keyof WebhookAttemptsTable>;
-  const insertAttemptQuery = precompile<never, (typeof ATTEMPT_COLUMNS)[number]>(db, (conn) =>
-    conn.insertInto("webhook_attempts").values(params(ATTEMPT_COLUMNS) as never),
+  const insertAttemptQuery = precompile(db, (conn, param: Param<WebhookAttemptsTable>) =>
+    conn.insertInto("webhook_attempts").values(params(param, ATTEMPT_COLUMNS)),
   );
-  const settleQuery = precompile<never, "id" | "status" | "count" | "next" | "now">(db, (conn) =>
+  const settleQuery = precompile(db, (conn, param: Param<{ id: string; status: string; count: number; next: string | null; now: string }>) =>
     conn
       .updateTable("webhook_deliveries")
-      .set({ status: param("status"), attempt_count: param("count") as never, next_attempt_at: param("next"), lease_owner: null, lease_until: null, updated_at: param("now") })
+      .set({ status: param("status"), attempt_count: param("count"), next_attempt_at: param("next"), lease_owner: null, lease_until: null, updated_at: param("now") })
       .where("id", "=", param("id")),
   );
 

@@ -7,8 +7,8 @@
  * object to whatever needs one.
  */
 import {
-  type DialectAdapter, type Expression, type Kysely, type MigrationProvider, type MigrationResultSet, Migrator, PostgresAdapter, type RawBuilder, type SelectQueryBuilder,
-  type SqlBool, SqliteAdapter, type SqliteDatabase, SqliteDialect, sql,
+  type Expression, type Kysely, type MigrationProvider, type MigrationResultSet, Migrator, PostgresIntrospector, type RawBuilder, type SelectQueryBuilder,
+  type SqlBool, SqliteIntrospector, sql,
 } from "kysely";
 import type { BucketGranularity } from "../analytics/date-buckets.ts";
 import type { StoreFault } from "../storage/lifecycle-store.ts";
@@ -94,12 +94,15 @@ export interface SqlDialect {
   asciiCaseFold(text: RawBuilder<unknown>): RawBuilder<string>;
 }
 
-/** The dialect of a kysely instance; throws for one the storage does not support. */
+/**
+ * The dialect of a kysely instance, told by the class of its introspector (public API, made by its
+ * kysely dialect); throws for one the storage does not support.
+ */
 export function dialectOf(db: Kysely<Database>): SqlDialect {
-  const adapter = db.getExecutor().adapter;
-  if (adapter instanceof SqliteAdapter) return SQLITE;
-  if (adapter instanceof PostgresAdapter) return POSTGRES;
-  throw new Error("Unsupported SQL dialect: Event Service runs on kysely's SqliteDialect or PostgresDialect.");
+  const introspector = db.introspection;
+  if (introspector instanceof SqliteIntrospector) return SQLITE;
+  if (introspector instanceof PostgresIntrospector) return POSTGRES;
+  throw new Error("Unsupported SQL dialect: Event Service runs on SQLite (createSqliteDialect or kysely's SqliteDialect) or kysely's PostgresDialect.");
 }
 
 /** The error code (SQLite's `SQLITE_…`, PostgreSQL's SQLSTATE, Node's `E…`) of a driver error, if any. */
@@ -343,134 +346,6 @@ export const POSTGRES: SqlDialect = {
     sql<number>`cast(extract(epoch from (cast(${text(to)} as timestamptz) - cast(${text(from)} as timestamptz))) / 86400 as double precision)`,
   asciiCaseFold: (value) => sql<string>`(translate(${value}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') collate "C")`,
 };
-
-/** The part of a better-sqlite3 `Database` that statement caching needs (declared here: core never imports the driver). */
-export interface SqliteDatabaseLike {
-  prepare(sql: string): unknown;
-  close(): unknown;
-  /** better-sqlite3's: true while a transaction is open on the connection (without it, no direct reads). */
-  readonly inTransaction?: boolean;
-}
-
-/** A prepared better-sqlite3 statement, as the cache and {@link directRead} run it. */
-interface SqliteStatementLike {
-  readonly reader: boolean;
-  all(parameters: readonly unknown[]): unknown[];
-  raw(toggle: boolean): unknown;
-  columns(): Array<{ name: string }>;
-}
-
-/**
- * The rows of a reader statement as plain objects keyed by column, built in JavaScript: the
- * statement runs in better-sqlite3's raw mode (arrays) and a function made for its columns turns
- * each array into an object literal. V8 builds those, and reads them later, several times faster
- * than the objects better-sqlite3 assembles through its C++ API: a page of 20 events (31
- * columns) in 95 µs of CPU instead of 179. Same keys and values; a repeated column name keeps its
- * last value, as better-sqlite3's objects do. Takes the statement over (raw mode).
- */
-function objectRows(statement: SqliteStatementLike): (parameters: readonly unknown[]) => unknown[] {
-  const learn = () => {
-    const names = statement.columns().map((column) => column.name);
-    return { width: names.length, toObject: rowMaker(names) };
-  };
-  let shape = learn();
-  statement.raw(true);
-  return (parameters) => {
-    const rows = statement.all(parameters) as unknown[][];
-    // SQLite prepares a statement again after a schema change: another process's migration
-    // (they only add columns) can widen a `select *`. Learn the new columns from the rows.
-    if (rows.length > 0 && rows[0]!.length !== shape.width) shape = learn();
-    return rows.map(shape.toObject);
-  };
-}
-
-/** A function that turns a row's values into an object keyed by `names`. */
-function rowMaker(names: string[]): (row: unknown[]) => unknown {
-  // A "__proto__" key in a literal would set the prototype: such rows are built key by key.
-  if (names.includes("__proto__")) {
-    return (row) => {
-      const object: Record<string, unknown> = {};
-      names.forEach((name, i) => Object.defineProperty(object, name, { value: row[i], enumerable: true, writable: true, configurable: true }));
-      return object;
-    };
-  }
-  // The names are written as JSON string literals, so no column name can inject code.
-  return new Function("row", `return { ${names.map((name, i) => `${JSON.stringify(name)}: row[${i}]`).join(", ")} };`) as (row: unknown[]) => unknown;
-}
-
-/**
- * Where {@link createSqliteDialect} leaves the connection on its adapter: a registered symbol,
- * because the `sqlite` entry and the main one are separate bundles.
- */
-const DIRECT_READS = Symbol.for("@event-service/core:sqlite-direct-reads");
-
-/**
- * kysely's `SqliteDialect` as the storage wants it: statements cached ({@link withStatementCache}),
- * and the connection left on the dialect's adapter, so that the storage's precompiled reads of
- * the hot path run on it directly ({@link directRead}) instead of through kysely's executor,
- * whose connection lock and promise hops cost more than the indexed read itself. Those reads
- * skip kysely's query log, nothing else.
- */
-export function createSqliteDialect(database: SqliteDatabase & Pick<SqliteDatabaseLike, "inTransaction">): SqliteDialect {
-  return new (class extends SqliteDialect {
-    override createAdapter(): DialectAdapter {
-      return Object.defineProperty(super.createAdapter(), DIRECT_READS, { value: database });
-    }
-  })({ database: withStatementCache(database) });
-}
-
-/**
- * Runs the compiled read `sqlText` straight on the connection of a kysely instance made with
- * {@link createSqliteDialect}; `undefined` for any other (PostgreSQL, a plain `SqliteDialect`,
- * an instance with plugins, which may transform results). The runner answers `undefined`
- * while a transaction is open on the connection, since a read there would see its uncommitted
- * writes: the caller then goes through kysely, which waits for the transaction to end.
- */
-export function directRead(db: Kysely<any>, sqlText: string): ((parameters: readonly unknown[]) => unknown[] | undefined) | undefined {
-  const executor = db.getExecutor();
-  const database = (executor.adapter as { [DIRECT_READS]?: SqliteDatabaseLike })[DIRECT_READS];
-  if (!database || executor.plugins.length > 0 || typeof database.inTransaction !== "boolean") return undefined;
-  let read: ((parameters: readonly unknown[]) => unknown[]) | undefined;
-  return (parameters) => {
-    if (database.inTransaction) return undefined;
-    // Prepared at the first run, not before: the storage compiles its reads before migrating.
-    read ??= objectRows(database.prepare(sqlText) as SqliteStatementLike);
-    return read(parameters);
-  };
-}
-
-/**
- * Wraps a better-sqlite3 database so that `prepare` reuses one statement per SQL text (up to
- * `max`, least recently used dropped). kysely prepares every query anew, and preparing costs
- * more than running the small indexed queries of the hot path; the statements are run one at a
- * time on the single connection, so sharing them is safe. A reader's `all()` builds its row
- * objects in JavaScript (objectRows): the statements are kysely's, not for other modes.
- */
-export function withStatementCache<D extends SqliteDatabaseLike>(database: D, max = 500): D {
-  const cache = new Map<string, unknown>();
-  return new Proxy(database, {
-    get(target, property, receiver) {
-      if (property !== "prepare") {
-        const value = Reflect.get(target, property, receiver);
-        return typeof value === "function" ? value.bind(target) : value;
-      }
-      return (sql: string) => {
-        let statement = cache.get(sql);
-        if (statement === undefined) {
-          statement = target.prepare(sql);
-          const prepared = statement as SqliteStatementLike;
-          // kysely reads every result with all(): a twin in raw mode builds its objects (objectRows).
-          if (prepared.reader) Object.defineProperty(prepared, "all", { value: objectRows(target.prepare(sql) as SqliteStatementLike) });
-          if (cache.size >= max) cache.delete(cache.keys().next().value!);
-        } else {
-          cache.delete(sql);
-        }
-        cache.set(sql, statement);
-        return statement;
-      };
-    },
-  });
-}
 
 /**
  * Applied to every new SQLite connection by hosts: the busy timeout first (switching to WAL

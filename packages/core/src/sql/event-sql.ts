@@ -4,7 +4,7 @@ import type { EventListQuery, EventWithStats } from "../resources/event.ts";
 import type { Page } from "../storage.ts";
 import { scoreSql, scoreThreshold } from "../carbon/carbon-sql.ts";
 import type { Database, EventsTable } from "./database.ts";
-import { param, precompile } from "./precompiled.ts";
+import { type Param, precompile } from "./precompiled.ts";
 import { rowToEvent, rowToKeptFigures } from "./rows.ts";
 import { eventStatsOf } from "../resources/kept-figures.ts";
 import type { SqlContext } from "./sql-context.ts";
@@ -24,7 +24,7 @@ export function toEventWithStats(row: EventRow, carbon: CarbonSettings): EventWi
 /** Reads of events and their kept figures (`EventStore`) on SQL; their writes are `transaction-sql.ts`'s. */
 export function createEventStore(ctx: SqlContext): EventStore {
   const { db, dialect } = ctx;
-  const eventQuery = precompile<EventRow, "id" | "account">(db, (conn) =>
+  const eventQuery = precompile(db, (conn, param: Param<{ id: string; account: string }>) =>
     conn.selectFrom("events").selectAll().where("id", "=", param("id")).where("account_id", "=", param("account")),
   );
 

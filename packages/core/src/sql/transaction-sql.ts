@@ -14,12 +14,12 @@ import {
   type AttendeeWrites, type ErasureWrites, type EventWrites, type FigureWrites, type OutboxWrites, StorageConflict, type StorageTransaction, type TransactionStore,
   type WaitlistWrites,
 } from "../storage/transaction.ts";
-import type { AttendeesTable, Database, EventsTable } from "./database.ts";
+import type { AttendeesTable, Database, EventsTable, WebhookDeliveriesTable } from "./database.ts";
 import { createDeliveryWrites } from "./delivery-sql.ts";
 import type { UniqueIndex } from "./dialect.ts";
 import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
 import { pendingDeliveryRow, type DeliveryColumn, DELIVERY_COLUMNS } from "./outbox-sql.ts";
-import { param, params, precompile } from "./precompiled.ts";
+import { type Param, params, precompile } from "./precompiled.ts";
 import { ATTENDEE_COLUMNS, attendeeToRow, eventToRow, KEPT_FIGURE_COLUMNS, rowToAttendee, rowToEvent, rowToKeptFigures } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { createWebhookWrites, WEBHOOK_URL_INDEX } from "./webhook-sql.ts";
@@ -43,10 +43,10 @@ export function createTransactionStore(
   const deliveries = createDeliveryWrites(db, dialect);
   const webhooks = createWebhookWrites(db, dialect);
 
-  const lockQuery = precompile<Selectable<EventsTable>, "id" | "account">(db, (conn) =>
+  const lockQuery = precompile(db, (conn, param: Param<{ id: string; account: string }>) =>
     dialect.lockRows(conn.selectFrom("events").selectAll().where("id", "=", param("id")).where("account_id", "=", param("account"))),
   );
-  const duplicateQuery = precompile<{ id: string }, "event" | "email" | "id">(db, (conn) =>
+  const duplicateQuery = precompile(db, (conn, param: Param<{ event: string; email: string; id: string }>) =>
     conn
       .selectFrom("attendees")
       .select("id")
@@ -58,26 +58,26 @@ export function createTransactionStore(
       .where("status", "<>", sql.lit("cancelled"))
       .where("id", "<>", param("id")),
   );
-  const codeQuery = precompile<{ id: string }, "code">(db, (conn) => conn.selectFrom("attendees").select("id").where("confirmation_code", "=", param("code")));
-  const insertAttendeeQuery = precompile<never, keyof AttendeesTable>(db, (conn) => conn.insertInto("attendees").values(params(ATTENDEE_COLUMNS) as never));
-  const figuresQuery = precompile<Pick<Selectable<EventsTable>, KeptFigureColumn>, "id">(db, (conn) =>
+  const codeQuery = precompile(db, (conn, param: Param<{ code: string }>) => conn.selectFrom("attendees").select("id").where("confirmation_code", "=", param("code")));
+  const insertAttendeeQuery = precompile(db, (conn, param: Param<AttendeesTable>) => conn.insertInto("attendees").values(params(param, ATTENDEE_COLUMNS)));
+  const figuresQuery = precompile(db, (conn, param: Param<{ id: string }>) =>
     conn.selectFrom("events").select(KEPT_FIGURE_COLUMNS).where("id", "=", param("id")),
   );
   // One statement per set of columns that change, compiled when first needed: an UPDATE rewrites
   // the index entries of every column it sets, even to the same value (emissions_kg is indexed).
   const adjustQueries = new Map<string, ReturnType<typeof compileAdjust>>();
   const compileAdjust = (columns: readonly KeptFigureColumn[]) =>
-    precompile<never, KeptFigureColumn | "id">(db, (conn) =>
+    precompile(db, (conn, param: Param<Record<KeptFigureColumn, number> & { id: string }>) =>
       conn
         .updateTable("events")
         .set((eb) => Object.fromEntries(columns.map((column) => [column, eb(column, "+", param(column))])))
         .where("id", "=", param("id")),
     );
-  const webhooksQuery = precompile<{ id: string; events: string }, "account">(db, (conn) =>
+  const webhooksQuery = precompile(db, (conn, param: Param<{ account: string }>) =>
     conn.selectFrom("webhooks").select(["id", "events"]).where("account_id", "=", param("account")).where("active", "=", 1),
   );
-  const accountQuery = precompile<{ id: string; name: string }, "id">(db, (conn) => conn.selectFrom("accounts").select(["id", "name"]).where("id", "=", param("id")));
-  const insertDeliveryQuery = precompile<never, DeliveryColumn>(db, (conn) => conn.insertInto("webhook_deliveries").values(params(DELIVERY_COLUMNS) as never));
+  const accountQuery = precompile(db, (conn, param: Param<{ id: string }>) => conn.selectFrom("accounts").select(["id", "name"]).where("id", "=", param("id")));
+  const insertDeliveryQuery = precompile(db, (conn, param: Param<Pick<WebhookDeliveriesTable, DeliveryColumn>>) => conn.insertInto("webhook_deliveries").values(params(param, DELIVERY_COLUMNS)));
 
   const events = (trx: Kysely<Database>): EventWrites => ({
     async lock(accountId, id) {
@@ -127,9 +127,8 @@ export function createTransactionStore(
       return (await codeQuery({ code: confirmationCode }, trx)).rows.length > 0;
     },
     async insert(attendee) {
-      const row = attendeeToRow(attendee);
-      // A column left undefined is written as null, as kysely leaves it out of an insert.
-      await insertAttendeeQuery(Object.fromEntries(ATTENDEE_COLUMNS.map((column) => [column, row[column] ?? null])) as Record<keyof AttendeesTable, unknown>, trx);
+      // A column left undefined binds as null (better-sqlite3 and pg both), as kysely leaves it out of an insert.
+      await insertAttendeeQuery(attendeeToRow(attendee), trx);
     },
     async update(attendee) {
       const { id, account_id: _account, event_id: _event, confirmation_code: _code, registration_date: _date, ...changes } = attendeeToRow(attendee);

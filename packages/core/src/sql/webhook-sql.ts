@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./database.ts";
 import type { SqlDialect, UniqueIndex } from "./dialect.ts";
-import { param, precompile } from "./precompiled.ts";
+import { type Param, precompile } from "./precompiled.ts";
 import { rowToWebhook, webhookToRow } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { StorageConflict, type WebhookWrites } from "../storage/transaction.ts";
@@ -18,13 +18,13 @@ function lockAccount(conn: Kysely<Database>, dialect: SqlDialect, accountId: str
 /** The webhook operations of `storage.transaction` (`tx.webhooks`) on SQL: compiled once, bound to each transaction's connection. */
 export function createWebhookWrites(db: Kysely<Database>, dialect: SqlDialect): (trx: Kysely<Database>) => WebhookWrites {
   // Every attempt that counts towards a webhook's failures runs these.
-  const lockedFailuresQuery = precompile<{ consecutive_failures: number; last_success_started_at: string | null; active: number }, "id">(db, (conn) =>
+  const lockedFailuresQuery = precompile(db, (conn, param: Param<{ id: string }>) =>
     dialect.lockRows(conn.selectFrom("webhooks").select(["consecutive_failures", "last_success_started_at", "active"]).where("id", "=", param("id"))),
   );
-  const setFailuresQuery = precompile<never, "id" | "failures" | "success">(db, (conn) =>
+  const setFailuresQuery = precompile(db, (conn, param: Param<{ id: string; failures: number; success: string | null }>) =>
     conn
       .updateTable("webhooks")
-      .set({ consecutive_failures: param("failures") as never, last_success_started_at: param("success") })
+      .set({ consecutive_failures: param("failures"), last_success_started_at: param("success") })
       .where("id", "=", param("id")),
   );
 
