@@ -1,8 +1,8 @@
 /**
  * SQLite checkpoints off the event loop. A checkpoint copies the write-ahead log into the
  * database file and syncs both (fsync: milliseconds each); SQLite runs one inside the commit that
- * takes the log past 1,000 pages, which stopped the event loop for 1 to 17 ms every few dozen
- * registrations (more than half of all commit time under load). A worker thread on a connection
+ * takes the log past 1,000 pages, which stalls the event loop under steady writes (figures in
+ * docs/performance.md). A worker thread on a connection
  * of its own runs a PASSIVE checkpoint every {@link CHECKPOINT_INTERVAL_MS} instead: it never
  * takes the write lock, so commits go on meanwhile. SQLite's own checkpoint stays as a backstop at
  * {@link BACKSTOP_PAGES}: under steady writes the thread never catches up with the log's end, and
