@@ -26,11 +26,27 @@ async function seed(file: string) {
   const storage = createSqlStorage({ db });
   await storage.migrate();
   const service = createEventService({ storage });
-  const { key, accountId } = await service.keys.create({ account: "Analytics Bench", tier: "enterprise", perMinute: 1_000_000, perDay: 100_000_000 });
+  const { key, accountId } = await service.keys.create({
+    account: "Analytics Bench",
+    tier: "enterprise",
+    perMinute: 1_000_000,
+    perDay: 100_000_000,
+  });
 
   const categories = ["conference", "meetup", "workshop", "festival"];
   const modes = ["car", "train", "bus", "flight", "bike", "walk", null] as const;
-  const statuses = ["confirmed", "confirmed", "confirmed", "confirmed", "confirmed", "confirmed", "confirmed", "checked-in", "pending", "cancelled"] as const;
+  const statuses = [
+    "confirmed",
+    "confirmed",
+    "confirmed",
+    "confirmed",
+    "confirmed",
+    "confirmed",
+    "confirmed",
+    "checked-in",
+    "pending",
+    "cancelled",
+  ] as const;
   const diets = [[], ["vegan"], ["vegetarian"], ["vegan", "gluten-free"], ["halal"], []];
   const now = "2026-01-01T00:00:00.000Z";
   const start = Date.parse("2026-01-01T09:00:00.000Z");
@@ -39,18 +55,42 @@ async function seed(file: string) {
   await db.transaction().execute(async (trx) => {
     for (let e = 0; e < EVENTS; e++) {
       // Spread over two years, about 1.4 events a day.
-      const startDate = new Date(start + Math.floor((e * 730) / EVENTS) * 86_400_000 + (e % 8) * 3_600_000).toISOString();
+      const startDate = new Date(
+        start + Math.floor((e * 730) / EVENTS) * 86_400_000 + (e % 8) * 3_600_000,
+      ).toISOString();
       const id = `evt_bench${String(e).padStart(6, "0")}`;
       eventIds.push(id);
       await trx
         .insertInto("events")
         .values(
           eventToRow({
-            id, accountId, name: `Bench event ${e}`, description: null,
-            location: { address: "Main St 1", city: "Berlin", state: null, country: "DE", zipCode: null, coordinates: null },
-            startDate, endDate: new Date(Date.parse(startDate) + 8 * 3_600_000).toISOString(), capacity: 500, category: categories[e % categories.length]!,
-            sustainabilityGoals: { carbonNeutral: e % 3 === 0, renewableEnergy: e % 2 === 0, localSourcing: e % 5 === 0, wasteReduction: (e * 7) % 101 },
-            tags: [], status: "published", waitlistEnabled: false, createdAt: now, updatedAt: now,
+            id,
+            accountId,
+            name: `Bench event ${e}`,
+            description: null,
+            location: {
+              address: "Main St 1",
+              city: "Berlin",
+              state: null,
+              country: "DE",
+              zipCode: null,
+              coordinates: null,
+            },
+            startDate,
+            endDate: new Date(Date.parse(startDate) + 8 * 3_600_000).toISOString(),
+            capacity: 500,
+            category: categories[e % categories.length]!,
+            sustainabilityGoals: {
+              carbonNeutral: e % 3 === 0,
+              renewableEnergy: e % 2 === 0,
+              localSourcing: e % 5 === 0,
+              wasteReduction: (e * 7) % 101,
+            },
+            tags: [],
+            status: "published",
+            waitlistEnabled: false,
+            createdAt: now,
+            updatedAt: now,
           }),
         )
         .execute();
@@ -61,12 +101,35 @@ async function seed(file: string) {
         code += 1;
         rows.push(
           attendeeToRow({
-            id: `att_bench${String(n).padStart(8, "0")}`, accountId, eventId: id, firstName: "Ada", lastName: `L${a}`, email: `b${n}@example.com`,
-            phone: null, company: a % 4 === 0 ? null : `Company ${a % 37}`, title: null, ticketType: a % 10 === 0 ? "vip" : "general",
-            dietaryPreferences: diets[n % diets.length]!, accessibilityNeeds: a % 25 === 0 ? { wheelchairAccess: true } : null,
-            carbonOffset: mode ? { opted: n % 3 === 0, amount: (n % 3 === 0 ? 5 + (n % 20) : 0), travelMode: mode, travelDistance: 10 + ((n * 37) % 2500) } : null,
-            emergencyContact: null, customFields: {}, status: statuses[n % statuses.length]!, waitlistPosition: null, confirmationCode: `EVT-B${String(code).padStart(8, "0")}`,
-            registrationDate: now, updatedAt: now, checkedInAt: null, cancelledAt: null,
+            id: `att_bench${String(n).padStart(8, "0")}`,
+            accountId,
+            eventId: id,
+            firstName: "Ada",
+            lastName: `L${a}`,
+            email: `b${n}@example.com`,
+            phone: null,
+            company: a % 4 === 0 ? null : `Company ${a % 37}`,
+            title: null,
+            ticketType: a % 10 === 0 ? "vip" : "general",
+            dietaryPreferences: diets[n % diets.length]!,
+            accessibilityNeeds: a % 25 === 0 ? { wheelchairAccess: true } : null,
+            carbonOffset: mode
+              ? {
+                  opted: n % 3 === 0,
+                  amount: n % 3 === 0 ? 5 + (n % 20) : 0,
+                  travelMode: mode,
+                  travelDistance: 10 + ((n * 37) % 2500),
+                }
+              : null,
+            emergencyContact: null,
+            customFields: {},
+            status: statuses[n % statuses.length]!,
+            waitlistPosition: null,
+            confirmationCode: `EVT-B${String(code).padStart(8, "0")}`,
+            registrationDate: now,
+            updatedAt: now,
+            checkedInAt: null,
+            cancelledAt: null,
           }),
         );
       }
@@ -80,7 +143,8 @@ async function seed(file: string) {
   return { key, eventId: eventIds[500]! };
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 
 async function time(url: string, key: string): Promise<{ p50: number; p95: number; max: number }> {
   const headers = { authorization: `Bearer ${key}` };
@@ -102,11 +166,17 @@ async function time(url: string, key: string): Promise<{ p50: number; p95: numbe
 const dir = mkdtempSync(join(tmpdir(), "event-service-bench-analytics-"));
 const file = join(dir, "bench.sqlite");
 try {
-  process.stdout.write(`Seeding ${EVENTS.toLocaleString("en")} events and ${(EVENTS * PER_EVENT).toLocaleString("en")} registrations in ${file}…\n`);
+  process.stdout.write(
+    `Seeding ${EVENTS.toLocaleString("en")} events and ${(EVENTS * PER_EVENT).toLocaleString("en")} registrations in ${file}…\n`,
+  );
   const seeded = performance.now();
   const { key, eventId } = await seed(file);
   process.stdout.write(`Seeded in ${((performance.now() - seeded) / 1000).toFixed(1)} s.\n`);
-  const server = await startProcess(["packages/server/bin/event-service.js", "serve"], { PORT: "0", DATABASE_URL: file, LOG_LEVEL: "info" });
+  const server = await startProcess(["packages/server/bin/event-service.js", "serve"], {
+    PORT: "0",
+    DATABASE_URL: file,
+    LOG_LEVEL: "info",
+  });
   const cases = [
     "/api/analytics/sustainability",
     "/api/analytics/sustainability?granularity=monthly",
@@ -120,7 +190,9 @@ try {
   const rows: string[] = [];
   for (const path of cases) {
     const figures = await time(`${server.url}${path}`, key);
-    rows.push(`| \`GET ${path.replace(eventId, ":id")}\` | ${figures.p50.toFixed(1)} | ${figures.p95.toFixed(1)} | ${figures.max.toFixed(1)} | ${figures.p95 < TARGET_P95_MS ? "yes" : "NO"} |`);
+    rows.push(
+      `| \`GET ${path.replace(eventId, ":id")}\` | ${figures.p50.toFixed(1)} | ${figures.p95.toFixed(1)} | ${figures.max.toFixed(1)} | ${figures.p95 < TARGET_P95_MS ? "yes" : "NO"} |`,
+    );
   }
   process.stdout.write(
     `\nMachine: ${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.version}; ${REQUESTS} sequential requests per endpoint after one warm-up.\n\n` +

@@ -18,7 +18,9 @@ database.pragma("synchronous = NORMAL");
 
 const accountId = process.argv[3]!;
 const getEvent = database.prepare("select * from events where id = ? and account_id = ?").raw(true);
-const listEvents = database.prepare("select * from events where account_id = ? order by created_at desc, id desc limit 20").raw(true);
+const listEvents = database
+  .prepare("select * from events where account_id = ? order by created_at desc, id desc limit 20")
+  .raw(true);
 const countEvents = database.prepare("select count(*) from events where account_id = ?").pluck(true);
 const eventColumns = getEvent.columns().map((column) => column.name);
 
@@ -28,7 +30,8 @@ function toObject(row: unknown[]): Record<string, unknown> {
   for (let i = 0; i < eventColumns.length; i++) object[eventColumns[i]!] = row[i];
   return object;
 }
-const insertAttendee = database.prepare(`insert into attendees (id, account_id, event_id, first_name, last_name, email, email_key, ticket_type,
+const insertAttendee =
+  database.prepare(`insert into attendees (id, account_id, event_id, first_name, last_name, email, email_key, ticket_type,
   dietary_preferences, custom_fields, search_key, status, confirmation_code, registration_date, updated_at, offset_opted, offset_amount)
   values (@id, @account_id, @event_id, @first_name, @last_name, @email, @email_key, @ticket_type, '[]', '{}', @email_key, 'confirmed', @code, @now, @now, 0, 0)`);
 
@@ -46,10 +49,21 @@ app.post("/api/attendees", async (event) => {
   const id = `att_${randomBytes(12).toString("hex")}`;
   const now = new Date().toISOString();
   insertAttendee.run({
-    id, account_id: accountId, event_id: body.eventId, first_name: body.firstName, last_name: body.lastName, email: body.email,
-    email_key: body.email!.toLowerCase(), ticket_type: body.ticketType, code: randomBytes(8).toString("hex"), now,
+    id,
+    account_id: accountId,
+    event_id: body.eventId,
+    first_name: body.firstName,
+    last_name: body.lastName,
+    email: body.email,
+    email_key: body.email!.toLowerCase(),
+    ticket_type: body.ticketType,
+    code: randomBytes(8).toString("hex"),
+    now,
   });
-  return new Response(JSON.stringify({ id, ...body }), { status: 201, headers: { "content-type": "application/json" } });
+  return new Response(JSON.stringify({ id, ...body }), {
+    status: 201,
+    headers: { "content-type": "application/json" },
+  });
 });
 
 const server = serve(app, { port: 0, hostname: "127.0.0.1", silent: true, gracefulShutdown: false });

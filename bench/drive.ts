@@ -14,16 +14,27 @@ export interface Figures {
 }
 
 /** Drives `url` + `path` for SECONDS with GETs, or with POSTs of `post(n)` for the n-th request. */
-export async function drive(url: string, path: string, options: { key?: string; post?: (n: number) => unknown } = {}): Promise<Figures> {
+export async function drive(
+  url: string,
+  path: string,
+  options: { key?: string; post?: (n: number) => unknown } = {},
+): Promise<Figures> {
   let n = 0;
-  const headers: Record<string, string> = { "content-type": "application/json", ...(options.key && { authorization: `Bearer ${options.key}` }) };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    ...(options.key && { authorization: `Bearer ${options.key}` }),
+  };
   const result = await autocannon({
     url: `${url}${path}`,
     connections: CONNECTIONS,
     duration: SECONDS,
     method: options.post ? "POST" : "GET",
     headers,
-    ...(options.post && { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: JSON.stringify(options.post!(n++)) }) }] }),
+    ...(options.post && {
+      requests: [
+        { setupRequest: (request: autocannon.Request) => ({ ...request, body: JSON.stringify(options.post!(n++)) }) },
+      ],
+    }),
   });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
 }

@@ -48,14 +48,19 @@ async function hotPath(file: string, key: string, accountId: string, eventId: st
   const storage = createSqlStorage({ db: openSqlite(file) });
   const service = createEventService({ storage });
   const handler = createHandler(service, { Response: FastResponse });
-  const request = new Request(`http://127.0.0.1/api/events/${eventId}`, { headers: { authorization: `Bearer ${key}` } });
+  const request = new Request(`http://127.0.0.1/api/events/${eventId}`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   const windows = { minute: Math.floor(Date.now() / 60_000) * 60, day: Math.floor(Date.now() / 86_400_000) * 86_400 };
   const scope = { baseUrl: "http://127.0.0.1", scopes: SCOPES, tier: "enterprise" } as const;
   // The steps of the path, one row each: edit this list as the path changes.
   const steps: Array<[string, () => Promise<unknown>]> = [
     ["whole handler (auth, rate limit, route, read, JSON)", () => handler(request)],
     ["auth from memory: KeyOperations.authenticate (a remembered key)", () => service.keys.authenticate(key)],
-    ["a reservation of counts: Storage.reserveRequests (one transaction, every ~100 ms per busy account)", () => storage.reserveRequests({ accountId, windows, want: 0, limits: { perMinute: 1e9, perDay: 1e9 } })],
+    [
+      "a reservation of counts: Storage.reserveRequests (one transaction, every ~100 ms per busy account)",
+      () => storage.reserveRequests({ accountId, windows, want: 0, limits: { perMinute: 1e9, perDay: 1e9 } }),
+    ],
     ["the account's operations: EventService.forAccount", async () => service.forAccount(accountId, scope)],
     ["the read: Storage.getEvent", () => storage.getEvent(accountId, eventId, service.carbon)],
   ];
@@ -74,7 +79,11 @@ try {
   const tls = makeCertificate();
   const receiver = await startProcess(["--import", "tsx", "bench/webhook-receiver.ts", tls.certPath, tls.keyPath]);
   const ours = await startProcess(["packages/server/bin/event-service.js", "serve"], {
-    PORT: "0", DATABASE_URL: file, LOG_LEVEL: "info", NODE_EXTRA_CA_CERTS: tls.certPath, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+    PORT: "0",
+    DATABASE_URL: file,
+    LOG_LEVEL: "info",
+    NODE_EXTRA_CA_CERTS: tls.certPath,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
   });
   const bare = await startProcess(["--import", "tsx", "bench/bare-server.ts", file, accountId]);
   // Through the API, as a user would: every registration then writes a notification to the outbox.
@@ -83,20 +92,45 @@ try {
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: JSON.stringify({ url: `${receiver.url}/bench`, events: ["*"] }),
   });
-  if (subscribed.status !== 201) throw new Error(`subscribing the bench webhook: ${subscribed.status} ${await subscribed.text()}`);
-  process.stdout.write(`Webhook subscribed to * on the bench account (${receiver.url}/bench, answering 204): POST /api/attendees writes the outbox.\n`);
-  const attendee = (n: number) => ({ eventId, firstName: "Bench", lastName: `N${n}`, email: `bench-${process.pid}-${n}@example.com`, ticketType: "general" });
+  if (subscribed.status !== 201)
+    throw new Error(`subscribing the bench webhook: ${subscribed.status} ${await subscribed.text()}`);
+  process.stdout.write(
+    `Webhook subscribed to * on the bench account (${receiver.url}/bench, answering 204): POST /api/attendees writes the outbox.\n`,
+  );
+  const attendee = (n: number) => ({
+    eventId,
+    firstName: "Bench",
+    lastName: `N${n}`,
+    email: `bench-${process.pid}-${n}@example.com`,
+    ticketType: "general",
+  });
   const bareAttendee = (n: number) => ({ ...attendee(n), email: `bare-${process.pid}-${n}@example.com` });
 
   const cases: Array<[string, () => Promise<Figures>, () => Promise<Figures>]> = [
-    [`GET /api/events/:id`, () => drive(ours.url, `/api/events/${eventId}`, { key }), () => drive(bare.url, `/api/events/${eventId}`)],
-    [`GET /api/events?limit=20`, () => drive(ours.url, "/api/events?limit=20", { key }), () => drive(bare.url, "/api/events")],
+    [
+      `GET /api/events/:id`,
+      () => drive(ours.url, `/api/events/${eventId}`, { key }),
+      () => drive(bare.url, `/api/events/${eventId}`),
+    ],
+    [
+      `GET /api/events?limit=20`,
+      () => drive(ours.url, "/api/events?limit=20", { key }),
+      () => drive(bare.url, "/api/events"),
+    ],
     // The floor of our stack against the bare read: no key, no rate limit, no query (the
     // store's health is remembered for a second), the log line and the headers. No read with
     // auth can beat it.
-    [`GET /health (ours) vs the bare read by id`, () => drive(ours.url, "/health"), () => drive(bare.url, `/api/events/${eventId}`)],
+    [
+      `GET /health (ours) vs the bare read by id`,
+      () => drive(ours.url, "/health"),
+      () => drive(bare.url, `/api/events/${eventId}`),
+    ],
     // Last, so the deliveries it queues do not run during the other runs.
-    [`POST /api/attendees (ours: webhook on *)`, () => drive(ours.url, "/api/attendees", { key, post: attendee }), () => drive(bare.url, "/api/attendees", { post: bareAttendee })],
+    [
+      `POST /api/attendees (ours: webhook on *)`,
+      () => drive(ours.url, "/api/attendees", { key, post: attendee }),
+      () => drive(bare.url, "/api/attendees", { post: bareAttendee }),
+    ],
   ];
   const rows: string[] = [];
   for (const [name, runOurs, runBare] of cases) {
@@ -113,12 +147,16 @@ try {
       `${rows.join("\n")}\n`,
   );
   const rss = residentMb(ours.child.pid);
-  process.stdout.write(`\nServer RSS after the runs: ${rss === undefined ? "unknown (no /proc)" : `${rss.toFixed(0)} MB`} (target: under ${RSS_TARGET_MB} MB)\n`);
+  process.stdout.write(
+    `\nServer RSS after the runs: ${rss === undefined ? "unknown (no /proc)" : `${rss.toFixed(0)} MB`} (target: under ${RSS_TARGET_MB} MB)\n`,
+  );
   ours.child.kill("SIGTERM");
   bare.child.kill("SIGTERM");
   receiver.child.kill("SIGTERM");
   rmSync(tls.dir, { recursive: true, force: true });
-  process.stdout.write(`\nWhere a read by id goes, in process (no HTTP):\n\n${await hotPath(file, key, accountId, eventId)}`);
+  process.stdout.write(
+    `\nWhere a read by id goes, in process (no HTTP):\n\n${await hotPath(file, key, accountId, eventId)}`,
+  );
 } finally {
   setTimeout(() => rmSync(dir, { recursive: true, force: true }), 500);
 }

@@ -43,7 +43,11 @@ interface BenchDatabase {
 
 async function sqliteDatabase(): Promise<BenchDatabase> {
   const dir = mkdtempSync(join(tmpdir(), "event-service-bench-"));
-  return { url: join(dir, "bench.sqlite"), seedParallel: 1, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    url: join(dir, "bench.sqlite"),
+    seedParallel: 1,
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 async function postgresDatabase(): Promise<BenchDatabase> {
@@ -57,12 +61,18 @@ async function postgresDatabase(): Promise<BenchDatabase> {
 
 const BACKENDS: Array<{ name: string; open: (() => Promise<BenchDatabase>) | string }> = [
   { name: "SQLite (one file)", open: sqliteDatabase },
-  { name: "PostgreSQL", open: POSTGRES_ADMIN_URL ? postgresDatabase : "skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL" },
+  {
+    name: "PostgreSQL",
+    open: POSTGRES_ADMIN_URL ? postgresDatabase : "skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL",
+  },
 ];
 
 const rows: string[] = [];
 const row = (cells: Array<string | number>) => rows.push(`| ${cells.join(" | ")} |`);
-const load = () => loadavg().map((l) => l.toFixed(1)).join(" ");
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
 
 for (const backend of BACKENDS) {
   if (typeof backend.open === "string") {
@@ -71,16 +81,30 @@ for (const backend of BACKENDS) {
   }
   const database = await backend.open();
   try {
-    process.stdout.write(`${backend.name}: seeding ${SEED_EVENTS} events and ${SEED_EVENTS * SEED_REGISTRATIONS_PER_EVENT} registrations…\n`);
+    process.stdout.write(
+      `${backend.name}: seeding ${SEED_EVENTS} events and ${SEED_EVENTS * SEED_REGISTRATIONS_PER_EVENT} registrations…\n`,
+    );
     const { key, eventId } = await seedBenchData(database.url, database.seedParallel);
     for (const processes of PROCESSES) {
-      const args = ["packages/server/bin/event-service.js", "serve", ...(processes > 1 ? ["--workers", String(processes)] : [])];
-      const server = await startProcess(args, { PORT: "0", DATABASE_URL: database.url, LOG_LEVEL: "info", WORKERS: undefined }, (entry) =>
-        processes > 1 ? entry.workers === processes : true,
+      const args = [
+        "packages/server/bin/event-service.js",
+        "serve",
+        ...(processes > 1 ? ["--workers", String(processes)] : []),
+      ];
+      const server = await startProcess(
+        args,
+        { PORT: "0", DATABASE_URL: database.url, LOG_LEVEL: "info", WORKERS: undefined },
+        (entry) => (processes > 1 ? entry.workers === processes : true),
       );
       try {
         const tag = `${process.pid}-${processes}-${backend.name.length}`;
-        const attendee = (n: number) => ({ eventId, firstName: "Bench", lastName: `N${n}`, email: `scale-${tag}-${n}@example.com`, ticketType: "general" });
+        const attendee = (n: number) => ({
+          eventId,
+          firstName: "Bench",
+          lastName: `N${n}`,
+          email: `scale-${tag}-${n}@example.com`,
+          ticketType: "general",
+        });
         const cases: Array<[string, () => Promise<Figures>]> = [
           ["GET /api/events/:id", () => drive(server.url, `/api/events/${eventId}`, { key })],
           ["GET /api/events?limit=20", () => drive(server.url, "/api/events?limit=20", { key })],
@@ -90,7 +114,14 @@ for (const backend of BACKENDS) {
           process.stdout.write(`  ${processes} process${processes > 1 ? "es" : ""}: ${name} (load ${load()})\n`);
           const figures = await run();
           if (figures.non2xx) process.stdout.write(`  warning: ${figures.non2xx} non-2xx answers\n`);
-          row([backend.name, processes, name, figures.rps.toFixed(0), `${figures.p50} / ${figures.p99}`, figures.non2xx]);
+          row([
+            backend.name,
+            processes,
+            name,
+            figures.rps.toFixed(0),
+            `${figures.p50} / ${figures.p99}`,
+            figures.non2xx,
+          ]);
         }
       } finally {
         const exited = new Promise((done) => server.child.once("exit", done));

@@ -27,7 +27,11 @@ export function startProcess(
   ready: (entry: Record<string, unknown>) => boolean = () => true,
 ): Promise<StartedProcess> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     const onData = (chunk: Buffer) => {
       out += chunk;

@@ -10,15 +10,20 @@ import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 
 let received = 0;
-const server = createServer({ cert: readFileSync(process.argv[2]!), key: readFileSync(process.argv[3]!) }, (request, response) => {
-  request.resume();
-  request.on("end", () => {
-    received++;
-    response.writeHead(204).end();
-  });
-});
+const server = createServer(
+  { cert: readFileSync(process.argv[2]!), key: readFileSync(process.argv[3]!) },
+  (request, response) => {
+    request.resume();
+    request.on("end", () => {
+      received++;
+      response.writeHead(204).end();
+    });
+  },
+);
 server.listen(0, "127.0.0.1", () => {
-  process.stdout.write(`${JSON.stringify({ msg: "listening", url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/` })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ msg: "listening", url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/` })}\n`,
+  );
 });
 process.on("SIGTERM", () => {
   process.stderr.write(`Webhook receiver: ${received} deliveries taken, each answered 204.\n`);

@@ -48,7 +48,15 @@ await new Promise<void>((done) => receiver.listen(0, "127.0.0.1", () => done()))
 const receiverUrl = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}/bench`;
 
 const database = join(dir, "events.sqlite");
-const env = { ...process.env, DATABASE_URL: database, NODE_EXTRA_CA_CERTS: certPath, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", LOG_LEVEL: "info", PORT: "0", HOST: "127.0.0.1" };
+const env = {
+  ...process.env,
+  DATABASE_URL: database,
+  NODE_EXTRA_CA_CERTS: certPath,
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+  LOG_LEVEL: "info",
+  PORT: "0",
+  HOST: "127.0.0.1",
+};
 
 const EVENT = {
   location: { address: "Main St 1", city: "Berlin", country: "DE" },
@@ -63,7 +71,12 @@ async function seed() {
   const storage = createSqlStorage({ db: openSqlite(database) });
   await storage.migrate();
   const service = createEventService({ storage, webhooks: { allowPrivateNetworks: true } });
-  const { key, accountId } = await service.keys.create({ account: "Bench", tier: "enterprise", perMinute: 1_000_000, perDay: 100_000_000 });
+  const { key, accountId } = await service.keys.create({
+    account: "Bench",
+    tier: "enterprise",
+    perMinute: 1_000_000,
+    perDay: 100_000_000,
+  });
   const account = service.forAccount(accountId);
   await account.webhooks.create({ url: receiverUrl, events: ["event.created"] });
   for (let i = 0; i < BURST; i++) await account.events.create({ ...EVENT, name: `Seeded ${i}` });
@@ -72,10 +85,17 @@ async function seed() {
 }
 const created = await seed();
 
-const server = await startProcess([...(process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : []), CLI, "serve"], env);
+const server = await startProcess(
+  [...(process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : []), CLI, "serve"],
+  env,
+);
 const headers = { authorization: `Bearer ${created.key}`, "content-type": "application/json" };
 const api = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${server.url}/v1${path}`, { method, headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
+  const response = await fetch(`${server.url}/v1${path}`, {
+    method,
+    headers,
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
   return response.json() as Promise<any>;
 };
@@ -97,7 +117,8 @@ function waitForReceipts(count: number): Promise<void> {
   });
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 // 1. Throughput: the server's worker drains the seeded backlog as soon as it starts.
 await waitForReceipts(BURST);
@@ -126,6 +147,10 @@ rmSync(dir, { recursive: true, force: true });
 
 console.log("\nWebhook delivery (event.created to one HTTPS receiver on 127.0.0.1, immediate schedule)\n");
 console.log("| measure | value |\n|---|---|");
-console.log(`| delivery throughput, a backlog of ${BURST} (first to last receipt) | ${deliveriesPerSecond.toFixed(0)} deliveries/s |`);
-console.log(`| change -> receipt at ${RATE} changes/s for ${SECONDS} s: p50 / p99 / max | ${percentile(delays, 50)} / ${percentile(delays, 99)} / ${delays.at(-1)} ms |`);
+console.log(
+  `| delivery throughput, a backlog of ${BURST} (first to last receipt) | ${deliveriesPerSecond.toFixed(0)} deliveries/s |`,
+);
+console.log(
+  `| change -> receipt at ${RATE} changes/s for ${SECONDS} s: p50 / p99 / max | ${percentile(delays, 50)} / ${percentile(delays, 99)} / ${delays.at(-1)} ms |`,
+);
 console.log(`| p99 under 100 ms | ${percentile(delays, 99) < 100 ? "yes" : "NO"} |`);

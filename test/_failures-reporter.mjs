@@ -11,7 +11,10 @@ import { relative } from "node:path";
 function excerpt(error) {
   const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
   const text = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-  const lines = text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const lines = text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
   return lines.slice(0, 3).join(" / ").slice(0, 300);
 }
 

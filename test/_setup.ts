@@ -20,12 +20,15 @@ export const CLI = join(ROOT, "packages/server/dist/cli.js");
 export const POSTGRES_URL: string | undefined = process.env.TEST_DATABASE_URL || undefined;
 
 /** Why PostgreSQL tests skip: pass as `{ skip: POSTGRES_SKIP }` to a test or describe. */
-export const POSTGRES_SKIP: string | false = POSTGRES_URL ? false : "PostgreSQL: skipped (set TEST_DATABASE_URL=postgres://user:password@host:5432/postgres)";
+export const POSTGRES_SKIP: string | false = POSTGRES_URL
+  ? false
+  : "PostgreSQL: skipped (set TEST_DATABASE_URL=postgres://user:password@host:5432/postgres)";
 
 /** Which database the e2e suite runs on: "postgres" when E2E_BACKEND=postgres, else "sqlite". */
 export const E2E_BACKEND: "sqlite" | "postgres" = process.env.E2E_BACKEND === "postgres" ? "postgres" : "sqlite";
 
-if (E2E_BACKEND === "postgres" && !POSTGRES_URL) throw new Error("E2E_BACKEND=postgres needs TEST_DATABASE_URL (an admin connection string)");
+if (E2E_BACKEND === "postgres" && !POSTGRES_URL)
+  throw new Error("E2E_BACKEND=postgres needs TEST_DATABASE_URL (an admin connection string)");
 
 /** Runs `sql` on a short-lived admin connection to POSTGRES_URL's server. */
 async function adminQuery(sql: string, values: unknown[] = []): Promise<pg.QueryResult> {
@@ -97,13 +100,22 @@ export const isPostgres = (database: string): boolean => /^postgres(ql)?:\/\//.t
  * that the API does not show. `?` placeholders on both (numbered for PostgreSQL here). PostgreSQL
  * returns `bigint` columns as strings.
  */
-export async function queryDatabase<T = Record<string, unknown>>(database: string, sql: string, params: unknown[] = []): Promise<T[]> {
+export async function queryDatabase<T = Record<string, unknown>>(
+  database: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   if (isPostgres(database)) {
     let n = 0;
     const client = new pg.Client({ connectionString: database });
     await client.connect();
     try {
-      return (await client.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
+      return (
+        await client.query(
+          sql.replace(/\?/g, () => `$${++n}`),
+          params,
+        )
+      ).rows as T[];
     } finally {
       await client.end();
     }
@@ -121,8 +133,14 @@ export async function queryDatabase<T = Record<string, unknown>>(database: strin
 /** The names of the tables of a server's database (the schema's, not the engine's own). */
 export async function databaseTables(database: string): Promise<string[]> {
   const rows = isPostgres(database)
-    ? await queryDatabase<{ name: string }>(database, "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'")
-    : await queryDatabase<{ name: string }>(database, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+    ? await queryDatabase<{ name: string }>(
+        database,
+        "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
+      )
+    : await queryDatabase<{ name: string }>(
+        database,
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+      );
   return rows.map((row) => row.name).sort();
 }
 
@@ -204,7 +222,10 @@ export interface TestServer {
 /** Runs the CLI with `env` added to this process's environment. */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -252,7 +273,9 @@ async function releaseDatabase(database: string): Promise<void> {
  * the last server on it stops), or on `options.database` to share one, and waits until it
  * listens. `args` go after `serve`.
  */
-export async function startServer(options: { env?: Record<string, string>; database?: string; args?: string[] } = {}): Promise<TestServer> {
+export async function startServer(
+  options: { env?: Record<string, string>; database?: string; args?: string[] } = {},
+): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), "event-service-test-"));
   let database = options.database;
   if (database === undefined && E2E_BACKEND === "postgres") {
@@ -264,7 +287,10 @@ export async function startServer(options: { env?: Record<string, string>; datab
   const owned = ownedDatabases.get(database);
   if (owned) owned.servers++;
   const env = { PORT: "0", HOST: "127.0.0.1", DATABASE_URL: database, LOG_LEVEL: "info", ...options.env };
-  const child = spawn(process.execPath, [CLI, "serve", ...(options.args ?? [])], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "serve", ...(options.args ?? [])], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
@@ -303,7 +329,11 @@ export async function startServer(options: { env?: Record<string, string>; datab
         body = JSON.stringify(requestOptions.body);
         headers["content-type"] ??= "application/json";
       }
-      const response = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined && { body: body as BodyInit }) });
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers,
+        ...(body !== undefined && { body: body as BodyInit }),
+      });
       const text = await response.text();
       let parsed: unknown = text;
       if (response.headers.get("content-type")?.includes("json")) parsed = JSON.parse(text);
@@ -317,13 +347,17 @@ export async function startServer(options: { env?: Record<string, string>; datab
       // A server still running well past its shutdown timeout is a defect to report, not a reason
       // to hang the whole run.
       let overdue: NodeJS.Timeout | undefined;
-      const deadline = new Promise<"overdue">((resolvePromise) => (overdue = setTimeout(() => resolvePromise("overdue"), STOP_DEADLINE_MS)));
+      const deadline = new Promise<"overdue">(
+        (resolvePromise) => (overdue = setTimeout(() => resolvePromise("overdue"), STOP_DEADLINE_MS)),
+      );
       const first = await Promise.race([exited, deadline]);
       clearTimeout(overdue);
       let failure: Error | undefined;
       if (first === "overdue") {
         const state = `exitCode ${child.exitCode}, signalCode ${child.signalCode}, pid ${child.pid} ${isAlive(child.pid!) ? "alive" : "gone"}`;
-        failure = new Error(`server did not exit within ${STOP_DEADLINE_MS / 1000} s of ${signal} (${state}); killed it:\n${output}`);
+        failure = new Error(
+          `server did not exit within ${STOP_DEADLINE_MS / 1000} s of ${signal} (${state}); killed it:\n${output}`,
+        );
         child.kill("SIGKILL");
         await Promise.race([exited, new Promise((resolvePromise) => setTimeout(resolvePromise, 5_000))]);
       }
@@ -341,9 +375,21 @@ export async function startServer(options: { env?: Record<string, string>; datab
 }
 
 /** Asserts the one error body of every failure and returns its `error` object. */
-export function errorOf(response: ApiResponse): { code: string; message: string; field?: string; details?: any; documentation?: string } {
+export function errorOf(response: ApiResponse): {
+  code: string;
+  message: string;
+  field?: string;
+  details?: any;
+  documentation?: string;
+} {
   const body = response.body as { error?: any };
-  if (!body || typeof body !== "object" || !body.error || typeof body.error.code !== "string" || typeof body.error.message !== "string") {
+  if (
+    !body ||
+    typeof body !== "object" ||
+    !body.error ||
+    typeof body.error.code !== "string" ||
+    typeof body.error.message !== "string"
+  ) {
     throw new Error(`not an error body (status ${response.status}): ${JSON.stringify(response.body)}`);
   }
   return body.error;

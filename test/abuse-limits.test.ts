@@ -14,7 +14,8 @@ function counters(database: string): Promise<unknown[]> {
 
 /** Waits (up to 10 s) until the server's output matches `pattern`: its log reaches us through a pipe. */
 async function waitForLog(server: TestServer, pattern: RegExp): Promise<void> {
-  for (let waited = 0; !pattern.test(server.output()) && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let waited = 0; !pattern.test(server.output()) && waited < 10_000; waited += 50)
+    await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 describe("the default limit: 60 a minute per address", () => {
@@ -24,7 +25,10 @@ describe("the default limit: 60 a minute per address", () => {
 
   before(async () => {
     server = await startServer();
-    [valid, revoked] = await Promise.all([server.createKey({ account: "Abuse Victim" }), server.createKey({ account: "Abuse Victim 2" })]);
+    [valid, revoked] = await Promise.all([
+      server.createKey({ account: "Abuse Victim" }),
+      server.createKey({ account: "Abuse Victim 2" }),
+    ]);
     assert.equal((await server.cli(["keys", "revoke", revoked.id])).code, 0);
   });
   after(async () => {
@@ -59,9 +63,14 @@ describe("the default limit: 60 a minute per address", () => {
   });
 
   test("the access log carries the client address", async () => {
-    const requestLines = () => server.output().split("\n").filter((line) => line.includes('"msg":"request"'));
+    const requestLines = () =>
+      server
+        .output()
+        .split("\n")
+        .filter((line) => line.includes('"msg":"request"'));
     // The log reaches us through a pipe: wait for the lines rather than race them.
-    for (let waited = 0; requestLines().length < 64 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let waited = 0; requestLines().length < 64 && waited < 10_000; waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     const lines = requestLines();
     assert.ok(lines.length >= 64, `${lines.length} request lines`);
     for (const line of lines) assert.equal(JSON.parse(line).clientAddress, "127.0.0.1");
@@ -79,16 +88,27 @@ describe("behind proxies", () => {
     return server;
   };
   const bad = (server: TestServer, forwardedFor?: string, extra: Record<string, string> = {}) =>
-    server.request("GET", "/v1/events", { key: "not-a-key", headers: { ...(forwardedFor && { "x-forwarded-for": forwardedFor }), ...extra } });
+    server.request("GET", "/v1/events", {
+      key: "not-a-key",
+      headers: { ...(forwardedFor && { "x-forwarded-for": forwardedFor }), ...extra },
+    });
 
   test("without TRUST_PROXY a spoofed X-Forwarded-For is ignored: rotating it does not escape the limit", async () => {
     const server = await start({});
     await waitForMinuteRoom(20);
     for (let i = 1; i <= 3; i++) assert.equal((await bad(server, `198.51.100.${i}`)).status, 401);
     assert.equal((await bad(server, "198.51.100.99")).status, 429);
-    assert.equal((await bad(server, "198.51.100.99", { "x-forwarded-proto": "http" })).status, 429, "no redirect either: the peer is not a proxy");
+    assert.equal(
+      (await bad(server, "198.51.100.99", { "x-forwarded-proto": "http" })).status,
+      429,
+      "no redirect either: the peer is not a proxy",
+    );
     await waitForLog(server, /("msg":"request".*\n.*){5}/);
-    const log = server.output().split("\n").filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line).clientAddress);
+    const log = server
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"msg":"request"'))
+      .map((line) => JSON.parse(line).clientAddress);
     assert.deepEqual(new Set(log), new Set(["127.0.0.1"]));
   });
 
@@ -97,9 +117,20 @@ describe("behind proxies", () => {
     await waitForMinuteRoom(20);
     // The client claims to be 192.0.2.1; the trusted proxy 10.0.0.5 saw 203.0.113.7.
     for (let i = 0; i < 3; i++) assert.equal((await bad(server, "192.0.2.1, 203.0.113.7, 10.0.0.5")).status, 401);
-    assert.equal((await bad(server, "192.0.2.2, 203.0.113.7, 10.0.0.5")).status, 429, "the spoofed leftmost entry changes nothing");
-    assert.equal((await bad(server, "203.0.113.8")).status, 401, "another client behind the proxy has its own allowance");
-    const redirected = await fetch(`${server.url}/v1/events`, { redirect: "manual", headers: { "x-forwarded-proto": "http", "x-forwarded-host": "events.example.com" } });
+    assert.equal(
+      (await bad(server, "192.0.2.2, 203.0.113.7, 10.0.0.5")).status,
+      429,
+      "the spoofed leftmost entry changes nothing",
+    );
+    assert.equal(
+      (await bad(server, "203.0.113.8")).status,
+      401,
+      "another client behind the proxy has its own allowance",
+    );
+    const redirected = await fetch(`${server.url}/v1/events`, {
+      redirect: "manual",
+      headers: { "x-forwarded-proto": "http", "x-forwarded-host": "events.example.com" },
+    });
     assert.equal(redirected.status, 308);
     assert.equal(redirected.headers.get("location"), "https://events.example.com/v1/events");
     await waitForLog(server, /"clientAddress":"203\.0\.113\.7"/);
@@ -108,7 +139,9 @@ describe("behind proxies", () => {
 
   test("TRUST_PROXY listing other proxies: a loopback peer is not trusted, its forwarded headers are ignored", async () => {
     const server = await start({ TRUST_PROXY: "10.0.0.0/8,fd00::/8" });
-    const response = await server.request("GET", "/health", { headers: { "x-forwarded-proto": "http", "x-forwarded-for": "203.0.113.7" } });
+    const response = await server.request("GET", "/health", {
+      headers: { "x-forwarded-proto": "http", "x-forwarded-for": "203.0.113.7" },
+    });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get("strict-transport-security"), null);
     await waitForLog(server, /"path":"\/health"/);

@@ -7,7 +7,18 @@ import { after, before, describe, test } from "node:test";
 import { startServer, type TestServer } from "./_setup.ts";
 import { attendeeInput } from "./fixtures/builders.ts";
 import {
-  byId, type Client, clientFor, CONFIRMATION_CODE, createEvent, expectError, expectStatus, ids, ISO_UTC, moveAttendee, moveEvent, PREFIXES,
+  byId,
+  type Client,
+  clientFor,
+  CONFIRMATION_CODE,
+  createEvent,
+  expectError,
+  expectStatus,
+  ids,
+  ISO_UTC,
+  moveAttendee,
+  moveEvent,
+  PREFIXES,
   register,
 } from "./fixtures/api.ts";
 
@@ -173,7 +184,12 @@ describe("register", () => {
       const list = expectStatus(await c.get(`/attendees?eventId=${small.id}`), 200);
       assert.equal(list.pagination.total, 4);
       // Full and already registered at once: the duplicate is what the caller needs to hear.
-      expectError(await c.post("/attendees", attendeeInput(small.id, { email: a.email.toUpperCase() })), 409, "DUPLICATE_REGISTRATION", "email");
+      expectError(
+        await c.post("/attendees", attendeeInput(small.id, { email: a.email.toUpperCase() })),
+        409,
+        "DUPLICATE_REGISTRATION",
+        "email",
+      );
     });
   }
 
@@ -183,8 +199,16 @@ describe("register", () => {
       const target = await createEvent(c);
       const other = await createEvent(c);
       const first = await register(c, target.id, { email: "Dup.Licate@Example.com" });
-      expectError(await c.post("/attendees", attendeeInput(target.id, { email: "dup.licate@example.com" })), 409, "DUPLICATE_REGISTRATION");
-      expectError(await c.post("/attendees", attendeeInput(target.id, { email: "DUP.LICATE@EXAMPLE.COM" })), 409, "DUPLICATE_REGISTRATION");
+      expectError(
+        await c.post("/attendees", attendeeInput(target.id, { email: "dup.licate@example.com" })),
+        409,
+        "DUPLICATE_REGISTRATION",
+      );
+      expectError(
+        await c.post("/attendees", attendeeInput(target.id, { email: "DUP.LICATE@EXAMPLE.COM" })),
+        409,
+        "DUPLICATE_REGISTRATION",
+      );
       // Another event is another matter.
       await register(c, other.id, { email: "dup.licate@example.com" });
       // After a cancellation the email may register again...
@@ -214,18 +238,35 @@ describe("register", () => {
     ["phone with letters", { phone: "+49 30 CALLME" }, "phone"],
     ["unknown travelMode", { carbonOffset: { opted: true, travelMode: "rocket" } }, "carbonOffset.travelMode"],
     ["negative offset amount", { carbonOffset: { opted: true, amount: -5 } }, "carbonOffset.amount"],
-    ["negative travelDistance", { carbonOffset: { travelMode: "car", travelDistance: -1 } }, "carbonOffset.travelDistance"],
+    [
+      "negative travelDistance",
+      { carbonOffset: { travelMode: "car", travelDistance: -1 } },
+      "carbonOffset.travelDistance",
+    ],
     ["opted not a boolean", { carbonOffset: { opted: "yes" } }, "carbonOffset.opted"],
-    ["accessibilityNeeds field of the wrong type", { accessibilityNeeds: { wheelchairAccess: "yes" } }, "accessibilityNeeds.wheelchairAccess"],
+    [
+      "accessibilityNeeds field of the wrong type",
+      { accessibilityNeeds: { wheelchairAccess: "yes" } },
+      "accessibilityNeeds.wheelchairAccess",
+    ],
     ["emergencyContact without a name", { emergencyContact: { phone: "+4930123456" } }, "emergencyContact.name"],
-    ["emergencyContact with a bad phone", { emergencyContact: { name: "Bob", phone: "12345" } }, "emergencyContact.phone"],
+    [
+      "emergencyContact with a bad phone",
+      { emergencyContact: { name: "Bob", phone: "12345" } },
+      "emergencyContact.phone",
+    ],
     ["dietaryPreferences not a list", { dietaryPreferences: "vegan" }, "dietaryPreferences"],
     ["customFields with an object value", { customFields: { nested: { a: 1 } } }, "customFields.nested"],
     ["an unknown field", { nickname: "Ada" }, "nickname"],
   ];
   for (const [name, overrides, field] of invalid) {
     test(`400 INVALID_REQUEST for ${name} (field ${field})`, async () => {
-      const error = expectError(await v1.post("/attendees", attendeeInput(event.id, overrides)), 400, "INVALID_REQUEST", field);
+      const error = expectError(
+        await v1.post("/attendees", attendeeInput(event.id, overrides)),
+        400,
+        "INVALID_REQUEST",
+        field,
+      );
       assert.equal(error.details.issues[0].path, field);
     });
   }
@@ -294,7 +335,11 @@ describe("QR codes", () => {
     const otherPng = await fetch(other.qrCode, { headers: { "if-none-match": etag! } });
     assert.equal(otherPng.status, 200, "another registration's image never matches");
     await otherPng.arrayBuffer();
-    expectError(await server.request("GET", "/v1/qr/att_doesnotexist.png", { headers: { "if-none-match": "*" } }), 404, "NOT_FOUND");
+    expectError(
+      await server.request("GET", "/v1/qr/att_doesnotexist.png", { headers: { "if-none-match": "*" } }),
+      404,
+      "NOT_FOUND",
+    );
   });
 
   test("an unknown QR code: 404 NOT_FOUND", async () => {
@@ -327,8 +372,19 @@ describe("read and update", () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 5));
     const viaApi = clientFor(server, v1.key, "/api");
-    const updated = expectStatus(await viaApi.put(`/attendees/${attendee.id}`, { company: "Babbage & Co", dietaryPreferences: ["Halal", "KOSHER", "halal"] }), 200);
-    assert.deepEqual(updated, { ...attendee, company: "Babbage & Co", dietaryPreferences: ["halal", "kosher"], updatedAt: updated.updatedAt });
+    const updated = expectStatus(
+      await viaApi.put(`/attendees/${attendee.id}`, {
+        company: "Babbage & Co",
+        dietaryPreferences: ["Halal", "KOSHER", "halal"],
+      }),
+      200,
+    );
+    assert.deepEqual(updated, {
+      ...attendee,
+      company: "Babbage & Co",
+      dietaryPreferences: ["halal", "kosher"],
+      updatedAt: updated.updatedAt,
+    });
     assert.ok(updated.updatedAt > attendee.updatedAt);
     assert.equal(updated.registrationDate, attendee.registrationDate);
 
@@ -370,7 +426,12 @@ describe("read and update", () => {
     const attendee = await register(v1, event.id);
     const other = await createEvent(v1);
     expectError(await v1.put(`/attendees/${attendee.id}`, { eventId: other.id }), 400, "INVALID_REQUEST", "eventId");
-    expectError(await v1.put(`/attendees/${attendee.id}`, { eventId: event.id, company: "X" }), 400, "INVALID_REQUEST", "eventId");
+    expectError(
+      await v1.put(`/attendees/${attendee.id}`, { eventId: event.id, company: "X" }),
+      400,
+      "INVALID_REQUEST",
+      "eventId",
+    );
     assert.deepEqual(expectStatus(await v1.get(`/attendees/${attendee.id}`), 200), attendee);
   });
 
@@ -380,8 +441,18 @@ describe("read and update", () => {
     expectError(await v1.put(`/attendees/${attendee.id}`, { email: "nope" }), 400, "INVALID_REQUEST", "email");
     expectError(await v1.put(`/attendees/${attendee.id}`, { phone: "0049301234" }), 400, "INVALID_REQUEST", "phone");
     expectError(await v1.put(`/attendees/${attendee.id}`, { nickname: "x" }), 400, "INVALID_REQUEST", "nickname");
-    expectError(await v1.put(`/attendees/${attendee.id}`, { confirmationCode: "EVT-2222-2222" }), 400, "INVALID_REQUEST", "confirmationCode");
-    expectError(await v1.put(`/attendees/${attendee.id}`, { carbonOffset: { travelMode: "teleport" } }), 400, "INVALID_REQUEST", "carbonOffset.travelMode");
+    expectError(
+      await v1.put(`/attendees/${attendee.id}`, { confirmationCode: "EVT-2222-2222" }),
+      400,
+      "INVALID_REQUEST",
+      "confirmationCode",
+    );
+    expectError(
+      await v1.put(`/attendees/${attendee.id}`, { carbonOffset: { travelMode: "teleport" } }),
+      400,
+      "INVALID_REQUEST",
+      "carbonOffset.travelMode",
+    );
     assert.deepEqual(expectStatus(await v1.get(`/attendees/${attendee.id}`), 200), attendee);
   });
 
@@ -390,7 +461,10 @@ describe("read and update", () => {
     await register(v1, target.id, { email: "taken@example.com" });
     const mover = await register(v1, target.id, { email: "free@example.com" });
     expectError(await v1.put(`/attendees/${mover.id}`, { email: "TAKEN@example.com" }), 409, "DUPLICATE_REGISTRATION");
-    assert.equal(expectStatus(await v1.put(`/attendees/${mover.id}`, { email: "Free@Example.com" }), 200).email, "Free@Example.com");
+    assert.equal(
+      expectStatus(await v1.put(`/attendees/${mover.id}`, { email: "Free@Example.com" }), 200).email,
+      "Free@Example.com",
+    );
   });
 
   const ALLOWED: Record<string, string[]> = {
@@ -425,7 +499,12 @@ describe("read and update", () => {
     const viaApi = clientFor(server, v1.key, "/api");
     const attendee = await register(viaApi, event.id);
     assert.equal((await moveAttendee(viaApi, attendee.id, "pending", "checked-in")).status, "checked-in");
-    expectError(await viaApi.put(`/attendees/${attendee.id}`, { status: "confirmed" }), 422, "INVALID_STATE_TRANSITION", "status");
+    expectError(
+      await viaApi.put(`/attendees/${attendee.id}`, { status: "confirmed" }),
+      422,
+      "INVALID_STATE_TRANSITION",
+      "status",
+    );
   });
 
   test("status timestamps: checkedInAt and cancelledAt are set when the status changes", async () => {
@@ -460,7 +539,10 @@ describe("read and update", () => {
     const tiny = await createEvent(v1, { capacity: 1 });
     const only = await register(v1, tiny.id);
     assert.equal((await moveAttendee(v1, only.id, "pending", "confirmed")).status, "confirmed");
-    assert.equal(expectStatus(await v1.put(`/attendees/${only.id}`, { company: "Still here" }), 200).company, "Still here");
+    assert.equal(
+      expectStatus(await v1.put(`/attendees/${only.id}`, { company: "Still here" }), 200).company,
+      "Still here",
+    );
   });
 });
 
@@ -476,20 +558,36 @@ describe("check-in", () => {
     test(`POST ${prefix}/events/:id/check-in checks the registration in; a repeat is 409 ALREADY_CHECKED_IN`, async () => {
       const client = clientFor(server, v1.key, prefix);
       const attendee = await register(client, door.id);
-      const response = await client.post(`/events/${door.id}/check-in`, { confirmationCode: attendee.confirmationCode });
+      const response = await client.post(`/events/${door.id}/check-in`, {
+        confirmationCode: attendee.confirmationCode,
+      });
       const checkedIn = expectStatus(response, 200);
       assert.equal(checkedIn.id, attendee.id);
       assert.equal(checkedIn.status, "checked-in");
       assert.match(checkedIn.checkedInAt, ISO_UTC);
-      assert.deepEqual(checkedIn, { ...attendee, status: "checked-in", checkedInAt: checkedIn.checkedInAt, updatedAt: checkedIn.updatedAt });
+      assert.deepEqual(checkedIn, {
+        ...attendee,
+        status: "checked-in",
+        checkedInAt: checkedIn.checkedInAt,
+        updatedAt: checkedIn.updatedAt,
+      });
       assert.deepEqual(expectStatus(await client.get(`/attendees/${attendee.id}`), 200), checkedIn);
 
-      const again = expectError(await client.post(`/events/${door.id}/check-in`, { confirmationCode: attendee.confirmationCode }), 409, "ALREADY_CHECKED_IN");
+      const again = expectError(
+        await client.post(`/events/${door.id}/check-in`, { confirmationCode: attendee.confirmationCode }),
+        409,
+        "ALREADY_CHECKED_IN",
+      );
       assert.equal(again.details.attendee.id, attendee.id);
       assert.equal(again.details.attendee.status, "checked-in");
       assert.equal(again.details.attendee.checkedInAt, checkedIn.checkedInAt);
       // Checked-in is final.
-      expectError(await client.put(`/attendees/${attendee.id}`, { status: "cancelled" }), 422, "INVALID_STATE_TRANSITION", "status");
+      expectError(
+        await client.put(`/attendees/${attendee.id}`, { status: "cancelled" }),
+        422,
+        "INVALID_STATE_TRANSITION",
+        "status",
+      );
     });
   }
 
@@ -509,7 +607,11 @@ describe("check-in", () => {
       const c = clientFor(server, v1.key, prefix);
       const attendee = await register(c, door.id);
       await moveAttendee(c, attendee.id, "cancelled");
-      expectError(await c.post(`/events/${door.id}/check-in`, { confirmationCode: attendee.confirmationCode }), 422, "INVALID_STATE_TRANSITION");
+      expectError(
+        await c.post(`/events/${door.id}/check-in`, { confirmationCode: attendee.confirmationCode }),
+        422,
+        "INVALID_STATE_TRANSITION",
+      );
       assert.equal(expectStatus(await c.get(`/attendees/${attendee.id}`), 200).status, "cancelled");
     });
   }
@@ -518,16 +620,39 @@ describe("check-in", () => {
     const other = await createEvent(v1);
     const elsewhere = await register(v1, other.id);
     expectError(await v1.post(`/events/${door.id}/check-in`, { confirmationCode: "EVT-2222-2222" }), 404, "NOT_FOUND");
-    expectError(await v1.post(`/events/${door.id}/check-in`, { confirmationCode: elsewhere.confirmationCode }), 404, "NOT_FOUND");
-    expectError(await v1.post("/events/evt_doesnotexist/check-in", { confirmationCode: elsewhere.confirmationCode }), 404, "NOT_FOUND");
+    expectError(
+      await v1.post(`/events/${door.id}/check-in`, { confirmationCode: elsewhere.confirmationCode }),
+      404,
+      "NOT_FOUND",
+    );
+    expectError(
+      await v1.post("/events/evt_doesnotexist/check-in", { confirmationCode: elsewhere.confirmationCode }),
+      404,
+      "NOT_FOUND",
+    );
     assert.equal(expectStatus(await v1.get(`/attendees/${elsewhere.id}`), 200).status, "confirmed");
   });
 
   test("a bad check-in body: 400 INVALID_REQUEST", async () => {
     expectError(await v1.post(`/events/${door.id}/check-in`, {}), 400, "INVALID_REQUEST", "confirmationCode");
-    expectError(await v1.post(`/events/${door.id}/check-in`, { confirmationCode: "" }), 400, "INVALID_REQUEST", "confirmationCode");
-    expectError(await v1.post(`/events/${door.id}/check-in`, { confirmationCode: 1234 }), 400, "INVALID_REQUEST", "confirmationCode");
-    expectError(await v1.post(`/events/${door.id}/check-in`, { confirmationCode: "EVT-2222-2222", gate: 3 }), 400, "INVALID_REQUEST", "gate");
+    expectError(
+      await v1.post(`/events/${door.id}/check-in`, { confirmationCode: "" }),
+      400,
+      "INVALID_REQUEST",
+      "confirmationCode",
+    );
+    expectError(
+      await v1.post(`/events/${door.id}/check-in`, { confirmationCode: 1234 }),
+      400,
+      "INVALID_REQUEST",
+      "confirmationCode",
+    );
+    expectError(
+      await v1.post(`/events/${door.id}/check-in`, { confirmationCode: "EVT-2222-2222", gate: 3 }),
+      400,
+      "INVALID_REQUEST",
+      "gate",
+    );
   });
 
   test("a check-in counts as active: attendeeCount stays", async () => {
@@ -612,7 +737,8 @@ describe("list", () => {
       a.registrationDate === b.registrationDate ? byId(b, a) : a.registrationDate < b.registrationDate ? 1 : -1,
     );
     assert.deepEqual(ids(body.attendees), ids(expected));
-    for (const item of body.attendees) assert.deepEqual(item, expectStatus(await client.get(`/attendees/${item.id}`), 200));
+    for (const item of body.attendees)
+      assert.deepEqual(item, expectStatus(await client.get(`/attendees/${item.id}`), 200));
     const viaApi = clientFor(server, client.key, "/api");
     assert.deepEqual(expectStatus(await viaApi.get("/attendees"), 200), body);
   });
@@ -637,7 +763,13 @@ describe("list", () => {
     assert.deepEqual(await listNames("?search=BLETCHLEY.example"), ["alan"]);
     assert.deepEqual(await listNames("?search=nasa"), ["katherine"]);
     assert.deepEqual(await listNames("?search=Analytical"), ["ada"]);
-    assert.deepEqual((await listNames("?search=.example&sortBy=firstName&order=asc")), ["ada", "alan", "edsger", "grace", "katherine"]);
+    assert.deepEqual(await listNames("?search=.example&sortBy=firstName&order=asc"), [
+      "ada",
+      "alan",
+      "edsger",
+      "grace",
+      "katherine",
+    ]);
     assert.deepEqual(await listNames("?search=nobody"), []);
     assert.deepEqual(await listNames(`?search=${encodeURIComponent("%")}`), []);
   });
@@ -671,7 +803,10 @@ describe("list", () => {
     assert.deepEqual(page3.pagination, { page: 3, limit: 2, total: 5, totalPages: 3, hasNext: false, hasPrev: true });
     assert.deepEqual(ids([...page1.attendees, ...page2.attendees, ...page3.attendees]), ids(all));
     const past = expectStatus(await client.get("/attendees?limit=2&page=9"), 200);
-    assert.deepEqual(past, { attendees: [], pagination: { page: 9, limit: 2, total: 5, totalPages: 3, hasNext: false, hasPrev: true } });
+    assert.deepEqual(past, {
+      attendees: [],
+      pagination: { page: 9, limit: 2, total: 5, totalPages: 3, hasNext: false, hasPrev: true },
+    });
   });
 
   const badQueries: Array<[string, string]> = [

@@ -7,10 +7,28 @@ import { createHash } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { type ApiResponse, type CreatedKey, startServer, type TestServer } from "./_setup.ts";
 import { attendeeInput, eventInput } from "./fixtures/builders.ts";
-import { type Client, clientFor, createEvent, expectError, expectStatus, ids, moveEvent, PREFIXES, register } from "./fixtures/api.ts";
+import {
+  type Client,
+  clientFor,
+  createEvent,
+  expectError,
+  expectStatus,
+  ids,
+  moveEvent,
+  PREFIXES,
+  register,
+} from "./fixtures/api.ts";
 import { sleep } from "./fixtures/conventions.ts";
 
-const ALL_SCOPES = ["events:read", "events:write", "attendees:read", "attendees:write", "webhooks:read", "webhooks:write", "analytics:read"];
+const ALL_SCOPES = [
+  "events:read",
+  "events:write",
+  "attendees:read",
+  "attendees:write",
+  "webhooks:read",
+  "webhooks:write",
+  "analytics:read",
+];
 
 let server: TestServer;
 
@@ -99,7 +117,9 @@ describe("keys via the CLI", () => {
       assert.notEqual(result.code, 0, `${args} should fail: ${result.stdout}`);
       assert.ok(result.stderr.length > 0, `${args} explains itself on stderr`);
     });
-    const created = await Promise.all(["Bad Tier", "Bad Scope"].map((account) => server.cli(["keys", "list", "--account", account, "--json"])));
+    const created = await Promise.all(
+      ["Bad Tier", "Bad Scope"].map((account) => server.cli(["keys", "list", "--account", account, "--json"])),
+    );
     for (const result of created) assert.deepEqual(JSON.parse(result.stdout), [], "no key was created");
   });
 
@@ -108,7 +128,10 @@ describe("keys via the CLI", () => {
     // requests without a valid key (60 a minute per address) that the other tests here use.
     const server = await startServer({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: "1000" } });
     try {
-      const [doomed, survivor] = await Promise.all([server.createKey({ account: "Revocable" }), server.createKey({ account: "Revocable" })]);
+      const [doomed, survivor] = await Promise.all([
+        server.createKey({ account: "Revocable" }),
+        server.createKey({ account: "Revocable" }),
+      ]);
       const event = await createEvent(clientFor(server, doomed.key));
       // Now the server remembers the key.
       expectStatus(await server.request("GET", `/v1/events/${event.id}`, { key: doomed.key }), 200);
@@ -123,20 +146,40 @@ describe("keys via the CLI", () => {
       const answers: Array<{ sentAfterMs: number; status: number }> = [];
       while (performance.now() - revokedAt < 1_500) {
         const sentAfterMs = Math.round(performance.now() - revokedAt);
-        answers.push({ sentAfterMs, status: (await server.request("GET", `/v1/events/${event.id}`, { key: doomed.key })).status });
+        answers.push({
+          sentAfterMs,
+          status: (await server.request("GET", `/v1/events/${event.id}`, { key: doomed.key })).status,
+        });
         await sleep(50);
       }
       const late = answers.filter((answer) => answer.sentAfterMs >= 1_000);
       const seen = answers.map((answer) => `${answer.sentAfterMs}ms:${answer.status}`).join(" ");
       assert.ok(late.length > 0, "requests were sent after the second");
-      assert.ok(late.every((answer) => answer.status === 401), seen);
-      assert.ok(answers.every((answer) => answer.status === 200 || answer.status === 401), seen);
+      assert.ok(
+        late.every((answer) => answer.status === 401),
+        seen,
+      );
+      assert.ok(
+        answers.every((answer) => answer.status === 200 || answer.status === 401),
+        seen,
+      );
 
       for (const prefix of PREFIXES) {
-        expectError(await server.request("GET", `${prefix}/events/${event.id}`, { key: doomed.key }), 401, "UNAUTHORIZED");
-        expectError(await server.request("POST", `${prefix}/events`, { key: doomed.key, body: eventInput() }), 401, "UNAUTHORIZED");
+        expectError(
+          await server.request("GET", `${prefix}/events/${event.id}`, { key: doomed.key }),
+          401,
+          "UNAUTHORIZED",
+        );
+        expectError(
+          await server.request("POST", `${prefix}/events`, { key: doomed.key, body: eventInput() }),
+          401,
+          "UNAUTHORIZED",
+        );
       }
-      assert.equal(expectStatus(await server.request("GET", `/v1/events/${event.id}`, { key: survivor.key }), 200).id, event.id);
+      assert.equal(
+        expectStatus(await server.request("GET", `/v1/events/${event.id}`, { key: survivor.key }), 200).id,
+        event.id,
+      );
 
       const again = await server.cli(["keys", "revoke", doomed.id]);
       assert.notEqual(again.code, 0, "revoking twice fails");
@@ -217,7 +260,14 @@ describe("401 UNAUTHORIZED", () => {
 
   test("authentication comes before body validation", async () => {
     expectError(await server.request("POST", "/v1/events", { body: { nonsense: true } }), 401, "UNAUTHORIZED");
-    expectError(await server.request("POST", "/api/attendees", { raw: "{not json", headers: { "content-type": "application/json" } }), 401, "UNAUTHORIZED");
+    expectError(
+      await server.request("POST", "/api/attendees", {
+        raw: "{not json",
+        headers: { "content-type": "application/json" },
+      }),
+      401,
+      "UNAUTHORIZED",
+    );
   });
 
   test("/health and QR images need no key", async () => {
@@ -256,9 +306,24 @@ describe("403 FORBIDDEN: scopes", () => {
   const routes: Route[] = [
     { name: "POST /events", scope: "events:write", ok: 201, send: (c) => c.post("/events", eventInput()) },
     { name: "GET /events", scope: "events:read", ok: 200, send: (c) => c.get("/events") },
-    { name: "GET /events/:id", scope: "events:read", ok: 200, send: async (c) => c.get(`/events/${(await createEvent(full)).id}`) },
-    { name: "PUT /events/:id", scope: "events:write", ok: 200, send: async (c) => c.put(`/events/${(await createEvent(full)).id}`, { capacity: 7 }) },
-    { name: "DELETE /events/:id", scope: "events:write", ok: 200, send: async (c) => c.delete(`/events/${(await createEvent(full)).id}`) },
+    {
+      name: "GET /events/:id",
+      scope: "events:read",
+      ok: 200,
+      send: async (c) => c.get(`/events/${(await createEvent(full)).id}`),
+    },
+    {
+      name: "PUT /events/:id",
+      scope: "events:write",
+      ok: 200,
+      send: async (c) => c.put(`/events/${(await createEvent(full)).id}`, { capacity: 7 }),
+    },
+    {
+      name: "DELETE /events/:id",
+      scope: "events:write",
+      ok: 200,
+      send: async (c) => c.delete(`/events/${(await createEvent(full)).id}`),
+    },
     {
       name: "POST /events/:id/check-in",
       scope: "attendees:write",
@@ -274,11 +339,19 @@ describe("403 FORBIDDEN: scopes", () => {
       ok: 200,
       send: async (c) => {
         const { event, attendee } = await guestAtTheDoor();
-        expectStatus(await full.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }), 200);
+        expectStatus(
+          await full.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }),
+          200,
+        );
         return c.delete(`/events/${event.id}/check-in/${attendee.id}`);
       },
     },
-    { name: "POST /attendees", scope: "attendees:write", ok: 201, send: async (c) => c.post("/attendees", attendeeInput((await createEvent(full)).id)) },
+    {
+      name: "POST /attendees",
+      scope: "attendees:write",
+      ok: 201,
+      send: async (c) => c.post("/attendees", attendeeInput((await createEvent(full)).id)),
+    },
     { name: "GET /attendees", scope: "attendees:read", ok: 200, send: (c) => c.get("/attendees") },
     {
       name: "GET /attendees/:id",
@@ -290,7 +363,8 @@ describe("403 FORBIDDEN: scopes", () => {
       name: "PUT /attendees/:id",
       scope: "attendees:write",
       ok: 200,
-      send: async (c) => c.put(`/attendees/${(await register(full, (await createEvent(full)).id)).id}`, { company: "Scoped" }),
+      send: async (c) =>
+        c.put(`/attendees/${(await register(full, (await createEvent(full)).id)).id}`, { company: "Scoped" }),
     },
     {
       name: "DELETE /attendees/:id",
@@ -301,7 +375,8 @@ describe("403 FORBIDDEN: scopes", () => {
   ];
 
   /** DECISIONS: a `:write` scope includes the `:read` of its family; a read-only key never writes. */
-  const grants = (scopes: readonly string[], scope: string) => scopes.includes(scope) || (scope.endsWith(":read") && scopes.includes(scope.replace(":read", ":write")));
+  const grants = (scopes: readonly string[], scope: string) =>
+    scopes.includes(scope) || (scope.endsWith(":read") && scopes.includes(scope.replace(":read", ":write")));
 
   for (const route of routes) {
     test(`${route.name} needs ${route.scope}${route.scope.endsWith(":read") ? " (or its :write)" : ""}; every other key gets 403 FORBIDDEN`, async () => {
@@ -337,7 +412,10 @@ describe("accounts never see each other's data", () => {
   let bobEvent: any;
 
   before(async () => {
-    const [a, b] = await Promise.all([server.createKey({ account: "Alice Events" }), server.createKey({ account: "Bob Events" })]);
+    const [a, b] = await Promise.all([
+      server.createKey({ account: "Alice Events" }),
+      server.createKey({ account: "Bob Events" }),
+    ]);
     alice = clientFor(server, a.key);
     bob = clientFor(server, b.key);
     aliceEvent = await createEvent(alice, { name: "Alice Private Gala", tags: ["private"] });
@@ -351,7 +429,10 @@ describe("accounts never see each other's data", () => {
   function sameAsMissing(response: ApiResponse, missing: ApiResponse, id: string, missingId: string) {
     const error = expectError(response, 404, "NOT_FOUND");
     const missingError = expectError(missing, 404, "NOT_FOUND");
-    assert.deepEqual(JSON.parse(JSON.stringify(error).replaceAll(id, "ID")), JSON.parse(JSON.stringify(missingError).replaceAll(missingId, "ID")));
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(error).replaceAll(id, "ID")),
+      JSON.parse(JSON.stringify(missingError).replaceAll(missingId, "ID")),
+    );
   }
 
   for (const prefix of PREFIXES) {
@@ -359,7 +440,12 @@ describe("accounts never see each other's data", () => {
       const other = clientFor(server, bob.key, prefix);
       const missingEvent = "evt_000000000000000000000000";
       const missingAttendee = "att_000000000000000000000000";
-      sameAsMissing(await other.get(`/events/${aliceEvent.id}`), await other.get(`/events/${missingEvent}`), aliceEvent.id, missingEvent);
+      sameAsMissing(
+        await other.get(`/events/${aliceEvent.id}`),
+        await other.get(`/events/${missingEvent}`),
+        aliceEvent.id,
+        missingEvent,
+      );
       sameAsMissing(
         await other.put(`/events/${aliceEvent.id}`, { name: "Taken over" }),
         await other.put(`/events/${missingEvent}`, { name: "Taken over" }),
@@ -372,7 +458,12 @@ describe("accounts never see each other's data", () => {
         aliceEvent.id,
         missingEvent,
       );
-      sameAsMissing(await other.delete(`/events/${aliceEvent.id}`), await other.delete(`/events/${missingEvent}`), aliceEvent.id, missingEvent);
+      sameAsMissing(
+        await other.delete(`/events/${aliceEvent.id}`),
+        await other.delete(`/events/${missingEvent}`),
+        aliceEvent.id,
+        missingEvent,
+      );
       sameAsMissing(
         await other.post(`/events/${aliceEvent.id}/check-in`, { confirmationCode: aliceAttendee.confirmationCode }),
         await other.post(`/events/${missingEvent}/check-in`, { confirmationCode: aliceAttendee.confirmationCode }),
@@ -385,24 +476,46 @@ describe("accounts never see each other's data", () => {
         aliceEvent.id,
         missingEvent,
       );
-      const registration = expectError(await other.post("/attendees", attendeeInput(aliceEvent.id)), 404, "NOT_FOUND", "eventId");
+      const registration = expectError(
+        await other.post("/attendees", attendeeInput(aliceEvent.id)),
+        404,
+        "NOT_FOUND",
+        "eventId",
+      );
       assert.ok(!JSON.stringify(registration).includes("Alice"));
-      sameAsMissing(await other.get(`/attendees/${aliceAttendee.id}`), await other.get(`/attendees/${missingAttendee}`), aliceAttendee.id, missingAttendee);
+      sameAsMissing(
+        await other.get(`/attendees/${aliceAttendee.id}`),
+        await other.get(`/attendees/${missingAttendee}`),
+        aliceAttendee.id,
+        missingAttendee,
+      );
       sameAsMissing(
         await other.put(`/attendees/${aliceAttendee.id}`, { status: "cancelled" }),
         await other.put(`/attendees/${missingAttendee}`, { status: "cancelled" }),
         aliceAttendee.id,
         missingAttendee,
       );
-      sameAsMissing(await other.delete(`/attendees/${aliceAttendee.id}`), await other.delete(`/attendees/${missingAttendee}`), aliceAttendee.id, missingAttendee);
+      sameAsMissing(
+        await other.delete(`/attendees/${aliceAttendee.id}`),
+        await other.delete(`/attendees/${missingAttendee}`),
+        aliceAttendee.id,
+        missingAttendee,
+      );
       // Alice's own confirmation code does not work on Bob's event either (a draft: its door is
       // closed, and the answer says nothing of the code).
-      const door = expectError(await other.post(`/events/${bobEvent.id}/check-in`, { confirmationCode: aliceAttendee.confirmationCode }), 422, "INVALID_STATE_TRANSITION");
+      const door = expectError(
+        await other.post(`/events/${bobEvent.id}/check-in`, { confirmationCode: aliceAttendee.confirmationCode }),
+        422,
+        "INVALID_STATE_TRANSITION",
+      );
       assert.equal(door.details.reason, "event_not_published");
       assert.ok(!JSON.stringify(door).includes(aliceAttendee.id));
 
       // Nothing of Alice's changed.
-      assert.deepEqual(expectStatus(await alice.get(`/events/${aliceEvent.id}`), 200), { ...aliceEvent, attendeeCount: 1 });
+      assert.deepEqual(expectStatus(await alice.get(`/events/${aliceEvent.id}`), 200), {
+        ...aliceEvent,
+        attendeeCount: 1,
+      });
       assert.deepEqual(expectStatus(await alice.get(`/attendees/${aliceAttendee.id}`), 200), aliceAttendee);
     });
 
@@ -411,7 +524,14 @@ describe("accounts never see each other's data", () => {
       const events = expectStatus(await other.get("/events?limit=100"), 200);
       assert.deepEqual(ids(events.events), [bobEvent.id]);
       assert.equal(events.pagination.total, 1);
-      for (const query of ["search=alice", "tags=private", "status=published", `search=${encodeURIComponent("Private Gala")}`, "minScore=0&search=gala", "sortBy=carbonFootprint&search=gala"]) {
+      for (const query of [
+        "search=alice",
+        "tags=private",
+        "status=published",
+        `search=${encodeURIComponent("Private Gala")}`,
+        "minScore=0&search=gala",
+        "sortBy=carbonFootprint&search=gala",
+      ]) {
         const body = expectStatus(await other.get(`/events?${query}`), 200);
         assert.deepEqual(body.events, [], query);
         assert.equal(body.pagination.total, 0, query);
@@ -434,6 +554,10 @@ describe("accounts never see each other's data", () => {
 
   test("the same email may register with two accounts' events; duplicates are per event", async () => {
     await register(bob, bobEvent.id, { email: "guest@alice.example" });
-    expectError(await alice.post("/attendees", attendeeInput(aliceEvent.id, { email: "GUEST@alice.example" })), 409, "DUPLICATE_REGISTRATION");
+    expectError(
+      await alice.post("/attendees", attendeeInput(aliceEvent.id, { email: "GUEST@alice.example" })),
+      409,
+      "DUPLICATE_REGISTRATION",
+    );
   });
 });

@@ -22,12 +22,21 @@ import { ROOT, startServer, type TestServer } from "./_setup.ts";
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CI = process.env.CI === "true";
 const FOUND = existsSync(CHROMIUM);
-const SKIP = !FOUND && !CI ? `no Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install -y chromium) to run the browser tests` : false;
+const SKIP =
+  !FOUND && !CI
+    ? `no Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install -y chromium) to run the browser tests`
+    : false;
 if (SKIP) console.log(`# browser tests skipped: ${SKIP}`);
 
 /** No background traffic of the browser's own (updates, sync, safe browsing): only the pages' requests. */
 const CHROMIUM_ARGS = [
-  "--no-sandbox", "--disable-background-networking", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync",
+  "--no-sandbox",
+  "--disable-background-networking",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-component-update",
+  "--disable-sync",
 ];
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -89,16 +98,27 @@ function importMapFor(entry: string): { imports: Record<string, string>; roots: 
 }
 
 /** A static server on 127.0.0.1 (another origin than the API): the page, the built client, its dependencies. */
-async function startStaticServer(page: (origin: string) => string, roots: Map<string, string>): Promise<{ origin: string; server: Server }> {
-  const served = new Map([["client", join(ROOT, "packages/client/dist")], ...[...roots].map(([name, dir]) => [`vendor/${name}`, dir] as const)]);
+async function startStaticServer(
+  page: (origin: string) => string,
+  roots: Map<string, string>,
+): Promise<{ origin: string; server: Server }> {
+  const served = new Map([
+    ["client", join(ROOT, "packages/client/dist")],
+    ...[...roots].map(([name, dir]) => [`vendor/${name}`, dir] as const),
+  ]);
   const server = createServer((request, response) => {
     const path = decodeURIComponent(new URL(request.url ?? "/", "http://static").pathname);
-    if (path === "/") return response.writeHead(200, { "content-type": CONTENT_TYPES[".html"]! }).end(page(`http://${request.headers.host}`));
+    if (path === "/")
+      return response
+        .writeHead(200, { "content-type": CONTENT_TYPES[".html"]! })
+        .end(page(`http://${request.headers.host}`));
     for (const [prefix, dir] of served) {
       if (!path.startsWith(`/${prefix}/`)) continue;
       const file = normalize(join(dir, path.slice(prefix.length + 2)));
       if (file.startsWith(dir + sep) && existsSync(file) && statSync(file).isFile()) {
-        return response.writeHead(200, { "content-type": CONTENT_TYPES[extname(file)] ?? "application/octet-stream" }).end(readFileSync(file));
+        return response
+          .writeHead(200, { "content-type": CONTENT_TYPES[extname(file)] ?? "application/octet-stream" })
+          .end(readFileSync(file));
       }
     }
     response.writeHead(404, { "content-type": "text/plain" }).end("not found");
@@ -180,7 +200,9 @@ async function openDocs(context: BrowserContext, url: string) {
   const requests: string[] = [];
   const problems: string[] = [];
   page.on("request", (request) => requests.push(request.url()));
-  page.on("requestfailed", (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
+  page.on("requestfailed", (request) =>
+    problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`),
+  );
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
   page.on("console", (message) => {
     if (message.type() === "error") problems.push(`console: ${message.text()} (${message.location().url})`);
@@ -196,12 +218,20 @@ describe("in a real browser (headless Chromium)", { skip: SKIP }, () => {
   let shots: string;
 
   before(async () => {
-    if (!FOUND) throw new Error(`CI=true and no Chromium at ${CHROMIUM}: .ci/run installs Debian's chromium package; the browser tests must run in CI`);
+    if (!FOUND)
+      throw new Error(
+        `CI=true and no Chromium at ${CHROMIUM}: .ci/run installs Debian's chromium package; the browser tests must run in CI`,
+      );
     profile = mkdtempSync(join(tmpdir(), "event-service-chromium-"));
     shots = mkdtempSync(join(tmpdir(), "event-service-screenshots-"));
     console.log(`# browser screenshots: ${shots}`);
     // A persistent context is how playwright takes a user-data-dir: a fresh one per run.
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 } });
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1400, height: 1000 },
+    });
   });
   after(async () => {
     await context?.close();
@@ -225,16 +255,29 @@ describe("in a real browser (headless Chromium)", { skip: SKIP }, () => {
       assert.match(text, new RegExp(spec.info.title));
       // Redoc renders each operation as a section (id `tag/<tag>/operation/<id>`) headed by its
       // summary, with its method and path in the right panel.
-      const sections: string[] = await page.evaluate(() => [...document.querySelectorAll(".api-content [id*='/operation/']")].map((element) => (element as HTMLElement).innerText));
+      const sections: string[] = await page.evaluate(() =>
+        [...document.querySelectorAll(".api-content [id*='/operation/']")].map(
+          (element) => (element as HTMLElement).innerText,
+        ),
+      );
       const missing = operations
-        .filter(({ method, path, summary }) => !summary || !sections.some((section) => section.includes(summary) && section.includes(path) && section.toLowerCase().includes(method)))
+        .filter(
+          ({ method, path, summary }) =>
+            !summary ||
+            !sections.some(
+              (section) =>
+                section.includes(summary) && section.includes(path) && section.toLowerCase().includes(method),
+            ),
+        )
         .map(({ method, path, summary }) => `${method.toUpperCase()} ${path} (${summary})`);
       assert.deepEqual(missing, [], `operations missing from the rendered page (of ${sections.length} sections)`);
       const methodsAndPaths = await page.locator(".api-content .http-verb").count();
       assert.equal(methodsAndPaths, operations.length, "one method badge per operation");
       // The error codes the `documentation` links point to are on the page too.
       assert.ok(await page.locator("tr#EVENT_FULL").isVisible());
-      const foreign = requests.filter((url) => !url.startsWith(`${server.url}/`) && !url.startsWith("data:") && !url.startsWith("blob:"));
+      const foreign = requests.filter(
+        (url) => !url.startsWith(`${server.url}/`) && !url.startsWith("data:") && !url.startsWith("blob:"),
+      );
       assert.deepEqual(foreign, [], "requests to other origins");
       assert.ok(requests.includes(`${server.url}/openapi.json`), "the page fetched the document");
       assert.deepEqual(problems, []);
@@ -243,10 +286,14 @@ describe("in a real browser (headless Chromium)", { skip: SKIP }, () => {
 
     test("a documentation link (/docs#CODE) lands on its error code once the reference has rendered", async () => {
       const { page } = await openDocs(context, `${server.url}/docs#EVENT_FULL`);
-      await page.waitForFunction(() => {
-        const row = document.getElementById("EVENT_FULL")?.getBoundingClientRect();
-        return row !== undefined && row.top >= 0 && row.bottom <= window.innerHeight;
-      }, undefined, { timeout: 10_000 });
+      await page.waitForFunction(
+        () => {
+          const row = document.getElementById("EVENT_FULL")?.getBoundingClientRect();
+          return row !== undefined && row.top >= 0 && row.bottom <= window.innerHeight;
+        },
+        undefined,
+        { timeout: 10_000 },
+      );
       await page.screenshot({ path: join(shots, "docs-error-code.png") });
       await page.close();
     });
@@ -256,7 +303,11 @@ describe("in a real browser (headless Chromium)", { skip: SKIP }, () => {
     let child: ChildProcess;
     let url: string;
     before(async () => {
-      child = spawn(process.execPath, ["--import", "tsx", "index.ts"], { cwd: join(ROOT, "examples/embed-node-http"), env: { ...process.env, PORT: "0" }, stdio: ["ignore", "pipe", "inherit"] });
+      child = spawn(process.execPath, ["--import", "tsx", "index.ts"], {
+        cwd: join(ROOT, "examples/embed-node-http"),
+        env: { ...process.env, PORT: "0" },
+        stdio: ["ignore", "pipe", "inherit"],
+      });
       url = await new Promise<string>((resolvePromise, reject) => {
         let output = "";
         child.stdout!.on("data", (chunk) => {
@@ -329,7 +380,14 @@ describe("in a real browser (headless Chromium)", { skip: SKIP }, () => {
       assert.deepEqual(result.listed, [result.created.id]);
       assert.deepEqual(
         { ...result.badRequest, message: undefined },
-        { isEventServiceError: true, name: "EventServiceError", code: "INVALID_REQUEST", status: 400, field: "capacity", message: undefined },
+        {
+          isEventServiceError: true,
+          name: "EventServiceError",
+          code: "INVALID_REQUEST",
+          status: 400,
+          field: "capacity",
+          message: undefined,
+        },
       );
       assert.match(result.badRequest.message, /capacity/);
       // The server really saw the event, created through the browser.

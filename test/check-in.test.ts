@@ -8,7 +8,16 @@ import assert from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { startServer, type TestServer } from "./_setup.ts";
-import { type Client, clientFor, createEvent, expectError, expectStatus, moveEvent, PREFIXES, register } from "./fixtures/api.ts";
+import {
+  type Client,
+  clientFor,
+  createEvent,
+  expectError,
+  expectStatus,
+  moveEvent,
+  PREFIXES,
+  register,
+} from "./fixtures/api.ts";
 import { makeCertificate } from "./fixtures/conventions.ts";
 import { deliveryEnv, type Receiver, startReceiver } from "./fixtures/receiver.ts";
 
@@ -38,7 +47,13 @@ async function newAccount(prefix: (typeof PREFIXES)[number] = "/v1") {
   const key = await server.createKey({ account: `Door ${++accounts}`, tier: "enterprise" });
   const client = clientFor(server, key.key, prefix);
   const path = `/door/${accounts}`;
-  const webhook = expectStatus(await client.post("/webhooks", { url: `${receiver.origin}${path}`, events: ["attendee.checked_in", "attendee.updated"] }), 201);
+  const webhook = expectStatus(
+    await client.post("/webhooks", {
+      url: `${receiver.origin}${path}`,
+      events: ["attendee.checked_in", "attendee.updated"],
+    }),
+    201,
+  );
   return { client, webhook, path };
 }
 
@@ -63,7 +78,9 @@ describe("exactly once at the door", () => {
     const { event, attendee } = await openDoor(client);
     const scans = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        client.post(`/events/${event.id}/check-in`, { confirmationCode: i % 2 ? attendee.confirmationCode : attendee.confirmationCode.toLowerCase() }),
+        client.post(`/events/${event.id}/check-in`, {
+          confirmationCode: i % 2 ? attendee.confirmationCode : attendee.confirmationCode.toLowerCase(),
+        }),
       ),
     );
     const statuses = scans.map((scan) => scan.status).sort();
@@ -81,7 +98,10 @@ describe("exactly once at the door", () => {
     const stored = await deliveriesOf(client, webhook.id);
     assert.deepEqual(typesOf(stored), ["attendee.checked_in", "attendee.updated"]);
     const received = await receiver.waitFor(() => receiver.at(path).length >= 2, "the check-in's notifications");
-    assert.deepEqual(typesOf(received.filter((r) => r.path === path).map((r) => r.body)), ["attendee.checked_in", "attendee.updated"]);
+    assert.deepEqual(typesOf(received.filter((r) => r.path === path).map((r) => r.body)), [
+      "attendee.checked_in",
+      "attendee.updated",
+    ]);
     const checkedIn = receiver.at(path).find((r) => r.body.type === "attendee.checked_in")!;
     assert.equal(checkedIn.body.data.attendee.id, attendee.id);
     assert.equal(checkedIn.body.data.attendee.checkedInAt, winner.checkedInAt);
@@ -100,17 +120,32 @@ describe("the door is open only while the event is published", () => {
       for (const event of [draft, cancelled, completed]) guests.set(event.id, await register(client, event.id));
       await moveEvent(client, cancelled.id, "cancelled");
       await moveEvent(client, completed.id, "published", "completed");
-      for (const [event, status] of [[draft, "draft"], [cancelled, "cancelled"], [completed, "completed"]] as const) {
+      for (const [event, status] of [
+        [draft, "draft"],
+        [cancelled, "cancelled"],
+        [completed, "completed"],
+      ] as const) {
         const guest = guests.get(event.id);
-        const error = expectError(await client.post(`/events/${event.id}/check-in`, { confirmationCode: guest.confirmationCode }), 422, "INVALID_STATE_TRANSITION");
+        const error = expectError(
+          await client.post(`/events/${event.id}/check-in`, { confirmationCode: guest.confirmationCode }),
+          422,
+          "INVALID_STATE_TRANSITION",
+        );
         assert.deepEqual(error.details, { reason: "event_not_published", eventStatus: status });
         // The closed door answers before the code is looked at.
-        const unknown = expectError(await client.post(`/events/${event.id}/check-in`, { confirmationCode: "EVT-2222-2222" }), 422, "INVALID_STATE_TRANSITION");
+        const unknown = expectError(
+          await client.post(`/events/${event.id}/check-in`, { confirmationCode: "EVT-2222-2222" }),
+          422,
+          "INVALID_STATE_TRANSITION",
+        );
         assert.equal(unknown.details.reason, "event_not_published");
         assert.equal(expectStatus(await client.get(`/attendees/${guest.id}`), 200).status, "confirmed");
       }
       // An administrative PUT follows the status rules alone: a draft's guest may be marked checked in.
-      const marked = expectStatus(await client.put(`/attendees/${guests.get(draft.id).id}`, { status: "checked-in" }), 200);
+      const marked = expectStatus(
+        await client.put(`/attendees/${guests.get(draft.id).id}`, { status: "checked-in" }),
+        200,
+      );
       assert.equal(marked.status, "checked-in");
     });
   }
@@ -121,7 +156,10 @@ describe("undo a check-in", () => {
     const { client, webhook, path } = await newAccount();
     const { event, attendee } = await openDoor(client);
     const before = expectStatus(await client.get(`/events/${event.id}`), 200);
-    const checkedIn = expectStatus(await client.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }), 200);
+    const checkedIn = expectStatus(
+      await client.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }),
+      200,
+    );
 
     const undone = expectStatus(await client.delete(`/events/${event.id}/check-in/${attendee.id}`), 200);
     assert.deepEqual(undone, { ...checkedIn, status: "confirmed", checkedInAt: null, updatedAt: undone.updatedAt });
@@ -131,13 +169,25 @@ describe("undo a check-in", () => {
     assert.equal(figures.attendeeCount, before.attendeeCount);
     assert.equal(figures.carbonFootprint, before.carbonFootprint);
 
-    const again = expectStatus(await client.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }), 200);
+    const again = expectStatus(
+      await client.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }),
+      200,
+    );
     assert.equal(again.status, "checked-in");
 
     const stored = await deliveriesOf(client, webhook.id);
-    assert.deepEqual(typesOf(stored), ["attendee.checked_in", "attendee.checked_in", "attendee.updated", "attendee.updated", "attendee.updated"]);
+    assert.deepEqual(typesOf(stored), [
+      "attendee.checked_in",
+      "attendee.checked_in",
+      "attendee.updated",
+      "attendee.updated",
+      "attendee.updated",
+    ]);
     await receiver.waitFor(() => receiver.at(path).length >= 5, "five notifications");
-    const updates = receiver.at(path).filter((r) => r.body.type === "attendee.updated").map((r) => r.body.data);
+    const updates = receiver
+      .at(path)
+      .filter((r) => r.body.type === "attendee.updated")
+      .map((r) => r.body.data);
     const undo = updates.find((data) => data.attendee.status === "confirmed")!;
     assert.equal(undo.attendee.id, attendee.id);
     assert.equal(undo.attendee.checkedInAt, null);
@@ -150,15 +200,26 @@ describe("undo a check-in", () => {
     test(`nothing to undo: 422 not_checked_in; unknown event or another event's registration: 404 (${prefix})`, async () => {
       const { client } = await newAccount(prefix);
       const { event, attendee } = await openDoor(client);
-      const error = expectError(await client.delete(`/events/${event.id}/check-in/${attendee.id}`), 422, "INVALID_STATE_TRANSITION");
+      const error = expectError(
+        await client.delete(`/events/${event.id}/check-in/${attendee.id}`),
+        422,
+        "INVALID_STATE_TRANSITION",
+      );
       assert.deepEqual(error.details, { reason: "not_checked_in", status: "confirmed" });
-      expectStatus(await client.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }), 200);
+      expectStatus(
+        await client.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }),
+        200,
+      );
       expectStatus(await client.delete(`/events/${event.id}/check-in/${attendee.id}`), 200);
       // A retry of the undo changes nothing.
       expectError(await client.delete(`/events/${event.id}/check-in/${attendee.id}`), 422, "INVALID_STATE_TRANSITION");
       const other = await createEvent(client);
       expectError(await client.delete(`/events/${other.id}/check-in/${attendee.id}`), 404, "NOT_FOUND");
-      expectError(await client.delete(`/events/evt_000000000000000000000000/check-in/${attendee.id}`), 404, "NOT_FOUND");
+      expectError(
+        await client.delete(`/events/evt_000000000000000000000000/check-in/${attendee.id}`),
+        404,
+        "NOT_FOUND",
+      );
       expectError(await client.delete(`/events/${event.id}/check-in/att_000000000000000000000000`), 404, "NOT_FOUND");
       assert.equal(expectStatus(await client.get(`/attendees/${attendee.id}`), 200).status, "confirmed");
     });
@@ -169,12 +230,26 @@ describe("undo a check-in", () => {
     const { event, attendee } = await openDoor(client);
     const cancelled = await register(client, event.id);
     expectStatus(await client.put(`/attendees/${cancelled.id}`, { status: "cancelled" }), 200);
-    expectError(await client.post(`/events/${event.id}/check-in`, { confirmationCode: cancelled.confirmationCode }), 422, "INVALID_STATE_TRANSITION");
-    expectStatus(await client.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }), 200);
+    expectError(
+      await client.post(`/events/${event.id}/check-in`, { confirmationCode: cancelled.confirmationCode }),
+      422,
+      "INVALID_STATE_TRANSITION",
+    );
+    expectStatus(
+      await client.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }),
+      200,
+    );
     await moveEvent(client, event.id, "completed");
-    assert.equal(expectStatus(await client.delete(`/events/${event.id}/check-in/${attendee.id}`), 200).status, "confirmed");
+    assert.equal(
+      expectStatus(await client.delete(`/events/${event.id}/check-in/${attendee.id}`), 200).status,
+      "confirmed",
+    );
     // The door stays closed for the completed event.
-    const error = expectError(await client.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }), 422, "INVALID_STATE_TRANSITION");
+    const error = expectError(
+      await client.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }),
+      422,
+      "INVALID_STATE_TRANSITION",
+    );
     assert.equal(error.details.reason, "event_not_published");
   });
 });

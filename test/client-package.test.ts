@@ -17,16 +17,33 @@ import { ROOT } from "./_setup.ts";
 const run = promisify(execFile);
 const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
 /** What a browser app must never receive through the client. */
-const FORBIDDEN = ["@event-service/core", "@event-service/server", "zod", "kysely", "qrcode", "swagger-ui-dist", "better-sqlite3", "rou3"];
+const FORBIDDEN = [
+  "@event-service/core",
+  "@event-service/server",
+  "zod",
+  "kysely",
+  "qrcode",
+  "swagger-ui-dist",
+  "better-sqlite3",
+  "rou3",
+];
 
 let dir: string;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "client-package-"));
-  const { stdout } = await run("npm", ["pack", "-w", "@event-service/client", "--pack-destination", dir, "--ignore-scripts", "--json"], { cwd: ROOT });
+  const { stdout } = await run(
+    "npm",
+    ["pack", "-w", "@event-service/client", "--pack-destination", dir, "--ignore-scripts", "--json"],
+    { cwd: ROOT },
+  );
   const { filename } = (JSON.parse(stdout) as { filename: string }[])[0]!;
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
-  await run("npm", ["install", join(dir, filename), "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: dir });
+  await run(
+    "npm",
+    ["install", join(dir, filename), "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"],
+    { cwd: dir },
+  );
 });
 
 after(() => {
@@ -40,7 +57,9 @@ function installedPackages(root: string): string[] {
     for (const entry of readdirSync(modules, { withFileTypes: true })) {
       if (!entry.isDirectory() || entry.name.startsWith(".")) continue;
       const scoped = entry.name.startsWith("@");
-      for (const name of scoped ? readdirSync(join(modules, entry.name)).map((inner) => `${entry.name}/${inner}`) : [entry.name]) {
+      for (const name of scoped
+        ? readdirSync(join(modules, entry.name)).map((inner) => `${entry.name}/${inner}`)
+        : [entry.name]) {
         names.push(name);
         const nested = join(modules, name, "node_modules");
         try {
@@ -88,14 +107,26 @@ test("the installed client loads in Node, its receiver helpers included", async 
 });
 
 test("the installed declarations type-check a strict program with no core present, and catch mistakes", async () => {
-  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
-    compilerOptions: {
-      target: "ES2022", lib: ["ES2022", "DOM"], module: "NodeNext", moduleResolution: "NodeNext", strict: true,
-      exactOptionalPropertyTypes: true, noEmit: true, skipLibCheck: false, types: [],
-    },
-    files: ["good.ts", "bad.ts"],
-  }));
-  writeFileSync(join(dir, "good.ts"), `
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        lib: ["ES2022", "DOM"],
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: [],
+      },
+      files: ["good.ts", "bad.ts"],
+    }),
+  );
+  writeFileSync(
+    join(dir, "good.ts"),
+    `
 import { createClient, EventServiceError, type Attendee, type ClientErrorCode, type Event, type EventCreateInput, type ListResult } from "@event-service/client";
 import { SIGNATURE_HEADER, verifySignature } from "@event-service/client/webhooks";
 
@@ -120,9 +151,12 @@ export async function main(): Promise<void> {
   }
   console.log(SIGNATURE_HEADER.toLowerCase(), verifySignature("secret", "{}", null));
 }
-`);
+`,
+  );
   // Each line is a mistake the types must catch: the comment names the TypeScript error.
-  writeFileSync(join(dir, "bad.ts"), `
+  writeFileSync(
+    join(dir, "bad.ts"),
+    `
 import { createClient, type Event } from "@event-service/client";
 const client = createClient({ baseUrl: "http://127.0.0.1:3000", apiKey: "esk_test" });
 export async function main(): Promise<void> {
@@ -133,12 +167,19 @@ export async function main(): Promise<void> {
   await client.attendees.nope(); // TS2339
   console.log(capacity);
 }
-`);
+`,
+  );
   const result = await run(process.execPath, [TSC, "-p", "tsconfig.json"], { cwd: dir }).then(
     ({ stdout }) => ({ code: 0, stdout }),
     (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
   );
-  const reported = [...result.stdout.matchAll(/^(\w+\.ts)\((\d+),\d+\): error (TS\d+)/gm)].map(([, file, line, code]) => `${file}:${line} ${code}`);
-  assert.deepEqual(reported, ["bad.ts:6 TS2322", "bad.ts:7 TS2322", "bad.ts:8 TS2345", "bad.ts:9 TS2339"], result.stdout);
+  const reported = [...result.stdout.matchAll(/^(\w+\.ts)\((\d+),\d+\): error (TS\d+)/gm)].map(
+    ([, file, line, code]) => `${file}:${line} ${code}`,
+  );
+  assert.deepEqual(
+    reported,
+    ["bad.ts:6 TS2322", "bad.ts:7 TS2322", "bad.ts:8 TS2345", "bad.ts:9 TS2339"],
+    result.stdout,
+  );
   assert.equal(result.code, 2);
 });

@@ -7,7 +7,16 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { type ApiResponse, startServer, type TestServer } from "./_setup.ts";
 import { attendeeInput } from "./fixtures/builders.ts";
-import { type Client, clientFor, createEvent, expectError, expectStatus, moveAttendee, moveEvent, register } from "./fixtures/api.ts";
+import {
+  type Client,
+  clientFor,
+  createEvent,
+  expectError,
+  expectStatus,
+  moveAttendee,
+  moveEvent,
+  register,
+} from "./fixtures/api.ts";
 
 let server: TestServer;
 let v1: Client;
@@ -27,7 +36,8 @@ after(async () => {
 function tally(responses: ApiResponse[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const response of responses) {
-    const label = response.status < 300 ? String(response.status) : `${response.status} ${(response.body as any)?.error?.code}`;
+    const label =
+      response.status < 300 ? String(response.status) : `${response.status} ${(response.body as any)?.error?.code}`;
     counts[label] = (counts[label] ?? 0) + 1;
   }
   return counts;
@@ -60,7 +70,9 @@ test("50 concurrent registrations for 20 places: exactly 20 x 201 and 30 x 400 E
 
 test("concurrent registrations of one email (any case): exactly one 201, the rest 409 DUPLICATE_REGISTRATION", async () => {
   const event = await createEvent(v1, { capacity: 100 });
-  const emails = Array.from({ length: 20 }, (_, i) => (i % 3 === 0 ? "Same.Person@Example.com" : i % 3 === 1 ? "same.person@example.com" : "SAME.PERSON@EXAMPLE.COM"));
+  const emails = Array.from({ length: 20 }, (_, i) =>
+    i % 3 === 0 ? "Same.Person@Example.com" : i % 3 === 1 ? "same.person@example.com" : "SAME.PERSON@EXAMPLE.COM",
+  );
   const responses = await Promise.all(emails.map((email) => v1.post("/attendees", attendeeInput(event.id, { email }))));
   assert.deepEqual(tally(responses), { "201": 1, "409 DUPLICATE_REGISTRATION": 19 });
   assert.equal((await registrations(v1, event.id)).length, 1);
@@ -71,11 +83,17 @@ test("concurrent registrations mixing duplicates and capacity never overfill nor
   const event = await createEvent(v1, { capacity: 10 });
   // 30 requests over 15 distinct emails, each email twice.
   const responses = await Promise.all(
-    Array.from({ length: 30 }, (_, i) => v1.post("/attendees", attendeeInput(event.id, { email: `person${i % 15}@mixed.example` }))),
+    Array.from({ length: 30 }, (_, i) =>
+      v1.post("/attendees", attendeeInput(event.id, { email: `person${i % 15}@mixed.example` })),
+    ),
   );
   const counts = tally(responses);
   assert.equal(counts["201"], 10, JSON.stringify(counts));
-  assert.equal((counts["400 EVENT_FULL"] ?? 0) + (counts["409 DUPLICATE_REGISTRATION"] ?? 0), 20, JSON.stringify(counts));
+  assert.equal(
+    (counts["400 EVENT_FULL"] ?? 0) + (counts["409 DUPLICATE_REGISTRATION"] ?? 0),
+    20,
+    JSON.stringify(counts),
+  );
   const listed = await registrations(v1, event.id);
   assert.equal(listed.length, 10);
   assert.equal(new Set(listed.map((a) => a.email.toLowerCase())).size, 10);
@@ -88,7 +106,9 @@ test("concurrent re-activations of cancelled registrations respect capacity", as
   for (let i = 0; i < 5; i++) first.push(await register(v1, event.id));
   for (const attendee of first) await moveAttendee(v1, attendee.id, "cancelled");
   for (let i = 0; i < 3; i++) await register(v1, event.id);
-  const responses = await Promise.all(first.map((attendee) => v1.put(`/attendees/${attendee.id}`, { status: "confirmed" })));
+  const responses = await Promise.all(
+    first.map((attendee) => v1.put(`/attendees/${attendee.id}`, { status: "confirmed" })),
+  );
   assert.deepEqual(tally(responses), { "200": 2, "400 EVENT_FULL": 3 });
   const active = (await registrations(v1, event.id)).filter((a) => a.status !== "cancelled");
   assert.equal(active.length, 5);
@@ -123,7 +143,9 @@ test("concurrent check-ins of one code: exactly one 200, the rest 409 ALREADY_CH
   const attendee = await register(v1, event.id);
   const responses = await Promise.all(
     Array.from({ length: 10 }, (_, i) =>
-      v1.post(`/events/${event.id}/check-in`, { confirmationCode: i % 2 ? attendee.confirmationCode : attendee.confirmationCode.toLowerCase() }),
+      v1.post(`/events/${event.id}/check-in`, {
+        confirmationCode: i % 2 ? attendee.confirmationCode : attendee.confirmationCode.toLowerCase(),
+      }),
     ),
   );
   assert.deepEqual(tally(responses), { "200": 1, "409 ALREADY_CHECKED_IN": 9 });

@@ -19,13 +19,18 @@ describe("CORS_ORIGINS on the server", () => {
   test("a preflight for a keyed, idempotent POST is answered 204 with what the browser asked for", async () => {
     const response = await fetch(`${server.url}/v1/events`, {
       method: "OPTIONS",
-      headers: { origin: APP, "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type,idempotency-key" },
+      headers: {
+        origin: APP,
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization,content-type,idempotency-key",
+      },
     });
     assert.equal(response.status, 204);
     assert.equal(response.headers.get("access-control-allow-origin"), APP);
     assert.equal(response.headers.get("access-control-allow-methods"), "GET, HEAD, POST, PUT, DELETE");
     const allowed = response.headers.get("access-control-allow-headers")!.toLowerCase().split(", ");
-    for (const header of ["authorization", "content-type", "idempotency-key", "x-request-id"]) assert.ok(allowed.includes(header), header);
+    for (const header of ["authorization", "content-type", "idempotency-key", "x-request-id"])
+      assert.ok(allowed.includes(header), header);
     assert.equal(response.headers.get("vary"), "Origin");
   });
 
@@ -36,7 +41,14 @@ describe("CORS_ORIGINS on the server", () => {
     assert.equal(created.status, 201);
     assert.equal(created.headers.get("access-control-allow-origin"), APP);
     const exposed = created.headers.get("access-control-expose-headers")!.split(", ");
-    for (const header of ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "Idempotent-Replayed", "X-Request-Id"]) {
+    for (const header of [
+      "X-RateLimit-Limit",
+      "X-RateLimit-Remaining",
+      "X-RateLimit-Reset",
+      "Retry-After",
+      "Idempotent-Replayed",
+      "X-Request-Id",
+    ]) {
       assert.ok(exposed.includes(header), header);
     }
     const replay = await server.request("POST", "/v1/events", { key, body: input, headers });
@@ -45,14 +57,21 @@ describe("CORS_ORIGINS on the server", () => {
     const unauthorized = await server.request("GET", "/v1/events", { headers: { origin: APP } });
     assert.equal(unauthorized.status, 401);
     assert.equal(unauthorized.headers.get("access-control-allow-origin"), APP);
-    const other = await server.request("GET", "/v1/events", { key, headers: { origin: "https://elsewhere.example.test" } });
+    const other = await server.request("GET", "/v1/events", {
+      key,
+      headers: { origin: "https://elsewhere.example.test" },
+    });
     assert.equal(other.status, 200);
     assert.equal(other.headers.get("access-control-allow-origin"), null);
     assert.equal(other.headers.get("access-control-expose-headers"), null);
   });
 
   test("a malformed origin stops the server at start, naming CORS_ORIGINS", async () => {
-    const result = await runCli(["serve"], { CORS_ORIGINS: "https://app.example.test/login", PORT: "0", DATABASE_URL: ":memory:" });
+    const result = await runCli(["serve"], {
+      CORS_ORIGINS: "https://app.example.test/login",
+      PORT: "0",
+      DATABASE_URL: ":memory:",
+    });
     assert.equal(result.code, 1);
     assert.match(result.stderr, /CORS_ORIGINS: "https:\/\/app\.example\.test\/login" is not an origin/);
   });

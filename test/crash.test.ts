@@ -32,7 +32,12 @@ const OFFSET_USD_PER_TONNE = 15;
 
 /** Travel and offset of the burst's i-th registration: distances in hundreds of km keep every trip's kg at 3 decimals. */
 function carbonOffsetOf(i: number) {
-  return { opted: i % 3 === 0, amount: i % 3 === 0 ? 1 + (i % 4) : 0, travelMode: MODES[i % MODES.length]!, travelDistance: 100 * (1 + (i % 5)) };
+  return {
+    opted: i % 3 === 0,
+    amount: i % 3 === 0 ? 1 + (i % 4) : 0,
+    travelMode: MODES[i % MODES.length]!,
+    travelDistance: 100 * (1 + (i % 5)),
+  };
 }
 
 /** The event's three figures recounted from its registrations, as the API docs define them. */
@@ -55,7 +60,11 @@ function recount(registrations: any[]) {
   if (reported > 0) score += (20 * low) / reported;
   if (emissions > 0) score += 20 * Math.min(1, offsetKg / emissions);
   else if (reported > 0) score += 20;
-  return { attendeeCount: active.length, carbonFootprint: Math.round(emissions * 1000) / 1000, sustainabilityScore: Math.round(score * 10) / 10 };
+  return {
+    attendeeCount: active.length,
+    carbonFootprint: Math.round(emissions * 1000) / 1000,
+    sustainabilityScore: Math.round(score * 10) / 10,
+  };
 }
 
 /** Every registration of an event, through the paginated list. */
@@ -69,7 +78,8 @@ async function allRegistrations(client: Client, eventId: string): Promise<any[]>
 }
 
 /** The registration ids of the `attendee.registered` notifications among `requests`. */
-const registeredIn = (requests: Received[]) => new Set(requests.filter((r) => r.body.type === "attendee.registered").map((r) => r.body.data.attendee.id as string));
+const registeredIn = (requests: Received[]) =>
+  new Set(requests.filter((r) => r.body.type === "attendee.registered").map((r) => r.body.data.attendee.id as string));
 
 let tls: ReturnType<typeof makeCertificate>;
 let receiver: Receiver;
@@ -90,9 +100,13 @@ after(async () => {
 
 // The backends run side by side: most of each case is waiting for the killed worker's leases
 // (the attempt timeout plus 30 s) to run out.
-describe("SIGKILL in the middle of a burst of registrations, then a restart on the same database", { concurrency: true }, () => {
+describe("SIGKILL in the middle of a burst of registrations, then a restart on the same database", {
+  concurrency: true,
+}, () => {
   for (const backend of BACKENDS) {
-    test(`on ${backend.name}: every 201 is stored, the figures equal a recount, every stored registration is notified, nothing else`, { skip: backend.skip }, async (t) => {
+    test(`on ${backend.name}: every 201 is stored, the figures equal a recount, every stored registration is notified, nothing else`, {
+      skip: backend.skip,
+    }, async (t) => {
       const { database, drop } = await backend.fresh();
       // Attempts the receiver holds unanswered must not time out (and be retried) before the
       // kill: the burst takes a few seconds on a loaded machine. The lease is this plus 30 s.
@@ -117,7 +131,9 @@ describe("SIGKILL in the middle of a burst of registrations, then a restart on t
         expectStatus(await client.post("/webhooks", { url: `${receiver.origin}${path}`, events: ["*"] }), 201);
         const event = await createEvent(client, { capacity: 10_000 });
 
-        const inputs = Array.from({ length: BURST }, (_, i) => attendeeInput(event.id, { email: `crash-${backend.name}-${i}@example.com`, carbonOffset: carbonOffsetOf(i) }));
+        const inputs = Array.from({ length: BURST }, (_, i) =>
+          attendeeInput(event.id, { email: `crash-${backend.name}-${i}@example.com`, carbonOffset: carbonOffsetOf(i) }),
+        );
         let createdCount = 0;
         let killed: Promise<number | null> | undefined;
         const outcomes = await Promise.all(
@@ -134,17 +150,29 @@ describe("SIGKILL in the middle of a burst of registrations, then a restart on t
             }
           }),
         );
-        assert.ok(killed, `the server was killed after ${KILL_AFTER_CREATED} registrations (${createdCount} answered 201)`);
+        assert.ok(
+          killed,
+          `the server was killed after ${KILL_AFTER_CREATED} registrations (${createdCount} answered 201)`,
+        );
         assert.equal(await killed, null, "killed by a signal, no exit code");
 
         const answered = outcomes.filter((o): o is ApiResponse => !(o instanceof Error));
         const created = answered.filter((r) => r.status === 201).map((r) => r.body);
         // Only 201s or no answer: the burst fits capacity and rate limits, and a kill cuts connections.
-        assert.deepEqual(answered.filter((r) => r.status !== 201).map((r) => r.status), []);
+        assert.deepEqual(
+          answered.filter((r) => r.status !== 201).map((r) => r.status),
+          [],
+        );
         for (const failure of outcomes.filter((o): o is Error => o instanceof Error)) {
-          assert.match(`${failure.message} ${(failure as any).cause?.code ?? (failure as any).cause?.message ?? ""}`, /fetch failed|ECONNRESET|ECONNREFUSED|EPIPE|socket|closed|terminated/i);
+          assert.match(
+            `${failure.message} ${(failure as any).cause?.code ?? (failure as any).cause?.message ?? ""}`,
+            /fetch failed|ECONNRESET|ECONNREFUSED|EPIPE|socket|closed|terminated/i,
+          );
         }
-        assert.ok(created.length >= KILL_AFTER_CREATED && created.length < BURST, `${created.length} of ${BURST} answered 201 before the kill`);
+        assert.ok(
+          created.length >= KILL_AFTER_CREATED && created.length < BURST,
+          `${created.length} of ${BURST} answered 201 before the kill`,
+        );
 
         const notifiedBeforeKill = registeredIn(acknowledged).size;
         const heldAtKill = held;
@@ -161,7 +189,8 @@ describe("SIGKILL in the middle of a burst of registrations, then a restart on t
         const stored = await allRegistrations(after, event.id);
         const storedIds = new Set(stored.map((a) => a.id));
         assert.equal(storedIds.size, stored.length);
-        for (const registration of created) assert.ok(storedIds.has(registration.id), `201 ${registration.id} is stored`);
+        for (const registration of created)
+          assert.ok(storedIds.has(registration.id), `201 ${registration.id} is stored`);
         // Stored beyond the 201s: only registrations of the burst, committed before the kill but never answered.
         const sent = new Set(inputs.map((input) => input.email));
         for (const registration of stored) assert.ok(sent.has(registration.email), `${registration.email} was sent`);
@@ -170,18 +199,34 @@ describe("SIGKILL in the middle of a burst of registrations, then a restart on t
         const figures = expectStatus(await after.get(`/events/${event.id}`), 200);
         const expected = recount(stored);
         assert.equal(expected.attendeeCount, stored.length);
-        assert.deepEqual({ attendeeCount: figures.attendeeCount, carbonFootprint: figures.carbonFootprint, sustainabilityScore: figures.sustainabilityScore }, expected);
+        assert.deepEqual(
+          {
+            attendeeCount: figures.attendeeCount,
+            carbonFootprint: figures.carbonFootprint,
+            sustainabilityScore: figures.sustainabilityScore,
+          },
+          expected,
+        );
 
         // Every stored registration is notified (answered 200) at least once, by the first worker
         // before the kill or by the restarted one, which takes up the dead worker's deliveries
         // once their leases run out.
-        await receiver.waitFor(() => stored.every((a) => registeredIn(acknowledged).has(a.id)), `attendee.registered for all ${stored.length} stored registrations`, 90_000);
+        await receiver.waitFor(
+          () => stored.every((a) => registeredIn(acknowledged).has(a.id)),
+          `attendee.registered for all ${stored.length} stored registrations`,
+          90_000,
+        );
         for (const request of receiver.at(path).filter((r) => r.body.type === "attendee.registered")) {
-          assert.ok(storedIds.has(request.body.data.attendee.id), `notified ${request.body.data.attendee.id} is stored`);
+          assert.ok(
+            storedIds.has(request.body.data.attendee.id),
+            `notified ${request.body.data.attendee.id} is stored`,
+          );
           assert.equal(request.body.data.event.id, event.id);
         }
         assert.deepEqual([...registeredIn(acknowledged)].sort(), [...storedIds].sort());
-        t.diagnostic(`${created.length} answered 201, ${stored.length} stored; ${notifiedBeforeKill} notified before the kill, ${heldAtKill} attempts received before it`);
+        t.diagnostic(
+          `${created.length} answered 201, ${stored.length} stored; ${notifiedBeforeKill} notified before the kill, ${heldAtKill} attempts received before it`,
+        );
         assert.doesNotMatch(second.output(), /"msg":"unexpected error"/);
       } finally {
         for (const server of servers) await server.stop("SIGKILL");

@@ -59,7 +59,11 @@ function installedTree(dir: string): Installed[] {
   const visit = (packageDir: string, via: string[]) => {
     const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
     const optional = new Set(Object.keys(manifest.optionalDependencies ?? {}));
-    const peersOptional = new Set(Object.entries<{ optional?: boolean }>(manifest.peerDependenciesMeta ?? {}).filter(([, meta]) => meta.optional).map(([name]) => name));
+    const peersOptional = new Set(
+      Object.entries<{ optional?: boolean }>(manifest.peerDependenciesMeta ?? {})
+        .filter(([, meta]) => meta.optional)
+        .map(([name]) => name),
+    );
     const names = new Set([
       ...Object.keys(manifest.dependencies ?? {}),
       ...optional,
@@ -84,7 +88,9 @@ function installedTree(dir: string): Installed[] {
 for (const name of PUBLISHED) {
   test(`@event-service/${name}: no telemetry package in its installed dependency tree`, () => {
     const tree = installedTree(join(ROOT, "packages", name));
-    const flagged = tree.filter((entry) => TELEMETRY.has(entry.name)).map((entry) => `${entry.name}@${entry.version} (${TELEMETRY.get(entry.name)}) via ${entry.via.join(" > ")}`);
+    const flagged = tree
+      .filter((entry) => TELEMETRY.has(entry.name))
+      .map((entry) => `${entry.name}@${entry.version} (${TELEMETRY.get(entry.name)}) via ${entry.via.join(" > ")}`);
     assert.deepEqual(flagged, []);
     const names = new Set(tree.map((entry) => entry.name));
     // The walk reaches what it should, so an empty finding means something.
@@ -92,7 +98,8 @@ for (const name of PUBLISHED) {
     else assert.ok(names.has("zod") && names.has("kysely"), [...names].join(", "));
     if (name === "server") assert.ok(names.has("@event-service/core") && names.has("h3"));
     // The docs renderer ships inside core: none of its own dependencies reach users.
-    for (const renderer of ["swagger-ui-dist", "redoc", "react", "@scalar/api-reference"]) assert.ok(!names.has(renderer), renderer);
+    for (const renderer of ["swagger-ui-dist", "redoc", "react", "@scalar/api-reference"])
+      assert.ok(!names.has(renderer), renderer);
   });
 }
 
@@ -103,24 +110,38 @@ test("the walk finds a telemetry package deep in a tree, hoisted or nested", () 
     writeFileSync(join(dir, "package.json"), JSON.stringify({ version: "1.0.0", ...manifest }));
   };
   try {
-    write(join(root, "app"), { name: "app", dependencies: { "docs-ui": "1" }, optionalDependencies: { "not-installed": "1" } });
-    write(join(root, "node_modules/docs-ui"), { name: "docs-ui", dependencies: { helper: "1" }, peerDependencies: { "peer-lib": "1" } });
-    write(join(root, "node_modules/docs-ui/node_modules/helper"), { name: "helper", dependencies: { "@scarf/scarf": "1" } });
+    write(join(root, "app"), {
+      name: "app",
+      dependencies: { "docs-ui": "1" },
+      optionalDependencies: { "not-installed": "1" },
+    });
+    write(join(root, "node_modules/docs-ui"), {
+      name: "docs-ui",
+      dependencies: { helper: "1" },
+      peerDependencies: { "peer-lib": "1" },
+    });
+    write(join(root, "node_modules/docs-ui/node_modules/helper"), {
+      name: "helper",
+      dependencies: { "@scarf/scarf": "1" },
+    });
     write(join(root, "node_modules/@scarf/scarf"), { name: "@scarf/scarf", version: "1.4.0" });
     write(join(root, "node_modules/peer-lib"), { name: "peer-lib", dependencies: { "posthog-node": "4" } });
     write(join(root, "node_modules/posthog-node"), { name: "posthog-node", version: "4.0.0" });
     const tree = installedTree(join(root, "app"));
+    assert.deepEqual(tree.map((entry) => `${entry.name}@${entry.version} via ${entry.via.join(" > ")}`).sort(), [
+      "@scarf/scarf@1.4.0 via app > docs-ui > helper",
+      "docs-ui@1.0.0 via app",
+      "helper@1.0.0 via app > docs-ui",
+      "peer-lib@1.0.0 via app > docs-ui",
+      "posthog-node@4.0.0 via app > docs-ui > peer-lib",
+    ]);
     assert.deepEqual(
-      tree.map((entry) => `${entry.name}@${entry.version} via ${entry.via.join(" > ")}`).sort(),
-      [
-        "@scarf/scarf@1.4.0 via app > docs-ui > helper",
-        "docs-ui@1.0.0 via app",
-        "helper@1.0.0 via app > docs-ui",
-        "peer-lib@1.0.0 via app > docs-ui",
-        "posthog-node@4.0.0 via app > docs-ui > peer-lib",
-      ],
+      tree
+        .filter((entry) => TELEMETRY.has(entry.name))
+        .map((entry) => entry.name)
+        .sort(),
+      ["@scarf/scarf", "posthog-node"],
     );
-    assert.deepEqual(tree.filter((entry) => TELEMETRY.has(entry.name)).map((entry) => entry.name).sort(), ["@scarf/scarf", "posthog-node"]);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -41,7 +41,10 @@ function file(name: string, content: unknown): string {
 describe("EMISSION_FACTORS_FILE", () => {
   test("a good file: the endpoint lists it, registrations and analytics use it, a restart without it recomputes with the default", async () => {
     const database = await testDatabase();
-    const custom = await startServer({ database: database.url, env: { EMISSION_FACTORS_FILE: file("acme.json", FACTORS) } });
+    const custom = await startServer({
+      database: database.url,
+      env: { EMISSION_FACTORS_FILE: file("acme.json", FACTORS) },
+    });
     let eventId: string;
     let key: string;
     try {
@@ -57,13 +60,22 @@ describe("EMISSION_FACTORS_FILE", () => {
           { mode: "car", factor: 0.2, unit: "kg CO2e per passenger-km", maxDistanceKm: null },
           { mode: "flight", factor: 0.3, unit: "kg CO2e per passenger-km", maxDistanceKm: 1000 },
           { mode: "flight", factor: 0.15, unit: "kg CO2e per passenger-km", maxDistanceKm: null },
-          { mode: "train", factor: 0.01, unit: "kg CO2e per passenger-km", maxDistanceKm: null, description: "Electrified rail" },
+          {
+            mode: "train",
+            factor: 0.01,
+            unit: "kg CO2e per passenger-km",
+            maxDistanceKm: null,
+            description: "Electrified rail",
+          },
           { mode: "bus", factor: 0.05, unit: "kg CO2e per passenger-km", maxDistanceKm: null },
           { mode: "bike", factor: 0, unit: "kg CO2e per passenger-km", maxDistanceKm: null },
           { mode: "walk", factor: 0, unit: "kg CO2e per passenger-km", maxDistanceKm: null },
         ],
       });
-      assert.deepEqual(expectStatus(await clientFor(custom, key, "/api").get("/analytics/emission-factors"), 200), listed);
+      assert.deepEqual(
+        expectStatus(await clientFor(custom, key, "/api").get("/analytics/emission-factors"), 200),
+        listed,
+      );
       // The typed client lists the same set.
       assert.deepEqual(await createClient({ baseUrl: custom.url, apiKey: key }).analytics.emissionFactors(), listed);
       // analytics:read is the scope.
@@ -72,13 +84,22 @@ describe("EMISSION_FACTORS_FILE", () => {
 
       const event = await createEvent(v1, { capacity: 10 });
       eventId = event.id;
-      const attendee = await register(v1, event.id, { email: "car@example.com", carbonOffset: { opted: false, travelMode: "car", travelDistance: 100 } });
+      const attendee = await register(v1, event.id, {
+        email: "car@example.com",
+        carbonOffset: { opted: false, travelMode: "car", travelDistance: 100 },
+      });
       assert.equal(attendee.status, "confirmed");
-      await register(v1, event.id, { email: "flight@example.com", carbonOffset: { opted: false, travelMode: "flight", travelDistance: 2000 } });
+      await register(v1, event.id, {
+        email: "flight@example.com",
+        carbonOffset: { opted: false, travelMode: "flight", travelDistance: 2000 },
+      });
       // 100 × 0.2 + 2000 × 0.15 = 320
       assert.equal(expectStatus(await v1.get(`/events/${event.id}`), 200).carbonFootprint, 320);
       const analytics = expectStatus(await v1.get(`/analytics/events/${event.id}`), 200);
-      assert.deepEqual(analytics.methodology, { emissionFactors: { name: "Acme Travel Factors", year: 2031, source: "Acme sustainability team" }, offsetPriceUsdPerTonne: 15 });
+      assert.deepEqual(analytics.methodology, {
+        emissionFactors: { name: "Acme Travel Factors", year: 2031, source: "Acme sustainability team" },
+        offsetPriceUsdPerTonne: 15,
+      });
       assert.equal(analytics.sustainability.carbonFootprintKg, 320);
       const report = expectStatus(await v1.get("/analytics/sustainability"), 200);
       assert.equal(report.methodology.emissionFactors.name, "Acme Travel Factors");
@@ -98,7 +119,11 @@ describe("EMISSION_FACTORS_FILE", () => {
       assert.equal(expectStatus(await v1.get(`/events/${eventId}`), 200).carbonFootprint, 388.684);
       const analytics = expectStatus(await v1.get(`/analytics/events/${eventId}`), 200);
       assert.deepEqual(analytics.methodology, {
-        emissionFactors: { name: "UK Government GHG Conversion Factors for Company Reporting", year: 2023, source: "Department for Energy Security and Net Zero (DESNZ)" },
+        emissionFactors: {
+          name: "UK Government GHG Conversion Factors for Company Reporting",
+          year: 2023,
+          source: "Department for Energy Security and Net Zero (DESNZ)",
+        },
         offsetPriceUsdPerTonne: 20,
       });
       assert.equal(analytics.sustainability.carbonFootprintKg, 388.684);
@@ -117,13 +142,28 @@ describe("EMISSION_FACTORS_FILE", () => {
     let result = await runCli(["serve"], { ...env, EMISSION_FACTORS_FILE: file("band.json", badBand) });
     assert.equal(result.code, 1, result.stderr);
     assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
-    assert.match(result.stderr, /^event-service: Invalid configuration: EMISSION_FACTORS_FILE\.factors\.2\.maxDistanceKm: must be null on the last "flight" factor/);
+    assert.match(
+      result.stderr,
+      /^event-service: Invalid configuration: EMISSION_FACTORS_FILE\.factors\.2\.maxDistanceKm: must be null on the last "flight" factor/,
+    );
 
-    result = await runCli(["serve"], { ...env, EMISSION_FACTORS_FILE: file("negative.json", { ...FACTORS, factors: [{ mode: "car", factor: -0.2 }, ...FACTORS.factors.slice(1)] }) });
+    result = await runCli(["serve"], {
+      ...env,
+      EMISSION_FACTORS_FILE: file("negative.json", {
+        ...FACTORS,
+        factors: [{ mode: "car", factor: -0.2 }, ...FACTORS.factors.slice(1)],
+      }),
+    });
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /Invalid configuration: EMISSION_FACTORS_FILE\.factors\.0\.factor: /);
 
-    result = await runCli(["serve"], { ...env, EMISSION_FACTORS_FILE: file("no-bus.json", { ...FACTORS, factors: FACTORS.factors.filter((f) => f.mode !== "bus") }) });
+    result = await runCli(["serve"], {
+      ...env,
+      EMISSION_FACTORS_FILE: file("no-bus.json", {
+        ...FACTORS,
+        factors: FACTORS.factors.filter((f) => f.mode !== "bus"),
+      }),
+    });
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /Invalid configuration: EMISSION_FACTORS_FILE\.factors: has no factor for mode "bus"/);
 

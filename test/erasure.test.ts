@@ -10,7 +10,16 @@ import { after, before, describe, test } from "node:test";
 import Database from "better-sqlite3";
 import { verifySignature } from "@event-service/core/webhooks";
 import { databaseTables, isPostgres, queryDatabase, startServer, type TestServer } from "./_setup.ts";
-import { type Client, clientFor, createEvent, expectError, expectStatus, moveEvent, PREFIXES, register } from "./fixtures/api.ts";
+import {
+  type Client,
+  clientFor,
+  createEvent,
+  expectError,
+  expectStatus,
+  moveEvent,
+  PREFIXES,
+  register,
+} from "./fixtures/api.ts";
 import { attendeeInput } from "./fixtures/builders.ts";
 import { makeCertificate } from "./fixtures/conventions.ts";
 import { type Answer, deliveryEnv, type Received, type Receiver, startReceiver } from "./fixtures/receiver.ts";
@@ -70,9 +79,19 @@ function personalInput(eventId: string, tag: string) {
 /** The values of a registration a raw read of the store must not find after its erasure (and lower-cased, as search keys keep them). */
 function personalValues(input: Record<string, any>, extra: string[] = []): string[] {
   const values = [
-    input.firstName, input.lastName, input.email, input.phone, input.company, input.title, input.dietaryPreferences[0],
-    input.accessibilityNeeds.other, input.emergencyContact.name, input.emergencyContact.phone, input.emergencyContact.relationship,
-    input.customFields.badgeName, ...extra,
+    input.firstName,
+    input.lastName,
+    input.email,
+    input.phone,
+    input.company,
+    input.title,
+    input.dietaryPreferences[0],
+    input.accessibilityNeeds.other,
+    input.emergencyContact.name,
+    input.emergencyContact.phone,
+    input.emergencyContact.relationship,
+    input.customFields.badgeName,
+    ...extra,
   ] as string[];
   return [...new Set(values.flatMap((value) => [value, value.toLowerCase()]))];
 }
@@ -88,11 +107,20 @@ async function findInRawStore(values: string[]): Promise<string[]> {
   const found: string[] = [];
   if (isPostgres(server.database)) {
     const tables = await databaseTables(server.database);
-    assert.ok(tables.includes("attendees") && tables.includes("webhook_deliveries") && tables.includes("idempotency_keys"), tables.join(", "));
+    assert.ok(
+      tables.includes("attendees") && tables.includes("webhook_deliveries") && tables.includes("idempotency_keys"),
+      tables.join(", "),
+    );
     for (const name of tables) {
       for (const row of await queryDatabase(server.database, `SELECT * FROM "${name}"`)) {
         for (const [column, cell] of Object.entries(row)) {
-          const text = Buffer.isBuffer(cell) ? cell.toString("utf8") : typeof cell === "string" ? cell : cell !== null && typeof cell === "object" ? JSON.stringify(cell) : null;
+          const text = Buffer.isBuffer(cell)
+            ? cell.toString("utf8")
+            : typeof cell === "string"
+              ? cell
+              : cell !== null && typeof cell === "object"
+                ? JSON.stringify(cell)
+                : null;
           if (text === null) continue;
           for (const value of values) if (text.includes(value)) found.push(`${value} in ${name}.${column}`);
         }
@@ -104,7 +132,11 @@ async function findInRawStore(values: string[]): Promise<string[]> {
   try {
     db.pragma("busy_timeout = 5000");
     const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>;
-    assert.ok(tables.some((t) => t.name === "attendees") && tables.some((t) => t.name === "webhook_deliveries") && tables.some((t) => t.name === "idempotency_keys"));
+    assert.ok(
+      tables.some((t) => t.name === "attendees") &&
+        tables.some((t) => t.name === "webhook_deliveries") &&
+        tables.some((t) => t.name === "idempotency_keys"),
+    );
     for (const { name } of tables) {
       for (const row of db.prepare(`SELECT * FROM "${name}"`).all() as Array<Record<string, unknown>>) {
         for (const [column, cell] of Object.entries(row)) {
@@ -116,7 +148,11 @@ async function findInRawStore(values: string[]): Promise<string[]> {
     }
     // TRUNCATE copies the log into the file and empties it; it waits for (and reports) a reader of the running server.
     for (let attempt = 0; ; attempt++) {
-      const [result] = db.pragma("wal_checkpoint(TRUNCATE)") as Array<{ busy: number; log: number; checkpointed: number }>;
+      const [result] = db.pragma("wal_checkpoint(TRUNCATE)") as Array<{
+        busy: number;
+        log: number;
+        checkpointed: number;
+      }>;
       if (result!.busy === 0) break;
       assert.ok(attempt < 50, "the checkpoint could run");
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -128,18 +164,28 @@ async function findInRawStore(values: string[]): Promise<string[]> {
     const file = `${server.database}${suffix}`;
     if (!existsSync(file)) continue;
     const bytes = readFileSync(file);
-    for (const value of values) if (bytes.includes(Buffer.from(value, "utf8"))) found.push(`${value} in the bytes of ${file.slice(server.database.length) || "the file"}`);
+    for (const value of values)
+      if (bytes.includes(Buffer.from(value, "utf8")))
+        found.push(`${value} in the bytes of ${file.slice(server.database.length) || "the file"}`);
   }
   return found;
 }
 
 /** Waits until the webhook's delivery log satisfies `predicate`, and returns it. */
-async function logOf(client: Client, webhookId: string, predicate: (deliveries: any[]) => boolean, what: string): Promise<any[]> {
+async function logOf(
+  client: Client,
+  webhookId: string,
+  predicate: (deliveries: any[]) => boolean,
+  what: string,
+): Promise<any[]> {
   const deadline = Date.now() + 20_000;
   for (;;) {
     const { deliveries } = expectStatus(await client.get(`/webhooks/${webhookId}/deliveries?limit=100`), 200);
     if (predicate(deliveries)) return deliveries;
-    assert.ok(Date.now() < deadline, `gave up waiting for ${what}: ${JSON.stringify(deliveries.map((d: any) => [d.type, d.status]))}`);
+    assert.ok(
+      Date.now() < deadline,
+      `gave up waiting for ${what}: ${JSON.stringify(deliveries.map((d: any) => [d.type, d.status]))}`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -164,18 +210,33 @@ describe("DELETE /attendees/:id", () => {
       assert.equal((await server.request("GET", qr.replace(".png", ".svg"))).status, 200);
 
       const answer = await client.delete(`/attendees/${erased.id}`);
-      assert.deepEqual(expectStatus(answer, 200), { success: true, message: `Attendee ${erased.id} was erased.`, deletedId: erased.id });
+      assert.deepEqual(expectStatus(answer, 200), {
+        success: true,
+        message: `Attendee ${erased.id} was erased.`,
+        deletedId: erased.id,
+      });
 
       expectError(await client.get(`/attendees/${erased.id}`), 404, "NOT_FOUND");
       expectError(await client.put(`/attendees/${erased.id}`, { company: "x" }), 404, "NOT_FOUND");
       expectError(await client.delete(`/attendees/${erased.id}`), 404, "NOT_FOUND");
       const list = expectStatus(await client.get(`/attendees?eventId=${event.id}`), 200);
-      assert.deepEqual(list.attendees.map((a: any) => a.id), [kept.id]);
+      assert.deepEqual(
+        list.attendees.map((a: any) => a.id),
+        [kept.id],
+      );
       assert.equal(list.pagination.total, 1);
-      assert.equal(expectStatus(await client.get(`/attendees?search=${encodeURIComponent(erased.email)}`), 200).pagination.total, 0);
+      assert.equal(
+        expectStatus(await client.get(`/attendees?search=${encodeURIComponent(erased.email)}`), 200).pagination.total,
+        0,
+      );
       expectError(await server.request("GET", qr), 404, "NOT_FOUND");
       expectError(await server.request("GET", qr.replace(".png", ".svg")), 404, "NOT_FOUND");
-      expectError(await client.post(`/events/${event.id}/check-in`, { confirmationCode: erased.confirmationCode }), 404, "NOT_FOUND", "confirmationCode");
+      expectError(
+        await client.post(`/events/${event.id}/check-in`, { confirmationCode: erased.confirmationCode }),
+        404,
+        "NOT_FOUND",
+        "confirmationCode",
+      );
       assert.equal(expectStatus(await client.get(`/events/${event.id}`), 200).attendeeCount, 1);
     }
   });
@@ -195,7 +256,10 @@ describe("DELETE /attendees/:id", () => {
 
   test("erasing an active registration of a full event frees its place; the kept figures equal a recount", async () => {
     const { client } = await newClient();
-    const event = await createEvent(client, { capacity: 3, sustainabilityGoals: { carbonNeutral: true, renewableEnergy: true } });
+    const event = await createEvent(client, {
+      capacity: 3,
+      sustainabilityGoals: { carbonNeutral: true, renewableEnergy: true },
+    });
     await moveEvent(client, event.id, "published");
     const trips = [
       { opted: true, amount: 5, travelMode: "flight", travelDistance: 2400 },
@@ -208,14 +272,19 @@ describe("DELETE /attendees/:id", () => {
     // A cancelled one holds no place; erasing it frees none and changes no figure.
     const cancelled = made[2];
     expectStatus(await client.put(`/attendees/${cancelled.id}`, { status: "cancelled" }), 200);
-    const refill = await register(client, event.id, { carbonOffset: { opted: false, travelMode: "bus", travelDistance: 42 } });
+    const refill = await register(client, event.id, {
+      carbonOffset: { opted: false, travelMode: "bus", travelDistance: 42 },
+    });
     const full = expectStatus(await client.get(`/events/${event.id}`), 200);
     expectStatus(await client.delete(`/attendees/${cancelled.id}`), 200);
     assert.deepEqual(expectStatus(await client.get(`/events/${event.id}`), 200), full);
     expectError(await client.post("/attendees", attendeeInput(event.id)), 400, "EVENT_FULL");
 
     expectStatus(await client.delete(`/attendees/${made[0].id}`), 200);
-    const newcomer = await register(client, event.id, { email: made[0].email, carbonOffset: { opted: true, amount: 3, travelMode: "walk", travelDistance: 2 } });
+    const newcomer = await register(client, event.id, {
+      email: made[0].email,
+      carbonOffset: { opted: true, amount: 3, travelMode: "walk", travelDistance: 2 },
+    });
     assert.equal(newcomer.status, "confirmed", "the freed place (and the email) take a new registration");
     expectError(await client.post("/attendees", attendeeInput(event.id)), 400, "EVENT_FULL");
 
@@ -229,12 +298,21 @@ describe("DELETE /attendees/:id", () => {
     assert.equal(kept.carbonFootprint, recount.sustainability.carbonFootprintKg);
     assert.equal(kept.sustainabilityScore, recount.sustainability.sustainabilityScore);
     const listed = expectStatus(await client.get(`/events?search=${encodeURIComponent(event.name)}`), 200).events[0];
-    assert.deepEqual([listed.attendeeCount, listed.carbonFootprint, listed.sustainabilityScore], [kept.attendeeCount, kept.carbonFootprint, kept.sustainabilityScore]);
+    assert.deepEqual(
+      [listed.attendeeCount, listed.carbonFootprint, listed.sustainabilityScore],
+      [kept.attendeeCount, kept.carbonFootprint, kept.sustainabilityScore],
+    );
     // And the same registrations on a new event give the same figures.
-    const twin = await createEvent(client, { capacity: 3, sustainabilityGoals: { carbonNeutral: true, renewableEnergy: true } });
+    const twin = await createEvent(client, {
+      capacity: 3,
+      sustainabilityGoals: { carbonNeutral: true, renewableEnergy: true },
+    });
     for (const attendee of remaining) await register(client, twin.id, { carbonOffset: attendee.carbonOffset });
     const twinFigures = expectStatus(await client.get(`/events/${twin.id}`), 200);
-    assert.deepEqual([twinFigures.attendeeCount, twinFigures.carbonFootprint, twinFigures.sustainabilityScore], [kept.attendeeCount, kept.carbonFootprint, kept.sustainabilityScore]);
+    assert.deepEqual(
+      [twinFigures.attendeeCount, twinFigures.carbonFootprint, twinFigures.sustainabilityScore],
+      [kept.attendeeCount, kept.carbonFootprint, kept.sustainabilityScore],
+    );
   });
 
   test("concurrent requests on a full event: erasures of one registration and new registrations never overfill it", async () => {
@@ -248,7 +326,11 @@ describe("DELETE /attendees/:id", () => {
     ]);
     assert.deepEqual(erasures.map((r) => r.status).sort(), [200, 404, 404]);
     const statuses = registrations.map((r) => r.status);
-    assert.ok(statuses.filter((status) => status === 201).length <= 1 && statuses.every((status) => status === 201 || status === 400), String(statuses));
+    assert.ok(
+      statuses.filter((status) => status === 201).length <= 1 &&
+        statuses.every((status) => status === 201 || status === 400),
+      String(statuses),
+    );
     for (const refused of registrations.filter((r) => r.status === 400)) expectError(refused, 400, "EVENT_FULL");
     const list = expectStatus(await client.get(`/attendees?eventId=${event.id}&limit=100`), 200);
     const kept = expectStatus(await client.get(`/events/${event.id}`), 200);
@@ -268,8 +350,15 @@ describe("DELETE /attendees/:id", () => {
     const first = await client.post("/attendees", body, { headers: { "idempotency-key": "erase-me-register" } });
     const attendee = expectStatus(first, 201);
     const checkIn = { confirmationCode: attendee.confirmationCode };
-    expectStatus(await client.post(`/events/${event.id}/check-in`, checkIn, { headers: { "idempotency-key": "erase-me-check-in" } }), 200);
-    const again = await client.post(`/events/${event.id}/check-in`, checkIn, { headers: { "idempotency-key": "erase-me-again" } });
+    expectStatus(
+      await client.post(`/events/${event.id}/check-in`, checkIn, {
+        headers: { "idempotency-key": "erase-me-check-in" },
+      }),
+      200,
+    );
+    const again = await client.post(`/events/${event.id}/check-in`, checkIn, {
+      headers: { "idempotency-key": "erase-me-again" },
+    });
     expectError(again, 409, "ALREADY_CHECKED_IN");
     const replayed = await client.post("/attendees", body, { headers: { "idempotency-key": "erase-me-register" } });
     assert.equal(replayed.headers.get("idempotent-replayed"), "true");
@@ -285,9 +374,14 @@ describe("DELETE /attendees/:id", () => {
       assert.equal(replay.headers.get("idempotent-replayed"), "true");
       const error = expectError(replay, 404, "NOT_FOUND", null);
       assert.deepEqual(error.details, { erased: true });
-      for (const value of [body.email, body.lastName, "Replay Only Ltd", attendee.confirmationCode]) assert.ok(!JSON.stringify(replay.body).includes(value), `${key}: ${value}`);
+      for (const value of [body.email, body.lastName, "Replay Only Ltd", attendee.confirmationCode])
+        assert.ok(!JSON.stringify(replay.body).includes(value), `${key}: ${value}`);
     }
-    assert.equal(expectStatus(await client.get(`/attendees?eventId=${event.id}`), 200).pagination.total, 0, "no registration again");
+    assert.equal(
+      expectStatus(await client.get(`/attendees?eventId=${event.id}`), 200).pagination.total,
+      0,
+      "no registration again",
+    );
     // A new key registers anew, as any new request does.
     expectStatus(await client.post("/attendees", body, { headers: { "idempotency-key": "erase-me-new" } }), 201);
   });
@@ -300,21 +394,37 @@ describe("DELETE /attendees/:id", () => {
     // Receivers echo what they got (so the log's response excerpts hold it); `later` first says 503, retry in an hour.
     const later = await hook(client, ["attendee.registered"]);
     receiver.answer = (request) => {
-      if (request.path === later.path && receiver.at(later.path).length === 1) return { status: 503, headers: { "retry-after": "3600" } };
+      if (request.path === later.path && receiver.at(later.path).length === 1)
+        return { status: 503, headers: { "retry-after": "3600" } };
       return echo(request);
     };
     const input = personalInput(event.id, "Hook");
     const attendee = expectStatus(await client.post("/attendees", input), 201);
     expectStatus(await client.put(`/attendees/${attendee.id}`, { email: "zebulon.renamed@erasure.example" }), 200);
     // event.created, attendee.registered, sustainability.carbon_offset, attendee.updated.
-    const before = await logOf(client, all.webhook.id, (ds) => ds.length === 4 && ds.every((d) => d.status === "succeeded"), "four delivered");
-    assert.ok(before.some((d) => d.attempts[0].responseExcerpt?.includes(input.email)), "the receiver echoed the personal data");
-    const pending = await logOf(client, later.webhook.id, (ds) => ds.length === 1 && ds[0].attemptCount === 1, "the 503 recorded");
+    const before = await logOf(
+      client,
+      all.webhook.id,
+      (ds) => ds.length === 4 && ds.every((d) => d.status === "succeeded"),
+      "four delivered",
+    );
+    assert.ok(
+      before.some((d) => d.attempts[0].responseExcerpt?.includes(input.email)),
+      "the receiver echoed the personal data",
+    );
+    const pending = await logOf(
+      client,
+      later.webhook.id,
+      (ds) => ds.length === 1 && ds[0].attemptCount === 1,
+      "the 503 recorded",
+    );
     assert.equal(pending[0].status, "pending");
 
     expectStatus(await client.delete(`/attendees/${attendee.id}`), 200);
 
-    const [deleted] = await receiver.waitFor(() => receiver.at(deletedOnly.path).length >= 1, "attendee.deleted").then(() => receiver.at(deletedOnly.path));
+    const [deleted] = await receiver
+      .waitFor(() => receiver.at(deletedOnly.path).length >= 1, "attendee.deleted")
+      .then(() => receiver.at(deletedOnly.path));
     assert.equal(deleted!.headers["x-service-event"], "attendee.deleted");
     assert.ok(verifySignature(deletedOnly.secret, deleted!.raw, deleted!.headers["x-service-signature"] as string));
     assert.deepEqual(Object.keys(deleted!.body).sort(), ["account", "createdAt", "data", "id", "type"]);
@@ -335,24 +445,49 @@ describe("DELETE /attendees/:id", () => {
         assert.deepEqual(delivery, was);
         continue;
       }
-      assert.deepEqual(Object.keys(delivery.payload).sort(), ["account", "createdAt", "data", "erasedAt", "id", "type"]);
-      assert.deepEqual({ ...delivery.payload, data: undefined, erasedAt: undefined }, { ...was.payload, data: undefined, erasedAt: undefined });
-      assert.deepEqual(delivery.payload.data, { attendee: { id: attendee.id, eventId: event.id }, event: { id: event.id, name: event.name } });
+      assert.deepEqual(Object.keys(delivery.payload).sort(), [
+        "account",
+        "createdAt",
+        "data",
+        "erasedAt",
+        "id",
+        "type",
+      ]);
+      assert.deepEqual(
+        { ...delivery.payload, data: undefined, erasedAt: undefined },
+        { ...was.payload, data: undefined, erasedAt: undefined },
+      );
+      assert.deepEqual(delivery.payload.data, {
+        attendee: { id: attendee.id, eventId: event.id },
+        event: { id: event.id, name: event.name },
+      });
       assert.equal(delivery.status, "succeeded");
       assert.equal(delivery.attempts[0].statusCode, 200);
       assert.equal(delivery.attempts[0].responseExcerpt, null);
     }
-    assert.deepEqual(log.map((d) => d.type).sort(), ["attendee.deleted", "attendee.registered", "attendee.updated", "event.created", "sustainability.carbon_offset"]);
+    assert.deepEqual(log.map((d) => d.type).sort(), [
+      "attendee.deleted",
+      "attendee.registered",
+      "attendee.updated",
+      "event.created",
+      "sustainability.carbon_offset",
+    ]);
     // The retry that was pending goes out redacted.
     expectStatus(await client.post(`/webhooks/${later.webhook.id}/deliveries/${pending[0].id}/redeliver`, {}), 202);
     await receiver.waitFor(() => receiver.at(later.path).length >= 2, "the redelivery");
     const retried = receiver.at(later.path)[1]!;
     assert.equal(retried.body.id, pending[0].id);
-    assert.deepEqual(retried.body.data, { attendee: { id: attendee.id, eventId: event.id }, event: { id: event.id, name: event.name } });
+    assert.deepEqual(retried.body.data, {
+      attendee: { id: attendee.id, eventId: event.id },
+      event: { id: event.id, name: event.name },
+    });
     assert.match(retried.body.erasedAt, /^\d{4}-\d{2}-\d{2}T/);
     assert.ok(verifySignature(later.secret, retried.raw, retried.headers["x-service-signature"] as string));
 
-    assert.deepEqual(await findInRawStore(personalValues(input, ["zebulon.renamed@erasure.example", attendee.confirmationCode])), []);
+    assert.deepEqual(
+      await findInRawStore(personalValues(input, ["zebulon.renamed@erasure.example", attendee.confirmationCode])),
+      [],
+    );
     receiver.answer = echo;
   });
 });
@@ -364,23 +499,54 @@ describe("raw store after an erasure and after an event's deletion", () => {
     const event = await createEvent(client, { capacity: 5 });
     await moveEvent(client, event.id, "published");
     const input = personalInput(event.id, "Raw");
-    const attendee = expectStatus(await client.post("/attendees", input, { headers: { "idempotency-key": "raw-register" } }), 201);
-    expectStatus(await client.put(`/attendees/${attendee.id}`, { company: "Quattlebaum Successor Raw", phone: "+49 30 5550000" }), 200);
-    expectStatus(await client.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }, { headers: { "idempotency-key": "raw-check-in" } }), 200);
+    const attendee = expectStatus(
+      await client.post("/attendees", input, { headers: { "idempotency-key": "raw-register" } }),
+      201,
+    );
+    expectStatus(
+      await client.put(`/attendees/${attendee.id}`, { company: "Quattlebaum Successor Raw", phone: "+49 30 5550000" }),
+      200,
+    );
+    expectStatus(
+      await client.post(
+        `/events/${event.id}/check-in`,
+        { confirmationCode: attendee.confirmationCode },
+        { headers: { "idempotency-key": "raw-check-in" } },
+      ),
+      200,
+    );
     const neighbour = expectStatus(await client.post("/attendees", personalInput(event.id, "Neighbour")), 201);
     await moveEvent(client, event.id, "completed");
-    await logOf(client, everything.webhook.id, (ds) => ds.some((d) => d.type === "analytics.report_ready") && ds.every((d) => d.status === "succeeded"), "every delivery made");
+    await logOf(
+      client,
+      everything.webhook.id,
+      (ds) => ds.some((d) => d.type === "analytics.report_ready") && ds.every((d) => d.status === "succeeded"),
+      "every delivery made",
+    );
     const values = personalValues(input, ["Quattlebaum Successor Raw", "+49 30 5550000", attendee.confirmationCode]);
     const before = await findInRawStore(values);
-    assert.ok(before.some((where) => where.includes("in attendees.")) && before.some((where) => where.includes("webhook_deliveries.payload")), before.join("\n"));
-    assert.ok(before.some((where) => where.includes("idempotency_keys.response_body")), "the stored answers held it");
-    assert.ok(before.some((where) => where.includes("webhook_attempts.response_excerpt")), "the receiver's echoes held it");
+    assert.ok(
+      before.some((where) => where.includes("in attendees.")) &&
+        before.some((where) => where.includes("webhook_deliveries.payload")),
+      before.join("\n"),
+    );
+    assert.ok(
+      before.some((where) => where.includes("idempotency_keys.response_body")),
+      "the stored answers held it",
+    );
+    assert.ok(
+      before.some((where) => where.includes("webhook_attempts.response_excerpt")),
+      "the receiver's echoes held it",
+    );
 
     expectStatus(await client.delete(`/attendees/${attendee.id}`), 200);
     assert.deepEqual(await findInRawStore(values), []);
     // The neighbour's data stays (its report_ready mention included, redacted with the event's report).
     const neighbourFound = await findInRawStore([`Quattlebaum${"Neighbour"}`]);
-    assert.ok(neighbourFound.some((where) => where.includes("attendees.")), neighbourFound.join("\n"));
+    assert.ok(
+      neighbourFound.some((where) => where.includes("attendees.")),
+      neighbourFound.join("\n"),
+    );
     assert.equal(expectStatus(await client.get(`/attendees/${neighbour.id}`), 200).lastName, "QuattlebaumNeighbour");
   });
 
@@ -391,12 +557,28 @@ describe("raw store after an erasure and after an event's deletion", () => {
     await moveEvent(client, event.id, "published");
     const first = personalInput(event.id, "EventOne");
     const second = personalInput(event.id, "EventTwo");
-    const one = expectStatus(await client.post("/attendees", first, { headers: { "idempotency-key": "event-one" } }), 201);
+    const one = expectStatus(
+      await client.post("/attendees", first, { headers: { "idempotency-key": "event-one" } }),
+      201,
+    );
     const two = expectStatus(await client.post("/attendees", second), 201);
     expectStatus(await client.put(`/attendees/${two.id}`, { title: "Renamed Title EventTwo" }), 200);
-    expectError(await client.post("/attendees", { ...first, firstName: "Again" }, { headers: { "idempotency-key": "event-dup" } }), 409, "DUPLICATE_REGISTRATION");
+    expectError(
+      await client.post(
+        "/attendees",
+        { ...first, firstName: "Again" },
+        { headers: { "idempotency-key": "event-dup" } },
+      ),
+      409,
+      "DUPLICATE_REGISTRATION",
+    );
     // event.created, event.updated and event.published, and per registration attendee.registered and sustainability.carbon_offset, and one attendee.updated.
-    await logOf(client, everything.webhook.id, (ds) => ds.length === 8 && ds.every((d) => d.status === "succeeded"), "every delivery made");
+    await logOf(
+      client,
+      everything.webhook.id,
+      (ds) => ds.length === 8 && ds.every((d) => d.status === "succeeded"),
+      "every delivery made",
+    );
     const values = [
       ...personalValues(first, [one.confirmationCode]),
       ...personalValues(second, ["Renamed Title EventTwo", two.confirmationCode]),
@@ -405,15 +587,30 @@ describe("raw store after an erasure and after an event's deletion", () => {
 
     expectStatus(await client.delete(`/events/${event.id}`), 200);
     assert.deepEqual(await findInRawStore(values), []);
-    const log = await logOf(client, everything.webhook.id, (ds) => ds.some((d) => d.type === "event.deleted"), "event.deleted");
-    for (const delivery of log.filter((d) => d.type.startsWith("attendee.") || d.type === "sustainability.carbon_offset")) {
+    const log = await logOf(
+      client,
+      everything.webhook.id,
+      (ds) => ds.some((d) => d.type === "event.deleted"),
+      "event.deleted",
+    );
+    for (const delivery of log.filter(
+      (d) => d.type.startsWith("attendee.") || d.type === "sustainability.carbon_offset",
+    )) {
       assert.match(delivery.payload.erasedAt, /^\d{4}-/);
       assert.ok([one.id, two.id].includes(delivery.payload.data.attendee.id));
     }
-    assert.equal(log.find((d) => d.type === "event.deleted").payload.erasedAt, undefined, "the event's own notifications keep their data");
+    assert.equal(
+      log.find((d) => d.type === "event.deleted").payload.erasedAt,
+      undefined,
+      "the event's own notifications keep their data",
+    );
     const replay = await client.post("/attendees", first, { headers: { "idempotency-key": "event-one" } });
     expectError(replay, 404, "NOT_FOUND");
-    const duplicate = await client.post("/attendees", { ...first, firstName: "Again" }, { headers: { "idempotency-key": "event-dup" } });
+    const duplicate = await client.post(
+      "/attendees",
+      { ...first, firstName: "Again" },
+      { headers: { "idempotency-key": "event-dup" } },
+    );
     expectError(duplicate, 404, "NOT_FOUND");
   });
 });

@@ -26,7 +26,9 @@ function rawRequest(
       response.on("data", (chunk: string) => (body += chunk));
       response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
     });
-    request.setTimeout(options.timeoutMs ?? 10_000, () => request.destroy(new Error(`${method} ${path}: no answer in ${options.timeoutMs ?? 10_000} ms`)));
+    request.setTimeout(options.timeoutMs ?? 10_000, () =>
+      request.destroy(new Error(`${method} ${path}: no answer in ${options.timeoutMs ?? 10_000} ms`)),
+    );
     request.on("error", reject);
     for (const chunk of options.chunks ?? []) request.write(chunk);
     request.end();
@@ -64,7 +66,10 @@ describe("health", () => {
 
   test("HEAD is answered as GET without a body: /health, an API route with its headers, an unknown route", async () => {
     const head = async (path: string, withKey = false) => {
-      const response = await fetch(`${server.url}${path}`, { method: "HEAD", headers: withKey ? { authorization: `Bearer ${key}` } : {} });
+      const response = await fetch(`${server.url}${path}`, {
+        method: "HEAD",
+        headers: withKey ? { authorization: `Bearer ${key}` } : {},
+      });
       return { status: response.status, headers: response.headers, body: await response.text() };
     };
     const health = await head("/health");
@@ -158,7 +163,11 @@ describe("unknown routes and methods", () => {
       expectError(await client.get("/events/evt_unknown"), 404, "NOT_FOUND");
       expectError(await client.put("/events/evt_unknown", { name: "x" }), 404, "NOT_FOUND");
       expectError(await client.delete("/events/evt_unknown"), 404, "NOT_FOUND");
-      expectError(await client.post("/events/evt_unknown/check-in", { confirmationCode: attendee.confirmationCode }), 404, "NOT_FOUND");
+      expectError(
+        await client.post("/events/evt_unknown/check-in", { confirmationCode: attendee.confirmationCode }),
+        404,
+        "NOT_FOUND",
+      );
       expectError(await client.get("/attendees/att_unknown"), 404, "NOT_FOUND");
       expectError(await client.put("/attendees/att_unknown", { company: "x" }), 404, "NOT_FOUND");
       expectError(await client.post("/attendees", attendeeInput("evt_unknown")), 404, "NOT_FOUND", "eventId");
@@ -179,12 +188,25 @@ describe("request bodies", () => {
   test("a body that is not JSON: 415 UNSUPPORTED_MEDIA_TYPE", async () => {
     for (const [method, path, body] of bodyRoutes()) {
       const text = JSON.stringify(body);
-      for (const contentType of ["text/plain", "application/x-www-form-urlencoded", "application/xml", "multipart/form-data; boundary=x"]) {
-        const response = await server.request(method, path, { key, raw: text, headers: { "content-type": contentType } });
+      for (const contentType of [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "application/xml",
+        "multipart/form-data; boundary=x",
+      ]) {
+        const response = await server.request(method, path, {
+          key,
+          raw: text,
+          headers: { "content-type": contentType },
+        });
         expectError(response, 415, "UNSUPPORTED_MEDIA_TYPE");
       }
       // No Content-Type at all (a byte body gets none from fetch).
-      expectError(await server.request(method, path, { key, raw: new TextEncoder().encode(text) }), 415, "UNSUPPORTED_MEDIA_TYPE");
+      expectError(
+        await server.request(method, path, { key, raw: new TextEncoder().encode(text) }),
+        415,
+        "UNSUPPORTED_MEDIA_TYPE",
+      );
     }
     const list = expectStatus(await v1.get(`/attendees?eventId=${event.id}`), 200);
     assert.equal(list.pagination.total, 1, "no registration was made");
@@ -215,7 +237,11 @@ describe("request bodies", () => {
   for (const [name, raw] of badBodies) {
     test(`${name}: 400 INVALID_REQUEST on every body route`, async () => {
       for (const [method, path] of bodyRoutes()) {
-        expectError(await server.request(method, path, { key, raw, headers: { "content-type": "application/json" } }), 400, "INVALID_REQUEST");
+        expectError(
+          await server.request(method, path, { key, raw, headers: { "content-type": "application/json" } }),
+          400,
+          "INVALID_REQUEST",
+        );
       }
     });
   }
@@ -223,7 +249,11 @@ describe("request bodies", () => {
   test("no body at all: 400 INVALID_REQUEST", async () => {
     for (const [method, path] of bodyRoutes()) {
       expectError(await server.request(method, path, { key }), 400, "INVALID_REQUEST");
-      expectError(await server.request(method, path, { key, headers: { "content-type": "application/json" } }), 400, "INVALID_REQUEST");
+      expectError(
+        await server.request(method, path, { key, headers: { "content-type": "application/json" } }),
+        400,
+        "INVALID_REQUEST",
+      );
     }
   });
 
@@ -231,13 +261,21 @@ describe("request bodies", () => {
     for (const [method, path] of bodyRoutes()) {
       const oversized = JSON.stringify({ description: "x".repeat(MIB) });
       assert.ok(oversized.length > MIB);
-      expectError(await server.request(method, path, { key, raw: oversized, headers: { "content-type": "application/json" } }), 413, "PAYLOAD_TOO_LARGE");
+      expectError(
+        await server.request(method, path, { key, raw: oversized, headers: { "content-type": "application/json" } }),
+        413,
+        "PAYLOAD_TOO_LARGE",
+      );
     }
     // One byte over.
     const justOver = `{"description":"${"x".repeat(MIB - 17)}"}`;
     assert.equal(justOver.length, MIB + 1);
     expectError(
-      await server.request("POST", "/v1/events", { key, raw: justOver, headers: { "content-type": "application/json" } }),
+      await server.request("POST", "/v1/events", {
+        key,
+        raw: justOver,
+        headers: { "content-type": "application/json" },
+      }),
       413,
       "PAYLOAD_TOO_LARGE",
     );
@@ -248,7 +286,12 @@ describe("request bodies", () => {
   test("a body of exactly 1 MiB is read and validated (400, not 413)", async () => {
     const body = `{"name":"${"x".repeat(MIB - 11)}"}`;
     assert.equal(new TextEncoder().encode(body).byteLength, MIB);
-    expectError(await server.request("POST", "/v1/events", { key, raw: body, headers: { "content-type": "application/json" } }), 400, "INVALID_REQUEST", "name");
+    expectError(
+      await server.request("POST", "/v1/events", { key, raw: body, headers: { "content-type": "application/json" } }),
+      400,
+      "INVALID_REQUEST",
+      "name",
+    );
   });
 
   test("a streamed (chunked) body over 1 MiB without Content-Length: 413, and the connection stays usable", async () => {
@@ -275,7 +318,11 @@ describe("request bodies", () => {
     try {
       const body = JSON.stringify({ description: "x".repeat(2 * MIB) });
       const oversized = await rawRequest(agent, "POST", "/v1/events", {
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) },
+        headers: {
+          authorization: `Bearer ${key}`,
+          "content-type": "application/json",
+          "content-length": String(Buffer.byteLength(body)),
+        },
         chunks: [body],
       });
       assert.equal(oversized.status, 413);
@@ -295,10 +342,17 @@ describe("text that is not Unicode", () => {
       [`{"tags": ["ok", "\\udfff"]}`, "tags.1"],
       [`{"location": {"\\ud83d": 1}}`, "location.\ud83d"],
     ] as const) {
-      const response = await server.request("POST", "/v1/events", { key, raw, headers: { "content-type": "application/json" } });
+      const response = await server.request("POST", "/v1/events", {
+        key,
+        raw,
+        headers: { "content-type": "application/json" },
+      });
       const error = expectError(response, 400, "INVALID_REQUEST", field);
       assert.match(error.message, /lone UTF-16 surrogate/);
-      assert.deepEqual(error.details.issues.map((issue: { path: string }) => issue.path), [field]);
+      assert.deepEqual(
+        error.details.issues.map((issue: { path: string }) => issue.path),
+        [field],
+      );
     }
     // A well-formed pair (an emoji) is text like any other.
     const body = { ...eventInput(), name: "Green \ud83c\udf31 Summit" };
@@ -382,13 +436,20 @@ describe("the error body", () => {
     const response = await v1.get("/events/evt_unknown");
     const error = expectError(response, 404, "NOT_FOUND", null);
     assert.deepEqual(Object.keys(error).sort(), ["code", "documentation", "message"]);
-    for (const text of [JSON.stringify(response.body), JSON.stringify((await v1.post("/events", { capacity: "'; drop table events; --" })).body)]) {
+    for (const text of [
+      JSON.stringify(response.body),
+      JSON.stringify((await v1.post("/events", { capacity: "'; drop table events; --" })).body),
+    ]) {
       assert.doesNotMatch(text, /\bat .+:\d+:\d+|select |insert |sqlite|zod/i);
     }
   });
 
   test("success responses carry nosniff too", async () => {
-    for (const response of [await v1.get("/events"), await v1.get(`/attendees/${attendee.id}`), await server.request("GET", "/health")]) {
+    for (const response of [
+      await v1.get("/events"),
+      await v1.get(`/attendees/${attendee.id}`),
+      await server.request("GET", "/health"),
+    ]) {
       assert.equal(response.status, 200);
       assert.equal(response.headers.get("x-content-type-options"), "nosniff");
     }
@@ -412,13 +473,25 @@ describe("what the HTTP parser refuses gets the error body too, with Connection:
   }
 
   test("a header block over Node's 16 KiB: 431 REQUEST_HEADERS_TOO_LARGE", async () => {
-    await refused(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431, "REQUEST_HEADERS_TOO_LARGE");
+    await refused(
+      `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+      431,
+      "REQUEST_HEADERS_TOO_LARGE",
+    );
     // The request line counts toward the same limit.
-    await refused(`GET /v1/events?q=${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431, "REQUEST_HEADERS_TOO_LARGE");
+    await refused(
+      `GET /v1/events?q=${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      431,
+      "REQUEST_HEADERS_TOO_LARGE",
+    );
   });
 
   test("Content-Length with Transfer-Encoding, or a malformed request line: 400 INVALID_REQUEST naming the fault", async () => {
-    const both = await refused("POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, "INVALID_REQUEST");
+    const both = await refused(
+      "POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+      400,
+      "INVALID_REQUEST",
+    );
     assert.match(both, /^Malformed HTTP request: /);
     assert.match(both, /Content-Length/);
     assert.match(both, /Transfer-Encoding/);

@@ -7,7 +7,18 @@ import { after, before, describe, test } from "node:test";
 import { startServer, type TestServer } from "./_setup.ts";
 import { attendeeInput, eventInput } from "./fixtures/builders.ts";
 import {
-  byId, type Client, clientFor, createEvent, expectError, expectStatus, ids, ISO_UTC, moveAttendee, moveEvent, PREFIXES, register,
+  byId,
+  type Client,
+  clientFor,
+  createEvent,
+  expectError,
+  expectStatus,
+  ids,
+  ISO_UTC,
+  moveAttendee,
+  moveEvent,
+  PREFIXES,
+  register,
 } from "./fixtures/api.ts";
 
 let server: TestServer;
@@ -44,7 +55,14 @@ describe("create", () => {
       id: event.id,
       name: input.name,
       description: "A conference on sustainable events",
-      location: { address: "Alexanderplatz 1", city: "Berlin", state: null, country: "DE", zipCode: null, coordinates: null },
+      location: {
+        address: "Alexanderplatz 1",
+        city: "Berlin",
+        state: null,
+        country: "DE",
+        zipCode: null,
+        coordinates: null,
+      },
       startDate: "2027-05-01T09:00:00.000Z",
       endDate: "2027-05-01T17:00:00.000Z",
       capacity: 100,
@@ -93,7 +111,12 @@ describe("create", () => {
     assert.equal(event.startDate, "2027-05-01T07:00:00.000Z");
     assert.equal(event.endDate, "2027-05-03T01:30:00.000Z");
     assert.equal(event.capacity, 1_000_000);
-    assert.deepEqual(event.sustainabilityGoals, { carbonNeutral: true, wasteReduction: 40, localSourcing: false, renewableEnergy: true });
+    assert.deepEqual(event.sustainabilityGoals, {
+      carbonNeutral: true,
+      wasteReduction: 40,
+      localSourcing: false,
+      renewableEnergy: true,
+    });
     assert.deepEqual(event.tags, ["climate", "energy", "food"]);
     // carbonNeutral 15 + renewableEnergy 15 + wasteReduction 15 x 40 / 100 = 6: 36.
     assert.equal(event.sustainabilityScore, 36);
@@ -131,16 +154,36 @@ describe("create", () => {
     ["country XX (unassigned)", { location: { address: "A 1", city: "Berlin", country: "XX" } }, "location.country"],
     ["country de (lower case)", { location: { address: "A 1", city: "Berlin", country: "de" } }, "location.country"],
     ["country DEU (alpha-3)", { location: { address: "A 1", city: "Berlin", country: "DEU" } }, "location.country"],
-    ["lat 90.5", { location: { address: "A 1", city: "Berlin", country: "DE", coordinates: { lat: 90.5, lng: 0 } } }, "location.coordinates.lat"],
-    ["lat -91", { location: { address: "A 1", city: "Berlin", country: "DE", coordinates: { lat: -91, lng: 0 } } }, "location.coordinates.lat"],
-    ["lng 180.1", { location: { address: "A 1", city: "Berlin", country: "DE", coordinates: { lat: 0, lng: 180.1 } } }, "location.coordinates.lng"],
-    ["lng -181", { location: { address: "A 1", city: "Berlin", country: "DE", coordinates: { lat: 0, lng: -181 } } }, "location.coordinates.lng"],
+    [
+      "lat 90.5",
+      { location: { address: "A 1", city: "Berlin", country: "DE", coordinates: { lat: 90.5, lng: 0 } } },
+      "location.coordinates.lat",
+    ],
+    [
+      "lat -91",
+      { location: { address: "A 1", city: "Berlin", country: "DE", coordinates: { lat: -91, lng: 0 } } },
+      "location.coordinates.lat",
+    ],
+    [
+      "lng 180.1",
+      { location: { address: "A 1", city: "Berlin", country: "DE", coordinates: { lat: 0, lng: 180.1 } } },
+      "location.coordinates.lng",
+    ],
+    [
+      "lng -181",
+      { location: { address: "A 1", city: "Berlin", country: "DE", coordinates: { lat: 0, lng: -181 } } },
+      "location.coordinates.lng",
+    ],
     ["missing startDate", { startDate: undefined }, "startDate"],
     ["missing endDate", { endDate: undefined }, "endDate"],
     ["startDate not a date", { startDate: "next monday" }, "startDate"],
     ["startDate without a zone", { startDate: "2027-05-01T09:00:00" }, "startDate"],
     ["endDate before startDate", { startDate: "2027-05-01T09:00:00Z", endDate: "2027-05-01T08:59:59Z" }, "endDate"],
-    ["endDate before startDate across offsets", { startDate: "2027-05-01T09:00:00Z", endDate: "2027-05-01T10:00:00+02:00" }, "endDate"],
+    [
+      "endDate before startDate across offsets",
+      { startDate: "2027-05-01T09:00:00Z", endDate: "2027-05-01T10:00:00+02:00" },
+      "endDate",
+    ],
     ["missing capacity", { capacity: undefined }, "capacity"],
     ["capacity 0", { capacity: 0 }, "capacity"],
     ["capacity -5", { capacity: -5 }, "capacity"],
@@ -150,13 +193,21 @@ describe("create", () => {
     ["missing category", { category: undefined }, "category"],
     ["wasteReduction 101", { sustainabilityGoals: { wasteReduction: 101 } }, "sustainabilityGoals.wasteReduction"],
     ["wasteReduction -1", { sustainabilityGoals: { wasteReduction: -1 } }, "sustainabilityGoals.wasteReduction"],
-    ["carbonNeutral not a boolean", { sustainabilityGoals: { carbonNeutral: "yes" } }, "sustainabilityGoals.carbonNeutral"],
+    [
+      "carbonNeutral not a boolean",
+      { sustainabilityGoals: { carbonNeutral: "yes" } },
+      "sustainabilityGoals.carbonNeutral",
+    ],
     ["21 tags", { tags: Array.from({ length: 21 }, (_, i) => `tag${i}`) }, "tags"],
     ["tags not an array", { tags: "a,b" }, "tags"],
     ["status on create", { status: "draft" }, "status"],
     ["status published on create", { status: "published" }, "status"],
     ["an unknown field", { organizer: "me" }, "organizer"],
-    ["an unknown location field", { location: { address: "A 1", city: "Berlin", country: "DE", planet: "Earth" } }, "location.planet"],
+    [
+      "an unknown location field",
+      { location: { address: "A 1", city: "Berlin", country: "DE", planet: "Earth" } },
+      "location.planet",
+    ],
   ];
   for (const [name, overrides, field] of invalid) {
     test(`400 INVALID_REQUEST for ${name} (field ${field})`, async () => {
@@ -168,14 +219,21 @@ describe("create", () => {
   }
 
   test("the 400 for unknown fields names each of them", async () => {
-    const error = expectError(await v1.post("/events", eventInput({ organizer: "me", budget: 5 })), 400, "INVALID_REQUEST");
+    const error = expectError(
+      await v1.post("/events", eventInput({ organizer: "me", budget: 5 })),
+      400,
+      "INVALID_REQUEST",
+    );
     const text = JSON.stringify(error);
     assert.ok(text.includes("organizer") && text.includes("budget"), text);
   });
 
   test("all issues are listed; field is the first one's path", async () => {
     const error = expectError(
-      await v1.post("/events", eventInput({ name: "", capacity: 0, location: { address: "A", city: "B", country: "de" } })),
+      await v1.post(
+        "/events",
+        eventInput({ name: "", capacity: 0, location: { address: "A", city: "B", country: "de" } }),
+      ),
       400,
       "INVALID_REQUEST",
     );
@@ -202,7 +260,10 @@ describe("read", () => {
   test("the same event is served identically under /v1 and /api", async () => {
     const event = await createEvent(v1);
     const viaApi = clientFor(server, v1.key, "/api");
-    assert.deepEqual(expectStatus(await viaApi.get(`/events/${event.id}`), 200), expectStatus(await v1.get(`/events/${event.id}`), 200));
+    assert.deepEqual(
+      expectStatus(await viaApi.get(`/events/${event.id}`), 200),
+      expectStatus(await v1.get(`/events/${event.id}`), 200),
+    );
   });
 });
 
@@ -222,7 +283,11 @@ describe("update", () => {
     const viaApi = clientFor(server, v1.key, "/api");
     const event = await createEvent(viaApi);
     const updated = expectStatus(
-      await viaApi.put(`/events/${event.id}`, { startDate: "2027-05-01T10:00:00+01:00", endDate: "2027-05-01T20:00:00+01:00", tags: ["B", "a", "b "] }),
+      await viaApi.put(`/events/${event.id}`, {
+        startDate: "2027-05-01T10:00:00+01:00",
+        endDate: "2027-05-01T20:00:00+01:00",
+        tags: ["B", "a", "b "],
+      }),
       200,
     );
     assert.equal(updated.startDate, "2027-05-01T09:00:00.000Z");
@@ -232,30 +297,65 @@ describe("update", () => {
 
   test("location and sustainabilityGoals are replaced whole", async () => {
     const event = await createEvent(v1, {
-      location: { address: "Main 1", city: "Vienna", state: "Wien", country: "AT", zipCode: "1010", coordinates: { lat: 48.2, lng: 16.37 } },
+      location: {
+        address: "Main 1",
+        city: "Vienna",
+        state: "Wien",
+        country: "AT",
+        zipCode: "1010",
+        coordinates: { lat: 48.2, lng: 16.37 },
+      },
       sustainabilityGoals: { carbonNeutral: true, wasteReduction: 50 },
     });
     assert.equal(event.sustainabilityScore, 22.5);
     const updated = expectStatus(
-      await v1.put(`/events/${event.id}`, { location: { address: "Ring 2", city: "Graz", country: "AT" }, sustainabilityGoals: { localSourcing: true } }),
+      await v1.put(`/events/${event.id}`, {
+        location: { address: "Ring 2", city: "Graz", country: "AT" },
+        sustainabilityGoals: { localSourcing: true },
+      }),
       200,
     );
-    assert.deepEqual(updated.location, { address: "Ring 2", city: "Graz", state: null, country: "AT", zipCode: null, coordinates: null });
+    assert.deepEqual(updated.location, {
+      address: "Ring 2",
+      city: "Graz",
+      state: null,
+      country: "AT",
+      zipCode: null,
+      coordinates: null,
+    });
     assert.deepEqual(updated.sustainabilityGoals, { localSourcing: true });
     assert.equal(updated.sustainabilityScore, 15);
   });
 
   test("a partial location is validated whole: 400 naming the missing field", async () => {
     const event = await createEvent(v1);
-    expectError(await v1.put(`/events/${event.id}`, { location: { city: "Paris" } }), 400, "INVALID_REQUEST", "location.address");
-    expectError(await v1.put(`/events/${event.id}`, { location: { address: "Rue 1", city: "Paris", country: "FRA" } }), 400, "INVALID_REQUEST", "location.country");
-    expectError(await v1.put(`/events/${event.id}`, { sustainabilityGoals: { wasteReduction: 150 } }), 400, "INVALID_REQUEST", "sustainabilityGoals.wasteReduction");
+    expectError(
+      await v1.put(`/events/${event.id}`, { location: { city: "Paris" } }),
+      400,
+      "INVALID_REQUEST",
+      "location.address",
+    );
+    expectError(
+      await v1.put(`/events/${event.id}`, { location: { address: "Rue 1", city: "Paris", country: "FRA" } }),
+      400,
+      "INVALID_REQUEST",
+      "location.country",
+    );
+    expectError(
+      await v1.put(`/events/${event.id}`, { sustainabilityGoals: { wasteReduction: 150 } }),
+      400,
+      "INVALID_REQUEST",
+      "sustainabilityGoals.wasteReduction",
+    );
     assert.deepEqual(expectStatus(await v1.get(`/events/${event.id}`), 200).location, event.location);
   });
 
   test("null clears optional fields; required fields cannot be null", async () => {
     const event = await createEvent(v1, { tags: ["x"], sustainabilityGoals: { carbonNeutral: true } });
-    const cleared = expectStatus(await v1.put(`/events/${event.id}`, { description: null, tags: null, sustainabilityGoals: null }), 200);
+    const cleared = expectStatus(
+      await v1.put(`/events/${event.id}`, { description: null, tags: null, sustainabilityGoals: null }),
+      200,
+    );
     assert.equal(cleared.description, null);
     assert.deepEqual(cleared.tags, []);
     assert.deepEqual(cleared.sustainabilityGoals, {});
@@ -267,10 +367,28 @@ describe("update", () => {
 
   test("the merged dates are checked: 400 on the field that makes the event end before it starts", async () => {
     const event = await createEvent(v1, { startDate: "2027-05-01T09:00:00Z", endDate: "2027-05-01T17:00:00Z" });
-    expectError(await v1.put(`/events/${event.id}`, { startDate: "2027-05-01T17:00:01Z" }), 400, "INVALID_REQUEST", "startDate");
-    expectError(await v1.put(`/events/${event.id}`, { endDate: "2027-05-01T08:59:59Z" }), 400, "INVALID_REQUEST", "endDate");
-    expectError(await v1.put(`/events/${event.id}`, { startDate: "2027-06-02T00:00:00Z", endDate: "2027-06-01T00:00:00Z" }), 400, "INVALID_REQUEST", "endDate");
-    const moved = expectStatus(await v1.put(`/events/${event.id}`, { startDate: "2027-06-01T09:00:00Z", endDate: "2027-06-01T17:00:00Z" }), 200);
+    expectError(
+      await v1.put(`/events/${event.id}`, { startDate: "2027-05-01T17:00:01Z" }),
+      400,
+      "INVALID_REQUEST",
+      "startDate",
+    );
+    expectError(
+      await v1.put(`/events/${event.id}`, { endDate: "2027-05-01T08:59:59Z" }),
+      400,
+      "INVALID_REQUEST",
+      "endDate",
+    );
+    expectError(
+      await v1.put(`/events/${event.id}`, { startDate: "2027-06-02T00:00:00Z", endDate: "2027-06-01T00:00:00Z" }),
+      400,
+      "INVALID_REQUEST",
+      "endDate",
+    );
+    const moved = expectStatus(
+      await v1.put(`/events/${event.id}`, { startDate: "2027-06-01T09:00:00Z", endDate: "2027-06-01T17:00:00Z" }),
+      200,
+    );
     assert.equal(moved.startDate, "2027-06-01T09:00:00.000Z");
     assert.equal(moved.endDate, "2027-06-01T17:00:00.000Z");
     const same = expectStatus(await v1.put(`/events/${event.id}`, { endDate: "2027-06-01T09:00:00Z" }), 200);
@@ -297,7 +415,12 @@ describe("update", () => {
     expectError(await v1.put(`/events/${event.id}`, { venue: "x" }), 400, "INVALID_REQUEST", "venue");
     expectError(await v1.put(`/events/${event.id}`, { status: "archived" }), 400, "INVALID_REQUEST", "status");
     expectError(await v1.put(`/events/${event.id}`, { capacity: 0 }), 400, "INVALID_REQUEST", "capacity");
-    expectError(await v1.put(`/events/${event.id}`, { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }), 400, "INVALID_REQUEST", "tags");
+    expectError(
+      await v1.put(`/events/${event.id}`, { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }),
+      400,
+      "INVALID_REQUEST",
+      "tags",
+    );
     expectError(await v1.put(`/events/${event.id}`, { id: "evt_other" }), 400, "INVALID_REQUEST", "id");
     assert.deepEqual(expectStatus(await v1.get(`/events/${event.id}`), 200), event);
   });
@@ -312,7 +435,12 @@ describe("update", () => {
     cancelled: ["cancelled"],
     completed: ["completed"],
   };
-  const PATH_TO: Record<string, string[]> = { draft: [], published: ["published"], cancelled: ["cancelled"], completed: ["published", "completed"] };
+  const PATH_TO: Record<string, string[]> = {
+    draft: [],
+    published: ["published"],
+    cancelled: ["cancelled"],
+    completed: ["published", "completed"],
+  };
   for (const from of Object.keys(ALLOWED)) {
     for (const to of Object.keys(ALLOWED)) {
       const allowed = ALLOWED[from]!.includes(to);
@@ -336,15 +464,29 @@ describe("update", () => {
   test("status rules through /api: 200 for an allowed change, 422 for a forbidden one", async () => {
     const viaApi = clientFor(server, v1.key, "/api");
     const event = await createEvent(viaApi);
-    expectError(await viaApi.put(`/events/${event.id}`, { status: "completed" }), 422, "INVALID_STATE_TRANSITION", "status");
+    expectError(
+      await viaApi.put(`/events/${event.id}`, { status: "completed" }),
+      422,
+      "INVALID_STATE_TRANSITION",
+      "status",
+    );
     assert.equal((await moveEvent(viaApi, event.id, "published", "published", "completed")).status, "completed");
-    expectError(await viaApi.put(`/events/${event.id}`, { status: "published" }), 422, "INVALID_STATE_TRANSITION", "status");
+    expectError(
+      await viaApi.put(`/events/${event.id}`, { status: "published" }),
+      422,
+      "INVALID_STATE_TRANSITION",
+      "status",
+    );
   });
 
   test("a forbidden status change rejects the whole update", async () => {
     const event = await createEvent(v1);
     await moveEvent(v1, event.id, "cancelled");
-    expectError(await v1.put(`/events/${event.id}`, { status: "published", name: "Revived" }), 422, "INVALID_STATE_TRANSITION");
+    expectError(
+      await v1.put(`/events/${event.id}`, { status: "published", name: "Revived" }),
+      422,
+      "INVALID_STATE_TRANSITION",
+    );
     assert.equal(expectStatus(await v1.get(`/events/${event.id}`), 200).name, event.name);
   });
 });
@@ -455,14 +597,19 @@ describe("list", () => {
     const body = expectStatus(await client.get("/events"), 200);
     assert.deepEqual(Object.keys(body).sort(), ["events", "pagination"]);
     assert.deepEqual(body.pagination, { page: 1, limit: 20, total: 5, totalPages: 1, hasNext: false, hasPrev: false });
-    const expected = Object.values(made).sort((a, b) => (a.createdAt === b.createdAt ? byId(b, a) : a.createdAt < b.createdAt ? 1 : -1));
+    const expected = Object.values(made).sort((a, b) =>
+      a.createdAt === b.createdAt ? byId(b, a) : a.createdAt < b.createdAt ? 1 : -1,
+    );
     assert.deepEqual(ids(body.events), ids(expected));
     for (const item of body.events) assert.deepEqual(item, expectStatus(await client.get(`/events/${item.id}`), 200));
   });
 
   test("the same list under /api", async () => {
     const viaApi = clientFor(server, client.key, "/api");
-    assert.deepEqual(expectStatus(await viaApi.get("/events?sortBy=name&order=asc"), 200), expectStatus(await client.get("/events?sortBy=name&order=asc"), 200));
+    assert.deepEqual(
+      expectStatus(await viaApi.get("/events?sortBy=name&order=asc"), 200),
+      expectStatus(await client.get("/events?sortBy=name&order=asc"), 200),
+    );
   });
 
   test("filter by status", async () => {
@@ -483,7 +630,11 @@ describe("list", () => {
     assert.deepEqual(await listNames(`?startDate=2027-05-01T09:00:00Z${order}`), ["epsilon", "delta", "gamma"]);
     assert.deepEqual(await listNames(`?startDate=2027-05-01T09:00:00.001Z${order}`), ["delta", "gamma"]);
     assert.deepEqual(await listNames(`?startDate=2027-05-01${order}`), ["epsilon", "delta", "gamma"]);
-    assert.deepEqual(await listNames(`?startDate=${encodeURIComponent("2027-05-01T11:00:00+02:00")}${order}`), ["epsilon", "delta", "gamma"]);
+    assert.deepEqual(await listNames(`?startDate=${encodeURIComponent("2027-05-01T11:00:00+02:00")}${order}`), [
+      "epsilon",
+      "delta",
+      "gamma",
+    ]);
   });
 
   test("endDate keeps events ending at or before it (a bare date is the end of that day)", async () => {
@@ -492,8 +643,16 @@ describe("list", () => {
     assert.deepEqual(await listNames(`?endDate=2027-05-01T20:59:59Z${order}`), ["alpha", "beta"]);
     assert.deepEqual(await listNames(`?endDate=2027-05-01${order}`), ["alpha", "beta", "delta"]);
     assert.deepEqual(await listNames(`?endDate=2027-04-30${order}`), ["alpha", "beta"]);
-    assert.deepEqual(await listNames(`?endDate=${encodeURIComponent("2027-05-01T23:00:00+02:00")}${order}`), ["alpha", "beta", "delta"]);
-    assert.deepEqual(await listNames(`?startDate=2027-04-01&endDate=2027-05-02T10:00:00Z${order}`), ["beta", "epsilon", "delta"]);
+    assert.deepEqual(await listNames(`?endDate=${encodeURIComponent("2027-05-01T23:00:00+02:00")}${order}`), [
+      "alpha",
+      "beta",
+      "delta",
+    ]);
+    assert.deepEqual(await listNames(`?startDate=2027-04-01&endDate=2027-05-02T10:00:00Z${order}`), [
+      "beta",
+      "epsilon",
+      "delta",
+    ]);
   });
 
   test("search matches name or description, case-insensitively, as a literal substring", async () => {
@@ -529,8 +688,13 @@ describe("list", () => {
     const twenty = [made.beta, made.delta].sort(byId);
     const fifty = [made.alpha, made.epsilon].sort(byId);
     assert.deepEqual(await listNames("?sortBy=capacity&order=asc"), names([...twenty, ...fifty, made.gamma]));
-    assert.deepEqual(await listNames("?sortBy=capacity&order=desc"), names([made.gamma, ...fifty.reverse(), ...twenty.reverse()]));
-    const byCreation = Object.values(made).sort((a, b) => (a.createdAt === b.createdAt ? byId(a, b) : a.createdAt < b.createdAt ? -1 : 1));
+    assert.deepEqual(
+      await listNames("?sortBy=capacity&order=desc"),
+      names([made.gamma, ...fifty.reverse(), ...twenty.reverse()]),
+    );
+    const byCreation = Object.values(made).sort((a, b) =>
+      a.createdAt === b.createdAt ? byId(a, b) : a.createdAt < b.createdAt ? -1 : 1,
+    );
     assert.deepEqual(await listNames("?sortBy=createdAt&order=asc"), names(byCreation));
   });
 
@@ -544,14 +708,20 @@ describe("list", () => {
     assert.deepEqual(page3.pagination, { page: 3, limit: 2, total: 5, totalPages: 3, hasNext: false, hasPrev: true });
     assert.deepEqual(ids([...page1.events, ...page2.events, ...page3.events]), ids(all));
     const past = expectStatus(await client.get("/events?sortBy=name&order=asc&limit=2&page=4"), 200);
-    assert.deepEqual(past, { events: [], pagination: { page: 4, limit: 2, total: 5, totalPages: 3, hasNext: false, hasPrev: true } });
+    assert.deepEqual(past, {
+      events: [],
+      pagination: { page: 4, limit: 2, total: 5, totalPages: 3, hasNext: false, hasPrev: true },
+    });
     const both = expectStatus(await client.get("/events?sortBy=name&order=asc&limit=2&perPage=2"), 200);
     assert.deepEqual(ids(both.events), ids(page1.events));
     const edges = expectStatus(await client.get("/events?limit=1"), 200);
     assert.deepEqual(edges.pagination, { page: 1, limit: 1, total: 5, totalPages: 5, hasNext: true, hasPrev: false });
     assert.equal(expectStatus(await client.get("/events?limit=100"), 200).pagination.limit, 100);
     const filteredEmpty = expectStatus(await client.get("/events?search=zzz"), 200);
-    assert.deepEqual(filteredEmpty, { events: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0, hasNext: false, hasPrev: false } });
+    assert.deepEqual(filteredEmpty, {
+      events: [],
+      pagination: { page: 1, limit: 20, total: 0, totalPages: 0, hasNext: false, hasPrev: false },
+    });
   });
 
   const badQueries: Array<[string, string | undefined]> = [
@@ -604,9 +774,15 @@ describe("carbon footprint and sustainability score", () => {
 
   before(async () => {
     client = await newAccount("Carbon Ltd");
-    made.mixed = await createEvent(client, { name: "Mixed travel", sustainabilityGoals: { carbonNeutral: true, wasteReduction: 50 } });
+    made.mixed = await createEvent(client, {
+      name: "Mixed travel",
+      sustainabilityGoals: { carbonNeutral: true, wasteReduction: 50 },
+    });
     made.flights = await createEvent(client, { name: "Flight bands" });
-    made.green = await createEvent(client, { name: "Green travel", sustainabilityGoals: { renewableEnergy: true, localSourcing: true } });
+    made.green = await createEvent(client, {
+      name: "Green travel",
+      sustainabilityGoals: { renewableEnergy: true, localSourcing: true },
+    });
     made.goals = await createEvent(client, {
       name: "All goals",
       sustainabilityGoals: { carbonNeutral: true, renewableEnergy: true, localSourcing: true, wasteReduction: 100 },
@@ -648,7 +824,10 @@ describe("carbon footprint and sustainability score", () => {
     assert.equal(event.sustainabilityScore, 42);
 
     // 3 USD more = 200 kg more: 300 kg >= 209.856 kg, full 20 offset points: 22.5 + 10 + 20.
-    expectStatus(await client.put(`/attendees/${made.flight.id}`, travel("flight", 1000, { opted: true, amount: 3 })), 200);
+    expectStatus(
+      await client.put(`/attendees/${made.flight.id}`, travel("flight", 1000, { opted: true, amount: 3 })),
+      200,
+    );
     event = expectStatus(await client.get(`/events/${id}`), 200);
     assert.equal(event.sustainabilityScore, 52.5);
 
@@ -669,7 +848,10 @@ describe("carbon footprint and sustainability score", () => {
 
     // Changing a travel mode: the 1,000 km car trip becomes a train ride (35.46 kg).
     // 16.844 + 7.092 + 185.92 + 35.46 = 245.316; low-carbon 2 of 4 = 10: 22.5 + 10 + 20 = 52.5.
-    expectStatus(await client.put(`/attendees/${made.cancelled.id}`, travel("train", 1000, { opted: true, amount: 30 })), 200);
+    expectStatus(
+      await client.put(`/attendees/${made.cancelled.id}`, travel("train", 1000, { opted: true, amount: 30 })),
+      200,
+    );
     event = expectStatus(await client.get(`/events/${id}`), 200);
     assert.equal(event.carbonFootprint, 245.316);
     assert.equal(event.sustainabilityScore, 52.5);
@@ -727,20 +909,38 @@ describe("carbon footprint and sustainability score", () => {
     assert.deepEqual(await scored("minScore=70"), ["Green travel"]);
     assert.deepEqual(await scored("minScore=70.1"), []);
     assert.deepEqual(await scored("minScore=52.5"), ["All goals", "Green travel", "Mixed travel"]);
-    assert.deepEqual(await scored("minScore=6.7"), ["All goals", "Flight bands", "Green travel", "Mixed travel", "No distance"]);
+    assert.deepEqual(await scored("minScore=6.7"), [
+      "All goals",
+      "Flight bands",
+      "Green travel",
+      "Mixed travel",
+      "No distance",
+    ]);
     assert.deepEqual(await scored("minScore=6.75"), ["All goals", "Green travel", "Mixed travel", "No distance"]);
-    assert.deepEqual(await scored("minScore=0"), ["All goals", "Flight bands", "Green travel", "Mixed travel", "No distance"]);
+    assert.deepEqual(await scored("minScore=0"), [
+      "All goals",
+      "Flight bands",
+      "Green travel",
+      "Mixed travel",
+      "No distance",
+    ]);
     assert.deepEqual(await scored("minScore=50&search=travel"), ["Green travel", "Mixed travel"]);
     const page = expectStatus(await client.get("/events?minScore=20&limit=2&sortBy=name&order=asc&page=2"), 200);
     assert.deepEqual(page.pagination, { page: 2, limit: 2, total: 4, totalPages: 2, hasNext: false, hasPrev: true });
-    assert.deepEqual(page.events.map((event: { name: string }) => event.name), ["Mixed travel", "No distance"]);
+    assert.deepEqual(
+      page.events.map((event: { name: string }) => event.name),
+      ["Mixed travel", "No distance"],
+    );
   });
 
   test("sortBy=carbonFootprint, zero footprints tied by id", async () => {
     const zeros = [made.green, made.goals, made.nodistance].sort(byId);
     const asc = expectStatus(await client.get("/events?sortBy=carbonFootprint&order=asc"), 200);
     assert.deepEqual(ids(asc.events), ids([...zeros, made.mixed, made.flights]));
-    assert.deepEqual(asc.events.map((event: { carbonFootprint: number }) => event.carbonFootprint), [0, 0, 0, 245.316, 1885.355]);
+    assert.deepEqual(
+      asc.events.map((event: { carbonFootprint: number }) => event.carbonFootprint),
+      [0, 0, 0, 245.316, 1885.355],
+    );
     const desc = expectStatus(await client.get("/events?sortBy=carbonFootprint"), 200);
     assert.deepEqual(ids(desc.events), ids([made.flights, made.mixed, ...zeros.reverse()]));
   });

@@ -12,12 +12,17 @@ import { runToEnd } from "./fixtures/conventions.ts";
 const TSX = ["--import", "tsx"];
 
 /** Runs a script to its end; its stdout and exit code. */
-const run = (script: string, env: Record<string, string> = {}) => runToEnd(process.execPath, [...TSX, script], { cwd: ROOT, env, timeoutMs: 120_000 });
+const run = (script: string, env: Record<string, string> = {}) =>
+  runToEnd(process.execPath, [...TSX, script], { cwd: ROOT, env, timeoutMs: 120_000 });
 
 /** Starts an example server and waits for the JSON line with its address and key. */
 function serve(script: string): Promise<{ child: ChildProcess; url: string; api: string; key: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...TSX, script], { cwd: ROOT, env: { ...process.env, PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...TSX, script], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${out}\n${err}`)), 20_000);
@@ -35,11 +40,18 @@ function serve(script: string): Promise<{ child: ChildProcess; url: string; api:
 }
 
 const eventBody = {
-  name: "Embedded", location: { address: "Main St 1", city: "Berlin", country: "DE" }, startDate: "2027-01-01T10:00:00Z",
-  endDate: "2027-01-01T12:00:00Z", capacity: 5, category: "meetup",
+  name: "Embedded",
+  location: { address: "Main St 1", city: "Berlin", country: "DE" },
+  startDate: "2027-01-01T10:00:00Z",
+  endDate: "2027-01-01T12:00:00Z",
+  capacity: 5,
+  category: "meetup",
 };
 
-for (const [name, prefix] of [["embed-node-http", "/events-api"], ["embed-hono", "/events"]] as const) {
+for (const [name, prefix] of [
+  ["embed-node-http", "/events-api"],
+  ["embed-hono", "/events"],
+] as const) {
   describe(`examples/${name}`, () => {
     const running: ChildProcess[] = [];
     after(() => running.forEach((child) => child.kill("SIGTERM")));
@@ -51,20 +63,36 @@ for (const [name, prefix] of [["embed-node-http", "/events-api"], ["embed-hono",
       assert.match(await (await fetch(`${app.url}/`)).text(), /^Hello from the/);
       assert.deepEqual(await (await fetch(`${app.url}${prefix}/health`)).json(), { status: "ok" });
       const auth = { authorization: `Bearer ${app.key}`, "content-type": "application/json" };
-      const created = await fetch(`${app.api}/events`, { method: "POST", headers: auth, body: JSON.stringify(eventBody) });
+      const created = await fetch(`${app.api}/events`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify(eventBody),
+      });
       assert.equal(created.status, 201);
       const event = await created.json();
       const registered = await fetch(`${app.api}/attendees`, {
-        method: "POST", headers: auth,
-        body: JSON.stringify({ eventId: event.id, firstName: "Ada", lastName: "Lovelace", email: "ada@example.com", ticketType: "general" }),
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({
+          eventId: event.id,
+          firstName: "Ada",
+          lastName: "Lovelace",
+          email: "ada@example.com",
+          ticketType: "general",
+        }),
       });
       assert.equal(registered.status, 201);
       const attendee = await registered.json();
       assert.equal(attendee.qrCode, `${app.api}/qr/${attendee.id}.png`);
       const qr = await fetch(attendee.qrCode);
       assert.equal(qr.headers.get("content-type"), "image/png");
-      const list = await (await fetch(`${app.url}${prefix}/api/attendees?eventId=${event.id}`, { headers: auth })).json();
-      assert.deepEqual(list.attendees.map((a: { id: string }) => a.id), [attendee.id]);
+      const list = await (
+        await fetch(`${app.url}${prefix}/api/attendees?eventId=${event.id}`, { headers: auth })
+      ).json();
+      assert.deepEqual(
+        list.attendees.map((a: { id: string }) => a.id),
+        [attendee.id],
+      );
       const unauthorised = await fetch(`${app.api}/events`);
       assert.equal(unauthorised.status, 401);
       assert.equal((await unauthorised.json()).error.code, "UNAUTHORIZED");
@@ -91,7 +119,10 @@ describe("examples/client-quickstart", () => {
     const server = await startServer();
     try {
       const { key } = await server.createKey({ account: "Quickstart" });
-      const { code, stdout, stderr } = await run("examples/client-quickstart/index.ts", { EVENT_SERVICE_URL: server.url, EVENT_SERVICE_KEY: key });
+      const { code, stdout, stderr } = await run("examples/client-quickstart/index.ts", {
+        EVENT_SERVICE_URL: server.url,
+        EVENT_SERVICE_KEY: key,
+      });
       assert.equal(code, 0, stderr);
       const out = JSON.parse(stdout);
       assert.equal(out.event.name, "Green Summit");
@@ -102,7 +133,10 @@ describe("examples/client-quickstart", () => {
       assert.equal(out.sustainability.carbonFootprintKg, 237.997);
       // 52 USD at 15 USD per tonne.
       assert.equal(out.sustainability.offsetKg, 3466.667);
-      const failing = await run("examples/client-quickstart/index.ts", { EVENT_SERVICE_URL: server.url, EVENT_SERVICE_KEY: "esk_wrong" });
+      const failing = await run("examples/client-quickstart/index.ts", {
+        EVENT_SERVICE_URL: server.url,
+        EVENT_SERVICE_KEY: "esk_wrong",
+      });
       assert.equal(failing.code, 1);
       assert.match(failing.stderr, /^401 UNAUTHORIZED: /);
     } finally {
@@ -112,7 +146,9 @@ describe("examples/client-quickstart", () => {
 });
 
 test("the examples type-check against the built packages", async () => {
-  const tsc = spawn(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "examples/tsconfig.json"], { cwd: ROOT });
+  const tsc = spawn(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "examples/tsconfig.json"], {
+    cwd: ROOT,
+  });
   let out = "";
   tsc.stdout.on("data", (chunk) => (out += chunk));
   tsc.stderr.on("data", (chunk) => (out += chunk));

@@ -19,7 +19,15 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { E2E_BACKEND, errorOf, isAlive, queryDatabase, startServer, type ApiResponse, type TestServer } from "./_setup.ts";
+import {
+  E2E_BACKEND,
+  errorOf,
+  isAlive,
+  queryDatabase,
+  startServer,
+  type ApiResponse,
+  type TestServer,
+} from "./_setup.ts";
 import { attendeeInput } from "./fixtures/builders.ts";
 import { clientFor, createEvent, type Client } from "./fixtures/api.ts";
 import { logLines, sleep } from "./fixtures/conventions.ts";
@@ -41,12 +49,16 @@ const isRoot = process.getuid?.() === 0;
 /** Runs a command; throws with its output when it fails. */
 function sh(command: string, args: string[]): string {
   const result = spawnSync(command, args, { encoding: "utf8", timeout: 60_000 });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${result.status ?? result.signal}): ${result.stderr}${result.stdout}`);
+  if (result.status !== 0)
+    throw new Error(
+      `${command} ${args.join(" ")} failed (${result.status ?? result.signal}): ${result.stderr}${result.stdout}`,
+    );
   return result.stdout;
 }
 
 /** `pg_ctlcluster 15 faults <action>` with its options (it waits for the server to be ready or stopped). */
-const pgctl = (action: string, ...options: string[]) => sh("pg_ctlcluster", [CLUSTER.version, CLUSTER.name, action, ...options]);
+const pgctl = (action: string, ...options: string[]) =>
+  sh("pg_ctlcluster", [CLUSTER.version, CLUSTER.name, action, ...options]);
 
 /**
  * The faults cluster, created and started when missing, with a password role for TCP logins;
@@ -55,14 +67,23 @@ const pgctl = (action: string, ...options: string[]) => sh("pg_ctlcluster", [CLU
 function setUpFaultsCluster(): string | false {
   if (E2E_BACKEND !== "postgres") return "PostgreSQL fault tests run with E2E_BACKEND=postgres";
   if (!isRoot) return unavailable("PostgreSQL faults need root (to create, stop and start their own cluster)");
-  if (!existsSync("/usr/bin/pg_createcluster")) return unavailable("PostgreSQL faults need Debian's postgresql-common (pg_createcluster)");
-  const clusters = sh("pg_lsclusters", ["-h"]).split("\n").map((line) => line.split(/\s+/));
+  if (!existsSync("/usr/bin/pg_createcluster"))
+    return unavailable("PostgreSQL faults need Debian's postgresql-common (pg_createcluster)");
+  const clusters = sh("pg_lsclusters", ["-h"])
+    .split("\n")
+    .map((line) => line.split(/\s+/));
   const mine = clusters.find(([version, name]) => version === CLUSTER.version && name === CLUSTER.name);
-  const taken = clusters.find(([version, name, port]) => port === String(CLUSTER.port) && !(version === CLUSTER.version && name === CLUSTER.name));
+  const taken = clusters.find(
+    ([version, name, port]) => port === String(CLUSTER.port) && !(version === CLUSTER.version && name === CLUSTER.name),
+  );
   if (taken) return unavailable(`port ${CLUSTER.port} belongs to cluster ${taken[0]} ${taken[1]}`);
   if (!mine) sh("pg_createcluster", [CLUSTER.version, CLUSTER.name, "--port", String(CLUSTER.port)]);
   if (mine?.[3] !== "online") pgctl("start");
-  sh("su", ["postgres", "-c", `psql -X -q -p ${CLUSTER.port} -v ON_ERROR_STOP=1 -c "DO \\$\\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${ROLE}') THEN CREATE ROLE ${ROLE} LOGIN SUPERUSER PASSWORD '${PASSWORD}'; END IF; END \\$\\$"`]);
+  sh("su", [
+    "postgres",
+    "-c",
+    `psql -X -q -p ${CLUSTER.port} -v ON_ERROR_STOP=1 -c "DO \\$\\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${ROLE}') THEN CREATE ROLE ${ROLE} LOGIN SUPERUSER PASSWORD '${PASSWORD}'; END IF; END \\$\\$"`,
+  ]);
   return false;
 }
 
@@ -73,7 +94,10 @@ async function faultsDatabase(): Promise<{ url: string; drop(): Promise<void> }>
   const name = `es_faults_${randomBytes(6).toString("hex")}`;
   const admin = async (sql: string) => void (await queryDatabase(ADMIN_URL, sql));
   await admin(`CREATE DATABASE "${name}"`);
-  return { url: ADMIN_URL.replace(/\/postgres$/, `/${name}`), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+  return {
+    url: ADMIN_URL.replace(/\/postgres$/, `/${name}`),
+    drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
 }
 
 /** What the load saw: every answer by status, and when. */
@@ -100,13 +124,19 @@ async function registerUnderLoad(client: Client, eventId: string, count: number,
     const body = attendeeInput(eventId, { email });
     for (;;) {
       const response: ApiResponse = await client.post("/attendees", body, { headers: { "idempotency-key": key } });
-      const answer: Answer = { status: response.status, at: Date.now(), retryAfter: response.headers.get("retry-after") };
+      const answer: Answer = {
+        status: response.status,
+        at: Date.now(),
+        retryAfter: response.headers.get("retry-after"),
+      };
       if (response.status === 503) answer.fault = errorOf(response).details?.fault;
       answers.push(answer);
       if (response.status === 201) return void created.push(email);
-      const retry = response.status === 503 || (response.status === 409 && errorOf(response).code === "IDEMPOTENCY_KEY_IN_USE");
+      const retry =
+        response.status === 503 || (response.status === 409 && errorOf(response).code === "IDEMPOTENCY_KEY_IN_USE");
       assert.ok(retry, `unexpected ${response.status}: ${JSON.stringify(response.body)}`);
-      if (Date.now() > deadline) throw new Error(`registration ${i} not through by the deadline; last ${response.status}`);
+      if (Date.now() > deadline)
+        throw new Error(`registration ${i} not through by the deadline; last ${response.status}`);
       await sleep(250);
     }
   };
@@ -124,19 +154,32 @@ async function registerUnderLoad(client: Client, eventId: string, count: number,
 
 /** The attendees stored for an event, by email (each email once, or the count says otherwise). */
 async function storedEmails(url: string, eventId: string): Promise<string[]> {
-  return (await queryDatabase<{ email: string }>(url, "SELECT email FROM attendees WHERE event_id = ?", [eventId])).map((row) => row.email);
+  return (await queryDatabase<{ email: string }>(url, "SELECT email FROM attendees WHERE event_id = ?", [eventId])).map(
+    (row) => row.email,
+  );
 }
 
 /** Checks the load's outcome: every registration stored once, 503s with Retry-After during the outage, resumed within a second of `backAt`. */
 function assertSurvived(answers: Answer[], created: string[], stored: string[], backAt: number, count: number): void {
   assert.equal(created.length, count, "every registration ended in 201");
-  assert.deepEqual([...stored].sort(), [...created].sort(), "stored exactly once each: nothing lost, nothing written twice");
+  assert.deepEqual(
+    [...stored].sort(),
+    [...created].sort(),
+    "stored exactly once each: nothing lost, nothing written twice",
+  );
   const unavailable = answers.filter((answer) => answer.status === 503);
   assert.ok(unavailable.length > 0, "some requests met the outage");
-  for (const answer of unavailable) assert.ok(answer.retryAfter !== null && Number(answer.retryAfter) > 0, "every 503 carries Retry-After");
-  const firstBack = answers.filter((answer) => answer.at >= backAt && answer.status === 201).map((answer) => answer.at).sort((a, b) => a - b)[0];
+  for (const answer of unavailable)
+    assert.ok(answer.retryAfter !== null && Number(answer.retryAfter) > 0, "every 503 carries Retry-After");
+  const firstBack = answers
+    .filter((answer) => answer.at >= backAt && answer.status === 201)
+    .map((answer) => answer.at)
+    .sort((a, b) => a - b)[0];
   // The decision's second, with half a second for a test machine busy with other suites (alone, it resumes well within the second).
-  assert.ok(firstBack !== undefined && firstBack - backAt < 1_500, `a registration succeeded ${firstBack === undefined ? "never" : `${firstBack - backAt} ms`} after the database's return`);
+  assert.ok(
+    firstBack !== undefined && firstBack - backAt < 1_500,
+    `a registration succeeded ${firstBack === undefined ? "never" : `${firstBack - backAt} ms`} after the database's return`,
+  );
 }
 
 describe("PostgreSQL faults (own cluster on port 5433)", { skip: postgresSkip }, () => {
@@ -171,7 +214,11 @@ describe("PostgreSQL faults (own cluster on port 5433)", { skip: postgresSkip },
 
   test("serve --workers 2, an immediate stop (-m immediate) under load: no worker dies, the same guarantees", async () => {
     const database = await faultsDatabase();
-    const server = await startServer({ database: database.url, args: ["--workers", "2"], env: { DATABASE_POOL_SIZE: "4" } });
+    const server = await startServer({
+      database: database.url,
+      args: ["--workers", "2"],
+      env: { DATABASE_POOL_SIZE: "4" },
+    });
     try {
       const client = clientFor(server, (await server.createKey({ account: "Faults", tier: "enterprise" })).key);
       const event = await createEvent(client, { capacity: 5000 });
@@ -183,7 +230,11 @@ describe("PostgreSQL faults (own cluster on port 5433)", { skip: postgresSkip },
       const backAt = Date.now();
       const { answers, created } = await load;
       assertSurvived(answers, created, await storedEmails(database.url, event.id), backAt, 150);
-      assert.deepEqual(logLines(server.output()).filter((line) => /worker (died|exited)/.test(line.msg)), [], "no worker died");
+      assert.deepEqual(
+        logLines(server.output()).filter((line) => /worker (died|exited)/.test(line.msg)),
+        [],
+        "no worker died",
+      );
     } finally {
       assert.equal(await server.stop(), 0, server.output());
       await database.drop();
@@ -194,12 +245,18 @@ describe("PostgreSQL faults (own cluster on port 5433)", { skip: postgresSkip },
     const database = await faultsDatabase();
     const server = await startServer({ database: database.url, args: ["--workers", "2"] });
     try {
-      const [victim, survivor] = logLines(server.output()).find((line) => line.msg === "listening" && line.pid === undefined)!.pids as number[];
+      const [victim, survivor] = logLines(server.output()).find(
+        (line) => line.msg === "listening" && line.pid === undefined,
+      )!.pids as number[];
       pgctl("stop", "-m", "fast");
       process.kill(victim!, "SIGKILL");
       // The replacements cannot reach the database: each exits before it listens and is replaced after a growing delay.
       const deadline = Date.now() + 15_000;
-      while (logLines(server.output()).filter((line) => line.msg === "worker died; starting a replacement" && line.beforeListening).length < 2) {
+      while (
+        logLines(server.output()).filter(
+          (line) => line.msg === "worker died; starting a replacement" && line.beforeListening,
+        ).length < 2
+      ) {
         assert.ok(Date.now() < deadline, `replacements did not fail twice:\n${server.output()}`);
         await sleep(100);
       }
@@ -209,12 +266,17 @@ describe("PostgreSQL faults (own cluster on port 5433)", { skip: postgresSkip },
       assert.equal(errorOf(during).details?.fault, "unreachable");
       pgctl("start");
       const back = Date.now() + 15_000;
-      const started = () => logLines(server.output()).some((line) => line.msg === "listening" && line.pid !== undefined && line.pid !== victim && line.pid !== survivor);
+      const started = () =>
+        logLines(server.output()).some(
+          (line) => line.msg === "listening" && line.pid !== undefined && line.pid !== victim && line.pid !== survivor,
+        );
       while (!started()) {
         assert.ok(Date.now() < back, `no replacement started after the database came back:\n${server.output()}`);
         await sleep(100);
       }
-      const delays = logLines(server.output()).filter((line) => line.msg === "worker died; starting a replacement").map((line) => line.replacementInMs);
+      const delays = logLines(server.output())
+        .filter((line) => line.msg === "worker died; starting a replacement")
+        .map((line) => line.replacementInMs);
       assert.deepEqual(delays.slice(0, 3), [0, 1_000, 2_000]);
       assert.equal((await server.request("GET", "/health")).status, 200);
     } finally {
@@ -226,7 +288,10 @@ describe("PostgreSQL faults (own cluster on port 5433)", { skip: postgresSkip },
 
   test("a table locked past DATABASE_STATEMENT_TIMEOUT_MS: requests 503 with Retry-After within the bound, /health 503 within a second, all well once released", async () => {
     const database = await faultsDatabase();
-    const server = await startServer({ database: database.url, env: { DATABASE_STATEMENT_TIMEOUT_MS: "1000", DATABASE_POOL_SIZE: "2" } });
+    const server = await startServer({
+      database: database.url,
+      env: { DATABASE_STATEMENT_TIMEOUT_MS: "1000", DATABASE_POOL_SIZE: "2" },
+    });
     const locker = new pg.Client({ connectionString: database.url });
     try {
       const client = clientFor(server, (await server.createKey({ account: "Faults", tier: "enterprise" })).key);
@@ -235,7 +300,11 @@ describe("PostgreSQL faults (own cluster on port 5433)", { skip: postgresSkip },
       await locker.query("BEGIN");
       await locker.query("LOCK TABLE attendees IN ACCESS EXCLUSIVE MODE");
       const started = Date.now();
-      const requests = Array.from({ length: 8 }, () => client.post("/attendees", attendeeInput(event.id)).then((response) => ({ response, took: Date.now() - started })));
+      const requests = Array.from({ length: 8 }, () =>
+        client
+          .post("/attendees", attendeeInput(event.id))
+          .then((response) => ({ response, took: Date.now() - started })),
+      );
       await sleep(200);
       // Every pooled connection is held by a request waiting on the lock: the health check's ping would queue behind them.
       const healthStarted = Date.now();
@@ -256,7 +325,8 @@ describe("PostgreSQL faults (own cluster on port 5433)", { skip: postgresSkip },
       assert.equal((await client.post("/attendees", attendeeInput(event.id))).status, 201);
       const deadline = Date.now() + 3_000;
       let status = 0;
-      while ((status = (await server.request("GET", "/health")).status) !== 200 && Date.now() < deadline) await sleep(100);
+      while ((status = (await server.request("GET", "/health")).status) !== 200 && Date.now() < deadline)
+        await sleep(100);
       assert.equal(status, 200);
     } finally {
       await locker.end().catch(() => {});
@@ -325,7 +395,9 @@ describe("SQLite: the disk full", () => {
     mounted.unmount();
   });
 
-  test("writes 503 with Retry-After, /health 503 saying disk_full, the worker's error logged once with its count later; all back to 200 once space is freed", { skip }, async () => {
+  test("writes 503 with Retry-After, /health 503 saying disk_full, the worker's error logged once with its count later; all back to 200 once space is freed", {
+    skip,
+  }, async () => {
     const { dir } = mounted as { dir: string };
     // Registrations until the file has grown past what its WAL reuses.
     for (let i = 0; i < 20; i++) assert.equal((await client.post("/attendees", attendeeInput(eventId))).status, 201);
@@ -366,6 +438,9 @@ describe("SQLite: the disk full", () => {
     assert.equal(health.status, 200);
     assert.equal((await client.post("/attendees", attendeeInput(eventId))).status, 201);
     const workerErrors = logLines(server.output()).filter((line) => line.msg === "webhook delivery worker error");
-    assert.ok(workerErrors.length <= 1, `the worker's error logged at most once a minute: ${workerErrors.length} lines`);
+    assert.ok(
+      workerErrors.length <= 1,
+      `the worker's error logged at most once a minute: ${workerErrors.length} lines`,
+    );
   });
 });

@@ -26,7 +26,8 @@ after(() => {
 });
 
 /** The warnings (pino level 40) that say the server serves plain HTTP. */
-const plainHttpWarnings = (output: string) => logLines(output).filter((line) => line.level === 40 && /plain HTTP/i.test(String(line.msg)));
+const plainHttpWarnings = (output: string) =>
+  logLines(output).filter((line) => line.level === 40 && /plain HTTP/i.test(String(line.msg)));
 
 function expectJson(response: RawResponse, status: number) {
   assert.equal(response.status, status, JSON.stringify(response.body));
@@ -39,7 +40,8 @@ describe("with TLS_CERT, TLS_KEY and HTTP_REDIRECT_PORT", () => {
   let key: string;
   let redirectUrl: string;
   let httpsPort: string;
-  const get = (path: string, headers: Record<string, string> = {}) => rawRequest(`${server.url}${path}`, { ca: tls.cert, headers });
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    rawRequest(`${server.url}${path}`, { ca: tls.cert, headers });
 
   before(async () => {
     server = await startServer({ env: { TLS_CERT: tls.certPath, TLS_KEY: tls.keyPath, HTTP_REDIRECT_PORT: "0" } });
@@ -68,11 +70,19 @@ describe("with TLS_CERT, TLS_KEY and HTTP_REDIRECT_PORT", () => {
     assert.equal(health.headers["strict-transport-security"], HSTS);
     assert.equal(health.headers["x-content-type-options"], "nosniff");
 
-    const created = await rawRequest(`${server.url}/v1/events`, { method: "POST", ca: tls.cert, headers: { authorization: `Bearer ${key}` }, body: JSON.stringify(eventInput()) });
+    const created = await rawRequest(`${server.url}/v1/events`, {
+      method: "POST",
+      ca: tls.cert,
+      headers: { authorization: `Bearer ${key}` },
+      body: JSON.stringify(eventInput()),
+    });
     const event = expectJson(created, 201);
     assert.equal(created.headers["strict-transport-security"], HSTS);
     const listed = await get("/api/events", { authorization: `Bearer ${key}` });
-    assert.deepEqual(expectJson(listed, 200).events.map((e: any) => e.id), [event.id]);
+    assert.deepEqual(
+      expectJson(listed, 200).events.map((e: any) => e.id),
+      [event.id],
+    );
     assert.equal(listed.headers["strict-transport-security"], HSTS);
     // Error answers too: 401, 404.
     const unauthorized = await get("/v1/events");
@@ -82,11 +92,16 @@ describe("with TLS_CERT, TLS_KEY and HTTP_REDIRECT_PORT", () => {
     assert.equal(expectJson(missing, 404).error.code, "NOT_FOUND");
     assert.equal(missing.headers["strict-transport-security"], HSTS);
     // Error links point at the https origin.
-    assert.ok(String(unauthorized.body.error.documentation).startsWith(`${server.url}/`), unauthorized.body.error.documentation);
+    assert.ok(
+      String(unauthorized.body.error.documentation).startsWith(`${server.url}/`),
+      unauthorized.body.error.documentation,
+    );
   });
 
   test("refuses a client that does not trust the certificate", async () => {
-    await assert.rejects(rawRequest(`${server.url}/health`), (error: NodeJS.ErrnoException) => /certificate|self.signed/i.test(`${error.code} ${error.message}`));
+    await assert.rejects(rawRequest(`${server.url}/health`), (error: NodeJS.ErrnoException) =>
+      /certificate|self.signed/i.test(`${error.code} ${error.message}`),
+    );
   });
 
   test("the plain-HTTP listener answers every request with 308 to the same path and query on https://", async () => {
@@ -104,11 +119,16 @@ describe("with TLS_CERT, TLS_KEY and HTTP_REDIRECT_PORT", () => {
       assert.equal(response.headers["x-content-type-options"], "nosniff");
     }
     // The host the client asked for is kept, the port is the HTTPS one.
-    const named = await rawRequest(`${redirectUrl}/v1/events?search=a%20b`, { headers: { host: `localhost:${new URL(redirectUrl).port}` } });
+    const named = await rawRequest(`${redirectUrl}/v1/events?search=a%20b`, {
+      headers: { host: `localhost:${new URL(redirectUrl).port}` },
+    });
     assert.equal(named.status, 308);
     assert.equal(named.headers.location, `https://localhost:${httpsPort}/v1/events?search=a%20b`);
     // Following the redirect works.
-    const followed = await rawRequest(String((await rawRequest(`${redirectUrl}/v1/events?limit=5`)).headers.location), { ca: tls.cert, headers: { authorization: `Bearer ${key}` } });
+    const followed = await rawRequest(String((await rawRequest(`${redirectUrl}/v1/events?limit=5`)).headers.location), {
+      ca: tls.cert,
+      headers: { authorization: `Bearer ${key}` },
+    });
     assert.equal(expectJson(followed, 200).pagination.limit, 5);
   });
 
@@ -120,7 +140,10 @@ describe("with TLS_CERT, TLS_KEY and HTTP_REDIRECT_PORT", () => {
     assert.equal(secure.responses[0]!.body.error.code, "REQUEST_HEADERS_TOO_LARGE");
     assert.equal(secure.responses[0]!.headers.connection, "close");
     assert.equal(secure.responses[0]!.headers["strict-transport-security"], HSTS);
-    const plain = await exchange(redirectUrl, "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+    const plain = await exchange(
+      redirectUrl,
+      "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    );
     assert.equal(plain.responses[0]?.status, 400, plain.raw);
     assert.equal(plain.responses[0]!.body.error.code, "INVALID_REQUEST");
     assert.equal(plain.responses[0]!.headers.connection, "close");
@@ -155,7 +178,13 @@ describe("without TLS", () => {
   });
 
   test("X-Forwarded-Proto is ignored when TRUST_PROXY is off", async () => {
-    const asHttp = await rawRequest(`${server.url}/v1/events?limit=5`, { headers: { authorization: `Bearer ${key}`, "x-forwarded-proto": "http", "x-forwarded-host": "events.example.com" } });
+    const asHttp = await rawRequest(`${server.url}/v1/events?limit=5`, {
+      headers: {
+        authorization: `Bearer ${key}`,
+        "x-forwarded-proto": "http",
+        "x-forwarded-host": "events.example.com",
+      },
+    });
     assert.equal(asHttp.status, 200);
     assert.equal(asHttp.headers.location, undefined);
     const asHttps = await rawRequest(`${server.url}/health`, { headers: { "x-forwarded-proto": "https" } });
@@ -178,27 +207,43 @@ describe("behind a trusted proxy (TRUST_PROXY=true)", () => {
   });
 
   test("X-Forwarded-Proto: http gets 308 to https://<X-Forwarded-Host or Host><path>?<query>, and nothing runs", async () => {
-    const forwarded = await rawRequest(`${server.url}/v1/events?limit=5&page=2`, { headers: { "x-forwarded-proto": "http", "x-forwarded-host": "events.example.com" } });
+    const forwarded = await rawRequest(`${server.url}/v1/events?limit=5&page=2`, {
+      headers: { "x-forwarded-proto": "http", "x-forwarded-host": "events.example.com" },
+    });
     assert.equal(forwarded.status, 308);
     assert.equal(forwarded.headers.location, "https://events.example.com/v1/events?limit=5&page=2");
 
-    const byHost = await rawRequest(`${server.url}/api/attendees?eventId=evt_1`, { headers: { "x-forwarded-proto": "http", host: "api.example.org" } });
+    const byHost = await rawRequest(`${server.url}/api/attendees?eventId=evt_1`, {
+      headers: { "x-forwarded-proto": "http", host: "api.example.org" },
+    });
     assert.equal(byHost.status, 308);
     assert.equal(byHost.headers.location, "https://api.example.org/api/attendees?eventId=evt_1");
 
     const post = await rawRequest(`${server.url}/v1/events`, {
       method: "POST",
-      headers: { authorization: `Bearer ${key}`, "x-forwarded-proto": "http", "x-forwarded-host": "events.example.com" },
+      headers: {
+        authorization: `Bearer ${key}`,
+        "x-forwarded-proto": "http",
+        "x-forwarded-host": "events.example.com",
+      },
       body: JSON.stringify(eventInput()),
     });
     assert.equal(post.status, 308);
     assert.equal(post.headers.location, "https://events.example.com/v1/events");
-    const listed = await rawRequest(`${server.url}/v1/events`, { headers: { authorization: `Bearer ${key}`, "x-forwarded-proto": "https" } });
+    const listed = await rawRequest(`${server.url}/v1/events`, {
+      headers: { authorization: `Bearer ${key}`, "x-forwarded-proto": "https" },
+    });
     assert.equal(expectJson(listed, 200).pagination.total, 0, "the redirected POST created nothing");
   });
 
   test("X-Forwarded-Proto: https gets HSTS; no header, no HSTS", async () => {
-    const secure = await rawRequest(`${server.url}/v1/events`, { headers: { authorization: `Bearer ${key}`, "x-forwarded-proto": "https", "x-forwarded-host": "events.example.com" } });
+    const secure = await rawRequest(`${server.url}/v1/events`, {
+      headers: {
+        authorization: `Bearer ${key}`,
+        "x-forwarded-proto": "https",
+        "x-forwarded-host": "events.example.com",
+      },
+    });
     assert.equal(secure.status, 200);
     assert.equal(secure.headers["strict-transport-security"], HSTS);
     const health = await rawRequest(`${server.url}/health`, { headers: { "x-forwarded-proto": "https" } });
@@ -227,7 +272,13 @@ describe("configuration errors", { concurrency: true }, () => {
     ["HTTP_REDIRECT_PORT without TLS", () => ({ HTTP_REDIRECT_PORT: "0" }), "HTTP_REDIRECT_PORT"],
   ] as const) {
     test(`${name}: serve exits 1 naming ${named}`, async () => {
-      const result = await runCliWithin(["serve"], { PORT: "0", HOST: "127.0.0.1", DATABASE_URL: join(dir, "config.sqlite"), LOG_LEVEL: "info", ...env() });
+      const result = await runCliWithin(["serve"], {
+        PORT: "0",
+        HOST: "127.0.0.1",
+        DATABASE_URL: join(dir, "config.sqlite"),
+        LOG_LEVEL: "info",
+        ...env(),
+      });
       assert.equal(result.timedOut, false, "the server must not start");
       assert.equal(result.code, 1, result.stdout + result.stderr);
       assert.match(result.stderr, new RegExp(named));

@@ -9,7 +9,15 @@ import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { type ApiResponse, startServer, type TestServer } from "./_setup.ts";
 import { attendeeInput, eventInput } from "./fixtures/builders.ts";
-import { type Client, clientFor, createEvent, expectError, expectStatus, moveAttendee, register } from "./fixtures/api.ts";
+import {
+  type Client,
+  clientFor,
+  createEvent,
+  expectError,
+  expectStatus,
+  moveAttendee,
+  register,
+} from "./fixtures/api.ts";
 import { rawRequest, tally } from "./fixtures/conventions.ts";
 
 let server: TestServer;
@@ -66,7 +74,10 @@ test("POST /events twice with one key: the same 201 and body, replayed, and one 
     assert.equal(again.headers.get("x-ratelimit-limit"), "6000", "a replay is an authenticated answer too");
   }
   const events = await all(v1, "/events", "events");
-  assert.deepEqual(events.map((e) => e.id), [created.id]);
+  assert.deepEqual(
+    events.map((e) => e.id),
+    [created.id],
+  );
 });
 
 test("POST /attendees twice with one key: one registration, and the replay is the stored answer, not a new one", async () => {
@@ -79,7 +90,10 @@ test("POST /attendees twice with one key: one registration, and the replay is th
   assert.equal(again.status, 201);
   assert.equal(replayed(again), "true");
   assert.deepEqual(again.body, created);
-  assert.deepEqual((await all(v1, `/attendees?eventId=${event.id}`, "attendees")).map((a) => a.id), [created.id]);
+  assert.deepEqual(
+    (await all(v1, `/attendees?eventId=${event.id}`, "attendees")).map((a) => a.id),
+    [created.id],
+  );
 
   // After a cancellation a new registration of the email would succeed; the retry still
   // replays the first answer and registers nobody.
@@ -90,7 +104,10 @@ test("POST /attendees twice with one key: one registration, and the replay is th
   assert.deepEqual(late.body, created);
   assert.equal(late.body.status, "confirmed");
   const listed = await all(v1, `/attendees?eventId=${event.id}`, "attendees");
-  assert.deepEqual(listed.map((a) => [a.id, a.status]), [[created.id, "cancelled"]]);
+  assert.deepEqual(
+    listed.map((a) => [a.id, a.status]),
+    [[created.id, "cancelled"]],
+  );
   assert.equal(expectStatus(await v1.get(`/events/${event.id}`), 200).attendeeCount, 0);
 });
 
@@ -128,14 +145,29 @@ test("the same key with another body or another path: 422 IDEMPOTENCY_KEY_REUSED
   const input = eventInput();
   const created = expectStatus(await v1.post("/events", input, withKey(key)), 201);
 
-  expectError(await v1.post("/events", { ...input, name: "Another name" }, withKey(key)), 422, "IDEMPOTENCY_KEY_REUSED");
+  expectError(
+    await v1.post("/events", { ...input, name: "Another name" }, withKey(key)),
+    422,
+    "IDEMPOTENCY_KEY_REUSED",
+  );
   // Byte-identical means byte-identical: the same JSON with other whitespace is another body.
-  const spaced = await server.request("POST", "/v1/events", { key: v1.key, raw: JSON.stringify(input, null, 2), headers: { "content-type": "application/json", "idempotency-key": key } });
+  const spaced = await server.request("POST", "/v1/events", {
+    key: v1.key,
+    raw: JSON.stringify(input, null, 2),
+    headers: { "content-type": "application/json", "idempotency-key": key },
+  });
   expectError(spaced, 422, "IDEMPOTENCY_KEY_REUSED");
   expectError(await v1.post("/attendees", attendeeInput(created.id), withKey(key)), 422, "IDEMPOTENCY_KEY_REUSED");
-  expectError(await v1.post(`/events/${created.id}/check-in`, { confirmationCode: "EVT-2222-2222" }, withKey(key)), 422, "IDEMPOTENCY_KEY_REUSED");
+  expectError(
+    await v1.post(`/events/${created.id}/check-in`, { confirmationCode: "EVT-2222-2222" }, withKey(key)),
+    422,
+    "IDEMPOTENCY_KEY_REUSED",
+  );
 
-  assert.deepEqual((await all(v1, "/events", "events")).map((e) => e.id), [created.id]);
+  assert.deepEqual(
+    (await all(v1, "/events", "events")).map((e) => e.id),
+    [created.id],
+  );
   assert.equal((await all(v1, "/attendees", "attendees")).length, 0);
   // The original request still replays.
   const again = await v1.post("/events", input, withKey(key));
@@ -183,9 +215,18 @@ test("keys are per account: another account may use the same key for its own req
   expectStatus(fromC, 201);
   assert.equal(replayed(fromC), null);
 
-  assert.deepEqual((await all(a, "/events", "events")).map((e) => e.id), [fromA.id]);
-  assert.deepEqual((await all(b, "/events", "events")).map((e) => e.id), [fromB.body.id]);
-  assert.deepEqual((await all(c, "/events", "events")).map((e) => e.id), [fromC.body.id]);
+  assert.deepEqual(
+    (await all(a, "/events", "events")).map((e) => e.id),
+    [fromA.id],
+  );
+  assert.deepEqual(
+    (await all(b, "/events", "events")).map((e) => e.id),
+    [fromB.body.id],
+  );
+  assert.deepEqual(
+    (await all(c, "/events", "events")).map((e) => e.id),
+    [fromC.body.id],
+  );
   // A's replay is still A's.
   assert.deepEqual((await a.post("/events", input, withKey(key))).body, fromA);
 });
@@ -208,7 +249,10 @@ test("an invalid key is 400 with field Idempotency-Key and has no effect: too lo
   // 255 visible ASCII characters are fine.
   const longest = "k".repeat(254) + "~";
   const created = expectStatus(await v1.post("/events", eventInput(), withKey(longest)), 201);
-  assert.deepEqual((await all(v1, "/events", "events")).map((e) => e.id), [created.id]);
+  assert.deepEqual(
+    (await all(v1, "/events", "events")).map((e) => e.id),
+    [created.id],
+  );
 });
 
 /** Fires `count` identical keyed POSTs at once and checks the answers: 201s (one original) or 409 IN_USE. */
@@ -216,7 +260,13 @@ async function race(client: Client, path: string, input: unknown, count: number)
   const key = randomUUID();
   const responses = await Promise.all(Array.from({ length: count }, () => client.post(path, input, withKey(key))));
   const counts = tally(responses);
-  assert.deepEqual(Object.keys(counts).sort(), Object.keys(counts).filter((label) => label === "201" || label === "409 IDEMPOTENCY_KEY_IN_USE").sort(), JSON.stringify(counts));
+  assert.deepEqual(
+    Object.keys(counts).sort(),
+    Object.keys(counts)
+      .filter((label) => label === "201" || label === "409 IDEMPOTENCY_KEY_IN_USE")
+      .sort(),
+    JSON.stringify(counts),
+  );
   const created = responses.filter((r) => r.status === 201);
   const originals = created.filter((r) => replayed(r) === null);
   assert.equal(originals.length, 1, `exactly one original answer: ${JSON.stringify(counts)}`);
@@ -236,14 +286,20 @@ async function race(client: Client, path: string, input: unknown, count: number)
 test("10 identical keyed POST /events at once: 201 or 409 IDEMPOTENCY_KEY_IN_USE, exactly one event", async () => {
   const v1 = await newClient();
   const created = await race(v1, "/events", eventInput(), 10);
-  assert.deepEqual((await all(v1, "/events", "events")).map((e) => e.id), [created.id]);
+  assert.deepEqual(
+    (await all(v1, "/events", "events")).map((e) => e.id),
+    [created.id],
+  );
 });
 
 test("10 identical keyed POST /attendees at once: exactly one registration", async () => {
   const v1 = await newClient();
   const event = await createEvent(v1, { capacity: 50 });
   const created = await race(v1, "/attendees", attendeeInput(event.id), 10);
-  assert.deepEqual((await all(v1, `/attendees?eventId=${event.id}`, "attendees")).map((a) => a.id), [created.id]);
+  assert.deepEqual(
+    (await all(v1, `/attendees?eventId=${event.id}`, "attendees")).map((a) => a.id),
+    [created.id],
+  );
   assert.equal(expectStatus(await v1.get(`/events/${event.id}`), 200).attendeeCount, 1);
 });
 
@@ -255,13 +311,18 @@ test("identical keyed POSTs through two processes on one database: exactly one r
     const event = await createEvent(v1, { capacity: 50 });
     const key = randomUUID();
     const input = attendeeInput(event.id);
-    const responses = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? other : v1).post("/attendees", input, withKey(key))));
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => (i % 2 ? other : v1).post("/attendees", input, withKey(key))),
+    );
     const counts = tally(responses);
     assert.equal((counts["201"] ?? 0) + (counts["409 IDEMPOTENCY_KEY_IN_USE"] ?? 0), 12, JSON.stringify(counts));
     const originals = responses.filter((r) => r.status === 201 && replayed(r) === null);
     assert.equal(originals.length, 1, JSON.stringify(counts));
     const listed = await all(other, `/attendees?eventId=${event.id}`, "attendees");
-    assert.deepEqual(listed.map((a) => a.id), [originals[0]!.body.id]);
+    assert.deepEqual(
+      listed.map((a) => a.id),
+      [originals[0]!.body.id],
+    );
   } finally {
     assert.equal(await second.stop("SIGTERM"), 0);
   }

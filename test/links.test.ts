@@ -21,7 +21,10 @@ async function hostileLinks(server: TestServer, key: string, eventId: string) {
     `POST /v1/attendees HTTP/1.1\r\nHost: evil.example:666\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
-  const absolute = await exchange(server.url, "GET http://evil.example:666/v1/nope HTTP/1.1\r\nHost: evil.example:666\r\nConnection: close\r\n\r\n");
+  const absolute = await exchange(
+    server.url,
+    "GET http://evil.example:666/v1/nope HTTP/1.1\r\nHost: evil.example:666\r\nConnection: close\r\n\r\n",
+  );
   const [attendee] = registered.responses;
   const [missing] = absolute.responses;
   assert.equal(attendee?.status, 201, registered.raw);
@@ -45,7 +48,10 @@ describe("without PUBLIC_URL, on a loopback address", () => {
     assert.equal(documentation, `${origin}/docs#NOT_FOUND`);
     const deliveries = expectStatus(await v1.get(`/webhooks/${hook.id}/deliveries`), 200).deliveries;
     assert.equal(deliveries.length, 1);
-    assert.equal(deliveries[0].payload.data.attendee?.qrCode ?? deliveries[0].payload.data.qrCode, `${origin}/v1/qr/${attendee.id}.png`);
+    assert.equal(
+      deliveries[0].payload.data.attendee?.qrCode ?? deliveries[0].payload.data.qrCode,
+      `${origin}/v1/qr/${attendee.id}.png`,
+    );
     assert.ok(!logLines(server.output()).some((line) => /PUBLIC_URL/.test(line.msg)), "no warning on loopback");
   });
 });

@@ -37,7 +37,10 @@ describe("the access log", () => {
 
   before(async () => {
     server = await startServer();
-    [writer, reader] = await Promise.all([server.createKey({ account: "Log Writer" }), server.createKey({ account: "Log Reader", scopes: ["events:read"] })]);
+    [writer, reader] = await Promise.all([
+      server.createKey({ account: "Log Writer" }),
+      server.createKey({ account: "Log Reader", scopes: ["events:read"] }),
+    ]);
     extra = await server.createKey({ account: "Log Writer", tier: "starter" });
   });
 
@@ -46,7 +49,10 @@ describe("the access log", () => {
   });
 
   test("one JSON line per request: requestId, method, path, status, durationMs and accountId", async () => {
-    const listed = await server.request("GET", "/v1/events", { key: writer.key, headers: { "x-request-id": "trace-list-1" } });
+    const listed = await server.request("GET", "/v1/events", {
+      key: writer.key,
+      headers: { "x-request-id": "trace-list-1" },
+    });
     expectStatus(listed, 200);
     assert.equal(listed.headers.get("x-request-id"), "trace-list-1");
     const line = await lineOf(server, "trace-list-1");
@@ -60,10 +66,16 @@ describe("the access log", () => {
     assert.equal(line.accountId, writer.accountId);
     assert.equal(typeof line.time, "string");
 
-    const created = await server.request("POST", "/api/events", { key: extra.key, body: eventInput(), headers: { "x-request-id": "trace-create-1" } });
+    const created = await server.request("POST", "/api/events", {
+      key: extra.key,
+      body: eventInput(),
+      headers: { "x-request-id": "trace-create-1" },
+    });
     expectStatus(created, 201);
     assert.deepEqual(
-      (({ method, path, status, accountId }) => ({ method, path, status, accountId }))(await lineOf(server, "trace-create-1")),
+      (({ method, path, status, accountId }) => ({ method, path, status, accountId }))(
+        await lineOf(server, "trace-create-1"),
+      ),
       { method: "POST", path: "/api/events", status: 201, accountId: writer.accountId },
       "a second key of the same account logs the same accountId",
     );
@@ -71,12 +83,50 @@ describe("the access log", () => {
 
   test("error answers are logged with their status; accountId only once authenticated", async () => {
     const cases: Array<[string, Promise<ApiResponse>, number, string | undefined]> = [
-      ["trace-401-missing", server.request("GET", "/v1/events", { headers: { "x-request-id": "trace-401-missing" } }), 401, undefined],
-      ["trace-401-wrong", server.request("GET", "/v1/events", { key: WRONG_KEY, headers: { "x-request-id": "trace-401-wrong" } }), 401, undefined],
-      ["trace-403", server.request("POST", "/v1/events", { key: reader.key, body: eventInput(), headers: { "x-request-id": "trace-403" } }), 403, reader.accountId],
-      ["trace-404", server.request("GET", "/v1/events/evt_missing", { key: reader.key, headers: { "x-request-id": "trace-404" } }), 404, reader.accountId],
-      ["trace-400", server.request("POST", "/v1/events", { key: writer.key, body: { name: "" }, headers: { "x-request-id": "trace-400" } }), 400, writer.accountId],
-      ["trace-health", server.request("GET", "/health", { headers: { "x-request-id": "trace-health" } }), 200, undefined],
+      [
+        "trace-401-missing",
+        server.request("GET", "/v1/events", { headers: { "x-request-id": "trace-401-missing" } }),
+        401,
+        undefined,
+      ],
+      [
+        "trace-401-wrong",
+        server.request("GET", "/v1/events", { key: WRONG_KEY, headers: { "x-request-id": "trace-401-wrong" } }),
+        401,
+        undefined,
+      ],
+      [
+        "trace-403",
+        server.request("POST", "/v1/events", {
+          key: reader.key,
+          body: eventInput(),
+          headers: { "x-request-id": "trace-403" },
+        }),
+        403,
+        reader.accountId,
+      ],
+      [
+        "trace-404",
+        server.request("GET", "/v1/events/evt_missing", { key: reader.key, headers: { "x-request-id": "trace-404" } }),
+        404,
+        reader.accountId,
+      ],
+      [
+        "trace-400",
+        server.request("POST", "/v1/events", {
+          key: writer.key,
+          body: { name: "" },
+          headers: { "x-request-id": "trace-400" },
+        }),
+        400,
+        writer.accountId,
+      ],
+      [
+        "trace-health",
+        server.request("GET", "/health", { headers: { "x-request-id": "trace-health" } }),
+        200,
+        undefined,
+      ],
     ];
     for (const [requestId, pending, status, accountId] of cases) {
       const response = await pending;
@@ -93,7 +143,9 @@ describe("the access log", () => {
     const invalid = ["x".repeat(129), "has space", "tab\tinside"];
     const answers = [
       await server.request("GET", "/v1/events", { key: writer.key }),
-      ...(await Promise.all(invalid.map((id) => server.request("GET", "/v1/events", { key: writer.key, headers: { "x-request-id": id } })))),
+      ...(await Promise.all(
+        invalid.map((id) => server.request("GET", "/v1/events", { key: writer.key, headers: { "x-request-id": id } })),
+      )),
     ];
     const ids = answers.map((response) => {
       expectStatus(response, 200);
@@ -103,7 +155,8 @@ describe("the access log", () => {
     });
     assert.equal(new Set(ids).size, ids.length, "a new id per request");
     for (const id of ids) assert.equal((await lineOf(server, id)).path, "/v1/events");
-    for (const id of invalid) assert.equal(requestLines(server.output()).filter((line) => line.requestId === id).length, 0);
+    for (const id of invalid)
+      assert.equal(requestLines(server.output()).filter((line) => line.requestId === id).length, 0);
 
     // 128 visible ASCII characters are kept as they are.
     const longest = `${"r".repeat(120)}!#$%&*~^`;
@@ -118,10 +171,24 @@ describe("the access log", () => {
     const keys = [writer.key, reader.key, extra.key, late.key, WRONG_KEY];
     expectStatus(await server.request("GET", "/v1/events", { key: late.key }), 200);
     expectError(await server.request("GET", "/v1/events", { key: WRONG_KEY }), 401, "UNAUTHORIZED");
-    expectError(await server.request("GET", "/v1/events", { headers: { authorization: `Basic ${Buffer.from(`user:${late.key}`).toString("base64")}` } }), 401, "UNAUTHORIZED");
-    expectError(await server.request("GET", "/v1/events", { headers: { authorization: `Bearer ${late.key} trailing` } }), 401, "UNAUTHORIZED");
+    expectError(
+      await server.request("GET", "/v1/events", {
+        headers: { authorization: `Basic ${Buffer.from(`user:${late.key}`).toString("base64")}` },
+      }),
+      401,
+      "UNAUTHORIZED",
+    );
+    expectError(
+      await server.request("GET", "/v1/events", { headers: { authorization: `Bearer ${late.key} trailing` } }),
+      401,
+      "UNAUTHORIZED",
+    );
     // A client that puts its key in the query string by mistake.
-    expectError(await server.request("GET", `/v1/events?api_key=${late.key}`, { key: late.key }), 400, "INVALID_REQUEST");
+    expectError(
+      await server.request("GET", `/v1/events?api_key=${late.key}`, { key: late.key }),
+      400,
+      "INVALID_REQUEST",
+    );
     // The 401s' bodies do not echo it either.
     const wrong = await rawRequest(`${server.url}/v1/events`, { headers: { authorization: `Bearer ${WRONG_KEY}` } });
     assert.ok(!JSON.stringify(wrong.body).includes(WRONG_KEY));
@@ -148,7 +215,10 @@ describe("LOG_LEVEL", { concurrency: true }, () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  for (const [level, expectWarning] of [["silent", false], ["warn", true]] as const) {
+  for (const [level, expectWarning] of [
+    ["silent", false],
+    ["warn", true],
+  ] as const) {
     test(`LOG_LEVEL=${level}: no request lines${expectWarning ? ", the plain-HTTP warning still" : ", no output at all"}`, async () => {
       const database = join(dir, `${level}.sqlite`);
       const created = await runCli(["keys", "create", "--account", "Quiet", "--json"], { DATABASE_URL: database });
@@ -157,7 +227,11 @@ describe("LOG_LEVEL", { concurrency: true }, () => {
       const server = await startBareServer({ DATABASE_URL: database, LOG_LEVEL: level });
       let code: number | null;
       try {
-        const variants: Array<Record<string, string>> = [{ authorization: `Bearer ${key}` }, { authorization: `Bearer ${WRONG_KEY}` }, {}];
+        const variants: Array<Record<string, string>> = [
+          { authorization: `Bearer ${key}` },
+          { authorization: `Bearer ${WRONG_KEY}` },
+          {},
+        ];
         for (const headers of variants) {
           const response = await rawRequest(`${server.url}/v1/events`, { headers });
           assert.ok(response.status === 200 || response.status === 401, String(response.status));

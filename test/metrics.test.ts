@@ -28,7 +28,8 @@ before(async () => {
   receiver.answer = (request) => {
     if (request.path.startsWith("/fail")) return { status: 500, body: "down" };
     if (request.path.startsWith("/gone")) return { status: 410 };
-    if (request.path.startsWith("/later") || request.path.startsWith("/paused")) return { status: 503, headers: { "retry-after": "3600" } };
+    if (request.path.startsWith("/later") || request.path.startsWith("/paused"))
+      return { status: 503, headers: { "retry-after": "3600" } };
     if (request.path.startsWith("/hang")) return "hang";
     return { status: 200, body: "ok" };
   };
@@ -67,7 +68,8 @@ async function scrapeUntil(check: (metrics: Exposition) => boolean, what: string
 
 const requests = (metrics: Exposition, method: string, route: string, status: number) =>
   metrics.value("event_service_http_requests_total", { method, route, status: String(status) }) ?? 0;
-const attempts = (metrics: Exposition, outcome: string) => metrics.value("event_service_webhook_delivery_attempts_total", { outcome });
+const attempts = (metrics: Exposition, outcome: string) =>
+  metrics.value("event_service_webhook_delivery_attempts_total", { outcome });
 
 describe("GET /metrics with METRICS_TOKEN", () => {
   let client: Client;
@@ -94,7 +96,8 @@ describe("GET /metrics with METRICS_TOKEN", () => {
   test("requests by route template and status, with their latency; unknown routes under one label", async () => {
     const event = await createEvent(client);
     for (let i = 0; i < 3; i++) expectStatus(await client.get(`/events/${event.id}`), 200);
-    for (const id of ["evt_000000000000000000000001", "evt_000000000000000000000002"]) expectError(await client.get(`/events/${id}`), 404, "NOT_FOUND");
+    for (const id of ["evt_000000000000000000000001", "evt_000000000000000000000002"])
+      expectError(await client.get(`/events/${id}`), 404, "NOT_FOUND");
     for (let i = 0; i < 2; i++) expectStatus(await server.request("GET", "/api/events", { key: client.key }), 200);
     expectError(await server.request("GET", "/v1/events"), 401, "UNAUTHORIZED");
     expectError(await server.request("GET", "/v1/no/such/route", { key: client.key }), 404, "NOT_FOUND");
@@ -113,18 +116,38 @@ describe("GET /metrics with METRICS_TOKEN", () => {
     assert.equal(requests(metrics, "DELETE", "unmatched", 404), 1);
     assert.equal(requests(metrics, "OTHER", "unmatched", 404), 1);
     assert.equal(requests(metrics, "GET", "/health", 200), 1);
-    assert.equal(metrics.value("event_service_http_request_duration_seconds_count", { method: "GET", route: "/v1/events/:id" }), 5);
-    assert.equal(metrics.value("event_service_http_request_duration_seconds_bucket", { method: "GET", route: "/v1/events/:id", le: "+Inf" }), 5);
-    assert.ok((metrics.value("event_service_http_request_duration_seconds_sum", { method: "GET", route: "/v1/events/:id" }) ?? 0) > 0);
+    assert.equal(
+      metrics.value("event_service_http_request_duration_seconds_count", { method: "GET", route: "/v1/events/:id" }),
+      5,
+    );
+    assert.equal(
+      metrics.value("event_service_http_request_duration_seconds_bucket", {
+        method: "GET",
+        route: "/v1/events/:id",
+        le: "+Inf",
+      }),
+      5,
+    );
+    assert.ok(
+      (metrics.value("event_service_http_request_duration_seconds_sum", { method: "GET", route: "/v1/events/:id" }) ??
+        0) > 0,
+    );
     // No concrete id ever becomes a label.
-    assert.ok(!metrics.samples.some((sample) => Object.values(sample.labels).some((value) => value.includes(event.id))));
+    assert.ok(
+      !metrics.samples.some((sample) => Object.values(sample.labels).some((value) => value.includes(event.id))),
+    );
   });
 
   test("429 refusals by the limit that refused them", async () => {
-    const limited = await server.createKey({ account: "Small Enterprise", tier: "enterprise", extra: ["--per-minute", "2", "--per-day", "1000"] });
+    const limited = await server.createKey({
+      account: "Small Enterprise",
+      tier: "enterprise",
+      extra: ["--per-minute", "2", "--per-day", "1000"],
+    });
     await waitForMinuteRoom();
     const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await server.request("GET", "/api/webhooks", { key: limited.key })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await server.request("GET", "/api/webhooks", { key: limited.key })).status);
     assert.deepEqual(statuses, [200, 200, 429, 429]);
     const metrics = await scrape();
     assert.equal(requests(metrics, "GET", "/api/webhooks", 429), 2);
@@ -135,16 +158,24 @@ describe("GET /metrics with METRICS_TOKEN", () => {
   test("delivery attempts by outcome, disablements, and the outbox backlog", async () => {
     const hooks: Record<string, string> = {};
     for (const name of ["ok", "fail", "gone", "later", "paused", "hang"]) {
-      hooks[name] = expectStatus(await client.post("/webhooks", { url: `${receiver.origin}/${name}`, events: ["event.created"] }), 201).id;
+      hooks[name] = expectStatus(
+        await client.post("/webhooks", { url: `${receiver.origin}/${name}`, events: ["event.created"] }),
+        201,
+      ).id;
     }
     await createEvent(client);
     // ok: one success; fail: the first attempt and 4 retries (WEBHOOK_RETRY_DELAYS_MS=0,50,50,50); gone: one 410;
     // later and paused: one 503 asking for an hour; hang: in flight.
     await receiver.waitFor(
-      () => ["/ok", "/gone", "/later", "/paused", "/hang"].every((path) => receiver.at(path).length === 1) && receiver.at("/fail").length === 5,
+      () =>
+        ["/ok", "/gone", "/later", "/paused", "/hang"].every((path) => receiver.at(path).length === 1) &&
+        receiver.at("/fail").length === 5,
       "every first attempt and the failing hook's retries",
     );
-    let metrics = await scrapeUntil((m) => (attempts(m, "succeeded") ?? 0) + (attempts(m, "retrying") ?? 0) + (attempts(m, "failed") ?? 0) === 9, "9 recorded attempts");
+    let metrics = await scrapeUntil(
+      (m) => (attempts(m, "succeeded") ?? 0) + (attempts(m, "retrying") ?? 0) + (attempts(m, "failed") ?? 0) === 9,
+      "9 recorded attempts",
+    );
     assert.equal(attempts(metrics, "succeeded"), 1);
     assert.equal(attempts(metrics, "retrying"), 6); // fail x4, later, paused
     assert.equal(attempts(metrics, "failed"), 2); // fail's last, gone
@@ -160,11 +191,26 @@ describe("GET /metrics with METRICS_TOKEN", () => {
     const before = Date.now();
     metrics = await scrape();
     const afterScrape = Date.now();
-    assert.equal(metrics.value("event_service_webhook_deliveries_pending", { state: "due" }), 1, "the hanging delivery is due and in flight");
-    assert.equal(metrics.value("event_service_webhook_deliveries_pending", { state: "scheduled" }), 1, "later waits an hour");
-    assert.equal(metrics.value("event_service_webhook_deliveries_pending", { state: "paused" }), 1, "paused's webhook is inactive");
+    assert.equal(
+      metrics.value("event_service_webhook_deliveries_pending", { state: "due" }),
+      1,
+      "the hanging delivery is due and in flight",
+    );
+    assert.equal(
+      metrics.value("event_service_webhook_deliveries_pending", { state: "scheduled" }),
+      1,
+      "later waits an hour",
+    );
+    assert.equal(
+      metrics.value("event_service_webhook_deliveries_pending", { state: "paused" }),
+      1,
+      "paused's webhook is inactive",
+    );
     const age = metrics.value("event_service_webhook_oldest_pending_delivery_age_seconds")!;
-    assert.ok(age >= (before - queuedAt) / 1000 - 0.01 && age <= (afterScrape - queuedAt) / 1000 + 0.01, `age ${age} s, queued ${(before - queuedAt) / 1000} s before the scrape`);
+    assert.ok(
+      age >= (before - queuedAt) / 1000 - 0.01 && age <= (afterScrape - queuedAt) / 1000 + 0.01,
+      `age ${age} s, queued ${(before - queuedAt) / 1000} s before the scrape`,
+    );
   });
 });
 

@@ -63,12 +63,20 @@ describe("two server processes sharing one database", { concurrency: true }, () 
         assert.equal(event.status, 201);
         const eventId = event.body.id as string;
         const responses = await Promise.all(
-          Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).request("POST", "/v1/attendees", { key, body: attendeeInput(eventId) })),
+          Array.from({ length: 50 }, (_, i) =>
+            (i % 2 ? a : b).request("POST", "/v1/attendees", { key, body: attendeeInput(eventId) }),
+          ),
         );
         assert.deepEqual(tally(responses), { "201": 20, "400 EVENT_FULL": 30 });
         const listed = await b.request("GET", `/v1/attendees?eventId=${eventId}&limit=100`, { key });
         assert.equal(listed.body.pagination.total, 20);
-        assert.deepEqual(listed.body.attendees.map((x: any) => x.id).sort(), responses.filter((r) => r.status === 201).map((r) => r.body.id).sort());
+        assert.deepEqual(
+          listed.body.attendees.map((x: any) => x.id).sort(),
+          responses
+            .filter((r) => r.status === 201)
+            .map((r) => r.body.id)
+            .sort(),
+        );
         assert.equal((await a.request("GET", `/v1/events/${eventId}`, { key })).body.attendeeCount, 20);
         assert.equal((await b.request("GET", `/v1/events/${eventId}`, { key })).body.attendeeCount, 20);
       });
@@ -78,11 +86,15 @@ describe("two server processes sharing one database", { concurrency: true }, () 
         const eventId = event.body.id as string;
         const responses = await Promise.all(
           Array.from({ length: 10 }, (_, i) =>
-            (i % 2 ? a : b).request("POST", "/api/attendees", { key, body: attendeeInput(eventId, { email: i % 3 ? "Same@Example.com" : "same@example.COM" }) }),
+            (i % 2 ? a : b).request("POST", "/api/attendees", {
+              key,
+              body: attendeeInput(eventId, { email: i % 3 ? "Same@Example.com" : "same@example.COM" }),
+            }),
           ),
         );
         assert.deepEqual(responses.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
-        for (const r of responses.filter((r) => r.status === 409)) assert.equal(errorOf(r).code, "DUPLICATE_REGISTRATION");
+        for (const r of responses.filter((r) => r.status === 409))
+          assert.equal(errorOf(r).code, "DUPLICATE_REGISTRATION");
         assert.equal((await a.request("GET", `/v1/events/${eventId}`, { key })).body.attendeeCount, 1);
       });
 
@@ -93,11 +105,14 @@ describe("two server processes sharing one database", { concurrency: true }, () 
         const reset = minuteEnd();
         // Both processes hammered at once, 150 requests each, 10 in flight to each at a time.
         const hammer = (server: TestServer, n: number) =>
-          Promise.all(Array.from({ length: 10 }, async (_, lane) => {
-            const answers: ApiResponse[] = [];
-            for (let i = lane; i < n; i += 10) answers.push(await server.request("GET", i % 4 ? "/v1/events" : "/api/events", { key: limited.key }));
-            return answers;
-          })).then((lanes) => lanes.flat());
+          Promise.all(
+            Array.from({ length: 10 }, async (_, lane) => {
+              const answers: ApiResponse[] = [];
+              for (let i = lane; i < n; i += 10)
+                answers.push(await server.request("GET", i % 4 ? "/v1/events" : "/api/events", { key: limited.key }));
+              return answers;
+            }),
+          ).then((lanes) => lanes.flat());
         const [fromA, fromB] = await Promise.all([hammer(a, 150), hammer(b, 150)]);
         const responses = [...fromA, ...fromB];
         assert.deepEqual(tally(responses), { "200": 60, "429 RATE_LIMIT_EXCEEDED": 240 });
@@ -106,7 +121,11 @@ describe("two server processes sharing one database", { concurrency: true }, () 
         assert.ok(served(fromA) > 0 && served(fromB) > 0, `served ${served(fromA)} / ${served(fromB)}`);
         for (const response of responses.filter((r) => r.status === 429)) {
           const error = expectError(response, 429, "RATE_LIMIT_EXCEEDED");
-          assert.deepEqual(error.details, { window: "minute", limit: 60, resetAt: new Date(reset * 1000).toISOString() });
+          assert.deepEqual(error.details, {
+            window: "minute",
+            limit: 60,
+            resetAt: new Date(reset * 1000).toISOString(),
+          });
           assert.equal(remaining(response), 0);
         }
         // Both processes keep refusing for the rest of the minute.
@@ -117,17 +136,31 @@ describe("two server processes sharing one database", { concurrency: true }, () 
       test("a burst of changes through both processes, both workers delivering: the receiver gets every notification exactly once", async () => {
         const clients: Client[] = [clientFor(a, key), clientFor(b, key, "/api")];
         const path = `/multi-process/${backend.name}`;
-        const webhook = expectStatus(await clients[0]!.post("/webhooks", { url: `${receiver.origin}${path}`, events: ["event.created", "attendee.registered"] }), 201);
+        const webhook = expectStatus(
+          await clients[0]!.post("/webhooks", {
+            url: `${receiver.origin}${path}`,
+            events: ["event.created", "attendee.registered"],
+          }),
+          201,
+        );
         const host = await createEvent(clients[1]!, { capacity: 1000 });
         const [events, registrations] = await Promise.all([
           Promise.all(Array.from({ length: 20 }, (_, i) => createEvent(clients[i % 2]!))),
-          Promise.all(Array.from({ length: 40 }, async (_, i) => expectStatus(await clients[i % 2]!.post("/attendees", attendeeInput(host.id)), 201))),
+          Promise.all(
+            Array.from({ length: 40 }, async (_, i) =>
+              expectStatus(await clients[i % 2]!.post("/attendees", attendeeInput(host.id)), 201),
+            ),
+          ),
         ]);
         const expected = [
           ...[host, ...events].map((event) => `event.created ${event.id}`),
           ...registrations.map((registration) => `attendee.registered ${registration.id}`),
         ].sort();
-        const requests = await receiver.waitFor(() => receiver.at(path).length >= expected.length, `${expected.length} notifications at ${path}`, 40_000);
+        const requests = await receiver.waitFor(
+          () => receiver.at(path).length >= expected.length,
+          `${expected.length} notifications at ${path}`,
+          40_000,
+        );
         assert.ok(requests.length > 0);
 
         // Both workers record their attempts: wait until the log shows every delivery final.
@@ -136,12 +169,18 @@ describe("two server processes sharing one database", { concurrency: true }, () 
         for (;;) {
           log = [];
           for (let page = 1; ; page++) {
-            const body = expectStatus(await clients[page % 2]!.get(`/webhooks/${webhook.id}/deliveries?limit=100&page=${page}`), 200);
+            const body = expectStatus(
+              await clients[page % 2]!.get(`/webhooks/${webhook.id}/deliveries?limit=100&page=${page}`),
+              200,
+            );
             log.push(...body.deliveries);
             if (page >= body.pagination.totalPages) break;
           }
           if (log.length === expected.length && log.every((d) => d.status === "succeeded")) break;
-          assert.ok(Date.now() < deadline, `deliveries still not final: ${JSON.stringify(log.map((d) => [d.type, d.status, d.attemptCount]))}`);
+          assert.ok(
+            Date.now() < deadline,
+            `deliveries still not final: ${JSON.stringify(log.map((d) => [d.type, d.status, d.attemptCount]))}`,
+          );
           await sleep(100);
         }
         for (const delivery of log) assert.equal(delivery.attemptCount, 1, `${delivery.id} was attempted once`);
@@ -150,7 +189,16 @@ describe("two server processes sharing one database", { concurrency: true }, () 
         const received = receiver.at(path);
         const deliveryIds = received.map((r) => r.headers["x-service-delivery"]);
         assert.equal(new Set(deliveryIds).size, received.length, "no delivery was sent twice");
-        assert.deepEqual(received.map((r) => (r.body.type === "event.created" ? `event.created ${r.body.data.event.id}` : `attendee.registered ${r.body.data.attendee.id}`)).sort(), expected);
+        assert.deepEqual(
+          received
+            .map((r) =>
+              r.body.type === "event.created"
+                ? `event.created ${r.body.data.event.id}`
+                : `attendee.registered ${r.body.data.attendee.id}`,
+            )
+            .sort(),
+          expected,
+        );
         assert.deepEqual(deliveryIds.sort(), log.map((d) => d.id).sort());
       });
     });

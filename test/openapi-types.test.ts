@@ -78,7 +78,8 @@ after(async () => {
 /** Every operation of the document with its path and method. */
 function operations(): { path: string; method: string; operation: Operation }[] {
   return Object.entries(document.paths).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
+    Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+  );
 }
 
 /** The checks of one operation, as TypeScript: each `export const` must type-check as `true`. */
@@ -93,7 +94,10 @@ function checksOf(operation: Operation): string {
     `type ${id}_Method = Client["${resource}"]["${method}"];`,
     `type ${id}_Op = operations["${id}"];`,
     // The path parameters come first, as strings.
-    ...Array.from({ length: pathParams }, (_, i) => `export const ${id}__path${i}: Agree<Parameters<${id}_Method>[${i}], string> = true;`),
+    ...Array.from(
+      { length: pathParams },
+      (_, i) => `export const ${id}__path${i}: Agree<Parameters<${id}_Method>[${i}], string> = true;`,
+    ),
     `type ${id}_Response = Awaited<ReturnType<${id}_Method>>;`,
   ];
   const content = (operation.responses[success[0]!] as { content: Record<string, unknown> }).content;
@@ -121,7 +125,9 @@ function checksOf(operation: Operation): string {
     );
   } else {
     // No query in the document: the client's argument after the path is no query object.
-    lines.push(`export const ${id}__noQuery: "page" extends keyof NonNullable<Parameters<${id}_Method>[${pathParams}]> ? false : true = true;`);
+    lines.push(
+      `export const ${id}__noQuery: "page" extends keyof NonNullable<Parameters<${id}_Method>[${pathParams}]> ? false : true = true;`,
+    );
   }
   return lines.join("\n");
 }
@@ -151,35 +157,61 @@ type AgreeQuery<P, D> = IsAny<P> extends true ? false : IsAny<D> extends true ? 
 test("every operation of the document has a client method, or a reason it has none", () => {
   const ids = operations().map(({ operation }) => operation.operationId);
   assert.equal(new Set(ids).size, ids.length, "operation ids are unique");
-  assert.deepEqual(ids.filter((id) => !(id in CLIENT_METHODS) && !(id in NOT_IN_CLIENT)), [], "operations with no client method and no reason");
-  assert.deepEqual(Object.keys({ ...CLIENT_METHODS, ...NOT_IN_CLIENT }).filter((id) => !ids.includes(id)), [], "entries for operations the document lacks");
+  assert.deepEqual(
+    ids.filter((id) => !(id in CLIENT_METHODS) && !(id in NOT_IN_CLIENT)),
+    [],
+    "operations with no client method and no reason",
+  );
+  assert.deepEqual(
+    Object.keys({ ...CLIENT_METHODS, ...NOT_IN_CLIENT }).filter((id) => !ids.includes(id)),
+    [],
+    "entries for operations the document lacks",
+  );
 });
 
 test("openapi-typescript's types of /openapi.json agree with the client's for every operation", async () => {
   writeFileSync(join(dir, "openapi.ts"), astToString(await openapiTS(document as never)));
   const checked = operations().filter(({ operation }) => operation.operationId in CLIENT_METHODS);
   const client = join(ROOT, "packages/client/dist/index.js");
-  writeFileSync(join(dir, "checks.ts"), [
-    `import type { operations } from "./openapi.ts";`,
-    `import type { EventServiceClient as Client } from ${JSON.stringify(client)};`,
-    HELPERS,
-    ...checked.map(({ operation }) => checksOf(operation)),
-  ].join("\n"));
-  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
-    compilerOptions: {
-      target: "ES2022", lib: ["ES2022", "DOM"], module: "NodeNext", moduleResolution: "NodeNext", strict: true,
-      noEmit: true, allowImportingTsExtensions: true, skipLibCheck: true, types: [],
-    },
-    files: ["checks.ts"],
-  }));
-  const result = await promisify(execFile)(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: dir }).then(
+  writeFileSync(
+    join(dir, "checks.ts"),
+    [
+      `import type { operations } from "./openapi.ts";`,
+      `import type { EventServiceClient as Client } from ${JSON.stringify(client)};`,
+      HELPERS,
+      ...checked.map(({ operation }) => checksOf(operation)),
+    ].join("\n"),
+  );
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        lib: ["ES2022", "DOM"],
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        noEmit: true,
+        allowImportingTsExtensions: true,
+        skipLibCheck: true,
+        types: [],
+      },
+      files: ["checks.ts"],
+    }),
+  );
+  const result = await promisify(execFile)(
+    process.execPath,
+    [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"],
+    { cwd: dir },
+  ).then(
     ({ stdout }) => stdout,
     (error: { stdout: string }) => error.stdout,
   );
   // Name each failed check (operation and part) rather than print tsc's line numbers.
   const source = readFileSync(join(dir, "checks.ts"), "utf8").split("\n");
-  const failed = [...result.matchAll(/^checks\.ts\((\d+),\d+\): error TS\d+: (.*)$/gm)].map(([, line, message]) =>
-    source[Number(line) - 1]!.match(/export const (\w+)/)?.[1] ?? `${line}: ${message}`);
+  const failed = [...result.matchAll(/^checks\.ts\((\d+),\d+\): error TS\d+: (.*)$/gm)].map(
+    ([, line, message]) => source[Number(line) - 1]!.match(/export const (\w+)/)?.[1] ?? `${line}: ${message}`,
+  );
   if (failed.length === 0) assert.equal(result.trim(), "", "tsc failed outside the checks");
   assert.deepEqual(failed, [], result);
   assert.ok(checked.length >= 21, `${checked.length} operations checked`);

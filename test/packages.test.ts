@@ -15,7 +15,8 @@ import { ROOT } from "./_setup.ts";
 const PACKAGES = ["core", "server", "client"] as const;
 const ENGINES = "^20.19.0 || ^22.12.0 || >=24.0.0";
 // dist/docs/ also carries the bundled API reference renderer's licences (core).
-const SHIPPED = /^(dist\/.+\.(js|d\.ts|js\.map)|dist\/docs\/[\w.-]+\.LICENSE(\.txt)?|bin\/[\w-]+\.js|README\.md|LICENSE|package\.json)$/;
+const SHIPPED =
+  /^(dist\/.+\.(js|d\.ts|js\.map)|dist\/docs\/[\w.-]+\.LICENSE(\.txt)?|bin\/[\w-]+\.js|README\.md|LICENSE|package\.json)$/;
 
 test("the root manifest states the same Node.js versions as the README's support policy", () => {
   assert.equal(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).engines.node, ENGINES);
@@ -48,12 +49,22 @@ for (const name of PACKAGES) {
   });
 
   test(`@event-service/${name}: npm pack ships only built output and docs`, async () => {
-    const { stdout } = await promisify(execFile)("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: dir });
+    const { stdout } = await promisify(execFile)("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+      cwd: dir,
+    });
     const files: string[] = JSON.parse(stdout)[0].files.map((file: { path: string }) => file.path);
-    assert.deepEqual(files.filter((path) => !SHIPPED.test(path)), []);
+    assert.deepEqual(
+      files.filter((path) => !SHIPPED.test(path)),
+      [],
+    );
     assert.ok(files.includes("dist/index.js") && files.includes("dist/index.d.ts"));
     if (name === "core") {
-      for (const file of ["dist/docs/redoc.standalone.js", "dist/docs/redoc.standalone.js.LICENSE.txt", "dist/docs/redoc.LICENSE"]) assert.ok(files.includes(file), file);
+      for (const file of [
+        "dist/docs/redoc.standalone.js",
+        "dist/docs/redoc.standalone.js.LICENSE.txt",
+        "dist/docs/redoc.LICENSE",
+      ])
+        assert.ok(files.includes(file), file);
     }
   });
 }

@@ -27,7 +27,11 @@ after(async () => {
 /** A key of a new enterprise account with the given limits. */
 async function enterpriseKey(perMinute: number, perDay = 100_000, on: TestServer = server) {
   accounts += 1;
-  return on.createKey({ account: `Limited ${accounts} ${Date.now()}`, tier: "enterprise", extra: ["--per-minute", String(perMinute), "--per-day", String(perDay)] });
+  return on.createKey({
+    account: `Limited ${accounts} ${Date.now()}`,
+    tier: "enterprise",
+    extra: ["--per-minute", String(perMinute), "--per-day", String(perDay)],
+  });
 }
 
 const list = (key: string, on: TestServer = server) => on.request("GET", "/v1/events", { key });
@@ -39,7 +43,11 @@ function limits(response: ApiResponse) {
     assert.ok(value !== null && /^\d+$/.test(value), `${name}: ${value} (status ${response.status})`);
     return Number(value);
   };
-  return { limit: read("x-ratelimit-limit"), remaining: read("x-ratelimit-remaining"), reset: read("x-ratelimit-reset") };
+  return {
+    limit: read("x-ratelimit-limit"),
+    remaining: read("x-ratelimit-remaining"),
+    reset: read("x-ratelimit-reset"),
+  };
 }
 
 /** Asserts a 429 over the per-minute or per-day limit and returns its Retry-After. */
@@ -52,13 +60,21 @@ function expectRefused(response: ApiResponse, window: "minute" | "day", limit: n
   // The server counted from a moment at or before now: at least what is left now (1 s slack for rounding).
   const leftNow = Math.max(1, reset - Math.floor(Date.now() / 1000));
   assert.ok(seconds >= 1, `Retry-After ${seconds}`);
-  assert.ok(seconds >= leftNow - 1 && seconds <= leftNow + 10, `Retry-After ${seconds}, ${leftNow} s are left until the window ends`);
+  assert.ok(
+    seconds >= leftNow - 1 && seconds <= leftNow + 10,
+    `Retry-After ${seconds}, ${leftNow} s are left until the window ends`,
+  );
   return seconds;
 }
 
 test("each tier's per-minute limit is announced: free 60, starter 300, professional 1200, enterprise 6000 by default", async () => {
   const stamp = Date.now();
-  const tiers = [["free", 60], ["starter", 300], ["professional", 1200], ["enterprise", 6000]] as const;
+  const tiers = [
+    ["free", 60],
+    ["starter", 300],
+    ["professional", 1200],
+    ["enterprise", 6000],
+  ] as const;
   const keys = await Promise.all(tiers.map(([tier]) => server.createKey({ account: `Tier ${tier} ${stamp}`, tier })));
   await waitForMinuteRoom();
   for (const [i, [tier, limit]] of tiers.entries()) {
@@ -88,7 +104,12 @@ test("headers count down per request and reset at the end of the minute; the req
 test("every authenticated answer carries the headers, errors included; a 401 carries none", async () => {
   const [{ key }, { key: readOnly }] = await Promise.all([
     enterpriseKey(50),
-    server.createKey({ account: `Read only ${Date.now()}`, tier: "enterprise", scopes: ["events:read"], extra: ["--per-minute", "50"] }),
+    server.createKey({
+      account: `Read only ${Date.now()}`,
+      tier: "enterprise",
+      scopes: ["events:read"],
+      extra: ["--per-minute", "50"],
+    }),
   ]);
   await waitForMinuteRoom();
   const reset = minuteEnd();
@@ -97,11 +118,39 @@ test("every authenticated answer carries the headers, errors included; a 401 car
     [await server.request("GET", "/v1/events/evt_doesnotexist", { key }), 404, "NOT_FOUND"],
     [await server.request("GET", "/v1/events?status=nonsense", { key }), 400, "INVALID_REQUEST"],
     [await server.request("POST", "/v1/events", { key, body: { name: "" } }), 400, "INVALID_REQUEST"],
-    [await server.request("POST", "/api/events", { key, raw: "{not json", headers: { "content-type": "application/json" } }), 400, "INVALID_REQUEST"],
-    [await server.request("POST", "/v1/events", { key, raw: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } }), 415, "UNSUPPORTED_MEDIA_TYPE"],
-    [await server.request("POST", "/v1/events", { key, raw: JSON.stringify({ name: "x".repeat(1024 * 1024 + 10) }), headers: { "content-type": "application/json" } }), 413, "PAYLOAD_TOO_LARGE"],
+    [
+      await server.request("POST", "/api/events", {
+        key,
+        raw: "{not json",
+        headers: { "content-type": "application/json" },
+      }),
+      400,
+      "INVALID_REQUEST",
+    ],
+    [
+      await server.request("POST", "/v1/events", {
+        key,
+        raw: "name=x",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      }),
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    ],
+    [
+      await server.request("POST", "/v1/events", {
+        key,
+        raw: JSON.stringify({ name: "x".repeat(1024 * 1024 + 10) }),
+        headers: { "content-type": "application/json" },
+      }),
+      413,
+      "PAYLOAD_TOO_LARGE",
+    ],
     [await server.request("POST", "/v1/events", { key, raw: JSON.stringify(eventInput()), headers: keyed }), 201, null],
-    [await server.request("POST", "/v1/events", { key, raw: JSON.stringify(eventInput()), headers: keyed }), 422, "IDEMPOTENCY_KEY_REUSED"],
+    [
+      await server.request("POST", "/v1/events", { key, raw: JSON.stringify(eventInput()), headers: keyed }),
+      422,
+      "IDEMPOTENCY_KEY_REUSED",
+    ],
   ];
   answers.forEach(([response, status, code], i) => {
     if (code) expectError(response, status, code);
@@ -112,7 +161,10 @@ test("every authenticated answer carries the headers, errors included; a 401 car
   expectError(forbidden, 403, "FORBIDDEN");
   assert.deepEqual(limits(forbidden), { limit: 50, remaining: 49, reset });
 
-  for (const response of [await server.request("GET", "/v1/events"), await server.request("GET", "/v1/events", { key: "esk_0123456789abcdef0123456789abcdef0123456789abcdef" })]) {
+  for (const response of [
+    await server.request("GET", "/v1/events"),
+    await server.request("GET", "/v1/events", { key: "esk_0123456789abcdef0123456789abcdef0123456789abcdef" }),
+  ]) {
     expectError(response, 401, "UNAUTHORIZED");
     for (const name of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "retry-after"]) {
       assert.equal(response.headers.get(name), null, `401 must not carry ${name}`);
@@ -170,7 +222,10 @@ test("a day limit below the minute limit binds first: successes stop at the day 
     expectRefused(response, "day", 4, day);
     assert.deepEqual(limits(response), { limit: 100, remaining: 0, reset: day });
   }
-  const remaining = responses.filter((r) => r.status === 200).map((r) => limits(r).remaining).sort((a, b) => b - a);
+  const remaining = responses
+    .filter((r) => r.status === 200)
+    .map((r) => limits(r).remaining)
+    .sort((a, b) => b - a);
   assert.deepEqual(remaining, [99, 98, 97, 96]);
 });
 
@@ -188,9 +243,20 @@ test("counts are leased in blocks: a server holds a few more than it answered, a
       assert.deepEqual(tally(responses), { "200": 20 });
     }
     const counted = async () =>
-      Number((await queryDatabase<{ minute_count: number }>(database, "select minute_count from rate_limit_counters where account_id = ?", [accountId]))[0]?.minute_count);
+      Number(
+        (
+          await queryDatabase<{ minute_count: number }>(
+            database,
+            "select minute_count from rate_limit_counters where account_id = ?",
+            [accountId],
+          )
+        )[0]?.minute_count,
+      );
     const held = await counted();
-    assert.ok(held >= 100 && held <= 150, `100 answered; the store counts them and at most a block of 50 (1,000 / 20) more: ${held}`);
+    assert.ok(
+      held >= 100 && held <= 150,
+      `100 answered; the store counts them and at most a block of 50 (1,000 / 20) more: ${held}`,
+    );
     code = await own.stop("SIGTERM");
     assert.equal(await counted(), 100, "after shutdown the store counts exactly the requests answered");
   } finally {

@@ -34,7 +34,10 @@ test("the README's walkthrough and analytics examples work when pasted as writte
   assert.equal(analytics.length, 1);
   const address = new URL(server.url).host;
   const csv = join(server.dir, "attendees.csv");
-  const pasted = [...walkthrough, ...analytics].join("\n").replaceAll("127.0.0.1:3000", address).replace("-o attendees.csv", `-o ${csv}`);
+  const pasted = [...walkthrough, ...analytics]
+    .join("\n")
+    .replaceAll("127.0.0.1:3000", address)
+    .replace("-o attendees.csv", `-o ${csv}`);
   const script = [
     "set -eo pipefail",
     // A 4xx or 5xx answer fails the step (and, through pipefail, a step whose answer is kept).
@@ -42,18 +45,31 @@ test("the README's walkthrough and analytics examples work when pasted as writte
     pasted,
     'echo "KEPT $EVENT $CODE $AUTUMN"',
   ].join("\n");
-  const result = await runToEnd("bash", ["-c", script], { cwd: ROOT, env: { DATABASE_URL: server.database }, timeoutMs: 120_000 });
+  const result = await runToEnd("bash", ["-c", script], {
+    cwd: ROOT,
+    env: { DATABASE_URL: server.database },
+    timeoutMs: 120_000,
+  });
   assert.equal(result.code, 0, `the walkthrough failed:\n${result.stdout}\n${result.stderr}`);
 
-  const kept = result.stdout.split("\n").find((line) => line.startsWith("KEPT "))!.split(" ");
+  const kept = result.stdout
+    .split("\n")
+    .find((line) => line.startsWith("KEPT "))!
+    .split(" ");
   assert.match(kept[1]!, /^evt_/);
   assert.match(kept[2]!, /^EVT-[2-9A-HJ-NP-Z]{4}-[2-9A-HJ-NP-Z]{4}$/);
   assert.match(kept[3]!, /^evt_/);
-  const answers = result.stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, any>);
+  const answers = result.stdout
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, any>);
   const checkIn = answers.find((answer) => answer.status === "checked-in");
   assert.equal(checkIn?.confirmationCode, kept[2]);
   const trend = answers.find((answer) => answer.metric === "carbon_emissions");
-  assert.deepEqual(trend?.dataPoints.map((point: { period: string }) => point.period), ["2027-04-01", "2027-07-01", "2027-10-01"]);
+  assert.deepEqual(
+    trend?.dataPoints.map((point: { period: string }) => point.period),
+    ["2027-04-01", "2027-07-01", "2027-10-01"],
+  );
   assert.equal(trend?.dataPoints[1].value, null);
   // Ada by train (420 km) and Grace by car (190 km), with the README's carbon model.
   assert.deepEqual([trend?.dataPoints[0].value, trend?.dataPoints[2].value], [14.893, 32.004]);

@@ -56,39 +56,57 @@ function run(label: string, files: string[], env: Record<string, string> = {}): 
   const started = Date.now();
   const report = join(reports, `${failed.length}-${Date.now()}.txt`);
   const reporters = ["--test-reporter=spec", "--test-reporter-destination=stdout"];
-  reporters.push(`--test-reporter=${join(ROOT, "test/_failures-reporter.mjs")}`, `--test-reporter-destination=${report}`);
+  reporters.push(
+    `--test-reporter=${join(ROOT, "test/_failures-reporter.mjs")}`,
+    `--test-reporter-destination=${report}`,
+  );
   // --test-force-exit: a file whose tests are done exits even if a failed teardown left a handle
   // open (a receiver still listening), so the failure is reported instead of hanging the run.
-  const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", "--test-force-exit", ...reporters, ...files], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: "inherit",
-  });
+  const result = spawnSync(
+    process.execPath,
+    ["--import", "tsx", "--test", "--test-concurrency=2", "--test-force-exit", ...reporters, ...files],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: "inherit",
+    },
+  );
   const passed = result.status === 0;
   try {
-    for (const line of readFileSync(report, "utf8").split("\n")) if (line) failed.push(`${label.split(":")[0]}: ${line}`);
+    for (const line of readFileSync(report, "utf8").split("\n"))
+      if (line) failed.push(`${label.split(":")[0]}: ${line}`);
   } catch {
     // No report: the runner died before writing one; its status says so below.
   }
-  console.log(`=== ${label}: ${passed ? "passed" : `FAILED (${result.status ?? result.signal})`} in ${Math.round((Date.now() - started) / 1000)} s`);
+  console.log(
+    `=== ${label}: ${passed ? "passed" : `FAILED (${result.status ?? result.signal})`} in ${Math.round((Date.now() - started) / 1000)} s`,
+  );
   return passed;
 }
 
 const results: Array<[string, boolean | string]> = [];
-results.push(["SQLite (unit and end-to-end)", run("SQLite: unit and end-to-end tests", [...packageTests, ...e2e], { E2E_BACKEND: "sqlite" })]);
+results.push([
+  "SQLite (unit and end-to-end)",
+  run("SQLite: unit and end-to-end tests", [...packageTests, ...e2e], { E2E_BACKEND: "sqlite" }),
+]);
 if (POSTGRES_SKIP) {
   results.push(["PostgreSQL", POSTGRES_SKIP]);
 } else {
   const onPostgres = e2e.filter((file) => !NOT_DATABASE_BACKED.has(file.slice("test/".length)));
-  results.push(["PostgreSQL (end-to-end)", run("PostgreSQL: end-to-end tests with E2E_BACKEND=postgres", onPostgres, { E2E_BACKEND: "postgres" })]);
+  results.push([
+    "PostgreSQL (end-to-end)",
+    run("PostgreSQL: end-to-end tests with E2E_BACKEND=postgres", onPostgres, { E2E_BACKEND: "postgres" }),
+  ]);
 }
 
 console.log("\n=== summary");
-for (const [label, outcome] of results) console.log(typeof outcome === "string" ? outcome : `${label}: ${outcome ? "passed" : "FAILED"}`);
+for (const [label, outcome] of results)
+  console.log(typeof outcome === "string" ? outcome : `${label}: ${outcome ? "passed" : "FAILED"}`);
 if (failed.length > 0) {
   console.log(`\n=== failed tests (${failed.length})`);
   for (const line of failed) console.log(line);
   // `.ci/run` names the failures after its own summary, at the end of a long log.
-  if (process.env.TEST_FAILURES_FILE) appendFileSync(process.env.TEST_FAILURES_FILE, failed.map((line) => `${line}\n`).join(""));
+  if (process.env.TEST_FAILURES_FILE)
+    appendFileSync(process.env.TEST_FAILURES_FILE, failed.map((line) => `${line}\n`).join(""));
 }
 process.exitCode = results.some(([, outcome]) => outcome === false) ? 1 : 0;

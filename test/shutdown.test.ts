@@ -36,7 +36,11 @@ async function burstAndRestart(first: TestServer, database: string) {
   const outcomes: Outcome[] = await Promise.all(
     emails.map(async (email): Promise<Outcome> => {
       try {
-        const response = await first.request("POST", "/v1/attendees", { key, body: attendeeInput(event.id, { email }), allow500: true });
+        const response = await first.request("POST", "/v1/attendees", {
+          key,
+          body: attendeeInput(event.id, { email }),
+          allow500: true,
+        });
         return { response };
       } catch (error) {
         return { error: error as Error };
@@ -59,7 +63,11 @@ async function burstAndRestart(first: TestServer, database: string) {
     assert.match(String(response.headers.get("retry-after")), /^\d+$/);
   }
   // A request that fails is one the server never took: a connection error, not an HTTP answer.
-  for (const failure of failures) assert.match(`${failure.message} ${(failure as any).cause?.code ?? (failure as any).cause?.message ?? ""}`, /fetch failed|ECONNRESET|ECONNREFUSED|EPIPE|socket|closed/i);
+  for (const failure of failures)
+    assert.match(
+      `${failure.message} ${(failure as any).cause?.code ?? (failure as any).cause?.message ?? ""}`,
+      /fetch failed|ECONNRESET|ECONNREFUSED|EPIPE|socket|closed/i,
+    );
   const created = responses.filter((r) => r.status === 201).map((r) => r.body);
   assert.ok(created.length >= 20, `${created.length} x 201`);
   const logged = logLines(first.output()).map((line) => line.msg);
@@ -76,12 +84,20 @@ async function burstAndRestart(first: TestServer, database: string) {
       assert.equal(stored.status, "confirmed");
     }
     const listed = expectStatus(await v1.get(`/attendees?eventId=${event.id}&limit=100`), 200);
-    assert.equal(listed.pagination.total, created.length, `${created.length} answered 201, ${listed.pagination.total} stored`);
+    assert.equal(
+      listed.pagination.total,
+      created.length,
+      `${created.length} answered 201, ${listed.pagination.total} stored`,
+    );
     assert.equal(expectStatus(await v1.get(`/events/${event.id}`), 200).attendeeCount, created.length);
     const pages = Math.ceil(listed.pagination.total / 100);
     const storedIds: string[] = [];
     for (let page = 1; page <= pages; page++) {
-      storedIds.push(...expectStatus(await v1.get(`/attendees?eventId=${event.id}&limit=100&page=${page}`), 200).attendees.map((a: any) => a.id));
+      storedIds.push(
+        ...expectStatus(await v1.get(`/attendees?eventId=${event.id}&limit=100&page=${page}`), 200).attendees.map(
+          (a: any) => a.id,
+        ),
+      );
     }
     assert.deepEqual(storedIds.sort(), created.map((a) => a.id).sort());
   } finally {
@@ -130,7 +146,9 @@ async function inFlightThenRefused(first: TestServer, database: string) {
   const stopping = first.stop("SIGTERM");
   await sleep(300);
   // The rest of the body, and a second request pipelined on the same connection.
-  socket.write(`${body.slice(40)}GET /v1/events HTTP/1.1\r\nHost: ${host}:${port}\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+  socket.write(
+    `${body.slice(40)}GET /v1/events HTTP/1.1\r\nHost: ${host}:${port}\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+  );
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([reader.closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))]);
   clearTimeout(timer);
@@ -150,7 +168,10 @@ async function inFlightThenRefused(first: TestServer, database: string) {
   try {
     const v1 = clientFor(second, key);
     const listed = expectStatus(await v1.get("/events"), 200);
-    assert.deepEqual(listed.events.map((e: any) => e.id), [created!.body.id]);
+    assert.deepEqual(
+      listed.events.map((e: any) => e.id),
+      [created!.body.id],
+    );
   } finally {
     assert.equal(await second.stop("SIGTERM"), 0);
   }
@@ -175,7 +196,8 @@ test("after SIGTERM, a request on an idle keep-alive connection (or a connection
     );
     await sleep(200);
     const stopping = server.stop("SIGTERM");
-    for (let i = 0; i < 250 && !logLines(server.output()).some((line) => line.msg === "shutting down"); i++) await sleep(20);
+    for (let i = 0; i < 250 && !logLines(server.output()).some((line) => line.msg === "shutting down"); i++)
+      await sleep(20);
     await sleep(50);
     for (const connection of [used, unused]) {
       connection.socket.write(`GET /v1/events HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\n\r\n`);

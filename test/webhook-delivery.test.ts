@@ -10,7 +10,17 @@ import { readFileSync, rmSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { verifySignature } from "@event-service/core/webhooks";
 import { startServer, type TestServer } from "./_setup.ts";
-import { type Client, clientFor, createEvent, expectError, expectStatus, ISO_UTC, moveAttendee, moveEvent, register } from "./fixtures/api.ts";
+import {
+  type Client,
+  clientFor,
+  createEvent,
+  expectError,
+  expectStatus,
+  ISO_UTC,
+  moveAttendee,
+  moveEvent,
+  register,
+} from "./fixtures/api.ts";
 import { attendeeInput, eventInput } from "./fixtures/builders.ts";
 import { makeCertificate } from "./fixtures/conventions.ts";
 import { deliveryEnv, type Received, type Receiver, startReceiver } from "./fixtures/receiver.ts";
@@ -35,7 +45,10 @@ const newPath = (label: string) => `/${label}/${++pathCounter}`;
 /** Registers a webhook on a new receiver path and returns it (with its secret) and the path. */
 async function hook(client: Client, events: string[], overrides: Record<string, unknown> = {}) {
   const path = newPath("hook");
-  const webhook = expectStatus(await client.post("/webhooks", { url: `${receiver.origin}${path}`, events, ...overrides }), 201);
+  const webhook = expectStatus(
+    await client.post("/webhooks", { url: `${receiver.origin}${path}`, events, ...overrides }),
+    201,
+  );
   return { webhook, path, secret: webhook.secret as string };
 }
 
@@ -51,8 +64,14 @@ function checkDelivery(request: Received, secret: string, accountId: string, acc
   assert.equal(request.headers["content-type"], "application/json");
   assert.equal(request.headers["user-agent"], "Service-Webhooks/1.0");
   assert.match(String(request.headers["x-service-signature"]), /^sha256=[0-9a-f]{64}$/);
-  assert.ok(verifySignature(secret, request.raw, request.headers["x-service-signature"] as string), "signature verifies over the raw body");
-  assert.equal(verifySignature("whsec_wrong-secret-0000000000", request.raw, request.headers["x-service-signature"] as string), false);
+  assert.ok(
+    verifySignature(secret, request.raw, request.headers["x-service-signature"] as string),
+    "signature verifies over the raw body",
+  );
+  assert.equal(
+    verifySignature("whsec_wrong-secret-0000000000", request.raw, request.headers["x-service-signature"] as string),
+    false,
+  );
   const envelope = request.body;
   assert.deepEqual(Object.keys(envelope).sort(), ["account", "createdAt", "data", "id", "type"]);
   assert.equal(envelope.id, request.headers["x-service-delivery"]);
@@ -101,7 +120,10 @@ describe("delivery of every type", () => {
     const updated = expectStatus(await client.put(`/attendees/${attendee.id}`, { company: "Analytical Engines" }), 200);
     // The door opens when the event is published.
     await moveEvent(client, event.id, "published");
-    const checkedIn = expectStatus(await client.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }), 200);
+    const checkedIn = expectStatus(
+      await client.post(`/events/${event.id}/check-in`, { confirmationCode: attendee.confirmationCode }),
+      200,
+    );
     const second = await register(client, event.id);
     await moveAttendee(client, second.id, "cancelled");
     await moveEvent(client, event.id, "completed");
@@ -126,7 +148,8 @@ describe("delivery of every type", () => {
     assert.equal(registered.length, 2);
     const first = registered.find((r) => r.body.data.attendee.id === attendee.id)!.body.data;
     assert.deepEqual(first.event, { id: event.id, name: "Renamed Summit" });
-    for (const field of ["id", "firstName", "lastName", "email", "ticketType", "carbonOffset"]) assert.deepEqual(first.attendee[field], attendee[field], field);
+    for (const field of ["id", "firstName", "lastName", "email", "ticketType", "carbonOffset"])
+      assert.deepEqual(first.attendee[field], attendee[field], field);
     assert.deepEqual(first.attendee.carbonOffset, { opted: false });
 
     const attendeeUpdates = byType(requests, "attendee.updated");
@@ -135,7 +158,9 @@ describe("delivery of every type", () => {
     const edit = attendeeUpdates.find((r) => "company" in r.body.data.previous)!;
     assert.deepEqual(edit.body.data.attendee, updated);
     assert.deepEqual(edit.body.data.previous, { company: null });
-    const scan = attendeeUpdates.find((r) => r.body.data.attendee.id === attendee.id && r.body.data.previous.status === "confirmed")!;
+    const scan = attendeeUpdates.find(
+      (r) => r.body.data.attendee.id === attendee.id && r.body.data.previous.status === "confirmed",
+    )!;
     assert.deepEqual(scan.body.data.previous, { status: "confirmed", checkedInAt: null });
     assert.equal(scan.body.data.attendee.status, "checked-in");
 
@@ -152,7 +177,10 @@ describe("delivery of every type", () => {
     const [completed] = byType(requests, "event.completed");
     assert.equal(completed!.body.data.event.status, "completed");
     const cancelledEvents = byType(requests, "event.cancelled");
-    assert.deepEqual(cancelledEvents.map((r) => r.body.data.event.id), [other.id]);
+    assert.deepEqual(
+      cancelledEvents.map((r) => r.body.data.event.id),
+      [other.id],
+    );
     const [deleted] = byType(requests, "event.deleted");
     assert.equal(deleted!.body.data.event.id, other.id);
     assert.equal(deleted!.body.data.event.status, "cancelled");
@@ -168,7 +196,13 @@ describe("delivery of every type", () => {
     assert.equal(report.eventId, event.id);
     assert.equal(report.status, "completed");
     assert.deepEqual(
-      [report.attendance.registered, report.attendance.active, report.attendance.checkedIn, report.attendance.cancelled, report.attendance.capacityUtilizationPercent],
+      [
+        report.attendance.registered,
+        report.attendance.active,
+        report.attendance.checkedIn,
+        report.attendance.cancelled,
+        report.attendance.capacityUtilizationPercent,
+      ],
       [2, 1, 1, 1, 2],
     );
     assert.equal(typeof report.generatedAt, "string");
@@ -182,10 +216,16 @@ describe("delivery of every type", () => {
   });
 
   test("sustainability and analytics types: carbon offset, goal achieved once, capacity threshold once, reports on completion", async () => {
-    const { path, secret } = await hook(client, ["sustainability.carbon_offset", "sustainability.goal_achieved", "analytics.threshold_exceeded"]);
+    const { path, secret } = await hook(client, [
+      "sustainability.carbon_offset",
+      "sustainability.goal_achieved",
+      "analytics.threshold_exceeded",
+    ]);
     const event = await createEvent(client, { capacity: 10, sustainabilityGoals: { carbonNeutral: true } });
     // 500 km by train: 500 x 0.03546 = 17.73 kg CO2e (emission factors of carbon/emission-factors.ts).
-    const traveller = await register(client, event.id, { carbonOffset: { opted: false, travelDistance: 500, travelMode: "train" } });
+    const traveller = await register(client, event.id, {
+      carbonOffset: { opted: false, travelDistance: 500, travelMode: "train" },
+    });
     // 0.15 USD buys 10 kg at 15 USD per tonne: not yet enough.
     const partial = await register(client, event.id, { carbonOffset: { opted: true, amount: 0.15 } });
     const [offset] = await receivedAt(path, 1);
@@ -201,7 +241,11 @@ describe("delivery of every type", () => {
     const [goal] = byType(afterGoal, "sustainability.goal_achieved");
     assert.deepEqual(goal!.body.data, {
       event: { id: event.id, name: event.name },
-      goal: { type: "carbon_neutral", achieved: true, metrics: { totalEmissions: 17.73, totalOffset: 20, percentage: 112.8 } },
+      goal: {
+        type: "carbon_neutral",
+        achieved: true,
+        metrics: { totalEmissions: 17.73, totalOffset: 20, percentage: 112.8 },
+      },
     });
     await register(client, event.id, { carbonOffset: { opted: true, amount: 1 } });
     // 4 active of 10; five more reach 9 of 10 = 90%: the threshold, once.
@@ -221,10 +265,16 @@ describe("delivery of every type", () => {
     await register(client, event.id);
 
     // Only the subscribed types were written: ask the delivery log, which the outbox filled at commit.
-    const { webhook } = { webhook: (await client.get("/webhooks")).body.webhooks.find((w: any) => w.url === `${receiver.origin}${path}`) };
+    const { webhook } = {
+      webhook: (await client.get("/webhooks")).body.webhooks.find((w: any) => w.url === `${receiver.origin}${path}`),
+    };
     const log = expectStatus(await client.get(`/webhooks/${webhook.id}/deliveries?limit=100`), 200);
     assert.deepEqual(log.deliveries.map((d: any) => d.type).sort(), [
-      "analytics.threshold_exceeded", "sustainability.carbon_offset", "sustainability.carbon_offset", "sustainability.carbon_offset", "sustainability.goal_achieved",
+      "analytics.threshold_exceeded",
+      "sustainability.carbon_offset",
+      "sustainability.carbon_offset",
+      "sustainability.carbon_offset",
+      "sustainability.goal_achieved",
     ]);
   });
 
@@ -238,7 +288,10 @@ describe("delivery of every type", () => {
     assert.equal(request!.body.type, "attendee.registered");
     assert.equal(request!.body.data.attendee.id, attendee.id);
     const onlyLog = expectStatus(await client.get(`/webhooks/${only.webhook.id}/deliveries`), 200);
-    assert.deepEqual(onlyLog.deliveries.map((d: any) => d.type), ["attendee.registered"]);
+    assert.deepEqual(
+      onlyLog.deliveries.map((d: any) => d.type),
+      ["attendee.registered"],
+    );
     const inactiveLog = expectStatus(await client.get(`/webhooks/${inactive.webhook.id}/deliveries`), 200);
     assert.deepEqual(inactiveLog.deliveries, []);
     assert.equal(inactiveLog.pagination.total, 0);
@@ -262,6 +315,11 @@ describe("delivery of every type", () => {
     assert.deepEqual(replay.body, first.body);
     const log = expectStatus(await client.get(`/webhooks/${webhook.id}/deliveries?limit=100`), 200);
     // One registration fills the capacity of 1: 100% also crosses the 90% threshold.
-    assert.deepEqual(log.deliveries.map((d: any) => d.type).sort(), ["analytics.threshold_exceeded", "attendee.registered", "event.created", "event.created"]);
+    assert.deepEqual(log.deliveries.map((d: any) => d.type).sort(), [
+      "analytics.threshold_exceeded",
+      "attendee.registered",
+      "event.created",
+      "event.created",
+    ]);
   });
 });

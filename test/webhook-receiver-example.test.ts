@@ -40,7 +40,10 @@ function startExample(env: Record<string, string>): Promise<RunningReceiver> {
   const lines = (pattern: RegExp) => output.split("\n").filter((line) => pattern.test(line));
   const waitForLines = (pattern: RegExp, count: number) =>
     new Promise<string[]>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`receiver: no ${count} lines matching ${pattern}:\n${output}`)), 20_000);
+      const timer = setTimeout(
+        () => reject(new Error(`receiver: no ${count} lines matching ${pattern}:\n${output}`)),
+        20_000,
+      );
       const check = () => {
         if (lines(pattern).length < count) return;
         listeners.delete(check);
@@ -50,16 +53,30 @@ function startExample(env: Record<string, string>): Promise<RunningReceiver> {
       listeners.add(check);
       check();
     });
-  return waitForLines(/"msg":"listening"/, 1).then(([line]) => ({ url: JSON.parse(line!).url, child, output: () => output, waitForLines }));
+  return waitForLines(/"msg":"listening"/, 1).then(([line]) => ({
+    url: JSON.parse(line!).url,
+    child,
+    output: () => output,
+    waitForLines,
+  }));
 }
 
-function post(url: string, ca: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+function post(
+  url: string,
+  ca: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const request = httpsRequest(url, { method: "POST", ca, headers: { "content-type": "application/json", ...headers } }, (response) => {
-      let text = "";
-      response.on("data", (chunk) => (text += chunk));
-      response.on("end", () => resolve({ status: response.statusCode!, body: JSON.parse(text) }));
-    });
+    const request = httpsRequest(
+      url,
+      { method: "POST", ca, headers: { "content-type": "application/json", ...headers } },
+      (response) => {
+        let text = "";
+        response.on("data", (chunk) => (text += chunk));
+        response.on("end", () => resolve({ status: response.statusCode!, body: JSON.parse(text) }));
+      },
+    );
     request.on("error", reject);
     request.end(body);
   });
@@ -79,33 +96,66 @@ describe("examples/webhook-receiver", () => {
   });
 
   test("accepts a signed delivery once, answers a duplicate without handling it again, refuses a bad signature", async () => {
-    const body = JSON.stringify({ id: "dlv_example_1", type: "webhook.ping", createdAt: new Date().toISOString(), data: {}, account: { id: "acct_1", name: "Acme" } });
+    const body = JSON.stringify({
+      id: "dlv_example_1",
+      type: "webhook.ping",
+      createdAt: new Date().toISOString(),
+      data: {},
+      account: { id: "acct_1", name: "Acme" },
+    });
     const now = () => Math.floor(Date.now() / 1000);
-    const signed = { ...signWebhook([SECRET], "dlv_example_1", now(), body), "x-service-signature": signPayload(SECRET, body), "x-service-event": "webhook.ping" };
+    const signed = {
+      ...signWebhook([SECRET], "dlv_example_1", now(), body),
+      "x-service-signature": signPayload(SECRET, body),
+      "x-service-event": "webhook.ping",
+    };
     assert.deepEqual(await post(receiver.url, tls.cert, body, signed), { status: 200, body: { received: true } });
-    assert.deepEqual(await post(receiver.url, tls.cert, body, signed), { status: 200, body: { received: true, duplicate: true } });
+    assert.deepEqual(await post(receiver.url, tls.cert, body, signed), {
+      status: 200,
+      body: { received: true, duplicate: true },
+    });
     // A later attempt of the same envelope (new timestamp) is the same webhook-id: a duplicate.
-    assert.deepEqual(await post(receiver.url, tls.cert, body, signWebhook([SECRET], "dlv_example_1", now() + 1, body)), { status: 200, body: { received: true, duplicate: true } });
+    assert.deepEqual(
+      await post(receiver.url, tls.cert, body, signWebhook([SECRET], "dlv_example_1", now() + 1, body)),
+      { status: 200, body: { received: true, duplicate: true } },
+    );
     const tampered = body.replace("Acme", "Evil");
-    assert.deepEqual(await post(receiver.url, tls.cert, tampered, signed), { status: 401, body: { error: "invalid_signature" } });
+    assert.deepEqual(await post(receiver.url, tls.cert, tampered, signed), {
+      status: 401,
+      body: { error: "invalid_signature" },
+    });
     const other = `whsec_${Buffer.alloc(32, 1).toString("base64")}`;
-    assert.deepEqual(await post(receiver.url, tls.cert, body, signWebhook([other], "dlv_example_1", now(), body)), { status: 401, body: { error: "invalid_signature" } });
+    assert.deepEqual(await post(receiver.url, tls.cert, body, signWebhook([other], "dlv_example_1", now(), body)), {
+      status: 401,
+      body: { error: "invalid_signature" },
+    });
     // A captured delivery replayed 10 minutes later: refused, though its signature is intact.
     const captured = signWebhook([SECRET], "dlv_example_2", now() - 600, body);
-    assert.deepEqual(await post(receiver.url, tls.cert, body, captured), { status: 401, body: { error: "timestamp_too_old" } });
+    assert.deepEqual(await post(receiver.url, tls.cert, body, captured), {
+      status: 401,
+      body: { error: "timestamp_too_old" },
+    });
     // The GitHub-style header alone is no longer enough: no replay protection.
-    assert.deepEqual(await post(receiver.url, tls.cert, body, { "x-service-signature": signPayload(SECRET, body) }), { status: 401, body: { error: "missing_headers" } });
+    assert.deepEqual(await post(receiver.url, tls.cert, body, { "x-service-signature": signPayload(SECRET, body) }), {
+      status: 401,
+      body: { error: "missing_headers" },
+    });
     assert.equal((await post(receiver.url, tls.cert, body, {})).status, 401);
     const handled = await receiver.waitForLines(/"msg":"handled","id":"dlv_example_1"/, 1);
     assert.equal(handled.length, 1);
   });
 
   test("receives the server's real deliveries", async () => {
-    const server = await startServer({ env: { NODE_EXTRA_CA_CERTS: tls.certPath, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" } });
+    const server = await startServer({
+      env: { NODE_EXTRA_CA_CERTS: tls.certPath, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" },
+    });
     try {
       const key = await server.createKey({ account: "Example Co" });
       const client = clientFor(server, key.key);
-      const webhook = expectStatus(await client.post("/webhooks", { url: `${receiver.url}hooks`, events: ["event.created"], secret: SECRET }), 201);
+      const webhook = expectStatus(
+        await client.post("/webhooks", { url: `${receiver.url}hooks`, events: ["event.created"], secret: SECRET }),
+        201,
+      );
       const event = await createEvent(client);
       const [line] = await receiver.waitForLines(/"type":"event.created"/, 1);
       const handled = JSON.parse(line!);

@@ -18,7 +18,10 @@ test("a restart with WEBHOOK_RETENTION_DAYS=0 purges the final deliveries and th
     const key = (await first.createKey({ account: "Retention Co" })).key;
     const client = clientFor(first, key);
     const hook = await createWebhook(client, { events: ["event.created"] });
-    const pings = [expectStatus(await client.post(`/webhooks/${hook.id}/ping`), 200), expectStatus(await client.post(`/webhooks/${hook.id}/ping`), 200)];
+    const pings = [
+      expectStatus(await client.post(`/webhooks/${hook.id}/ping`), 200),
+      expectStatus(await client.post(`/webhooks/${hook.id}/ping`), 200),
+    ];
     for (const ping of pings) assert.equal(ping.attempts.length, 1);
     await createEvent(client);
     // The event's first attempt fails and its retry waits an hour: pending, with one attempt.
@@ -44,9 +47,18 @@ test("a restart with WEBHOOK_RETENTION_DAYS=0 purges the final deliveries and th
         if (kept.length === 1) break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      assert.deepEqual(kept.map((d) => d.id), [pending.id]);
-      const attempts = await queryDatabase<{ delivery_id: string }>(database, "SELECT delivery_id FROM webhook_attempts");
-      assert.deepEqual(attempts.map((row) => row.delivery_id), [pending.id]);
+      assert.deepEqual(
+        kept.map((d) => d.id),
+        [pending.id],
+      );
+      const attempts = await queryDatabase<{ delivery_id: string }>(
+        database,
+        "SELECT delivery_id FROM webhook_attempts",
+      );
+      assert.deepEqual(
+        attempts.map((row) => row.delivery_id),
+        [pending.id],
+      );
       assert.match(second.output(), /"deliveries":2,"attempts":2,"msg":"purged expired records"/);
     } finally {
       assert.equal(await second.stop(), 0);

@@ -31,7 +31,11 @@ after(async () => {
 
 let pathCounter = 0;
 
-async function hook(client: Client, events: string[], answer?: (request: Received, index: number) => ReturnType<Receiver["answer"]>) {
+async function hook(
+  client: Client,
+  events: string[],
+  answer?: (request: Received, index: number) => ReturnType<Receiver["answer"]>,
+) {
   const path = `/retry/${++pathCounter}`;
   if (answer) answers.set(path, answer);
   const webhook = expectStatus(await client.post("/webhooks", { url: `${receiver.origin}${path}`, events }), 201);
@@ -54,7 +58,8 @@ async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolea
   }
 }
 
-const deliveriesOf = async (client: Client, webhookId: string) => expectStatus(await client.get(`/webhooks/${webhookId}/deliveries?limit=100`), 200);
+const deliveriesOf = async (client: Client, webhookId: string) =>
+  expectStatus(await client.get(`/webhooks/${webhookId}/deliveries?limit=100`), 200);
 
 describe("retries, disabling, redelivery and ping on one server", () => {
   let server: TestServer;
@@ -72,31 +77,56 @@ describe("retries, disabling, redelivery and ping on one server", () => {
     );
     const event = await createEvent(client);
     const requests = await receivedAt(path, 3);
-    assert.equal(new Set(requests.map((r) => r.headers["x-service-delivery"])).size, 1, "one envelope id on every attempt");
+    assert.equal(
+      new Set(requests.map((r) => r.headers["x-service-delivery"])).size,
+      1,
+      "one envelope id on every attempt",
+    );
     assert.equal(new Set(requests.map((r) => r.raw)).size, 1, "the same bytes on every attempt");
-    for (const request of requests) assert.ok(verifySignature(secret, request.raw, request.headers["x-service-signature"] as string));
+    for (const request of requests)
+      assert.ok(verifySignature(secret, request.raw, request.headers["x-service-signature"] as string));
     assert.equal(requests[0]!.body.data.event.id, event.id);
 
-    const log = await eventually(() => deliveriesOf(client, webhook.id), (body) => body.deliveries[0]?.status === "succeeded", "the delivery to succeed");
+    const log = await eventually(
+      () => deliveriesOf(client, webhook.id),
+      (body) => body.deliveries[0]?.status === "succeeded",
+      "the delivery to succeed",
+    );
     const [delivery] = log.deliveries;
     assert.equal(delivery.id, requests[0]!.body.id);
     assert.equal(delivery.attemptCount, 3);
     assert.equal(delivery.nextAttemptAt, null);
     assert.deepEqual(delivery.payload, requests[0]!.body);
-    assert.deepEqual(delivery.attempts.map((a: any) => [a.number, a.statusCode, a.succeeded]), [[1, 500, false], [2, null, false], [3, 204, true]]);
+    assert.deepEqual(
+      delivery.attempts.map((a: any) => [a.number, a.statusCode, a.succeeded]),
+      [
+        [1, 500, false],
+        [2, null, false],
+        [3, 204, true],
+      ],
+    );
     assert.equal(delivery.attempts[0].responseExcerpt, "boom");
     assert.match(delivery.attempts[1].error, /timeout/);
-    assert.ok(delivery.attempts[1].durationMs >= 900, `the timed-out attempt waited for the timeout (${delivery.attempts[1].durationMs} ms)`);
+    assert.ok(
+      delivery.attempts[1].durationMs >= 900,
+      `the timed-out attempt waited for the timeout (${delivery.attempts[1].durationMs} ms)`,
+    );
     const current = expectStatus(await client.get(`/webhooks/${webhook.id}`), 200);
     assert.equal(current.consecutiveFailures, 0, "the success reset the count");
     assert.equal(current.active, true);
   });
 
   test("a Retry-After on a 429 is honoured when it asks for more than the schedule", async () => {
-    const { webhook, path } = await hook(client, ["event.created"], (_request, index) => (index === 0 ? { status: 429, headers: { "retry-after": "1" } } : { status: 200 }));
+    const { webhook, path } = await hook(client, ["event.created"], (_request, index) =>
+      index === 0 ? { status: 429, headers: { "retry-after": "1" } } : { status: 200 },
+    );
     await createEvent(client);
     await receivedAt(path, 2);
-    const log = await eventually(() => deliveriesOf(client, webhook.id), (body) => body.deliveries[0]?.status === "succeeded", "the delivery to succeed");
+    const log = await eventually(
+      () => deliveriesOf(client, webhook.id),
+      (body) => body.deliveries[0]?.status === "succeeded",
+      "the delivery to succeed",
+    );
     const [first, second] = log.deliveries[0].attempts;
     assert.equal(first.statusCode, 429);
     assert.equal(second.statusCode, 200);
@@ -112,26 +142,50 @@ describe("retries, disabling, redelivery and ping on one server", () => {
       ["9".repeat(30), 429, "seconds past the largest date (an invalid date uncapped)"],
       [farDate, 503, "an HTTP date in the year 9999"],
     ] as const) {
-      const { webhook, path } = await hook(client, ["event.created"], () => ({ status, headers: { "retry-after": retryAfter } }));
+      const { webhook, path } = await hook(client, ["event.created"], () => ({
+        status,
+        headers: { "retry-after": retryAfter },
+      }));
       await createEvent(client);
       await receivedAt(path, 1);
-      const log = await eventually(() => deliveriesOf(client, webhook.id), (body) => body.deliveries[0]?.attemptCount === 1, `the attempt to be recorded (${why})`);
+      const log = await eventually(
+        () => deliveriesOf(client, webhook.id),
+        (body) => body.deliveries[0]?.attemptCount === 1,
+        `the attempt to be recorded (${why})`,
+      );
       const [delivery] = log.deliveries;
       assert.equal(delivery.status, "pending", why);
-      assert.deepEqual(delivery.attempts.map((a: any) => [a.number, a.statusCode, a.succeeded]), [[1, status, false]], why);
+      assert.deepEqual(
+        delivery.attempts.map((a: any) => [a.number, a.statusCode, a.succeeded]),
+        [[1, status, false]],
+        why,
+      );
       // The schedule's first retry is immediate (0 ms); the cap adds at most 1 hour to it.
       const waits = Date.parse(delivery.nextAttemptAt) - Date.parse(delivery.attempts[0].startedAt);
-      assert.ok(waits >= hour - 1_000 && waits <= hour + 10_000, `${why}: next attempt ${delivery.nextAttemptAt}, ${waits} ms after the attempt`);
+      assert.ok(
+        waits >= hour - 1_000 && waits <= hour + 10_000,
+        `${why}: next attempt ${delivery.nextAttemptAt}, ${waits} ms after the attempt`,
+      );
       assert.equal(receiver.at(path).length, 1, "no retry before the capped time");
     }
   });
 
   test("a redirect is not followed and counts as a failure; after the schedule the delivery fails for good", async () => {
-    const { webhook, path } = await hook(client, ["event.created"], () => ({ status: 302, headers: { location: `${receiver.origin}/elsewhere` } }));
+    const { webhook, path } = await hook(client, ["event.created"], () => ({
+      status: 302,
+      headers: { location: `${receiver.origin}/elsewhere` },
+    }));
     await createEvent(client);
     await receivedAt(path, 5);
-    const log = await eventually(() => deliveriesOf(client, webhook.id), (body) => body.deliveries[0]?.status === "failed", "the delivery to fail");
-    assert.deepEqual(log.deliveries[0].attempts.map((a: any) => a.statusCode), [302, 302, 302, 302, 302]);
+    const log = await eventually(
+      () => deliveriesOf(client, webhook.id),
+      (body) => body.deliveries[0]?.status === "failed",
+      "the delivery to fail",
+    );
+    assert.deepEqual(
+      log.deliveries[0].attempts.map((a: any) => a.statusCode),
+      [302, 302, 302, 302, 302],
+    );
     assert.equal(receiver.at("/elsewhere").length, 0);
     const current = expectStatus(await client.get(`/webhooks/${webhook.id}`), 200);
     assert.equal(current.consecutiveFailures, 5);
@@ -143,7 +197,11 @@ describe("retries, disabling, redelivery and ping on one server", () => {
     await createEvent(client);
     await createEvent(client);
     await receivedAt(path, 10);
-    const disabled = await eventually(async () => expectStatus(await client.get(`/webhooks/${webhook.id}`), 200), (w) => w.active === false, "the webhook to be disabled");
+    const disabled = await eventually(
+      async () => expectStatus(await client.get(`/webhooks/${webhook.id}`), 200),
+      (w) => w.active === false,
+      "the webhook to be disabled",
+    );
     assert.equal(disabled.consecutiveFailures, 10);
     assert.ok(disabled.disabledAt);
     // Disabled: a new change writes no delivery for it.
@@ -158,7 +216,11 @@ describe("retries, disabling, redelivery and ping on one server", () => {
     const { webhook, path } = await hook(client, ["event.created"], () => ({ status: 410 }));
     await createEvent(client);
     await receivedAt(path, 1);
-    const disabled = await eventually(async () => expectStatus(await client.get(`/webhooks/${webhook.id}`), 200), (w) => w.active === false, "the webhook to be disabled");
+    const disabled = await eventually(
+      async () => expectStatus(await client.get(`/webhooks/${webhook.id}`), 200),
+      (w) => w.active === false,
+      "the webhook to be disabled",
+    );
     assert.equal(disabled.consecutiveFailures, 1);
     const log = await deliveriesOf(client, webhook.id);
     assert.equal(log.deliveries[0].status, "failed");
@@ -170,7 +232,11 @@ describe("retries, disabling, redelivery and ping on one server", () => {
     const { webhook, path } = await hook(client, ["event.created"]);
     await createEvent(client);
     const [first] = await receivedAt(path, 1);
-    const done = await eventually(() => deliveriesOf(client, webhook.id), (body) => body.deliveries[0]?.status === "succeeded", "the first delivery");
+    const done = await eventually(
+      () => deliveriesOf(client, webhook.id),
+      (body) => body.deliveries[0]?.status === "succeeded",
+      "the first delivery",
+    );
     const deliveryId = done.deliveries[0].id;
     answers.set(path, () => ({ status: 500 }));
     const queued = expectStatus(await client.post(`/webhooks/${webhook.id}/deliveries/${deliveryId}/redeliver`), 202);
@@ -180,9 +246,20 @@ describe("retries, disabling, redelivery and ping on one server", () => {
     assert.equal(requests[1]!.raw, first!.raw);
     assert.equal(requests[1]!.headers["x-service-delivery"], deliveryId);
     // A failed redelivery is final: one attempt, no schedule.
-    const failed = await eventually(() => deliveriesOf(client, webhook.id), (body) => body.deliveries[0]?.status === "failed", "the redelivery to fail");
-    assert.deepEqual(failed.deliveries[0].attempts.map((a: any) => a.statusCode), [200, 500]);
-    expectError(await client.post(`/webhooks/${webhook.id}/deliveries/dlv_000000000000000000000000/redeliver`), 404, "NOT_FOUND");
+    const failed = await eventually(
+      () => deliveriesOf(client, webhook.id),
+      (body) => body.deliveries[0]?.status === "failed",
+      "the redelivery to fail",
+    );
+    assert.deepEqual(
+      failed.deliveries[0].attempts.map((a: any) => a.statusCode),
+      [200, 500],
+    );
+    expectError(
+      await client.post(`/webhooks/${webhook.id}/deliveries/dlv_000000000000000000000000/redeliver`),
+      404,
+      "NOT_FOUND",
+    );
   });
 
   test("ping sends a signed webhook.ping at once and answers with its attempt", async () => {
@@ -190,17 +267,26 @@ describe("retries, disabling, redelivery and ping on one server", () => {
     const result = expectStatus(await client.post(`/webhooks/${webhook.id}/ping`), 200);
     assert.equal(result.type, "webhook.ping");
     assert.equal(result.status, "succeeded");
-    assert.deepEqual(result.attempts.map((a: any) => [a.number, a.statusCode, a.succeeded]), [[1, 200, true]]);
+    assert.deepEqual(
+      result.attempts.map((a: any) => [a.number, a.statusCode, a.succeeded]),
+      [[1, 200, true]],
+    );
     const [request] = receiver.at(path);
     assert.equal(request!.headers["x-service-event"], "webhook.ping");
     assert.ok(verifySignature(secret, request!.raw, request!.headers["x-service-signature"] as string));
-    assert.deepEqual(request!.body.data, { webhook: { id: webhook.id, url: webhook.url, events: ["attendee.registered"] } });
+    assert.deepEqual(request!.body.data, {
+      webhook: { id: webhook.id, url: webhook.url, events: ["attendee.registered"] },
+    });
 
     answers.set(path, () => ({ status: 503, body: "down" }));
     const failed = expectStatus(await client.post(`/webhooks/${webhook.id}/ping`), 200);
     assert.equal(failed.status, "failed");
     assert.equal(failed.attempts[0].statusCode, 503);
-    assert.equal(expectStatus(await client.get(`/webhooks/${webhook.id}`), 200).consecutiveFailures, 0, "a ping does not count towards disabling");
+    assert.equal(
+      expectStatus(await client.get(`/webhooks/${webhook.id}`), 200).consecutiveFailures,
+      0,
+      "a ping does not count towards disabling",
+    );
     expectError(await client.post("/webhooks/wh_000000000000000000000000/ping"), 404, "NOT_FOUND");
   });
 });
@@ -212,7 +298,9 @@ describe("a pending retry survives a restart", () => {
     const { url: database, drop } = await testDatabase();
     const first = await startServer({ env, database });
     const client = clientFor(first, (await first.createKey({ account: "Restart Co" })).key);
-    const { webhook, path } = await hook(client, ["event.created"], (_request, index) => (index < 2 ? { status: 500 } : { status: 200 }));
+    const { webhook, path } = await hook(client, ["event.created"], (_request, index) =>
+      index < 2 ? { status: 500 } : { status: 200 },
+    );
     await createEvent(client);
     const failed = await receivedAt(path, 2);
     // Stopped after the second failure: the third attempt is due 3 s later, and the server is gone by then.
@@ -227,7 +315,10 @@ describe("a pending retry survives a restart", () => {
         (body) => body.deliveries[0]?.status === "succeeded",
         "the delivery to succeed after the restart",
       );
-      assert.deepEqual(log.deliveries[0].attempts.map((a: any) => a.statusCode), [500, 500, 200]);
+      assert.deepEqual(
+        log.deliveries[0].attempts.map((a: any) => a.statusCode),
+        [500, 500, 200],
+      );
     } finally {
       await second.stop();
       await drop();

@@ -34,7 +34,12 @@ before(async () => {
     server.createKey({ account: a.accountId, tier: "enterprise", scopes: [...HOOKS, "analytics:read"] }),
   ]);
   full = clientFor(server, a.key);
-  [hooksOnly, withAttendees, withEvents, withAnalytics] = made.map((key) => clientFor(server, key.key)) as [Client, Client, Client, Client];
+  [hooksOnly, withAttendees, withEvents, withAnalytics] = made.map((key) => clientFor(server, key.key)) as [
+    Client,
+    Client,
+    Client,
+    Client,
+  ];
 });
 
 after(async () => {
@@ -73,12 +78,16 @@ describe("subscribing needs the read scope of every type", () => {
   test("a key with the read scope subscribes: 201", async () => {
     const allowed: Array<[Client, string[]]> = [
       [withAttendees, ["attendee.registered", "attendee.updated", "attendee.cancelled", "attendee.checked_in"]],
-      [withEvents, ["event.created", "event.completed", "sustainability.goal_achieved", "sustainability.report_generated"]],
+      [
+        withEvents,
+        ["event.created", "event.completed", "sustainability.goal_achieved", "sustainability.report_generated"],
+      ],
       [full, ["sustainability.carbon_offset"]],
       [withAnalytics, ["analytics.report_ready", "analytics.threshold_exceeded"]],
       [full, ["*"]],
     ];
-    for (const [client, events] of allowed) assert.deepEqual(expectStatus(await create(client, events), 201).events, events);
+    for (const [client, events] of allowed)
+      assert.deepEqual(expectStatus(await create(client, events), 201).events, events);
   });
 
   test("update: url, events and re-enabling are checked on the subscription after the change; a refused update changes nothing", async () => {
@@ -90,18 +99,41 @@ describe("subscribing needs the read scope of every type", () => {
       assert.deepEqual(error.details, { requiredScopes: ["events:read", "attendees:read", "analytics:read"] });
     }
     expectError(await withEvents.put(`/webhooks/${everything.id}`, { url }), 403, "FORBIDDEN", "events");
-    expectError(await withEvents.put(`/webhooks/${everything.id}`, { events: ["event.created", "attendee.registered"] }), 403, "FORBIDDEN", "events");
+    expectError(
+      await withEvents.put(`/webhooks/${everything.id}`, { events: ["event.created", "attendee.registered"] }),
+      403,
+      "FORBIDDEN",
+      "events",
+    );
     const { secret: _secret, ...unchanged } = everything;
     assert.deepEqual(expectStatus(await full.get(`/webhooks/${everything.id}`), 200), unchanged);
     // ...but may describe or pause it, which sends nothing anywhere...
-    assert.equal(expectStatus(await hooksOnly.put(`/webhooks/${everything.id}`, { description: "paused", metadata: { by: "ops" }, active: false }), 200).active, false);
+    assert.equal(
+      expectStatus(
+        await hooksOnly.put(`/webhooks/${everything.id}`, {
+          description: "paused",
+          metadata: { by: "ops" },
+          active: false,
+        }),
+        200,
+      ).active,
+      false,
+    );
     expectError(await hooksOnly.put(`/webhooks/${everything.id}`, { active: true }), 403, "FORBIDDEN", "events");
     expectStatus(await full.put(`/webhooks/${everything.id}`, { active: true }), 200);
     // ...and a key may narrow it to what it reads, and then change it.
-    const narrowed = expectStatus(await withEvents.put(`/webhooks/${everything.id}`, { events: ["event.created"], url }), 200);
+    const narrowed = expectStatus(
+      await withEvents.put(`/webhooks/${everything.id}`, { events: ["event.created"], url }),
+      200,
+    );
     assert.deepEqual([narrowed.events, narrowed.url], [["event.created"], url]);
     expectStatus(await withEvents.put(`/webhooks/${everything.id}`, { description: "events only", active: true }), 200);
-    expectError(await hooksOnly.put(`/webhooks/${everything.id}`, { url: publicUrl("no") }), 403, "FORBIDDEN", "events");
+    expectError(
+      await hooksOnly.put(`/webhooks/${everything.id}`, { url: publicUrl("no") }),
+      403,
+      "FORBIDDEN",
+      "events",
+    );
     // Deleting needs webhooks:write only.
     expectStatus(await hooksOnly.delete(`/webhooks/${everything.id}`), 200);
   });
@@ -119,7 +151,8 @@ describe("the delivery log shows only what the reading key may read", () => {
     attendee = await register(full, event.id, { phone: "+49 30 1234567" });
   });
 
-  const log = async (client: Client) => expectStatus(await client.get(`/webhooks/${hook.id}/deliveries?limit=100`), 200).deliveries as any[];
+  const log = async (client: Client) =>
+    expectStatus(await client.get(`/webhooks/${hook.id}/deliveries?limit=100`), 200).deliveries as any[];
 
   test("every key sees every entry; data only of the types it reads, else data null and redacted true", async () => {
     const everything = await log(full);
@@ -133,15 +166,37 @@ describe("the delivery log shows only what the reading key may read", () => {
     assert.equal(byType(everything, "attendee.registered").payload.data.attendee.email, attendee.email);
 
     const hidden = await log(hooksOnly);
-    assert.deepEqual(hidden.map((delivery) => delivery.id), everything.map((delivery) => delivery.id));
+    assert.deepEqual(
+      hidden.map((delivery) => delivery.id),
+      everything.map((delivery) => delivery.id),
+    );
     for (const [index, delivery] of hidden.entries()) {
       const whole = everything[index];
       assert.equal(delivery.redacted, true);
       // The envelope's other fields and the attempts stay: only its data is hidden.
       assert.deepEqual(delivery.payload, { ...whole.payload, data: null });
-      assert.deepEqual({ ...delivery, payload: null, redacted: null, attempts: null, status: null, attemptCount: null, nextAttemptAt: null, updatedAt: null }, {
-        ...whole, payload: null, redacted: null, attempts: null, status: null, attemptCount: null, nextAttemptAt: null, updatedAt: null,
-      });
+      assert.deepEqual(
+        {
+          ...delivery,
+          payload: null,
+          redacted: null,
+          attempts: null,
+          status: null,
+          attemptCount: null,
+          nextAttemptAt: null,
+          updatedAt: null,
+        },
+        {
+          ...whole,
+          payload: null,
+          redacted: null,
+          attempts: null,
+          status: null,
+          attemptCount: null,
+          nextAttemptAt: null,
+          updatedAt: null,
+        },
+      );
     }
     const text = JSON.stringify(hidden);
     assert.doesNotMatch(text, new RegExp(attendee.email.replace(/[.+]/g, "\\$&")));
@@ -156,7 +211,10 @@ describe("the delivery log shows only what the reading key may read", () => {
     }
     const eventsView = await log(withEvents);
     assert.deepEqual(eventsView.map((delivery) => [delivery.type, delivery.redacted]).sort(), [
-      ["attendee.registered", true], ["event.created", false], ["event.published", false], ["event.updated", false],
+      ["attendee.registered", true],
+      ["event.created", false],
+      ["event.published", false],
+      ["event.updated", false],
     ]);
   });
 
@@ -200,12 +258,18 @@ describe("webhooks per account, by the key's tier", () => {
 
     const starter = clientFor(server, (await server.createKey({ account: free.accountId, tier: "starter" })).key);
     for (let i = 5; i < 20; i++) expectStatus(await create(starter, ["event.created"]), 201);
-    assert.deepEqual(expectError(await create(starter, ["event.created"]), 400, "INVALID_REQUEST").details, { limit: 20, tier: "starter" });
+    assert.deepEqual(expectError(await create(starter, ["event.created"]), 400, "INVALID_REQUEST").details, {
+      limit: 20,
+      tier: "starter",
+    });
     assert.equal(expectStatus(await starter.get("/webhooks?limit=100"), 200).pagination.total, 20);
   });
 
   test("concurrent creates at the cap: 10 at once with 3 slots left give exactly 3 × 201", async () => {
-    const free = clientFor(server, (await server.createKey({ account: `Racing hooks ${Date.now()}`, tier: "free" })).key);
+    const free = clientFor(
+      server,
+      (await server.createKey({ account: `Racing hooks ${Date.now()}`, tier: "free" })).key,
+    );
     for (let i = 0; i < 2; i++) expectStatus(await create(free, ["event.created"]), 201);
     const answers = await Promise.all(Array.from({ length: 10 }, () => create(free, ["event.created"])));
     const statuses = answers.map((answer) => answer.status).sort();

@@ -38,7 +38,10 @@ test("SIGTERM with attempts in flight: they are recorded, the server exits 0, an
   try {
     const { key } = await first.createKey({ account: "Draining Co", tier: "enterprise" });
     const client = clientFor(first, key);
-    const webhook = expectStatus(await client.post("/webhooks", { url: `${receiver.origin}/held`, events: ["event.created"] }), 201);
+    const webhook = expectStatus(
+      await client.post("/webhooks", { url: `${receiver.origin}/held`, events: ["event.created"] }),
+      201,
+    );
     webhookId = webhook.id;
     secret = webhook.secret;
     // Every request is held until released: the worker's per-webhook bound (16 today) fills, the rest wait their turn.
@@ -53,7 +56,10 @@ test("SIGTERM with attempts in flight: they are recorded, the server exits 0, an
 
     const stopping = first.stop("SIGTERM");
     // Answer the held attempts only once the server is shutting down: they were in flight at SIGTERM.
-    for (const deadline = Date.now() + 10_000; !logLines(first.output()).some((line) => line.msg === "shutting down"); ) {
+    for (
+      const deadline = Date.now() + 10_000;
+      !logLines(first.output()).some((line) => line.msg === "shutting down");
+    ) {
       assert.ok(Date.now() < deadline, `no "shutting down" in the log:\n${first.output()}`);
       await sleep(20);
     }
@@ -77,14 +83,21 @@ test("SIGTERM with attempts in flight: they are recorded, the server exits 0, an
     const client = clientFor(second, key);
     await receiver.waitFor((received) => received.length >= events, `all ${events} deliveries`);
     let log = expectStatus(await client.get(`/webhooks/${webhookId!}/deliveries?limit=100`), 200);
-    for (const deadline = Date.now() + 20_000; log.deliveries.some((d: any) => d.status !== "succeeded") && Date.now() < deadline; ) {
+    for (
+      const deadline = Date.now() + 20_000;
+      log.deliveries.some((d: any) => d.status !== "succeeded") && Date.now() < deadline;
+    ) {
       await sleep(50);
       log = expectStatus(await client.get(`/webhooks/${webhookId!}/deliveries?limit=100`), 200);
     }
     // Give a wrongly repeated attempt the time to show up before counting.
     await sleep(1_000);
     assert.equal(log.pagination.total, events);
-    assert.deepEqual(log.deliveries.map((d: any) => [d.status, d.attemptCount]), Array(events).fill(["succeeded", 1]), "one recorded attempt each");
+    assert.deepEqual(
+      log.deliveries.map((d: any) => [d.status, d.attemptCount]),
+      Array(events).fill(["succeeded", 1]),
+      "one recorded attempt each",
+    );
     const receipts = new Map<string, number>();
     for (const request of receiver.received) {
       const { id } = verifyWebhook(secret!, request.headers, request.raw);

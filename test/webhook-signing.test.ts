@@ -52,7 +52,10 @@ let pathCounter = 0;
 /** Registers a webhook for `event.created` on a new receiver path. */
 async function hook(overrides: Record<string, unknown> = {}) {
   const path = `/signed/${++pathCounter}`;
-  const webhook = expectStatus(await client.post("/webhooks", { url: `${receiver.origin}${path}`, events: ["event.created"], ...overrides }), 201);
+  const webhook = expectStatus(
+    await client.post("/webhooks", { url: `${receiver.origin}${path}`, events: ["event.created"], ...overrides }),
+    201,
+  );
   secrets.add(webhook.secret);
   return { webhook, path };
 }
@@ -100,21 +103,33 @@ describe("Standard Webhooks headers on real deliveries", () => {
     assert.equal(libraryAccepts(webhook.secret, request), true, "the standardwebhooks library verifies it");
     assert.equal(oursAccepts(webhook.secret, request), true, "verifyWebhook verifies it");
     assert.deepEqual(new StandardWebhook(webhook.secret).verify(request.raw, headers), request.body);
-    assert.ok(verifySignature(webhook.secret, request.raw, headers["x-service-signature"]), "X-Service-Signature stays");
+    assert.ok(
+      verifySignature(webhook.secret, request.raw, headers["x-service-signature"]),
+      "X-Service-Signature stays",
+    );
 
     // Tampering: another body, another id, a moved timestamp.
     const tampered = { ...request, raw: request.raw.replace(request.body.id, "dlv_000000000000000000000000") };
     assert.equal(libraryAccepts(webhook.secret, tampered), false);
     assert.equal(oursAccepts(webhook.secret, tampered), false);
-    for (const [name, value] of [["webhook-id", "dlv_000000000000000000000000"], ["webhook-timestamp", String(timestamp - 1)]] as const) {
+    for (const [name, value] of [
+      ["webhook-id", "dlv_000000000000000000000000"],
+      ["webhook-timestamp", String(timestamp - 1)],
+    ] as const) {
       const moved = { ...request, headers: { ...request.headers, [name]: value } };
       assert.equal(libraryAccepts(webhook.secret, moved), false, name);
       assert.equal(oursAccepts(webhook.secret, moved), false, name);
     }
     // A replay of this captured delivery ten minutes later is refused, signature intact.
     const later = new Date((timestamp + 600) * 1000);
-    assert.throws(() => verifyWebhook(webhook.secret, request.headers, request.raw, { now: later }), (error: unknown) => error instanceof WebhookVerificationError && error.reason === "timestamp_too_old");
-    assert.equal(verifyWebhook(webhook.secret, request.headers, request.raw, { now: later, toleranceSeconds: 900 }).id, request.body.id);
+    assert.throws(
+      () => verifyWebhook(webhook.secret, request.headers, request.raw, { now: later }),
+      (error: unknown) => error instanceof WebhookVerificationError && error.reason === "timestamp_too_old",
+    );
+    assert.equal(
+      verifyWebhook(webhook.secret, request.headers, request.raw, { now: later, toleranceSeconds: 900 }).id,
+      request.body.id,
+    );
   });
 
   test("a host name is resolved once by the pinned lookup and the connection still trusts NODE_EXTRA_CA_CERTS", async () => {
@@ -128,7 +143,8 @@ describe("Standard Webhooks headers on real deliveries", () => {
 
   test("retries, redeliveries and pings are signed afresh: the same webhook-id, each attempt's own timestamp", async () => {
     const { webhook, path } = await hook();
-    receiver.answer = (request, index) => (request.path === path && index === 0 ? { status: 500 } : { status: 200, body: "ok" });
+    receiver.answer = (request, index) =>
+      request.path === path && index === 0 ? { status: 500 } : { status: 200, body: "ok" };
     try {
       await createEvent(client);
       await receiver.waitFor(() => receiver.at(path).length >= 2, "a failed attempt and its retry");
@@ -137,13 +153,18 @@ describe("Standard Webhooks headers on real deliveries", () => {
     }
     const [first, retry] = receiver.at(path);
     assert.equal(headersOf(retry!)["webhook-id"], headersOf(first!)["webhook-id"]);
-    for (const request of [first!, retry!]) assert.ok(libraryAccepts(webhook.secret, request) && oursAccepts(webhook.secret, request));
+    for (const request of [first!, retry!])
+      assert.ok(libraryAccepts(webhook.secret, request) && oursAccepts(webhook.secret, request));
     await sleep(1_100); // a new second, so the redelivery's timestamp differs
     const deliveryId = first!.body.id;
     expectStatus(await client.post(`/webhooks/${webhook.id}/deliveries/${deliveryId}/redeliver`), 202);
     await receiver.waitFor(() => receiver.at(path).length >= 3, "the redelivery");
     const redelivered = receiver.at(path)[2]!;
-    assert.equal(headersOf(redelivered)["webhook-id"], deliveryId, "a redelivery keeps the id: receivers de-duplicate on it");
+    assert.equal(
+      headersOf(redelivered)["webhook-id"],
+      deliveryId,
+      "a redelivery keeps the id: receivers de-duplicate on it",
+    );
     assert.ok(Number(headersOf(redelivered)["webhook-timestamp"]) > Number(headersOf(first!)["webhook-timestamp"]));
     assert.ok(libraryAccepts(webhook.secret, redelivered) && oursAccepts(webhook.secret, redelivered));
     const ping = expectStatus(await client.post(`/webhooks/${webhook.id}/ping`), 200);
@@ -167,12 +188,18 @@ describe("POST /webhooks/:id/rotate-secret", () => {
     assert.match(newSecret, GENERATED_SECRET);
     assert.notEqual(newSecret, oldSecret);
     const expiresAt = Date.parse(rotated.previousSecretExpiresAt);
-    assert.ok(expiresAt >= rotatedAt + OVERLAP_MS - 1_000 && expiresAt <= Date.now() + OVERLAP_MS + 1_000, rotated.previousSecretExpiresAt);
+    assert.ok(
+      expiresAt >= rotatedAt + OVERLAP_MS - 1_000 && expiresAt <= Date.now() + OVERLAP_MS + 1_000,
+      rotated.previousSecretExpiresAt,
+    );
     const { secret: _secret, previousSecretExpiresAt: _expires, ...shown } = rotated;
     assert.deepEqual(shown, { ...withoutSecret(webhook), updatedAt: rotated.updatedAt });
     // Never shown again, nor the previous one.
     const read = expectStatus(await client.get(`/webhooks/${webhook.id}`), 200);
-    assert.deepEqual(Object.keys(read).filter((key) => /secret/i.test(key)), []);
+    assert.deepEqual(
+      Object.keys(read).filter((key) => /secret/i.test(key)),
+      [],
+    );
 
     // During the overlap: two signatures, either secret verifies, with either verifier.
     const during = await nextDelivery(path);
@@ -183,8 +210,18 @@ describe("POST /webhooks/:id/rotate-secret", () => {
       assert.equal(libraryAccepts(secret, during), true, "the library accepts either secret");
       assert.equal(oursAccepts(secret, during), true, "verifyWebhook accepts either secret");
     }
-    assert.equal(new StandardWebhook(newSecret).sign(during.body.id, new Date(Number(headersOf(during)["webhook-timestamp"]) * 1000), during.raw), signatures[0]);
-    assert.ok(verifySignature(newSecret, during.raw, headersOf(during)["x-service-signature"]), "X-Service-Signature uses the new secret");
+    assert.equal(
+      new StandardWebhook(newSecret).sign(
+        during.body.id,
+        new Date(Number(headersOf(during)["webhook-timestamp"]) * 1000),
+        during.raw,
+      ),
+      signatures[0],
+    );
+    assert.ok(
+      verifySignature(newSecret, during.raw, headersOf(during)["x-service-signature"]),
+      "X-Service-Signature uses the new secret",
+    );
     assert.equal(verifySignature(oldSecret, during.raw, headersOf(during)["x-service-signature"]), false);
 
     // After the overlap: the old secret no longer signs.
@@ -205,8 +242,14 @@ describe("POST /webhooks/:id/rotate-secret", () => {
     secrets.add(second.secret);
     const request = await nextDelivery(path);
     assert.equal(headersOf(request)["webhook-signature"]!.split(" ").length, 2);
-    assert.deepEqual([second.secret, first.secret, webhook.secret].map((secret) => oursAccepts(secret, request)), [true, true, false]);
-    assert.deepEqual([second.secret, first.secret, webhook.secret].map((secret) => libraryAccepts(secret, request)), [true, true, false]);
+    assert.deepEqual(
+      [second.secret, first.secret, webhook.secret].map((secret) => oursAccepts(secret, request)),
+      [true, true, false],
+    );
+    assert.deepEqual(
+      [second.secret, first.secret, webhook.secret].map((secret) => libraryAccepts(secret, request)),
+      [true, true, false],
+    );
   });
 
   test("a client-given secret works the same way, and is replaced by a generated one", async () => {
@@ -224,7 +267,10 @@ describe("POST /webhooks/:id/rotate-secret", () => {
     expectError(await client.post("/webhooks/wh_000000000000000000000000/rotate-secret"), 404, "NOT_FOUND");
     const other = clientFor(server, (await server.createKey({ account: "Other Co" })).key);
     expectError(await other.post(`/webhooks/${webhook.id}/rotate-secret`), 404, "NOT_FOUND");
-    const reader = clientFor(server, (await server.createKey({ account: "Signing Co", scopes: ["webhooks:read"] })).key);
+    const reader = clientFor(
+      server,
+      (await server.createKey({ account: "Signing Co", scopes: ["webhooks:read"] })).key,
+    );
     expectError(await reader.post(`/webhooks/${webhook.id}/rotate-secret`), 403, "FORBIDDEN");
     assert.equal((await server.request("POST", `/v1/webhooks/${webhook.id}/rotate-secret`)).status, 401);
     const viaApi = await server.request("POST", `/api/webhooks/${webhook.id}/rotate-secret`, { key: client.key });
@@ -239,6 +285,7 @@ describe("POST /webhooks/:id/rotate-secret", () => {
     assert.equal(operation.operationId, "rotateWebhookSecret");
     const schema = operation.responses["200"].content["application/json"].schema;
     const resolved = schema.$ref ? document.components.schemas[schema.$ref.split("/").pop()] : schema;
-    for (const field of ["id", "url", "secret", "previousSecretExpiresAt"]) assert.ok(resolved.properties[field], field);
+    for (const field of ["id", "url", "secret", "previousSecretExpiresAt"])
+      assert.ok(resolved.properties[field], field);
   });
 });

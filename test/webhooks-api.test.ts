@@ -14,7 +14,15 @@ import { after, before, describe, test } from "node:test";
 import { type ApiResponse, queryDatabase, startServer, type TestServer } from "./_setup.ts";
 import { type Client, clientFor, expectError, expectStatus, ids, ISO_UTC, PREFIXES } from "./fixtures/api.ts";
 import {
-  createWebhook, EVENT_TYPES, GENERATED_SECRET, NON_PUBLIC_URLS, PUBLIC_IP, publicUrl, WEBHOOK_ID, webhookInput, withoutSecret,
+  createWebhook,
+  EVENT_TYPES,
+  GENERATED_SECRET,
+  NON_PUBLIC_URLS,
+  PUBLIC_IP,
+  publicUrl,
+  WEBHOOK_ID,
+  webhookInput,
+  withoutSecret,
 } from "./fixtures/webhooks.ts";
 
 let server: TestServer;
@@ -51,7 +59,8 @@ async function all(client: Client, query = ""): Promise<any[]> {
 
 /** The stored secret of a webhook, read from the server's database (the API never shows it again). */
 async function storedSecret(id: string): Promise<string | undefined> {
-  return (await queryDatabase<{ secret: string }>(server.database, "SELECT secret FROM webhooks WHERE id = ?", [id]))[0]?.secret;
+  return (await queryDatabase<{ secret: string }>(server.database, "SELECT secret FROM webhooks WHERE id = ?", [id]))[0]
+    ?.secret;
 }
 
 function assertNoSecret(webhook: Record<string, unknown>, where: string) {
@@ -59,7 +68,10 @@ function assertNoSecret(webhook: Record<string, unknown>, where: string) {
 }
 
 before(async () => {
-  [server, open] = await Promise.all([startServer({ env: { LOG_LEVEL: "trace" } }), startServer({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" } })]);
+  [server, open] = await Promise.all([
+    startServer({ env: { LOG_LEVEL: "trace" } }),
+    startServer({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" } }),
+  ]);
   const [a, b] = await Promise.all([
     server.createKey({ account: "Hooks A", tier: "enterprise" }),
     server.createKey({ account: "Hooks B", tier: "enterprise" }),
@@ -153,11 +165,17 @@ describe("POST /webhooks: create", () => {
     ];
     const client = await newClient();
     for (const [given, stored] of cases) {
-      const created = keep(expectStatus(await client.post("/webhooks", { url: given, events: ["event.updated"] }), 201));
+      const created = keep(
+        expectStatus(await client.post("/webhooks", { url: given, events: ["event.updated"] }), 201),
+      );
       assert.equal(created.url, stored, given);
       assert.equal(expectStatus(await client.get(`/webhooks/${created.id}`), 200).url, stored);
     }
-    expectError(await client.post("/webhooks", { url: `https://${PUBLIC_IP}/In?x=1&y=%7e#other`, events: ["event.updated"] }), 409, "DUPLICATE_WEBHOOK");
+    expectError(
+      await client.post("/webhooks", { url: `https://${PUBLIC_IP}/In?x=1&y=%7e#other`, events: ["event.updated"] }),
+      409,
+      "DUPLICATE_WEBHOOK",
+    );
   });
 
   test("generated secrets and ids differ for every webhook", async () => {
@@ -170,7 +188,14 @@ describe("POST /webhooks: create", () => {
 
   test("a given secret must be whsec_ and the base64 of 24 to 64 bytes (the Standard Webhooks form)", async () => {
     const b64 = (bytes: number, fill = 0xab) => Buffer.alloc(bytes, fill).toString("base64");
-    for (const secret of [`whsec_${b64(24)}`, `whsec_${b64(64)}`, `whsec_${b64(32, 0xff)}`, `whsec_${b64(25)}`, `whsec_${b64(26)}`, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"]) {
+    for (const secret of [
+      `whsec_${b64(24)}`,
+      `whsec_${b64(64)}`,
+      `whsec_${b64(32, 0xff)}`,
+      `whsec_${b64(25)}`,
+      `whsec_${b64(26)}`,
+      "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    ]) {
       const created = keep(expectStatus(await v1.post("/webhooks", webhookInput({ secret })), 201));
       assert.equal(created.secret, secret);
     }
@@ -200,10 +225,20 @@ describe("POST /webhooks: create", () => {
     const everything = keep(expectStatus(await v1.post("/webhooks", webhookInput({ events: [...EVENT_TYPES] })), 201));
     assert.deepEqual(everything.events, [...EVENT_TYPES]);
     const repeated = keep(
-      expectStatus(await v1.post("/webhooks", webhookInput({ events: ["attendee.updated", "*", "attendee.updated", "*", "event.deleted"] })), 201),
+      expectStatus(
+        await v1.post(
+          "/webhooks",
+          webhookInput({ events: ["attendee.updated", "*", "attendee.updated", "*", "event.deleted"] }),
+        ),
+        201,
+      ),
     );
     assert.deepEqual(repeated.events, ["attendee.updated", "*", "event.deleted"]);
-    assert.deepEqual(expectStatus(await v1.get(`/webhooks/${repeated.id}`), 200).events, ["attendee.updated", "*", "event.deleted"]);
+    assert.deepEqual(expectStatus(await v1.get(`/webhooks/${repeated.id}`), 200).events, [
+      "attendee.updated",
+      "*",
+      "event.deleted",
+    ]);
   });
 
   test("an unknown event type is 400 INVALID_EVENT_TYPE naming its index", async () => {
@@ -220,11 +255,19 @@ describe("POST /webhooks: create", () => {
     const before = (await all(v1)).length;
     for (const [events, field] of cases) {
       const error = expectError(await v1.post("/webhooks", webhookInput({ events })), 400, "INVALID_EVENT_TYPE", field);
-      assert.match(error.message, new RegExp(JSON.stringify(events[Number(field.split(".")[1])]).replace(/[.*]/g, "\\$&")));
+      assert.match(
+        error.message,
+        new RegExp(JSON.stringify(events[Number(field.split(".")[1])]).replace(/[.*]/g, "\\$&")),
+      );
     }
     assert.equal((await all(v1)).length, before, "nothing was created");
     // Repeats are folded before anything is counted.
-    const repeated = keep(expectStatus(await v1.post("/webhooks", webhookInput({ events: Array.from({ length: 40 }, () => "event.created") })), 201));
+    const repeated = keep(
+      expectStatus(
+        await v1.post("/webhooks", webhookInput({ events: Array.from({ length: 40 }, () => "event.created") })),
+        201,
+      ),
+    );
     assert.deepEqual(repeated.events, ["event.created"]);
   });
 
@@ -270,20 +313,46 @@ describe("POST /webhooks: create", () => {
       [{ url: publicUrl(), events: ["event.created"], metadata: { list: [1, 2] } }, "metadata.list"],
       [{ url: publicUrl(), events: ["event.created"], metadata: { ["k".repeat(41)]: 1 } }, "metadata"],
       [{ url: publicUrl(), events: ["event.created"], metadata: { long: "v".repeat(501) } }, "metadata.long"],
-      [{ url: publicUrl(), events: ["event.created"], metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }, "metadata"],
+      [
+        {
+          url: publicUrl(),
+          events: ["event.created"],
+          metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])),
+        },
+        "metadata",
+      ],
     ];
     const before = (await all(v1)).length;
     for (const [body, field] of cases) {
       const error = expectError(await v1.post("/webhooks", body), 400, "INVALID_REQUEST");
-      assert.ok(error.field === field || error.field?.startsWith(`${field}.`), `field ${error.field} for ${JSON.stringify(body).slice(0, 120)}`);
+      assert.ok(
+        error.field === field || error.field?.startsWith(`${field}.`),
+        `field ${error.field} for ${JSON.stringify(body).slice(0, 120)}`,
+      );
     }
     // A reserved metadata key, sent as raw JSON (an object literal would set the prototype).
     const raw = `{"url":"${publicUrl()}","events":["event.created"],"metadata":{"__proto__":"x"}}`;
-    const reserved = expectError(await server.request("POST", "/v1/webhooks", { key: v1.key, raw, headers: { "content-type": "application/json" } }), 400, "INVALID_REQUEST");
+    const reserved = expectError(
+      await server.request("POST", "/v1/webhooks", {
+        key: v1.key,
+        raw,
+        headers: { "content-type": "application/json" },
+      }),
+      400,
+      "INVALID_REQUEST",
+    );
     assert.match(reserved.field ?? "", /^metadata/);
     // Not an object at all.
     for (const rawBody of ["[]", "null", '"https://93.184.216.34/"', "{not json"]) {
-      expectError(await server.request("POST", "/v1/webhooks", { key: v1.key, raw: rawBody, headers: { "content-type": "application/json" } }), 400, "INVALID_REQUEST");
+      expectError(
+        await server.request("POST", "/v1/webhooks", {
+          key: v1.key,
+          raw: rawBody,
+          headers: { "content-type": "application/json" },
+        }),
+        400,
+        "INVALID_REQUEST",
+      );
     }
     expectError(await server.request("POST", "/v1/webhooks", { key: v1.key }), 400, "INVALID_REQUEST");
     assert.equal((await all(v1)).length, before, "nothing was created");
@@ -292,12 +361,28 @@ describe("POST /webhooks: create", () => {
   test("the same URL twice in one account is 409 DUPLICATE_WEBHOOK; another account may use it", async () => {
     const url = publicUrl("shared");
     const first = keep(expectStatus(await v1.post("/webhooks", { url, events: ["event.created"] }), 201));
-    const again = expectError(await api.post("/webhooks", { url, events: ["attendee.registered"] }), 409, "DUPLICATE_WEBHOOK", "url");
+    const again = expectError(
+      await api.post("/webhooks", { url, events: ["attendee.registered"] }),
+      409,
+      "DUPLICATE_WEBHOOK",
+      "url",
+    );
     assert.ok(again.message.includes(url), again.message);
     // The same URL in another spelling is the same URL.
-    expectError(await v1.post("/webhooks", { url: url.replace("https://", "HTTPS://").replace(PUBLIC_IP, `${PUBLIC_IP}:443`), events: ["*"] }), 409, "DUPLICATE_WEBHOOK", "url");
+    expectError(
+      await v1.post("/webhooks", {
+        url: url.replace("https://", "HTTPS://").replace(PUBLIC_IP, `${PUBLIC_IP}:443`),
+        events: ["*"],
+      }),
+      409,
+      "DUPLICATE_WEBHOOK",
+      "url",
+    );
     expectError(await v1.post("/webhooks", { url: ` ${url} `, events: ["*"] }), 409, "DUPLICATE_WEBHOOK", "url");
-    assert.deepEqual((await all(v1)).filter((webhook) => webhook.url === url).map((webhook) => webhook.id), [first.id]);
+    assert.deepEqual(
+      (await all(v1)).filter((webhook) => webhook.url === url).map((webhook) => webhook.id),
+      [first.id],
+    );
 
     // Another path, query or port is another URL.
     for (const variant of [`${url}/sub`, `${url}?v=2`, url.replace(PUBLIC_IP, `${PUBLIC_IP}:8443`)]) {
@@ -314,7 +399,12 @@ describe("SSRF guard (default)", () => {
   for (const [url, why] of NON_PUBLIC_URLS) {
     test(`${url} (${why}) is refused: 400 INVALID_URL on field url`, async () => {
       for (const prefix of PREFIXES) {
-        const error = expectError(await server.request("POST", `${prefix}/webhooks`, { key: v1.key, body: { url, events: ["*"] } }), 400, "INVALID_URL", "url");
+        const error = expectError(
+          await server.request("POST", `${prefix}/webhooks`, { key: v1.key, body: { url, events: ["*"] } }),
+          400,
+          "INVALID_URL",
+          "url",
+        );
         assert.ok(error.message.length > 0);
       }
     });
@@ -347,7 +437,13 @@ describe("SSRF guard (default)", () => {
 
   test("PUT applies the same guard: a private URL is refused and the webhook keeps its URL", async () => {
     const webhook = keep(await createWebhook(v1));
-    for (const url of ["https://127.0.0.1/", "https://169.254.169.254/", "https://[fd00::1]/", "https://localhost/x", "https://does-not-exist.invalid/"]) {
+    for (const url of [
+      "https://127.0.0.1/",
+      "https://169.254.169.254/",
+      "https://[fd00::1]/",
+      "https://localhost/x",
+      "https://does-not-exist.invalid/",
+    ]) {
       expectError(await v1.put(`/webhooks/${webhook.id}`, { url }), 400, "INVALID_URL", "url");
     }
     assert.deepEqual(expectStatus(await v1.get(`/webhooks/${webhook.id}`), 200), withoutSecret(webhook));
@@ -372,11 +468,19 @@ describe("WEBHOOK_ALLOW_PRIVATE_NETWORKS=true", () => {
       assert.match(created.secret, GENERATED_SECRET);
       assert.equal(expectStatus(await client.get(`/webhooks/${created.id}`), 200).url, stored);
     }
-    for (const url of ["http://127.0.0.1:8443/hook", "http://localhost/x", "ftp://10.1.2.3/", `https://user:pw@127.0.0.1/`]) {
+    for (const url of [
+      "http://127.0.0.1:8443/hook",
+      "http://localhost/x",
+      "ftp://10.1.2.3/",
+      `https://user:pw@127.0.0.1/`,
+    ]) {
       expectError(await client.post("/webhooks", { url, events: ["*"] }), 400, "INVALID_URL", "url");
     }
     // A PUT to a private URL works there too.
-    const moved = expectStatus(await client.put(`/webhooks/${(await all(client))[0].id}`, { url: "https://172.16.5.4/moved" }), 200);
+    const moved = expectStatus(
+      await client.put(`/webhooks/${(await all(client))[0].id}`, { url: "https://172.16.5.4/moved" }),
+      200,
+    );
     assert.equal(moved.url, "https://172.16.5.4/moved");
     assert.equal((await all(client)).length, cases.length);
   });
@@ -391,8 +495,13 @@ describe("WEBHOOK_ALLOW_PRIVATE_NETWORKS=true", () => {
     await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
     try {
       const port = (listener.address() as { port: number }).port;
-      const created = keep(expectStatus(await client.post("/webhooks", { url: `https://127.0.0.1:${port}/hook`, events: ["*"] }), 201));
-      expectStatus(await client.put(`/webhooks/${created.id}`, { url: `https://127.0.0.1:${port}/other`, active: true }), 200);
+      const created = keep(
+        expectStatus(await client.post("/webhooks", { url: `https://127.0.0.1:${port}/hook`, events: ["*"] }), 201),
+      );
+      expectStatus(
+        await client.put(`/webhooks/${created.id}`, { url: `https://127.0.0.1:${port}/other`, active: true }),
+        200,
+      );
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.equal(sockets.length, 0, "no connection reached the receiver");
     } finally {
@@ -409,7 +518,12 @@ describe("GET /webhooks/:id and GET /webhooks", () => {
       assertNoSecret(fetched, "GET /webhooks/:id");
       assert.deepEqual(fetched, withoutSecret(mine));
     }
-    for (const id of ["wh_000000000000000000000000", "wh_nope", "evt_000000000000000000000000", mine.id.toUpperCase()]) {
+    for (const id of [
+      "wh_000000000000000000000000",
+      "wh_nope",
+      "evt_000000000000000000000000",
+      mine.id.toUpperCase(),
+    ]) {
       expectError(await v1.get(`/webhooks/${id}`), 404, "NOT_FOUND");
     }
     expectError(await other.get(`/webhooks/${mine.id}`), 404, "NOT_FOUND");
@@ -419,8 +533,11 @@ describe("GET /webhooks/:id and GET /webhooks", () => {
   test("a list: newest first, no secrets, only the account's own; `active` filters", async () => {
     const client = await newClient();
     const made: any[] = [];
-    for (const overrides of [{}, { active: false }, {}, { active: false }, {}]) made.push(keep(await createWebhook(client, overrides)));
-    const newestFirst = [...made].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
+    for (const overrides of [{}, { active: false }, {}, { active: false }, {}])
+      made.push(keep(await createWebhook(client, overrides)));
+    const newestFirst = [...made].sort((a, b) =>
+      a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1,
+    );
 
     const body = expectStatus(await client.get("/webhooks"), 200);
     assert.deepEqual(Object.keys(body).sort(), ["pagination", "webhooks"]);
@@ -461,7 +578,10 @@ describe("GET /webhooks/:id and GET /webhooks", () => {
     assert.deepEqual(past.webhooks, []);
     assert.deepEqual(past.pagination, { page: 4, limit: 2, total: 5, totalPages: 3, hasNext: false, hasPrev: true });
     const inactivePage = expectStatus(await client.get("/webhooks?active=false&limit=100"), 200);
-    assert.deepEqual(inactivePage, { webhooks: [], pagination: { page: 1, limit: 100, total: 0, totalPages: 0, hasNext: false, hasPrev: false } });
+    assert.deepEqual(inactivePage, {
+      webhooks: [],
+      pagination: { page: 1, limit: 100, total: 0, totalPages: 0, hasNext: false, hasPrev: false },
+    });
   });
 
   test("a bad query is 400 INVALID_REQUEST naming the parameter", async () => {
@@ -490,18 +610,32 @@ describe("GET /webhooks/:id and GET /webhooks", () => {
 describe("PUT /webhooks/:id: partial update", () => {
   test("only the supplied fields change; the answer and later reads show no secret; the secret is kept", async () => {
     const secret = `whsec_${Buffer.from("kept-secret-0123456789abcdef").toString("base64")}`;
-    const original = keep(await createWebhook(v1, { events: ["event.created"], description: "first", metadata: { a: 1 }, secret }));
+    const original = keep(
+      await createWebhook(v1, { events: ["event.created"], description: "first", metadata: { a: 1 }, secret }),
+    );
 
-    const eventsOnly = expectStatus(await v1.put(`/webhooks/${original.id}`, { events: ["attendee.checked_in", "attendee.checked_in", "*"] }), 200);
+    const eventsOnly = expectStatus(
+      await v1.put(`/webhooks/${original.id}`, { events: ["attendee.checked_in", "attendee.checked_in", "*"] }),
+      200,
+    );
     assertNoSecret(eventsOnly, "PUT /webhooks/:id");
     assert.match(eventsOnly.updatedAt, ISO_UTC);
     assert.ok(eventsOnly.updatedAt >= original.updatedAt);
-    assert.deepEqual(eventsOnly, { ...withoutSecret(original), events: ["attendee.checked_in", "*"], updatedAt: eventsOnly.updatedAt });
+    assert.deepEqual(eventsOnly, {
+      ...withoutSecret(original),
+      events: ["attendee.checked_in", "*"],
+      updatedAt: eventsOnly.updatedAt,
+    });
     assert.deepEqual(expectStatus(await v1.get(`/webhooks/${original.id}`), 200), eventsOnly);
 
     const newUrl = publicUrl("moved");
     const moved: any = expectStatus(
-      await api.put(`/webhooks/${original.id}`, { url: `HTTPS://${newUrl.slice("https://".length)}`, description: "second", active: false, metadata: { b: "two", c: false } }),
+      await api.put(`/webhooks/${original.id}`, {
+        url: `HTTPS://${newUrl.slice("https://".length)}`,
+        description: "second",
+        active: false,
+        metadata: { b: "two", c: false },
+      }),
       200,
     );
     assertNoSecret(moved, "PUT /webhooks/:id");
@@ -522,7 +656,13 @@ describe("PUT /webhooks/:id: partial update", () => {
     assert.deepEqual(cleared, { ...moved, description: null, updatedAt: cleared.updatedAt });
 
     const reactivated = expectStatus(await v1.put(`/webhooks/${original.id}`, { active: true }), 200);
-    assert.deepEqual(reactivated, { ...cleared, active: true, consecutiveFailures: 0, disabledAt: null, updatedAt: reactivated.updatedAt });
+    assert.deepEqual(reactivated, {
+      ...cleared,
+      active: true,
+      consecutiveFailures: 0,
+      disabledAt: null,
+      updatedAt: reactivated.updatedAt,
+    });
 
     const empty = expectStatus(await v1.put(`/webhooks/${original.id}`, {}), 200);
     assert.deepEqual({ ...empty, updatedAt: 0 }, { ...reactivated, updatedAt: 0 });
@@ -544,19 +684,32 @@ describe("PUT /webhooks/:id: partial update", () => {
 
     const taken = expectError(await v1.put(`/webhooks/${one.id}`, { url: two.url }), 409, "DUPLICATE_WEBHOOK", "url");
     assert.ok(taken.message.includes(two.url), taken.message);
-    expectError(await api.put(`/webhooks/${one.id}`, { url: two.url.replace(PUBLIC_IP, `${PUBLIC_IP}:443`) }), 409, "DUPLICATE_WEBHOOK", "url");
+    expectError(
+      await api.put(`/webhooks/${one.id}`, { url: two.url.replace(PUBLIC_IP, `${PUBLIC_IP}:443`) }),
+      409,
+      "DUPLICATE_WEBHOOK",
+      "url",
+    );
 
     for (const url of [`http://${PUBLIC_IP}/x`, "not a url", `https://u:p@${PUBLIC_IP}/x`]) {
       expectError(await v1.put(`/webhooks/${one.id}`, { url }), 400, "INVALID_URL", "url");
     }
-    expectError(await v1.put(`/webhooks/${one.id}`, { events: ["event.created", "event.nope"] }), 400, "INVALID_EVENT_TYPE", "events.1");
+    expectError(
+      await v1.put(`/webhooks/${one.id}`, { events: ["event.created", "event.nope"] }),
+      400,
+      "INVALID_EVENT_TYPE",
+      "events.1",
+    );
     // Another account's URL does not count.
     const theirs = keep(await createWebhook(other));
     assert.equal(expectStatus(await v1.put(`/webhooks/${one.id}`, { url: theirs.url }), 200).url, theirs.url);
     // The failed attempts changed nothing of `two` (nor of `one` but its successful updates).
     assert.deepEqual(expectStatus(await v1.get(`/webhooks/${two.id}`), 200), withoutSecret(two));
     const now = expectStatus(await v1.get(`/webhooks/${one.id}`), 200);
-    assert.deepEqual({ ...now, updatedAt: 0 }, { ...withoutSecret(one), url: theirs.url, events: ["event.deleted"], updatedAt: 0 });
+    assert.deepEqual(
+      { ...now, updatedAt: 0 },
+      { ...withoutSecret(one), url: theirs.url, events: ["event.deleted"], updatedAt: 0 },
+    );
   });
 
   test("a malformed update is 400 INVALID_REQUEST and changes nothing; secret is not accepted", async () => {
@@ -586,7 +739,11 @@ describe("PUT /webhooks/:id: partial update", () => {
   test("another account's webhook or an unknown id is 404 NOT_FOUND, and nothing changes", async () => {
     const mine = keep(await createWebhook(v1));
     expectError(await other.put(`/webhooks/${mine.id}`, { description: "hijacked", active: false }), 404, "NOT_FOUND");
-    expectError(await clientFor(server, other.key, "/api").put(`/webhooks/${mine.id}`, { url: publicUrl() }), 404, "NOT_FOUND");
+    expectError(
+      await clientFor(server, other.key, "/api").put(`/webhooks/${mine.id}`, { url: publicUrl() }),
+      404,
+      "NOT_FOUND",
+    );
     expectError(await v1.put("/webhooks/wh_000000000000000000000000", { description: "x" }), 404, "NOT_FOUND");
     assert.deepEqual(expectStatus(await v1.get(`/webhooks/${mine.id}`), 200), withoutSecret(mine));
   });
@@ -638,19 +795,43 @@ describe("scopes", () => {
       // events:read, which subscribing to the event.* types of these calls needs.
       server.createKey({ account: accountA, tier: "enterprise", scopes: ["webhooks:read"] }),
       server.createKey({ account: accountA, tier: "enterprise", scopes: ["webhooks:write", "events:read"] }),
-      server.createKey({ account: accountA, tier: "enterprise", scopes: ["events:read", "events:write", "attendees:read", "attendees:write", "analytics:read"] }),
+      server.createKey({
+        account: accountA,
+        tier: "enterprise",
+        scopes: ["events:read", "events:write", "attendees:read", "attendees:write", "analytics:read"],
+      }),
     ]);
     for (const key of made) assert.equal(key.accountId, accountA);
     [read, write, none] = made.map((key) => clientFor(server, key.key)) as [Client, Client, Client];
   });
 
-  type Call = { name: string; scope: "webhooks:read" | "webhooks:write"; ok: number; send(client: Client): Promise<ApiResponse> };
+  type Call = {
+    name: string;
+    scope: "webhooks:read" | "webhooks:write";
+    ok: number;
+    send(client: Client): Promise<ApiResponse>;
+  };
   const calls: Call[] = [
     { name: "POST /webhooks", scope: "webhooks:write", ok: 201, send: (c) => c.post("/webhooks", webhookInput()) },
     { name: "GET /webhooks", scope: "webhooks:read", ok: 200, send: (c) => c.get("/webhooks") },
-    { name: "GET /webhooks/:id", scope: "webhooks:read", ok: 200, send: async (c) => c.get(`/webhooks/${keep(await createWebhook(v1)).id}`) },
-    { name: "PUT /webhooks/:id", scope: "webhooks:write", ok: 200, send: async (c) => c.put(`/webhooks/${keep(await createWebhook(v1)).id}`, { active: false }) },
-    { name: "DELETE /webhooks/:id", scope: "webhooks:write", ok: 200, send: async (c) => c.delete(`/webhooks/${keep(await createWebhook(v1)).id}`) },
+    {
+      name: "GET /webhooks/:id",
+      scope: "webhooks:read",
+      ok: 200,
+      send: async (c) => c.get(`/webhooks/${keep(await createWebhook(v1)).id}`),
+    },
+    {
+      name: "PUT /webhooks/:id",
+      scope: "webhooks:write",
+      ok: 200,
+      send: async (c) => c.put(`/webhooks/${keep(await createWebhook(v1)).id}`, { active: false }),
+    },
+    {
+      name: "DELETE /webhooks/:id",
+      scope: "webhooks:write",
+      ok: 200,
+      send: async (c) => c.delete(`/webhooks/${keep(await createWebhook(v1)).id}`),
+    },
   ];
 
   for (const call of calls) {
@@ -669,9 +850,13 @@ describe("scopes", () => {
         }
         expectError(await call.send(n!), 403, "FORBIDDEN");
       }
-      const anonymous = await server.request(call.name.split(" ")[0]!, `/v1${call.name.split(" ")[1]!.replace(":id", "wh_000000000000000000000000")}`, {
-        ...(call.name.startsWith("P") && { body: webhookInput() }),
-      });
+      const anonymous = await server.request(
+        call.name.split(" ")[0]!,
+        `/v1${call.name.split(" ")[1]!.replace(":id", "wh_000000000000000000000000")}`,
+        {
+          ...(call.name.startsWith("P") && { body: webhookInput() }),
+        },
+      );
       expectError(anonymous, 401, "UNAUTHORIZED");
     });
   }
@@ -712,7 +897,11 @@ describe("Idempotency-Key on POST /webhooks", () => {
     // Without the key, the same body is a second registration of the URL.
     expectError(await client.post("/webhooks", input), 409, "DUPLICATE_WEBHOOK", "url");
     // The key with another body is refused.
-    expectError(await client.post("/webhooks", { ...input, description: "twice" }, withKey(key)), 422, "IDEMPOTENCY_KEY_REUSED");
+    expectError(
+      await client.post("/webhooks", { ...input, description: "twice" }, withKey(key)),
+      422,
+      "IDEMPOTENCY_KEY_REUSED",
+    );
     // A given secret is replayed as given.
     const secretKey = randomUUID();
     const replayedSecret = `whsec_${Buffer.from("replayed-secret-0123456789-abcdef").toString("base64")}`;
@@ -741,6 +930,7 @@ test("no secret ever appears in either server's output", () => {
   for (const target of [server, open]) {
     const output = target.output();
     assert.match(output, /"msg":"request"/, "the server logged its requests");
-    for (const secret of secrets) assert.equal(output.includes(secret), false, `secret ${secret.slice(0, 10)}… appears in the output`);
+    for (const secret of secrets)
+      assert.equal(output.includes(secret), false, `secret ${secret.slice(0, 10)}… appears in the output`);
   }
 });

@@ -34,9 +34,11 @@ function workerPids(server: TestServer): number[] {
   return line.pids as number[];
 }
 
-
 /** Waits (up to 20 s) until `predicate` holds over the server's log lines. */
-async function waitForLog(server: TestServer, predicate: (lines: Array<Record<string, any>>) => boolean): Promise<void> {
+async function waitForLog(
+  server: TestServer,
+  predicate: (lines: Array<Record<string, any>>) => boolean,
+): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (!predicate(logLines(server.output()))) {
     if (Date.now() > deadline) throw new Error(`log condition not met in 20 s:\n${server.output()}`);
@@ -52,7 +54,10 @@ describe("serve --workers 3", () => {
 
   before(async () => {
     // Attempts to the webhook fixture's public address fail fast (no network here); the retry is an hour away.
-    server = await startServer({ args: ["--workers", "3"], env: { METRICS_TOKEN, WEBHOOK_TIMEOUT_MS: "300", WEBHOOK_RETRY_DELAYS_MS: "3600000" } });
+    server = await startServer({
+      args: ["--workers", "3"],
+      env: { METRICS_TOKEN, WEBHOOK_TIMEOUT_MS: "300", WEBHOOK_RETRY_DELAYS_MS: "3600000" },
+    });
     key = (await server.createKey({ account: "Workers", tier: "enterprise" })).key;
   });
   after(async () => {
@@ -64,7 +69,9 @@ describe("serve --workers 3", () => {
     assert.equal(pids.length, 3);
     assert.equal(new Set(pids).size, 3);
     assert.ok(!pids.includes(server.pid), "the primary serves no request itself");
-    const workerLines = logLines(server.output()).filter((entry) => entry.msg === "listening" && entry.pid !== undefined);
+    const workerLines = logLines(server.output()).filter(
+      (entry) => entry.msg === "listening" && entry.pid !== undefined,
+    );
     assert.deepEqual(workerLines.map((entry) => entry.pid).sort(), [...pids].sort());
     for (const entry of workerLines) assert.equal(entry.url.replace(/\/$/, ""), server.url);
 
@@ -74,15 +81,27 @@ describe("serve --workers 3", () => {
     const agent = new http.Agent({ keepAlive: false });
     const health = () =>
       new Promise<number>((resolve, reject) =>
-        http.get(`${server.url}/health`, { agent }, (response) => response.resume().on("end", () => resolve(response.statusCode!))).on("error", reject),
+        http
+          .get(`${server.url}/health`, { agent }, (response) =>
+            response.resume().on("end", () => resolve(response.statusCode!)),
+          )
+          .on("error", reject),
       );
-    const servedBy = () => new Set(requestLines(server.output()).filter((entry) => entry.path === "/health").map((entry) => entry.pid as number));
+    const servedBy = () =>
+      new Set(
+        requestLines(server.output())
+          .filter((entry) => entry.path === "/health")
+          .map((entry) => entry.pid as number),
+      );
     let sent = 0;
     for (let burst = 0; burst < 30 && servedBy().size < 2; burst++) {
       const statuses = await Promise.all(Array.from({ length: 10 }, health));
       assert.deepEqual([...new Set(statuses)], [200]);
       sent += statuses.length;
-      await waitForLog(server, (lines) => lines.filter((entry) => entry.msg === "request" && entry.path === "/health").length === sent);
+      await waitForLog(
+        server,
+        (lines) => lines.filter((entry) => entry.msg === "request" && entry.path === "/health").length === sent,
+      );
     }
     assert.ok(servedBy().size >= 2, `served by ${[...servedBy()].join(", ")}`);
     for (const pid of servedBy()) assert.ok(pids.includes(pid), `pid ${pid} is one of the workers ${pids.join(", ")}`);
@@ -91,7 +110,11 @@ describe("serve --workers 3", () => {
 
   test("/metrics counts the requests of every worker, and reads the outbox gauges once (max, not sum)", async () => {
     // The requests of the first test, served by two or three workers: all counted, whichever worker takes the scrape.
-    for (let scrape = 0; scrape < 3; scrape++) assert.equal(await metric(server, 'event_service_http_requests_total{method="GET",route="/health",status="200"}'), healthRequests);
+    for (let scrape = 0; scrape < 3; scrape++)
+      assert.equal(
+        await metric(server, 'event_service_http_requests_total{method="GET",route="/health",status="200"}'),
+        healthRequests,
+      );
     const v1 = clientFor(server, key);
     const hook = await createWebhook(v1, { events: ["event.created"] });
     await createEvent(v1);
@@ -110,7 +133,12 @@ describe("serve --workers 3", () => {
     const event = await createEvent(v1, { capacity: 25 });
     const before = requestLines(server.output()).length;
     const responses = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => server.request("POST", "/v1/attendees", { key, body: attendeeInput(event.id, { email: `racer${i}@workers.example` }) })),
+      Array.from({ length: 60 }, (_, i) =>
+        server.request("POST", "/v1/attendees", {
+          key,
+          body: attendeeInput(event.id, { email: `racer${i}@workers.example` }),
+        }),
+      ),
     );
     const created = responses.filter((r) => r.status === 201);
     assert.equal(created.length, 25);
@@ -118,7 +146,12 @@ describe("serve --workers 3", () => {
     assert.equal(expectStatus(await v1.get(`/events/${event.id}`), 200).attendeeCount, 25);
     assert.equal(expectStatus(await v1.get(`/attendees?eventId=${event.id}&limit=100`), 200).pagination.total, 25);
     await waitForLog(server, (lines) => lines.filter((entry) => entry.msg === "request").length >= before + 60);
-    const registeredBy = new Set(requestLines(server.output()).slice(before).filter((entry) => entry.path === "/v1/attendees").map((entry) => entry.pid));
+    const registeredBy = new Set(
+      requestLines(server.output())
+        .slice(before)
+        .filter((entry) => entry.path === "/v1/attendees")
+        .map((entry) => entry.pid),
+    );
     assert.ok(registeredBy.size >= 2, `registrations served by ${[...registeredBy].join(", ")}`);
   });
 
@@ -128,7 +161,8 @@ describe("serve --workers 3", () => {
     // primary held the one it was handing to the killed worker, unanswered, until the client gave up.
     const { port } = new URL(server.url);
     const agent = new http.Agent({ keepAlive: false });
-    const tally = (all: string[]) => Object.fromEntries([...new Set(all)].map((outcome) => [outcome, all.filter((o) => o === outcome).length]));
+    const tally = (all: string[]) =>
+      Object.fromEntries([...new Set(all)].map((outcome) => [outcome, all.filter((o) => o === outcome).length]));
     const outcomes: Array<Promise<string>> = [];
     const fire = () =>
       outcomes.push(
@@ -142,26 +176,36 @@ describe("serve --workers 3", () => {
         }),
       );
     // Counted, not timed: 200 requests before the kill and 600 after, however busy the machine.
-    const sent = (count: number) => new Promise<void>((resolve) => {
-      const tick = setInterval(() => {
-        Array.from({ length: 5 }, fire);
-        if (outcomes.length < count) return;
-        clearInterval(tick);
-        resolve();
-      }, 5);
-    });
+    const sent = (count: number) =>
+      new Promise<void>((resolve) => {
+        const tick = setInterval(() => {
+          Array.from({ length: 5 }, fire);
+          if (outcomes.length < count) return;
+          clearInterval(tick);
+          resolve();
+        }, 5);
+      });
     await sent(200);
     process.kill(victim!, "SIGKILL");
     await sent(800);
     const settled = await Promise.all(outcomes);
     assert.equal(settled.filter((outcome) => outcome === "hung").length, 0, "no request waits unanswered");
     // The killed worker's own connections are reset with it; the rest are answered.
-    assert.ok(settled.filter((outcome) => outcome === "200").length >= settled.length - 50, JSON.stringify(tally(settled)));
-    await waitForLog(server, (lines) => lines.some((entry) => entry.msg === "worker died; starting a replacement" && entry.pid === victim));
+    assert.ok(
+      settled.filter((outcome) => outcome === "200").length >= settled.length - 50,
+      JSON.stringify(tally(settled)),
+    );
+    await waitForLog(server, (lines) =>
+      lines.some((entry) => entry.msg === "worker died; starting a replacement" && entry.pid === victim),
+    );
     const died = logLines(server.output()).find((entry) => entry.msg === "worker died; starting a replacement")!;
     assert.equal(died.level, 50, "logged as an error");
     assert.equal(died.signal, "SIGKILL");
-    await waitForLog(server, (lines) => lines.some((entry) => entry.msg === "listening" && entry.pid !== undefined && ![victim, ...others].includes(entry.pid)));
+    await waitForLog(server, (lines) =>
+      lines.some(
+        (entry) => entry.msg === "listening" && entry.pid !== undefined && ![victim, ...others].includes(entry.pid),
+      ),
+    );
     assert.ok(!isAlive(victim!));
     for (const pid of others) assert.ok(isAlive(pid!), `worker ${pid} still runs`);
     const responses = await Promise.all(Array.from({ length: 20 }, () => server.request("GET", "/health")));
@@ -182,7 +226,12 @@ test("SIGTERM to the primary during a burst: every request is answered (201 or 5
     const outcomes = await Promise.all(
       Array.from({ length: 150 }, async (_, i): Promise<{ response: ApiResponse } | { error: Error }> => {
         try {
-          return { response: await first.request("POST", "/v1/attendees", { key, body: attendeeInput(event.id, { email: `burst${i}@workers.example` }) }) };
+          return {
+            response: await first.request("POST", "/v1/attendees", {
+              key,
+              body: attendeeInput(event.id, { email: `burst${i}@workers.example` }),
+            }),
+          };
         } catch (error) {
           return { error: error as Error };
         } finally {
@@ -197,15 +246,29 @@ test("SIGTERM to the primary during a burst: every request is answered (201 or 5
     const responses = outcomes.flatMap((o) => ("response" in o ? [o.response] : []));
     for (const response of responses) if (response.status !== 201) expectError(response, 503, "SERVICE_UNAVAILABLE");
     // A request that fails is one no worker took (the listener was closed): a connection error, not an HTTP answer.
-    for (const o of outcomes) if ("error" in o) assert.match(`${o.error.message} ${(o.error as any).cause?.code ?? ""}`, /fetch failed|ECONNRESET|ECONNREFUSED|EPIPE|socket|closed/i);
+    for (const o of outcomes)
+      if ("error" in o)
+        assert.match(
+          `${o.error.message} ${(o.error as any).cause?.code ?? ""}`,
+          /fetch failed|ECONNRESET|ECONNREFUSED|EPIPE|socket|closed/i,
+        );
     const created = responses.filter((r) => r.status === 201).map((r) => r.body);
     assert.ok(created.length >= 20, `${created.length} x 201`);
 
     const lines = logLines(first.output());
-    assert.ok(lines.some((entry) => entry.msg === "shutting down" && entry.pid === undefined), "the primary logs its shutdown");
+    assert.ok(
+      lines.some((entry) => entry.msg === "shutting down" && entry.pid === undefined),
+      "the primary logs its shutdown",
+    );
     for (const pid of pids) {
-      assert.ok(lines.some((entry) => entry.msg === "stopped" && entry.pid === pid), `worker ${pid} drained and stopped`);
-      assert.ok(lines.some((entry) => entry.msg === "worker exited" && entry.pid === pid && entry.exitCode === 0), `worker ${pid} exited 0`);
+      assert.ok(
+        lines.some((entry) => entry.msg === "stopped" && entry.pid === pid),
+        `worker ${pid} drained and stopped`,
+      );
+      assert.ok(
+        lines.some((entry) => entry.msg === "worker exited" && entry.pid === pid && entry.exitCode === 0),
+        `worker ${pid} exited 0`,
+      );
     }
     assert.ok(!lines.some((entry) => entry.msg === "unexpected error"), first.output());
 
@@ -214,7 +277,11 @@ test("SIGTERM to the primary during a burst: every request is answered (201 or 5
       const v1 = clientFor(second, key);
       assert.equal(expectStatus(await v1.get(`/events/${event.id}`), 200).attendeeCount, created.length);
       const stored = expectStatus(await v1.get(`/attendees?eventId=${event.id}&limit=100`), 200);
-      assert.equal(stored.pagination.total, created.length, `${created.length} answered 201, ${stored.pagination.total} stored`);
+      assert.equal(
+        stored.pagination.total,
+        created.length,
+        `${created.length} answered 201, ${stored.pagination.total} stored`,
+      );
     } finally {
       assert.equal(await second.stop(), 0);
     }
@@ -227,11 +294,22 @@ test("a worker that cannot start stops the server: exit 1, the others stopped, t
   const database = await testDatabase();
   try {
     // A certificate that does not exist: every worker fails before it listens.
-    const result = await runCli(["serve", "--workers", "2"], { PORT: "0", HOST: "127.0.0.1", DATABASE_URL: database.url, TLS_CERT: "/nonexistent/cert.pem", TLS_KEY: "/nonexistent/key.pem" });
+    const result = await runCli(["serve", "--workers", "2"], {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATABASE_URL: database.url,
+      TLS_CERT: "/nonexistent/cert.pem",
+      TLS_KEY: "/nonexistent/key.pem",
+    });
     assert.equal(result.code, 1, result.stdout + result.stderr);
     assert.match(result.stderr, /ENOENT/);
     const lines = logLines(result.stdout);
-    assert.ok(lines.some((entry) => entry.msg === "worker exited before it listened; stopping the others" && entry.level === 50), result.stdout);
+    assert.ok(
+      lines.some(
+        (entry) => entry.msg === "worker exited before it listened; stopping the others" && entry.level === 50,
+      ),
+      result.stdout,
+    );
     assert.deepEqual(lines.at(-1), { ...lines.at(-1), msg: "stopped", exitCode: 1 });
   } finally {
     await database.drop();

@@ -37,7 +37,12 @@ try {
         lastName: person.lastName,
         email: `${person.firstName.toLowerCase()}@example.com`,
         ticketType: "general",
-        carbonOffset: { opted: person.amount > 0, amount: person.amount, travelMode: person.travelMode, travelDistance: person.travelDistance },
+        carbonOffset: {
+          opted: person.amount > 0,
+          amount: person.amount,
+          travelMode: person.travelMode,
+          travelDistance: person.travelDistance,
+        },
       }),
     );
   }

@@ -24,11 +24,16 @@ const app = new Hono();
 app.get("/", (c) => c.text("Hello from the Hono app\n"));
 app.all("/events/*", (c) => events(c.req.raw));
 
-const server = serve({ fetch: app.fetch, port: Number(process.env.PORT ?? 3000), hostname: "127.0.0.1" }, async (info) => {
-  origin = `http://127.0.0.1:${info.port}`;
-  const { key } = await service.keys.create({ account: "Hono app", tier: "professional" });
-  console.log(JSON.stringify({ url: `http://127.0.0.1:${info.port}`, api: `http://127.0.0.1:${info.port}/events/v1`, key }));
-});
+const server = serve(
+  { fetch: app.fetch, port: Number(process.env.PORT ?? 3000), hostname: "127.0.0.1" },
+  async (info) => {
+    origin = `http://127.0.0.1:${info.port}`;
+    const { key } = await service.keys.create({ account: "Hono app", tier: "professional" });
+    console.log(
+      JSON.stringify({ url: `http://127.0.0.1:${info.port}`, api: `http://127.0.0.1:${info.port}/events/v1`, key }),
+    );
+  },
+);
 
 // Requests done: give back the unspent rate-limit counts, then close the store.
 process.once("SIGTERM", () => server.close(() => void events.close().finally(() => storage.close())));

@@ -30,18 +30,32 @@ const event = await acme.events.create({
 await acme.events.update(event.id, { status: "published" });
 
 const ada = await acme.attendees.register({
-  eventId: event.id, firstName: "Ada", lastName: "Lovelace", email: "ada@example.com", ticketType: "general",
+  eventId: event.id,
+  firstName: "Ada",
+  lastName: "Lovelace",
+  email: "ada@example.com",
+  ticketType: "general",
   carbonOffset: { opted: true, amount: 3, travelMode: "train", travelDistance: 120 },
 });
 await acme.attendees.register({
-  eventId: event.id, firstName: "Grace", lastName: "Hopper", email: "grace@example.com", ticketType: "general",
+  eventId: event.id,
+  firstName: "Grace",
+  lastName: "Hopper",
+  email: "grace@example.com",
+  ticketType: "general",
   carbonOffset: { opted: false, travelMode: "bike", travelDistance: 4 },
 });
 
 // The event is full now: the third registration is refused with the API's own error code.
 let refused: string | undefined;
 try {
-  await acme.attendees.register({ eventId: event.id, firstName: "Alan", lastName: "Turing", email: "alan@example.com", ticketType: "general" });
+  await acme.attendees.register({
+    eventId: event.id,
+    firstName: "Alan",
+    lastName: "Turing",
+    email: "alan@example.com",
+    ticketType: "general",
+  });
 } catch (error) {
   if (!ServiceError.is(error)) throw error;
   refused = error.code;

@@ -73,9 +73,10 @@ function onRequest(request, response) {
   });
 }
 
-const tls = process.env.TLS_CERT && process.env.TLS_KEY
-  ? { cert: readFileSync(process.env.TLS_CERT), key: readFileSync(process.env.TLS_KEY) }
-  : undefined;
+const tls =
+  process.env.TLS_CERT && process.env.TLS_KEY
+    ? { cert: readFileSync(process.env.TLS_CERT), key: readFileSync(process.env.TLS_KEY) }
+    : undefined;
 const server = tls ? createHttpsServer(tls, onRequest) : createHttpServer(onRequest);
 server.listen(Number(process.env.PORT ?? 4000), process.env.HOST ?? "127.0.0.1", () => {
   const { address, port } = server.address();

@@ -11,7 +11,12 @@ const REDOC_FILES = [
 ] as const;
 
 export default defineConfig({
-  entry: { index: "src/index.ts", webhooks: "src/webhooks/index.ts", sqlite: "src/sqlite.ts", internal: "src/internal.ts" },
+  entry: {
+    index: "src/index.ts",
+    webhooks: "src/webhooks/index.ts",
+    sqlite: "src/sqlite.ts",
+    internal: "src/internal.ts",
+  },
   format: ["esm"],
   target: "node20",
   dts: true,

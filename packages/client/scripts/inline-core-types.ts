@@ -27,17 +27,32 @@ const files = readdirSync(DIST).filter((file) => file.endsWith(".d.ts") && file 
 for (const file of files) {
   for (const [, , names, specifier] of readFileSync(join(DIST, file), "utf8").matchAll(FROM_CORE)) {
     const set = wanted.get(specifier!) ?? new Set<string>();
-    for (const name of names!.split(",")) if (name.trim()) set.add(name.trim().replace(/^type /, "").split(/ as /)[0]!);
+    for (const name of names!.split(","))
+      if (name.trim())
+        set.add(
+          name
+            .trim()
+            .replace(/^type /, "")
+            .split(/ as /)[0]!,
+        );
     wanted.set(specifier!, set);
   }
 }
 
 // One program whose entry imports every wanted name; core resolves as the client's build sees it.
 const ENTRY = join(CLIENT, "__core-types-entry__.ts");
-const entryText = [...wanted].map(([specifier, names], i) => `import * as m${i} from "${specifier}";\nexport { m${i} };`).join("\n");
+const entryText = [...wanted]
+  .map(([specifier, names], i) => `import * as m${i} from "${specifier}";\nexport { m${i} };`)
+  .join("\n");
 const options: ts.CompilerOptions = {
-  target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
-  strict: true, exactOptionalPropertyTypes: true, skipLibCheck: true, noEmit: true, types: [],
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  skipLibCheck: true,
+  noEmit: true,
+  types: [],
 };
 const host = ts.createCompilerHost(options);
 const readSource = host.getSourceFile.bind(host);
@@ -48,12 +63,21 @@ const checker = program.getTypeChecker();
 const entry = program.getSourceFile(ENTRY)!;
 
 const printer = ts.createPrinter({ newLine: ts.NewLineKind.LineFeed });
-const FLAGS = ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.InTypeAlias | ts.NodeBuilderFlags.MultilineObjectLiterals
-  | ts.NodeBuilderFlags.UseStructuralFallback | ts.NodeBuilderFlags.NoTypeReduction;
+const FLAGS =
+  ts.NodeBuilderFlags.NoTruncation |
+  ts.NodeBuilderFlags.InTypeAlias |
+  ts.NodeBuilderFlags.MultilineObjectLiterals |
+  ts.NodeBuilderFlags.UseStructuralFallback |
+  ts.NodeBuilderFlags.NoTypeReduction;
 
 function docComment(symbol: ts.Symbol): string {
   const text = ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim();
-  return text ? `/**\n${text.split("\n").map((line) => ` * ${line}`.trimEnd()).join("\n")}\n */\n` : "";
+  return text
+    ? `/**\n${text
+        .split("\n")
+        .map((line) => ` * ${line}`.trimEnd())
+        .join("\n")}\n */\n`
+    : "";
 }
 
 function print(node: ts.Node): string {
@@ -78,17 +102,29 @@ while (queue.length > 0) {
   if (declarations.has(name)) continue;
   const typeAlias = symbol.declarations?.find(ts.isTypeAliasDeclaration);
   const iface = symbol.declarations?.find(ts.isInterfaceDeclaration);
-  const copied = typeAlias?.typeParameters ? typeAlias : iface ?? symbol.declarations?.find((d) => ts.isFunctionDeclaration(d) || ts.isVariableDeclaration(d) || ts.isClassDeclaration(d));
+  const copied = typeAlias?.typeParameters
+    ? typeAlias
+    : (iface ??
+      symbol.declarations?.find(
+        (d) => ts.isFunctionDeclaration(d) || ts.isVariableDeclaration(d) || ts.isClassDeclaration(d),
+      ));
   if (copied && !(symbol.flags & ts.SymbolFlags.TypeAlias && !typeAlias?.typeParameters)) {
     // Generic aliases, interfaces, functions, classes and constants keep core's declaration as written;
     // the names it uses from core come along.
     const statement = ts.isVariableDeclaration(copied) ? copied.parent.parent : copied;
-    declarations.set(name, `${docComment(symbol)}export ${statement.getText().replace(/^export\s+/, "").replace(/^declare\s+/, "declare ")}`);
+    declarations.set(
+      name,
+      `${docComment(symbol)}export ${statement
+        .getText()
+        .replace(/^export\s+/, "")
+        .replace(/^declare\s+/, "declare ")}`,
+    );
     statement.forEachChild(function visit(node): void {
       if (ts.isTypeReferenceNode(node) && ts.isIdentifier(node.typeName)) {
         const used = checker.getSymbolAtLocation(node.typeName);
         const local = used?.declarations?.some((d) => d.getSourceFile() === statement.getSourceFile()) ?? false;
-        if (used && local && !(used.flags & ts.SymbolFlags.TypeParameter)) queue.push({ name: node.typeName.text, symbol: used });
+        if (used && local && !(used.flags & ts.SymbolFlags.TypeParameter))
+          queue.push({ name: node.typeName.text, symbol: used });
       }
       node.forEachChild(visit);
     });
@@ -100,19 +136,38 @@ while (queue.length > 0) {
   }
 }
 
-const banner = "// Written by scripts/inline-core-types.ts from @event-service/core's types: the shapes the API sends and takes.\n";
+const banner =
+  "// Written by scripts/inline-core-types.ts from @event-service/core's types: the shapes the API sends and takes.\n";
 writeFileSync(join(DIST, `${OUT}.d.ts`), `${banner}\n${[...declarations.values()].join("\n\n")}\n`);
 for (const file of files) {
   const path = join(DIST, file);
-  writeFileSync(path, readFileSync(path, "utf8").replace(FROM_CORE, (_line, keyword: string, names: string) => `${keyword} {${names}} from './${OUT}.js';`));
+  writeFileSync(
+    path,
+    readFileSync(path, "utf8").replace(
+      FROM_CORE,
+      (_line, keyword: string, names: string) => `${keyword} {${names}} from './${OUT}.js';`,
+    ),
+  );
 }
 
 // The result must type-check on its own: no core, no zod, nothing but TypeScript's own library.
-const check = ts.createProgram(files.map((file) => join(DIST, file)), {
-  ...options, noEmit: true, skipLibCheck: false, noResolve: false, paths: {}, typeRoots: [], baseUrl: undefined,
-});
+const check = ts.createProgram(
+  files.map((file) => join(DIST, file)),
+  {
+    ...options,
+    noEmit: true,
+    skipLibCheck: false,
+    noResolve: false,
+    paths: {},
+    typeRoots: [],
+    baseUrl: undefined,
+  },
+);
 const problems = ts.getPreEmitDiagnostics(check).filter((d) => !d.file || d.file.fileName.startsWith(DIST));
-const leaked = check.getSourceFiles().map((file) => file.fileName).filter((name) => /@event-service\/core|\/zod\//.test(name));
+const leaked = check
+  .getSourceFiles()
+  .map((file) => file.fileName)
+  .filter((name) => /@event-service\/core|\/zod\//.test(name));
 if (problems.length > 0 || leaked.length > 0) {
   console.error(ts.formatDiagnosticsWithColorAndContext(problems, ts.createCompilerHost(options)), leaked);
   process.exit(1);

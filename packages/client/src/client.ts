@@ -1,7 +1,31 @@
 import type {
-  Attendee, AttendeeCreateInput, AttendeeExportQuery, AttendeeListQuery, AttendeeUpdateInput, CheckInInput, CreatedWebhook, DeleteResult, DeliveryListQuery,
-  EmissionFactorSetResponse, ErrorBody, Event, EventAnalytics, EventCreateInput, EventListQuery, EventUpdateInput, ListResult, RotatedWebhook, SustainabilityQuery, SustainabilityReport, TrendQuery,
-  TrendReport, Webhook, WebhookCreateInput, WebhookDelivery, WebhookListQuery, WebhookUpdateInput,
+  Attendee,
+  AttendeeCreateInput,
+  AttendeeExportQuery,
+  AttendeeListQuery,
+  AttendeeUpdateInput,
+  CheckInInput,
+  CreatedWebhook,
+  DeleteResult,
+  DeliveryListQuery,
+  EmissionFactorSetResponse,
+  ErrorBody,
+  Event,
+  EventAnalytics,
+  EventCreateInput,
+  EventListQuery,
+  EventUpdateInput,
+  ListResult,
+  RotatedWebhook,
+  SustainabilityQuery,
+  SustainabilityReport,
+  TrendQuery,
+  TrendReport,
+  Webhook,
+  WebhookCreateInput,
+  WebhookDelivery,
+  WebhookListQuery,
+  WebhookUpdateInput,
 } from "@event-service/core";
 import { FetchError, ofetch } from "ofetch";
 import { EventServiceError } from "./errors.ts";
@@ -38,7 +62,13 @@ export interface CallOptions {
  * A query-string value as a call takes it: numbers and booleans are sent as text (so their text,
  * e.g. read from a URL, is taken too), a list comma-separated.
  */
-type ParamValue<T> = T extends readonly (infer E)[] ? E[] | string : T extends number ? number | string : T extends boolean ? boolean | "true" | "false" : T;
+type ParamValue<T> = T extends readonly (infer E)[]
+  ? E[] | string
+  : T extends number
+    ? number | string
+    : T extends boolean
+      ? boolean | "true" | "false"
+      : T;
 
 /** A call's query parameters, named and typed after the service's query schema. */
 export type QueryParams<Q> = { [K in keyof Q]?: ParamValue<Q[K]> };
@@ -117,9 +147,17 @@ export interface WebhooksResource {
   /** Every webhook the query matches, fetched page by page as you iterate. */
   listAll(query?: WebhookListParams, call?: CallOptions): AsyncGenerator<Webhook, void, undefined>;
   /** One page of the webhook's delivery log (notifications with every attempt), newest first. */
-  deliveries(webhookId: string, query?: DeliveryListParams, call?: CallOptions): Promise<ListResult<"deliveries", WebhookDelivery>>;
+  deliveries(
+    webhookId: string,
+    query?: DeliveryListParams,
+    call?: CallOptions,
+  ): Promise<ListResult<"deliveries", WebhookDelivery>>;
   /** Every delivery of the webhook the query matches, page by page. */
-  allDeliveries(webhookId: string, query?: DeliveryListParams, call?: CallOptions): AsyncGenerator<WebhookDelivery, void, undefined>;
+  allDeliveries(
+    webhookId: string,
+    query?: DeliveryListParams,
+    call?: CallOptions,
+  ): AsyncGenerator<WebhookDelivery, void, undefined>;
   /** Queues one more attempt of a delivery, with the same envelope, due now. */
   redeliver(webhookId: string, deliveryId: string, call?: CallOptions): Promise<WebhookDelivery>;
   /** Sends a signed `webhook.ping` now; the answer holds the attempt's result. */
@@ -190,7 +228,12 @@ async function errorBodyOf(thrown: unknown): Promise<unknown> {
 /** The client error of whatever a call threw. */
 function toClientError(thrown: unknown, data: unknown): EventServiceError {
   if (!(thrown instanceof FetchError)) {
-    return new EventServiceError({ status: 0, code: "NETWORK_ERROR", message: (thrown as Error)?.message ?? String(thrown), cause: thrown });
+    return new EventServiceError({
+      status: 0,
+      code: "NETWORK_ERROR",
+      message: (thrown as Error)?.message ?? String(thrown),
+      cause: thrown,
+    });
   }
   const status = thrown.status ?? thrown.response?.status ?? 0;
   const retryAfter = parseRetryAfterSeconds(thrown.response?.headers.get("retry-after") ?? null);
@@ -200,9 +243,23 @@ function toClientError(thrown: unknown, data: unknown): EventServiceError {
   }
   if (body && typeof body === "object" && body.error && typeof body.error.code === "string") {
     const { code, message, field, details } = body.error;
-    return new EventServiceError({ status, code, message, field, details: details as Record<string, unknown> | undefined, retryAfter, cause: thrown });
+    return new EventServiceError({
+      status,
+      code,
+      message,
+      field,
+      details: details as Record<string, unknown> | undefined,
+      retryAfter,
+      cause: thrown,
+    });
   }
-  return new EventServiceError({ status, code: "UNEXPECTED_RESPONSE", message: `Unexpected ${status} answer without the service's error body.`, retryAfter, cause: thrown });
+  return new EventServiceError({
+    status,
+    code: "UNEXPECTED_RESPONSE",
+    message: `Unexpected ${status} answer without the service's error body.`,
+    retryAfter,
+    cause: thrown,
+  });
 }
 
 /**
@@ -231,8 +288,15 @@ export function createClient(options: ClientOptions): EventServiceClient {
     options.fetch && { fetch: options.fetch },
   );
 
-  async function request<T>(method: Method, path: string, init: { body?: unknown; query?: Query; stream?: boolean } & CallOptions = {}): Promise<T> {
-    const key = method === "POST" ? (init.idempotencyKey ?? (generateKeys ? globalThis.crypto.randomUUID() : undefined)) : undefined;
+  async function request<T>(
+    method: Method,
+    path: string,
+    init: { body?: unknown; query?: Query; stream?: boolean } & CallOptions = {},
+  ): Promise<T> {
+    const key =
+      method === "POST"
+        ? (init.idempotencyKey ?? (generateKeys ? globalThis.crypto.randomUUID() : undefined))
+        : undefined;
     const retriable = method !== "POST" || key !== undefined;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -244,7 +308,9 @@ export function createClient(options: ClientOptions): EventServiceClient {
           ...(init.signal && { signal: init.signal }),
         };
         // A stream resolves with the answer's headers; its body is the caller's to read.
-        return init.stream ? ((await api<T, "stream">(path, { ...options, responseType: "stream" })) as T) : await api<T>(path, options);
+        return init.stream
+          ? ((await api<T, "stream">(path, { ...options, responseType: "stream" })) as T)
+          : await api<T>(path, options);
       } catch (thrown) {
         const error = toClientError(thrown, await errorBodyOf(thrown));
         const later = RETRYABLE_STATUSES.has(error.status) || error.code === "IDEMPOTENCY_KEY_IN_USE";
@@ -257,11 +323,19 @@ export function createClient(options: ClientOptions): EventServiceClient {
   }
 
   /** Every item of a list, page by page (100 a page), as long as the service says there is a next one. */
-  async function* walk<K extends string, T>(key: K, path: string, query: Query, options?: CallOptions): AsyncGenerator<T, void, undefined> {
+  async function* walk<K extends string, T>(
+    key: K,
+    path: string,
+    query: Query,
+    options?: CallOptions,
+  ): AsyncGenerator<T, void, undefined> {
     const { page: first, limit, perPage, ...rest } = query;
     const size = (limit ?? perPage ?? PAGE_SIZE) as number;
     for (let page = Number(first ?? 1); ; page++) {
-      const result = await request<ListResult<K, T>>("GET", path, { query: { ...rest, page, limit: size }, ...options });
+      const result = await request<ListResult<K, T>>("GET", path, {
+        query: { ...rest, page, limit: size },
+        ...options,
+      });
       yield* result[key];
       if (!result.pagination.hasNext) return;
     }
@@ -290,7 +364,11 @@ export function createClient(options: ClientOptions): EventServiceClient {
       list: (query = {}, call) => request<ListResult<"attendees", Attendee>>("GET", "/attendees", { query, ...call }),
       listAll: (query = {}, call) => walk<"attendees", Attendee>("attendees", "/attendees", query, call),
       export: (eventId, query = {}, call) =>
-        request<ReadableStream<Uint8Array>>("GET", `/events/${id(eventId)}/attendees/export`, { query, stream: true, ...call }),
+        request<ReadableStream<Uint8Array>>("GET", `/events/${id(eventId)}/attendees/export`, {
+          query,
+          stream: true,
+          ...call,
+        }),
       delete: (attendeeId, call) => request<DeleteResult>("DELETE", `/attendees/${id(attendeeId)}`, call),
     },
     webhooks: {
@@ -302,15 +380,21 @@ export function createClient(options: ClientOptions): EventServiceClient {
       list: (query = {}, call) => request<ListResult<"webhooks", Webhook>>("GET", "/webhooks", { query, ...call }),
       listAll: (query = {}, call) => walk<"webhooks", Webhook>("webhooks", "/webhooks", query, call),
       deliveries: (webhookId, query = {}, call) =>
-        request<ListResult<"deliveries", WebhookDelivery>>("GET", `/webhooks/${id(webhookId)}/deliveries`, { query, ...call }),
-      allDeliveries: (webhookId, query = {}, call) => walk<"deliveries", WebhookDelivery>("deliveries", `/webhooks/${id(webhookId)}/deliveries`, query, call),
+        request<ListResult<"deliveries", WebhookDelivery>>("GET", `/webhooks/${id(webhookId)}/deliveries`, {
+          query,
+          ...call,
+        }),
+      allDeliveries: (webhookId, query = {}, call) =>
+        walk<"deliveries", WebhookDelivery>("deliveries", `/webhooks/${id(webhookId)}/deliveries`, query, call),
       redeliver: (webhookId, deliveryId, call) =>
         request<WebhookDelivery>("POST", `/webhooks/${id(webhookId)}/deliveries/${id(deliveryId)}/redeliver`, call),
       ping: (webhookId, call) => request<WebhookDelivery>("POST", `/webhooks/${id(webhookId)}/ping`, call),
-      rotateSecret: (webhookId, call) => request<RotatedWebhook>("POST", `/webhooks/${id(webhookId)}/rotate-secret`, call),
+      rotateSecret: (webhookId, call) =>
+        request<RotatedWebhook>("POST", `/webhooks/${id(webhookId)}/rotate-secret`, call),
     },
     analytics: {
-      sustainability: (query = {}, call) => request<SustainabilityReport>("GET", "/analytics/sustainability", { query, ...call }),
+      sustainability: (query = {}, call) =>
+        request<SustainabilityReport>("GET", "/analytics/sustainability", { query, ...call }),
       event: (eventId, call) => request<EventAnalytics>("GET", `/analytics/events/${id(eventId)}`, call),
       trends: (query = {}, call) => request<TrendReport>("GET", "/analytics/trends", { query, ...call }),
       emissionFactors: (call) => request<EmissionFactorSetResponse>("GET", "/analytics/emission-factors", call),

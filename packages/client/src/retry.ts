@@ -25,7 +25,15 @@ export function parseRetryAfterSeconds(value: string | null, nowMs = Date.now())
  * one, else exponential backoff with full jitter; `undefined` when that is past `maxDelayMs`
  * (the caller then gets the error rather than a long hidden wait).
  */
-export function retryDelayMs(attempt: number, retryAfterSeconds: number | undefined, options: Required<RetryOptions>, random = Math.random): number | undefined {
-  const delay = retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 : options.baseDelayMs * 2 ** (attempt - 1) * (0.5 + random() / 2);
+export function retryDelayMs(
+  attempt: number,
+  retryAfterSeconds: number | undefined,
+  options: Required<RetryOptions>,
+  random = Math.random,
+): number | undefined {
+  const delay =
+    retryAfterSeconds !== undefined
+      ? retryAfterSeconds * 1000
+      : options.baseDelayMs * 2 ** (attempt - 1) * (0.5 + random() / 2);
   return delay > options.maxDelayMs ? undefined : delay;
 }

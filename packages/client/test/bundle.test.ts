@@ -10,9 +10,12 @@ import { test } from "node:test";
 const bundle = readFileSync(new URL("../dist/index.js", import.meta.url), "utf8");
 
 test("the built client imports ofetch and nothing else", () => {
-  const specifiers = [...bundle.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*["']([^"']+)["']/g)].map((m) => m[1]);
+  const specifiers = [...bundle.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*["']([^"']+)["']/g)].map(
+    (m) => m[1],
+  );
   const dynamic = [...bundle.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]);
   assert.deepEqual([...new Set([...specifiers, ...dynamic])], ["ofetch"]);
   assert.doesNotMatch(bundle, /\brequire\(/);
-  for (const name of ["zod", "kysely", "better-sqlite3", "node:", "@event-service/core"]) assert.ok(!bundle.includes(`"${name}`), `bundle mentions ${name}`);
+  for (const name of ["zod", "kysely", "better-sqlite3", "node:", "@event-service/core"])
+    assert.ok(!bundle.includes(`"${name}`), `bundle mentions ${name}`);
 });

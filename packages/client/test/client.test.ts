@@ -20,7 +20,12 @@ function scripted(answers: Array<() => Response>) {
   const sent: Sent[] = [];
   const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init);
-    sent.push({ method: request.method, url: request.url, headers: request.headers, body: request.body ? await request.text() : null });
+    sent.push({
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      body: request.body ? await request.text() : null,
+    });
     const next = answers.shift();
     if (!next) throw new Error("no answer left in the script");
     return next();
@@ -28,10 +33,16 @@ function scripted(answers: Array<() => Response>) {
   return { fetch: fetch as typeof globalThis.fetch, sent };
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) => () =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
-const failure = (status: number, code: string, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>
-  json(status, { error: { code, message: `${code} happened`, ...extra } }, headers);
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  () =>
+    new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+const failure = (
+  status: number,
+  code: string,
+  headers: Record<string, string> = {},
+  extra: Record<string, unknown> = {},
+) => json(status, { error: { code, message: `${code} happened`, ...extra } }, headers);
 const event = { id: "evt_1", name: "Green Summit" };
 const fast = { retries: 2, baseDelayMs: 1, maxDelayMs: 2_000 };
 
@@ -40,7 +51,10 @@ describe("retries", () => {
     const { fetch, sent } = scripted([failure(429, "RATE_LIMIT_EXCEEDED", { "retry-after": "0" }), json(200, event)]);
     const client = createClient({ baseUrl: "http://svc.test/", apiKey: "esk_k", fetch, retry: fast });
     assert.deepEqual(await client.events.get("evt_1"), event);
-    assert.deepEqual(sent.map((s) => `${s.method} ${s.url}`), ["GET http://svc.test/v1/events/evt_1", "GET http://svc.test/v1/events/evt_1"]);
+    assert.deepEqual(
+      sent.map((s) => `${s.method} ${s.url}`),
+      ["GET http://svc.test/v1/events/evt_1", "GET http://svc.test/v1/events/evt_1"],
+    );
     assert.equal(sent[0]!.headers.get("authorization"), "Bearer esk_k");
   });
 
@@ -49,7 +63,10 @@ describe("retries", () => {
     const client = createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch, retry: fast });
     await assert.rejects(client.events.list(), (error: unknown) => {
       assert.ok(EventServiceError.is(error));
-      assert.deepEqual([error.status, error.code, error.retryAfter, error.message], [503, "SERVICE_UNAVAILABLE", 0, "SERVICE_UNAVAILABLE happened"]);
+      assert.deepEqual(
+        [error.status, error.code, error.retryAfter, error.message],
+        [503, "SERVICE_UNAVAILABLE", 0, "SERVICE_UNAVAILABLE happened"],
+      );
       return true;
     });
     assert.equal(sent.length, 3);
@@ -79,8 +96,17 @@ describe("retries", () => {
 
   test("without an Idempotency-Key a POST is never retried", async () => {
     const { fetch, sent } = scripted([failure(503, "SERVICE_UNAVAILABLE", { "retry-after": "0" })]);
-    const client = createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch, retry: fast, idempotencyKeys: false });
-    await assert.rejects(client.events.create({} as never), (error: unknown) => EventServiceError.is(error) && error.status === 503);
+    const client = createClient({
+      baseUrl: "http://svc.test",
+      apiKey: "k",
+      fetch,
+      retry: fast,
+      idempotencyKeys: false,
+    });
+    await assert.rejects(
+      client.events.create({} as never),
+      (error: unknown) => EventServiceError.is(error) && error.status === 503,
+    );
     assert.equal(sent.length, 1);
     assert.equal(sent[0]!.headers.get("idempotency-key"), null);
   });
@@ -90,11 +116,16 @@ describe("retries", () => {
     const client = createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch: inUse.fetch, retry: fast });
     assert.deepEqual(await client.events.create({} as never), event);
     assert.equal(inUse.sent.length, 2);
-    const duplicate = scripted([failure(409, "DUPLICATE_REGISTRATION", {}, { field: "email", details: { attendeeId: "att_1" } })]);
+    const duplicate = scripted([
+      failure(409, "DUPLICATE_REGISTRATION", {}, { field: "email", details: { attendeeId: "att_1" } }),
+    ]);
     const other = createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch: duplicate.fetch, retry: fast });
     await assert.rejects(other.attendees.register({} as never), (error: unknown) => {
       assert.ok(EventServiceError.is(error));
-      assert.deepEqual([error.status, error.code, error.field, error.details], [409, "DUPLICATE_REGISTRATION", "email", { attendeeId: "att_1" }]);
+      assert.deepEqual(
+        [error.status, error.code, error.field, error.details],
+        [409, "DUPLICATE_REGISTRATION", "email", { attendeeId: "att_1" }],
+      );
       return true;
     });
     assert.equal(duplicate.sent.length, 1);
@@ -103,23 +134,36 @@ describe("retries", () => {
   test("a Retry-After longer than maxDelayMs is thrown at once rather than waited", async () => {
     const { fetch, sent } = scripted([failure(429, "RATE_LIMIT_EXCEEDED", { "retry-after": "3600" })]);
     const client = createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch, retry: fast });
-    await assert.rejects(client.events.get("evt_1"), (error: unknown) => EventServiceError.is(error) && error.retryAfter === 3600 && error.code === "RATE_LIMIT_EXCEEDED");
+    await assert.rejects(
+      client.events.get("evt_1"),
+      (error: unknown) =>
+        EventServiceError.is(error) && error.retryAfter === 3600 && error.code === "RATE_LIMIT_EXCEEDED",
+    );
     assert.equal(sent.length, 1);
   });
 
   test("retry: false turns retrying off; 4xx other than 429 are never retried", async () => {
     const off = scripted([failure(429, "RATE_LIMIT_EXCEEDED", { "retry-after": "0" })]);
-    await assert.rejects(createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch: off.fetch, retry: false }).events.get("e"));
+    await assert.rejects(
+      createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch: off.fetch, retry: false }).events.get("e"),
+    );
     assert.equal(off.sent.length, 1);
     const notFound = scripted([failure(404, "NOT_FOUND")]);
-    await assert.rejects(createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch: notFound.fetch, retry: fast }).events.get("e"),
-      (error: unknown) => EventServiceError.is(error) && error.status === 404 && error.code === "NOT_FOUND");
+    await assert.rejects(
+      createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch: notFound.fetch, retry: fast }).events.get("e"),
+      (error: unknown) => EventServiceError.is(error) && error.status === 404 && error.code === "NOT_FOUND",
+    );
     assert.equal(notFound.sent.length, 1);
   });
 
   test("an abort signal ends the wait for a retry", async () => {
     const { fetch } = scripted([failure(503, "SERVICE_UNAVAILABLE", { "retry-after": "1" })]);
-    const client = createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch, retry: { retries: 2, maxDelayMs: 5_000 } });
+    const client = createClient({
+      baseUrl: "http://svc.test",
+      apiKey: "k",
+      fetch,
+      retry: { retries: 2, maxDelayMs: 5_000 },
+    });
     const controller = new AbortController();
     const call = client.events.get("e", { signal: controller.signal });
     setTimeout(() => controller.abort(new Error("stop")), 20);
@@ -129,20 +173,27 @@ describe("retries", () => {
 
 describe("errors", () => {
   test("an answer without the error body is UNEXPECTED_RESPONSE with its status", async () => {
-    const { fetch } = scripted([() => new Response("<html>Bad gateway</html>", { status: 502, headers: { "content-type": "text/html" } })]);
-    await assert.rejects(createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch }).events.get("e"), (error: unknown) => {
-      assert.ok(EventServiceError.is(error));
-      assert.deepEqual([error.status, error.code], [502, "UNEXPECTED_RESPONSE"]);
-      return true;
-    });
+    const { fetch } = scripted([
+      () => new Response("<html>Bad gateway</html>", { status: 502, headers: { "content-type": "text/html" } }),
+    ]);
+    await assert.rejects(
+      createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch }).events.get("e"),
+      (error: unknown) => {
+        assert.ok(EventServiceError.is(error));
+        assert.deepEqual([error.status, error.code], [502, "UNEXPECTED_RESPONSE"]);
+        return true;
+      },
+    );
   });
 
   test("a failed connection is NETWORK_ERROR with status 0", async () => {
     const fetch = (async () => {
       throw new TypeError("fetch failed");
     }) as typeof globalThis.fetch;
-    await assert.rejects(createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch }).events.get("e"),
-      (error: unknown) => EventServiceError.is(error) && error.status === 0 && error.code === "NETWORK_ERROR");
+    await assert.rejects(
+      createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch }).events.get("e"),
+      (error: unknown) => EventServiceError.is(error) && error.status === 0 && error.code === "NETWORK_ERROR",
+    );
   });
 
   test("EventServiceError.is goes by name, so another copy's errors count too", () => {
@@ -155,28 +206,55 @@ describe("errors", () => {
 
 describe("lists", () => {
   test("list sends each parameter once, lists comma-separated, nothing undefined", async () => {
-    const { fetch, sent } = scripted([json(200, { events: [], pagination: { page: 1, limit: 5, total: 0, totalPages: 0, hasNext: false, hasPrev: false } })]);
-    await createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch }).events.list({ tags: ["a", "b"], limit: 5, status: "published", search: undefined });
+    const { fetch, sent } = scripted([
+      json(200, {
+        events: [],
+        pagination: { page: 1, limit: 5, total: 0, totalPages: 0, hasNext: false, hasPrev: false },
+      }),
+    ]);
+    await createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch }).events.list({
+      tags: ["a", "b"],
+      limit: 5,
+      status: "published",
+      search: undefined,
+    });
     const url = new URL(sent[0]!.url);
     assert.deepEqual(Object.fromEntries(url.searchParams), { tags: "a,b", limit: "5", status: "published" });
   });
 
   test("listAll walks the pages while the service says there is a next one", async () => {
     const page = (n: number, ids: string[], hasNext: boolean) =>
-      json(200, { attendees: ids.map((id) => ({ id })), pagination: { page: n, limit: 2, total: 5, totalPages: 3, hasNext, hasPrev: n > 1 } });
+      json(200, {
+        attendees: ids.map((id) => ({ id })),
+        pagination: { page: n, limit: 2, total: 5, totalPages: 3, hasNext, hasPrev: n > 1 },
+      });
     const { fetch, sent } = scripted([page(1, ["a", "b"], true), page(2, ["c", "d"], true), page(3, ["e"], false)]);
     const client = createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch });
     const seen: string[] = [];
     for await (const attendee of client.attendees.listAll({ eventId: "evt_1", limit: 2 })) seen.push(attendee.id);
     assert.deepEqual(seen, ["a", "b", "c", "d", "e"]);
-    assert.deepEqual(sent.map((s) => new URL(s.url).search), ["?eventId=evt_1&page=1&limit=2", "?eventId=evt_1&page=2&limit=2", "?eventId=evt_1&page=3&limit=2"]);
+    assert.deepEqual(
+      sent.map((s) => new URL(s.url).search),
+      ["?eventId=evt_1&page=1&limit=2", "?eventId=evt_1&page=2&limit=2", "?eventId=evt_1&page=3&limit=2"],
+    );
   });
 });
 
 describe("paths", () => {
   test("webhook deliveries, redelivery, ping and analytics go to their routes with their queries", async () => {
-    const empty = { deliveries: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0, hasNext: false, hasPrev: false } };
-    const { fetch, sent } = scripted([json(200, empty), json(202, {}), json(200, {}), json(200, {}), json(200, {}), json(200, {}), json(200, {})]);
+    const empty = {
+      deliveries: [],
+      pagination: { page: 1, limit: 20, total: 0, totalPages: 0, hasNext: false, hasPrev: false },
+    };
+    const { fetch, sent } = scripted([
+      json(200, empty),
+      json(202, {}),
+      json(200, {}),
+      json(200, {}),
+      json(200, {}),
+      json(200, {}),
+      json(200, {}),
+    ]);
     const client = createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch });
     await client.webhooks.deliveries("wh_1", { status: "failed" });
     await client.webhooks.redeliver("wh_1", "dlv_2");
@@ -185,15 +263,18 @@ describe("paths", () => {
     await client.analytics.sustainability({ eventIds: ["evt_1", "evt_2"], granularity: "monthly" });
     await client.analytics.event("evt/1");
     await client.analytics.trends({ metric: "attendance", includeBenchmark: true });
-    assert.deepEqual(sent.map((s) => `${s.method} ${s.url.replace("http://svc.test/v1", "")}`), [
-      "GET /webhooks/wh_1/deliveries?status=failed",
-      "POST /webhooks/wh_1/deliveries/dlv_2/redeliver",
-      "POST /webhooks/wh_1/ping",
-      "POST /webhooks/wh%2F1/rotate-secret",
-      "GET /analytics/sustainability?eventIds=evt_1,evt_2&granularity=monthly",
-      "GET /analytics/events/evt%2F1",
-      "GET /analytics/trends?metric=attendance&includeBenchmark=true",
-    ]);
+    assert.deepEqual(
+      sent.map((s) => `${s.method} ${s.url.replace("http://svc.test/v1", "")}`),
+      [
+        "GET /webhooks/wh_1/deliveries?status=failed",
+        "POST /webhooks/wh_1/deliveries/dlv_2/redeliver",
+        "POST /webhooks/wh_1/ping",
+        "POST /webhooks/wh%2F1/rotate-secret",
+        "GET /analytics/sustainability?eventIds=evt_1,evt_2&granularity=monthly",
+        "GET /analytics/events/evt%2F1",
+        "GET /analytics/trends?metric=attendance&includeBenchmark=true",
+      ],
+    );
   });
 });
 
@@ -207,9 +288,18 @@ describe("retry timing", () => {
 
   test("backoff doubles with jitter between half and all of it; past the maximum, no retry", () => {
     const policy = { retries: 5, baseDelayMs: 100, maxDelayMs: 1_000 };
-    assert.equal(retryDelayMs(1, undefined, policy, () => 0), 50);
-    assert.equal(retryDelayMs(3, undefined, policy, () => 1), 400);
-    assert.equal(retryDelayMs(5, undefined, policy, () => 1), undefined);
+    assert.equal(
+      retryDelayMs(1, undefined, policy, () => 0),
+      50,
+    );
+    assert.equal(
+      retryDelayMs(3, undefined, policy, () => 1),
+      400,
+    );
+    assert.equal(
+      retryDelayMs(5, undefined, policy, () => 1),
+      undefined,
+    );
     assert.equal(retryDelayMs(1, 2, policy), undefined);
     assert.equal(retryDelayMs(1, 0.5, policy), 500);
   });

@@ -59,7 +59,8 @@ export function retentionCutoff(now: Date, retentionDays: number): Date {
 export function createBackgroundPurge(options: BackgroundPurgeOptions): BackgroundPurge {
   const { storage } = options;
   const retentionDays = options.webhookRetentionDays ?? DEFAULT_WEBHOOK_RETENTION_DAYS;
-  if (!(Number.isFinite(retentionDays) && retentionDays >= 0)) throw new RangeError("webhookRetentionDays must be a number of days, 0 or more");
+  if (!(Number.isFinite(retentionDays) && retentionDays >= 0))
+    throw new RangeError("webhookRetentionDays must be a number of days, 0 or more");
   const intervalMs = options.intervalMs ?? DEFAULT_PURGE_INTERVAL_MS;
   const clock = options.now ?? (() => new Date());
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -69,7 +70,10 @@ export function createBackgroundPurge(options: BackgroundPurgeOptions): Backgrou
     running ??= (async () => {
       try {
         const now = clock();
-        const result = await storage.purgeExpired({ now: now.toISOString(), deliveriesBefore: retentionCutoff(now, retentionDays).toISOString() });
+        const result = await storage.purgeExpired({
+          now: now.toISOString(),
+          deliveriesBefore: retentionCutoff(now, retentionDays).toISOString(),
+        });
         if (result.idempotencyKeys + result.deliveries > 0) options.onPurged?.(result);
         return result;
       } finally {

@@ -23,7 +23,16 @@
 // Service
 export { createEventService } from "./service.ts";
 export type {
-  AccountOperations, AccountOptions, AnalyticsOperations, AttendeeExport, AttendeeOperations, EventOperations, EventService, EventServiceOptions, KeyOperations, ListResult,
+  AccountOperations,
+  AccountOptions,
+  AnalyticsOperations,
+  AttendeeExport,
+  AttendeeOperations,
+  EventOperations,
+  EventService,
+  EventServiceOptions,
+  KeyOperations,
+  ListResult,
   WebhookOperations,
 } from "./service.ts";
 
@@ -60,16 +69,35 @@ export { Event, EventCreateInput, EventListQuery, EventUpdateInput } from "./res
 export type { Coordinates, Location, SustainabilityGoals } from "./resources/event.ts";
 export { EVENT_STATUSES } from "./rules/event-status.ts";
 export type { EventStatus } from "./rules/event-status.ts";
-export { Attendee, AttendeeCreateInput, AttendeeListQuery, AttendeeUpdateInput, CheckInInput } from "./resources/attendee.ts";
+export {
+  Attendee,
+  AttendeeCreateInput,
+  AttendeeListQuery,
+  AttendeeUpdateInput,
+  CheckInInput,
+} from "./resources/attendee.ts";
 export type { AccessibilityNeeds, CarbonOffset, EmergencyContact } from "./resources/attendee.ts";
 export { ATTENDEE_STATUSES } from "./rules/attendee-status.ts";
 export type { AttendeeStatus } from "./rules/attendee-status.ts";
 export { AttendeeExportQuery } from "./export/attendee-export.ts";
 export type { ExportFormat } from "./export/attendee-export.ts";
 export { DeleteResult, Pagination } from "./resources/common.ts";
-export { CreatedWebhook, RotatedWebhook, Webhook, WebhookCreateInput, WEBHOOK_EVENT_TYPES, WebhookListQuery, WebhookUpdateInput } from "./resources/webhook.ts";
+export {
+  CreatedWebhook,
+  RotatedWebhook,
+  Webhook,
+  WebhookCreateInput,
+  WEBHOOK_EVENT_TYPES,
+  WebhookListQuery,
+  WebhookUpdateInput,
+} from "./resources/webhook.ts";
 export type { WebhookEventType } from "./resources/webhook.ts";
-export { DeliveryAttempt, DeliveryListQuery, DELIVERY_STATUSES, WebhookDelivery } from "./resources/webhook-delivery.ts";
+export {
+  DeliveryAttempt,
+  DeliveryListQuery,
+  DELIVERY_STATUSES,
+  WebhookDelivery,
+} from "./resources/webhook-delivery.ts";
 export type { DeliveryStatus } from "./resources/webhook-delivery.ts";
 export { ApiKeyCreateInput, SCOPES, TIERS } from "./resources/api-key.ts";
 export type { ApiKeyInfo, AuthContext, CreatedApiKey, Scope, Tier } from "./resources/api-key.ts";

@@ -23,7 +23,10 @@ export async function renderQrCode(text: string, format: "png" | "svg"): Promise
   const image =
     format === "svg"
       ? { body: await QRCode.toString(text, { ...options, type: "svg" }), contentType: "image/svg+xml" }
-      : { body: new Uint8Array(await QRCode.toBuffer(text, { ...options, type: "png", width: 300 })), contentType: "image/png" };
+      : {
+          body: new Uint8Array(await QRCode.toBuffer(text, { ...options, type: "png", width: 300 })),
+          contentType: "image/png",
+        };
   return { ...image, etag: `"${createHash("sha256").update(image.body).digest("base64url").slice(0, 32)}"` };
 }
 
@@ -32,7 +35,9 @@ export async function renderQrCode(text: string, format: "png" | "svg"): Promise
  * rendered once (concurrent requests share the rendering) and kept in a least-recently-used
  * cache of at most `maxImages` images.
  */
-export function createQrCodeRenderer(maxImages = MAX_CACHED_IMAGES): (text: string, format: "png" | "svg") => Promise<QrCodeImage> {
+export function createQrCodeRenderer(
+  maxImages = MAX_CACHED_IMAGES,
+): (text: string, format: "png" | "svg") => Promise<QrCodeImage> {
   const cache = new Map<string, Promise<QrCodeImage>>();
   return (text, format) => {
     const key = `${format}:${text}`;

@@ -1,5 +1,10 @@
 import { type CarbonSettings, DEFAULT_CARBON_SETTINGS } from "./carbon/carbon-settings.ts";
-import { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, type EmissionFactorSetInput, factorSetIdentity } from "./carbon/emission-factors.ts";
+import {
+  DEFAULT_EMISSION_FACTORS,
+  EmissionFactorSet,
+  type EmissionFactorSetInput,
+  factorSetIdentity,
+} from "./carbon/emission-factors.ts";
 import { createQrCodeRenderer, type QrCodeImage } from "./qr-code.ts";
 import { type Scope, SCOPES, type Tier } from "./resources/api-key.ts";
 import { type AnalyticsOperations, createAnalyticsOperations } from "./service/analytics-operations.ts";
@@ -118,7 +123,12 @@ export function createEventService(options: EventServiceOptions): EventService {
   const defaultBaseUrl = publicUrl ?? DEFAULT_PUBLIC_URL;
   const queued = () => options.webhooks?.onQueued?.();
 
-  function buildOperations(accountId: string, baseUrl: string, scopes: readonly Scope[], tier: Tier): AccountOperations {
+  function buildOperations(
+    accountId: string,
+    baseUrl: string,
+    scopes: readonly Scope[],
+    tier: Tier,
+  ): AccountOperations {
     const context: OperationContext = {
       accountId,
       baseUrl,
@@ -143,7 +153,10 @@ export function createEventService(options: EventServiceOptions): EventService {
   // account, origin, scopes and tier: the handler asks for them on every request, and building
   // four operation objects and a notifier each time is garbage on the hot path. Remembered per
   // account (the last set asked for), compared field by field: cheaper than building a key.
-  const accountScopes = new Map<string, { baseUrl: string; scopes: readonly Scope[]; tier: Tier; scope: AccountOperations }>();
+  const accountScopes = new Map<
+    string,
+    { baseUrl: string; scopes: readonly Scope[]; tier: Tier; scope: AccountOperations }
+  >();
   function forAccount(accountId: string, scopeOptions: AccountOptions = {}): AccountOperations {
     const baseUrl = publicUrl ?? scopeOptions.baseUrl ?? defaultBaseUrl;
     const scopes = scopeOptions.scopes ?? SCOPES;
@@ -152,7 +165,8 @@ export function createEventService(options: EventServiceOptions): EventService {
     if (kept && kept.baseUrl === baseUrl && kept.tier === tier && sameScopes(kept.scopes, scopes)) return kept.scope;
     const scope = buildOperations(accountId, baseUrl, scopes, tier);
     // Bounded: the oldest account goes first (a Map iterates in insertion order).
-    if (!kept && accountScopes.size >= ACCOUNT_SCOPE_CACHE_SIZE) accountScopes.delete(accountScopes.keys().next().value!);
+    if (!kept && accountScopes.size >= ACCOUNT_SCOPE_CACHE_SIZE)
+      accountScopes.delete(accountScopes.keys().next().value!);
     accountScopes.set(accountId, { baseUrl, scopes, tier, scope });
     return scope;
   }
@@ -180,7 +194,9 @@ function resolveEmissionFactors(storage: Storage, given: EmissionFactorSetInput 
   if (given === undefined) return stored;
   const set = EmissionFactorSet.parse(given);
   if (factorSetIdentity(set) !== factorSetIdentity(stored)) {
-    throw new Error("createEventService: emissionFactors differ from the storage's; pass the same set to createSqlStorage({ emissionFactors }), which keeps the figures");
+    throw new Error(
+      "createEventService: emissionFactors differ from the storage's; pass the same set to createSqlStorage({ emissionFactors }), which keeps the figures",
+    );
   }
   return set;
 }

@@ -9,7 +9,13 @@ import type { TransactionStore } from "./storage/transaction.ts";
 import type { WebhookStore } from "./storage/webhook-store.ts";
 
 export type { EventWithStats } from "./resources/event.ts";
-export type { AccountStore, RateLimitWindows, RequestReservation, ReservedRequests, StoredKey } from "./storage/account-store.ts";
+export type {
+  AccountStore,
+  RateLimitWindows,
+  RequestReservation,
+  ReservedRequests,
+  StoredKey,
+} from "./storage/account-store.ts";
 export type { AnalyticsStore, FilteredAnalyticsFigures } from "./storage/analytics-store.ts";
 export type { AttendeeStore } from "./storage/attendee-store.ts";
 export type { ChangeNotifier, OutboxReader, StoredChange } from "./storage/change-notifier.ts";
@@ -20,8 +26,23 @@ export type { EventStore } from "./storage/event-store.ts";
 export type { IdempotencyRecord, IdempotencyStore } from "./storage/idempotency-store.ts";
 export type { PurgeResult, StorageLifecycle, StoreFault } from "./storage/lifecycle-store.ts";
 export type {
-  AttemptWrite, AttendeeWrites, ConflictKind, DeliveryState, DeliveryWrites, ErasureWrites, EventWrites, FigureWrites, NewDelivery, OutboxWrites, RecordedAttempt, StorageTransaction,
-  Subscription, TransactionStore, WaitlistWrites, WebhookFailureState, WebhookWrites,
+  AttemptWrite,
+  AttendeeWrites,
+  ConflictKind,
+  DeliveryState,
+  DeliveryWrites,
+  ErasureWrites,
+  EventWrites,
+  FigureWrites,
+  NewDelivery,
+  OutboxWrites,
+  RecordedAttempt,
+  StorageTransaction,
+  Subscription,
+  TransactionStore,
+  WaitlistWrites,
+  WebhookFailureState,
+  WebhookWrites,
 } from "./storage/transaction.ts";
 export type { WebhookStore } from "./storage/webhook-store.ts";
 

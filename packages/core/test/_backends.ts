@@ -174,7 +174,9 @@ function withDatabase(url: string, name: string): string {
 }
 
 function postgresKysely(url: string): Kysely<Database> {
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: PG_POOL_SIZE }) }) });
+  return new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: PG_POOL_SIZE }) }),
+  });
 }
 
 /** Runs one statement on the admin connection of `TEST_DATABASE_URL`. */
@@ -249,7 +251,10 @@ const pglite: TestBackend = {
   name: "pglite",
   parallel: false,
   async open() {
-    const [{ PGlite }, { PGliteDialect }] = await Promise.all([import("@electric-sql/pglite"), import("kysely-pglite-dialect")]);
+    const [{ PGlite }, { PGliteDialect }] = await Promise.all([
+      import("@electric-sql/pglite"),
+      import("kysely-pglite-dialect"),
+    ]);
     // Starting PGlite costs far more than copying one: every database is a clone of one migrated once.
     pgliteTemplate ??= (async () => {
       const template = new PGlite();
@@ -273,13 +278,20 @@ const TEST_PGLITE = process.env.TEST_PGLITE === "1";
  * Every backend available here: SQLite memory and file always; PGlite when TEST_PGLITE=1;
  * PostgreSQL when TEST_DATABASE_URL is set (a fresh database per open(), dropped by drop()).
  */
-export const BACKENDS: TestBackend[] = [sqliteMemory, sqliteFile, ...(TEST_PGLITE ? [pglite] : []), ...(TEST_DATABASE_URL ? [postgres(TEST_DATABASE_URL)] : [])];
+export const BACKENDS: TestBackend[] = [
+  sqliteMemory,
+  sqliteFile,
+  ...(TEST_PGLITE ? [pglite] : []),
+  ...(TEST_DATABASE_URL ? [postgres(TEST_DATABASE_URL)] : []),
+];
 
 let told = false;
 /** Prints once why PostgreSQL is skipped when TEST_DATABASE_URL is unset. */
 export function notePostgresSkipped(): void {
   if (told || TEST_DATABASE_URL) return;
   told = true;
-  console.log("PostgreSQL skipped: set TEST_DATABASE_URL=postgres://user:password@host:5432/postgres (a role that may CREATE DATABASE) to run these tests on PostgreSQL too (or TEST_PGLITE=1 for PostgreSQL in process, PGlite, slower).");
+  console.log(
+    "PostgreSQL skipped: set TEST_DATABASE_URL=postgres://user:password@host:5432/postgres (a role that may CREATE DATABASE) to run these tests on PostgreSQL too (or TEST_PGLITE=1 for PostgreSQL in process, PGlite, slower).",
+  );
 }
 notePostgresSkipped();

@@ -41,7 +41,11 @@ export async function runCall(storage: TestStorage, call: Call): Promise<Outcome
     const method = storage[call.method] as unknown as (...args: unknown[]) => Promise<unknown>;
     return { ok: true, value: await method(...call.args) };
   } catch (error) {
-    return { ok: false, code: ServiceError.is(error) ? error.code : null, message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+    return {
+      ok: false,
+      code: ServiceError.is(error) ? error.code : null,
+      message: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    };
   }
 }
 
@@ -126,7 +130,9 @@ function workerRacers(workers: Worker[]): Racers {
       Atomics.store(new Int32Array(go), 0, 1);
       Atomics.notify(new Int32Array(go), 0);
       const outcomes: Outcome[] = new Array(calls.length);
-      (await Promise.all(results)).forEach((list, i) => list.forEach((outcome, j) => (outcomes[hands[i]![j]!.index] = outcome)));
+      (await Promise.all(results)).forEach((list, i) =>
+        list.forEach((outcome, j) => (outcomes[hands[i]![j]!.index] = outcome)),
+      );
       return outcomes;
     },
     async close() {

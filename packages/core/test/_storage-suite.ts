@@ -10,7 +10,12 @@ import { type TravelMode, travelEmissionsKg } from "../src/carbon/emission-facto
 import { sustainabilityScore } from "../src/carbon/sustainability-score.ts";
 import { scoreTier } from "../src/analytics/certifications.ts";
 import { ServiceError } from "../src/errors.ts";
-import { type AttendeeCreate, type AttendeeRecord, AttendeeListQuery, newAttendeeRecord } from "../src/resources/attendee.ts";
+import {
+  type AttendeeCreate,
+  type AttendeeRecord,
+  AttendeeListQuery,
+  newAttendeeRecord,
+} from "../src/resources/attendee.ts";
 import { limitsFor } from "../src/resources/api-key.ts";
 import { type EventCreate, EventListQuery, type EventRecord, newEventRecord } from "../src/resources/event.ts";
 import { WebhookListQuery, type WebhookRecord } from "../src/resources/webhook.ts";
@@ -26,7 +31,10 @@ let clock = Date.parse("2026-01-01T00:00:00.000Z");
 const tick = () => new Date((clock += 1000)).toISOString();
 
 /** An event as it is once published: the door (check-in) is open. */
-const publishedEventRecord = (accountId: string, overrides: Partial<EventCreate> = {}): EventRecord => ({ ...eventRecord(accountId, overrides), status: "published" });
+const publishedEventRecord = (accountId: string, overrides: Partial<EventCreate> = {}): EventRecord => ({
+  ...eventRecord(accountId, overrides),
+  status: "published",
+});
 
 function eventRecord(accountId: string, overrides: Partial<EventCreate> = {}): EventRecord {
   return newEventRecord(
@@ -46,7 +54,14 @@ function eventRecord(accountId: string, overrides: Partial<EventCreate> = {}): E
 
 function attendeeRecord(accountId: string, eventId: string, overrides: Partial<AttendeeCreate> = {}): AttendeeRecord {
   return newAttendeeRecord(
-    { eventId, firstName: "Ada", lastName: "Lovelace", email: `${createId("attendee")}@example.com`, ticketType: "general", ...overrides },
+    {
+      eventId,
+      firstName: "Ada",
+      lastName: "Lovelace",
+      email: `${createId("attendee")}@example.com`,
+      ticketType: "general",
+      ...overrides,
+    },
     { id: createId("attendee"), accountId, confirmationCode: createConfirmationCode(), now: tick() },
   );
 }
@@ -65,8 +80,14 @@ const erasure = (): Erasure => ({ now: tick(), replay: ERASED });
 
 async function newAccount(storage: Storage, name: string): Promise<string> {
   const info = await storage.createApiKey({
-    id: createId("apiKey"), account: name, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "esk_x…",
-    tier: "free", scopes: ["events:read"], now: tick(),
+    id: createId("apiKey"),
+    account: name,
+    newAccountId: createId("account"),
+    hash: createId("apiKey"),
+    prefix: "esk_x…",
+    tier: "free",
+    scopes: ["events:read"],
+    now: tick(),
   });
   return info.accountId;
 }
@@ -77,9 +98,14 @@ async function newAccount(storage: Storage, name: string): Promise<string> {
  */
 function storageMethods(storage: Storage): string[] {
   const names = new Set<string>();
-  for (let object: object | null = storage; object && object !== Object.prototype; object = Object.getPrototypeOf(object)) {
+  for (
+    let object: object | null = storage;
+    object && object !== Object.prototype;
+    object = Object.getPrototypeOf(object)
+  ) {
     for (const key of Object.getOwnPropertyNames(object)) {
-      if (key !== "constructor" && typeof (storage as unknown as Record<string, unknown>)[key] === "function") names.add(key);
+      if (key !== "constructor" && typeof (storage as unknown as Record<string, unknown>)[key] === "function")
+        names.add(key);
     }
   }
   return [...names].sort();
@@ -132,15 +158,27 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("a key for an existing account name joins that account; a new name creates one", async () => {
         const hash = createId("apiKey");
         const info = await storage.createApiKey({
-          id: createId("apiKey"), account: "Acme", newAccountId: createId("account"), hash, prefix: "esk_abc…",
-          tier: "enterprise", scopes: ["events:read", "analytics:read"], limits: { perMinute: 99, perDay: 999 }, now: tick(),
+          id: createId("apiKey"),
+          account: "Acme",
+          newAccountId: createId("account"),
+          hash,
+          prefix: "esk_abc…",
+          tier: "enterprise",
+          scopes: ["events:read", "analytics:read"],
+          limits: { perMinute: 99, perDay: 999 },
+          now: tick(),
         });
         assert.equal(info.accountId, acme);
         assert.equal(info.accountName, "Acme");
         const auth = await storage.authenticate(hash);
         assert.deepEqual(auth, {
-          keyId: info.id, accountId: acme, accountName: "Acme", tier: "enterprise", scopes: ["events:read", "analytics:read"],
-          perMinute: 99, perDay: 999,
+          keyId: info.id,
+          accountId: acme,
+          accountName: "Acme",
+          tier: "enterprise",
+          scopes: ["events:read", "analytics:read"],
+          perMinute: 99,
+          perDay: 999,
         });
         assert.equal((await storage.findAccount(acme))?.name, "Acme");
         assert.equal((await storage.findAccount("Acme"))?.id, acme);
@@ -160,11 +198,20 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("an account that sets no limits stores none: the tier's apply (limitsFor)", async () => {
         const hash = createId("apiKey");
         await storage.createApiKey({
-          id: createId("apiKey"), account: "Initech", newAccountId: createId("account"), hash, prefix: "p", tier: "starter",
-          scopes: ["events:read"], now: tick(),
+          id: createId("apiKey"),
+          account: "Initech",
+          newAccountId: createId("account"),
+          hash,
+          prefix: "p",
+          tier: "starter",
+          scopes: ["events:read"],
+          now: tick(),
         });
         const stored = (await storage.authenticate(hash))!;
-        assert.deepEqual({ tier: stored.tier, perMinute: stored.perMinute, perDay: stored.perDay }, { tier: "starter", perMinute: null, perDay: null });
+        assert.deepEqual(
+          { tier: stored.tier, perMinute: stored.perMinute, perDay: stored.perDay },
+          { tier: "starter", perMinute: null, perDay: null },
+        );
         assert.deepEqual(limitsFor(stored.tier, stored.perMinute, stored.perDay), { perMinute: 300, perDay: 10_000 });
       });
     });
@@ -172,22 +219,48 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
     describe("rate-limit windows and idempotency keys", () => {
       test("reserveRequests grants up to the limits, exactly under concurrency, rolls windows and takes counts back", async () => {
         const account = async (tier: "free" | "enterprise", limits?: { perMinute: number; perDay: number }) =>
-          (await storage.createApiKey({
-            id: createId("apiKey"), account: `Leased ${createId("account")}`, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "p", tier,
-            scopes: ["events:read"], limits, now: tick(),
-          })).accountId;
+          (
+            await storage.createApiKey({
+              id: createId("apiKey"),
+              account: `Leased ${createId("account")}`,
+              newAccountId: createId("account"),
+              hash: createId("apiKey"),
+              prefix: "p",
+              tier,
+              scopes: ["events:read"],
+              limits,
+              now: tick(),
+            })
+          ).accountId;
         const a = await account("free");
         const b = await account("enterprise", { perMinute: 7, perDay: 70 });
         const windows = { minute: 1_800_000_000, day: 1_799_971_200 };
         const free = { perMinute: 60, perDay: 1_000 };
-        const lease = (accountId: string, want: number, limits = free, at = windows, giveBack?: { windows: typeof windows; count: number }) =>
-          storage.reserveRequests({ accountId, windows: at, want, limits, ...(giveBack && { giveBack }) });
+        const lease = (
+          accountId: string,
+          want: number,
+          limits = free,
+          at = windows,
+          giveBack?: { windows: typeof windows; count: number },
+        ) => storage.reserveRequests({ accountId, windows: at, want, limits, ...(giveBack && { giveBack }) });
 
         // 25 leases of 3 at once for 60: exactly 60 granted (20 × 3), the rest get nothing.
         const grants = await Promise.all(Array.from({ length: 25 }, () => lease(a, 3)));
-        assert.equal(grants.reduce((sum, g) => sum + g.granted, 0), 60);
-        assert.deepEqual(grants.map((g) => g.granted).sort((x, y) => x - y), [...Array(5).fill(0), ...Array(20).fill(3)]);
-        assert.deepEqual(grants.map((g) => g.minute).filter((_, i) => grants[i]!.granted > 0).sort((x, y) => x - y), Array.from({ length: 20 }, (_, i) => 3 * (i + 1)));
+        assert.equal(
+          grants.reduce((sum, g) => sum + g.granted, 0),
+          60,
+        );
+        assert.deepEqual(
+          grants.map((g) => g.granted).sort((x, y) => x - y),
+          [...Array(5).fill(0), ...Array(20).fill(3)],
+        );
+        assert.deepEqual(
+          grants
+            .map((g) => g.minute)
+            .filter((_, i) => grants[i]!.granted > 0)
+            .sort((x, y) => x - y),
+          Array.from({ length: 20 }, (_, i) => 3 * (i + 1)),
+        );
         assert.deepEqual(await lease(a, 5), { granted: 0, minute: 60, day: 60 });
         // Another account has its own windows; a grant stops at its limits.
         assert.deepEqual(await lease(b, 5, { perMinute: 7, perDay: 70 }), { granted: 5, minute: 5, day: 5 });
@@ -199,21 +272,42 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         assert.deepEqual(await lease(a, 1, free, next, { windows, count: 6 }), { granted: 1, minute: 3, day: 53 });
         // A lease of an older minute counts in the stored one; a new day starts both again.
         assert.deepEqual(await lease(a, 1, free, windows), { granted: 1, minute: 4, day: 54 });
-        assert.deepEqual(await lease(a, 3, free, { minute: windows.minute + 86_400, day: windows.day + 86_400 }), { granted: 3, minute: 3, day: 3 });
+        assert.deepEqual(await lease(a, 3, free, { minute: windows.minute + 86_400, day: windows.day + 86_400 }), {
+          granted: 3,
+          minute: 3,
+          day: 3,
+        });
         // The day's limit binds too.
-        assert.deepEqual(await lease(b, 10, { perMinute: 100, perDay: 9 }, { minute: windows.minute + 120, day: windows.day }), { granted: 2, minute: 2, day: 9 });
+        assert.deepEqual(
+          await lease(b, 10, { perMinute: 100, perDay: 9 }, { minute: windows.minute + 120, day: windows.day }),
+          { granted: 2, minute: 2, day: 9 },
+        );
       });
 
       test("keysRevision rises with every revocation and every change of an account's limits, and with nothing else", async () => {
         const before = await storage.keysRevision();
         const name = `Revised ${createId("account")}`;
         const created = await storage.createApiKey({
-          id: createId("apiKey"), account: name, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "p", tier: "free", scopes: ["events:read"], now: tick(),
+          id: createId("apiKey"),
+          account: name,
+          newAccountId: createId("account"),
+          hash: createId("apiKey"),
+          prefix: "p",
+          tier: "free",
+          scopes: ["events:read"],
+          now: tick(),
         });
         assert.equal(await storage.keysRevision(), before, "a new key changes nothing remembered");
         await storage.createApiKey({
-          id: createId("apiKey"), account: name, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "p", tier: "enterprise", scopes: ["events:read"],
-          limits: { perMinute: 10 }, now: tick(),
+          id: createId("apiKey"),
+          account: name,
+          newAccountId: createId("account"),
+          hash: createId("apiKey"),
+          prefix: "p",
+          tier: "enterprise",
+          scopes: ["events:read"],
+          limits: { perMinute: 10 },
+          now: tick(),
         });
         assert.equal(await storage.keysRevision(), before + 1);
         assert.equal(await storage.revokeApiKey(created.id, tick()), true);
@@ -223,7 +317,14 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       });
 
       test("claimIdempotencyKey: first claim wins, the rest see it until it expires or goes stale", async () => {
-        const claim = { accountId: acme, key: `k-${createId("event")}`, requestHash: "h1", now: "2026-01-01T00:00:00.000Z", expiresAt: "2026-01-02T00:00:00.000Z", staleBefore: "2025-12-31T23:59:00.000Z" };
+        const claim = {
+          accountId: acme,
+          key: `k-${createId("event")}`,
+          requestHash: "h1",
+          now: "2026-01-01T00:00:00.000Z",
+          expiresAt: "2026-01-02T00:00:00.000Z",
+          staleBefore: "2025-12-31T23:59:00.000Z",
+        };
         const results = await Promise.all(Array.from({ length: 5 }, () => storage.claimIdempotencyKey(claim)));
         assert.equal(results.filter((r) => r === null).length, 1);
         const held = results.find((r) => r !== null)!;
@@ -233,27 +334,78 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         // Another account may use the same key.
         assert.equal(await storage.claimIdempotencyKey({ ...claim, accountId: globex }), null);
 
-        await storage.completeIdempotencyKey(acme, claim.key, { status: 201, body: "{\"id\":1}" });
-        const done = await storage.claimIdempotencyKey({ ...claim, now: "2026-01-01T12:00:00.000Z", staleBefore: "2026-01-01T11:59:00.000Z" });
+        await storage.completeIdempotencyKey(acme, claim.key, { status: 201, body: '{"id":1}' });
+        const done = await storage.claimIdempotencyKey({
+          ...claim,
+          now: "2026-01-01T12:00:00.000Z",
+          staleBefore: "2026-01-01T11:59:00.000Z",
+        });
         assert.equal(done?.state, "done");
-        assert.deepEqual(done?.response, { status: 201, body: "{\"id\":1}" });
+        assert.deepEqual(done?.response, { status: 201, body: '{"id":1}' });
         // Expired: a new claim.
-        assert.equal(await storage.claimIdempotencyKey({ ...claim, requestHash: "h2", now: "2026-01-02T00:00:01.000Z", expiresAt: "2026-01-03T00:00:01.000Z" }), null);
+        assert.equal(
+          await storage.claimIdempotencyKey({
+            ...claim,
+            requestHash: "h2",
+            now: "2026-01-02T00:00:01.000Z",
+            expiresAt: "2026-01-03T00:00:01.000Z",
+          }),
+          null,
+        );
         // A running claim older than staleBefore is abandoned and taken over; a fresh one is not.
-        assert.equal((await storage.claimIdempotencyKey({ ...claim, now: "2026-01-02T00:00:30.000Z", staleBefore: "2026-01-01T23:59:30.000Z" }))?.requestHash, "h2");
-        assert.equal(await storage.claimIdempotencyKey({ ...claim, requestHash: "h3", now: "2026-01-02T00:05:00.000Z", staleBefore: "2026-01-02T00:04:00.000Z" }), null);
+        assert.equal(
+          (
+            await storage.claimIdempotencyKey({
+              ...claim,
+              now: "2026-01-02T00:00:30.000Z",
+              staleBefore: "2026-01-01T23:59:30.000Z",
+            })
+          )?.requestHash,
+          "h2",
+        );
+        assert.equal(
+          await storage.claimIdempotencyKey({
+            ...claim,
+            requestHash: "h3",
+            now: "2026-01-02T00:05:00.000Z",
+            staleBefore: "2026-01-02T00:04:00.000Z",
+          }),
+          null,
+        );
         // Released claims free the key.
         await storage.releaseIdempotencyKey(acme, claim.key);
-        assert.equal(await storage.claimIdempotencyKey({ ...claim, requestHash: "h4", now: "2026-01-02T00:05:01.000Z" }), null);
+        assert.equal(
+          await storage.claimIdempotencyKey({ ...claim, requestHash: "h4", now: "2026-01-02T00:05:01.000Z" }),
+          null,
+        );
         // Expired records are purged.
-        assert.ok((await storage.purgeExpired({ now: "2026-01-04T00:00:00.000Z", deliveriesBefore: "2000-01-01T00:00:00.000Z" })).idempotencyKeys >= 2);
+        assert.ok(
+          (
+            await storage.purgeExpired({
+              now: "2026-01-04T00:00:00.000Z",
+              deliveriesBefore: "2000-01-01T00:00:00.000Z",
+            })
+          ).idempotencyKeys >= 2,
+        );
       });
     });
 
     describe("webhooks", () => {
       const webhook = (accountId: string, url: string): WebhookRecord => ({
-        id: createId("webhook"), accountId, url, events: ["*"], description: null, secret: "whsec_x", active: true, metadata: {},
-        previousSecret: null, previousSecretExpiresAt: null, consecutiveFailures: 0, disabledAt: null, createdAt: tick(), updatedAt: tick(),
+        id: createId("webhook"),
+        accountId,
+        url,
+        events: ["*"],
+        description: null,
+        secret: "whsec_x",
+        active: true,
+        metadata: {},
+        previousSecret: null,
+        previousSecretExpiresAt: null,
+        consecutiveFailures: 0,
+        disabledAt: null,
+        createdAt: tick(),
+        updatedAt: tick(),
       });
 
       test("insert, get, list, update and delete, one URL per account", async () => {
@@ -263,19 +415,42 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         assert.equal(await storage.getWebhook(globex, first.id), null);
         // The storage reports a taken URL as a conflict; the service (here withTransactions) names the webhook that has it.
         const store = Object.getPrototypeOf(storage) as Storage;
-        await assert.rejects(store.insertWebhook(webhook(acme, first.url)), (error: unknown) => StorageConflict.is(error, "webhook-url"));
-        await assert.rejects(storage.insertWebhook(webhook(acme, first.url)), (error: unknown) => ServiceError.is(error) && error.code === "DUPLICATE_WEBHOOK" && error.field === "url" && (error.details as { webhookId: string }).webhookId === first.id);
+        await assert.rejects(store.insertWebhook(webhook(acme, first.url)), (error: unknown) =>
+          StorageConflict.is(error, "webhook-url"),
+        );
+        await assert.rejects(
+          storage.insertWebhook(webhook(acme, first.url)),
+          (error: unknown) =>
+            ServiceError.is(error) &&
+            error.code === "DUPLICATE_WEBHOOK" &&
+            error.field === "url" &&
+            (error.details as { webhookId: string }).webhookId === first.id,
+        );
         await storage.insertWebhook(webhook(globex, first.url));
         const second = webhook(acme, "https://93.184.216.34/b");
         await storage.insertWebhook({ ...second, active: false });
-        await rejectsWith(changeWebhook(storage, acme, second.id, (w) => ({ ...w, url: first.url })), "DUPLICATE_WEBHOOK");
-        assert.equal(await changeWebhook(storage, globex, second.id, (w) => w), null, "another account's webhook is not found");
-        const { before, after } = (await changeWebhook(storage, acme, second.id, (w) => ({ ...w, description: "B", active: true })))!;
+        await rejectsWith(
+          changeWebhook(storage, acme, second.id, (w) => ({ ...w, url: first.url })),
+          "DUPLICATE_WEBHOOK",
+        );
+        assert.equal(
+          await changeWebhook(storage, globex, second.id, (w) => w),
+          null,
+          "another account's webhook is not found",
+        );
+        const { before, after } = (await changeWebhook(storage, acme, second.id, (w) => ({
+          ...w,
+          description: "B",
+          active: true,
+        })))!;
         assert.equal(before.active, false);
         assert.equal(after.description, "B");
         assert.deepEqual(await storage.getWebhook(acme, second.id), after);
         const active = await storage.listWebhooks(acme, WebhookListQuery.parse({ active: "true" }));
-        assert.deepEqual(active.items.map((w) => w.id), [second.id, first.id]);
+        assert.deepEqual(
+          active.items.map((w) => w.id),
+          [second.id, first.id],
+        );
         assert.equal((await storage.listWebhooks(acme, WebhookListQuery.parse({ active: "false" }))).total, 0);
         assert.equal(await storage.deleteWebhook(globex, first.id), null);
         assert.equal((await storage.deleteWebhook(acme, first.id))?.id, first.id);
@@ -285,7 +460,11 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("a bound on the account's webhooks holds under concurrent inserts; other accounts are not counted", async () => {
         const capped = await newAccount(storage, `Capped ${tick()}`);
         assert.equal(await storage.insertWebhook(webhook(capped, "https://93.184.216.34/c0"), 3), true);
-        const results = await Promise.all(Array.from({ length: 6 }, (_, i) => storage.insertWebhook(webhook(capped, `https://93.184.216.34/c${i + 1}`), 3)));
+        const results = await Promise.all(
+          Array.from({ length: 6 }, (_, i) =>
+            storage.insertWebhook(webhook(capped, `https://93.184.216.34/c${i + 1}`), 3),
+          ),
+        );
         assert.deepEqual(results.filter(Boolean).length, 2);
         assert.equal((await storage.listWebhooks(capped, WebhookListQuery.parse({}))).total, 3);
         assert.equal(await storage.insertWebhook(webhook(capped, "https://93.184.216.34/c9"), 3), false);
@@ -297,13 +476,26 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("round-trips every field", async () => {
         const event = eventRecord(acme, {
           description: "All about it",
-          location: { address: "Main St 1", city: "Berlin", state: "BE", country: "DE", zipCode: "10178", coordinates: { lat: 52.52, lng: 13.41 } },
+          location: {
+            address: "Main St 1",
+            city: "Berlin",
+            state: "BE",
+            country: "DE",
+            zipCode: "10178",
+            coordinates: { lat: 52.52, lng: 13.41 },
+          },
           sustainabilityGoals: { carbonNeutral: true, wasteReduction: 40.5, localSourcing: false },
           tags: ["climate", "food"],
         });
         await storage.insertEvent(event);
         const stored = await storage.getEvent(acme, event.id, carbon);
-        assert.deepEqual(stored, { ...event, attendeeCount: 0, carbonFootprint: 0, sustainabilityScore: 21.1, waitlistCount: 0 });
+        assert.deepEqual(stored, {
+          ...event,
+          attendeeCount: 0,
+          carbonFootprint: 0,
+          sustainabilityScore: 21.1,
+          waitlistCount: 0,
+        });
       });
 
       test("another account's event does not exist", async () => {
@@ -322,18 +514,34 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         await storage.registerAttendee(attendeeRecord(acme, event.id));
         await storage.registerAttendee(attendeeRecord(acme, event.id));
         await rejectsWith(storage.updateEvent(acme, event.id, { capacity: 1 }, tick()), "INVALID_REQUEST", "capacity");
-        const { before: b, after: a } = await storage.updateEvent(acme, event.id, { capacity: 2, status: "published", tags: ["new"] }, tick());
+        const { before: b, after: a } = await storage.updateEvent(
+          acme,
+          event.id,
+          { capacity: 2, status: "published", tags: ["new"] },
+          tick(),
+        );
         assert.equal(b.status, "draft");
         assert.equal(a.status, "published");
         assert.equal(a.capacity, 2);
-        await rejectsWith(storage.updateEvent(acme, event.id, { status: "draft" }, tick()), "INVALID_STATE_TRANSITION", "status");
-        await rejectsWith(storage.updateEvent(acme, event.id, { endDate: "2027-04-01T00:00:00.000Z" }, tick()), "INVALID_REQUEST", "endDate");
+        await rejectsWith(
+          storage.updateEvent(acme, event.id, { status: "draft" }, tick()),
+          "INVALID_STATE_TRANSITION",
+          "status",
+        );
+        await rejectsWith(
+          storage.updateEvent(acme, event.id, { endDate: "2027-04-01T00:00:00.000Z" }, tick()),
+          "INVALID_REQUEST",
+          "endDate",
+        );
         const stored = await storage.getEvent(acme, event.id, carbon);
         assert.equal(stored?.capacity, 2);
         assert.deepEqual(stored?.tags, ["new"]);
         assert.equal(stored?.endDate, event.endDate);
         const page = await storage.listEvents(acme, EventListQuery.parse({ tags: "new" }), carbon);
-        assert.deepEqual(page.items.map((e) => e.id), [event.id]);
+        assert.deepEqual(
+          page.items.map((e) => e.id),
+          [event.id],
+        );
       });
 
       test("delete removes the event and its registrations in one go", async () => {
@@ -353,9 +561,41 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       before(async () => {
         account = await newAccount(storage, "Lists");
         const specs: Array<[string, Partial<EventCreate>]> = [
-          ["alpha", { name: "Alpha 100% Green", category: "meetup", capacity: 5, tags: ["climate"], startDate: "2027-01-10T10:00:00.000Z", endDate: "2027-01-10T12:00:00.000Z" }],
-          ["beta", { name: "beta_talk", category: "conference", capacity: 50, tags: ["food", "climate"], description: "Zero waste catering", startDate: "2027-02-10T10:00:00.000Z", endDate: "2027-02-11T12:00:00.000Z", sustainabilityGoals: { renewableEnergy: true } }],
-          ["gamma", { name: "Gamma", category: "conference", capacity: 50, startDate: "2027-03-10T10:00:00.000Z", endDate: "2027-03-10T12:00:00.000Z", sustainabilityGoals: { carbonNeutral: true, localSourcing: true } }],
+          [
+            "alpha",
+            {
+              name: "Alpha 100% Green",
+              category: "meetup",
+              capacity: 5,
+              tags: ["climate"],
+              startDate: "2027-01-10T10:00:00.000Z",
+              endDate: "2027-01-10T12:00:00.000Z",
+            },
+          ],
+          [
+            "beta",
+            {
+              name: "beta_talk",
+              category: "conference",
+              capacity: 50,
+              tags: ["food", "climate"],
+              description: "Zero waste catering",
+              startDate: "2027-02-10T10:00:00.000Z",
+              endDate: "2027-02-11T12:00:00.000Z",
+              sustainabilityGoals: { renewableEnergy: true },
+            },
+          ],
+          [
+            "gamma",
+            {
+              name: "Gamma",
+              category: "conference",
+              capacity: 50,
+              startDate: "2027-03-10T10:00:00.000Z",
+              endDate: "2027-03-10T12:00:00.000Z",
+              sustainabilityGoals: { carbonNeutral: true, localSourcing: true },
+            },
+          ],
         ];
         for (const [key, overrides] of specs) {
           const event = eventRecord(account, overrides);
@@ -363,8 +603,14 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
           await storage.insertEvent(event);
         }
         // gamma: one car trip of 100 km (16.844 kg), beta: one train trip (3.546 kg) with offsets.
-        await storage.registerAttendee(attendeeRecord(account, ids.gamma!, { carbonOffset: { travelMode: "car", travelDistance: 100 } }));
-        await storage.registerAttendee(attendeeRecord(account, ids.beta!, { carbonOffset: { opted: true, amount: 1, travelMode: "train", travelDistance: 100 } }));
+        await storage.registerAttendee(
+          attendeeRecord(account, ids.gamma!, { carbonOffset: { travelMode: "car", travelDistance: 100 } }),
+        );
+        await storage.registerAttendee(
+          attendeeRecord(account, ids.beta!, {
+            carbonOffset: { opted: true, amount: 1, travelMode: "train", travelDistance: 100 },
+          }),
+        );
       });
       const list = (query: Record<string, string>) => storage.listEvents(account, EventListQuery.parse(query), carbon);
       const names = async (query: Record<string, string>) => (await list(query)).items.map((e) => e.name);
@@ -372,9 +618,16 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("default order is newest first, ties broken by id", async () => {
         assert.deepEqual(await names({}), ["Gamma", "beta_talk", "Alpha 100% Green"]);
         assert.deepEqual(await names({ order: "asc" }), ["Alpha 100% Green", "beta_talk", "Gamma"]);
-        assert.deepEqual(await names({ sortBy: "capacity", order: "asc" }), ["Alpha 100% Green", ...[ids.beta!, ids.gamma!].sort().map((id) => (id === ids.beta ? "beta_talk" : "Gamma"))]);
+        assert.deepEqual(await names({ sortBy: "capacity", order: "asc" }), [
+          "Alpha 100% Green",
+          ...[ids.beta!, ids.gamma!].sort().map((id) => (id === ids.beta ? "beta_talk" : "Gamma")),
+        ]);
         assert.deepEqual(await names({ sortBy: "name", order: "asc" }), ["Alpha 100% Green", "beta_talk", "Gamma"]);
-        assert.deepEqual(await names({ sortBy: "startDate", order: "desc" }), ["Gamma", "beta_talk", "Alpha 100% Green"]);
+        assert.deepEqual(await names({ sortBy: "startDate", order: "desc" }), [
+          "Gamma",
+          "beta_talk",
+          "Alpha 100% Green",
+        ]);
       });
 
       test("filters", async () => {
@@ -394,9 +647,15 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("pagination counts across pages; a page past the end is empty", async () => {
         const first = await list({ limit: "2", order: "asc" });
         assert.equal(first.total, 3);
-        assert.deepEqual(first.items.map((e) => e.name), ["Alpha 100% Green", "beta_talk"]);
+        assert.deepEqual(
+          first.items.map((e) => e.name),
+          ["Alpha 100% Green", "beta_talk"],
+        );
         const second = await list({ limit: "2", page: "2", order: "asc" });
-        assert.deepEqual(second.items.map((e) => e.name), ["Gamma"]);
+        assert.deepEqual(
+          second.items.map((e) => e.name),
+          ["Gamma"],
+        );
         const past = await list({ limit: "2", page: "5" });
         assert.deepEqual(past, { items: [], total: 3 });
       });
@@ -411,7 +670,11 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         assert.equal(byName.Gamma!.sustainabilityScore, 30);
         // beta: 15 renewable + 20 low-carbon share + 20 coverage (1 USD = 66.7 kg >= 3.546 kg) = 55.
         assert.equal(byName.beta_talk!.sustainabilityScore, 55);
-        assert.deepEqual(await names({ sortBy: "carbonFootprint", order: "desc" }), ["Gamma", "beta_talk", "Alpha 100% Green"]);
+        assert.deepEqual(await names({ sortBy: "carbonFootprint", order: "desc" }), [
+          "Gamma",
+          "beta_talk",
+          "Alpha 100% Green",
+        ]);
         assert.deepEqual(await names({ minScore: "30", order: "asc" }), ["beta_talk", "Gamma"]);
         assert.deepEqual(await names({ minScore: "30.1" }), ["beta_talk"]);
         assert.deepEqual(await names({ minScore: "55", sortBy: "carbonFootprint" }), ["beta_talk"]);
@@ -428,22 +691,38 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       await storage.insertEvent(event);
       const modes: Array<TravelMode | undefined> = ["car", "flight", "train", "bus", "bike", "walk", undefined];
       let seed = 11;
-      const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
       const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
       const travel = () => {
         const mode = pick(modes);
-        return { opted: random() < 0.5, amount: Math.round(random() * 5000) / 100, ...(mode && { travelMode: mode, travelDistance: Math.round(random() * 50000) / 10 }) };
+        return {
+          opted: random() < 0.5,
+          amount: Math.round(random() * 5000) / 100,
+          ...(mode && { travelMode: mode, travelDistance: Math.round(random() * 50000) / 10 }),
+        };
       };
       const ids: string[] = [];
       for (let step = 0; step < 120; step++) {
         const roll = random();
         try {
           if (roll < 0.35 || ids.length === 0) {
-            ids.push((await storage.registerAttendee(attendeeRecord(account, event.id, { carbonOffset: travel() }))).id);
+            ids.push(
+              (await storage.registerAttendee(attendeeRecord(account, event.id, { carbonOffset: travel() }))).id,
+            );
           } else if (roll < 0.6) {
-            await storage.updateAttendee(account, pick(ids), { carbonOffset: random() < 0.2 ? null : travel() }, tick());
+            await storage.updateAttendee(
+              account,
+              pick(ids),
+              { carbonOffset: random() < 0.2 ? null : travel() },
+              tick(),
+            );
           } else if (roll < 0.85) {
-            await storage.updateAttendee(account, pick(ids), { status: pick(["confirmed", "pending", "cancelled", "checked-in"] as const) }, tick());
+            await storage.updateAttendee(
+              account,
+              pick(ids),
+              { status: pick(["confirmed", "pending", "cancelled", "checked-in"] as const) },
+              tick(),
+            );
           } else if (roll < 0.9) {
             const id = pick(ids);
             assert.equal((await storage.eraseAttendee(account, id, erasure()))?.id, id);
@@ -459,17 +738,32 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       }
       const all = await storage.listAttendees(account, AttendeeListQuery.parse({ eventId: event.id, limit: "100" }));
       const active = all.items.filter((a) => a.status !== "cancelled");
-      const emissions = active.reduce((sum, a) => sum + (a.carbonOffset?.travelMode ? travelEmissionsKg(a.carbonOffset.travelMode, a.carbonOffset.travelDistance ?? 0) : 0), 0);
+      const emissions = active.reduce(
+        (sum, a) =>
+          sum +
+          (a.carbonOffset?.travelMode
+            ? travelEmissionsKg(a.carbonOffset.travelMode, a.carbonOffset.travelDistance ?? 0)
+            : 0),
+        0,
+      );
       const offsetUsd = active.reduce((sum, a) => sum + (a.carbonOffset?.opted ? (a.carbonOffset.amount ?? 0) : 0), 0);
       const reported = active.filter((a) => a.carbonOffset?.travelMode).length;
-      const low = active.filter((a) => ["train", "bus", "bike", "walk"].includes(a.carbonOffset?.travelMode ?? "")).length;
+      const low = active.filter((a) =>
+        ["train", "bus", "bike", "walk"].includes(a.carbonOffset?.travelMode ?? ""),
+      ).length;
       const kept = await storage.getEvent(account, event.id, DEFAULT_CARBON_SETTINGS);
       assert.ok(active.length > 5 && all.items.length > active.length, "the walk registered, cancelled and kept some");
       assert.equal(kept!.attendeeCount, active.length);
       assert.equal(kept!.carbonFootprint, Math.round(emissions * 1000) / 1000);
       assert.equal(
         kept!.sustainabilityScore,
-        sustainabilityScore({ goals: event.sustainabilityGoals, travelReported: reported, lowCarbonTravel: low, emissionsKg: emissions, offsetKg: offsetKg(offsetUsd, DEFAULT_CARBON_SETTINGS) }),
+        sustainabilityScore({
+          goals: event.sustainabilityGoals,
+          travelReported: reported,
+          lowCarbonTravel: low,
+          emissionsKg: emissions,
+          offsetKg: offsetKg(offsetUsd, DEFAULT_CARBON_SETTINGS),
+        }),
       );
     });
 
@@ -478,7 +772,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         const account = await newAccount(storage, "Scores");
         const modes: Array<TravelMode | undefined> = ["car", "flight", "train", "bus", "bike", "walk", undefined];
         let seed = 7;
-        const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+        const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
         const expected = new Map<string, { score: number; footprint: number }>();
         for (let e = 0; e < 25; e++) {
           const goals = {
@@ -489,7 +783,10 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
           };
           const event = eventRecord(account, { capacity: 20, sustainabilityGoals: goals });
           await storage.insertEvent(event);
-          let emissions = 0, offsetUsd = 0, reported = 0, low = 0;
+          let emissions = 0,
+            offsetUsd = 0,
+            reported = 0,
+            low = 0;
           const count = Math.floor(random() * 6);
           for (let a = 0; a < count; a++) {
             const mode = modes[Math.floor(random() * modes.length)];
@@ -498,7 +795,9 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
             const amount = Math.round(random() * 5000) / 100;
             const cancelled = random() < 0.2;
             const attendee = await storage.registerAttendee(
-              attendeeRecord(account, event.id, { carbonOffset: { opted, amount, ...(mode && { travelMode: mode, travelDistance: distance }) } }),
+              attendeeRecord(account, event.id, {
+                carbonOffset: { opted, amount, ...(mode && { travelMode: mode, travelDistance: distance }) },
+              }),
             );
             if (cancelled) {
               await storage.updateAttendee(account, attendee.id, { status: "cancelled" }, tick());
@@ -511,7 +810,13 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
             }
             if (opted) offsetUsd += amount;
           }
-          const score = sustainabilityScore({ goals, travelReported: reported, lowCarbonTravel: low, emissionsKg: emissions, offsetKg: offsetKg(offsetUsd) });
+          const score = sustainabilityScore({
+            goals,
+            travelReported: reported,
+            lowCarbonTravel: low,
+            emissionsKg: emissions,
+            offsetKg: offsetKg(offsetUsd),
+          });
           expected.set(event.id, { score, footprint: Math.round(emissions * 1000) / 1000 });
         }
         const listed = await storage.listEvents(account, EventListQuery.parse({ limit: "100" }), carbon);
@@ -521,8 +826,15 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
           assert.ok(Math.abs(event.carbonFootprint - expected.get(event.id)!.footprint) < 1e-6, event.id);
         }
         for (const minScore of [0, 10, 25.5, 40, 60.1]) {
-          const filtered = await storage.listEvents(account, EventListQuery.parse({ limit: "100", minScore: String(minScore) }), carbon);
-          const want = [...expected].filter(([, v]) => v.score >= minScore).map(([id]) => id).sort();
+          const filtered = await storage.listEvents(
+            account,
+            EventListQuery.parse({ limit: "100", minScore: String(minScore) }),
+            carbon,
+          );
+          const want = [...expected]
+            .filter(([, v]) => v.score >= minScore)
+            .map(([id]) => id)
+            .sort();
           assert.deepEqual(filtered.items.map((e) => e.id).sort(), want, `minScore ${minScore}`);
         }
 
@@ -531,7 +843,10 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         const values = [...expected.values()];
         assert.equal(figures.totals.events, 25);
         assert.ok(Math.abs(figures.totals.emissionsKg - values.reduce((sum, v) => sum + v.footprint, 0)) < 1e-3);
-        assert.equal(figures.totals.attendance, listed.items.reduce((sum, e) => sum + e.attendeeCount, 0));
+        assert.equal(
+          figures.totals.attendance,
+          listed.items.reduce((sum, e) => sum + e.attendeeCount, 0),
+        );
         const tiers = { gold: 0, silver: 0, bronze: 0 };
         for (const { score } of values) {
           const tier = scoreTier(score);
@@ -541,7 +856,10 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         assert.deepEqual({ gold, silver, bronze }, tiers);
         assert.ok(Math.abs(figures.perEvent.score!.max - Math.max(...values.map((v) => v.score))) <= 0.05);
         // Every event starts 2027-05-01: one monthly bucket holding all of them.
-        assert.deepEqual(figures.buckets.map((bucket) => [bucket.period, bucket.events]), [["2027-05-01", 25]]);
+        assert.deepEqual(
+          figures.buckets.map((bucket) => [bucket.period, bucket.events]),
+          [["2027-05-01", 25]],
+        );
         assert.deepEqual(figures.span, { first: "2027-05-01T09:00:00.000Z", last: "2027-05-01T09:00:00.000Z" });
       });
     });
@@ -551,22 +869,50 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         const mine = await newAccount(storage, "Analytics Mine");
         const theirs = await newAccount(storage, "Analytics Theirs");
         const kept = eventRecord(mine, { startDate: "2027-01-04T09:00:00.000Z", endDate: "2027-01-04T10:00:00.000Z" });
-        const dropped = eventRecord(mine, { startDate: "2027-01-05T09:00:00.000Z", endDate: "2027-01-05T10:00:00.000Z" });
+        const dropped = eventRecord(mine, {
+          startDate: "2027-01-05T09:00:00.000Z",
+          endDate: "2027-01-05T10:00:00.000Z",
+        });
         const foreign = eventRecord(theirs);
         for (const event of [kept, dropped, foreign]) await storage.insertEvent(event);
-        await storage.registerAttendee(attendeeRecord(mine, kept.id, { carbonOffset: { opted: true, amount: 3, travelMode: "car", travelDistance: 100 } }));
-        await storage.registerAttendee(attendeeRecord(mine, dropped.id, { carbonOffset: { opted: false, travelMode: "flight", travelDistance: 100 } }));
-        await storage.registerAttendee(attendeeRecord(theirs, foreign.id, { carbonOffset: { opted: false, travelMode: "flight", travelDistance: 100 } }));
+        await storage.registerAttendee(
+          attendeeRecord(mine, kept.id, {
+            carbonOffset: { opted: true, amount: 3, travelMode: "car", travelDistance: 100 },
+          }),
+        );
+        await storage.registerAttendee(
+          attendeeRecord(mine, dropped.id, {
+            carbonOffset: { opted: false, travelMode: "flight", travelDistance: 100 },
+          }),
+        );
+        await storage.registerAttendee(
+          attendeeRecord(theirs, foreign.id, {
+            carbonOffset: { opted: false, travelMode: "flight", travelDistance: 100 },
+          }),
+        );
         await storage.updateEvent(mine, dropped.id, { status: "cancelled" }, tick());
         const figures = await storage.analyticsFigures({ accountId: mine, granularity: "weekly" }, carbon);
         assert.deepEqual([figures.totals.events, figures.totals.attendance, figures.totals.offsetUsd], [1, 1, 3]);
         assert.ok(Math.abs(figures.totals.emissionsKg - 16.844) < 1e-9);
-        assert.deepEqual(figures.byMode.map((m) => [m.mode, m.registrations]), [["car", 1]]);
-        assert.deepEqual(figures.buckets.map((bucket) => bucket.period), ["2027-01-04"]);
-        const scoped = await storage.analyticsFigures({ accountId: mine, eventIds: [kept.id, foreign.id], granularity: null }, carbon);
+        assert.deepEqual(
+          figures.byMode.map((m) => [m.mode, m.registrations]),
+          [["car", 1]],
+        );
+        assert.deepEqual(
+          figures.buckets.map((bucket) => bucket.period),
+          ["2027-01-04"],
+        );
+        const scoped = await storage.analyticsFigures(
+          { accountId: mine, eventIds: [kept.id, foreign.id], granularity: null },
+          carbon,
+        );
         assert.deepEqual(scoped.missingEventIds, [foreign.id]);
         assert.equal(scoped.totals.events, 1, "the account's event is counted, the other account's is not");
-        assert.deepEqual((await storage.analyticsFigures({ accountId: mine, eventIds: [kept.id], granularity: null }, carbon)).missingEventIds, []);
+        assert.deepEqual(
+          (await storage.analyticsFigures({ accountId: mine, eventIds: [kept.id], granularity: null }, carbon))
+            .missingEventIds,
+          [],
+        );
         assert.equal(await storage.eventAnalyticsFigures(mine, foreign.id), null);
         const own = await storage.eventAnalyticsFigures(theirs, foreign.id);
         assert.deepEqual(own?.statuses, { confirmed: 1, pending: 0, cancelled: 0, "checked-in": 0, waitlisted: 0 });
@@ -575,14 +921,35 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
 
     describe("erasure", () => {
       const hook = (accountId: string): WebhookRecord => ({
-        id: createId("webhook"), accountId, url: `https://93.184.216.34/${createId("webhook")}`, events: ["*"], description: null, secret: "whsec_x",
-        previousSecret: null, previousSecretExpiresAt: null, active: true, metadata: {}, consecutiveFailures: 0, disabledAt: null, createdAt: tick(), updatedAt: tick(),
+        id: createId("webhook"),
+        accountId,
+        url: `https://93.184.216.34/${createId("webhook")}`,
+        events: ["*"],
+        description: null,
+        secret: "whsec_x",
+        previousSecret: null,
+        previousSecretExpiresAt: null,
+        active: true,
+        metadata: {},
+        consecutiveFailures: 0,
+        disabledAt: null,
+        createdAt: tick(),
+        updatedAt: tick(),
       });
       const deliveries = async (accountId: string, webhookId: string) =>
-        (await storage.listDeliveries(accountId, webhookId, DeliveryListQuery.parse({ limit: "100" })))!.items.reverse();
+        (await storage.listDeliveries(
+          accountId,
+          webhookId,
+          DeliveryListQuery.parse({ limit: "100" }),
+        ))!.items.reverse();
       const personal = {
-        firstName: "Erasmus", lastName: "Forgetful", email: "erasmus.forgetful@example.org", phone: "+49 30 5550123", company: "Oblivion Works",
-        dietaryPreferences: ["moonbeam-only"], carbonOffset: { opted: true, amount: 12, travelMode: "car" as const, travelDistance: 120 },
+        firstName: "Erasmus",
+        lastName: "Forgetful",
+        email: "erasmus.forgetful@example.org",
+        phone: "+49 30 5550123",
+        company: "Oblivion Works",
+        dietaryPreferences: ["moonbeam-only"],
+        carbonOffset: { opted: true, amount: 12, travelMode: "car" as const, travelDistance: 120 },
         emergencyContact: { name: "Mnemosyne Forgetful", phone: "+49 30 5550999" },
       };
 
@@ -591,24 +958,47 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         const event = publishedEventRecord(account, { capacity: 2, sustainabilityGoals: { carbonNeutral: true } });
         await storage.insertEvent(event);
         const erased = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
-        const kept = await storage.registerAttendee(attendeeRecord(account, event.id, { carbonOffset: { travelMode: "train", travelDistance: 50 } }));
+        const kept = await storage.registerAttendee(
+          attendeeRecord(account, event.id, { carbonOffset: { travelMode: "train", travelDistance: 50 } }),
+        );
         await rejectsWith(storage.registerAttendee(attendeeRecord(account, event.id)), "EVENT_FULL");
-        assert.equal(await storage.eraseAttendee(globex, erased.id, erasure()), null, "another account's registration does not exist");
+        assert.equal(
+          await storage.eraseAttendee(globex, erased.id, erasure()),
+          null,
+          "another account's registration does not exist",
+        );
         assert.deepEqual(await storage.getAttendee(account, erased.id), erased);
 
         assert.deepEqual(await storage.eraseAttendee(account, erased.id, erasure()), erased);
         assert.equal(await storage.getAttendee(account, erased.id), null);
         assert.equal(await storage.findAttendeeById(erased.id), null);
-        assert.deepEqual((await storage.listAttendees(account, AttendeeListQuery.parse({ eventId: event.id }))).items.map((a) => a.id), [kept.id]);
-        await rejectsWith(storage.checkIn(account, event.id, erased.confirmationCode, tick()), "NOT_FOUND", "confirmationCode");
-        assert.equal(await storage.eraseAttendee(account, erased.id, erasure()), null, "a second erasure finds nothing");
+        assert.deepEqual(
+          (await storage.listAttendees(account, AttendeeListQuery.parse({ eventId: event.id }))).items.map((a) => a.id),
+          [kept.id],
+        );
+        await rejectsWith(
+          storage.checkIn(account, event.id, erased.confirmationCode, tick()),
+          "NOT_FOUND",
+          "confirmationCode",
+        );
+        assert.equal(
+          await storage.eraseAttendee(account, erased.id, erasure()),
+          null,
+          "a second erasure finds nothing",
+        );
         // Its place and its share of the figures are gone: only the train trip is left.
         const figures = await storage.getEvent(account, event.id, carbon);
         assert.equal(figures!.attendeeCount, 1);
         assert.equal(figures!.carbonFootprint, Math.round(travelEmissionsKg("train", 50) * 1000) / 1000);
         assert.equal(
           figures!.sustainabilityScore,
-          sustainabilityScore({ goals: event.sustainabilityGoals, travelReported: 1, lowCarbonTravel: 1, emissionsKg: travelEmissionsKg("train", 50), offsetKg: 0 }),
+          sustainabilityScore({
+            goals: event.sustainabilityGoals,
+            travelReported: 1,
+            lowCarbonTravel: 1,
+            emissionsKg: travelEmissionsKg("train", 50),
+            offsetKg: 0,
+          }),
         );
         const again = await storage.registerAttendee(attendeeRecord(account, event.id, { email: personal.email }));
         assert.equal(again.status, "confirmed", "the freed place and the email take a new registration");
@@ -626,7 +1016,9 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         await storage.insertEvent(event);
         const attendee = await storage.registerAttendee(attendeeRecord(account, event.id));
         await storage.registerAttendee(attendeeRecord(account, event.id));
-        const results = await Promise.all(Array.from({ length: 8 }, () => storage.eraseAttendee(account, attendee.id, erasure())));
+        const results = await Promise.all(
+          Array.from({ length: 8 }, () => storage.eraseAttendee(account, attendee.id, erasure())),
+        );
         assert.equal(results.filter((r) => r !== null).length, 1);
         assert.equal((await storage.getEvent(account, event.id, carbon))!.attendeeCount, 1);
       });
@@ -639,13 +1031,36 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         await storage.insertEvent(event);
         const erased = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
         const other = await storage.registerAttendee(attendeeRecord(account, event.id, { company: "Stays Inc" }));
-        await storage.updateAttendee(account, erased.id, { email: "erasmus.new@example.org", title: "Chief Forgetter" }, tick());
+        await storage.updateAttendee(
+          account,
+          erased.id,
+          { email: "erasmus.new@example.org", title: "Chief Forgetter" },
+          tick(),
+        );
         // The first attempt of the registration's notification, answered by a receiver that echoes what it got.
-        const claimed = await storage.claimDueDeliveries({ workerId: "w1", now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z", limit: 100 });
+        const claimed = await storage.claimDueDeliveries({
+          workerId: "w1",
+          now: "2100-01-01T00:00:00.000Z",
+          leaseUntil: "2100-01-01T00:01:00.000Z",
+          limit: 100,
+        });
         const registered = claimed.find((d) => d.type === "attendee.registered" && d.payload.includes(erased.id))!;
         await recordAttempt(storage, {
-          deliveryId: registered.id, workerId: "w1", nextAttemptAt: null, gone: false, disableAfter: 10, now: tick(),
-          attempt: { number: 1, startedAt: tick(), durationMs: 5, statusCode: 200, error: null, responseExcerpt: `got ${registered.payload}`, succeeded: true },
+          deliveryId: registered.id,
+          workerId: "w1",
+          nextAttemptAt: null,
+          gone: false,
+          disableAfter: 10,
+          now: tick(),
+          attempt: {
+            number: 1,
+            startedAt: tick(),
+            durationMs: 5,
+            statusCode: 200,
+            error: null,
+            responseExcerpt: `got ${registered.payload}`,
+            succeeded: true,
+          },
         });
         const beforeErasure = await deliveries(account, webhook.id);
         const carrying = beforeErasure.filter((d) => JSON.stringify(d.payload).includes(erased.id)).map((d) => d.type);
@@ -665,17 +1080,36 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
               data: { attendee: { id: erased.id, eventId: event.id }, event: { id: event.id, name: event.name } },
               erasedAt: at.now,
             });
-            assert.deepEqual(now.attempts.map((a) => a.responseExcerpt), now.attempts.map(() => null));
+            assert.deepEqual(
+              now.attempts.map((a) => a.responseExcerpt),
+              now.attempts.map(() => null),
+            );
           } else {
             assert.deepEqual(now, delivery, "a payload without the registration is left as it was");
           }
         }
-        assert.equal(after.filter((d) => d.attempts.length > 0 && d.attempts[0]!.statusCode === 200).length, 1, "the attempt itself stays in the log");
+        assert.equal(
+          after.filter((d) => d.attempts.length > 0 && d.attempts[0]!.statusCode === 200).length,
+          1,
+          "the attempt itself stays in the log",
+        );
         const deleted = after.at(-1)!;
         assert.equal(deleted.type, "attendee.deleted");
-        assert.deepEqual((deleted.payload as Record<string, any>).data, { attendee: { id: erased.id, eventId: event.id } });
+        assert.deepEqual((deleted.payload as Record<string, any>).data, {
+          attendee: { id: erased.id, eventId: event.id },
+        });
         const text = JSON.stringify(after);
-        for (const value of [personal.email, "erasmus.new@example.org", personal.lastName, personal.phone, personal.company, "moonbeam-only", "Mnemosyne", "Chief Forgetter", erased.confirmationCode]) {
+        for (const value of [
+          personal.email,
+          "erasmus.new@example.org",
+          personal.lastName,
+          personal.phone,
+          personal.company,
+          "moonbeam-only",
+          "Mnemosyne",
+          "Chief Forgetter",
+          erased.confirmationCode,
+        ]) {
           assert.ok(!text.includes(value), `${value} is gone from the delivery log`);
         }
         assert.ok(text.includes("Stays Inc"), "another registration's payloads keep their data");
@@ -689,21 +1123,49 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         const event = eventRecord(account);
         await storage.insertEvent(event);
         const erased = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
-        const claimed = await storage.claimDueDeliveries({ workerId: "w2", now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z", limit: 100 });
+        const claimed = await storage.claimDueDeliveries({
+          workerId: "w2",
+          now: "2100-01-01T00:00:00.000Z",
+          leaseUntil: "2100-01-01T00:01:00.000Z",
+          limit: 100,
+        });
         await storage.eraseAttendee(account, erased.id, erasure());
         for (const [index, delivery] of claimed.entries()) {
           const result = await recordAttempt(storage, {
-            deliveryId: delivery.id, workerId: "w2", nextAttemptAt: null, gone: false, disableAfter: 10, now: tick(),
-            attempt: { number: 1, startedAt: tick(), durationMs: 5, statusCode: 200, error: null, responseExcerpt: `echo ${index} ${delivery.payload}`, succeeded: true },
+            deliveryId: delivery.id,
+            workerId: "w2",
+            nextAttemptAt: null,
+            gone: false,
+            disableAfter: 10,
+            now: tick(),
+            attempt: {
+              number: 1,
+              startedAt: tick(),
+              durationMs: 5,
+              statusCode: 200,
+              error: null,
+              responseExcerpt: `echo ${index} ${delivery.payload}`,
+              succeeded: true,
+            },
           });
           assert.equal(result.recorded, true);
         }
         const log = await deliveries(account, webhook.id);
-        const excerpts = Object.fromEntries(log.filter((d) => d.attempts.length > 0).map((d) => [d.type, d.attempts[0]!.responseExcerpt]));
-        assert.deepEqual(Object.keys(excerpts).sort(), ["attendee.registered", "event.created", "sustainability.carbon_offset"]);
+        const excerpts = Object.fromEntries(
+          log.filter((d) => d.attempts.length > 0).map((d) => [d.type, d.attempts[0]!.responseExcerpt]),
+        );
+        assert.deepEqual(Object.keys(excerpts).sort(), [
+          "attendee.registered",
+          "event.created",
+          "sustainability.carbon_offset",
+        ]);
         assert.equal(excerpts["attendee.registered"], null);
         assert.equal(excerpts["sustainability.carbon_offset"], null);
-        assert.match(excerpts["event.created"]!, /^echo \d /, "an attempt of a payload without the registration keeps its excerpt");
+        assert.match(
+          excerpts["event.created"]!,
+          /^echo \d /,
+          "an attempt of a payload without the registration keeps its excerpt",
+        );
       });
 
       test("redacts its event's analytics.report_ready, whose report names the companies it counted", async () => {
@@ -721,8 +1183,14 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         await storage.eraseAttendee(account, erased.id, at);
         const redacted = (await deliveries(account, webhook.id)).find((d) => d.id === report.id)!;
         const envelope = report.payload as Record<string, any>;
-        assert.deepEqual(redacted.payload, { ...envelope, data: { event: { id: event.id, name: event.name }, url: envelope.data.url }, erasedAt: at.now });
-        const sustainability = (await deliveries(account, webhook.id)).find((d) => d.type === "sustainability.report_generated")!;
+        assert.deepEqual(redacted.payload, {
+          ...envelope,
+          data: { event: { id: event.id, name: event.name }, url: envelope.data.url },
+          erasedAt: at.now,
+        });
+        const sustainability = (await deliveries(account, webhook.id)).find(
+          (d) => d.type === "sustainability.report_generated",
+        )!;
         assert.equal("erasedAt" in sustainability.payload, false, "a report of figures only is kept");
       });
 
@@ -734,13 +1202,26 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         const other = await storage.registerAttendee(attendeeRecord(account, event.id));
         const stored = async (key: string, body: unknown) => {
           const now = tick();
-          const claim = { accountId: account, key, requestHash: key, now, expiresAt: "2100-01-01T00:00:00.000Z", staleBefore: "2000-01-01T00:00:00.000Z" };
+          const claim = {
+            accountId: account,
+            key,
+            requestHash: key,
+            now,
+            expiresAt: "2100-01-01T00:00:00.000Z",
+            staleBefore: "2000-01-01T00:00:00.000Z",
+          };
           assert.equal(await storage.claimIdempotencyKey(claim), null);
           await storage.completeIdempotencyKey(account, key, { status: 201, body: JSON.stringify(body) });
           return () => storage.claimIdempotencyKey({ ...claim, now: tick() });
         };
         const registration = await stored("register", erased);
-        const duplicate = await stored("duplicate", { error: { code: "DUPLICATE_REGISTRATION", message: `${personal.email} already holds ...`, details: { attendeeId: erased.id } } });
+        const duplicate = await stored("duplicate", {
+          error: {
+            code: "DUPLICATE_REGISTRATION",
+            message: `${personal.email} already holds ...`,
+            details: { attendeeId: erased.id },
+          },
+        });
         const unrelated = await stored("other", other);
         await storage.eraseAttendee(account, erased.id, erasure());
         assert.deepEqual((await registration())?.response, ERASED);
@@ -759,29 +1240,63 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         const first = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
         const second = await storage.registerAttendee(attendeeRecord(account, event.id, { lastName: "Second-Person" }));
         const outside = await storage.registerAttendee(attendeeRecord(account, elsewhere.id, { lastName: "Outsider" }));
-        const claim = { accountId: account, key: "k1", requestHash: "h", now: tick(), expiresAt: "2100-01-01T00:00:00.000Z", staleBefore: "2000-01-01T00:00:00.000Z" };
+        const claim = {
+          accountId: account,
+          key: "k1",
+          requestHash: "h",
+          now: tick(),
+          expiresAt: "2100-01-01T00:00:00.000Z",
+          staleBefore: "2000-01-01T00:00:00.000Z",
+        };
         await storage.claimIdempotencyKey(claim);
         await storage.completeIdempotencyKey(account, "k1", { status: 201, body: JSON.stringify(second) });
         const created = await storage.claimIdempotencyKey({ ...claim, key: "k2" });
         assert.equal(created, null);
-        await storage.completeIdempotencyKey(account, "k2", { status: 201, body: JSON.stringify({ id: event.id, name: event.name }) });
+        await storage.completeIdempotencyKey(account, "k2", {
+          status: 201,
+          body: JSON.stringify({ id: event.id, name: event.name }),
+        });
 
         const at = erasure();
         assert.equal((await storage.deleteEvent(account, event.id, undefined, at))?.id, event.id);
         const log = await deliveries(account, webhook.id);
         const text = JSON.stringify(log);
-        for (const value of [personal.email, personal.lastName, "Second-Person", personal.phone, personal.company, "Mnemosyne", first.confirmationCode]) {
+        for (const value of [
+          personal.email,
+          personal.lastName,
+          "Second-Person",
+          personal.phone,
+          personal.company,
+          "Mnemosyne",
+          first.confirmationCode,
+        ]) {
           assert.ok(!text.includes(value), `${value} is gone from the delivery log`);
         }
         assert.ok(text.includes("Outsider"), "another event's registrations keep their payloads");
-        const registered = log.filter((d) => d.type === "attendee.registered" && JSON.stringify(d.payload).includes(event.id));
-        assert.deepEqual(registered.map((d) => (d.payload as Record<string, any>).data.attendee.id), [first.id, second.id]);
+        const registered = log.filter(
+          (d) => d.type === "attendee.registered" && JSON.stringify(d.payload).includes(event.id),
+        );
+        assert.deepEqual(
+          registered.map((d) => (d.payload as Record<string, any>).data.attendee.id),
+          [first.id, second.id],
+        );
         assert.ok(registered.every((d) => (d.payload as Record<string, any>).erasedAt === at.now));
         const own = log.filter((d) => d.type === "event.created" || d.type === "event.deleted");
-        assert.deepEqual(own.map((d) => [d.type, "erasedAt" in d.payload]), [["event.created", false], ["event.created", false], ["event.deleted", false]]);
+        assert.deepEqual(
+          own.map((d) => [d.type, "erasedAt" in d.payload]),
+          [
+            ["event.created", false],
+            ["event.created", false],
+            ["event.deleted", false],
+          ],
+        );
         assert.equal((own.at(-1)!.payload as Record<string, any>).createdAt, at.now);
         assert.deepEqual((await storage.claimIdempotencyKey({ ...claim, now: tick() }))?.response, ERASED);
-        assert.deepEqual((await storage.claimIdempotencyKey({ ...claim, key: "k2", now: tick() }))?.response?.status, 201, "the event's own answer stays");
+        assert.deepEqual(
+          (await storage.claimIdempotencyKey({ ...claim, key: "k2", now: tick() }))?.response?.status,
+          201,
+          "the event's own answer stays",
+        );
         assert.equal((await storage.getAttendee(account, outside.id))?.id, outside.id);
       });
     });
@@ -792,7 +1307,11 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         await storage.insertEvent(event);
         const first = await storage.registerAttendee(attendeeRecord(acme, event.id, { email: "Ada@Example.com" }));
         assert.equal(first.status, "confirmed");
-        await rejectsWith(storage.registerAttendee(attendeeRecord(acme, event.id, { email: "ada@example.COM" })), "DUPLICATE_REGISTRATION", "email");
+        await rejectsWith(
+          storage.registerAttendee(attendeeRecord(acme, event.id, { email: "ada@example.COM" })),
+          "DUPLICATE_REGISTRATION",
+          "email",
+        );
         await storage.registerAttendee(attendeeRecord(acme, event.id));
         await rejectsWith(storage.registerAttendee(attendeeRecord(acme, event.id)), "EVENT_FULL");
         // Cancelling frees the place and the email.
@@ -802,7 +1321,10 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         // Re-activating the cancelled one now finds the event full, then a duplicate.
         await rejectsWith(storage.updateAttendee(acme, first.id, { status: "confirmed" }, tick()), "EVENT_FULL");
         await storage.updateEvent(acme, event.id, { capacity: 3 }, tick());
-        await rejectsWith(storage.updateAttendee(acme, first.id, { status: "confirmed" }, tick()), "DUPLICATE_REGISTRATION");
+        await rejectsWith(
+          storage.updateAttendee(acme, first.id, { status: "confirmed" }, tick()),
+          "DUPLICATE_REGISTRATION",
+        );
         await storage.updateEvent(acme, event.id, { status: "cancelled" }, tick());
         await rejectsWith(storage.registerAttendee(attendeeRecord(acme, event.id)), "INVALID_REQUEST", "eventId");
         await rejectsWith(storage.registerAttendee(attendeeRecord(acme, createId("event"))), "NOT_FOUND", "eventId");
@@ -813,8 +1335,16 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         await storage.insertEvent(event);
         await storage.registerAttendee(attendeeRecord(acme, event.id, { email: "taken@example.com" }));
         const other = await storage.registerAttendee(attendeeRecord(acme, event.id));
-        await rejectsWith(storage.updateAttendee(acme, other.id, { email: "TAKEN@example.com" }, tick()), "DUPLICATE_REGISTRATION");
-        const { after: changed } = await storage.updateAttendee(acme, other.id, { email: "free@example.com", company: "Acme" }, tick());
+        await rejectsWith(
+          storage.updateAttendee(acme, other.id, { email: "TAKEN@example.com" }, tick()),
+          "DUPLICATE_REGISTRATION",
+        );
+        const { after: changed } = await storage.updateAttendee(
+          acme,
+          other.id,
+          { email: "free@example.com", company: "Acme" },
+          tick(),
+        );
         assert.equal(changed.email, "free@example.com");
         assert.equal(changed.company, "Acme");
         assert.deepEqual(await storage.getAttendee(acme, other.id), changed);
@@ -837,7 +1367,10 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         await rejectsWith(storage.checkIn(globex, event.id, attendee.confirmationCode, tick()), "NOT_FOUND");
         const cancelled = await storage.registerAttendee(attendeeRecord(acme, event.id));
         await storage.updateAttendee(acme, cancelled.id, { status: "cancelled" }, tick());
-        await rejectsWith(storage.checkIn(acme, event.id, cancelled.confirmationCode, tick()), "INVALID_STATE_TRANSITION");
+        await rejectsWith(
+          storage.checkIn(acme, event.id, cancelled.confirmationCode, tick()),
+          "INVALID_STATE_TRANSITION",
+        );
         assert.equal((await storage.findAttendeeById(attendee.id))?.confirmationCode, attendee.confirmationCode);
       });
 
@@ -847,8 +1380,12 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
           await storage.insertEvent(event);
           const attendee = await storage.registerAttendee(attendeeRecord(acme, event.id)).catch(() => null);
           const code = attendee?.confirmationCode ?? "EVT-2222-2222";
-          await assert.rejects(storage.checkIn(acme, event.id, code, tick()), (error: unknown) =>
-            ServiceError.is(error) && error.code === "INVALID_STATE_TRANSITION" && (error.details as { reason?: string }).reason === "event_not_published",
+          await assert.rejects(
+            storage.checkIn(acme, event.id, code, tick()),
+            (error: unknown) =>
+              ServiceError.is(error) &&
+              error.code === "INVALID_STATE_TRANSITION" &&
+              (error.details as { reason?: string }).reason === "event_not_published",
           );
           if (attendee) assert.deepEqual(await storage.getAttendee(acme, attendee.id), attendee);
         }
@@ -857,7 +1394,9 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("undo of a check-in: back to confirmed under the event's lock, the figures unchanged", async () => {
         const event = publishedEventRecord(acme, { capacity: 2 });
         await storage.insertEvent(event);
-        const attendee = await storage.registerAttendee(attendeeRecord(acme, event.id, { carbonOffset: { travelMode: "car", travelDistance: 120 } }));
+        const attendee = await storage.registerAttendee(
+          attendeeRecord(acme, event.id, { carbonOffset: { travelMode: "car", travelDistance: 120 } }),
+        );
         const figures = async () => (await storage.getEvent(acme, event.id, carbon))!;
         const registered = await figures();
         await rejectsWith(storage.undoCheckIn(acme, event.id, attendee.id, tick()), "INVALID_STATE_TRANSITION");
@@ -873,7 +1412,10 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         assert.ok(registered.carbonFootprint > 0);
         // Not checked in any more: a second undo is refused; the door lets it in again.
         await rejectsWith(storage.undoCheckIn(acme, event.id, attendee.id, tick()), "INVALID_STATE_TRANSITION");
-        assert.equal((await storage.checkIn(acme, event.id, attendee.confirmationCode, tick())).after.status, "checked-in");
+        assert.equal(
+          (await storage.checkIn(acme, event.id, attendee.confirmationCode, tick())).after.status,
+          "checked-in",
+        );
         // Unknown event, a registration of another event, another account: not found.
         const other = publishedEventRecord(acme);
         await storage.insertEvent(other);
@@ -893,13 +1435,19 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         for (let i = 0; i < 8; i++) {
           // Three share one registration time: the id orders them.
           const attendee = attendeeRecord(acme, event.id);
-          registered.push(await storage.registerAttendee(i >= 2 && i < 5 ? { ...attendee, registrationDate: sameTime } : attendee));
+          registered.push(
+            await storage.registerAttendee(i >= 2 && i < 5 ? { ...attendee, registrationDate: sameTime } : attendee),
+          );
         }
         await storage.registerAttendee(attendeeRecord(acme, other.id));
         const erased = registered.splice(6, 1)[0]!;
         await storage.eraseAttendee(acme, erased.id, { now: tick(), replay: { status: 404, body: "{}" } });
         await storage.updateAttendee(acme, registered[0]!.id, { status: "cancelled" }, tick());
-        const expected = [...registered].sort((a, b) => a.registrationDate.localeCompare(b.registrationDate) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((a) => a.id);
+        const expected = [...registered]
+          .sort(
+            (a, b) => a.registrationDate.localeCompare(b.registrationDate) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+          )
+          .map((a) => a.id);
 
         const seen: string[] = [];
         let cursor: { registrationDate: string; id: string } | null = null;
@@ -910,8 +1458,16 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
           cursor = { registrationDate: page.at(-1)!.registrationDate, id: page.at(-1)!.id };
         }
         assert.deepEqual(seen, expected);
-        assert.equal((await storage.eventAttendeesAfter(acme, event.id, null, 100)).find((a) => a.id === registered[0]!.id)?.status, "cancelled");
-        assert.deepEqual(await storage.eventAttendeesAfter(globex, event.id, null, 100), [], "another account reads nothing");
+        assert.equal(
+          (await storage.eventAttendeesAfter(acme, event.id, null, 100)).find((a) => a.id === registered[0]!.id)
+            ?.status,
+          "cancelled",
+        );
+        assert.deepEqual(
+          await storage.eventAttendeesAfter(globex, event.id, null, 100),
+          [],
+          "another account reads nothing",
+        );
         assert.deepEqual(await storage.eventAttendeesAfter(acme, "evt_unknown", null, 100), []);
       });
 
@@ -919,22 +1475,69 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         const event: EventRecord = { ...publishedEventRecord(acme, { capacity: 2 }), waitlistEnabled: true };
         await storage.insertEvent(event);
         const register = (email: string) => storage.registerAttendee(attendeeRecord(acme, event.id, { email }));
-        const [a, b, c, d, e] = [await register("a@example.com"), await register("b@example.com"), await register("c@example.com"), await register("d@example.com"), await register("e@example.com")];
-        assert.deepEqual([a, b, c, d, e].map((x) => [x.status, x.waitlistPosition]), [["confirmed", null], ["confirmed", null], ["waitlisted", 1], ["waitlisted", 2], ["waitlisted", 3]]);
+        const [a, b, c, d, e] = [
+          await register("a@example.com"),
+          await register("b@example.com"),
+          await register("c@example.com"),
+          await register("d@example.com"),
+          await register("e@example.com"),
+        ];
+        assert.deepEqual(
+          [a, b, c, d, e].map((x) => [x.status, x.waitlistPosition]),
+          [
+            ["confirmed", null],
+            ["confirmed", null],
+            ["waitlisted", 1],
+            ["waitlisted", 2],
+            ["waitlisted", 3],
+          ],
+        );
         const standing = async () => {
           const stats = (await storage.getEvent(acme, event.id, carbon))!;
-          const line = (await storage.listAttendees(acme, AttendeeListQuery.parse({ eventId: event.id, status: "waitlisted", sortBy: "registrationDate", order: "asc" }))).items;
-          return { attendeeCount: stats.attendeeCount, waitlistCount: stats.waitlistCount, line: line.map((x) => [x.email, x.waitlistPosition]) };
+          const line = (
+            await storage.listAttendees(
+              acme,
+              AttendeeListQuery.parse({
+                eventId: event.id,
+                status: "waitlisted",
+                sortBy: "registrationDate",
+                order: "asc",
+              }),
+            )
+          ).items;
+          return {
+            attendeeCount: stats.attendeeCount,
+            waitlistCount: stats.waitlistCount,
+            line: line.map((x) => [x.email, x.waitlistPosition]),
+          };
         };
-        assert.deepEqual(await standing(), { attendeeCount: 2, waitlistCount: 3, line: [["c@example.com", 1], ["d@example.com", 2], ["e@example.com", 3]] });
+        assert.deepEqual(await standing(), {
+          attendeeCount: 2,
+          waitlistCount: 3,
+          line: [
+            ["c@example.com", 1],
+            ["d@example.com", 2],
+            ["e@example.com", 3],
+          ],
+        });
         // A waiting registration holds its email, and cannot check in.
         await rejectsWith(register("C@example.com"), "DUPLICATE_REGISTRATION");
         await rejectsWith(storage.checkIn(acme, event.id, c.confirmationCode, tick()), "INVALID_STATE_TRANSITION");
 
         // A cancellation promotes the first in line; the rest move up.
         await storage.updateAttendee(acme, a.id, { status: "cancelled" }, tick());
-        assert.deepEqual(await storage.getAttendee(acme, c.id).then((x) => [x?.status, x?.waitlistPosition]), ["confirmed", null]);
-        assert.deepEqual(await standing(), { attendeeCount: 2, waitlistCount: 2, line: [["d@example.com", 1], ["e@example.com", 2]] });
+        assert.deepEqual(await storage.getAttendee(acme, c.id).then((x) => [x?.status, x?.waitlistPosition]), [
+          "confirmed",
+          null,
+        ]);
+        assert.deepEqual(await standing(), {
+          attendeeCount: 2,
+          waitlistCount: 2,
+          line: [
+            ["d@example.com", 1],
+            ["e@example.com", 2],
+          ],
+        });
         // One leaving the line: those behind move up, no one is promoted.
         await storage.updateAttendee(acme, d.id, { status: "cancelled" }, tick());
         assert.deepEqual(await standing(), { attendeeCount: 2, waitlistCount: 1, line: [["e@example.com", 1]] });
@@ -963,7 +1566,8 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         // A re-activation of a cancelled registration takes a place, not a turn: refused while full.
         await rejectsWith(storage.updateAttendee(acme, a.id, { status: "confirmed" }, tick()), "EVENT_FULL");
         // Those waiting are no one's figures: the kept ones equal a recount of the places held.
-        const listed = (await storage.listAttendees(acme, AttendeeListQuery.parse({ eventId: event.id, limit: "100" }))).items;
+        const listed = (await storage.listAttendees(acme, AttendeeListQuery.parse({ eventId: event.id, limit: "100" })))
+          .items;
         assert.equal(listed.filter((x) => ["confirmed", "pending", "checked-in"].includes(x.status)).length, 3);
         assert.equal(listed.filter((x) => x.status === "waitlisted").length, 1);
       });
@@ -971,15 +1575,36 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("waiting list under load: registrations racing for the last places, then cancellations racing", async () => {
         const event: EventRecord = { ...publishedEventRecord(acme, { capacity: 5 }), waitlistEnabled: true };
         await storage.insertEvent(event);
-        const made = await Promise.all(Array.from({ length: 25 }, (_, i) => storage.registerAttendee(attendeeRecord(acme, event.id, { email: `race${i}@example.com` }))));
+        const made = await Promise.all(
+          Array.from({ length: 25 }, (_, i) =>
+            storage.registerAttendee(attendeeRecord(acme, event.id, { email: `race${i}@example.com` })),
+          ),
+        );
         const confirmed = made.filter((x) => x.status === "confirmed");
-        const waiting = made.filter((x) => x.status === "waitlisted").sort((x, y) => x.waitlistPosition! - y.waitlistPosition!);
+        const waiting = made
+          .filter((x) => x.status === "waitlisted")
+          .sort((x, y) => x.waitlistPosition! - y.waitlistPosition!);
         assert.equal(confirmed.length, 5);
-        assert.deepEqual(waiting.map((x) => x.waitlistPosition), Array.from({ length: 20 }, (_, i) => i + 1));
-        await Promise.all(confirmed.slice(0, 3).map((x) => storage.updateAttendee(acme, x.id, { status: "cancelled" }, tick())));
+        assert.deepEqual(
+          waiting.map((x) => x.waitlistPosition),
+          Array.from({ length: 20 }, (_, i) => i + 1),
+        );
+        await Promise.all(
+          confirmed.slice(0, 3).map((x) => storage.updateAttendee(acme, x.id, { status: "cancelled" }, tick())),
+        );
         const after = await Promise.all(waiting.map((x) => storage.getAttendee(acme, x.id)));
-        assert.deepEqual(after.slice(0, 3).map((x) => [x?.status, x?.waitlistPosition]), [["confirmed", null], ["confirmed", null], ["confirmed", null]]);
-        assert.deepEqual(after.slice(3).map((x) => x?.waitlistPosition), Array.from({ length: 17 }, (_, i) => i + 1));
+        assert.deepEqual(
+          after.slice(0, 3).map((x) => [x?.status, x?.waitlistPosition]),
+          [
+            ["confirmed", null],
+            ["confirmed", null],
+            ["confirmed", null],
+          ],
+        );
+        assert.deepEqual(
+          after.slice(3).map((x) => x?.waitlistPosition),
+          Array.from({ length: 17 }, (_, i) => i + 1),
+        );
         const stats = (await storage.getEvent(acme, event.id, carbon))!;
         assert.deepEqual([stats.attendeeCount, stats.waitlistCount], [5, 17]);
       });
@@ -997,9 +1622,12 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("concurrent registrations never overfill", async () => {
         const event = eventRecord(acme, { capacity: 7 });
         await storage.insertEvent(event);
-        const results = await Promise.allSettled(Array.from({ length: 30 }, () => storage.registerAttendee(attendeeRecord(acme, event.id))));
+        const results = await Promise.allSettled(
+          Array.from({ length: 30 }, () => storage.registerAttendee(attendeeRecord(acme, event.id))),
+        );
         assert.equal(results.filter((r) => r.status === "fulfilled").length, 7);
-        for (const r of results) if (r.status === "rejected") assert.equal((r.reason as ServiceError).code, "EVENT_FULL");
+        for (const r of results)
+          if (r.status === "rejected") assert.equal((r.reason as ServiceError).code, "EVENT_FULL");
         assert.equal((await storage.getEvent(acme, event.id, carbon))?.attendeeCount, 7);
       });
 
@@ -1008,12 +1636,27 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         const event = eventRecord(account, { capacity: 50 });
         await storage.insertEvent(event);
         const people: Array<Partial<AttendeeCreate>> = [
-          { firstName: "Grace", lastName: "Hopper", email: "grace@navy.mil", company: "Navy", ticketType: "speaker", carbonOffset: { opted: true } },
+          {
+            firstName: "Grace",
+            lastName: "Hopper",
+            email: "grace@navy.mil",
+            company: "Navy",
+            ticketType: "speaker",
+            carbonOffset: { opted: true },
+          },
           { firstName: "Alan", lastName: "Turing", email: "alan@bletchley.uk", company: null, ticketType: "general" },
-          { firstName: "ada", lastName: "Byron", email: "ada@analytical.engine", company: "analytical", ticketType: "general", carbonOffset: { opted: false } },
+          {
+            firstName: "ada",
+            lastName: "Byron",
+            email: "ada@analytical.engine",
+            company: "analytical",
+            ticketType: "general",
+            carbonOffset: { opted: false },
+          },
         ];
         const made: AttendeeRecord[] = [];
-        for (const person of people) made.push(await storage.registerAttendee(attendeeRecord(account, event.id, person)));
+        for (const person of people)
+          made.push(await storage.registerAttendee(attendeeRecord(account, event.id, person)));
         await storage.updateAttendee(account, made[1]!.id, { status: "pending" }, tick());
         const list = async (query: Record<string, string>) =>
           (await storage.listAttendees(account, AttendeeListQuery.parse(query))).items.map((a) => a.firstName);
@@ -1033,7 +1676,10 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         assert.equal((await storage.listAttendees(acme, AttendeeListQuery.parse({ eventId: event.id }))).total, 0);
         const page = await storage.listAttendees(account, AttendeeListQuery.parse({ limit: "2", page: "2" }));
         assert.equal(page.total, 3);
-        assert.deepEqual(page.items.map((a) => a.firstName), ["Grace"]);
+        assert.deepEqual(
+          page.items.map((a) => a.firstName),
+          ["Grace"],
+        );
       });
     });
 
@@ -1044,7 +1690,11 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       assert.ok(live, "a storage was opened");
       const methods = storageMethods(live);
       assert.ok(methods.length >= 30 && methods.includes("transaction"), `found the methods: ${methods.join(", ")}`);
-      assert.deepEqual(methods.filter((method) => !called.has(method)), [], "methods of Storage that no test of the contract calls");
+      assert.deepEqual(
+        methods.filter((method) => !called.has(method)),
+        [],
+        "methods of Storage that no test of the contract calls",
+      );
     });
   });
 }

@@ -20,7 +20,9 @@ import { type TestStorage, withTransactions } from "./_transactions.ts";
 const { path } = workerData as { path: string };
 const database = new BetterSqlite(path);
 for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
-const storage: TestStorage = withTransactions(createSqlStorage({ db: new Kysely<Database>({ dialect: createSqliteDialect(database) }) }));
+const storage: TestStorage = withTransactions(
+  createSqlStorage({ db: new Kysely<Database>({ dialect: createSqliteDialect(database) }) }),
+);
 
 parentPort!.on("message", async (message: { calls: Call[]; go: SharedArrayBuffer } | "close") => {
   if (message === "close") {

@@ -19,14 +19,43 @@ import type { Change } from "../src/storage/common.ts";
 /** The business transactions over one storage. */
 export interface Transactions {
   insertEvent(event: EventRecord, notifier?: ChangeNotifier): Promise<void>;
-  updateEvent(accountId: string, id: string, update: EventUpdate, now: string, notifier?: ChangeNotifier): Promise<Change<EventRecord>>;
+  updateEvent(
+    accountId: string,
+    id: string,
+    update: EventUpdate,
+    now: string,
+    notifier?: ChangeNotifier,
+  ): Promise<Change<EventRecord>>;
   /** `erasure` defaults to now and `ERASED_ANSWER`. */
   deleteEvent(accountId: string, id: string, notifier?: ChangeNotifier, erasure?: Erasure): Promise<EventRecord | null>;
   registerAttendee(attendee: AttendeeRecord, notifier?: ChangeNotifier): Promise<AttendeeRecord>;
-  updateAttendee(accountId: string, id: string, update: AttendeeUpdate, now: string, notifier?: ChangeNotifier): Promise<Change<AttendeeRecord>>;
-  checkIn(accountId: string, eventId: string, confirmationCode: string, now: string, notifier?: ChangeNotifier): Promise<Change<AttendeeRecord>>;
-  undoCheckIn(accountId: string, eventId: string, attendeeId: string, now: string, notifier?: ChangeNotifier): Promise<Change<AttendeeRecord>>;
-  eraseAttendee(accountId: string, id: string, erasure: Erasure, notifier?: ChangeNotifier): Promise<AttendeeRecord | null>;
+  updateAttendee(
+    accountId: string,
+    id: string,
+    update: AttendeeUpdate,
+    now: string,
+    notifier?: ChangeNotifier,
+  ): Promise<Change<AttendeeRecord>>;
+  checkIn(
+    accountId: string,
+    eventId: string,
+    confirmationCode: string,
+    now: string,
+    notifier?: ChangeNotifier,
+  ): Promise<Change<AttendeeRecord>>;
+  undoCheckIn(
+    accountId: string,
+    eventId: string,
+    attendeeId: string,
+    now: string,
+    notifier?: ChangeNotifier,
+  ): Promise<Change<AttendeeRecord>>;
+  eraseAttendee(
+    accountId: string,
+    id: string,
+    erasure: Erasure,
+    notifier?: ChangeNotifier,
+  ): Promise<AttendeeRecord | null>;
   /** The storage's insert with a taken URL answered as the service answers it (`DUPLICATE_WEBHOOK`). */
   insertWebhook(webhook: WebhookRecord, maxPerAccount?: number): Promise<boolean>;
 }
@@ -43,11 +72,14 @@ export function withTransactions(storage: Storage, notifier: ChangeNotifier = cr
   const transactions: Transactions = {
     insertEvent: (event, n = notifier) => insertEvent(storage, event, n),
     updateEvent: (accountId, id, update, now, n = notifier) => updateEvent(storage, accountId, id, update, now, n),
-    deleteEvent: (accountId, id, n = notifier, erasure = { now: new Date().toISOString(), replay: ERASED_ANSWER }) => deleteEvent(storage, accountId, id, erasure, n),
+    deleteEvent: (accountId, id, n = notifier, erasure = { now: new Date().toISOString(), replay: ERASED_ANSWER }) =>
+      deleteEvent(storage, accountId, id, erasure, n),
     registerAttendee: (attendee, n = notifier) => registerAttendee(storage, attendee, n),
-    updateAttendee: (accountId, id, update, now, n = notifier) => updateAttendee(storage, accountId, id, update, now, n),
+    updateAttendee: (accountId, id, update, now, n = notifier) =>
+      updateAttendee(storage, accountId, id, update, now, n),
     checkIn: (accountId, eventId, code, now, n = notifier) => checkIn(storage, accountId, eventId, code, now, n),
-    undoCheckIn: (accountId, eventId, attendeeId, now, n = notifier) => undoCheckIn(storage, accountId, eventId, attendeeId, now, n),
+    undoCheckIn: (accountId, eventId, attendeeId, now, n = notifier) =>
+      undoCheckIn(storage, accountId, eventId, attendeeId, now, n),
     eraseAttendee: (accountId, id, erasure, n = notifier) => eraseAttendee(storage, accountId, id, erasure, n),
     insertWebhook: (webhook, maxPerAccount) => insertWebhook(storage, webhook, maxPerAccount),
   };

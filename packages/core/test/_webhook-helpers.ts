@@ -1,5 +1,9 @@
 /** Test helpers that run the webhook side's business transactions on a storage, as the service and the worker do. */
-import { type AttemptRecorded, type DeliveryAttemptRecord, recordDeliveryAttempts } from "../src/service/delivery-operations.ts";
+import {
+  type AttemptRecorded,
+  type DeliveryAttemptRecord,
+  recordDeliveryAttempts,
+} from "../src/service/delivery-operations.ts";
 import type { Storage } from "../src/storage.ts";
 
 /**
@@ -9,7 +13,9 @@ import type { Storage } from "../src/storage.ts";
 export { changeWebhook } from "../src/service/webhook-changes.ts";
 
 /** Records one attempt as a worker does (`recordDeliveryAttempts`), its webhook disabled after `disableAfter` failures (default 10). */
-export async function recordAttempt(storage: Storage, { disableAfter, ...record }: DeliveryAttemptRecord & { disableAfter?: number }): Promise<AttemptRecorded> {
+export async function recordAttempt(
+  storage: Storage,
+  { disableAfter, ...record }: DeliveryAttemptRecord & { disableAfter?: number },
+): Promise<AttemptRecorded> {
   return (await recordDeliveryAttempts(storage, [record], disableAfter))[0]!;
 }
-

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { ATTENDEE_CSV_HEADER, ATTENDEE_EXPORT_COLUMNS, attendeeCsvRow, attendeeExportStream, EXPORT_PAGE_SIZE, type ExportCursor } from "../src/export/attendee-export.ts";
+import {
+  ATTENDEE_CSV_HEADER,
+  ATTENDEE_EXPORT_COLUMNS,
+  attendeeCsvRow,
+  attendeeExportStream,
+  EXPORT_PAGE_SIZE,
+  type ExportCursor,
+} from "../src/export/attendee-export.ts";
 import { csvField, csvList, csvRecord } from "../src/export/csv.ts";
 import { type AttendeeRecord, newAttendeeRecord, toApiAttendee } from "../src/resources/attendee.ts";
 
@@ -18,12 +25,13 @@ describe("CSV fields (RFC 4180 and the formula guard)", () => {
     ["-2", "'-2"],
     ["@SUM(A1)", "'@SUM(A1)"],
     ["\tTAB", "'\tTAB"],
-    ["\rCR", "\"'\rCR\""],
+    ["\rCR", '"\'\rCR"'],
     ['=HYPERLINK("http://x","y")', '"\'=HYPERLINK(""http://x"",""y"")"'],
     ["a=b", "a=b"],
   ];
   for (const [value, written] of cases) {
-    test(`${JSON.stringify(value)} is written ${JSON.stringify(written)}`, () => assert.equal(csvField(value), written));
+    test(`${JSON.stringify(value)} is written ${JSON.stringify(written)}`, () =>
+      assert.equal(csvField(value), written));
   }
 
   test("a record ends with CRLF", () => {
@@ -59,7 +67,12 @@ describe("CSV list cells", () => {
 const record = (n: number, overrides: Partial<AttendeeRecord> = {}): AttendeeRecord => ({
   ...newAttendeeRecord(
     { eventId: "evt_1", firstName: "Ada", lastName: "Lovelace", email: `ada${n}@example.com`, ticketType: "general" },
-    { id: `att_${String(n).padStart(24, "0")}`, accountId: "acc_1", confirmationCode: "EVT-2222-3333", now: `2026-01-01T00:00:${String(n % 60).padStart(2, "0")}.000Z` },
+    {
+      id: `att_${String(n).padStart(24, "0")}`,
+      accountId: "acc_1",
+      confirmationCode: "EVT-2222-3333",
+      now: `2026-01-01T00:00:${String(n % 60).padStart(2, "0")}.000Z`,
+    },
   ),
   updatedAt: "2026-01-01T00:00:00.000Z",
   ...overrides,
@@ -67,13 +80,41 @@ const record = (n: number, overrides: Partial<AttendeeRecord> = {}): AttendeeRec
 
 describe("the attendee columns", () => {
   test("follow the API's Attendee: nested objects flattened with dots, in the schema's order", () => {
-    assert.deepEqual(ATTENDEE_EXPORT_COLUMNS.map((column) => column.header), [
-      "id", "eventId", "firstName", "lastName", "email", "phone", "company", "title", "ticketType", "dietaryPreferences",
-      "accessibilityNeeds.wheelchairAccess", "accessibilityNeeds.signLanguage", "accessibilityNeeds.visualAid", "accessibilityNeeds.other",
-      "carbonOffset.opted", "carbonOffset.amount", "carbonOffset.travelDistance", "carbonOffset.travelMode",
-      "emergencyContact.name", "emergencyContact.phone", "emergencyContact.relationship",
-      "customFields", "status", "waitlistPosition", "confirmationCode", "registrationDate", "updatedAt", "checkedInAt", "cancelledAt", "qrCode",
-    ]);
+    assert.deepEqual(
+      ATTENDEE_EXPORT_COLUMNS.map((column) => column.header),
+      [
+        "id",
+        "eventId",
+        "firstName",
+        "lastName",
+        "email",
+        "phone",
+        "company",
+        "title",
+        "ticketType",
+        "dietaryPreferences",
+        "accessibilityNeeds.wheelchairAccess",
+        "accessibilityNeeds.signLanguage",
+        "accessibilityNeeds.visualAid",
+        "accessibilityNeeds.other",
+        "carbonOffset.opted",
+        "carbonOffset.amount",
+        "carbonOffset.travelDistance",
+        "carbonOffset.travelMode",
+        "emergencyContact.name",
+        "emergencyContact.phone",
+        "emergencyContact.relationship",
+        "customFields",
+        "status",
+        "waitlistPosition",
+        "confirmationCode",
+        "registrationDate",
+        "updatedAt",
+        "checkedInAt",
+        "cancelledAt",
+        "qrCode",
+      ],
+    );
     assert.equal(ATTENDEE_CSV_HEADER, `${ATTENDEE_EXPORT_COLUMNS.map((column) => column.header).join(",")}\r\n`);
   });
 
@@ -95,11 +136,35 @@ describe("the attendee columns", () => {
     assert.equal(
       attendeeCsvRow(attendee),
       [
-        attendee.id, "evt_1", "Ada", "Lovelace", "ada1@example.com", "'+49 30 1234567", '"Analytical, ""Engines"""', "", "general", "vegan;nut-free",
-        "true", "", "", '"quiet\nroom"',
-        "true", "12.5", "420", "train",
-        "Charles", "'+44 20 7946 0000", "",
-        '"{""shirt"":""M"",""vip"":true}"', "checked-in", "", "EVT-2222-3333", "2026-01-01T00:00:01.000Z", "2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z", "",
+        attendee.id,
+        "evt_1",
+        "Ada",
+        "Lovelace",
+        "ada1@example.com",
+        "'+49 30 1234567",
+        '"Analytical, ""Engines"""',
+        "",
+        "general",
+        "vegan;nut-free",
+        "true",
+        "",
+        "",
+        '"quiet\nroom"',
+        "true",
+        "12.5",
+        "420",
+        "train",
+        "Charles",
+        "'+44 20 7946 0000",
+        "",
+        '"{""shirt"":""M"",""vip"":true}"',
+        "checked-in",
+        "",
+        "EVT-2222-3333",
+        "2026-01-01T00:00:01.000Z",
+        "2026-01-01T00:00:00.000Z",
+        "2026-01-02T00:00:00.000Z",
+        "",
         `https://events.example/v1/qr/${attendee.id}.png`,
       ].join(",") + "\r\n",
     );
@@ -108,7 +173,8 @@ describe("the attendee columns", () => {
 
 describe("a list column", () => {
   test("escapes ; and \\ inside an item, so two lists that differ export differently", () => {
-    const row = (dietaryPreferences: string[]) => attendeeCsvRow(toApiAttendee(record(1, { dietaryPreferences }), "https://x.example"));
+    const row = (dietaryPreferences: string[]) =>
+      attendeeCsvRow(toApiAttendee(record(1, { dietaryPreferences }), "https://x.example"));
     const column = ATTENDEE_EXPORT_COLUMNS.findIndex((c) => c.header === "dietaryPreferences");
     assert.equal(row(["a;b", "c"]).split(",")[column], "a\\;b;c");
     assert.equal(row(["a", "b", "c"]).split(",")[column], "a;b;c");
@@ -141,16 +207,29 @@ describe("the export stream", () => {
     assert.equal(lines.length, EXPORT_PAGE_SIZE + 1);
     assert.deepEqual(JSON.parse(lines[0]!), toApi(store.all[0]!));
     let text = new TextDecoder().decode(first.value);
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += new TextDecoder().decode(chunk.value);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      text += new TextDecoder().decode(chunk.value);
     assert.equal(store.reads.length, 3);
-    assert.deepEqual(store.reads[1], { registrationDate: store.all[EXPORT_PAGE_SIZE - 1]!.registrationDate, id: store.all[EXPORT_PAGE_SIZE - 1]!.id });
-    assert.deepEqual(text.trimEnd().split("\n").map((line) => JSON.parse(line).id), store.all.map((r) => r.id));
+    assert.deepEqual(store.reads[1], {
+      registrationDate: store.all[EXPORT_PAGE_SIZE - 1]!.registrationDate,
+      id: store.all[EXPORT_PAGE_SIZE - 1]!.id,
+    });
+    assert.deepEqual(
+      text
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line).id),
+      store.all.map((r) => r.id),
+    );
   });
 
   test("CSV: the header first, also for an event without registrations", async () => {
     assert.equal(await new Response(attendeeExportStream(pages(0).readPage, "csv", toApi)).text(), ATTENDEE_CSV_HEADER);
     const store = pages(2);
-    assert.equal(await new Response(attendeeExportStream(store.readPage, "csv", toApi)).text(), ATTENDEE_CSV_HEADER + store.all.map((r) => attendeeCsvRow(toApi(r))).join(""));
+    assert.equal(
+      await new Response(attendeeExportStream(store.readPage, "csv", toApi)).text(),
+      ATTENDEE_CSV_HEADER + store.all.map((r) => attendeeCsvRow(toApi(r))).join(""),
+    );
   });
 
   test("a page exactly full is followed by one more read that finds nothing", async () => {

@@ -29,7 +29,10 @@ describe("requests without a valid key: limited per address, never a database wr
     const storage = await sqliteStorage();
     spy = spyOn(storage);
     service = createEventService({ storage: spy.spied, now: () => NOW });
-    handler = createHandler(service, { clientAddress: (request) => request.headers.get("x-test-peer") ?? undefined, authFailureLimitPerMinute: 3 });
+    handler = createHandler(service, {
+      clientAddress: (request) => request.headers.get("x-test-peer") ?? undefined,
+      authFailureLimitPerMinute: 3,
+    });
     key = (await service.keys.create({ account: "Acme" })).key;
     const doomed = await service.keys.create({ account: "Acme" });
     revoked = doomed.key;
@@ -38,7 +41,11 @@ describe("requests without a valid key: limited per address, never a database wr
   after(() => service.storage.close());
 
   const call = (peer: string, token?: string) =>
-    handler(new Request("http://service.test/v1/events", { headers: { "x-test-peer": peer, ...(token !== undefined && { authorization: `Bearer ${token}` }) } }));
+    handler(
+      new Request("http://service.test/v1/events", {
+        headers: { "x-test-peer": peer, ...(token !== undefined && { authorization: `Bearer ${token}` }) },
+      }),
+    );
 
   test("an unknown or revoked key costs one indexed read and no count; a missing one nothing", async () => {
     spy.reset();
@@ -55,7 +62,12 @@ describe("requests without a valid key: limited per address, never a database wr
     assert.equal(response.headers.get("retry-after"), "50");
     const body = (await response.json()) as { error: { code: string; details: Record<string, unknown> } };
     assert.equal(body.error.code, "RATE_LIMIT_EXCEEDED");
-    assert.deepEqual(body.error.details, { window: "minute", limit: 3, resetAt: "2026-06-01T12:01:00.000Z", scope: "address" });
+    assert.deepEqual(body.error.details, {
+      window: "minute",
+      limit: 3,
+      resetAt: "2026-06-01T12:01:00.000Z",
+      scope: "address",
+    });
     assert.equal((await call("198.51.100.1")).status, 429);
     assert.equal((await call("198.51.100.1", revoked)).status, 429);
     assert.deepEqual(spy.calls, { reserveRequests: 0, authenticate: 0 });
@@ -67,9 +79,18 @@ describe("requests without a valid key: limited per address, never a database wr
     spy.reset();
     for (let i = 0; i < 9; i++) assert.equal((await call("198.51.100.1", key)).status, 200);
     // Remembered, the key costs no read; its counts come in blocks (1, then 3 a lease: a free key's 60 / 20).
-    assert.deepEqual(spy.calls, { reserveRequests: 3, authenticate: 0 }, "a known live key costs no read, and a lease per block");
+    assert.deepEqual(
+      spy.calls,
+      { reserveRequests: 3, authenticate: 0 },
+      "a known live key costs no read, and a lease per block",
+    );
     for (let i = 0; i < 5; i++) assert.equal((await call("198.51.100.2", key)).status, 200);
-    for (let i = 0; i < 3; i++) assert.equal((await call("198.51.100.2", "bad")).status, 401, "valid requests spent none of the address's allowance");
+    for (let i = 0; i < 3; i++)
+      assert.equal(
+        (await call("198.51.100.2", "bad")).status,
+        401,
+        "valid requests spent none of the address's allowance",
+      );
     assert.equal((await call("198.51.100.2", "bad")).status, 429);
   });
 
@@ -87,7 +108,11 @@ describe("the per-address counter", () => {
     const t = Date.parse("2026-06-01T12:00:59.500Z");
     limit.take("192.0.2.1", t);
     limit.take("192.0.2.1", t);
-    assert.throws(() => limit.take("192.0.2.1", t), (error: { code: string; headers: Record<string, string> }) => error.code === "RATE_LIMIT_EXCEEDED" && error.headers["retry-after"] === "1");
+    assert.throws(
+      () => limit.take("192.0.2.1", t),
+      (error: { code: string; headers: Record<string, string> }) =>
+        error.code === "RATE_LIMIT_EXCEEDED" && error.headers["retry-after"] === "1",
+    );
     limit.take("192.0.2.1", t + 500);
     limit.refund("192.0.2.1", t + 500);
     assert.equal(limit.exhausted("192.0.2.1", t + 500), false);
@@ -110,7 +135,12 @@ describe("the per-address counter", () => {
 
 describe("the client address behind proxies", () => {
   test("the nearest X-Forwarded-For hop that is not a trusted proxy", () => {
-    const cases: [trust: boolean | string[], peer: string | undefined, xff: string | null, expected: string | undefined][] = [
+    const cases: [
+      trust: boolean | string[],
+      peer: string | undefined,
+      xff: string | null,
+      expected: string | undefined,
+    ][] = [
       [false, "203.0.113.1", "198.51.100.9", "203.0.113.1"],
       [true, "10.0.0.2", "198.51.100.9", "198.51.100.9"],
       [true, "10.0.0.2", "1.1.1.1, 198.51.100.9", "198.51.100.9"],
@@ -124,7 +154,11 @@ describe("the client address behind proxies", () => {
       [["10.0.0.0/8"], undefined, "198.51.100.9", undefined],
     ];
     for (const [trust, peer, xff, expected] of cases) {
-      assert.equal(resolveClientAddress(peer, xff, compileTrustProxy(trust)), expected, JSON.stringify({ trust, peer, xff }));
+      assert.equal(
+        resolveClientAddress(peer, xff, compileTrustProxy(trust)),
+        expected,
+        JSON.stringify({ trust, peer, xff }),
+      );
     }
   });
 
@@ -146,7 +180,9 @@ describe("a burst with a key this process has not seen yet", () => {
         options.beforeLookup?.();
         lookups += 1;
         await released;
-        return token === "live" ? ({ accountId: "acct_1", keyId: "key_1", tier: "free", scopes: [], limits: {} } as never) : null;
+        return token === "live"
+          ? ({ accountId: "acct_1", keyId: "key_1", tier: "free", scopes: [], limits: {} } as never)
+          : null;
       },
     };
     return { keys, release, lookups: () => lookups };
@@ -155,7 +191,12 @@ describe("a burst with a key this process has not seen yet", () => {
   test("100 requests at once from one address with a live key: all served, none refused with 429", async () => {
     const { keys, release } = slowKeys();
     const authenticate = createAuthenticator(keys, createAuthFailureLimit({ perMinute: 60 }));
-    const answers = Array.from({ length: 100 }, () => authenticate("live", 0, "203.0.113.7").then(() => "served", (error) => error.code));
+    const answers = Array.from({ length: 100 }, () =>
+      authenticate("live", 0, "203.0.113.7").then(
+        () => "served",
+        (error) => error.code,
+      ),
+    );
     release();
     assert.deepEqual(new Set(await Promise.all(answers)), new Set(["served"]));
   });
@@ -163,9 +204,20 @@ describe("a burst with a key this process has not seen yet", () => {
   test("an unknown key is still charged to each of its requests: 60 answered 401, the rest 429", async () => {
     const { keys, release } = slowKeys();
     const authenticate = createAuthenticator(keys, createAuthFailureLimit({ perMinute: 60 }));
-    const answers = Array.from({ length: 100 }, () => authenticate("unknown", 0, "203.0.113.8").then(() => "served", (error) => error.code));
+    const answers = Array.from({ length: 100 }, () =>
+      authenticate("unknown", 0, "203.0.113.8").then(
+        () => "served",
+        (error) => error.code,
+      ),
+    );
     release();
     const codes = await Promise.all(answers);
-    assert.deepEqual([codes.filter((code) => code === "UNAUTHORIZED").length, codes.filter((code) => code === "RATE_LIMIT_EXCEEDED").length], [60, 40]);
+    assert.deepEqual(
+      [
+        codes.filter((code) => code === "UNAUTHORIZED").length,
+        codes.filter((code) => code === "RATE_LIMIT_EXCEEDED").length,
+      ],
+      [60, 40],
+    );
   });
 });

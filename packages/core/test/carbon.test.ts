@@ -8,7 +8,8 @@ import { sustainabilityScore } from "../src/carbon/sustainability-score.ts";
 import { carbonNeutralSql } from "../src/carbon/carbon-sql.ts";
 import { BACKENDS } from "./_backends.ts";
 
-const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} != ${expected}`);
+const close = (actual: number, expected: number) =>
+  assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} != ${expected}`);
 
 test("travel emissions per mode", () => {
   close(travelEmissionsKg("car", 100), 16.844);
@@ -35,19 +36,43 @@ test("offsets: USD to kg at the configured price", () => {
 test("score: goals only", () => {
   const none = { travelReported: 0, lowCarbonTravel: 0, emissionsKg: 0, offsetKg: 0 };
   assert.equal(sustainabilityScore({ goals: {}, ...none }), 0);
-  assert.equal(sustainabilityScore({ goals: { carbonNeutral: true, renewableEnergy: true, localSourcing: true, wasteReduction: 100 }, ...none }), 60);
+  assert.equal(
+    sustainabilityScore({
+      goals: { carbonNeutral: true, renewableEnergy: true, localSourcing: true, wasteReduction: 100 },
+      ...none,
+    }),
+    60,
+  );
   assert.equal(sustainabilityScore({ goals: { carbonNeutral: false, wasteReduction: 33 }, ...none }), 5);
 });
 
 test("score: travel share and offset coverage", () => {
   // 3 of 4 reported trips low-carbon: 15; offsets cover half the emissions: 10; renewable energy: 15.
-  assert.equal(sustainabilityScore({ goals: { renewableEnergy: true }, travelReported: 4, lowCarbonTravel: 3, emissionsKg: 200, offsetKg: 100 }), 40);
+  assert.equal(
+    sustainabilityScore({
+      goals: { renewableEnergy: true },
+      travelReported: 4,
+      lowCarbonTravel: 3,
+      emissionsKg: 200,
+      offsetKg: 100,
+    }),
+    40,
+  );
   // Offsets beyond the emissions count as full coverage.
-  assert.equal(sustainabilityScore({ goals: {}, travelReported: 1, lowCarbonTravel: 0, emissionsKg: 10, offsetKg: 1000 }), 20);
+  assert.equal(
+    sustainabilityScore({ goals: {}, travelReported: 1, lowCarbonTravel: 0, emissionsKg: 10, offsetKg: 1000 }),
+    20,
+  );
   // Everyone walked: nothing to offset, full coverage, full travel share.
-  assert.equal(sustainabilityScore({ goals: {}, travelReported: 2, lowCarbonTravel: 2, emissionsKg: 0, offsetKg: 0 }), 40);
+  assert.equal(
+    sustainabilityScore({ goals: {}, travelReported: 2, lowCarbonTravel: 2, emissionsKg: 0, offsetKg: 0 }),
+    40,
+  );
   // Rounded to one decimal: 20/3 = 6.666...
-  assert.equal(sustainabilityScore({ goals: {}, travelReported: 3, lowCarbonTravel: 1, emissionsKg: 1, offsetKg: 0 }), 6.7);
+  assert.equal(
+    sustainabilityScore({ goals: {}, travelReported: 3, lowCarbonTravel: 1, emissionsKg: 1, offsetKg: 0 }),
+    6.7,
+  );
 });
 
 describe("carbon neutral: one definition and its SQL twin", () => {
@@ -63,7 +88,8 @@ describe("carbon neutral: one definition and its SQL twin", () => {
   ];
 
   test("isCarbonNeutral needs emissions above 0 that the offsets cover", () => {
-    for (const [emissionsKg, offsetKg, neutral] of cases) assert.equal(isCarbonNeutral({ emissionsKg, offsetKg }), neutral, `${emissionsKg} kg, ${offsetKg} kg offset`);
+    for (const [emissionsKg, offsetKg, neutral] of cases)
+      assert.equal(isCarbonNeutral({ emissionsKg, offsetKg }), neutral, `${emissionsKg} kg, ${offsetKg} kg offset`);
   });
 
   for (const backend of BACKENDS) {
@@ -73,7 +99,11 @@ describe("carbon neutral: one definition and its SQL twin", () => {
         for (const [emissionsKg, offsetKg] of cases) {
           const twin = carbonNeutralSql(sql`${sql.lit(emissionsKg)}`, sql`${sql.lit(offsetKg)}`);
           const { rows } = await sql<{ n: number }>`select ${twin} as n`.execute(database.db);
-          assert.equal(Number(rows[0]!.n) === 1, isCarbonNeutral({ emissionsKg, offsetKg }), `${emissionsKg} kg, ${offsetKg} kg offset`);
+          assert.equal(
+            Number(rows[0]!.n) === 1,
+            isCarbonNeutral({ emissionsKg, offsetKg }),
+            `${emissionsKg} kg, ${offsetKg} kg offset`,
+          );
         }
       } finally {
         await database.drop();

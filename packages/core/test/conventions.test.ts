@@ -7,8 +7,12 @@ import { createEventService, type EventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 
 const EVENT = {
-  name: "Green Summit", location: { address: "a", city: "Berlin", country: "DE" }, startDate: "2027-01-01T10:00:00Z",
-  endDate: "2027-01-01T12:00:00Z", capacity: 5, category: "meetup",
+  name: "Green Summit",
+  location: { address: "a", city: "Berlin", country: "DE" },
+  startDate: "2027-01-01T10:00:00Z",
+  endDate: "2027-01-01T12:00:00Z",
+  capacity: 5,
+  category: "meetup",
 };
 
 describe("API conventions in the handler", () => {
@@ -27,7 +31,11 @@ describe("API conventions in the handler", () => {
     handler(
       new Request(`http://service.test${path}`, {
         method,
-        headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { "content-type": "application/json" }), ...headers },
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body !== undefined && { "content-type": "application/json" }),
+          ...headers,
+        },
         ...(body !== undefined && { body: JSON.stringify(body) }),
       }),
     );
@@ -111,8 +119,12 @@ describe("API conventions in the handler", () => {
       const bytes = new TextEncoder().encode(JSON.stringify(EVENT));
       const now = new Date(clock).toISOString();
       await service.storage.claimIdempotencyKey({
-        accountId: auth.accountId, key: "busy", requestHash: requestFingerprint("POST", "/events", bytes), now,
-        expiresAt: new Date(clock + 86_400_000).toISOString(), staleBefore: new Date(clock - 60_000).toISOString(),
+        accountId: auth.accountId,
+        key: "busy",
+        requestHash: requestFingerprint("POST", "/events", bytes),
+        now,
+        expiresAt: new Date(clock + 86_400_000).toISOString(),
+        staleBefore: new Date(clock - 60_000).toISOString(),
       });
       const busy = await call("POST", "/v1/events", key, EVENT, { "idempotency-key": "busy" });
       assert.equal(busy.status, 409);
@@ -135,7 +147,13 @@ describe("API conventions in the handler", () => {
       assert.equal((await bad.json()).error.field, "Idempotency-Key");
       const event = await (await call("POST", "/v1/events", key, EVENT)).json();
       const put = await call("PUT", `/v1/events/${event.id}`, key, { name: "Renamed" }, { "idempotency-key": "put-1" });
-      const putAgain = await call("PUT", `/v1/events/${event.id}`, key, { name: "Renamed" }, { "idempotency-key": "put-1" });
+      const putAgain = await call(
+        "PUT",
+        `/v1/events/${event.id}`,
+        key,
+        { name: "Renamed" },
+        { "idempotency-key": "put-1" },
+      );
       assert.equal(put.status, 200);
       assert.equal(putAgain.headers.get("idempotent-replayed"), null);
     });
@@ -149,24 +167,48 @@ describe("API conventions in the handler", () => {
       const generated = await handler(new Request("http://service.test/health"));
       assert.match(generated.headers.get("x-request-id")!, /^[0-9a-f-]{36}$/);
       const entry = logged.find((e) => (e as { requestId: string }).requestId === "req-123") as Record<string, unknown>;
-      assert.deepEqual({ ...entry, durationMs: typeof entry.durationMs }, {
-        requestId: "req-123", method: "GET", path: "/v1/events", status: 200, durationMs: "number", route: "/v1/events", accountId,
-      });
+      assert.deepEqual(
+        { ...entry, durationMs: typeof entry.durationMs },
+        {
+          requestId: "req-123",
+          method: "GET",
+          path: "/v1/events",
+          status: 200,
+          durationMs: "number",
+          route: "/v1/events",
+          accountId,
+        },
+      );
       assert.doesNotMatch(JSON.stringify(logged), new RegExp(key));
     });
 
     test("HSTS over HTTPS only; X-Forwarded-Proto: http is redirected when proxies are trusted", async () => {
-      assert.equal((await handler(new Request("https://service.test/health"))).headers.get("strict-transport-security"), "max-age=31536000; includeSubDomains");
-      assert.equal((await handler(new Request("http://service.test/health"))).headers.get("strict-transport-security"), null);
+      assert.equal(
+        (await handler(new Request("https://service.test/health"))).headers.get("strict-transport-security"),
+        "max-age=31536000; includeSubDomains",
+      );
+      assert.equal(
+        (await handler(new Request("http://service.test/health"))).headers.get("strict-transport-security"),
+        null,
+      );
       const proxied = createHandler(service, { trustProxy: true });
-      const redirect = await proxied(new Request("http://internal:3000/v1/events?page=2", { headers: { "x-forwarded-proto": "http", "x-forwarded-host": "events.example.com" } }));
+      const redirect = await proxied(
+        new Request("http://internal:3000/v1/events?page=2", {
+          headers: { "x-forwarded-proto": "http", "x-forwarded-host": "events.example.com" },
+        }),
+      );
       assert.equal(redirect.status, 308);
       assert.equal(redirect.headers.get("location"), "https://events.example.com/v1/events?page=2");
-      const secure = await proxied(new Request("http://internal:3000/health", { headers: { "x-forwarded-proto": "https" } }));
+      const secure = await proxied(
+        new Request("http://internal:3000/health", { headers: { "x-forwarded-proto": "https" } }),
+      );
       assert.equal(secure.status, 200);
       assert.equal(secure.headers.get("strict-transport-security"), "max-age=31536000; includeSubDomains");
       // Without trust the header is ignored.
-      assert.equal((await handler(new Request("http://service.test/health", { headers: { "x-forwarded-proto": "http" } }))).status, 200);
+      assert.equal(
+        (await handler(new Request("http://service.test/health", { headers: { "x-forwarded-proto": "http" } }))).status,
+        200,
+      );
     });
 
     test("a draining handler answers 503 with Retry-After", async () => {
@@ -197,7 +239,11 @@ describe("Idempotency-Key when the store falters after the effect", () => {
       handler(
         new Request("http://service.test/v1/events", {
           method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": "create-once" },
+          headers: {
+            authorization: `Bearer ${key}`,
+            "content-type": "application/json",
+            "idempotency-key": "create-once",
+          },
           body: JSON.stringify(EVENT),
         }),
       );
@@ -207,7 +253,10 @@ describe("Idempotency-Key when the store falters after the effect", () => {
     assert.equal(replay.status, 201);
     assert.equal(replay.headers.get("idempotent-replayed"), "true");
     assert.equal((await replay.json()).id, (await first.json()).id);
-    assert.equal((await service.forAccount((await service.keys.authenticate(key))!.accountId).events.list()).pagination.total, 1);
+    assert.equal(
+      (await service.forAccount((await service.keys.authenticate(key))!.accountId).events.list()).pagination.total,
+      1,
+    );
     await storage.close();
   });
 });

@@ -5,7 +5,18 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import BetterSqlite from "better-sqlite3";
-import { type CompiledQuery, type DatabaseConnection, type Dialect, Kysely, PostgresAdapter, PostgresDialect, PostgresIntrospector, PostgresQueryCompiler, SqliteDialect, sql } from "kysely";
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteDialect,
+  sql,
+} from "kysely";
 import pg from "pg";
 import { ServiceError } from "../src/errors.ts";
 import type { Database } from "../src/sql/database.ts";
@@ -23,19 +34,41 @@ for (const backend of BACKENDS) {
       try {
         const dialect = dialectOf(database.db);
         assert.equal(dialect, backend.name === "postgres" ? POSTGRES : SQLITE);
-        const account = { id: "acct_1", name: "Acme", per_minute: null, per_day: null, created_at: "2026-01-01T00:00:00.000Z" };
+        const account = {
+          id: "acct_1",
+          name: "Acme",
+          per_minute: null,
+          per_day: null,
+          created_at: "2026-01-01T00:00:00.000Z",
+        };
         await database.db.insertInto("accounts").values(account).execute();
-        const violation = await database.db.insertInto("accounts").values({ ...account, id: "acct_2" }).execute().then(() => null, (error: unknown) => error);
+        const violation = await database.db
+          .insertInto("accounts")
+          .values({ ...account, id: "acct_2" })
+          .execute()
+          .then(
+            () => null,
+            (error: unknown) => error,
+          );
         assert.ok(violation, "the second insert fails");
         assert.equal(dialect.isUniqueViolation(violation, ACCOUNT_NAME), true);
         assert.equal(dialect.isUniqueViolation(violation, WEBHOOK_URL), false);
         assert.equal(dialect.storeFault(violation), null);
-        const syntax = await sql`select * from no_such_table`.execute(database.db).then(() => null, (error: unknown) => error);
+        const syntax = await sql`select * from no_such_table`.execute(database.db).then(
+          () => null,
+          (error: unknown) => error,
+        );
         assert.equal(dialect.storeFault(syntax), null);
         // The sort key of the name sorts: ASCII letters folded, nothing else, code point order.
         const names = ["banana", "Äpfel", "apple", "Zebra", "a-b", "ab", "äpfel", "_x"];
-        const { rows } = await sql<{ name: string }>`select name from (${sql.join(names.map((name) => sql`select ${name} as name`), sql` union all `)}) as t order by ${dialect.asciiCaseFold(sql.ref("name"))}, name`.execute(database.db);
-        assert.deepEqual(rows.map((row) => row.name), ["_x", "a-b", "ab", "apple", "banana", "Zebra", "Äpfel", "äpfel"]);
+        const { rows } = await sql<{ name: string }>`select name from (${sql.join(
+          names.map((name) => sql`select ${name} as name`),
+          sql` union all `,
+        )}) as t order by ${dialect.asciiCaseFold(sql.ref("name"))}, name`.execute(database.db);
+        assert.deepEqual(
+          rows.map((row) => row.name),
+          ["_x", "a-b", "ab", "apple", "banana", "Zebra", "Äpfel", "äpfel"],
+        );
       } finally {
         await database.drop();
       }
@@ -48,9 +81,23 @@ describe("dialect: PostgreSQL errors", () => {
 
   test("connection failures, shutdowns, timeouts, a full disk, a read-only server and exhausted resources are store faults; constraints and bugs are not", () => {
     const faults: Record<string, string> = {
-      ECONNREFUSED: "unreachable", ECONNRESET: "unreachable", ETIMEDOUT: "unreachable", "57P01": "unreachable", "57P02": "unreachable", "57P03": "unreachable",
-      "08006": "unreachable", "08001": "unreachable", "08P01": "unreachable", "57014": "timeout", "55P03": "timeout", "25P03": "timeout", "53300": "overloaded",
-      "53200": "overloaded", "53100": "disk_full", "25006": "read_only", "58030": "io_error",
+      ECONNREFUSED: "unreachable",
+      ECONNRESET: "unreachable",
+      ETIMEDOUT: "unreachable",
+      "57P01": "unreachable",
+      "57P02": "unreachable",
+      "57P03": "unreachable",
+      "08006": "unreachable",
+      "08001": "unreachable",
+      "08P01": "unreachable",
+      "57014": "timeout",
+      "55P03": "timeout",
+      "25P03": "timeout",
+      "53300": "overloaded",
+      "53200": "overloaded",
+      "53100": "disk_full",
+      "25006": "read_only",
+      "58030": "io_error",
     };
     for (const [code, fault] of Object.entries(faults)) assert.equal(POSTGRES.storeFault(error(code)), fault, code);
     assert.equal(POSTGRES.storeFault(new Error("Connection terminated unexpectedly")), "unreachable");
@@ -60,22 +107,54 @@ describe("dialect: PostgreSQL errors", () => {
       assert.equal(POSTGRES.storeFault(error(code)), null, code);
     }
     const sqlite: Record<string, string> = {
-      SQLITE_BUSY: "timeout", SQLITE_BUSY_SNAPSHOT: "timeout", SQLITE_FULL: "disk_full", SQLITE_READONLY: "read_only", SQLITE_READONLY_DBMOVED: "read_only",
-      SQLITE_IOERR_WRITE: "io_error", SQLITE_CANTOPEN: "unreachable",
+      SQLITE_BUSY: "timeout",
+      SQLITE_BUSY_SNAPSHOT: "timeout",
+      SQLITE_FULL: "disk_full",
+      SQLITE_READONLY: "read_only",
+      SQLITE_READONLY_DBMOVED: "read_only",
+      SQLITE_IOERR_WRITE: "io_error",
+      SQLITE_CANTOPEN: "unreachable",
     };
     for (const [code, fault] of Object.entries(sqlite)) assert.equal(SQLITE.storeFault(error(code)), fault, code);
-    for (const code of ["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_ERROR", "SQLITE_MISMATCH"]) assert.equal(SQLITE.storeFault(error(code)), null, code);
-    assert.equal(POSTGRES.isUniqueViolation(Object.assign(error("23505"), { constraint: "webhooks_account_url" }), WEBHOOK_URL), true);
-    assert.equal(POSTGRES.isUniqueViolation(Object.assign(error("23505"), { constraint: "accounts_name_key" }), WEBHOOK_URL), false);
+    for (const code of ["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_ERROR", "SQLITE_MISMATCH"])
+      assert.equal(SQLITE.storeFault(error(code)), null, code);
+    assert.equal(
+      POSTGRES.isUniqueViolation(Object.assign(error("23505"), { constraint: "webhooks_account_url" }), WEBHOOK_URL),
+      true,
+    );
+    assert.equal(
+      POSTGRES.isUniqueViolation(Object.assign(error("23505"), { constraint: "accounts_name_key" }), WEBHOOK_URL),
+      false,
+    );
   });
 
   test("a PostgreSQL server that cannot be reached: every storage call is 503 SERVICE_UNAVAILABLE", async () => {
     // Nothing listens on port 1.
-    const pool = new pg.Pool({ connectionString: "postgres://es:es@127.0.0.1:1/none", max: 1, connectionTimeoutMillis: 2000 });
+    const pool = new pg.Pool({
+      connectionString: "postgres://es:es@127.0.0.1:1/none",
+      max: 1,
+      connectionTimeoutMillis: 2000,
+    });
     const storage = createSqlStorage({ db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }) });
     try {
-      for (const call of [() => storage.ping(), () => storage.authenticate("x"), () => storage.claimIdempotencyKey({ accountId: "a", key: "k", requestHash: "h", now: "", expiresAt: "", staleBefore: "" })]) {
-        await assert.rejects(call(), (thrown: unknown) => ServiceError.is(thrown) && thrown.code === "SERVICE_UNAVAILABLE" && thrown.status === 503);
+      for (const call of [
+        () => storage.ping(),
+        () => storage.authenticate("x"),
+        () =>
+          storage.claimIdempotencyKey({
+            accountId: "a",
+            key: "k",
+            requestHash: "h",
+            now: "",
+            expiresAt: "",
+            staleBefore: "",
+          }),
+      ]) {
+        await assert.rejects(
+          call(),
+          (thrown: unknown) =>
+            ServiceError.is(thrown) && thrown.code === "SERVICE_UNAVAILABLE" && thrown.status === 503,
+        );
       }
     } finally {
       await storage.close();
@@ -133,16 +212,20 @@ describe("dialect: PostgreSQL errors", () => {
     return { db: new Kysely<Database>({ dialect }), state };
   }
 
-  test("a COMMIT whose answer is lost: a write that committed is reported done, with its result; one that did not, failed", { skip: postgres ? false : "TEST_DATABASE_URL is not set" }, async () => {
+  test("a COMMIT whose answer is lost: a write that committed is reported done, with its result; one that did not, failed", {
+    skip: postgres ? false : "TEST_DATABASE_URL is not set",
+  }, async () => {
     const { db, state } = losingCommits(process.env.TEST_DATABASE_URL!);
     const table = `es_commit_${Date.now().toString(36)}`;
-    const rows = async () => (await sql<{ id: number }>`select id from ${sql.table(table)} order by id`.execute(db)).rows.map((row) => row.id);
+    const rows = async () =>
+      (await sql<{ id: number }>`select id from ${sql.table(table)} order by id`.execute(db)).rows.map((row) => row.id);
     await sql`create table ${sql.table(table)} (id int)`.execute(db);
     try {
-      const insert = (id: number) => POSTGRES.writeTransaction(db, async (trx) => {
-        await sql`insert into ${sql.table(table)} values (${id})`.execute(trx);
-        return `inserted ${id}`;
-      });
+      const insert = (id: number) =>
+        POSTGRES.writeTransaction(db, async (trx) => {
+          await sql`insert into ${sql.table(table)} values (${id})`.execute(trx);
+          return `inserted ${id}`;
+        });
       state.lose = "after";
       assert.equal(await insert(1), "inserted 1");
       state.lose = "before";
@@ -150,13 +233,18 @@ describe("dialect: PostgreSQL errors", () => {
       assert.deepEqual(await rows(), [1]);
       // A transaction that wrote nothing has nothing to look up: the error stands.
       state.lose = "after";
-      await assert.rejects(POSTGRES.writeTransaction(db, async (trx) => (await sql`select 1`.execute(trx)).rows), /Connection terminated unexpectedly/);
+      await assert.rejects(
+        POSTGRES.writeTransaction(db, async (trx) => (await sql`select 1`.execute(trx)).rows),
+        /Connection terminated unexpectedly/,
+      );
     } finally {
       await sql`drop table if exists ${sql.table(table)}`.execute(db);
       await db.destroy();
     }
   });
-  test("a transaction aborted by a serialization failure runs again, a bounded number of times; other errors are not retried", { skip: postgres ? false : "TEST_DATABASE_URL is not set" }, async () => {
+  test("a transaction aborted by a serialization failure runs again, a bounded number of times; other errors are not retried", {
+    skip: postgres ? false : "TEST_DATABASE_URL is not set",
+  }, async () => {
     const database = await postgres!.open();
     try {
       let runs = 0;
@@ -171,9 +259,15 @@ describe("dialect: PostgreSQL errors", () => {
         });
       };
       assert.equal(await run((n) => (n === 1 ? error("40001") : null)), 2);
-      await assert.rejects(run(() => error("40P01")), { code: "40P01" });
+      await assert.rejects(
+        run(() => error("40P01")),
+        { code: "40P01" },
+      );
       assert.equal(runs, 5);
-      await assert.rejects(run(() => error("23505")), { code: "23505" });
+      await assert.rejects(
+        run(() => error("23505")),
+        { code: "23505" },
+      );
       assert.equal(runs, 1);
     } finally {
       await database.drop();
@@ -196,7 +290,9 @@ describe("dialect: checkOnly", () => {
           return check ? SQLITE.checkOnly(due) : due;
         })
         .compile();
-      return (sqlite.prepare(`explain query plan ${query.sql}`).all(...query.parameters) as Array<{ detail: string }>).map((row) => row.detail).join("; ");
+      return (sqlite.prepare(`explain query plan ${query.sql}`).all(...query.parameters) as Array<{ detail: string }>)
+        .map((row) => row.detail)
+        .join("; ");
     };
     assert.match(guarded(true), /USING INDEX sqlite_autoindex_webhook_deliveries_1 \(id=\?\)/);
     // Without it, SQLite (no statistics) walks the due index: the reason for checkOnly.

@@ -16,9 +16,17 @@ test("every code maps to a 4xx or 5xx status and a message", () => {
 test("toJSON gives the one error body, with documentation link and optional parts", () => {
   const error = new ServiceError("INVALID_REQUEST", { message: "email: bad", field: "email", details: { issues: [] } });
   assert.deepEqual(error.toJSON("https://x.test/docs"), {
-    error: { code: "INVALID_REQUEST", message: "email: bad", field: "email", details: { issues: [] }, documentation: "https://x.test/docs#INVALID_REQUEST" },
+    error: {
+      code: "INVALID_REQUEST",
+      message: "email: bad",
+      field: "email",
+      details: { issues: [] },
+      documentation: "https://x.test/docs#INVALID_REQUEST",
+    },
   });
-  assert.deepEqual(new ServiceError("NOT_FOUND").toJSON(), { error: { code: "NOT_FOUND", message: "Resource not found." } });
+  assert.deepEqual(new ServiceError("NOT_FOUND").toJSON(), {
+    error: { code: "NOT_FOUND", message: "Resource not found." },
+  });
 });
 
 test("is() recognises service errors by name, from() hides unexpected ones", () => {

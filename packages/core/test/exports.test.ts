@@ -9,16 +9,30 @@ import ts from "typescript";
 
 /** Every name a subpath's declarations export, values and types alike, sorted. */
 function declaredNames(specifier: string): string[] {
-  const file = createRequire(import.meta.url).resolve("@event-service/core/package.json").replace(/package\.json$/, "__exports__.ts");
+  const file = createRequire(import.meta.url)
+    .resolve("@event-service/core/package.json")
+    .replace(/package\.json$/, "__exports__.ts");
   const host = ts.createCompilerHost({});
   const read = host.readFile;
-  host.fileExists = ((exists) => (name: string) => name === file || exists(name))(host.fileExists);
+  host.fileExists = (
+    (exists) => (name: string) =>
+      name === file || exists(name)
+  )(host.fileExists);
   host.readFile = (name) => (name === file ? `export * from "${specifier}";` : read(name));
-  const options = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, noEmit: true, skipLibCheck: true, types: [] };
+  const options = {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    noEmit: true,
+    skipLibCheck: true,
+    types: [],
+  };
   const program = ts.createProgram([file], options, host);
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(file)!;
-  return checker.getExportsOfModule(checker.getSymbolAtLocation(source)!).map((symbol) => symbol.name).sort();
+  return checker
+    .getExportsOfModule(checker.getSymbolAtLocation(source)!)
+    .map((symbol) => symbol.name)
+    .sort();
 }
 
 /** The type-only names of a subpath: declared, with no runtime value. */
@@ -27,12 +41,51 @@ function typeOnlyNames(specifier: string, runtime: string[]): string[] {
 }
 
 const PUBLIC_RUNTIME = [
-  "ATTENDEE_STATUSES", "ApiKeyCreateInput", "Attendee", "AttendeeCreateInput", "AttendeeExportQuery", "AttendeeListQuery", "AttendeeUpdateInput",
-  "CheckInInput", "CreatedWebhook", "DEFAULT_EMISSION_FACTORS", "DELIVERY_STATUSES", "DeleteResult", "DeliveryAttempt", "DeliveryListQuery",
-  "ERROR_CODES", "EVENT_STATUSES", "EmissionFactorSet", "EmissionFactorSetResponse", "Event", "EventAnalytics", "EventCreateInput", "EventListQuery",
-  "EventUpdateInput", "Methodology", "Pagination", "RotatedWebhook", "SCOPES", "ServiceError", "SustainabilityQuery", "SustainabilityReport", "TIERS",
-  "TrendQuery", "TrendReport", "WEBHOOK_EVENT_TYPES", "Webhook", "WebhookCreateInput", "WebhookDelivery", "WebhookListQuery", "WebhookUpdateInput",
-  "createBackgroundPurge", "createChangeNotifier", "createDeliveryWorker", "createEventService", "createHandler", "createSqlStorage",
+  "ATTENDEE_STATUSES",
+  "ApiKeyCreateInput",
+  "Attendee",
+  "AttendeeCreateInput",
+  "AttendeeExportQuery",
+  "AttendeeListQuery",
+  "AttendeeUpdateInput",
+  "CheckInInput",
+  "CreatedWebhook",
+  "DEFAULT_EMISSION_FACTORS",
+  "DELIVERY_STATUSES",
+  "DeleteResult",
+  "DeliveryAttempt",
+  "DeliveryListQuery",
+  "ERROR_CODES",
+  "EVENT_STATUSES",
+  "EmissionFactorSet",
+  "EmissionFactorSetResponse",
+  "Event",
+  "EventAnalytics",
+  "EventCreateInput",
+  "EventListQuery",
+  "EventUpdateInput",
+  "Methodology",
+  "Pagination",
+  "RotatedWebhook",
+  "SCOPES",
+  "ServiceError",
+  "SustainabilityQuery",
+  "SustainabilityReport",
+  "TIERS",
+  "TrendQuery",
+  "TrendReport",
+  "WEBHOOK_EVENT_TYPES",
+  "Webhook",
+  "WebhookCreateInput",
+  "WebhookDelivery",
+  "WebhookListQuery",
+  "WebhookUpdateInput",
+  "createBackgroundPurge",
+  "createChangeNotifier",
+  "createDeliveryWorker",
+  "createEventService",
+  "createHandler",
+  "createSqlStorage",
 ];
 
 test("the root export holds exactly these runtime names", async () => {
@@ -42,13 +95,60 @@ test("the root export holds exactly these runtime names", async () => {
 
 test("the root export holds exactly these type-only names", () => {
   assert.deepEqual(typeOnlyNames("@event-service/core", PUBLIC_RUNTIME), [
-    "AccessibilityNeeds", "AccountOperations", "AccountOptions", "AnalyticsOperations", "ApiKeyInfo", "AttendeeExport", "AttendeeOperations", "AttendeeStatus",
-    "AuthContext", "BackgroundPurge", "BackgroundPurgeOptions", "CarbonOffset", "CarbonSettings", "ChangeNotifier", "ChangeNotifierOptions", "Coordinates",
-    "CorsOptions", "CreatedApiKey", "Database", "DeliveryStatus", "DeliveryWorker", "DeliveryWorkerOptions", "EmergencyContact", "EmissionFactorSetInput",
-    "Envelope", "ErrorBody", "ErrorCode", "EventOperations", "EventService", "EventServiceOptions", "EventStatus", "ExportFormat", "FetchHandler",
-    "HandlerOptions", "HostResolver", "KeyOperations", "ListResult", "Location", "MetricsEndpointOptions", "MetricsExposition", "Notification",
-    "RequestLogEntry", "Scope", "ServiceErrorOptions", "ServiceHandler", "SqlStorageOptions", "Storage", "SustainabilityGoals", "Tier", "TravelMode",
-    "TrendMetric", "TrustProxy", "WebhookEventType", "WebhookOperations",
+    "AccessibilityNeeds",
+    "AccountOperations",
+    "AccountOptions",
+    "AnalyticsOperations",
+    "ApiKeyInfo",
+    "AttendeeExport",
+    "AttendeeOperations",
+    "AttendeeStatus",
+    "AuthContext",
+    "BackgroundPurge",
+    "BackgroundPurgeOptions",
+    "CarbonOffset",
+    "CarbonSettings",
+    "ChangeNotifier",
+    "ChangeNotifierOptions",
+    "Coordinates",
+    "CorsOptions",
+    "CreatedApiKey",
+    "Database",
+    "DeliveryStatus",
+    "DeliveryWorker",
+    "DeliveryWorkerOptions",
+    "EmergencyContact",
+    "EmissionFactorSetInput",
+    "Envelope",
+    "ErrorBody",
+    "ErrorCode",
+    "EventOperations",
+    "EventService",
+    "EventServiceOptions",
+    "EventStatus",
+    "ExportFormat",
+    "FetchHandler",
+    "HandlerOptions",
+    "HostResolver",
+    "KeyOperations",
+    "ListResult",
+    "Location",
+    "MetricsEndpointOptions",
+    "MetricsExposition",
+    "Notification",
+    "RequestLogEntry",
+    "Scope",
+    "ServiceErrorOptions",
+    "ServiceHandler",
+    "SqlStorageOptions",
+    "Storage",
+    "SustainabilityGoals",
+    "Tier",
+    "TravelMode",
+    "TrendMetric",
+    "TrustProxy",
+    "WebhookEventType",
+    "WebhookOperations",
   ]);
 });
 
@@ -61,6 +161,11 @@ test("the SQLite subpath exports exactly these names", async () => {
 // so that nothing is added to it without a reason.
 test("INTERNAL: the ./internal subpath exports exactly these names", async () => {
   const internal = await import("@event-service/core/internal");
-  assert.deepEqual(Object.keys(internal).sort(), ["DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE", "DEFAULT_RETRY_DELAYS_MS", "compileTrustProxy", "parseCorsOrigins"]);
+  assert.deepEqual(Object.keys(internal).sort(), [
+    "DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE",
+    "DEFAULT_RETRY_DELAYS_MS",
+    "compileTrustProxy",
+    "parseCorsOrigins",
+  ]);
   assert.deepEqual(typeOnlyNames("@event-service/core/internal", Object.keys(internal)), []);
 });

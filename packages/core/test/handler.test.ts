@@ -16,13 +16,20 @@ describe("the web-standard handler, without a server", () => {
   before(async () => {
     service = createEventService({ storage: await sqliteStorage(), now: () => new Date("2026-06-01T12:00:00.000Z") });
     // The documented opt-in for a host whose front end has checked Host: links follow the request's URL.
-    handler = createHandler(service, { onError: (error) => errors.push(error), linkOrigin: (request) => new URL(request.url).origin });
+    handler = createHandler(service, {
+      onError: (error) => errors.push(error),
+      linkOrigin: (request) => new URL(request.url).origin,
+    });
     key = (await service.keys.create({ account: "Acme", tier: "starter" })).key;
     readOnly = (await service.keys.create({ account: "Acme", scopes: ["events:read"] })).key;
   });
   after(() => service.storage.close());
 
-  const call = (method: string, path: string, init: { key?: string; body?: string; type?: string; headers?: Record<string, string> } = {}) =>
+  const call = (
+    method: string,
+    path: string,
+    init: { key?: string; body?: string; type?: string; headers?: Record<string, string> } = {},
+  ) =>
     handler(
       new Request(`http://service.test${path}`, {
         method,
@@ -43,7 +50,11 @@ describe("the web-standard handler, without a server", () => {
     assert.equal(missing.status, 404);
     assert.equal(missing.headers.get("content-type"), "application/json; charset=utf-8");
     assert.deepEqual(await missing.json(), {
-      error: { code: "NOT_FOUND", message: "No route for GET /v2/events.", documentation: "http://service.test/docs#NOT_FOUND" },
+      error: {
+        code: "NOT_FOUND",
+        message: "No route for GET /v2/events.",
+        documentation: "http://service.test/docs#NOT_FOUND",
+      },
     });
   });
 
@@ -58,10 +69,14 @@ describe("the web-standard handler, without a server", () => {
   });
 
   test("bodies: media type, size, syntax", async () => {
-    const wrongType = await call("POST", "/v1/events", { key, body: "name=x", type: "application/x-www-form-urlencoded" });
+    const wrongType = await call("POST", "/v1/events", {
+      key,
+      body: "name=x",
+      type: "application/x-www-form-urlencoded",
+    });
     assert.equal(wrongType.status, 415);
     assert.equal((await wrongType.json()).error.code, "UNSUPPORTED_MEDIA_TYPE");
-    const malformed = await call("POST", "/v1/events", { key, body: "{\"name\":" });
+    const malformed = await call("POST", "/v1/events", { key, body: '{"name":' });
     assert.equal(malformed.status, 400);
     assert.match((await malformed.json()).error.message, /^body: malformed JSON/);
     const huge = await call("POST", "/v1/events", { key, body: JSON.stringify({ name: "x".repeat(1024 * 1024) }) });
@@ -75,8 +90,12 @@ describe("the web-standard handler, without a server", () => {
     const created = await call("POST", "/v1/events", {
       key,
       body: JSON.stringify({
-        name: "Green Summit", location: { address: "a", city: "Berlin", country: "DE" }, startDate: "2027-01-01T10:00:00Z",
-        endDate: "2027-01-01T12:00:00Z", capacity: 5, category: "meetup",
+        name: "Green Summit",
+        location: { address: "a", city: "Berlin", country: "DE" },
+        startDate: "2027-01-01T10:00:00Z",
+        endDate: "2027-01-01T12:00:00Z",
+        capacity: 5,
+        category: "meetup",
       }),
     });
     assert.equal(created.status, 201);
@@ -85,7 +104,13 @@ describe("the web-standard handler, without a server", () => {
     assert.equal(event.status, "draft");
     const registered = await call("POST", "/api/attendees", {
       key,
-      body: JSON.stringify({ eventId: event.id, firstName: "Ada", lastName: "L", email: "ada@example.com", ticketType: "vip" }),
+      body: JSON.stringify({
+        eventId: event.id,
+        firstName: "Ada",
+        lastName: "L",
+        email: "ada@example.com",
+        ticketType: "vip",
+      }),
     });
     assert.equal(registered.status, 201);
     const attendee = await registered.json();
@@ -104,12 +129,24 @@ describe("the web-standard handler, without a server", () => {
 
   test("a publicUrl wins over the request's origin", async () => {
     const pinned = createEventService({ storage: service.storage, publicUrl: "https://events.example.com/" });
-    const scope = pinned.forAccount((await service.keys.authenticate(key))!.accountId, { baseUrl: "http://ignored.test" });
-    const event = await scope.events.create({
-      name: "E", location: { address: "a", city: "b", country: "FR" }, startDate: "2027-01-01T10:00:00Z", endDate: "2027-01-01T12:00:00Z",
-      capacity: 1, category: "c",
+    const scope = pinned.forAccount((await service.keys.authenticate(key))!.accountId, {
+      baseUrl: "http://ignored.test",
     });
-    const attendee = await scope.attendees.register({ eventId: event.id, firstName: "A", lastName: "B", email: "a@b.fr", ticketType: "t" });
+    const event = await scope.events.create({
+      name: "E",
+      location: { address: "a", city: "b", country: "FR" },
+      startDate: "2027-01-01T10:00:00Z",
+      endDate: "2027-01-01T12:00:00Z",
+      capacity: 1,
+      category: "c",
+    });
+    const attendee = await scope.attendees.register({
+      eventId: event.id,
+      firstName: "A",
+      lastName: "B",
+      email: "a@b.fr",
+      ticketType: "t",
+    });
     assert.equal(attendee.qrCode, `https://events.example.com/v1/qr/${attendee.id}.png`);
   });
 
@@ -137,7 +174,8 @@ describe("a handler mounted under a base path", () => {
   });
   after(() => service.storage.close());
 
-  const get = (path: string) => handler(new Request(`http://host.test${path}`, { headers: { authorization: `Bearer ${key}` } }));
+  const get = (path: string) =>
+    handler(new Request(`http://host.test${path}`, { headers: { authorization: `Bearer ${key}` } }));
 
   test("serves its routes below the base path only", async () => {
     assert.equal((await get("/events-api/health")).status, 200);
@@ -156,8 +194,12 @@ describe("a handler mounted under a base path", () => {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
         body: JSON.stringify({
-          name: "Mounted", location: { address: "Main St 1", city: "Berlin", country: "DE" }, startDate: "2027-01-01T10:00:00Z",
-          endDate: "2027-01-01T12:00:00Z", capacity: 5, category: "meetup",
+          name: "Mounted",
+          location: { address: "Main St 1", city: "Berlin", country: "DE" },
+          startDate: "2027-01-01T10:00:00Z",
+          endDate: "2027-01-01T12:00:00Z",
+          capacity: 5,
+          category: "meetup",
         }),
       }),
     );
@@ -166,7 +208,13 @@ describe("a handler mounted under a base path", () => {
       new Request("http://host.test/events-api/v1/attendees", {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ eventId: event.id, firstName: "Ada", lastName: "Lovelace", email: "ada@example.com", ticketType: "general" }),
+        body: JSON.stringify({
+          eventId: event.id,
+          firstName: "Ada",
+          lastName: "Lovelace",
+          email: "ada@example.com",
+          ticketType: "general",
+        }),
       }),
     );
     const attendee = await register.json();
@@ -201,29 +249,54 @@ describe("operations that take no body", () => {
   after(() => service.storage.close());
 
   const call = (method: string, path: string, body?: string, type = "application/json") =>
-    handler(new Request(`http://service.test${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { "content-type": type }) },
-      ...(body !== undefined && { body }),
-    }));
+    handler(
+      new Request(`http://service.test${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { "content-type": type }) },
+        ...(body !== undefined && { body }),
+      }),
+    );
   /** Every route without a body schema that a body can reach, on ids that name nothing: past the body check it is 404. */
   const NO_BODY_ROUTES = ROUTES.filter((route) => !route.body && route.method !== "GET");
   const unknown = (route: (typeof ROUTES)[number]) => `/v1${route.path.replace(/:(\w+)/g, "nothing_$1")}`;
 
   test("the routes without a body are the POSTs ping, rotate-secret, redeliver and every DELETE", () => {
     assert.deepEqual(NO_BODY_ROUTES.map((route) => `${route.method} ${route.path}`).sort(), [
-      "DELETE /attendees/:id", "DELETE /events/:id", "DELETE /events/:id/check-in/:attendeeId", "DELETE /webhooks/:id",
-      "POST /webhooks/:id/deliveries/:deliveryId/redeliver", "POST /webhooks/:id/ping", "POST /webhooks/:id/rotate-secret",
+      "DELETE /attendees/:id",
+      "DELETE /events/:id",
+      "DELETE /events/:id/check-in/:attendeeId",
+      "DELETE /webhooks/:id",
+      "POST /webhooks/:id/deliveries/:deliveryId/redeliver",
+      "POST /webhooks/:id/ping",
+      "POST /webhooks/:id/rotate-secret",
     ]);
   });
 
   test("no body, an empty one, only whitespace or {} (whatever the Content-Type) pass; any other is 400 INVALID_REQUEST", async () => {
-    const empty: Array<[string | undefined, string?]> = [[undefined], [""], ["  \r\n\t"], ["{}"], [" { \n } \n"], ["{}", "text/plain"], ["", "application/x-www-form-urlencoded"],
+    const empty: Array<[string | undefined, string?]> = [
+      [undefined],
+      [""],
+      ["  \r\n\t"],
+      ["{}"],
+      [" { \n } \n"],
+      ["{}", "text/plain"],
+      ["", "application/x-www-form-urlencoded"],
       // A byte order mark is dropped, as it is before any JSON body is parsed.
-      ["\ufeff{}"]];
+      ["\ufeff{}"],
+    ];
     const refused: Array<[string, string?]> = [
-      ['{"x":1}'], ["[]"], ["null"], ["0"], ['""'], ["{}{}"], ["{"], ["x=1", "application/x-www-form-urlencoded"], ["hello", "text/plain"],
-      ['{"": null}'], ["{\u00a0}"], ["\ufeff\ufeff{}"],
+      ['{"x":1}'],
+      ["[]"],
+      ["null"],
+      ["0"],
+      ['""'],
+      ["{}{}"],
+      ["{"],
+      ["x=1", "application/x-www-form-urlencoded"],
+      ["hello", "text/plain"],
+      ['{"": null}'],
+      ["{\u00a0}"],
+      ["\ufeff\ufeff{}"],
     ];
     for (const route of NO_BODY_ROUTES) {
       const path = unknown(route);
@@ -235,7 +308,9 @@ describe("operations that take no body", () => {
         const answer = await call(route.method, path, body, type);
         assert.equal(answer.status, 400, `${route.method} ${route.path} with ${JSON.stringify(body)}`);
         assert.deepEqual((await answer.json()).error, {
-          code: "INVALID_REQUEST", message: "body: this operation takes no body (send none, or {})", documentation: "http://localhost:3000/docs#INVALID_REQUEST",
+          code: "INVALID_REQUEST",
+          message: "body: this operation takes no body (send none, or {})",
+          documentation: "http://localhost:3000/docs#INVALID_REQUEST",
         });
       }
     }
@@ -263,7 +338,8 @@ describe("scopes: a :write includes its :read, a read-only key never writes", ()
   before(async () => {
     service = createEventService({ storage: await sqliteStorage() });
     handler = createHandler(service);
-    for (const scope of SCOPES) keys.set(scope, (await service.keys.create({ account: "Scoped", tier: "enterprise", scopes: [scope] })).key);
+    for (const scope of SCOPES)
+      keys.set(scope, (await service.keys.create({ account: "Scoped", tier: "enterprise", scopes: [scope] })).key);
   });
   after(() => service.storage.close());
 
@@ -271,8 +347,14 @@ describe("scopes: a :write includes its :read, a read-only key never writes", ()
     for (const route of ROUTES) {
       const path = `/v1${route.path.replace(/:(\w+)/g, "nothing_$1")}`;
       for (const [scope, key] of keys) {
-        const answer = await handler(new Request(`http://service.test${path}`, { method: route.method, headers: { authorization: `Bearer ${key}` } }));
-        const granted = scope === route.scope || (route.scope.endsWith(":read") && scope === route.scope.replace(":read", ":write"));
+        const answer = await handler(
+          new Request(`http://service.test${path}`, {
+            method: route.method,
+            headers: { authorization: `Bearer ${key}` },
+          }),
+        );
+        const granted =
+          scope === route.scope || (route.scope.endsWith(":read") && scope === route.scope.replace(":read", ":write"));
         const what = `${route.method} ${route.path} with ${scope}`;
         if (granted) {
           assert.notEqual(answer.status, 403, what);
@@ -281,7 +363,10 @@ describe("scopes: a :write includes its :read, a read-only key never writes", ()
         assert.equal(answer.status, 403, what);
         const { error } = await answer.json();
         assert.deepEqual(error.details, { requiredScope: route.scope }, what);
-        const alternative = route.scope.endsWith(":read") && route.scope !== "analytics:read" ? ` or the ${route.scope.replace(":read", ":write")}` : "";
+        const alternative =
+          route.scope.endsWith(":read") && route.scope !== "analytics:read"
+            ? ` or the ${route.scope.replace(":read", ":write")}`
+            : "";
         assert.equal(error.message, `This API key lacks the ${route.scope}${alternative} scope.`, what);
       }
     }
@@ -302,21 +387,35 @@ describe("the links a handler hands out: never from the request's Host", () => {
     service = createEventService({ storage: await sqliteStorage() });
     key = (await service.keys.create({ account: "Linked" })).key;
     const scope = service.forAccount((await service.keys.authenticate(key))!.accountId);
-    eventId = (await scope.events.create({
-      name: "Links", location: { address: "a", city: "b", country: "FR" }, startDate: "2027-01-01T10:00:00Z", endDate: "2027-01-01T12:00:00Z",
-      capacity: 10, category: "c",
-    })).id;
+    eventId = (
+      await scope.events.create({
+        name: "Links",
+        location: { address: "a", city: "b", country: "FR" },
+        startDate: "2027-01-01T10:00:00Z",
+        endDate: "2027-01-01T12:00:00Z",
+        capacity: 10,
+        category: "c",
+      })
+    ).id;
   });
   after(() => service.storage.close());
 
   let n = 0;
   /** A registration through `handler` at `url`, and an error body's documentation link from the same origin. */
   async function links(handler: FetchHandler, url: string, headers: Record<string, string> = {}) {
-    const registered = await handler(new Request(`${url}/v1/attendees`, {
-      method: "POST",
-      headers: { ...headers, authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ eventId, firstName: "A", lastName: "B", email: `links${n++}@example.com`, ticketType: "t" }),
-    }));
+    const registered = await handler(
+      new Request(`${url}/v1/attendees`, {
+        method: "POST",
+        headers: { ...headers, authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          eventId,
+          firstName: "A",
+          lastName: "B",
+          email: `links${n++}@example.com`,
+          ticketType: "t",
+        }),
+      }),
+    );
     assert.equal(registered.status, 201);
     const attendee = await registered.json();
     const missing = await (await handler(new Request(`${url}/v1/nope`, { headers }))).json();
@@ -325,36 +424,71 @@ describe("the links a handler hands out: never from the request's Host", () => {
 
   test("without publicUrl or linkOrigin: http://localhost:3000, whatever the Host", async () => {
     assert.deepEqual(await links(createHandler(service), "http://evil.example:666"), {
-      qrCode: "http://localhost:3000/v1/qr/ID.png", documentation: "http://localhost:3000/docs#NOT_FOUND",
+      qrCode: "http://localhost:3000/v1/qr/ID.png",
+      documentation: "http://localhost:3000/docs#NOT_FOUND",
     });
   });
 
   test("linkOrigin gives the origin (the base path added); the service's publicUrl wins over it", async () => {
-    assert.deepEqual(await links(createHandler(service, { linkOrigin: "https://api.example.com/" }), "http://evil.example"), {
-      qrCode: "https://api.example.com/v1/qr/ID.png", documentation: "https://api.example.com/docs#NOT_FOUND",
-    });
-    assert.deepEqual(await links(createHandler(service, { linkOrigin: "https://api.example.com", basePath: "/ev" }), "http://evil.example/ev"), {
-      qrCode: "https://api.example.com/ev/v1/qr/ID.png", documentation: "https://api.example.com/ev/docs#NOT_FOUND",
-    });
+    assert.deepEqual(
+      await links(createHandler(service, { linkOrigin: "https://api.example.com/" }), "http://evil.example"),
+      {
+        qrCode: "https://api.example.com/v1/qr/ID.png",
+        documentation: "https://api.example.com/docs#NOT_FOUND",
+      },
+    );
+    assert.deepEqual(
+      await links(
+        createHandler(service, { linkOrigin: "https://api.example.com", basePath: "/ev" }),
+        "http://evil.example/ev",
+      ),
+      {
+        qrCode: "https://api.example.com/ev/v1/qr/ID.png",
+        documentation: "https://api.example.com/ev/docs#NOT_FOUND",
+      },
+    );
     const pinned = createEventService({ storage: service.storage, publicUrl: "https://events.example.com/mounted/" });
-    assert.deepEqual(await links(createHandler(pinned, { linkOrigin: "https://api.example.com", basePath: "/mounted" }), "http://evil.example/mounted"), {
-      qrCode: "https://events.example.com/mounted/v1/qr/ID.png", documentation: "https://events.example.com/mounted/docs#NOT_FOUND",
-    });
+    assert.deepEqual(
+      await links(
+        createHandler(pinned, { linkOrigin: "https://api.example.com", basePath: "/mounted" }),
+        "http://evil.example/mounted",
+      ),
+      {
+        qrCode: "https://events.example.com/mounted/v1/qr/ID.png",
+        documentation: "https://events.example.com/mounted/docs#NOT_FOUND",
+      },
+    );
   });
 
   test("a trusted proxy's X-Forwarded-Host (and -Proto) count; a malformed one, or an untrusted peer's, does not", async () => {
     const proxied = createHandler(service, { trustProxy: true, linkOrigin: "http://127.0.0.1:3000" });
-    assert.deepEqual(await links(proxied, "http://internal", { "x-forwarded-proto": "https", "x-forwarded-host": "events.example.com" }), {
-      qrCode: "https://events.example.com/v1/qr/ID.png", documentation: "https://events.example.com/docs#NOT_FOUND",
-    });
+    assert.deepEqual(
+      await links(proxied, "http://internal", {
+        "x-forwarded-proto": "https",
+        "x-forwarded-host": "events.example.com",
+      }),
+      {
+        qrCode: "https://events.example.com/v1/qr/ID.png",
+        documentation: "https://events.example.com/docs#NOT_FOUND",
+      },
+    );
     for (const host of ["evil.example/phish", "user@evil.example", "evil.example:99999"]) {
-      assert.deepEqual(await links(proxied, "http://internal", { "x-forwarded-host": host }), {
-        qrCode: "http://127.0.0.1:3000/v1/qr/ID.png", documentation: "http://127.0.0.1:3000/docs#NOT_FOUND",
-      }, host);
+      assert.deepEqual(
+        await links(proxied, "http://internal", { "x-forwarded-host": host }),
+        {
+          qrCode: "http://127.0.0.1:3000/v1/qr/ID.png",
+          documentation: "http://127.0.0.1:3000/docs#NOT_FOUND",
+        },
+        host,
+      );
     }
     const direct = createHandler(service, { linkOrigin: "http://127.0.0.1:3000" });
-    assert.deepEqual(await links(direct, "http://evil.example", { "x-forwarded-proto": "https", "x-forwarded-host": "evil.example" }), {
-      qrCode: "http://127.0.0.1:3000/v1/qr/ID.png", documentation: "http://127.0.0.1:3000/docs#NOT_FOUND",
-    });
+    assert.deepEqual(
+      await links(direct, "http://evil.example", { "x-forwarded-proto": "https", "x-forwarded-host": "evil.example" }),
+      {
+        qrCode: "http://127.0.0.1:3000/v1/qr/ID.png",
+        documentation: "http://127.0.0.1:3000/docs#NOT_FOUND",
+      },
+    );
   });
 });

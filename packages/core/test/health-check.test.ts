@@ -54,7 +54,10 @@ describe("GET /health: the store's last ping, remembered for a second", () => {
     now = 400;
     const later = Array.from({ length: 10 }, () => check());
     now = 5_000;
-    const late = await check().then(() => undefined, (error: unknown) => error);
+    const late = await check().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     assert.ok(ServiceError.is(late));
     assert.equal(late.code, "SERVICE_UNAVAILABLE");
     assert.deepEqual(late.details, { fault: "timeout" });
@@ -72,7 +75,10 @@ describe("GET /health: the store's last ping, remembered for a second", () => {
     store.held = new Promise(() => {});
     const check = createHealthCheck(store, { timeoutMs: 100 });
     const started = performance.now();
-    const refused = await check().then(() => undefined, (error: unknown) => error);
+    const refused = await check().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     const took = performance.now() - started;
     assert.ok(ServiceError.is(refused) && refused.code === "SERVICE_UNAVAILABLE");
     assert.ok(took >= 95 && took < 1_000, `answered after ${took} ms`);
@@ -88,9 +94,15 @@ describe("GET /health: the store's last ping, remembered for a second", () => {
       await check();
       // Reads still work; writes are refused, as on a file turned read-only.
       database.pragma("query_only = on");
-      await assert.rejects(storage.revokeApiKey("key_1", "2026-01-01T00:00:00.000Z"), (error: unknown) => ServiceError.is(error) && error.status === 503);
+      await assert.rejects(
+        storage.revokeApiKey("key_1", "2026-01-01T00:00:00.000Z"),
+        (error: unknown) => ServiceError.is(error) && error.status === 503,
+      );
       now = 1_000;
-      const refused = await check().then(() => undefined, (error: unknown) => error);
+      const refused = await check().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       assert.ok(ServiceError.is(refused) && refused.code === "SERVICE_UNAVAILABLE");
       assert.deepEqual(refused.details, { fault: "read_only" });
       assert.equal(refused.message, "The store cannot write: it is read-only.");
@@ -111,7 +123,10 @@ describe("GET /health: the store's last ping, remembered for a second", () => {
     now = 999;
     await check(); // still the remembered answer
     now = 1_000;
-    const refused = await check().then(() => undefined, (error: unknown) => error);
+    const refused = await check().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     assert.ok(ServiceError.is(refused));
     assert.equal(refused.code, "SERVICE_UNAVAILABLE");
     assert.equal(refused.status, 503);
@@ -136,7 +151,9 @@ describe("GET /health: the store's last ping, remembered for a second", () => {
       const counted: Storage = Object.create(storage);
       counted.ping = () => (pings++, storage.ping());
       const handler = createHandler(createEventService({ storage: counted }));
-      const responses = await Promise.all(Array.from({ length: 30 }, () => handler(new Request("http://service.test/health"))));
+      const responses = await Promise.all(
+        Array.from({ length: 30 }, () => handler(new Request("http://service.test/health"))),
+      );
       assert.deepEqual(new Set(responses.map((response) => response.status)), new Set([200]));
       assert.deepEqual(await responses[0]!.json(), { status: "ok" });
       assert.equal(pings, 1);

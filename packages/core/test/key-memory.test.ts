@@ -4,12 +4,24 @@ import type { AuthContext } from "../src/resources/api-key.ts";
 import { createKeyMemory, KEY_REVISION_CHECK_MS } from "../src/service/key-memory.ts";
 
 const context = (keyId: string): AuthContext => ({
-  keyId, accountId: "acc_1", accountName: "Acme", tier: "free", scopes: ["events:read"], limits: { perMinute: 60, perDay: 1_000 },
+  keyId,
+  accountId: "acc_1",
+  accountName: "Acme",
+  tier: "free",
+  scopes: ["events:read"],
+  limits: { perMinute: 60, perDay: 1_000 },
 });
 
 /** A store whose revision the test moves, counting its reads. */
 function fakeStore() {
-  const store = { revision: 0, reads: 0, async keysRevision() { store.reads += 1; return store.revision; } };
+  const store = {
+    revision: 0,
+    reads: 0,
+    async keysRevision() {
+      store.reads += 1;
+      return store.revision;
+    },
+  };
   return store;
 }
 
@@ -36,7 +48,11 @@ describe("keys remembered per process", () => {
     now += KEY_REVISION_CHECK_MS - 1;
     assert.deepEqual(await memory.recall("a"), context("key_a"), "not yet due");
     now += 1;
-    assert.equal(await memory.recall("a"), undefined, "the revision moved: forgotten, so the next request reads the store");
+    assert.equal(
+      await memory.recall("a"),
+      undefined,
+      "the revision moved: forgotten, so the next request reads the store",
+    );
     assert.equal(store.reads, 3);
   });
 
@@ -55,7 +71,10 @@ describe("keys remembered per process", () => {
     const store = fakeStore();
     const memory = createKeyMemory(store, () => 0);
     let release!: () => void;
-    const slow = memory.load("a", () => new Promise<AuthContext>((resolve) => (release = () => resolve(context("key_a")))));
+    const slow = memory.load(
+      "a",
+      () => new Promise<AuthContext>((resolve) => (release = () => resolve(context("key_a")))),
+    );
     await new Promise((resolve) => setImmediate(resolve));
     memory.forget(); // a revocation through this process while the key was being read
     release();

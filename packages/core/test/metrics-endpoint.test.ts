@@ -10,7 +10,10 @@ import { createEventService, type EventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 
 const TOKEN = "metrics-token-0123456789abcdef";
-const EXPOSITION = { body: "# HELP up_total A test.\n# TYPE up_total counter\nup_total 1\n", contentType: "text/plain; version=0.0.4; charset=utf-8" };
+const EXPOSITION = {
+  body: "# HELP up_total A test.\n# TYPE up_total counter\nup_total 1\n",
+  contentType: "text/plain; version=0.0.4; charset=utf-8",
+};
 
 describe("GET /metrics", () => {
   let service: EventService;
@@ -21,7 +24,8 @@ describe("GET /metrics", () => {
       onRequestEnd: (entry) => entries.push(entry),
       metrics: { token: TOKEN, collect: async () => (collected++, EXPOSITION) },
     });
-  const get = (path: string, headers: Record<string, string> = {}, method = "GET") => handler()(new Request(`http://service.test${path}`, { method, headers }));
+  const get = (path: string, headers: Record<string, string> = {}, method = "GET") =>
+    handler()(new Request(`http://service.test${path}`, { method, headers }));
 
   before(async () => {
     service = createEventService({ storage: await sqliteStorage() });
@@ -42,7 +46,13 @@ describe("GET /metrics", () => {
 
   test("a missing, wrong, longer or shorter token is 401 in the error body, and nothing is collected", async () => {
     const before = collected;
-    for (const headers of <Array<Record<string, string>>>[{}, { authorization: "Bearer wrong-token-0123456789abcdef" }, { authorization: `Bearer ${TOKEN}x` }, { authorization: `Bearer ${TOKEN.slice(0, -1)}` }, { authorization: `Basic ${TOKEN}` }]) {
+    for (const headers of <Array<Record<string, string>>>[
+      {},
+      { authorization: "Bearer wrong-token-0123456789abcdef" },
+      { authorization: `Bearer ${TOKEN}x` },
+      { authorization: `Bearer ${TOKEN.slice(0, -1)}` },
+      { authorization: `Basic ${TOKEN}` },
+    ]) {
       const response = await get("/metrics", headers);
       assert.equal(response.status, 401, JSON.stringify(headers));
       assert.equal(response.headers.get("www-authenticate"), 'Bearer realm="metrics"');
@@ -51,12 +61,17 @@ describe("GET /metrics", () => {
       assert.ok(!body.error.message.includes(TOKEN), "the token is not echoed");
     }
     assert.equal(collected, before);
-    assert.ok(entries.every((entry) => !JSON.stringify(entry).includes(TOKEN)), "no log entry carries the token");
+    assert.ok(
+      entries.every((entry) => !JSON.stringify(entry).includes(TOKEN)),
+      "no log entry carries the token",
+    );
   });
 
   test("not configured: 404 like any unknown path; other methods are not served", async () => {
     const plain = createHandler(service);
-    const response = await plain(new Request("http://service.test/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }));
+    const response = await plain(
+      new Request("http://service.test/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }),
+    );
     // A bearer token on an unknown path is checked as an API key first, as everywhere.
     assert.equal(response.status, 401);
     const anonymous = await plain(new Request("http://service.test/metrics"));
@@ -80,7 +95,9 @@ describe("route templates in onRequestEnd", () => {
 
   async function routeOf(method: string, path: string, withKey = true): Promise<[number, string | undefined]> {
     const handler = createHandler(service, { onRequestEnd: (entry) => entries.push(entry) });
-    const response = await handler(new Request(`http://service.test${path}`, { method, headers: withKey ? { authorization: `Bearer ${key}` } : {} }));
+    const response = await handler(
+      new Request(`http://service.test${path}`, { method, headers: withKey ? { authorization: `Bearer ${key}` } : {} }),
+    );
     const entry = entries.at(-1)!;
     assert.equal(entry.path, path.split("?")[0]);
     return [response.status, entry.route];
@@ -90,7 +107,10 @@ describe("route templates in onRequestEnd", () => {
     assert.deepEqual(await routeOf("GET", "/v1/events/evt_0123456789abcdef01234567"), [404, "/v1/events/:id"]);
     assert.deepEqual(await routeOf("GET", "/api/events?limit=5"), [200, "/api/events"]);
     assert.deepEqual(await routeOf("GET", "/v1/webhooks/wh_x/deliveries/"), [404, "/v1/webhooks/:id/deliveries"]);
-    assert.deepEqual(await routeOf("POST", "/v1/webhooks/wh_1/deliveries/dlv_2/redeliver"), [404, "/v1/webhooks/:id/deliveries/:deliveryId/redeliver"]);
+    assert.deepEqual(await routeOf("POST", "/v1/webhooks/wh_1/deliveries/dlv_2/redeliver"), [
+      404,
+      "/v1/webhooks/:id/deliveries/:deliveryId/redeliver",
+    ]);
     // Refused before the route ran (no key): still labelled by the route asked for.
     assert.deepEqual(await routeOf("GET", "/v1/events/evt_1", false), [401, "/v1/events/:id"]);
   });

@@ -20,21 +20,71 @@ test("0004_event_stats computes the figures of events stored before it", async (
   assert.equal(migrated.error, undefined);
 
   const at = "2026-01-01T00:00:00.000Z";
-  await db.insertInto("accounts").values({ id: "acct_1", name: "Acme", per_minute: null, per_day: null, created_at: at }).execute();
+  await db
+    .insertInto("accounts")
+    .values({ id: "acct_1", name: "Acme", per_minute: null, per_day: null, created_at: at })
+    .execute();
   const event = (id: string) => ({
-    id, account_id: "acct_1", name: id, description: null, address: "Main St 1", city: "Berlin", state: null, country: "DE", zip_code: null,
-    lat: null, lng: null, start_date: at, end_date: at, capacity: 10, category: "meetup", goal_carbon_neutral: 1, goal_waste_reduction: null,
-    goal_local_sourcing: null, goal_renewable_energy: null, tags: "[]", search_key: id, status: "published", created_at: at, updated_at: at,
+    id,
+    account_id: "acct_1",
+    name: id,
+    description: null,
+    address: "Main St 1",
+    city: "Berlin",
+    state: null,
+    country: "DE",
+    zip_code: null,
+    lat: null,
+    lng: null,
+    start_date: at,
+    end_date: at,
+    capacity: 10,
+    category: "meetup",
+    goal_carbon_neutral: 1,
+    goal_waste_reduction: null,
+    goal_local_sourcing: null,
+    goal_renewable_energy: null,
+    tags: "[]",
+    search_key: id,
+    status: "published",
+    created_at: at,
+    updated_at: at,
   });
-  await db.insertInto("events").values([event("evt_a"), event("evt_b")]).execute();
+  await db
+    .insertInto("events")
+    .values([event("evt_a"), event("evt_b")])
+    .execute();
   let n = 0;
   const attendee = (status: string, mode: string | null, distance: number | null, opted: number, amount: number) => {
     n += 1;
     return {
-      id: `att_${n}`, account_id: "acct_1", event_id: "evt_a", first_name: "A", last_name: "B", email: `${n}@example.com`, email_key: `${n}@example.com`,
-      phone: null, company: null, title: null, ticket_type: "general", dietary_preferences: "[]", accessibility_needs: null, carbon_offset: null,
-      offset_opted: opted, offset_amount: amount, travel_distance: distance, travel_mode: mode, emergency_contact: null, custom_fields: "{}",
-      search_key: "", status, confirmation_code: `EVT-AAAA-AAA${n}`, registration_date: at, updated_at: at, checked_in_at: null, cancelled_at: null,
+      id: `att_${n}`,
+      account_id: "acct_1",
+      event_id: "evt_a",
+      first_name: "A",
+      last_name: "B",
+      email: `${n}@example.com`,
+      email_key: `${n}@example.com`,
+      phone: null,
+      company: null,
+      title: null,
+      ticket_type: "general",
+      dietary_preferences: "[]",
+      accessibility_needs: null,
+      carbon_offset: null,
+      offset_opted: opted,
+      offset_amount: amount,
+      travel_distance: distance,
+      travel_mode: mode,
+      emergency_contact: null,
+      custom_fields: "{}",
+      search_key: "",
+      status,
+      confirmation_code: `EVT-AAAA-AAA${n}`,
+      registration_date: at,
+      updated_at: at,
+      checked_in_at: null,
+      cancelled_at: null,
     };
   };
   await db

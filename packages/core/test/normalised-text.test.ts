@@ -20,7 +20,13 @@ const EVENT = {
   capacity: 50,
   category: "conference",
 };
-const ATTENDEE = { eventId: "evt_1", firstName: "Ada", lastName: "Lovelace", email: "ada@example.org", ticketType: "general" };
+const ATTENDEE = {
+  eventId: "evt_1",
+  firstName: "Ada",
+  lastName: "Lovelace",
+  email: "ada@example.org",
+  ticketType: "general",
+};
 
 /** The parsed value, or `undefined` where the schema refuses it with `INVALID_REQUEST`. */
 function accepted<S extends z.ZodType>(schema: S, value: unknown, where = "body"): z.output<S> | undefined {
@@ -54,7 +60,9 @@ function nastyText(max: number): fc.Arbitrary<string> {
   );
   return fc
     .tuple(fc.integer({ min: 0, max }), fc.array(piece, { maxLength: 12 }), fc.boolean())
-    .map(([run, pieces, runFirst]) => (runFirst ? "x".repeat(run) + pieces.join("") : pieces.join("") + "x".repeat(run)));
+    .map(([run, pieces, runFirst]) =>
+      runFirst ? "x".repeat(run) + pieces.join("") : pieces.join("") + "x".repeat(run),
+    );
 }
 
 interface Field {
@@ -63,7 +71,11 @@ interface Field {
   /** A whole body with the value in its field. */
   body: (value: string) => Record<string, unknown>;
   /** The list query that finds the stored value, and whether it does (not only accepts it). */
-  query?: (stored: Record<string, unknown>) => { schema: z.ZodType; params: Record<string, string>; finds: (parsed: never) => boolean };
+  query?: (stored: Record<string, unknown>) => {
+    schema: z.ZodType;
+    params: Record<string, string>;
+    finds: (parsed: never) => boolean;
+  };
 }
 
 const eventFields: Field[] = [
@@ -94,7 +106,11 @@ const eventFields: Field[] = [
     body: (tag) => ({ ...EVENT, tags: [tag, `${tag}2`] }),
     query: (stored) => {
       const tags = stored.tags as string[];
-      return { schema: EventListQuery, params: { tags: tags.join(",") }, finds: (parsed: { tags: string[] }) => tags.every((tag) => parsed.tags.includes(tag)) };
+      return {
+        schema: EventListQuery,
+        params: { tags: tags.join(",") },
+        finds: (parsed: { tags: string[] }) => tags.every((tag) => parsed.tags.includes(tag)),
+      };
     },
   },
 ];
@@ -116,7 +132,11 @@ const attendeeFields: Field[] = [
   },
   { name: "dietaryPreferences", max: 50, body: (item) => ({ ...ATTENDEE, dietaryPreferences: [item, `${item}2`] }) },
   { name: "accessibilityNeeds.other", max: 500, body: (other) => ({ ...ATTENDEE, accessibilityNeeds: { other } }) },
-  { name: "emergencyContact.name", max: 200, body: (name) => ({ ...ATTENDEE, emergencyContact: { name, phone: "+49 30 1234567" } }) },
+  {
+    name: "emergencyContact.name",
+    max: 200,
+    body: (name) => ({ ...ATTENDEE, emergencyContact: { name, phone: "+49 30 1234567" } }),
+  },
   {
     name: "emergencyContact.relationship",
     max: 100,
@@ -132,8 +152,20 @@ function asAttendeeUpdate(stored: Record<string, unknown>): Record<string, unkno
 
 describe("normalised text: an accepted value, read back, is accepted again and found", () => {
   const groups = [
-    { resource: "event", fields: eventFields, create: EventCreateInput, update: EventUpdateInput, asUpdate: (stored: Record<string, unknown>) => stored },
-    { resource: "attendee", fields: attendeeFields, create: AttendeeCreateInput, update: AttendeeUpdateInput, asUpdate: asAttendeeUpdate },
+    {
+      resource: "event",
+      fields: eventFields,
+      create: EventCreateInput,
+      update: EventUpdateInput,
+      asUpdate: (stored: Record<string, unknown>) => stored,
+    },
+    {
+      resource: "attendee",
+      fields: attendeeFields,
+      create: AttendeeCreateInput,
+      update: AttendeeUpdateInput,
+      asUpdate: asAttendeeUpdate,
+    },
   ];
   for (const { resource, fields, create, update, asUpdate } of groups) {
     for (const field of fields) {
@@ -145,7 +177,8 @@ describe("normalised text: an accepted value, read back, is accepted again and f
             // Sent back unchanged, it is accepted and stored as it is (normalising is idempotent).
             const again = accepted(update, asUpdate(stored)) as Record<string, unknown> | undefined;
             assert.ok(again !== undefined, `PUT refused the stored ${field.name}`);
-            for (const [key, storedValue] of Object.entries(asUpdate(stored))) assert.deepEqual(again[key], storedValue, key);
+            for (const [key, storedValue] of Object.entries(asUpdate(stored)))
+              assert.deepEqual(again[key], storedValue, key);
             if (field.query) {
               const { schema, params, finds } = field.query(stored);
               const parsed = accepted(schema, params, "query");
@@ -162,13 +195,19 @@ describe("normalised text: an accepted value, read back, is accepted again and f
   test("50 x U+0130 is refused as a tag and a dietary preference, naming the field: lower-cased it is 100 code units", () => {
     const long = "İ".repeat(50);
     assert.equal(refusedField(EventCreateInput, { ...EVENT, tags: ["ok", long] }), "tags.1");
-    assert.equal(refusedField(AttendeeCreateInput, { ...ATTENDEE, dietaryPreferences: [long] }), "dietaryPreferences.0");
+    assert.equal(
+      refusedField(AttendeeCreateInput, { ...ATTENDEE, dietaryPreferences: [long] }),
+      "dietaryPreferences.0",
+    );
     assert.deepEqual(parseInput(EventCreateInput, { ...EVENT, tags: ["İ".repeat(25)] }).tags, ["i\u0307".repeat(25)]);
   });
 
   test("a value that normalises to nothing is refused", () => {
     assert.equal(refusedField(EventCreateInput, { ...EVENT, tags: [" \t "] }), "tags.0");
-    assert.equal(refusedField(AttendeeCreateInput, { ...ATTENDEE, dietaryPreferences: ["\u3000"] }), "dietaryPreferences.0");
+    assert.equal(
+      refusedField(AttendeeCreateInput, { ...ATTENDEE, dietaryPreferences: ["\u3000"] }),
+      "dietaryPreferences.0",
+    );
     assert.equal(refusedField(EventCreateInput, { ...EVENT, category: "  " }), "category");
   });
 

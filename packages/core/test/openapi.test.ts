@@ -40,14 +40,18 @@ describe("OpenAPI document and API reference page", () => {
       if (route.response.media) {
         // A streamed format: each media type described, no JSON body.
         assert.deepEqual(Object.keys(content), Object.keys(route.response.media), route.operationId);
-        for (const type of Object.keys(content)) assert.equal(content[type].schema.type, "string", `${route.operationId}: ${type}`);
+        for (const type of Object.keys(content))
+          assert.equal(content[type].schema.type, "string", `${route.operationId}: ${type}`);
       } else {
         assert.ok(content["application/json"].schema.$ref);
       }
-      for (const code of route.errors) assert.ok(operation.responses[String(ERROR_CODES[code].status)], `${route.operationId}: ${code}`);
-      for (const status of ["400", "401", "403", "429", "500", "503"]) assert.ok(operation.responses[status], `${route.operationId}: ${status}`);
+      for (const code of route.errors)
+        assert.ok(operation.responses[String(ERROR_CODES[code].status)], `${route.operationId}: ${code}`);
+      for (const status of ["400", "401", "403", "429", "500", "503"])
+        assert.ok(operation.responses[status], `${route.operationId}: ${status}`);
       assert.equal(Boolean(operation.requestBody), Boolean(route.body), route.operationId);
-      if (route.body) for (const status of ["413", "415"]) assert.ok(operation.responses[status], `${route.operationId}: ${status}`);
+      if (route.body)
+        for (const status of ["413", "415"]) assert.ok(operation.responses[status], `${route.operationId}: ${status}`);
       const names = operation.parameters.map((p: { name: string }) => p.name);
       assert.equal(names.includes("Idempotency-Key"), route.method === "POST", route.operationId);
     }
@@ -58,7 +62,20 @@ describe("OpenAPI document and API reference page", () => {
   test("query parameters and bodies come from the validating schemas", () => {
     const list = document.paths["/v1/events"].get;
     const params = Object.fromEntries(list.parameters.map((p: { name: string }) => [p.name, p]));
-    for (const name of ["page", "limit", "perPage", "status", "category", "startDate", "endDate", "search", "tags", "minScore", "sortBy", "order"]) {
+    for (const name of [
+      "page",
+      "limit",
+      "perPage",
+      "status",
+      "category",
+      "startDate",
+      "endDate",
+      "search",
+      "tags",
+      "minScore",
+      "sortBy",
+      "order",
+    ]) {
       assert.ok(params[name], name);
     }
     assert.deepEqual(params.status.schema.enum, ["draft", "published", "cancelled", "completed"]);
@@ -69,7 +86,8 @@ describe("OpenAPI document and API reference page", () => {
     assert.equal(body.additionalProperties, false);
     assert.equal(body.properties.capacity.minimum, 1);
     const event = document.components.schemas.Event;
-    for (const field of ["id", "status", "carbonFootprint", "sustainabilityScore", "attendeeCount", "createdAt"]) assert.ok(event.properties[field], field);
+    for (const field of ["id", "status", "carbonFootprint", "sustainabilityScore", "attendeeCount", "createdAt"])
+      assert.ok(event.properties[field], field);
     assert.deepEqual(document.components.schemas.Error.properties.error.properties.code.enum, Object.keys(ERROR_CODES));
   });
 

@@ -10,7 +10,6 @@ import { sqliteStorage } from "./_sqlite.ts";
 import { EVENT } from "./_fixtures.ts";
 import { recordAttempt } from "./_webhook-helpers.ts";
 
-
 const T1 = "2030-01-01T00:00:00.000Z";
 const T2 = "2030-01-01T00:00:10.000Z";
 const NOW = "2030-01-01T00:01:00.000Z";
@@ -23,7 +22,8 @@ test("pending deliveries by state and the earliest due of an active webhook", as
   const { accountId } = await service.keys.create({ account: "Acme" });
   const account = service.forAccount(accountId);
   const hooks = [];
-  for (let i = 0; i < 3; i++) hooks.push(await account.webhooks.create({ url: `https://93.184.216.34/hook/${i}`, events: ["event.created"] }));
+  for (let i = 0; i < 3; i++)
+    hooks.push(await account.webhooks.create({ url: `https://93.184.216.34/hook/${i}`, events: ["event.created"] }));
 
   assert.deepEqual(await storage.outboxBacklog(NOW), { due: 0, scheduled: 0, paused: 0, oldestNextAttemptAt: null });
 
@@ -32,13 +32,48 @@ test("pending deliveries by state and the earliest due of an active webhook", as
   await account.events.create(EVENT); // three due at T2
   assert.deepEqual(await storage.outboxBacklog(NOW), { due: 6, scheduled: 0, paused: 0, oldestNextAttemptAt: T1 });
   // Before T2 the second event's deliveries are not due yet.
-  assert.deepEqual(await storage.outboxBacklog("2030-01-01T00:00:05.000Z"), { due: 3, scheduled: 3, paused: 0, oldestNextAttemptAt: T1 });
+  assert.deepEqual(await storage.outboxBacklog("2030-01-01T00:00:05.000Z"), {
+    due: 3,
+    scheduled: 3,
+    paused: 0,
+    oldestNextAttemptAt: T1,
+  });
 
   // One failed attempt with a retry scheduled; one success leaves the backlog.
-  const [first, second] = await storage.claimDueDeliveries({ workerId: "w", now: NOW, leaseUntil: RETRY_AT, limit: 2, webhookRoom: { each: 1, left: {} } });
-  const attempt = (succeeded: boolean) => ({ number: 1, startedAt: NOW, durationMs: 5, statusCode: succeeded ? 200 : 500, error: null, responseExcerpt: null, succeeded });
-  await recordAttempt(storage, { deliveryId: first!.id, workerId: "w", attempt: attempt(false), nextAttemptAt: RETRY_AT, gone: false, disableAfter: 10, now: NOW });
-  await recordAttempt(storage, { deliveryId: second!.id, workerId: "w", attempt: attempt(true), nextAttemptAt: null, gone: false, disableAfter: 10, now: NOW });
+  const [first, second] = await storage.claimDueDeliveries({
+    workerId: "w",
+    now: NOW,
+    leaseUntil: RETRY_AT,
+    limit: 2,
+    webhookRoom: { each: 1, left: {} },
+  });
+  const attempt = (succeeded: boolean) => ({
+    number: 1,
+    startedAt: NOW,
+    durationMs: 5,
+    statusCode: succeeded ? 200 : 500,
+    error: null,
+    responseExcerpt: null,
+    succeeded,
+  });
+  await recordAttempt(storage, {
+    deliveryId: first!.id,
+    workerId: "w",
+    attempt: attempt(false),
+    nextAttemptAt: RETRY_AT,
+    gone: false,
+    disableAfter: 10,
+    now: NOW,
+  });
+  await recordAttempt(storage, {
+    deliveryId: second!.id,
+    workerId: "w",
+    attempt: attempt(true),
+    nextAttemptAt: null,
+    gone: false,
+    disableAfter: 10,
+    now: NOW,
+  });
   assert.deepEqual(await storage.outboxBacklog(NOW), { due: 4, scheduled: 1, paused: 0, oldestNextAttemptAt: T1 });
 
   // An inactive webhook's deliveries wait for it: paused, and out of the earliest.

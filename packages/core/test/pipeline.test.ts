@@ -5,8 +5,12 @@ import { createEventService, type EventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 
 const EVENT = {
-  name: "Green Summit", location: { address: "a", city: "Berlin", country: "DE" }, startDate: "2027-01-01T10:00:00Z",
-  endDate: "2027-01-01T12:00:00Z", capacity: 5, category: "meetup",
+  name: "Green Summit",
+  location: { address: "a", city: "Berlin", country: "DE" },
+  startDate: "2027-01-01T10:00:00Z",
+  endDate: "2027-01-01T12:00:00Z",
+  capacity: 5,
+  category: "meetup",
 };
 
 describe("the handler's steps, in order, and its one error path", () => {
@@ -72,7 +76,9 @@ describe("the handler's steps, in order, and its one error path", () => {
     const second = await call("POST", "/v1/events", bearer(readOnly), EVENT);
     assert.equal(second.status, 403);
     assert.equal(Number(second.headers.get("x-ratelimit-remaining")), remaining - 1);
-    assert.deepEqual(((await second.json()) as { error: { details: unknown } }).error.details, { requiredScope: "events:write" });
+    assert.deepEqual(((await second.json()) as { error: { details: unknown } }).error.details, {
+      requiredScope: "events:write",
+    });
   });
 
   test("an unknown route is a plain 404 without a key, and an authenticated, counted one with a key", async () => {
@@ -102,7 +108,10 @@ describe("the handler's steps, in order, and its one error path", () => {
   });
 
   test("every response over HTTPS carries HSTS, a CORS preflight included", async () => {
-    const preflight = await call("OPTIONS", "https://service.test/v1/events", { origin: "https://app.test", "access-control-request-method": "POST" });
+    const preflight = await call("OPTIONS", "https://service.test/v1/events", {
+      origin: "https://app.test",
+      "access-control-request-method": "POST",
+    });
     assert.equal(preflight.status, 204);
     assert.equal(preflight.headers.get("strict-transport-security"), "max-age=31536000; includeSubDomains");
     const error = await call("GET", "https://service.test/v1/events");
@@ -117,7 +126,9 @@ describe("the handler's steps, in order, and its one error path", () => {
       { ...service, qrCode: () => Promise.reject(new Error("disk on fire")) },
       { onError: (error) => errors.push(error), cors: { origins: "*" } },
     );
-    const response = await failing(new Request("http://service.test/v1/qr/att_x.png", { headers: { "x-request-id": "req-1" } }));
+    const response = await failing(
+      new Request("http://service.test/v1/qr/att_x.png", { headers: { "x-request-id": "req-1" } }),
+    );
     assert.equal(response.status, 500);
     assert.equal(response.headers.get("x-request-id"), "req-1");
     assert.equal(response.headers.get("access-control-allow-origin"), "*");

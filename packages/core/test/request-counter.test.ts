@@ -9,10 +9,18 @@ import { sqliteStorage } from "./_sqlite.ts";
 const FREE = { perMinute: 60, perDay: 1_000 };
 /** 10 s into a minute: the windows do not move unless a test moves the time. */
 const T0 = Date.parse("2026-06-01T12:00:10.000Z");
-const MINUTE = { minute: Date.parse("2026-06-01T12:00:00.000Z") / 1000, day: Date.parse("2026-06-01T00:00:00.000Z") / 1000 };
+const MINUTE = {
+  minute: Date.parse("2026-06-01T12:00:00.000Z") / 1000,
+  day: Date.parse("2026-06-01T00:00:00.000Z") / 1000,
+};
 
 /** Counts one request; "ok" with its remaining count, or the error code. */
-async function outcome(counter: ReturnType<typeof createRequestCounter>, accountId: string, nowMs = T0, limits = FREE): Promise<string> {
+async function outcome(
+  counter: ReturnType<typeof createRequestCounter>,
+  accountId: string,
+  nowMs = T0,
+  limits = FREE,
+): Promise<string> {
   try {
     const headers = await counter.count(accountId, limits, nowMs);
     return `ok ${headers["x-ratelimit-remaining"]}`;
@@ -27,7 +35,18 @@ describe("rate-limit counts leased in blocks", () => {
   let leases: Array<{ want: number; granted: number }>;
   let spied: Storage;
   const newAccount = async () =>
-    (await storage.createApiKey({ id: createId("apiKey"), account: `Counted ${createId("account")}`, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "p", tier: "free", scopes: ["events:read"], now: new Date(T0).toISOString() })).accountId;
+    (
+      await storage.createApiKey({
+        id: createId("apiKey"),
+        account: `Counted ${createId("account")}`,
+        newAccountId: createId("account"),
+        hash: createId("apiKey"),
+        prefix: "p",
+        tier: "free",
+        scopes: ["events:read"],
+        now: new Date(T0).toISOString(),
+      })
+    ).accountId;
   /** What the store holds for the account's current windows (a lease of nothing reads it). */
   const stored = async (accountId: string, windows = MINUTE) => {
     const { minute, day } = await storage.reserveRequests({ accountId, windows, want: 0, limits: FREE });
@@ -51,8 +70,14 @@ describe("rate-limit counts leased in blocks", () => {
     const account = await newAccount();
     const answers: string[] = [];
     for (let i = 0; i < 65; i++) answers.push(await outcome(counter, account, T0 + i));
-    assert.deepEqual(answers, [...Array.from({ length: 60 }, (_, i) => `ok ${59 - i}`), ...Array(5).fill("RATE_LIMIT_EXCEEDED")]);
-    assert.ok(leases.every((lease) => lease.want <= 3), `no block over 3 (60 / 20): ${JSON.stringify(leases)}`);
+    assert.deepEqual(answers, [
+      ...Array.from({ length: 60 }, (_, i) => `ok ${59 - i}`),
+      ...Array(5).fill("RATE_LIMIT_EXCEEDED"),
+    ]);
+    assert.ok(
+      leases.every((lease) => lease.want <= 3),
+      `no block over 3 (60 / 20): ${JSON.stringify(leases)}`,
+    );
     assert.ok(leases.length < 40, `counts came in blocks: ${leases.length} leases for 60`);
     const asked = leases.length;
     assert.equal(await outcome(counter, account, T0 + 100), "RATE_LIMIT_EXCEEDED");
@@ -94,7 +119,10 @@ describe("rate-limit counts leased in blocks", () => {
     }
     const admitted = (list: string[]) => list.filter((answer) => answer.startsWith("ok")).length;
     assert.equal(admitted(answers.a) + admitted(answers.b), 60);
-    assert.ok(admitted(answers.a) >= 27 && admitted(answers.b) >= 27, `shared fairly: ${admitted(answers.a)} / ${admitted(answers.b)}`);
+    assert.ok(
+      admitted(answers.a) >= 27 && admitted(answers.b) >= 27,
+      `shared fairly: ${admitted(answers.a)} / ${admitted(answers.b)}`,
+    );
     assert.deepEqual(await stored(account), { minute: 60, day: 60 });
   });
 
@@ -112,6 +140,10 @@ describe("rate-limit counts leased in blocks", () => {
     assert.deepEqual(await stored(account), { minute: 24, day: 24 });
     await second.count(account, FREE, T0 + 60_000);
     const next = { minute: MINUTE.minute + 60, day: MINUTE.day };
-    assert.deepEqual(await stored(account, next), { minute: 1, day: 23 }, "the old minute's 2 unspent left the day with the next lease");
+    assert.deepEqual(
+      await stored(account, next),
+      { minute: 1, day: 23 },
+      "the old minute's 2 unspent left the day with the next lease",
+    );
   });
 });

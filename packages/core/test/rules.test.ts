@@ -2,25 +2,48 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { ServiceError } from "../src/errors.ts";
 import {
-  assertAttendeeTransition, ATTENDEE_STATUSES, type AttendeeStatus, isActiveAttendeeStatus, isAttendeeTransitionAllowed,
+  assertAttendeeTransition,
+  ATTENDEE_STATUSES,
+  type AttendeeStatus,
+  isActiveAttendeeStatus,
+  isAttendeeTransitionAllowed,
 } from "../src/rules/attendee-status.ts";
-import { assertEventTransition, EVENT_STATUSES, type EventStatus, isEventTransitionAllowed } from "../src/rules/event-status.ts";
+import {
+  assertEventTransition,
+  EVENT_STATUSES,
+  type EventStatus,
+  isEventTransitionAllowed,
+} from "../src/rules/event-status.ts";
 import { assertDoorOpen } from "../src/rules/check-in.ts";
 import { newAttendeeRecord, undoCheckIn } from "../src/resources/attendee.ts";
 
 // The expected tables, written out from DECISIONS.md rather than derived from the code's tables.
 const EVENT_ALLOWED = new Set([
-  "draft>draft", "draft>published", "draft>cancelled",
-  "published>published", "published>completed", "published>cancelled",
-  "cancelled>cancelled", "completed>completed",
+  "draft>draft",
+  "draft>published",
+  "draft>cancelled",
+  "published>published",
+  "published>completed",
+  "published>cancelled",
+  "cancelled>cancelled",
+  "completed>completed",
 ]);
 
 const ATTENDEE_ALLOWED = new Set([
-  "confirmed>confirmed", "confirmed>pending", "confirmed>checked-in", "confirmed>cancelled",
-  "pending>pending", "pending>confirmed", "pending>checked-in", "pending>cancelled",
-  "cancelled>cancelled", "cancelled>confirmed",
+  "confirmed>confirmed",
+  "confirmed>pending",
+  "confirmed>checked-in",
+  "confirmed>cancelled",
+  "pending>pending",
+  "pending>confirmed",
+  "pending>checked-in",
+  "pending>cancelled",
+  "cancelled>cancelled",
+  "cancelled>confirmed",
   "checked-in>checked-in",
-  "waitlisted>waitlisted", "waitlisted>confirmed", "waitlisted>cancelled",
+  "waitlisted>waitlisted",
+  "waitlisted>confirmed",
+  "waitlisted>cancelled",
 ]);
 
 describe("event status transitions", () => {
@@ -35,8 +58,12 @@ describe("event status transitions", () => {
           assert.throws(
             () => assertEventTransition(from, to),
             (error: unknown) =>
-              ServiceError.is(error) && error.code === "INVALID_STATE_TRANSITION" && error.status === 422 && error.field === "status" &&
-              (error.details as { from: string; to: string }).from === from && (error.details as { to: string }).to === to,
+              ServiceError.is(error) &&
+              error.code === "INVALID_STATE_TRANSITION" &&
+              error.status === 422 &&
+              error.field === "status" &&
+              (error.details as { from: string; to: string }).from === from &&
+              (error.details as { to: string }).to === to,
           );
         }
       });
@@ -53,7 +80,10 @@ describe("attendee status transitions", () => {
         assert.equal(isAttendeeTransitionAllowed(from as AttendeeStatus, to as AttendeeStatus), allowed);
         if (allowed) assert.doesNotThrow(() => assertAttendeeTransition(from, to));
         else {
-          assert.throws(() => assertAttendeeTransition(from, to), (error: unknown) => ServiceError.is(error) && error.code === "INVALID_STATE_TRANSITION");
+          assert.throws(
+            () => assertAttendeeTransition(from, to),
+            (error: unknown) => ServiceError.is(error) && error.code === "INVALID_STATE_TRANSITION",
+          );
         }
       });
     }
@@ -71,28 +101,47 @@ describe("the door", () => {
   for (const status of EVENT_STATUSES) {
     test(`check-in ${status === "published" ? "is open" : "is closed"} while the event is ${status}`, () => {
       if (status === "published") return assert.doesNotThrow(() => assertDoorOpen({ id: "evt_1", status }));
-      assert.throws(() => assertDoorOpen({ id: "evt_1", status }), (error: unknown) => {
-        assert.ok(ServiceError.is(error));
-        assert.equal(error.code, "INVALID_STATE_TRANSITION");
-        assert.deepEqual(error.details, { reason: "event_not_published", eventStatus: status });
-        return true;
-      });
+      assert.throws(
+        () => assertDoorOpen({ id: "evt_1", status }),
+        (error: unknown) => {
+          assert.ok(ServiceError.is(error));
+          assert.equal(error.code, "INVALID_STATE_TRANSITION");
+          assert.deepEqual(error.details, { reason: "event_not_published", eventStatus: status });
+          return true;
+        },
+      );
     });
   }
 
   for (const status of ATTENDEE_STATUSES) {
     test(`undoing the check-in of a ${status} registration ${status === "checked-in" ? "gives it back confirmed" : "is refused"}`, () => {
-      const record = { ...newAttendeeRecord({ firstName: "Ada", lastName: "L", email: "ada@example.com", ticketType: "general" } as never, { id: "att_1", accountId: "acc_1", confirmationCode: "EVT-2222-3333", now: "2026-01-01T00:00:00.000Z" }), eventId: "evt_1", status, checkedInAt: status === "checked-in" ? "2026-01-02T00:00:00.000Z" : null };
+      const record = {
+        ...newAttendeeRecord(
+          { firstName: "Ada", lastName: "L", email: "ada@example.com", ticketType: "general" } as never,
+          { id: "att_1", accountId: "acc_1", confirmationCode: "EVT-2222-3333", now: "2026-01-01T00:00:00.000Z" },
+        ),
+        eventId: "evt_1",
+        status,
+        checkedInAt: status === "checked-in" ? "2026-01-02T00:00:00.000Z" : null,
+      };
       if (status === "checked-in") {
-        assert.deepEqual(undoCheckIn(record, "2026-01-03T00:00:00.000Z"), { ...record, status: "confirmed", checkedInAt: null, updatedAt: "2026-01-03T00:00:00.000Z" });
+        assert.deepEqual(undoCheckIn(record, "2026-01-03T00:00:00.000Z"), {
+          ...record,
+          status: "confirmed",
+          checkedInAt: null,
+          updatedAt: "2026-01-03T00:00:00.000Z",
+        });
         return;
       }
-      assert.throws(() => undoCheckIn(record, "2026-01-03T00:00:00.000Z"), (error: unknown) => {
-        assert.ok(ServiceError.is(error));
-        assert.equal(error.code, "INVALID_STATE_TRANSITION");
-        assert.deepEqual(error.details, { reason: "not_checked_in", status });
-        return true;
-      });
+      assert.throws(
+        () => undoCheckIn(record, "2026-01-03T00:00:00.000Z"),
+        (error: unknown) => {
+          assert.ok(ServiceError.is(error));
+          assert.equal(error.code, "INVALID_STATE_TRANSITION");
+          assert.deepEqual(error.details, { reason: "not_checked_in", status });
+          return true;
+        },
+      );
     });
   }
 });

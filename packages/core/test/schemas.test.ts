@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parseInput } from "../src/_internal/parse-input.ts";
 import { ServiceError } from "../src/errors.ts";
-import { AttendeeCreateInput, AttendeeListQuery, AttendeeUpdateInput, CheckInInput } from "../src/resources/attendee.ts";
+import {
+  AttendeeCreateInput,
+  AttendeeListQuery,
+  AttendeeUpdateInput,
+  CheckInInput,
+} from "../src/resources/attendee.ts";
 import { ApiKeyCreateInput, SCOPES } from "../src/resources/api-key.ts";
 import { EventCreateInput, EventListQuery, EventUpdateInput, isCountryCode } from "../src/resources/event.ts";
 
@@ -42,14 +47,26 @@ describe("EventCreateInput", () => {
     ["unknown country", { location: { ...event.location, country: "XX" } }, "location.country"],
     ["alpha-3 country", { location: { ...event.location, country: "DEU" } }, "location.country"],
     ["missing city", { location: { address: "a", country: "DE" } }, "location.city"],
-    ["latitude out of range", { location: { ...event.location, coordinates: { lat: 91, lng: 0 } } }, "location.coordinates.lat"],
-    ["longitude out of range", { location: { ...event.location, coordinates: { lat: 0, lng: -181 } } }, "location.coordinates.lng"],
+    [
+      "latitude out of range",
+      { location: { ...event.location, coordinates: { lat: 91, lng: 0 } } },
+      "location.coordinates.lat",
+    ],
+    [
+      "longitude out of range",
+      { location: { ...event.location, coordinates: { lat: 0, lng: -181 } } },
+      "location.coordinates.lng",
+    ],
     ["zero capacity", { capacity: 0 }, "capacity"],
     ["fractional capacity", { capacity: 2.5 }, "capacity"],
     ["capacity as string", { capacity: "10" }, "capacity"],
     ["date without time", { startDate: "2027-05-01" }, "startDate"],
     ["end before start", { endDate: "2027-05-01T06:59:59Z" }, "endDate"],
-    ["waste reduction over 100", { sustainabilityGoals: { wasteReduction: 101 } }, "sustainabilityGoals.wasteReduction"],
+    [
+      "waste reduction over 100",
+      { sustainabilityGoals: { wasteReduction: 101 } },
+      "sustainabilityGoals.wasteReduction",
+    ],
     ["unknown goal", { sustainabilityGoals: { solar: true } }, "sustainabilityGoals.solar"],
     ["status on create", { status: "published" }, "status"],
     ["unknown field", { color: "green" }, "color"],
@@ -80,7 +97,10 @@ describe("EventCreateInput", () => {
 
 describe("EventUpdateInput", () => {
   test("accepts a partial body and null to clear", () => {
-    assert.deepEqual(parseInput(EventUpdateInput, { description: null, status: "published" }), { description: null, status: "published" });
+    assert.deepEqual(parseInput(EventUpdateInput, { description: null, status: "published" }), {
+      description: null,
+      status: "published",
+    });
   });
   test("rejects an unknown status and a null location", () => {
     assert.equal(failure(EventUpdateInput, { status: "archived" }).field, "status");
@@ -90,7 +110,12 @@ describe("EventUpdateInput", () => {
 
 describe("EventListQuery", () => {
   test("defaults", () => {
-    assert.deepEqual(parseInput(EventListQuery, {}, "query"), { page: 1, limit: 20, sortBy: "createdAt", order: "desc" });
+    assert.deepEqual(parseInput(EventListQuery, {}, "query"), {
+      page: 1,
+      limit: 20,
+      sortBy: "createdAt",
+      order: "desc",
+    });
   });
   test("perPage is an alias of limit", () => {
     assert.equal(parseInput(EventListQuery, { perPage: "50" }, "query").limit, 50);
@@ -124,7 +149,13 @@ describe("EventListQuery", () => {
 });
 
 describe("AttendeeCreateInput", () => {
-  const attendee = { eventId: "evt_1", firstName: "Ada", lastName: "Lovelace", email: "Ada@Example.com", ticketType: "vip" };
+  const attendee = {
+    eventId: "evt_1",
+    firstName: "Ada",
+    lastName: "Lovelace",
+    email: "Ada@Example.com",
+    ticketType: "vip",
+  };
   test("keeps the email as given and lower-cases dietary preferences", () => {
     const parsed = parseInput(AttendeeCreateInput, { ...attendee, dietaryPreferences: ["Vegan", "vegan", "Halal"] });
     assert.equal(parsed.email, "Ada@Example.com");
@@ -177,12 +208,15 @@ describe("AttendeeUpdateInput, AttendeeListQuery, CheckInInput", () => {
 describe("ApiKeyCreateInput and countries", () => {
   test("no scopes named means all scopes", () => {
     assert.deepEqual(parseInput(ApiKeyCreateInput, { account: "Acme" }).scopes, [...SCOPES]);
-    assert.deepEqual(parseInput(ApiKeyCreateInput, { account: "Acme", scopes: ["analytics:read"] }).scopes, ["analytics:read"]);
+    assert.deepEqual(parseInput(ApiKeyCreateInput, { account: "Acme", scopes: ["analytics:read"] }).scopes, [
+      "analytics:read",
+    ]);
     assert.equal(failure(ApiKeyCreateInput, { account: "Acme", scopes: ["events:delete"] }).field, "scopes.0");
     assert.equal(failure(ApiKeyCreateInput, { account: "Acme", tier: "gold" }).field, "tier");
   });
   test("ISO 3166-1 alpha-2 codes", () => {
-    for (const code of ["DE", "US", "GB", "BR", "JP", "ZA", "AD", "ZW", "XK"]) assert.equal(isCountryCode(code), true, code);
+    for (const code of ["DE", "US", "GB", "BR", "JP", "ZA", "AD", "ZW", "XK"])
+      assert.equal(isCountryCode(code), true, code);
     for (const code of ["XX", "UK", "EU", "de", "DEU", "", "D"]) assert.equal(isCountryCode(code), false, code);
   });
 });

@@ -52,12 +52,20 @@ test("a worker's slots: one claim's room under the three bounds; a freed slot as
   slots.take(a1);
   slots.take(a1);
   slots.take(a2);
-  assert.deepEqual(slots.claimRoom(), { limit: 1, webhookRoom: { each: 2, left: { w1: 0, w2: 1 } }, accountRoom: { each: 3, left: { a: 0 } } });
+  assert.deepEqual(slots.claimRoom(), {
+    limit: 1,
+    webhookRoom: { each: 2, left: { w1: 0, w2: 1 } },
+    accountRoom: { each: 3, left: { a: 0 } },
+  });
   assert.equal(slots.anyKeyClosed, true);
   slots.take(b3);
   assert.equal(slots.claimRoom().limit, 0, "the worker's own bound is reached");
   // w1 reopens at one free slot (a quarter of 2), and so do account a (one of 3) and the worker (one of 4).
   assert.equal(slots.give(a1), true);
-  assert.deepEqual(slots.claimRoom(), { limit: 1, webhookRoom: { each: 2, left: { w1: 1, w2: 1, w3: 1 } }, accountRoom: { each: 3, left: { a: 1, b: 2 } } });
+  assert.deepEqual(slots.claimRoom(), {
+    limit: 1,
+    webhookRoom: { each: 2, left: { w1: 1, w2: 1, w3: 1 } },
+    accountRoom: { each: 3, left: { a: 1, b: 2 } },
+  });
   assert.equal(slots.anyKeyClosed, false);
 });

@@ -36,7 +36,11 @@ function counted(path = ":memory:") {
 }
 
 async function notes(db: Kysely<Notes>) {
-  await db.schema.createTable("notes").addColumn("id", "text", (c) => c.primaryKey()).addColumn("text", "text").execute();
+  await db.schema
+    .createTable("notes")
+    .addColumn("id", "text", (c) => c.primaryKey())
+    .addColumn("text", "text")
+    .execute();
 }
 
 /** A temporary folder for a database file, removed by `done()`. */
@@ -51,9 +55,16 @@ describe("SQLite driver: statements", () => {
     const db = new Kysely<Notes>({ dialect: createSqliteDialect(database) });
     await notes(db);
     prepared.length = 0;
-    for (const id of ["n1", "n2", "n3"]) await db.insertInto("notes").values({ id, text: `note ${id}` }).execute();
+    for (const id of ["n1", "n2", "n3"])
+      await db
+        .insertInto("notes")
+        .values({ id, text: `note ${id}` })
+        .execute();
     for (const id of ["n1", "n2", "n3"]) await db.selectFrom("notes").selectAll().where("id", "=", id).execute();
-    assert.deepEqual(prepared, ['insert into "notes" ("id", "text") values (?, ?)', 'select * from "notes" where "id" = ?']);
+    assert.deepEqual(prepared, [
+      'insert into "notes" ("id", "text") values (?, ?)',
+      'select * from "notes" where "id" = ?',
+    ]);
     await db.destroy();
   });
 
@@ -62,7 +73,11 @@ describe("SQLite driver: statements", () => {
     const db = new Kysely<Notes>({ dialect: createSqliteDialect(database, { statementCacheSize: 2 }) });
     const run = (n: number) => sql.raw(`select ${n} as n`).execute(db);
     for (const n of [1, 2, 1, 3]) await run(n);
-    assert.deepEqual(prepared, ["select 1 as n", "select 2 as n", "select 3 as n"], "1 was used after 2: 2 made way for 3");
+    assert.deepEqual(
+      prepared,
+      ["select 1 as n", "select 2 as n", "select 3 as n"],
+      "1 was used after 2: 2 made way for 3",
+    );
     await run(1);
     assert.equal(prepared.length, 3, "1 is still cached");
     await run(2);
@@ -81,20 +96,39 @@ describe("SQLite driver: statements", () => {
     assert.deepEqual(Object.keys(rows[0] as object), ["n", "s", "z", "f", "b", "big"]);
     // A join with two tables' columns of the same name: the last one, as better-sqlite3 gives it.
     await notes(db);
-    await db.insertInto("notes").values([{ id: "n1", text: "one" }, { id: "n2", text: "two" }]).execute();
-    const joined = await db.selectFrom("notes as a").innerJoin("notes as b", (join) => join.on("b.id", "=", "n2")).selectAll().where("a.id", "=", "n1").execute();
+    await db
+      .insertInto("notes")
+      .values([
+        { id: "n1", text: "one" },
+        { id: "n2", text: "two" },
+      ])
+      .execute();
+    const joined = await db
+      .selectFrom("notes as a")
+      .innerJoin("notes as b", (join) => join.on("b.id", "=", "n2"))
+      .selectAll()
+      .where("a.id", "=", "n1")
+      .execute();
     assert.deepEqual(joined, [{ id: "n2", text: "two" }]);
     const aliased = await db.selectFrom("notes").select(["id as key", "text as body"]).orderBy("id").execute();
-    assert.deepEqual(aliased, [{ key: "n1", body: "one" }, { key: "n2", body: "two" }]);
+    assert.deepEqual(aliased, [
+      { key: "n1", body: "one" },
+      { key: "n2", body: "two" },
+    ]);
     await db.destroy();
   });
 
   test("a __proto__ column is an own key, never the prototype", async () => {
     const { database } = counted();
     const db = new Kysely<Notes>({ dialect: createSqliteDialect(database) });
-    const [row] = (await sql.raw(`select 'p' as "__proto__", 1 as "n"`).execute(db)).rows as Array<Record<string, unknown>>;
+    const [row] = (await sql.raw(`select 'p' as "__proto__", 1 as "n"`).execute(db)).rows as Array<
+      Record<string, unknown>
+    >;
     assert.equal(Object.getPrototypeOf(row), Object.prototype);
-    assert.deepEqual(Object.entries(row!), [["__proto__", "p"], ["n", 1]]);
+    assert.deepEqual(Object.entries(row!), [
+      ["__proto__", "p"],
+      ["n", 1],
+    ]);
     await db.destroy();
   });
 
@@ -114,12 +148,23 @@ describe("SQLite driver: statements", () => {
     const { database } = counted();
     const db = new Kysely<Notes>({ dialect: createSqliteDialect(database) });
     await notes(db);
-    const inserted = await db.insertInto("notes").values([{ id: "n1", text: "a" }, { id: "n2", text: "b" }]).executeTakeFirstOrThrow();
+    const inserted = await db
+      .insertInto("notes")
+      .values([
+        { id: "n1", text: "a" },
+        { id: "n2", text: "b" },
+      ])
+      .executeTakeFirstOrThrow();
     assert.equal(inserted.numInsertedOrUpdatedRows, 2n);
     assert.equal(inserted.insertId, 2n);
     const updated = await db.updateTable("notes").set({ text: "c" }).executeTakeFirstOrThrow();
     assert.equal(updated.numUpdatedRows, 2n);
-    const returned = await db.updateTable("notes").set({ text: "d" }).where("id", "=", "n2").returning(["id", "text"]).execute();
+    const returned = await db
+      .updateTable("notes")
+      .set({ text: "d" })
+      .where("id", "=", "n2")
+      .returning(["id", "text"])
+      .execute();
     assert.deepEqual(returned, [{ id: "n2", text: "d" }]);
     const streamed: unknown[] = [];
     for await (const row of db.selectFrom("notes").select("id").orderBy("id").stream()) streamed.push(row);
@@ -130,7 +175,10 @@ describe("SQLite driver: statements", () => {
   test("the dialect is detected as SQLite, as kysely's own SqliteDialect is", () => {
     const { database } = counted();
     assert.equal(dialectOf(new Kysely<Database>({ dialect: createSqliteDialect(database) })), SQLITE);
-    assert.equal(dialectOf(new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite(":memory:") }) })), SQLITE);
+    assert.equal(
+      dialectOf(new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite(":memory:") }) })),
+      SQLITE,
+    );
   });
 });
 
@@ -165,7 +213,13 @@ describe("SQLite driver: transactions", () => {
     const storageDb = (database: SqliteDatabase) => new Kysely<Database>({ dialect: createSqliteDialect(database) });
     const db = storageDb(counted().database);
     await createSqlStorage({ db }).migrate();
-    const account = (id: string) => ({ id, name: id, per_minute: null, per_day: null, created_at: "2026-01-01T00:00:00.000Z" });
+    const account = (id: string) => ({
+      id,
+      name: id,
+      per_minute: null,
+      per_day: null,
+      created_at: "2026-01-01T00:00:00.000Z",
+    });
     const read = (id: string) => db.selectFrom("accounts").select("id").where("id", "=", id).execute();
     for (const outcome of ["commit", "rollback"] as const) {
       const id = `acct_${outcome}`;
@@ -224,11 +278,27 @@ describe("SQLite driver: errors and closing", () => {
   test("a driver error is a rejection with better-sqlite3's code, the connection is free again, and unique violations are recognised", async () => {
     const db = new Kysely<Database>({ dialect: createSqliteDialect(counted().database) });
     await createSqlStorage({ db }).migrate();
-    const account = { id: "acct_1", name: "Acme", per_minute: null, per_day: null, created_at: "2026-01-01T00:00:00.000Z" };
+    const account = {
+      id: "acct_1",
+      name: "Acme",
+      per_minute: null,
+      per_day: null,
+      created_at: "2026-01-01T00:00:00.000Z",
+    };
     await db.insertInto("accounts").values(account).execute();
-    const violation = await db.insertInto("accounts").values({ ...account, id: "acct_2" }).execute().then(() => null, (error: unknown) => error);
+    const violation = await db
+      .insertInto("accounts")
+      .values({ ...account, id: "acct_2" })
+      .execute()
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
     assert.equal((violation as { code?: string }).code, "SQLITE_CONSTRAINT_UNIQUE");
-    assert.equal(SQLITE.isUniqueViolation(violation, { name: "accounts_name_key", table: "accounts", columns: ["name"] }), true);
+    assert.equal(
+      SQLITE.isUniqueViolation(violation, { name: "accounts_name_key", table: "accounts", columns: ["name"] }),
+      true,
+    );
     assert.equal(SQLITE.storeFault(violation), null);
     await assert.rejects(sql`select * from no_such_table`.execute(db), /no such table/);
     assert.deepEqual(await db.selectFrom("accounts").select("id").execute(), [{ id: "acct_1" }]);
@@ -241,7 +311,10 @@ describe("SQLite driver: errors and closing", () => {
     await sql`select 1`.execute(db);
     await db.destroy();
     assert.equal(sqlite.open, false);
-    const error = await sql`select 1`.execute(db).then(() => null, (caught: unknown) => caught);
+    const error = await sql`select 1`.execute(db).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
     assert.equal(SQLITE.storeFault(error), "unreachable");
   });
 
@@ -250,7 +323,10 @@ describe("SQLite driver: errors and closing", () => {
     const db = new Kysely<Notes>({ dialect: createSqliteDialect(database) });
     await sql`select 1`.execute(db);
     sqlite.close();
-    const error = await sql`select 1`.execute(db).then(() => null, (caught: unknown) => caught);
+    const error = await sql`select 1`.execute(db).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
     assert.equal(SQLITE.storeFault(error), "unreachable");
   });
 });
@@ -274,8 +350,19 @@ describe("precompiled statements", () => {
           .where((eb) => eb.or([eb("id", "=", param("key")), eb("name", "=", param("key"))]))
           .where("created_at", ">", "2000-01-01"),
       );
-      await insert({ id: "acct_1", name: "Acme", per_minute: 5, per_day: null, created_at: "2026-01-01T00:00:00.000Z" });
-      await SQLITE.writeTransaction(db, (trx) => insert({ id: "acct_2", name: "Globex", per_minute: null, per_day: 7, created_at: "2026-01-02T00:00:00.000Z" }, trx));
+      await insert({
+        id: "acct_1",
+        name: "Acme",
+        per_minute: 5,
+        per_day: null,
+        created_at: "2026-01-01T00:00:00.000Z",
+      });
+      await SQLITE.writeTransaction(db, (trx) =>
+        insert(
+          { id: "acct_2", name: "Globex", per_minute: null, per_day: 7, created_at: "2026-01-02T00:00:00.000Z" },
+          trx,
+        ),
+      );
       const { rows } = await byIdOrName({ key: "Globex" });
       // The row type is the query's: `rows[0].per_minute` is `number | null`.
       const perMinute: number | null | undefined = rows[0]?.per_minute;

@@ -29,30 +29,64 @@ const racerCount = (backend: TestBackend) => (backend.name === "postgres" ? 4 : 
 const NOW = "2030-01-01T00:00:00.000Z";
 
 const codes = (outcomes: Outcome[]) => outcomes.map((o) => (o.ok ? "ok" : (o.code ?? o.message))).sort();
-const tally = (outcomes: Outcome[]) => codes(outcomes).reduce<Record<string, number>>((t, code) => ({ ...t, [code]: (t[code] ?? 0) + 1 }), {});
+const tally = (outcomes: Outcome[]) =>
+  codes(outcomes).reduce<Record<string, number>>((t, code) => ({ ...t, [code]: (t[code] ?? 0) + 1 }), {});
 
 async function newAccount(storage: Storage, name: string): Promise<string> {
   const info = await storage.createApiKey({
-    id: createId("apiKey"), account: name, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "esk_x…", tier: "free", scopes: ["events:read"], now: NOW,
+    id: createId("apiKey"),
+    account: name,
+    newAccountId: createId("account"),
+    hash: createId("apiKey"),
+    prefix: "esk_x…",
+    tier: "free",
+    scopes: ["events:read"],
+    now: NOW,
   });
   return info.accountId;
 }
 
 const eventRecord = (accountId: string, capacity: number, now = NOW) =>
   newEventRecord(
-    { name: "Race Day", location: { address: "Main St 1", city: "Berlin", country: "DE" }, startDate: "2031-05-01T09:00:00.000Z", endDate: "2031-05-01T17:00:00.000Z", capacity, category: "conference" },
+    {
+      name: "Race Day",
+      location: { address: "Main St 1", city: "Berlin", country: "DE" },
+      startDate: "2031-05-01T09:00:00.000Z",
+      endDate: "2031-05-01T17:00:00.000Z",
+      capacity,
+      category: "conference",
+    },
     { id: createId("event"), accountId, now },
   );
 
 const attendeeRecord = (accountId: string, eventId: string, email = `${createId("attendee")}@example.com`) =>
   newAttendeeRecord(
-    { eventId, firstName: "Ada", lastName: "Racer", email, ticketType: "general", carbonOffset: { travelMode: "train", travelDistance: 100 } },
+    {
+      eventId,
+      firstName: "Ada",
+      lastName: "Racer",
+      email,
+      ticketType: "general",
+      carbonOffset: { travelMode: "train", travelDistance: 100 },
+    },
     { id: createId("attendee"), accountId, confirmationCode: createConfirmationCode(), now: NOW },
   );
 
 const webhookRecord = (accountId: string, url: string): WebhookRecord => ({
-  id: createId("webhook"), accountId, url, events: ["*"], description: null, secret: "whsec_race", previousSecret: null, previousSecretExpiresAt: null,
-  active: true, metadata: {}, consecutiveFailures: 0, disabledAt: null, createdAt: NOW, updatedAt: NOW,
+  id: createId("webhook"),
+  accountId,
+  url,
+  events: ["*"],
+  description: null,
+  secret: "whsec_race",
+  previousSecret: null,
+  previousSecretExpiresAt: null,
+  active: true,
+  metadata: {},
+  consecutiveFailures: 0,
+  disabledAt: null,
+  createdAt: NOW,
+  updatedAt: NOW,
 });
 
 for (const backend of BACKENDS) {
@@ -75,11 +109,22 @@ for (const backend of BACKENDS) {
       const account = await newAccount(storage, "Race registrations");
       const event = eventRecord(account, 10);
       await storage.insertEvent(event);
-      const outcomes = await racers.race(Array.from({ length: 30 }, (): Call => ({ method: "registerAttendee", args: [attendeeRecord(account, event.id)] })));
+      const outcomes = await racers.race(
+        Array.from(
+          { length: 30 },
+          (): Call => ({ method: "registerAttendee", args: [attendeeRecord(account, event.id)] }),
+        ),
+      );
       assert.deepEqual(tally(outcomes), { EVENT_FULL: 20, ok: 10 });
       const stored = await storage.listAttendees(account, AttendeeListQuery.parse({ eventId: event.id, limit: "100" }));
       assert.equal(stored.total, 10);
-      assert.deepEqual(stored.items.map((a) => a.id).sort(), outcomes.filter((o) => o.ok).map((o) => (o as { value: { id: string } }).value.id).sort());
+      assert.deepEqual(
+        stored.items.map((a) => a.id).sort(),
+        outcomes
+          .filter((o) => o.ok)
+          .map((o) => (o as { value: { id: string } }).value.id)
+          .sort(),
+      );
       const kept = await storage.getEvent(account, event.id, DEFAULT_CARBON_SETTINGS);
       assert.equal(kept?.attendeeCount, 10);
       assert.equal(kept?.carbonFootprint, Math.round(10 * travelEmissionsKg("train", 100) * 1000) / 1000);
@@ -90,7 +135,15 @@ for (const backend of BACKENDS) {
       const account = await newAccount(storage, "Race duplicates");
       const event = eventRecord(account, 50);
       await storage.insertEvent(event);
-      const outcomes = await racers.race(Array.from({ length: 8 }, (_, i): Call => ({ method: "registerAttendee", args: [attendeeRecord(account, event.id, i % 2 ? "Same@Example.com" : "same@example.com")] })));
+      const outcomes = await racers.race(
+        Array.from(
+          { length: 8 },
+          (_, i): Call => ({
+            method: "registerAttendee",
+            args: [attendeeRecord(account, event.id, i % 2 ? "Same@Example.com" : "same@example.com")],
+          }),
+        ),
+      );
       assert.deepEqual(tally(outcomes), { DUPLICATE_REGISTRATION: 7, ok: 1 });
       assert.equal((await storage.getEvent(account, event.id, DEFAULT_CARBON_SETTINGS))?.attendeeCount, 1);
     });
@@ -106,12 +159,19 @@ for (const backend of BACKENDS) {
         cancelled.push(attendee.id);
       }
       const calls: Call[] = [
-        ...cancelled.map((id): Call => ({ method: "updateAttendee", args: [account, id, { status: "confirmed" }, NOW] })),
-        ...Array.from({ length: 5 }, (): Call => ({ method: "registerAttendee", args: [attendeeRecord(account, event.id)] })),
+        ...cancelled.map(
+          (id): Call => ({ method: "updateAttendee", args: [account, id, { status: "confirmed" }, NOW] }),
+        ),
+        ...Array.from(
+          { length: 5 },
+          (): Call => ({ method: "registerAttendee", args: [attendeeRecord(account, event.id)] }),
+        ),
       ];
       const outcomes = await racers.race(calls);
       assert.deepEqual(tally(outcomes), { EVENT_FULL: 5, ok: 5 });
-      const active = (await storage.listAttendees(account, AttendeeListQuery.parse({ eventId: event.id, limit: "100" }))).items.filter((a) => a.status !== "cancelled");
+      const active = (
+        await storage.listAttendees(account, AttendeeListQuery.parse({ eventId: event.id, limit: "100" }))
+      ).items.filter((a) => a.status !== "cancelled");
       assert.equal(active.length, 5);
       assert.equal((await storage.getEvent(account, event.id, DEFAULT_CARBON_SETTINGS))?.attendeeCount, 5);
     });
@@ -119,17 +179,32 @@ for (const backend of BACKENDS) {
     test("the same Idempotency-Key claimed at once: one holder; the others see its claim", async () => {
       const account = await newAccount(storage, "Race idempotency");
       const claim = (requestHash: string, now = NOW, staleBefore = "2029-12-31T23:59:00.000Z"): Call => ({
-        method: "claimIdempotencyKey", args: [{ accountId: account, key: "same-key", requestHash, now, expiresAt: "2030-01-02T00:00:00.000Z", staleBefore }],
+        method: "claimIdempotencyKey",
+        args: [
+          { accountId: account, key: "same-key", requestHash, now, expiresAt: "2030-01-02T00:00:00.000Z", staleBefore },
+        ],
       });
       const outcomes = await racers.race(Array.from({ length: 12 }, (_, i) => claim(`hash-${i}`)));
-      assert.ok(outcomes.every((o) => o.ok), JSON.stringify(outcomes.filter((o) => !o.ok)));
+      assert.ok(
+        outcomes.every((o) => o.ok),
+        JSON.stringify(outcomes.filter((o) => !o.ok)),
+      );
       const holders = outcomes.flatMap((o, i) => (o.ok && o.value === null ? [i] : []));
       assert.equal(holders.length, 1);
-      for (const o of outcomes) if (o.ok && o.value !== null) assert.deepEqual([o.value.state, o.value.requestHash], ["running", `hash-${holders[0]}`]);
+      for (const o of outcomes)
+        if (o.ok && o.value !== null)
+          assert.deepEqual([o.value.state, o.value.requestHash], ["running", `hash-${holders[0]}`]);
 
       // The claim is abandoned (stale): again exactly one of those that race for it takes it over.
-      const later = await racers.race(Array.from({ length: 12 }, (_, i) => claim(`late-${i}`, "2030-01-01T00:10:00.000Z", "2030-01-01T00:05:00.000Z")));
-      assert.ok(later.every((o) => o.ok), JSON.stringify(later.filter((o) => !o.ok)));
+      const later = await racers.race(
+        Array.from({ length: 12 }, (_, i) =>
+          claim(`late-${i}`, "2030-01-01T00:10:00.000Z", "2030-01-01T00:05:00.000Z"),
+        ),
+      );
+      assert.ok(
+        later.every((o) => o.ok),
+        JSON.stringify(later.filter((o) => !o.ok)),
+      );
       const takers = later.flatMap((o, i) => (o.ok && o.value === null ? [i] : []));
       assert.equal(takers.length, 1);
       for (const o of later) if (o.ok && o.value !== null) assert.equal(o.value.requestHash, `late-${takers[0]}`);
@@ -138,12 +213,29 @@ for (const backend of BACKENDS) {
     test("keys for the same new account name at once: one account holding every key", async () => {
       const name = `Race account ${createId("account")}`;
       const outcomes = await racers.race(
-        Array.from({ length: 8 }, (): Call => ({
-          method: "createApiKey",
-          args: [{ id: createId("apiKey"), account: name, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "esk_r…", tier: "free", scopes: ["events:read"], now: NOW }],
-        })),
+        Array.from(
+          { length: 8 },
+          (): Call => ({
+            method: "createApiKey",
+            args: [
+              {
+                id: createId("apiKey"),
+                account: name,
+                newAccountId: createId("account"),
+                hash: createId("apiKey"),
+                prefix: "esk_r…",
+                tier: "free",
+                scopes: ["events:read"],
+                now: NOW,
+              },
+            ],
+          }),
+        ),
       );
-      assert.ok(outcomes.every((o) => o.ok), JSON.stringify(outcomes.filter((o) => !o.ok)));
+      assert.ok(
+        outcomes.every((o) => o.ok),
+        JSON.stringify(outcomes.filter((o) => !o.ok)),
+      );
       const accountIds = new Set(outcomes.map((o) => (o as { value: { accountId: string } }).value.accountId));
       assert.equal(accountIds.size, 1);
       const account = await storage.findAccount(name);
@@ -154,7 +246,9 @@ for (const backend of BACKENDS) {
     test("the same webhook URL at once: one stored, the others DUPLICATE_WEBHOOK, never another error", async () => {
       const account = await newAccount(storage, "Race webhook URL");
       const url = "https://93.184.216.34/same";
-      const outcomes = await racers.race(Array.from({ length: 8 }, (): Call => ({ method: "insertWebhook", args: [webhookRecord(account, url)] })));
+      const outcomes = await racers.race(
+        Array.from({ length: 8 }, (): Call => ({ method: "insertWebhook", args: [webhookRecord(account, url)] })),
+      );
       assert.deepEqual(tally(outcomes), { DUPLICATE_WEBHOOK: 7, ok: 1 });
       assert.equal((await storage.listWebhooks(account, WebhookListQuery.parse({}))).total, 1);
 
@@ -163,18 +257,36 @@ for (const backend of BACKENDS) {
       const second = webhookRecord(account, "https://93.184.216.34/two");
       await storage.insertWebhook(first);
       await storage.insertWebhook(second);
-      const changes = await racers.race([first, second].map((w): Call => ({ method: "updateWebhookUrl", args: [account, w.id, "https://93.184.216.34/target"] })));
+      const changes = await racers.race(
+        [first, second].map(
+          (w): Call => ({ method: "updateWebhookUrl", args: [account, w.id, "https://93.184.216.34/target"] }),
+        ),
+      );
       assert.deepEqual(codes(changes), ["DUPLICATE_WEBHOOK", "ok"]);
       const urls = (await storage.listWebhooks(account, WebhookListQuery.parse({}))).items.map((w) => w.url).sort();
       assert.equal(urls.length, 3);
-      assert.deepEqual(urls.filter((u) => u.endsWith("/same") || u.endsWith("/target")), ["https://93.184.216.34/same", "https://93.184.216.34/target"]);
+      assert.deepEqual(
+        urls.filter((u) => u.endsWith("/same") || u.endsWith("/target")),
+        ["https://93.184.216.34/same", "https://93.184.216.34/target"],
+      );
       assert.equal(urls.filter((u) => u.endsWith("/one") || u.endsWith("/two")).length, 1, "the other kept its URL");
     });
 
     test("the webhook cap under parallel inserts: exactly the bound is stored", async () => {
       const account = await newAccount(storage, "Race webhook cap");
-      const outcomes = await racers.race(Array.from({ length: 12 }, (_, i): Call => ({ method: "insertWebhook", args: [webhookRecord(account, `https://93.184.216.34/cap/${i}`), 5] })));
-      assert.ok(outcomes.every((o) => o.ok), JSON.stringify(outcomes.filter((o) => !o.ok)));
+      const outcomes = await racers.race(
+        Array.from(
+          { length: 12 },
+          (_, i): Call => ({
+            method: "insertWebhook",
+            args: [webhookRecord(account, `https://93.184.216.34/cap/${i}`), 5],
+          }),
+        ),
+      );
+      assert.ok(
+        outcomes.every((o) => o.ok),
+        JSON.stringify(outcomes.filter((o) => !o.ok)),
+      );
       assert.equal(outcomes.filter((o) => o.ok && o.value === true).length, 5);
       assert.equal((await storage.listWebhooks(account, WebhookListQuery.parse({}))).total, 5);
     });
@@ -182,7 +294,11 @@ for (const backend of BACKENDS) {
     test("workers claiming deliveries at once: none handed out twice, every bound kept, every one handed out in the end", async () => {
       const account = await newAccount(storage, "Race deliveries");
       const other = await newAccount(storage, "Race deliveries other");
-      const webhooks = [webhookRecord(account, "https://93.184.216.34/d1"), webhookRecord(account, "https://93.184.216.34/d2"), webhookRecord(other, "https://93.184.216.34/d3")];
+      const webhooks = [
+        webhookRecord(account, "https://93.184.216.34/d1"),
+        webhookRecord(account, "https://93.184.216.34/d2"),
+        webhookRecord(other, "https://93.184.216.34/d3"),
+      ];
       for (const webhook of webhooks) await storage.insertWebhook(webhook);
       for (let i = 0; i < 12; i++) {
         await storage.insertEvent(eventRecord(account, 10, `2030-01-01T00:00:${String(i).padStart(2, "0")}.000Z`));
@@ -191,7 +307,16 @@ for (const backend of BACKENDS) {
       const total = 36;
       const claim = (workerId: string): Call => ({
         method: "claimDueDeliveries",
-        args: [{ workerId, now: "2030-01-01T00:01:00.000Z", leaseUntil: "2030-01-01T01:00:00.000Z", limit: 5, webhookRoom: { each: 3, left: {} }, accountRoom: { each: 4, left: {} } }],
+        args: [
+          {
+            workerId,
+            now: "2030-01-01T00:01:00.000Z",
+            leaseUntil: "2030-01-01T01:00:00.000Z",
+            limit: 5,
+            webhookRoom: { each: 3, left: {} },
+            accountRoom: { each: 4, left: {} },
+          },
+        ],
       });
       const seen = new Map<string, string>();
       for (let round = 0; round < 20 && seen.size < total; round++) {
@@ -208,18 +333,40 @@ for (const backend of BACKENDS) {
             assert.equal(seen.get(delivery.id), undefined, `delivery ${delivery.id} handed out twice`);
             seen.set(delivery.id, `worker-${round}-${i}`);
           }
-          assert.ok([...perWebhook.values()].every((n) => n <= 3), "per webhook");
-          assert.ok([...perAccount.values()].every((n) => n <= 4), "per account");
+          assert.ok(
+            [...perWebhook.values()].every((n) => n <= 3),
+            "per webhook",
+          );
+          assert.ok(
+            [...perAccount.values()].every((n) => n <= 4),
+            "per account",
+          );
         }
       }
       assert.equal(seen.size, total);
       // Every lease is held by the worker that got the delivery: its attempt is recorded, another worker's is refused.
       const [id, owner] = [...seen][0]!;
-      const attempt = { number: 1, startedAt: NOW, durationMs: 1, statusCode: 200, error: null, responseExcerpt: null, succeeded: true };
-      const records = await racers.race([owner, "intruder"].map((workerId): Call => ({
-        method: "recordDeliveryAttempt", args: [{ deliveryId: id, workerId, attempt, nextAttemptAt: null, gone: false, now: NOW }, 5],
-      })));
-      assert.deepEqual(records.map((o) => o.ok && o.value.recorded), [true, false]);
+      const attempt = {
+        number: 1,
+        startedAt: NOW,
+        durationMs: 1,
+        statusCode: 200,
+        error: null,
+        responseExcerpt: null,
+        succeeded: true,
+      };
+      const records = await racers.race(
+        [owner, "intruder"].map(
+          (workerId): Call => ({
+            method: "recordDeliveryAttempt",
+            args: [{ deliveryId: id, workerId, attempt, nextAttemptAt: null, gone: false, now: NOW }, 5],
+          }),
+        ),
+      );
+      assert.deepEqual(
+        records.map((o) => o.ok && o.value.recorded),
+        [true, false],
+      );
     });
 
     test("the same delivery's attempt recorded twice at once: recorded once", async () => {
@@ -227,12 +374,43 @@ for (const backend of BACKENDS) {
       const webhook = webhookRecord(account, "https://93.184.216.34/attempts");
       await storage.insertWebhook(webhook);
       await storage.insertEvent(eventRecord(account, 10, "2030-06-01T00:00:00.000Z"));
-      const [delivery] = (await storage.claimDueDeliveries({ workerId: "w", now: "2030-06-01T00:00:00.000Z", leaseUntil: "2030-06-01T01:00:00.000Z", limit: 100 })).filter((d) => d.webhookId === webhook.id);
+      const [delivery] = (
+        await storage.claimDueDeliveries({
+          workerId: "w",
+          now: "2030-06-01T00:00:00.000Z",
+          leaseUntil: "2030-06-01T01:00:00.000Z",
+          limit: 100,
+        })
+      ).filter((d) => d.webhookId === webhook.id);
       assert.ok(delivery, "the new delivery is claimed");
-      const attempt = { number: 1, startedAt: NOW, durationMs: 1, statusCode: 500, error: null, responseExcerpt: null, succeeded: false };
-      const outcomes = await racers.race(Array.from({ length: 4 }, (): Call => ({
-        method: "recordDeliveryAttempt", args: [{ deliveryId: delivery.id, workerId: "w", attempt, nextAttemptAt: "2030-06-01T00:05:00.000Z", gone: false, now: NOW }, 5],
-      })));
+      const attempt = {
+        number: 1,
+        startedAt: NOW,
+        durationMs: 1,
+        statusCode: 500,
+        error: null,
+        responseExcerpt: null,
+        succeeded: false,
+      };
+      const outcomes = await racers.race(
+        Array.from(
+          { length: 4 },
+          (): Call => ({
+            method: "recordDeliveryAttempt",
+            args: [
+              {
+                deliveryId: delivery.id,
+                workerId: "w",
+                attempt,
+                nextAttemptAt: "2030-06-01T00:05:00.000Z",
+                gone: false,
+                now: NOW,
+              },
+              5,
+            ],
+          }),
+        ),
+      );
       assert.deepEqual(outcomes.map((o) => o.ok && o.value.recorded).sort(), [false, false, false, true]);
       assert.equal((await storage.getDelivery(account, webhook.id, delivery.id))?.attempts.length, 1);
       assert.equal((await storage.getWebhook(account, webhook.id))?.consecutiveFailures, 1);
@@ -242,23 +420,51 @@ for (const backend of BACKENDS) {
       const account = await newAccount(storage, "Race failure counts");
       const webhook = webhookRecord(account, "https://93.184.216.34/failures");
       await storage.insertWebhook(webhook);
-      for (let i = 0; i < 24; i++) await storage.insertEvent(eventRecord(account, 10, `2030-07-01T00:00:${String(i).padStart(2, "0")}.000Z`));
-      const deliveries = (await storage.claimDueDeliveries({ workerId: "w", now: "2030-07-01T00:01:00.000Z", leaseUntil: "2030-07-01T02:00:00.000Z", limit: 100 }))
-        .filter((d) => d.webhookId === webhook.id);
+      for (let i = 0; i < 24; i++)
+        await storage.insertEvent(eventRecord(account, 10, `2030-07-01T00:00:${String(i).padStart(2, "0")}.000Z`));
+      const deliveries = (
+        await storage.claimDueDeliveries({
+          workerId: "w",
+          now: "2030-07-01T00:01:00.000Z",
+          leaseUntil: "2030-07-01T02:00:00.000Z",
+          limit: 100,
+        })
+      ).filter((d) => d.webhookId === webhook.id);
       assert.equal(deliveries.length, 24);
       const started = (second: number) => new Date(Date.UTC(2030, 6, 1, 1) + second * 1000).toISOString();
       const record = (delivery: ClaimedDelivery, second: number, succeeded: boolean): Call => ({
         method: "recordDeliveryAttempt",
-        args: [{
-          deliveryId: delivery.id, workerId: "w", nextAttemptAt: "2030-07-01T03:00:00.000Z", gone: false, now: "2030-07-01T01:10:00.000Z",
-          attempt: { number: 1, startedAt: started(second), durationMs: 1, statusCode: succeeded ? 200 : 500, error: null, responseExcerpt: null, succeeded },
-        }, 5],
+        args: [
+          {
+            deliveryId: delivery.id,
+            workerId: "w",
+            nextAttemptAt: "2030-07-01T03:00:00.000Z",
+            gone: false,
+            now: "2030-07-01T01:10:00.000Z",
+            attempt: {
+              number: 1,
+              startedAt: started(second),
+              durationMs: 1,
+              statusCode: succeeded ? 200 : 500,
+              error: null,
+              responseExcerpt: null,
+              succeeded,
+            },
+          },
+          5,
+        ],
       });
       const failures = async () => (await storage.getWebhook(account, webhook.id))?.consecutiveFailures;
       // Successes that began at 100..107 at once: the latest of them is the one kept, so a failure that began at 106 does not count.
       const successes = await racers.race(deliveries.slice(0, 8).map((d, i) => record(d, 100 + i, true)));
-      assert.ok(successes.every((o) => o.ok && o.value.recorded), JSON.stringify(successes));
-      assert.deepEqual((await racers.race([record(deliveries[8]!, 106, false)])).map((o) => o.ok && o.value), [{ recorded: true, webhookDisabled: false }]);
+      assert.ok(
+        successes.every((o) => o.ok && o.value.recorded),
+        JSON.stringify(successes),
+      );
+      assert.deepEqual(
+        (await racers.race([record(deliveries[8]!, 106, false)])).map((o) => o.ok && o.value),
+        [{ recorded: true, webhookDisabled: false }],
+      );
       assert.equal(await failures(), 0);
       // Twelve stragglers (began before 107), an older success, and three failures that began after it, all at once: two count.
       const calls = [
@@ -267,20 +473,48 @@ for (const backend of BACKENDS) {
         ...deliveries.slice(22, 24).map((d, i) => record(d, 108 + i, false)),
       ];
       const outcomes = await racers.race(calls);
-      assert.ok(outcomes.every((o) => o.ok && o.value.recorded && !o.value.webhookDisabled), JSON.stringify(outcomes));
+      assert.ok(
+        outcomes.every((o) => o.ok && o.value.recorded && !o.value.webhookDisabled),
+        JSON.stringify(outcomes),
+      );
       assert.equal(await failures(), 2);
       assert.equal((await storage.getWebhook(account, webhook.id))?.active, true);
     });
 
     test("leases taken at once: the limit is granted exactly, never more", async () => {
-      const { accountId } = await storage.createApiKey({ id: createId("apiKey"), account: `Race leases ${createId("account")}`, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "p", tier: "free", scopes: ["events:read"], now: NOW });
+      const { accountId } = await storage.createApiKey({
+        id: createId("apiKey"),
+        account: `Race leases ${createId("account")}`,
+        newAccountId: createId("account"),
+        hash: createId("apiKey"),
+        prefix: "p",
+        tier: "free",
+        scopes: ["events:read"],
+        now: NOW,
+      });
       const windows = { minute: 1_900_000_020, day: 1_899_993_600 };
       const limits = { perMinute: 60, perDay: 1_000 };
-      const outcomes = await racers.race(Array.from({ length: 40 }, (_, i): Call => ({ method: "reserveRequests", args: [{ accountId, windows, want: 1 + (i % 3), limits }] })));
-      assert.ok(outcomes.every((o) => o.ok), JSON.stringify(outcomes.filter((o) => !o.ok)));
+      const outcomes = await racers.race(
+        Array.from(
+          { length: 40 },
+          (_, i): Call => ({ method: "reserveRequests", args: [{ accountId, windows, want: 1 + (i % 3), limits }] }),
+        ),
+      );
+      assert.ok(
+        outcomes.every((o) => o.ok),
+        JSON.stringify(outcomes.filter((o) => !o.ok)),
+      );
       const granted = outcomes.map((o) => (o as { value: { granted: number } }).value.granted);
-      assert.equal(granted.reduce((sum, g) => sum + g, 0), 60, "40 leases asking 80 in all share exactly the 60");
-      assert.deepEqual(await storage.reserveRequests({ accountId, windows, want: 1, limits }), { granted: 0, minute: 60, day: 60 });
+      assert.equal(
+        granted.reduce((sum, g) => sum + g, 0),
+        60,
+        "40 leases asking 80 in all share exactly the 60",
+      );
+      assert.deepEqual(await storage.reserveRequests({ accountId, windows, want: 1, limits }), {
+        granted: 0,
+        minute: 60,
+        day: 60,
+      });
     });
   });
 }

@@ -29,7 +29,9 @@ function outcomes(results: PromiseSettledResult<unknown>[]): string[] {
   return results.map((result) => {
     if (result.status === "fulfilled") return "ok";
     const error = result.reason;
-    return ServiceError.is(error) ? error.code : `unexpected: ${error instanceof Error ? `${error.message} ${(error as { code?: string }).code ?? ""}` : String(error)}`;
+    return ServiceError.is(error)
+      ? error.code
+      : `unexpected: ${error instanceof Error ? `${error.message} ${(error as { code?: string }).code ?? ""}` : String(error)}`;
   });
 }
 
@@ -47,13 +49,23 @@ for (const backend of BACKENDS) {
       const opened = await backend.open();
       database = { ...opened, storage: withTransactions(opened.storage) };
       const others = await Promise.all([opened.another(), opened.another(), opened.another()]);
-      storages = [database.storage, ...others.map((other) => (other === opened.storage ? database.storage : withTransactions(other)))];
+      storages = [
+        database.storage,
+        ...others.map((other) => (other === opened.storage ? database.storage : withTransactions(other))),
+      ];
     });
     after(() => database.drop());
 
     async function newAccount(name: string): Promise<string> {
       const info = await database.storage.createApiKey({
-        id: createId("apiKey"), account: name, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "esk_x…", tier: "free", scopes: ["events:read"], now: tick(),
+        id: createId("apiKey"),
+        account: name,
+        newAccountId: createId("account"),
+        hash: createId("apiKey"),
+        prefix: "esk_x…",
+        tier: "free",
+        scopes: ["events:read"],
+        now: tick(),
       });
       return info.accountId;
     }
@@ -61,8 +73,14 @@ for (const backend of BACKENDS) {
     async function newEvent(accountId: string, overrides: Partial<EventCreate> = {}) {
       const event = newEventRecord(
         {
-          name: "Race Summit", description: null, location: { address: "Main St 1", city: "Berlin", country: "DE" },
-          startDate: "2027-05-01T09:00:00.000Z", endDate: "2027-05-01T17:00:00.000Z", capacity: 10, category: "conference", ...overrides,
+          name: "Race Summit",
+          description: null,
+          location: { address: "Main St 1", city: "Berlin", country: "DE" },
+          startDate: "2027-05-01T09:00:00.000Z",
+          endDate: "2027-05-01T17:00:00.000Z",
+          capacity: 10,
+          category: "conference",
+          ...overrides,
         },
         { id: createId("event"), accountId, now: tick() },
       );
@@ -72,26 +90,61 @@ for (const backend of BACKENDS) {
 
     const attendee = (accountId: string, eventId: string, overrides: Partial<AttendeeCreate> = {}): AttendeeRecord =>
       newAttendeeRecord(
-        { eventId, firstName: "Ada", lastName: "Lovelace", email: `${createId("attendee")}@example.com`, ticketType: "general", ...overrides },
+        {
+          eventId,
+          firstName: "Ada",
+          lastName: "Lovelace",
+          email: `${createId("attendee")}@example.com`,
+          ticketType: "general",
+          ...overrides,
+        },
         { id: createId("attendee"), accountId, confirmationCode: createConfirmationCode(), now: tick() },
       );
 
     const webhook = (accountId: string, url: string): WebhookRecord => ({
-      id: createId("webhook"), accountId, url, events: ["*"], description: null, secret: "whsec_x", active: true, metadata: {},
-      previousSecret: null, previousSecretExpiresAt: null, consecutiveFailures: 0, disabledAt: null, createdAt: tick(), updatedAt: tick(),
+      id: createId("webhook"),
+      accountId,
+      url,
+      events: ["*"],
+      description: null,
+      secret: "whsec_x",
+      active: true,
+      metadata: {},
+      previousSecret: null,
+      previousSecretExpiresAt: null,
+      consecutiveFailures: 0,
+      disabledAt: null,
+      createdAt: tick(),
+      updatedAt: tick(),
     });
 
     test("the same Idempotency-Key claimed from every process at once: one claim wins", async () => {
       const account = await newAccount("Idempotency race");
-      const claim = { accountId: account, key: "same-key", requestHash: "h1", now: "2026-03-01T00:00:00.000Z", expiresAt: "2026-03-02T00:00:00.000Z", staleBefore: "2026-02-28T23:59:00.000Z" };
-      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => pick(i).claimIdempotencyKey({ ...claim, requestHash: `h${i}` })));
+      const claim = {
+        accountId: account,
+        key: "same-key",
+        requestHash: "h1",
+        now: "2026-03-01T00:00:00.000Z",
+        expiresAt: "2026-03-02T00:00:00.000Z",
+        staleBefore: "2026-02-28T23:59:00.000Z",
+      };
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => pick(i).claimIdempotencyKey({ ...claim, requestHash: `h${i}` })),
+      );
       assert.equal(results.filter((result) => result === null).length, 1);
       const winners = new Set(results.filter((result) => result !== null).map((result) => result!.requestHash));
       assert.equal(winners.size, 1, "every loser sees the one winning claim");
 
       // An expired record taken over from every process at once: again exactly one new claim.
-      const later = { ...claim, now: "2026-03-03T00:00:00.000Z", expiresAt: "2026-03-04T00:00:00.000Z", staleBefore: "2026-03-02T23:59:00.000Z" };
-      const takeovers = await Promise.all(Array.from({ length: 12 }, (_, i) => pick(i).claimIdempotencyKey({ ...later, requestHash: `t${i}` })));
+      const later = {
+        ...claim,
+        now: "2026-03-03T00:00:00.000Z",
+        expiresAt: "2026-03-04T00:00:00.000Z",
+        staleBefore: "2026-03-02T23:59:00.000Z",
+      };
+      const takeovers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => pick(i).claimIdempotencyKey({ ...later, requestHash: `t${i}` })),
+      );
       assert.equal(takeovers.filter((result) => result === null).length, 1);
       const holder = takeovers.find((result) => result !== null)!;
       assert.equal(holder.createdAt, later.now);
@@ -102,18 +155,35 @@ for (const backend of BACKENDS) {
       const name = `Same name ${createId("event")}`;
       const infos = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          pick(i).createApiKey({ id: createId("apiKey"), account: name, newAccountId: createId("account"), hash: createId("apiKey"), prefix: "esk_x…", tier: "free", scopes: ["events:read"], now: tick() }),
+          pick(i).createApiKey({
+            id: createId("apiKey"),
+            account: name,
+            newAccountId: createId("account"),
+            hash: createId("apiKey"),
+            prefix: "esk_x…",
+            tier: "free",
+            scopes: ["events:read"],
+            now: tick(),
+          }),
         ),
       );
       assert.equal(new Set(infos.map((info) => info.accountId)).size, 1);
-      const { n } = await database.db.selectFrom("accounts").select(sql<number>`count(*)`.as("n")).where("name", "=", name).executeTakeFirstOrThrow();
+      const { n } = await database.db
+        .selectFrom("accounts")
+        .select(sql<number>`count(*)`.as("n"))
+        .where("name", "=", name)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(n), 1);
       assert.equal((await database.storage.listApiKeys(name)).length, 10);
     });
 
     test("the same webhook URL from every process at once: one webhook, the rest DUPLICATE_WEBHOOK", async () => {
       const account = await newAccount("Webhook race");
-      const results = outcomes(await Promise.allSettled(Array.from({ length: 10 }, (_, i) => pick(i).insertWebhook(webhook(account, "https://93.184.216.34/same")))));
+      const results = outcomes(
+        await Promise.allSettled(
+          Array.from({ length: 10 }, (_, i) => pick(i).insertWebhook(webhook(account, "https://93.184.216.34/same"))),
+        ),
+      );
       assert.deepEqual([count(results, "ok"), count(results, "DUPLICATE_WEBHOOK")], [1, 9], results.join(", "));
 
       // Updates of two webhooks to one URL, with an insert of it, at once: one of the three gets it.
@@ -133,16 +203,28 @@ for (const backend of BACKENDS) {
 
     test("the webhook cap holds with inserts from every process at once", async () => {
       const account = await newAccount("Webhook cap race");
-      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => pick(i).insertWebhook(webhook(account, `https://93.184.216.34/cap${i}`), 4)));
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          pick(i).insertWebhook(webhook(account, `https://93.184.216.34/cap${i}`), 4),
+        ),
+      );
       assert.equal(results.filter(Boolean).length, 4);
-      const { n } = await database.db.selectFrom("webhooks").select(sql<number>`count(*)`.as("n")).where("account_id", "=", account).executeTakeFirstOrThrow();
+      const { n } = await database.db
+        .selectFrom("webhooks")
+        .select(sql<number>`count(*)`.as("n"))
+        .where("account_id", "=", account)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(n), 4);
     });
 
     test("registrations racing for the last places, and reactivations racing for one: never over capacity", async () => {
       const account = await newAccount("Capacity race");
       const event = await newEvent(account, { capacity: 5 });
-      const results = outcomes(await Promise.allSettled(Array.from({ length: 16 }, (_, i) => pick(i).registerAttendee(attendee(account, event.id)))));
+      const results = outcomes(
+        await Promise.allSettled(
+          Array.from({ length: 16 }, (_, i) => pick(i).registerAttendee(attendee(account, event.id))),
+        ),
+      );
       assert.deepEqual([count(results, "ok"), count(results, "EVENT_FULL")], [5, 11], results.join(", "));
       const stats = await database.storage.getEvent(account, event.id, DEFAULT_CARBON_SETTINGS);
       assert.equal(stats!.attendeeCount, 5);
@@ -154,7 +236,10 @@ for (const backend of BACKENDS) {
       await database.storage.updateAttendee(account, second!, { status: "cancelled" }, tick());
       await pick(1).registerAttendee(attendee(account, event.id));
       const reactivations = outcomes(
-        await Promise.allSettled([pick(2).updateAttendee(account, first!, { status: "confirmed" }, tick()), pick(3).updateAttendee(account, second!, { status: "confirmed" }, tick())]),
+        await Promise.allSettled([
+          pick(2).updateAttendee(account, first!, { status: "confirmed" }, tick()),
+          pick(3).updateAttendee(account, second!, { status: "confirmed" }, tick()),
+        ]),
       );
       assert.deepEqual(reactivations.sort(), ["EVENT_FULL", "ok"]);
       assert.equal((await database.storage.getEvent(account, event.id, DEFAULT_CARBON_SETTINGS))!.attendeeCount, 5);
@@ -172,7 +257,10 @@ for (const backend of BACKENDS) {
         pick(3).updateAttendee(account, registered.id, { firstName: "Augusta Ada" }, tick()),
       ]);
       const stored = await database.storage.getAttendee(account, registered.id);
-      assert.deepEqual([stored!.company, stored!.title, stored!.phone, stored!.firstName], ["Analytical Engines", "Countess", "+44 20 7946 0000", "Augusta Ada"]);
+      assert.deepEqual(
+        [stored!.company, stored!.title, stored!.phone, stored!.firstName],
+        ["Analytical Engines", "Countess", "+44 20 7946 0000", "Augusta Ada"],
+      );
     });
 
     test("two workers claiming deliveries at once: each delivery goes to one of them", async () => {
@@ -193,7 +281,12 @@ for (const backend of BACKENDS) {
       const now = "2100-01-01T00:00:00.000Z";
       const worker = async (index: number) => {
         for (;;) {
-          const batch = await pick(index + 1).claimDueDeliveries({ workerId: `w${index}`, now, leaseUntil: "2100-01-01T00:01:00.000Z", limit: 5 });
+          const batch = await pick(index + 1).claimDueDeliveries({
+            workerId: `w${index}`,
+            now,
+            leaseUntil: "2100-01-01T00:01:00.000Z",
+            limit: 5,
+          });
           if (batch.length === 0) return;
           claimed[index]!.push(...batch.map((delivery) => delivery.id));
         }
@@ -202,7 +295,11 @@ for (const backend of BACKENDS) {
       const all = [...claimed[0]!, ...claimed[1]!];
       assert.equal(new Set(all).size, all.length, "no delivery claimed twice");
       assert.equal(all.length, pending);
-      if (backend.parallel) assert.ok(claimed[0]!.length > 0 && claimed[1]!.length > 0, `both workers claimed: ${claimed[0]!.length} and ${claimed[1]!.length}`);
+      if (backend.parallel)
+        assert.ok(
+          claimed[0]!.length > 0 && claimed[1]!.length > 0,
+          `both workers claimed: ${claimed[0]!.length} and ${claimed[1]!.length}`,
+        );
     });
 
     test("erasures and updates of one registration at once: erased once, no update resurrects it", async () => {
@@ -215,10 +312,13 @@ for (const backend of BACKENDS) {
         pick(2).eraseAttendee(account, registered.id, { now: tick(), replay: { status: 404, body: "{}" } }),
         pick(3).updateAttendee(account, registered.id, { status: "cancelled" }, tick()),
       ]);
-      const erasures = [results[0]!, results[2]!].map((result) => (result.status === "fulfilled" ? result.value !== null : "rejected"));
+      const erasures = [results[0]!, results[2]!].map((result) =>
+        result.status === "fulfilled" ? result.value !== null : "rejected",
+      );
       assert.deepEqual(erasures.sort(), [false, true]);
       for (const update of [results[1]!, results[3]!]) {
-        if (update.status === "rejected") assert.equal(ServiceError.is(update.reason) && update.reason.code, "NOT_FOUND");
+        if (update.status === "rejected")
+          assert.equal(ServiceError.is(update.reason) && update.reason.code, "NOT_FOUND");
       }
       assert.equal(await database.storage.getAttendee(account, registered.id), null);
       assert.equal((await database.storage.getEvent(account, event.id, DEFAULT_CARBON_SETTINGS))!.attendeeCount, 0);
@@ -233,12 +333,20 @@ for (const backend of BACKENDS) {
         // while the storage's own insert waits on the unique index.
         const cases = [
           {
-            row: (conn: Kysely<Database>) => conn.insertInto("webhooks").values(webhookToRow(webhook(account, "https://93.184.216.34/backstop"))).execute(),
+            row: (conn: Kysely<Database>) =>
+              conn
+                .insertInto("webhooks")
+                .values(webhookToRow(webhook(account, "https://93.184.216.34/backstop")))
+                .execute(),
             call: () => pick(1).insertWebhook(webhook(account, "https://93.184.216.34/backstop")),
             code: "DUPLICATE_WEBHOOK",
           },
           {
-            row: (conn: Kysely<Database>) => conn.insertInto("attendees").values(attendeeToRow(attendee(account, event.id, { email }))).execute(),
+            row: (conn: Kysely<Database>) =>
+              conn
+                .insertInto("attendees")
+                .values(attendeeToRow(attendee(account, event.id, { email })))
+                .execute(),
             call: () => pick(1).registerAttendee(attendee(account, event.id, { email })),
             code: "DUPLICATE_REGISTRATION",
           },
@@ -276,7 +384,8 @@ for (const backend of BACKENDS) {
         const lockBoth = (index: number, first: string, second: string) =>
           POSTGRES.writeTransaction(db, async (trx) => {
             runs[index]! += 1;
-            const lock = (id: string) => POSTGRES.lockRows(trx.selectFrom("events").select("id").where("id", "=", id)).execute();
+            const lock = (id: string) =>
+              POSTGRES.lockRows(trx.selectFrom("events").select("id").where("id", "=", id)).execute();
             await lock(first);
             if (runs[index] === 1) {
               // Both hold their first lock before either asks for its second: a real deadlock.

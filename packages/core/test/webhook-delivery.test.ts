@@ -19,7 +19,6 @@ import { sqliteStorage } from "./_sqlite.ts";
 import { EVENT } from "./_fixtures.ts";
 import { recordAttempt } from "./_webhook-helpers.ts";
 
-
 /** A storage with one account, `webhooks` webhooks on public literals (private networks allowed) and `events` events created. */
 async function setUp(options: { webhooks?: number; events?: number } = {}) {
   const storage = await sqliteStorage();
@@ -27,20 +26,30 @@ async function setUp(options: { webhooks?: number; events?: number } = {}) {
   const { accountId } = await service.keys.create({ account: "Acme" });
   const account = service.forAccount(accountId);
   const hooks = [];
-  for (let i = 0; i < (options.webhooks ?? 1); i++) hooks.push(await account.webhooks.create({ url: `https://93.184.216.34/hook/${i}`, events: ["event.created"] }));
+  for (let i = 0; i < (options.webhooks ?? 1); i++)
+    hooks.push(await account.webhooks.create({ url: `https://93.184.216.34/hook/${i}`, events: ["event.created"] }));
   for (let i = 0; i < (options.events ?? 1); i++) await account.events.create(EVENT);
   return { storage, service, account, accountId, hooks };
 }
 
 const NOW = "2030-01-01T00:00:00.000Z";
 const LATER = "2030-01-01T00:01:00.000Z";
-const claim = (storage: Storage, workerId: string, overrides: Partial<Parameters<Storage["claimDueDeliveries"]>[0]> = {}) =>
-  storage.claimDueDeliveries({ workerId, now: NOW, leaseUntil: LATER, limit: 100, ...overrides });
+const claim = (
+  storage: Storage,
+  workerId: string,
+  overrides: Partial<Parameters<Storage["claimDueDeliveries"]>[0]> = {},
+) => storage.claimDueDeliveries({ workerId, now: NOW, leaseUntil: LATER, limit: 100, ...overrides });
 
 /** Attempts begin in the order they are made, a millisecond apart (failures count in the order attempts began). */
 let attemptsMade = 0;
 const attempt = (number: number, succeeded: boolean, statusCode: number | null = succeeded ? 200 : 500) => ({
-  number, startedAt: new Date(Date.parse(NOW) + ++attemptsMade).toISOString(), durationMs: 5, statusCode, error: null, responseExcerpt: null, succeeded,
+  number,
+  startedAt: new Date(Date.parse(NOW) + ++attemptsMade).toISOString(),
+  durationMs: 5,
+  statusCode,
+  error: null,
+  responseExcerpt: null,
+  succeeded,
 });
 
 describe("claiming due deliveries", () => {
@@ -49,10 +58,20 @@ describe("claiming due deliveries", () => {
     const first = await claim(storage, "a");
     assert.equal(first.length, 3);
     assert.deepEqual(await claim(storage, "b"), []);
-    const afterLease = await claim(storage, "b", { now: "2030-01-01T00:01:00.001Z", leaseUntil: "2030-01-01T00:02:00.000Z" });
+    const afterLease = await claim(storage, "b", {
+      now: "2030-01-01T00:01:00.001Z",
+      leaseUntil: "2030-01-01T00:02:00.000Z",
+    });
     assert.deepEqual(afterLease.map((d) => d.id).sort(), first.map((d) => d.id).sort());
     // The first worker lost its lease: its late record changes nothing.
-    const late = await recordAttempt(storage, { deliveryId: first[0]!.id, workerId: "a", attempt: attempt(1, true), nextAttemptAt: null, gone: false, now: NOW });
+    const late = await recordAttempt(storage, {
+      deliveryId: first[0]!.id,
+      workerId: "a",
+      attempt: attempt(1, true),
+      nextAttemptAt: null,
+      gone: false,
+      now: NOW,
+    });
     assert.deepEqual(late, { recorded: false, webhookDisabled: false });
   });
 
@@ -99,17 +118,38 @@ describe("recording attempts", () => {
     const { storage, account, hooks } = await setUp({ events: 12 });
     const deliveries = await claim(storage, "a");
     for (const [index, delivery] of deliveries.slice(0, 9).entries()) {
-      const result = await recordAttempt(storage, { deliveryId: delivery.id, workerId: "a", attempt: attempt(1, false), nextAttemptAt: LATER, gone: false, now: NOW });
+      const result = await recordAttempt(storage, {
+        deliveryId: delivery.id,
+        workerId: "a",
+        attempt: attempt(1, false),
+        nextAttemptAt: LATER,
+        gone: false,
+        now: NOW,
+      });
       assert.deepEqual(result, { recorded: true, webhookDisabled: false }, `failure ${index + 1}`);
     }
     assert.equal((await account.webhooks.get(hooks[0]!.id)).consecutiveFailures, 9);
-    await recordAttempt(storage, { deliveryId: deliveries[9]!.id, workerId: "a", attempt: attempt(1, true), nextAttemptAt: null, gone: false, now: NOW });
+    await recordAttempt(storage, {
+      deliveryId: deliveries[9]!.id,
+      workerId: "a",
+      attempt: attempt(1, true),
+      nextAttemptAt: null,
+      gone: false,
+      now: NOW,
+    });
     assert.equal((await account.webhooks.get(hooks[0]!.id)).consecutiveFailures, 0);
     const again = await claim(storage, "b", { now: LATER, leaseUntil: "2030-01-01T00:05:00.000Z" });
     let disabledAt = -1;
     for (const [index, delivery] of [...again, deliveries[10]!, deliveries[11]!].entries()) {
       const workerId = index < again.length ? "b" : "a";
-      const result = await recordAttempt(storage, { deliveryId: delivery.id, workerId, attempt: attempt(delivery.attemptCount + 1, false), nextAttemptAt: LATER, gone: false, now: NOW });
+      const result = await recordAttempt(storage, {
+        deliveryId: delivery.id,
+        workerId,
+        attempt: attempt(delivery.attemptCount + 1, false),
+        nextAttemptAt: LATER,
+        gone: false,
+        now: NOW,
+      });
       if (result.webhookDisabled) disabledAt = index;
     }
     assert.equal(disabledAt, 9, "disabled by the 10th consecutive failure");
@@ -122,20 +162,45 @@ describe("recording attempts", () => {
   test("a 410 disables at once; the delivery log keeps every attempt", async () => {
     const { storage, account, hooks } = await setUp();
     const [delivery] = await claim(storage, "a");
-    const result = await recordAttempt(storage, { deliveryId: delivery!.id, workerId: "a", attempt: attempt(1, false, 410), nextAttemptAt: null, gone: true, now: NOW });
+    const result = await recordAttempt(storage, {
+      deliveryId: delivery!.id,
+      workerId: "a",
+      attempt: attempt(1, false, 410),
+      nextAttemptAt: null,
+      gone: true,
+      now: NOW,
+    });
     assert.deepEqual(result, { recorded: true, webhookDisabled: true });
     const log = await account.webhooks.deliveries(hooks[0]!.id);
     assert.equal(log.deliveries[0]!.status, "failed");
-    assert.deepEqual(log.deliveries[0]!.attempts.map((a) => a.statusCode), [410]);
+    assert.deepEqual(
+      log.deliveries[0]!.attempts.map((a) => a.statusCode),
+      [410],
+    );
   });
 
   test("a change that rolls back writes no delivery", async () => {
     const { storage, account, hooks } = await setUp({ events: 0 });
     await account.webhooks.update(hooks[0]!.id, { events: ["*"] });
     const event = await account.events.create({ ...EVENT, capacity: 1 });
-    await account.attendees.register({ eventId: event.id, firstName: "A", lastName: "B", email: "a@example.com", ticketType: "general" });
+    await account.attendees.register({
+      eventId: event.id,
+      firstName: "A",
+      lastName: "B",
+      email: "a@example.com",
+      ticketType: "general",
+    });
     const before = (await account.webhooks.deliveries(hooks[0]!.id)).pagination.total;
-    await assert.rejects(account.attendees.register({ eventId: event.id, firstName: "C", lastName: "D", email: "c@example.com", ticketType: "general" }), /full/);
+    await assert.rejects(
+      account.attendees.register({
+        eventId: event.id,
+        firstName: "C",
+        lastName: "D",
+        email: "c@example.com",
+        ticketType: "general",
+      }),
+      /full/,
+    );
     await assert.rejects(account.events.update(event.id, { status: "completed" }));
     assert.equal((await account.webhooks.deliveries(hooks[0]!.id)).pagination.total, before);
     void storage;
@@ -146,14 +211,30 @@ describe("redelivery", () => {
   test("a final delivery gets one more attempt, final again; a pending one is only brought forward", async () => {
     const { storage, account, hooks } = await setUp({ events: 2 });
     const [done, waiting] = await claim(storage, "a");
-    await recordAttempt(storage, { deliveryId: done!.id, workerId: "a", attempt: attempt(1, true), nextAttemptAt: null, gone: false, now: NOW });
-    await recordAttempt(storage, { deliveryId: waiting!.id, workerId: "a", attempt: attempt(1, false), nextAttemptAt: "2030-01-01T05:00:00.000Z", gone: false, now: NOW });
+    await recordAttempt(storage, {
+      deliveryId: done!.id,
+      workerId: "a",
+      attempt: attempt(1, true),
+      nextAttemptAt: null,
+      gone: false,
+      now: NOW,
+    });
+    await recordAttempt(storage, {
+      deliveryId: waiting!.id,
+      workerId: "a",
+      attempt: attempt(1, false),
+      nextAttemptAt: "2030-01-01T05:00:00.000Z",
+      gone: false,
+      now: NOW,
+    });
     const again = await account.webhooks.redeliver(hooks[0]!.id, done!.id);
     assert.deepEqual([again.status, again.attemptCount], ["pending", 1]);
     const forward = await account.webhooks.redeliver(hooks[0]!.id, waiting!.id);
     assert.equal(forward.status, "pending");
     assert.notEqual(forward.nextAttemptAt, "2030-01-01T05:00:00.000Z");
-    const [one, two] = (await claim(storage, "b", { now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z" })).sort((x, y) => (x.id === done!.id ? -1 : y.id === done!.id ? 1 : 0));
+    const [one, two] = (
+      await claim(storage, "b", { now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z" })
+    ).sort((x, y) => (x.id === done!.id ? -1 : y.id === done!.id ? 1 : 0));
     assert.deepEqual([one!.id, one!.finalAttempt], [done!.id, 2]);
     assert.deepEqual([two!.id, two!.finalAttempt], [waiting!.id, null]);
     await assert.rejects(account.webhooks.redeliver(hooks[0]!.id, "dlv_missing"), /not found/);
@@ -161,7 +242,10 @@ describe("redelivery", () => {
 });
 
 describe("the retry schedule", () => {
-  const outcome = (number: number, fields: { succeeded?: boolean; statusCode?: number; retryAfterMs?: number | null; gone?: boolean } = {}) => ({
+  const outcome = (
+    number: number,
+    fields: { succeeded?: boolean; statusCode?: number; retryAfterMs?: number | null; gone?: boolean } = {},
+  ) => ({
     attempt: { ...attempt(number, fields.succeeded ?? false, fields.statusCode ?? 500) },
     retryAfterMs: fields.retryAfterMs ?? null,
     gone: fields.gone ?? false,
@@ -179,28 +263,84 @@ describe("the retry schedule", () => {
   });
 
   test("success, 410 and the last attempt of a redelivery are final; Retry-After wins when longer", () => {
-    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(1, { succeeded: true, statusCode: 200 }), delays, now), null);
+    assert.equal(
+      nextAttemptAt({ finalAttempt: null }, outcome(1, { succeeded: true, statusCode: 200 }), delays, now),
+      null,
+    );
     assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(1, { statusCode: 410, gone: true }), delays, now), null);
     assert.equal(nextAttemptAt({ finalAttempt: 3 }, outcome(3), delays, now), null);
-    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(1, { statusCode: 429, retryAfterMs: 30_000 }), delays, now)?.toISOString(), after(30_000));
-    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(3, { statusCode: 503, retryAfterMs: 30_000 }), delays, now)?.toISOString(), after(600_000));
+    assert.equal(
+      nextAttemptAt(
+        { finalAttempt: null },
+        outcome(1, { statusCode: 429, retryAfterMs: 30_000 }),
+        delays,
+        now,
+      )?.toISOString(),
+      after(30_000),
+    );
+    assert.equal(
+      nextAttemptAt(
+        { finalAttempt: null },
+        outcome(3, { statusCode: 503, retryAfterMs: 30_000 }),
+        delays,
+        now,
+      )?.toISOString(),
+      after(600_000),
+    );
   });
 
   test("Retry-After is capped at the schedule's delay plus 1 hour: a receiver cannot push its retries into the far future", () => {
     const hour = 3_600_000;
     // Asked for a year: the first retry (schedule: immediately) waits 1 h, the fourth (schedule: 1 h) waits 2 h.
-    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(1, { statusCode: 429, retryAfterMs: 365 * 24 * hour }), delays, now)?.toISOString(), after(hour));
-    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(4, { statusCode: 503, retryAfterMs: 365 * 24 * hour }), delays, now)?.toISOString(), after(2 * hour));
+    assert.equal(
+      nextAttemptAt(
+        { finalAttempt: null },
+        outcome(1, { statusCode: 429, retryAfterMs: 365 * 24 * hour }),
+        delays,
+        now,
+      )?.toISOString(),
+      after(hour),
+    );
+    assert.equal(
+      nextAttemptAt(
+        { finalAttempt: null },
+        outcome(4, { statusCode: 503, retryAfterMs: 365 * 24 * hour }),
+        delays,
+        now,
+      )?.toISOString(),
+      after(2 * hour),
+    );
     // Below the cap it is honoured as asked.
-    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(2, { statusCode: 429, retryAfterMs: hour }), delays, now)?.toISOString(), after(hour));
+    assert.equal(
+      nextAttemptAt(
+        { finalAttempt: null },
+        outcome(2, { statusCode: 429, retryAfterMs: hour }),
+        delays,
+        now,
+      )?.toISOString(),
+      after(hour),
+    );
     // Values that would make an invalid date (past the year 275760) or are not finite numbers at all.
     for (const header of ["99999999999", "9".repeat(20), "9".repeat(400)]) {
       const asked = parseRetryAfterMs(header, now);
-      const next = nextAttemptAt({ finalAttempt: null }, outcome(1, { statusCode: 429, retryAfterMs: asked }), delays, now);
+      const next = nextAttemptAt(
+        { finalAttempt: null },
+        outcome(1, { statusCode: 429, retryAfterMs: asked }),
+        delays,
+        now,
+      );
       assert.equal(next?.toISOString(), after(hour), header);
     }
     const farDate = parseRetryAfterMs("Fri, 31 Dec 9999 23:59:59 GMT", now);
-    assert.equal(nextAttemptAt({ finalAttempt: null }, outcome(2, { statusCode: 503, retryAfterMs: farDate }), delays, now)?.toISOString(), after(60_000 + hour));
+    assert.equal(
+      nextAttemptAt(
+        { finalAttempt: null },
+        outcome(2, { statusCode: 503, retryAfterMs: farDate }),
+        delays,
+        now,
+      )?.toISOString(),
+      after(60_000 + hour),
+    );
   });
 
   test("Retry-After in seconds or as an HTTP date", () => {
@@ -212,7 +352,19 @@ describe("the retry schedule", () => {
 });
 
 describe("sending", () => {
-  const delivery = { id: "dlv_1", webhookId: "wh_1", accountId: "acct_1", url: "https://hooks.example.test/in", secret: "whsec_x", previousSecret: null, previousSecretExpiresAt: null, type: "event.created", payload: '{"id":"dlv_1"}', attemptCount: 0, finalAttempt: null };
+  const delivery = {
+    id: "dlv_1",
+    webhookId: "wh_1",
+    accountId: "acct_1",
+    url: "https://hooks.example.test/in",
+    secret: "whsec_x",
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    type: "event.created",
+    payload: '{"id":"dlv_1"}',
+    attemptCount: 0,
+    finalAttempt: null,
+  };
 
   test("the SSRF guard runs again before each attempt: a name now resolving to 127.0.0.1, or a private literal, is not contacted", async () => {
     let calls = 0;
@@ -221,16 +373,29 @@ describe("sending", () => {
       return new Response("ok");
     }) as typeof globalThis.fetch;
     const toLoopback = async () => ["127.0.0.1"];
-    const refused = await sendDelivery(delivery, { timeoutMs: 1000, allowPrivateNetworks: false, resolveHost: toLoopback, fetch });
+    const refused = await sendDelivery(delivery, {
+      timeoutMs: 1000,
+      allowPrivateNetworks: false,
+      resolveHost: toLoopback,
+      fetch,
+    });
     assert.equal(refused.attempt.succeeded, false);
     assert.equal(refused.attempt.statusCode, null);
-    assert.match(refused.attempt.error!, /^refused before sending: url: hooks\.example\.test is or resolves to a non-public address/);
+    assert.match(
+      refused.attempt.error!,
+      /^refused before sending: url: hooks\.example\.test is or resolves to a non-public address/,
+    );
     for (const url of ["https://10.0.0.7/in", "https://[::1]/in", "https://169.254.169.254/latest"]) {
       const literal = await sendDelivery({ ...delivery, url }, { timeoutMs: 1000, allowPrivateNetworks: false, fetch });
       assert.match(literal.attempt.error!, /non-public/, url);
     }
     assert.equal(calls, 0);
-    const allowed = await sendDelivery(delivery, { timeoutMs: 1000, allowPrivateNetworks: true, resolveHost: toLoopback, fetch });
+    const allowed = await sendDelivery(delivery, {
+      timeoutMs: 1000,
+      allowPrivateNetworks: true,
+      resolveHost: toLoopback,
+      fetch,
+    });
     assert.equal(allowed.attempt.succeeded, true);
     assert.equal(calls, 1);
   });
@@ -242,19 +407,35 @@ describe("sending", () => {
       return new Response("ok");
     }) as typeof globalThis.fetch;
     const cases: Array<[string, string]> = [
-      ["https://93.184.216.34:22/in", "refused before sending: url: port 22 is not allowed; use 443 or a port from 1024 to 65535"],
-      ["https://93.184.216.34:0/in", "refused before sending: url: port 0 is not allowed; use 443 or a port from 1024 to 65535"],
-      ["https://user:pw@93.184.216.34/in", "refused before sending: url: must not carry credentials (user or password)"],
+      [
+        "https://93.184.216.34:22/in",
+        "refused before sending: url: port 22 is not allowed; use 443 or a port from 1024 to 65535",
+      ],
+      [
+        "https://93.184.216.34:0/in",
+        "refused before sending: url: port 0 is not allowed; use 443 or a port from 1024 to 65535",
+      ],
+      [
+        "https://user:pw@93.184.216.34/in",
+        "refused before sending: url: must not carry credentials (user or password)",
+      ],
       ["http://93.184.216.34/in", "refused before sending: url: must use https://"],
     ];
     for (const [url, error] of cases) {
       for (const allowPrivateNetworks of [false, true]) {
         const result = await sendDelivery({ ...delivery, url }, { timeoutMs: 1000, allowPrivateNetworks, fetch });
-        assert.deepEqual([result.attempt.succeeded, result.attempt.statusCode, result.attempt.error, result.attempt.number], [false, null, error, 1], url);
+        assert.deepEqual(
+          [result.attempt.succeeded, result.attempt.statusCode, result.attempt.error, result.attempt.number],
+          [false, null, error, 1],
+          url,
+        );
       }
     }
     assert.equal(calls, 0);
-    const allowed = await sendDelivery({ ...delivery, url: "https://93.184.216.34:8443/in" }, { timeoutMs: 1000, allowPrivateNetworks: false, fetch });
+    const allowed = await sendDelivery(
+      { ...delivery, url: "https://93.184.216.34:8443/in" },
+      { timeoutMs: 1000, allowPrivateNetworks: false, fetch },
+    );
     assert.deepEqual([allowed.attempt.succeeded, calls], [true, 1]);
   });
 
@@ -275,12 +456,27 @@ describe("sending", () => {
     assert.equal(headers["x-service-event"], "event.created");
     assert.equal(headers["x-service-delivery"], "dlv_1");
     assert.ok(verifySignature("whsec_x", delivery.payload, headers["x-service-signature"]));
-    assert.deepEqual([result.attempt.statusCode, result.attempt.succeeded, result.attempt.responseExcerpt], [301, false, "moved"]);
+    assert.deepEqual(
+      [result.attempt.statusCode, result.attempt.succeeded, result.attempt.responseExcerpt],
+      [301, false, "moved"],
+    );
   });
 });
 
 describe("the receiver's answer: a 2xx status is a delivery; the body is read up to the excerpt", () => {
-  const delivery = { id: "dlv_2", webhookId: "wh_1", accountId: "acct_1", url: "", secret: "whsec_x", previousSecret: null, previousSecretExpiresAt: null, type: "event.created", payload: '{"id":"dlv_2"}', attemptCount: 0, finalAttempt: null };
+  const delivery = {
+    id: "dlv_2",
+    webhookId: "wh_1",
+    accountId: "acct_1",
+    url: "",
+    secret: "whsec_x",
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    type: "event.created",
+    payload: '{"id":"dlv_2"}',
+    attemptCount: 0,
+    finalAttempt: null,
+  };
 
   /** A local receiver answering every request with `answer`; resolves `closed` when the request's connection closes. */
   async function receiver(t: { after: (fn: () => unknown) => void }, answer: (response: ServerResponse) => void) {
@@ -349,7 +545,10 @@ describe("the receiver's answer: a 2xx status is a delivery; the body is read up
       response.write("broken");
     });
     const result = await sendDelivery({ ...delivery, url }, { timeoutMs: 300, allowPrivateNetworks: true, fetch });
-    assert.deepEqual([result.attempt.succeeded, result.attempt.statusCode, result.attempt.responseExcerpt], [false, 500, "broken"]);
+    assert.deepEqual(
+      [result.attempt.succeeded, result.attempt.statusCode, result.attempt.responseExcerpt],
+      [false, 500, "broken"],
+    );
   });
 });
 
@@ -363,19 +562,31 @@ describe("the worker", () => {
       return new Response(null, { status: 204 });
     }) as unknown as typeof globalThis.fetch;
     const attempts: string[] = [];
-    const worker = createDeliveryWorker({ storage, fetch, allowPrivateNetworks: true, pollIntervalMs: 20, onAttempt: (info) => attempts.push(info.deliveryId) });
+    const worker = createDeliveryWorker({
+      storage,
+      fetch,
+      allowPrivateNetworks: true,
+      pollIntervalMs: 20,
+      onAttempt: (info) => attempts.push(info.deliveryId),
+    });
     const other = createDeliveryWorker({ storage, fetch, allowPrivateNetworks: true, pollIntervalMs: 20 });
     worker.start();
     other.start();
     const deadline = Date.now() + 10_000;
-    while ((await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total < 5 && Date.now() < deadline) {
+    while (
+      (await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total < 5 &&
+      Date.now() < deadline
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await Promise.all([worker.stop(), other.stop()]);
     assert.equal(received.length, 5);
     assert.equal(new Set(received).size, 5);
     const log = await account.webhooks.deliveries(hooks[0]!.id);
-    assert.deepEqual(log.deliveries.map((d) => [d.status, d.attemptCount]), Array(5).fill(["succeeded", 1]));
+    assert.deepEqual(
+      log.deliveries.map((d) => [d.status, d.attemptCount]),
+      Array(5).fill(["succeeded", 1]),
+    );
   });
 
   test("a receiver that hangs holds at most its per-webhook share: the other webhook's deliveries all go out meanwhile", async () => {
@@ -392,19 +603,38 @@ describe("the worker", () => {
       slowInFlight -= 1;
       return new Response(null, { status: 200 });
     }) as unknown as typeof globalThis.fetch;
-    const worker = createDeliveryWorker({ storage, fetch, allowPrivateNetworks: true, pollIntervalMs: 10, concurrency: 4, perWebhookConcurrency: 2, perAccountConcurrency: 4, timeoutMs: 60_000 });
+    const worker = createDeliveryWorker({
+      storage,
+      fetch,
+      allowPrivateNetworks: true,
+      pollIntervalMs: 10,
+      concurrency: 4,
+      perWebhookConcurrency: 2,
+      perAccountConcurrency: 4,
+      timeoutMs: 60_000,
+    });
     worker.start();
     const fast = hooks[1]!.id;
     const deadline = Date.now() + 10_000;
-    while ((await account.webhooks.deliveries(fast, { status: "succeeded" })).pagination.total < 10 && Date.now() < deadline) {
+    while (
+      (await account.webhooks.deliveries(fast, { status: "succeeded" })).pagination.total < 10 &&
+      Date.now() < deadline
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    assert.equal((await account.webhooks.deliveries(fast, { status: "succeeded" })).pagination.total, 10, "every delivery to the fast receiver went out");
+    assert.equal(
+      (await account.webhooks.deliveries(fast, { status: "succeeded" })).pagination.total,
+      10,
+      "every delivery to the fast receiver went out",
+    );
     assert.equal(slowMax, 2, "never more than 2 attempts at once to the slow receiver");
     assert.equal((await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total, 0);
     // Released, the slow receiver's deliveries follow, two at a time.
     const drain = setInterval(() => release.splice(0).forEach((resolve) => resolve()), 5);
-    while ((await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total < 10 && Date.now() < deadline) {
+    while (
+      (await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total < 10 &&
+      Date.now() < deadline
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     clearInterval(drain);
@@ -425,9 +655,21 @@ describe("wake-ups while a receiver is at its bound", () => {
       return new Response(null, { status: 200 });
     }) as unknown as typeof globalThis.fetch;
     let looks = 0;
-    const counted = { ...storage, claimDueDeliveries: (claim: Parameters<Storage["claimDueDeliveries"]>[0]) => (looks++, storage.claimDueDeliveries(claim)) };
+    const counted = {
+      ...storage,
+      claimDueDeliveries: (claim: Parameters<Storage["claimDueDeliveries"]>[0]) => (
+        looks++, storage.claimDueDeliveries(claim)
+      ),
+    };
     // An hour between polls: every look below comes from a wake-up or an attempt that ends.
-    const worker = createDeliveryWorker({ storage: counted, fetch, allowPrivateNetworks: true, pollIntervalMs: 3_600_000, perWebhookConcurrency: 2, timeoutMs: 60_000 });
+    const worker = createDeliveryWorker({
+      storage: counted,
+      fetch,
+      allowPrivateNetworks: true,
+      pollIntervalMs: 3_600_000,
+      perWebhookConcurrency: 2,
+      timeoutMs: 60_000,
+    });
     worker.start();
     const until = async (what: string, condition: () => boolean) => {
       const deadline = Date.now() + 10_000;
@@ -444,13 +686,19 @@ describe("wake-ups while a receiver is at its bound", () => {
     for (let i = 0; i < 5; i++) worker.wake();
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(looks, before, "no look while the bound is held");
-    assert.deepEqual(sent.filter((url) => url.endsWith("/hook/1")), []);
+    assert.deepEqual(
+      sent.filter((url) => url.endsWith("/hook/1")),
+      [],
+    );
     release.shift()!();
     await until("the other webhook's delivery", () => sent.some((url) => url.endsWith("/hook/1")));
     assert.ok(looks > before, "the attempt that ended looked");
     // The rest answered as they arrive: the first receiver's third delivery too.
     const drain = setInterval(() => release.splice(0).forEach((resolve) => resolve()), 5);
-    await until("the third delivery to the first receiver", () => sent.filter((url) => url.endsWith("/hook/0")).length === 3);
+    await until(
+      "the third delivery to the first receiver",
+      () => sent.filter((url) => url.endsWith("/hook/0")).length === 3,
+    );
     await worker.stop();
     clearInterval(drain);
     assert.equal((await account.webhooks.deliveries(other.id, { status: "succeeded" })).pagination.total, 1);
@@ -491,7 +739,14 @@ describe("refilling a receiver at its bound", () => {
       },
     };
     // Bound 8: a quarter is 2. An hour between polls: every claim below comes from an attempt that ends.
-    const worker = createDeliveryWorker({ storage: counted, fetch, allowPrivateNetworks: true, pollIntervalMs: 3_600_000, perWebhookConcurrency: 8, timeoutMs: 60_000 });
+    const worker = createDeliveryWorker({
+      storage: counted,
+      fetch,
+      allowPrivateNetworks: true,
+      pollIntervalMs: 3_600_000,
+      perWebhookConcurrency: 8,
+      timeoutMs: 60_000,
+    });
     worker.start();
     await until("the bound's 8 attempts", () => release.length === 8);
     const taken = () => claims.reduce((sum, n) => sum + n, 0);
@@ -499,7 +754,8 @@ describe("refilling a receiver at its bound", () => {
     const before = claims.length;
     // One slot free: the webhook stays full, and neither the attempt that ended nor a wake-up claims.
     release.shift()!();
-    const succeeded = async () => (await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total;
+    const succeeded = async () =>
+      (await account.webhooks.deliveries(hooks[0]!.id, { status: "succeeded" })).pagination.total;
     await until("the first attempt recorded", async () => (await succeeded()) === 1);
     worker.wake();
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -527,12 +783,24 @@ describe("recording attempts in batches", () => {
       transaction: <T>(fn: (tx: StorageTransaction) => Promise<T>) =>
         storage.transaction((tx) => {
           const batch = batches.push(0) - 1;
-          const deliveries = { ...tx.deliveries, recordAttempt: (write: AttemptWrite) => ((batches[batch] = batches[batch]! + 1), tx.deliveries.recordAttempt(write)) };
+          const deliveries = {
+            ...tx.deliveries,
+            recordAttempt: (write: AttemptWrite) => (
+              (batches[batch] = batches[batch]! + 1), tx.deliveries.recordAttempt(write)
+            ),
+          };
           return fn({ ...tx, deliveries });
         }),
     };
     const recorded: string[] = [];
-    const worker = createDeliveryWorker({ storage: counted, fetch, allowPrivateNetworks: true, pollIntervalMs: 3_600_000, timeoutMs: 60_000, onAttempt: (info) => recorded.push(info.deliveryId) });
+    const worker = createDeliveryWorker({
+      storage: counted,
+      fetch,
+      allowPrivateNetworks: true,
+      pollIntervalMs: 3_600_000,
+      timeoutMs: 60_000,
+      onAttempt: (info) => recorded.push(info.deliveryId),
+    });
     worker.start();
     await until("the 8 attempts", () => release.length === 8);
     // All eight answers at once: one batch of eight.
@@ -556,7 +824,8 @@ describe("fair slots between accounts", () => {
     const service = createEventService({ storage, now: () => clock, webhooks: { allowPrivateNetworks: true } });
     const a = service.forAccount((await service.keys.create({ account: "Slow Receivers" })).accountId);
     const b = service.forAccount((await service.keys.create({ account: "Prompt Receiver" })).accountId);
-    for (let i = 0; i < 4; i++) await a.webhooks.create({ url: `https://93.184.216.34/slow/${i}`, events: ["event.created"] });
+    for (let i = 0; i < 4; i++)
+      await a.webhooks.create({ url: `https://93.184.216.34/slow/${i}`, events: ["event.created"] });
     const fast = await b.webhooks.create({ url: "https://93.184.216.34/fast", events: ["event.created"] });
     await a.events.create(EVENT);
     clock = new Date("2020-01-01T00:00:01.000Z");
@@ -591,7 +860,15 @@ describe("fair slots between accounts", () => {
 
   test("without a per-account share (the control), A's four hanging receivers hold all four slots and B waits", async () => {
     const { storage, state, fetch } = await hangingAccount();
-    const worker = createDeliveryWorker({ storage, fetch, allowPrivateNetworks: true, pollIntervalMs: 10, concurrency: 4, perAccountConcurrency: 4, timeoutMs: 60_000 });
+    const worker = createDeliveryWorker({
+      storage,
+      fetch,
+      allowPrivateNetworks: true,
+      pollIntervalMs: 10,
+      concurrency: 4,
+      perAccountConcurrency: 4,
+      timeoutMs: 60_000,
+    });
     worker.start();
     assert.ok(await until(() => state.hanging === 4), "A's four attempts are in flight");
     // Every slot is taken: however often the worker polls, B's delivery cannot be claimed.
@@ -605,9 +882,19 @@ describe("fair slots between accounts", () => {
 
   test("with the default share (half the slots), B's notification goes out while A's receivers hang", async () => {
     const { storage, b, fast, state, fetch } = await hangingAccount();
-    const worker = createDeliveryWorker({ storage, fetch, allowPrivateNetworks: true, pollIntervalMs: 10, concurrency: 4, timeoutMs: 60_000 });
+    const worker = createDeliveryWorker({
+      storage,
+      fetch,
+      allowPrivateNetworks: true,
+      pollIntervalMs: 10,
+      concurrency: 4,
+      timeoutMs: 60_000,
+    });
     worker.start();
-    assert.ok(await until(async () => (await b.webhooks.deliveries(fast.id, { status: "succeeded" })).pagination.total === 1), "B's delivery succeeded");
+    assert.ok(
+      await until(async () => (await b.webhooks.deliveries(fast.id, { status: "succeeded" })).pagination.total === 1),
+      "B's delivery succeeded",
+    );
     assert.equal(state.fastReceived, 1);
     assert.equal(state.slowDone, 0, "while none of A's requests has ended");
     assert.equal(state.hanging, 2, "A holds its share: 2 of the 4 slots");
@@ -622,7 +909,13 @@ describe("fair slots between accounts", () => {
 
   test("the claim leaves out accounts without room and counts what it hands out", async () => {
     const { storage } = await hangingAccount();
-    const due = { workerId: "w", now: "2030-01-01T00:00:00.000Z", leaseUntil: "2030-01-01T00:01:00.000Z", limit: 10, webhookRoom: { each: 10, left: {} } };
+    const due = {
+      workerId: "w",
+      now: "2030-01-01T00:00:00.000Z",
+      leaseUntil: "2030-01-01T00:01:00.000Z",
+      limit: 10,
+      webhookRoom: { each: 10, left: {} },
+    };
     const first = await storage.claimDueDeliveries({ ...due, accountRoom: { each: 1, left: {} } });
     assert.equal(first.length, 2, "one per account");
     assert.notEqual(first[0]!.accountId, first[1]!.accountId);
@@ -630,6 +923,9 @@ describe("fair slots between accounts", () => {
     const more = await storage.claimDueDeliveries({ ...due, accountRoom: { each: 2, left: { [slow.accountId]: 1 } } });
     assert.equal(more.length, 1, "one more of A's: it holds one of its two");
     assert.equal(more[0]!.accountId, slow.accountId);
-    assert.deepEqual(await storage.claimDueDeliveries({ ...due, accountRoom: { each: 2, left: { [slow.accountId]: 0 } } }), []);
+    assert.deepEqual(
+      await storage.claimDueDeliveries({ ...due, accountRoom: { each: 2, left: { [slow.accountId]: 0 } } }),
+      [],
+    );
   });
 });

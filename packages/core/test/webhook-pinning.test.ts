@@ -14,7 +14,6 @@ import { sendDelivery } from "../src/webhooks/send-delivery.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 import { EVENT } from "./_fixtures.ts";
 
-
 describe("pinned connections", () => {
   let port = 0;
   let connections = 0;
@@ -22,10 +21,15 @@ describe("pinned connections", () => {
     connections += 1;
     socket.destroy();
   });
-  before(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => {
-    port = (server.address() as { port: number }).port;
-    resolve();
-  })));
+  before(
+    () =>
+      new Promise<void>((resolve) =>
+        server.listen(0, "127.0.0.1", () => {
+          port = (server.address() as { port: number }).port;
+          resolve();
+        }),
+      ),
+  );
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   /** The service over HTTP with `resolveHost`, and a key. */
@@ -35,11 +39,13 @@ describe("pinned connections", () => {
     const handler = createHandler(service);
     const { key, accountId } = await service.keys.create({ account: "Acme" });
     const call = (method: string, path: string, body?: unknown) =>
-      handler(new Request(`http://localhost${path}`, {
-        method,
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-      }));
+      handler(
+        new Request(`http://localhost${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+        }),
+      );
     return { storage, service, account: service.forAccount(accountId), call };
   }
 
@@ -51,12 +57,21 @@ describe("pinned connections", () => {
       return calls === 1 ? ["93.184.216.34"] : ["127.0.0.1"];
     };
     const { storage, account, call } = await setUp(rebinding);
-    const created = await call("POST", "/v1/webhooks", { url: `https://rebind.test:${port}/hook`, events: ["event.created"] });
+    const created = await call("POST", "/v1/webhooks", {
+      url: `https://rebind.test:${port}/hook`,
+      events: ["event.created"],
+    });
     assert.equal(created.status, 201, await created.clone().text());
     const webhook = (await created.json()) as { id: string };
     await account.events.create(EVENT);
     const before = connections;
-    const worker = createDeliveryWorker({ storage, resolveHost: rebinding, pollIntervalMs: 20, timeoutMs: 2_000, retryDelaysMs: [] });
+    const worker = createDeliveryWorker({
+      storage,
+      resolveHost: rebinding,
+      pollIntervalMs: 20,
+      timeoutMs: 2_000,
+      retryDelaysMs: [],
+    });
     worker.start();
     let log = await account.webhooks.deliveries(webhook.id);
     for (const deadline = Date.now() + 10_000; log.deliveries[0]?.attemptCount !== 1 && Date.now() < deadline; ) {
@@ -67,7 +82,10 @@ describe("pinned connections", () => {
     const [delivery] = log.deliveries;
     assert.equal(delivery?.status, "failed");
     assert.equal(delivery?.attempts[0]?.statusCode, null);
-    assert.match(delivery?.attempts[0]?.error ?? "", /^refused before sending: url: rebind\.test is or resolves to a non-public address/);
+    assert.match(
+      delivery?.attempts[0]?.error ?? "",
+      /^refused before sending: url: rebind\.test is or resolves to a non-public address/,
+    );
     assert.equal(calls, 2, "one look-up at creation, one for the attempt's connection");
     assert.equal(connections, before, "the private receiver got no connection");
   });
@@ -78,8 +96,17 @@ describe("pinned connections", () => {
     let calls = 0;
     const resolveHost = async () => (++calls === 1 ? ["127.0.0.1"] : ["::1"]);
     const delivery = {
-      id: "dlv_1", webhookId: "wh_1", accountId: "acct_1", url: `https://pinned.test:${port}/in`, secret: "whsec_x", previousSecret: null,
-      previousSecretExpiresAt: null, type: "event.created", payload: '{"id":"dlv_1"}', attemptCount: 0, finalAttempt: null,
+      id: "dlv_1",
+      webhookId: "wh_1",
+      accountId: "acct_1",
+      url: `https://pinned.test:${port}/in`,
+      secret: "whsec_x",
+      previousSecret: null,
+      previousSecretExpiresAt: null,
+      type: "event.created",
+      payload: '{"id":"dlv_1"}',
+      attemptCount: 0,
+      finalAttempt: null,
     };
     const before = connections;
     const outcome = await sendDelivery(delivery, { timeoutMs: 2_000, allowPrivateNetworks: true, resolveHost });
@@ -90,7 +117,8 @@ describe("pinned connections", () => {
   });
 
   test("a resolver that never answers: 400 INVALID_URL within about 2 s at create and update, and a failed attempt at delivery", async () => {
-    const hanging = (host: string) => (host === "slow.test" ? new Promise<string[]>(() => {}) : Promise.resolve(["93.184.216.34"]));
+    const hanging = (host: string) =>
+      host === "slow.test" ? new Promise<string[]>(() => {}) : Promise.resolve(["93.184.216.34"]);
     const { storage, account, call } = await setUp(hanging);
     let started = Date.now();
     const refused = await call("POST", "/v1/webhooks", { url: "https://slow.test/hook", events: ["event.created"] });
@@ -101,7 +129,9 @@ describe("pinned connections", () => {
     assert.match(body.error.message, /resolving the host slow\.test took longer than 2 s/);
     assert.ok(elapsed >= 1_900 && elapsed < 6_000, `answered after ${elapsed} ms`);
 
-    const made = (await (await call("POST", "/v1/webhooks", { url: "https://fine.test/hook", events: ["event.created"] })).json()) as { id: string };
+    const made = (await (
+      await call("POST", "/v1/webhooks", { url: "https://fine.test/hook", events: ["event.created"] })
+    ).json()) as { id: string };
     started = Date.now();
     const update = await call("PUT", `/v1/webhooks/${made.id}`, { url: "https://slow.test/other" });
     elapsed = Date.now() - started;
@@ -110,13 +140,29 @@ describe("pinned connections", () => {
 
     // At delivery: the name is re-pointed to a hanging DNS server after creation.
     const slowDelivery = {
-      id: "dlv_2", webhookId: made.id, accountId: "acct_1", url: "https://slow.test/hook", secret: "whsec_x", previousSecret: null,
-      previousSecretExpiresAt: null, type: "event.created", payload: '{"id":"dlv_2"}', attemptCount: 0, finalAttempt: null,
+      id: "dlv_2",
+      webhookId: made.id,
+      accountId: "acct_1",
+      url: "https://slow.test/hook",
+      secret: "whsec_x",
+      previousSecret: null,
+      previousSecretExpiresAt: null,
+      type: "event.created",
+      payload: '{"id":"dlv_2"}',
+      attemptCount: 0,
+      finalAttempt: null,
     };
     started = Date.now();
-    const outcome = await sendDelivery(slowDelivery, { timeoutMs: 5_000, allowPrivateNetworks: false, resolveHost: hanging });
+    const outcome = await sendDelivery(slowDelivery, {
+      timeoutMs: 5_000,
+      allowPrivateNetworks: false,
+      resolveHost: hanging,
+    });
     elapsed = Date.now() - started;
-    assert.match(outcome.attempt.error ?? "", /^refused before sending: url: resolving the host slow\.test took longer than 2 s/);
+    assert.match(
+      outcome.attempt.error ?? "",
+      /^refused before sending: url: resolving the host slow\.test took longer than 2 s/,
+    );
     assert.ok(elapsed >= 1_900 && elapsed < 5_000, `gave up after ${elapsed} ms`);
     void storage;
   });

@@ -33,17 +33,40 @@ const NOW = new Date("2030-03-01T00:00:00.000Z");
 const CUTOFF = "2030-01-30T00:00:00.000Z";
 
 const attempt = (number: number, at: string, succeeded: boolean) => ({
-  number, startedAt: at, durationMs: 5, statusCode: succeeded ? 200 : 500, error: null, responseExcerpt: null, succeeded,
+  number,
+  startedAt: at,
+  durationMs: 5,
+  statusCode: succeeded ? 200 : 500,
+  error: null,
+  responseExcerpt: null,
+  succeeded,
 });
 
 /**
  * Claims `deliveryId` (due by `at`) and records one attempt at `at`; `next` keeps it pending until
  * then. The lease ends at `at`, so the other deliveries claimed with it are free again at once.
  */
-async function attemptAt(storage: Storage, deliveryId: string, at: string, succeeded: boolean, next: string | null = null) {
+async function attemptAt(
+  storage: Storage,
+  deliveryId: string,
+  at: string,
+  succeeded: boolean,
+  next: string | null = null,
+) {
   const claimed = await storage.claimDueDeliveries({ workerId: "w", now: at, leaseUntil: at, limit: 100 });
-  assert.ok(claimed.some((d) => d.id === deliveryId), `${deliveryId} claimed at ${at}`);
-  const result = await recordAttempt(storage, { deliveryId, workerId: "w", attempt: attempt(1, at, succeeded), nextAttemptAt: next, gone: false, disableAfter: 10, now: at });
+  assert.ok(
+    claimed.some((d) => d.id === deliveryId),
+    `${deliveryId} claimed at ${at}`,
+  );
+  const result = await recordAttempt(storage, {
+    deliveryId,
+    workerId: "w",
+    attempt: attempt(1, at, succeeded),
+    nextAttemptAt: next,
+    gone: false,
+    disableAfter: 10,
+    now: at,
+  });
   assert.equal(result.recorded, true);
 }
 
@@ -69,7 +92,14 @@ test("the purge removes exactly the old final deliveries (and pending ones of an
   const ids = (await log(active.id)).map((d) => d.id).sort();
   assert.equal(ids.length, 6);
   assert.equal((await log(inactive.id)).length, 6);
-  const [oldSucceeded, oldFailed, atCutoff, justBefore, recent, oldPending] = ids as [string, string, string, string, string, string];
+  const [oldSucceeded, oldFailed, atCutoff, justBefore, recent, oldPending] = ids as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   await attemptAt(storage, oldSucceeded, "2030-01-02T00:00:00.000Z", true);
   await attemptAt(storage, oldFailed, "2030-01-02T00:02:00.000Z", false);
   // Old and still pending (its retry due long ago): the worker will send it, so it stays.
@@ -80,12 +110,23 @@ test("the purge removes exactly the old final deliveries (and pending ones of an
 
   // An idempotency record expired by NOW, and one still live.
   const claim = { accountId, requestHash: "h", now: CREATED, staleBefore: CREATED };
-  assert.equal(await storage.claimIdempotencyKey({ ...claim, key: "expired", expiresAt: "2030-01-02T00:00:00.000Z" }), null);
-  assert.equal(await storage.claimIdempotencyKey({ ...claim, key: "live", expiresAt: "2030-03-02T00:00:00.000Z" }), null);
+  assert.equal(
+    await storage.claimIdempotencyKey({ ...claim, key: "expired", expiresAt: "2030-01-02T00:00:00.000Z" }),
+    null,
+  );
+  assert.equal(
+    await storage.claimIdempotencyKey({ ...claim, key: "live", expiresAt: "2030-03-02T00:00:00.000Z" }),
+    null,
+  );
 
   const purged: PurgeResult[] = [];
   clock = NOW;
-  const purge = createBackgroundPurge({ storage, webhookRetentionDays: 30, now: () => NOW, onPurged: (result) => purged.push(result) });
+  const purge = createBackgroundPurge({
+    storage,
+    webhookRetentionDays: 30,
+    now: () => NOW,
+    onPurged: (result) => purged.push(result),
+  });
   const result = await purge.run();
   // 3 final deliveries of the active webhook (2 old, 1 a millisecond before the cutoff) and the inactive one's 6 pending ones.
   assert.deepEqual(result, { idempotencyKeys: 1, deliveries: 9, attempts: 3 });
@@ -98,10 +139,18 @@ test("the purge removes exactly the old final deliveries (and pending ones of an
 
   const db = new Database(file, { readonly: true });
   try {
-    const rows = db.prepare("SELECT delivery_id FROM webhook_attempts ORDER BY delivery_id").all() as Array<{ delivery_id: string }>;
-    assert.deepEqual(rows.map((row) => row.delivery_id), [atCutoff, recent, oldPending].sort());
+    const rows = db.prepare("SELECT delivery_id FROM webhook_attempts ORDER BY delivery_id").all() as Array<{
+      delivery_id: string;
+    }>;
+    assert.deepEqual(
+      rows.map((row) => row.delivery_id),
+      [atCutoff, recent, oldPending].sort(),
+    );
     const keys = db.prepare("SELECT key FROM idempotency_keys").all() as Array<{ key: string }>;
-    assert.deepEqual(keys.map((row) => row.key), ["live"]);
+    assert.deepEqual(
+      keys.map((row) => row.key),
+      ["live"],
+    );
   } finally {
     db.close();
   }

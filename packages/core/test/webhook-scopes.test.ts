@@ -7,7 +7,14 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { ServiceError } from "../src/errors.ts";
 import { holdsScope, SCOPES, scopesGranting } from "../src/resources/api-key.ts";
-import { assertSubscribable, canReadNotification, READ_SCOPE_BY_FAMILY, readScopesFor, WEBHOOK_EVENT_TYPES, WEBHOOK_LIMITS } from "../src/resources/webhook.ts";
+import {
+  assertSubscribable,
+  canReadNotification,
+  READ_SCOPE_BY_FAMILY,
+  readScopesFor,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_LIMITS,
+} from "../src/resources/webhook.ts";
 import { toApiDelivery } from "../src/resources/webhook-delivery.ts";
 import { createEventService } from "../src/service.ts";
 import { PING_EVENT_TYPE } from "../src/resources/webhook.ts";
@@ -22,9 +29,17 @@ describe("the rule", () => {
       const family = type.split(".")[0]!;
       assert.ok(Object.hasOwn(READ_SCOPE_BY_FAMILY, family), type);
       const extra = type === "sustainability.carbon_offset" ? ["attendees:read"] : [];
-      assert.deepEqual(readScopesFor(type), [READ_SCOPE_BY_FAMILY[family as keyof typeof READ_SCOPE_BY_FAMILY], ...extra]);
+      assert.deepEqual(readScopesFor(type), [
+        READ_SCOPE_BY_FAMILY[family as keyof typeof READ_SCOPE_BY_FAMILY],
+        ...extra,
+      ]);
     }
-    assert.deepEqual(READ_SCOPE_BY_FAMILY, { event: "events:read", sustainability: "events:read", attendee: "attendees:read", analytics: "analytics:read" });
+    assert.deepEqual(READ_SCOPE_BY_FAMILY, {
+      event: "events:read",
+      sustainability: "events:read",
+      attendee: "attendees:read",
+      analytics: "analytics:read",
+    });
   });
 
   test("`*` and an unknown type need every read scope; the ping none", () => {
@@ -57,15 +72,35 @@ describe("the rule", () => {
     assert.equal(canReadNotification("sustainability.carbon_offset", ["events:write", "attendees:write"]), true);
     assert.equal(canReadNotification("sustainability.carbon_offset", ["events:write"]), false);
     assert.doesNotThrow(() => assertSubscribable(["*"], ["events:write", "attendees:write", "analytics:read"]));
-    assert.doesNotThrow(() => assertSubscribable(["attendee.registered", "attendee.checked_in"], ["attendees:write", "webhooks:write"]));
+    assert.doesNotThrow(() =>
+      assertSubscribable(["attendee.registered", "attendee.checked_in"], ["attendees:write", "webhooks:write"]),
+    );
     assert.throws(
       () => assertSubscribable(["*"], ["events:write", "attendees:write", "webhooks:write"]),
-      (error: unknown) => ServiceError.is(error) && JSON.stringify(error.details) === '{"requiredScopes":["analytics:read"]}',
+      (error: unknown) =>
+        ServiceError.is(error) && JSON.stringify(error.details) === '{"requiredScopes":["analytics:read"]}',
     );
     const delivery = {
-      id: "del_1", webhookId: "wh_1", type: "attendee.registered", status: "succeeded" as const, attemptCount: 1, nextAttemptAt: null,
-      createdAt: "2030-01-01T00:00:00.000Z", updatedAt: "2030-01-01T00:00:00.000Z", payload: { data: { attendee: { email: "ada@example.org" } } },
-      attempts: [{ number: 1, startedAt: "2030-01-01T00:00:00.000Z", durationMs: 5, statusCode: 200, error: null, responseExcerpt: "ada@example.org", succeeded: true }],
+      id: "del_1",
+      webhookId: "wh_1",
+      type: "attendee.registered",
+      status: "succeeded" as const,
+      attemptCount: 1,
+      nextAttemptAt: null,
+      createdAt: "2030-01-01T00:00:00.000Z",
+      updatedAt: "2030-01-01T00:00:00.000Z",
+      payload: { data: { attendee: { email: "ada@example.org" } } },
+      attempts: [
+        {
+          number: 1,
+          startedAt: "2030-01-01T00:00:00.000Z",
+          durationMs: 5,
+          statusCode: 200,
+          error: null,
+          responseExcerpt: "ada@example.org",
+          succeeded: true,
+        },
+      ],
     };
     assert.deepEqual(toApiDelivery(delivery, ["webhooks:read", "attendees:write"]), { ...delivery, redacted: false });
   });
@@ -73,18 +108,40 @@ describe("the rule", () => {
   test("assertSubscribable names each missing scope once", () => {
     assert.doesNotThrow(() => assertSubscribable(["*"], SCOPES));
     assert.throws(
-      () => assertSubscribable(["event.created", "sustainability.carbon_offset", "analytics.report_ready"], ["analytics:read"]),
-      (error: unknown) => ServiceError.is(error) && error.code === "FORBIDDEN" && error.field === "events" && JSON.stringify(error.details) === '{"requiredScopes":["events:read","attendees:read"]}',
+      () =>
+        assertSubscribable(
+          ["event.created", "sustainability.carbon_offset", "analytics.report_ready"],
+          ["analytics:read"],
+        ),
+      (error: unknown) =>
+        ServiceError.is(error) &&
+        error.code === "FORBIDDEN" &&
+        error.field === "events" &&
+        JSON.stringify(error.details) === '{"requiredScopes":["events:read","attendees:read"]}',
     );
   });
 
   test("a redacted delivery hides what may echo its payload too: every attempt's responseExcerpt is null, nothing else", () => {
     const echo = JSON.stringify({ got: { data: { attendee: { email: "ada@example.org", phone: "+49 30 1234567" } } } });
-    const attempt = (number: number, responseExcerpt: string | null) =>
-      ({ number, startedAt: "2030-01-01T00:00:00.000Z", durationMs: 5, statusCode: 500, error: null, responseExcerpt, succeeded: false });
+    const attempt = (number: number, responseExcerpt: string | null) => ({
+      number,
+      startedAt: "2030-01-01T00:00:00.000Z",
+      durationMs: 5,
+      statusCode: 500,
+      error: null,
+      responseExcerpt,
+      succeeded: false,
+    });
     const record = {
-      id: "del_1", webhookId: "wh_1", accountId: "acc_1", type: "attendee.registered", status: "pending" as const, attemptCount: 2,
-      nextAttemptAt: "2030-01-01T00:01:00.000Z", createdAt: "2030-01-01T00:00:00.000Z", updatedAt: "2030-01-01T00:00:00.000Z",
+      id: "del_1",
+      webhookId: "wh_1",
+      accountId: "acc_1",
+      type: "attendee.registered",
+      status: "pending" as const,
+      attemptCount: 2,
+      nextAttemptAt: "2030-01-01T00:01:00.000Z",
+      createdAt: "2030-01-01T00:00:00.000Z",
+      updatedAt: "2030-01-01T00:00:00.000Z",
       payload: { id: "del_1", type: "attendee.registered", data: { attendee: { email: "ada@example.org" } } },
       attempts: [attempt(1, echo), attempt(2, "plain")],
     };
@@ -105,7 +162,6 @@ describe("the rule", () => {
 });
 
 describe("the service", () => {
-
   test("without scopes a caller has them all; with a key's scopes the log is redacted and a redelivery refused", async () => {
     const storage = await sqliteStorage();
     const service = createEventService({ storage, webhooks: { allowPrivateNetworks: true } });
@@ -120,9 +176,18 @@ describe("the service", () => {
     const narrow = service.forAccount(accountId, { scopes: ["webhooks:read", "webhooks:write"], tier: "free" });
     const [hidden] = (await narrow.webhooks.deliveries(hook.id)).deliveries;
     assert.deepEqual(hidden, { ...whole, payload: { ...whole!.payload, data: null }, redacted: true });
-    await assert.rejects(narrow.webhooks.redeliver(hook.id, whole!.id), (error: unknown) => ServiceError.is(error) && error.code === "FORBIDDEN");
-    await assert.rejects(narrow.webhooks.create({ url: "https://93.184.216.34/mine", events: ["event.created"] }), (error: unknown) => ServiceError.is(error) && error.code === "FORBIDDEN");
-    await assert.rejects(narrow.webhooks.update(hook.id, { url: "https://93.184.216.34/mine" }), (error: unknown) => ServiceError.is(error) && error.code === "FORBIDDEN");
+    await assert.rejects(
+      narrow.webhooks.redeliver(hook.id, whole!.id),
+      (error: unknown) => ServiceError.is(error) && error.code === "FORBIDDEN",
+    );
+    await assert.rejects(
+      narrow.webhooks.create({ url: "https://93.184.216.34/mine", events: ["event.created"] }),
+      (error: unknown) => ServiceError.is(error) && error.code === "FORBIDDEN",
+    );
+    await assert.rejects(
+      narrow.webhooks.update(hook.id, { url: "https://93.184.216.34/mine" }),
+      (error: unknown) => ServiceError.is(error) && error.code === "FORBIDDEN",
+    );
     assert.equal((await owner.webhooks.get(hook.id)).url, "https://93.184.216.34/all");
     await storage.close();
   });
@@ -132,9 +197,15 @@ describe("the service", () => {
     const service = createEventService({ storage, webhooks: { allowPrivateNetworks: true } });
     const { accountId } = await service.keys.create({ account: "Acme" });
     const free = service.forAccount(accountId, { tier: "free" });
-    for (let i = 0; i < 5; i++) await free.webhooks.create({ url: `https://93.184.216.34/${i}`, events: ["event.created"] });
-    await assert.rejects(free.webhooks.create({ url: "https://93.184.216.34/6", events: ["event.created"] }), (error: unknown) =>
-      ServiceError.is(error) && error.code === "INVALID_REQUEST" && JSON.stringify(error.details) === '{"limit":5,"tier":"free"}');
+    for (let i = 0; i < 5; i++)
+      await free.webhooks.create({ url: `https://93.184.216.34/${i}`, events: ["event.created"] });
+    await assert.rejects(
+      free.webhooks.create({ url: "https://93.184.216.34/6", events: ["event.created"] }),
+      (error: unknown) =>
+        ServiceError.is(error) &&
+        error.code === "INVALID_REQUEST" &&
+        JSON.stringify(error.details) === '{"limit":5,"tier":"free"}',
+    );
     const embedder = service.forAccount(accountId);
     await embedder.webhooks.create({ url: "https://93.184.216.34/6", events: ["event.created"] });
     assert.equal((await embedder.webhooks.list({ limit: "100" })).pagination.total, 6);

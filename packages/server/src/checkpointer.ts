@@ -26,7 +26,11 @@ const SQLITE_AUTOCHECKPOINT_PAGES = 1_000;
  * moves `database`'s own checkpoints to the backstop. The thread ends when `database` closes. If
  * it fails, `database` checkpoints as SQLite does by default again, and `onError` is told.
  */
-export function startCheckpointer(database: Database.Database, path: string, onError: (error: Error) => void = () => {}): void {
+export function startCheckpointer(
+  database: Database.Database,
+  path: string,
+  onError: (error: Error) => void = () => {},
+): void {
   const thread = new Worker(THREAD, { workerData: { path, intervalMs: CHECKPOINT_INTERVAL_MS } });
   // Never what keeps the process alive.
   thread.unref();

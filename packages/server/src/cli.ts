@@ -1,6 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
-import { createEventService, createSqlStorage, DEFAULT_EMISSION_FACTORS, ServiceError, type Storage } from "@event-service/core";
+import {
+  createEventService,
+  createSqlStorage,
+  DEFAULT_EMISSION_FACTORS,
+  ServiceError,
+  type Storage,
+} from "@event-service/core";
 import { isClusterWorker, MAX_WORKERS, reportListening, runPrimary } from "./cluster.ts";
 import { loadConfig, type ServerConfig } from "./config.ts";
 import { createLogger } from "./log.ts";
@@ -56,7 +62,10 @@ function integer(name: string, value: string | undefined): number | undefined {
  * factor set; the `keys` commands leave them alone.
  */
 async function withStorage<T>(config: ServerConfig, fn: (storage: Storage) => Promise<T>, figures = false): Promise<T> {
-  const storage = createSqlStorage({ db: await openDatabase(config), ...(figures && { emissionFactors: config.EMISSION_FACTORS_FILE ?? DEFAULT_EMISSION_FACTORS }) });
+  const storage = createSqlStorage({
+    db: await openDatabase(config),
+    ...(figures && { emissionFactors: config.EMISSION_FACTORS_FILE ?? DEFAULT_EMISSION_FACTORS }),
+  });
   try {
     await storage.migrate();
     return await fn(storage);
@@ -71,7 +80,10 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (values.workers !== undefined && !(/^\d+$/.test(values.workers) && Number(values.workers) >= 1 && Number(values.workers) <= MAX_WORKERS)) {
+  if (
+    values.workers !== undefined &&
+    !(/^\d+$/.test(values.workers) && Number(values.workers) >= 1 && Number(values.workers) <= MAX_WORKERS)
+  ) {
     throw new UsageError(`--workers must be a whole number from 1 to ${MAX_WORKERS}`);
   }
   const config = loadConfig({
@@ -82,13 +94,16 @@ async function main(argv: string[]): Promise<number> {
     ...(values.workers !== undefined && { WORKERS: values.workers }),
   });
   const [command = "serve", sub, ...rest] = positionals;
-  const print = (value: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
+  const print = (value: unknown, text: string) =>
+    process.stdout.write(values.json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
 
   switch (command) {
     case "serve": {
       if (sub !== undefined) throw new UsageError(`serve takes no argument (got ${sub})`);
       // A cluster worker's lines carry its pid: the operator (and the tests) can tell the processes apart.
-      const logger = isClusterWorker() ? createLogger(config.LOG_LEVEL).child({ pid: process.pid }) : createLogger(config.LOG_LEVEL);
+      const logger = isClusterWorker()
+        ? createLogger(config.LOG_LEVEL).child({ pid: process.pid })
+        : createLogger(config.LOG_LEVEL);
       if (config.WORKERS > 1 && !isClusterWorker()) {
         // The primary migrates once, then only forks and supervises (see cluster.ts).
         return runPrimary({
@@ -129,7 +144,10 @@ async function main(argv: string[]): Promise<number> {
     }
     case "migrate": {
       await withStorage(config, async () => {}, true);
-      print({ migrated: true, database: redactDatabaseUrl(config.DATABASE_URL) }, `Database ${redactDatabaseUrl(config.DATABASE_URL)} is up to date.`);
+      print(
+        { migrated: true, database: redactDatabaseUrl(config.DATABASE_URL) },
+        `Database ${redactDatabaseUrl(config.DATABASE_URL)} is up to date.`,
+      );
       return 0;
     }
     case "keys": {
@@ -137,9 +155,15 @@ async function main(argv: string[]): Promise<number> {
         const service = createEventService({ storage });
         if (sub === "create") {
           if (!values.account) throw new UsageError("keys create needs --account NAME");
-          const scopes = values.scopes?.split(",").map((s) => s.trim()).filter(Boolean);
+          const scopes = values.scopes
+            ?.split(",")
+            .map((s) => s.trim())
+            .filter(Boolean);
           // Leaving --scopes out gives every scope; naming none is a mistake, not "all".
-          if (scopes?.length === 0) throw new UsageError("--scopes names no scope; leave it out for every scope, or name them: --scopes events:read,analytics:read");
+          if (scopes?.length === 0)
+            throw new UsageError(
+              "--scopes names no scope; leave it out for every scope, or name them: --scopes events:read,analytics:read",
+            );
           const created = await service.keys.create({
             account: values.account,
             ...(values.tier !== undefined && { tier: values.tier as never }),
@@ -160,7 +184,12 @@ async function main(argv: string[]): Promise<number> {
           print(
             keys,
             keys.length
-              ? keys.map((k) => `${k.id}  ${k.prefix}  ${k.accountName} (${k.accountId})  ${k.tier}  ${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}  ${k.scopes.join(" ")}`).join("\n")
+              ? keys
+                  .map(
+                    (k) =>
+                      `${k.id}  ${k.prefix}  ${k.accountName} (${k.accountId})  ${k.tier}  ${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}  ${k.scopes.join(" ")}`,
+                  )
+                  .join("\n")
               : "No API keys.",
           );
           return 0;

@@ -152,8 +152,17 @@ export async function runPrimary(options: {
   /** Answers a worker's request for every worker's metrics (it times out after 5 s if one does not answer). */
   function sendMetrics(worker: Worker, id: number): void {
     aggregator.clusterMetrics().then(
-      (body) => worker.isConnected() && worker.send({ eventService: "metrics", id, body, contentType: aggregator.contentType } satisfies MetricsMessage),
-      (error: Error) => worker.isConnected() && worker.send({ eventService: "metrics", id, error: error.message } satisfies MetricsMessage),
+      (body) =>
+        worker.isConnected() &&
+        worker.send({
+          eventService: "metrics",
+          id,
+          body,
+          contentType: aggregator.contentType,
+        } satisfies MetricsMessage),
+      (error: Error) =>
+        worker.isConnected() &&
+        worker.send({ eventService: "metrics", id, error: error.message } satisfies MetricsMessage),
     );
   }
 
@@ -222,7 +231,10 @@ export async function runPrimary(options: {
       deaths.push(now);
       while (deaths[0]! < now - CRASH_WINDOW_MS) deaths.shift();
       const delayMs = replacementDelay(deaths.length);
-      logger.error({ ...entry, ...(!hadListened && { beforeListening: true }), replacementInMs: delayMs }, "worker died; starting a replacement");
+      logger.error(
+        { ...entry, ...(!hadListened && { beforeListening: true }), replacementInMs: delayMs },
+        "worker died; starting a replacement",
+      );
       if (delayMs === 0) return fork();
       const timer = setTimeout(() => {
         replacing.delete(timer);
@@ -236,7 +248,8 @@ export async function runPrimary(options: {
   process.once("SIGTERM", () => stop("SIGTERM"));
   process.once("SIGINT", () => stop("SIGINT"));
   await options.migrate();
-  for (const [name, port] of Object.entries(options.ports)) if (port !== undefined) env[name] = String(port === 0 ? await freePort(options.host) : port);
+  for (const [name, port] of Object.entries(options.ports))
+    if (port !== undefined) env[name] = String(port === 0 ? await freePort(options.host) : port);
   if (stopping) {
     logger.info({ reason: stopping }, "stopped before starting workers");
     return 0;

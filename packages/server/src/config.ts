@@ -1,6 +1,10 @@
 import { readFileSync } from "node:fs";
 import { EmissionFactorSet, type TrustProxy } from "@event-service/core";
-import { compileTrustProxy, DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE, parseCorsOrigins } from "@event-service/core/internal";
+import {
+  compileTrustProxy,
+  DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE,
+  parseCorsOrigins,
+} from "@event-service/core/internal";
 import * as z from "zod";
 
 const flag = z
@@ -20,7 +24,10 @@ const trustProxy = z.string().transform((value, ctx): TrustProxy => {
   try {
     compileTrustProxy(list);
   } catch (error) {
-    ctx.addIssue({ code: "custom", message: `true, false, or a comma-separated list of proxy addresses and CIDR ranges; ${(error as Error).message}` });
+    ctx.addIssue({
+      code: "custom",
+      message: `true, false, or a comma-separated list of proxy addresses and CIDR ranges; ${(error as Error).message}`,
+    });
     return z.NEVER;
   }
   return list;
@@ -36,7 +43,10 @@ const emissionFactorsFile = z.string().transform((file, ctx) => {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    ctx.addIssue({ code: "custom", message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+    ctx.addIssue({
+      code: "custom",
+      message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    });
     return z.NEVER;
   }
   let json: unknown;
@@ -70,7 +80,12 @@ export const ServerConfig = z
     TLS_KEY: z.string().min(1).optional(),
     HTTP_REDIRECT_PORT: port.optional(),
     TRUST_PROXY: trustProxy.default(false),
-    AUTH_FAILURE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000_000).default(DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE),
+    AUTH_FAILURE_LIMIT_PER_MINUTE: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000_000)
+      .default(DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE),
     LOG_LEVEL: z.enum(["silent", "fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
     WORKERS: z.coerce.number().int().min(1).max(64).default(1),
@@ -85,7 +100,12 @@ export const ServerConfig = z
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
     WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
     // Unset: no /metrics. A short token could be guessed; 16 characters is the floor (`openssl rand -hex 32` makes one).
-    METRICS_TOKEN: z.string().min(16, "at least 16 characters").max(1024).regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces").optional(),
+    METRICS_TOKEN: z
+      .string()
+      .min(16, "at least 16 characters")
+      .max(1024)
+      .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces")
+      .optional(),
     CORS_ORIGINS: z
       .string()
       .transform((list, ctx) => {
@@ -97,23 +117,56 @@ export const ServerConfig = z
         }
       })
       .optional(),
-    WEBHOOK_SECRET_OVERLAP_MS: z.coerce.number().int().min(0).max(30 * 24 * 3_600_000).default(24 * 3_600_000),
+    WEBHOOK_SECRET_OVERLAP_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 24 * 3_600_000)
+      .default(24 * 3_600_000),
   })
   .superRefine((config, ctx) => {
     if ((config.TLS_CERT === undefined) !== (config.TLS_KEY === undefined)) {
-      ctx.addIssue({ code: "custom", path: [config.TLS_CERT ? "TLS_KEY" : "TLS_CERT"], message: "TLS_CERT and TLS_KEY go together" });
+      ctx.addIssue({
+        code: "custom",
+        path: [config.TLS_CERT ? "TLS_KEY" : "TLS_CERT"],
+        message: "TLS_CERT and TLS_KEY go together",
+      });
     }
     if (config.HTTP_REDIRECT_PORT !== undefined && config.TLS_CERT === undefined) {
-      ctx.addIssue({ code: "custom", path: ["HTTP_REDIRECT_PORT"], message: "redirects to HTTPS need TLS_CERT and TLS_KEY" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["HTTP_REDIRECT_PORT"],
+        message: "redirects to HTTPS need TLS_CERT and TLS_KEY",
+      });
     }
   });
 export type ServerConfig = z.output<typeof ServerConfig>;
 
 /** The environment variables the server reads. */
 export const CONFIG_VARIABLES = [
-  "PORT", "HOST", "DATABASE_URL", "DATABASE_POOL_SIZE", "DATABASE_STATEMENT_TIMEOUT_MS", "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "HTTP_REDIRECT_PORT", "TRUST_PROXY", "AUTH_FAILURE_LIMIT_PER_MINUTE", "LOG_LEVEL", "SHUTDOWN_TIMEOUT_MS",
-  "WEBHOOK_ALLOW_PRIVATE_NETWORKS", "WEBHOOK_RETRY_DELAYS_MS", "WEBHOOK_TIMEOUT_MS", "WEBHOOK_RETENTION_DAYS", "WEBHOOK_SECRET_OVERLAP_MS",
-  "CARBON_OFFSET_PRICE_USD_PER_TONNE", "EMISSION_FACTORS_FILE", "METRICS_TOKEN", "CORS_ORIGINS", "WORKERS",
+  "PORT",
+  "HOST",
+  "DATABASE_URL",
+  "DATABASE_POOL_SIZE",
+  "DATABASE_STATEMENT_TIMEOUT_MS",
+  "PUBLIC_URL",
+  "TLS_CERT",
+  "TLS_KEY",
+  "HTTP_REDIRECT_PORT",
+  "TRUST_PROXY",
+  "AUTH_FAILURE_LIMIT_PER_MINUTE",
+  "LOG_LEVEL",
+  "SHUTDOWN_TIMEOUT_MS",
+  "WEBHOOK_ALLOW_PRIVATE_NETWORKS",
+  "WEBHOOK_RETRY_DELAYS_MS",
+  "WEBHOOK_TIMEOUT_MS",
+  "WEBHOOK_RETENTION_DAYS",
+  "WEBHOOK_SECRET_OVERLAP_MS",
+  "CARBON_OFFSET_PRICE_USD_PER_TONNE",
+  "EMISSION_FACTORS_FILE",
+  "METRICS_TOKEN",
+  "CORS_ORIGINS",
+  "WORKERS",
 ] as const;
 
 /** Reads the configuration from `env`; throws an error naming every bad variable. */

@@ -49,7 +49,8 @@ export interface DatabaseOptions {
  * once here so that a wrong address or password fails at start with a clear message.
  */
 export async function openDatabase(options: DatabaseOptions): Promise<Kysely<Schema>> {
-  if (!isPostgresUrl(options.DATABASE_URL)) return openSqlite(options.DATABASE_URL, { onCheckpointerError: options.onCheckpointerError });
+  if (!isPostgresUrl(options.DATABASE_URL))
+    return openSqlite(options.DATABASE_URL, { onCheckpointerError: options.onCheckpointerError });
   // Loaded only for PostgreSQL: a server on SQLite never needs node-postgres.
   const { default: pg } = await import("pg");
   // node-postgres reads sslmode, host, port, user, password and database from the URL.
@@ -80,8 +81,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Kysely<Sch
     client.release();
   } catch (error) {
     await pool.end().catch(() => {});
-    const reason = error instanceof AggregateError ? error.errors.map((inner) => (inner as Error).message).join("; ") : (error as Error).message;
-    throw new Error(`Cannot connect to PostgreSQL at ${redactDatabaseUrl(options.DATABASE_URL)}: ${reason}`, { cause: error });
+    const reason =
+      error instanceof AggregateError
+        ? error.errors.map((inner) => (inner as Error).message).join("; ")
+        : (error as Error).message;
+    throw new Error(`Cannot connect to PostgreSQL at ${redactDatabaseUrl(options.DATABASE_URL)}: ${reason}`, {
+      cause: error,
+    });
   }
   return new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -5,7 +5,14 @@
 export { createApp } from "./app.ts";
 export { CONFIG_VARIABLES, loadConfig, ServerConfig } from "./config.ts";
 export { createLogger } from "./log.ts";
-export { ATTEMPT_OUTCOMES, BACKLOG_STATES, createMetrics, DISABLE_REASONS, RATE_LIMIT_KINDS, UNMATCHED_ROUTE } from "./metrics.ts";
+export {
+  ATTEMPT_OUTCOMES,
+  BACKLOG_STATES,
+  createMetrics,
+  DISABLE_REASONS,
+  RATE_LIMIT_KINDS,
+  UNMATCHED_ROUTE,
+} from "./metrics.ts";
 export type { AttemptInfo, Metrics, MetricsOptions } from "./metrics.ts";
 export type { Logger } from "./log.ts";
 export { createRedirectServer } from "./redirect.ts";

@@ -13,7 +13,10 @@ import type { ServerConfig } from "./config.ts";
 export function createLogger(level: ServerConfig["LOG_LEVEL"]): Logger {
   // Each write is whole lines of at most PIPE_BUF (4096 bytes on Linux), which a pipe takes
   // whole: the workers of `serve --workers` share one stdout without tearing each other's lines.
-  return pino({ level, base: undefined, timestamp: isoTimestamp }, pino.destination({ dest: 1, sync: false, maxWrite: 4096 }));
+  return pino(
+    { level, base: undefined, timestamp: isoTimestamp },
+    pino.destination({ dest: 1, sync: false, maxWrite: 4096 }),
+  );
 }
 
 /** How often an error that keeps repeating is logged: once a minute, with its count. */
@@ -31,7 +34,12 @@ export const REPEAT_LOG_INTERVAL_MS = 60_000;
  * const onError = logRepeated(logger, "warn", "webhook delivery worker error");
  * onError(error); // logged; the same error within the minute is counted
  */
-export function logRepeated(logger: Logger, level: "error" | "warn", message: string, intervalMs = REPEAT_LOG_INTERVAL_MS): (error: unknown) => void {
+export function logRepeated(
+  logger: Logger,
+  level: "error" | "warn",
+  message: string,
+  intervalMs = REPEAT_LOG_INTERVAL_MS,
+): (error: unknown) => void {
   const kinds = new Map<string, { count: number; last: unknown }>();
   function flush(kind: string): void {
     const entry = kinds.get(kind)!;

@@ -146,7 +146,10 @@ export function createMetrics(options: MetricsOptions): Metrics {
   return {
     registry,
     observeRequest(entry) {
-      const labels = { method: METHODS.has(entry.method) ? entry.method : "OTHER", route: entry.route ?? UNMATCHED_ROUTE };
+      const labels = {
+        method: METHODS.has(entry.method) ? entry.method : "OTHER",
+        route: entry.route ?? UNMATCHED_ROUTE,
+      };
       requests.inc({ ...labels, status: String(entry.status) });
       requestDuration.observe(labels, entry.durationMs / 1000);
       // A request with a valid key is refused by its account's limits; one without, by its address's.

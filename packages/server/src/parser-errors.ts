@@ -25,14 +25,21 @@ const LINGER_MS = 2_000;
 function describe(error: NodeJS.ErrnoException & { reason?: unknown }): { code: ErrorCode; message: string } {
   switch (error.code) {
     case "HPE_HEADER_OVERFLOW":
-      return { code: "REQUEST_HEADERS_TOO_LARGE", message: "The request's header block (or request line) is too large." };
+      return {
+        code: "REQUEST_HEADERS_TOO_LARGE",
+        message: "The request's header block (or request line) is too large.",
+      };
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
       return { code: "PAYLOAD_TOO_LARGE", message: "The request's chunk extensions are too large." };
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return { code: "REQUEST_TIMEOUT", message: "The request did not arrive in time." };
     default:
       // llhttp's reason names the fault ("Content-Length can't be present with Transfer-Encoding"); it holds no request data.
-      return { code: "INVALID_REQUEST", message: typeof error.reason === "string" ? `Malformed HTTP request: ${error.reason}.` : "Malformed HTTP request." };
+      return {
+        code: "INVALID_REQUEST",
+        message:
+          typeof error.reason === "string" ? `Malformed HTTP request: ${error.reason}.` : "Malformed HTTP request.",
+      };
   }
 }
 

@@ -6,7 +6,9 @@ import { createServer, type Server } from "node:http";
  */
 export function createRedirectServer(httpsPort: number, fallbackHost: string): Server {
   return createServer((request, response) => {
-    const host = (request.headers.host ?? fallbackHost).replace(/:\d+$/, "").replace(/^\[?([^\]]*)\]?$/, (_, h: string) => (h.includes(":") ? `[${h}]` : h));
+    const host = (request.headers.host ?? fallbackHost)
+      .replace(/:\d+$/, "")
+      .replace(/^\[?([^\]]*)\]?$/, (_, h: string) => (h.includes(":") ? `[${h}]` : h));
     const port = httpsPort === 443 ? "" : `:${httpsPort}`;
     response.writeHead(308, {
       location: `https://${host}${port}${request.url ?? "/"}`,

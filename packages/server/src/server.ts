@@ -1,7 +1,15 @@
 import { readFileSync } from "node:fs";
 import type { Server as HttpServer } from "node:http";
 import { type AddressInfo, isIPv4, isIPv6 } from "node:net";
-import { DEFAULT_EMISSION_FACTORS, createBackgroundPurge, createDeliveryWorker, createEventService, createHandler, createSqlStorage, type EventService } from "@event-service/core";
+import {
+  DEFAULT_EMISSION_FACTORS,
+  createBackgroundPurge,
+  createDeliveryWorker,
+  createEventService,
+  createHandler,
+  createSqlStorage,
+  type EventService,
+} from "@event-service/core";
 import { DEFAULT_RETRY_DELAYS_MS } from "@event-service/core/internal";
 import { FastResponse, serve } from "srvx";
 import { createApp } from "./app.ts";
@@ -57,14 +65,23 @@ function listen(server: HttpServer, port: number, host: string): Promise<Address
  * Starts the bundled server: opens (and migrates) the store (SQLite, or PostgreSQL for a `postgres://` `DATABASE_URL`), mounts core on h3 and
  * listens on `HOST:PORT`, over HTTPS when `TLS_CERT` and `TLS_KEY` are set.
  */
-export async function startServer(config: ServerConfig, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningServer> {
-  const tls = config.TLS_CERT && config.TLS_KEY ? { cert: readFileSync(config.TLS_CERT, "utf8"), key: readFileSync(config.TLS_KEY, "utf8") } : undefined;
+export async function startServer(
+  config: ServerConfig,
+  logger: Logger = createLogger(config.LOG_LEVEL),
+): Promise<RunningServer> {
+  const tls =
+    config.TLS_CERT && config.TLS_KEY
+      ? { cert: readFileSync(config.TLS_CERT, "utf8"), key: readFileSync(config.TLS_KEY, "utf8") }
+      : undefined;
   // Always given (the default without a file): start brings the kept figures to the configured set.
   const emissionFactors = config.EMISSION_FACTORS_FILE ?? DEFAULT_EMISSION_FACTORS;
   if (isPostgresUrl(config.DATABASE_URL)) {
     // A migration, or the kept figures' recomputation, may take longer than a request's statement
     // timeout: they run first, on a connection without it.
-    const migrating = createSqlStorage({ db: await openDatabase({ ...config, DATABASE_POOL_SIZE: 1 }), emissionFactors });
+    const migrating = createSqlStorage({
+      db: await openDatabase({ ...config, DATABASE_POOL_SIZE: 1 }),
+      emissionFactors,
+    });
     try {
       await migrating.migrate();
     } finally {
@@ -75,7 +92,8 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     ...config,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     onPoolError: logRepeated(logger, "warn", "database connection lost; the pool replaces it"),
-    onCheckpointerError: (error) => logger.warn({ err: error }, "the SQLite checkpointer thread failed; commits checkpoint again"),
+    onCheckpointerError: (error) =>
+      logger.warn({ err: error }, "the SQLite checkpointer thread failed; commits checkpoint again"),
   });
   const storage = createSqlStorage({ db, emissionFactors });
   // SQLite migrated here; PostgreSQL above (this finds nothing to do).
@@ -91,7 +109,18 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     onAttempt: (info) => {
       const { deliveryId, webhookId, type, attempt, final, webhookDisabled } = info;
       logger.info(
-        { deliveryId, webhookId, type, attempt: attempt.number, statusCode: attempt.statusCode, succeeded: attempt.succeeded, durationMs: attempt.durationMs, error: attempt.error ?? undefined, final, webhookDisabled },
+        {
+          deliveryId,
+          webhookId,
+          type,
+          attempt: attempt.number,
+          statusCode: attempt.statusCode,
+          succeeded: attempt.succeeded,
+          durationMs: attempt.durationMs,
+          error: attempt.error ?? undefined,
+          final,
+          webhookDisabled,
+        },
         "webhook delivery attempt",
       );
       metrics?.observeAttempt(info);
@@ -110,10 +139,14 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     storage,
     ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
     webhooks: {
-      allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, onQueued: worker.wake,
+      allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      onQueued: worker.wake,
       secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_MS,
     },
-    ...(config.CARBON_OFFSET_PRICE_USD_PER_TONNE !== undefined && { carbon: { offsetPriceUsdPerTonne: config.CARBON_OFFSET_PRICE_USD_PER_TONNE } }),
+    ...(config.CARBON_OFFSET_PRICE_USD_PER_TONNE !== undefined && {
+      carbon: { offsetPriceUsdPerTonne: config.CARBON_OFFSET_PRICE_USD_PER_TONNE },
+    }),
   });
   let draining = false;
   // Known once listening (PORT may be 0); read by the handler for each request's links.
@@ -136,8 +169,14 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
       metrics?.observeRequest(entry);
     },
     // In a worker of `serve --workers`, the scrape shows every worker's counts, not just this one's.
-    ...(metrics && { metrics: { token: config.METRICS_TOKEN!, collect: isClusterWorker() ? collectAcrossWorkers(metrics.registry) : metrics.collect } }),
-    onError: (error, request) => logger.error({ err: error, method: request.method, path: new URL(request.url).pathname }, "unexpected error"),
+    ...(metrics && {
+      metrics: {
+        token: config.METRICS_TOKEN!,
+        collect: isClusterWorker() ? collectAcrossWorkers(metrics.registry) : metrics.collect,
+      },
+    }),
+    onError: (error, request) =>
+      logger.error({ err: error, method: request.method, path: new URL(request.url).pathname }, "unexpected error"),
   });
   // srvx, h3's own server layer, serves the app's fetch (what h3's serve() does for a routed app).
   const server = serve({
@@ -176,7 +215,10 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
     redirectUrl = `http://${host}:${redirectAddress.port}/`;
   }
 
-  logger.info({ url, ...(redirectUrl && { redirectUrl }), database: redactDatabaseUrl(config.DATABASE_URL) }, "listening");
+  logger.info(
+    { url, ...(redirectUrl && { redirectUrl }), database: redactDatabaseUrl(config.DATABASE_URL) },
+    "listening",
+  );
   if (!config.PUBLIC_URL && !isLoopback(config.HOST)) {
     logger.warn(
       { host: config.HOST, links: linkOrigin },
@@ -201,7 +243,10 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
         draining = true;
         connections.drain();
         const force = setTimeout(() => {
-          logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "requests still open at the shutdown timeout; closing them");
+          logger.warn(
+            { timeoutMs: config.SHUTDOWN_TIMEOUT_MS },
+            "requests still open at the shutdown timeout; closing them",
+          );
           void server.close(true);
         }, config.SHUTDOWN_TIMEOUT_MS);
         force.unref();
@@ -214,7 +259,9 @@ export async function startServer(config: ServerConfig, logger: Logger = createL
         ]);
         clearTimeout(force);
         // Requests have stopped: the rate-limit counts leased and not spent go back for other processes.
-        await handler.close().catch((error) => logger.warn({ err: error }, "could not give back the unspent rate-limit counts"));
+        await handler
+          .close()
+          .catch((error) => logger.warn({ err: error }, "could not give back the unspent rate-limit counts"));
         await storage.close();
       })();
       return closing;

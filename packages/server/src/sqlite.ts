@@ -9,7 +9,8 @@ import { startCheckpointer } from "./checkpointer.ts";
 /** The SQLite file (or `:memory:`) that a `DATABASE_URL` names; throws for a PostgreSQL URL. */
 export function sqlitePath(databaseUrl: string): string {
   if (databaseUrl === ":memory:") return databaseUrl;
-  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) throw new Error("DATABASE_URL: a PostgreSQL URL is not a SQLite file (open it with openDatabase).");
+  if (/^postgres(ql)?:\/\//i.test(databaseUrl))
+    throw new Error("DATABASE_URL: a PostgreSQL URL is not a SQLite file (open it with openDatabase).");
   const path = databaseUrl.replace(/^(sqlite|file):(\/\/)?/, "");
   return resolve(path);
 }

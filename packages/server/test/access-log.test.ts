@@ -6,7 +6,10 @@ import { startServer } from "../src/server.ts";
 
 test("the access log: one line per request with the client address; a 503 at warn", async () => {
   const lines: Array<Record<string, unknown>> = [];
-  const logger = pino({ level: "info", base: undefined }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const logger = pino(
+    { level: "info", base: undefined },
+    { write: (line: string) => void lines.push(JSON.parse(line)) },
+  );
   const server = await startServer(loadConfig({ PORT: "0", DATABASE_URL: ":memory:" }), logger);
   try {
     assert.equal((await fetch(`${server.url}health`)).status, 200);

@@ -12,7 +12,10 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const database = join(dir, "cli.sqlite");
 
 function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: database }, encoding: "utf8" });
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    env: { ...process.env, DATABASE_URL: database },
+    encoding: "utf8",
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -42,7 +45,19 @@ test("usage errors exit 2 with a message", () => {
 
 test("migrate, then keys create, list and revoke", () => {
   assert.equal(cli("migrate").code, 0);
-  const created = cli("keys", "create", "--account", "Acme", "--tier", "enterprise", "--per-minute", "100", "--scopes", "events:read,analytics:read", "--json");
+  const created = cli(
+    "keys",
+    "create",
+    "--account",
+    "Acme",
+    "--tier",
+    "enterprise",
+    "--per-minute",
+    "100",
+    "--scopes",
+    "events:read,analytics:read",
+    "--json",
+  );
   assert.equal(created.code, 0, created.stderr);
   const key = JSON.parse(created.stdout);
   assert.match(key.key, /^esk_[0-9a-f]{48}$/);
@@ -63,13 +78,19 @@ test("migrate, then keys create, list and revoke", () => {
   assert.match(text.stdout, /^Created account Globex \(acct_[0-9a-f]{24}\) and API key key_[0-9a-f]{24} \(tier free, /);
   assert.match(text.stdout, /shown only now/);
   const added = cli("keys", "create", "--account", "Globex", "--scopes", "analytics:read");
-  assert.match(added.stdout, /^Added API key key_[0-9a-f]{24} to the existing account acct_[0-9a-f]{24} \(tier free, scopes analytics:read\)/);
+  assert.match(
+    added.stdout,
+    /^Added API key key_[0-9a-f]{24} to the existing account acct_[0-9a-f]{24} \(tier free, scopes analytics:read\)/,
+  );
 
   const listed = cli("keys", "list", "--account", "Acme", "--json");
   const keys = JSON.parse(listed.stdout);
   assert.deepEqual(keys.map((k: { id: string }) => k.id).sort(), [key.id, second.id].sort());
   assert.doesNotMatch(listed.stdout, new RegExp(key.key.slice(4)));
-  assert.equal(keys.every((k: { revokedAt: unknown }) => k.revokedAt === null), true);
+  assert.equal(
+    keys.every((k: { revokedAt: unknown }) => k.revokedAt === null),
+    true,
+  );
 
   assert.equal(cli("keys", "revoke", key.id).code, 0);
   const again = cli("keys", "revoke", key.id);
@@ -78,9 +99,14 @@ test("migrate, then keys create, list and revoke", () => {
   assert.match(cli("keys", "list").stdout, /revoked/);
 });
 
-test("the database folder and file it creates are private: 0700 and 0600", { skip: process.platform === "win32" }, () => {
+test("the database folder and file it creates are private: 0700 and 0600", {
+  skip: process.platform === "win32",
+}, () => {
   const nested = join(dir, "private", "deeper", "events.sqlite");
-  const result = spawnSync(process.execPath, [CLI, "migrate"], { env: { ...process.env, DATABASE_URL: nested }, encoding: "utf8" });
+  const result = spawnSync(process.execPath, [CLI, "migrate"], {
+    env: { ...process.env, DATABASE_URL: nested },
+    encoding: "utf8",
+  });
   assert.equal(result.status, 0, result.stderr);
   assert.equal(statSync(join(dir, "private")).mode & 0o777, 0o700);
   assert.equal(statSync(join(dir, "private", "deeper")).mode & 0o777, 0o700);
@@ -95,9 +121,15 @@ test("bad input to keys create and configuration errors exit 1", () => {
   assert.equal(limits.code, 1);
   assert.match(limits.stderr, /enterprise keys only/);
   // Nothing listens on port 1: a clear message, without the password, and exit 1 (as for a SQLite file that cannot be opened).
-  const pg = spawnSync(process.execPath, [CLI, "migrate"], { env: { ...process.env, DATABASE_URL: "postgres://es:hunter2@127.0.0.1:1/x" }, encoding: "utf8" });
+  const pg = spawnSync(process.execPath, [CLI, "migrate"], {
+    env: { ...process.env, DATABASE_URL: "postgres://es:hunter2@127.0.0.1:1/x" },
+    encoding: "utf8",
+  });
   assert.equal(pg.status, 1);
-  assert.match(pg.stderr, /^event-service: Cannot connect to PostgreSQL at postgres:\/\/es:\*\*\*@127\.0\.0\.1:1\/x: .*ECONNREFUSED/);
+  assert.match(
+    pg.stderr,
+    /^event-service: Cannot connect to PostgreSQL at postgres:\/\/es:\*\*\*@127\.0\.0\.1:1\/x: .*ECONNREFUSED/,
+  );
   assert.doesNotMatch(pg.stderr, /hunter2/);
 });
 
@@ -113,13 +145,19 @@ test("processes starting at once on a new file migrate one after the other", asy
         child.on("close", (code) => resolve({ code, stderr }));
       });
     const results = await Promise.all([run(), run(), run()]);
-    assert.deepEqual(results.map((r) => r.code), [0, 0, 0], results.map((r) => r.stderr).join("\n"));
+    assert.deepEqual(
+      results.map((r) => r.code),
+      [0, 0, 0],
+      results.map((r) => r.stderr).join("\n"),
+    );
   }
 });
 
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 
-test("on PostgreSQL: processes starting at once migrate once; keys create, list and revoke", { skip: TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set" }, async () => {
+test("on PostgreSQL: processes starting at once migrate once; keys create, list and revoke", {
+  skip: TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set",
+}, async () => {
   const { spawn } = await import("node:child_process");
   const { default: pg } = await import("pg");
   const name = `es_cli_${process.pid}_${Date.now().toString(36)}`;
@@ -144,7 +182,11 @@ test("on PostgreSQL: processes starting at once migrate once; keys create, list 
       });
     // kysely's migrator holds an advisory lock: the three run one after another, the first migrates.
     const results = await Promise.all([run("migrate"), run("migrate"), run("migrate")]);
-    assert.deepEqual(results.map((r) => r.code), [0, 0, 0], results.map((r) => r.stderr).join("\n"));
+    assert.deepEqual(
+      results.map((r) => r.code),
+      [0, 0, 0],
+      results.map((r) => r.stderr).join("\n"),
+    );
     assert.match(results[0]!.stdout, /^Database postgres:\/\/.* is up to date\.$/m);
     if (url.password) assert.equal(results[0]!.stdout.includes(`:${url.password}@`), false);
     const created = await run("keys", "create", "--account", "Acme", "--json");
@@ -152,7 +194,10 @@ test("on PostgreSQL: processes starting at once migrate once; keys create, list 
     const key = JSON.parse(created.stdout);
     assert.equal(key.accountCreated, true);
     const listed = JSON.parse((await run("keys", "list", "--json")).stdout);
-    assert.deepEqual(listed.map((k: { id: string }) => k.id), [key.id]);
+    assert.deepEqual(
+      listed.map((k: { id: string }) => k.id),
+      [key.id],
+    );
     assert.equal((await run("keys", "revoke", key.id)).code, 0);
     assert.match((await run("keys", "list")).stdout, /revoked/);
     const client = new pg.Client({ connectionString: url.toString() });

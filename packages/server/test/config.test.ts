@@ -42,7 +42,8 @@ test("WORKERS: a whole number of processes, 1 to 64", () => {
 test("WEBHOOK_RETENTION_DAYS: whole days, 0 to 3650", () => {
   assert.equal(loadConfig({ WEBHOOK_RETENTION_DAYS: "7" }).WEBHOOK_RETENTION_DAYS, 7);
   assert.equal(loadConfig({ WEBHOOK_RETENTION_DAYS: "0" }).WEBHOOK_RETENTION_DAYS, 0);
-  for (const bad of ["-1", "1.5", "a month", "3651"]) assert.throws(() => loadConfig({ WEBHOOK_RETENTION_DAYS: bad }), /WEBHOOK_RETENTION_DAYS/);
+  for (const bad of ["-1", "1.5", "a month", "3651"])
+    assert.throws(() => loadConfig({ WEBHOOK_RETENTION_DAYS: bad }), /WEBHOOK_RETENTION_DAYS/);
 });
 
 test("METRICS_TOKEN: 16 to 1024 printable characters, and an error never shows it", () => {
@@ -50,21 +51,36 @@ test("METRICS_TOKEN: 16 to 1024 printable characters, and an error never shows i
   assert.equal(loadConfig({ METRICS_TOKEN: token }).METRICS_TOKEN, token);
   assert.equal(loadConfig({ METRICS_TOKEN: "" }).METRICS_TOKEN, undefined);
   for (const bad of ["short-secret", "has a space in it, sixteen+", "x".repeat(1025)]) {
-    assert.throws(() => loadConfig({ METRICS_TOKEN: bad }), (error: Error) => {
-      assert.match(error.message, /METRICS_TOKEN/);
-      assert.ok(!error.message.includes(bad), "the token is not in the message");
-      return true;
-    });
+    assert.throws(
+      () => loadConfig({ METRICS_TOKEN: bad }),
+      (error: Error) => {
+        assert.match(error.message, /METRICS_TOKEN/);
+        assert.ok(!error.message.includes(bad), "the token is not in the message");
+        return true;
+      },
+    );
   }
 });
 
 test("CORS_ORIGINS: comma-separated origins or *, a malformed origin named", () => {
-  assert.deepEqual(loadConfig({ CORS_ORIGINS: "https://app.example.com, http://localhost:5173/" }).CORS_ORIGINS, ["https://app.example.com", "http://localhost:5173"]);
+  assert.deepEqual(loadConfig({ CORS_ORIGINS: "https://app.example.com, http://localhost:5173/" }).CORS_ORIGINS, [
+    "https://app.example.com",
+    "http://localhost:5173",
+  ]);
   assert.equal(loadConfig({ CORS_ORIGINS: "*" }).CORS_ORIGINS, "*");
   assert.equal(loadConfig({ CORS_ORIGINS: "" }).CORS_ORIGINS, undefined);
-  assert.throws(() => loadConfig({ CORS_ORIGINS: "https://app.example.com,app.example.org" }), /Invalid configuration: CORS_ORIGINS: "app\.example\.org" is not an origin/);
-  assert.throws(() => loadConfig({ CORS_ORIGINS: "https://app.example.com/login" }), /CORS_ORIGINS: .*scheme:\/\/host\[:port\]/);
-  assert.throws(() => loadConfig({ CORS_ORIGINS: "*,https://app.example.com" }), /CORS_ORIGINS: \* allows every origin and stands alone/);
+  assert.throws(
+    () => loadConfig({ CORS_ORIGINS: "https://app.example.com,app.example.org" }),
+    /Invalid configuration: CORS_ORIGINS: "app\.example\.org" is not an origin/,
+  );
+  assert.throws(
+    () => loadConfig({ CORS_ORIGINS: "https://app.example.com/login" }),
+    /CORS_ORIGINS: .*scheme:\/\/host\[:port\]/,
+  );
+  assert.throws(
+    () => loadConfig({ CORS_ORIGINS: "*,https://app.example.com" }),
+    /CORS_ORIGINS: \* allows every origin and stands alone/,
+  );
 });
 
 test("the offset price: a positive number of USD per tonne", () => {
@@ -78,7 +94,10 @@ test("webhook delivery options: the retry schedule as a list of milliseconds, th
   const config = loadConfig({ WEBHOOK_RETRY_DELAYS_MS: "0, 100,2500", WEBHOOK_TIMEOUT_MS: "750" });
   assert.deepEqual(config.WEBHOOK_RETRY_DELAYS_MS, [0, 100, 2500]);
   assert.equal(config.WEBHOOK_TIMEOUT_MS, 750);
-  assert.throws(() => loadConfig({ WEBHOOK_RETRY_DELAYS_MS: "1m,10m" }), /WEBHOOK_RETRY_DELAYS_MS: a comma-separated list of milliseconds/);
+  assert.throws(
+    () => loadConfig({ WEBHOOK_RETRY_DELAYS_MS: "1m,10m" }),
+    /WEBHOOK_RETRY_DELAYS_MS: a comma-separated list of milliseconds/,
+  );
   assert.throws(() => loadConfig({ WEBHOOK_TIMEOUT_MS: "0" }), /WEBHOOK_TIMEOUT_MS/);
   assert.equal(loadConfig({ WEBHOOK_SECRET_OVERLAP_MS: "0" }).WEBHOOK_SECRET_OVERLAP_MS, 0);
   assert.throws(() => loadConfig({ WEBHOOK_SECRET_OVERLAP_MS: "-1" }), /WEBHOOK_SECRET_OVERLAP_MS/);
@@ -86,7 +105,14 @@ test("webhook delivery options: the retry schedule as a list of milliseconds, th
 });
 
 test("values from the environment; empty means unset", () => {
-  const config = loadConfig({ PORT: "8080", HOST: "0.0.0.0", DATABASE_URL: ":memory:", TRUST_PROXY: "true", LOG_LEVEL: "", PUBLIC_URL: "https://events.example.com" });
+  const config = loadConfig({
+    PORT: "8080",
+    HOST: "0.0.0.0",
+    DATABASE_URL: ":memory:",
+    TRUST_PROXY: "true",
+    LOG_LEVEL: "",
+    PUBLIC_URL: "https://events.example.com",
+  });
   assert.equal(config.PORT, 8080);
   assert.equal(config.HOST, "0.0.0.0");
   assert.equal(config.DATABASE_URL, ":memory:");
@@ -101,13 +127,21 @@ test("bad values are named", () => {
   assert.throws(() => loadConfig({ TRUST_PROXY: "maybe" }), /TRUST_PROXY/);
   assert.throws(() => loadConfig({ PUBLIC_URL: "ftp://x" }), /PUBLIC_URL/);
   assert.throws(() => loadConfig({ TLS_CERT: "cert.pem" }), /TLS_KEY: TLS_CERT and TLS_KEY go together/);
-  assert.throws(() => loadConfig({ HTTP_REDIRECT_PORT: "8080" }), /HTTP_REDIRECT_PORT: redirects to HTTPS need TLS_CERT and TLS_KEY/);
+  assert.throws(
+    () => loadConfig({ HTTP_REDIRECT_PORT: "8080" }),
+    /HTTP_REDIRECT_PORT: redirects to HTTPS need TLS_CERT and TLS_KEY/,
+  );
 });
 
 test("TRUST_PROXY: a flag (one hop) or a list of trusted proxy addresses and CIDR ranges", () => {
   const accepted: [string, unknown][] = [
-    ["true", true], ["1", true], ["yes", true], ["TRUE", true],
-    ["false", false], ["0", false], ["no", false],
+    ["true", true],
+    ["1", true],
+    ["yes", true],
+    ["TRUE", true],
+    ["false", false],
+    ["0", false],
+    ["no", false],
     ["10.0.0.1", ["10.0.0.1"]],
     ["10.0.0.0/8, 192.168.1.0/24", ["10.0.0.0/8", "192.168.1.0/24"]],
     ["172.16.0.0/255.240.0.0", ["172.16.0.0/255.240.0.0"]],
@@ -116,15 +150,30 @@ test("TRUST_PROXY: a flag (one hop) or a list of trusted proxy addresses and CID
     ["::ffff:10.0.0.0/104", ["::ffff:10.0.0.0/104"]],
     ["loopback,uniquelocal", ["loopback", "uniquelocal"]],
   ];
-  for (const [value, expected] of accepted) assert.deepEqual(loadConfig({ TRUST_PROXY: value }).TRUST_PROXY, expected, value);
-  for (const value of ["maybe", "10.0.0.0/33", "10.0.0.256", "fd00::/129", "10.0.0.0/8,,", "10.0.0.0/-1", "2001:db8::/abc", "localhost"]) {
-    assert.throws(() => loadConfig({ TRUST_PROXY: value }), /Invalid configuration: TRUST_PROXY: true, false, or a comma-separated list/, value);
+  for (const [value, expected] of accepted)
+    assert.deepEqual(loadConfig({ TRUST_PROXY: value }).TRUST_PROXY, expected, value);
+  for (const value of [
+    "maybe",
+    "10.0.0.0/33",
+    "10.0.0.256",
+    "fd00::/129",
+    "10.0.0.0/8,,",
+    "10.0.0.0/-1",
+    "2001:db8::/abc",
+    "localhost",
+  ]) {
+    assert.throws(
+      () => loadConfig({ TRUST_PROXY: value }),
+      /Invalid configuration: TRUST_PROXY: true, false, or a comma-separated list/,
+      value,
+    );
   }
 });
 
 test("AUTH_FAILURE_LIMIT_PER_MINUTE: a positive integer", () => {
   assert.equal(loadConfig({ AUTH_FAILURE_LIMIT_PER_MINUTE: "5" }).AUTH_FAILURE_LIMIT_PER_MINUTE, 5);
-  for (const value of ["0", "-1", "1.5", "many"]) assert.throws(() => loadConfig({ AUTH_FAILURE_LIMIT_PER_MINUTE: value }), /AUTH_FAILURE_LIMIT_PER_MINUTE/, value);
+  for (const value of ["0", "-1", "1.5", "many"])
+    assert.throws(() => loadConfig({ AUTH_FAILURE_LIMIT_PER_MINUTE: value }), /AUTH_FAILURE_LIMIT_PER_MINUTE/, value);
 });
 
 test("DATABASE_URL forms", () => {
@@ -136,10 +185,14 @@ test("DATABASE_URL forms", () => {
   assert.equal(isPostgresUrl("postgres://u@h/db"), true);
   assert.equal(isPostgresUrl("postgresql://u:p@h:5433/db?sslmode=require"), true);
   assert.equal(isPostgresUrl("./postgres.sqlite"), false);
-  assert.equal(redactDatabaseUrl("postgres://es:secret@db.example:5432/events"), "postgres://es:***@db.example:5432/events");
+  assert.equal(
+    redactDatabaseUrl("postgres://es:secret@db.example:5432/events"),
+    "postgres://es:***@db.example:5432/events",
+  );
 });
 
 test("DATABASE_POOL_SIZE: 1 to 1000 connections", () => {
   assert.equal(loadConfig({ DATABASE_POOL_SIZE: "25" }).DATABASE_POOL_SIZE, 25);
-  for (const bad of ["0", "-1", "2.5", "many", "1001"]) assert.throws(() => loadConfig({ DATABASE_POOL_SIZE: bad }), /DATABASE_POOL_SIZE/, bad);
+  for (const bad of ["0", "-1", "2.5", "many", "1001"])
+    assert.throws(() => loadConfig({ DATABASE_POOL_SIZE: bad }), /DATABASE_POOL_SIZE/, bad);
 });

@@ -9,10 +9,34 @@ import { createEventService, createSqlStorage, type RequestLogEntry } from "@eve
 import { type AttemptInfo, createMetrics } from "../src/metrics.ts";
 import { openSqlite } from "../src/sqlite.ts";
 
-const entry = (overrides: Partial<RequestLogEntry>): RequestLogEntry => ({ requestId: "r", method: "GET", path: "/x", status: 200, durationMs: 12, ...overrides });
-const attempt = (succeeded: boolean, statusCode: number | null, final: boolean, webhookDisabled = false): AttemptInfo => ({
-  deliveryId: "dlv_1", webhookId: "wh_1", type: "event.created", final, webhookDisabled,
-  attempt: { number: 1, startedAt: "2030-01-01T00:00:00.000Z", durationMs: 250, statusCode, error: null, responseExcerpt: null, succeeded },
+const entry = (overrides: Partial<RequestLogEntry>): RequestLogEntry => ({
+  requestId: "r",
+  method: "GET",
+  path: "/x",
+  status: 200,
+  durationMs: 12,
+  ...overrides,
+});
+const attempt = (
+  succeeded: boolean,
+  statusCode: number | null,
+  final: boolean,
+  webhookDisabled = false,
+): AttemptInfo => ({
+  deliveryId: "dlv_1",
+  webhookId: "wh_1",
+  type: "event.created",
+  final,
+  webhookDisabled,
+  attempt: {
+    number: 1,
+    startedAt: "2030-01-01T00:00:00.000Z",
+    durationMs: 250,
+    statusCode,
+    error: null,
+    responseExcerpt: null,
+    succeeded,
+  },
 });
 
 /** The value of one sample line of the exposition, by its exact series text. */
@@ -29,8 +53,12 @@ test("hook reports become bounded labels, and the backlog is read at scrape time
   const account = service.forAccount((await service.keys.create({ account: "Acme" })).accountId);
   await account.webhooks.create({ url: "https://93.184.216.34/hook", events: ["event.created"] });
   await account.events.create({
-    name: "Summit", location: { address: "Main St 1", city: "Berlin", country: "DE" },
-    startDate: "2030-05-01T09:00:00.000Z", endDate: "2030-05-01T17:00:00.000Z", capacity: 10, category: "conference",
+    name: "Summit",
+    location: { address: "Main St 1", city: "Berlin", country: "DE" },
+    startDate: "2030-05-01T09:00:00.000Z",
+    endDate: "2030-05-01T17:00:00.000Z",
+    capacity: 10,
+    category: "conference",
   });
   const metrics = createMetrics({ storage, defaultMetrics: false, now: () => new Date(queuedAt.getTime() + 90_500) });
 
@@ -48,13 +76,16 @@ test("hook reports become bounded labels, and the backlog is read at scrape time
   assert.equal(sample(body, 'event_service_http_requests_total{method="GET",route="/v1/events/:id",status="200"}'), 1);
   assert.equal(sample(body, 'event_service_http_requests_total{method="GET",route="/v1/events",status="429"}'), 2);
   assert.equal(sample(body, 'event_service_http_requests_total{method="OTHER",route="unmatched",status="404"}'), 1);
-  assert.equal(sample(body, 'event_service_http_request_duration_seconds_sum{method="GET",route="/v1/events/:id"}'), 0.012);
+  assert.equal(
+    sample(body, 'event_service_http_request_duration_seconds_sum{method="GET",route="/v1/events/:id"}'),
+    0.012,
+  );
   assert.equal(sample(body, 'event_service_rate_limit_refusals_total{limit="account"}'), 1);
   assert.equal(sample(body, 'event_service_rate_limit_refusals_total{limit="client_address"}'), 1);
   assert.equal(sample(body, 'event_service_webhook_delivery_attempts_total{outcome="succeeded"}'), 1);
   assert.equal(sample(body, 'event_service_webhook_delivery_attempts_total{outcome="retrying"}'), 1);
   assert.equal(sample(body, 'event_service_webhook_delivery_attempts_total{outcome="failed"}'), 2);
-  assert.equal(sample(body, 'event_service_webhook_delivery_attempt_duration_seconds_sum'), 1);
+  assert.equal(sample(body, "event_service_webhook_delivery_attempt_duration_seconds_sum"), 1);
   assert.equal(sample(body, 'event_service_webhooks_disabled_total{reason="failures"}'), 1);
   assert.equal(sample(body, 'event_service_webhooks_disabled_total{reason="gone"}'), 1);
   // The event's notification was queued at queuedAt, and the clock reads 90.5 s later.

@@ -8,7 +8,8 @@ export interface InputIssue {
 }
 
 function issuePath(issue: z.core.$ZodIssue): string {
-  const keys = issue.code === "unrecognized_keys" && issue.keys.length === 1 ? [...issue.path, issue.keys[0]!] : issue.path;
+  const keys =
+    issue.code === "unrecognized_keys" && issue.keys.length === 1 ? [...issue.path, issue.keys[0]!] : issue.path;
   return keys.map(String).join(".");
 }
 
@@ -27,7 +28,11 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
     // that cannot become a number (`{"length": {"toString": 0}}`) makes them throw.
     const field = oddLengthPath(value);
     const message = "Invalid input: expected text or a list, received an object with an unreadable length";
-    throw new ServiceError("INVALID_REQUEST", { message: `${field || where}: ${message}`, ...(field && { field }), details: { issues: [{ path: field ?? "", message }] } });
+    throw new ServiceError("INVALID_REQUEST", {
+      message: `${field || where}: ${message}`,
+      ...(field && { field }),
+      details: { issues: [{ path: field ?? "", message }] },
+    });
   }
   if (result.success) return result.data;
   const issues: InputIssue[] = result.error.issues.map((issue) => ({ path: issuePath(issue), message: issue.message }));

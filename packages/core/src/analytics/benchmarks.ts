@@ -29,7 +29,8 @@ export const BENCHMARKS: Record<TrendMetric, BenchmarkReference | null> = {
     unit: "kg CO2e per attendee",
     comparedFigure: "travel emissions per active registration over the range",
     lowerIsBetter: true,
-    source: "Klöwer et al. (2020), Nature 583:356-359: AGU Fall Meeting 2019, about 80,000 t CO2e of travel for about 28,000 attendees",
+    source:
+      "Klöwer et al. (2020), Nature 583:356-359: AGU Fall Meeting 2019, about 80,000 t CO2e of travel for about 28,000 attendees",
   },
   // Attendance depends on each event's size and market; no general reference value exists.
   attendance: null,
@@ -40,7 +41,8 @@ export const BENCHMARKS: Record<TrendMetric, BenchmarkReference | null> = {
     unit: "percent",
     comparedFigure: "mean wasteReduction target of the events in the range (events without one count as 0)",
     lowerIsBetter: false,
-    source: "Directive (EU) 2018/851 (Waste Framework Directive 2008/98/EC, art. 11(2)(c)): 55 % of municipal waste re-used or recycled by 2025",
+    source:
+      "Directive (EU) 2018/851 (Waste Framework Directive 2008/98/EC, art. 11(2)(c)): 55 % of municipal waste re-used or recycled by 2025",
   },
   // Eurostat, "Renewables account for 41.2 % of EU electricity" (share of energy from renewable
   // sources in gross electricity consumption, EU, 2022).
@@ -49,7 +51,8 @@ export const BENCHMARKS: Record<TrendMetric, BenchmarkReference | null> = {
     unit: "percent",
     comparedFigure: "share of the events in the range with the renewableEnergy goal",
     lowerIsBetter: false,
-    source: "Eurostat (SHARES 2022): renewable sources supplied 41.2 % of gross electricity consumption in the EU in 2022",
+    source:
+      "Eurostat (SHARES 2022): renewable sources supplied 41.2 % of gross electricity consumption in the EU in 2022",
   },
   // IATA and airlines report that 1-3 % of passengers take up voluntary carbon offsets when
   // offered at booking; the upper end is used.
@@ -58,6 +61,7 @@ export const BENCHMARKS: Record<TrendMetric, BenchmarkReference | null> = {
     unit: "percent",
     comparedFigure: "share of the active registrations in the range that opted to offset",
     lowerIsBetter: false,
-    source: "IATA and airline reports: 1-3 % of air passengers take up voluntary carbon offsets offered at booking (upper end used)",
+    source:
+      "IATA and airline reports: 1-3 % of air passengers take up voluntary carbon offsets offered at booking (upper end used)",
   },
 };

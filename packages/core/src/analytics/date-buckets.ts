@@ -100,7 +100,11 @@ export function enumerateBuckets(startDate: string, endDate: string, granularity
       });
     }
     const next = nextPeriodMs(start, granularity);
-    buckets.push({ period: dayText(start), startDate: new Date(clamp(start)).toISOString(), endDate: new Date(clamp(next - 1)).toISOString() });
+    buckets.push({
+      period: dayText(start),
+      startDate: new Date(clamp(start)).toISOString(),
+      endDate: new Date(clamp(next - 1)).toISOString(),
+    });
     start = next;
   }
   return buckets;

@@ -18,7 +18,8 @@ const NullableNum = z.number().nullable();
 const ValueCount = z.object({ value: z.string(), count: z.int() });
 
 /** Why the feedback section is empty. */
-export const FEEDBACK_UNAVAILABLE_REASON = "The service does not collect attendee feedback yet, so there is nothing to summarise.";
+export const FEEDBACK_UNAVAILABLE_REASON =
+  "The service does not collect attendee feedback yet, so there is nothing to summarise.";
 
 /** The answer of `GET /analytics/events/:id`. */
 export const EventAnalytics = z.object({
@@ -44,9 +45,19 @@ export const EventAnalytics = z.object({
   }),
   demographics: z.object({
     ticketTypes: z.array(ValueCount),
-    companies: z.object({ distinct: z.int(), notGiven: z.int(), top: z.array(ValueCount).meta({ description: "Up to 10, most registrations first." }) }),
+    companies: z.object({
+      distinct: z.int(),
+      notGiven: z.int(),
+      top: z.array(ValueCount).meta({ description: "Up to 10, most registrations first." }),
+    }),
     dietaryPreferences: z.array(ValueCount),
-    accessibilityNeeds: z.object({ wheelchairAccess: z.int(), signLanguage: z.int(), visualAid: z.int(), other: z.int(), anyNeed: z.int() }),
+    accessibilityNeeds: z.object({
+      wheelchairAccess: z.int(),
+      signLanguage: z.int(),
+      visualAid: z.int(),
+      other: z.int(),
+      anyNeed: z.int(),
+    }),
     travelModes: z.array(z.object({ mode: z.enum(TRAVEL_MODES), count: z.int() })),
     travelNotReported: z.int(),
   }),
@@ -54,7 +65,13 @@ export const EventAnalytics = z.object({
     carbonFootprintKg: Num,
     emissionsPerAttendeeKg: NullableNum,
     byTravelMode: z.array(
-      z.object({ mode: z.enum(TRAVEL_MODES), registrations: z.int(), distanceKm: Num, emissionsKg: Num, emissionsSharePercent: NullableNum }),
+      z.object({
+        mode: z.enum(TRAVEL_MODES),
+        registrations: z.int(),
+        distanceKm: Num,
+        emissionsKg: Num,
+        emissionsSharePercent: NullableNum,
+      }),
     ),
     offsetKg: Num,
     netEmissionsKg: Num,
@@ -63,7 +80,11 @@ export const EventAnalytics = z.object({
     lowCarbonTravelPercent: NullableNum,
     sustainabilityScore: Num,
     goals: SustainabilityGoals,
-    certifications: z.object({ carbonNeutral: z.boolean(), lowCarbonTravel: z.boolean(), tier: z.enum(["gold", "silver", "bronze"]).nullable() }),
+    certifications: z.object({
+      carbonNeutral: z.boolean(),
+      lowCarbonTravel: z.boolean(),
+      tier: z.enum(["gold", "silver", "bronze"]).nullable(),
+    }),
   }),
   engagement: z.object({
     checkInRatePercent: NullableNum,
@@ -72,7 +93,9 @@ export const EventAnalytics = z.object({
     offsetOptInPercent: NullableNum,
     firstRegistrationAt: z.string().nullable(),
     lastRegistrationAt: z.string().nullable(),
-    averageLeadTimeDays: NullableNum.meta({ description: "Mean days from registration to the event's start (active registrations)." }),
+    averageLeadTimeDays: NullableNum.meta({
+      description: "Mean days from registration to the event's start (active registrations).",
+    }),
   }),
   financial: z.object({
     currency: z.literal("USD"),
@@ -82,7 +105,12 @@ export const EventAnalytics = z.object({
     offsetTonnes: Num,
     offsetPriceUsdPerTonne: Num,
   }),
-  feedback: z.object({ available: z.literal(false), reason: z.string(), responses: z.literal(0), averageRating: z.null() }),
+  feedback: z.object({
+    available: z.literal(false),
+    reason: z.string(),
+    responses: z.literal(0),
+    averageRating: z.null(),
+  }),
 });
 export type EventAnalytics = z.infer<typeof EventAnalytics>;
 
@@ -91,18 +119,31 @@ export type EventAnalytics = z.infer<typeof EventAnalytics>;
  * registration by status; demographics, sustainability and finance cover the active ones
  * (the people holding a place), as the event's `carbonFootprint` does.
  */
-export function buildEventAnalytics(figures: EventAnalyticsFigures, carbon: CarbonSettings, factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): EventAnalytics {
+export function buildEventAnalytics(
+  figures: EventAnalyticsFigures,
+  carbon: CarbonSettings,
+  factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS,
+): EventAnalytics {
   const { event, statuses } = figures;
   const active = ACTIVE_ATTENDEE_STATUSES.reduce((sum, status) => sum + statuses[status], 0);
   const registered = active + statuses.cancelled + statuses.waitlisted;
-  const sum = (pick: (m: EventAnalyticsFigures["byMode"][number]) => number) => figures.byMode.reduce((total, m) => total + pick(m), 0);
+  const sum = (pick: (m: EventAnalyticsFigures["byMode"][number]) => number) =>
+    figures.byMode.reduce((total, m) => total + pick(m), 0);
   const emissionsKg = sum((m) => m.emissionsKg);
   const offsetUsd = sum((m) => m.offsetUsd);
   const opted = sum((m) => m.offsetOpted);
   const offset = offsetKg(offsetUsd, carbon);
   const travelReported = sum((m) => (m.mode === null ? 0 : m.registrations));
-  const lowCarbon = sum((m) => ((LOW_CARBON_TRAVEL_MODES as readonly (string | null)[]).includes(m.mode) ? m.registrations : 0));
-  const score = sustainabilityScore({ goals: event.sustainabilityGoals, travelReported, lowCarbonTravel: lowCarbon, emissionsKg, offsetKg: offset });
+  const lowCarbon = sum((m) =>
+    (LOW_CARBON_TRAVEL_MODES as readonly (string | null)[]).includes(m.mode) ? m.registrations : 0,
+  );
+  const score = sustainabilityScore({
+    goals: event.sustainabilityGoals,
+    travelReported,
+    lowCarbonTravel: lowCarbon,
+    emissionsKg,
+    offsetKg: offset,
+  });
   const checkInRate = percent(statuses["checked-in"], active);
   const cancellationRate = percent(statuses.cancelled, registered);
   return {
@@ -137,7 +178,10 @@ export function buildEventAnalytics(figures: EventAnalyticsFigures, carbon: Carb
         other: figures.accessibility.other,
         anyNeed: figures.accessibility.any,
       },
-      travelModes: TRAVEL_MODES.map((mode) => ({ mode, count: figures.byMode.find((m) => m.mode === mode)?.registrations ?? 0 })),
+      travelModes: TRAVEL_MODES.map((mode) => ({
+        mode,
+        count: figures.byMode.find((m) => m.mode === mode)?.registrations ?? 0,
+      })),
       travelNotReported: active - travelReported,
     },
     sustainability: {

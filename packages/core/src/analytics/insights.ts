@@ -1,7 +1,12 @@
 import * as z from "zod";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import { offsetKg } from "../carbon/carbon-settings.ts";
-import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet, factorBands, type TravelMode } from "../carbon/emission-factors.ts";
+import {
+  DEFAULT_EMISSION_FACTORS,
+  type EmissionFactorSet,
+  factorBands,
+  type TravelMode,
+} from "../carbon/emission-factors.ts";
 import type { AggregateFigures, ModeFigures } from "./analytics-figures.ts";
 import { BENCHMARKS } from "./benchmarks.ts";
 import type { BucketGranularity } from "./date-buckets.ts";
@@ -68,7 +73,12 @@ const LABELS: Record<TrendMetric, string> = {
   offset_participation: "Offset participation",
 };
 
-const PERIOD_NAMES: Record<BucketGranularity, string> = { daily: "day", weekly: "week", monthly: "month", quarterly: "quarter" };
+const PERIOD_NAMES: Record<BucketGranularity, string> = {
+  daily: "day",
+  weekly: "week",
+  monthly: "month",
+  quarterly: "quarter",
+};
 
 /** Metrics where a rising series is the bad direction. */
 const LOWER_IS_BETTER: ReadonlySet<TrendMetric> = new Set(["carbon_emissions"]);
@@ -112,13 +122,21 @@ export function generateInsights(input: InsightInput): { insights: Insight[]; re
     const trend = stats.direction === "increasing" ? "rose" : "fell";
     // The direction is the fitted slope's; the ends may say otherwise (equal, or the other way).
     const ends =
-      (first.value < last.value) === (stats.direction === "increasing") && first.value !== last.value
+      first.value < last.value === (stats.direction === "increasing") && first.value !== last.value
         ? `from ${n(first.value)} ${unit} (${first.period}) to ${n(last.value)} ${unit} (${last.period})${change}`
         : `over the range, though it was ${n(first.value)} ${unit} in ${first.period} and ${n(last.value)} ${unit} in ${last.period}`;
     insights.push({
       type: "trend",
       message: `${label} ${trend} ${ends}; the fitted slope is ${signed(stats.slope)} ${unit} per ${period}.`,
-      figures: { direction: stats.direction, first: round3(first.value), firstPeriod: first.period, last: round3(last.value), lastPeriod: last.period, percentChange: stats.percentChange, slope: stats.slope },
+      figures: {
+        direction: stats.direction,
+        first: round3(first.value),
+        firstPeriod: first.period,
+        last: round3(last.value),
+        lastPeriod: last.period,
+        percentChange: stats.percentChange,
+        slope: stats.slope,
+      },
     });
     const worsening = !NEUTRAL.has(metric) && (stats.direction === "increasing") === LOWER_IS_BETTER.has(metric);
     if (worsening) {
@@ -158,7 +176,13 @@ export function generateInsights(input: InsightInput): { insights: Insight[]; re
         b.position === "equal"
           ? `${reference.comparedFigure} (${n(b.value)}) equals the reference value ${n(b.reference)} ${reference.unit}.`
           : `${capitalise(reference.comparedFigure)} (${n(b.value)} ${reference.unit}) is ${n(Math.abs(b.differencePercent))}% ${b.position} the reference value of ${n(b.reference)}, which is ${b.assessment} (source: ${reference.source}).`,
-      figures: { value: b.value, reference: b.reference, differencePercent: b.differencePercent, position: b.position, assessment: b.assessment },
+      figures: {
+        value: b.value,
+        reference: b.reference,
+        differencePercent: b.differencePercent,
+        position: b.position,
+        assessment: b.assessment,
+      },
     });
   }
 
@@ -172,7 +196,12 @@ export function generateInsights(input: InsightInput): { insights: Insight[]; re
       insights.push({
         type: "travel_mix",
         message: `Flights and car trips cause ${n(share)}% of the travel emissions (${n(highKg)} of ${n(totals.emissionsKg)} kg CO2e) while making up ${tripShare === null ? "none" : `${n(tripShare)}%`} of the reported trips.`,
-        figures: { highEmissionSharePercent: share, highEmissionKg: round3(highKg), emissionsKg: round3(totals.emissionsKg), highEmissionTripSharePercent: tripShare },
+        figures: {
+          highEmissionSharePercent: share,
+          highEmissionKg: round3(highKg),
+          emissionsKg: round3(totals.emissionsKg),
+          highEmissionTripSharePercent: tripShare,
+        },
       });
     }
     if (share >= HIGH_EMISSION_SHARE) {
@@ -229,7 +258,12 @@ export function generateInsights(input: InsightInput): { insights: Insight[]; re
     recommendations.push({
       type: "waste_targets",
       message: `The mean waste-reduction target (${n(mean)}%, events without one counting as 0) is below the EU's ${wasteReference}% re-use and recycling target for 2025: set a target of at least ${wasteReference}% for each event.`,
-      figures: { meanTargetPercent: mean, reference: wasteReference, eventsWithTarget: totals.goals.wasteReduction, events: totals.events },
+      figures: {
+        meanTargetPercent: mean,
+        reference: wasteReference,
+        eventsWithTarget: totals.goals.wasteReduction,
+        events: totals.events,
+      },
     });
   }
 

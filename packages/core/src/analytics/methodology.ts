@@ -8,7 +8,10 @@ export const Methodology = z
     emissionFactors: z.object({ name: z.string(), year: z.number().int(), source: z.string() }),
     offsetPriceUsdPerTonne: z.number(),
   })
-  .meta({ description: "The emission factor set (GET /v1/analytics/emission-factors lists its factors) and the offset price behind the figures" });
+  .meta({
+    description:
+      "The emission factor set (GET /v1/analytics/emission-factors lists its factors) and the offset price behind the figures",
+  });
 export type Methodology = z.output<typeof Methodology>;
 
 /** The methodology of figures computed with `factors` and `carbon`. */

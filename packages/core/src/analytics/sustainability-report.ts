@@ -11,10 +11,23 @@ import { percent, round3 } from "./statistics.ts";
 
 /** Query of `GET /analytics/sustainability`. */
 export const SustainabilityQuery = z.strictObject({
-  startDate: dateParam(false).optional().meta({ description: "Events starting at or after it (a bare date: its first instant, UTC). Default: the earliest event's start." }),
-  endDate: dateParam(true).optional().meta({ description: "Events starting at or before it (a bare date: its last millisecond, UTC). Default: the latest event's start." }),
+  startDate: dateParam(false)
+    .optional()
+    .meta({
+      description:
+        "Events starting at or after it (a bare date: its first instant, UTC). Default: the earliest event's start.",
+    }),
+  endDate: dateParam(true)
+    .optional()
+    .meta({
+      description:
+        "Events starting at or before it (a bare date: its last millisecond, UTC). Default: the latest event's start.",
+    }),
   eventIds: EventIdsParam.optional(),
-  granularity: z.enum(SUSTAINABILITY_GRANULARITIES).default("total").meta({ description: "`total` (no series) or the period of the `trend` series." }),
+  granularity: z
+    .enum(SUSTAINABILITY_GRANULARITIES)
+    .default("total")
+    .meta({ description: "`total` (no series) or the period of the `trend` series." }),
 });
 export type SustainabilityQuery = z.output<typeof SustainabilityQuery>;
 
@@ -47,7 +60,11 @@ const TrendBucket = z.object({
 /** The answer of `GET /analytics/sustainability`. */
 export const SustainabilityReport = z.object({
   methodology: Methodology,
-  range: z.object({ startDate: z.string().nullable(), endDate: z.string().nullable(), granularity: z.enum(SUSTAINABILITY_GRANULARITIES) }),
+  range: z.object({
+    startDate: z.string().nullable(),
+    endDate: z.string().nullable(),
+    granularity: z.enum(SUSTAINABILITY_GRANULARITIES),
+  }),
   eventIds: z.array(z.string()).nullable(),
   carbonFootprint: z.object({
     totalEmissionsKg: Num,
@@ -81,7 +98,10 @@ export const SustainabilityReport = z.object({
     localSourcing: Share,
     wasteReduction: Share,
     offsetParticipation: Share.meta({ description: "Active registrations that opted to offset." }),
-    lowCarbonTravel: Share.meta({ description: "Active registrations that reported travel by train, bus, bike or on foot (percent of those reporting travel)." }),
+    lowCarbonTravel: Share.meta({
+      description:
+        "Active registrations that reported travel by train, bus, bike or on foot (percent of those reporting travel).",
+    }),
   }),
   certifications: z.object({
     carbonNeutral: Share,
@@ -89,9 +109,21 @@ export const SustainabilityReport = z.object({
     gold: Share,
     silver: Share,
     bronze: Share,
-    criteria: z.object({ carbonNeutral: z.string(), lowCarbonTravel: z.string(), gold: z.string(), silver: z.string(), bronze: z.string() }),
+    criteria: z.object({
+      carbonNeutral: z.string(),
+      lowCarbonTravel: z.string(),
+      gold: z.string(),
+      silver: z.string(),
+      bronze: z.string(),
+    }),
   }),
-  trend: z.array(TrendBucket).nullable().meta({ description: "One entry per period of the range (empty periods included, with zeros); null for granularity total." }),
+  trend: z
+    .array(TrendBucket)
+    .nullable()
+    .meta({
+      description:
+        "One entry per period of the range (empty periods included, with zeros); null for granularity total.",
+    }),
   summary: z.object({
     events: z.int(),
     attendance: z.int(),
@@ -207,7 +239,10 @@ export function buildSustainabilityReport(input: SustainabilityReportInput): Sus
       bronze: share(cert.bronze, t.events),
       criteria: { ...CERTIFICATIONS },
     },
-    trend: input.granularity === "total" ? null : input.buckets.map((bucket) => bucketFigures(bucket, byPeriod.get(bucket.period), carbon)),
+    trend:
+      input.granularity === "total"
+        ? null
+        : input.buckets.map((bucket) => bucketFigures(bucket, byPeriod.get(bucket.period), carbon)),
     summary: {
       events: t.events,
       attendance: t.attendance,
@@ -222,7 +257,11 @@ export function buildSustainabilityReport(input: SustainabilityReportInput): Sus
           }
         : null,
       emissionsPerEventKg: figures.perEvent.emissions
-        ? { mean: round3(figures.perEvent.emissions.mean), min: round3(figures.perEvent.emissions.min), max: round3(figures.perEvent.emissions.max) }
+        ? {
+            mean: round3(figures.perEvent.emissions.mean),
+            min: round3(figures.perEvent.emissions.min),
+            max: round3(figures.perEvent.emissions.max),
+          }
         : null,
     },
   };

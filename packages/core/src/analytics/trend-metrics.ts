@@ -8,7 +8,13 @@
  *   no energy, so this is the share committed to renewable energy, not kWh.
  * - `offset_participation`: percent of the active registrations that opted to offset.
  */
-export const TREND_METRICS = ["carbon_emissions", "attendance", "waste_reduction", "energy_usage", "offset_participation"] as const;
+export const TREND_METRICS = [
+  "carbon_emissions",
+  "attendance",
+  "waste_reduction",
+  "energy_usage",
+  "offset_participation",
+] as const;
 export type TrendMetric = (typeof TREND_METRICS)[number];
 
 /** The unit of each metric's values. */

@@ -13,12 +13,24 @@ import { TREND_METRIC_UNITS, TREND_METRICS, type TrendMetric } from "./trend-met
 
 /** Query of `GET /analytics/trends`. */
 export const TrendQuery = z.strictObject({
-  metric: z.enum(TREND_METRICS).default("carbon_emissions").meta({ description: "The metric analysed (default carbon_emissions)." }),
-  startDate: dateParam(false).optional().meta({ description: "Events starting at or after it. Default: the earliest matching event's start." }),
-  endDate: dateParam(true).optional().meta({ description: "Events starting at or before it. Default: the latest matching event's start." }),
-  granularity: z.enum(TREND_GRANULARITIES).default("monthly").meta({ description: "Calendar period of each data point, UTC (default monthly)." }),
+  metric: z
+    .enum(TREND_METRICS)
+    .default("carbon_emissions")
+    .meta({ description: "The metric analysed (default carbon_emissions)." }),
+  startDate: dateParam(false)
+    .optional()
+    .meta({ description: "Events starting at or after it. Default: the earliest matching event's start." }),
+  endDate: dateParam(true)
+    .optional()
+    .meta({ description: "Events starting at or before it. Default: the latest matching event's start." }),
+  granularity: z
+    .enum(TREND_GRANULARITIES)
+    .default("monthly")
+    .meta({ description: "Calendar period of each data point, UTC (default monthly)." }),
   category: text(50).optional().meta({ description: "Only events of this category (exact match)." }),
-  includeBenchmark: BooleanParam.default(false).meta({ description: "Compare with the metric's industry reference value." }),
+  includeBenchmark: BooleanParam.default(false).meta({
+    description: "Compare with the metric's industry reference value.",
+  }),
 });
 export type TrendQuery = z.output<typeof TrendQuery>;
 
@@ -37,7 +49,9 @@ export const TrendReport = z.object({
       period: z.string().meta({ description: "First day of the period, YYYY-MM-DD (UTC; weeks start on Monday)." }),
       startDate: z.string(),
       endDate: z.string(),
-      value: NullableNum.meta({ description: "null when the period holds no event (or, for offset_participation, no active registration)." }),
+      value: NullableNum.meta({
+        description: "null when the period holds no event (or, for offset_participation, no active registration).",
+      }),
       events: z.int(),
     }),
   ),
@@ -96,28 +110,51 @@ export function comparedFigure(metric: TrendMetric, totals: AggregateFigures): n
   return metricValue(metric, totals);
 }
 
-function compare(metric: TrendMetric, totals: AggregateFigures): { report: NonNullable<TrendReport["benchmark"]>; comparison: BenchmarkComparison | null } {
+function compare(
+  metric: TrendMetric,
+  totals: AggregateFigures,
+): { report: NonNullable<TrendReport["benchmark"]>; comparison: BenchmarkComparison | null } {
   const reference = BENCHMARKS[metric];
   const value = comparedFigure(metric, totals);
   if (!reference || value === null) {
     return {
       comparison: null,
       report: {
-        available: false, reference: reference?.value ?? null, unit: reference?.unit ?? null, comparedFigure: reference?.comparedFigure ?? null,
-        source: reference?.source ?? null, value: null, difference: null, differencePercent: null, position: null, assessment: null,
-        note: reference ? "Nothing to compare in the range." : "No published industry reference value fits this metric.",
+        available: false,
+        reference: reference?.value ?? null,
+        unit: reference?.unit ?? null,
+        comparedFigure: reference?.comparedFigure ?? null,
+        source: reference?.source ?? null,
+        value: null,
+        difference: null,
+        differencePercent: null,
+        position: null,
+        assessment: null,
+        note: reference
+          ? "Nothing to compare in the range."
+          : "No published industry reference value fits this metric.",
       },
     };
   }
   const difference = value - reference.value;
   const position = Math.abs(difference) < 1e-9 ? "equal" : difference > 0 ? "above" : "below";
-  const assessment = position === "equal" ? "equal" : (position === "below") === reference.lowerIsBetter ? "better" : "worse";
+  const assessment =
+    position === "equal" ? "equal" : (position === "below") === reference.lowerIsBetter ? "better" : "worse";
   const differencePercent = round3((100 * difference) / reference.value);
   return {
     comparison: { value: round3(value), reference: reference.value, differencePercent, position, assessment },
     report: {
-      available: true, reference: reference.value, unit: reference.unit, comparedFigure: reference.comparedFigure, source: reference.source,
-      value: round3(value), difference: round3(difference), differencePercent, position, assessment, note: null,
+      available: true,
+      reference: reference.value,
+      unit: reference.unit,
+      comparedFigure: reference.comparedFigure,
+      source: reference.source,
+      value: round3(value),
+      difference: round3(difference),
+      differencePercent,
+      position,
+      assessment,
+      note: null,
     },
   };
 }
@@ -177,7 +214,11 @@ export function buildTrendReport(input: TrendReportInput): TrendReport {
     granularity,
     category: query.category ?? null,
     dateRange: input.range,
-    dataPoints: points.map((p) => ({ ...p.bucket, value: p.value === null ? null : round3(p.value), events: p.events })),
+    dataPoints: points.map((p) => ({
+      ...p.bucket,
+      value: p.value === null ? null : round3(p.value),
+      events: p.events,
+    })),
     statistics,
     benchmark: benchmark?.report ?? null,
     insights,

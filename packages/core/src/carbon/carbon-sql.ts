@@ -7,7 +7,13 @@
  */
 import { type RawBuilder, sql } from "kysely";
 import type { CarbonSettings } from "./carbon-settings.ts";
-import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet, factorBands, LOW_CARBON_TRAVEL_MODES, TRAVEL_MODES } from "./emission-factors.ts";
+import {
+  DEFAULT_EMISSION_FACTORS,
+  type EmissionFactorSet,
+  factorBands,
+  LOW_CARBON_TRAVEL_MODES,
+  TRAVEL_MODES,
+} from "./emission-factors.ts";
 import { SCORE_WEIGHTS } from "./sustainability-score.ts";
 import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
 import type { KEPT_FIGURE_COLUMNS } from "../sql/rows.ts";
@@ -16,7 +22,9 @@ import type { KEPT_FIGURE_COLUMNS } from "../sql/rows.ts";
 export function emissionsSql(factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): RawBuilder<number> {
   const modes = TRAVEL_MODES.map((mode) => {
     const bands = factorBands(factors, mode).map((band) =>
-      band.maxDistanceKm === null ? sql`else ${sql.lit(band.factor)}` : sql`when coalesce(travel_distance, 0) <= ${sql.lit(band.maxDistanceKm)} then ${sql.lit(band.factor)}`,
+      band.maxDistanceKm === null
+        ? sql`else ${sql.lit(band.factor)}`
+        : sql`when coalesce(travel_distance, 0) <= ${sql.lit(band.maxDistanceKm)} then ${sql.lit(band.factor)}`,
     );
     const all = factorBands(factors, mode);
     // One band (no distance limit): the factor itself; `case else x end` is not SQL.
@@ -38,7 +46,9 @@ export const activeSql = sql<boolean>`status in (${sql.join(ACTIVE_ATTENDEE_STAT
  * registration that is not active. Summed over registration rows they give the kept figures:
  * analytics and the migration's backfill sum them; a test keeps the twins in agreement.
  */
-export function contributionSql(factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): Record<(typeof KEPT_FIGURE_COLUMNS)[number], RawBuilder<number>> {
+export function contributionSql(
+  factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS,
+): Record<(typeof KEPT_FIGURE_COLUMNS)[number], RawBuilder<number>> {
   return {
     active_count: sql<number>`(case when ${activeSql} then 1 else 0 end)`,
     emissions_kg: sql<number>`(case when ${activeSql} then ${emissionsSql(factors)} else 0 end)`,

@@ -18,9 +18,21 @@ export const EMISSION_FACTOR_UNIT = "kg CO2e per passenger-km";
 /** One factor of a set: a mode's factor for trips up to `maxDistanceKm` (`null`: any distance). */
 export const EmissionFactor = z.strictObject({
   mode: z.enum(TRAVEL_MODES),
-  factor: z.number().min(0).max(100).meta({ description: `kg CO2e per passenger-km (${EMISSION_FACTOR_UNIT})` }),
+  factor: z
+    .number()
+    .min(0)
+    .max(100)
+    .meta({ description: `kg CO2e per passenger-km (${EMISSION_FACTOR_UNIT})` }),
   unit: z.literal(EMISSION_FACTOR_UNIT).default(EMISSION_FACTOR_UNIT),
-  maxDistanceKm: z.number().positive().nullable().default(null).meta({ description: "The factor applies to trips up to this distance (the mode's previous band excluded); null: any longer trip" }),
+  maxDistanceKm: z
+    .number()
+    .positive()
+    .nullable()
+    .default(null)
+    .meta({
+      description:
+        "The factor applies to trips up to this distance (the mode's previous band excluded); null: any longer trip",
+    }),
   description: z.string().max(500).optional(),
 });
 export type EmissionFactor = z.output<typeof EmissionFactor>;
@@ -39,17 +51,34 @@ export const EmissionFactorSet = z
   })
   .superRefine((set, ctx) => {
     for (const mode of TRAVEL_MODES) {
-      const bands = set.factors.map((factor, index) => ({ factor, index })).filter(({ factor }) => factor.mode === mode);
+      const bands = set.factors
+        .map((factor, index) => ({ factor, index }))
+        .filter(({ factor }) => factor.mode === mode);
       if (bands.length === 0) {
-        ctx.addIssue({ code: "custom", path: ["factors"], message: `has no factor for mode "${mode}" (every mode needs one: ${TRAVEL_MODES.join(", ")})` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["factors"],
+          message: `has no factor for mode "${mode}" (every mode needs one: ${TRAVEL_MODES.join(", ")})`,
+        });
         continue;
       }
       bands.forEach(({ factor, index }, i) => {
         const last = i === bands.length - 1;
         if (last && factor.maxDistanceKm !== null) {
-          ctx.addIssue({ code: "custom", path: ["factors", index, "maxDistanceKm"], message: `must be null on the last "${mode}" factor (it covers any longer trip)` });
-        } else if (!last && (factor.maxDistanceKm === null || (i > 0 && factor.maxDistanceKm <= bands[i - 1]!.factor.maxDistanceKm!))) {
-          ctx.addIssue({ code: "custom", path: ["factors", index, "maxDistanceKm"], message: `must be a distance above the previous "${mode}" band's, listed in ascending order (only the last is null)` });
+          ctx.addIssue({
+            code: "custom",
+            path: ["factors", index, "maxDistanceKm"],
+            message: `must be null on the last "${mode}" factor (it covers any longer trip)`,
+          });
+        } else if (
+          !last &&
+          (factor.maxDistanceKm === null || (i > 0 && factor.maxDistanceKm <= bands[i - 1]!.factor.maxDistanceKm!))
+        ) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["factors", index, "maxDistanceKm"],
+            message: `must be a distance above the previous "${mode}" band's, listed in ascending order (only the last is null)`,
+          });
         }
       });
     }
@@ -78,8 +107,18 @@ export const DEFAULT_EMISSION_FACTORS: EmissionFactorSet = EmissionFactorSet.par
   url: "https://www.gov.uk/government/publications/greenhouse-gas-reporting-conversion-factors-2023",
   factors: [
     { mode: "car", factor: 0.16844, description: "Cars (by size) - Average car - Unknown fuel, one occupant" },
-    { mode: "flight", factor: 0.27257, maxDistanceKm: 500, description: "Flights - Domestic, to/from UK, Average passenger, with RF" },
-    { mode: "flight", factor: 0.18592, maxDistanceKm: 3700, description: "Flights - Short-haul, to/from UK, Average passenger, with RF" },
+    {
+      mode: "flight",
+      factor: 0.27257,
+      maxDistanceKm: 500,
+      description: "Flights - Domestic, to/from UK, Average passenger, with RF",
+    },
+    {
+      mode: "flight",
+      factor: 0.18592,
+      maxDistanceKm: 3700,
+      description: "Flights - Short-haul, to/from UK, Average passenger, with RF",
+    },
     { mode: "flight", factor: 0.26128, description: "Flights - Long-haul, to/from UK, Average passenger, with RF" },
     { mode: "train", factor: 0.03546, description: "Rail - National rail" },
     { mode: "bus", factor: 0.10231, description: "Bus - Average local bus" },
@@ -118,7 +157,11 @@ export function factorSetIdentity(set: EmissionFactorSet): string {
 }
 
 /** kg CO2e of one trip of `distanceKm` by `mode`, with the factors of `set` (default: DEFAULT_EMISSION_FACTORS). */
-export function travelEmissionsKg(mode: TravelMode, distanceKm: number, set: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): number {
+export function travelEmissionsKg(
+  mode: TravelMode,
+  distanceKm: number,
+  set: EmissionFactorSet = DEFAULT_EMISSION_FACTORS,
+): number {
   const bands = factorBands(set, mode);
   const band = bands.find((b) => b.maxDistanceKm === null || distanceKm <= b.maxDistanceKm) ?? bands[bands.length - 1]!;
   return distanceKm * band.factor;
@@ -131,13 +174,15 @@ export const EmissionFactorSetResponse = z
     year: z.number().int(),
     source: z.string(),
     url: z.string().optional(),
-    factors: z.array(z.object({
-      mode: z.enum(TRAVEL_MODES),
-      factor: z.number(),
-      unit: z.string(),
-      maxDistanceKm: z.number().nullable(),
-      description: z.string().optional(),
-    })),
+    factors: z.array(
+      z.object({
+        mode: z.enum(TRAVEL_MODES),
+        factor: z.number(),
+        unit: z.string(),
+        maxDistanceKm: z.number().nullable(),
+        description: z.string().optional(),
+      }),
+    ),
   })
   .meta({ description: "The travel emission factor set in use" });
 export type EmissionFactorSetResponse = z.output<typeof EmissionFactorSetResponse>;
@@ -149,6 +194,12 @@ export function emissionFactorSetResponse(set: EmissionFactorSet): EmissionFacto
     year: set.year,
     source: set.source,
     ...(set.url !== undefined && { url: set.url }),
-    factors: set.factors.map((f) => ({ mode: f.mode, factor: f.factor, unit: f.unit, maxDistanceKm: f.maxDistanceKm, ...(f.description !== undefined && { description: f.description }) })),
+    factors: set.factors.map((f) => ({
+      mode: f.mode,
+      factor: f.factor,
+      unit: f.unit,
+      maxDistanceKm: f.maxDistanceKm,
+      ...(f.description !== undefined && { description: f.description }),
+    })),
   };
 }

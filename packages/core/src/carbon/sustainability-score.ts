@@ -12,7 +12,12 @@
  * storage test suite checks the two agree.
  */
 export interface ScoreInputs {
-  goals: { carbonNeutral?: boolean | null; renewableEnergy?: boolean | null; localSourcing?: boolean | null; wasteReduction?: number | null };
+  goals: {
+    carbonNeutral?: boolean | null;
+    renewableEnergy?: boolean | null;
+    localSourcing?: boolean | null;
+    wasteReduction?: number | null;
+  };
   /** Active registrations that reported a travel mode. */
   travelReported: number;
   /** Of those, the ones on a low-carbon mode. */
@@ -32,7 +37,8 @@ export function sustainabilityScore(inputs: ScoreInputs): number {
   if (goals.renewableEnergy) score += SCORE_WEIGHTS.goal;
   if (goals.localSourcing) score += SCORE_WEIGHTS.goal;
   score += (SCORE_WEIGHTS.goal * (goals.wasteReduction ?? 0)) / 100;
-  if (inputs.travelReported > 0) score += (SCORE_WEIGHTS.lowCarbonTravel * inputs.lowCarbonTravel) / inputs.travelReported;
+  if (inputs.travelReported > 0)
+    score += (SCORE_WEIGHTS.lowCarbonTravel * inputs.lowCarbonTravel) / inputs.travelReported;
   if (inputs.emissionsKg > 0) score += SCORE_WEIGHTS.offsetCoverage * Math.min(1, inputs.offsetKg / inputs.emissionsKg);
   else if (inputs.travelReported > 0) score += SCORE_WEIGHTS.offsetCoverage;
   return Math.round(score * 10) / 10;

@@ -8,7 +8,12 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** Query of `GET /events/:id/attendees/export`. */
 export const AttendeeExportQuery = z.strictObject({
-  format: z.enum(EXPORT_FORMATS).default("csv").meta({ description: "`csv` (default): a header row and one row a registration; `ndjson`: one attendee object a line." }),
+  format: z
+    .enum(EXPORT_FORMATS)
+    .default("csv")
+    .meta({
+      description: "`csv` (default): a header row and one row a registration; `ndjson`: one attendee object a line.",
+    }),
 });
 export type AttendeeExportQuery = z.output<typeof AttendeeExportQuery>;
 
@@ -55,7 +60,8 @@ export const ATTENDEE_EXPORT_COLUMNS: readonly Column[] = columnsOf(Attendee);
 
 function cell(attendee: Attendee, column: Column): string {
   let value: unknown = attendee;
-  for (const key of column.path) value = value === null || value === undefined ? undefined : (value as Record<string, unknown>)[key];
+  for (const key of column.path)
+    value = value === null || value === undefined ? undefined : (value as Record<string, unknown>)[key];
   if (value === null || value === undefined) return "";
   if (column.kind === "list") return csvList(value as unknown[]);
   if (column.kind === "json") return JSON.stringify(value);
@@ -80,7 +86,11 @@ export const EXPORT_PAGE_SIZE = 500;
  * registration made while the export runs is included when it sorts after the cursor; it is
  * not a snapshot.
  */
-export function attendeeExportStream(readPage: ExportPageReader, format: ExportFormat, toApi: (record: AttendeeRecord) => Attendee): ReadableStream<Uint8Array> {
+export function attendeeExportStream(
+  readPage: ExportPageReader,
+  format: ExportFormat,
+  toApi: (record: AttendeeRecord) => Attendee,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let cursor: ExportCursor | null = null;
   let first = true;

@@ -39,7 +39,8 @@ export interface AuthFailureLimit {
 export function createAuthFailureLimit(options: AuthFailureLimitOptions = {}): AuthFailureLimit {
   const perMinute = options.perMinute ?? DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE;
   const maxAddresses = options.maxAddresses ?? MAX_ADDRESSES;
-  if (!Number.isSafeInteger(perMinute) || perMinute < 1) throw new TypeError(`authFailureLimitPerMinute must be a positive integer, not ${perMinute}`);
+  if (!Number.isSafeInteger(perMinute) || perMinute < 1)
+    throw new TypeError(`authFailureLimitPerMinute must be a positive integer, not ${perMinute}`);
   let window = 0;
   let counts = new Map<string, number>();
 

@@ -21,8 +21,14 @@ export function createAuthenticator(
 ): (token: string | null, nowMs: number, address?: string) => Promise<AuthContext> {
   const refuse = (token: string | null) =>
     token === null
-      ? new ServiceError("UNAUTHORIZED", { message: "Missing API key: send Authorization: Bearer <key>.", headers: { "www-authenticate": 'Bearer realm="event-service"' } })
-      : new ServiceError("UNAUTHORIZED", { message: "Invalid or revoked API key.", headers: { "www-authenticate": 'Bearer realm="event-service", error="invalid_token"' } });
+      ? new ServiceError("UNAUTHORIZED", {
+          message: "Missing API key: send Authorization: Bearer <key>.",
+          headers: { "www-authenticate": 'Bearer realm="event-service"' },
+        })
+      : new ServiceError("UNAUTHORIZED", {
+          message: "Invalid or revoked API key.",
+          headers: { "www-authenticate": 'Bearer realm="event-service", error="invalid_token"' },
+        });
 
   // Lookups under way, by token: a burst with a live key this process has not seen yet (a
   // fresh worker) must not spend one of its address's requests per request, which past the

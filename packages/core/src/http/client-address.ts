@@ -30,7 +30,9 @@ export function compileTrustProxy(setting: TrustProxy): ProxyTrust {
     try {
       proxyaddr.compile(entry);
     } catch {
-      throw new TypeError(`not an IP address, CIDR range or one of loopback, linklocal, uniquelocal: ${JSON.stringify(entry)}`);
+      throw new TypeError(
+        `not an IP address, CIDR range or one of loopback, linklocal, uniquelocal: ${JSON.stringify(entry)}`,
+      );
     }
   }
   const trusted = proxyaddr.compile([...setting]);
@@ -42,7 +44,11 @@ export function compileTrustProxy(setting: TrustProxy): ProxyTrust {
  * nearest `X-Forwarded-For` entry that is not one (the leftmost when every entry is trusted).
  * `undefined` when the host did not say who the peer is and it cannot be learnt from a trusted proxy.
  */
-export function resolveClientAddress(peer: string | undefined, forwardedFor: string | null, trust: ProxyTrust): string | undefined {
+export function resolveClientAddress(
+  peer: string | undefined,
+  forwardedFor: string | null,
+  trust: ProxyTrust,
+): string | undefined {
   if (trust === trustNone || !forwardedFor) return peer;
   // proxy-addr walks the hops from the peer outwards; it reads these two fields only.
   const request = { headers: { "x-forwarded-for": forwardedFor }, socket: { remoteAddress: peer ?? "" } };

@@ -22,7 +22,13 @@ export const CORS_ALLOWED_HEADERS = ["Authorization", "Content-Type", "Idempoten
 
 /** The response headers a browser app may read (beyond the CORS-safelisted ones). */
 export const CORS_EXPOSED_HEADERS = [
-  "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "Idempotent-Replayed", "X-Request-Id", "Content-Disposition",
+  "X-RateLimit-Limit",
+  "X-RateLimit-Remaining",
+  "X-RateLimit-Reset",
+  "Retry-After",
+  "Idempotent-Replayed",
+  "X-Request-Id",
+  "Content-Disposition",
 ] as const;
 
 /** How long a browser may cache a preflight's answer, in seconds (Chromium caps it at 7200). */
@@ -47,7 +53,8 @@ export function normaliseOrigin(value: string): string {
       url = undefined;
     }
   }
-  if (!url) throw new TypeError(`"${trimmed}" is not an origin: expected scheme://host[:port], e.g. https://app.example.com`);
+  if (!url)
+    throw new TypeError(`"${trimmed}" is not an origin: expected scheme://host[:port], e.g. https://app.example.com`);
   return url.origin;
 }
 
@@ -60,7 +67,10 @@ export function normaliseOrigin(value: string): string {
  * parseCorsOrigins("*"); // "*"
  */
 export function parseCorsOrigins(value: string): string[] | "*" {
-  const entries = value.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");
+  const entries = value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
   if (entries.length === 0) throw new TypeError("no origin given: expected comma-separated origins or *");
   if (entries.includes("*")) {
     if (entries.length > 1) throw new TypeError("* allows every origin and stands alone");
@@ -90,12 +100,20 @@ export function createCors(options: CorsOptions): Cors {
     headers(request): Record<string, string> {
       const origin = allowOrigin(request);
       if (origin === undefined) return { vary: "Origin" };
-      const headers: Record<string, string> = { "access-control-allow-origin": origin, "access-control-expose-headers": exposed };
+      const headers: Record<string, string> = {
+        "access-control-allow-origin": origin,
+        "access-control-expose-headers": exposed,
+      };
       if (!any) headers.vary = "Origin";
       return headers;
     },
     preflight(request) {
-      if (request.method !== "OPTIONS" || !request.headers.has("access-control-request-method") || !request.headers.has("origin")) return null;
+      if (
+        request.method !== "OPTIONS" ||
+        !request.headers.has("access-control-request-method") ||
+        !request.headers.has("origin")
+      )
+        return null;
       const origin = allowOrigin(request);
       if (origin === undefined) return null;
       return {

@@ -47,7 +47,10 @@ export const DOCS_CSP = [
  */
 export function docsPage(basePath = ""): string {
   const rows = Object.entries(ERROR_CODES)
-    .map(([code, { status, message }]) => `<tr id="${code}"><td><code>${code}</code></td><td>${status}</td><td>${escape(message)}</td></tr>`)
+    .map(
+      ([code, { status, message }]) =>
+        `<tr id="${code}"><td><code>${code}</code></td><td>${status}</td><td>${escape(message)}</td></tr>`,
+    )
     .join("\n");
   return `<!doctype html>
 <html lang="en">

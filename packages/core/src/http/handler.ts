@@ -152,9 +152,17 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     basePath,
     docsUrl: options.docsUrl,
   });
-  const publicRoutes = createPublicRoutes({ service, reply, basePath, docs: options.docs ?? true, ...(options.metrics && { metrics: options.metrics }) });
+  const publicRoutes = createPublicRoutes({
+    service,
+    reply,
+    basePath,
+    docs: options.docs ?? true,
+    ...(options.metrics && { metrics: options.metrics }),
+  });
   const matchRoute = createRouteTable(basePath, publicRoutes);
-  const failureLimit = createAuthFailureLimit(options.authFailureLimitPerMinute === undefined ? {} : { perMinute: options.authFailureLimitPerMinute });
+  const failureLimit = createAuthFailureLimit(
+    options.authFailureLimitPerMinute === undefined ? {} : { perMinute: options.authFailureLimitPerMinute },
+  );
   const authenticate = createAuthenticator(service.keys, failureLimit);
   const counter = createRequestCounter(storage);
 
@@ -205,7 +213,15 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     if (idempotencyKey === null) return sendResult(ctx, await run());
     // The path without its version prefix: `/v1/events` and `/api/events` are one request.
     const path = api.path.slice(prefix.length);
-    const keyed = { accountId: auth.accountId, key: idempotencyKey, method: "POST", path, body: input.bodyBytes, nowMs, docs: ctx.docsUrl };
+    const keyed = {
+      accountId: auth.accountId,
+      key: idempotencyKey,
+      method: "POST",
+      path,
+      body: input.bodyBytes,
+      nowMs,
+      docs: ctx.docsUrl,
+    };
     return sendResult(ctx, await withIdempotency(storage, keyed, run));
   }
 

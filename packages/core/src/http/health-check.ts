@@ -31,7 +31,10 @@ export interface HealthCheckOptions {
  * The returned function resolves while the store answered its last ping and throws
  * `SERVICE_UNAVAILABLE` (with `Retry-After`, and the fault in `details.fault`) while it did not.
  */
-export function createHealthCheck(storage: Pick<Storage, "ping">, options: HealthCheckOptions = {}): () => Promise<void> {
+export function createHealthCheck(
+  storage: Pick<Storage, "ping">,
+  options: HealthCheckOptions = {},
+): () => Promise<void> {
   const intervalMs = options.intervalMs ?? HEALTH_CHECK_INTERVAL_MS;
   const timeoutMs = options.timeoutMs ?? HEALTH_CHECK_TIMEOUT_MS;
   const now = options.now ?? (() => performance.now());
@@ -46,7 +49,8 @@ export function createHealthCheck(storage: Pick<Storage, "ping">, options: Healt
       failure = undefined;
     } catch (cause) {
       // The storage's own 503 names the fault; anything else thrown means it could not be reached.
-      failure = ServiceError.is(cause) && cause.code === "SERVICE_UNAVAILABLE" ? cause : storeUnavailable("unreachable", cause);
+      failure =
+        ServiceError.is(cause) && cause.code === "SERVICE_UNAVAILABLE" ? cause : storeUnavailable("unreachable", cause);
     } finally {
       checkedAt = startedAt;
       inFlight = undefined;

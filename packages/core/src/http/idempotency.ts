@@ -79,14 +79,21 @@ export async function withIdempotency(
   });
   if (existing) {
     if (existing.requestHash !== requestHash) {
-      throw new ServiceError("IDEMPOTENCY_KEY_REUSED", { message: `Idempotency-Key ${key} was used with a different request (method, path or body).`, field: "Idempotency-Key" });
+      throw new ServiceError("IDEMPOTENCY_KEY_REUSED", {
+        message: `Idempotency-Key ${key} was used with a different request (method, path or body).`,
+        field: "Idempotency-Key",
+      });
     }
     if (existing.state === "running" || !existing.response) {
-      throw new ServiceError("IDEMPOTENCY_KEY_IN_USE", { message: `A request with Idempotency-Key ${key} is still running; retry shortly.`, headers: { "retry-after": "1" } });
+      throw new ServiceError("IDEMPOTENCY_KEY_IN_USE", {
+        message: `A request with Idempotency-Key ${key} is still running; retry shortly.`,
+        headers: { "retry-after": "1" },
+      });
     }
     const body = JSON.parse(existing.response.body);
     // An answer an erasure replaced (ERASED_ANSWER) was stored without this request's documentation link.
-    if (body?.error?.code && body.error.documentation === undefined && docs !== undefined) body.error.documentation = `${docs}#${body.error.code}`;
+    if (body?.error?.code && body.error.documentation === undefined && docs !== undefined)
+      body.error.documentation = `${docs}#${body.error.code}`;
     return { status: existing.response.status, body, headers: { "idempotent-replayed": "true" } };
   }
   let answer: RouteResult;
@@ -140,7 +147,8 @@ async function settle(write: () => Promise<unknown>): Promise<void> {
       await write();
       return;
     } catch (error) {
-      if (Date.now() + pause > giveUpAt || !(ServiceError.is(error) && error.code === "SERVICE_UNAVAILABLE")) throw error;
+      if (Date.now() + pause > giveUpAt || !(ServiceError.is(error) && error.code === "SERVICE_UNAVAILABLE"))
+        throw error;
       await new Promise((resolve) => setTimeout(resolve, pause).unref?.());
     }
   }

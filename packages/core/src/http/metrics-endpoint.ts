@@ -35,7 +35,10 @@ export async function serveMetrics(request: Request, options: MetricsEndpointOpt
   const given = bearerToken(request);
   if (given === null || !timingSafeEqual(digest(given), digest(options.token))) {
     throw new ServiceError("UNAUTHORIZED", {
-      message: given === null ? "Missing metrics token: send Authorization: Bearer <METRICS_TOKEN>." : "Invalid metrics token.",
+      message:
+        given === null
+          ? "Missing metrics token: send Authorization: Bearer <METRICS_TOKEN>."
+          : "Invalid metrics token.",
       headers: METRICS_CHALLENGE,
     });
   }

@@ -8,7 +8,14 @@ import { ErrorBodySchema, HealthSchema } from "./schemas.ts";
 type JsonSchema = Record<string, unknown>;
 
 /** Errors any authenticated route can answer. */
-const COMMON_ERRORS: readonly ErrorCode[] = ["INVALID_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
+const COMMON_ERRORS: readonly ErrorCode[] = [
+  "INVALID_REQUEST",
+  "UNAUTHORIZED",
+  "FORBIDDEN",
+  "RATE_LIMIT_EXCEEDED",
+  "INTERNAL_ERROR",
+  "SERVICE_UNAVAILABLE",
+];
 /** Errors of routes that read a JSON body. */
 const BODY_ERRORS: readonly ErrorCode[] = ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
 /** Errors of POST routes (Idempotency-Key). */
@@ -16,8 +23,14 @@ const IDEMPOTENCY_ERRORS: readonly ErrorCode[] = ["IDEMPOTENCY_KEY_IN_USE", "IDE
 
 const RATE_LIMIT_HEADERS = {
   "X-RateLimit-Limit": { description: "Requests allowed per minute for the account.", schema: { type: "integer" } },
-  "X-RateLimit-Remaining": { description: "Requests left in the current minute (0 once the day's limit is used up).", schema: { type: "integer" } },
-  "X-RateLimit-Reset": { description: "Unix epoch second when the binding window resets.", schema: { type: "integer" } },
+  "X-RateLimit-Remaining": {
+    description: "Requests left in the current minute (0 once the day's limit is used up).",
+    schema: { type: "integer" },
+  },
+  "X-RateLimit-Reset": {
+    description: "Unix epoch second when the binding window resets.",
+    schema: { type: "integer" },
+  },
   "X-Request-Id": { description: "The request's id (the one sent, or a generated UUID).", schema: { type: "string" } },
 };
 
@@ -56,20 +69,32 @@ function buildDocument(): Record<string, unknown> {
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
     return Object.fromEntries(
-      [...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => [
-        String(status),
-        {
-          description: list.map((code) => `\`${code}\`: ${ERROR_CODES[code].message}`).join(" "),
-          headers: status === 429 || status === 503 ? { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } } } : undefined,
-          content: { "application/json": { schema: errorRef } },
-        },
-      ]),
+      [...byStatus]
+        .sort(([a], [b]) => a - b)
+        .map(([status, list]) => [
+          String(status),
+          {
+            description: list.map((code) => `\`${code}\`: ${ERROR_CODES[code].message}`).join(" "),
+            headers:
+              status === 429 || status === 503
+                ? { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } } }
+                : undefined,
+            content: { "application/json": { schema: errorRef } },
+          },
+        ]),
     );
   };
 
   const operation = (route: Route) => {
-    const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
-    const queryProps = route.query ? ((jsonSchema(route.query, "input").properties ?? {}) as Record<string, JsonSchema>) : {};
+    const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({
+      name: m[1],
+      in: "path",
+      required: true,
+      schema: { type: "string" },
+    }));
+    const queryProps = route.query
+      ? ((jsonSchema(route.query, "input").properties ?? {}) as Record<string, JsonSchema>)
+      : {};
     const queryParams = Object.entries(queryProps).map(([name, schema]) => ({
       name,
       in: "query",
@@ -79,33 +104,69 @@ function buildDocument(): Record<string, unknown> {
     }));
     const headerParams = [
       ...(route.method === "POST"
-        ? [{ name: "Idempotency-Key", in: "header", required: false, description: "Makes a retry safe: the first answer is replayed for 24 hours.", schema: { type: "string", minLength: 1, maxLength: 255 } }]
+        ? [
+            {
+              name: "Idempotency-Key",
+              in: "header",
+              required: false,
+              description: "Makes a retry safe: the first answer is replayed for 24 hours.",
+              schema: { type: "string", minLength: 1, maxLength: 255 },
+            },
+          ]
         : []),
-      { name: "X-Request-Id", in: "header", required: false, description: "Your id for this request, echoed back and logged.", schema: { type: "string", maxLength: 128 } },
+      {
+        name: "X-Request-Id",
+        in: "header",
+        required: false,
+        description: "Your id for this request, echoed back and logged.",
+        schema: { type: "string", maxLength: 128 },
+      },
     ];
     const name = route.operationId.charAt(0).toUpperCase() + route.operationId.slice(1);
     // A route without a body still reads one to refuse it (`INVALID_REQUEST`), and so may find it too large.
     const bodyErrors = route.body ? BODY_ERRORS : route.method === "GET" ? [] : (["PAYLOAD_TOO_LARGE"] as const);
-    const codes = [...COMMON_ERRORS, ...route.errors, ...bodyErrors, ...(route.method === "POST" ? IDEMPOTENCY_ERRORS : [])];
+    const codes = [
+      ...COMMON_ERRORS,
+      ...route.errors,
+      ...bodyErrors,
+      ...(route.method === "POST" ? IDEMPOTENCY_ERRORS : []),
+    ];
     return {
       operationId: route.operationId,
       summary: route.summary,
       tags: [route.tag],
       description: [
-        `Needs the ${scopesGranting(route.scope).map((scope) => `\`${scope}\``).join(" or the ")} scope.`,
-        ...(!route.body && route.method !== "GET" ? ["Takes no body: a non-empty one (anything but `{}`) is `400 INVALID_REQUEST`."] : []),
+        `Needs the ${scopesGranting(route.scope)
+          .map((scope) => `\`${scope}\``)
+          .join(" or the ")} scope.`,
+        ...(!route.body && route.method !== "GET"
+          ? ["Takes no body: a non-empty one (anything but `{}`) is `400 INVALID_REQUEST`."]
+          : []),
         `Also served under \`/api${route.path.replace(/:(\w+)/g, "{$1}")}\`.`,
       ].join(" "),
       parameters: [...pathParams, ...queryParams, ...headerParams],
       ...(route.body && {
-        requestBody: { required: true, content: { "application/json": { schema: ref(route.body, `${name}Body`, "input") } } },
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: ref(route.body, `${name}Body`, "input") } },
+        },
       }),
       responses: {
         [String(route.response.status)]: {
           description: route.response.description,
-          headers: { ...RATE_LIMIT_HEADERS, ...(route.method === "POST" && { "Idempotent-Replayed": { description: "`true` on a replayed answer.", schema: { type: "string" } } }) },
+          headers: {
+            ...RATE_LIMIT_HEADERS,
+            ...(route.method === "POST" && {
+              "Idempotent-Replayed": { description: "`true` on a replayed answer.", schema: { type: "string" } },
+            }),
+          },
           content: route.response.media
-            ? Object.fromEntries(Object.entries(route.response.media).map(([type, description]) => [type, { schema: { type: "string", description } }]))
+            ? Object.fromEntries(
+                Object.entries(route.response.media).map(([type, description]) => [
+                  type,
+                  { schema: { type: "string", description } },
+                ]),
+              )
             : { "application/json": { schema: ref(route.response.schema, route.response.name, "output") } },
         },
         ...errorResponses(codes),
@@ -120,26 +181,45 @@ function buildDocument(): Record<string, unknown> {
   }
   paths["/health"] = {
     get: {
-      operationId: "health", summary: "Is the service up (and its store reachable)?", tags: ["Service"], security: [],
-      responses: { "200": { description: "Up", content: { "application/json": { schema: ref(HealthSchema, "Health", "output") } } }, ...errorResponses(["SERVICE_UNAVAILABLE"]) },
+      operationId: "health",
+      summary: "Is the service up (and its store reachable)?",
+      tags: ["Service"],
+      security: [],
+      responses: {
+        "200": {
+          description: "Up",
+          content: { "application/json": { schema: ref(HealthSchema, "Health", "output") } },
+        },
+        ...errorResponses(["SERVICE_UNAVAILABLE"]),
+      },
     },
   };
   paths["/v1/qr/{attendeeId}.{format}"] = {
     get: {
-      operationId: "qrCode", summary: "The QR code image of a registration's confirmation code (public: the attendee id is the capability)",
-      tags: ["Attendees"], security: [],
+      operationId: "qrCode",
+      summary: "The QR code image of a registration's confirmation code (public: the attendee id is the capability)",
+      tags: ["Attendees"],
+      security: [],
       parameters: [
         { name: "attendeeId", in: "path", required: true, schema: { type: "string" } },
         { name: "format", in: "path", required: true, schema: { type: "string", enum: ["png", "svg"] } },
       ],
       responses: {
-        "200": { description: "The image", content: { "image/png": { schema: { type: "string", contentMediaType: "image/png" } }, "image/svg+xml": { schema: { type: "string" } } } },
+        "200": {
+          description: "The image",
+          content: {
+            "image/png": { schema: { type: "string", contentMediaType: "image/png" } },
+            "image/svg+xml": { schema: { type: "string" } },
+          },
+        },
         ...errorResponses(["NOT_FOUND"]),
       },
     },
   };
 
-  const limits = Object.entries(TIER_LIMITS).map(([tier, l]) => `| ${tier} | ${l.perMinute} | ${l.perDay} |`).join("\n");
+  const limits = Object.entries(TIER_LIMITS)
+    .map(([tier, l]) => `| ${tier} | ${l.perMinute} | ${l.perDay} |`)
+    .join("\n");
   return {
     openapi: "3.1.0",
     info: {

@@ -61,7 +61,11 @@ export function createPublicRoutes(options: PublicRoutesOptions): PublicRoute[] 
     const metricsOptions = options.metrics;
     fixed("/metrics", async (ctx) => {
       const metrics = await serveMetrics(ctx.request, metricsOptions);
-      return reply.raw(ctx, metrics.body, 200, { ...ctx.headers, "content-type": metrics.contentType, "cache-control": "no-store" });
+      return reply.raw(ctx, metrics.body, 200, {
+        ...ctx.headers,
+        "content-type": metrics.contentType,
+        "cache-control": "no-store",
+      });
     });
   }
   // The store's last ping, remembered for a second: a load balancer's polls cost no round trip each.
@@ -71,7 +75,11 @@ export function createPublicRoutes(options: PublicRoutesOptions): PublicRoute[] 
     return reply.json(ctx, { status: "ok" }, 200, ctx.headers);
   });
   fixed("/openapi.json", async (ctx) =>
-    reply.raw(ctx, openApiDocument(), 200, { ...ctx.headers, "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" }),
+    reply.raw(ctx, openApiDocument(), 200, {
+      ...ctx.headers,
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": "public, max-age=300",
+    }),
   );
   if (options.docs) {
     // Rendered once: the page depends only on the base path, fixed for this handler.

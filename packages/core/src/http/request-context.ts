@@ -54,7 +54,8 @@ const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 const HSTS = "max-age=31536000; includeSubDomains";
 const INVALID_URL = "http://invalid/";
 /** A host name or IP address with an optional port, as `X-Forwarded-Host` may carry. */
-const FORWARDED_HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+const FORWARDED_HOST =
+  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
 /** The first value of a forwarded header (the hop nearest the client), if any. */
 export function forwardedHeader(request: Request, name: string): string | undefined {
@@ -81,7 +82,9 @@ export function createRequestContexts(options: RequestContextOptions): (request:
 
   function linkBase(request: Request, url: URL, proxied: boolean): string {
     if (publicUrl !== undefined) return publicUrl;
-    const origin = (proxied ? forwardedOrigin(request, url) : undefined) ?? (typeof linkOrigin === "string" ? linkOrigin : linkOrigin(request));
+    const origin =
+      (proxied ? forwardedOrigin(request, url) : undefined) ??
+      (typeof linkOrigin === "string" ? linkOrigin : linkOrigin(request));
     return `${origin.replace(/\/+$/, "")}${basePath}`;
   }
 
@@ -106,7 +109,9 @@ export function createRequestContexts(options: RequestContextOptions): (request:
     if (!malformedUrl) {
       base = linkBase(request, url, proxied);
       docsUrl = options.docsUrl ?? `${base}/docs`;
-      const https = ((proxied ? forwardedHeader(request, "x-forwarded-proto") : undefined) ?? url.protocol.slice(0, -1)) === "https";
+      const https =
+        ((proxied ? forwardedHeader(request, "x-forwarded-proto") : undefined) ?? url.protocol.slice(0, -1)) ===
+        "https";
       if (https) headers["strict-transport-security"] = HSTS;
     }
     const head = request.method === "HEAD";

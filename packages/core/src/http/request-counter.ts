@@ -59,7 +59,13 @@ export function createRequestCounter(storage: Pick<AccountStore, "reserveRequest
   /** Moves `state` to `windows`: what is unspent of the old ones is given back with the next lease. */
   function roll(state: AccountCounts, windows: RateLimitWindows): void {
     if (state.unspent > 0) state.stale = { windows: state.windows, count: state.unspent + (state.stale?.count ?? 0) };
-    Object.assign(state, { windows, unspent: 0, minute: 0, day: state.windows.day === windows.day ? state.day : 0, refused: undefined });
+    Object.assign(state, {
+      windows,
+      unspent: 0,
+      minute: 0,
+      day: state.windows.day === windows.day ? state.day : 0,
+      refused: undefined,
+    });
   }
 
   function leaseSize(state: AccountCounts, limits: Limits, nowMs: number): number {
@@ -75,7 +81,13 @@ export function createRequestCounter(storage: Pick<AccountStore, "reserveRequest
     state.stale = undefined;
     let leased;
     try {
-      leased = await storage.reserveRequests({ accountId, windows, want: leaseSize(state, limits, nowMs), limits, ...(stale && { giveBack: stale }) });
+      leased = await storage.reserveRequests({
+        accountId,
+        windows,
+        want: leaseSize(state, limits, nowMs),
+        limits,
+        ...(stale && { giveBack: stale }),
+      });
     } catch (error) {
       state.stale ??= stale;
       throw error;
@@ -84,7 +96,8 @@ export function createRequestCounter(storage: Pick<AccountStore, "reserveRequest
       // The window ended while the lease was on its way: what it granted belongs to the old one.
       // (`roll` may have set `stale` meanwhile; TypeScript cannot see that across the await.)
       const earlier = state.stale as AccountCounts["stale"];
-      if (leased.granted > 0) state.stale = { windows: earlier?.windows ?? windows, count: leased.granted + (earlier?.count ?? 0) };
+      if (leased.granted > 0)
+        state.stale = { windows: earlier?.windows ?? windows, count: leased.granted + (earlier?.count ?? 0) };
       return;
     }
     state.unspent += leased.granted;
@@ -96,7 +109,13 @@ export function createRequestCounter(storage: Pick<AccountStore, "reserveRequest
   }
 
   const giveBackTo = (accountId: string, giveBack: { windows: RateLimitWindows; count: number }) =>
-    storage.reserveRequests({ accountId, windows: giveBack.windows, want: 0, limits: { perMinute: 0, perDay: 0 }, giveBack });
+    storage.reserveRequests({
+      accountId,
+      windows: giveBack.windows,
+      want: 0,
+      limits: { perMinute: 0, perDay: 0 },
+      giveBack,
+    });
 
   /** Drops the accounts of past windows (giving their unspent counts back), when too many are tracked. */
   function prune(windows: RateLimitWindows): void {
@@ -122,7 +141,11 @@ export function createRequestCounter(storage: Pick<AccountStore, "reserveRequest
         if (state.unspent > 0) {
           state.unspent -= 1;
           // Used so far, as the store counts them, less what this process still holds.
-          return assertWithinLimits({ minute: state.minute - state.unspent, day: state.day - state.unspent }, limits, nowMs);
+          return assertWithinLimits(
+            { minute: state.minute - state.unspent, day: state.day - state.unspent },
+            limits,
+            nowMs,
+          );
         }
         if (state.refused && state.refused.perMinute === limits.perMinute && state.refused.perDay === limits.perDay) {
           // Throws: counted as one more than the store holds, this request is past a limit.

@@ -7,7 +7,10 @@ export const MAX_JSON_DEPTH = 64;
 
 // The rest of the body is never read, so the connection cannot carry another request: close it.
 const tooLarge = () =>
-  new ServiceError("PAYLOAD_TOO_LARGE", { message: `The request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB).`, headers: { connection: "close" } });
+  new ServiceError("PAYLOAD_TOO_LARGE", {
+    message: `The request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB).`,
+    headers: { connection: "close" },
+  });
 
 function isJsonContentType(value: string | null): boolean {
   if (!value) return false;
@@ -64,7 +67,10 @@ export function assertNoBody(bytes: Uint8Array): void {
  */
 export function parseJsonBody(bytes: Uint8Array, contentType: string | null): unknown {
   if (!isJsonContentType(contentType)) {
-    if (bytes.byteLength === 0) throw new ServiceError("INVALID_REQUEST", { message: "body: a JSON object is required (Content-Type: application/json)" });
+    if (bytes.byteLength === 0)
+      throw new ServiceError("INVALID_REQUEST", {
+        message: "body: a JSON object is required (Content-Type: application/json)",
+      });
     throw new ServiceError("UNSUPPORTED_MEDIA_TYPE");
   }
   let text: string;
@@ -76,7 +82,9 @@ export function parseJsonBody(bytes: Uint8Array, contentType: string | null): un
   if (text.trim() === "") throw new ServiceError("INVALID_REQUEST", { message: "body: a JSON object is required" });
   // Checked on the text, before anything (the parser, the checks below, zod) walks the value.
   if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-    throw new ServiceError("INVALID_REQUEST", { message: `body: nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects` });
+    throw new ServiceError("INVALID_REQUEST", {
+      message: `body: nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`,
+    });
   }
   let body: unknown;
   try {
@@ -133,7 +141,8 @@ function assertWellFormed(body: unknown): void {
     if (typeof value === "string") {
       if (LONE_SURROGATE.test(value)) throw refuse(path);
     } else if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) pending.push([value[index], path ? `${path}.${index}` : String(index)]);
+      for (let index = value.length - 1; index >= 0; index--)
+        pending.push([value[index], path ? `${path}.${index}` : String(index)]);
     } else if (value !== null && typeof value === "object") {
       const entries = Object.entries(value);
       for (let index = entries.length - 1; index >= 0; index--) {

@@ -38,10 +38,16 @@ export function createResponder(ResponseClass: ResponseConstructor = Response): 
   const jsonBase = Object.assign({}, BASE_HEADERS, JSON_HEADERS);
   return {
     json: (target, body, status, headers) =>
-      new ResponseClass(target.head ? null : JSON.stringify(body), { status, headers: Object.assign({}, jsonBase, headers) }),
+      new ResponseClass(target.head ? null : JSON.stringify(body), {
+        status,
+        headers: Object.assign({}, jsonBase, headers),
+      }),
     raw(target, body, status, headers) {
       if (target.head && body instanceof ReadableStream) body.cancel().catch(() => {});
-      return new ResponseClass(target.head ? null : body, { status, headers: Object.assign({}, BASE_HEADERS, headers) });
+      return new ResponseClass(target.head ? null : body, {
+        status,
+        headers: Object.assign({}, BASE_HEADERS, headers),
+      });
     },
   };
 }

@@ -50,10 +50,19 @@ export function normaliseBasePath(basePath = ""): string {
  * request's route by its context's `method` (a `HEAD` looks up the `GET` route), below the base
  * path: `undefined` when none matches, `404` for a path outside the base path.
  */
-export function createRouteTable(basePath: string, publicRoutes: readonly PublicRoute[]): (ctx: RequestContext) => RouteMatch | undefined {
+export function createRouteTable(
+  basePath: string,
+  publicRoutes: readonly PublicRoute[],
+): (ctx: RequestContext) => RouteMatch | undefined {
   const router = createRouter<ApiEntry | PublicEntry>();
   for (const prefix of VERSION_PREFIXES) {
-    for (const route of ROUTES) addRoute(router, route.method, `${prefix}${route.path}`, { kind: "api", route, prefix, label: `${prefix}${route.path}` });
+    for (const route of ROUTES)
+      addRoute(router, route.method, `${prefix}${route.path}`, {
+        kind: "api",
+        route,
+        prefix,
+        label: `${prefix}${route.path}`,
+      });
   }
   for (const route of publicRoutes) addRoute(router, "GET", route.path, { kind: "public", route });
 

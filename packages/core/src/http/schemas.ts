@@ -4,7 +4,9 @@ import { Pagination } from "../resources/common.ts";
 
 /** The schema of a list response: the items under `key` and the pagination object. */
 export function listOf<K extends string, T extends z.ZodType>(key: K, item: T) {
-  return z.object({ [key]: z.array(item), pagination: Pagination } as { [P in K]: z.ZodArray<T> } & { pagination: typeof Pagination });
+  return z.object({ [key]: z.array(item), pagination: Pagination } as { [P in K]: z.ZodArray<T> } & {
+    pagination: typeof Pagination;
+  });
 }
 
 /** The one error body, as a schema (for the OpenAPI document). */
@@ -12,8 +14,14 @@ export const ErrorBodySchema = z.object({
   error: z.object({
     code: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]),
     message: z.string(),
-    field: z.string().optional().meta({ description: "The request field at fault, when one is (a dot path, or a header name)." }),
-    details: z.record(z.string(), z.unknown()).optional().meta({ description: "Context; validation errors list every issue in details.issues." }),
+    field: z
+      .string()
+      .optional()
+      .meta({ description: "The request field at fault, when one is (a dot path, or a header name)." }),
+    details: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: "Context; validation errors list every issue in details.issues." }),
     documentation: z.string().optional().meta({ description: "Link to this code's entry in the API reference." }),
   }),
 });

@@ -22,7 +22,9 @@ export type Scope = (typeof SCOPES)[number];
  */
 const GRANTED_BY = {} as Record<Scope, readonly Scope[]>;
 for (const scope of SCOPES) {
-  const write = scope.endsWith(":read") ? SCOPES.find((other) => other === scope.replace(/:read$/, ":write")) : undefined;
+  const write = scope.endsWith(":read")
+    ? SCOPES.find((other) => other === scope.replace(/:read$/, ":write"))
+    : undefined;
   GRANTED_BY[scope] = write ? [scope, write] : [scope];
 }
 
@@ -66,7 +68,11 @@ export type Account = z.infer<typeof Account>;
  * The limits a key's requests are counted against: an enterprise account's own limits where
  * set, else its tier's.
  */
-export function limitsFor(tier: Tier, perMinute: number | null, perDay: number | null): { perMinute: number; perDay: number } {
+export function limitsFor(
+  tier: Tier,
+  perMinute: number | null,
+  perDay: number | null,
+): { perMinute: number; perDay: number } {
   const own = tier === "enterprise";
   return {
     perMinute: own && perMinute !== null ? perMinute : TIER_LIMITS[tier].perMinute,
@@ -79,7 +85,10 @@ export const ApiKeyCreateInput = z.strictObject({
   /** Name or id of the account; an unknown name creates the account. */
   account: text(200),
   tier: z.enum(TIERS).default("free"),
-  scopes: z.array(z.enum(SCOPES)).default([]).transform((scopes) => (scopes.length ? [...new Set(scopes)] : [...SCOPES])),
+  scopes: z
+    .array(z.enum(SCOPES))
+    .default([])
+    .transform((scopes) => (scopes.length ? [...new Set(scopes)] : [...SCOPES])),
   /** Enterprise only: requests per minute and per day of the account. */
   perMinute: z.int().min(1).max(1_000_000).optional(),
   perDay: z.int().min(1).max(100_000_000).optional(),

@@ -2,7 +2,17 @@ import * as z from "zod";
 import { TRAVEL_MODES } from "../carbon/emission-factors.ts";
 import { assertAttendeeTransition, ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
 import { assertCheckInUndoable } from "../rules/check-in.ts";
-import { BooleanParam, KeyValueMap, lowerCaseText, OrderParam, pagingParams, plainText, resolvePaging, text, Timestamp } from "./common.ts";
+import {
+  BooleanParam,
+  KeyValueMap,
+  lowerCaseText,
+  OrderParam,
+  pagingParams,
+  plainText,
+  resolvePaging,
+  text,
+  Timestamp,
+} from "./common.ts";
 
 /** A phone number with its country code: `+` then 7 to 15 digits, spaces, dots, dashes and brackets allowed. */
 export const Phone = z
@@ -79,7 +89,11 @@ export const AttendeeUpdateInput = z
   })
   .superRefine((value, ctx) => {
     if (value.eventId !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["eventId"], message: "cannot be changed; cancel and register for the other event" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["eventId"],
+        message: "cannot be changed; cancel and register for the other event",
+      });
     }
   });
 export type AttendeeUpdateInput = z.input<typeof AttendeeUpdateInput>;
@@ -109,7 +123,11 @@ export const AttendeeRecord = z.object({
   emergencyContact: EmergencyContact.nullable(),
   customFields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
   status: z.enum(ATTENDEE_STATUSES),
-  waitlistPosition: z.int().min(1).nullable().meta({ description: "Place in the event's waiting list (1 is next) while `waitlisted`; null otherwise." }),
+  waitlistPosition: z
+    .int()
+    .min(1)
+    .nullable()
+    .meta({ description: "Place in the event's waiting list (1 is next) while `waitlisted`; null otherwise." }),
   confirmationCode: z.string(),
   registrationDate: Timestamp,
   updatedAt: Timestamp,
@@ -188,7 +206,8 @@ export function applyAttendeeUpdate(current: AttendeeRecord, update: AttendeeUpd
     waitlistPosition: status === "waitlisted" ? current.waitlistPosition : null,
     updatedAt: now,
     checkedInAt: changed && status === "checked-in" ? now : current.checkedInAt,
-    cancelledAt: changed && status === "cancelled" ? now : changed && current.status === "cancelled" ? null : current.cancelledAt,
+    cancelledAt:
+      changed && status === "cancelled" ? now : changed && current.status === "cancelled" ? null : current.cancelledAt,
   };
 }
 

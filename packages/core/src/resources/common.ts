@@ -4,16 +4,34 @@ import * as z from "zod";
 const NO_NUL = [(value: string) => !value.includes("\u0000"), "must not contain the character U+0000"] as const;
 
 /** A string of at most `max` characters, trimmed, without U+0000 (may be empty). */
-export const plainText = (max: number) => z.string().trim().max(max).refine(...NO_NUL);
+export const plainText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .refine(...NO_NUL);
 
 /** A trimmed, non-empty string of at most `max` characters, without U+0000. */
-export const text = (max: number) => z.string().trim().min(1).max(max).refine(...NO_NUL);
+export const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine(...NO_NUL);
 
 /**
  * {@link text}, lower-cased. The limits apply to the lower-cased form, which may be longer
  * (`İ` becomes `i̇`, two code units): what is stored must pass the same schema when sent back.
  */
-export const lowerCaseText = (max: number) => z.string().trim().toLowerCase().min(1).max(max).refine(...NO_NUL);
+export const lowerCaseText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .min(1)
+    .max(max)
+    .refine(...NO_NUL);
 
 /**
  * Normalises an instant to UTC `toISOString()` form, refusing instants outside years
@@ -49,7 +67,22 @@ export const Timestamp = z.iso.datetime().meta({ description: "ISO 8601 date-tim
 const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
 const KeyValueRecord = z
-  .record(z.string().min(1).max(40).refine(...NO_NUL), z.union([z.string().max(500).refine(...NO_NUL), z.number(), z.boolean(), z.null()]))
+  .record(
+    z
+      .string()
+      .min(1)
+      .max(40)
+      .refine(...NO_NUL),
+    z.union([
+      z
+        .string()
+        .max(500)
+        .refine(...NO_NUL),
+      z.number(),
+      z.boolean(),
+      z.null(),
+    ]),
+  )
   .refine((map) => Object.keys(map).length <= 50, "at most 50 keys");
 
 // The parameter's type is what callers may send (the record), so the input type the client and
@@ -58,7 +91,8 @@ export const KeyValueMap = z.preprocess((value: z.input<typeof KeyValueRecord>, 
   // Checked before parsing: a record would drop `__proto__` silently.
   if (value && typeof value === "object" && !Array.isArray(value)) {
     for (const key of Object.keys(value)) {
-      if (RESERVED_KEYS.has(key)) ctx.addIssue({ code: "custom", path: [key], message: "is a reserved key name", input: value });
+      if (RESERVED_KEYS.has(key))
+        ctx.addIssue({ code: "custom", path: [key], message: "is a reserved key name", input: value });
     }
   }
   return value;
@@ -89,8 +123,13 @@ export const NUMBER_PARAM_DOCS = new WeakMap<object, Record<string, unknown>>();
  */
 export function numberParam(kind: "integer" | "decimal", min: number, max: number) {
   const digits = kind === "integer" ? /^\d{1,15}$/ : /^\d{1,15}(\.\d{1,15})?$/;
-  const text = z.string().regex(digits, `must be a ${kind === "integer" ? "whole" : "decimal"} number`).transform(Number);
-  const schema = z.union([z.number(), text]).pipe(kind === "integer" ? z.int().min(min).max(max) : z.number().min(min).max(max));
+  const text = z
+    .string()
+    .regex(digits, `must be a ${kind === "integer" ? "whole" : "decimal"} number`)
+    .transform(Number);
+  const schema = z
+    .union([z.number(), text])
+    .pipe(kind === "integer" ? z.int().min(min).max(max) : z.number().min(min).max(max));
   NUMBER_PARAM_DOCS.set(schema, { type: kind === "integer" ? "integer" : "number", minimum: min, maximum: max });
   return schema;
 }
@@ -118,12 +157,15 @@ export const pagingParams = { page: PageParam, limit: LimitParam, perPage: Limit
  * Settles a list query's paging: `page` defaults to 1, `limit` and its alias `perPage` to 20
  * (they must agree when both are given); `perPage` is folded into `limit`.
  */
-export function resolvePaging<Q extends { page?: number | undefined; limit?: number | undefined; perPage?: number | undefined }>(
-  query: Q,
-  ctx: z.RefinementCtx,
-): Omit<Q, "perPage" | "page" | "limit"> & { page: number; limit: number } {
+export function resolvePaging<
+  Q extends { page?: number | undefined; limit?: number | undefined; perPage?: number | undefined },
+>(query: Q, ctx: z.RefinementCtx): Omit<Q, "perPage" | "page" | "limit"> & { page: number; limit: number } {
   if (query.limit !== undefined && query.perPage !== undefined && query.limit !== query.perPage) {
-    ctx.addIssue({ code: "custom", path: ["perPage"], message: "perPage is an alias of limit; give one, or both equal" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["perPage"],
+      message: "perPage is an alias of limit; give one, or both equal",
+    });
   }
   const { perPage, page, limit, ...rest } = query;
   return { ...rest, page: page ?? 1, limit: limit ?? perPage ?? 20 };

@@ -3,7 +3,17 @@ import { ServiceError } from "../errors.ts";
 import { assertEventTransition, EVENT_STATUSES, type EventStatus } from "../rules/event-status.ts";
 import { assertCapacityCovers } from "../rules/capacity.ts";
 import {
-  dateParam, DateTimeInput, isUtcTimestamp, lowerCaseText, numberParam, OrderParam, plainText, pagingParams, resolvePaging, text, Timestamp,
+  dateParam,
+  DateTimeInput,
+  isUtcTimestamp,
+  lowerCaseText,
+  numberParam,
+  OrderParam,
+  plainText,
+  pagingParams,
+  resolvePaging,
+  text,
+  Timestamp,
 } from "./common.ts";
 
 /**
@@ -23,7 +33,10 @@ const ALPHA2 = new Set(
     "PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI",
     "SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR",
     "TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW",
-  ].join(" ").split(" ").concat("XK"),
+  ]
+    .join(" ")
+    .split(" ")
+    .concat("XK"),
 );
 
 /** True for an assigned ISO 3166-1 alpha-2 code, upper-case (`DE`, `US`). */
@@ -85,7 +98,10 @@ const eventFields = {
   category: text(50),
   sustainabilityGoals: SustainabilityGoals.nullish(),
   tags: Tags.nullish(),
-  waitlistEnabled: z.boolean().optional().meta({ description: "Take registrations on a waiting list once the event is full (default false)." }),
+  waitlistEnabled: z
+    .boolean()
+    .optional()
+    .meta({ description: "Take registrations on a waiting list once the event is full (default false)." }),
 };
 
 function checkDateOrder(value: { startDate?: string | undefined; endDate?: string | undefined }, ctx: z.RefinementCtx) {
@@ -198,7 +214,12 @@ function normaliseLocation(location: z.output<typeof LocationInput>): Location {
  * merged event and that capacity stays at or above the active registrations.
  * Pure: the service calls it while its transaction holds the event's lock.
  */
-export function applyEventUpdate(current: EventRecord, update: EventUpdate, activeRegistrations: number, now: string): EventRecord {
+export function applyEventUpdate(
+  current: EventRecord,
+  update: EventUpdate,
+  activeRegistrations: number,
+  now: string,
+): EventRecord {
   const status: EventStatus = update.status ?? current.status;
   assertEventTransition(current.status, status);
   const next: EventRecord = {
@@ -239,7 +260,14 @@ export const EventListQuery = z
     search: text(200).optional(),
     tags: z
       .string()
-      .transform((value) => [...new Set(value.split(",").map((tag) => tag.trim().toLowerCase()).filter(Boolean))])
+      .transform((value) => [
+        ...new Set(
+          value
+            .split(",")
+            .map((tag) => tag.trim().toLowerCase())
+            .filter(Boolean),
+        ),
+      ])
       .pipe(z.array(z.string().max(50)).min(1, "give at least one tag").max(20))
       .optional(),
     minScore: numberParam("decimal", 0, 100).optional(),

@@ -10,7 +10,12 @@ import type { AttendeeRecord } from "./attendee.ts";
 import type { EventRecord, EventStats } from "./event.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
-import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet, LOW_CARBON_TRAVEL_MODES, travelEmissionsKg } from "../carbon/emission-factors.ts";
+import {
+  DEFAULT_EMISSION_FACTORS,
+  type EmissionFactorSet,
+  LOW_CARBON_TRAVEL_MODES,
+  travelEmissionsKg,
+} from "../carbon/emission-factors.ts";
 import { sustainabilityScore } from "../carbon/sustainability-score.ts";
 
 /** An event's kept figures, or what one registration adds to them. */
@@ -30,11 +35,22 @@ export interface KeptFigures {
 }
 
 /** The figures of an event without active registrations (a new one). */
-export const NO_FIGURES: Readonly<KeptFigures> = Object.freeze({ activeRegistrations: 0, emissionsKg: 0, offsetUsd: 0, travelReported: 0, lowCarbonTravel: 0, waitlisted: 0 });
+export const NO_FIGURES: Readonly<KeptFigures> = Object.freeze({
+  activeRegistrations: 0,
+  emissionsKg: 0,
+  offsetUsd: 0,
+  travelReported: 0,
+  lowCarbonTravel: 0,
+  waitlisted: 0,
+});
 
 /** What one registration adds to its event's kept figures under the factor set `factors`: nothing unless it is active (`null`: none). */
-export function contributionOf(attendee: AttendeeRecord | null, factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): KeptFigures {
-  if (!attendee || !isActiveAttendeeStatus(attendee.status)) return { ...NO_FIGURES, waitlisted: attendee?.status === "waitlisted" ? 1 : 0 };
+export function contributionOf(
+  attendee: AttendeeRecord | null,
+  factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS,
+): KeptFigures {
+  if (!attendee || !isActiveAttendeeStatus(attendee.status))
+    return { ...NO_FIGURES, waitlisted: attendee?.status === "waitlisted" ? 1 : 0 };
   const offset = attendee.carbonOffset;
   const mode = offset?.travelMode ?? null;
   return {
@@ -48,7 +64,11 @@ export function contributionOf(attendee: AttendeeRecord | null, factors: Emissio
 }
 
 /** How a change of one registration from `before` to `after` moves its event's figures (either may be `null`). */
-export function contributionChange(before: AttendeeRecord | null, after: AttendeeRecord | null, factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): KeptFigures {
+export function contributionChange(
+  before: AttendeeRecord | null,
+  after: AttendeeRecord | null,
+  factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS,
+): KeptFigures {
   const [was, is] = [contributionOf(before, factors), contributionOf(after, factors)];
   return {
     activeRegistrations: is.activeRegistrations - was.activeRegistrations,
@@ -61,7 +81,11 @@ export function contributionChange(before: AttendeeRecord | null, after: Attende
 }
 
 /** The event's kept figures in kg of offsets and its score, the inputs of its stats and reports. */
-export function scoreOf(event: Pick<EventRecord, "sustainabilityGoals">, figures: KeptFigures, carbon: CarbonSettings): number {
+export function scoreOf(
+  event: Pick<EventRecord, "sustainabilityGoals">,
+  figures: KeptFigures,
+  carbon: CarbonSettings,
+): number {
   return sustainabilityScore({
     goals: event.sustainabilityGoals,
     travelReported: figures.travelReported,
@@ -72,7 +96,11 @@ export function scoreOf(event: Pick<EventRecord, "sustainabilityGoals">, figures
 }
 
 /** The figures an event shows in the API (`attendeeCount`, `carbonFootprint`, `sustainabilityScore`), from its kept figures. */
-export function eventStatsOf(event: Pick<EventRecord, "sustainabilityGoals">, figures: KeptFigures, carbon: CarbonSettings): EventStats {
+export function eventStatsOf(
+  event: Pick<EventRecord, "sustainabilityGoals">,
+  figures: KeptFigures,
+  carbon: CarbonSettings,
+): EventStats {
   return {
     attendeeCount: figures.activeRegistrations,
     carbonFootprint: Math.round(figures.emissionsKg * 1000) / 1000,

@@ -12,9 +12,21 @@ export const DeliveryAttempt = z.object({
   number: z.int().meta({ description: "1 for the first attempt." }),
   startedAt: Timestamp,
   durationMs: z.int(),
-  statusCode: z.int().nullable().meta({ description: "The receiver's HTTP status; null when no answer came (timeout, refused, TLS error)." }),
-  error: z.string().nullable().meta({ description: "Why the attempt failed without an answer, or was refused before sending." }),
-  responseExcerpt: z.string().nullable().meta({ description: "The first 1,024 characters of the receiver's answer; null when the delivery is `redacted` (a receiver may echo the body it got)." }),
+  statusCode: z
+    .int()
+    .nullable()
+    .meta({ description: "The receiver's HTTP status; null when no answer came (timeout, refused, TLS error)." }),
+  error: z
+    .string()
+    .nullable()
+    .meta({ description: "Why the attempt failed without an answer, or was refused before sending." }),
+  responseExcerpt: z
+    .string()
+    .nullable()
+    .meta({
+      description:
+        "The first 1,024 characters of the receiver's answer; null when the delivery is `redacted` (a receiver may echo the body it got).",
+    }),
   succeeded: z.boolean(),
 });
 export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
@@ -26,10 +38,14 @@ export const WebhookDelivery = z.object({
   type: z.string(),
   status: z.enum(DELIVERY_STATUSES),
   attemptCount: z.int(),
-  nextAttemptAt: Timestamp.nullable().meta({ description: "When the next attempt is due; null once the delivery is final." }),
+  nextAttemptAt: Timestamp.nullable().meta({
+    description: "When the next attempt is due; null once the delivery is final.",
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
-  payload: z.record(z.string(), z.unknown()).meta({ description: "The envelope sent (spec 6.2); its `data` is null when `redacted`." }),
+  payload: z
+    .record(z.string(), z.unknown())
+    .meta({ description: "The envelope sent (spec 6.2); its `data` is null when `redacted`." }),
   redacted: z.boolean().meta({
     description:
       "True when the reading key may not read this type's data directly (attendees:read for attendee.*, events:read for event.* and sustainability.*, analytics:read for analytics.*; each :write grants its :read): `payload.data` and every attempt's `responseExcerpt` are then null.",
@@ -47,7 +63,10 @@ export type DeliveryRecord = Omit<WebhookDelivery, "redacted"> & { accountId: st
  * that may echo it: each attempt's `responseExcerpt` is `null` (a careless receiver answers
  * with the body it got).
  */
-export function toApiDelivery(delivery: Omit<DeliveryRecord, "accountId"> & { accountId?: string }, scopes: readonly Scope[] = SCOPES): WebhookDelivery {
+export function toApiDelivery(
+  delivery: Omit<DeliveryRecord, "accountId"> & { accountId?: string },
+  scopes: readonly Scope[] = SCOPES,
+): WebhookDelivery {
   const { accountId: _accountId, ...rest } = delivery;
   if (canReadNotification(rest.type, scopes)) return { ...rest, redacted: false };
   const attempts = rest.attempts.map((attempt) => ({ ...attempt, responseExcerpt: null }));
@@ -55,7 +74,9 @@ export function toApiDelivery(delivery: Omit<DeliveryRecord, "accountId"> & { ac
 }
 
 /** Query of `GET /webhooks/:id/deliveries`. */
-export const DeliveryListQuery = z.strictObject({ ...pagingParams, status: z.enum(DELIVERY_STATUSES).optional() }).transform(resolvePaging);
+export const DeliveryListQuery = z
+  .strictObject({ ...pagingParams, status: z.enum(DELIVERY_STATUSES).optional() })
+  .transform(resolvePaging);
 export type DeliveryListQuery = z.output<typeof DeliveryListQuery>;
 
 /** A delivery handed to a worker (or a ping) to send: everything one attempt needs. */

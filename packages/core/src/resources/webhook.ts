@@ -80,7 +80,11 @@ export function canReadNotification(type: string, scopes: readonly Scope[]): boo
 
 /** `DUPLICATE_WEBHOOK` (field `url`): the account's webhook `takenBy` already has `url` (one webhook per URL and account). */
 export function duplicateWebhook(url: string, takenBy: string): ServiceError {
-  return new ServiceError("DUPLICATE_WEBHOOK", { message: `Webhook ${takenBy} already uses ${url}.`, field: "url", details: { webhookId: takenBy } });
+  return new ServiceError("DUPLICATE_WEBHOOK", {
+    message: `Webhook ${takenBy} already uses ${url}.`,
+    field: "url",
+    details: { webhookId: takenBy },
+  });
 }
 
 /**
@@ -101,12 +105,20 @@ export function assertSubscribable(types: readonly string[], scopes: readonly Sc
 }
 
 /** How many webhooks an account may hold, by the tier of the key that creates one (like its rate limits). */
-export const WEBHOOK_LIMITS = { free: 5, starter: 20, professional: 50, enterprise: 200 } as const satisfies Record<Tier, number>;
+export const WEBHOOK_LIMITS = { free: 5, starter: 20, professional: 50, enterprise: 200 } as const satisfies Record<
+  Tier,
+  number
+>;
 
 const URL_MAX = 2048;
 
 const webhookFields = {
-  url: z.string().trim().min(1).max(URL_MAX).meta({ description: "An https:// URL that resolves to a public address." }),
+  url: z
+    .string()
+    .trim()
+    .min(1)
+    .max(URL_MAX)
+    .meta({ description: "An https:// URL that resolves to a public address." }),
   // Any string here: an unknown name is INVALID_EVENT_TYPE (assertEventTypes), not a schema error.
   events: z
     .array(z.string().max(URL_MAX))
@@ -127,7 +139,10 @@ export const WebhookCreateInput = z.strictObject({
     .max(256)
     .refine(isValidClientSecret, "must be whsec_ followed by the base64 of 24 to 64 random bytes")
     .optional()
-    .meta({ description: "Signing secret, `whsec_` and the base64 of 24 to 64 random bytes (Standard Webhooks form); generated when omitted. Returned only in this response." }),
+    .meta({
+      description:
+        "Signing secret, `whsec_` and the base64 of 24 to 64 random bytes (Standard Webhooks form); generated when omitted. Returned only in this response.",
+    }),
 });
 export type WebhookCreateInput = z.input<typeof WebhookCreateInput>;
 export type WebhookCreate = z.output<typeof WebhookCreateInput>;
@@ -164,12 +179,23 @@ export const WebhookRecord = z.object({
 export type WebhookRecord = z.infer<typeof WebhookRecord>;
 
 /** A webhook as the API lists it: never its secret. */
-export const Webhook = WebhookRecord.omit({ accountId: true, secret: true, previousSecret: true, previousSecretExpiresAt: true });
+export const Webhook = WebhookRecord.omit({
+  accountId: true,
+  secret: true,
+  previousSecret: true,
+  previousSecretExpiresAt: true,
+});
 export type Webhook = z.infer<typeof Webhook>;
 
 /** The API form of a webhook: never its secret. */
 export function toApiWebhook(webhook: WebhookRecord): Webhook {
-  const { accountId: _accountId, secret: _secret, previousSecret: _previous, previousSecretExpiresAt: _expires, ...rest } = webhook;
+  const {
+    accountId: _accountId,
+    secret: _secret,
+    previousSecret: _previous,
+    previousSecretExpiresAt: _expires,
+    ...rest
+  } = webhook;
   return rest;
 }
 
@@ -179,7 +205,9 @@ export type CreatedWebhook = z.infer<typeof CreatedWebhook>;
 
 /** The answer of `POST /webhooks/:id/rotate-secret`: the new secret, shown this once, and when the previous one stops signing. */
 export const RotatedWebhook = CreatedWebhook.extend({
-  previousSecretExpiresAt: Timestamp.meta({ description: "Until then deliveries are signed with the previous secret too." }),
+  previousSecretExpiresAt: Timestamp.meta({
+    description: "Until then deliveries are signed with the previous secret too.",
+  }),
 });
 export type RotatedWebhook = z.infer<typeof RotatedWebhook>;
 
@@ -187,7 +215,9 @@ export type RotatedWebhook = z.infer<typeof RotatedWebhook>;
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 /** Query of `GET /webhooks`. */
-export const WebhookListQuery = z.strictObject({ ...pagingParams, active: BooleanParam.optional() }).transform(resolvePaging);
+export const WebhookListQuery = z
+  .strictObject({ ...pagingParams, active: BooleanParam.optional() })
+  .transform(resolvePaging);
 export type WebhookListQuery = z.output<typeof WebhookListQuery>;
 
 /**
@@ -228,10 +258,18 @@ export function assertHttpsUrl(value: string): URL {
   } catch {
     throw new ServiceError("INVALID_URL", { message: "url: not a valid absolute URL", field: "url" });
   }
-  if (url.protocol !== "https:") throw new ServiceError("INVALID_URL", { message: "url: must use https://", field: "url" });
-  if (url.username || url.password) throw new ServiceError("INVALID_URL", { message: "url: must not carry credentials (user or password)", field: "url" });
+  if (url.protocol !== "https:")
+    throw new ServiceError("INVALID_URL", { message: "url: must use https://", field: "url" });
+  if (url.username || url.password)
+    throw new ServiceError("INVALID_URL", {
+      message: "url: must not carry credentials (user or password)",
+      field: "url",
+    });
   if (url.port !== "" && Number(url.port) < MIN_WEBHOOK_PORT) {
-    throw new ServiceError("INVALID_URL", { message: `url: port ${url.port} is not allowed; use 443 or a port from ${MIN_WEBHOOK_PORT} to 65535`, field: "url" });
+    throw new ServiceError("INVALID_URL", {
+      message: `url: port ${url.port} is not allowed; use 443 or a port from ${MIN_WEBHOOK_PORT} to 65535`,
+      field: "url",
+    });
   }
   // A fragment never reaches the receiver: dropped, so the same endpoint is one URL (DUPLICATE_WEBHOOK).
   url.hash = "";

@@ -11,7 +11,11 @@ export type AttendeeStatus = (typeof ATTENDEE_STATUSES)[number];
  * Registrations that hold a place: they count against capacity and in the event's figures.
  * Every status but `cancelled` counts against duplicate emails (`waitlisted` too).
  */
-export const ACTIVE_ATTENDEE_STATUSES = ["confirmed", "pending", "checked-in"] as const satisfies readonly AttendeeStatus[];
+export const ACTIVE_ATTENDEE_STATUSES = [
+  "confirmed",
+  "pending",
+  "checked-in",
+] as const satisfies readonly AttendeeStatus[];
 
 /**
  * The status changes a registration allows: `confirmed <-> pending`,

@@ -39,7 +39,9 @@ export function countAttempts(
   attempts: readonly CountedAttempt[],
   disableAfter: number = DISABLE_AFTER_FAILURES,
 ): FailureCountResult {
-  const order = attempts.map((attempt, index) => ({ attempt, index })).sort((a, b) => (a.attempt.startedAt < b.attempt.startedAt ? -1 : 1));
+  const order = attempts
+    .map((attempt, index) => ({ attempt, index }))
+    .sort((a, b) => (a.attempt.startedAt < b.attempt.startedAt ? -1 : 1));
   let { consecutiveFailures, lastSuccessStartedAt } = current;
   const began = (startedAt: string) => lastSuccessStartedAt === null || lastSuccessStartedAt < startedAt;
   const latestSuccess = order.filter(({ attempt }) => attempt.succeeded).at(-1);
@@ -56,5 +58,8 @@ export function countAttempts(
   }
   const gone = failures.find(({ attempt }) => attempt.gone);
   const disable = current.active && (gone !== undefined || (countedAny && consecutiveFailures >= disableAfter));
-  return { count: { consecutiveFailures, lastSuccessStartedAt }, disabledBy: disable ? (gone ?? failures.at(-1)!).index : null };
+  return {
+    count: { consecutiveFailures, lastSuccessStartedAt },
+    disabledBy: disable ? (gone ?? failures.at(-1)!).index : null,
+  };
 }

@@ -42,7 +42,12 @@ export interface AttemptEnd {
  * of the schedule. A `Retry-After` of a 429/503 is honoured when it asks for more than the
  * schedule, up to the schedule's delay plus {@link MAX_RETRY_AFTER_EXTRA_MS}.
  */
-export function nextAttemptAt(delivery: { finalAttempt: number | null }, end: AttemptEnd, retryDelaysMs: readonly number[], now: Date): Date | null {
+export function nextAttemptAt(
+  delivery: { finalAttempt: number | null },
+  end: AttemptEnd,
+  retryDelaysMs: readonly number[],
+  now: Date,
+): Date | null {
   const { number, succeeded } = end.attempt;
   if (succeeded || end.gone) return null;
   if (delivery.finalAttempt !== null && number >= delivery.finalAttempt) return null;
@@ -68,8 +73,15 @@ export interface Redelivery {
  * A redelivery queues one more attempt with the same envelope. A final delivery gets exactly
  * one, whose failure is final again; a pending one keeps its schedule and is only brought forward.
  */
-export function redelivery(delivery: { status: DeliveryStatus; attemptCount: number; finalAttempt: number | null }): Redelivery {
-  return { status: "pending", finalAttempt: delivery.status === "pending" ? delivery.finalAttempt : delivery.attemptCount + 1 };
+export function redelivery(delivery: {
+  status: DeliveryStatus;
+  attemptCount: number;
+  finalAttempt: number | null;
+}): Redelivery {
+  return {
+    status: "pending",
+    finalAttempt: delivery.status === "pending" ? delivery.finalAttempt : delivery.attemptCount + 1,
+  };
 }
 
 /** A ping's delivery: one attempt, final whatever its answer, never counted towards disabling the webhook. */

@@ -13,7 +13,9 @@ export function assertTransition<S extends string>(table: TransitionTable<S>, no
   if (isTransitionAllowed(table, from, to)) return;
   const allowed = table[from];
   throw new ServiceError("INVALID_STATE_TRANSITION", {
-    message: `${noun} cannot go from ${from} to ${to}` + (allowed.length ? ` (allowed: ${allowed.join(", ")}).` : ` (${from} is final).`),
+    message:
+      `${noun} cannot go from ${from} to ${to}` +
+      (allowed.length ? ` (allowed: ${allowed.join(", ")}).` : ` (${from} is final).`),
     field: "status",
     details: { from, to, allowed: [...allowed] },
   });

@@ -16,7 +16,9 @@ export interface Standing {
 }
 
 /** Where a new registration goes. */
-export type Admission = { status: "confirmed"; waitlistPosition: null } | { status: "waitlisted"; waitlistPosition: number };
+export type Admission =
+  | { status: "confirmed"; waitlistPosition: null }
+  | { status: "waitlisted"; waitlistPosition: number };
 
 /**
  * A new registration is confirmed while places are left. When the event is full, it joins the

@@ -1,7 +1,11 @@
 import { parseInput } from "../_internal/parse-input.ts";
 import { assertDateOrder, type Bucket, enumerateBuckets } from "../analytics/date-buckets.ts";
 import { buildEventAnalytics, type EventAnalytics } from "../analytics/event-analytics.ts";
-import { buildSustainabilityReport, type SustainabilityReport, SustainabilityQuery } from "../analytics/sustainability-report.ts";
+import {
+  buildSustainabilityReport,
+  type SustainabilityReport,
+  SustainabilityQuery,
+} from "../analytics/sustainability-report.ts";
 import { buildTrendReport, type TrendReport, TrendQuery } from "../analytics/trend-report.ts";
 import { type EmissionFactorSetResponse, emissionFactorSetResponse } from "../carbon/emission-factors.ts";
 import { ServiceError } from "../errors.ts";
@@ -24,7 +28,10 @@ export interface AnalyticsOperations {
 }
 
 /** The analytics of one account: the store aggregates, these build the reports. */
-export function createAnalyticsOperations(storage: AnalyticsStore, context: Pick<OperationContext, "accountId" | "carbon" | "emissionFactors">): AnalyticsOperations {
+export function createAnalyticsOperations(
+  storage: AnalyticsStore,
+  context: Pick<OperationContext, "accountId" | "carbon" | "emissionFactors">,
+): AnalyticsOperations {
   const { accountId, carbon, emissionFactors: factors } = context;
 
   const analytics: AnalyticsOperations = {
@@ -33,17 +40,35 @@ export function createAnalyticsOperations(storage: AnalyticsStore, context: Pick
       assertDateOrder(parsed.startDate, parsed.endDate);
       const granularity = parsed.granularity === "total" ? null : parsed.granularity;
       // A range given whole is checked before any query runs.
-      if (granularity && parsed.startDate && parsed.endDate) enumerateBuckets(parsed.startDate, parsed.endDate, granularity);
+      if (granularity && parsed.startDate && parsed.endDate)
+        enumerateBuckets(parsed.startDate, parsed.endDate, granularity);
       const figures = await storage.analyticsFigures(
         { accountId, startDate: parsed.startDate, endDate: parsed.endDate, eventIds: parsed.eventIds, granularity },
         carbon,
       );
       const missing = figures.missingEventIds;
-      if (missing.length) throw new ServiceError("NOT_FOUND", { message: `eventIds: no event ${missing.join(", ")} in this account.`, field: "eventIds", details: { missing } });
-      const range = { startDate: parsed.startDate ?? figures.span?.first ?? null, endDate: parsed.endDate ?? figures.span?.last ?? null };
+      if (missing.length)
+        throw new ServiceError("NOT_FOUND", {
+          message: `eventIds: no event ${missing.join(", ")} in this account.`,
+          field: "eventIds",
+          details: { missing },
+        });
+      const range = {
+        startDate: parsed.startDate ?? figures.span?.first ?? null,
+        endDate: parsed.endDate ?? figures.span?.last ?? null,
+      };
       let buckets: Bucket[] = [];
-      if (granularity && range.startDate !== null && range.endDate !== null) buckets = enumerateBuckets(range.startDate, range.endDate, granularity);
-      return buildSustainabilityReport({ granularity: parsed.granularity, range, eventIds: parsed.eventIds ?? null, buckets, figures, carbon, factors });
+      if (granularity && range.startDate !== null && range.endDate !== null)
+        buckets = enumerateBuckets(range.startDate, range.endDate, granularity);
+      return buildSustainabilityReport({
+        granularity: parsed.granularity,
+        range,
+        eventIds: parsed.eventIds ?? null,
+        buckets,
+        figures,
+        carbon,
+        factors,
+      });
     },
     async event(eventId) {
       const figures = await storage.eventAnalyticsFigures(accountId, eventId);
@@ -55,7 +80,13 @@ export function createAnalyticsOperations(storage: AnalyticsStore, context: Pick
       assertDateOrder(parsed.startDate, parsed.endDate);
       if (parsed.startDate && parsed.endDate) enumerateBuckets(parsed.startDate, parsed.endDate, parsed.granularity);
       const figures = await storage.analyticsFigures(
-        { accountId, startDate: parsed.startDate, endDate: parsed.endDate, category: parsed.category, granularity: parsed.granularity },
+        {
+          accountId,
+          startDate: parsed.startDate,
+          endDate: parsed.endDate,
+          category: parsed.category,
+          granularity: parsed.granularity,
+        },
         carbon,
       );
       const startDate = parsed.startDate ?? figures.span?.first;

@@ -1,7 +1,13 @@
 import { createConfirmationCode, createId } from "../_internal/ids.ts";
 import { parseInput } from "../_internal/parse-input.ts";
 import {
-  type Attendee, AttendeeCreateInput, AttendeeListQuery, type AttendeeRecord, AttendeeUpdateInput, newAttendeeRecord, toApiAttendee,
+  type Attendee,
+  AttendeeCreateInput,
+  AttendeeListQuery,
+  type AttendeeRecord,
+  AttendeeUpdateInput,
+  newAttendeeRecord,
+  toApiAttendee,
 } from "../resources/attendee.ts";
 import { type DeleteResult, paginate } from "../resources/common.ts";
 import { AttendeeExportQuery, attendeeExportStream, type ExportFormat } from "../export/attendee-export.ts";
@@ -41,14 +47,22 @@ export interface AttendeeExport {
 }
 
 /** The registration operations of one account. */
-export function createAttendeeOperations(storage: AttendeeStore & Pick<EventStore, "getEvent"> & TransactionalStorage, context: OperationContext): AttendeeOperations {
+export function createAttendeeOperations(
+  storage: AttendeeStore & Pick<EventStore, "getEvent"> & TransactionalStorage,
+  context: OperationContext,
+): AttendeeOperations {
   const { accountId, clock, notifier, queued } = context;
   const attendeeOut = (record: AttendeeRecord) => toApiAttendee(record, context.baseUrl);
 
   const attendees: AttendeeOperations = {
     async register(input) {
       const parsed = parseInput(AttendeeCreateInput, input);
-      const record = newAttendeeRecord(parsed, { id: createId("attendee"), accountId, confirmationCode: createConfirmationCode(), now: clock().toISOString() });
+      const record = newAttendeeRecord(parsed, {
+        id: createId("attendee"),
+        accountId,
+        confirmationCode: createConfirmationCode(),
+        now: clock().toISOString(),
+      });
       const registered = await registerAttendee(storage, record, notifier);
       queued();
       return attendeeOut(registered);
@@ -70,7 +84,13 @@ export function createAttendeeOperations(storage: AttendeeStore & Pick<EventStor
       return { attendees: page.items.map(attendeeOut), pagination: paginate(parsed.page, parsed.limit, page.total) };
     },
     async delete(id) {
-      const erased = await eraseAttendee(storage, accountId, id, { now: clock().toISOString(), replay: ERASED_ANSWER }, notifier);
+      const erased = await eraseAttendee(
+        storage,
+        accountId,
+        id,
+        { now: clock().toISOString(), replay: ERASED_ANSWER },
+        notifier,
+      );
       if (!erased) throw notFound("Attendee", id);
       queued();
       return { success: true, message: `Attendee ${id} was erased.`, deletedId: id };
@@ -78,7 +98,11 @@ export function createAttendeeOperations(storage: AttendeeStore & Pick<EventStor
     async export(eventId, query = {}) {
       const { format } = parseInput(AttendeeExportQuery, query, "query");
       if (!(await storage.getEvent(accountId, eventId, context.carbon))) throw notFound("Event", eventId);
-      const stream = attendeeExportStream((cursor, limit) => storage.eventAttendeesAfter(accountId, eventId, cursor, limit), format, attendeeOut);
+      const stream = attendeeExportStream(
+        (cursor, limit) => storage.eventAttendeesAfter(accountId, eventId, cursor, limit),
+        format,
+        attendeeOut,
+      );
       return { format, stream };
     },
   };

@@ -44,7 +44,9 @@ export async function recordDeliveryAttempts(
   disableAfter: number = DISABLE_AFTER_FAILURES,
 ): Promise<AttemptRecorded[]> {
   if (records.length === 0) return [];
-  const byDelivery = records.map((record, index) => ({ record, index })).sort((a, b) => (a.record.deliveryId < b.record.deliveryId ? -1 : 1));
+  const byDelivery = records
+    .map((record, index) => ({ record, index }))
+    .sort((a, b) => (a.record.deliveryId < b.record.deliveryId ? -1 : 1));
   return storage.transaction(async (tx) => {
     const results = records.map((): AttemptRecorded => ({ recorded: false, webhookDisabled: false }));
     const counted = new Map<string, number[]>();
@@ -65,10 +67,16 @@ export async function recordDeliveryAttempts(
       const indexes = counted.get(webhookId)!;
       const current = await tx.webhooks.lockFailures(webhookId);
       if (!current) continue;
-      const attempts = indexes.map((index) => ({ startedAt: records[index]!.attempt.startedAt, succeeded: records[index]!.attempt.succeeded, gone: records[index]!.gone }));
+      const attempts = indexes.map((index) => ({
+        startedAt: records[index]!.attempt.startedAt,
+        succeeded: records[index]!.attempt.succeeded,
+        gone: records[index]!.gone,
+      }));
       const { count, disabledBy } = countAttempts(current, attempts, disableAfter);
       const disabledAt = disabledBy === null ? null : records[indexes[disabledBy]!]!.now;
-      const changed = count.consecutiveFailures !== current.consecutiveFailures || count.lastSuccessStartedAt !== current.lastSuccessStartedAt;
+      const changed =
+        count.consecutiveFailures !== current.consecutiveFailures ||
+        count.lastSuccessStartedAt !== current.lastSuccessStartedAt;
       if (changed || disabledAt !== null) await tx.webhooks.setFailures(webhookId, count, disabledAt);
       if (disabledBy !== null) results[indexes[disabledBy]!]!.webhookDisabled = true;
     }

@@ -12,7 +12,11 @@ import { notFoundError, appendNotifications, runTransaction, type TransactionalS
 import { promoteWaitlisted } from "./waitlist.ts";
 
 /** Stores a new event (and notifies `event.created`). */
-export function insertEvent(storage: TransactionalStorage, event: EventRecord, notifier?: ChangeNotifier): Promise<void> {
+export function insertEvent(
+  storage: TransactionalStorage,
+  event: EventRecord,
+  notifier?: ChangeNotifier,
+): Promise<void> {
   return runTransaction(storage, notifier, async (steps) => {
     await steps.tx.events.insert(event);
     await appendNotifications(steps, event.accountId, { op: "event.created", event, at: event.createdAt });
@@ -52,14 +56,25 @@ export function updateEvent(
  * `redactEnvelope` with the event as subject, stored Idempotency-Key answers that name one of
  * them, replaced by `erasure.replay`). Returns the deleted event, or `null` (nothing changes).
  */
-export function deleteEvent(storage: TransactionalStorage, accountId: string, id: string, erasure: Erasure, notifier?: ChangeNotifier): Promise<EventRecord | null> {
+export function deleteEvent(
+  storage: TransactionalStorage,
+  accountId: string,
+  id: string,
+  erasure: Erasure,
+  notifier?: ChangeNotifier,
+): Promise<EventRecord | null> {
   return runTransaction(storage, notifier, async (steps) => {
     const { tx } = steps;
     const event = await tx.events.lock(accountId, id);
     if (!event) return null;
     // Its registrations' data leaves the stored copies first, so that event.deleted (event data only) is written after.
     const subject = { eventId: id };
-    await tx.erasure.redactPayloads(accountId, subject, (envelope) => redactEnvelope(envelope, subject, erasure.now), erasure.now);
+    await tx.erasure.redactPayloads(
+      accountId,
+      subject,
+      (envelope) => redactEnvelope(envelope, subject, erasure.now),
+      erasure.now,
+    );
     const registrations = await tx.attendees.idsOf(id);
     if (registrations.length > 0) await tx.erasure.replaceAnswers(accountId, id, new Set(registrations), erasure);
     await appendNotifications(steps, accountId, { op: "event.deleted", event, at: erasure.now });

@@ -3,7 +3,14 @@ import { parseInput } from "../_internal/parse-input.ts";
 import { eventStatsOf, NO_FIGURES } from "../resources/kept-figures.ts";
 import { type Attendee, CheckInInput, toApiAttendee } from "../resources/attendee.ts";
 import { type DeleteResult, paginate } from "../resources/common.ts";
-import { type Event, EventCreateInput, EventListQuery, EventUpdateInput, newEventRecord, toApiEvent } from "../resources/event.ts";
+import {
+  type Event,
+  EventCreateInput,
+  EventListQuery,
+  EventUpdateInput,
+  newEventRecord,
+  toApiEvent,
+} from "../resources/event.ts";
 import { alreadyCheckedIn, isCheckedIn } from "../rules/check-in.ts";
 import { ERASED_ANSWER } from "../storage/erasure.ts";
 import type { EventStore } from "../storage/event-store.ts";
@@ -38,7 +45,10 @@ export interface EventOperations {
 }
 
 /** The event operations of one account, over the stores they need. */
-export function createEventOperations(storage: EventStore & TransactionalStorage, context: OperationContext): EventOperations {
+export function createEventOperations(
+  storage: EventStore & TransactionalStorage,
+  context: OperationContext,
+): EventOperations {
   const { accountId, clock, carbon, notifier, queued } = context;
 
   async function getEvent(id: string): Promise<Event> {
@@ -63,7 +73,13 @@ export function createEventOperations(storage: EventStore & TransactionalStorage
       return getEvent(id);
     },
     async delete(id) {
-      const deleted = await deleteEvent(storage, accountId, id, { now: clock().toISOString(), replay: ERASED_ANSWER }, notifier);
+      const deleted = await deleteEvent(
+        storage,
+        accountId,
+        id,
+        { now: clock().toISOString(), replay: ERASED_ANSWER },
+        notifier,
+      );
       queued();
       if (!deleted) throw notFound("Event", id);
       return { success: true, message: `Event ${id} and its registrations were deleted.`, deletedId: id };
@@ -75,7 +91,14 @@ export function createEventOperations(storage: EventStore & TransactionalStorage
     },
     async checkIn(eventId, input) {
       const { confirmationCode } = parseInput(CheckInInput, input);
-      const { before, after } = await checkIn(storage, accountId, eventId, confirmationCode, clock().toISOString(), notifier);
+      const { before, after } = await checkIn(
+        storage,
+        accountId,
+        eventId,
+        confirmationCode,
+        clock().toISOString(),
+        notifier,
+      );
       queued();
       if (isCheckedIn(before)) throw alreadyCheckedIn(before, toApiAttendee(before, context.baseUrl));
       return toApiAttendee(after, context.baseUrl);

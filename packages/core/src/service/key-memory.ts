@@ -30,7 +30,10 @@ export interface KeyMemory {
 }
 
 /** `nowMs` is real time in milliseconds (a service's own clock may be pinned in tests; staleness is not). */
-export function createKeyMemory(storage: Pick<AccountStore, "keysRevision">, nowMs: () => number = Date.now): KeyMemory {
+export function createKeyMemory(
+  storage: Pick<AccountStore, "keysRevision">,
+  nowMs: () => number = Date.now,
+): KeyMemory {
   const keys = new Map<string, AuthContext>();
   let revision: number | undefined;
   let checkedAtMs = Number.NEGATIVE_INFINITY;

@@ -2,7 +2,14 @@ import { createId } from "../_internal/ids.ts";
 import { parseInput } from "../_internal/parse-input.ts";
 import { ServiceError } from "../errors.ts";
 import {
-  type ApiKeyInfo, ApiKeyCreateInput, apiKeyPrefix, type AuthContext, type CreatedApiKey, generateApiKey, hashApiKey, limitsFor,
+  type ApiKeyInfo,
+  ApiKeyCreateInput,
+  apiKeyPrefix,
+  type AuthContext,
+  type CreatedApiKey,
+  generateApiKey,
+  hashApiKey,
+  limitsFor,
 } from "../resources/api-key.ts";
 import type { AccountStore } from "../storage/account-store.ts";
 import { createKeyMemory } from "./key-memory.ts";
@@ -40,7 +47,10 @@ export function createKeyOperations(storage: AccountStore, clock: () => Date): K
     async create(input) {
       const parsed = parseInput(ApiKeyCreateInput, input);
       if (parsed.tier !== "enterprise" && (parsed.perMinute !== undefined || parsed.perDay !== undefined)) {
-        throw new ServiceError("INVALID_REQUEST", { message: "perMinute and perDay are set for enterprise keys only", field: "tier" });
+        throw new ServiceError("INVALID_REQUEST", {
+          message: "perMinute and perDay are set for enterprise keys only",
+          field: "tier",
+        });
       }
       const key = generateApiKey();
       const newAccountId = createId("account");
@@ -58,7 +68,14 @@ export function createKeyOperations(storage: AccountStore, clock: () => Date): K
       // New limits of an existing account apply at once here (other processes: on their next check).
       if (parsed.perMinute !== undefined || parsed.perDay !== undefined) memory.forget();
       // The store picks the account in the key's transaction: it took the new id only if it created it.
-      return { id: info.id, key, accountId: info.accountId, tier: info.tier, scopes: info.scopes, accountCreated: info.accountId === newAccountId };
+      return {
+        id: info.id,
+        key,
+        accountId: info.accountId,
+        tier: info.tier,
+        scopes: info.scopes,
+        accountCreated: info.accountId === newAccountId,
+      };
     },
     list: (account) => storage.listApiKeys(account),
     async revoke(id) {

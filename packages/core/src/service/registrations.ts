@@ -5,7 +5,12 @@
  * change's notifications to the outbox, so all of it commits together or not at all.
  */
 import { createConfirmationCode } from "../_internal/ids.ts";
-import { applyAttendeeUpdate, type AttendeeRecord, type AttendeeUpdate, undoCheckIn as undoneCheckIn } from "../resources/attendee.ts";
+import {
+  applyAttendeeUpdate,
+  type AttendeeRecord,
+  type AttendeeUpdate,
+  undoCheckIn as undoneCheckIn,
+} from "../resources/attendee.ts";
 import { assertPlaceLeft } from "../rules/capacity.ts";
 import { assertDoorOpen, isCheckedIn } from "../rules/check-in.ts";
 import { assertOpenForRegistration } from "../rules/event-status.ts";
@@ -15,7 +20,14 @@ import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { Change } from "../storage/common.ts";
 import { redactEnvelope } from "../storage/envelope.ts";
 import type { Erasure } from "../storage/erasure.ts";
-import { assertNoActiveDuplicate, moveFigures, notFoundError, appendNotifications, runTransaction, type TransactionalStorage } from "./transaction-steps.ts";
+import {
+  assertNoActiveDuplicate,
+  moveFigures,
+  notFoundError,
+  appendNotifications,
+  runTransaction,
+  type TransactionalStorage,
+} from "./transaction-steps.ts";
 import { settleWaitlist } from "./waitlist.ts";
 
 /**
@@ -26,7 +38,11 @@ import { settleWaitlist } from "./waitlist.ts";
  * join. Its `confirmationCode` is replaced if it is taken. Returns the registration as stored
  * (`confirmed`, or `waitlisted` with its place in line).
  */
-export function registerAttendee(storage: TransactionalStorage, attendee: AttendeeRecord, notifier?: ChangeNotifier): Promise<AttendeeRecord> {
+export function registerAttendee(
+  storage: TransactionalStorage,
+  attendee: AttendeeRecord,
+  notifier?: ChangeNotifier,
+): Promise<AttendeeRecord> {
   return runTransaction(
     storage,
     notifier,
@@ -38,11 +54,20 @@ export function registerAttendee(storage: TransactionalStorage, attendee: Attend
       // Duplicates first: "already registered" tells more than "full" when both hold.
       await assertNoActiveDuplicate(tx, attendee);
       const figures = await tx.figures.read(event.id);
-      let record: AttendeeRecord = { ...attendee, ...admission(event, { active: figures.activeRegistrations, waitlisted: figures.waitlisted }) };
-      while (await tx.attendees.codeTaken(record.confirmationCode)) record = { ...record, confirmationCode: createConfirmationCode() };
+      let record: AttendeeRecord = {
+        ...attendee,
+        ...admission(event, { active: figures.activeRegistrations, waitlisted: figures.waitlisted }),
+      };
+      while (await tx.attendees.codeTaken(record.confirmationCode))
+        record = { ...record, confirmationCode: createConfirmationCode() };
       await tx.attendees.insert(record);
       await moveFigures(steps, event.id, null, record);
-      await appendNotifications(steps, event.accountId, { op: "attendee.registered", event, attendee: record, at: record.registrationDate });
+      await appendNotifications(steps, event.accountId, {
+        op: "attendee.registered",
+        event,
+        attendee: record,
+        at: record.registrationDate,
+      });
       return record;
     },
     () => attendee,
@@ -114,7 +139,11 @@ export function checkIn(
     if (!event) throw notFoundError(`Event ${eventId} not found.`);
     assertDoorOpen(event);
     const before = await tx.attendees.getByCode(eventId, confirmationCode);
-    if (!before) throw notFoundError(`No registration with confirmation code ${confirmationCode} for event ${eventId}.`, "confirmationCode");
+    if (!before)
+      throw notFoundError(
+        `No registration with confirmation code ${confirmationCode} for event ${eventId}.`,
+        "confirmationCode",
+      );
     if (isCheckedIn(before)) return { before, after: before };
     const after = applyAttendeeUpdate(before, { status: "checked-in" }, now);
     await tx.attendees.updateStatus(after);
@@ -163,7 +192,13 @@ export function undoCheckIn(
  * one-time notifications go to the outbox. Returns the registration as it was, or `null` when the
  * account has none with this id (nothing changes). Never throws for a registration's status.
  */
-export function eraseAttendee(storage: TransactionalStorage, accountId: string, id: string, erasure: Erasure, notifier?: ChangeNotifier): Promise<AttendeeRecord | null> {
+export function eraseAttendee(
+  storage: TransactionalStorage,
+  accountId: string,
+  id: string,
+  erasure: Erasure,
+  notifier?: ChangeNotifier,
+): Promise<AttendeeRecord | null> {
   return runTransaction(storage, notifier, async (steps) => {
     const { tx } = steps;
     const eventId = await tx.attendees.eventIdOf(accountId, id);
@@ -175,7 +210,12 @@ export function eraseAttendee(storage: TransactionalStorage, accountId: string, 
     await tx.attendees.remove(id);
     await moveFigures(steps, event.id, erased, null);
     const subject = { attendeeId: id, eventId: erased.eventId };
-    await tx.erasure.redactPayloads(accountId, subject, (envelope) => redactEnvelope(envelope, subject, erasure.now), erasure.now);
+    await tx.erasure.redactPayloads(
+      accountId,
+      subject,
+      (envelope) => redactEnvelope(envelope, subject, erasure.now),
+      erasure.now,
+    );
     await tx.erasure.replaceAnswers(accountId, id, new Set([id]), erasure);
     await appendNotifications(steps, accountId, { op: "attendee.erased", event, attendee: erased, at: erasure.now });
     await settleWaitlist(steps, event, registrationChange(erased, null), erasure.now);

@@ -41,7 +41,12 @@ export async function runTransaction<T>(
 }
 
 /** Moves the event's kept figures from what `before` contributed to what `after` does (either may be `null`: none). */
-export function moveFigures(steps: Steps, eventId: string, before: AttendeeRecord | null, after: AttendeeRecord | null): Promise<void> {
+export function moveFigures(
+  steps: Steps,
+  eventId: string,
+  before: AttendeeRecord | null,
+  after: AttendeeRecord | null,
+): Promise<void> {
   return steps.tx.figures.adjust(eventId, contributionChange(before, after, steps.factors));
 }
 

@@ -16,7 +16,12 @@ import { moveFigures, appendNotifications, type Steps } from "./transaction-step
  * and is notified as an update of the registration (the notifier adds `attendee.promoted`); the
  * rest of the list moves up. Returns the promoted registrations.
  */
-export async function promoteWaitlisted(steps: Steps, event: EventRecord, figures: KeptFigures, now: string): Promise<AttendeeRecord[]> {
+export async function promoteWaitlisted(
+  steps: Steps,
+  event: EventRecord,
+  figures: KeptFigures,
+  now: string,
+): Promise<AttendeeRecord[]> {
   const due = promotionsDue(event, { active: figures.activeRegistrations, waitlisted: figures.waitlisted });
   if (due === 0) return [];
   const waiting = await steps.tx.waitlist.firstInLine(event.id, due);
@@ -34,7 +39,12 @@ export async function promoteWaitlisted(steps: Steps, event: EventRecord, figure
 }
 
 /** After a registration's `change` (already written): closes up the waiting list behind one that left it, and fills the place one gave up. */
-export async function settleWaitlist(steps: Steps, event: EventRecord, change: RegistrationChange, now: string): Promise<void> {
+export async function settleWaitlist(
+  steps: Steps,
+  event: EventRecord,
+  change: RegistrationChange,
+  now: string,
+): Promise<void> {
   if (change.leftWaitlistAt !== null) {
     const { behind, places } = closeUpBehind(change.leftWaitlistAt);
     await steps.tx.waitlist.moveUp(event.id, behind, places);

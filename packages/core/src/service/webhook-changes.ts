@@ -21,7 +21,8 @@ export async function insertWebhook(
   try {
     return await storage.insertWebhook(webhook, maxPerAccount);
   } catch (error) {
-    if (StorageConflict.is(error, "webhook-url")) await assertUrlFree(storage, webhook.accountId, webhook.url, webhook.id);
+    if (StorageConflict.is(error, "webhook-url"))
+      await assertUrlFree(storage, webhook.accountId, webhook.url, webhook.id);
     throw error;
   }
 }
@@ -63,7 +64,12 @@ export async function changeWebhook(
 }
 
 /** Throws `DUPLICATE_WEBHOOK` when a webhook of the account other than `exceptId` has `url`, read in a transaction of its own. */
-async function assertUrlFree(storage: Pick<TransactionStore, "transaction">, accountId: string, url: string, exceptId: string): Promise<void> {
+async function assertUrlFree(
+  storage: Pick<TransactionStore, "transaction">,
+  accountId: string,
+  url: string,
+  exceptId: string,
+): Promise<void> {
   const taken = await storage.transaction((tx) => tx.webhooks.findByUrl(accountId, url, exceptId));
   if (taken !== null) throw duplicateWebhook(url, taken);
 }

@@ -3,11 +3,28 @@ import { parseInput } from "../_internal/parse-input.ts";
 import { ServiceError } from "../errors.ts";
 import { type DeleteResult, paginate } from "../resources/common.ts";
 import {
-  assertEventTypes, assertHttpsUrl, assertSubscribable, type CreatedWebhook, generateWebhookSecret, missingReadScopes,
-  type RotatedWebhook, SECRET_ROTATION_OVERLAP_MS, toApiWebhook, type Webhook, WebhookCreateInput, WEBHOOK_LIMITS, WebhookListQuery,
-  type WebhookRecord, WebhookUpdateInput,
+  assertEventTypes,
+  assertHttpsUrl,
+  assertSubscribable,
+  type CreatedWebhook,
+  generateWebhookSecret,
+  missingReadScopes,
+  type RotatedWebhook,
+  SECRET_ROTATION_OVERLAP_MS,
+  toApiWebhook,
+  type Webhook,
+  WebhookCreateInput,
+  WEBHOOK_LIMITS,
+  WebhookListQuery,
+  type WebhookRecord,
+  WebhookUpdateInput,
 } from "../resources/webhook.ts";
-import { DeliveryListQuery, type DeliveryRecord, toApiDelivery, type WebhookDelivery } from "../resources/webhook-delivery.ts";
+import {
+  DeliveryListQuery,
+  type DeliveryRecord,
+  toApiDelivery,
+  type WebhookDelivery,
+} from "../resources/webhook-delivery.ts";
 import type { DeliveryStore } from "../storage/delivery-store.ts";
 import type { TransactionStore } from "../storage/transaction.ts";
 import type { WebhookStore } from "../storage/webhook-store.ts";
@@ -73,7 +90,11 @@ export interface WebhookOperations {
 }
 
 /** The webhook operations of one account: its subscriptions and their delivery log. */
-export function createWebhookOperations(storage: WebhookStore & DeliveryStore & TransactionStore, context: OperationContext, settings: WebhookSettings = {}): WebhookOperations {
+export function createWebhookOperations(
+  storage: WebhookStore & DeliveryStore & TransactionStore,
+  context: OperationContext,
+  settings: WebhookSettings = {},
+): WebhookOperations {
   const { accountId, scopes, tier, clock, queued } = context;
   const webhookLimit = WEBHOOK_LIMITS[tier];
   const deliveryOut = (delivery: DeliveryRecord) => toApiDelivery(delivery, scopes);
@@ -136,7 +157,8 @@ export function createWebhookOperations(storage: WebhookStore & DeliveryStore & 
         // What decides where data goes (the URL, the types, re-enabling) is checked on the
         // subscription after the change: a key may not re-point a subscription it could not make.
         // Describing or pausing a webhook reaches nothing.
-        if (url !== undefined || parsed.events || parsed.active === true) assertSubscribable(parsed.events ?? current.events, scopes);
+        if (url !== undefined || parsed.events || parsed.active === true)
+          assertSubscribable(parsed.events ?? current.events, scopes);
         const reEnabled = parsed.active === true;
         return {
           ...current,

@@ -10,29 +10,45 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
   const { db, dialect, write } = ctx;
   // The hot path (every request authenticates and counts; reads by id are the most common),
   // compiled once.
-  const authQuery = precompile(
-    db,
-    (conn, param: Param<{ hash: string }>) =>
-      conn
-        .selectFrom("api_keys as k")
-        .innerJoin("accounts as a", "a.id", "k.account_id")
-        .select(["k.id", "k.account_id", "k.tier", "k.scopes", "a.name", "a.per_minute", "a.per_day"])
-        .where("k.key_hash", "=", param("hash"))
-        .where("k.revoked_at", "is", null),
+  const authQuery = precompile(db, (conn, param: Param<{ hash: string }>) =>
+    conn
+      .selectFrom("api_keys as k")
+      .innerJoin("accounts as a", "a.id", "k.account_id")
+      .select(["k.id", "k.account_id", "k.tier", "k.scopes", "a.name", "a.per_minute", "a.per_day"])
+      .where("k.key_hash", "=", param("hash"))
+      .where("k.revoked_at", "is", null),
   );
-  const revisionQuery = precompile(db, (conn) => conn.selectFrom("key_revision").select("revision").where("id", "=", 1));
-  const raiseRevision = (trx: typeof db) => trx.updateTable("key_revision").set((eb) => ({ revision: eb("revision", "+", 1) })).where("id", "=", 1).execute();
+  const revisionQuery = precompile(db, (conn) =>
+    conn.selectFrom("key_revision").select("revision").where("id", "=", 1),
+  );
+  const raiseRevision = (trx: typeof db) =>
+    trx
+      .updateTable("key_revision")
+      .set((eb) => ({ revision: eb("revision", "+", 1) }))
+      .where("id", "=", 1)
+      .execute();
 
   return {
     async findAccount(idOrName) {
-      const row = await db.selectFrom("accounts").selectAll().where((eb) => eb.or([eb("id", "=", idOrName), eb("name", "=", idOrName)])).orderBy(sql`case when id = ${idOrName} then 0 else 1 end`).executeTakeFirst();
-      return row ? { id: row.id, name: row.name, perMinute: row.per_minute, perDay: row.per_day, createdAt: row.created_at } : null;
+      const row = await db
+        .selectFrom("accounts")
+        .selectAll()
+        .where((eb) => eb.or([eb("id", "=", idOrName), eb("name", "=", idOrName)]))
+        .orderBy(sql`case when id = ${idOrName} then 0 else 1 end`)
+        .executeTakeFirst();
+      return row
+        ? { id: row.id, name: row.name, perMinute: row.per_minute, perDay: row.per_day, createdAt: row.created_at }
+        : null;
     },
 
     async createApiKey(key) {
       return write(async (trx) => {
         const byIdOrName = () =>
-          trx.selectFrom("accounts").selectAll().where((eb) => eb.or([eb("id", "=", key.account), eb("name", "=", key.account)])).executeTakeFirst();
+          trx
+            .selectFrom("accounts")
+            .selectAll()
+            .where((eb) => eb.or([eb("id", "=", key.account), eb("name", "=", key.account)]))
+            .executeTakeFirst();
         let account = await byIdOrName();
         if (!account) {
           // A new name: insert ... on conflict (name) do nothing, then read, so that two processes
@@ -43,7 +59,11 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
             .values({ id: key.newAccountId, name: key.account, per_minute: null, per_day: null, created_at: key.now })
             .onConflict((oc) => oc.column("name").doNothing())
             .execute();
-          account = await trx.selectFrom("accounts").selectAll().where("name", "=", key.account).executeTakeFirstOrThrow();
+          account = await trx
+            .selectFrom("accounts")
+            .selectAll()
+            .where("name", "=", key.account)
+            .executeTakeFirstOrThrow();
         }
         if (key.limits && (key.limits.perMinute !== undefined || key.limits.perDay !== undefined)) {
           await trx
@@ -92,7 +112,9 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
         .innerJoin("accounts as a", "a.id", "k.account_id")
         .selectAll("k")
         .select("a.name")
-        .$if(account !== undefined, (q) => q.where((eb) => eb.or([eb("a.id", "=", account!), eb("a.name", "=", account!)])))
+        .$if(account !== undefined, (q) =>
+          q.where((eb) => eb.or([eb("a.id", "=", account!), eb("a.name", "=", account!)])),
+        )
         .orderBy("k.created_at", "desc")
         .orderBy("k.id", "desc")
         .execute();
@@ -101,7 +123,12 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
 
     async revokeApiKey(id, now) {
       return write(async (trx) => {
-        const result = await trx.updateTable("api_keys").set({ revoked_at: now }).where("id", "=", id).where("revoked_at", "is", null).executeTakeFirst();
+        const result = await trx
+          .updateTable("api_keys")
+          .set({ revoked_at: now })
+          .where("id", "=", id)
+          .where("revoked_at", "is", null)
+          .executeTakeFirst();
         if (Number(result.numUpdatedRows) !== 1) return false;
         await raiseRevision(trx);
         return true;
@@ -117,7 +144,13 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
       return write(async (trx) => {
         await trx
           .insertInto("rate_limit_counters")
-          .values({ account_id: accountId, minute_start: windows.minute, minute_count: 0, day_start: windows.day, day_count: 0 })
+          .values({
+            account_id: accountId,
+            minute_start: windows.minute,
+            minute_count: 0,
+            day_start: windows.day,
+            day_count: 0,
+          })
           .onConflict((oc) => oc.column("account_id").doNothing())
           .execute();
         const row = await dialect

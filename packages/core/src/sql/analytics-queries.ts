@@ -6,7 +6,14 @@
  */
 import { type ExpressionBuilder, type Kysely, type RawBuilder, sql } from "kysely";
 import type {
-  AggregateFigures, AnalyticsFigures, AnalyticsFilter, BucketFigures, EventAnalyticsFigures, ModeFigures, PerEventFigures, ValueCount,
+  AggregateFigures,
+  AnalyticsFigures,
+  AnalyticsFilter,
+  BucketFigures,
+  EventAnalyticsFigures,
+  ModeFigures,
+  PerEventFigures,
+  ValueCount,
 } from "../analytics/analytics-figures.ts";
 import { LOW_CARBON_CERTIFICATION_SHARE, SCORE_TIERS } from "../analytics/certifications.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
@@ -44,7 +51,11 @@ const numOrNull = (value: unknown): number | null => (value === null || value ==
  * const analytics = createAnalyticsQueries(db, dialectOf(db));
  * const figures = await analytics.figures({ accountId, granularity: "monthly" }, DEFAULT_CARBON_SETTINGS);
  */
-export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect, factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): AnalyticsQueries {
+export function createAnalyticsQueries(
+  db: Kysely<Database>,
+  dialect: SqlDialect,
+  factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS,
+): AnalyticsQueries {
   /** What each registration row adds to its event's figures under the set in use (the one definition's SQL twin). */
   const contribution = contributionSql(factors);
   /** The events a filter selects (`e`): the account's, not cancelled, within its conditions. */
@@ -105,7 +116,9 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect
   function perEvent(conn: Kysely<any>, filter: AnalyticsFilter, carbon: CarbonSettings) {
     const score = scoreSql(carbon);
     const offsetKg = sql`(coalesce(s.offset_usd, 0) * 1000.0 / ${sql.lit(carbon.offsetPriceUsdPerTonne)})`;
-    const period = filter.granularity ? dialect.bucketStart(sql.ref("e.start_date"), filter.granularity) : sql<string>`''`;
+    const period = filter.granularity
+      ? dialect.bucketStart(sql.ref("e.start_date"), filter.granularity)
+      : sql<string>`''`;
     const tier = (floor: number, below?: number) =>
       below === undefined
         ? sql<number>`(case when ${score} >= ${sql.lit(scoreThreshold(floor))} then 1 else 0 end)`
@@ -181,7 +194,9 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect
     offset_opted: sql`sum(offset_opted)`,
     offset_usd: sql`sum(offset_usd)`,
   };
-  const UNION_COLUMNS = [...new Set([...Object.keys(aggregateColumns), ...Object.keys(perEventColumns), "distance_km"])];
+  const UNION_COLUMNS = [
+    ...new Set([...Object.keys(aggregateColumns), ...Object.keys(perEventColumns), "distance_km"]),
+  ];
   /** The text columns of the union; the others are numbers. */
   const TEXT_COLUMNS = new Set(["first_start", "last_start"]);
   /**
@@ -191,7 +206,11 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect
   const unionSelect = (kind: string, key: RawBuilder<unknown>, columns: Record<string, RawBuilder<unknown>>) => [
     sql.lit(kind).as("kind"),
     key.as("key"),
-    ...UNION_COLUMNS.map((name) => (columns[name] ?? (TEXT_COLUMNS.has(name) ? sql`cast(null as text)` : sql`cast(null as double precision)`)).as(name)),
+    ...UNION_COLUMNS.map((name) =>
+      (columns[name] ?? (TEXT_COLUMNS.has(name) ? sql`cast(null as text)` : sql`cast(null as double precision)`)).as(
+        name,
+      ),
+    ),
   ];
 
   function toAggregate(row: Record<string, unknown>): AggregateFigures {
@@ -240,24 +259,57 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect
       // One statement: the registrations are read once (em), the events' figures computed once
       // (pe, materialized), and the total, bucket and mode rows come back as one union.
       const base = db
-        .with((cte) => cte("em").materialized(), () => eventModeStats(filter))
+        .with(
+          (cte) => cte("em").materialized(),
+          () => eventModeStats(filter),
+        )
         .with("s", (conn) => eventStats(conn as Kysely<any>))
-        .with((cte) => cte("pe").materialized(), (conn) => perEvent(conn as Kysely<any>, filter, carbon)) as unknown as Kysely<any>;
-      let query = base.selectFrom("pe").select(unionSelect("total", sql`cast(null as text)`, { ...aggregateColumns, ...perEventColumns }));
+        .with(
+          (cte) => cte("pe").materialized(),
+          (conn) => perEvent(conn as Kysely<any>, filter, carbon),
+        ) as unknown as Kysely<any>;
+      let query = base
+        .selectFrom("pe")
+        .select(unionSelect("total", sql`cast(null as text)`, { ...aggregateColumns, ...perEventColumns }));
       // The union's other parts read the CTEs of the statement, through its own builder.
-      if (filter.granularity) query = query.unionAll((eb) => eb.selectFrom("pe").select(unionSelect("bucket", sql`period`, aggregateColumns)).groupBy("period"));
-      query = query.unionAll((eb) => eb.selectFrom("em").select(unionSelect("mode", sql`travel_mode`, modeColumnsOverEm)).groupBy("travel_mode"));
+      if (filter.granularity)
+        query = query.unionAll((eb) =>
+          eb
+            .selectFrom("pe")
+            .select(unionSelect("bucket", sql`period`, aggregateColumns))
+            .groupBy("period"),
+        );
+      query = query.unionAll((eb) =>
+        eb
+          .selectFrom("em")
+          .select(unionSelect("mode", sql`travel_mode`, modeColumnsOverEm))
+          .groupBy("travel_mode"),
+      );
       const rows = (await query.execute()) as Array<Record<string, unknown>>;
       const totalsRow = rows.find((row) => row.kind === "total")!;
-      const bucketRows = rows.filter((row) => row.kind === "bucket").sort((x, y) => (String(x.key) < String(y.key) ? -1 : 1));
+      const bucketRows = rows
+        .filter((row) => row.kind === "bucket")
+        .sort((x, y) => (String(x.key) < String(y.key) ? -1 : 1));
       const modeRows = rows.filter((row) => row.kind === "mode");
       const events = num(totalsRow.events);
       const perEventFigures: PerEventFigures = {
         score:
           events === 0
             ? null
-            : { mean: num(totalsRow.score_mean), min: num(totalsRow.score_min), max: num(totalsRow.score_max), meanOfSquares: num(totalsRow.score_mean_sq) },
-        emissions: events === 0 ? null : { mean: num(totalsRow.emissions_mean), min: num(totalsRow.emissions_min), max: num(totalsRow.emissions_max) },
+            : {
+                mean: num(totalsRow.score_mean),
+                min: num(totalsRow.score_min),
+                max: num(totalsRow.score_max),
+                meanOfSquares: num(totalsRow.score_mean_sq),
+              },
+        emissions:
+          events === 0
+            ? null
+            : {
+                mean: num(totalsRow.emissions_mean),
+                min: num(totalsRow.emissions_min),
+                max: num(totalsRow.emissions_max),
+              },
         certifications: {
           carbonNeutral: num(totalsRow.cert_carbon_neutral),
           lowCarbonTravel: num(totalsRow.cert_low_carbon),
@@ -267,7 +319,9 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect
         },
       };
       return {
-        span: totalsRow.first_start ? { first: String(totalsRow.first_start), last: String(totalsRow.last_start) } : null,
+        span: totalsRow.first_start
+          ? { first: String(totalsRow.first_start), last: String(totalsRow.last_start) }
+          : null,
         totals: toAggregate(totalsRow),
         perEvent: perEventFigures,
         byMode: modeRows.map((row) => toMode({ ...row, mode: row.key, registrations: row.attendance })),
@@ -277,20 +331,51 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect
 
     async existingEventIds(accountId, ids) {
       if (ids.length === 0) return [];
-      const rows = await db.selectFrom("events").select("id").where("account_id", "=", accountId).where("id", "in", [...ids]).execute();
+      const rows = await db
+        .selectFrom("events")
+        .select("id")
+        .where("account_id", "=", accountId)
+        .where("id", "in", [...ids])
+        .execute();
       return rows.map((row) => row.id);
     },
 
     async eventAnalyticsFigures(accountId, eventId) {
-      const row = await db.selectFrom("events").selectAll().where("id", "=", eventId).where("account_id", "=", accountId).executeTakeFirst();
+      const row = await db
+        .selectFrom("events")
+        .selectAll()
+        .where("id", "=", eventId)
+        .where("account_id", "=", accountId)
+        .executeTakeFirst();
       if (!row) return null;
       const event = rowToEvent(row);
       const active = () => db.selectFrom("attendees as a").where("a.event_id", "=", eventId).where(activeSql);
-      const valueCounts = (rows: Array<Record<string, unknown>>): ValueCount[] => rows.map((r) => ({ value: String(r.value), count: num(r.count) }));
+      const valueCounts = (rows: Array<Record<string, unknown>>): ValueCount[] =>
+        rows.map((r) => ({ value: String(r.value), count: num(r.count) }));
       const accessibility = sql.ref("a.accessibility_needs") as unknown as RawBuilder<unknown>;
-      const [statusRows, ticketRows, companyRows, companyTotals, dietaryRows, accessibilityRow, modeRows, windowRow, leadRow] = await Promise.all([
-        db.selectFrom("attendees").select(["status", sql<number>`count(*)`.as("count")]).where("event_id", "=", eventId).groupBy("status").execute(),
-        active().select([sql<string>`a.ticket_type`.as("value"), sql<number>`count(*)`.as("count")]).groupBy("a.ticket_type").orderBy(sql`count(*)`, "desc").orderBy("a.ticket_type").execute(),
+      const [
+        statusRows,
+        ticketRows,
+        companyRows,
+        companyTotals,
+        dietaryRows,
+        accessibilityRow,
+        modeRows,
+        windowRow,
+        leadRow,
+      ] = await Promise.all([
+        db
+          .selectFrom("attendees")
+          .select(["status", sql<number>`count(*)`.as("count")])
+          .where("event_id", "=", eventId)
+          .groupBy("status")
+          .execute(),
+        active()
+          .select([sql<string>`a.ticket_type`.as("value"), sql<number>`count(*)`.as("count")])
+          .groupBy("a.ticket_type")
+          .orderBy(sql`count(*)`, "desc")
+          .orderBy("a.ticket_type")
+          .execute(),
         active()
           .where("a.company", "is not", null)
           .select([sql<string>`a.company`.as("value"), sql<number>`count(*)`.as("count")])
@@ -300,7 +385,10 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect
           .limit(10)
           .execute(),
         active()
-          .select([sql<number>`count(distinct a.company)`.as("distinct"), sql<number>`sum(case when a.company is null then 1 else 0 end)`.as("not_given")])
+          .select([
+            sql<number>`count(distinct a.company)`.as("distinct"),
+            sql<number>`sum(case when a.company is null then 1 else 0 end)`.as("not_given"),
+          ])
           .executeTakeFirstOrThrow(),
         (db as Kysely<any>)
           .selectFrom(["attendees as a", dialect.jsonArrayElements(sql.ref("a.dietary_preferences"), "d")])
@@ -322,23 +410,40 @@ export function createAnalyticsQueries(db: Kysely<Database>, dialect: SqlDialect
             ),
           ])
           .executeTakeFirstOrThrow(),
-        active().select([sql<string | null>`a.travel_mode`.as("mode"), ...modeColumns()]).groupBy("a.travel_mode").execute(),
+        active()
+          .select([sql<string | null>`a.travel_mode`.as("mode"), ...modeColumns()])
+          .groupBy("a.travel_mode")
+          .execute(),
         db
           .selectFrom("attendees")
-          .select([sql<string | null>`min(registration_date)`.as("first"), sql<string | null>`max(registration_date)`.as("last")])
+          .select([
+            sql<string | null>`min(registration_date)`.as("first"),
+            sql<string | null>`max(registration_date)`.as("last"),
+          ])
           .where("event_id", "=", eventId)
           .executeTakeFirstOrThrow(),
         active()
-          .select(sql<number | null>`avg(${dialect.daysBetween(sql.ref("a.registration_date"), sql.val(event.startDate))})`.as("lead_days"))
+          .select(
+            sql<
+              number | null
+            >`avg(${dialect.daysBetween(sql.ref("a.registration_date"), sql.val(event.startDate))})`.as("lead_days"),
+          )
           .executeTakeFirstOrThrow(),
       ]);
-      const statuses = Object.fromEntries(ATTENDEE_STATUSES.map((status) => [status, 0])) as Record<AttendeeStatus, number>;
+      const statuses = Object.fromEntries(ATTENDEE_STATUSES.map((status) => [status, 0])) as Record<
+        AttendeeStatus,
+        number
+      >;
       for (const r of statusRows) statuses[r.status as AttendeeStatus] = num(r.count);
       return {
         event,
         statuses,
         ticketTypes: valueCounts(ticketRows),
-        companies: { distinct: num(companyTotals.distinct), notGiven: num(companyTotals.not_given), top: valueCounts(companyRows) },
+        companies: {
+          distinct: num(companyTotals.distinct),
+          notGiven: num(companyTotals.not_given),
+          top: valueCounts(companyRows),
+        },
         dietaryPreferences: valueCounts(dietaryRows),
         accessibility: {
           wheelchairAccess: num(accessibilityRow.wheelchair),

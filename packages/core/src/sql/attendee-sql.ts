@@ -17,7 +17,12 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
 
   return {
     async getAttendee(accountId, id) {
-      const row = await db.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+      const row = await db
+        .selectFrom("attendees")
+        .selectAll()
+        .where("id", "=", id)
+        .where("account_id", "=", accountId)
+        .executeTakeFirst();
       return row ? rowToAttendee(row) : null;
     },
 
@@ -27,8 +32,15 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
     },
 
     async eventAttendeesAfter(accountId, eventId, cursor, limit) {
-      let query = db.selectFrom("attendees").selectAll().where("event_id", "=", eventId).where("account_id", "=", accountId);
-      if (cursor) query = query.where((eb) => eb(eb.refTuple("registration_date", "id"), ">", eb.tuple(cursor.registrationDate, cursor.id)));
+      let query = db
+        .selectFrom("attendees")
+        .selectAll()
+        .where("event_id", "=", eventId)
+        .where("account_id", "=", accountId);
+      if (cursor)
+        query = query.where((eb) =>
+          eb(eb.refTuple("registration_date", "id"), ">", eb.tuple(cursor.registrationDate, cursor.id)),
+        );
       const rows = await query.orderBy("registration_date").orderBy("id").limit(limit).execute();
       return rows.map(rowToAttendee);
     },
@@ -56,6 +68,5 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
       ]);
       return { items: rows.map(rowToAttendee), total: Number(count.n) };
     },
-
   };
 }

@@ -23,7 +23,10 @@ type DeliveryMethods = Pick<
 /** How many due candidates a claim looks at per delivery it may hand out (the rest may be over their webhook's bound). */
 const CANDIDATES_PER_SLOT = 4;
 
-function toRecord(row: Selectable<WebhookDeliveriesTable>, attempts: Array<Selectable<WebhookAttemptsTable>>): DeliveryRecord {
+function toRecord(
+  row: Selectable<WebhookDeliveriesTable>,
+  attempts: Array<Selectable<WebhookAttemptsTable>>,
+): DeliveryRecord {
   return {
     id: row.id,
     webhookId: row.webhook_id,
@@ -60,12 +63,18 @@ function isRedacted(payload: string): boolean {
  * work, the candidates and the guarded update all ask exactly this.
  */
 const claimable = (now: string) => (eb: ExpressionBuilder<Database, "webhook_deliveries">) =>
-  eb.and([eb("webhook_deliveries.status", "=", PENDING), eb("webhook_deliveries.next_attempt_at", "<=", now), leaseFree(now)(eb)]);
+  eb.and([
+    eb("webhook_deliveries.status", "=", PENDING),
+    eb("webhook_deliveries.next_attempt_at", "<=", now),
+    leaseFree(now)(eb),
+  ]);
 
 /** The keys `room` gives no room to (a claim leaves their deliveries out). */
 function withoutRoom(room: RoomPerKey | undefined): string[] {
   if (!room) return [];
-  return Object.entries(room.left).filter(([, left]) => left <= 0).map(([key]) => key);
+  return Object.entries(room.left)
+    .filter(([, left]) => left <= 0)
+    .map(([key]) => key);
 }
 
 /** The room left per key while a claim chooses its deliveries. */
@@ -79,9 +88,20 @@ function roomLeft(room: RoomPerKey | undefined) {
 }
 
 /** A delivery's rows with their attempts, read on `conn`. */
-async function withAttempts(conn: Kysely<Database>, rows: Array<Selectable<WebhookDeliveriesTable>>): Promise<DeliveryRecord[]> {
+async function withAttempts(
+  conn: Kysely<Database>,
+  rows: Array<Selectable<WebhookDeliveriesTable>>,
+): Promise<DeliveryRecord[]> {
   if (rows.length === 0) return [];
-  const attempts = await conn.selectFrom("webhook_attempts").selectAll().where("delivery_id", "in", rows.map((row) => row.id)).execute();
+  const attempts = await conn
+    .selectFrom("webhook_attempts")
+    .selectAll()
+    .where(
+      "delivery_id",
+      "in",
+      rows.map((row) => row.id),
+    )
+    .execute();
   return rows.map((row) => toRecord(row, attempts));
 }
 
@@ -96,7 +116,10 @@ async function findDelivery(conn: Kysely<Database>, accountId: string, webhookId
 }
 
 /** The delivery operations of `storage.transaction` (`tx.deliveries`) on SQL: compiled once, bound to each transaction's connection. */
-export function createDeliveryWrites(db: Kysely<Database>, dialect: SqlDialect): (trx: Kysely<Database>) => DeliveryWrites {
+export function createDeliveryWrites(
+  db: Kysely<Database>,
+  dialect: SqlDialect,
+): (trx: Kysely<Database>) => DeliveryWrites {
   // An attempt's record, compiled once: every attempt runs these.
   const lockedAttemptQuery = precompile(db, (conn, param: Param<{ id: string; worker: string; count: number }>) =>
     dialect.lockRows(
@@ -109,15 +132,33 @@ export function createDeliveryWrites(db: Kysely<Database>, dialect: SqlDialect):
         .where("attempt_count", "=", param("count")),
     ),
   );
-  const ATTEMPT_COLUMNS = ["delivery_id", "number", "started_at", "duration_ms", "status_code", "error", "response_excerpt", "succeeded"] as const satisfies ReadonlyArray<keyof WebhookAttemptsTable>;
+  const ATTEMPT_COLUMNS = [
+    "delivery_id",
+    "number",
+    "started_at",
+    "duration_ms",
+    "status_code",
+    "error",
+    "response_excerpt",
+    "succeeded",
+  ] as const satisfies ReadonlyArray<keyof WebhookAttemptsTable>;
   const insertAttemptQuery = precompile(db, (conn, param: Param<WebhookAttemptsTable>) =>
     conn.insertInto("webhook_attempts").values(params(param, ATTEMPT_COLUMNS)),
   );
-  const settleQuery = precompile(db, (conn, param: Param<{ id: string; status: string; count: number; next: string | null; now: string }>) =>
-    conn
-      .updateTable("webhook_deliveries")
-      .set({ status: param("status"), attempt_count: param("count"), next_attempt_at: param("next"), lease_owner: null, lease_until: null, updated_at: param("now") })
-      .where("id", "=", param("id")),
+  const settleQuery = precompile(
+    db,
+    (conn, param: Param<{ id: string; status: string; count: number; next: string | null; now: string }>) =>
+      conn
+        .updateTable("webhook_deliveries")
+        .set({
+          status: param("status"),
+          attempt_count: param("count"),
+          next_attempt_at: param("next"),
+          lease_owner: null,
+          lease_until: null,
+          updated_at: param("now"),
+        })
+        .where("id", "=", param("id")),
   );
 
   return (trx) => ({
@@ -125,7 +166,9 @@ export function createDeliveryWrites(db: Kysely<Database>, dialect: SqlDialect):
       const { attempt } = write;
       // Under the row's lock: PostgreSQL re-reads the row when the lock is granted, so a worker
       // that took the delivery over in between finds its attempt count moved on.
-      const row = (await lockedAttemptQuery({ id: write.deliveryId, worker: write.workerId, count: attempt.number - 1 }, trx)).rows[0];
+      const row = (
+        await lockedAttemptQuery({ id: write.deliveryId, worker: write.workerId, count: attempt.number - 1 }, trx)
+      ).rows[0];
       if (!row) return null;
       await insertAttemptQuery(
         {
@@ -141,7 +184,16 @@ export function createDeliveryWrites(db: Kysely<Database>, dialect: SqlDialect):
         },
         trx,
       );
-      await settleQuery({ id: write.deliveryId, status: write.status, count: attempt.number, next: write.nextAttemptAt, now: write.now }, trx);
+      await settleQuery(
+        {
+          id: write.deliveryId,
+          status: write.status,
+          count: attempt.number,
+          next: write.nextAttemptAt,
+          now: write.now,
+        },
+        trx,
+      );
       return { webhookId: row.webhook_id, countsFailures: Number(row.counts_failures) === 1 };
     },
 
@@ -157,13 +209,22 @@ export function createDeliveryWrites(db: Kysely<Database>, dialect: SqlDialect):
         )
         .executeTakeFirst();
       if (!row) return null;
-      return { status: row.status as DeliveryStatus, attemptCount: Number(row.attempt_count), finalAttempt: row.final_attempt === null ? null : Number(row.final_attempt) };
+      return {
+        status: row.status as DeliveryStatus,
+        attemptCount: Number(row.attempt_count),
+        finalAttempt: row.final_attempt === null ? null : Number(row.final_attempt),
+      };
     },
 
     async requeue(deliveryId, change) {
       const result = await trx
         .updateTable("webhook_deliveries")
-        .set({ status: change.status, next_attempt_at: change.now, final_attempt: change.finalAttempt, updated_at: change.now })
+        .set({
+          status: change.status,
+          next_attempt_at: change.now,
+          final_attempt: change.finalAttempt,
+          updated_at: change.now,
+        })
         .where("id", "=", deliveryId)
         // Not while an attempt is running: the worker holding it records that attempt first.
         .where(leaseFree(change.now))
@@ -206,18 +267,22 @@ export function createDeliveryMethods(
       return write(async (trx) => {
         // Candidates first, from the covering index alone (ids and keys, no payload), in due
         // order. PostgreSQL locks the deliveries' rows only, none of the subquery's webhooks.
-        const candidates = await dialect.claimRows(
-          trx
-            .selectFrom("webhook_deliveries")
-            .select(["id", "webhook_id", "account_id"])
-            .where(claimable(claim.now))
-            .where("webhook_id", "in", (eb) => eb.selectFrom("webhooks").select("webhooks.id").where("webhooks.active", "=", 1))
-            .$if(fullWebhooks.length > 0, (q) => q.where("webhook_id", "not in", fullWebhooks))
-            .$if(fullAccounts.length > 0, (q) => q.where("account_id", "not in", fullAccounts))
-            .orderBy("next_attempt_at")
-            .orderBy("id")
-            .limit(claim.limit * CANDIDATES_PER_SLOT),
-        ).execute();
+        const candidates = await dialect
+          .claimRows(
+            trx
+              .selectFrom("webhook_deliveries")
+              .select(["id", "webhook_id", "account_id"])
+              .where(claimable(claim.now))
+              .where("webhook_id", "in", (eb) =>
+                eb.selectFrom("webhooks").select("webhooks.id").where("webhooks.active", "=", 1),
+              )
+              .$if(fullWebhooks.length > 0, (q) => q.where("webhook_id", "not in", fullWebhooks))
+              .$if(fullAccounts.length > 0, (q) => q.where("account_id", "not in", fullAccounts))
+              .orderBy("next_attempt_at")
+              .orderBy("id")
+              .limit(claim.limit * CANDIDATES_PER_SLOT),
+          )
+          .execute();
         const webhookRoom = roomLeft(claim.webhookRoom);
         const accountRoom = roomLeft(claim.accountRoom);
         const chosen: string[] = [];
@@ -243,38 +308,70 @@ export function createDeliveryMethods(
         const rows = await trx
           .selectFrom("webhook_deliveries as d")
           .innerJoin("webhooks as w", "w.id", "d.webhook_id")
-          .select(["d.id", "d.webhook_id", "d.account_id", "d.type", "d.payload", "d.attempt_count", "d.final_attempt", "w.url", "w.secret", "w.previous_secret", "w.previous_secret_expires_at"])
-          .where("d.id", "in", taken.map((row) => row.id))
+          .select([
+            "d.id",
+            "d.webhook_id",
+            "d.account_id",
+            "d.type",
+            "d.payload",
+            "d.attempt_count",
+            "d.final_attempt",
+            "w.url",
+            "w.secret",
+            "w.previous_secret",
+            "w.previous_secret_expires_at",
+          ])
+          .where(
+            "d.id",
+            "in",
+            taken.map((row) => row.id),
+          )
           .execute();
         const byId = new Map(rows.map((row) => [row.id, row]));
         // In the order chosen (due order), as before.
         return chosen.flatMap((id): ClaimedDelivery[] => {
           const row = byId.get(id);
           if (!row) return [];
-          return [{
-            id: row.id,
-            webhookId: row.webhook_id,
-            accountId: row.account_id,
-            url: row.url,
-            secret: row.secret,
-            previousSecret: row.previous_secret,
-            previousSecretExpiresAt: row.previous_secret_expires_at,
-            type: row.type,
-            payload: row.payload,
-            attemptCount: Number(row.attempt_count),
-            finalAttempt: row.final_attempt === null ? null : Number(row.final_attempt),
-          }];
+          return [
+            {
+              id: row.id,
+              webhookId: row.webhook_id,
+              accountId: row.account_id,
+              url: row.url,
+              secret: row.secret,
+              previousSecret: row.previous_secret,
+              previousSecretExpiresAt: row.previous_secret_expires_at,
+              type: row.type,
+              payload: row.payload,
+              attemptCount: Number(row.attempt_count),
+              finalAttempt: row.final_attempt === null ? null : Number(row.final_attempt),
+            },
+          ];
         });
       });
     },
 
     async listDeliveries(accountId, webhookId, query) {
-      const webhook = await db.selectFrom("webhooks").select("id").where("id", "=", webhookId).where("account_id", "=", accountId).executeTakeFirst();
+      const webhook = await db
+        .selectFrom("webhooks")
+        .select("id")
+        .where("id", "=", webhookId)
+        .where("account_id", "=", accountId)
+        .executeTakeFirst();
       if (!webhook) return null;
-      const base = db.selectFrom("webhook_deliveries").where("webhook_id", "=", webhookId).$if(query.status !== undefined, (q) => q.where("status", "=", query.status!));
+      const base = db
+        .selectFrom("webhook_deliveries")
+        .where("webhook_id", "=", webhookId)
+        .$if(query.status !== undefined, (q) => q.where("status", "=", query.status!));
       const [count, rows] = await Promise.all([
         base.select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow(),
-        base.selectAll().orderBy("created_at", "desc").orderBy("id", "desc").limit(query.limit).offset((query.page - 1) * query.limit).execute(),
+        base
+          .selectAll()
+          .orderBy("created_at", "desc")
+          .orderBy("id", "desc")
+          .limit(query.limit)
+          .offset((query.page - 1) * query.limit)
+          .execute(),
       ]);
       return { items: await withAttempts(db, rows), total: Number(count.n) };
     },
@@ -286,9 +383,18 @@ export function createDeliveryMethods(
 
     async createHeldDelivery(accountId, webhookId, notification, hold) {
       return write(async (trx) => {
-        const webhook = await trx.selectFrom("webhooks").select(["id", "url", "secret", "previous_secret", "previous_secret_expires_at"]).where("id", "=", webhookId).where("account_id", "=", accountId).executeTakeFirst();
+        const webhook = await trx
+          .selectFrom("webhooks")
+          .select(["id", "url", "secret", "previous_secret", "previous_secret_expires_at"])
+          .where("id", "=", webhookId)
+          .where("account_id", "=", accountId)
+          .executeTakeFirst();
         if (!webhook) return null;
-        const account = await trx.selectFrom("accounts").select(["id", "name"]).where("id", "=", accountId).executeTakeFirstOrThrow();
+        const account = await trx
+          .selectFrom("accounts")
+          .select(["id", "name"])
+          .where("id", "=", accountId)
+          .executeTakeFirstOrThrow();
         const row = {
           ...deliveryRow(webhookId, account, notification, hold.now),
           final_attempt: hold.finalAttempt,
@@ -298,24 +404,45 @@ export function createDeliveryMethods(
         };
         await trx.insertInto("webhook_deliveries").values(row).execute();
         return {
-          id: row.id, webhookId, accountId, url: webhook.url, secret: webhook.secret,
-          previousSecret: webhook.previous_secret, previousSecretExpiresAt: webhook.previous_secret_expires_at, type: row.type, payload: row.payload, attemptCount: 0, finalAttempt: hold.finalAttempt,
+          id: row.id,
+          webhookId,
+          accountId,
+          url: webhook.url,
+          secret: webhook.secret,
+          previousSecret: webhook.previous_secret,
+          previousSecretExpiresAt: webhook.previous_secret_expires_at,
+          type: row.type,
+          payload: row.payload,
+          attemptCount: 0,
+          finalAttempt: hold.finalAttempt,
         };
       });
     },
 
     async outboxBacklog(now) {
-      const pending = db.selectFrom("webhook_deliveries as d").innerJoin("webhooks as w", "w.id", "d.webhook_id").where("d.status", "=", PENDING);
+      const pending = db
+        .selectFrom("webhook_deliveries as d")
+        .innerJoin("webhooks as w", "w.id", "d.webhook_id")
+        .where("d.status", "=", PENDING);
       const [counts, oldest] = await Promise.all([
         pending
           .select([
-            sql<number>`coalesce(sum(case when w.active = 1 and d.next_attempt_at <= ${now} then 1 else 0 end), 0)`.as("due"),
-            sql<number>`coalesce(sum(case when w.active = 1 and d.next_attempt_at > ${now} then 1 else 0 end), 0)`.as("scheduled"),
+            sql<number>`coalesce(sum(case when w.active = 1 and d.next_attempt_at <= ${now} then 1 else 0 end), 0)`.as(
+              "due",
+            ),
+            sql<number>`coalesce(sum(case when w.active = 1 and d.next_attempt_at > ${now} then 1 else 0 end), 0)`.as(
+              "scheduled",
+            ),
             sql<number>`coalesce(sum(case when w.active = 1 then 0 else 1 end), 0)`.as("paused"),
           ])
           .executeTakeFirstOrThrow(),
         // In index order, the first pending delivery of an active webhook: one step unless many of the earliest are held.
-        pending.select("d.next_attempt_at").where("w.active", "=", 1).orderBy("d.next_attempt_at").limit(1).executeTakeFirst(),
+        pending
+          .select("d.next_attempt_at")
+          .where("w.active", "=", 1)
+          .orderBy("d.next_attempt_at")
+          .limit(1)
+          .executeTakeFirst(),
       ]);
       return {
         due: Number(counts.due),

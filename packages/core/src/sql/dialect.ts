@@ -7,8 +7,17 @@
  * object to whatever needs one.
  */
 import {
-  type Expression, type Kysely, type MigrationProvider, type MigrationResultSet, Migrator, PostgresIntrospector, type RawBuilder, type SelectQueryBuilder,
-  type SqlBool, SqliteIntrospector, sql,
+  type Expression,
+  type Kysely,
+  type MigrationProvider,
+  type MigrationResultSet,
+  Migrator,
+  PostgresIntrospector,
+  type RawBuilder,
+  type SelectQueryBuilder,
+  type SqlBool,
+  SqliteIntrospector,
+  sql,
 } from "kysely";
 import type { BucketGranularity } from "../analytics/date-buckets.ts";
 import type { StoreFault } from "../storage/lifecycle-store.ts";
@@ -102,7 +111,9 @@ export function dialectOf(db: Kysely<Database>): SqlDialect {
   const introspector = db.introspection;
   if (introspector instanceof SqliteIntrospector) return SQLITE;
   if (introspector instanceof PostgresIntrospector) return POSTGRES;
-  throw new Error("Unsupported SQL dialect: Event Service runs on SQLite (createSqliteDialect or kysely's SqliteDialect) or kysely's PostgresDialect.");
+  throw new Error(
+    "Unsupported SQL dialect: Event Service runs on SQLite (createSqliteDialect or kysely's SqliteDialect) or kysely's PostgresDialect.",
+  );
 }
 
 /** The error code (SQLite's `SQLITE_…`, PostgreSQL's SQLSTATE, Node's `E…`) of a driver error, if any. */
@@ -119,7 +130,12 @@ const plainCommit: Commit = async (conn) => {
 };
 
 /** Runs `fn` on one connection between `begin` (as given) and `commit`, rolling back on any error. */
-async function onOneConnection<T>(db: Kysely<Database>, begin: string, fn: (trx: Kysely<Database>) => Promise<T>, commit = plainCommit): Promise<T> {
+async function onOneConnection<T>(
+  db: Kysely<Database>,
+  begin: string,
+  fn: (trx: Kysely<Database>) => Promise<T>,
+  commit = plainCommit,
+): Promise<T> {
   return db.connection().execute(async (conn) => {
     await sql.raw(begin).execute(conn);
     try {
@@ -159,14 +175,19 @@ export const SQLITE: SqlDialect = {
   checkOnly: (condition) => sql<SqlBool>`+(${condition})`,
 
   // Inside the write transaction: two processes starting on one new file migrate one after the other.
-  migrate: (db, provider) => SQLITE.writeTransaction(db, (trx) => new Migrator({ db: trx, provider, disableTransactions: true }).migrateToLatest()),
+  migrate: (db, provider) =>
+    SQLITE.writeTransaction(db, (trx) =>
+      new Migrator({ db: trx, provider, disableTransactions: true }).migrateToLatest(),
+    ),
 
   storeFault(error) {
     if (!(error instanceof Error)) return null;
     const code = codeOf(error) ?? "";
     const fault = SQLITE_FAULTS.find(([pattern]) => pattern.test(code));
     if (fault) return fault[1];
-    return /database connection is not open|driver has already been destroyed/i.test(error.message) ? "unreachable" : null;
+    return /database connection is not open|driver has already been destroyed/i.test(error.message)
+      ? "unreachable"
+      : null;
   },
 
   isUniqueViolation(error, index) {
@@ -174,7 +195,10 @@ export const SQLITE: SqlDialect = {
     if (code !== "SQLITE_CONSTRAINT_UNIQUE" && code !== "SQLITE_CONSTRAINT_PRIMARYKEY") return false;
     // SQLite names the columns, not the index: "UNIQUE constraint failed: webhooks.account_id, webhooks.url".
     const columns = (error as Error).message.replace(/^.*constraint failed: /i, "").split(/,\s*/);
-    return columns.length === index.columns.length && index.columns.every((column, i) => columns[i] === `${index.table}.${column}`);
+    return (
+      columns.length === index.columns.length &&
+      index.columns.every((column, i) => columns[i] === `${index.table}.${column}`)
+    );
   },
 
   bucketStart(column, granularity) {
@@ -195,8 +219,10 @@ export const SQLITE: SqlDialect = {
 
   jsonArrayElements: (column, alias) => sql`json_each(${column})`.as(alias),
   // json_extract gives JSON true as 1.
-  jsonFlag: (column, key) => sql<number>`(case when json_extract(${column}, ${sql.lit(`$.${key}`)}) = 1 then 1 else 0 end)`,
-  jsonTextPresent: (column, key) => sql<number>`(case when coalesce(json_extract(${column}, ${sql.lit(`$.${key}`)}), '') <> '' then 1 else 0 end)`,
+  jsonFlag: (column, key) =>
+    sql<number>`(case when json_extract(${column}, ${sql.lit(`$.${key}`)}) = 1 then 1 else 0 end)`,
+  jsonTextPresent: (column, key) =>
+    sql<number>`(case when coalesce(json_extract(${column}, ${sql.lit(`$.${key}`)}), '') <> '' then 1 else 0 end)`,
   daysBetween: (from, to) => sql<number>`(julianday(${to}) - julianday(${from}))`,
   // SQLite's lower() folds ASCII only, and its default collation (BINARY) orders UTF-8 by code point.
   asciiCaseFold: (text) => sql<string>`lower(${text})`,
@@ -217,7 +243,16 @@ const PG_FAULTS: ReadonlyArray<readonly [RegExp, StoreFault]> = [
   [/^58/, "io_error"],
 ];
 /** Node's errors when a connection cannot be made or is lost. */
-const NET_UNAVAILABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE"]);
+const NET_UNAVAILABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+]);
 /** A transaction aborted only because another ran at the same time: serialization failure, deadlock. Running it again succeeds. */
 const PG_RETRYABLE = new Set(["40001", "40P01"]);
 /** How many times a write transaction runs at most when PostgreSQL aborts it for a conflict. */
@@ -236,7 +271,9 @@ const PG_OUTCOME_WITHIN_MS = 10_000;
  * that wrote nothing has no id and nothing to repeat.
  */
 const pgCommit: Commit = async (conn, db) => {
-  const { rows } = await sql<{ xid: string | null }>`select pg_current_xact_id_if_assigned()::text as xid`.execute(conn);
+  const { rows } = await sql<{ xid: string | null }>`select pg_current_xact_id_if_assigned()::text as xid`.execute(
+    conn,
+  );
   const xid = rows[0]?.xid ?? null;
   try {
     await sql`commit`.execute(conn);
@@ -251,7 +288,9 @@ async function transactionStatus(db: Kysely<Database>, xid: string): Promise<str
   const deadline = Date.now() + PG_OUTCOME_WITHIN_MS;
   for (;;) {
     try {
-      const { rows } = await sql<{ status: string | null }>`select pg_xact_status(cast(${xid} as xid8)) as status`.execute(db);
+      const { rows } = await sql<{
+        status: string | null;
+      }>`select pg_xact_status(cast(${xid} as xid8)) as status`.execute(db);
       const status = rows[0]?.status ?? null;
       if (status !== "in progress") return status;
     } catch {
@@ -290,7 +329,8 @@ export const POSTGRES: SqlDialect = {
   // insert rows that reference the locked one (their foreign-key checks take KEY SHARE, which
   // FOR UPDATE would block, and which could deadlock against it); the storage never changes a key.
   lockRows: (query, of) => (of ? query.forNoKeyUpdate(of as any) : query.forNoKeyUpdate()) as typeof query,
-  claimRows: (query, of) => (of ? query.forNoKeyUpdate(of as any) : query.forNoKeyUpdate()).skipLocked() as typeof query,
+  claimRows: (query, of) =>
+    (of ? query.forNoKeyUpdate(of as any) : query.forNoKeyUpdate()).skipLocked() as typeof query,
   checkOnly: (condition) => condition,
 
   // kysely's Migrator holds a PostgreSQL advisory lock while it migrates, and runs the
@@ -306,10 +346,14 @@ export const POSTGRES: SqlDialect = {
       if (fault) return fault[1];
     }
     // AggregateError: a host name resolving to several addresses, each refused.
-    if (error instanceof AggregateError && error.errors.some((inner) => POSTGRES.storeFault(inner) !== null)) return "unreachable";
+    if (error instanceof AggregateError && error.errors.some((inner) => POSTGRES.storeFault(inner) !== null))
+      return "unreachable";
     // pg-pool's wait for a free connection (connectionTimeoutMillis), or a connect that took as long.
-    if (/timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(error.message)) return "timeout";
-    return /Connection terminated|Cannot use a pool after calling end|Client has encountered a connection error|Client was closed|driver has already been destroyed/i.test(error.message)
+    if (/timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(error.message))
+      return "timeout";
+    return /Connection terminated|Cannot use a pool after calling end|Client has encountered a connection error|Client was closed|driver has already been destroyed/i.test(
+      error.message,
+    )
       ? "unreachable"
       : null;
   },
@@ -339,12 +383,15 @@ export const POSTGRES: SqlDialect = {
   },
 
   jsonArrayElements: (column, alias) => sql`jsonb_array_elements_text(cast(${column} as jsonb))`.as(alias),
-  jsonFlag: (column, key) => sql<number>`(case when cast(${column} as jsonb) -> ${sql.lit(key)} = 'true'::jsonb then 1 else 0 end)`,
-  jsonTextPresent: (column, key) => sql<number>`(case when coalesce(cast(${column} as jsonb) ->> ${sql.lit(key)}, '') <> '' then 1 else 0 end)`,
+  jsonFlag: (column, key) =>
+    sql<number>`(case when cast(${column} as jsonb) -> ${sql.lit(key)} = 'true'::jsonb then 1 else 0 end)`,
+  jsonTextPresent: (column, key) =>
+    sql<number>`(case when coalesce(cast(${column} as jsonb) ->> ${sql.lit(key)}, '') <> '' then 1 else 0 end)`,
   // extract() gives numeric, which node-postgres hands over as text: a float instead.
   daysBetween: (from, to) =>
     sql<number>`cast(extract(epoch from (cast(${text(to)} as timestamptz) - cast(${text(from)} as timestamptz))) / 86400 as double precision)`,
-  asciiCaseFold: (value) => sql<string>`(translate(${value}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') collate "C")`,
+  asciiCaseFold: (value) =>
+    sql<string>`(translate(${value}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') collate "C")`,
 };
 
 /**
@@ -352,4 +399,10 @@ export const POSTGRES: SqlDialect = {
  * takes a lock), WAL, foreign keys, and `secure_delete`, which overwrites deleted content with
  * zeros, so that an erased registration's data does not linger in free pages of the file.
  */
-export const SQLITE_PRAGMAS = ["busy_timeout = 5000", "journal_mode = WAL", "foreign_keys = ON", "synchronous = NORMAL", "secure_delete = ON"] as const;
+export const SQLITE_PRAGMAS = [
+  "busy_timeout = 5000",
+  "journal_mode = WAL",
+  "foreign_keys = ON",
+  "synchronous = NORMAL",
+  "secure_delete = ON",
+] as const;

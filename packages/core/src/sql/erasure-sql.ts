@@ -42,7 +42,10 @@ export async function redactDeliveries(
         "attendeeId" in subject
           ? eb.or([
               eb("payload", "like", containing(JSON.stringify(subject.attendeeId))),
-              eb.and([eb("type", "=", "analytics.report_ready"), eb("payload", "like", containing(JSON.stringify(subject.eventId)))]),
+              eb.and([
+                eb("type", "=", "analytics.report_ready"),
+                eb("payload", "like", containing(JSON.stringify(subject.eventId))),
+              ]),
             ])
           : eb("payload", "like", containing(JSON.stringify(subject.eventId))),
       )
@@ -53,11 +56,20 @@ export async function redactDeliveries(
     for (const row of candidates) {
       const envelope = redact(JSON.parse(row.payload) as Envelope);
       if (!envelope) continue;
-      await trx.updateTable("webhook_deliveries").set({ payload: JSON.stringify(envelope), updated_at: erasedAt }).where("id", "=", row.id).execute();
+      await trx
+        .updateTable("webhook_deliveries")
+        .set({ payload: JSON.stringify(envelope), updated_at: erasedAt })
+        .where("id", "=", row.id)
+        .execute();
       ids.push(row.id);
     }
     if (ids.length > 0) {
-      await trx.updateTable("webhook_attempts").set({ response_excerpt: null }).where("delivery_id", "in", ids).where("response_excerpt", "is not", null).execute();
+      await trx
+        .updateTable("webhook_attempts")
+        .set({ response_excerpt: null })
+        .where("delivery_id", "in", ids)
+        .where("response_excerpt", "is not", null)
+        .execute();
     }
     redacted += ids.length;
     if (candidates.length < BATCH) return redacted;
@@ -86,7 +98,12 @@ export async function replaceStoredAnswers(
     .where("response_body", "like", containing(mentioning))
     .execute();
   const keys = rows
-    .filter((row) => row.response_body !== null && row.response_body !== erasure.replay.body && namesAny(row.response_body, attendeeIds))
+    .filter(
+      (row) =>
+        row.response_body !== null &&
+        row.response_body !== erasure.replay.body &&
+        namesAny(row.response_body, attendeeIds),
+    )
     .map((row) => row.key);
   // In chunks: an event's registrations may be many, and a statement takes a bounded number of parameters.
   for (let start = 0; start < keys.length; start += BATCH) {

@@ -28,7 +28,6 @@ export function createEventStore(ctx: SqlContext): EventStore {
     conn.selectFrom("events").selectAll().where("id", "=", param("id")).where("account_id", "=", param("account")),
   );
 
-
   function eventFilters(accountId: string, query: EventListQuery) {
     return (eb: ExpressionBuilder<Database & { e: EventsTable }, "e">) => {
       const conditions = [eb("e.account_id", "=", accountId)];
@@ -41,7 +40,15 @@ export function createEventStore(ctx: SqlContext): EventStore {
       }
       if (query.tags) {
         const tags = query.tags;
-        conditions.push(eb.exists(eb.selectFrom("event_tags as t").select("t.event_id").whereRef("t.event_id", "=", "e.id").where("t.tag", "in", tags)));
+        conditions.push(
+          eb.exists(
+            eb
+              .selectFrom("event_tags as t")
+              .select("t.event_id")
+              .whereRef("t.event_id", "=", "e.id")
+              .where("t.tag", "in", tags),
+          ),
+        );
       }
       return eb.and(conditions);
     };
@@ -54,7 +61,6 @@ export function createEventStore(ctx: SqlContext): EventStore {
     capacity: sql.ref("e.capacity"),
     carbonFootprint: sql.ref("e.emissions_kg"),
   } as const;
-
 
   return {
     async getEvent(accountId, id, carbon) {
@@ -80,6 +86,5 @@ export function createEventStore(ctx: SqlContext): EventStore {
       ]);
       return { items: rows.map((row) => toEventWithStats(row, carbon)), total: Number(count.n) };
     },
-
   };
 }

@@ -29,7 +29,13 @@ export function createIdempotencyStore(ctx: SqlContext): IdempotencyStore {
             .executeTakeFirst();
           if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return null;
           const row = await dialect
-            .lockRows(trx.selectFrom("idempotency_keys").selectAll().where("account_id", "=", claim.accountId).where("key", "=", claim.key))
+            .lockRows(
+              trx
+                .selectFrom("idempotency_keys")
+                .selectAll()
+                .where("account_id", "=", claim.accountId)
+                .where("key", "=", claim.key),
+            )
             .executeTakeFirst();
           // Released or purged between the insert and the read: claim it again.
           if (!row) continue;
@@ -40,12 +46,20 @@ export function createIdempotencyStore(ctx: SqlContext): IdempotencyStore {
               key: row.key,
               requestHash: row.request_hash,
               state: row.state as "running" | "done",
-              response: row.response_status === null ? null : { status: Number(row.response_status), body: row.response_body ?? "" },
+              response:
+                row.response_status === null
+                  ? null
+                  : { status: Number(row.response_status), body: row.response_body ?? "" },
               createdAt: row.created_at,
               expiresAt: row.expires_at,
             };
           }
-          await trx.updateTable("idempotency_keys").set(running).where("account_id", "=", claim.accountId).where("key", "=", claim.key).execute();
+          await trx
+            .updateTable("idempotency_keys")
+            .set(running)
+            .where("account_id", "=", claim.accountId)
+            .where("key", "=", claim.key)
+            .execute();
           return null;
         }
       });
@@ -61,8 +75,12 @@ export function createIdempotencyStore(ctx: SqlContext): IdempotencyStore {
     },
 
     async releaseIdempotencyKey(accountId, key) {
-      await db.deleteFrom("idempotency_keys").where("account_id", "=", accountId).where("key", "=", key).where("state", "=", "running").execute();
+      await db
+        .deleteFrom("idempotency_keys")
+        .where("account_id", "=", accountId)
+        .where("key", "=", key)
+        .where("state", "=", "running")
+        .execute();
     },
-
   };
 }

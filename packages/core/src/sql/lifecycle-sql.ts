@@ -31,7 +31,11 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
             eb("webhook_deliveries.status", "=", PENDING),
             leaseFree(now)(eb),
             eb.exists(
-              eb.selectFrom("webhooks").select("webhooks.id").whereRef("webhooks.id", "=", "webhook_deliveries.webhook_id").where("webhooks.active", "=", 0),
+              eb
+                .selectFrom("webhooks")
+                .select("webhooks.id")
+                .whereRef("webhooks.id", "=", "webhook_deliveries.webhook_id")
+                .where("webhooks.active", "=", 0),
             ),
           ]),
         ]),
@@ -41,7 +45,9 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
     for (;;) {
       const batch = await write(async (trx) => {
         // Rows another transaction holds (a purge in another process, a worker recording) are skipped, not waited for.
-        const rows = await dialect.claimRows(trx.selectFrom("webhook_deliveries").select("id").where(expired).limit(PURGE_BATCH)).execute();
+        const rows = await dialect
+          .claimRows(trx.selectFrom("webhook_deliveries").select("id").where(expired).limit(PURGE_BATCH))
+          .execute();
         const ids = rows.map((row) => row.id);
         if (ids.length === 0) return { ids: 0, deliveries: 0, attempts: 0 };
         // Attempts first: counted, and gone whether or not the store cascades.
@@ -55,7 +61,6 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
     }
   }
 
-
   /**
    * Brings the kept emissions to the factor set in use: when the set recorded beside them is
    * another, every event's `emissions_kg` is summed again from its registrations (the SQL twin
@@ -65,19 +70,37 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
   async function recomputeForFactorSet(): Promise<void> {
     if (!ctx.factorsGiven) return;
     const identity = factorSetIdentity(ctx.factors);
-    const recorded = await db.selectFrom("emission_factor_set").select("identity").where("id", "=", 1).executeTakeFirst();
+    const recorded = await db
+      .selectFrom("emission_factor_set")
+      .select("identity")
+      .where("id", "=", 1)
+      .executeTakeFirst();
     if (recorded?.identity === identity) return;
     await write(async (trx) => {
       // Read again under the write lock: another process may have just done it.
-      const current = await trx.selectFrom("emission_factor_set").select("identity").where("id", "=", 1).executeTakeFirst();
+      const current = await trx
+        .selectFrom("emission_factor_set")
+        .select("identity")
+        .where("id", "=", 1)
+        .executeTakeFirst();
       if (current?.identity === identity) return;
       const emissions = contributionSql(ctx.factors).emissions_kg;
       await trx
         .updateTable("events")
-        .set((eb) => ({ emissions_kg: eb.selectFrom("attendees as a").whereRef("a.event_id", "=", "events.id").select(sql<number>`coalesce(sum(${emissions}), 0)`.as("n")) }))
+        .set((eb) => ({
+          emissions_kg: eb
+            .selectFrom("attendees as a")
+            .whereRef("a.event_id", "=", "events.id")
+            .select(sql<number>`coalesce(sum(${emissions}), 0)`.as("n")),
+        }))
         .execute();
       const updatedAt = ctx.now().toISOString();
-      if (current) await trx.updateTable("emission_factor_set").set({ identity, updated_at: updatedAt }).where("id", "=", 1).execute();
+      if (current)
+        await trx
+          .updateTable("emission_factor_set")
+          .set({ identity, updated_at: updatedAt })
+          .where("id", "=", 1)
+          .execute();
       else await trx.insertInto("emission_factor_set").values({ id: 1, identity, updated_at: updatedAt }).execute();
     });
   }
@@ -88,7 +111,10 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
       const failed = results?.find((result) => result.status === "Error");
       if (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        throw new Error(failed ? `Migration ${failed.migrationName} failed: ${reason}` : `Migrations could not run: ${reason}`, { cause: error });
+        throw new Error(
+          failed ? `Migration ${failed.migrationName} failed: ${reason}` : `Migrations could not run: ${reason}`,
+          { cause: error },
+        );
       }
       await recomputeForFactorSet();
     },
@@ -106,6 +132,5 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
       const purged = await purgeDeliveries(now, deliveriesBefore);
       return { idempotencyKeys: Number(keys.numDeletedRows), ...purged };
     },
-
   };
 }

@@ -83,7 +83,11 @@ export const MIGRATIONS: Record<string, Migration> = {
         .addColumn("created_at", "text", (c) => c.notNull())
         .addColumn("updated_at", "text", (c) => c.notNull())
         .execute();
-      await db.schema.createIndex("events_account_created").on("events").columns(["account_id", "created_at", "id"]).execute();
+      await db.schema
+        .createIndex("events_account_created")
+        .on("events")
+        .columns(["account_id", "created_at", "id"])
+        .execute();
       await db.schema.createIndex("events_account_start").on("events").columns(["account_id", "start_date"]).execute();
 
       await db.schema
@@ -186,21 +190,43 @@ export const MIGRATIONS: Record<string, Migration> = {
         .addColumn("updated_at", "text", (c) => c.notNull())
         .execute();
       // One webhook per URL and account (DUPLICATE_WEBHOOK); the service checks first, this is the backstop.
-      await db.schema.createIndex("webhooks_account_url").on("webhooks").columns(["account_id", "url"]).unique().execute();
-      await db.schema.createIndex("webhooks_account_created").on("webhooks").columns(["account_id", "created_at", "id"]).execute();
+      await db.schema
+        .createIndex("webhooks_account_url")
+        .on("webhooks")
+        .columns(["account_id", "url"])
+        .unique()
+        .execute();
+      await db.schema
+        .createIndex("webhooks_account_created")
+        .on("webhooks")
+        .columns(["account_id", "created_at", "id"])
+        .execute();
     },
   },
   "0004_event_stats": {
     async up(db: Kysely<any>) {
-      for (const [column, type] of [["active_count", "integer"], ["emissions_kg", "double precision"], ["offset_usd", "double precision"], ["travel_reported", "integer"], ["low_carbon", "integer"]] as const) {
-        await db.schema.alterTable("events").addColumn(column, type, (c) => c.notNull().defaultTo(0)).execute();
+      for (const [column, type] of [
+        ["active_count", "integer"],
+        ["emissions_kg", "double precision"],
+        ["offset_usd", "double precision"],
+        ["travel_reported", "integer"],
+        ["low_carbon", "integer"],
+      ] as const) {
+        await db.schema
+          .alterTable("events")
+          .addColumn(column, type, (c) => c.notNull().defaultTo(0))
+          .execute();
       }
       // Existing events get their figures from their registrations: the sums of what each
       // contributed when this migration shipped (the 2023 default factors; later migrations add
       // their columns). Frozen text, the same on SQLite and PostgreSQL, so this migration never
       // changes with the code that keeps the figures today.
       await sql.raw(EVENT_STATS_BACKFILL_0004).execute(db);
-      await db.schema.createIndex("events_account_emissions").on("events").columns(["account_id", "emissions_kg", "id"]).execute();
+      await db.schema
+        .createIndex("events_account_emissions")
+        .on("events")
+        .columns(["account_id", "emissions_kg", "id"])
+        .execute();
     },
   },
   "0005_webhook_deliveries": {
@@ -225,8 +251,16 @@ export const MIGRATIONS: Record<string, Migration> = {
         .addColumn("updated_at", "text", (c) => c.notNull())
         .execute();
       // What the workers poll: due pending deliveries.
-      await db.schema.createIndex("webhook_deliveries_due").on("webhook_deliveries").columns(["status", "next_attempt_at"]).execute();
-      await db.schema.createIndex("webhook_deliveries_webhook").on("webhook_deliveries").columns(["webhook_id", "created_at", "id"]).execute();
+      await db.schema
+        .createIndex("webhook_deliveries_due")
+        .on("webhook_deliveries")
+        .columns(["status", "next_attempt_at"])
+        .execute();
+      await db.schema
+        .createIndex("webhook_deliveries_webhook")
+        .on("webhook_deliveries")
+        .columns(["webhook_id", "created_at", "id"])
+        .execute();
 
       await db.schema
         .createTable("webhook_attempts")
@@ -273,7 +307,11 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0008_webhook_retention": {
     async up(db: Kysely<any>) {
       // The background purge looks for deliveries by status and last activity (retention).
-      await db.schema.createIndex("webhook_deliveries_status_updated").on("webhook_deliveries").columns(["status", "updated_at"]).execute();
+      await db.schema
+        .createIndex("webhook_deliveries_status_updated")
+        .on("webhook_deliveries")
+        .columns(["status", "updated_at"])
+        .execute();
     },
   },
   "0009_key_revision": {
@@ -298,20 +336,33 @@ export const MIGRATIONS: Record<string, Migration> = {
         .addColumn("identity", "text", (c) => c.notNull())
         .addColumn("updated_at", "text", (c) => c.notNull())
         .execute();
-      await db.insertInto("emission_factor_set").values({ id: 1, identity: DEFAULT_FACTOR_SET_IDENTITY_0010, updated_at: new Date().toISOString() }).execute();
+      await db
+        .insertInto("emission_factor_set")
+        .values({ id: 1, identity: DEFAULT_FACTOR_SET_IDENTITY_0010, updated_at: new Date().toISOString() })
+        .execute();
     },
   },
   "0011_attendees_event_order": {
     async up(db: Kysely<any>) {
       // An export reads an event's registrations in registration order, a keyset page at a time.
-      await db.schema.createIndex("attendees_event_registered").on("attendees").columns(["event_id", "registration_date", "id"]).execute();
+      await db.schema
+        .createIndex("attendees_event_registered")
+        .on("attendees")
+        .columns(["event_id", "registration_date", "id"])
+        .execute();
     },
   },
   "0012_waitlist": {
     async up(db: Kysely<any>) {
       // No registration waits yet: the kept count starts at 0, and every event without a list.
-      await db.schema.alterTable("events").addColumn("waitlist_enabled", "integer", (c) => c.notNull().defaultTo(0)).execute();
-      await db.schema.alterTable("events").addColumn("waitlist_count", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable("events")
+        .addColumn("waitlist_enabled", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable("events")
+        .addColumn("waitlist_count", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.schema.alterTable("attendees").addColumn("waitlist_position", "integer").execute();
     },
   },

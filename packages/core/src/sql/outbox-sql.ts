@@ -18,7 +18,20 @@ export const leaseFree = (now: string) => (eb: ExpressionBuilder<Database, "webh
 
 /** Every column of a delivery row, each written by {@link pendingDeliveryRow}. */
 export const DELIVERY_COLUMNS = [
-  "id", "webhook_id", "account_id", "type", "payload", "status", "attempt_count", "final_attempt", "counts_failures", "next_attempt_at", "lease_owner", "lease_until", "created_at", "updated_at",
+  "id",
+  "webhook_id",
+  "account_id",
+  "type",
+  "payload",
+  "status",
+  "attempt_count",
+  "final_attempt",
+  "counts_failures",
+  "next_attempt_at",
+  "lease_owner",
+  "lease_until",
+  "created_at",
+  "updated_at",
 ] as const satisfies ReadonlyArray<keyof WebhookDeliveriesTable>;
 export type DeliveryColumn = (typeof DELIVERY_COLUMNS)[number];
 
@@ -44,6 +57,11 @@ export function pendingDeliveryRow(webhookId: string, envelope: Envelope) {
 }
 
 /** A new pending delivery row of `notification` from `account`, made at `now` (a ping's, which is not a change's). */
-export function deliveryRow(webhookId: string, account: { id: string; name: string }, notification: Notification, now: string) {
+export function deliveryRow(
+  webhookId: string,
+  account: { id: string; name: string },
+  notification: Notification,
+  now: string,
+) {
   return pendingDeliveryRow(webhookId, createEnvelope(notification, account, now));
 }

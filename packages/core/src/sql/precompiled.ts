@@ -1,4 +1,12 @@
-import { type Compilable, type CompiledQuery, type Expression, type Kysely, type OperationNode, type QueryResult, ValueNode } from "kysely";
+import {
+  type Compilable,
+  type CompiledQuery,
+  type Expression,
+  type Kysely,
+  type OperationNode,
+  type QueryResult,
+  ValueNode,
+} from "kysely";
 import type { Database } from "./database.ts";
 
 /**
@@ -28,7 +36,10 @@ export type Param<P> = <K extends keyof P & string>(name: K) => Expression<P[K]>
 export type Precompiled<P, R> = (values: P, conn?: Kysely<Database>) => Promise<QueryResult<R>>;
 
 /** A {@link Param} for each of `columns`, named after it: the values of a precompiled insert of those columns. */
-export function params<P, C extends keyof P & string>(param: Param<P>, columns: readonly C[]): { [K in C]: Expression<P[K]> } {
+export function params<P, C extends keyof P & string>(
+  param: Param<P>,
+  columns: readonly C[],
+): { [K in C]: Expression<P[K]> } {
   const values: Partial<Record<C, Expression<P[C]>>> = {};
   for (const column of columns) values[column] = param(column);
   return values as { [K in C]: Expression<P[K]> };
@@ -45,11 +56,16 @@ export function params<P, C extends keyof P & string>(param: Param<P>, columns: 
  * const eventById = precompile(db, (conn, param: Param<{ id: string }>) => conn.selectFrom("events").selectAll().where("id", "=", param("id")));
  * const { rows } = await eventById({ id });
  */
-export function precompile<R, P = Record<never, never>>(db: Kysely<Database>, build: (conn: Kysely<Database>, param: Param<P>) => Compilable<R>): Precompiled<P, R> {
+export function precompile<R, P = Record<never, never>>(
+  db: Kysely<Database>,
+  build: (conn: Kysely<Database>, param: Param<P>) => Compilable<R>,
+): Precompiled<P, R> {
   const param = <K extends keyof P & string>(name: K): Expression<P[K]> => new Placeholder<P[K]>(name);
   const compiled = build(db, param).compile();
   // Each bound value: the name of a parameter, or a value compiled in.
-  const slots: Array<{ name: keyof P } | { value: unknown }> = compiled.parameters.map((value) => (value instanceof Placeholder ? { name: value.name as keyof P } : { value }));
+  const slots: Array<{ name: keyof P } | { value: unknown }> = compiled.parameters.map((value) =>
+    value instanceof Placeholder ? { name: value.name as keyof P } : { value },
+  );
   return (values, conn = db) => {
     const parameters = slots.map((slot) => ("name" in slot ? values[slot.name] : slot.value));
     const query: CompiledQuery<R> = { sql: compiled.sql, parameters, query: compiled.query, queryId: compiled.queryId };

@@ -11,10 +11,14 @@ const FIELD_SEPARATOR = "\u001f";
 
 /** The lower-cased text that `search` matches (JavaScript folds every script, SQL's lower() only ASCII). */
 export function searchKey(...fields: Array<string | null>): string {
-  return fields.map((field) => field ?? "").join(FIELD_SEPARATOR).toLowerCase();
+  return fields
+    .map((field) => field ?? "")
+    .join(FIELD_SEPARATOR)
+    .toLowerCase();
 }
 
-const bool = (value: boolean | null | undefined): number | null => (value === undefined || value === null ? null : value ? 1 : 0);
+const bool = (value: boolean | null | undefined): number | null =>
+  value === undefined || value === null ? null : value ? 1 : 0;
 const json = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
 /** The row of an event record. */
@@ -50,10 +54,19 @@ export function eventToRow(event: EventRecord): Insertable<EventsTable> {
 }
 
 /** The columns of an event row that hold its kept figures. */
-export const KEPT_FIGURE_COLUMNS = ["active_count", "emissions_kg", "offset_usd", "travel_reported", "low_carbon", "waitlist_count"] as const;
+export const KEPT_FIGURE_COLUMNS = [
+  "active_count",
+  "emissions_kg",
+  "offset_usd",
+  "travel_reported",
+  "low_carbon",
+  "waitlist_count",
+] as const;
 
 /** The kept figures of an event row. */
-export function rowToKeptFigures(row: Pick<Selectable<EventsTable>, (typeof KEPT_FIGURE_COLUMNS)[number]>): KeptFigures {
+export function rowToKeptFigures(
+  row: Pick<Selectable<EventsTable>, (typeof KEPT_FIGURE_COLUMNS)[number]>,
+): KeptFigures {
   return {
     activeRegistrations: Number(row.active_count),
     emissionsKg: Number(row.emissions_kg),
@@ -99,10 +112,34 @@ export function rowToEvent(row: Selectable<EventsTable>): EventRecord {
 
 /** Every column of a registration row, as {@link attendeeToRow} writes them (the type keeps the list whole). */
 const ATTENDEE_COLUMN_SET: Record<keyof AttendeesTable, true> = {
-  id: true, account_id: true, event_id: true, first_name: true, last_name: true, email: true, email_key: true, phone: true, company: true, title: true,
-  ticket_type: true, dietary_preferences: true, accessibility_needs: true, carbon_offset: true, offset_opted: true, offset_amount: true, travel_distance: true,
-  travel_mode: true, emergency_contact: true, custom_fields: true, search_key: true, status: true, confirmation_code: true, registration_date: true,
-  updated_at: true, checked_in_at: true, cancelled_at: true, waitlist_position: true,
+  id: true,
+  account_id: true,
+  event_id: true,
+  first_name: true,
+  last_name: true,
+  email: true,
+  email_key: true,
+  phone: true,
+  company: true,
+  title: true,
+  ticket_type: true,
+  dietary_preferences: true,
+  accessibility_needs: true,
+  carbon_offset: true,
+  offset_opted: true,
+  offset_amount: true,
+  travel_distance: true,
+  travel_mode: true,
+  emergency_contact: true,
+  custom_fields: true,
+  search_key: true,
+  status: true,
+  confirmation_code: true,
+  registration_date: true,
+  updated_at: true,
+  checked_in_at: true,
+  cancelled_at: true,
+  waitlist_position: true,
 };
 export const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof AttendeesTable>;
 

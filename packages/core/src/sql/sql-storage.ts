@@ -1,6 +1,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
-import { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, type EmissionFactorSetInput } from "../carbon/emission-factors.ts";
+import {
+  DEFAULT_EMISSION_FACTORS,
+  EmissionFactorSet,
+  type EmissionFactorSetInput,
+} from "../carbon/emission-factors.ts";
 import { ServiceError } from "../errors.ts";
 import type { Storage } from "../storage.ts";
 import { type StoreFault, storeUnavailable, WRITE_FAULTS } from "../storage/lifecycle-store.ts";
@@ -58,7 +62,9 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
   };
   const storage: Storage = {
     ...createLifecycleStore(ctx),
-    ...createTransactionStore(ctx, (conn, account, eventId) => createAnalyticsQueries(conn, dialect, factors).eventAnalyticsFigures(account, eventId)),
+    ...createTransactionStore(ctx, (conn, account, eventId) =>
+      createAnalyticsQueries(conn, dialect, factors).eventAnalyticsFigures(account, eventId),
+    ),
     ...createAccountStore(ctx),
     ...createIdempotencyStore(ctx),
     ...createEventStore(ctx),
@@ -74,8 +80,22 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
   const probeWrite = () =>
     ctx.write(async (trx) => {
       const probe = { account_id: "health_probe", key: randomUUID() };
-      await trx.insertInto("idempotency_keys").values({ ...probe, request_hash: "", state: "probe", response_body: probePayload(), created_at: "", expires_at: "" }).execute();
-      await trx.deleteFrom("idempotency_keys").where("account_id", "=", probe.account_id).where("key", "=", probe.key).execute();
+      await trx
+        .insertInto("idempotency_keys")
+        .values({
+          ...probe,
+          request_hash: "",
+          state: "probe",
+          response_body: probePayload(),
+          created_at: "",
+          expires_at: "",
+        })
+        .execute();
+      await trx
+        .deleteFrom("idempotency_keys")
+        .where("account_id", "=", probe.account_id)
+        .where("key", "=", probe.key)
+        .execute();
     });
   return withAvailability(storage, (error) => dialect.storeFault(error), probeWrite);
 }
@@ -86,7 +106,11 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
  * {@link WRITE_FAULTS}: `ping()` then makes `probeWrite`, not a read, until one succeeds, since
  * a disk that is full or a server that turned read-only still answers reads.
  */
-function withAvailability(storage: Storage, storeFault: (error: unknown) => StoreFault | null, probeWrite: () => Promise<unknown>): Storage {
+function withAvailability(
+  storage: Storage,
+  storeFault: (error: unknown) => StoreFault | null,
+  probeWrite: () => Promise<unknown>,
+): Storage {
   let writeFault: StoreFault | undefined;
   const ping = storage.ping;
   storage.ping = async () => {

@@ -67,7 +67,8 @@ const DEFAULT_STATEMENT_CACHE_SIZE = 500;
  */
 export function createSqliteDialect(database: SqliteDatabase, options: SqliteDialectOptions = {}): Dialect {
   const statementCacheSize = options.statementCacheSize ?? DEFAULT_STATEMENT_CACHE_SIZE;
-  if (!Number.isInteger(statementCacheSize) || statementCacheSize < 1) throw new RangeError("statementCacheSize must be a positive integer.");
+  if (!Number.isInteger(statementCacheSize) || statementCacheSize < 1)
+    throw new RangeError("statementCacheSize must be a positive integer.");
   return {
     createDriver: () => new SqliteDriver(database, statementCacheSize),
     createQueryCompiler: (): QueryCompiler => new SqliteQueryCompiler(),
@@ -108,16 +109,34 @@ class SqliteDriver implements Driver {
     await connection.executeQuery(rawQuery("rollback"));
   }
 
-  async savepoint(connection: DatabaseConnection, savepointName: string, compileQuery: QueryCompiler["compileQuery"]): Promise<void> {
-    await connection.executeQuery(compileQuery(sql`savepoint ${sql.id(savepointName)}`.toOperationNode(), createQueryId()));
+  async savepoint(
+    connection: DatabaseConnection,
+    savepointName: string,
+    compileQuery: QueryCompiler["compileQuery"],
+  ): Promise<void> {
+    await connection.executeQuery(
+      compileQuery(sql`savepoint ${sql.id(savepointName)}`.toOperationNode(), createQueryId()),
+    );
   }
 
-  async rollbackToSavepoint(connection: DatabaseConnection, savepointName: string, compileQuery: QueryCompiler["compileQuery"]): Promise<void> {
-    await connection.executeQuery(compileQuery(sql`rollback to ${sql.id(savepointName)}`.toOperationNode(), createQueryId()));
+  async rollbackToSavepoint(
+    connection: DatabaseConnection,
+    savepointName: string,
+    compileQuery: QueryCompiler["compileQuery"],
+  ): Promise<void> {
+    await connection.executeQuery(
+      compileQuery(sql`rollback to ${sql.id(savepointName)}`.toOperationNode(), createQueryId()),
+    );
   }
 
-  async releaseSavepoint(connection: DatabaseConnection, savepointName: string, compileQuery: QueryCompiler["compileQuery"]): Promise<void> {
-    await connection.executeQuery(compileQuery(sql`release ${sql.id(savepointName)}`.toOperationNode(), createQueryId()));
+  async releaseSavepoint(
+    connection: DatabaseConnection,
+    savepointName: string,
+    compileQuery: QueryCompiler["compileQuery"],
+  ): Promise<void> {
+    await connection.executeQuery(
+      compileQuery(sql`release ${sql.id(savepointName)}`.toOperationNode(), createQueryId()),
+    );
   }
 
   releaseConnection(): Promise<void> {
@@ -197,7 +216,8 @@ class SqliteConnection implements DatabaseConnection {
     let shape = (prepared.shape ??= rowShape(prepared.statement));
     // SQLite prepares a statement again after a schema change: another process's migration (they
     // only add columns) can widen a `select *`. Its columns are learnt again from the statement.
-    if (values.length > 0 && values[0]!.length !== shape.names.length) shape = prepared.shape = rowShape(prepared.statement);
+    if (values.length > 0 && values[0]!.length !== shape.names.length)
+      shape = prepared.shape = rowShape(prepared.statement);
     const rows = new Array<R>(values.length);
     for (let i = 0; i < values.length; i += 1) rows[i] = toObject(shape, values[i]!) as R;
     return { rows };

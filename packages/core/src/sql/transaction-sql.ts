@@ -11,7 +11,14 @@ import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
 import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { Envelope } from "../storage/envelope.ts";
 import {
-  type AttendeeWrites, type ErasureWrites, type EventWrites, type FigureWrites, type OutboxWrites, StorageConflict, type StorageTransaction, type TransactionStore,
+  type AttendeeWrites,
+  type ErasureWrites,
+  type EventWrites,
+  type FigureWrites,
+  type OutboxWrites,
+  StorageConflict,
+  type StorageTransaction,
+  type TransactionStore,
   type WaitlistWrites,
 } from "../storage/transaction.ts";
 import type { AttendeesTable, Database, EventsTable, WebhookDeliveriesTable } from "./database.ts";
@@ -20,7 +27,15 @@ import type { UniqueIndex } from "./dialect.ts";
 import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
 import { pendingDeliveryRow, type DeliveryColumn, DELIVERY_COLUMNS } from "./outbox-sql.ts";
 import { type Param, params, precompile } from "./precompiled.ts";
-import { ATTENDEE_COLUMNS, attendeeToRow, eventToRow, KEPT_FIGURE_COLUMNS, rowToAttendee, rowToEvent, rowToKeptFigures } from "./rows.ts";
+import {
+  ATTENDEE_COLUMNS,
+  attendeeToRow,
+  eventToRow,
+  KEPT_FIGURE_COLUMNS,
+  rowToAttendee,
+  rowToEvent,
+  rowToKeptFigures,
+} from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { createWebhookWrites, WEBHOOK_URL_INDEX } from "./webhook-sql.ts";
 
@@ -30,7 +45,11 @@ import { createWebhookWrites, WEBHOOK_URL_INDEX } from "./webhook-sql.ts";
  * with DUPLICATE_REGISTRATION instead of a 500 (as it answers one of WEBHOOK_URL_INDEX with
  * DUPLICATE_WEBHOOK).
  */
-const ACTIVE_EMAIL_INDEX: UniqueIndex = { name: "attendees_event_email_active", table: "attendees", columns: ["event_id", "email_key"] };
+const ACTIVE_EMAIL_INDEX: UniqueIndex = {
+  name: "attendees_event_email_active",
+  table: "attendees",
+  columns: ["event_id", "email_key"],
+};
 
 type KeptFigureColumn = (typeof KEPT_FIGURE_COLUMNS)[number];
 
@@ -44,7 +63,9 @@ export function createTransactionStore(
   const webhooks = createWebhookWrites(db, dialect);
 
   const lockQuery = precompile(db, (conn, param: Param<{ id: string; account: string }>) =>
-    dialect.lockRows(conn.selectFrom("events").selectAll().where("id", "=", param("id")).where("account_id", "=", param("account"))),
+    dialect.lockRows(
+      conn.selectFrom("events").selectAll().where("id", "=", param("id")).where("account_id", "=", param("account")),
+    ),
   );
   const duplicateQuery = precompile(db, (conn, param: Param<{ event: string; email: string; id: string }>) =>
     conn
@@ -58,8 +79,12 @@ export function createTransactionStore(
       .where("status", "<>", sql.lit("cancelled"))
       .where("id", "<>", param("id")),
   );
-  const codeQuery = precompile(db, (conn, param: Param<{ code: string }>) => conn.selectFrom("attendees").select("id").where("confirmation_code", "=", param("code")));
-  const insertAttendeeQuery = precompile(db, (conn, param: Param<AttendeesTable>) => conn.insertInto("attendees").values(params(param, ATTENDEE_COLUMNS)));
+  const codeQuery = precompile(db, (conn, param: Param<{ code: string }>) =>
+    conn.selectFrom("attendees").select("id").where("confirmation_code", "=", param("code")),
+  );
+  const insertAttendeeQuery = precompile(db, (conn, param: Param<AttendeesTable>) =>
+    conn.insertInto("attendees").values(params(param, ATTENDEE_COLUMNS)),
+  );
   const figuresQuery = precompile(db, (conn, param: Param<{ id: string }>) =>
     conn.selectFrom("events").select(KEPT_FIGURE_COLUMNS).where("id", "=", param("id")),
   );
@@ -74,10 +99,18 @@ export function createTransactionStore(
         .where("id", "=", param("id")),
     );
   const webhooksQuery = precompile(db, (conn, param: Param<{ account: string }>) =>
-    conn.selectFrom("webhooks").select(["id", "events"]).where("account_id", "=", param("account")).where("active", "=", 1),
+    conn
+      .selectFrom("webhooks")
+      .select(["id", "events"])
+      .where("account_id", "=", param("account"))
+      .where("active", "=", 1),
   );
-  const accountQuery = precompile(db, (conn, param: Param<{ id: string }>) => conn.selectFrom("accounts").select(["id", "name"]).where("id", "=", param("id")));
-  const insertDeliveryQuery = precompile(db, (conn, param: Param<Pick<WebhookDeliveriesTable, DeliveryColumn>>) => conn.insertInto("webhook_deliveries").values(params(param, DELIVERY_COLUMNS)));
+  const accountQuery = precompile(db, (conn, param: Param<{ id: string }>) =>
+    conn.selectFrom("accounts").select(["id", "name"]).where("id", "=", param("id")),
+  );
+  const insertDeliveryQuery = precompile(db, (conn, param: Param<Pick<WebhookDeliveriesTable, DeliveryColumn>>) =>
+    conn.insertInto("webhook_deliveries").values(params(param, DELIVERY_COLUMNS)),
+  );
 
   const events = (trx: Kysely<Database>): EventWrites => ({
     async lock(accountId, id) {
@@ -86,14 +119,22 @@ export function createTransactionStore(
     },
     async insert(event) {
       await trx.insertInto("events").values(eventToRow(event)).execute();
-      if (event.tags.length) await trx.insertInto("event_tags").values(event.tags.map((tag) => ({ event_id: event.id, tag }))).execute();
+      if (event.tags.length)
+        await trx
+          .insertInto("event_tags")
+          .values(event.tags.map((tag) => ({ event_id: event.id, tag })))
+          .execute();
     },
     async update(event, { replaceTags }) {
       const { id, account_id: _account, created_at: _created, ...changes } = eventToRow(event);
       await trx.updateTable("events").set(changes).where("id", "=", id).execute();
       if (!replaceTags) return;
       await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
-      if (event.tags.length) await trx.insertInto("event_tags").values(event.tags.map((tag) => ({ event_id: id, tag }))).execute();
+      if (event.tags.length)
+        await trx
+          .insertInto("event_tags")
+          .values(event.tags.map((tag) => ({ event_id: id, tag })))
+          .execute();
     },
     async delete(id) {
       await trx.deleteFrom("attendees").where("event_id", "=", id).execute();
@@ -104,15 +145,30 @@ export function createTransactionStore(
 
   const attendees = (trx: Kysely<Database>): AttendeeWrites => ({
     async eventIdOf(accountId, id) {
-      const row = await trx.selectFrom("attendees").select("event_id").where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+      const row = await trx
+        .selectFrom("attendees")
+        .select("event_id")
+        .where("id", "=", id)
+        .where("account_id", "=", accountId)
+        .executeTakeFirst();
       return row?.event_id ?? null;
     },
     async get(accountId, id) {
-      const row = await trx.selectFrom("attendees").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+      const row = await trx
+        .selectFrom("attendees")
+        .selectAll()
+        .where("id", "=", id)
+        .where("account_id", "=", accountId)
+        .executeTakeFirst();
       return row ? rowToAttendee(row) : null;
     },
     async getByCode(eventId, confirmationCode) {
-      const row = await trx.selectFrom("attendees").selectAll().where("event_id", "=", eventId).where("confirmation_code", "=", confirmationCode).executeTakeFirst();
+      const row = await trx
+        .selectFrom("attendees")
+        .selectAll()
+        .where("event_id", "=", eventId)
+        .where("confirmation_code", "=", confirmationCode)
+        .executeTakeFirst();
       return row ? rowToAttendee(row) : null;
     },
     async idsOf(eventId) {
@@ -131,7 +187,14 @@ export function createTransactionStore(
       await insertAttendeeQuery(attendeeToRow(attendee), trx);
     },
     async update(attendee) {
-      const { id, account_id: _account, event_id: _event, confirmation_code: _code, registration_date: _date, ...changes } = attendeeToRow(attendee);
+      const {
+        id,
+        account_id: _account,
+        event_id: _event,
+        confirmation_code: _code,
+        registration_date: _date,
+        ...changes
+      } = attendeeToRow(attendee);
       await trx.updateTable("attendees").set(changes).where("id", "=", id).execute();
     },
     async updateStatus(attendee) {
@@ -154,7 +217,14 @@ export function createTransactionStore(
 
   const waitlist = (trx: Kysely<Database>): WaitlistWrites => ({
     async firstInLine(eventId, limit) {
-      const rows = await trx.selectFrom("attendees").selectAll().where("event_id", "=", eventId).where("status", "=", "waitlisted").orderBy("waitlist_position").limit(limit).execute();
+      const rows = await trx
+        .selectFrom("attendees")
+        .selectAll()
+        .where("event_id", "=", eventId)
+        .where("status", "=", "waitlisted")
+        .orderBy("waitlist_position")
+        .limit(limit)
+        .execute();
       return rows.map(rowToAttendee);
     },
     async moveUp(eventId, behind, places) {
@@ -210,13 +280,16 @@ export function createTransactionStore(
       return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
     },
     async append(deliveries) {
-      for (const delivery of deliveries) await insertDeliveryQuery(pendingDeliveryRow(delivery.webhookId, delivery.envelope), trx);
+      for (const delivery of deliveries)
+        await insertDeliveryQuery(pendingDeliveryRow(delivery.webhookId, delivery.envelope), trx);
     },
   });
 
   const erasure = (trx: Kysely<Database>): ErasureWrites => ({
-    redactPayloads: (accountId, subject, redact: (envelope: Envelope) => Envelope | null, at) => redactDeliveries(trx, accountId, subject, redact, at),
-    replaceAnswers: (accountId, mentioning, attendeeIds, replay) => replaceStoredAnswers(trx, accountId, mentioning, attendeeIds, replay),
+    redactPayloads: (accountId, subject, redact: (envelope: Envelope) => Envelope | null, at) =>
+      redactDeliveries(trx, accountId, subject, redact, at),
+    replaceAnswers: (accountId, mentioning, attendeeIds, replay) =>
+      replaceStoredAnswers(trx, accountId, mentioning, attendeeIds, replay),
   });
 
   return {
@@ -236,8 +309,10 @@ export function createTransactionStore(
           return fn(tx);
         });
       } catch (error) {
-        if (dialect.isUniqueViolation(error, ACTIVE_EMAIL_INDEX)) throw new StorageConflict("active-email", { cause: error });
-        if (dialect.isUniqueViolation(error, WEBHOOK_URL_INDEX)) throw new StorageConflict("webhook-url", { cause: error });
+        if (dialect.isUniqueViolation(error, ACTIVE_EMAIL_INDEX))
+          throw new StorageConflict("active-email", { cause: error });
+        if (dialect.isUniqueViolation(error, WEBHOOK_URL_INDEX))
+          throw new StorageConflict("webhook-url", { cause: error });
         throw error;
       }
     },

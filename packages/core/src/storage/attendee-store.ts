@@ -17,7 +17,12 @@ export interface AttendeeStore {
    * registration order (`registrationDate`, then `id`), from the first when `cursor` is `null`:
    * one keyset page of an export, read on an index, as fast on the last page as on the first.
    */
-  eventAttendeesAfter(accountId: string, eventId: string, cursor: ExportCursor | null, limit: number): Promise<AttendeeRecord[]>;
+  eventAttendeesAfter(
+    accountId: string,
+    eventId: string,
+    cursor: ExportCursor | null,
+    limit: number,
+  ): Promise<AttendeeRecord[]>;
   /** One page of the account's registrations, filtered and sorted as the query says (ties broken by id). */
   listAttendees(accountId: string, query: AttendeeListQuery): Promise<Page<AttendeeRecord>>;
 }

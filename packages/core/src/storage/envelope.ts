@@ -26,7 +26,8 @@ export interface Envelope {
 /** Whose personal data an erasure removes from stored payloads: one registration, or every registration of a deleted event. */
 export type ErasureSubject = { attendeeId: string; eventId: string } | { eventId: string };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * The envelope with the subject's personal data taken out, or `null` when it carries none.
@@ -44,7 +45,9 @@ export function redactEnvelope(envelope: Envelope, subject: ErasureSubject, eras
   const registration = isRecord(attendee) && typeof attendee.id === "string" ? attendee : null;
   const eventRefOf = isRecord(event) && typeof event.id === "string" ? { id: event.id, name: event.name } : null;
   const eventId = typeof registration?.eventId === "string" ? registration.eventId : eventRefOf?.id;
-  const carries = registration !== null && ("attendeeId" in subject ? registration.id === subject.attendeeId : eventId === subject.eventId);
+  const carries =
+    registration !== null &&
+    ("attendeeId" in subject ? registration.id === subject.attendeeId : eventId === subject.eventId);
   const report = envelope.type === "analytics.report_ready" && eventRefOf?.id === subject.eventId;
   if (!carries && !report) return null;
   const data: Record<string, unknown> = {

@@ -25,7 +25,12 @@ const FAULT_MESSAGES: Record<StoreFault, string> = {
 
 /** `503 SERVICE_UNAVAILABLE` for a fault of the store, with `Retry-After` and the fault in `details.fault`. */
 export function storeUnavailable(fault: StoreFault, cause?: unknown): ServiceError {
-  return new ServiceError("SERVICE_UNAVAILABLE", { message: FAULT_MESSAGES[fault], details: { fault }, headers: { "retry-after": "5" }, cause });
+  return new ServiceError("SERVICE_UNAVAILABLE", {
+    message: FAULT_MESSAGES[fault],
+    details: { fault },
+    headers: { "retry-after": "5" },
+    cause,
+  });
 }
 
 /** What one purge removed. */

@@ -118,12 +118,22 @@ export interface ErasureWrites {
    * `redact` makes of each envelope (`null`: leave it), in every status, and clears the response
    * excerpts of the attempts of those rewritten. Returns how many were rewritten.
    */
-  redactPayloads(accountId: string, subject: ErasureSubject, redact: (envelope: Envelope) => Envelope | null, at: string): Promise<number>;
+  redactPayloads(
+    accountId: string,
+    subject: ErasureSubject,
+    redact: (envelope: Envelope) => Envelope | null,
+    at: string,
+  ): Promise<number>;
   /**
    * Replaces with `erasure.replay` the account's stored Idempotency-Key answers that contain
    * `mentioning` and name one of `attendeeIds`. Returns how many were replaced.
    */
-  replaceAnswers(accountId: string, mentioning: string, attendeeIds: ReadonlySet<string>, erasure: Erasure): Promise<number>;
+  replaceAnswers(
+    accountId: string,
+    mentioning: string,
+    attendeeIds: ReadonlySet<string>,
+    erasure: Erasure,
+  ): Promise<number>;
 }
 
 /** An attempt to record on a delivery a worker holds, with the state its outcome leads to (`rules/delivery-status.ts`). */
@@ -170,7 +180,10 @@ export interface DeliveryWrites {
    * a worker holds it (its attempt is running and is recorded first): `false` then, changing
    * nothing. The lease is checked in the update's where clause.
    */
-  requeue(deliveryId: string, change: { status: DeliveryStatus; finalAttempt: number | null; now: string }): Promise<boolean>;
+  requeue(
+    deliveryId: string,
+    change: { status: DeliveryStatus; finalAttempt: number | null; now: string },
+  ): Promise<boolean>;
   /** A delivery of the account's webhook with its attempts as of this point of the transaction, or `null`. Takes no lock. */
   get(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRecord | null>;
 }
@@ -214,7 +227,11 @@ export interface WebhookWrites {
    * Writes the failure count of a webhook locked by {@link lockFailures}, and disables it (at
    * `disabledAt`) when that is given.
    */
-  setFailures(webhookId: string, count: { consecutiveFailures: number; lastSuccessStartedAt: string | null }, disabledAt: string | null): Promise<void>;
+  setFailures(
+    webhookId: string,
+    count: { consecutiveFailures: number; lastSuccessStartedAt: string | null },
+    disabledAt: string | null,
+  ): Promise<void>;
 }
 
 /** What a write transaction's function is handed. */

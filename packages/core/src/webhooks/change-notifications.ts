@@ -13,8 +13,16 @@ import { type EventRecord, toApiEvent } from "../resources/event.ts";
 import type { ChangeNotifier, OutboxReader, StoredChange } from "../storage/change-notifier.ts";
 import type { Notification } from "../storage/envelope.ts";
 import {
-  attendeeDeletedNotification, attendeeUpdateNotifications, CAPACITY_THRESHOLD_PERCENT, completionReports, eventUpdateNotifications,
-  goalAchievedNotification, isCarbonNeutralAchieved, notificationFigures, registrationNotifications, thresholdNotification,
+  attendeeDeletedNotification,
+  attendeeUpdateNotifications,
+  CAPACITY_THRESHOLD_PERCENT,
+  completionReports,
+  eventUpdateNotifications,
+  goalAchievedNotification,
+  isCarbonNeutralAchieved,
+  notificationFigures,
+  registrationNotifications,
+  thresholdNotification,
 } from "./payloads.ts";
 
 /** The public base URL of the links notifications hand out when none is given. */
@@ -44,9 +52,11 @@ export interface ChangeNotifierOptions {
 export function createChangeNotifier(options: ChangeNotifierOptions = {}): ChangeNotifier {
   const baseUrl = options.baseUrl ?? DEFAULT_PUBLIC_URL;
   const carbon = options.carbon ?? DEFAULT_CARBON_SETTINGS;
-  const apiEvent = (event: EventRecord, figures: KeptFigures) => toApiEvent({ ...event, ...eventStatsOf(event, figures, carbon) });
+  const apiEvent = (event: EventRecord, figures: KeptFigures) =>
+    toApiEvent({ ...event, ...eventStatsOf(event, figures, carbon) });
   const apiAttendee = (attendee: AttendeeRecord) => toApiAttendee(attendee, baseUrl);
-  const offsetOf = (attendee: AttendeeRecord) => (attendee.carbonOffset?.opted ? offsetKg(attendee.carbonOffset.amount ?? 0, carbon) : 0);
+  const offsetOf = (attendee: AttendeeRecord) =>
+    attendee.carbonOffset?.opted ? offsetKg(attendee.carbonOffset.amount ?? 0, carbon) : 0;
 
   /** The one-time notifications of the event, each recorded in the change's transaction when written (`recordOneTime`). */
   async function oneTime(event: EventRecord, at: string, reader: OutboxReader): Promise<Notification[]> {
@@ -55,7 +65,11 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
     if (!wantsGoal && !wantsThreshold) return [];
     const figures = notificationFigures(event, await reader.keptFigures(event.id), carbon);
     const notifications: Notification[] = [];
-    if (wantsGoal && isCarbonNeutralAchieved(event.sustainabilityGoals.carbonNeutral, figures) && (await reader.recordOneTime(event.id, "goal_achieved:carbon_neutral"))) {
+    if (
+      wantsGoal &&
+      isCarbonNeutralAchieved(event.sustainabilityGoals.carbonNeutral, figures) &&
+      (await reader.recordOneTime(event.id, "goal_achieved:carbon_neutral"))
+    ) {
       notifications.push(goalAchievedNotification(event, figures));
     }
     const reached = figures.activeRegistrations * 100 >= CAPACITY_THRESHOLD_PERCENT * figures.capacity;
@@ -65,16 +79,31 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
     return notifications;
   }
 
-  async function eventUpdated(before: EventRecord, after: EventRecord, at: string, reader: OutboxReader): Promise<Notification[]> {
+  async function eventUpdated(
+    before: EventRecord,
+    after: EventRecord,
+    at: string,
+    reader: OutboxReader,
+  ): Promise<Notification[]> {
     // An update moves no registration: both states show the figures kept on the row.
     const kept = await reader.keptFigures(after.id);
     const notifications = eventUpdateNotifications(apiEvent(before, kept), apiEvent(after, kept));
     if (notifications.length === 0) return [];
     const completed = before.status !== "completed" && after.status === "completed";
     if (completed && (reader.wants("sustainability.report_generated") || reader.wants("analytics.report_ready"))) {
-      const analyticsFigures = reader.wants("analytics.report_ready") ? await reader.eventAnalyticsFigures(after.accountId, after.id) : null;
+      const analyticsFigures = reader.wants("analytics.report_ready")
+        ? await reader.eventAnalyticsFigures(after.accountId, after.id)
+        : null;
       const report = analyticsFigures && buildEventAnalytics(analyticsFigures, carbon, options.emissionFactors);
-      notifications.push(...completionReports(after, notificationFigures(after, kept, carbon), at, `${baseUrl}/v1/analytics/events/${after.id}`, report));
+      notifications.push(
+        ...completionReports(
+          after,
+          notificationFigures(after, kept, carbon),
+          at,
+          `${baseUrl}/v1/analytics/events/${after.id}`,
+          report,
+        ),
+      );
     }
     return [...notifications, ...(await oneTime(after, at, reader))];
   }
@@ -84,7 +113,9 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
       case "event.created":
       case "event.deleted":
         if (!reader.wants(change.op)) return [];
-        return [{ type: change.op, data: { event: apiEvent(change.event, await reader.keptFigures(change.event.id)) } }];
+        return [
+          { type: change.op, data: { event: apiEvent(change.event, await reader.keptFigures(change.event.id)) } },
+        ];
       case "event.updated":
         return eventUpdated(change.before, change.after, change.at, reader);
       case "attendee.registered": {
@@ -93,10 +124,17 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
       }
       case "attendee.updated":
       case "attendee.checked_in": {
-        const own = attendeeUpdateNotifications(apiAttendee(change.before), apiAttendee(change.after), change.event, offsetOf(change.after));
+        const own = attendeeUpdateNotifications(
+          apiAttendee(change.before),
+          apiAttendee(change.after),
+          change.event,
+          offsetOf(change.after),
+        );
         if (own.length === 0) return [];
         // A check-in moves no figure (checked-in counts as active, like what it was), so it reaches no new threshold.
-        return change.op === "attendee.checked_in" ? own : [...own, ...(await oneTime(change.event, change.at, reader))];
+        return change.op === "attendee.checked_in"
+          ? own
+          : [...own, ...(await oneTime(change.event, change.at, reader))];
       }
       case "attendee.erased":
         return [attendeeDeletedNotification(change.attendee), ...(await oneTime(change.event, change.at, reader))];

@@ -45,7 +45,14 @@ export interface DeliveryWorkerOptions {
   fetch?: typeof globalThis.fetch;
   now?: () => Date;
   /** Called after each recorded attempt (ids, type and result only: never the secret or the payload). */
-  onAttempt?: (info: { deliveryId: string; webhookId: string; type: string; attempt: AttemptOutcome["attempt"]; final: boolean; webhookDisabled: boolean }) => void;
+  onAttempt?: (info: {
+    deliveryId: string;
+    webhookId: string;
+    type: string;
+    attempt: AttemptOutcome["attempt"];
+    final: boolean;
+    webhookDisabled: boolean;
+  }) => void;
   /** Called with errors of the store (the worker keeps polling). */
   onError?: (error: unknown) => void;
 }
@@ -89,7 +96,10 @@ export interface AttemptResult {
  * next attempt is scheduled by `retryDelaysMs`, and a `410 Gone` disables the webhook. The one
  * send-and-record of the worker and of pings (whose failures never count).
  */
-export async function attemptDelivery(delivery: ClaimedDelivery, options: AttemptDeliveryOptions): Promise<AttemptResult> {
+export async function attemptDelivery(
+  delivery: ClaimedDelivery,
+  options: AttemptDeliveryOptions,
+): Promise<AttemptResult> {
   const outcome = await sendDelivery(delivery, {
     timeoutMs: options.timeoutMs,
     allowPrivateNetworks: options.allowPrivateNetworks,
@@ -159,7 +169,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const room = slots.claimRoom();
     if (room.limit <= 0) return false;
     const now = clock();
-    const claimed = await storage.claimDueDeliveries({ workerId, now: now.toISOString(), leaseUntil: new Date(now.getTime() + timeoutMs + DELIVERY_LEASE_MARGIN_MS).toISOString(), ...room });
+    const claimed = await storage.claimDueDeliveries({
+      workerId,
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + timeoutMs + DELIVERY_LEASE_MARGIN_MS).toISOString(),
+      ...room,
+    });
     // Claimed deliveries are sent even when stopping began meanwhile: they are leased to us.
     for (const delivery of claimed) send(delivery);
     return claimed.length === room.limit;
@@ -170,7 +185,14 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const attempt: Promise<void> = attemptDelivery(delivery, attemptOptions)
       .then(({ outcome, next, recorded, webhookDisabled }) => {
         if (!recorded) return;
-        options.onAttempt?.({ deliveryId: delivery.id, webhookId: delivery.webhookId, type: delivery.type, attempt: outcome.attempt, final: next === null, webhookDisabled });
+        options.onAttempt?.({
+          deliveryId: delivery.id,
+          webhookId: delivery.webhookId,
+          type: delivery.type,
+          attempt: outcome.attempt,
+          final: next === null,
+          webhookDisabled,
+        });
       })
       .catch(onError)
       .finally(() => {

@@ -15,16 +15,32 @@ export function isSubscribed(types: readonly string[], type: string): boolean {
 }
 
 /** The envelope of a delivery of `notification` from `account`, made at `at`; its `id` is the delivery's, the same on every attempt. */
-export function createEnvelope(notification: Notification, account: { id: string; name: string }, at: string): Envelope {
-  return { id: createId("delivery"), type: notification.type, createdAt: at, data: notification.data, account: { id: account.id, name: account.name } };
+export function createEnvelope(
+  notification: Notification,
+  account: { id: string; name: string },
+  at: string,
+): Envelope {
+  return {
+    id: createId("delivery"),
+    type: notification.type,
+    createdAt: at,
+    data: notification.data,
+    account: { id: account.id, name: account.name },
+  };
 }
 
 /** One delivery per notification and subscription that receives its type, each with an envelope of its own. */
-export function deliveriesOf(subscriptions: readonly Subscription[], account: { id: string; name: string }, notifications: readonly Notification[], at: string): NewDelivery[] {
+export function deliveriesOf(
+  subscriptions: readonly Subscription[],
+  account: { id: string; name: string },
+  notifications: readonly Notification[],
+  at: string,
+): NewDelivery[] {
   const deliveries: NewDelivery[] = [];
   for (const subscription of subscriptions) {
     for (const notification of notifications) {
-      if (isSubscribed(subscription.types, notification.type)) deliveries.push({ webhookId: subscription.webhookId, envelope: createEnvelope(notification, account, at) });
+      if (isSubscribed(subscription.types, notification.type))
+        deliveries.push({ webhookId: subscription.webhookId, envelope: createEnvelope(notification, account, at) });
     }
   }
   return deliveries;
@@ -36,7 +52,12 @@ export function deliveriesOf(subscriptions: readonly Subscription[], account: { 
  * no notifier is given or the account has no active webhook (then the notifier is not called).
  * Returns how many deliveries were appended.
  */
-export async function appendToOutbox(tx: StorageTransaction, accountId: string, change: StoredChange, notifier: ChangeNotifier | undefined): Promise<number> {
+export async function appendToOutbox(
+  tx: StorageTransaction,
+  accountId: string,
+  change: StoredChange,
+  notifier: ChangeNotifier | undefined,
+): Promise<number> {
   if (!notifier) return 0;
   const subscriptions = await tx.outbox.subscriptions(accountId);
   if (subscriptions.length === 0) return 0;

@@ -16,7 +16,11 @@ import type { Notification } from "../storage/envelope.ts";
 /** Share of capacity at which `analytics.threshold_exceeded` (`capacity_utilization`) is sent, once per event. */
 export const CAPACITY_THRESHOLD_PERCENT = 90;
 
-const EVENT_STATUS_TYPES = { published: "event.published", cancelled: "event.cancelled", completed: "event.completed" } as const;
+const EVENT_STATUS_TYPES = {
+  published: "event.published",
+  cancelled: "event.cancelled",
+  completed: "event.completed",
+} as const;
 const ATTENDEE_STATUS_TYPES = { cancelled: "attendee.cancelled", "checked-in": "attendee.checked_in" } as const;
 
 /** The top-level fields whose values differ, with their values before the change (updatedAt and computed figures left out). */
@@ -50,7 +54,11 @@ function contributes(attendee: Attendee): boolean {
   return Boolean(attendee.carbonOffset?.opted && (attendee.carbonOffset.amount ?? 0) > 0);
 }
 
-function carbonOffsetNotification(attendee: Attendee, event: { id: string; name: string }, offsetKg: number): Notification {
+function carbonOffsetNotification(
+  attendee: Attendee,
+  event: { id: string; name: string },
+  offsetKg: number,
+): Notification {
   return {
     type: "sustainability.carbon_offset",
     data: {
@@ -63,7 +71,11 @@ function carbonOffsetNotification(attendee: Attendee, event: { id: string; name:
 }
 
 /** `attendee.registered`, and `sustainability.carbon_offset` when the registration carries a contribution. */
-export function registrationNotifications(attendee: Attendee, event: { id: string; name: string }, offsetKg: number): Notification[] {
+export function registrationNotifications(
+  attendee: Attendee,
+  event: { id: string; name: string },
+  offsetKg: number,
+): Notification[] {
   const notifications: Notification[] = [{ type: "attendee.registered", data: { attendee, event: eventRef(event) } }];
   if (contributes(attendee)) notifications.push(carbonOffsetNotification(attendee, event, offsetKg));
   return notifications;
@@ -75,18 +87,29 @@ export function registrationNotifications(attendee: Attendee, event: { id: strin
  * registration got a place, and `sustainability.carbon_offset` when the offset changed to a
  * contribution.
  */
-export function attendeeUpdateNotifications(before: Attendee, after: Attendee, event: { id: string; name: string }, offsetKg: number): Notification[] {
+export function attendeeUpdateNotifications(
+  before: Attendee,
+  after: Attendee,
+  event: { id: string; name: string },
+  offsetKg: number,
+): Notification[] {
   const previous = previousValues(before, after);
   if (Object.keys(previous).length === 0) return [];
-  const notifications: Notification[] = [{ type: "attendee.updated", data: { attendee: after, event: eventRef(event), previous } }];
+  const notifications: Notification[] = [
+    { type: "attendee.updated", data: { attendee: after, event: eventRef(event), previous } },
+  ];
   if (before.status !== after.status && after.status in ATTENDEE_STATUS_TYPES) {
     const type = ATTENDEE_STATUS_TYPES[after.status as keyof typeof ATTENDEE_STATUS_TYPES];
     notifications.push({ type, data: { attendee: after, event: eventRef(event), previousStatus: before.status } });
   }
   if (before.status === "waitlisted" && after.status === "confirmed") {
-    notifications.push({ type: "attendee.promoted", data: { attendee: after, event: eventRef(event), previousStatus: before.status } });
+    notifications.push({
+      type: "attendee.promoted",
+      data: { attendee: after, event: eventRef(event), previousStatus: before.status },
+    });
   }
-  if ("carbonOffset" in previous && contributes(after)) notifications.push(carbonOffsetNotification(after, event, offsetKg));
+  if ("carbonOffset" in previous && contributes(after))
+    notifications.push(carbonOffsetNotification(after, event, offsetKg));
   return notifications;
 }
 
@@ -111,8 +134,17 @@ export interface NotificationFigures extends KeptFigures {
 }
 
 /** The notification figures of an event from its kept figures. */
-export function notificationFigures(event: Pick<EventRecord, "capacity" | "sustainabilityGoals">, kept: KeptFigures, carbon: CarbonSettings): NotificationFigures {
-  return { ...kept, capacity: event.capacity, offsetKg: offsetKg(kept.offsetUsd, carbon), sustainabilityScore: scoreOf(event, kept, carbon) };
+export function notificationFigures(
+  event: Pick<EventRecord, "capacity" | "sustainabilityGoals">,
+  kept: KeptFigures,
+  carbon: CarbonSettings,
+): NotificationFigures {
+  return {
+    ...kept,
+    capacity: event.capacity,
+    offsetKg: offsetKg(kept.offsetUsd, carbon),
+    sustainabilityScore: scoreOf(event, kept, carbon),
+  };
 }
 
 const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -127,15 +159,24 @@ export function carbonNeutralMetrics(figures: NotificationFigures) {
 }
 
 /** True when an event with the carbon-neutral goal is carbon neutral (`isCarbonNeutral`). */
-export function isCarbonNeutralAchieved(carbonNeutralGoal: boolean | null | undefined, figures: NotificationFigures): boolean {
+export function isCarbonNeutralAchieved(
+  carbonNeutralGoal: boolean | null | undefined,
+  figures: NotificationFigures,
+): boolean {
   return Boolean(carbonNeutralGoal) && isCarbonNeutral(figures);
 }
 
 /** `sustainability.goal_achieved` for the carbon-neutral goal (spec 6.2 shape). */
-export function goalAchievedNotification(event: { id: string; name: string }, figures: NotificationFigures): Notification {
+export function goalAchievedNotification(
+  event: { id: string; name: string },
+  figures: NotificationFigures,
+): Notification {
   return {
     type: "sustainability.goal_achieved",
-    data: { event: eventRef(event), goal: { type: "carbon_neutral", achieved: true, metrics: carbonNeutralMetrics(figures) } },
+    data: {
+      event: eventRef(event),
+      goal: { type: "carbon_neutral", achieved: true, metrics: carbonNeutralMetrics(figures) },
+    },
   };
 }
 
@@ -188,10 +229,18 @@ export function completionReports(
     sustainabilityScore: figures.sustainabilityScore,
   };
   return [
-    { type: "sustainability.report_generated", data: { event: eventRef(event), report: sustainability, url: analyticsUrl } },
+    {
+      type: "sustainability.report_generated",
+      data: { event: eventRef(event), report: sustainability, url: analyticsUrl },
+    },
     // The analytics report is the one GET /v1/analytics/events/:id answers, as of the completion.
     ...(analyticsReport
-      ? [{ type: "analytics.report_ready" as const, data: { event: eventRef(event), report: { generatedAt: at, ...analyticsReport }, url: analyticsUrl } }]
+      ? [
+          {
+            type: "analytics.report_ready" as const,
+            data: { event: eventRef(event), report: { generatedAt: at, ...analyticsReport }, url: analyticsUrl },
+          },
+        ]
       : []),
   ];
 }

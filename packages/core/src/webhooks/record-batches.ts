@@ -1,5 +1,9 @@
 import type { TransactionStore } from "../storage/transaction.ts";
-import { type AttemptRecorded, type DeliveryAttemptRecord, recordDeliveryAttempts } from "../service/delivery-operations.ts";
+import {
+  type AttemptRecorded,
+  type DeliveryAttemptRecord,
+  recordDeliveryAttempts,
+} from "../service/delivery-operations.ts";
 
 /**
  * Records the attempts ending in one turn of the event loop together (`recordDeliveryAttempts`):
@@ -11,12 +15,20 @@ export function createBatchRecorder(
   storage: Pick<TransactionStore, "transaction">,
   disableAfter?: number,
 ): (record: DeliveryAttemptRecord) => Promise<AttemptRecorded> {
-  let batch: Array<{ record: DeliveryAttemptRecord; resolve: (result: AttemptRecorded) => void; reject: (error: unknown) => void }> = [];
+  let batch: Array<{
+    record: DeliveryAttemptRecord;
+    resolve: (result: AttemptRecorded) => void;
+    reject: (error: unknown) => void;
+  }> = [];
 
   function flush() {
     const taken = batch;
     batch = [];
-    recordDeliveryAttempts(storage, taken.map((entry) => entry.record), disableAfter).then(
+    recordDeliveryAttempts(
+      storage,
+      taken.map((entry) => entry.record),
+      disableAfter,
+    ).then(
       (results) => taken.forEach((entry, index) => entry.resolve(results[index]!)),
       (error: unknown) => taken.forEach((entry) => entry.reject(error)),
     );

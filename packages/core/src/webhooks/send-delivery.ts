@@ -85,12 +85,20 @@ interface Answer {
  * redirect (`node:https` never does). The signal (the attempt's timeout) destroys the request,
  * and with it the answer's body if it is still coming.
  */
-async function post(url: URL, init: { headers: Record<string, string>; body: string; signal: AbortSignal }, options: SendDeliveryOptions): Promise<Answer> {
+async function post(
+  url: URL,
+  init: { headers: Record<string, string>; body: string; signal: AbortSignal },
+  options: SendDeliveryOptions,
+): Promise<Answer> {
   if (options.fetch) {
     const response = await options.fetch(url.href, { method: "POST", redirect: "manual", ...init });
     // Node's web streams are async iterable; the DOM typings do not say so.
     const body = response.body as unknown as AsyncIterable<Uint8Array> | null;
-    return { status: response.status, retryAfter: response.headers.get("retry-after"), excerpt: await readExcerpt(body) };
+    return {
+      status: response.status,
+      retryAfter: response.headers.get("retry-after"),
+      excerpt: await readExcerpt(body),
+    };
   }
   const headers = { ...init.headers, "content-length": String(Buffer.byteLength(init.body)) };
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
@@ -117,9 +125,13 @@ function describe(error: unknown): string {
 }
 
 /** The secrets that sign an attempt at `at`: the current one, and the previous one while its overlap lasts. */
-export function signingSecrets(delivery: Pick<ClaimedDelivery, "secret" | "previousSecret" | "previousSecretExpiresAt">, at: Date): string[] {
+export function signingSecrets(
+  delivery: Pick<ClaimedDelivery, "secret" | "previousSecret" | "previousSecretExpiresAt">,
+  at: Date,
+): string[] {
   const { secret, previousSecret, previousSecretExpiresAt } = delivery;
-  const overlapping = previousSecret !== null && previousSecretExpiresAt !== null && Date.parse(previousSecretExpiresAt) > at.getTime();
+  const overlapping =
+    previousSecret !== null && previousSecretExpiresAt !== null && Date.parse(previousSecretExpiresAt) > at.getTime();
   return overlapping ? [secret, previousSecret] : [secret];
 }
 
@@ -142,7 +154,11 @@ function agentFor(options: SendDeliveryOptions): Agent {
   if (!byGuard) agents.set(resolve, (byGuard = new Map()));
   let agent = byGuard.get(options.allowPrivateNetworks);
   if (!agent) {
-    agent = new Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, lookup: pinnedLookup({ resolve, allowPrivateNetworks: options.allowPrivateNetworks }) });
+    agent = new Agent({
+      keepAlive: true,
+      timeout: IDLE_CONNECTION_MS,
+      lookup: pinnedLookup({ resolve, allowPrivateNetworks: options.allowPrivateNetworks }),
+    });
     byGuard.set(options.allowPrivateNetworks, agent);
   }
   return agent;
@@ -200,12 +216,21 @@ export async function sendDelivery(delivery: ClaimedDelivery, options: SendDeliv
       "x-service-signature": signPayload(delivery.secret, delivery.payload),
       "x-service-event": delivery.type,
       "x-service-delivery": delivery.id,
-      ...signWebhook(signingSecrets(delivery, started), delivery.id, Math.floor(started.getTime() / 1000), delivery.payload),
+      ...signWebhook(
+        signingSecrets(delivery, started),
+        delivery.id,
+        Math.floor(started.getTime() / 1000),
+        delivery.payload,
+      ),
     };
     const answer = await post(url, { headers, body: delivery.payload, signal }, options);
     const succeeded = answer.status >= 200 && answer.status < 300;
-    const retryAfterMs = answer.status === 429 || answer.status === 503 ? parseRetryAfterMs(answer.retryAfter, clock()) : null;
-    return finish({ statusCode: answer.status, responseExcerpt: answer.excerpt, succeeded }, { retryAfterMs, gone: answer.status === 410 });
+    const retryAfterMs =
+      answer.status === 429 || answer.status === 503 ? parseRetryAfterMs(answer.retryAfter, clock()) : null;
+    return finish(
+      { statusCode: answer.status, responseExcerpt: answer.excerpt, succeeded },
+      { retryAfterMs, gone: answer.status === 410 },
+    );
   } catch (error) {
     return finish({ error: describe(error) });
   }

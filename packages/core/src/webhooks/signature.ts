@@ -31,7 +31,11 @@ export function signPayload(secret: string, rawBody: string | Uint8Array): strin
  * // in a node:http receiver
  * const ok = verifySignature(process.env.WEBHOOK_SECRET!, rawBody, request.headers["x-service-signature"]);
  */
-export function verifySignature(secret: string, rawBody: string | Uint8Array, header: string | null | undefined): boolean {
+export function verifySignature(
+  secret: string,
+  rawBody: string | Uint8Array,
+  header: string | null | undefined,
+): boolean {
   if (typeof header !== "string" || !header.startsWith(PREFIX)) return false;
   const given = Buffer.from(header.slice(PREFIX.length), "hex");
   const expected = createHmac("sha256", secret).update(rawBody).digest();
@@ -78,8 +82,15 @@ function standardSignature(key: Uint8Array, id: string, timestamp: number, rawBo
  * @example
  * const headers = signWebhook([secret], envelope.id, Math.floor(Date.now() / 1000), body);
  */
-export function signWebhook(secrets: readonly string[], id: string, timestamp: number, rawBody: string | Uint8Array): Record<string, string> {
-  const signatures = secrets.map((secret) => `v1,${standardSignature(webhookSigningKey(secret), id, timestamp, rawBody).toString("base64")}`);
+export function signWebhook(
+  secrets: readonly string[],
+  id: string,
+  timestamp: number,
+  rawBody: string | Uint8Array,
+): Record<string, string> {
+  const signatures = secrets.map(
+    (secret) => `v1,${standardSignature(webhookSigningKey(secret), id, timestamp, rawBody).toString("base64")}`,
+  );
   return {
     [WEBHOOK_ID_HEADER]: id,
     [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
@@ -88,7 +99,14 @@ export function signWebhook(secrets: readonly string[], id: string, timestamp: n
 }
 
 /** Why {@link verifyWebhook} refused a request. */
-export const WEBHOOK_VERIFICATION_FAILURES = ["missing_headers", "invalid_timestamp", "timestamp_too_old", "timestamp_too_new", "invalid_signature", "invalid_payload"] as const;
+export const WEBHOOK_VERIFICATION_FAILURES = [
+  "missing_headers",
+  "invalid_timestamp",
+  "timestamp_too_old",
+  "timestamp_too_new",
+  "invalid_signature",
+  "invalid_payload",
+] as const;
 export type WebhookVerificationFailure = (typeof WEBHOOK_VERIFICATION_FAILURES)[number];
 
 /** Thrown by {@link verifyWebhook}: answer the request with a 4xx and do not act on it. */
@@ -154,17 +172,29 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
  *   throw error;
  * }
  */
-export function verifyWebhook(secret: string, headers: WebhookHeaders, rawBody: string | Uint8Array, options: VerifyWebhookOptions = {}): VerifiedWebhook {
+export function verifyWebhook(
+  secret: string,
+  headers: WebhookHeaders,
+  rawBody: string | Uint8Array,
+  options: VerifyWebhookOptions = {},
+): VerifiedWebhook {
   const id = header(headers, WEBHOOK_ID_HEADER);
   const timestampText = header(headers, WEBHOOK_TIMESTAMP_HEADER);
   const signatures = header(headers, WEBHOOK_SIGNATURE_HEADER);
-  if (!id || !timestampText || !signatures) throw new WebhookVerificationError("missing_headers", "webhook-id, webhook-timestamp and webhook-signature are required");
-  if (!/^\d{1,12}$/.test(timestampText)) throw new WebhookVerificationError("invalid_timestamp", "webhook-timestamp is not Unix seconds");
+  if (!id || !timestampText || !signatures)
+    throw new WebhookVerificationError(
+      "missing_headers",
+      "webhook-id, webhook-timestamp and webhook-signature are required",
+    );
+  if (!/^\d{1,12}$/.test(timestampText))
+    throw new WebhookVerificationError("invalid_timestamp", "webhook-timestamp is not Unix seconds");
   const timestamp = Number(timestampText);
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  if (timestamp < now - tolerance) throw new WebhookVerificationError("timestamp_too_old", `webhook-timestamp is more than ${tolerance} s old`);
-  if (timestamp > now + tolerance) throw new WebhookVerificationError("timestamp_too_new", `webhook-timestamp is more than ${tolerance} s ahead`);
+  if (timestamp < now - tolerance)
+    throw new WebhookVerificationError("timestamp_too_old", `webhook-timestamp is more than ${tolerance} s old`);
+  if (timestamp > now + tolerance)
+    throw new WebhookVerificationError("timestamp_too_new", `webhook-timestamp is more than ${tolerance} s ahead`);
   const expected = standardSignature(webhookSigningKey(secret), id, timestamp, rawBody);
   let matched = false;
   for (const part of signatures.split(" ")) {

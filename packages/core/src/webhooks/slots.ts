@@ -117,7 +117,11 @@ export class DeliverySlots {
     this.#total.give();
     this.#byWebhook.give(delivery.webhookId);
     this.#byAccount.give(delivery.accountId);
-    return !this.#total.closed && !this.#byWebhook.isClosed(delivery.webhookId) && !this.#byAccount.isClosed(delivery.accountId);
+    return (
+      !this.#total.closed &&
+      !this.#byWebhook.isClosed(delivery.webhookId) &&
+      !this.#byAccount.isClosed(delivery.accountId)
+    );
   }
 
   /** What the next claim may take: in all, and per webhook and account. */

@@ -69,7 +69,8 @@ export function isNonPublicAddress(address: string): boolean {
 export type HostResolver = (host: string) => Promise<string[]>;
 
 /** The system resolver: every address of the host. */
-export const systemResolver: HostResolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+export const systemResolver: HostResolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
 /** How {@link checkedAddresses} resolves and judges a host. */
 export interface AddressCheck {
@@ -87,7 +88,10 @@ const invalidUrl = (message: string) => new ServiceError("INVALID_URL", { messag
 async function resolveWithin(host: string, resolve: HostResolver, timeoutMs: number): Promise<string[]> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(invalidUrl(`resolving the host ${host} took longer than ${timeoutMs / 1000} s`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(invalidUrl(`resolving the host ${host} took longer than ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([
@@ -109,7 +113,9 @@ async function resolveWithin(host: string, resolve: HostResolver, timeoutMs: num
  */
 export async function checkedAddresses(hostname: string, check: AddressCheck = {}): Promise<string[]> {
   const host = hostname.replace(/^\[(.*)\]$/, "$1");
-  const addresses = isIP(host) ? [host] : await resolveWithin(host, check.resolve ?? systemResolver, check.timeoutMs ?? DNS_TIMEOUT_MS);
+  const addresses = isIP(host)
+    ? [host]
+    : await resolveWithin(host, check.resolve ?? systemResolver, check.timeoutMs ?? DNS_TIMEOUT_MS);
   if (addresses.length === 0) throw invalidUrl(`the host ${host} has no address`);
   if (!check.allowPrivateNetworks && addresses.some(isNonPublicAddress)) {
     throw invalidUrl(`${host} is or resolves to a non-public address (loopback, private, link-local or reserved)`);
@@ -139,10 +145,18 @@ export function pinnedLookup(check: AddressCheck = {}): LookupFunction {
         const family = typeof options.family === "number" && options.family !== 0 ? options.family : null;
         const usable = family === null ? addresses : addresses.filter((address) => isIP(address) === family);
         if (usable.length === 0) {
-          callback(Object.assign(invalidUrl(`the host ${hostname} has no IPv${family} address`), { code: "ENOTFOUND" }), "", 0);
+          callback(
+            Object.assign(invalidUrl(`the host ${hostname} has no IPv${family} address`), { code: "ENOTFOUND" }),
+            "",
+            0,
+          );
           return;
         }
-        if (options.all) (callback as unknown as (error: null, all: Array<{ address: string; family: number }>) => void)(null, usable.map((address) => ({ address, family: isIP(address) })));
+        if (options.all)
+          (callback as unknown as (error: null, all: Array<{ address: string; family: number }>) => void)(
+            null,
+            usable.map((address) => ({ address, family: isIP(address) })),
+          );
         else callback(null, usable[0]!, isIP(usable[0]!));
       },
       (error: Error) => callback(error as NodeJS.ErrnoException, "", 0),
