@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import { createEventService, createSqlStorage } from "@event-service/core";
 // The row mappers are internal to the core; the benchmark uses them to write real rows fast.
 import { attendeeToRow, eventToRow } from "../packages/core/src/sql/rows.ts";
-import { ROOT, startProcess } from "./start-process.ts";
+import { startProcess } from "./start-process.ts";
 import { sql } from "kysely";
 import { openSqlite } from "@event-service/server";
 

@@ -13,7 +13,6 @@ import { createClient } from "@event-service/client";
 import { parse } from "csv-parse/sync";
 import { queryDatabase, startServer, type TestServer } from "./_setup.ts";
 import { type Client, clientFor, createEvent, expectError, expectStatus, PREFIXES, register } from "./fixtures/api.ts";
-import { attendeeInput } from "./fixtures/builders.ts";
 
 let server: TestServer;
 let client: Client;

@@ -247,7 +247,7 @@ test("an invalid key is 400 with field Idempotency-Key and has no effect: too lo
   assert.equal((await all(v1, "/events", "events")).length, 0);
 
   // 255 visible ASCII characters are fine.
-  const longest = "k".repeat(254) + "~";
+  const longest = `${"k".repeat(254)}~`;
   const created = expectStatus(await v1.post("/events", eventInput(), withKey(longest)), 201);
   assert.deepEqual(
     (await all(v1, "/events", "events")).map((e) => e.id),

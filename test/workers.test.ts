@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, test } from "node:test";
 import { type ApiResponse, isAlive, runCli, startServer, testDatabase, type TestServer } from "./_setup.ts";
-import { attendeeInput, eventInput } from "./fixtures/builders.ts";
+import { attendeeInput } from "./fixtures/builders.ts";
 import { clientFor, createEvent, expectError, expectStatus } from "./fixtures/api.ts";
 import { logLines, requestLines, sleep } from "./fixtures/conventions.ts";
 import { createWebhook } from "./fixtures/webhooks.ts";

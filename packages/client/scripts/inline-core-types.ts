@@ -42,7 +42,7 @@ for (const file of files) {
 // One program whose entry imports every wanted name; core resolves as the client's build sees it.
 const ENTRY = join(CLIENT, "__core-types-entry__.ts");
 const entryText = [...wanted]
-  .map(([specifier, names], i) => `import * as m${i} from "${specifier}";\nexport { m${i} };`)
+  .map(([specifier], i) => `import * as m${i} from "${specifier}";\nexport { m${i} };`)
   .join("\n");
 const options: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,

@@ -10,7 +10,6 @@ import { Worker } from "node:worker_threads";
 import { sql } from "kysely";
 import { ServiceError } from "../src/errors.ts";
 import { type DeliveryAttemptRecord, recordDeliveryAttempts } from "../src/service/delivery-operations.ts";
-import type { Storage } from "../src/storage.ts";
 import { changeWebhook } from "./_webhook-helpers.ts";
 import type { TestBackend, TestDatabase } from "./_backends.ts";
 import { type TestStorage, withTransactions } from "./_transactions.ts";

@@ -135,7 +135,7 @@ describe("the attendee columns", () => {
     );
     assert.equal(
       attendeeCsvRow(attendee),
-      [
+      `${[
         attendee.id,
         "evt_1",
         "Ada",
@@ -166,7 +166,7 @@ describe("the attendee columns", () => {
         "2026-01-02T00:00:00.000Z",
         "",
         `https://events.example/v1/qr/${attendee.id}.png`,
-      ].join(",") + "\r\n",
+      ].join(",")}\r\n`,
     );
   });
 });

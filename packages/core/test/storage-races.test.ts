@@ -16,7 +16,6 @@ import type { WebhookRecord } from "../src/resources/webhook.ts";
 import type { Database } from "../src/sql/database.ts";
 import { dialectOf, POSTGRES } from "../src/sql/dialect.ts";
 import { attendeeToRow, webhookToRow } from "../src/sql/rows.ts";
-import type { Storage } from "../src/storage.ts";
 import { BACKENDS, type TestDatabase } from "./_backends.ts";
 import { type TestStorage, withTransactions } from "./_transactions.ts";
 import { changeWebhook } from "./_webhook-helpers.ts";

@@ -171,7 +171,7 @@ describe("the service", () => {
     await owner.events.create(EVENT);
     const [whole] = (await owner.webhooks.deliveries(hook.id)).deliveries;
     assert.equal(whole?.redacted, false);
-    assert.equal((whole?.payload.data as { event: { name: string } }).event.name, "Green Summit");
+    assert.equal((whole!.payload.data as { event: { name: string } }).event.name, "Green Summit");
 
     const narrow = service.forAccount(accountId, { scopes: ["webhooks:read", "webhooks:write"], tier: "free" });
     const [hidden] = (await narrow.webhooks.deliveries(hook.id)).deliveries;

@@ -11,18 +11,14 @@ import { percent, round3 } from "./statistics.ts";
 
 /** Query of `GET /analytics/sustainability`. */
 export const SustainabilityQuery = z.strictObject({
-  startDate: dateParam(false)
-    .optional()
-    .meta({
-      description:
-        "Events starting at or after it (a bare date: its first instant, UTC). Default: the earliest event's start.",
-    }),
-  endDate: dateParam(true)
-    .optional()
-    .meta({
-      description:
-        "Events starting at or before it (a bare date: its last millisecond, UTC). Default: the latest event's start.",
-    }),
+  startDate: dateParam(false).optional().meta({
+    description:
+      "Events starting at or after it (a bare date: its first instant, UTC). Default: the earliest event's start.",
+  }),
+  endDate: dateParam(true).optional().meta({
+    description:
+      "Events starting at or before it (a bare date: its last millisecond, UTC). Default: the latest event's start.",
+  }),
   eventIds: EventIdsParam.optional(),
   granularity: z
     .enum(SUSTAINABILITY_GRANULARITIES)
@@ -117,13 +113,9 @@ export const SustainabilityReport = z.object({
       bronze: z.string(),
     }),
   }),
-  trend: z
-    .array(TrendBucket)
-    .nullable()
-    .meta({
-      description:
-        "One entry per period of the range (empty periods included, with zeros); null for granularity total.",
-    }),
+  trend: z.array(TrendBucket).nullable().meta({
+    description: "One entry per period of the range (empty periods included, with zeros); null for granularity total.",
+  }),
   summary: z.object({
     events: z.int(),
     attendance: z.int(),
@@ -163,7 +155,7 @@ function bucketFigures(bucket: Bucket, figures: AggregateFigures | undefined, ca
     offsetKg: round3(offset),
     netEmissionsKg: round3(Math.max(0, (f?.emissionsKg ?? 0) - offset)),
     offsetParticipationPercent: percent(f?.offsetOpted ?? 0, f?.attendance ?? 0),
-    averageWasteTargetPercent: f && f.events ? round3(f.wasteTargetSum / f.events) : null,
+    averageWasteTargetPercent: f?.events ? round3(f.wasteTargetSum / f.events) : null,
     renewableEnergySharePercent: percent(f?.goals.renewableEnergy ?? 0, f?.events ?? 0),
   };
 }

@@ -24,15 +24,10 @@ export const EmissionFactor = z.strictObject({
     .max(100)
     .meta({ description: `kg CO2e per passenger-km (${EMISSION_FACTOR_UNIT})` }),
   unit: z.literal(EMISSION_FACTOR_UNIT).default(EMISSION_FACTOR_UNIT),
-  maxDistanceKm: z
-    .number()
-    .positive()
-    .nullable()
-    .default(null)
-    .meta({
-      description:
-        "The factor applies to trips up to this distance (the mode's previous band excluded); null: any longer trip",
-    }),
+  maxDistanceKm: z.number().positive().nullable().default(null).meta({
+    description:
+      "The factor applies to trips up to this distance (the mode's previous band excluded); null: any longer trip",
+  }),
   description: z.string().max(500).optional(),
 });
 export type EmissionFactor = z.output<typeof EmissionFactor>;

@@ -8,12 +8,9 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** Query of `GET /events/:id/attendees/export`. */
 export const AttendeeExportQuery = z.strictObject({
-  format: z
-    .enum(EXPORT_FORMATS)
-    .default("csv")
-    .meta({
-      description: "`csv` (default): a header row and one row a registration; `ndjson`: one attendee object a line.",
-    }),
+  format: z.enum(EXPORT_FORMATS).default("csv").meta({
+    description: "`csv` (default): a header row and one row a registration; `ndjson`: one attendee object a line.",
+  }),
 });
 export type AttendeeExportQuery = z.output<typeof AttendeeExportQuery>;
 

@@ -8,7 +8,7 @@ import { ERROR_CODES } from "../errors.ts";
 export const DOCS_ASSETS = { "redoc.standalone.js": "text/javascript; charset=utf-8" } as const;
 export type DocsAsset = keyof typeof DOCS_ASSETS;
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * The page's one inline script: it renders the document named by the container's `data-spec`
@@ -49,7 +49,7 @@ export function docsPage(basePath = ""): string {
   const rows = Object.entries(ERROR_CODES)
     .map(
       ([code, { status, message }]) =>
-        `<tr id="${code}"><td><code>${code}</code></td><td>${status}</td><td>${escape(message)}</td></tr>`,
+        `<tr id="${code}"><td><code>${code}</code></td><td>${status}</td><td>${escapeHtml(message)}</td></tr>`,
     )
     .join("\n");
   return `<!doctype html>
@@ -62,7 +62,7 @@ export function docsPage(basePath = ""): string {
 <style>body{margin:0;font-family:system-ui,sans-serif}#errors{margin:0 auto;padding:20px 40px 40px;border-top:1px solid #ddd}#errors table{border-collapse:collapse}#errors td,#errors th{border-bottom:1px solid #ddd;padding:4px 12px;text-align:left}#errors tr:target{background:#fff3c4}</style>
 </head>
 <body>
-<div id="reference" data-spec="${escape(`${basePath}/openapi.json`)}"></div>
+<div id="reference" data-spec="${escapeHtml(`${basePath}/openapi.json`)}"></div>
 <section id="errors">
 <h2 id="error-codes">Error codes</h2>
 <p>Every failure answers <code>{"error": {"code", "message", "field"?, "details"?, "documentation"}}</code> with one of these codes.</p>
@@ -71,7 +71,7 @@ export function docsPage(basePath = ""): string {
 ${rows}
 </tbody></table>
 </section>
-<script src="${escape(`${basePath}/docs/redoc.standalone.js`)}"></script>
+<script src="${escapeHtml(`${basePath}/docs/redoc.standalone.js`)}"></script>
 <script>${INIT_SCRIPT}</script>
 </body>
 </html>`;

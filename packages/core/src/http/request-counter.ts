@@ -79,7 +79,7 @@ export function createRequestCounter(storage: Pick<AccountStore, "reserveRequest
     const windows = state.windows;
     const stale = state.stale;
     state.stale = undefined;
-    let leased;
+    let leased: Awaited<ReturnType<typeof storage.reserveRequests>>;
     try {
       leased = await storage.reserveRequests({
         accountId,

@@ -20,13 +20,10 @@ export const DeliveryAttempt = z.object({
     .string()
     .nullable()
     .meta({ description: "Why the attempt failed without an answer, or was refused before sending." }),
-  responseExcerpt: z
-    .string()
-    .nullable()
-    .meta({
-      description:
-        "The first 1,024 characters of the receiver's answer; null when the delivery is `redacted` (a receiver may echo the body it got).",
-    }),
+  responseExcerpt: z.string().nullable().meta({
+    description:
+      "The first 1,024 characters of the receiver's answer; null when the delivery is `redacted` (a receiver may echo the body it got).",
+  }),
   succeeded: z.boolean(),
 });
 export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;

@@ -36,6 +36,7 @@ export interface UniqueIndex {
 }
 
 /** Any select kysely builds, for the locking helpers. */
+// biome-ignore lint/suspicious/noExplicitAny: the helpers take a select of any table and give back the same type.
 type AnySelect = SelectQueryBuilder<any, any, any>;
 
 /** Everything that differs between the databases, given once to the storage. */
@@ -328,8 +329,10 @@ export const POSTGRES: SqlDialect = {
   // FOR NO KEY UPDATE: exclusive among the storage's own locks, yet it lets other transactions
   // insert rows that reference the locked one (their foreign-key checks take KEY SHARE, which
   // FOR UPDATE would block, and which could deadlock against it); the storage never changes a key.
+  // biome-ignore lint/suspicious/noExplicitAny: `of` names a table of the caller's select, which kysely types per query.
   lockRows: (query, of) => (of ? query.forNoKeyUpdate(of as any) : query.forNoKeyUpdate()) as typeof query,
   claimRows: (query, of) =>
+    // biome-ignore lint/suspicious/noExplicitAny: as in lockRows.
     (of ? query.forNoKeyUpdate(of as any) : query.forNoKeyUpdate()).skipLocked() as typeof query,
   checkOnly: (condition) => condition,
 

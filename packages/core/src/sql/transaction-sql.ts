@@ -6,7 +6,7 @@
  * The operations of the webhook side (`deliveries`, `webhooks`) are made in their concerns'
  * modules (`delivery-sql.ts`, `webhook-sql.ts`) and bound here.
  */
-import { type Kysely, type Selectable, sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
 import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { Envelope } from "../storage/envelope.ts";
@@ -21,7 +21,7 @@ import {
   type TransactionStore,
   type WaitlistWrites,
 } from "../storage/transaction.ts";
-import type { AttendeesTable, Database, EventsTable, WebhookDeliveriesTable } from "./database.ts";
+import type { AttendeesTable, Database, WebhookDeliveriesTable } from "./database.ts";
 import { createDeliveryWrites } from "./delivery-sql.ts";
 import type { UniqueIndex } from "./dialect.ts";
 import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";

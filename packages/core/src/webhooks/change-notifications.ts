@@ -59,7 +59,7 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
     attendee.carbonOffset?.opted ? offsetKg(attendee.carbonOffset.amount ?? 0, carbon) : 0;
 
   /** The one-time notifications of the event, each recorded in the change's transaction when written (`recordOneTime`). */
-  async function oneTime(event: EventRecord, at: string, reader: OutboxReader): Promise<Notification[]> {
+  async function oneTime(event: EventRecord, reader: OutboxReader): Promise<Notification[]> {
     const wantsGoal = Boolean(event.sustainabilityGoals.carbonNeutral) && reader.wants("sustainability.goal_achieved");
     const wantsThreshold = reader.wants("analytics.threshold_exceeded");
     if (!wantsGoal && !wantsThreshold) return [];
@@ -105,7 +105,7 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
         ),
       );
     }
-    return [...notifications, ...(await oneTime(after, at, reader))];
+    return [...notifications, ...(await oneTime(after, reader))];
   }
 
   return async (change: StoredChange, reader: OutboxReader): Promise<Notification[]> => {
@@ -120,7 +120,7 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
         return eventUpdated(change.before, change.after, change.at, reader);
       case "attendee.registered": {
         const own = registrationNotifications(apiAttendee(change.attendee), change.event, offsetOf(change.attendee));
-        return [...own, ...(await oneTime(change.event, change.at, reader))];
+        return [...own, ...(await oneTime(change.event, reader))];
       }
       case "attendee.updated":
       case "attendee.checked_in": {
@@ -132,12 +132,10 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
         );
         if (own.length === 0) return [];
         // A check-in moves no figure (checked-in counts as active, like what it was), so it reaches no new threshold.
-        return change.op === "attendee.checked_in"
-          ? own
-          : [...own, ...(await oneTime(change.event, change.at, reader))];
+        return change.op === "attendee.checked_in" ? own : [...own, ...(await oneTime(change.event, reader))];
       }
       case "attendee.erased":
-        return [attendeeDeletedNotification(change.attendee), ...(await oneTime(change.event, change.at, reader))];
+        return [attendeeDeletedNotification(change.attendee), ...(await oneTime(change.event, reader))];
     }
   };
 }

@@ -29,8 +29,12 @@ export function createBatchRecorder(
       taken.map((entry) => entry.record),
       disableAfter,
     ).then(
-      (results) => taken.forEach((entry, index) => entry.resolve(results[index]!)),
-      (error: unknown) => taken.forEach((entry) => entry.reject(error)),
+      (results) => {
+        for (const [index, entry] of taken.entries()) entry.resolve(results[index]!);
+      },
+      (error: unknown) => {
+        for (const entry of taken) entry.reject(error);
+      },
     );
   }
 

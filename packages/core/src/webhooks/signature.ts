@@ -128,6 +128,7 @@ export interface VerifiedWebhook {
   /** The `webhook-timestamp`, Unix seconds. */
   timestamp: number;
   /** The parsed body: the envelope `{ id, type, createdAt, data, account }`. */
+  // biome-ignore lint/suspicious/noExplicitAny: receivers read the envelope's fields without a cast; its shape is documented, not enforced here.
   payload: any;
 }
 
