@@ -1,8 +1,21 @@
-import { sql } from "kysely";
+import { type Kysely, sql } from "kysely";
+import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { AttendeeStore } from "../storage/attendee-store.ts";
+import type { Database } from "./database.ts";
 import { rowToAttendee } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { likePattern } from "./sql-context.ts";
+
+/** The account's registration `id`, read on `conn` (the instance, or a transaction of it), or `null`. */
+export async function readAttendee(conn: Kysely<Database>, accountId: string, id: string): Promise<AttendeeRecord | null> {
+  const row = await conn
+    .selectFrom("attendees")
+    .selectAll()
+    .where("id", "=", id)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+  return row ? rowToAttendee(row) : null;
+}
 
 /** Reads of registrations (`AttendeeStore`) on SQL; their writes are `transaction-sql.ts`'s. */
 export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
@@ -16,14 +29,8 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
   } as const;
 
   return {
-    async getAttendee(accountId, id) {
-      const row = await db
-        .selectFrom("attendees")
-        .selectAll()
-        .where("id", "=", id)
-        .where("account_id", "=", accountId)
-        .executeTakeFirst();
-      return row ? rowToAttendee(row) : null;
+    getAttendee(accountId, id) {
+      return readAttendee(db, accountId, id);
     },
 
     async findAttendeeById(id) {

@@ -22,6 +22,7 @@ import {
   type WaitlistWrites,
 } from "../storage/transaction.ts";
 import type { AttendeesTable, Database, WebhookDeliveriesTable } from "./database.ts";
+import { readAttendee } from "./attendee-sql.ts";
 import { createDeliveryWrites } from "./delivery-sql.ts";
 import type { UniqueIndex } from "./dialect.ts";
 import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
@@ -153,14 +154,8 @@ export function createTransactionStore(
         .executeTakeFirst();
       return row?.event_id ?? null;
     },
-    async get(accountId, id) {
-      const row = await trx
-        .selectFrom("attendees")
-        .selectAll()
-        .where("id", "=", id)
-        .where("account_id", "=", accountId)
-        .executeTakeFirst();
-      return row ? rowToAttendee(row) : null;
+    get(accountId, id) {
+      return readAttendee(trx, accountId, id);
     },
     async getByCode(eventId, confirmationCode) {
       const row = await trx
