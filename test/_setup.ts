@@ -10,7 +10,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createEventService, createSqlStorage, type Database as Schema } from "@event-service/core";
 import Database from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 
 export const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
@@ -211,12 +213,71 @@ export interface TestServer {
   output(): string;
   /** Runs the CLI against the same database. */
   cli(args: string[]): Promise<CliResult>;
-  /** Creates an API key through the CLI (`keys create --json`). */
-  createKey(options?: { account?: string; tier?: string; scopes?: string[]; extra?: string[] }): Promise<CreatedKey>;
+  /**
+   * Creates an API key on the server's database from this process (see {@link createKeyOn}), as
+   * `keys create --json` would; the CLI's own commands are tested in packages/server/test/cli.test.ts
+   * and test/auth.test.ts.
+   */
+  createKey(options?: KeyOptions): Promise<CreatedKey>;
   /** An HTTP request to the server; the body is parsed as JSON when it is JSON. */
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   /** Sends `signal` (default SIGTERM), waits for the exit and removes the temporary folder. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** What `createKey` takes: the options of `keys create` (`perMinute`/`perDay` for enterprise keys). */
+export interface KeyOptions {
+  account?: string;
+  tier?: string;
+  scopes?: string[];
+  perMinute?: number;
+  perDay?: number;
+}
+
+/**
+ * Creates an API key (and its account when new) on `database` through core's public API, as the
+ * CLI's `keys create` does, but in this process: a CLI process per key cost most of a second
+ * each. The server reads keys from the database, so it sees this one as it would the CLI's.
+ * The database is already migrated (a server started on it). Opened and closed per call, so
+ * nothing holds it when its server stops or the database is dropped. Calls run one at a time:
+ * better-sqlite3 waits for a lock synchronously, so a second connection of this process waiting
+ * for the first's write transaction would block the thread that has to finish it.
+ */
+export function createKeyOn(database: string, options: KeyOptions = {}): Promise<CreatedKey> {
+  const created = keyQueue.then(() => createKeyNow(database, options));
+  keyQueue = created.catch(() => {});
+  return created;
+}
+
+let keyQueue: Promise<unknown> = Promise.resolve();
+
+async function createKeyNow(
+  database: string,
+  { account = "Acme", tier = "professional", scopes, perMinute, perDay }: KeyOptions,
+): Promise<CreatedKey> {
+  let db: Kysely<Schema>;
+  if (isPostgres(database)) {
+    const pool = new pg.Pool({ connectionString: database, max: 1 });
+    pool.on("error", () => {});
+    db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  } else {
+    const sqlite = new Database(database, { fileMustExist: true });
+    sqlite.pragma("busy_timeout = 5000");
+    db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  }
+  const storage = createSqlStorage({ db });
+  try {
+    const created = await createEventService({ storage }).keys.create({
+      account,
+      tier: tier as never,
+      ...(scopes !== undefined && { scopes: scopes as never }),
+      ...(perMinute !== undefined && { perMinute }),
+      ...(perDay !== undefined && { perDay }),
+    });
+    return { ...created, scopes: [...created.scopes] };
+  } finally {
+    await storage.close();
+  }
 }
 
 /** Runs the CLI with `env` added to this process's environment. */
@@ -314,13 +375,7 @@ export async function startServer(
     pid: child.pid!,
     output: () => output,
     cli: (args) => runCli(args, { DATABASE_URL: database }),
-    async createKey({ account = "Acme", tier = "professional", scopes, extra = [] } = {}) {
-      const args = ["keys", "create", "--account", account, "--tier", tier, "--json", ...extra];
-      if (scopes) args.push("--scopes", scopes.join(","));
-      const result = await server.cli(args);
-      if (result.code !== 0) throw new Error(`keys create failed (${result.code}): ${result.stderr}`);
-      return JSON.parse(result.stdout) as CreatedKey;
-    },
+    createKey: (keyOptions) => createKeyOn(database, keyOptions),
     async request(method, path, requestOptions = {}) {
       const headers: Record<string, string> = { ...requestOptions.headers };
       if (requestOptions.key) headers.authorization = `Bearer ${requestOptions.key}`;

@@ -103,35 +103,18 @@ describe("keys via the CLI", () => {
     assert.ok(!plain.stdout.includes(created.key) && !plain.stdout.includes(hash));
   });
 
-  test("CLI usage errors exit non-zero and explain themselves", async () => {
-    const commands = [
-      ["keys", "create", "--json"],
-      ["keys", "create", "--account", "Bad Tier", "--tier", "platinum", "--json"],
-      ["keys", "create", "--account", "Bad Scope", "--scopes", "events:read,events:delete", "--json"],
-      ["keys", "revoke"],
-      ["keys", "revoke", "key_doesnotexist"],
-    ];
-    const results = await Promise.all(commands.map((args) => server.cli(args)));
-    results.forEach((result, i) => {
-      const args = commands[i]!.join(" ");
-      assert.notEqual(result.code, 0, `${args} should fail: ${result.stdout}`);
-      assert.ok(result.stderr.length > 0, `${args} explains itself on stderr`);
-    });
-    const created = await Promise.all(
-      ["Bad Tier", "Bad Scope"].map((account) => server.cli(["keys", "list", "--account", account, "--json"])),
-    );
-    for (const result of created) assert.deepEqual(JSON.parse(result.stdout), [], "no key was created");
-  });
-
   test("keys revoke from another process (the CLI): the running server answers 401 within a second; the account's other keys still work", async () => {
     // A server of its own: the polling below must not spend the shared server's allowance of
     // requests without a valid key (60 a minute per address) that the other tests here use.
     const server = await startServer({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: "1000" } });
     try {
-      const [doomed, survivor] = await Promise.all([
-        server.createKey({ account: "Revocable" }),
-        server.createKey({ account: "Revocable" }),
-      ]);
+      // The doomed key comes from the CLI on the running server's database (the other tests make
+      // theirs in process): the server accepts it, then refuses it once the CLI revokes it.
+      const made = await server.cli(["keys", "create", "--account", "Revocable", "--json"]);
+      assert.equal(made.code, 0, made.stderr);
+      const doomed = JSON.parse(made.stdout) as CreatedKey;
+      const survivor = await server.createKey({ account: "Revocable" });
+      assert.equal(survivor.accountId, doomed.accountId);
       const event = await createEvent(clientFor(server, doomed.key));
       // Now the server remembers the key.
       expectStatus(await server.request("GET", `/v1/events/${event.id}`, { key: doomed.key }), 200);

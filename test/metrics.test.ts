@@ -142,7 +142,8 @@ describe("GET /metrics with METRICS_TOKEN", () => {
     const limited = await server.createKey({
       account: "Small Enterprise",
       tier: "enterprise",
-      extra: ["--per-minute", "2", "--per-day", "1000"],
+      perMinute: 2,
+      perDay: 1000,
     });
     await waitForMinuteRoom();
     const statuses = [];

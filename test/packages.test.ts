@@ -1,7 +1,8 @@
 /**
  * The three packages are publishable as built: publint finds nothing, each has a version,
  * `exports` with types, `files`, a README and a licence, every `exports` target exists, and
- * `npm pack` would ship only built output and docs.
+ * `npm pack` would ship only built output and docs. One `npm pack --dry-run` lists what all three
+ * would ship, and publint lints those files (left to itself it would pack each package again).
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -17,6 +18,25 @@ const ENGINES = "^20.19.0 || ^22.12.0 || >=24.0.0";
 // dist/docs/ also carries the bundled API reference renderer's licences (core).
 const SHIPPED =
   /^(dist\/.+\.(js|d\.ts|js\.map)|dist\/docs\/[\w.-]+\.LICENSE(\.txt)?|bin\/[\w-]+\.js|README\.md|LICENSE|package\.json)$/;
+
+/** What `npm pack` would ship of each workspace package, by name: one npm process for the three. */
+let packed: Promise<Map<string, string[]>> | undefined;
+const packedFiles = async (name: string): Promise<string[]> => {
+  packed ??= promisify(execFile)("npm", ["pack", "--dry-run", "--json", "--ignore-scripts", "--workspaces"], {
+    cwd: ROOT,
+  }).then(
+    ({ stdout }) =>
+      new Map(
+        (JSON.parse(stdout) as Array<{ name: string; files: Array<{ path: string }> }>).map((entry) => [
+          entry.name,
+          entry.files.map((file) => file.path),
+        ]),
+      ),
+  );
+  const files = (await packed).get(name);
+  assert.ok(files, `npm pack lists ${name}`);
+  return files;
+};
 
 test("the root manifest states the same Node.js versions as the README's support policy", () => {
   assert.equal(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).engines.node, ENGINES);
@@ -44,15 +64,14 @@ for (const name of PACKAGES) {
       assert.ok(existsSync(join(dir, types)), `${types} is built`);
       assert.ok(existsSync(join(dir, main)), `${main} is built`);
     }
-    const { messages } = await publint({ pkgDir: dir, level: "suggestion" });
+    const files = await packedFiles(manifest.name);
+    const pack = { files: files.map((path) => ({ name: join(dir, path), data: readFileSync(join(dir, path)) })) };
+    const { messages } = await publint({ pkgDir: dir, level: "suggestion", pack });
     assert.deepEqual(messages, []);
   });
 
   test(`@event-service/${name}: npm pack ships only built output and docs`, async () => {
-    const { stdout } = await promisify(execFile)("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
-      cwd: dir,
-    });
-    const files: string[] = JSON.parse(stdout)[0].files.map((file: { path: string }) => file.path);
+    const files = await packedFiles(manifest.name);
     assert.deepEqual(
       files.filter((path) => !SHIPPED.test(path)),
       [],

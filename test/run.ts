@@ -1,18 +1,27 @@
 /**
  * `npm test`'s runner (after the build and the type check): every unit and end-to-end test on
- * SQLite, then, when `TEST_DATABASE_URL` names a PostgreSQL server (an admin connection that may
+ * SQLite and, when `TEST_DATABASE_URL` names a PostgreSQL server (an admin connection that may
  * CREATE DATABASE), the end-to-end files that use a database once more with
  * `E2E_BACKEND=postgres`, each server on a fresh database of its own. Without it, says that
  * PostgreSQL was skipped. Exits non-zero when any run fails.
+ *
+ * The two runs go side by side, three files at a time on SQLite and two on PostgreSQL: an
+ * end-to-end file mostly waits on the servers it started, so five at once keep two cores busy
+ * where two did not. The SQLite
+ * run prints as it goes; the PostgreSQL run's report is kept and printed when it ends.
+ * `TEST_SEQUENTIAL=1` runs them one after the other, both printing as they go.
+ * `TEST_EXCLUDE=a.test.ts,b.test.ts` leaves those files out of both runs (e.g. `faults.test.ts`,
+ * which needs root, on a machine where someone else may be running it), and says so.
  *
  * `faults.test.ts` runs in both: its disk-full test in the SQLite run, its PostgreSQL faults in
  * the PostgreSQL run, on a cluster of their own (port 5433) that they restart and kill without
  * disturbing the files running beside them.
  */
-import { spawnSync } from "node:child_process";
-import { appendFileSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { appendFileSync, createWriteStream, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { POSTGRES_SKIP, ROOT } from "./_setup.ts";
 
 /**
@@ -31,9 +40,36 @@ const NOT_DATABASE_BACKED = new Set([
   "fuzz.test.ts",
 ]);
 
+/**
+ * The files that take longest, started first so that none of them is left running alone at the
+ * end of a run (node's runner starts files in the order given).
+ */
+const SLOW_FIRST = [
+  "test/export.test.ts",
+  "test/crash.test.ts",
+  "test/workers.test.ts",
+  "test/fuzz.test.ts",
+  "test/browser.test.ts",
+  "test/webhook-retries.test.ts",
+  "test/shutdown.test.ts",
+  "packages/server/test/cli.test.ts",
+];
+const slowFirst = (files: string[]) => [
+  ...SLOW_FIRST.filter((file) => files.includes(file)),
+  ...files.filter((file) => !SLOW_FIRST.includes(file)),
+];
+
+const excluded = new Set(
+  (process.env.TEST_EXCLUDE ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean),
+);
+if (excluded.size > 0) console.log(`=== TEST_EXCLUDE: leaving out ${[...excluded].join(", ")}`);
+
 const testFiles = (dir: string) =>
   readdirSync(join(ROOT, dir))
-    .filter((name) => name.endsWith(".test.ts"))
+    .filter((name) => name.endsWith(".test.ts") && !excluded.has(name))
     .sort()
     .map((name) => join(dir, name));
 
@@ -48,13 +84,45 @@ const e2e = testFiles("test");
 
 /** One line per failed test, from every run (see `_failures-reporter.mjs`). */
 const failed: string[] = [];
-const reports = mkdtempSync(join(tmpdir(), "event-service-tests-"));
+const reportsDir = mkdtempSync(join(tmpdir(), "event-service-tests-"));
 
-/** Runs node's test runner over `files` with `env` added; returns whether it passed. */
-function run(label: string, files: string[], env: Record<string, string> = {}): boolean {
-  console.log(`\n=== ${label}: ${files.length} files`);
+/** Each run's slowest files, printed with the summary. */
+const slowest: string[] = [];
+
+/** The eight files whose processes ran longest, from `_file-timing.mjs`'s lines. */
+function slowestFiles(timings: string): string {
+  const seconds = new Map<string, number>();
+  try {
+    for (const line of readFileSync(timings, "utf8").split("\n")) {
+      const [file, time] = line.split("\t");
+      if (file && time) seconds.set(file, Number(time));
+    }
+  } catch {
+    return "no timings";
+  }
+  return [...seconds]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([file, time]) => `${file} ${Math.round(time)} s`)
+    .join(", ");
+}
+
+/**
+ * Runs node's test runner over `files` with `env` added; resolves to whether it passed. With
+ * `quiet`, its report goes to a file that is printed when the run ends, instead of to stdout.
+ */
+async function run(
+  label: string,
+  files: string[],
+  env: Record<string, string>,
+  { quiet = false, concurrency = 2 } = {},
+): Promise<boolean> {
   const started = Date.now();
-  const report = join(reports, `${failed.length}-${Date.now()}.txt`);
+  const report = join(reportsDir, `${label.split(":")[0]}.failures.txt`);
+  const log = join(reportsDir, `${label.split(":")[0]}.log`);
+  const announce = `\n=== ${label}: ${files.length} files`;
+  console.log(quiet ? `${announce} (its report follows when it ends)` : announce);
+  const timings = join(reportsDir, `${label.split(":")[0]}.timings.txt`);
   const reporters = ["--test-reporter=spec", "--test-reporter-destination=stdout"];
   reporters.push(
     `--test-reporter=${join(ROOT, "test/_failures-reporter.mjs")}`,
@@ -62,16 +130,38 @@ function run(label: string, files: string[], env: Record<string, string> = {}): 
   );
   // --test-force-exit: a file whose tests are done exits even if a failed teardown left a handle
   // open (a receiver still listening), so the failure is reported instead of hanging the run.
-  const result = spawnSync(
+  const child = spawn(
     process.execPath,
-    ["--import", "tsx", "--test", "--test-concurrency=2", "--test-force-exit", ...reporters, ...files],
+    [
+      "--import",
+      "tsx",
+      "--import",
+      pathToFileURL(join(ROOT, "test/_file-timing.mjs")).href,
+      "--test",
+      `--test-concurrency=${concurrency}`,
+      "--test-force-exit",
+      ...reporters,
+      ...slowFirst(files),
+    ],
     {
       cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: "inherit",
+      env: { ...process.env, ...env, TEST_TIMINGS_FILE: timings },
+      stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
     },
   );
-  const passed = result.status === 0;
+  if (quiet) {
+    const out = createWriteStream(log);
+    child.stdout!.pipe(out);
+    child.stderr!.pipe(out);
+  }
+  const status = await new Promise<number | string | null>((resolvePromise) =>
+    child.on("close", (code, signal) => resolvePromise(code ?? signal)),
+  );
+  const passed = status === 0;
+  if (quiet) {
+    console.log(`\n=== ${label}: report`);
+    process.stdout.write(readFileSync(log));
+  }
   try {
     for (const line of readFileSync(report, "utf8").split("\n"))
       if (line) failed.push(`${label.split(":")[0]}: ${line}`);
@@ -79,29 +169,36 @@ function run(label: string, files: string[], env: Record<string, string> = {}): 
     // No report: the runner died before writing one; its status says so below.
   }
   console.log(
-    `=== ${label}: ${passed ? "passed" : `FAILED (${result.status ?? result.signal})`} in ${Math.round((Date.now() - started) / 1000)} s`,
+    `=== ${label}: ${passed ? "passed" : `FAILED (${status})`} in ${Math.round((Date.now() - started) / 1000)} s`,
   );
+  slowest.push(`${label.split(":")[0]}: ${slowestFiles(timings)}`);
   return passed;
 }
 
+const started = Date.now();
+const sqlite = (concurrency = 2) =>
+  run("SQLite: unit and end-to-end tests", [...packageTests, ...e2e], { E2E_BACKEND: "sqlite" }, { concurrency });
+const onPostgres = e2e.filter((file) => !NOT_DATABASE_BACKED.has(file.slice("test/".length)));
+const postgres = (quiet: boolean) =>
+  run("PostgreSQL: end-to-end tests with E2E_BACKEND=postgres", onPostgres, { E2E_BACKEND: "postgres" }, { quiet });
+
 const results: Array<[string, boolean | string]> = [];
-results.push([
-  "SQLite (unit and end-to-end)",
-  run("SQLite: unit and end-to-end tests", [...packageTests, ...e2e], { E2E_BACKEND: "sqlite" }),
-]);
 if (POSTGRES_SKIP) {
+  results.push(["SQLite (unit and end-to-end)", await sqlite()]);
   results.push(["PostgreSQL", POSTGRES_SKIP]);
+} else if (process.env.TEST_SEQUENTIAL) {
+  results.push(["SQLite (unit and end-to-end)", await sqlite()]);
+  results.push(["PostgreSQL (end-to-end)", await postgres(false)]);
 } else {
-  const onPostgres = e2e.filter((file) => !NOT_DATABASE_BACKED.has(file.slice("test/".length)));
-  results.push([
-    "PostgreSQL (end-to-end)",
-    run("PostgreSQL: end-to-end tests with E2E_BACKEND=postgres", onPostgres, { E2E_BACKEND: "postgres" }),
-  ]);
+  // Three files at a time on SQLite: it has more than twice the files of the PostgreSQL run.
+  const [onSqlite, onPg] = await Promise.all([sqlite(3), postgres(true)]);
+  results.push(["SQLite (unit and end-to-end)", onSqlite], ["PostgreSQL (end-to-end)", onPg]);
 }
 
-console.log("\n=== summary");
+console.log(`\n=== summary (${Math.round((Date.now() - started) / 1000)} s)`);
 for (const [label, outcome] of results)
   console.log(typeof outcome === "string" ? outcome : `${label}: ${outcome ? "passed" : "FAILED"}`);
+for (const line of slowest) console.log(`slowest files, ${line}`);
 if (failed.length > 0) {
   console.log(`\n=== failed tests (${failed.length})`);
   for (const line of failed) console.log(line);

@@ -27,7 +27,8 @@ before(async () => {
   const { key } = await server.createKey({
     account: "Waiting GmbH",
     tier: "enterprise",
-    extra: ["--per-minute", "100000", "--per-day", "10000000"],
+    perMinute: 100_000,
+    perDay: 10_000_000,
   });
   client = clientFor(server, key);
 });

@@ -59,6 +59,11 @@ describe("serve --workers 3", () => {
       env: { METRICS_TOKEN, WEBHOOK_TIMEOUT_MS: "300", WEBHOOK_RETRY_DELAYS_MS: "3600000" },
     });
     key = (await server.createKey({ account: "Workers", tier: "enterprise" })).key;
+    // Each worker writes its own `listening` line: one may reach us through the pipe after the primary's.
+    await waitForLog(
+      server,
+      (lines) => lines.filter((entry) => entry.msg === "listening" && entry.pid !== undefined).length >= 3,
+    );
   });
   after(async () => {
     assert.equal(await server.stop(), 0, server.output());
@@ -314,15 +319,4 @@ test("a worker that cannot start stops the server: exit 1, the others stopped, t
   } finally {
     await database.drop();
   }
-});
-
-test("--workers and WORKERS take a whole number from 1 to 64", async () => {
-  for (const bad of ["0", "65", "1.5", "two", "-2", ""]) {
-    const result = await runCli(["serve", `--workers=${bad}`], { PORT: "0", DATABASE_URL: ":memory:" });
-    assert.equal(result.code, 2, `--workers ${bad}`);
-    assert.match(result.stderr, /--workers must be a whole number from 1 to 64/);
-  }
-  const result = await runCli(["serve"], { PORT: "0", DATABASE_URL: ":memory:", WORKERS: "0" });
-  assert.equal(result.code, 1);
-  assert.match(result.stderr, /Invalid configuration: WORKERS/);
 });

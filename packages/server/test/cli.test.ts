@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +19,21 @@ function cli(...args: string[]) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** Runs the CLI without waiting for it, so that checks of many invocations run side by side. */
+function cliAsync(
+  args: string[],
+  env: Record<string, string> = { DATABASE_URL: database },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...process.env, ...env }, encoding: "utf8" },
+      (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
+    );
+  });
+}
+
 test("--help prints the usage", () => {
   const result = cli("--help");
   assert.equal(result.code, 0);
@@ -26,7 +41,8 @@ test("--help prints the usage", () => {
   assert.match(result.stdout, /keys create --account NAME/);
 });
 
-test("usage errors exit 2 with a message", () => {
+test("usage errors exit 2 with a message", async () => {
+  const checks: Promise<void>[] = [];
   for (const [args, message] of [
     [["frobnicate"], /unknown command: frobnicate/],
     [["keys", "create"], /keys create needs --account NAME/],
@@ -37,10 +53,30 @@ test("usage errors exit 2 with a message", () => {
     [["keys", "create", "--account", "A", "--scopes", ""], /--scopes names no scope/],
     [["keys", "create", "--account", "A", "--scopes", " , "], /--scopes names no scope/],
   ] as const) {
-    const result = cli(...args);
-    assert.equal(result.code, 2, args.join(" "));
-    assert.match(result.stderr, message);
+    checks.push(
+      cliAsync([...args]).then((result) => {
+        assert.equal(result.code, 2, args.join(" "));
+        assert.match(result.stderr, message);
+      }),
+    );
   }
+  await Promise.all(checks);
+});
+
+test("--workers takes a whole number from 1 to 64; WORKERS out of range is a configuration error", async () => {
+  const results = await Promise.all(
+    ["0", "65", "1.5", "two", "-2", ""].map(
+      async (bad) =>
+        [bad, await cliAsync(["serve", `--workers=${bad}`], { PORT: "0", DATABASE_URL: ":memory:" })] as const,
+    ),
+  );
+  for (const [bad, result] of results) {
+    assert.equal(result.code, 2, `--workers ${bad}`);
+    assert.match(result.stderr, /--workers must be a whole number from 1 to 64/);
+  }
+  const result = await cliAsync(["serve"], { PORT: "0", DATABASE_URL: ":memory:", WORKERS: "0" });
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /Invalid configuration: WORKERS/);
 });
 
 test("migrate, then keys create, list and revoke", () => {
@@ -114,9 +150,18 @@ test("the database folder and file it creates are private: 0700 and 0600", {
 });
 
 test("bad input to keys create and configuration errors exit 1", () => {
-  const tier = cli("keys", "create", "--account", "Acme", "--tier", "gold");
+  const tier = cli("keys", "create", "--account", "Bad Tier", "--tier", "gold");
   assert.equal(tier.code, 1);
   assert.match(tier.stderr, /tier: /);
+  const scope = cli("keys", "create", "--account", "Bad Scope", "--scopes", "events:read,events:delete", "--json");
+  assert.equal(scope.code, 1);
+  assert.match(scope.stderr, /scopes/);
+  for (const account of ["Bad Tier", "Bad Scope"])
+    assert.deepEqual(
+      JSON.parse(cli("keys", "list", "--account", account, "--json").stdout),
+      [],
+      `no key or account ${account} was created`,
+    );
   const limits = cli("keys", "create", "--account", "Acme", "--per-day", "5");
   assert.equal(limits.code, 1);
   assert.match(limits.stderr, /enterprise keys only/);

@@ -7,7 +7,11 @@ import type { SqlContext } from "./sql-context.ts";
 import { likePattern } from "./sql-context.ts";
 
 /** The account's registration `id`, read on `conn` (the instance, or a transaction of it), or `null`. */
-export async function readAttendee(conn: Kysely<Database>, accountId: string, id: string): Promise<AttendeeRecord | null> {
+export async function readAttendee(
+  conn: Kysely<Database>,
+  accountId: string,
+  id: string,
+): Promise<AttendeeRecord | null> {
   const row = await conn
     .selectFrom("attendees")
     .selectAll()
