@@ -8,8 +8,9 @@
 import cluster, { type Worker } from "node:cluster";
 import { createServer, type AddressInfo } from "node:net";
 import type { MetricsExposition } from "@event-service/core";
-import { AggregatorRegistry, type Registry } from "prom-client";
+import type { AggregatorRegistry, PrometheusContentType, Registry } from "prom-client";
 import type { Logger } from "./log.ts";
+import { loadPromClient } from "./metrics.ts";
 
 /** The largest `--workers` / `WORKERS`: more processes than that only compete for the database. */
 export const MAX_WORKERS = 64;
@@ -70,6 +71,7 @@ const isMetrics = (message: unknown): message is MetricsMessage =>
  * request reads.
  */
 export function collectAcrossWorkers(registry: Registry): () => Promise<MetricsExposition> {
+  const { AggregatorRegistry } = loadPromClient();
   AggregatorRegistry.setRegistries([registry]);
   // Constructing one installs prom-client's answer to the primary's requests in this worker.
   new AggregatorRegistry();
@@ -147,19 +149,17 @@ export async function runPrimary(options: {
   let announced = false;
   let resolveDone!: (code: number) => void;
   const done = new Promise<number>((resolve) => (resolveDone = resolve));
-  const aggregator = new AggregatorRegistry();
+  // Made at the first worker's request: only workers with METRICS_TOKEN ask, so without it the
+  // primary never loads prom-client.
+  let aggregator: AggregatorRegistry<PrometheusContentType> | undefined;
 
   /** Answers a worker's request for every worker's metrics (it times out after 5 s if one does not answer). */
   function sendMetrics(worker: Worker, id: number): void {
-    aggregator.clusterMetrics().then(
+    const registry = (aggregator ??= new (loadPromClient().AggregatorRegistry)());
+    registry.clusterMetrics().then(
       (body) =>
         worker.isConnected() &&
-        worker.send({
-          eventService: "metrics",
-          id,
-          body,
-          contentType: aggregator.contentType,
-        } satisfies MetricsMessage),
+        worker.send({ eventService: "metrics", id, body, contentType: registry.contentType } satisfies MetricsMessage),
       (error: Error) =>
         worker.isConnected() &&
         worker.send({ eventService: "metrics", id, error: error.message } satisfies MetricsMessage),

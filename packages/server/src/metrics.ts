@@ -4,8 +4,21 @@
  * `onAttempt`), and reads the outbox's backlog (`Storage.outboxBacklog`); this module counts
  * them with prom-client and renders the text format the handler serves at `/metrics`.
  */
+import { createRequire } from "node:module";
 import type { DeliveryWorkerOptions, MetricsExposition, RequestLogEntry, Storage } from "@event-service/core";
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type * as PromClient from "prom-client";
+import type { Registry } from "prom-client";
+
+let promClient: typeof PromClient | undefined;
+
+/**
+ * prom-client, loaded on first use: a server without METRICS_TOKEN (the default) never needs it,
+ * and it brings some eighty modules with it. Loaded with `require` (it is CommonJS) so that
+ * {@link createMetrics} stays synchronous.
+ */
+export function loadPromClient(): typeof PromClient {
+  return (promClient ??= createRequire(import.meta.url)("prom-client") as typeof PromClient);
+}
 
 /** What the delivery worker reports of one recorded attempt. */
 export type AttemptInfo = Parameters<NonNullable<DeliveryWorkerOptions["onAttempt"]>>[0];
@@ -69,6 +82,7 @@ export interface Metrics {
  * const handler = createHandler(service, { onRequestEnd: metrics.observeRequest, metrics: { token, collect: metrics.collect } });
  */
 export function createMetrics(options: MetricsOptions): Metrics {
+  const { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } = loadPromClient();
   const registry = new Registry();
   const now = options.now ?? (() => new Date());
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
