@@ -8,7 +8,8 @@ import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { Change } from "../storage/common.ts";
 import { redactEnvelope } from "../storage/envelope.ts";
 import type { Erasure } from "../storage/erasure.ts";
-import { notFoundError, appendNotifications, runTransaction, type TransactionalStorage } from "./transaction-steps.ts";
+import { notFound } from "./operation-context.ts";
+import { appendNotifications, runTransaction, type TransactionalStorage } from "./transaction-steps.ts";
 import { promoteWaitlisted } from "./waitlist.ts";
 
 /** Stores a new event (and notifies `event.created`). */
@@ -39,7 +40,7 @@ export function updateEvent(
   return runTransaction(storage, notifier, async (steps) => {
     const { tx } = steps;
     const before = await tx.events.lock(accountId, id);
-    if (!before) throw notFoundError(`Event ${id} not found.`);
+    if (!before) throw notFound("Event", id);
     const figures = await tx.figures.read(id);
     const after = applyEventUpdate(before, update, figures.activeRegistrations, now);
     await tx.events.update(after, { replaceTags: update.tags !== undefined });

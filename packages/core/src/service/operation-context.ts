@@ -28,7 +28,7 @@ export interface OperationContext {
   queued: () => void;
 }
 
-/** `NOT_FOUND` for a resource of this account. */
-export function notFound(what: string, id: string): ServiceError {
-  return new ServiceError("NOT_FOUND", { message: `${what} ${id} not found.` });
+/** `NOT_FOUND` for a resource of this account, naming the request's `field` that held its id when given. */
+export function notFound(what: string, id: string, field?: string): ServiceError {
+  return new ServiceError("NOT_FOUND", { message: `${what} ${id} not found.`, ...(field !== undefined && { field }) });
 }

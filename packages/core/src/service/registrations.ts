@@ -5,6 +5,7 @@
  * change's notifications to the outbox, so all of it commits together or not at all.
  */
 import { createConfirmationCode } from "../_internal/ids.ts";
+import { ServiceError } from "../errors.ts";
 import {
   applyAttendeeUpdate,
   type AttendeeRecord,
@@ -23,11 +24,11 @@ import type { Erasure } from "../storage/erasure.ts";
 import {
   assertNoActiveDuplicate,
   moveFigures,
-  notFoundError,
   appendNotifications,
   runTransaction,
   type TransactionalStorage,
 } from "./transaction-steps.ts";
+import { notFound } from "./operation-context.ts";
 import { settleWaitlist } from "./waitlist.ts";
 
 /**
@@ -49,7 +50,7 @@ export function registerAttendee(
     async (steps) => {
       const { tx } = steps;
       const event = await tx.events.lock(attendee.accountId, attendee.eventId);
-      if (!event) throw notFoundError(`Event ${attendee.eventId} not found.`, "eventId");
+      if (!event) throw notFound("Event", attendee.eventId, "eventId");
       assertOpenForRegistration(event);
       // Duplicates first: "already registered" tells more than "full" when both hold.
       await assertNoActiveDuplicate(tx, attendee);
@@ -100,7 +101,7 @@ export function updateAttendee(
       const eventId = await tx.attendees.eventIdOf(accountId, id);
       const event = eventId === null ? null : await tx.events.lock(accountId, eventId);
       const before = event && (await tx.attendees.get(accountId, id));
-      if (!event || !before) throw notFoundError(`Attendee ${id} not found.`);
+      if (!event || !before) throw notFound("Attendee", id);
       const after = applyAttendeeUpdate(before, update, now);
       attempted = after;
       const change = registrationChange(before, after);
@@ -136,14 +137,14 @@ export function checkIn(
   return runTransaction(storage, notifier, async (steps) => {
     const { tx } = steps;
     const event = await tx.events.lock(accountId, eventId);
-    if (!event) throw notFoundError(`Event ${eventId} not found.`);
+    if (!event) throw notFound("Event", eventId);
     assertDoorOpen(event);
     const before = await tx.attendees.getByCode(eventId, confirmationCode);
     if (!before)
-      throw notFoundError(
-        `No registration with confirmation code ${confirmationCode} for event ${eventId}.`,
-        "confirmationCode",
-      );
+      throw new ServiceError("NOT_FOUND", {
+        message: `No registration with confirmation code ${confirmationCode} for event ${eventId}.`,
+        field: "confirmationCode",
+      });
     if (isCheckedIn(before)) return { before, after: before };
     const after = applyAttendeeUpdate(before, { status: "checked-in" }, now);
     await tx.attendees.updateStatus(after);
@@ -170,10 +171,10 @@ export function undoCheckIn(
   return runTransaction(storage, notifier, async (steps) => {
     const { tx } = steps;
     const event = await tx.events.lock(accountId, eventId);
-    if (!event) throw notFoundError(`Event ${eventId} not found.`);
+    if (!event) throw notFound("Event", eventId);
     const found = await tx.attendees.get(accountId, attendeeId);
     const before = found?.eventId === eventId ? found : null;
-    if (!before) throw notFoundError(`Attendee ${attendeeId} of event ${eventId} not found.`);
+    if (!before) throw notFound("Attendee", `${attendeeId} of event ${eventId}`);
     const after = undoneCheckIn(before, now);
     await tx.attendees.updateStatus(after);
     await moveFigures(steps, eventId, before, after);

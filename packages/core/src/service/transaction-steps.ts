@@ -1,5 +1,4 @@
 import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
-import { ServiceError } from "../errors.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import { contributionChange } from "../resources/kept-figures.ts";
 import { duplicateRegistration } from "../rules/registration-change.ts";
@@ -59,9 +58,4 @@ export function appendNotifications(steps: Steps, accountId: string, change: Sto
 export async function assertNoActiveDuplicate(tx: StorageTransaction, attendee: AttendeeRecord): Promise<void> {
   const duplicate = await tx.attendees.findActiveDuplicate(attendee.eventId, attendee.email, attendee.id);
   if (duplicate !== null) throw duplicateRegistration(attendee, duplicate);
-}
-
-/** `NOT_FOUND` with a message, and a field when given. */
-export function notFoundError(message: string, field?: string): ServiceError {
-  return new ServiceError("NOT_FOUND", { message, ...(field !== undefined && { field }) });
 }
