@@ -8,13 +8,12 @@
  *
  * @example
  * import Database from "better-sqlite3";
- * import { Kysely } from "kysely";
  * import { createEventService, createHandler, createSqlStorage } from "@event-service/core";
- * import { createSqliteDialect, SQLITE_PRAGMAS } from "@event-service/core/sqlite";
+ * import { SQLITE_PRAGMAS, SqliteKysely } from "@event-service/core/sqlite";
  *
  * const sqlite = new Database("events.sqlite");
  * for (const pragma of SQLITE_PRAGMAS) sqlite.pragma(pragma);
- * const storage = createSqlStorage({ db: new Kysely({ dialect: createSqliteDialect(sqlite) }) });
+ * const storage = createSqlStorage({ db: new SqliteKysely(sqlite) });
  * await storage.migrate();
  * const service = createEventService({ storage });
  * const handler = createHandler(service); // (Request) => Promise<Response>

@@ -1,8 +1,7 @@
 import Database from "better-sqlite3";
-import { Kysely } from "kysely";
 import type { Database as Schema } from "../src/sql/database.ts";
 import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
-import { createSqliteDialect } from "../src/sql/sqlite-driver.ts";
+import { SqliteKysely } from "../src/sql/sqlite-driver.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import type { Storage } from "../src/storage.ts";
 
@@ -12,7 +11,7 @@ import type { Storage } from "../src/storage.ts";
 export async function sqliteStorage(path = ":memory:"): Promise<Storage> {
   const database = new Database(path);
   for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
-  const storage = createSqlStorage({ db: new Kysely<Schema>({ dialect: createSqliteDialect(database) }) });
+  const storage = createSqlStorage({ db: new SqliteKysely<Schema>(database) });
   await storage.migrate();
   return storage;
 }

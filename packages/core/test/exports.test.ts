@@ -154,7 +154,7 @@ test("the root export holds exactly these type-only names", () => {
 
 test("the SQLite subpath exports exactly these names", async () => {
   const sqlite = await import("@event-service/core/sqlite");
-  assert.deepEqual(Object.keys(sqlite).sort(), ["SQLITE_PRAGMAS", "createSqliteDialect"]);
+  assert.deepEqual(Object.keys(sqlite).sort(), ["SQLITE_PRAGMAS", "SqliteKysely", "createSqliteDialect"]);
 });
 
 // Internal: what the bundled server needs beyond the public API. Not covered by semver; pinned

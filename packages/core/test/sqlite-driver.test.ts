@@ -13,7 +13,7 @@ import { Kysely, SqliteDialect, sql } from "kysely";
 import type { Database } from "../src/sql/database.ts";
 import { dialectOf, SQLITE, SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { type Param, params, precompile } from "../src/sql/precompiled.ts";
-import { createSqliteDialect, type SqliteDatabase } from "../src/sql/sqlite-driver.ts";
+import { createSqliteDialect, type SqliteDatabase, SqliteKysely } from "../src/sql/sqlite-driver.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 
 interface Notes {
@@ -209,35 +209,75 @@ describe("SQLite driver: transactions", () => {
     }
   });
 
-  test("a read on the same kysely instance waits for an open write transaction: it sees what the transaction committed, never what it rolled back", async () => {
-    const storageDb = (database: SqliteDatabase) => new Kysely<Database>({ dialect: createSqliteDialect(database) });
-    const db = storageDb(counted().database);
-    await createSqlStorage({ db }).migrate();
-    const account = (id: string) => ({
-      id,
-      name: id,
-      per_minute: null,
-      per_day: null,
-      created_at: "2026-01-01T00:00:00.000Z",
-    });
-    const read = (id: string) => db.selectFrom("accounts").select("id").where("id", "=", id).execute();
-    for (const outcome of ["commit", "rollback"] as const) {
-      const id = `acct_${outcome}`;
-      let during: Promise<unknown[]> | undefined;
-      let settled = false;
-      const transaction = SQLITE.writeTransaction(db, async (trx) => {
-        await trx.insertInto("accounts").values(account(id)).execute();
-        during = read(id);
-        void during.then(() => (settled = true));
-        await new Promise((resolve) => setTimeout(resolve, 10));
-        assert.equal(settled, false, "the read waits for the transaction to end");
-        if (outcome === "rollback") throw new Error("roll back");
+  for (const [name, open, read] of [
+    [
+      "a query built on a kysely instance of the dialect",
+      (database: SqliteDatabase) => new Kysely<Database>({ dialect: createSqliteDialect(database) }),
+      (db: Kysely<Database>, id: string) => db.selectFrom("accounts").select("id").where("id", "=", id).execute(),
+    ],
+    [
+      "SqliteKysely's executeQuery, which runs at once when the connection is free",
+      (database: SqliteDatabase) => new SqliteKysely<Database>(database),
+      async (db: Kysely<Database>, id: string) =>
+        (await db.executeQuery(db.selectFrom("accounts").select("id").where("id", "=", id))).rows,
+    ],
+  ] as const) {
+    test(`a read waits for an open write transaction on the same instance: it sees what the transaction committed, never what it rolled back (${name})`, async () => {
+      const db = open(counted().database);
+      await createSqlStorage({ db }).migrate();
+      const account = (id: string) => ({
+        id,
+        name: id,
+        per_minute: null,
+        per_day: null,
+        created_at: "2026-01-01T00:00:00.000Z",
       });
-      if (outcome === "rollback") await assert.rejects(transaction, /roll back/);
-      else await transaction;
-      assert.deepEqual(await during, outcome === "commit" ? [{ id }] : []);
-    }
+      for (const outcome of ["commit", "rollback"] as const) {
+        const id = `acct_${outcome}`;
+        let during: Promise<unknown[]> | undefined;
+        let settled = false;
+        const transaction = SQLITE.writeTransaction(db, async (trx) => {
+          await trx.insertInto("accounts").values(account(id)).execute();
+          during = read(db, id);
+          void during.then(() => (settled = true));
+          await new Promise((resolve) => setTimeout(resolve, 10));
+          assert.equal(settled, false, "the read waits for the transaction to end");
+          if (outcome === "rollback") throw new Error("roll back");
+        });
+        if (outcome === "rollback") await assert.rejects(transaction, /roll back/);
+        else await transaction;
+        assert.deepEqual(await during, outcome === "commit" ? [{ id }] : []);
+      }
+      await db.destroy();
+    });
+  }
+
+  test("SqliteKysely's executeQuery runs a query on a free connection before returning, and a failing one rejects and frees it", async () => {
+    const { sqlite, database } = counted();
+    const db = new SqliteKysely<Notes>(database);
+    await notes(db);
+    const running = db.executeQuery(db.insertInto("notes").values({ id: "n1", text: "now" }));
+    // Through kysely's executor the insert would wait for the connection's hand-off (promises).
+    assert.deepEqual(sqlite.prepare("select id, text from notes").all(), [{ id: "n1", text: "now" }]);
+    assert.equal((await running).numAffectedRows, 1n);
+    const duplicate = await db.executeQuery(db.insertInto("notes").values({ id: "n1", text: "again" })).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    assert.equal((duplicate as { code?: string }).code, "SQLITE_CONSTRAINT_PRIMARYKEY");
+    assert.deepEqual((await db.executeQuery(db.selectFrom("notes").select(["id", "text"]))).rows, [
+      { id: "n1", text: "now" },
+    ]);
+    // A plain kysely instance derived from it (a plugin) still runs through the dialect.
+    assert.deepEqual(await db.withoutPlugins().selectFrom("notes").select("id").execute(), [{ id: "n1" }]);
+    assert.equal(dialectOf(db as unknown as Kysely<Database>), SQLITE);
     await db.destroy();
+    assert.equal(sqlite.open, false);
+    const closed = await db.executeQuery(db.selectFrom("notes").select("id")).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    assert.equal(SQLITE.storeFault(closed), "unreachable");
   });
 
   test("another connection to the file reads the last committed state while a write transaction is open, without waiting (WAL)", async () => {
@@ -332,12 +372,16 @@ describe("SQLite driver: errors and closing", () => {
 });
 
 describe("precompiled statements", () => {
-  for (const [name, dialect] of [
-    ["createSqliteDialect", () => createSqliteDialect(new BetterSqlite(":memory:"))],
-    ["kysely's SqliteDialect", () => new SqliteDialect({ database: new BetterSqlite(":memory:") })],
+  for (const [name, open] of [
+    ["createSqliteDialect", () => new Kysely<Database>({ dialect: createSqliteDialect(new BetterSqlite(":memory:")) })],
+    ["SqliteKysely", () => new SqliteKysely<Database>(new BetterSqlite(":memory:"))],
+    [
+      "kysely's SqliteDialect",
+      () => new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite(":memory:") }) }),
+    ],
   ] as const) {
     test(`run with typed, named parameters, on the instance or a transaction (${name})`, async () => {
-      const db = new Kysely<Database>({ dialect: dialect() });
+      const db = open();
       await createSqlStorage({ db }).migrate();
       const insert = precompile(db, (conn, param: Param<Database["accounts"]>) =>
         conn.insertInto("accounts").values(params(param, ["id", "name", "per_minute", "per_day", "created_at"])),

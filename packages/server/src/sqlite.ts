@@ -2,8 +2,8 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import type { Database as Schema } from "@event-service/core";
-import { createSqliteDialect, SQLITE_PRAGMAS } from "@event-service/core/sqlite";
-import { Kysely } from "kysely";
+import { SQLITE_PRAGMAS, SqliteKysely } from "@event-service/core/sqlite";
+import type { Kysely } from "kysely";
 import { startCheckpointer } from "./checkpointer.ts";
 
 /** The SQLite file (or `:memory:`) that a `DATABASE_URL` names; throws for a PostgreSQL URL. */
@@ -23,7 +23,8 @@ export interface OpenSqliteOptions {
 
 /**
  * Opens the SQLite database of `databaseUrl` (creating its folder and file) with WAL, foreign
- * keys, a busy timeout and core's SQLite dialect (`createSqliteDialect`: a prepared-statement cache, rows built from raw arrays), as a kysely instance for `createSqlStorage`.
+ * keys, a busy timeout and core's SQLite dialect (a prepared-statement cache, rows built from raw arrays), as a kysely
+ * instance for `createSqlStorage` (`SqliteKysely`: reads that find the connection free run at once).
  * A file's checkpoints run in a thread of their own (`startCheckpointer`) until it is closed.
  * A folder it creates is `0700` and a file `0600` (SQLite gives its WAL and shared-memory files
  * the same mode): the file holds personal data and key hashes. Existing ones are left as they are.
@@ -38,7 +39,7 @@ export function openSqlite(databaseUrl: string, options: OpenSqliteOptions = {})
   const database = new Database(path);
   for (const pragma of SQLITE_PRAGMAS) applyPragma(database, pragma);
   if (path !== ":memory:") startCheckpointer(database, path, options.onCheckpointerError);
-  return new Kysely<Schema>({ dialect: createSqliteDialect(database) });
+  return new SqliteKysely<Schema>(database);
 }
 
 /** How long a pragma refused with `SQLITE_BUSY` is retried: the busy timeout of the pragmas. */

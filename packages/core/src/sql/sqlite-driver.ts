@@ -5,6 +5,7 @@
  * kysely's compiler, adapter and introspector for SQLite are used as they are.
  */
 import {
+  type Compilable,
   type CompiledQuery,
   createQueryId,
   type DatabaseConnection,
@@ -12,6 +13,8 @@ import {
   type Dialect,
   type DialectAdapter,
   type Driver,
+  isCompilable,
+  Kysely,
   type QueryCompiler,
   type QueryResult,
   sql,
@@ -20,6 +23,7 @@ import {
   SqliteQueryCompiler,
   type TransactionSettings,
 } from "kysely";
+import type { Database } from "./database.ts";
 
 /**
  * The part of a better-sqlite3 prepared statement the driver uses (declared here: core never
@@ -66,15 +70,75 @@ const DEFAULT_STATEMENT_CACHE_SIZE = 500;
  * const storage = createSqlStorage({ db: new Kysely<Database>({ dialect: createSqliteDialect(sqlite) }) });
  */
 export function createSqliteDialect(database: SqliteDatabase, options: SqliteDialectOptions = {}): Dialect {
-  const statementCacheSize = options.statementCacheSize ?? DEFAULT_STATEMENT_CACHE_SIZE;
-  if (!Number.isInteger(statementCacheSize) || statementCacheSize < 1)
-    throw new RangeError("statementCacheSize must be a positive integer.");
-  return {
-    createDriver: () => new SqliteDriver(database, statementCacheSize),
-    createQueryCompiler: (): QueryCompiler => new SqliteQueryCompiler(),
-    createAdapter: (): DialectAdapter => new SqliteAdapter(),
-    createIntrospector: (db): DatabaseIntrospector => new SqliteIntrospector(db),
-  };
+  return new SqliteDialect(database, options);
+}
+
+/**
+ * A kysely instance on the SQLite database `database` with {@link createSqliteDialect}'s dialect,
+ * typed with core's schema unless told otherwise. Its `executeQuery` runs a query at once when no
+ * transaction or query holds the connection, instead of through kysely's executor, whose
+ * hand-off of the connection (several promise turns) is a good part of a small indexed read;
+ * a query that has to wait its turn, and everything else, goes through kysely as usual. Core's
+ * precompiled statements call `executeQuery`, so its hot reads take the short way. It has no
+ * plugins or logger (`withPlugin` returns a plain kysely instance on the same dialect).
+ *
+ * @example
+ * const sqlite = new Database("events.sqlite");
+ * for (const pragma of SQLITE_PRAGMAS) sqlite.pragma(pragma);
+ * const storage = createSqlStorage({ db: new SqliteKysely(sqlite) });
+ */
+export class SqliteKysely<DB = Database> extends Kysely<DB> {
+  readonly #driver: SqliteDriver;
+
+  constructor(database: SqliteDatabase, options: SqliteDialectOptions = {}) {
+    const dialect = new SqliteDialect(database, options);
+    super({ dialect });
+    // kysely's constructor has asked the dialect for its driver.
+    this.#driver = dialect.driver!;
+  }
+
+  override executeQuery<R>(query: CompiledQuery<R> | Compilable<R>): Promise<QueryResult<R>> {
+    const compiled = isCompilable(query) ? query.compile() : query;
+    try {
+      const result = this.#driver.runIfFree<R>(compiled);
+      if (result !== undefined) return Promise.resolve(result);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return super.executeQuery(compiled);
+  }
+}
+
+class SqliteDialect implements Dialect {
+  readonly #database: SqliteDatabase;
+  readonly #statementCacheSize: number;
+  /** The driver made for the kysely instance (one per instance, made by its constructor). */
+  driver: SqliteDriver | undefined;
+
+  constructor(database: SqliteDatabase, options: SqliteDialectOptions) {
+    const statementCacheSize = options.statementCacheSize ?? DEFAULT_STATEMENT_CACHE_SIZE;
+    if (!Number.isInteger(statementCacheSize) || statementCacheSize < 1)
+      throw new RangeError("statementCacheSize must be a positive integer.");
+    this.#database = database;
+    this.#statementCacheSize = statementCacheSize;
+  }
+
+  createDriver(): Driver {
+    this.driver = new SqliteDriver(this.#database, this.#statementCacheSize);
+    return this.driver;
+  }
+
+  createQueryCompiler(): QueryCompiler {
+    return new SqliteQueryCompiler();
+  }
+
+  createAdapter(): DialectAdapter {
+    return new SqliteAdapter();
+  }
+
+  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new SqliteIntrospector(db);
+  }
 }
 
 /**
@@ -83,11 +147,22 @@ export function createSqliteDialect(database: SqliteDatabase, options: SqliteDia
  */
 class SqliteDriver implements Driver {
   readonly #database: SqliteDatabase;
+  readonly #connection: SqliteConnection;
   readonly #turns: Turns<DatabaseConnection>;
 
   constructor(database: SqliteDatabase, statementCacheSize: number) {
     this.#database = database;
-    this.#turns = new Turns<DatabaseConnection>(new SqliteConnection(database, statementCacheSize));
+    this.#connection = new SqliteConnection(database, statementCacheSize);
+    this.#turns = new Turns<DatabaseConnection>(this.#connection);
+  }
+
+  /**
+   * Runs `query` now when nobody holds the connection, as taking and giving back a turn would
+   * (the statement runs synchronously, so nothing else can start in between); undefined when a
+   * transaction or query holds it, to wait its turn.
+   */
+  runIfFree<R>(query: CompiledQuery): QueryResult<R> | undefined {
+    return this.#turns.busy ? undefined : this.#connection.run<R>(query);
   }
 
   async init(): Promise<void> {}
@@ -191,7 +266,7 @@ class SqliteConnection implements DatabaseConnection {
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     try {
-      return Promise.resolve(this.#execute<R>(compiledQuery));
+      return Promise.resolve(this.run<R>(compiledQuery));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -206,7 +281,8 @@ class SqliteConnection implements DatabaseConnection {
     }
   }
 
-  #execute<R>({ sql: text, parameters }: CompiledQuery): QueryResult<R> {
+  /** Runs the query synchronously (the caller holds the connection's turn, or nobody does). */
+  run<R>({ sql: text, parameters }: CompiledQuery): QueryResult<R> {
     const prepared = this.#prepared(text);
     if (!prepared.reader) {
       const { changes, lastInsertRowid } = prepared.statement.run(parameters);
@@ -257,6 +333,11 @@ class Turns<C> {
   constructor(connection: C) {
     this.#connection = connection;
     this.#free = Promise.resolve(connection);
+  }
+
+  /** True while a user holds the connection (and then others may be waiting). */
+  get busy(): boolean {
+    return this.#busy;
   }
 
   take(): Promise<C> {
