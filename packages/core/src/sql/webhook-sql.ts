@@ -19,6 +19,17 @@ function lockAccount(conn: Kysely<Database>, dialect: SqlDialect, accountId: str
   return dialect.lockRows(conn.selectFrom("accounts").select("id").where("id", "=", accountId)).executeTakeFirst();
 }
 
+/** The account's webhook read on `conn`, without a lock, or `null`. */
+async function readWebhook(conn: Kysely<Database>, accountId: string, id: string) {
+  const row = await conn
+    .selectFrom("webhooks")
+    .selectAll()
+    .where("id", "=", id)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+  return row ? rowToWebhook(row) : null;
+}
+
 /** The webhook operations of `storage.transaction` (`tx.webhooks`) on SQL: compiled once, bound to each transaction's connection. */
 export function createWebhookWrites(
   db: Kysely<Database>,
@@ -52,6 +63,10 @@ export function createWebhookWrites(
         .lockRows(trx.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId))
         .executeTakeFirst();
       return row ? rowToWebhook(row) : null;
+    },
+
+    get(accountId, id) {
+      return readWebhook(trx, accountId, id);
     },
 
     async findByUrl(accountId, url, exceptId) {
@@ -143,27 +158,16 @@ export function createWebhookStore(ctx: SqlContext): WebhookStore {
       }
     },
 
-    async getWebhook(accountId, id) {
-      const row = await db
-        .selectFrom("webhooks")
-        .selectAll()
-        .where("id", "=", id)
-        .where("account_id", "=", accountId)
-        .executeTakeFirst();
-      return row ? rowToWebhook(row) : null;
+    getWebhook(accountId, id) {
+      return readWebhook(db, accountId, id);
     },
 
     async deleteWebhook(accountId, id) {
       return write(async (trx) => {
-        const row = await trx
-          .selectFrom("webhooks")
-          .selectAll()
-          .where("id", "=", id)
-          .where("account_id", "=", accountId)
-          .executeTakeFirst();
-        if (!row) return null;
+        const webhook = await readWebhook(trx, accountId, id);
+        if (!webhook) return null;
         await trx.deleteFrom("webhooks").where("id", "=", id).execute();
-        return rowToWebhook(row);
+        return webhook;
       });
     },
 
