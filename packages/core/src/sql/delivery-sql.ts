@@ -11,6 +11,7 @@ import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from "./d
 import type { SqlDialect } from "./dialect.ts";
 import { leaseFree, PENDING, pendingDeliveryRow } from "./outbox-sql.ts";
 import { type Param, params, precompile } from "./precompiled.ts";
+import { readPage } from "./sql-context.ts";
 import type { RoomPerKey } from "../storage/delivery-store.ts";
 import type { DeliveryWrites } from "../storage/transaction.ts";
 import type { Envelope } from "../storage/envelope.ts";
@@ -372,17 +373,10 @@ export function createDeliveryMethods(
         .selectFrom("webhook_deliveries")
         .where("webhook_id", "=", webhookId)
         .$if(query.status !== undefined, (q) => q.where("status", "=", query.status!));
-      const [count, rows] = await Promise.all([
-        base.select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow(),
-        base
-          .selectAll()
-          .orderBy("created_at", "desc")
-          .orderBy("id", "desc")
-          .limit(query.limit)
-          .offset((query.page - 1) * query.limit)
-          .execute(),
-      ]);
-      return { items: await withAttempts(db, rows), total: Number(count.n) };
+      const page = await readPage(base, query, (q) =>
+        q.selectAll().orderBy("created_at", "desc").orderBy("id", "desc"),
+      );
+      return { items: await withAttempts(db, page.items), total: page.total };
     },
 
     async getDelivery(accountId, webhookId, deliveryId) {

@@ -3,7 +3,7 @@ import type { Database } from "./database.ts";
 import type { SqlDialect, UniqueIndex } from "./dialect.ts";
 import { type Param, precompile } from "./precompiled.ts";
 import { rowToWebhook, webhookToRow } from "./rows.ts";
-import type { SqlContext } from "./sql-context.ts";
+import { readPage, type SqlContext } from "./sql-context.ts";
 import { StorageConflict, type WebhookWrites } from "../storage/transaction.ts";
 import type { WebhookStore } from "../storage/webhook-store.ts";
 
@@ -174,17 +174,10 @@ export function createWebhookStore(ctx: SqlContext): WebhookStore {
     async listWebhooks(accountId, query) {
       let base = db.selectFrom("webhooks").where("account_id", "=", accountId);
       if (query.active !== undefined) base = base.where("active", "=", query.active ? 1 : 0);
-      const [count, rows] = await Promise.all([
-        base.select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow(),
-        base
-          .selectAll()
-          .orderBy("created_at", "desc")
-          .orderBy("id", "desc")
-          .limit(query.limit)
-          .offset((query.page - 1) * query.limit)
-          .execute(),
-      ]);
-      return { items: rows.map(rowToWebhook), total: Number(count.n) };
+      const page = await readPage(base, query, (q) =>
+        q.selectAll().orderBy("created_at", "desc").orderBy("id", "desc"),
+      );
+      return { items: page.items.map(rowToWebhook), total: page.total };
     },
   };
 }
