@@ -20,7 +20,6 @@ import { registrationChange } from "../rules/registration-change.ts";
 import { admission } from "../rules/waitlist.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { Change } from "../storage/common.ts";
-import { redactEnvelope } from "../storage/envelope.ts";
 import type { Erasure } from "../storage/erasure.ts";
 import type { StorageTransaction } from "../storage/transaction.ts";
 import {
@@ -28,6 +27,7 @@ import {
   moveFigures,
   appendNotifications,
   runTransaction,
+  scrubStoredCopies,
   type TransactionalStorage,
 } from "./transaction-steps.ts";
 import { notFound } from "./operation-context.ts";
@@ -223,14 +223,7 @@ export function eraseAttendee(
     if (!event || !erased) return null;
     await tx.attendees.remove(id);
     await moveFigures(steps, event.id, erased, null);
-    const subject = { attendeeId: id, eventId: erased.eventId };
-    await tx.erasure.redactPayloads(
-      accountId,
-      subject,
-      (envelope) => redactEnvelope(envelope, subject, erasure.now),
-      erasure.now,
-    );
-    await tx.erasure.replaceAnswers(accountId, id, new Set([id]), erasure);
+    await scrubStoredCopies(tx, accountId, { attendeeId: id, eventId: erased.eventId }, new Set([id]), erasure);
     await appendNotifications(steps, accountId, { op: "attendee.erased", event, attendee: erased, at: erasure.now });
     await settleWaitlist(steps, event, registrationChange(erased, null), erasure.now);
     return erased;
