@@ -20,9 +20,13 @@ const DIST = join(CLIENT, "dist");
 const OUT = "core-types";
 /** `import { A, B } from '@event-service/core'` and `export { A } from '@event-service/core/webhooks'` as tsup writes them. */
 const FROM_CORE = /^(import|export) (?:type )?\{([^}]*)\} from ['"](@event-service\/core(?:\/[\w-]+)?)['"];$/gm;
+/** `export * from '@event-service/core/webhooks'`: every name of that entry point, listed by name in the output. */
+const ALL_FROM_CORE = /^export \* from ['"](@event-service\/core(?:\/[\w-]+)?)['"];$/gm;
 
 /** The names each core entry point must provide, collected from the built declarations. */
 const wanted = new Map<string, Set<string>>();
+/** The entry points re-exported whole, with their names once resolved. */
+const everything = new Map<string, string[]>();
 const files = readdirSync(DIST).filter((file) => file.endsWith(".d.ts") && file !== `${OUT}.d.ts`);
 for (const file of files) {
   for (const [, , names, specifier] of readFileSync(join(DIST, file), "utf8").matchAll(FROM_CORE)) {
@@ -36,6 +40,10 @@ for (const file of files) {
             .split(/ as /)[0]!,
         );
     wanted.set(specifier!, set);
+  }
+  for (const [, specifier] of readFileSync(join(DIST, file), "utf8").matchAll(ALL_FROM_CORE)) {
+    if (!wanted.has(specifier!)) wanted.set(specifier!, new Set());
+    everything.set(specifier!, []);
   }
 }
 
@@ -90,6 +98,11 @@ for (const [i, [specifier, names]] of [...wanted].entries()) {
   const moduleSymbol = checker.getSymbolAtLocation(entry.statements.filter(ts.isImportDeclaration)[i]!.moduleSpecifier);
   if (!moduleSymbol) throw new Error(`cannot resolve ${specifier}: build core first`);
   const exports = checker.getExportsOfModule(moduleSymbol);
+  if (everything.has(specifier)) {
+    const all = exports.map((symbol) => symbol.name).sort();
+    everything.set(specifier, all);
+    for (const name of all) names.add(name);
+  }
   for (const name of names) {
     const found = exports.find((symbol) => symbol.name === name);
     if (!found) throw new Error(`${specifier} exports no ${name}`);
@@ -143,10 +156,13 @@ for (const file of files) {
   const path = join(DIST, file);
   writeFileSync(
     path,
-    readFileSync(path, "utf8").replace(
-      FROM_CORE,
-      (_line, keyword: string, names: string) => `${keyword} {${names}} from './${OUT}.js';`,
-    ),
+    readFileSync(path, "utf8")
+      .replace(FROM_CORE, (_line, keyword: string, names: string) => `${keyword} {${names}} from './${OUT}.js';`)
+      // By name: `export *` of the one file would re-export the other entry points' types too.
+      .replace(
+        ALL_FROM_CORE,
+        (_line, specifier: string) => `export { ${everything.get(specifier)!.join(", ")} } from './${OUT}.js';`,
+      ),
   );
 }
 

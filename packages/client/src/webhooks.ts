@@ -1,8 +1,9 @@
 /**
  * @event-service/client/webhooks: what a webhook receiver needs, `verifyWebhook` (the
  * Standard Webhooks headers, with replay protection), `verifySignature` and `signPayload`
- * (core's, `node:crypto` only, bundled into this entry at build time). A subpath of its own, so
- * the client's main entry stays free of Node-only imports for browsers.
+ * (core's, `node:crypto` only, bundled into this entry at build time): every name of
+ * `@event-service/core/webhooks`, which chooses them. A subpath of its own, so the client's main
+ * entry stays free of Node-only imports for browsers.
  *
  * @example
  * import { verifyWebhook, WebhookVerificationError } from "@event-service/client/webhooks";
@@ -14,21 +15,4 @@
  *   throw error;
  * }
  */
-export {
-  DEFAULT_TOLERANCE_SECONDS,
-  SIGNATURE_HEADER,
-  signPayload,
-  signWebhook,
-  verifySignature,
-  type VerifiedWebhook,
-  verifyWebhook,
-  type VerifyWebhookOptions,
-  WEBHOOK_ID_HEADER,
-  WEBHOOK_SIGNATURE_HEADER,
-  WEBHOOK_TIMESTAMP_HEADER,
-  WEBHOOK_VERIFICATION_FAILURES,
-  type WebhookHeaders,
-  WebhookVerificationError,
-  type WebhookVerificationFailure,
-  webhookSigningKey,
-} from "@event-service/core/webhooks";
+export * from "@event-service/core/webhooks";

@@ -19,9 +19,9 @@ import {
   DeliveryListQuery,
   type DeliveryRecord,
 } from "../src/resources/webhook-delivery.ts";
-import { PING_DELIVERY } from "../src/rules/delivery-status.ts";
 import {
   type AttemptRecorded,
+  createPingDelivery,
   type DeliveryAttemptRecord,
   recordDeliveryAttempts,
   redeliverDelivery,
@@ -767,7 +767,7 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       assert.equal(await redeliverDelivery(storage, acme, a1.id, createId("delivery"), at(80)), null, "unknown");
     });
 
-    test("createHeldDelivery: a one-attempt delivery held by the caller, to an active or inactive webhook, whose failure does not count", async (t) => {
+    test("createPingDelivery: a one-attempt delivery held by the caller, to an active or inactive webhook, whose failure does not count", async (t) => {
       const storage = await fresh(t);
       const acme = await newAccount(storage, "Pings");
       const other = await newAccount(storage, "Pings Other");
@@ -777,12 +777,10 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
         previousSecretExpiresAt: at(1000),
       });
       await storage.insertWebhook(webhook);
-      const notification = { type: "webhook.ping" as const, data: { webhook: { id: webhook.id } } };
-      const held = await storage.createHeldDelivery(acme, webhook.id, notification, {
+      const held = await createPingDelivery(storage, acme, webhook.id, {
         workerId: "ping_1",
         now: at(20),
         leaseUntil: at(60),
-        ...PING_DELIVERY,
       });
       assert.ok(held, "the webhook exists");
       assert.deepEqual(
@@ -805,7 +803,7 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
         id: held.id,
         type: "webhook.ping",
         createdAt: at(20),
-        data: notification.data,
+        data: { webhook: { id: webhook.id, url: webhook.url, events: webhook.events } },
         account: { id: acme, name: "Pings" },
       });
       await changeWebhook(storage, acme, webhook.id, (w) => ({ ...w, active: true }));
@@ -830,26 +828,12 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       );
       const stored = await storage.getDelivery(acme, webhook.id, held.id);
       assert.deepEqual([stored?.status, stored?.type, stored?.attemptCount], ["failed", "webhook.ping", 1]);
+      assert.deepEqual(stored?.payload, JSON.parse(held.payload), "the envelope sent is the one stored");
       const after = await storage.getWebhook(acme, webhook.id);
       assert.deepEqual([after?.active, after?.consecutiveFailures], [true, 0]);
-      assert.equal(
-        await storage.createHeldDelivery(other, webhook.id, notification, {
-          workerId: "x",
-          now: at(40),
-          leaseUntil: at(60),
-          ...PING_DELIVERY,
-        }),
-        null,
-      );
-      assert.equal(
-        await storage.createHeldDelivery(acme, createId("webhook"), notification, {
-          workerId: "x",
-          now: at(40),
-          leaseUntil: at(60),
-          ...PING_DELIVERY,
-        }),
-        null,
-      );
+      const hold = { workerId: "x", now: at(40), leaseUntil: at(60) };
+      assert.equal(await createPingDelivery(storage, other, webhook.id, hold), null, "another account's");
+      assert.equal(await createPingDelivery(storage, acme, createId("webhook"), hold), null, "unknown");
     });
 
     test("listDeliveries and getDelivery: newest first, by status, paged; per account and webhook", async (t) => {

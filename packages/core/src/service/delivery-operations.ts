@@ -1,12 +1,14 @@
 /**
  * The delivery side's business transactions: recording attempts (the delivery's next state and
- * its webhook's failure count) and redelivery. Each asks `rules/` what a change means and has the
- * storage apply it in one `storage.transaction` (`tx.deliveries`, `tx.webhooks`).
+ * its webhook's failure count), redelivery, and a ping's delivery. Each asks `rules/` what a change
+ * means and has the storage apply it in one `storage.transaction` (`tx.deliveries`, `tx.webhooks`).
  */
-import type { DeliveryAttempt, DeliveryRecord } from "../resources/webhook-delivery.ts";
+import type { ClaimedDelivery, DeliveryAttempt, DeliveryRecord } from "../resources/webhook-delivery.ts";
 import { countAttempts, DISABLE_AFTER_FAILURES } from "../rules/delivery-failures.ts";
-import { redelivery, statusAfterAttempt } from "../rules/delivery-status.ts";
+import { PING_DELIVERY, redelivery, statusAfterAttempt } from "../rules/delivery-status.ts";
 import type { TransactionStore } from "../storage/transaction.ts";
+import { createEnvelope } from "../webhooks/outbox.ts";
+import { pingNotification } from "../webhooks/payloads.ts";
 
 /** One attempt's record for {@link recordDeliveryAttempts}. */
 export interface DeliveryAttemptRecord {
@@ -101,5 +103,44 @@ export async function redeliverDelivery(
     if (!current) return null;
     await tx.deliveries.requeue(deliveryId, { ...redelivery(current), now });
     return tx.deliveries.get(accountId, webhookId, deliveryId);
+  });
+}
+
+/**
+ * Stores a `webhook.ping` of the account's webhook (active or not), made from the webhook as it is
+ * stored, in an envelope of its own (`webhooks/outbox.ts`), already held by `workerId` until
+ * `leaseUntil` so that no worker claims it, with one final attempt whose failure does not count
+ * towards disabling the webhook (`PING_DELIVERY`). Returns it to be sent at once by its holder;
+ * `null` when the account has no such webhook.
+ */
+export async function createPingDelivery(
+  storage: Pick<TransactionStore, "transaction">,
+  accountId: string,
+  webhookId: string,
+  hold: { workerId: string; now: string; leaseUntil: string },
+): Promise<ClaimedDelivery | null> {
+  return storage.transaction(async (tx) => {
+    const webhook = await tx.webhooks.get(accountId, webhookId);
+    if (!webhook) return null;
+    const account = await tx.outbox.account(accountId);
+    if (!account) throw new Error(`Account ${accountId} has no row to address its ping from.`);
+    const envelope = createEnvelope(pingNotification(webhook), account, hold.now);
+    const payload = await tx.deliveries.insertHeld(
+      { webhookId, envelope },
+      { workerId: hold.workerId, leaseUntil: hold.leaseUntil, ...PING_DELIVERY },
+    );
+    return {
+      id: envelope.id,
+      webhookId,
+      accountId,
+      url: webhook.url,
+      secret: webhook.secret,
+      previousSecret: webhook.previousSecret,
+      previousSecretExpiresAt: webhook.previousSecretExpiresAt,
+      type: envelope.type,
+      payload,
+      attemptCount: 0,
+      finalAttempt: PING_DELIVERY.finalAttempt,
+    };
   });
 }

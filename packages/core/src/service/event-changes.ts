@@ -6,10 +6,14 @@
 import { applyEventUpdate, type EventRecord, type EventUpdate } from "../resources/event.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { Change } from "../storage/common.ts";
-import { redactEnvelope } from "../storage/envelope.ts";
 import type { Erasure } from "../storage/erasure.ts";
 import { notFound } from "./operation-context.ts";
-import { appendNotifications, runTransaction, type TransactionalStorage } from "./transaction-steps.ts";
+import {
+  appendNotifications,
+  runTransaction,
+  scrubStoredCopies,
+  type TransactionalStorage,
+} from "./transaction-steps.ts";
 import { promoteWaitlisted } from "./waitlist.ts";
 
 /** Stores a new event (and notifies `event.created`). */
@@ -69,15 +73,7 @@ export function deleteEvent(
     const event = await tx.events.lock(accountId, id);
     if (!event) return null;
     // Its registrations' data leaves the stored copies first, so that event.deleted (event data only) is written after.
-    const subject = { eventId: id };
-    await tx.erasure.redactPayloads(
-      accountId,
-      subject,
-      (envelope) => redactEnvelope(envelope, subject, erasure.now),
-      erasure.now,
-    );
-    const registrations = await tx.attendees.idsOf(id);
-    if (registrations.length > 0) await tx.erasure.replaceAnswers(accountId, id, new Set(registrations), erasure);
+    await scrubStoredCopies(tx, accountId, { eventId: id }, new Set(await tx.attendees.idsOf(id)), erasure);
     await appendNotifications(steps, accountId, { op: "event.deleted", event, at: erasure.now });
     await tx.events.delete(id);
     return event;

@@ -12,6 +12,7 @@ import {
   type AttendeeUpdate,
   undoCheckIn as undoneCheckIn,
 } from "../resources/attendee.ts";
+import type { EventRecord } from "../resources/event.ts";
 import { assertPlaceLeft } from "../rules/capacity.ts";
 import { assertDoorOpen, isCheckedIn } from "../rules/check-in.ts";
 import { assertOpenForRegistration } from "../rules/event-status.ts";
@@ -19,13 +20,14 @@ import { registrationChange } from "../rules/registration-change.ts";
 import { admission } from "../rules/waitlist.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { Change } from "../storage/common.ts";
-import { redactEnvelope } from "../storage/envelope.ts";
 import type { Erasure } from "../storage/erasure.ts";
+import type { StorageTransaction } from "../storage/transaction.ts";
 import {
   assertNoActiveDuplicate,
   moveFigures,
   appendNotifications,
   runTransaction,
+  scrubStoredCopies,
   type TransactionalStorage,
 } from "./transaction-steps.ts";
 import { notFound } from "./operation-context.ts";
@@ -134,10 +136,7 @@ export function checkIn(
   now: string,
   notifier?: ChangeNotifier,
 ): Promise<Change<AttendeeRecord>> {
-  return runTransaction(storage, notifier, async (steps) => {
-    const { tx } = steps;
-    const event = await tx.events.lock(accountId, eventId);
-    if (!event) throw notFound("Event", eventId);
+  return changeCheckIn(storage, notifier, accountId, eventId, "attendee.checked_in", now, async (tx, event) => {
     assertDoorOpen(event);
     const before = await tx.attendees.getByCode(eventId, confirmationCode);
     if (!before)
@@ -145,13 +144,8 @@ export function checkIn(
         message: `No registration with confirmation code ${confirmationCode} for event ${eventId}.`,
         field: "confirmationCode",
       });
-    if (isCheckedIn(before)) return { before, after: before };
-    const after = applyAttendeeUpdate(before, { status: "checked-in" }, now);
-    await tx.attendees.updateStatus(after);
-    // Moves nothing: checked-in holds its place, like the confirmed or pending it was.
-    await moveFigures(steps, eventId, before, after);
-    await appendNotifications(steps, accountId, { op: "attendee.checked_in", event, before, after, at: now });
-    return { before, after };
+    // Checked in already: left as it is, nothing notified.
+    return { before, after: isCheckedIn(before) ? before : applyAttendeeUpdate(before, { status: "checked-in" }, now) };
   });
 }
 
@@ -168,17 +162,36 @@ export function undoCheckIn(
   now: string,
   notifier?: ChangeNotifier,
 ): Promise<Change<AttendeeRecord>> {
-  return runTransaction(storage, notifier, async (steps) => {
-    const { tx } = steps;
-    const event = await tx.events.lock(accountId, eventId);
-    if (!event) throw notFound("Event", eventId);
+  return changeCheckIn(storage, notifier, accountId, eventId, "attendee.updated", now, async (tx) => {
     const found = await tx.attendees.get(accountId, attendeeId);
-    const before = found?.eventId === eventId ? found : null;
-    if (!before) throw notFound("Attendee", `${attendeeId} of event ${eventId}`);
-    const after = undoneCheckIn(before, now);
-    await tx.attendees.updateStatus(after);
+    if (!found || found.eventId !== eventId) throw notFound("Attendee", `${attendeeId} of event ${eventId}`);
+    return { before: found, after: undoneCheckIn(found, now) };
+  });
+}
+
+/**
+ * A change of one registration's check-in under its event's lock (throws `NOT_FOUND` for no such
+ * event): `decide` finds the registration and says what it becomes, `before` itself when nothing
+ * changes (then nothing is written). A check-in and its undoing move no place, so the status
+ * fields, the kept figures and the notification `op` are all that is written.
+ */
+function changeCheckIn(
+  storage: TransactionalStorage,
+  notifier: ChangeNotifier | undefined,
+  accountId: string,
+  eventId: string,
+  op: "attendee.checked_in" | "attendee.updated",
+  now: string,
+  decide: (tx: StorageTransaction, event: EventRecord) => Promise<Change<AttendeeRecord>>,
+): Promise<Change<AttendeeRecord>> {
+  return runTransaction(storage, notifier, async (steps) => {
+    const event = await steps.tx.events.lock(accountId, eventId);
+    if (!event) throw notFound("Event", eventId);
+    const { before, after } = await decide(steps.tx, event);
+    if (after === before) return { before, after };
+    await steps.tx.attendees.updateStatus(after);
     await moveFigures(steps, eventId, before, after);
-    await appendNotifications(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
+    await appendNotifications(steps, accountId, { op, event, before, after, at: now });
     return { before, after };
   });
 }
@@ -210,14 +223,7 @@ export function eraseAttendee(
     if (!event || !erased) return null;
     await tx.attendees.remove(id);
     await moveFigures(steps, event.id, erased, null);
-    const subject = { attendeeId: id, eventId: erased.eventId };
-    await tx.erasure.redactPayloads(
-      accountId,
-      subject,
-      (envelope) => redactEnvelope(envelope, subject, erasure.now),
-      erasure.now,
-    );
-    await tx.erasure.replaceAnswers(accountId, id, new Set([id]), erasure);
+    await scrubStoredCopies(tx, accountId, { attendeeId: id, eventId: erased.eventId }, new Set([id]), erasure);
     await appendNotifications(steps, accountId, { op: "attendee.erased", event, attendee: erased, at: erasure.now });
     await settleWaitlist(steps, event, registrationChange(erased, null), erasure.now);
     return erased;

@@ -3,6 +3,8 @@ import type { AttendeeRecord } from "../resources/attendee.ts";
 import { contributionChange } from "../resources/kept-figures.ts";
 import { duplicateRegistration } from "../rules/registration-change.ts";
 import type { ChangeNotifier, StoredChange } from "../storage/change-notifier.ts";
+import { type ErasureSubject, redactEnvelope } from "../storage/envelope.ts";
+import type { Erasure } from "../storage/erasure.ts";
 import type { StorageLifecycle } from "../storage/lifecycle-store.ts";
 import { StorageConflict, type StorageTransaction, type TransactionStore } from "../storage/transaction.ts";
 import { appendToOutbox } from "../webhooks/outbox.ts";
@@ -58,4 +60,27 @@ export function appendNotifications(steps: Steps, accountId: string, change: Sto
 export async function assertNoActiveDuplicate(tx: StorageTransaction, attendee: AttendeeRecord): Promise<void> {
   const duplicate = await tx.attendees.findActiveDuplicate(attendee.eventId, attendee.email, attendee.id);
   if (duplicate !== null) throw duplicateRegistration(attendee, duplicate);
+}
+
+/**
+ * Scrubs the account's stored copies of an erased subject's personal data, in the erasure's
+ * transaction: the webhook payloads `redactEnvelope` redacts for it (their attempts' response
+ * excerpts cleared), and the stored Idempotency-Key answers that mention the subject (the
+ * registration, or the event) and name one of `attendeeIds`, replaced by `erasure.replay`.
+ */
+export async function scrubStoredCopies(
+  tx: StorageTransaction,
+  accountId: string,
+  subject: ErasureSubject,
+  attendeeIds: ReadonlySet<string>,
+  erasure: Erasure,
+): Promise<void> {
+  await tx.erasure.redactPayloads(
+    accountId,
+    subject,
+    (envelope) => redactEnvelope(envelope, subject, erasure.now),
+    erasure.now,
+  );
+  const mentioning = "attendeeId" in subject ? subject.attendeeId : subject.eventId;
+  if (attendeeIds.size > 0) await tx.erasure.replaceAnswers(accountId, mentioning, attendeeIds, erasure);
 }

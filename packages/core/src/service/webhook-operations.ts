@@ -28,11 +28,9 @@ import {
 import type { DeliveryStore } from "../storage/delivery-store.ts";
 import type { TransactionStore } from "../storage/transaction.ts";
 import type { WebhookStore } from "../storage/webhook-store.ts";
-import { PING_DELIVERY } from "../rules/delivery-status.ts";
 import { attemptDelivery, DEFAULT_WEBHOOK_TIMEOUT_MS, DELIVERY_LEASE_MARGIN_MS } from "../webhooks/delivery-worker.ts";
-import { pingNotification } from "../webhooks/payloads.ts";
 import { assertPublicHost, type HostResolver } from "../webhooks/ssrf.ts";
-import { recordDeliveryAttempts, redeliverDelivery } from "./delivery-operations.ts";
+import { createPingDelivery, recordDeliveryAttempts, redeliverDelivery } from "./delivery-operations.ts";
 import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
 import { changeWebhook, insertWebhook } from "./webhook-changes.ts";
 
@@ -205,16 +203,13 @@ export function createWebhookOperations(
       return deliveryOut(delivery);
     },
     async ping(id) {
-      const webhook = await storage.getWebhook(accountId, id);
-      if (!webhook) throw notFound("Webhook", id);
       const timeoutMs = settings.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
       const at = clock();
       const workerId = `ping_${createId("delivery")}`;
-      const held = await storage.createHeldDelivery(accountId, id, pingNotification(webhook), {
+      const held = await createPingDelivery(storage, accountId, id, {
         workerId,
         now: at.toISOString(),
         leaseUntil: new Date(at.getTime() + timeoutMs + DELIVERY_LEASE_MARGIN_MS).toISOString(),
-        ...PING_DELIVERY,
       });
       if (!held) throw notFound("Webhook", id);
       await attemptDelivery(held, {

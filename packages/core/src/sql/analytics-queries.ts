@@ -81,11 +81,7 @@ export function createAnalyticsQueries(
       .select([
         "a.event_id",
         "a.travel_mode",
-        sql<number>`count(*)`.as("registrations"),
-        sql<number>`sum(coalesce(travel_distance, 0))`.as("distance_km"),
-        sql<number>`sum(${contribution.emissions_kg})`.as("emissions_kg"),
-        sql<number>`sum(${contribution.offset_usd})`.as("offset_usd"),
-        sql<number>`sum(case when offset_opted = 1 then 1 else 0 end)`.as("offset_opted"),
+        ...modeColumns(),
         sql<number>`sum(case when status = ${sql.lit(CHECKED_IN)} then 1 else 0 end)`.as("checked_in"),
         sql<number>`sum(${contribution.travel_reported})`.as("travel_reported"),
         sql<number>`sum(${contribution.low_carbon})`.as("low_carbon"),
@@ -234,7 +230,10 @@ export function createAnalyticsQueries(
     };
   }
 
-  /** Travel sums of registrations grouped by mode (the per-event report's one-event query). */
+  /**
+   * Travel sums of registrations grouped by mode: the per-event report's, and the first columns of
+   * the pass every dashboard figure is summed from (`em`).
+   */
   function modeColumns() {
     return [
       sql<number>`count(*)`.as("registrations"),

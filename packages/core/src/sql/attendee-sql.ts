@@ -4,7 +4,7 @@ import type { AttendeeStore } from "../storage/attendee-store.ts";
 import type { Database } from "./database.ts";
 import { rowToAttendee } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
-import { likePattern } from "./sql-context.ts";
+import { likePattern, readPage } from "./sql-context.ts";
 
 /** The account's registration `id`, read on `conn` (the instance, or a transaction of it), or `null`. */
 export async function readAttendee(
@@ -66,18 +66,14 @@ export function createAttendeeStore(ctx: SqlContext): AttendeeStore {
         base = base.where(sql`search_key`, "like", likePattern(query.search));
       }
       const direction = query.order;
-      const [count, rows] = await Promise.all([
-        base.select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow(),
-        base
+      const page = await readPage(base, query, (q) =>
+        q
           .selectAll()
           .$if(query.sortBy === "company", (q) => q.orderBy(sql`case when company is null then 1 else 0 end`))
           .orderBy(ATTENDEE_SORT_COLUMNS[query.sortBy], direction)
-          .orderBy("id", direction)
-          .limit(query.limit)
-          .offset((query.page - 1) * query.limit)
-          .execute(),
-      ]);
-      return { items: rows.map(rowToAttendee), total: Number(count.n) };
+          .orderBy("id", direction),
+      );
+      return { items: page.items.map(rowToAttendee), total: page.total };
     },
   };
 }

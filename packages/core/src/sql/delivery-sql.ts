@@ -1,7 +1,7 @@
 /**
  * The delivery side of the outbox on SQL: claiming due deliveries under a lease, the small
- * operations of `tx.deliveries` (record an attempt, lock and requeue a delivery), the delivery
- * log and pings. What an attempt or a redelivery means is decided in
+ * operations of `tx.deliveries` (record an attempt, lock and requeue a delivery, insert one held
+ * to be sent at once) and the delivery log. What an attempt or a redelivery means is decided in
  * `rules/` (run by `service/delivery-operations.ts`): this module applies it.
  */
 import { type ExpressionBuilder, type Kysely, type Selectable, sql } from "kysely";
@@ -9,16 +9,14 @@ import type { ClaimedDelivery, DeliveryRecord, DeliveryStatus } from "../resourc
 import type { Storage } from "../storage.ts";
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from "./database.ts";
 import type { SqlDialect } from "./dialect.ts";
-import { deliveryRow, leaseFree, PENDING } from "./outbox-sql.ts";
+import { leaseFree, PENDING, pendingDeliveryRow } from "./outbox-sql.ts";
 import { type Param, params, precompile } from "./precompiled.ts";
+import { readPage } from "./sql-context.ts";
 import type { RoomPerKey } from "../storage/delivery-store.ts";
 import type { DeliveryWrites } from "../storage/transaction.ts";
 import type { Envelope } from "../storage/envelope.ts";
 
-type DeliveryMethods = Pick<
-  Storage,
-  "claimDueDeliveries" | "listDeliveries" | "getDelivery" | "createHeldDelivery" | "outboxBacklog"
->;
+type DeliveryMethods = Pick<Storage, "claimDueDeliveries" | "listDeliveries" | "getDelivery" | "outboxBacklog">;
 
 /** How many due candidates a claim looks at per delivery it may hand out (the rest may be over their webhook's bound). */
 const CANDIDATES_PER_SLOT = 4;
@@ -236,6 +234,18 @@ export function createDeliveryWrites(
       const row = await findDelivery(trx, accountId, webhookId, deliveryId);
       return row ? (await withAttempts(trx, [row]))[0]! : null;
     },
+
+    async insertHeld(delivery, hold) {
+      const row = {
+        ...pendingDeliveryRow(delivery.webhookId, delivery.envelope),
+        final_attempt: hold.finalAttempt,
+        counts_failures: hold.countsFailures ? 1 : 0,
+        lease_owner: hold.workerId,
+        lease_until: hold.leaseUntil,
+      };
+      await trx.insertInto("webhook_deliveries").values(row).execute();
+      return row.payload;
+    },
   });
 }
 
@@ -363,60 +373,15 @@ export function createDeliveryMethods(
         .selectFrom("webhook_deliveries")
         .where("webhook_id", "=", webhookId)
         .$if(query.status !== undefined, (q) => q.where("status", "=", query.status!));
-      const [count, rows] = await Promise.all([
-        base.select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow(),
-        base
-          .selectAll()
-          .orderBy("created_at", "desc")
-          .orderBy("id", "desc")
-          .limit(query.limit)
-          .offset((query.page - 1) * query.limit)
-          .execute(),
-      ]);
-      return { items: await withAttempts(db, rows), total: Number(count.n) };
+      const page = await readPage(base, query, (q) =>
+        q.selectAll().orderBy("created_at", "desc").orderBy("id", "desc"),
+      );
+      return { items: await withAttempts(db, page.items), total: page.total };
     },
 
     async getDelivery(accountId, webhookId, deliveryId) {
       const row = await findDelivery(db, accountId, webhookId, deliveryId);
       return row ? (await withAttempts(db, [row]))[0]! : null;
-    },
-
-    async createHeldDelivery(accountId, webhookId, notification, hold) {
-      return write(async (trx) => {
-        const webhook = await trx
-          .selectFrom("webhooks")
-          .select(["id", "url", "secret", "previous_secret", "previous_secret_expires_at"])
-          .where("id", "=", webhookId)
-          .where("account_id", "=", accountId)
-          .executeTakeFirst();
-        if (!webhook) return null;
-        const account = await trx
-          .selectFrom("accounts")
-          .select(["id", "name"])
-          .where("id", "=", accountId)
-          .executeTakeFirstOrThrow();
-        const row = {
-          ...deliveryRow(webhookId, account, notification, hold.now),
-          final_attempt: hold.finalAttempt,
-          counts_failures: hold.countsFailures ? 1 : 0,
-          lease_owner: hold.workerId,
-          lease_until: hold.leaseUntil,
-        };
-        await trx.insertInto("webhook_deliveries").values(row).execute();
-        return {
-          id: row.id,
-          webhookId,
-          accountId,
-          url: webhook.url,
-          secret: webhook.secret,
-          previousSecret: webhook.previous_secret,
-          previousSecretExpiresAt: webhook.previous_secret_expires_at,
-          type: row.type,
-          payload: row.payload,
-          attemptCount: 0,
-          finalAttempt: hold.finalAttempt,
-        };
-      });
     },
 
     async outboxBacklog(now) {

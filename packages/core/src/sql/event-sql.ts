@@ -8,7 +8,7 @@ import { type Param, precompile } from "./precompiled.ts";
 import { rowToEvent, rowToKeptFigures } from "./rows.ts";
 import { eventStatsOf } from "../resources/kept-figures.ts";
 import type { SqlContext } from "./sql-context.ts";
-import { likePattern } from "./sql-context.ts";
+import { likePattern, readPage } from "./sql-context.ts";
 import type { EventStore } from "../storage/event-store.ts";
 
 /** An event row with the figures the storage keeps on it. */
@@ -74,17 +74,10 @@ export function createEventStore(ctx: SqlContext): EventStore {
         .selectFrom("events as e")
         .where(eventFilters(accountId, query))
         .$if(query.minScore !== undefined, (q) => q.where(scoreSql(carbon), ">=", scoreThreshold(query.minScore!)));
-      const [count, rows] = await Promise.all([
-        base.select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow(),
-        base
-          .selectAll("e")
-          .orderBy(EVENT_SORT_COLUMNS[query.sortBy], direction)
-          .orderBy("e.id", direction)
-          .limit(query.limit)
-          .offset((query.page - 1) * query.limit)
-          .execute(),
-      ]);
-      return { items: rows.map((row) => toEventWithStats(row, carbon)), total: Number(count.n) };
+      const page = await readPage(base, query, (q) =>
+        q.selectAll("e").orderBy(EVENT_SORT_COLUMNS[query.sortBy], direction).orderBy("e.id", direction),
+      );
+      return { items: page.items.map((row) => toEventWithStats(row, carbon)), total: page.total };
     },
   };
 }

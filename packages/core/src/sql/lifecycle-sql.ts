@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, sql } from "kysely";
+import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import { DELIVERY_STATUSES } from "../resources/webhook-delivery.ts";
 import { leaseFree, PENDING } from "./outbox-sql.ts";
 import type { Database } from "./database.ts";
@@ -70,19 +70,12 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
   async function recomputeForFactorSet(): Promise<void> {
     if (!ctx.factorsGiven) return;
     const identity = factorSetIdentity(ctx.factors);
-    const recorded = await db
-      .selectFrom("emission_factor_set")
-      .select("identity")
-      .where("id", "=", 1)
-      .executeTakeFirst();
-    if (recorded?.identity === identity) return;
+    const recorded = (conn: Kysely<Database>) =>
+      conn.selectFrom("emission_factor_set").select("identity").where("id", "=", 1).executeTakeFirst();
+    if ((await recorded(db))?.identity === identity) return;
     await write(async (trx) => {
       // Read again under the write lock: another process may have just done it.
-      const current = await trx
-        .selectFrom("emission_factor_set")
-        .select("identity")
-        .where("id", "=", 1)
-        .executeTakeFirst();
+      const current = await recorded(trx);
       if (current?.identity === identity) return;
       const emissions = contributionSql(ctx.factors).emissions_kg;
       await trx

@@ -5,8 +5,7 @@
  */
 import type { ExpressionBuilder } from "kysely";
 import type { DeliveryStatus } from "../resources/webhook-delivery.ts";
-import type { Envelope, Notification } from "../storage/envelope.ts";
-import { createEnvelope } from "../webhooks/outbox.ts";
+import type { Envelope } from "../storage/envelope.ts";
 import type { Database, WebhookDeliveriesTable } from "./database.ts";
 
 /** The status of a delivery that still has an attempt to make. */
@@ -54,14 +53,4 @@ export function pendingDeliveryRow(webhookId: string, envelope: Envelope) {
     created_at: at,
     updated_at: at,
   } satisfies Record<DeliveryColumn, unknown>;
-}
-
-/** A new pending delivery row of `notification` from `account`, made at `now` (a ping's, which is not a change's). */
-export function deliveryRow(
-  webhookId: string,
-  account: { id: string; name: string },
-  notification: Notification,
-  now: string,
-) {
-  return pendingDeliveryRow(webhookId, createEnvelope(notification, account, now));
 }

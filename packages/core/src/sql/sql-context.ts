@@ -1,5 +1,6 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type SelectQueryBuilder, sql } from "kysely";
 import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
+import type { Page } from "../storage/common.ts";
 import type { Database } from "./database.ts";
 import type { SqlDialect } from "./dialect.ts";
 
@@ -25,4 +26,25 @@ function containsPattern(text: string): string {
 /** The right-hand side of a LIKE that uses our escape character. */
 export function likePattern(text: string) {
   return sql`${containsPattern(text)} escape '\\'`;
+}
+
+/**
+ * One page of a list: the rows of `base` that `ordered` selects and sorts, page `query.page` of
+ * `query.limit` rows, and how many rows `base` has in all, both read at once. `ordered` must end
+ * its order on a unique column, so that pages neither overlap nor skip a row.
+ */
+export async function readPage<DB, TB extends keyof DB, O, Row>(
+  base: SelectQueryBuilder<DB, TB, O>,
+  query: { page: number; limit: number },
+  ordered: (base: SelectQueryBuilder<DB, TB, O>) => SelectQueryBuilder<DB, TB, Row>,
+): Promise<Page<Row>> {
+  const [count, items] = await Promise.all([
+    // Over a generic builder the compiler cannot resolve the selection's type far enough to name `n`.
+    base.select(sql<number>`count(*)`.as("n")).$castTo<{ n: number }>().executeTakeFirstOrThrow(),
+    ordered(base)
+      .limit(query.limit)
+      .offset((query.page - 1) * query.limit)
+      .execute(),
+  ]);
+  return { items, total: Number(count.n) };
 }

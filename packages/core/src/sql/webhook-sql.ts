@@ -3,7 +3,7 @@ import type { Database } from "./database.ts";
 import type { SqlDialect, UniqueIndex } from "./dialect.ts";
 import { type Param, precompile } from "./precompiled.ts";
 import { rowToWebhook, webhookToRow } from "./rows.ts";
-import type { SqlContext } from "./sql-context.ts";
+import { readPage, type SqlContext } from "./sql-context.ts";
 import { StorageConflict, type WebhookWrites } from "../storage/transaction.ts";
 import type { WebhookStore } from "../storage/webhook-store.ts";
 
@@ -17,6 +17,17 @@ export const WEBHOOK_URL_INDEX: UniqueIndex = {
 /** Locks the account's row: the lock that serialises its webhook inserts and URL changes. */
 function lockAccount(conn: Kysely<Database>, dialect: SqlDialect, accountId: string) {
   return dialect.lockRows(conn.selectFrom("accounts").select("id").where("id", "=", accountId)).executeTakeFirst();
+}
+
+/** The account's webhook read on `conn`, without a lock, or `null`. */
+async function readWebhook(conn: Kysely<Database>, accountId: string, id: string) {
+  const row = await conn
+    .selectFrom("webhooks")
+    .selectAll()
+    .where("id", "=", id)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+  return row ? rowToWebhook(row) : null;
 }
 
 /** The webhook operations of `storage.transaction` (`tx.webhooks`) on SQL: compiled once, bound to each transaction's connection. */
@@ -52,6 +63,10 @@ export function createWebhookWrites(
         .lockRows(trx.selectFrom("webhooks").selectAll().where("id", "=", id).where("account_id", "=", accountId))
         .executeTakeFirst();
       return row ? rowToWebhook(row) : null;
+    },
+
+    get(accountId, id) {
+      return readWebhook(trx, accountId, id);
     },
 
     async findByUrl(accountId, url, exceptId) {
@@ -143,44 +158,26 @@ export function createWebhookStore(ctx: SqlContext): WebhookStore {
       }
     },
 
-    async getWebhook(accountId, id) {
-      const row = await db
-        .selectFrom("webhooks")
-        .selectAll()
-        .where("id", "=", id)
-        .where("account_id", "=", accountId)
-        .executeTakeFirst();
-      return row ? rowToWebhook(row) : null;
+    getWebhook(accountId, id) {
+      return readWebhook(db, accountId, id);
     },
 
     async deleteWebhook(accountId, id) {
       return write(async (trx) => {
-        const row = await trx
-          .selectFrom("webhooks")
-          .selectAll()
-          .where("id", "=", id)
-          .where("account_id", "=", accountId)
-          .executeTakeFirst();
-        if (!row) return null;
+        const webhook = await readWebhook(trx, accountId, id);
+        if (!webhook) return null;
         await trx.deleteFrom("webhooks").where("id", "=", id).execute();
-        return rowToWebhook(row);
+        return webhook;
       });
     },
 
     async listWebhooks(accountId, query) {
       let base = db.selectFrom("webhooks").where("account_id", "=", accountId);
       if (query.active !== undefined) base = base.where("active", "=", query.active ? 1 : 0);
-      const [count, rows] = await Promise.all([
-        base.select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow(),
-        base
-          .selectAll()
-          .orderBy("created_at", "desc")
-          .orderBy("id", "desc")
-          .limit(query.limit)
-          .offset((query.page - 1) * query.limit)
-          .execute(),
-      ]);
-      return { items: rows.map(rowToWebhook), total: Number(count.n) };
+      const page = await readPage(base, query, (q) =>
+        q.selectAll().orderBy("created_at", "desc").orderBy("id", "desc"),
+      );
+      return { items: page.items.map(rowToWebhook), total: page.total };
     },
   };
 }

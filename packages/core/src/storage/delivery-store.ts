@@ -1,5 +1,4 @@
 import type { ClaimedDelivery, DeliveryListQuery, DeliveryRecord } from "../resources/webhook-delivery.ts";
-import type { Notification } from "./envelope.ts";
 import type { Page } from "./common.ts";
 
 /** What {@link DeliveryStore.outboxBacklog} reports: pending deliveries by state, and the earliest due. */
@@ -51,17 +50,6 @@ export interface DeliveryStore {
   listDeliveries(accountId: string, webhookId: string, query: DeliveryListQuery): Promise<Page<DeliveryRecord> | null>;
   /** A delivery of the account's webhook with its attempts, or `null`. */
   getDelivery(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRecord | null>;
-  /**
-   * Stores a delivery of `notification` to the account's webhook (active or not) already held by
-   * `workerId` until `leaseUntil`, with `finalAttempt` and whether its failures count towards
-   * disabling, and returns it to be sent at once. `null` when there is no such webhook.
-   */
-  createHeldDelivery(
-    accountId: string,
-    webhookId: string,
-    notification: Notification,
-    hold: { workerId: string; now: string; leaseUntil: string; finalAttempt: number; countsFailures: boolean },
-  ): Promise<ClaimedDelivery | null>;
   /**
    * The outbox's backlog at `now`, for monitoring: pending deliveries of active webhooks that
    * are due (or being sent), those waiting for a scheduled retry, those of inactive webhooks

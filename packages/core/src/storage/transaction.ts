@@ -160,7 +160,17 @@ export interface DeliveryState {
   finalAttempt: number | null;
 }
 
-/** The outbox's deliveries in a write transaction: an attempt's record, a redelivery. */
+/** Who holds a delivery made to be sent at once (a ping's) and how its attempt counts (`PING_DELIVERY` in `rules/delivery-status.ts`). */
+export interface DeliveryHold {
+  workerId: string;
+  /** The lease's end: no worker claims the delivery before then. */
+  leaseUntil: string;
+  finalAttempt: number;
+  /** Whether a failure of its attempt counts towards disabling the webhook. */
+  countsFailures: boolean;
+}
+
+/** The outbox's deliveries in a write transaction: an attempt's record, a redelivery, a delivery held to be sent at once. */
 export interface DeliveryWrites {
   /**
    * Locks the delivery's row and records attempt `attempt.number` on it when `workerId` holds it
@@ -186,6 +196,12 @@ export interface DeliveryWrites {
   ): Promise<boolean>;
   /** A delivery of the account's webhook with its attempts as of this point of the transaction, or `null`. Takes no lock. */
   get(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRecord | null>;
+  /**
+   * Inserts `delivery` as `pending`, due at its envelope's `createdAt`, with no attempt made, but
+   * already leased as `hold` says, so no worker claims it while its holder sends it. Returns the
+   * payload stored: the envelope's bytes, which its attempt sends.
+   */
+  insertHeld(delivery: NewDelivery, hold: DeliveryHold): Promise<string>;
 }
 
 /** A webhook's failure count and whether it is active, as stored. */
@@ -210,6 +226,8 @@ export interface WebhookWrites {
    * overwritten with what was read before it.
    */
   lock(accountId: string, id: string): Promise<WebhookRecord | null>;
+  /** The account's webhook (with its secret) as of this point of the transaction, or `null`. Takes no lock. */
+  get(accountId: string, id: string): Promise<WebhookRecord | null>;
   /**
    * The id of the account's webhook other than `exceptId` that has `url`, or `null`. Exact under
    * {@link lockAccount}; a unique index is the backstop ({@link StorageConflict} `webhook-url`).
