@@ -32,6 +32,27 @@ export const E2E_BACKEND: "sqlite" | "postgres" = process.env.E2E_BACKEND === "p
 if (E2E_BACKEND === "postgres" && !POSTGRES_URL)
   throw new Error("E2E_BACKEND=postgres needs TEST_DATABASE_URL (an admin connection string)");
 
+/**
+ * fetch in this process closes a connection once it has been idle for 100 ms, instead of keeping
+ * it for the server's `Keep-Alive: timeout=5` (less a second). A server given SIGTERM keeps each
+ * idle keep-alive connection open until the client closes it or its timeout runs out (so that a
+ * request sent on it just then gets a 503, not a reset): with fetch's default every `stop()` after
+ * a request waited some 3 s for nothing. Requests sent one after another still share a connection.
+ * Node's fetch reads its dispatcher from this symbol (undici's setGlobalDispatcher sets it); the
+ * dispatcher Node made is an undici Agent, whose class builds ours, so no undici package is needed.
+ * The tests of keep-alive itself use agents and sockets of their own.
+ */
+const GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
+await fetch("data:,");
+const NodeAgent = (globalThis as Record<symbol, { constructor: new (options: object) => unknown } | undefined>)[
+  GLOBAL_DISPATCHER
+]?.constructor;
+if (typeof NodeAgent === "function")
+  (globalThis as Record<symbol, unknown>)[GLOBAL_DISPATCHER] = new NodeAgent({
+    keepAliveTimeout: 100,
+    keepAliveMaxTimeout: 100,
+  });
+
 /** Runs `sql` on a short-lived admin connection to POSTGRES_URL's server. */
 async function adminQuery(sql: string, values: unknown[] = []): Promise<pg.QueryResult> {
   if (!POSTGRES_URL) throw new Error("TEST_DATABASE_URL is not set");
