@@ -27,7 +27,7 @@ function cpuSeconds() {
 }
 
 // Only a test file's own process: the runner's process has no test file as its script.
-if (out && file?.endsWith(".test.ts") && process.env.NODE_TEST_CONTEXT) {
+if (out && /\.test\.m?[jt]s$/.test(file ?? "") && process.env.NODE_TEST_CONTEXT) {
   process.on("exit", () =>
     appendFileSync(
       out,

@@ -18,9 +18,9 @@
  * disturbing the files running beside them.
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, createWriteStream, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { appendFileSync, createWriteStream, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { POSTGRES_SKIP, ROOT } from "./_setup.ts";
 
@@ -46,24 +46,26 @@ const NOT_DATABASE_BACKED = new Set([
  */
 const SLOW_FIRST = [
   "packages/server/test/cli.test.ts",
+  "unit tests",
   "test/fuzz.test.ts",
   "test/webhook-signing.test.ts",
   "test/auth.test.ts",
   "test/browser.test.ts",
   "test/shutdown.test.ts",
   "test/workers.test.ts",
-  "packages/core/test/dialect.test.ts",
-  "packages/core/test/storage.test.ts",
   "test/links.test.ts",
   "test/https.test.ts",
   "test/examples.test.ts",
   "test/abuse-limits.test.ts",
   "test/multi-process.test.ts",
 ];
-const slowFirst = (files: string[]) => [
-  ...SLOW_FIRST.filter((file) => files.includes(file)),
-  ...files.filter((file) => !SLOW_FIRST.includes(file)),
-];
+const slowFirst = (files: string[]) => {
+  const key = (file: string) => (file === UNIT_TESTS ? "unit tests" : file);
+  return [
+    ...SLOW_FIRST.flatMap((name) => files.filter((file) => key(file) === name)),
+    ...files.filter((file) => !SLOW_FIRST.includes(key(file))),
+  ];
+};
 
 const excluded = new Set(
   (process.env.TEST_EXCLUDE ?? "")
@@ -92,6 +94,29 @@ const e2e = testFiles("test");
 const failed: string[] = [];
 const reportsDir = mkdtempSync(join(tmpdir(), "event-service-tests-"));
 
+/**
+ * The packages' unit test files run in one process, all but those that spend their time in
+ * processes of their own (cli.test.ts): in a process each, every file loaded core's sources
+ * again through tsx's loader, a second or more of CPU per file (the 47 files: some 70 s of CPU
+ * apart, 19 s in one process). That process runs a module written here that imports them all,
+ * statically: node's runner takes the tests a module registers while it loads, not those
+ * registered after the last one ended. Sharing a process, a unit test file must leave no global
+ * state behind (environment, globals, process listeners), and none does. Failures still name
+ * their own file, and each file still runs alone with `node --test`.
+ */
+const OWN_PROCESS = new Set(["packages/server/test/cli.test.ts"]);
+const UNIT_TESTS = join(reportsDir, "unit-tests.test.mjs");
+const unitTests = packageTests.filter((file) => !OWN_PROCESS.has(file));
+writeFileSync(
+  UNIT_TESTS,
+  unitTests.map((file) => `import ${JSON.stringify(pathToFileURL(join(ROOT, file)).href)};\n`).join(""),
+);
+/** How the summary names a file: the generated module by what it runs. */
+const shownAs = (file: string) =>
+  file.endsWith(basename(UNIT_TESTS)) ? `unit tests (${unitTests.length} files in one process)` : file;
+/** The files of the SQLite run: the unit tests' module stands for them in SLOW_FIRST as "unit tests". */
+const sqliteFiles = [UNIT_TESTS, ...packageTests.filter((file) => OWN_PROCESS.has(file)), ...e2e];
+
 /** Each run's slowest files, printed with the summary. */
 const slowest: string[] = [];
 
@@ -104,7 +129,7 @@ function slowestFiles(timings: string): string {
   try {
     for (const line of readFileSync(timings, "utf8").split("\n")) {
       const [file, time, cpu] = line.split("\t");
-      if (file && time) seconds.set(file, [Number(time), Number(cpu ?? 0)]);
+      if (file && time) seconds.set(shownAs(file), [Number(time), Number(cpu ?? 0)]);
     }
   } catch {
     return "no timings";
@@ -188,7 +213,7 @@ async function run(
 
 const started = Date.now();
 const sqlite = (concurrency = 2) =>
-  run("SQLite: unit and end-to-end tests", [...packageTests, ...e2e], { E2E_BACKEND: "sqlite" }, { concurrency });
+  run("SQLite: unit and end-to-end tests", sqliteFiles, { E2E_BACKEND: "sqlite" }, { concurrency });
 const onPostgres = e2e.filter((file) => !NOT_DATABASE_BACKED.has(file.slice("test/".length)));
 const postgres = (quiet: boolean) =>
   run("PostgreSQL: end-to-end tests with E2E_BACKEND=postgres", onPostgres, { E2E_BACKEND: "postgres" }, { quiet });
