@@ -60,6 +60,14 @@ if (typeof NodeAgent === "function")
     keepAliveMaxTimeout: 100,
   });
 
+/**
+ * Why a test skips in the PostgreSQL pass when the processes it starts get a database of their
+ * own, not the pass's (`:memory:`, a SQLite file: configuration errors that stop `serve` before
+ * it opens one): that pass would run exactly what the SQLite pass runs. Pass as `{ skip: ... }`.
+ */
+export const SQLITE_PASS_ONLY: string | false =
+  E2E_BACKEND === "postgres" ? "no PostgreSQL database involved: the SQLite pass runs it" : false;
+
 /** Runs `sql` on a short-lived admin connection to POSTGRES_URL's server. */
 async function adminQuery(sql: string, values: unknown[] = []): Promise<pg.QueryResult> {
   if (!POSTGRES_URL) throw new Error("TEST_DATABASE_URL is not set");
