@@ -7,6 +7,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -250,8 +252,8 @@ export interface TestServer {
   /** Runs the CLI against the same database. */
   cli(args: string[]): Promise<CliResult>;
   /**
-   * Creates an API key on the server's database from this process (see {@link createKeyOn}), as
-   * `keys create --json` would; the CLI's own commands are tested in packages/server/test/cli.test.ts
+   * Creates an API key on the server's database from this process, or from the runner's under
+   * npm test (see {@link createKeyOn}), as `keys create --json` would; the CLI's own commands are tested in packages/server/test/cli.test.ts
    * and test/auth.test.ts.
    */
   createKey(options?: KeyOptions): Promise<CreatedKey>;
@@ -272,20 +274,67 @@ export interface KeyOptions {
 
 /**
  * Creates an API key (and its account when new) on `database` through core's public API, as the
- * CLI's `keys create` does, but in this process: a CLI process per key cost most of a second
- * each. The server reads keys from the database, so it sees this one as it would the CLI's.
+ * CLI's `keys create` does, but in this process (or, under npm test, in the runner's: see
+ * KEY_SERVICE below): a CLI process per key cost most of a second each. The server reads keys
+ * from the database, so it sees this one as it would the CLI's.
  * The database is already migrated (a server started on it). Opened and closed per call, so
  * nothing holds it when its server stops or the database is dropped. Calls run one at a time:
  * better-sqlite3 waits for a lock synchronously, so a second connection of this process waiting
  * for the first's write transaction would block the thread that has to finish it.
  */
 export function createKeyOn(database: string, options: KeyOptions = {}): Promise<CreatedKey> {
+  if (KEY_SERVICE) return createKeyThroughService(database, options);
   const created = keyQueue.then(() => createKeyNow(database, options));
   keyQueue = created.catch(() => {});
   return created;
 }
 
 let keyQueue: Promise<unknown> = Promise.resolve();
+
+/**
+ * The runner's key service (test/run.ts sets TEST_KEY_SERVICE for the files it starts): keys are
+ * then made in the runner's process, which loads core, kysely and the drivers once for the whole
+ * run, instead of in every test file's process (some 0.6 s of CPU each under tsx's loader). The
+ * same createKeyOn makes them there, one at a time; a file run alone makes its own.
+ */
+const KEY_SERVICE = process.env.TEST_KEY_SERVICE;
+
+async function createKeyThroughService(database: string, options: KeyOptions): Promise<CreatedKey> {
+  const response = await fetch(`${KEY_SERVICE}/keys`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ database, options }),
+  });
+  const body = (await response.json()) as CreatedKey | { error: string };
+  if ("error" in body) throw new Error(`the key service (${KEY_SERVICE}) could not make the key: ${body.error}`);
+  return body;
+}
+
+/** Serves {@link createKeyOn} on 127.0.0.1 for the test files of a run: see KEY_SERVICE. */
+export async function startKeyService(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", async () => {
+      let answer: { status: number; body: unknown };
+      try {
+        const { database, options } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+          database: string;
+          options: KeyOptions;
+        };
+        answer = { status: 200, body: await createKeyOn(database, options) };
+      } catch (error) {
+        answer = { status: 500, body: { error: error instanceof Error ? error.message : String(error) } };
+      }
+      response.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((resolvePromise) => server.listen(0, "127.0.0.1", resolvePromise));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolvePromise) => server.close(() => resolvePromise())),
+  };
+}
 
 async function createKeyNow(
   database: string,

@@ -22,7 +22,7 @@ import { appendFileSync, createWriteStream, mkdtempSync, readFileSync, readdirSy
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { POSTGRES_SKIP, ROOT } from "./_setup.ts";
+import { POSTGRES_SKIP, ROOT, startKeyService } from "./_setup.ts";
 
 /**
  * End-to-end files that touch no database of the server, left out of the PostgreSQL run: the
@@ -181,7 +181,7 @@ async function run(
     ],
     {
       cwd: ROOT,
-      env: { ...process.env, ...env, TEST_TIMINGS_FILE: timings },
+      env: { ...process.env, ...env, TEST_TIMINGS_FILE: timings, TEST_KEY_SERVICE: keyService.url },
       stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
     },
   );
@@ -212,6 +212,8 @@ async function run(
 }
 
 const started = Date.now();
+// Keys for every file of both runs are made here, in one process (see _setup.ts's KEY_SERVICE).
+const keyService = await startKeyService();
 const sqlite = (concurrency = 2) =>
   run("SQLite: unit and end-to-end tests", sqliteFiles, { E2E_BACKEND: "sqlite" }, { concurrency });
 const onPostgres = e2e.filter((file) => !NOT_DATABASE_BACKED.has(file.slice("test/".length)));
@@ -231,6 +233,7 @@ if (POSTGRES_SKIP) {
   results.push(["SQLite (unit and end-to-end)", onSqlite], ["PostgreSQL (end-to-end)", onPg]);
 }
 
+await keyService.close();
 console.log(`\n=== summary (${Math.round((Date.now() - started) / 1000)} s)`);
 for (const [label, outcome] of results)
   console.log(typeof outcome === "string" ? outcome : `${label}: ${outcome ? "passed" : "FAILED"}`);
