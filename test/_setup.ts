@@ -7,13 +7,22 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createEventService, createSqlStorage, type Database as Schema } from "@event-service/core";
-import Database from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
-import pg from "pg";
+import type { Database as Schema } from "@event-service/core";
+import type { Kysely } from "kysely";
+import type pg from "pg";
+
+/**
+ * The database drivers, kysely and core, loaded when first used: a file that makes no key and
+ * reads no database (and the runner, test/run.ts) does without them, some 0.9 s of CPU each
+ * under tsx.
+ */
+const loadPg = async () => (await import("pg")).default;
+const loadSqlite = async () => (await import("better-sqlite3")).default;
 
 export const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 export const CLI = join(ROOT, "packages/server/dist/cli.js");
@@ -32,10 +41,39 @@ export const E2E_BACKEND: "sqlite" | "postgres" = process.env.E2E_BACKEND === "p
 if (E2E_BACKEND === "postgres" && !POSTGRES_URL)
   throw new Error("E2E_BACKEND=postgres needs TEST_DATABASE_URL (an admin connection string)");
 
+/**
+ * fetch in this process closes a connection once it has been idle for 100 ms, instead of keeping
+ * it for the server's `Keep-Alive: timeout=5` (less a second). A server given SIGTERM keeps each
+ * idle keep-alive connection open until the client closes it or its timeout runs out (so that a
+ * request sent on it just then gets a 503, not a reset): with fetch's default every `stop()` after
+ * a request waited some 3 s for nothing. Requests sent one after another still share a connection.
+ * Node's fetch reads its dispatcher from this symbol (undici's setGlobalDispatcher sets it); the
+ * dispatcher Node made is an undici Agent, whose class builds ours, so no undici package is needed.
+ * The tests of keep-alive itself use agents and sockets of their own.
+ */
+const GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
+await fetch("data:,");
+const NodeAgent = (globalThis as Record<symbol, { constructor: new (options: object) => unknown } | undefined>)[
+  GLOBAL_DISPATCHER
+]?.constructor;
+if (typeof NodeAgent === "function")
+  (globalThis as Record<symbol, unknown>)[GLOBAL_DISPATCHER] = new NodeAgent({
+    keepAliveTimeout: 100,
+    keepAliveMaxTimeout: 100,
+  });
+
+/**
+ * Why a test skips in the PostgreSQL pass when the processes it starts get a database of their
+ * own, not the pass's (`:memory:`, a SQLite file: configuration errors that stop `serve` before
+ * it opens one): that pass would run exactly what the SQLite pass runs. Pass as `{ skip: ... }`.
+ */
+export const SQLITE_PASS_ONLY: string | false =
+  E2E_BACKEND === "postgres" ? "no PostgreSQL database involved: the SQLite pass runs it" : false;
+
 /** Runs `sql` on a short-lived admin connection to POSTGRES_URL's server. */
 async function adminQuery(sql: string, values: unknown[] = []): Promise<pg.QueryResult> {
   if (!POSTGRES_URL) throw new Error("TEST_DATABASE_URL is not set");
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  const client = new (await loadPg()).Client({ connectionString: POSTGRES_URL });
   await client.connect();
   try {
     return await client.query(sql, values);
@@ -109,7 +147,7 @@ export async function queryDatabase<T = Record<string, unknown>>(
 ): Promise<T[]> {
   if (isPostgres(database)) {
     let n = 0;
-    const client = new pg.Client({ connectionString: database });
+    const client = new (await loadPg()).Client({ connectionString: database });
     await client.connect();
     try {
       return (
@@ -122,7 +160,7 @@ export async function queryDatabase<T = Record<string, unknown>>(
       await client.end();
     }
   }
-  const db = new Database(database, { fileMustExist: true });
+  const db = new (await loadSqlite())(database, { fileMustExist: true });
   try {
     db.pragma("busy_timeout = 5000");
     const statement = db.prepare(sql);
@@ -214,8 +252,8 @@ export interface TestServer {
   /** Runs the CLI against the same database. */
   cli(args: string[]): Promise<CliResult>;
   /**
-   * Creates an API key on the server's database from this process (see {@link createKeyOn}), as
-   * `keys create --json` would; the CLI's own commands are tested in packages/server/test/cli.test.ts
+   * Creates an API key on the server's database from this process, or from the runner's under
+   * npm test (see {@link createKeyOn}), as `keys create --json` would; the CLI's own commands are tested in packages/server/test/cli.test.ts
    * and test/auth.test.ts.
    */
   createKey(options?: KeyOptions): Promise<CreatedKey>;
@@ -236,14 +274,16 @@ export interface KeyOptions {
 
 /**
  * Creates an API key (and its account when new) on `database` through core's public API, as the
- * CLI's `keys create` does, but in this process: a CLI process per key cost most of a second
- * each. The server reads keys from the database, so it sees this one as it would the CLI's.
+ * CLI's `keys create` does, but in this process (or, under npm test, in the runner's: see
+ * KEY_SERVICE below): a CLI process per key cost most of a second each. The server reads keys
+ * from the database, so it sees this one as it would the CLI's.
  * The database is already migrated (a server started on it). Opened and closed per call, so
  * nothing holds it when its server stops or the database is dropped. Calls run one at a time:
  * better-sqlite3 waits for a lock synchronously, so a second connection of this process waiting
  * for the first's write transaction would block the thread that has to finish it.
  */
 export function createKeyOn(database: string, options: KeyOptions = {}): Promise<CreatedKey> {
+  if (KEY_SERVICE) return createKeyThroughService(database, options);
   const created = keyQueue.then(() => createKeyNow(database, options));
   keyQueue = created.catch(() => {});
   return created;
@@ -251,17 +291,66 @@ export function createKeyOn(database: string, options: KeyOptions = {}): Promise
 
 let keyQueue: Promise<unknown> = Promise.resolve();
 
+/**
+ * The runner's key service (test/run.ts sets TEST_KEY_SERVICE for the files it starts): keys are
+ * then made in the runner's process, which loads core, kysely and the drivers once for the whole
+ * run, instead of in every test file's process (some 0.6 s of CPU each under tsx's loader). The
+ * same createKeyOn makes them there, one at a time; a file run alone makes its own.
+ */
+const KEY_SERVICE = process.env.TEST_KEY_SERVICE;
+
+async function createKeyThroughService(database: string, options: KeyOptions): Promise<CreatedKey> {
+  const response = await fetch(`${KEY_SERVICE}/keys`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ database, options }),
+  });
+  const body = (await response.json()) as CreatedKey | { error: string };
+  if ("error" in body) throw new Error(`the key service (${KEY_SERVICE}) could not make the key: ${body.error}`);
+  return body;
+}
+
+/** Serves {@link createKeyOn} on 127.0.0.1 for the test files of a run: see KEY_SERVICE. */
+export async function startKeyService(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", async () => {
+      let answer: { status: number; body: unknown };
+      try {
+        const { database, options } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+          database: string;
+          options: KeyOptions;
+        };
+        answer = { status: 200, body: await createKeyOn(database, options) };
+      } catch (error) {
+        answer = { status: 500, body: { error: error instanceof Error ? error.message : String(error) } };
+      }
+      response.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((resolvePromise) => server.listen(0, "127.0.0.1", resolvePromise));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolvePromise) => server.close(() => resolvePromise())),
+  };
+}
+
 async function createKeyNow(
   database: string,
   { account = "Acme", tier = "professional", scopes, perMinute, perDay }: KeyOptions,
 ): Promise<CreatedKey> {
+  const [{ createEventService, createSqlStorage }, { Kysely, PostgresDialect, SqliteDialect }] = await Promise.all([
+    import("@event-service/core"),
+    import("kysely"),
+  ]);
   let db: Kysely<Schema>;
   if (isPostgres(database)) {
-    const pool = new pg.Pool({ connectionString: database, max: 1 });
+    const pool = new (await loadPg()).Pool({ connectionString: database, max: 1 });
     pool.on("error", () => {});
     db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
   } else {
-    const sqlite = new Database(database, { fileMustExist: true });
+    const sqlite = new (await loadSqlite())(database, { fileMustExist: true });
     sqlite.pragma("busy_timeout = 5000");
     db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
   }

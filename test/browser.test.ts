@@ -233,9 +233,20 @@ describe("in a real browser (headless Chromium)", { skip: SKIP }, () => {
       viewport: { width: 1400, height: 1000 },
     });
   });
+  /**
+   * The servers' stops, awaited once the browser is closed: a server given SIGTERM keeps the
+   * browser's idle keep-alive connections open until they close or time out (5 s each), and
+   * only closing the browser closes them.
+   */
+  const stops: Array<Promise<void>> = [];
+  const stopLater = (stop: Promise<void>) => {
+    stop.catch(() => {}); // awaited (and reported) in after()
+    stops.push(stop);
+  };
   after(async () => {
     await context?.close();
     if (profile) rmSync(profile, { recursive: true, force: true });
+    await Promise.all(stops);
   });
 
   describe("/docs", () => {
@@ -243,7 +254,7 @@ describe("in a real browser (headless Chromium)", { skip: SKIP }, () => {
     before(async () => {
       server = await startServer();
     });
-    after(async () => assert.equal(await server.stop(), 0));
+    after(() => stopLater(server.stop().then((code) => assert.equal(code, 0, "the /docs server exits 0"))));
 
     test("renders the reference, lists every operation of /openapi.json, and requests nothing from another origin", async () => {
       const spec = (await server.request("GET", "/openapi.json")).body;
@@ -318,14 +329,13 @@ describe("in a real browser (headless Chromium)", { skip: SKIP }, () => {
         child.on("exit", (code) => reject(new Error(`the example exited with ${code}: ${output}`)));
       });
     });
-    after(async () => {
+    after(() => {
       // The example closes gracefully (it waits for the browser's keep-alive connections); it is
       // killed if that takes too long.
-      const exited = new Promise((resolvePromise) => child.once("exit", resolvePromise));
+      const exited = new Promise<void>((resolvePromise) => child.once("exit", () => resolvePromise()));
       child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-      await exited;
-      clearTimeout(timer);
+      stopLater(exited.finally(() => clearTimeout(timer)));
     });
 
     test("renders the reference from the base path's document and assets", async () => {
@@ -354,10 +364,10 @@ describe("in a real browser (headless Chromium)", { skip: SKIP }, () => {
       api = await startServer({ env: { CORS_ORIGINS: allowed.origin } });
       key = (await api.createKey({ account: "Browser app" })).key;
     });
-    after(async () => {
+    after(() => {
       allowed?.server.close();
       unlisted?.server.close();
-      assert.equal(await api.stop(), 0);
+      stopLater(api.stop().then((code) => assert.equal(code, 0, "the API server exits 0")));
     });
 
     async function run(origin: string) {

@@ -2,10 +2,10 @@
  * End-to-end: `GET /v1/events/:id/attendees/export`. The CSV is read back with a real CSV parser
  * (csv-parse) and compared field by field with the API's JSON; the NDJSON line by line; the
  * typed client hands over the stream; 50,000 registrations go out while the server's live heap
- * stays flat (measured in heap snapshots of the server, which V8 takes after a full collection).
+ * stays flat (what is still in use after a full collection in the server, see heap-probe.mjs).
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -17,18 +17,24 @@ import { type Client, clientFor, createEvent, expectError, expectStatus, PREFIXE
 let server: TestServer;
 let client: Client;
 let key: string;
-/** Where the server writes a heap snapshot when it gets SIGUSR2. */
-const snapshots = mkdtempSync(join(tmpdir(), "export-heap-"));
+/** Where the server appends its live heap when it gets SIGUSR2 (see heap-probe.mjs). */
+const probeDir = mkdtempSync(join(tmpdir(), "export-heap-"));
+const probeFile = join(probeDir, "heap.txt");
 
 before(async () => {
-  server = await startServer({ env: { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}` } });
+  server = await startServer({
+    env: {
+      HEAP_PROBE_FILE: probeFile,
+      NODE_OPTIONS: `--import=${new URL("./fixtures/heap-probe.mjs", import.meta.url).href}`,
+    },
+  });
   key = (await server.createKey({ account: "Export GmbH", tier: "enterprise" })).key;
   client = clientFor(server, key);
 });
 
 after(async () => {
   await server.stop();
-  rmSync(snapshots, { recursive: true, force: true });
+  rmSync(probeDir, { recursive: true, force: true });
 });
 
 /** Registrations whose values test the CSV: separators, quotes, line breaks, formulas, other scripts. */
@@ -239,34 +245,19 @@ describe("CSV and NDJSON", () => {
 });
 
 /**
- * The server's live heap in bytes: V8 collects all garbage before it writes a heap snapshot
- * (SIGUSR2, `--heapsnapshot-signal`), and the snapshot's objects' own sizes add up to what is
- * still reachable. Unlike `heapUsed`, it does not count garbage waiting for a collection.
+ * The server's live heap in bytes: what it still uses after a full garbage collection, which
+ * heap-probe.mjs runs in the server on SIGUSR2 before it appends the figure to `probeFile`.
+ * Unlike `heapUsed` at any moment, it does not count garbage waiting for a collection.
  */
 async function liveHeapBytes(): Promise<number> {
-  const before = new Set(readdirSync(snapshots));
+  const lines = () => (existsSync(probeFile) ? readFileSync(probeFile, "utf8").split("\n").filter(Boolean) : []);
+  const before = lines().length;
   process.kill(server.pid, "SIGUSR2");
-  for (let waited = 0; ; waited += 100) {
-    assert.ok(waited < 30_000, "the server wrote no heap snapshot");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const file = readdirSync(snapshots).find((name) => !before.has(name) && name.endsWith(".heapsnapshot"));
-    if (!file) continue;
-    const path = join(snapshots, file);
-    const size = statSync(path).size;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    if (size === 0 || statSync(path).size !== size) continue;
-    let snapshot: { snapshot: { meta: { node_fields: string[] } }; nodes: number[] };
-    try {
-      snapshot = JSON.parse(readFileSync(path, "utf8"));
-    } catch {
-      continue; // still being written
-    }
-    rmSync(path);
-    const fields = snapshot.snapshot.meta.node_fields;
-    const selfSize = fields.indexOf("self_size");
-    let total = 0;
-    for (let i = selfSize; i < snapshot.nodes.length; i += fields.length) total += snapshot.nodes[i]!;
-    return total;
+  for (let waited = 0; ; waited += 20) {
+    assert.ok(waited < 30_000, "the server wrote no heap figure");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const written = lines();
+    if (written.length > before) return Number(written[before]);
   }
 }
 

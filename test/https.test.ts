@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { startServer, type TestServer } from "./_setup.ts";
+import { SQLITE_PASS_ONLY, startServer, type TestServer } from "./_setup.ts";
 import { eventInput } from "./fixtures/builders.ts";
 import { logLines, makeCertificate, type RawResponse, rawRequest, runCliWithin } from "./fixtures/conventions.ts";
 import { exchange } from "./fixtures/raw-http.ts";
@@ -266,7 +266,7 @@ describe("behind a trusted proxy (TRUST_PROXY=true)", () => {
   });
 });
 
-describe("configuration errors", { concurrency: true }, () => {
+describe("configuration errors", { concurrency: true, skip: SQLITE_PASS_ONLY }, () => {
   let dir: string;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), "event-service-config-"));

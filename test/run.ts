@@ -18,11 +18,11 @@
  * disturbing the files running beside them.
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, createWriteStream, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { appendFileSync, createWriteStream, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { POSTGRES_SKIP, ROOT } from "./_setup.ts";
+import { POSTGRES_SKIP, ROOT, startKeyService } from "./_setup.ts";
 
 /**
  * End-to-end files that touch no database of the server, left out of the PostgreSQL run: the
@@ -42,22 +42,30 @@ const NOT_DATABASE_BACKED = new Set([
 
 /**
  * The files that take longest, started first so that none of them is left running alone at the
- * end of a run (node's runner starts files in the order given).
+ * end of a run (node's runner starts files in the order given). Each run takes those of its own.
  */
 const SLOW_FIRST = [
-  "test/export.test.ts",
-  "test/crash.test.ts",
-  "test/workers.test.ts",
-  "test/fuzz.test.ts",
-  "test/browser.test.ts",
-  "test/webhook-retries.test.ts",
-  "test/shutdown.test.ts",
   "packages/server/test/cli.test.ts",
+  "unit tests",
+  "test/fuzz.test.ts",
+  "test/webhook-signing.test.ts",
+  "test/auth.test.ts",
+  "test/browser.test.ts",
+  "test/shutdown.test.ts",
+  "test/workers.test.ts",
+  "test/links.test.ts",
+  "test/https.test.ts",
+  "test/examples.test.ts",
+  "test/abuse-limits.test.ts",
+  "test/multi-process.test.ts",
 ];
-const slowFirst = (files: string[]) => [
-  ...SLOW_FIRST.filter((file) => files.includes(file)),
-  ...files.filter((file) => !SLOW_FIRST.includes(file)),
-];
+const slowFirst = (files: string[]) => {
+  const key = (file: string) => (file === UNIT_TESTS ? "unit tests" : file);
+  return [
+    ...SLOW_FIRST.flatMap((name) => files.filter((file) => key(file) === name)),
+    ...files.filter((file) => !SLOW_FIRST.includes(key(file))),
+  ];
+};
 
 const excluded = new Set(
   (process.env.TEST_EXCLUDE ?? "")
@@ -86,25 +94,53 @@ const e2e = testFiles("test");
 const failed: string[] = [];
 const reportsDir = mkdtempSync(join(tmpdir(), "event-service-tests-"));
 
+/**
+ * The packages' unit test files run in one process, all but those that spend their time in
+ * processes of their own (cli.test.ts): in a process each, every file loaded core's sources
+ * again through tsx's loader, a second or more of CPU per file (the 47 files: some 70 s of CPU
+ * apart, 19 s in one process). That process runs a module written here that imports them all,
+ * statically: node's runner takes the tests a module registers while it loads, not those
+ * registered after the last one ended. Sharing a process, a unit test file must leave no global
+ * state behind (environment, globals, process listeners), and none does. Failures still name
+ * their own file, and each file still runs alone with `node --test`.
+ */
+const OWN_PROCESS = new Set(["packages/server/test/cli.test.ts"]);
+const UNIT_TESTS = join(reportsDir, "unit-tests.test.mjs");
+const unitTests = packageTests.filter((file) => !OWN_PROCESS.has(file));
+writeFileSync(
+  UNIT_TESTS,
+  unitTests.map((file) => `import ${JSON.stringify(pathToFileURL(join(ROOT, file)).href)};\n`).join(""),
+);
+/** How the summary names a file: the generated module by what it runs. */
+const shownAs = (file: string) =>
+  file.endsWith(basename(UNIT_TESTS)) ? `unit tests (${unitTests.length} files in one process)` : file;
+/** The files of the SQLite run: the unit tests' module stands for them in SLOW_FIRST as "unit tests". */
+const sqliteFiles = [UNIT_TESTS, ...packageTests.filter((file) => OWN_PROCESS.has(file)), ...e2e];
+
 /** Each run's slowest files, printed with the summary. */
 const slowest: string[] = [];
 
-/** The eight files whose processes ran longest, from `_file-timing.mjs`'s lines. */
+/**
+ * The eight files whose processes ran longest, from `_file-timing.mjs`'s lines, each with the CPU
+ * time it used (its servers' included), and the run's CPU time in all.
+ */
 function slowestFiles(timings: string): string {
-  const seconds = new Map<string, number>();
+  const seconds = new Map<string, [number, number]>();
   try {
     for (const line of readFileSync(timings, "utf8").split("\n")) {
-      const [file, time] = line.split("\t");
-      if (file && time) seconds.set(file, Number(time));
+      const [file, time, cpu] = line.split("\t");
+      if (file && time) seconds.set(shownAs(file), [Number(time), Number(cpu ?? 0)]);
     }
   } catch {
     return "no timings";
   }
-  return [...seconds]
-    .sort((a, b) => b[1] - a[1])
+  const cpu = [...seconds.values()].reduce((sum, [, used]) => sum + used, 0);
+  const slow = [...seconds]
+    .sort((a, b) => b[1][0] - a[1][0])
     .slice(0, 8)
-    .map(([file, time]) => `${file} ${Math.round(time)} s`)
+    .map(([file, [time, used]]) => `${file} ${Math.round(time)} s (CPU ${Math.round(used)} s)`)
     .join(", ");
+  return `${slow}; CPU of all its files ${Math.round(cpu)} s`;
 }
 
 /**
@@ -145,7 +181,7 @@ async function run(
     ],
     {
       cwd: ROOT,
-      env: { ...process.env, ...env, TEST_TIMINGS_FILE: timings },
+      env: { ...process.env, ...env, TEST_TIMINGS_FILE: timings, TEST_KEY_SERVICE: keyService.url },
       stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
     },
   );
@@ -176,8 +212,10 @@ async function run(
 }
 
 const started = Date.now();
+// Keys for every file of both runs are made here, in one process (see _setup.ts's KEY_SERVICE).
+const keyService = await startKeyService();
 const sqlite = (concurrency = 2) =>
-  run("SQLite: unit and end-to-end tests", [...packageTests, ...e2e], { E2E_BACKEND: "sqlite" }, { concurrency });
+  run("SQLite: unit and end-to-end tests", sqliteFiles, { E2E_BACKEND: "sqlite" }, { concurrency });
 const onPostgres = e2e.filter((file) => !NOT_DATABASE_BACKED.has(file.slice("test/".length)));
 const postgres = (quiet: boolean) =>
   run("PostgreSQL: end-to-end tests with E2E_BACKEND=postgres", onPostgres, { E2E_BACKEND: "postgres" }, { quiet });
@@ -195,6 +233,7 @@ if (POSTGRES_SKIP) {
   results.push(["SQLite (unit and end-to-end)", onSqlite], ["PostgreSQL (end-to-end)", onPg]);
 }
 
+await keyService.close();
 console.log(`\n=== summary (${Math.round((Date.now() - started) / 1000)} s)`);
 for (const [label, outcome] of results)
   console.log(typeof outcome === "string" ? outcome : `${label}: ${outcome ? "passed" : "FAILED"}`);
