@@ -47,17 +47,20 @@ const NOT_DATABASE_BACKED = new Set([
 const SLOW_FIRST = [
   "packages/server/test/cli.test.ts",
   "unit tests",
+  "test/faults.test.ts",
   "test/fuzz.test.ts",
-  "test/webhook-signing.test.ts",
   "test/auth.test.ts",
-  "test/browser.test.ts",
+  "test/webhook-signing.test.ts",
   "test/shutdown.test.ts",
-  "test/workers.test.ts",
-  "test/links.test.ts",
-  "test/https.test.ts",
-  "test/examples.test.ts",
   "test/abuse-limits.test.ts",
+  "test/browser.test.ts",
+  "test/export.test.ts",
+  "test/examples.test.ts",
+  "test/workers.test.ts",
   "test/multi-process.test.ts",
+  "test/webhook-retries.test.ts",
+  "test/https.test.ts",
+  "test/links.test.ts",
 ];
 const slowFirst = (files: string[]) => {
   const key = (file: string) => (file === UNIT_TESTS ? "unit tests" : file);
