@@ -13,6 +13,11 @@
  * `TEST_EXCLUDE=a.test.ts,b.test.ts` leaves those files out of both runs (e.g. `faults.test.ts`,
  * which needs root, on a machine where someone else may be running it), and says so.
  *
+ * The packages' unit test files share one process (see UNIT_TESTS below), and the keys of every
+ * end-to-end file are made in this process (startKeyService, _setup.ts's KEY_SERVICE): both
+ * spare each test process loading core's code again. Each file's wall and CPU time go to the
+ * summary (_file-timing.mjs).
+ *
  * `faults.test.ts` runs in both: its disk-full test in the SQLite run, its PostgreSQL faults in
  * the PostgreSQL run, on a cluster of their own (port 5433) that they restart and kill without
  * disturbing the files running beside them.
