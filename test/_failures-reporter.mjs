@@ -9,13 +9,21 @@ import { relative } from "node:path";
 
 /** @param {unknown} error @returns {string} */
 function excerpt(error) {
-  const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
-  const text = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-  const lines = text
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line !== "");
-  return lines.slice(0, 3).join(" / ").slice(0, 300);
+  // node:test wraps the test's error in its own (ERR_TEST_FAILURE, the test's error as cause);
+  // below that, a cause says why (fetch's "fetch failed" says nothing without its socket error).
+  let cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+  const parts = [];
+  for (let depth = 0; depth < 4 && cause !== undefined; depth++) {
+    const text = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+    const lines = text
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "");
+    const code = cause instanceof Error && "code" in cause ? ` (${String(cause.code)})` : "";
+    parts.push(`${lines.slice(0, depth === 0 ? 3 : 1).join(" / ")}${code}`);
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return parts.join(" <- ").slice(0, 500);
 }
 
 /** @param {AsyncIterable<{ type: string, data: any }>} source */

@@ -11,10 +11,11 @@
  * tools are missing they skip and say why; under CI=true they fail instead.
  */
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, openSync, rmSync, writeSync, closeSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { promisify } from "node:util";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import Database from "better-sqlite3";
@@ -37,6 +38,7 @@ const ROLE = "event_service_faults";
 const PASSWORD = "faults-only-on-localhost";
 const ADMIN_URL = `postgres://${ROLE}:${PASSWORD}@127.0.0.1:${CLUSTER.port}/postgres`;
 const CI = process.env.CI === "true";
+const execFileAsync = promisify(execFile);
 
 /** Why a fault test cannot run here, or false when it can. Under CI=true it must run: the test fails instead. */
 function unavailable(reason: string): string {
@@ -56,9 +58,18 @@ function sh(command: string, args: string[]): string {
   return result.stdout;
 }
 
-/** `pg_ctlcluster 15 faults <action>` with its options (it waits for the server to be ready or stopped). */
-const pgctl = (action: string, ...options: string[]) =>
-  sh("pg_ctlcluster", [CLUSTER.version, CLUSTER.name, action, ...options]);
+/**
+ * `pg_ctlcluster 15 faults <action>` with its options (it waits for the server to be ready or
+ * stopped). Asynchronous: a start can take seconds on a busy machine, and a test process blocked
+ * that long would leave its own keep-alive connections past the server's timeout, so that its
+ * next request met a connection the server had just closed: a fault of the test, not the server's.
+ */
+async function pgctl(action: string, ...options: string[]): Promise<void> {
+  await execFileAsync("pg_ctlcluster", [CLUSTER.version, CLUSTER.name, action, ...options], { timeout: 60_000 });
+}
+
+/** The same, from code that cannot wait (setting up, cleaning up). */
+const pgctlNow = (action: string) => sh("pg_ctlcluster", [CLUSTER.version, CLUSTER.name, action]);
 
 /**
  * The faults cluster, created and started when missing, with a password role for TCP logins;
@@ -78,7 +89,7 @@ function setUpFaultsCluster(): string | false {
   );
   if (taken) return unavailable(`port ${CLUSTER.port} belongs to cluster ${taken[0]} ${taken[1]}`);
   if (!mine) sh("pg_createcluster", [CLUSTER.version, CLUSTER.name, "--port", String(CLUSTER.port)]);
-  if (mine?.[3] !== "online") pgctl("start");
+  if (mine?.[3] !== "online") pgctlNow("start");
   sh("su", [
     "postgres",
     "-c",
@@ -114,7 +125,15 @@ interface Answer {
  * as a client following the documented advice does. Resolves with every answer and the emails
  * that ended in `201`.
  */
-async function registerUnderLoad(client: Client, eventId: string, count: number, perSecond: number, deadline: number) {
+async function registerUnderLoad(
+  client: Client,
+  output: () => string,
+  eventId: string,
+  count: number,
+  perSecond: number,
+  deadline: number,
+) {
+  const began = Date.now();
   const answers: Answer[] = [];
   const created: string[] = [];
   const one = async (i: number) => {
@@ -122,8 +141,18 @@ async function registerUnderLoad(client: Client, eventId: string, count: number,
     const key = `load-${i}-${randomBytes(6).toString("hex")}`;
     // One body for every try: the key's request.
     const body = attendeeInput(eventId, { email });
-    for (;;) {
-      const response: ApiResponse = await client.post("/attendees", body, { headers: { "idempotency-key": key } });
+    for (let attempt = 1; ; attempt++) {
+      let response: ApiResponse;
+      try {
+        response = await client.post("/attendees", body, { headers: { "idempotency-key": key } });
+      } catch (error) {
+        // A connection reset or refused: say when, and whether a server process ended meanwhile.
+        const ended = logLines(output()).filter((line) => /worker (died|exited)|stopped/.test(line.msg));
+        throw new Error(
+          `registration ${i}, attempt ${attempt}: no answer ${Date.now() - began} ms into the load; processes ended: ${JSON.stringify(ended)}`,
+          { cause: error },
+        );
+      }
       const answer: Answer = {
         status: response.status,
         at: Date.now(),
@@ -159,8 +188,19 @@ async function storedEmails(url: string, eventId: string): Promise<string[]> {
   );
 }
 
-/** Checks the load's outcome: every registration stored once, 503s with Retry-After during the outage, resumed within a second of `backAt`. */
-function assertSurvived(answers: Answer[], created: string[], stored: string[], backAt: number, count: number): void {
+/**
+ * Checks the load's outcome: every registration stored once, 503s with Retry-After during the
+ * outage, resumed within a second of the database's return. `outage` is when the stop had
+ * completed and when the start returned: the database accepts connections somewhat before its
+ * start command returns, so the first registration after the stop may come before `backAt`.
+ */
+function assertSurvived(
+  answers: Answer[],
+  created: string[],
+  stored: string[],
+  outage: { stoppedAt: number; backAt: number },
+  count: number,
+): void {
   assert.equal(created.length, count, "every registration ended in 201");
   assert.deepEqual(
     [...stored].sort(),
@@ -172,20 +212,20 @@ function assertSurvived(answers: Answer[], created: string[], stored: string[], 
   for (const answer of unavailable)
     assert.ok(answer.retryAfter !== null && Number(answer.retryAfter) > 0, "every 503 carries Retry-After");
   const firstBack = answers
-    .filter((answer) => answer.at >= backAt && answer.status === 201)
+    .filter((answer) => answer.at >= outage.stoppedAt && answer.status === 201)
     .map((answer) => answer.at)
     .sort((a, b) => a - b)[0];
   // The decision's second, with half a second for a test machine busy with other suites (alone, it resumes well within the second).
   assert.ok(
-    firstBack !== undefined && firstBack - backAt < 1_500,
-    `a registration succeeded ${firstBack === undefined ? "never" : `${firstBack - backAt} ms`} after the database's return`,
+    firstBack !== undefined && firstBack - outage.backAt < 1_500,
+    `a registration succeeded ${firstBack === undefined ? "never" : `${firstBack - outage.backAt} ms`} after the database's return`,
   );
 }
 
 describe("PostgreSQL faults (own cluster on port 5433)", { skip: postgresSkip }, () => {
   after(() => {
     // Whatever a failed test left, the cluster is up for the next run.
-    if (!sh("pg_lsclusters", ["-h"]).includes(`${CLUSTER.port} online`)) pgctl("start");
+    if (!sh("pg_lsclusters", ["-h"]).includes(`${CLUSTER.port} online`)) pgctlNow("start");
   });
 
   test("a restart (-m fast) under 50 registrations/s: the server survives, 503 with Retry-After meanwhile, resumes within a second, nothing lost or doubled", async () => {
@@ -194,15 +234,16 @@ describe("PostgreSQL faults (own cluster on port 5433)", { skip: postgresSkip },
     try {
       const client = clientFor(server, (await server.createKey({ account: "Faults", tier: "enterprise" })).key);
       const event = await createEvent(client, { capacity: 5000 });
-      const load = registerUnderLoad(client, event.id, 200, 50, Date.now() + 30_000);
+      const load = registerUnderLoad(client, server.output, event.id, 200, 50, Date.now() + 30_000);
       await sleep(1_000);
-      pgctl("stop", "-m", "fast");
+      await pgctl("stop", "-m", "fast");
+      const stoppedAt = Date.now();
       await sleep(1_500);
-      pgctl("start");
+      await pgctl("start");
       const backAt = Date.now();
       const { answers, created } = await load;
       assert.ok(isAlive(server.pid), `the server lives:\n${server.output()}`);
-      assertSurvived(answers, created, await storedEmails(database.url, event.id), backAt, 200);
+      assertSurvived(answers, created, await storedEmails(database.url, event.id), { stoppedAt, backAt }, 200);
       assert.ok(answers.some((answer) => answer.fault === "unreachable"));
       const health = await server.request("GET", "/health");
       assert.equal(health.status, 200);
@@ -222,14 +263,15 @@ describe("PostgreSQL faults (own cluster on port 5433)", { skip: postgresSkip },
     try {
       const client = clientFor(server, (await server.createKey({ account: "Faults", tier: "enterprise" })).key);
       const event = await createEvent(client, { capacity: 5000 });
-      const load = registerUnderLoad(client, event.id, 150, 50, Date.now() + 30_000);
+      const load = registerUnderLoad(client, server.output, event.id, 150, 50, Date.now() + 30_000);
       await sleep(1_000);
-      pgctl("stop", "-m", "immediate");
+      await pgctl("stop", "-m", "immediate");
+      const stoppedAt = Date.now();
       await sleep(1_000);
-      pgctl("start");
+      await pgctl("start");
       const backAt = Date.now();
       const { answers, created } = await load;
-      assertSurvived(answers, created, await storedEmails(database.url, event.id), backAt, 150);
+      assertSurvived(answers, created, await storedEmails(database.url, event.id), { stoppedAt, backAt }, 150);
       assert.deepEqual(
         logLines(server.output()).filter((line) => /worker (died|exited)/.test(line.msg)),
         [],
@@ -248,7 +290,7 @@ describe("PostgreSQL faults (own cluster on port 5433)", { skip: postgresSkip },
       const [victim, survivor] = logLines(server.output()).find(
         (line) => line.msg === "listening" && line.pid === undefined,
       )!.pids as number[];
-      pgctl("stop", "-m", "fast");
+      await pgctl("stop", "-m", "fast");
       process.kill(victim!, "SIGKILL");
       // The replacements cannot reach the database: each exits before it listens and is replaced after a growing delay.
       const deadline = Date.now() + 15_000;
@@ -264,7 +306,7 @@ describe("PostgreSQL faults (own cluster on port 5433)", { skip: postgresSkip },
       const during = await server.request("GET", "/health");
       assert.equal(during.status, 503);
       assert.equal(errorOf(during).details?.fault, "unreachable");
-      pgctl("start");
+      await pgctl("start");
       const back = Date.now() + 15_000;
       const started = () =>
         logLines(server.output()).some(
@@ -280,7 +322,7 @@ describe("PostgreSQL faults (own cluster on port 5433)", { skip: postgresSkip },
       assert.deepEqual(delays.slice(0, 3), [0, 1_000, 2_000]);
       assert.equal((await server.request("GET", "/health")).status, 200);
     } finally {
-      if (!sh("pg_lsclusters", ["-h"]).includes(`${CLUSTER.port} online`)) pgctl("start");
+      if (!sh("pg_lsclusters", ["-h"]).includes(`${CLUSTER.port} online`)) pgctlNow("start");
       assert.equal(await server.stop(), 0, server.output());
       await database.drop();
     }
