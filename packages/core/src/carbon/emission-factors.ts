@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { ActivityFactorEntry } from "./activity-factors.ts";
 
 /**
  * Travel emission factors, kg CO2e per passenger-km: the factor set is data (DECISIONS,
@@ -43,6 +44,11 @@ export const EmissionFactorSet = z
     source: z.string().min(1).max(500),
     url: z.url().optional(),
     factors: z.array(EmissionFactor).min(1).max(100),
+    activities: z
+      .array(ActivityFactorEntry)
+      .max(2000)
+      .default([])
+      .meta({ description: "Factors of the activity kinds (see activity-factors.ts); a kind without one is unpriced" }),
   })
   .superRefine((set, ctx) => {
     for (const mode of TRAVEL_MODES) {
@@ -148,7 +154,12 @@ export function factorBands(set: EmissionFactorSet, mode: TravelMode): EmissionF
  * another identity are recomputed at start (see `migrate` of the SQL storage).
  */
 export function factorSetIdentity(set: EmissionFactorSet): string {
-  return JSON.stringify([set.name, set.year, set.factors.map((f) => [f.mode, f.factor, f.maxDistanceKm])]);
+  return JSON.stringify([
+    set.name,
+    set.year,
+    set.factors.map((f) => [f.mode, f.factor, f.maxDistanceKm]),
+    set.activities,
+  ]);
 }
 
 /** kg CO2e of one trip of `distanceKm` by `mode`, with the factors of `set` (default: DEFAULT_EMISSION_FACTORS). */

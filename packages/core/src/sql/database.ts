@@ -19,6 +19,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   notification_marks: NotificationMarksTable;
+  activities: ActivitiesTable;
 }
 
 /** The outbox: one notification for one webhook, with its delivery state. */
@@ -57,6 +58,34 @@ export interface WebhookAttemptsTable {
   error: string | null;
   response_excerpt: string | null;
   succeeded: number;
+}
+
+/** An activity record (resources/activity.ts); `emissions_kg` and `factor` (JSON) as the factor set priced it. */
+export interface ActivitiesTable {
+  id: string;
+  account_id: string;
+  event_id: string;
+  kind: string;
+  quantity: number;
+  unit: string;
+  source: string | null;
+  country: string | null;
+  fuel: string | null;
+  meal_type: string | null;
+  material: string | null;
+  /** 1 or 0; null for kinds without it. */
+  recycled_content: number | null;
+  mode: string | null;
+  stream: string | null;
+  data_quality: string;
+  vendor_id: string | null;
+  note: string | null;
+  /** null: the kind is unpriced in the set. */
+  emissions_kg: number | null;
+  /** JSON of the factor used (`ActivityFactor`), null when unpriced. */
+  factor: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 /** One row (`id` 1): the identity (`factorSetIdentity`) of the factor set the kept figures were computed with. */

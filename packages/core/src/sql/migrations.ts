@@ -386,6 +386,43 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable("webhooks").addColumn("last_success_started_at", "text").execute();
     },
   },
+  "0015_activities": {
+    async up(db: Kysely<any>) {
+      // Activity records (the whole footprint). The figures from the factor set (emissions,
+      // the factor used) are computed when a record is written and again at start when the set
+      // changes, so that sums over an event's records run in SQL.
+      await db.schema
+        .createTable("activities")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("account_id", "text", (c) => c.notNull())
+        .addColumn("event_id", "text", (c) => c.notNull().references("events.id").onDelete("cascade"))
+        .addColumn("kind", "text", (c) => c.notNull())
+        .addColumn("quantity", "double precision", (c) => c.notNull())
+        .addColumn("unit", "text", (c) => c.notNull())
+        .addColumn("source", "text")
+        .addColumn("country", "text")
+        .addColumn("fuel", "text")
+        .addColumn("meal_type", "text")
+        .addColumn("material", "text")
+        .addColumn("recycled_content", "integer")
+        .addColumn("mode", "text")
+        .addColumn("stream", "text")
+        .addColumn("data_quality", "text", (c) => c.notNull())
+        .addColumn("vendor_id", "text")
+        .addColumn("note", "text")
+        .addColumn("emissions_kg", "double precision")
+        .addColumn("factor", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("activities_event")
+        .on("activities")
+        .columns(["event_id", "created_at", "id"])
+        .execute();
+      await db.schema.createIndex("activities_account").on("activities").columns(["account_id", "event_id"]).execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */
