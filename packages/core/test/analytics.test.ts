@@ -2,6 +2,7 @@
  * Unit tests of the pure analytics functions: calendar buckets (and their SQL twin), series
  * statistics, the trend report's data rules, insights and recommendations. Figures computed by hand.
  */
+import { NO_ACTIVITY_FIGURES } from "../src/resources/activity-figures.ts";
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { sql } from "kysely";
@@ -235,6 +236,7 @@ function aggregate(overrides: Partial<AggregateFigures> = {}): AggregateFigures 
     goals: { carbonNeutral: 0, renewableEnergy: 0, localSourcing: 0, wasteReduction: 0 },
     wasteTargetSum: 0,
     wasteTargetMax: null,
+    activities: { ...NO_ACTIVITY_FIGURES },
     ...overrides,
   };
 }
@@ -258,6 +260,7 @@ describe("trend report", () => {
     },
     byMode: [],
     buckets: rows.map(([period, f]) => ({ period, ...aggregate(f) })),
+    activityKinds: [],
   });
   const range = { startDate: "2027-01-01T00:00:00.000Z", endDate: "2027-03-31T00:00:00.000Z" };
 
@@ -427,7 +430,7 @@ describe("insights and recommendations follow the numbers", () => {
     const energy = generateInsights(
       base({
         metric: "energy_usage",
-        unit: "percent of events",
+        unit: "percent (renewable share of recorded kWh, else of events committed)",
         totals: aggregate({
           events: 4,
           goals: { carbonNeutral: 0, renewableEnergy: 1, localSourcing: 0, wasteReduction: 0 },
@@ -441,7 +444,7 @@ describe("insights and recommendations follow the numbers", () => {
     const waste = generateInsights(
       base({
         metric: "waste_reduction",
-        unit: "percent (mean target)",
+        unit: "percent (measured diversion rate where waste is recorded, else mean target)",
         totals: aggregate({
           events: 2,
           wasteTargetSum: 60,

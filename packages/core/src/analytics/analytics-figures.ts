@@ -4,7 +4,9 @@
  * from them by pure functions (`buildSustainabilityReport`, `buildEventAnalytics`,
  * `buildTrendReport`).
  */
+import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { EventRecord } from "../resources/event.ts";
+import type { ActivityGroup, KindFigures } from "./footprint.ts";
 import type { AttendeeStatus } from "../rules/attendee-status.ts";
 import type { BucketGranularity } from "./date-buckets.ts";
 
@@ -44,6 +46,8 @@ export interface AggregateFigures {
   wasteTargetSum: number;
   /** Highest `wasteReduction` target; `null` when no event has one. */
   wasteTargetMax: number | null;
+  /** The events' kept activity figures, summed. */
+  activities: ActivityFigures;
 }
 
 /** The figures of one bucket: the events starting in it. */
@@ -81,6 +85,8 @@ export interface AnalyticsFigures {
   byMode: ModeFigures[];
   /** One row per bucket holding events, oldest first (empty when `granularity` is `null`). */
   buckets: BucketFigures[];
+  /** The events' activity records by kind (kinds with records only). */
+  activityKinds: KindFigures[];
 }
 
 /** A value and how many registrations have it. */
@@ -104,4 +110,8 @@ export interface EventAnalyticsFigures {
   registrationWindow: { first: string; last: string } | null;
   /** Mean days from registration to the event's start, over active registrations; `null` with none. */
   averageLeadTimeDays: number | null;
+  /** The event's kept activity figures. */
+  activities: ActivityFigures;
+  /** Its activity records grouped by kind, qualifiers, quality and factor. */
+  activityGroups: ActivityGroup[];
 }

@@ -11,6 +11,8 @@ import { SustainabilityGoals } from "../resources/event.ts";
 import type { EventAnalyticsFigures } from "./analytics-figures.ts";
 import { LOW_CARBON_CERTIFICATION_SHARE, scoreTier } from "./certifications.ts";
 import { travelModeBreakdown } from "./sustainability-report.ts";
+import { buildFootprint, Footprint, kindFigures, MeasuredResources, measuredResources } from "./footprint.ts";
+import { GOAL_TYPES, goalStatuses } from "../rules/goals.ts";
 import { percent, round3 } from "./statistics.ts";
 
 const Num = z.number();
@@ -22,6 +24,18 @@ export const FEEDBACK_UNAVAILABLE_REASON =
   "The service does not collect attendee feedback yet, so there is nothing to summarise.";
 
 /** The answer of `GET /analytics/events/:id`. */
+/** A goal of the event judged on its figures (`rules/goals.ts`). */
+export const GoalProgress = z.object({
+  type: z.enum(GOAL_TYPES),
+  set: z.boolean().meta({ description: "Whether the event set the goal (wasteReduction: a target above 0)." }),
+  met: z.boolean().nullable().meta({
+    description:
+      "Met by the figures now; null when no record can tell (no waste or electricity recorded) or not measurable yet (local_sourcing).",
+  }),
+  target: z.number().nullable(),
+  metrics: z.record(z.string(), z.number().nullable()),
+});
+
 export const EventAnalytics = z.object({
   methodology: Methodology,
   eventId: z.string(),
@@ -80,12 +94,20 @@ export const EventAnalytics = z.object({
     lowCarbonTravelPercent: NullableNum,
     sustainabilityScore: Num,
     goals: SustainabilityGoals,
+    goalProgress: z.array(GoalProgress).meta({
+      description:
+        "Every goal judged on the figures now: a goal met once and undone by a later record shows met false here (its notification is not taken back).",
+    }),
+    resources: MeasuredResources.meta({
+      description: "Waste and electricity from the activity records; null where none of the kind is recorded.",
+    }),
     certifications: z.object({
       carbonNeutral: z.boolean(),
       lowCarbonTravel: z.boolean(),
       tier: z.enum(["gold", "silver", "bronze"]).nullable(),
     }),
   }),
+  footprint: Footprint,
   engagement: z.object({
     checkInRatePercent: NullableNum,
     cancellationRatePercent: NullableNum.meta({ description: "cancelled / registered." }),
@@ -145,6 +167,21 @@ export function buildEventAnalytics(
     offsetKg: offset,
   });
   const checkInRate = percent(statuses["checked-in"], active);
+  const footprint = buildFootprint({
+    travelEmissionsKg: emissionsKg,
+    travelReported,
+    active,
+    kinds: kindFigures(figures.activityGroups),
+  });
+  const whole = emissionsKg + figures.activities.emissionsKg;
+  const kept = {
+    activeRegistrations: active,
+    emissionsKg,
+    offsetUsd,
+    travelReported,
+    lowCarbonTravel: lowCarbon,
+    waitlisted: statuses.waitlisted,
+  };
   const cancellationRate = percent(statuses.cancelled, registered);
   return {
     methodology: methodologyOf(factors, carbon),
@@ -195,12 +232,19 @@ export function buildEventAnalytics(
       lowCarbonTravelPercent: percent(lowCarbon, travelReported),
       sustainabilityScore: score,
       goals: event.sustainabilityGoals,
+      goalProgress: goalStatuses(
+        event.sustainabilityGoals,
+        { capacity: event.capacity, kept, activities: figures.activities },
+        carbon,
+      ),
+      resources: measuredResources(figures.activities),
       certifications: {
-        carbonNeutral: isCarbonNeutral({ emissionsKg, offsetKg: offset }),
+        carbonNeutral: isCarbonNeutral({ emissionsKg: whole, offsetKg: offset }),
         lowCarbonTravel: travelReported > 0 && lowCarbon >= LOW_CARBON_CERTIFICATION_SHARE * travelReported,
         tier: scoreTier(score),
       },
     },
+    footprint,
     engagement: {
       checkInRatePercent: checkInRate,
       cancellationRatePercent: cancellationRate,

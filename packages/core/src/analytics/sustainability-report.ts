@@ -8,6 +8,7 @@ import { EventIdsParam } from "./analytics-params.ts";
 import { CERTIFICATIONS } from "./certifications.ts";
 import { type Bucket, SUSTAINABILITY_GRANULARITIES, type SustainabilityGranularity } from "./date-buckets.ts";
 import { percent, round3 } from "./statistics.ts";
+import { buildFootprint, Footprint, measuredResources } from "./footprint.ts";
 
 /** Query of `GET /analytics/sustainability`. */
 export const SustainabilityQuery = z.strictObject({
@@ -78,14 +79,26 @@ export const SustainabilityReport = z.object({
     eventsWithTarget: Share,
     averageTargetPercent: NullableNum.meta({ description: "Mean target of the events that set one." }),
     highestTargetPercent: NullableNum,
-    measuredWasteKg: z.null(),
-    recyclingRatePercent: z.null(),
+    measuredWasteKg: NullableNum.meta({ description: "kg of every waste record; null when none is recorded." }),
+    diversionRatePercent: NullableNum.meta({
+      description: "Waste not landfilled or incinerated, percent of all waste kg.",
+    }),
+    recyclingRatePercent: NullableNum.meta({ description: "Recycled kg, percent of all waste kg." }),
     note: z.string(),
   }),
   energy: z.object({
     eventsWithRenewableEnergy: Share,
-    measuredEnergyKwh: z.null(),
+    measuredEnergyKwh: NullableNum.meta({
+      description: "kWh of every electricity record; null when none is recorded.",
+    }),
+    renewableSharePercent: NullableNum.meta({
+      description: "Renewable kWh (tariff or on site), percent of electricity kWh.",
+    }),
     note: z.string(),
+  }),
+  footprint: Footprint.meta({
+    description:
+      "The whole footprint of the events: attendee travel and every activity record (carbonFootprint above is attendee travel, as events' carbonFootprint is).",
   }),
   adoption: z.object({
     events: z.int(),
@@ -184,6 +197,7 @@ export function buildSustainabilityReport(input: SustainabilityReportInput): Sus
   const offset = offsetKg(t.offsetUsd, carbon);
   const byPeriod = new Map(figures.buckets.map((b) => [b.period, b]));
   const cert = figures.perEvent.certifications;
+  const measured = measuredResources(t.activities);
   const score = figures.perEvent.score;
   return {
     methodology: methodologyOf(input.factors ?? DEFAULT_EMISSION_FACTORS, carbon),
@@ -205,15 +219,29 @@ export function buildSustainabilityReport(input: SustainabilityReportInput): Sus
       eventsWithTarget: share(t.goals.wasteReduction, t.events),
       averageTargetPercent: t.goals.wasteReduction ? round3(t.wasteTargetSum / t.goals.wasteReduction) : null,
       highestTargetPercent: t.wasteTargetMax === null || t.goals.wasteReduction === 0 ? null : round3(t.wasteTargetMax),
-      measuredWasteKg: null,
-      recyclingRatePercent: null,
-      note: "Targets set by the events (sustainabilityGoals.wasteReduction); the service records no measured waste or recycling.",
+      measuredWasteKg: measured.measuredWasteKg,
+      diversionRatePercent: measured.diversionRatePercent,
+      recyclingRatePercent: measured.recyclingRatePercent,
+      note:
+        measured.measuredWasteKg === null
+          ? "Targets set by the events (sustainabilityGoals.wasteReduction); no waste is recorded yet (waste activity records fill measuredWasteKg and the rates)."
+          : "Targets set by the events (sustainabilityGoals.wasteReduction); measured figures from the events' waste records, whatever their dataQuality.",
     },
     energy: {
       eventsWithRenewableEnergy: share(t.goals.renewableEnergy, t.events),
-      measuredEnergyKwh: null,
-      note: "The service meters no energy: this is the share of events committed to renewable energy (sustainabilityGoals.renewableEnergy).",
+      measuredEnergyKwh: measured.measuredEnergyKwh,
+      renewableSharePercent: measured.renewableSharePercent,
+      note:
+        measured.measuredEnergyKwh === null
+          ? "eventsWithRenewableEnergy is the share of events committed to renewable energy; no electricity is recorded yet (electricity activity records fill measuredEnergyKwh)."
+          : "eventsWithRenewableEnergy is the share of events committed to renewable energy; measured figures from the events' electricity records (fuels burned on site are not in them).",
     },
+    footprint: buildFootprint({
+      travelEmissionsKg: t.emissionsKg,
+      travelReported: t.travelReported,
+      active: t.attendance,
+      kinds: figures.activityKinds,
+    }),
     adoption: {
       events: t.events,
       carbonNeutral: share(t.goals.carbonNeutral, t.events),

@@ -95,10 +95,16 @@ export function metricValue(metric: TrendMetric, f: AggregateFigures | undefined
       return f.emissionsKg;
     case "attendance":
       return f.attendance;
+    // Measured where the events record it (DECISIONS): the diversion rate of their waste, the
+    // renewable share of their electricity; else the events' targets and commitments.
     case "waste_reduction":
-      return f.wasteTargetSum / f.events;
+      return f.activities.wasteKg > 0
+        ? (100 * f.activities.divertedKg) / f.activities.wasteKg
+        : f.wasteTargetSum / f.events;
     case "energy_usage":
-      return (100 * f.goals.renewableEnergy) / f.events;
+      return f.activities.electricityKwh > 0
+        ? (100 * f.activities.renewableKwh) / f.activities.electricityKwh
+        : (100 * f.goals.renewableEnergy) / f.events;
     case "offset_participation":
       return f.attendance === 0 ? null : (100 * f.offsetOpted) / f.attendance;
   }

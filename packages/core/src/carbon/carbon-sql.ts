@@ -17,6 +17,8 @@ import {
 import { SCORE_WEIGHTS } from "./sustainability-score.ts";
 import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
 import type { KEPT_FIGURE_COLUMNS } from "../sql/rows.ts";
+import type { ActivityFigures } from "../resources/activity-figures.ts";
+import { DISPOSAL_WASTE_STREAMS, RENEWABLE_ELECTRICITY_SOURCES } from "./activity-kinds.ts";
 
 /** kg CO2e of one attendee row's travel under the factor set `factors`, the SQL twin of `travelEmissionsKg`. */
 export function emissionsSql(factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): RawBuilder<number> {
@@ -90,4 +92,33 @@ export function scoreThreshold(minScore: number): number {
  */
 export function carbonNeutralSql(emissionsKg: RawBuilder<unknown>, offsetKg: RawBuilder<unknown>): RawBuilder<number> {
   return sql<number>`(case when ${emissionsKg} > 0 and ${offsetKg} >= ${emissionsKg} then 1 else 0 end)`;
+}
+
+/** The event-row columns that keep its activity figures (`resources/activity-figures.ts`), by figure. */
+export const ACTIVITY_FIGURE_COLUMNS = {
+  emissionsKg: "activity_emissions_kg",
+  measuredEmissionsKg: "activity_measured_kg",
+  electricityKwh: "electricity_kwh",
+  renewableKwh: "renewable_kwh",
+  wasteKg: "waste_kg",
+  divertedKg: "diverted_kg",
+  recyclingKg: "recycling_kg",
+} as const satisfies Record<keyof ActivityFigures, string>;
+
+const lits = (values: readonly string[]) => sql.join(values.map((value) => sql.lit(value)));
+
+/**
+ * The sums over activity rows that make an event's activity figures, figure by figure: the SQL
+ * twin of `activityFiguresOf`, from the same lists (renewable sources, disposal streams).
+ */
+export function activityFiguresSql(): Record<keyof ActivityFigures, RawBuilder<number>> {
+  return {
+    emissionsKg: sql<number>`coalesce(sum(coalesce(emissions_kg, 0)), 0)`,
+    measuredEmissionsKg: sql<number>`coalesce(sum(case when data_quality = 'measured' then coalesce(emissions_kg, 0) else 0 end), 0)`,
+    electricityKwh: sql<number>`coalesce(sum(case when kind = 'electricity' then quantity else 0 end), 0)`,
+    renewableKwh: sql<number>`coalesce(sum(case when kind = 'electricity' and source in (${lits(RENEWABLE_ELECTRICITY_SOURCES)}) then quantity else 0 end), 0)`,
+    wasteKg: sql<number>`coalesce(sum(case when kind = 'waste' then quantity else 0 end), 0)`,
+    divertedKg: sql<number>`coalesce(sum(case when kind = 'waste' and stream not in (${lits(DISPOSAL_WASTE_STREAMS)}) then quantity else 0 end), 0)`,
+    recyclingKg: sql<number>`coalesce(sum(case when kind = 'waste' and stream = 'recycling' then quantity else 0 end), 0)`,
+  };
 }

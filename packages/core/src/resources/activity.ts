@@ -119,51 +119,47 @@ export interface ActivityRecord extends ActivityQualifiers {
 }
 
 /** The factor an activity's emissions were computed with: kg CO2e per the activity's own unit. */
-export const ActivityFactor = z
-  .object({
-    name: z.string(),
-    value: z.number().meta({ description: "kg CO2e per the activity's `unit`: emissionsKg = quantity x value." }),
-    unit: z.string().meta({ description: 'e.g. "kg CO2e per kWh"' }),
-    source: z.string(),
-    year: z.number().int(),
-  })
-  .meta({ id: "ActivityFactor" });
+export const ActivityFactor = z.object({
+  name: z.string(),
+  value: z.number().meta({ description: "kg CO2e per the activity's `unit`: emissionsKg = quantity x value." }),
+  unit: z.string().meta({ description: 'e.g. "kg CO2e per kWh"' }),
+  source: z.string(),
+  year: z.number().int(),
+});
 export type ActivityFactor = z.infer<typeof ActivityFactor>;
 
 /**
  * An activity as the API answers it: the kind's own qualifiers only (an electricity record has
  * `source` and `country`, a fuel record `fuel`), and the figures computed from the factor set.
  */
-export const Activity = z
-  .object({
-    id: z.string(),
-    eventId: z.string(),
-    kind: z.enum(ACTIVITY_KINDS),
-    quantity: z.number(),
-    unit: z.enum(ACTIVITY_UNITS),
-    source: z.enum(ELECTRICITY_SOURCES).optional(),
-    country: z.string().optional(),
-    fuel: z.enum(FUELS).optional(),
-    mealType: z.enum(MEAL_TYPES).optional(),
-    material: z.enum(WASTE_MATERIALS).nullable().optional(),
-    recycledContent: z.boolean().optional(),
-    mode: z.union([z.enum(FREIGHT_MODES), z.enum(TRAVEL_MODES)]).optional(),
-    stream: z.enum(WASTE_STREAMS).optional(),
-    dataQuality: z.enum(DATA_QUALITIES),
-    vendorId: z.string().nullable(),
-    note: z.string().nullable(),
-    emissionsKg: z
-      .number()
-      .nullable()
-      .meta({ description: "quantity x factor.value; null when the factor set prices no factor for this record." }),
-    scope: z.union([z.literal(1), z.literal(2), z.literal(3)]).meta({
-      description: "GHG Protocol scope: 1 fuels burned on site, 2 purchased electricity (location-based), 3 the rest.",
-    }),
-    factor: ActivityFactor.nullable(),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  })
-  .meta({ id: "Activity" });
+export const Activity = z.object({
+  id: z.string(),
+  eventId: z.string(),
+  kind: z.enum(ACTIVITY_KINDS),
+  quantity: z.number(),
+  unit: z.enum(ACTIVITY_UNITS),
+  source: z.enum(ELECTRICITY_SOURCES).optional(),
+  country: z.string().optional(),
+  fuel: z.enum(FUELS).optional(),
+  mealType: z.enum(MEAL_TYPES).optional(),
+  material: z.enum(WASTE_MATERIALS).nullable().optional(),
+  recycledContent: z.boolean().optional(),
+  mode: z.union([z.enum(FREIGHT_MODES), z.enum(TRAVEL_MODES)]).optional(),
+  stream: z.enum(WASTE_STREAMS).optional(),
+  dataQuality: z.enum(DATA_QUALITIES),
+  vendorId: z.string().nullable(),
+  note: z.string().nullable(),
+  emissionsKg: z
+    .number()
+    .nullable()
+    .meta({ description: "quantity x factor.value; null when the factor set prices no factor for this record." }),
+  scope: z.union([z.literal(1), z.literal(2), z.literal(3)]).meta({
+    description: "GHG Protocol scope: 1 fuels burned on site, 2 purchased electricity (location-based), 3 the rest.",
+  }),
+  factor: ActivityFactor.nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
 export type Activity = z.infer<typeof Activity>;
 
 /** The qualifier fields each kind has, in the order the API lists them. */

@@ -18,12 +18,20 @@ import type {
 import { LOW_CARBON_CERTIFICATION_SHARE, SCORE_TIERS } from "../analytics/certifications.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
-import { activeSql, carbonNeutralSql, contributionSql, scoreSql, scoreThreshold } from "../carbon/carbon-sql.ts";
+import type { ActivityKind } from "../carbon/activity-kinds.ts";
+import {
+  ACTIVITY_FIGURE_COLUMNS,
+  activeSql,
+  carbonNeutralSql,
+  contributionSql,
+  scoreSql,
+  scoreThreshold,
+} from "../carbon/carbon-sql.ts";
 import { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
 import type { Database, EventsTable } from "./database.ts";
 import type { SqlDialect } from "./dialect.ts";
-import { rowToEvent } from "./rows.ts";
+import { rowToActivityFigures, rowToEvent } from "./rows.ts";
 
 type AttendeeStatus = AttendeeRecord["status"];
 /** Every status a stored registration may have (the record's schema lists them). */
@@ -137,8 +145,12 @@ export function createAnalyticsQueries(
         sql<number>`coalesce(s.emissions_kg, 0)`.as("emissions_kg"),
         sql<number>`coalesce(s.travel_reported, 0)`.as("travel_reported"),
         sql<number>`coalesce(s.low_carbon, 0)`.as("low_carbon"),
+        ...Object.values(ACTIVITY_FIGURE_COLUMNS).map((column) => sql.ref(`e.${column}`).as(column)),
         score.as("score"),
-        carbonNeutralSql(sql`coalesce(s.emissions_kg, 0)`, offsetKg).as("cert_carbon_neutral"),
+        // Carbon neutral over the whole footprint: attendees' travel and the event's activity records.
+        carbonNeutralSql(sql`(coalesce(s.emissions_kg, 0) + e.activity_emissions_kg)`, offsetKg).as(
+          "cert_carbon_neutral",
+        ),
         sql<number>`(case when coalesce(s.travel_reported, 0) > 0 and s.low_carbon >= ${sql.lit(LOW_CARBON_CERTIFICATION_SHARE)} * s.travel_reported then 1 else 0 end)`.as(
           "cert_low_carbon",
         ),
@@ -164,6 +176,9 @@ export function createAnalyticsQueries(
     goal_waste_reduction: sql`sum(case when goal_waste_reduction > 0 then 1 else 0 end)`,
     waste_target_sum: sql`sum(coalesce(goal_waste_reduction, 0))`,
     waste_target_max: sql`max(goal_waste_reduction)`,
+    ...Object.fromEntries(
+      Object.values(ACTIVITY_FIGURE_COLUMNS).map((column) => [column, sql`sum(${sql.ref(column)})`]),
+    ),
   };
   /** Statistics over the events' own figures (the total row only). */
   const perEventColumns: Record<string, RawBuilder<unknown>> = {
@@ -190,8 +205,20 @@ export function createAnalyticsQueries(
     offset_opted: sql`sum(offset_opted)`,
     offset_usd: sql`sum(offset_usd)`,
   };
+  /** Activity records by kind (the kind rows only). */
+  const kindColumns: Record<string, RawBuilder<unknown>> = {
+    records: sql`count(*)`,
+    emissions_kg: sql`sum(coalesce(emissions_kg, 0))`,
+    measured_kg: sql`sum(case when data_quality = 'measured' then coalesce(emissions_kg, 0) else 0 end)`,
+    unpriced: sql`sum(case when emissions_kg is null then 1 else 0 end)`,
+  };
   const UNION_COLUMNS = [
-    ...new Set([...Object.keys(aggregateColumns), ...Object.keys(perEventColumns), "distance_km"]),
+    ...new Set([
+      ...Object.keys(aggregateColumns),
+      ...Object.keys(perEventColumns),
+      ...Object.keys(kindColumns),
+      "distance_km",
+    ]),
   ];
   /** The text columns of the union; the others are numbers. */
   const TEXT_COLUMNS = new Set(["first_start", "last_start"]);
@@ -227,6 +254,7 @@ export function createAnalyticsQueries(
       },
       wasteTargetSum: num(row.waste_target_sum),
       wasteTargetMax: numOrNull(row.waste_target_max),
+      activities: rowToActivityFigures(row),
     };
   }
 
@@ -284,12 +312,21 @@ export function createAnalyticsQueries(
           .select(unionSelect("mode", sql`travel_mode`, modeColumnsOverEm))
           .groupBy("travel_mode"),
       );
+      query = query.unionAll((eb) =>
+        eb
+          .selectFrom("activities as act")
+          .where("act.account_id", "=", filter.accountId)
+          .where("act.event_id", "in", db.selectFrom("events as e").select("e.id").where(filterCondition(filter)))
+          .select(unionSelect("activity", sql`act.kind`, kindColumns))
+          .groupBy("act.kind"),
+      );
       const rows = (await query.execute()) as Array<Record<string, unknown>>;
       const totalsRow = rows.find((row) => row.kind === "total")!;
       const bucketRows = rows
         .filter((row) => row.kind === "bucket")
         .sort((x, y) => (String(x.key) < String(y.key) ? -1 : 1));
       const modeRows = rows.filter((row) => row.kind === "mode");
+      const kindRows = rows.filter((row) => row.kind === "activity");
       const events = num(totalsRow.events);
       const perEventFigures: PerEventFigures = {
         score:
@@ -325,6 +362,13 @@ export function createAnalyticsQueries(
         perEvent: perEventFigures,
         byMode: modeRows.map((row) => toMode({ ...row, mode: row.key, registrations: row.attendance })),
         buckets: bucketRows.map((row): BucketFigures => ({ period: String(row.key), ...toAggregate(row) })),
+        activityKinds: kindRows.map((row) => ({
+          kind: row.key as ActivityKind,
+          records: num(row.records),
+          emissionsKg: num(row.emissions_kg),
+          measuredEmissionsKg: num(row.measured_kg),
+          unpriced: num(row.unpriced),
+        })),
       };
     },
 
@@ -362,6 +406,7 @@ export function createAnalyticsQueries(
         modeRows,
         windowRow,
         leadRow,
+        groupRows,
       ] = await Promise.all([
         db
           .selectFrom("attendees")
@@ -428,6 +473,25 @@ export function createAnalyticsQueries(
             >`avg(${dialect.daysBetween(sql.ref("a.registration_date"), sql.val(event.startDate))})`.as("lead_days"),
           )
           .executeTakeFirstOrThrow(),
+        db
+          .selectFrom("activities")
+          .where("event_id", "=", eventId)
+          .select([
+            "kind",
+            "data_quality",
+            "source",
+            "stream",
+            "fuel",
+            "mode",
+            "unit",
+            "factor",
+            sql<number>`count(*)`.as("records"),
+            sql<number>`sum(quantity)`.as("quantity"),
+            sql<number>`sum(coalesce(emissions_kg, 0))`.as("emissions_kg"),
+            sql<number>`sum(case when emissions_kg is null then 1 else 0 end)`.as("unpriced"),
+          ])
+          .groupBy(["kind", "data_quality", "source", "stream", "fuel", "mode", "unit", "factor"])
+          .execute(),
       ]);
       const statuses = Object.fromEntries(ATTENDEE_STATUSES.map((status) => [status, 0])) as Record<
         AttendeeStatus,
@@ -454,6 +518,21 @@ export function createAnalyticsQueries(
         byMode: modeRows.map((r) => toMode(r as Record<string, unknown>)),
         registrationWindow: windowRow.first ? { first: String(windowRow.first), last: String(windowRow.last) } : null,
         averageLeadTimeDays: numOrNull(leadRow.lead_days),
+        activities: rowToActivityFigures(row),
+        activityGroups: groupRows.map((g) => ({
+          kind: g.kind as ActivityKind,
+          dataQuality: g.data_quality,
+          source: g.source,
+          stream: g.stream,
+          fuel: g.fuel,
+          mode: g.mode,
+          unit: g.unit,
+          factor: g.factor,
+          records: num(g.records),
+          quantity: num(g.quantity),
+          emissionsKg: num(g.emissions_kg),
+          unpriced: num(g.unpriced),
+        })),
       };
     },
   };

@@ -214,6 +214,14 @@ export interface EventsTable {
   waitlist_count: Generated<number>;
   /** 1 when a full event takes registrations on its waiting list. */
   waitlist_enabled: Generated<number>;
+  /** The kept activity figures (`resources/activity-figures.ts`, columns named in `ACTIVITY_FIGURE_COLUMNS`). */
+  activity_emissions_kg: Generated<number>;
+  activity_measured_kg: Generated<number>;
+  electricity_kwh: Generated<number>;
+  renewable_kwh: Generated<number>;
+  waste_kg: Generated<number>;
+  diverted_kg: Generated<number>;
+  recycling_kg: Generated<number>;
 }
 
 export interface EventTagsTable {

@@ -423,6 +423,26 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex("activities_account").on("activities").columns(["account_id", "event_id"]).execute();
     },
   },
+  "0017_event_activity_figures": {
+    async up(db: Kysely<any>) {
+      // The sums of an event's activity records, kept on its row (recounted in each activity
+      // change's transaction): no event has records yet.
+      for (const column of [
+        "activity_emissions_kg",
+        "activity_measured_kg",
+        "electricity_kwh",
+        "renewable_kwh",
+        "waste_kg",
+        "diverted_kg",
+        "recycling_kg",
+      ]) {
+        await db.schema
+          .alterTable("events")
+          .addColumn(column, "double precision", (c) => c.notNull().defaultTo(0))
+          .execute();
+      }
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

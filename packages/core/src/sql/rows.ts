@@ -1,3 +1,5 @@
+import { ACTIVITY_FIGURE_COLUMNS } from "../carbon/carbon-sql.ts";
+import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { Insertable, Selectable } from "kysely";
 import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
@@ -75,6 +77,13 @@ export function rowToKeptFigures(
     lowCarbonTravel: Number(row.low_carbon),
     waitlisted: Number(row.waitlist_count),
   };
+}
+
+/** The kept activity figures of an event row (columns as `ACTIVITY_FIGURE_COLUMNS` names them). */
+export function rowToActivityFigures(row: Partial<Record<string, unknown>>): ActivityFigures {
+  return Object.fromEntries(
+    Object.entries(ACTIVITY_FIGURE_COLUMNS).map(([figure, column]) => [figure, Number(row[column] ?? 0)]),
+  ) as unknown as ActivityFigures;
 }
 
 /** The event record of a row. */

@@ -8,6 +8,8 @@
  */
 import { type Kysely, sql } from "kysely";
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
+import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql } from "../carbon/carbon-sql.ts";
+import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { Envelope } from "../storage/envelope.ts";
 import {
@@ -33,6 +35,7 @@ import {
   attendeeToRow,
   eventToRow,
   KEPT_FIGURE_COLUMNS,
+  rowToActivityFigures,
   rowToAttendee,
   rowToEvent,
   rowToKeptFigures,
@@ -254,6 +257,42 @@ export function createTransactionStore(
       let query = adjustQueries.get(key);
       if (!query) adjustQueries.set(key, (query = compileAdjust(changed)));
       await query({ ...delta, id: eventId }, trx);
+    },
+    async readActivities(eventId) {
+      const row = await trx
+        .selectFrom("events")
+        .select(Object.values(ACTIVITY_FIGURE_COLUMNS))
+        .where("id", "=", eventId)
+        .executeTakeFirst();
+      if (!row) throw new Error(`Event ${eventId} has no row to read its activity figures from.`);
+      return rowToActivityFigures(row);
+    },
+    async recountActivities(eventId) {
+      const sums = activityFiguresSql();
+      const row = await trx
+        .selectFrom("activities")
+        .select(Object.entries(sums).map(([figure, sum]) => sum.as(figure)))
+        .where("event_id", "=", eventId)
+        .executeTakeFirstOrThrow();
+      const figures = Object.fromEntries(
+        Object.keys(ACTIVITY_FIGURE_COLUMNS).map((figure) => [
+          figure,
+          Number((row as Record<string, unknown>)[figure] ?? 0),
+        ]),
+      ) as unknown as ActivityFigures;
+      await trx
+        .updateTable("events")
+        .set(
+          Object.fromEntries(
+            Object.entries(ACTIVITY_FIGURE_COLUMNS).map(([figure, column]) => [
+              column,
+              figures[figure as keyof ActivityFigures],
+            ]),
+          ),
+        )
+        .where("id", "=", eventId)
+        .execute();
+      return figures;
     },
     eventAnalytics: (accountId, eventId) => eventAnalytics(trx, accountId, eventId),
   });

@@ -1,3 +1,4 @@
+import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
 import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
@@ -29,6 +30,8 @@ export interface OutboxReader {
   wants(type: string): boolean;
   /** The event's kept figures as of this point of the transaction (after the change); one row. */
   keptFigures(eventId: string): Promise<KeptFigures>;
+  /** The event's kept activity figures as of this point of the transaction; one row. */
+  activityFigures(eventId: string): Promise<ActivityFigures>;
   /**
    * Writes: records that the one-time notification `kind` of the event is being written, and
    * returns `true`; `false`, writing nothing, when it was recorded before. The record commits or

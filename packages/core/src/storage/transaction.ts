@@ -16,6 +16,7 @@
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
+import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { WebhookRecord } from "../resources/webhook.ts";
 import type { DeliveryAttempt, DeliveryRecord, DeliveryStatus } from "../resources/webhook-delivery.ts";
@@ -82,6 +83,14 @@ export interface FigureWrites {
   read(eventId: string): Promise<KeptFigures>;
   /** Adds `delta` to the event's kept figures (an increment: one statement however many registrations the event has). No-op for an all-zero delta. */
   adjust(eventId: string, delta: KeptFigures): Promise<void>;
+  /** The event's kept activity figures as of this point of the transaction (exact under its lock). Throws when the event has no row. */
+  readActivities(eventId: string): Promise<ActivityFigures>;
+  /**
+   * Sums the event's activity records into its kept activity figures (one aggregate over its
+   * records, then one write of its row) and returns them. Call it under the event's lock, after
+   * the change to its records.
+   */
+  recountActivities(eventId: string): Promise<ActivityFigures>;
   /** The figures of the per-event analytics report of the account's event, or `null` (a read, in the transaction). */
   eventAnalytics(accountId: string, eventId: string): Promise<EventAnalyticsFigures | null>;
 }

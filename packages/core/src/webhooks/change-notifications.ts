@@ -7,7 +7,9 @@
 import { buildEventAnalytics } from "../analytics/event-analytics.ts";
 import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
 import { type CarbonSettings, DEFAULT_CARBON_SETTINGS, offsetKg } from "../carbon/carbon-settings.ts";
+import { NO_ACTIVITY_FIGURES } from "../resources/activity-figures.ts";
 import { eventStatsOf, type KeptFigures } from "../resources/kept-figures.ts";
+import { goalStatuses } from "../rules/goals.ts";
 import { type AttendeeRecord, toApiAttendee } from "../resources/attendee.ts";
 import { type EventRecord, toApiEvent } from "../resources/event.ts";
 import type { ChangeNotifier, OutboxReader, StoredChange } from "../storage/change-notifier.ts";
@@ -19,7 +21,6 @@ import {
   completionReports,
   eventUpdateNotifications,
   goalAchievedNotification,
-  isCarbonNeutralAchieved,
   notificationFigures,
   registrationNotifications,
   thresholdNotification,
@@ -58,19 +59,27 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
   const offsetOf = (attendee: AttendeeRecord) =>
     attendee.carbonOffset?.opted ? offsetKg(attendee.carbonOffset.amount ?? 0, carbon) : 0;
 
-  /** The one-time notifications of the event, each recorded in the change's transaction when written (`recordOneTime`). */
+  /**
+   * The one-time notifications of the event, each recorded in the change's transaction when
+   * written (`recordOneTime`): each goal the event set, the first time its figures meet it
+   * (`rules/goals.ts`; a later record that undoes it is the analytics' to show, not un-notified),
+   * and capacity first at the threshold.
+   */
   async function oneTime(event: EventRecord, reader: OutboxReader): Promise<Notification[]> {
-    const wantsGoal = Boolean(event.sustainabilityGoals.carbonNeutral) && reader.wants("sustainability.goal_achieved");
+    const goals = event.sustainabilityGoals;
+    const anyGoal = Boolean(goals.carbonNeutral || goals.renewableEnergy || (goals.wasteReduction ?? 0) > 0);
+    const wantsGoal = anyGoal && reader.wants("sustainability.goal_achieved");
     const wantsThreshold = reader.wants("analytics.threshold_exceeded");
     if (!wantsGoal && !wantsThreshold) return [];
-    const figures = notificationFigures(event, await reader.keptFigures(event.id), carbon);
+    const kept = await reader.keptFigures(event.id);
+    const activities = wantsGoal ? await reader.activityFigures(event.id) : NO_ACTIVITY_FIGURES;
+    const figures = notificationFigures(event, kept, carbon, activities);
     const notifications: Notification[] = [];
-    if (
-      wantsGoal &&
-      isCarbonNeutralAchieved(event.sustainabilityGoals.carbonNeutral, figures) &&
-      (await reader.recordOneTime(event.id, "goal_achieved:carbon_neutral"))
-    ) {
-      notifications.push(goalAchievedNotification(event, figures));
+    if (wantsGoal) {
+      for (const goal of goalStatuses(goals, { capacity: event.capacity, kept, activities }, carbon)) {
+        if (goal.set && goal.met === true && (await reader.recordOneTime(event.id, `goal_achieved:${goal.type}`)))
+          notifications.push(goalAchievedNotification(event, figures, goal));
+      }
     }
     const reached = figures.activeRegistrations * 100 >= CAPACITY_THRESHOLD_PERCENT * figures.capacity;
     if (wantsThreshold && reached && (await reader.recordOneTime(event.id, "threshold:capacity_utilization"))) {

@@ -65,6 +65,7 @@ export async function appendToOutbox(
   const reader: OutboxReader = {
     wants,
     keptFigures: (eventId) => tx.figures.read(eventId),
+    activityFigures: (eventId) => tx.figures.readActivities(eventId),
     recordOneTime: (eventId, kind) => tx.outbox.recordOneTime(eventId, kind, change.at),
     eventAnalyticsFigures: (account, eventId) => tx.figures.eventAnalytics(account, eventId),
   };

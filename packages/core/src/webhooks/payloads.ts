@@ -7,6 +7,8 @@
 import type { EventAnalytics } from "../analytics/event-analytics.ts";
 import type { Attendee } from "../resources/attendee.ts";
 import { isCarbonNeutral } from "../carbon/carbon-neutral.ts";
+import { type ActivityFigures, NO_ACTIVITY_FIGURES } from "../resources/activity-figures.ts";
+import { footprintKg, type GoalStatus } from "../rules/goals.ts";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
 import { type KeptFigures, scoreOf } from "../resources/kept-figures.ts";
 import type { Event, EventRecord } from "../resources/event.ts";
@@ -125,11 +127,16 @@ export function attendeeDeletedNotification(attendee: { id: string; eventId: str
 
 /**
  * The figures of an event that the derived notifications (goal, threshold, reports) are computed
- * from: its kept figures (`resources/kept-figures.ts`) with its capacity, its offsets in kg and its score.
+ * from: its kept figures (`resources/kept-figures.ts`) and activity figures
+ * (`resources/activity-figures.ts`), with its capacity, its offsets in kg, its whole footprint
+ * and its score.
  */
 export interface NotificationFigures extends KeptFigures {
   capacity: number;
   offsetKg: number;
+  /** Attendees' travel and every priced activity record, kg CO2e. */
+  footprintKg: number;
+  activities: ActivityFigures;
   sustainabilityScore: number;
 }
 
@@ -138,45 +145,52 @@ export function notificationFigures(
   event: Pick<EventRecord, "capacity" | "sustainabilityGoals">,
   kept: KeptFigures,
   carbon: CarbonSettings,
+  activities: ActivityFigures = NO_ACTIVITY_FIGURES,
 ): NotificationFigures {
   return {
     ...kept,
     capacity: event.capacity,
     offsetKg: offsetKg(kept.offsetUsd, carbon),
+    footprintKg: footprintKg({ capacity: event.capacity, kept, activities }),
+    activities,
     sustainabilityScore: scoreOf(event, kept, carbon),
   };
 }
 
 const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-/** The carbon-neutral goal's metrics (spec 6.2): kg CO2e, and the offset share in percent. */
+/** The carbon-neutral goal's metrics (spec 6.2): kg CO2e of the whole footprint, and the offset share in percent. */
 export function carbonNeutralMetrics(figures: NotificationFigures) {
   return {
-    totalEmissions: round(figures.emissionsKg),
+    totalEmissions: round(figures.footprintKg),
     totalOffset: round(figures.offsetKg),
-    percentage: figures.emissionsKg > 0 ? round((figures.offsetKg / figures.emissionsKg) * 100, 1) : 0,
+    percentage: figures.footprintKg > 0 ? round((figures.offsetKg / figures.footprintKg) * 100, 1) : 0,
   };
 }
 
-/** True when an event with the carbon-neutral goal is carbon neutral (`isCarbonNeutral`). */
+/** True when an event with the carbon-neutral goal is carbon neutral (`isCarbonNeutral`) over its whole footprint. */
 export function isCarbonNeutralAchieved(
   carbonNeutralGoal: boolean | null | undefined,
   figures: NotificationFigures,
 ): boolean {
-  return Boolean(carbonNeutralGoal) && isCarbonNeutral(figures);
+  return (
+    Boolean(carbonNeutralGoal) && isCarbonNeutral({ emissionsKg: figures.footprintKg, offsetKg: figures.offsetKg })
+  );
 }
 
-/** `sustainability.goal_achieved` for the carbon-neutral goal (spec 6.2 shape). */
+/**
+ * `sustainability.goal_achieved` (spec 6.2 shape): `carbon_neutral` with the spec's metrics
+ * (`totalEmissions`, `totalOffset`, `percentage`); the other goals with the figures that met them.
+ */
 export function goalAchievedNotification(
   event: { id: string; name: string },
   figures: NotificationFigures,
+  goal: GoalStatus,
 ): Notification {
+  const metrics = goal.type === "carbon_neutral" ? carbonNeutralMetrics(figures) : goal.metrics;
   return {
     type: "sustainability.goal_achieved",
-    data: {
-      event: eventRef(event),
-      goal: { type: "carbon_neutral", achieved: true, metrics: carbonNeutralMetrics(figures) },
-    },
+    data: { event: eventRef(event), goal: { type: goal.type, achieved: true, metrics } },
   };
 }
 

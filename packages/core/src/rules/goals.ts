@@ -1,0 +1,126 @@
+/**
+ * What an event's figures mean for its sustainability goals and its configurable metrics
+ * (DECISIONS, "The whole footprint"): the one place where "carbon neutral", "renewable energy"
+ * and "waste reduction" are judged, and where the metrics thresholds watch are defined. Pure:
+ * the notifier, the analytics and the report all ask here.
+ */
+import { isCarbonNeutral } from "../carbon/carbon-neutral.ts";
+import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
+import type { ActivityFigures } from "../resources/activity-figures.ts";
+import type { SustainabilityGoals } from "../resources/event.ts";
+import type { KeptFigures } from "../resources/kept-figures.ts";
+
+/** The goals an event may set, as notifications and reports name them. */
+export const GOAL_TYPES = ["carbon_neutral", "renewable_energy", "waste_reduction", "local_sourcing"] as const;
+export type GoalType = (typeof GOAL_TYPES)[number];
+
+/** The metrics a threshold can watch. */
+export const EVENT_METRICS = [
+  "capacity_utilization",
+  "emissions_per_attendee_kg",
+  "total_emissions_kg",
+  "waste_diversion_percent",
+  "renewable_share_percent",
+  "offset_coverage_percent",
+] as const;
+export type EventMetric = (typeof EVENT_METRICS)[number];
+
+/** Each metric's value for one event; `null` where there is nothing to measure (no attendee, no waste, no electricity, no emissions). */
+export type EventMetrics = Record<EventMetric, number | null>;
+
+/** Everything an event's goals and metrics are judged from: its own row. */
+export interface EventFigures {
+  capacity: number;
+  kept: KeptFigures;
+  activities: ActivityFigures;
+}
+
+const share = (part: number, whole: number): number | null => (whole > 0 ? (100 * part) / whole : null);
+
+/** The whole footprint: attendees' travel and every priced activity record, kg CO2e. */
+export function footprintKg(figures: EventFigures): number {
+  return figures.kept.emissionsKg + figures.activities.emissionsKg;
+}
+
+/** The metrics of an event, unrounded. */
+export function eventMetrics(figures: EventFigures, carbon: CarbonSettings): EventMetrics {
+  const total = footprintKg(figures);
+  const active = figures.kept.activeRegistrations;
+  const { wasteKg, divertedKg, electricityKwh, renewableKwh } = figures.activities;
+  return {
+    capacity_utilization: share(active, figures.capacity),
+    emissions_per_attendee_kg: active > 0 ? total / active : null,
+    total_emissions_kg: total,
+    waste_diversion_percent: share(divertedKg, wasteKg),
+    renewable_share_percent: share(renewableKwh, electricityKwh),
+    offset_coverage_percent: share(offsetKg(figures.kept.offsetUsd, carbon), total),
+  };
+}
+
+/** One goal of an event and whether its figures meet it. */
+export interface GoalStatus {
+  type: GoalType;
+  /** Whether the event set the goal (`wasteReduction`: a target above 0). */
+  set: boolean;
+  /** Met by the figures now; `null` when nothing recorded can tell (no waste, no electricity), or not measurable yet (`local_sourcing`). */
+  met: boolean | null;
+  /** The target in percent (`waste_reduction`), else `null`. */
+  target: number | null;
+  /** The figures it was judged on: kg for emissions and offsets, percentages. */
+  metrics: Record<string, number | null>;
+}
+
+const round = (value: number | null, digits = 3): number | null =>
+  value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits + 0;
+
+/**
+ * Every goal of an event, set or not, judged on its figures: `carbon_neutral` when offsets
+ * cover the whole footprint (above 0); `renewable_energy` when electricity is recorded and all
+ * of it is renewable; `waste_reduction` when the measured diversion rate reaches the target;
+ * `local_sourcing` is not measurable until vendors are recorded (`met: null`).
+ */
+export function goalStatuses(goals: SustainabilityGoals, figures: EventFigures, carbon: CarbonSettings): GoalStatus[] {
+  const total = footprintKg(figures);
+  const offset = offsetKg(figures.kept.offsetUsd, carbon);
+  const { electricityKwh, renewableKwh, wasteKg, divertedKg } = figures.activities;
+  const diversion = share(divertedKg, wasteKg);
+  const target = goals.wasteReduction ?? 0;
+  return [
+    {
+      type: "carbon_neutral",
+      set: goals.carbonNeutral === true,
+      met: isCarbonNeutral({ emissionsKg: total, offsetKg: offset }),
+      target: null,
+      metrics: {
+        totalEmissionsKg: round(total),
+        offsetKg: round(offset),
+        coveragePercent: round(share(offset, total), 1),
+      },
+    },
+    {
+      type: "renewable_energy",
+      set: goals.renewableEnergy === true,
+      // Sums of the same records: all renewable when the renewable sum is the whole, up to rounding.
+      met: electricityKwh > 0 ? renewableKwh >= electricityKwh * (1 - 1e-12) : null,
+      target: null,
+      metrics: {
+        electricityKwh: round(electricityKwh),
+        renewableKwh: round(renewableKwh),
+        renewableSharePercent: round(share(renewableKwh, electricityKwh), 1),
+      },
+    },
+    {
+      type: "waste_reduction",
+      set: target > 0,
+      met: diversion === null ? null : target > 0 && diversion >= target,
+      target: target > 0 ? target : null,
+      metrics: {
+        wasteKg: round(wasteKg),
+        divertedKg: round(divertedKg),
+        diversionRatePercent: round(diversion, 1),
+        targetPercent: target > 0 ? target : null,
+      },
+    },
+    { type: "local_sourcing", set: goals.localSourcing === true, met: null, target: null, metrics: {} },
+  ];
+}
