@@ -2,8 +2,9 @@
  * End-to-end: the factor set as data. A server started with EMISSION_FACTORS_FILE lists that set
  * at GET /v1/analytics/emission-factors (and /api/...), computes a registration's emissions with
  * it and names it in the analytics' `methodology`; restarted without the file on the same
- * database, it recomputes the kept figures with the default (DESNZ 2023). A bad file stops the
- * server at start with exit code 1 and a one-line error naming the bad field.
+ * database, it recomputes the kept figures with the default (DESNZ 2023). The listing includes the
+ * set's activity factors. A bad file (a bad travel factor or activity entry) stops the server at
+ * start with exit code 1 and a one-line error naming the bad field.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -29,6 +30,18 @@ const FACTORS = {
     { mode: "bus", factor: 0.05 },
     { mode: "bike", factor: 0 },
     { mode: "walk", factor: 0 },
+  ],
+  activities: [
+    { kind: "electricity", country: "GB", unit: "kWh", factor: 0.1, name: "Acme grid mix" },
+    {
+      kind: "catering",
+      mealType: "vegan",
+      unit: "meals",
+      factor: 0.5,
+      name: "Vegan lunch",
+      source: "Acme caterer",
+      year: 2030,
+    },
   ],
 };
 
@@ -70,6 +83,27 @@ describe("EMISSION_FACTORS_FILE", () => {
           { mode: "bus", factor: 0.05, unit: "kg CO2e per passenger-km", maxDistanceKm: null },
           { mode: "bike", factor: 0, unit: "kg CO2e per passenger-km", maxDistanceKm: null },
           { mode: "walk", factor: 0, unit: "kg CO2e per passenger-km", maxDistanceKm: null },
+        ],
+        // Each activity factor with its source and year: its own, or the set's.
+        activities: [
+          {
+            kind: "electricity",
+            country: "GB",
+            unit: "kWh",
+            factor: 0.1,
+            name: "Acme grid mix",
+            source: "Acme sustainability team",
+            year: 2031,
+          },
+          {
+            kind: "catering",
+            mealType: "vegan",
+            unit: "meals",
+            factor: 0.5,
+            name: "Vegan lunch",
+            source: "Acme caterer",
+            year: 2030,
+          },
         ],
       });
       assert.deepEqual(
@@ -115,6 +149,32 @@ describe("EMISSION_FACTORS_FILE", () => {
       const listed = expectStatus(await v1.get("/analytics/emission-factors"), 200);
       assert.equal(listed.year, 2023);
       assert.equal(listed.source, "Department for Energy Security and Net Zero (DESNZ)");
+      // The default activity factors are listed too, with their sources.
+      assert.deepEqual(
+        listed.activities.find(
+          (a: { kind: string; fuel?: string; unit: string }) => a.fuel === "diesel" && a.unit === "litres",
+        ),
+        {
+          kind: "fuel",
+          fuel: "diesel",
+          unit: "litres",
+          factor: 2.51206,
+          name: "Fuels - Liquid fuels - Diesel (average biofuel blend), litres",
+          source: "Department for Energy Security and Net Zero (DESNZ)",
+          year: 2023,
+          url: "https://www.gov.uk/government/publications/greenhouse-gas-reporting-conversion-factors-2023",
+        },
+      );
+      assert.deepEqual([...new Set(listed.activities.map((a: { kind: string }) => a.kind))].sort(), [
+        "accommodation",
+        "catering",
+        "electricity",
+        "freight",
+        "fuel",
+        "materials",
+        "waste",
+        "water",
+      ]);
       // 100 × 0.16844 + 2000 × 0.18592 = 388.684
       assert.equal(expectStatus(await v1.get(`/events/${eventId}`), 200).carbonFootprint, 388.684);
       const analytics = expectStatus(await v1.get(`/analytics/events/${eventId}`), 200);
@@ -168,6 +228,25 @@ describe("EMISSION_FACTORS_FILE", () => {
     });
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /Invalid configuration: EMISSION_FACTORS_FILE\.factors: has no factor for mode "bus"/);
+
+    // A bad activity entry: unknown kind, negative factor, unknown unit, a country not in ISO 3166-1.
+    const badEntries: [string, Record<string, unknown>, RegExp][] = [
+      ["kind", { kind: "parking" }, /activities\.1\.kind: /],
+      ["factor", { factor: -0.5 }, /activities\.1\.factor: /],
+      ["unit", { unit: "gallons" }, /activities\.1\.unit: /],
+      ["country", { country: "XX" }, /activities\.1\.country: must be an ISO 3166-1 alpha-2 country code/],
+    ];
+    for (const [name, bad, message] of badEntries) {
+      const [first, second] = FACTORS.activities;
+      result = await runCli(["serve"], {
+        ...env,
+        EMISSION_FACTORS_FILE: file(`bad-${name}.json`, { ...FACTORS, activities: [first, { ...second, ...bad }] }),
+      });
+      assert.equal(result.code, 1, result.stderr);
+      assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+      assert.match(result.stderr, /^event-service: Invalid configuration: EMISSION_FACTORS_FILE\./);
+      assert.match(result.stderr, message);
+    }
 
     result = await runCli(["serve"], { ...env, EMISSION_FACTORS_FILE: file("broken.json", "{ not json") });
     assert.equal(result.code, 1, result.stderr);

@@ -7,10 +7,12 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
+import { activityFactor, type PricedRecord } from "../src/carbon/activity-factors.ts";
 import {
   DEFAULT_EMISSION_FACTORS,
   EmissionFactorSet,
   type EmissionFactorSetInput,
+  emissionFactorSetResponse,
   factorSetIdentity,
   travelEmissionsKg,
 } from "../src/carbon/emission-factors.ts";
@@ -97,6 +99,223 @@ describe("the factor set's schema", () => {
     assert.equal(travelEmissionsKg("car", 100, set), 10);
     assert.equal(travelEmissionsKg("flight", 1000, set), 500);
     assert.equal(travelEmissionsKg("car", 100), 16.844);
+  });
+});
+
+/** A record to price: `kind` and `unit`, and the qualifiers given (the others null). */
+function record(
+  kind: PricedRecord["kind"],
+  unit: PricedRecord["unit"],
+  qualifiers: Partial<PricedRecord> = {},
+): PricedRecord {
+  return {
+    kind,
+    unit,
+    source: null,
+    country: null,
+    fuel: null,
+    mealType: null,
+    material: null,
+    recycledContent: null,
+    mode: null,
+    stream: null,
+    ...qualifiers,
+  };
+}
+
+const DESNZ = { source: "Department for Energy Security and Net Zero (DESNZ)", year: 2023 };
+
+describe("the default set's activity factors", () => {
+  const price = (priced: PricedRecord) => activityFactor(DEFAULT_EMISSION_FACTORS, priced);
+
+  test("the default set parses, prices every kind, and names a source for each entry", () => {
+    assert.deepEqual(EmissionFactorSet.parse(DEFAULT_EMISSION_FACTORS), DEFAULT_EMISSION_FACTORS);
+    const kinds = new Set(DEFAULT_EMISSION_FACTORS.activities.map((entry) => entry.kind));
+    assert.deepEqual([...kinds].sort(), [
+      "accommodation",
+      "catering",
+      "electricity",
+      "freight",
+      "fuel",
+      "materials",
+      "waste",
+      "water",
+    ]);
+    // Only catering names its own source (the UK tables have no meals).
+    assert.deepEqual(
+      DEFAULT_EMISSION_FACTORS.activities.filter((entry) => entry.source !== undefined).map((entry) => entry.kind),
+      ["catering", "catering", "catering", "catering"],
+    );
+  });
+
+  test("activityFactor gives the published values, per the record's own unit", () => {
+    assert.deepEqual(price(record("fuel", "litres", { fuel: "diesel" })), {
+      name: "Fuels - Liquid fuels - Diesel (average biofuel blend), litres",
+      value: 2.51206,
+      unit: "kg CO2e per litre",
+      ...DESNZ,
+    });
+    // A per-tonne factor prices kg records at a thousandth.
+    assert.equal(price(record("fuel", "kg", { fuel: "diesel" }))?.value, 3.01565462);
+    assert.equal(price(record("fuel", "kWh", { fuel: "natural_gas" }))?.value, 0.18293);
+    assert.equal(price(record("fuel", "litres", { fuel: "hvo" }))?.value, 0.03558);
+    assert.deepEqual(price(record("electricity", "kWh", { source: "grid", country: "GB" })), {
+      name: "UK electricity - Electricity generated - Electricity: UK",
+      value: 0.20707,
+      unit: "kg CO2e per kWh",
+      ...DESNZ,
+    });
+    assert.equal(price(record("electricity", "kWh", { source: "renewable_tariff", country: "GB" }))?.value, 0);
+    assert.equal(price(record("electricity", "kWh", { source: "onsite_renewable", country: "DE" }))?.value, 0);
+    assert.deepEqual(price(record("accommodation", "room_nights", { country: "DE" })), {
+      name: "Hotel stay - Germany, room per night",
+      value: 13.2,
+      unit: "kg CO2e per room-night",
+      ...DESNZ,
+    });
+    assert.equal(price(record("accommodation", "room_nights", { country: "GB" }))?.value, 10.4);
+    assert.deepEqual(price(record("materials", "kg", { material: "paper", recycledContent: false })), {
+      name: "Material use - Paper - Paper and board: paper - Primary material production",
+      value: 0.9104781,
+      unit: "kg CO2e per kg",
+      ...DESNZ,
+    });
+    assert.equal(price(record("materials", "kg", { material: "paper", recycledContent: true }))?.value, 0.7304781);
+    assert.deepEqual(price(record("waste", "kg", { stream: "composting", material: "food" })), {
+      name: "Waste disposal - Refuse - Organic: food and drink waste - Composting",
+      value: 0.00891242,
+      unit: "kg CO2e per kg",
+      ...DESNZ,
+    });
+    assert.equal(price(record("waste", "kg", { stream: "landfill", material: "food" }))?.value, 0.70020988);
+    // Waste of no material, or of one without its own row, takes the commercial and industrial waste row.
+    assert.equal(price(record("waste", "kg", { stream: "landfill" }))?.value, 0.52033474);
+    assert.equal(price(record("waste", "kg", { stream: "landfill", material: "mixed" }))?.value, 0.52033474);
+    assert.deepEqual(price(record("freight", "tonne_km", { mode: "hgv" })), {
+      name: "Freighting goods - HGV (all diesel) - All HGVs - Average laden",
+      value: 0.09696,
+      unit: "kg CO2e per tonne-km",
+      ...DESNZ,
+    });
+    assert.deepEqual(price(record("water", "m3")), {
+      name: "Water supply (0.17668) + Water treatment (0.20132), cubic metres",
+      value: 0.378,
+      unit: "kg CO2e per m3",
+      ...DESNZ,
+    });
+    assert.deepEqual(price(record("catering", "meals", { mealType: "vegan" })), {
+      name: "Diet of vegans: 2.89 kg CO2e per 2,000 kcal day, divided by 3 meals a day",
+      value: 0.96333,
+      unit: "kg CO2e per meal",
+      source:
+        "Scarborough P. et al. (2014), Dietary greenhouse gas emissions of meat-eaters, fish-eaters, vegetarians and vegans in the UK, Climatic Change 125:179-192",
+      year: 2014,
+    });
+    assert.equal(price(record("catering", "meals", { mealType: "meat" }))?.value, 1.87667);
+    // Staff travel: the travel set's factor of the mode (its last band for flights).
+    assert.deepEqual(price(record("staff_travel", "passenger_km", { mode: "train" })), {
+      name: "Rail - National rail",
+      value: 0.03546,
+      unit: "kg CO2e per passenger-km",
+      ...DESNZ,
+    });
+    assert.equal(price(record("staff_travel", "passenger_km", { mode: "flight" }))?.value, 0.26128);
+  });
+
+  test("what the tables do not publish is unpriced (null)", () => {
+    // A country the hotel table lists without a value, and one it does not list.
+    assert.equal(price(record("accommodation", "room_nights", { country: "IE" })), null);
+    assert.equal(price(record("accommodation", "room_nights", { country: "NO" })), null);
+    // Grid electricity outside GB.
+    assert.equal(price(record("electricity", "kWh", { source: "grid", country: "FR" })), null);
+    assert.equal(price(record("materials", "kg", { material: "textiles", recycledContent: true })), null);
+    assert.equal(price(record("materials", "kg", { material: "mixed", recycledContent: false })), null);
+    assert.equal(price(record("waste", "kg", { stream: "reuse", material: "textiles" })), null);
+    assert.equal(price(record("waste", "kg", { stream: "recycling" })), null);
+    assert.equal(price(record("fuel", "kWh", { fuel: "hvo" })), null);
+  });
+
+  test("the API lists each entry with its source and year", () => {
+    const listed = emissionFactorSetResponse(DEFAULT_EMISSION_FACTORS).activities;
+    assert.equal(listed.length, DEFAULT_EMISSION_FACTORS.activities.length);
+    assert.deepEqual(
+      listed.find((entry) => entry.kind === "freight" && entry.mode === "sea"),
+      {
+        kind: "freight",
+        mode: "sea",
+        unit: "tonne_km",
+        factor: 0.01612,
+        name: "Freighting goods - Cargo ship - Container ship - Average",
+        ...DESNZ,
+        url: "https://www.gov.uk/government/publications/greenhouse-gas-reporting-conversion-factors-2023",
+      },
+    );
+    assert.deepEqual(
+      listed.find((entry) => entry.kind === "catering" && entry.mealType === "fish"),
+      {
+        kind: "catering",
+        mealType: "fish",
+        unit: "meals",
+        factor: 1.30333,
+        name: "Diet of fish-eaters: 3.91 kg CO2e per 2,000 kcal day, divided by 3 meals a day",
+        source:
+          "Scarborough P. et al. (2014), Dietary greenhouse gas emissions of meat-eaters, fish-eaters, vegetarians and vegans in the UK, Climatic Change 125:179-192",
+        year: 2014,
+        url: "https://doi.org/10.1007/s10584-014-1169-1",
+      },
+    );
+    // A set without activities lists none.
+    assert.deepEqual(emissionFactorSetResponse(EmissionFactorSet.parse(CUSTOM)).activities, []);
+  });
+});
+
+describe("activity entries of a deployment's set", () => {
+  const entry = { kind: "water", unit: "m3", factor: 0.5, name: "Water" };
+
+  test("entries are accepted, and the most specific match wins", () => {
+    const set = EmissionFactorSet.parse({
+      ...CUSTOM,
+      activities: [
+        { kind: "waste", stream: "landfill", unit: "kg", factor: 0.5, name: "Any landfill" },
+        { kind: "waste", stream: "landfill", material: "glass", unit: "tonnes", factor: 20, name: "Glass landfill" },
+        { ...entry, source: "Water Co.", year: 2030 },
+      ],
+    });
+    const glass = activityFactor(set, record("waste", "kg", { stream: "landfill", material: "glass" }));
+    assert.deepEqual(glass, {
+      name: "Glass landfill",
+      value: 0.02,
+      unit: "kg CO2e per kg",
+      source: "The test suite",
+      year: 2031,
+    });
+    assert.equal(activityFactor(set, record("waste", "kg", { stream: "landfill", material: "paper" }))?.value, 0.5);
+    assert.deepEqual(activityFactor(set, record("water", "m3")), {
+      name: "Water",
+      value: 0.5,
+      unit: "kg CO2e per m3",
+      source: "Water Co.",
+      year: 2030,
+    });
+    // A kind the set does not price.
+    assert.equal(activityFactor(set, record("fuel", "litres", { fuel: "diesel" })), null);
+  });
+
+  test("a bad entry is refused, naming it", () => {
+    const withEntry = (bad: Record<string, unknown>) => ({ ...CUSTOM, activities: [entry, { ...entry, ...bad }] });
+    assert.equal(firstIssue(withEntry({ kind: "parking" })).path, "activities.1.kind");
+    assert.equal(firstIssue(withEntry({ kind: "staff_travel" })).path, "activities.1.kind");
+    assert.equal(firstIssue(withEntry({ factor: -0.1 })).path, "activities.1.factor");
+    assert.equal(firstIssue(withEntry({ unit: "gallons" })).path, "activities.1.unit");
+    assert.deepEqual(firstIssue(withEntry({ country: "gb" })), {
+      path: "activities.1.country",
+      message: "must be an ISO 3166-1 alpha-2 country code in upper case, e.g. GB",
+    });
+    assert.equal(firstIssue(withEntry({ name: "" })).path, "activities.1.name");
+    assert.deepEqual(firstIssue(withEntry({ colour: "blue" })), {
+      path: "activities.1",
+      message: 'Unrecognized key: "colour"',
+    });
   });
 });
 

@@ -136,7 +136,8 @@ export function activityFactor(set: EmissionFactorSet, record: PricedRecord): Ac
   if (!found) return null;
   return {
     name: found.entry.name,
-    value: found.entry.factor * found.per,
+    // 12 significant digits: 910.4781 x 0.001 is 0.9104781, not its binary neighbour 0.9104781000000001.
+    value: found.per === 1 ? found.entry.factor : Number((found.entry.factor * found.per).toPrecision(12)),
     unit: perUnit,
     source: found.entry.source ?? set.source,
     year: found.entry.year ?? set.year,

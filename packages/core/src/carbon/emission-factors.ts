@@ -1,5 +1,7 @@
 import * as z from "zod";
-import { ActivityFactorEntry } from "./activity-factors.ts";
+import { ActivityFactorEntry, FACTOR_UNITS, PRICED_ACTIVITY_KINDS } from "./activity-factors.ts";
+import { FREIGHT_MODES, FUELS, MEAL_TYPES, WASTE_MATERIALS, WASTE_STREAMS } from "./activity-kinds.ts";
+import { DEFAULT_ACTIVITY_FACTORS } from "./default-activity-factors.ts";
 
 /**
  * Travel emission factors, kg CO2e per passenger-km: the factor set is data (DECISIONS,
@@ -100,6 +102,7 @@ export type EmissionFactorSetInput = z.input<typeof EmissionFactorSet>;
  *   with RF" (radiative forcing included), by distance: domestic up to 500 km, short-haul up
  *   to 3,700 km, long-haul beyond.
  * - bike, walk: zero.
+ * Its `activities` (the other kinds of an event's footprint) are in default-activity-factors.ts.
  */
 export const DEFAULT_EMISSION_FACTORS: EmissionFactorSet = EmissionFactorSet.parse({
   name: "UK Government GHG Conversion Factors for Company Reporting",
@@ -126,6 +129,7 @@ export const DEFAULT_EMISSION_FACTORS: EmissionFactorSet = EmissionFactorSet.par
     { mode: "bike", factor: 0, description: "Cycling: no direct emissions" },
     { mode: "walk", factor: 0, description: "Walking: no direct emissions" },
   ],
+  activities: [...DEFAULT_ACTIVITY_FACTORS],
 });
 
 /** Factors of the default set's modes whose factor does not depend on distance. */
@@ -189,8 +193,31 @@ export const EmissionFactorSetResponse = z
         description: z.string().optional(),
       }),
     ),
+    activities: z
+      .array(
+        z.object({
+          kind: z.enum(PRICED_ACTIVITY_KINDS),
+          country: z.string().optional(),
+          fuel: z.enum(FUELS).optional(),
+          mealType: z.enum(MEAL_TYPES).optional(),
+          material: z.enum(WASTE_MATERIALS).optional(),
+          recycledContent: z.boolean().optional(),
+          mode: z.enum(FREIGHT_MODES).optional(),
+          stream: z.enum(WASTE_STREAMS).optional(),
+          unit: z.enum(FACTOR_UNITS),
+          factor: z.number().meta({ description: "kg CO2e per `unit`" }),
+          name: z.string(),
+          source: z.string(),
+          year: z.number().int(),
+          url: z.string().optional(),
+        }),
+      )
+      .meta({
+        description:
+          "The activity factors: each prices the activities of its kind whose qualifiers equal all it names (the one naming most wins)",
+      }),
   })
-  .meta({ description: "The travel emission factor set in use" });
+  .meta({ description: "The emission factor set in use: travel factors and activity factors" });
 export type EmissionFactorSetResponse = z.output<typeof EmissionFactorSetResponse>;
 
 /** The factor set as the API lists it. */
@@ -207,5 +234,16 @@ export function emissionFactorSetResponse(set: EmissionFactorSet): EmissionFacto
       maxDistanceKm: f.maxDistanceKm,
       ...(f.description !== undefined && { description: f.description }),
     })),
+    // Each entry with its own source and year, the set's where it names none (and the set's
+    // url only for an entry of the set's source).
+    activities: set.activities.map(({ source, year, url, ...entry }) => {
+      const link = url ?? (source === undefined ? set.url : undefined);
+      return {
+        ...entry,
+        source: source ?? set.source,
+        year: year ?? set.year,
+        ...(link !== undefined && { url: link }),
+      };
+    }),
   };
 }
