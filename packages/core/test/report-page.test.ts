@@ -151,11 +151,11 @@ describe("renderReportPage", () => {
       }
     }
     assert.equal((html.match(/<svg /g) ?? []).length, 5);
-    // Bars are drawn to scale: the longest is 374 units, the others in proportion.
+    // Bars are drawn to scale: the longest is 354 units, the others in proportion.
     const waste = charts[2]![3]!;
     assert.deepEqual(
       [...waste.matchAll(/<rect [^>]*width="([^"]+)"/g)].map(([, width]) => Number(width)),
-      [374, 224.4, 149.6, 149.6],
+      [354, 212.4, 141.6, 141.6],
     );
     // A bar of a value far below the largest still shows.
     assert.match(charts[0]![3]!, /<rect [^>]*width="1" [^>]*\/><text [^>]*data-figure="footprint.byKind.freight/);
@@ -184,6 +184,22 @@ describe("renderReportPage", () => {
       goals,
       /total emissions: <span data-figure="goals.carbon_neutral.metrics.totalEmissionsKg"[^>]*>111,362.0 kg</,
     );
+    const local = renderReportPage({
+      ...FESTIVAL_REPORT,
+      goals: [
+        {
+          type: "local_sourcing",
+          set: true,
+          met: true,
+          target: null,
+          metrics: { localVendors: 3, localSharePercent: 75 },
+        },
+      ],
+    });
+    assert.deepEqual(statuses(local), { local_sourcing: "met Met" });
+    assert.equal(shown(local, "goals.local_sourcing.metrics.localVendors"), "3");
+    assert.equal(shown(local, "goals.local_sourcing.metrics.localSharePercent"), "75.0%");
+    assert.match(local, /local vendors: <span/);
     assert.deepEqual(statuses(renderReportPage(EMPTY_REPORT)), {
       carbon_neutral: "not-measurable Not measurable",
       renewable_energy: "not-measurable Not measurable",

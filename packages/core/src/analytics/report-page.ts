@@ -130,7 +130,7 @@ interface Bar {
 function barChart(id: string, title: string, bars: Bar[], palette: string): string {
   const width = 720;
   const labelWidth = 200;
-  const valueWidth = 130;
+  const valueWidth = 150;
   const barArea = width - labelWidth - valueWidth - 16;
   const rowHeight = 28;
   const padding = 6;
