@@ -213,7 +213,10 @@ describe("renderReportPage", () => {
     assert.equal((methodology.match(/<tr>/g) ?? []).length, FESTIVAL_REPORT.factors.length + 1);
     for (const factor of FESTIVAL_REPORT.factors) {
       assert.ok(methodology.includes(`<td>${factor.name}</td>`), factor.name);
-      assert.ok(methodology.includes(`${factor.unit}</td><td>${factor.source}</td>`), factor.name);
+      assert.ok(
+        methodology.includes(`<td>${factor.unit}</td><td><span class="any">${factor.source}</span></td>`),
+        factor.name,
+      );
     }
     assert.match(methodology, /Fixture factor set<\/strong>/);
     assert.match(section(html, "footprint"), /not in these totals: Water\./);

@@ -153,11 +153,15 @@ function barChart(id: string, title: string, bars: Bar[], palette: string): stri
 
 /** A table: a caption, a header row, and rows of cells already rendered as HTML. */
 function table(caption: string, headers: string[], rows: string[][], numeric: number[] = []): string {
-  const cell = (tag: "th" | "td", html: string, column: number) =>
-    `<${tag}${numeric.includes(column) ? ' class="num"' : ""}>${html}</${tag}>`;
-  const head = headers.map((header, column) => cell("th", escapeHtml(header), column)).join("");
+  const cell = (tag: "th" | "td", html: string, column: number, scope = "") =>
+    `<${tag}${scope}${numeric.includes(column) ? ' class="num"' : ""}>${html}</${tag}>`;
+  const head = headers.map((header, column) => cell("th", escapeHtml(header), column, ' scope="col"')).join("");
+  // The first cell of a row names it (a kind, a stream, a goal): a row header.
   const body = rows
-    .map((row) => `<tr>${row.map((html, column) => cell(column === 0 ? "th" : "td", html, column)).join("")}</tr>`)
+    .map(
+      (row) =>
+        `<tr>${row.map((html, column) => (column === 0 ? cell("th", html, column, ' scope="row"') : cell("td", html, column))).join("")}</tr>`,
+    )
     .join("\n");
   return `<table><caption>${escapeHtml(caption)}</caption><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
@@ -500,16 +504,17 @@ function methodologySection(doc: SustainabilityReportDocument): string {
       ? empty("No factor was used")
       : table(
           "Emission factors used",
-          ["Kind", "Factor", "Value", "Source", "Year", "Records"],
+          ["Kind", "Factor", "Value", "Unit", "Source", "Year", "Records"],
           factors.map((factor, index) => [
             escapeHtml(KIND_LABELS[factor.kind]),
             escapeHtml(factor.name),
-            `${figure(`factors.${index}.value`, factor.value, FACTOR.format(factor.value))} ${escapeHtml(factor.unit)}`,
-            escapeHtml(factor.source),
+            figure(`factors.${index}.value`, factor.value, FACTOR.format(factor.value)),
+            escapeHtml(factor.unit),
+            `<span class="any">${escapeHtml(factor.source)}</span>`,
             figure(`factors.${index}.year`, factor.year, String(factor.year)),
             figure(`factors.${index}.records`, factor.records, count(factor.records)),
           ]),
-          [2, 4, 5],
+          [2, 5, 6],
         );
   return `<section id="methodology" aria-labelledby="methodology-h">
 <h2 id="methodology-h">Methodology</h2>
@@ -549,10 +554,11 @@ dl { margin: 0; }
 .stats .stat dd { font-size: 12pt; }
 table { border-collapse: collapse; width: 100%; margin: 6px 0 10px; font-size: 9.5pt; }
 caption { text-align: left; font-size: 8.5pt; color: var(--muted); padding-bottom: 2px; }
-th, td { text-align: left; vertical-align: top; padding: 3px 6px; border-bottom: 1px solid var(--rule); }
+th, td { text-align: left; vertical-align: top; padding: 3px 6px; border-bottom: 1px solid var(--rule); overflow-wrap: break-word; }
 thead th { border-bottom: 1.5px solid var(--ink); font-size: 8.5pt; }
 tbody th { font-weight: 500; }
-.num { text-align: right; font-variant-numeric: tabular-nums; }
+.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.any { overflow-wrap: anywhere; }
 .chart { display: block; max-width: 100%; height: auto; margin: 4px 0; }
 .chart-label { font-size: 12px; fill: var(--ink); }
 .chart-value { font-size: 12px; fill: var(--ink); font-weight: 600; }
