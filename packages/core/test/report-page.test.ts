@@ -1,0 +1,312 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { SustainabilityReportDocument } from "../src/analytics/report-document.ts";
+import { REPORT_PAGE_CSP, renderReportPage } from "../src/analytics/report-page.ts";
+import { FESTIVAL_REPORT, reportFigures } from "./_report-fixture.ts";
+
+/** Every `data-figure` of a page: name, raw value and the text shown, in page order. */
+function figuresOf(html: string): Array<{ name: string; value: string; text: string }> {
+  return [...html.matchAll(/data-figure="([^"]*)" data-value="([^"]*)">([^<]*)</g)].map(([, name, value, text]) => ({
+    name: name!,
+    value: value!,
+    text: text!,
+  }));
+}
+
+/** The text shown for figure `name` (every occurrence must agree). */
+function shown(html: string, name: string): string {
+  const texts = new Set(
+    figuresOf(html)
+      .filter((figure) => figure.name === name)
+      .map((figure) => figure.text),
+  );
+  assert.equal(texts.size, 1, `${name} is shown once or always alike: ${[...texts].join(" | ")}`);
+  return [...texts][0]!;
+}
+
+/** The text of some HTML, tags removed. */
+function textOf(html: string): string {
+  return html.replace(/<[^>]*>/g, "");
+}
+
+/** The HTML of section `id`. */
+function section(html: string, id: string): string {
+  const match = html.match(new RegExp(`<section id="${id}"[\\s\\S]*?</section>`));
+  assert.ok(match, `section ${id}`);
+  return match[0];
+}
+
+/** A report of an event with nothing recorded: no activities, no travel, no registrations. */
+const EMPTY_REPORT: SustainabilityReportDocument = {
+  ...FESTIVAL_REPORT,
+  footprint: {
+    totalEmissionsKg: 0,
+    byKind: [],
+    byScope: { scope1Kg: 0, scope2Kg: 0, scope3Kg: 0 },
+    perAttendeeKg: null,
+    measuredSharePercent: null,
+    unpricedKinds: [],
+  },
+  offsets: { offsetKg: 0, coveragePercent: null },
+  waste: { totalKg: null, byStream: [], diversionRatePercent: null, recyclingRatePercent: null },
+  energy: { electricityKwh: null, bySource: [], renewableSharePercent: null, fuels: [] },
+  travel: { byMode: [], staffByMode: [] },
+  goals: [
+    { type: "carbon_neutral", set: true, met: null, target: null, metrics: {} },
+    { type: "renewable_energy", set: true, met: null, target: null, metrics: {} },
+    { type: "waste_reduction", set: true, met: null, target: 60, metrics: {} },
+    { type: "local_sourcing", set: false, met: null, target: null, metrics: {} },
+  ],
+  factors: [],
+};
+
+describe("the sustainability report document", () => {
+  test("the festival fixture is a valid document; negative or non-integer counts are not", () => {
+    assert.deepEqual(SustainabilityReportDocument.parse(FESTIVAL_REPORT), FESTIVAL_REPORT);
+    assert.deepEqual(SustainabilityReportDocument.parse(EMPTY_REPORT), EMPTY_REPORT);
+    const bad = structuredClone(FESTIVAL_REPORT) as unknown as { waste: { byStream: Array<{ kg: number }> } };
+    bad.waste.byStream[0]!.kg = -1;
+    assert.equal(SustainabilityReportDocument.safeParse(bad).success, false);
+    const fractional = structuredClone(FESTIVAL_REPORT) as unknown as {
+      footprint: { byKind: Array<{ records: number }> };
+    };
+    fractional.footprint.byKind[0]!.records = 1.5;
+    assert.equal(SustainabilityReportDocument.safeParse(fractional).success, false);
+  });
+});
+
+describe("renderReportPage", () => {
+  const html = renderReportPage(FESTIVAL_REPORT);
+
+  test("every figure of the document is on the page with its exact value, and nothing else is", () => {
+    const expected = reportFigures(FESTIVAL_REPORT);
+    const onPage = figuresOf(html);
+    for (const figure of onPage) {
+      assert.ok(expected.has(figure.name), `the page's ${figure.name} is not a figure of the document`);
+      assert.equal(figure.value, String(expected.get(figure.name)), figure.name);
+    }
+    const names = new Set(onPage.map((figure) => figure.name));
+    const missing = [...expected].filter(([name, value]) => value !== null && !names.has(name)).map(([name]) => name);
+    assert.deepEqual(missing, []);
+    // 3 + 3 scopes + 8 kinds x 2 + 2 offsets + 7 waste + 2 + 2 sources + 2 fuel + 4 modes x 3 + 2 staff
+    // + 6 goal figures + 17 factors x 3 + 2 of the methodology.
+    assert.equal(names.size, 110);
+  });
+
+  test("figures are formatted: thousands separators, one decimal for kg, km, kWh and percentages", () => {
+    const cases: Array<[string, string, string]> = [
+      ["footprint.totalEmissionsKg", "111362", "111,362.0 kg CO2e"],
+      ["footprint.perAttendeeKg", "22.2724", "22.3 kg CO2e"],
+      ["footprint.measuredSharePercent", String((12_262 / 20_862) * 100), "58.8%"],
+      ["footprint.byKind.attendee_travel.emissionsKg", "90500", "90,500.0 kg"],
+      ["footprint.byKind.attendee_travel.records", "3500", "3,500"],
+      ["footprint.byKind.freight.emissionsKg", "2", "2.0 kg"],
+      ["footprint.byScope.scope1Kg", "5000", "5,000.0 kg"],
+      ["footprint.byScope.scope2Kg", "1600", "1,600.0 kg"],
+      ["footprint.byScope.scope3Kg", "104762", "104,762.0 kg"],
+      ["offsets.offsetKg", "60000", "60,000.0 kg CO2e"],
+      ["offsets.coveragePercent", String((60_000 / 111_362) * 100), "53.9%"],
+      ["waste.totalKg", "12000", "12,000.0 kg"],
+      ["waste.diversionRatePercent", String((7_000 / 12_000) * 100), "58.3%"],
+      ["waste.recyclingRatePercent", String((5_000 / 12_000) * 100), "41.7%"],
+      ["waste.byStream.recycling.kg", "5000", "5,000.0 kg"],
+      ["energy.electricityKwh", "10000", "10,000.0 kWh"],
+      ["energy.renewableSharePercent", "20", "20.0%"],
+      ["energy.bySource.grid.kWh", "8000", "8,000.0 kWh"],
+      ["energy.fuels.diesel.litres.quantity", "2000", "2,000.0 litres"],
+      ["energy.fuels.diesel.litres.emissionsKg", "5000", "5,000.0 kg"],
+      ["travel.byMode.flight.distanceKm", "300000", "300,000.0 km"],
+      ["travel.byMode.train.registrations", "2000", "2,000"],
+      ["travel.staffByMode.car.passengerKm", "5000", "5,000.0"],
+      ["goals.waste_reduction.target", "50", "50.0%"],
+      ["goals.carbon_neutral.metrics.offsetKg", "60000", "60,000.0 kg"],
+      ["factors.14.value", "0.035", "0.035"],
+      ["factors.14.records", "2000", "2,000"],
+      ["factors.0.year", "2024", "2024"],
+      ["methodology.emissionFactors.year", "2024", "2024"],
+      ["methodology.offsetPriceUsdPerTonne", "15", "USD 15.00"],
+    ];
+    for (const [name, value, text] of cases) {
+      assert.ok(
+        figuresOf(html).some((figure) => figure.name === name && figure.value === value),
+        `${name} = ${value}`,
+      );
+      assert.equal(shown(html, name), text, name);
+    }
+  });
+
+  test("charts are inline SVG, each with a title, a description and a table of the same figures", () => {
+    const charts = [
+      ...html.matchAll(/<svg [^>]*role="img" aria-labelledby="([^" ]+) ([^"]+)"[^>]*>([\s\S]*?)<\/svg>/g),
+    ];
+    assert.deepEqual(
+      charts.map(([, title]) => title),
+      ["chart-kind-title", "chart-scope-title", "chart-waste-title", "chart-energy-title", "chart-travel-title"],
+    );
+    for (const [, titleId, descId, body] of charts) {
+      assert.match(body!, new RegExp(`^<title id="${titleId}">[^<]+</title><desc id="${descId}">[^<]+</desc>`));
+      // Every bar's figure is in a table too.
+      for (const { name } of figuresOf(body!)) {
+        assert.ok(html.includes(`<td class="num"><span data-figure="${name}"`), name);
+      }
+    }
+    assert.equal((html.match(/<svg /g) ?? []).length, 5);
+    // Bars are drawn to scale: the longest is 354 units, the others in proportion.
+    const waste = charts[2]![3]!;
+    assert.deepEqual(
+      [...waste.matchAll(/<rect [^>]*width="([^"]+)"/g)].map(([, width]) => Number(width)),
+      [354, 212.4, 141.6, 141.6],
+    );
+    // A bar of a value far below the largest still shows.
+    assert.match(charts[0]![3]!, /<rect [^>]*width="1" [^>]*\/><text [^>]*data-figure="footprint.byKind.freight/);
+  });
+
+  test("goals: met, not met and not set, with their targets and figures; not measurable when set without records", () => {
+    const statuses = (page: string) =>
+      Object.fromEntries(
+        [...page.matchAll(/data-goal="([^"]+)" data-status="([^"]+)">([^<]+)</g)].map(([, goal, status, text]) => [
+          goal,
+          `${status} ${text}`,
+        ]),
+      );
+    assert.deepEqual(statuses(html), {
+      carbon_neutral: "not-met Not met",
+      renewable_energy: "not-met Not met",
+      waste_reduction: "met Met",
+      local_sourcing: "not-set Not set",
+    });
+    const goals = section(html, "goals");
+    assert.match(
+      goals,
+      /diversion rate: <span data-figure="goals.waste_reduction.metrics.diversionRatePercent"[^>]*>58.3%</,
+    );
+    assert.match(
+      goals,
+      /total emissions: <span data-figure="goals.carbon_neutral.metrics.totalEmissionsKg"[^>]*>111,362.0 kg</,
+    );
+    const local = renderReportPage({
+      ...FESTIVAL_REPORT,
+      goals: [
+        {
+          type: "local_sourcing",
+          set: true,
+          met: true,
+          target: null,
+          metrics: { localVendors: 3, localSharePercent: 75 },
+        },
+      ],
+    });
+    assert.deepEqual(statuses(local), { local_sourcing: "met Met" });
+    assert.equal(shown(local, "goals.local_sourcing.metrics.localVendors"), "3");
+    assert.equal(shown(local, "goals.local_sourcing.metrics.localSharePercent"), "75.0%");
+    assert.match(local, /local vendors: <span/);
+    assert.deepEqual(statuses(renderReportPage(EMPTY_REPORT)), {
+      carbon_neutral: "not-measurable Not measurable",
+      renewable_energy: "not-measurable Not measurable",
+      waste_reduction: "not-measurable Not measurable",
+      local_sourcing: "not-set Not set",
+    });
+  });
+
+  test("the methodology lists every factor used with its source and year; unpriced kinds are named", () => {
+    const methodology = section(html, "methodology");
+    assert.equal((methodology.match(/<tr>/g) ?? []).length, FESTIVAL_REPORT.factors.length + 1);
+    for (const factor of FESTIVAL_REPORT.factors) {
+      assert.ok(methodology.includes(`<td>${factor.name}</td>`), factor.name);
+      assert.ok(
+        methodology.includes(`<td>${factor.unit}</td><td><span class="any">${factor.source}</span></td>`),
+        factor.name,
+      );
+    }
+    assert.match(methodology, /Fixture factor set<\/strong>/);
+    assert.match(section(html, "footprint"), /not in these totals: Water\./);
+  });
+
+  test("every text of the document is escaped", () => {
+    const hostile = structuredClone(FESTIVAL_REPORT);
+    hostile.event.name = `<script>alert("x")</script> & 'Friends' "Fest"`;
+    hostile.event.category = "<b>festival</b>";
+    hostile.event.location.city = `Bath" onmouseover="alert(1)`;
+    hostile.event.id = "</code><script>1</script>";
+    hostile.generatedAt = "<i>soon</i>";
+    hostile.methodology.emissionFactors.source = "<a href='https://evil.example'>source</a>";
+    hostile.factors[0]!.name = "<img src=x onerror=alert(1)>";
+    hostile.factors[0]!.unit = "kg</td><script>";
+    hostile.goals[0]!.metrics = { '"><script>alert(1)</script>Kg': 1 };
+    const page = renderReportPage(hostile);
+    for (const tag of ["<script", "<b>", "<i>", "<img", "<a ", 'onmouseover="']) {
+      assert.ok(!page.includes(tag), `${tag} must not appear unescaped`);
+    }
+    assert.ok(
+      page.includes(
+        "<title>Sustainability report: &#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62; &#38; &#39;Friends&#39; &#34;Fest&#34;</title>",
+      ),
+    );
+    assert.ok(
+      page.includes(
+        "<h1>&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62; &#38; &#39;Friends&#39; &#34;Fest&#34;</h1>",
+      ),
+    );
+    assert.ok(page.includes("Bath&#34; onmouseover=&#34;alert(1)"));
+    assert.ok(
+      page.includes('data-figure="goals.carbon_neutral.metrics.&#34;&#62;&#60;script&#62;alert(1)&#60;/script&#62;Kg"'),
+    );
+  });
+
+  test("loads nothing: no src, href or url() anywhere, a strict CSP, no script", () => {
+    const withUrls = structuredClone(FESTIVAL_REPORT);
+    withUrls.methodology.emissionFactors.source =
+      "https://www.gov.uk/government/collections/government-conversion-factors-for-company-reporting";
+    withUrls.factors[1]!.source = "http://example.org/factors.csv";
+    for (const page of [html, renderReportPage(withUrls), renderReportPage(EMPTY_REPORT)]) {
+      assert.doesNotMatch(page, /\s(?:src|href|srcset|action|poster|data|xlink:href)\s*=/i);
+      assert.doesNotMatch(page, /url\(|@import|<link|<script|<iframe|<object|<embed|<img/i);
+      assert.ok(page.includes(`<meta http-equiv="Content-Security-Policy" content="${REPORT_PAGE_CSP}">`));
+    }
+    assert.equal(
+      REPORT_PAGE_CSP,
+      "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'",
+    );
+    // The URLs of the document are text, not links.
+    assert.ok(renderReportPage(withUrls).includes("source: https://www.gov.uk/government/collections/"));
+  });
+
+  test("an accessible, printable HTML5 page", () => {
+    assert.ok(html.startsWith('<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">'));
+    assert.match(html, /<title>Sustainability report: Green Fields Festival<\/title>/);
+    assert.match(html, /@page \{ size: A4;/);
+    assert.match(html, /@media print \{/);
+    assert.match(html, /<h1>Green Fields Festival<\/h1>/);
+    assert.match(html, /2027-07-09 12:00 UTC<\/dd>|2027-07-09 12:00 UTC to 2027-07-11 23:00 UTC/);
+    assert.match(html, /Glastonbury, GB/);
+  });
+
+  test("empty sections say so instead of showing 0", () => {
+    const page = renderReportPage(EMPTY_REPORT);
+    const waste = section(page, "waste");
+    assert.match(waste, /<p data-figure="waste.totalKg" data-value="null">No waste recorded<\/p>/);
+    assert.doesNotMatch(textOf(waste), /\d/);
+    const energy = section(page, "energy");
+    assert.match(energy, /<p data-figure="energy.electricityKwh" data-value="null">No electricity recorded<\/p>/);
+    assert.match(energy, /No fuel recorded/);
+    assert.doesNotMatch(textOf(energy), /kWh|\d/);
+    const travel = section(page, "travel");
+    assert.match(travel, /No attendee travel reported/);
+    assert.match(travel, /No staff travel recorded/);
+    assert.match(section(page, "footprint"), /No emissions recorded/);
+    assert.match(page, /data-figure="footprint.perAttendeeKg" data-value="null">No active registrations</);
+    assert.match(page, /data-figure="footprint.measuredSharePercent" data-value="null">No activity emissions</);
+    assert.match(page, /data-figure="offsets.coveragePercent" data-value="null">No emissions to cover</);
+    assert.match(section(page, "methodology"), /No factor was used/);
+    // Only the scope chart remains, showing the three zero scopes.
+    assert.equal((page.match(/<svg /g) ?? []).length, 1);
+    assert.equal(shown(page, "footprint.byScope.scope3Kg"), "0.0 kg");
+    // A recorded total of 0 kg of waste is a figure, not "No waste recorded".
+    const zero = renderReportPage({
+      ...EMPTY_REPORT,
+      waste: { totalKg: 0, byStream: [], diversionRatePercent: null, recyclingRatePercent: null },
+    });
+    assert.equal(shown(zero, "waste.totalKg"), "0.0 kg");
+    assert.equal(shown(zero, "waste.diversionRatePercent"), "Not measurable");
+  });
+});
