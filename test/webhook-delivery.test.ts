@@ -185,10 +185,14 @@ describe("delivery of every type", () => {
     assert.equal(deleted!.body.data.event.id, other.id);
     assert.equal(deleted!.body.data.event.status, "cancelled");
 
-    for (const type of ["sustainability.report_generated", "analytics.report_ready"]) {
+    const urls = {
+      "sustainability.report_generated": `${server.url}/v1/events/${event.id}/sustainability-report`,
+      "analytics.report_ready": `${server.url}/v1/analytics/events/${event.id}`,
+    };
+    for (const [type, url] of Object.entries(urls)) {
       const [report] = byType(requests, type);
       assert.equal(report!.body.data.event.id, event.id, type);
-      assert.equal(report!.body.data.url, `${server.url}/v1/analytics/events/${event.id}`);
+      assert.equal(report!.body.data.url, url);
     }
     const [analytics] = byType(requests, "analytics.report_ready");
     // The per-event analytics report, as GET /v1/analytics/events/:id answered at the completion.

@@ -12,7 +12,8 @@ export const SCORE_TIERS = { gold: 80, silver: 60, bronze: 40 } as const;
 
 /** What each certification means. */
 export const CERTIFICATIONS = {
-  carbonNeutral: "offsets of the active registrations cover their travel emissions, which must be above 0",
+  carbonNeutral:
+    "offsets of the active registrations cover the whole footprint (their travel and the event's activity records), which must be above 0",
   lowCarbonTravel: "at least 75 % of the active registrations that reported travel came by train, bus, bike or on foot",
   gold: "sustainabilityScore 80 or more",
   silver: "sustainabilityScore 60 to under 80",

@@ -11,6 +11,8 @@ import {
   activityScope,
   DISPOSAL_WASTE_STREAMS,
   ELECTRICITY_SOURCES,
+  FUEL_UNITS,
+  type FuelUnit,
   FUELS,
   WASTE_STREAMS,
 } from "../carbon/activity-kinds.ts";
@@ -183,15 +185,15 @@ export function activityDetail(groups: readonly ActivityGroup[]) {
       ),
     })).filter((s) => s.kWh > 0),
     fuels: FUELS.flatMap((fuel) =>
-      [...new Set(fuels.filter((g) => g.fuel === fuel).map((g) => g.unit))].map((unit) => {
-        const of = fuels.filter((g) => g.fuel === fuel && g.unit === unit);
-        return {
+      FUEL_UNITS.map((unit) => fuels.filter((g) => g.fuel === fuel && g.unit === unit))
+        .filter((of) => of.length > 0)
+        .map((of) => ({
           fuel,
-          unit,
+          unit: of[0]!.unit as FuelUnit,
           quantity: round3(sum(of, (g) => g.quantity)),
-          emissionsKg: round3(sum(of, (g) => g.emissionsKg)),
-        };
-      }),
+          // null when no record of the fuel and unit is priced: 0 kg would read as a zero footprint.
+          emissionsKg: sum(of, (g) => g.records - g.unpriced) > 0 ? round3(sum(of, (g) => g.emissionsKg)) : null,
+        })),
     ),
     staffByMode: TRAVEL_MODES.map((mode) => {
       const of = staff.filter((g) => g.mode === mode);

@@ -1,8 +1,24 @@
 import * as z from "zod";
-import { ACTIVITY_KINDS, ELECTRICITY_SOURCES, FUEL_UNITS, FUELS, WASTE_STREAMS } from "../carbon/activity-kinds.ts";
+import { ELECTRICITY_SOURCES, FUEL_UNITS, FUELS, WASTE_STREAMS } from "../carbon/activity-kinds.ts";
 import { TRAVEL_MODES } from "../carbon/emission-factors.ts";
 import { EVENT_STATUSES } from "../rules/event-status.ts";
-import { Methodology } from "./methodology.ts";
+import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
+import { type EmissionFactorSet, factorBands, type TravelMode } from "../carbon/emission-factors.ts";
+import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
+import { goalStatuses } from "../rules/goals.ts";
+import type { EventAnalyticsFigures } from "./analytics-figures.ts";
+import { Methodology, methodologyOf } from "./methodology.ts";
+import { travelModeBreakdown } from "./sustainability-report.ts";
+import { percent, round3 } from "./statistics.ts";
+import { GoalProgress } from "./event-analytics.ts";
+import {
+  activityDetail,
+  buildFootprint,
+  FOOTPRINT_KINDS,
+  Footprint,
+  kindFigures,
+  measuredResources,
+} from "./footprint.ts";
 
 /**
  * The sustainability report of one event (`GET /v1/events/:id/sustainability-report`): the data
@@ -15,14 +31,6 @@ const Kg = z.number().min(0);
 const NullableNum = z.number().nullable();
 const NullablePercent = z.number().nullable();
 
-/** The kinds of the footprint: every activity kind, and the attendees' own travel. */
-export const FOOTPRINT_KINDS = [...ACTIVITY_KINDS, "attendee_travel"] as const;
-export type FootprintKind = (typeof FOOTPRINT_KINDS)[number];
-
-/** The goals an event can set, as `sustainability.goal_achieved` names them. */
-export const GOAL_TYPES = ["carbon_neutral", "renewable_energy", "waste_reduction", "local_sourcing"] as const;
-export type GoalType = (typeof GOAL_TYPES)[number];
-
 const ReportEvent = z.object({
   id: z.string(),
   name: z.string(),
@@ -31,31 +39,6 @@ const ReportEvent = z.object({
   startDate: z.string(),
   endDate: z.string(),
   location: z.object({ city: z.string(), country: z.string() }),
-});
-
-const ReportFootprint = z.object({
-  totalEmissionsKg: Kg.meta({ description: "kg CO2e: attendee travel plus every priced activity." }),
-  byKind: z
-    .array(
-      z.object({
-        kind: z.enum(FOOTPRINT_KINDS),
-        emissionsKg: Kg,
-        records: z.int().min(0).meta({
-          description: "Activity records of the kind; for attendee_travel, the registrations that report travel.",
-        }),
-      }),
-    )
-    .meta({ description: "One entry per kind with records, in the order the page shows them." }),
-  byScope: z
-    .object({ scope1Kg: Kg, scope2Kg: Kg, scope3Kg: Kg })
-    .meta({ description: "GHG Protocol scopes: 1 fuels burned on site, 2 electricity (location-based), 3 the rest." }),
-  perAttendeeKg: NullableNum.meta({ description: "totalEmissionsKg / active registrations; null without any." }),
-  measuredSharePercent: NullablePercent.meta({
-    description: "Share of activity emissions from records of dataQuality `measured`; null without activity emissions.",
-  }),
-  unpricedKinds: z
-    .array(z.enum(ACTIVITY_KINDS))
-    .meta({ description: "Kinds with records the factor set has no factor for: not in the totals." }),
 });
 
 const ReportOffsets = z.object({
@@ -97,19 +80,6 @@ const ReportTravel = z.object({
   staffByMode: z.array(z.object({ mode: z.enum(TRAVEL_MODES), passengerKm: Kg, emissionsKg: Kg })),
 });
 
-const ReportGoal = z.object({
-  type: z.enum(GOAL_TYPES),
-  set: z.boolean().meta({ description: "Whether the event sets this goal." }),
-  met: z
-    .boolean()
-    .nullable()
-    .meta({ description: "Null when the goal is not set or cannot be measured (no records)." }),
-  target: NullableNum.meta({ description: "The goal's number where it has one (wasteReduction: a percentage)." }),
-  metrics: z
-    .record(z.string(), z.number())
-    .meta({ description: "The figures the goal was judged by (kg for emissions and offsets, percentages)." }),
-});
-
 const ReportFactor = z.object({
   kind: z.enum(FOOTPRINT_KINDS),
   name: z.string(),
@@ -126,16 +96,102 @@ export const SustainabilityReportDocument = z
     event: ReportEvent,
     generatedAt: z.string().meta({ description: "When the report was computed (ISO 8601)." }),
     methodology: Methodology,
-    footprint: ReportFootprint,
+    footprint: Footprint,
     offsets: ReportOffsets,
     waste: ReportWaste,
     energy: ReportEnergy,
     travel: ReportTravel,
-    goals: z.array(ReportGoal),
+    goals: z.array(GoalProgress),
     factors: z.array(ReportFactor).meta({ description: "Every factor used by the figures, with its source and year." }),
   })
   .meta({
-    id: "SustainabilityReportDocument",
     description: "An event's sustainability report: its footprint, waste, energy, travel, goals and methodology.",
   });
 export type SustainabilityReportDocument = z.output<typeof SustainabilityReportDocument>;
+
+/**
+ * The report of one event from its analytics figures (the storage's aggregates): the same
+ * footprint, goals and measured waste and energy as `GET /analytics/events/:id` shows, with the
+ * detail the page draws (waste by stream, electricity by source, fuels, staff travel) and every
+ * factor that priced a figure. Pure.
+ */
+export function buildReportDocument(
+  figures: EventAnalyticsFigures,
+  carbon: CarbonSettings,
+  factors: EmissionFactorSet,
+  at: string,
+): SustainabilityReportDocument {
+  const { event } = figures;
+  const active = ACTIVE_ATTENDEE_STATUSES.reduce((sum, status) => sum + figures.statuses[status], 0);
+  const travel = figures.byMode.filter((m) => m.mode !== null);
+  const travelKg = travel.reduce((sum, m) => sum + m.emissionsKg, 0);
+  const travelReported = travel.reduce((sum, m) => sum + m.registrations, 0);
+  const offsetUsd = figures.byMode.reduce((sum, m) => sum + m.offsetUsd, 0);
+  const offset = offsetKg(offsetUsd, carbon);
+  const footprint = buildFootprint({
+    travelEmissionsKg: travelKg,
+    travelReported,
+    active,
+    kinds: kindFigures(figures.activityGroups),
+  });
+  const detail = activityDetail(figures.activityGroups);
+  const measured = measuredResources(figures.activities);
+  const kept = {
+    activeRegistrations: active,
+    emissionsKg: travelKg,
+    offsetUsd,
+    travelReported,
+    lowCarbonTravel: 0,
+    waitlisted: figures.statuses.waitlisted,
+  };
+  const travelFactors = travel.flatMap((m) =>
+    factorBands(factors, m.mode as TravelMode).map((band) => ({
+      kind: "attendee_travel" as const,
+      name: band.description ?? `Travel - ${band.mode}`,
+      value: band.factor,
+      unit: band.unit,
+      source: factors.source,
+      year: factors.year,
+      records: m.registrations,
+    })),
+  );
+  return {
+    event: {
+      id: event.id,
+      name: event.name,
+      status: event.status,
+      category: event.category,
+      startDate: event.startDate,
+      endDate: event.endDate,
+      location: { city: event.location.city, country: event.location.country },
+    },
+    generatedAt: at,
+    methodology: methodologyOf(factors, carbon),
+    footprint,
+    offsets: { offsetKg: round3(offset), coveragePercent: percent(offset, footprint.totalEmissionsKg) },
+    waste: {
+      totalKg: measured.measuredWasteKg,
+      byStream: detail.wasteByStream.map(({ stream, kg }) => ({ stream, kg })),
+      diversionRatePercent: measured.diversionRatePercent,
+      recyclingRatePercent: measured.recyclingRatePercent,
+    },
+    energy: {
+      electricityKwh: measured.measuredEnergyKwh,
+      bySource: detail.electricityBySource,
+      renewableSharePercent: measured.renewableSharePercent,
+      fuels: detail.fuels,
+    },
+    travel: {
+      byMode: travelModeBreakdown(figures.byMode)
+        .filter((m) => m.registrations > 0)
+        .map(({ mode, registrations, distanceKm, emissionsKg }) => ({ mode, registrations, distanceKm, emissionsKg })),
+      staffByMode: detail.staffByMode,
+    },
+    goals: goalStatuses(
+      event.sustainabilityGoals,
+      { capacity: event.capacity, kept, activities: figures.activities },
+      carbon,
+    ),
+    factors: [...travelFactors, ...detail.factors],
+  };
+}

@@ -1,4 +1,6 @@
-import type { FootprintKind, GoalType, SustainabilityReportDocument } from "./report-document.ts";
+import type { GoalType } from "../rules/goals.ts";
+import type { FootprintKind } from "./footprint.ts";
+import type { SustainabilityReportDocument } from "./report-document.ts";
 
 /**
  * The printable sustainability report: one self-contained HTML5 page drawn from a
@@ -108,7 +110,8 @@ function metricWords(key: string): string {
     .toLowerCase();
 }
 
-function metricText(key: string, value: number): string {
+function metricText(key: string, value: number | null): string {
+  if (value === null) return "not measured";
   if (key.endsWith("Kg")) return kg(value);
   if (key.endsWith("Percent")) return pct(value);
   if (key.endsWith("Kwh")) return kwh(value);

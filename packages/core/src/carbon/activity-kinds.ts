@@ -31,6 +31,7 @@ export const RENEWABLE_ELECTRICITY_SOURCES = [
 export const FUELS = ["diesel", "petrol", "hvo", "lpg", "natural_gas"] as const;
 export type Fuel = (typeof FUELS)[number];
 export const FUEL_UNITS = ["litres", "kg", "kWh"] as const;
+export type FuelUnit = (typeof FUEL_UNITS)[number];
 
 export const MEAL_TYPES = ["meat", "fish", "vegetarian", "vegan"] as const;
 export type MealType = (typeof MEAL_TYPES)[number];

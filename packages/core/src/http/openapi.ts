@@ -160,14 +160,18 @@ function buildDocument(): Record<string, unknown> {
               "Idempotent-Replayed": { description: "`true` on a replayed answer.", schema: { type: "string" } },
             }),
           },
-          content: route.response.media
-            ? Object.fromEntries(
-                Object.entries(route.response.media).map(([type, description]) => [
-                  type,
-                  { schema: { type: "string", description } },
-                ]),
-              )
-            : { "application/json": { schema: ref(route.response.schema, route.response.name, "output") } },
+          content: {
+            // A route that answers JSON too (`media` adds to it) lists its schema first.
+            ...((!route.response.media || route.response.jsonToo) && {
+              "application/json": { schema: ref(route.response.schema, route.response.name, "output") },
+            }),
+            ...Object.fromEntries(
+              Object.entries(route.response.media ?? {}).map(([type, description]) => [
+                type,
+                { schema: { type: "string", description } },
+              ]),
+            ),
+          },
         },
         ...errorResponses(codes),
       },

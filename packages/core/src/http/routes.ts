@@ -14,6 +14,8 @@ import {
 import { AttendeeExportQuery, EXPORT_MEDIA_TYPES } from "../export/attendee-export.ts";
 import type { Scope } from "../resources/api-key.ts";
 import { DeleteResult } from "../resources/common.ts";
+import { SustainabilityReportDocument } from "../analytics/report-document.ts";
+import { renderReportPage, REPORT_PAGE_CSP } from "../analytics/report-page.ts";
 import { Event, EventCreateInput, EventListQuery, EventUpdateInput } from "../resources/event.ts";
 import {
   CreatedWebhook,
@@ -77,6 +79,8 @@ export interface Route {
     name: string;
     description: string;
     media?: Record<string, string>;
+    /** With `media`: the route answers JSON as well (by `Accept`), so the document lists both. */
+    jsonToo?: boolean;
   };
   /** Errors particular to this route (the ones every route can answer are added by the document). */
   errors: readonly ErrorCode[];
@@ -84,6 +88,27 @@ export interface Route {
 }
 
 const ok = (body: unknown): RouteResult => ({ status: 200, body });
+
+/**
+ * Whether an `Accept` header asks for HTML before JSON: `text/html` listed with a quality above 0
+ * and at least that of `application/json` (a browser's header does; `*\/*` alone does not).
+ */
+export function prefersHtml(accept: string | null): boolean {
+  if (!accept) return false;
+  const quality = (type: string) => {
+    for (const part of accept.split(",")) {
+      const [name, ...params] = part.trim().toLowerCase().split(";");
+      if (name?.trim() !== type) continue;
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+      const value = q === undefined ? 1 : Number(q.slice(2));
+      return Number.isFinite(value) ? value : 0;
+    }
+    return null;
+  };
+  const html = quality("text/html");
+  const json = quality("application/json");
+  return html !== null && html > 0 && (json === null || html >= json);
+}
 const created = (body: unknown): RouteResult => ({ status: 201, body });
 const accepted = (body: unknown): RouteResult => ({ status: 202, body });
 
@@ -360,6 +385,41 @@ export const ROUTES: readonly Route[] = [
     response: { status: 200, schema: EventAnalytics, name: "EventAnalytics", description: "The event's analytics" },
     errors: ["NOT_FOUND"],
     handle: async (c) => ok(await c.account.analytics.event(c.params.id!)),
+  },
+  {
+    method: "GET",
+    path: "/events/:id/sustainability-report",
+    scope: "events:read",
+    tag: "Events",
+    operationId: "getSustainabilityReport",
+    summary:
+      "The event's sustainability report: JSON, or with Accept: text/html a printable page (inline SVG charts, the methodology and every factor)",
+    response: {
+      status: 200,
+      schema: SustainabilityReportDocument,
+      name: "SustainabilityReportDocument",
+      description: "The report (JSON unless the request's Accept prefers text/html)",
+      jsonToo: true,
+      media: {
+        "text/html":
+          "A printable HTML page of the same figures, loading nothing from another origin (Content-Security-Policy default-src 'none').",
+      },
+    },
+    errors: ["NOT_FOUND"],
+    handle: async (c) => {
+      const report = await c.account.analytics.report(c.params.id!);
+      if (!prefersHtml(c.request.headers.get("accept")))
+        return { status: 200, body: report, headers: { vary: "accept" } };
+      const page = new TextEncoder().encode(renderReportPage(report));
+      const headers = {
+        "content-type": "text/html; charset=utf-8",
+        // frame-ancestors holds in a header only (a meta tag cannot carry it).
+        "content-security-policy": `${REPORT_PAGE_CSP}; frame-ancestors 'none'`,
+        "cache-control": "no-store",
+        vary: "accept",
+      };
+      return { status: 200, body: new Blob([page]).stream(), headers };
+    },
   },
   {
     method: "GET",

@@ -1,6 +1,7 @@
 import { parseInput } from "../_internal/parse-input.ts";
 import { assertDateOrder, type Bucket, enumerateBuckets } from "../analytics/date-buckets.ts";
 import { buildEventAnalytics, type EventAnalytics } from "../analytics/event-analytics.ts";
+import { buildReportDocument, type SustainabilityReportDocument } from "../analytics/report-document.ts";
 import {
   buildSustainabilityReport,
   type SustainabilityReport,
@@ -21,6 +22,11 @@ export interface AnalyticsOperations {
    * finance, feedback). Throws `NOT_FOUND`. Also what an `analytics.report_ready` payload carries.
    */
   event(eventId: string): Promise<EventAnalytics>;
+  /**
+   * The sustainability report of one event (`GET /events/:id/sustainability-report`): its
+   * footprint, waste, energy, travel, goals and every factor used. Throws `NOT_FOUND`.
+   */
+  report(eventId: string): Promise<SustainabilityReportDocument>;
   /** Trend analysis of one metric. Throws `INVALID_REQUEST`, `INVALID_DATE_RANGE`, `INSUFFICIENT_DATA`. */
   trends(query?: Record<string, unknown>): Promise<TrendReport>;
   /** The travel emission factor set in use (name, year, source, each mode's factors and unit): what every figure is computed with. */
@@ -30,9 +36,9 @@ export interface AnalyticsOperations {
 /** The analytics of one account: the store aggregates, these build the reports. */
 export function createAnalyticsOperations(
   storage: AnalyticsStore,
-  context: Pick<OperationContext, "accountId" | "carbon" | "emissionFactors">,
+  context: Pick<OperationContext, "accountId" | "carbon" | "emissionFactors" | "clock">,
 ): AnalyticsOperations {
-  const { accountId, carbon, emissionFactors: factors } = context;
+  const { accountId, carbon, emissionFactors: factors, clock } = context;
 
   const analytics: AnalyticsOperations = {
     async sustainability(query = {}) {
@@ -74,6 +80,11 @@ export function createAnalyticsOperations(
       const figures = await storage.eventAnalyticsFigures(accountId, eventId);
       if (!figures) throw notFound("Event", eventId);
       return buildEventAnalytics(figures, carbon, factors);
+    },
+    async report(eventId) {
+      const figures = await storage.eventAnalyticsFigures(accountId, eventId);
+      if (!figures) throw notFound("Event", eventId);
+      return buildReportDocument(figures, carbon, factors, clock().toISOString());
     },
     async trends(query = {}) {
       const parsed = parseInput(TrendQuery, query, "query");

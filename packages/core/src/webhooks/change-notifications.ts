@@ -107,9 +107,12 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
       notifications.push(
         ...completionReports(
           after,
-          notificationFigures(after, kept, carbon),
+          notificationFigures(after, kept, carbon, await reader.activityFigures(after.id)),
           at,
-          `${baseUrl}/v1/analytics/events/${after.id}`,
+          {
+            report: `${baseUrl}/v1/events/${after.id}/sustainability-report`,
+            analytics: `${baseUrl}/v1/analytics/events/${after.id}`,
+          },
           report,
         ),
       );

@@ -216,25 +216,27 @@ export function thresholdNotification(event: { id: string; name: string }, figur
 
 /**
  * `sustainability.report_generated` and `analytics.report_ready`, sent when an event becomes
- * completed: the reports computed from the stored data at that moment, and the address of the
- * event's analytics.
+ * completed: the reports computed from the stored data at that moment, and their addresses (the
+ * printable sustainability report; the event's analytics).
  */
 export function completionReports(
   event: { id: string; name: string; sustainabilityGoals: Event["sustainabilityGoals"] },
   figures: NotificationFigures,
   at: string,
-  analyticsUrl: string,
+  urls: { report: string; analytics: string },
   analyticsReport: EventAnalytics | null,
 ): Notification[] {
-  const emissions = round(figures.emissionsKg);
+  const emissions = round(figures.footprintKg);
   const offset = round(figures.offsetKg);
   const sustainability = {
     generatedAt: at,
     emissions: {
       totalKg: emissions,
+      travelKg: round(figures.emissionsKg),
+      activitiesKg: round(figures.activities.emissionsKg),
       offsetKg: offset,
-      netKg: round(Math.max(0, figures.emissionsKg - figures.offsetKg)),
-      perAttendeeKg: figures.activeRegistrations > 0 ? round(figures.emissionsKg / figures.activeRegistrations) : 0,
+      netKg: round(Math.max(0, figures.footprintKg - figures.offsetKg)),
+      perAttendeeKg: figures.activeRegistrations > 0 ? round(figures.footprintKg / figures.activeRegistrations) : 0,
       offsetUsd: round(figures.offsetUsd, 2),
     },
     travel: { reported: figures.travelReported, lowCarbon: figures.lowCarbonTravel },
@@ -245,14 +247,14 @@ export function completionReports(
   return [
     {
       type: "sustainability.report_generated",
-      data: { event: eventRef(event), report: sustainability, url: analyticsUrl },
+      data: { event: eventRef(event), report: sustainability, url: urls.report },
     },
     // The analytics report is the one GET /v1/analytics/events/:id answers, as of the completion.
     ...(analyticsReport
       ? [
           {
             type: "analytics.report_ready" as const,
-            data: { event: eventRef(event), report: { generatedAt: at, ...analyticsReport }, url: analyticsUrl },
+            data: { event: eventRef(event), report: { generatedAt: at, ...analyticsReport }, url: urls.analytics },
           },
         ]
       : []),
