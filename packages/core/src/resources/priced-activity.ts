@@ -57,8 +57,9 @@ const NO_QUALIFIERS: ActivityQualifiers = {
 };
 
 /**
- * A new activity record of `input` (parsed by `ActivityInput`) for the event; an electricity
- * record without a `country` takes the event's (DECISIONS). Kinds' other qualifiers are null.
+ * A new activity record of `input` (parsed by `ActivityInput`) for the event, with the defaults
+ * of DECISIONS filled in: `dataQuality` measured, an electricity record's `country` the event's,
+ * a materials record's `recycledContent` false. Kinds' other qualifiers are null.
  */
 export function newActivityRecord(
   input: ActivityCreate,
@@ -72,7 +73,7 @@ export function newActivityRecord(
     kind,
     quantity,
     unit,
-    dataQuality,
+    dataQuality: dataQuality ?? "measured",
     vendorId: null,
     note: note ?? null,
     ...NO_QUALIFIERS,
@@ -82,6 +83,7 @@ export function newActivityRecord(
   const given = record as unknown as Record<string, unknown>;
   for (const [qualifier, value] of Object.entries(qualifiers)) if (value !== undefined) given[qualifier] = value;
   if (record.kind === "electricity") record.country ??= ids.eventCountry;
+  if (record.kind === "materials") record.recycledContent ??= false;
   return record;
 }
 
