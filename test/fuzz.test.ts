@@ -102,6 +102,8 @@ let registrationEvent: any;
 /** The event and registration random `PUT` bodies go to (their state may change). */
 let putEvent: any;
 let putAttendee: any;
+/** An activity record of `putEvent` random `PUT` bodies go to. */
+let putActivity: any;
 
 /** Creates answered `201` (replays excluded), less events and registrations deleted, to compare with the lists at the end. */
 const created = { events: 0, attendees: 0, registrationsForEvent: 0 };
@@ -156,8 +158,8 @@ async function call(request: RawRequest, what = `${request.method} ${request.pat
         created.registrationsForEvent += 1;
         forEventIds.add(id);
       }
-    } else if (!id.startsWith("wh_"))
-      assert.fail(`${what}: a 201 without an evt_, att_ or wh_ id: ${show(answer.body)}`);
+    } else if (!id.startsWith("wh_") && !id.startsWith("act_"))
+      assert.fail(`${what}: a 201 without an evt_, att_, wh_ or act_ id: ${show(answer.body)}`);
   }
   // Property 7 deletes events it made (without registrations) and erases registrations it made (confirmed, so active).
   const deletedId = request.method === "DELETE" && answer.status === 200 ? String(answer.body?.deletedId ?? "") : "";
@@ -327,6 +329,8 @@ function bodyRoutes(): Array<{ method: string; path: string }> {
     { method: "POST", path: `/events/${putEvent.id}/check-in` },
     { method: "POST", path: "/attendees" },
     { method: "PUT", path: `/attendees/${putAttendee.id}` },
+    { method: "POST", path: `/events/${putEvent.id}/activities` },
+    { method: "PUT", path: `/events/${putEvent.id}/activities/${putActivity.id}` },
   ];
 }
 
@@ -359,6 +363,24 @@ before(async () => {
   assert.match(registrationEvent.id, /^evt_/);
   assert.match(putEvent.id, /^evt_/);
   assert.match(putAttendee.id, /^att_/);
+  putActivity = (
+    await call({
+      method: "POST",
+      path: `/v1/events/${putEvent.id}/activities`,
+      key,
+      json: { kind: "fuel", quantity: 100, unit: "litres", fuel: "diesel" },
+    })
+  ).body;
+  assert.match(putActivity.id, /^act_/, show(putActivity));
+  const activity = (
+    await call({
+      method: "POST",
+      path: `/v1/events/${registrationEvent.id}/activities`,
+      key,
+      json: { kind: "fuel", quantity: 100, unit: "litres", fuel: "diesel" },
+    })
+  ).body;
+  assert.match(activity.id, /^act_/, show(activity));
   const registered = (
     await call({
       method: "POST",
@@ -394,6 +416,7 @@ before(async () => {
     hookPort,
     webhookId: webhook.id,
     deliveryId: ping.id,
+    activityId: activity.id,
     unique,
   };
 });
@@ -483,7 +506,7 @@ describe("fuzzing every route", () => {
       { arbitrary: deepJsonText, weight: 1 },
     );
     await fc.assert(
-      fc.asyncProperty(fc.nat({ max: 4 }), PREFIX, body, async (index, prefix, text) => {
+      fc.asyncProperty(fc.nat({ max: bodyRoutes().length - 1 }), PREFIX, body, async (index, prefix, text) => {
         const route = bodyRoutes()[index]!;
         const what = `${route.method} ${prefix}${route.path} ${show(text, 300)}`;
         const answer = await call(
@@ -642,7 +665,7 @@ describe("fuzzing every route", () => {
     const validText = JSON.stringify(fullEventBody());
     await fc.assert(
       fc.asyncProperty(
-        fc.nat({ max: 4 }),
+        fc.nat({ max: bodyRoutes().length - 1 }),
         PREFIX,
         rawBodyBytes(validText),
         contentType,

@@ -44,6 +44,11 @@ const CLIENT_METHODS: Record<string, string> = {
   getEventAnalytics: "analytics.event",
   getTrendAnalytics: "analytics.trends",
   getEmissionFactors: "analytics.emissionFactors",
+  createActivity: "activities.create",
+  listActivities: "activities.list",
+  getActivity: "activities.get",
+  updateActivity: "activities.update",
+  deleteActivity: "activities.delete",
 };
 /** Operations the client leaves out on purpose. */
 const NOT_IN_CLIENT: Record<string, string> = {

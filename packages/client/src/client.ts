@@ -1,4 +1,8 @@
 import type {
+  Activity,
+  ActivityInput,
+  ActivityListQuery,
+  ActivityUpdateInput,
   Attendee,
   AttendeeCreateInput,
   AttendeeExportQuery,
@@ -76,6 +80,7 @@ export type QueryParams<Q> = { [K in keyof Q]?: ParamValue<Q[K]> };
 export type ListParams<Q> = QueryParams<Q> & { perPage?: number };
 
 export type EventListParams = ListParams<EventListQuery>;
+export type ActivityListParams = ListParams<ActivityListQuery>;
 export type AttendeeListParams = ListParams<AttendeeListQuery>;
 /** Query of `attendees.export`: `format`, `csv` (default) or `ndjson`. */
 export type AttendeeExportParams = QueryParams<AttendeeExportQuery>;
@@ -178,12 +183,34 @@ export interface AnalyticsResource {
   emissionFactors(call?: CallOptions): Promise<EmissionFactorSetResponse>;
 }
 
+/**
+ * Activity records of the caller's events: what an event used, burned, served, shipped and
+ * threw away, each priced with the service's factor set (`emissionsKg`, `factor`, `scope`).
+ *
+ * @example
+ * const diesel = await client.activities.create(event.id, { kind: "fuel", quantity: 400, unit: "litres", fuel: "diesel" });
+ * console.log(diesel.emissionsKg, diesel.factor?.source);
+ */
+export interface ActivitiesResource {
+  /** Records an activity of the event (one kind, its unit and qualifiers). */
+  create(eventId: string, input: ActivityInput, call?: CallOptions): Promise<Activity>;
+  get(eventId: string, activityId: string, call?: CallOptions): Promise<Activity>;
+  /** A partial update, checked whole; the kind cannot change. */
+  update(eventId: string, activityId: string, input: ActivityUpdateInput, call?: CallOptions): Promise<Activity>;
+  delete(eventId: string, activityId: string, call?: CallOptions): Promise<DeleteResult>;
+  /** One page of the event's activities, oldest first. */
+  list(eventId: string, query?: ActivityListParams, call?: CallOptions): Promise<ListResult<"activities", Activity>>;
+  /** Every activity of the event, fetched page by page as you iterate. */
+  listAll(eventId: string, query?: ActivityListParams, call?: CallOptions): AsyncGenerator<Activity, void, undefined>;
+}
+
 /** The client {@link createClient} returns. */
 export interface EventServiceClient {
   events: EventsResource;
   attendees: AttendeesResource;
   webhooks: WebhooksResource;
   analytics: AnalyticsResource;
+  activities: ActivitiesResource;
 }
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
@@ -398,6 +425,20 @@ export function createClient(options: ClientOptions): EventServiceClient {
       event: (eventId, call) => request<EventAnalytics>("GET", `/analytics/events/${id(eventId)}`, call),
       trends: (query = {}, call) => request<TrendReport>("GET", "/analytics/trends", { query, ...call }),
       emissionFactors: (call) => request<EmissionFactorSetResponse>("GET", "/analytics/emission-factors", call),
+    },
+    activities: {
+      create: (eventId, input, call) =>
+        request<Activity>("POST", `/events/${id(eventId)}/activities`, { body: input, ...call }),
+      get: (eventId, activityId, call) =>
+        request<Activity>("GET", `/events/${id(eventId)}/activities/${id(activityId)}`, call),
+      update: (eventId, activityId, input, call) =>
+        request<Activity>("PUT", `/events/${id(eventId)}/activities/${id(activityId)}`, { body: input, ...call }),
+      delete: (eventId, activityId, call) =>
+        request<DeleteResult>("DELETE", `/events/${id(eventId)}/activities/${id(activityId)}`, call),
+      list: (eventId, query = {}, call) =>
+        request<ListResult<"activities", Activity>>("GET", `/events/${id(eventId)}/activities`, { query, ...call }),
+      listAll: (eventId, query = {}, call) =>
+        walk<"activities", Activity>("activities", `/events/${id(eventId)}/activities`, query, call),
     },
   };
 }

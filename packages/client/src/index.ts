@@ -11,6 +11,8 @@
  */
 export { createClient } from "./client.ts";
 export type {
+  ActivitiesResource,
+  ActivityListParams,
   AnalyticsResource,
   AttendeeListParams,
   AttendeesResource,
@@ -32,6 +34,12 @@ export type { ClientErrorCode } from "./errors.ts";
 export type { RetryOptions } from "./retry.ts";
 export type {
   AccessibilityNeeds,
+  Activity,
+  ActivityFactor,
+  ActivityInput,
+  ActivityKind,
+  ActivityUnit,
+  ActivityUpdateInput,
   Attendee,
   AttendeeCreateInput,
   AttendeeUpdateInput,

@@ -241,6 +241,30 @@ describe("lists", () => {
 });
 
 describe("paths", () => {
+  test("activities go to their event's routes, ids escaped", async () => {
+    const empty = {
+      activities: [],
+      pagination: { page: 1, limit: 20, total: 0, totalPages: 0, hasNext: false, hasPrev: false },
+    };
+    const { fetch, sent } = scripted([json(201, {}), json(200, empty), json(200, {}), json(200, {}), json(200, {})]);
+    const client = createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch });
+    await client.activities.create("evt_1", { kind: "water", quantity: 3, unit: "m3" });
+    await client.activities.list("evt_1", { page: 2, limit: 5 });
+    await client.activities.get("evt_1", "act/2");
+    await client.activities.update("evt_1", "act_2", { quantity: 4 });
+    await client.activities.delete("evt/1", "act_2");
+    assert.deepEqual(
+      sent.map((s) => `${s.method} ${s.url.replace("http://svc.test/v1", "")}`),
+      [
+        "POST /events/evt_1/activities",
+        "GET /events/evt_1/activities?page=2&limit=5",
+        "GET /events/evt_1/activities/act%2F2",
+        "PUT /events/evt_1/activities/act_2",
+        "DELETE /events/evt%2F1/activities/act_2",
+      ],
+    );
+  });
+
   test("webhook deliveries, redelivery, ping and analytics go to their routes with their queries", async () => {
     const empty = {
       deliveries: [],

@@ -24,6 +24,7 @@ export { createEventService } from "./service.ts";
 export type {
   AccountOperations,
   AccountOptions,
+  ActivityOperations,
   AnalyticsOperations,
   AttendeeExport,
   AttendeeOperations,
@@ -98,6 +99,10 @@ export {
   WebhookDelivery,
 } from "./resources/webhook-delivery.ts";
 export type { DeliveryStatus } from "./resources/webhook-delivery.ts";
+export { Activity, ActivityFactor, ActivityInput } from "./resources/activity.ts";
+export { ActivityListQuery, ActivityUpdateInput } from "./resources/priced-activity.ts";
+export { ACTIVITY_KINDS, ACTIVITY_UNITS, DATA_QUALITIES } from "./carbon/activity-kinds.ts";
+export type { ActivityKind, ActivityUnit, DataQuality } from "./carbon/activity-kinds.ts";
 export { ApiKeyCreateInput, SCOPES, TIERS } from "./resources/api-key.ts";
 export type { ApiKeyInfo, AuthContext, CreatedApiKey, Scope, Tier } from "./resources/api-key.ts";
 

@@ -7,6 +7,7 @@ import {
 } from "./carbon/emission-factors.ts";
 import { createQrCodeRenderer, type QrCodeImage } from "./qr-code.ts";
 import { type Scope, SCOPES, type Tier } from "./resources/api-key.ts";
+import { type ActivityOperations, createActivityOperations } from "./service/activity-operations.ts";
 import { type AnalyticsOperations, createAnalyticsOperations } from "./service/analytics-operations.ts";
 import { type AttendeeOperations, createAttendeeOperations } from "./service/attendee-operations.ts";
 import { createEventOperations, type EventOperations } from "./service/event-operations.ts";
@@ -16,6 +17,7 @@ import { createWebhookOperations, type WebhookOperations, type WebhookSettings }
 import type { Storage } from "./storage.ts";
 import { createChangeNotifier, DEFAULT_PUBLIC_URL } from "./webhooks/change-notifications.ts";
 
+export type { ActivityOperations } from "./service/activity-operations.ts";
 export type { AnalyticsOperations } from "./service/analytics-operations.ts";
 export type { AttendeeExport, AttendeeOperations } from "./service/attendee-operations.ts";
 export type { EventOperations } from "./service/event-operations.ts";
@@ -84,6 +86,7 @@ export interface AccountOperations {
   attendees: AttendeeOperations;
   webhooks: WebhookOperations;
   analytics: AnalyticsOperations;
+  activities: ActivityOperations;
 }
 
 /** The service: framework-free, usable directly or through `createHandler`. */
@@ -146,6 +149,7 @@ export function createEventService(options: EventServiceOptions): EventService {
       attendees: createAttendeeOperations(storage, context),
       webhooks: createWebhookOperations(storage, context, options.webhooks),
       analytics: createAnalyticsOperations(storage, context),
+      activities: createActivityOperations(storage, context),
     };
   }
 

@@ -1,4 +1,5 @@
 import type { AccountStore } from "./storage/account-store.ts";
+import type { ActivityStore } from "./storage/activity-store.ts";
 import type { AnalyticsStore } from "./storage/analytics-store.ts";
 import type { AttendeeStore } from "./storage/attendee-store.ts";
 import type { DeliveryStore } from "./storage/delivery-store.ts";
@@ -9,6 +10,7 @@ import type { TransactionStore } from "./storage/transaction.ts";
 import type { WebhookStore } from "./storage/webhook-store.ts";
 
 export type { EventWithStats } from "./resources/event.ts";
+export type { ActivityStore } from "./storage/activity-store.ts";
 export type {
   AccountStore,
   RateLimitWindows,
@@ -26,6 +28,7 @@ export type { EventStore } from "./storage/event-store.ts";
 export type { IdempotencyRecord, IdempotencyStore } from "./storage/idempotency-store.ts";
 export type { PurgeResult, StorageLifecycle, StoreFault } from "./storage/lifecycle-store.ts";
 export type {
+  ActivityWrites,
   AttemptWrite,
   AttendeeWrites,
   ConflictKind,
@@ -73,4 +76,5 @@ export interface Storage
     AttendeeStore,
     WebhookStore,
     DeliveryStore,
-    AnalyticsStore {}
+    AnalyticsStore,
+    ActivityStore {}

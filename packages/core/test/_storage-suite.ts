@@ -17,6 +17,7 @@ import {
   newAttendeeRecord,
 } from "../src/resources/attendee.ts";
 import { limitsFor } from "../src/resources/api-key.ts";
+import { ActivityListQuery, type PricedActivity } from "../src/resources/priced-activity.ts";
 import { type EventCreate, EventListQuery, type EventRecord, newEventRecord } from "../src/resources/event.ts";
 import { WebhookListQuery, type WebhookRecord } from "../src/resources/webhook.ts";
 import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
@@ -1680,6 +1681,158 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
           page.items.map((a) => a.firstName),
           ["Grace"],
         );
+      });
+    });
+
+    describe("activities", () => {
+      /** A stored activity of the event with the figures given (the storage keeps them as they are). */
+      const activity = (
+        accountId: string,
+        eventId: string,
+        overrides: Partial<PricedActivity> = {},
+      ): PricedActivity => {
+        const at = tick();
+        return {
+          id: createId("activity"),
+          accountId,
+          eventId,
+          kind: "fuel",
+          quantity: 120.5,
+          unit: "litres",
+          source: null,
+          country: null,
+          fuel: "diesel",
+          mealType: null,
+          material: null,
+          recycledContent: null,
+          mode: null,
+          stream: null,
+          dataQuality: "measured",
+          vendorId: null,
+          note: null,
+          emissionsKg: 120.5 * 2.51279,
+          factor: {
+            name: "Diesel (average biofuel blend)",
+            value: 2.51279,
+            unit: "kg CO2e per litre",
+            source: "DESNZ",
+            year: 2024,
+          },
+          createdAt: at,
+          updatedAt: at,
+          ...overrides,
+        };
+      };
+
+      test("insert, get, update and delete an event's record, scoped by account and event, figures kept exactly", async () => {
+        const event = eventRecord(acme);
+        const other = eventRecord(acme);
+        await storage.insertEvent(event);
+        await storage.insertEvent(other);
+        const fuel = activity(acme, event.id, { note: "Generator, stage B" });
+        const waste = activity(acme, event.id, {
+          kind: "waste",
+          quantity: 0.1,
+          unit: "kg",
+          fuel: null,
+          stream: "recycling",
+          material: null,
+          dataQuality: "estimated",
+          emissionsKg: 0.1 * 0.3,
+          factor: { name: "Waste - recycling", value: 0.3, unit: "kg CO2e per kg", source: "DESNZ", year: 2024 },
+        });
+        const materials = activity(acme, event.id, {
+          kind: "materials",
+          unit: "kg",
+          fuel: null,
+          material: "paper",
+          recycledContent: false,
+          emissionsKg: null,
+          factor: null,
+        });
+        await storage.transaction(async (tx) => {
+          for (const record of [fuel, waste, materials]) await tx.activities.insert(record);
+          assert.deepEqual(await tx.activities.get(acme, event.id, waste.id), waste);
+        });
+        assert.deepEqual(await storage.getActivity(acme, event.id, fuel.id), fuel);
+        assert.deepEqual(await storage.getActivity(acme, event.id, waste.id), waste);
+        assert.equal((await storage.getActivity(acme, event.id, waste.id))!.emissionsKg, 0.1 * 0.3);
+        assert.deepEqual(await storage.getActivity(acme, event.id, materials.id), materials);
+        // Another account's, or the same id under another event: not found.
+        assert.equal(await storage.getActivity(globex, event.id, fuel.id), null);
+        assert.equal(await storage.getActivity(acme, other.id, fuel.id), null);
+
+        const changed: PricedActivity = {
+          ...fuel,
+          quantity: 80,
+          unit: "kg",
+          fuel: "hvo",
+          note: null,
+          dataQuality: "estimated",
+          emissionsKg: null,
+          factor: null,
+          updatedAt: tick(),
+        };
+        await storage.transaction(async (tx) => {
+          await tx.activities.update(changed);
+          // Written through another account's or event's scope, nothing changes.
+          await tx.activities.update({ ...changed, accountId: globex, quantity: 1 });
+          await tx.activities.update({ ...changed, eventId: other.id, quantity: 1 });
+        });
+        assert.deepEqual(await storage.getActivity(acme, event.id, fuel.id), changed);
+
+        const deleted = await storage.transaction(async (tx) => [
+          await tx.activities.delete(globex, event.id, waste.id),
+          await tx.activities.delete(acme, other.id, waste.id),
+          await tx.activities.delete(acme, event.id, waste.id),
+          await tx.activities.delete(acme, event.id, waste.id),
+        ]);
+        assert.deepEqual(deleted, [false, false, true, false]);
+        assert.equal(await storage.getActivity(acme, event.id, waste.id), null);
+      });
+
+      test("an event's list is oldest first (ties by id), a page at a time with the total; deleting the event removes them", async () => {
+        const event = eventRecord(acme);
+        const other = eventRecord(acme);
+        await storage.insertEvent(event);
+        await storage.insertEvent(other);
+        const at = tick();
+        const tied = [activity(acme, event.id, { createdAt: at }), activity(acme, event.id, { createdAt: at })].sort(
+          (a, b) => (a.id < b.id ? -1 : 1),
+        );
+        const first = activity(acme, event.id, { createdAt: "2020-01-01T00:00:00.000Z" });
+        const last = activity(acme, event.id);
+        await storage.transaction(async (tx) => {
+          for (const record of [last, tied[1]!, first, tied[0]!]) await tx.activities.insert(record);
+          await tx.activities.insert(activity(acme, other.id));
+        });
+        const page = (page: number, limit: number) =>
+          storage.listActivities(acme, event.id, ActivityListQuery.parse({ page: String(page), limit: String(limit) }));
+        const all = await page(1, 10);
+        assert.equal(all.total, 4);
+        assert.deepEqual(
+          all.items.map((a) => a.id),
+          [first.id, tied[0]!.id, tied[1]!.id, last.id],
+        );
+        assert.deepEqual(all.items[0], first);
+        const second = await page(2, 3);
+        assert.equal(second.total, 4);
+        assert.deepEqual(
+          second.items.map((a) => a.id),
+          [last.id],
+        );
+        assert.deepEqual(await storage.listActivities(globex, event.id, ActivityListQuery.parse({})), {
+          items: [],
+          total: 0,
+        });
+
+        await storage.deleteEvent(acme, event.id);
+        assert.deepEqual(await storage.listActivities(acme, event.id, ActivityListQuery.parse({})), {
+          items: [],
+          total: 0,
+        });
+        assert.equal(await storage.getActivity(acme, event.id, first.id), null);
+        assert.equal((await storage.listActivities(acme, other.id, ActivityListQuery.parse({}))).total, 1);
       });
     });
 

@@ -56,7 +56,18 @@ function buildDocument(): Record<string, unknown> {
   const ref = (schema: z.ZodType, name: string, io: "input" | "output") => {
     if (!named.has(schema)) {
       named.set(schema, name);
-      components[name] = jsonSchema(schema, io);
+      const { $defs, ...root } = jsonSchema(schema, io);
+      // A schema given an id (`.meta({ id })`) comes out once, in $defs, referred to from
+      // everywhere it appears: it becomes a component of its own (under its id), and the
+      // refs point there. A root that is itself one of them is that component.
+      const defs = ($defs ?? {}) as Record<string, JsonSchema>;
+      const lifted = JSON.parse(JSON.stringify({ root, defs }).replaceAll('"#/$defs/', '"#/components/schemas/')) as {
+        root: JsonSchema;
+        defs: Record<string, JsonSchema>;
+      };
+      for (const [id, def] of Object.entries(lifted.defs)) components[id] ??= def;
+      const self = `#/components/schemas/${name}`;
+      if (!(lifted.root.$ref === self && Object.keys(lifted.root).length === 1)) components[name] = lifted.root;
     }
     return { $ref: `#/components/schemas/${named.get(schema)}` };
   };
@@ -249,6 +260,11 @@ function buildDocument(): Record<string, unknown> {
       { name: "Attendees", description: "Registrations" },
       { name: "Webhooks", description: "HTTPS endpoints notified of changes" },
       { name: "Analytics", description: "Read-only sustainability metrics, per-event analytics and trends" },
+      {
+        name: "Activities",
+        description:
+          "An event's activity records (energy, fuel, catering, waste, ...), priced with the factor set in use",
+      },
       { name: "Service", description: "Health" },
     ],
     paths,

@@ -13,6 +13,8 @@ import {
 } from "../resources/attendee.ts";
 import { AttendeeExportQuery, EXPORT_MEDIA_TYPES } from "../export/attendee-export.ts";
 import type { Scope } from "../resources/api-key.ts";
+import { Activity, ActivityInput } from "../resources/activity.ts";
+import { ActivityListQuery, ActivityUpdateInput } from "../resources/priced-activity.ts";
 import { DeleteResult } from "../resources/common.ts";
 import { SustainabilityReportDocument } from "../analytics/report-document.ts";
 import { renderReportPage, REPORT_PAGE_CSP } from "../analytics/report-page.ts";
@@ -64,7 +66,7 @@ export interface Route {
   scope: Scope;
   operationId: string;
   summary: string;
-  tag: "Events" | "Attendees" | "Webhooks" | "Analytics";
+  tag: "Events" | "Attendees" | "Webhooks" | "Analytics" | "Activities";
   /** The query schema of a route that takes query parameters; any other route rejects them. */
   query?: z.ZodType;
   /** The JSON body schema. */
@@ -515,6 +517,76 @@ export const ROUTES: readonly Route[] = [
     },
     errors: ["NOT_FOUND"],
     handle: async (c) => ok(await c.account.webhooks.rotateSecret(c.params.id!)),
+  },
+  {
+    method: "POST",
+    path: "/events/:id/activities",
+    scope: "events:write",
+    tag: "Activities",
+    operationId: "createActivity",
+    summary:
+      "Record an activity of the event (energy, fuel, catering, accommodation, materials, freight, waste, water, staff travel)",
+    body: ActivityInput,
+    response: {
+      status: 201,
+      schema: Activity,
+      name: "Activity",
+      description: "The activity, priced with the factor set in use",
+    },
+    errors: ["INVALID_REQUEST", "NOT_FOUND"],
+    handle: async (c) => created(await c.account.activities.create(c.params.id!, await c.body<ActivityInput>())),
+  },
+  {
+    method: "GET",
+    path: "/events/:id/activities",
+    scope: "events:read",
+    tag: "Activities",
+    operationId: "listActivities",
+    summary: "List the event's activities, oldest first",
+    query: ActivityListQuery,
+    response: {
+      status: 200,
+      schema: listOf("activities", Activity),
+      name: "ActivityList",
+      description: "One page of activities",
+    },
+    errors: ["INVALID_REQUEST", "NOT_FOUND"],
+    handle: async (c) => ok(await c.account.activities.list(c.params.id!, c.query)),
+  },
+  {
+    method: "GET",
+    path: "/events/:id/activities/:activityId",
+    scope: "events:read",
+    tag: "Activities",
+    operationId: "getActivity",
+    summary: "Get an activity",
+    response: { status: 200, schema: Activity, name: "Activity", description: "The activity" },
+    errors: ["NOT_FOUND"],
+    handle: async (c) => ok(await c.account.activities.get(c.params.id!, c.params.activityId!)),
+  },
+  {
+    method: "PUT",
+    path: "/events/:id/activities/:activityId",
+    scope: "events:write",
+    tag: "Activities",
+    operationId: "updateActivity",
+    summary: "Update an activity (partial; the result is checked whole, and its kind cannot change)",
+    body: ActivityUpdateInput,
+    response: { status: 200, schema: Activity, name: "Activity", description: "The updated activity, priced again" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND"],
+    handle: async (c) =>
+      ok(await c.account.activities.update(c.params.id!, c.params.activityId!, await c.body<ActivityUpdateInput>())),
+  },
+  {
+    method: "DELETE",
+    path: "/events/:id/activities/:activityId",
+    scope: "events:write",
+    tag: "Activities",
+    operationId: "deleteActivity",
+    summary: "Delete an activity",
+    response: { status: 200, schema: DeleteResult, name: "DeleteResult", description: "The deletion" },
+    errors: ["NOT_FOUND"],
+    handle: async (c) => ok(await c.account.activities.delete(c.params.id!, c.params.activityId!)),
   },
 ];
 

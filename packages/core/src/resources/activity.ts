@@ -35,9 +35,11 @@ const common = {
     .positive()
     .max(MAX_ACTIVITY_QUANTITY)
     .meta({ description: "How much, in `unit` (above 0, at most 1,000,000,000)." }),
+  // Defaults are filled in when the record is made (newActivityRecord), not by the schema: a
+  // body schema with a default would document the field as always present.
   dataQuality: z
     .enum(DATA_QUALITIES)
-    .default("measured")
+    .optional()
     .meta({ description: "`measured` (metered, weighed, invoiced) or `estimated`; default `measured`." }),
   note: plainText(1000).nullish(),
 };
@@ -65,7 +67,7 @@ export const ActivityInput = z.discriminatedUnion("kind", [
     material: z.enum(MATERIALS),
     recycledContent: z
       .boolean()
-      .default(false)
+      .optional()
       .meta({ description: "Made from recycled material (closed loop); default false (virgin)." }),
   }),
   z.strictObject({ kind: z.literal("freight"), ...common, unit: z.literal("tonne_km"), mode: z.enum(FREIGHT_MODES) }),
@@ -85,7 +87,7 @@ export const ActivityInput = z.discriminatedUnion("kind", [
   }),
 ]);
 export type ActivityInput = z.input<typeof ActivityInput>;
-/** A parsed activity input: every default filled in (electricity's `country` stays optional until the event's is known). */
+/** A parsed activity input; its defaults (`dataQuality`, electricity's `country`, materials' `recycledContent`) are filled in when the record is made. */
 export type ActivityCreate = z.output<typeof ActivityInput>;
 
 /**

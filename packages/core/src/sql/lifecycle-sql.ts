@@ -4,6 +4,8 @@ import { leaseFree, PENDING } from "./outbox-sql.ts";
 import type { Database } from "./database.ts";
 import { factorSetIdentity } from "../carbon/emission-factors.ts";
 import { contributionSql } from "../carbon/carbon-sql.ts";
+import { priceActivity } from "../resources/priced-activity.ts";
+import { repriceActivities } from "./activity-sql.ts";
 import { migrationProvider } from "./migrations.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { StorageLifecycle } from "../storage/lifecycle-store.ts";
@@ -64,8 +66,9 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
   /**
    * Brings the kept emissions to the factor set in use: when the set recorded beside them is
    * another, every event's `emissions_kg` is summed again from its registrations (the SQL twin
-   * of the write-time figures) and the set recorded, in one write transaction, so a reader sees
-   * the old figures or the new ones, never a mix. Nothing happens while the set stays the same.
+   * of the write-time figures), every activity record priced again by the set (`priceActivity`),
+   * and the set recorded, in one write transaction, so a reader sees the old figures or the new
+   * ones, never a mix. Nothing happens while the set stays the same.
    */
   async function recomputeForFactorSet(): Promise<void> {
     if (!ctx.factorsGiven) return;
@@ -87,6 +90,7 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
             .select(sql<number>`coalesce(sum(${emissions}), 0)`.as("n")),
         }))
         .execute();
+      await repriceActivities(trx, (activity) => priceActivity(ctx.factors, activity));
       const updatedAt = ctx.now().toISOString();
       if (current)
         await trx

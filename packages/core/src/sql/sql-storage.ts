@@ -9,6 +9,7 @@ import { ServiceError } from "../errors.ts";
 import type { Storage } from "../storage.ts";
 import { type StoreFault, storeUnavailable, WRITE_FAULTS } from "../storage/lifecycle-store.ts";
 import { createAccountStore } from "./account-sql.ts";
+import { createActivityStore } from "./activity-sql.ts";
 import { createAnalyticsQueries } from "./analytics-queries.ts";
 import { createAnalyticsStore } from "./analytics-sql.ts";
 import { createAttendeeStore } from "./attendee-sql.ts";
@@ -72,6 +73,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     ...createWebhookStore(ctx),
     ...createDeliveryMethods(db, dialect, ctx.write),
     ...createAnalyticsStore(ctx),
+    ...createActivityStore(ctx),
   };
   storage.emissionFactors = factors;
   // A real write that leaves nothing behind, and as large as a burst of writes: a full disk

@@ -24,6 +24,7 @@ import {
   type WaitlistWrites,
 } from "../storage/transaction.ts";
 import type { AttendeesTable, Database, WebhookDeliveriesTable } from "./database.ts";
+import { createActivityWrites } from "./activity-sql.ts";
 import { readAttendee } from "./attendee-sql.ts";
 import { createDeliveryWrites } from "./delivery-sql.ts";
 import type { UniqueIndex } from "./dialect.ts";
@@ -141,6 +142,8 @@ export function createTransactionStore(
           .execute();
     },
     async delete(id) {
+      // Its activities too, whether or not the store enforces the foreign key's cascade.
+      await trx.deleteFrom("activities").where("event_id", "=", id).execute();
       await trx.deleteFrom("attendees").where("event_id", "=", id).execute();
       await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
       await trx.deleteFrom("events").where("id", "=", id).execute();
@@ -339,6 +342,7 @@ export function createTransactionStore(
             erasure: erasure(trx),
             deliveries: deliveries(trx),
             webhooks: webhooks(trx),
+            activities: createActivityWrites(trx),
           };
           return fn(tx);
         });

@@ -14,6 +14,7 @@
  * order of theirs). No transaction locks an event and a webhook.
  */
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
+import type { PricedActivity } from "../resources/priced-activity.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
@@ -34,7 +35,7 @@ export interface EventWrites {
    * replaces its tags when `replaceTags` is set. Leaves the kept figures alone. Call it under the event's lock.
    */
   update(event: EventRecord, options: { replaceTags: boolean }): Promise<void>;
-  /** Deletes the event with its registrations and tags (nothing else). Call it under the event's lock. */
+  /** Deletes the event with its registrations, tags and activity records (nothing else). Call it under the event's lock. */
   delete(id: string): Promise<void>;
 }
 
@@ -261,6 +262,18 @@ export interface WebhookWrites {
   ): Promise<void>;
 }
 
+/** Activity records in a write transaction. Call them under their event's lock (`events.lock`). */
+export interface ActivityWrites {
+  /** Inserts a new record with its figures as given. Throws the driver's error if the id exists or the event has no row. */
+  insert(activity: PricedActivity): Promise<void>;
+  /** The account's activity `id` of event `eventId` as of this point of the transaction, or `null`. Takes no lock of its own. */
+  get(accountId: string, eventId: string, id: string): Promise<PricedActivity | null>;
+  /** Writes every field of `activity` (found by its id, account and event) but its id, account, event and creation time. */
+  update(activity: PricedActivity): Promise<void>;
+  /** Deletes the account's activity `id` of event `eventId`; `false` when there was none. */
+  delete(accountId: string, eventId: string, id: string): Promise<boolean>;
+}
+
 /** What a write transaction's function is handed. */
 export interface StorageTransaction {
   events: EventWrites;
@@ -271,6 +284,7 @@ export interface StorageTransaction {
   erasure: ErasureWrites;
   deliveries: DeliveryWrites;
   webhooks: WebhookWrites;
+  activities: ActivityWrites;
 }
 
 /** Units of work. */

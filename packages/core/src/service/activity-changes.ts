@@ -1,0 +1,117 @@
+/**
+ * The business transactions of activity records: create, update, delete. Each runs in one
+ * storage transaction under the event's lock (`changeActivities`), so that what an event's
+ * records add up to is exact for whatever the transaction decides after the change.
+ */
+import { ActivityInput } from "../resources/activity.ts";
+import type { EventRecord } from "../resources/event.ts";
+import {
+  activityInputOf,
+  type ActivityUpdateInput,
+  newActivityRecord,
+  type PricedActivity,
+  priceActivity,
+} from "../resources/priced-activity.ts";
+import type { ActivityCreate, ActivityRecord } from "../resources/activity.ts";
+import { parseInput } from "../_internal/parse-input.ts";
+import { ServiceError } from "../errors.ts";
+import type { ChangeNotifier } from "../storage/change-notifier.ts";
+import { notFound } from "./operation-context.ts";
+import { runTransaction, type Steps, type TransactionalStorage } from "./transaction-steps.ts";
+
+/**
+ * Runs `change` of the account's event's activity records in one transaction, under the
+ * event's lock; `NOT_FOUND` when the account has no such event. Every activity change goes
+ * through here: what the event's new footprint decides (goals met, thresholds crossed) belongs
+ * after `change`, in the same transaction.
+ */
+export function changeActivities<T>(
+  storage: TransactionalStorage,
+  accountId: string,
+  eventId: string,
+  notifier: ChangeNotifier | undefined,
+  change: (steps: Steps, event: EventRecord) => Promise<T>,
+): Promise<T> {
+  return runTransaction(storage, notifier, async (steps) => {
+    const event = await steps.tx.events.lock(accountId, eventId);
+    if (!event) throw notFound("Event", eventId);
+    return change(steps, event);
+  });
+}
+
+/** `record` with the figures the transaction's factor set gives it. */
+function priced(steps: Steps, record: ActivityRecord): PricedActivity {
+  return { ...record, ...priceActivity(steps.factors, record) };
+}
+
+/**
+ * Stores a new activity record of `input` for the account's event, priced with the storage's
+ * factor set (electricity's `country` defaults to the event's). Throws `NOT_FOUND` (event).
+ */
+export function insertActivity(
+  storage: TransactionalStorage,
+  accountId: string,
+  eventId: string,
+  input: ActivityCreate,
+  ids: { id: string; now: string },
+  notifier?: ChangeNotifier,
+): Promise<PricedActivity> {
+  return changeActivities(storage, accountId, eventId, notifier, async (steps, event) => {
+    const record = newActivityRecord(input, {
+      ...ids,
+      accountId,
+      eventId,
+      eventCountry: event.location.country,
+    });
+    const activity = priced(steps, record);
+    await steps.tx.activities.insert(activity);
+    return activity;
+  });
+}
+
+/**
+ * Merges `patch` (parsed by `ActivityUpdateInput`) into the account's activity record and
+ * checks the whole again as a new record (`ActivityInput`): a unit or qualifier that no longer
+ * fits is `INVALID_REQUEST` naming it, and so is a `kind` other than the record's. The record
+ * is priced again. Throws `NOT_FOUND` (event or activity).
+ */
+export function updateActivity(
+  storage: TransactionalStorage,
+  accountId: string,
+  eventId: string,
+  id: string,
+  patch: ActivityUpdateInput,
+  now: string,
+  notifier?: ChangeNotifier,
+): Promise<PricedActivity> {
+  return changeActivities(storage, accountId, eventId, notifier, async (steps, event) => {
+    const current = await steps.tx.activities.get(accountId, eventId, id);
+    if (!current) throw notFound("Activity", id);
+    if (patch.kind !== undefined && patch.kind !== current.kind) {
+      throw new ServiceError("INVALID_REQUEST", {
+        message: `kind: an activity's kind cannot change (this one is ${current.kind}); delete it and record a new one.`,
+        field: "kind",
+        details: { issues: [{ path: "kind", message: `cannot change from ${current.kind}` }] },
+      });
+    }
+    const given = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+    const merged = parseInput(ActivityInput, { ...activityInputOf(current), ...given });
+    const record = newActivityRecord(merged, { id, accountId, eventId, eventCountry: event.location.country, now });
+    const activity = priced(steps, { ...record, vendorId: current.vendorId, createdAt: current.createdAt });
+    await steps.tx.activities.update(activity);
+    return activity;
+  });
+}
+
+/** Deletes the account's activity record; `false` when the event has none with this id. Throws `NOT_FOUND` (event). */
+export function deleteActivity(
+  storage: TransactionalStorage,
+  accountId: string,
+  eventId: string,
+  id: string,
+  notifier?: ChangeNotifier,
+): Promise<boolean> {
+  return changeActivities(storage, accountId, eventId, notifier, (steps) =>
+    steps.tx.activities.delete(accountId, eventId, id),
+  );
+}
