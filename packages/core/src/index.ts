@@ -32,6 +32,7 @@ export type {
   EventServiceOptions,
   KeyOperations,
   ListResult,
+  ThresholdOperations,
   WebhookOperations,
 } from "./service.ts";
 
@@ -91,6 +92,16 @@ export {
   WebhookUpdateInput,
 } from "./resources/webhook.ts";
 export type { WebhookEventType } from "./resources/webhook.ts";
+export {
+  Threshold,
+  THRESHOLD_COMPARISONS,
+  THRESHOLD_METRICS,
+  ThresholdCreateInput,
+  ThresholdListQuery,
+  ThresholdUpdateInput,
+} from "./resources/threshold.ts";
+export type { ThresholdComparison, ThresholdMetric } from "./resources/threshold.ts";
+export type { EventMetrics } from "./rules/threshold-crossing.ts";
 export {
   DeliveryAttempt,
   DeliveryListQuery,

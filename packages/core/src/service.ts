@@ -12,6 +12,7 @@ import { type AttendeeOperations, createAttendeeOperations } from "./service/att
 import { createEventOperations, type EventOperations } from "./service/event-operations.ts";
 import { createKeyOperations, type KeyOperations } from "./service/key-operations.ts";
 import type { OperationContext } from "./service/operation-context.ts";
+import { createThresholdOperations, type ThresholdOperations } from "./service/threshold-operations.ts";
 import { createWebhookOperations, type WebhookOperations, type WebhookSettings } from "./service/webhook-operations.ts";
 import type { Storage } from "./storage.ts";
 import { createChangeNotifier, DEFAULT_PUBLIC_URL } from "./webhooks/change-notifications.ts";
@@ -21,6 +22,7 @@ export type { AttendeeExport, AttendeeOperations } from "./service/attendee-oper
 export type { EventOperations } from "./service/event-operations.ts";
 export type { KeyOperations } from "./service/key-operations.ts";
 export type { ListResult } from "./service/operation-context.ts";
+export type { ThresholdOperations } from "./service/threshold-operations.ts";
 export type { WebhookOperations, WebhookSettings } from "./service/webhook-operations.ts";
 
 /** How many accounts' operations {@link EventService.forAccount} keeps built. */
@@ -84,6 +86,7 @@ export interface AccountOperations {
   attendees: AttendeeOperations;
   webhooks: WebhookOperations;
   analytics: AnalyticsOperations;
+  thresholds: ThresholdOperations;
 }
 
 /** The service: framework-free, usable directly or through `createHandler`. */
@@ -146,6 +149,7 @@ export function createEventService(options: EventServiceOptions): EventService {
       attendees: createAttendeeOperations(storage, context),
       webhooks: createWebhookOperations(storage, context, options.webhooks),
       analytics: createAnalyticsOperations(storage, context),
+      thresholds: createThresholdOperations(storage, context),
     };
   }
 

@@ -8,6 +8,7 @@ export const ID_PREFIXES = {
   attendee: "att",
   webhook: "wh",
   delivery: "dlv",
+  threshold: "thr",
 } as const;
 
 /** Bytes drawn from the CSPRNG at once: one call per 4 KiB, not per id (as `randomUUID` caches its entropy). */

@@ -136,7 +136,7 @@ function buildDocument(): Record<string, unknown> {
       summary: route.summary,
       tags: [route.tag],
       description: [
-        `Needs the ${scopesGranting(route.scope)
+        `Needs the ${[...scopesGranting(route.scope), ...(route.orScope ? scopesGranting(route.orScope) : [])]
           .map((scope) => `\`${scope}\``)
           .join(" or the ")} scope.`,
         ...(!route.body && route.method !== "GET"
@@ -245,6 +245,7 @@ function buildDocument(): Record<string, unknown> {
       { name: "Attendees", description: "Registrations" },
       { name: "Webhooks", description: "HTTPS endpoints notified of changes" },
       { name: "Analytics", description: "Read-only sustainability metrics, per-event analytics and trends" },
+      { name: "Thresholds", description: "Configured metric thresholds, notified as analytics.threshold_exceeded" },
       { name: "Service", description: "Health" },
     ],
     paths,

@@ -38,6 +38,7 @@ import {
   rowToKeptFigures,
 } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
+import { createThresholdWrites } from "./threshold-sql.ts";
 import { createWebhookWrites, WEBHOOK_URL_INDEX } from "./webhook-sql.ts";
 
 /*
@@ -62,6 +63,7 @@ export function createTransactionStore(
   const { db, dialect } = ctx;
   const deliveries = createDeliveryWrites(db, dialect);
   const webhooks = createWebhookWrites(db, dialect);
+  const thresholds = createThresholdWrites(dialect);
 
   const lockQuery = precompile(db, (conn, param: Param<{ id: string; account: string }>) =>
     dialect.lockRows(
@@ -300,6 +302,7 @@ export function createTransactionStore(
             erasure: erasure(trx),
             deliveries: deliveries(trx),
             webhooks: webhooks(trx),
+            thresholds: thresholds(trx),
           };
           return fn(tx);
         });

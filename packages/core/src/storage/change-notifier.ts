@@ -2,6 +2,7 @@ import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
 import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
+import type { ThresholdMetric } from "../resources/threshold.ts";
 import type { Notification } from "./envelope.ts";
 
 /**
@@ -35,6 +36,8 @@ export interface OutboxReader {
    * rolls back with the change.
    */
   recordOneTime(eventId: string, kind: string): Promise<boolean>;
+  /** True when the account has a configured threshold of `metric` (for any of its events or all of them). */
+  hasThreshold(accountId: string, metric: ThresholdMetric): Promise<boolean>;
   /** The figures of the per-event analytics report of the account's event, or `null`. */
   eventAnalyticsFigures(accountId: string, eventId: string): Promise<EventAnalyticsFigures | null>;
 }

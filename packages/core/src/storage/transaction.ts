@@ -21,6 +21,7 @@ import type { WebhookRecord } from "../resources/webhook.ts";
 import type { DeliveryAttempt, DeliveryRecord, DeliveryStatus } from "../resources/webhook-delivery.ts";
 import type { Erasure } from "./erasure.ts";
 import type { Envelope, ErasureSubject } from "./envelope.ts";
+import type { ThresholdWrites } from "./threshold-store.ts";
 
 /** Events in a write transaction. */
 export interface EventWrites {
@@ -262,6 +263,7 @@ export interface StorageTransaction {
   erasure: ErasureWrites;
   deliveries: DeliveryWrites;
   webhooks: WebhookWrites;
+  thresholds: ThresholdWrites;
 }
 
 /** Units of work. */

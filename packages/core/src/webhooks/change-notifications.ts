@@ -10,6 +10,7 @@ import { type CarbonSettings, DEFAULT_CARBON_SETTINGS, offsetKg } from "../carbo
 import { eventStatsOf, type KeptFigures } from "../resources/kept-figures.ts";
 import { type AttendeeRecord, toApiAttendee } from "../resources/attendee.ts";
 import { type EventRecord, toApiEvent } from "../resources/event.ts";
+import { keepsBuiltInCapacityRule } from "../rules/threshold-crossing.ts";
 import type { ChangeNotifier, OutboxReader, StoredChange } from "../storage/change-notifier.ts";
 import type { Notification } from "../storage/envelope.ts";
 import {
@@ -73,7 +74,13 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
       notifications.push(goalAchievedNotification(event, figures));
     }
     const reached = figures.activeRegistrations * 100 >= CAPACITY_THRESHOLD_PERCENT * figures.capacity;
-    if (wantsThreshold && reached && (await reader.recordOneTime(event.id, "threshold:capacity_utilization"))) {
+    // The built-in rule gives way to the account's own capacity thresholds (`service/threshold-checks.ts` judges those).
+    if (
+      wantsThreshold &&
+      reached &&
+      keepsBuiltInCapacityRule(await reader.hasThreshold(event.accountId, "capacity_utilization")) &&
+      (await reader.recordOneTime(event.id, "threshold:capacity_utilization"))
+    ) {
       notifications.push(thresholdNotification(event, figures));
     }
     return notifications;
