@@ -156,8 +156,8 @@ async function call(request: RawRequest, what = `${request.method} ${request.pat
         created.registrationsForEvent += 1;
         forEventIds.add(id);
       }
-    } else if (!id.startsWith("wh_"))
-      assert.fail(`${what}: a 201 without an evt_, att_ or wh_ id: ${show(answer.body)}`);
+    } else if (!id.startsWith("wh_") && !id.startsWith("thr_"))
+      assert.fail(`${what}: a 201 without an evt_, att_, wh_ or thr_ id: ${show(answer.body)}`);
   }
   // Property 7 deletes events it made (without registrations) and erases registrations it made (confirmed, so active).
   const deletedId = request.method === "DELETE" && answer.status === 200 ? String(answer.body?.deletedId ?? "") : "";
@@ -327,6 +327,7 @@ function bodyRoutes(): Array<{ method: string; path: string }> {
     { method: "POST", path: `/events/${putEvent.id}/check-in` },
     { method: "POST", path: "/attendees" },
     { method: "PUT", path: `/attendees/${putAttendee.id}` },
+    { method: "POST", path: "/thresholds" },
   ];
 }
 
@@ -378,6 +379,15 @@ before(async () => {
   ).body;
   assert.match(webhook.id, /^wh_/, show(webhook));
   const ping = (await call({ method: "POST", path: `/v1/webhooks/${webhook.id}/ping`, key })).body;
+  const threshold = (
+    await call({
+      method: "POST",
+      path: "/v1/thresholds",
+      key,
+      json: { metric: "total_emissions_kg", comparison: "above", value: 1000 },
+    })
+  ).body;
+  assert.match(threshold.id, /^thr_/, show(threshold));
   assert.match(ping.id, /^dlv_/, show(ping));
   const checkIn = await call({
     method: "POST",
@@ -394,6 +404,7 @@ before(async () => {
     hookPort,
     webhookId: webhook.id,
     deliveryId: ping.id,
+    thresholdId: threshold.id,
     unique,
   };
 });

@@ -44,6 +44,11 @@ const CLIENT_METHODS: Record<string, string> = {
   getEventAnalytics: "analytics.event",
   getTrendAnalytics: "analytics.trends",
   getEmissionFactors: "analytics.emissionFactors",
+  createThreshold: "thresholds.create",
+  listThresholds: "thresholds.list",
+  getThreshold: "thresholds.get",
+  updateThreshold: "thresholds.update",
+  deleteThreshold: "thresholds.delete",
 };
 /** Operations the client leaves out on purpose. */
 const NOT_IN_CLIENT: Record<string, string> = {

@@ -20,6 +20,10 @@ import type {
   SustainabilityQuery,
   SustainabilityReport,
   TrendQuery,
+  Threshold,
+  ThresholdCreateInput,
+  ThresholdListQuery,
+  ThresholdUpdateInput,
   TrendReport,
   Webhook,
   WebhookCreateInput,
@@ -81,6 +85,7 @@ export type AttendeeListParams = ListParams<AttendeeListQuery>;
 export type AttendeeExportParams = QueryParams<AttendeeExportQuery>;
 export type WebhookListParams = ListParams<WebhookListQuery>;
 export type DeliveryListParams = ListParams<DeliveryListQuery>;
+export type ThresholdListParams = ListParams<ThresholdListQuery>;
 /** Query of `analytics.sustainability`: `startDate`, `endDate`, `eventIds` (a list, or comma-separated), `granularity`. */
 export type SustainabilityParams = QueryParams<SustainabilityQuery>;
 /** Query of `analytics.trends`: `metric`, `startDate`, `endDate`, `granularity`, `category`, `includeBenchmark`. */
@@ -166,6 +171,24 @@ export interface WebhooksResource {
   rotateSecret(webhookId: string, call?: CallOptions): Promise<RotatedWebhook>;
 }
 
+/**
+ * Configured metric thresholds of the caller's account: crossing one sends
+ * `analytics.threshold_exceeded` (once per crossing). Reading needs `events:read` or
+ * `analytics:read`, changing `events:write`.
+ */
+export interface ThresholdsResource {
+  /** Configures a threshold for one event (`eventId`) or every event of the account (`eventId` null or left out). */
+  create(input: ThresholdCreateInput, call?: CallOptions): Promise<Threshold>;
+  get(thresholdId: string, call?: CallOptions): Promise<Threshold>;
+  /** A partial update; a changed threshold is judged afresh at its metric's next change. */
+  update(thresholdId: string, input: ThresholdUpdateInput, call?: CallOptions): Promise<Threshold>;
+  delete(thresholdId: string, call?: CallOptions): Promise<DeleteResult>;
+  /** One page of the account's thresholds, newest first. */
+  list(query?: ThresholdListParams, call?: CallOptions): Promise<ListResult<"thresholds", Threshold>>;
+  /** Every threshold of the account, fetched page by page as you iterate. */
+  listAll(query?: ThresholdListParams, call?: CallOptions): AsyncGenerator<Threshold, void, undefined>;
+}
+
 /** Read-only analytics of the caller's account. */
 export interface AnalyticsResource {
   /** Footprint, waste, energy, adoption, certifications, trend buckets and summary statistics. */
@@ -184,6 +207,7 @@ export interface EventServiceClient {
   attendees: AttendeesResource;
   webhooks: WebhooksResource;
   analytics: AnalyticsResource;
+  thresholds: ThresholdsResource;
 }
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
@@ -398,6 +422,16 @@ export function createClient(options: ClientOptions): EventServiceClient {
       event: (eventId, call) => request<EventAnalytics>("GET", `/analytics/events/${id(eventId)}`, call),
       trends: (query = {}, call) => request<TrendReport>("GET", "/analytics/trends", { query, ...call }),
       emissionFactors: (call) => request<EmissionFactorSetResponse>("GET", "/analytics/emission-factors", call),
+    },
+    thresholds: {
+      create: (input, call) => request<Threshold>("POST", "/thresholds", { body: input, ...call }),
+      get: (thresholdId, call) => request<Threshold>("GET", `/thresholds/${id(thresholdId)}`, call),
+      update: (thresholdId, input, call) =>
+        request<Threshold>("PUT", `/thresholds/${id(thresholdId)}`, { body: input, ...call }),
+      delete: (thresholdId, call) => request<DeleteResult>("DELETE", `/thresholds/${id(thresholdId)}`, call),
+      list: (query = {}, call) =>
+        request<ListResult<"thresholds", Threshold>>("GET", "/thresholds", { query, ...call }),
+      listAll: (query = {}, call) => walk<"thresholds", Threshold>("thresholds", "/thresholds", query, call),
     },
   };
 }
