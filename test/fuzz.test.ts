@@ -158,8 +158,8 @@ async function call(request: RawRequest, what = `${request.method} ${request.pat
         created.registrationsForEvent += 1;
         forEventIds.add(id);
       }
-    } else if (!id.startsWith("wh_") && !id.startsWith("act_"))
-      assert.fail(`${what}: a 201 without an evt_, att_, wh_ or act_ id: ${show(answer.body)}`);
+    } else if (!["wh_", "act_", "thr_"].some((prefix) => id.startsWith(prefix)))
+      assert.fail(`${what}: a 201 without an evt_, att_, wh_, act_ or thr_ id: ${show(answer.body)}`);
   }
   // Property 7 deletes events it made (without registrations) and erases registrations it made (confirmed, so active).
   const deletedId = request.method === "DELETE" && answer.status === 200 ? String(answer.body?.deletedId ?? "") : "";
@@ -331,6 +331,7 @@ function bodyRoutes(): Array<{ method: string; path: string }> {
     { method: "PUT", path: `/attendees/${putAttendee.id}` },
     { method: "POST", path: `/events/${putEvent.id}/activities` },
     { method: "PUT", path: `/events/${putEvent.id}/activities/${putActivity.id}` },
+    { method: "POST", path: "/thresholds" },
   ];
 }
 
@@ -400,6 +401,15 @@ before(async () => {
   ).body;
   assert.match(webhook.id, /^wh_/, show(webhook));
   const ping = (await call({ method: "POST", path: `/v1/webhooks/${webhook.id}/ping`, key })).body;
+  const threshold = (
+    await call({
+      method: "POST",
+      path: "/v1/thresholds",
+      key,
+      json: { metric: "total_emissions_kg", comparison: "above", value: 1000 },
+    })
+  ).body;
+  assert.match(threshold.id, /^thr_/, show(threshold));
   assert.match(ping.id, /^dlv_/, show(ping));
   const checkIn = await call({
     method: "POST",
@@ -417,6 +427,7 @@ before(async () => {
     webhookId: webhook.id,
     deliveryId: ping.id,
     activityId: activity.id,
+    thresholdId: threshold.id,
     unique,
   };
 });

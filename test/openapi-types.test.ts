@@ -49,6 +49,11 @@ const CLIENT_METHODS: Record<string, string> = {
   getActivity: "activities.get",
   updateActivity: "activities.update",
   deleteActivity: "activities.delete",
+  createThreshold: "thresholds.create",
+  listThresholds: "thresholds.list",
+  getThreshold: "thresholds.get",
+  updateThreshold: "thresholds.update",
+  deleteThreshold: "thresholds.delete",
 };
 /** Operations the client leaves out on purpose. */
 const NOT_IN_CLIENT: Record<string, string> = {

@@ -24,6 +24,10 @@ import type {
   SustainabilityQuery,
   SustainabilityReport,
   TrendQuery,
+  Threshold,
+  ThresholdCreateInput,
+  ThresholdListQuery,
+  ThresholdUpdateInput,
   TrendReport,
   Webhook,
   WebhookCreateInput,
@@ -86,6 +90,7 @@ export type AttendeeListParams = ListParams<AttendeeListQuery>;
 export type AttendeeExportParams = QueryParams<AttendeeExportQuery>;
 export type WebhookListParams = ListParams<WebhookListQuery>;
 export type DeliveryListParams = ListParams<DeliveryListQuery>;
+export type ThresholdListParams = ListParams<ThresholdListQuery>;
 /** Query of `analytics.sustainability`: `startDate`, `endDate`, `eventIds` (a list, or comma-separated), `granularity`. */
 export type SustainabilityParams = QueryParams<SustainabilityQuery>;
 /** Query of `analytics.trends`: `metric`, `startDate`, `endDate`, `granularity`, `category`, `includeBenchmark`. */
@@ -171,6 +176,24 @@ export interface WebhooksResource {
   rotateSecret(webhookId: string, call?: CallOptions): Promise<RotatedWebhook>;
 }
 
+/**
+ * Configured metric thresholds of the caller's account: crossing one sends
+ * `analytics.threshold_exceeded` (once per crossing). Reading needs `events:read` or
+ * `analytics:read`, changing `events:write`.
+ */
+export interface ThresholdsResource {
+  /** Configures a threshold for one event (`eventId`) or every event of the account (`eventId` null or left out). */
+  create(input: ThresholdCreateInput, call?: CallOptions): Promise<Threshold>;
+  get(thresholdId: string, call?: CallOptions): Promise<Threshold>;
+  /** A partial update; a changed threshold is judged afresh at its metric's next change. */
+  update(thresholdId: string, input: ThresholdUpdateInput, call?: CallOptions): Promise<Threshold>;
+  delete(thresholdId: string, call?: CallOptions): Promise<DeleteResult>;
+  /** One page of the account's thresholds, newest first. */
+  list(query?: ThresholdListParams, call?: CallOptions): Promise<ListResult<"thresholds", Threshold>>;
+  /** Every threshold of the account, fetched page by page as you iterate. */
+  listAll(query?: ThresholdListParams, call?: CallOptions): AsyncGenerator<Threshold, void, undefined>;
+}
+
 /** Read-only analytics of the caller's account. */
 export interface AnalyticsResource {
   /** Footprint, waste, energy, adoption, certifications, trend buckets and summary statistics. */
@@ -211,6 +234,7 @@ export interface EventServiceClient {
   webhooks: WebhooksResource;
   analytics: AnalyticsResource;
   activities: ActivitiesResource;
+  thresholds: ThresholdsResource;
 }
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
@@ -439,6 +463,16 @@ export function createClient(options: ClientOptions): EventServiceClient {
         request<ListResult<"activities", Activity>>("GET", `/events/${id(eventId)}/activities`, { query, ...call }),
       listAll: (eventId, query = {}, call) =>
         walk<"activities", Activity>("activities", `/events/${id(eventId)}/activities`, query, call),
+    },
+    thresholds: {
+      create: (input, call) => request<Threshold>("POST", "/thresholds", { body: input, ...call }),
+      get: (thresholdId, call) => request<Threshold>("GET", `/thresholds/${id(thresholdId)}`, call),
+      update: (thresholdId, input, call) =>
+        request<Threshold>("PUT", `/thresholds/${id(thresholdId)}`, { body: input, ...call }),
+      delete: (thresholdId, call) => request<DeleteResult>("DELETE", `/thresholds/${id(thresholdId)}`, call),
+      list: (query = {}, call) =>
+        request<ListResult<"thresholds", Threshold>>("GET", "/thresholds", { query, ...call }),
+      listAll: (query = {}, call) => walk<"thresholds", Threshold>("thresholds", "/thresholds", query, call),
     },
   };
 }

@@ -33,6 +33,7 @@ export type {
   EventServiceOptions,
   KeyOperations,
   ListResult,
+  ThresholdOperations,
   WebhookOperations,
 } from "./service.ts";
 
@@ -92,6 +93,16 @@ export {
   WebhookUpdateInput,
 } from "./resources/webhook.ts";
 export type { WebhookEventType } from "./resources/webhook.ts";
+export {
+  Threshold,
+  THRESHOLD_COMPARISONS,
+  THRESHOLD_METRICS,
+  ThresholdCreateInput,
+  ThresholdListQuery,
+  ThresholdUpdateInput,
+} from "./resources/threshold.ts";
+export type { ThresholdComparison, ThresholdMetric } from "./resources/threshold.ts";
+export type { EventMetrics } from "./rules/goals.ts";
 export {
   DeliveryAttempt,
   DeliveryListQuery,

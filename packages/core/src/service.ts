@@ -13,6 +13,7 @@ import { type AttendeeOperations, createAttendeeOperations } from "./service/att
 import { createEventOperations, type EventOperations } from "./service/event-operations.ts";
 import { createKeyOperations, type KeyOperations } from "./service/key-operations.ts";
 import type { OperationContext } from "./service/operation-context.ts";
+import { createThresholdOperations, type ThresholdOperations } from "./service/threshold-operations.ts";
 import { createWebhookOperations, type WebhookOperations, type WebhookSettings } from "./service/webhook-operations.ts";
 import type { Storage } from "./storage.ts";
 import { createChangeNotifier, DEFAULT_PUBLIC_URL } from "./webhooks/change-notifications.ts";
@@ -23,6 +24,7 @@ export type { AttendeeExport, AttendeeOperations } from "./service/attendee-oper
 export type { EventOperations } from "./service/event-operations.ts";
 export type { KeyOperations } from "./service/key-operations.ts";
 export type { ListResult } from "./service/operation-context.ts";
+export type { ThresholdOperations } from "./service/threshold-operations.ts";
 export type { WebhookOperations, WebhookSettings } from "./service/webhook-operations.ts";
 
 /** How many accounts' operations {@link EventService.forAccount} keeps built. */
@@ -87,6 +89,7 @@ export interface AccountOperations {
   webhooks: WebhookOperations;
   analytics: AnalyticsOperations;
   activities: ActivityOperations;
+  thresholds: ThresholdOperations;
 }
 
 /** The service: framework-free, usable directly or through `createHandler`. */
@@ -150,6 +153,7 @@ export function createEventService(options: EventServiceOptions): EventService {
       webhooks: createWebhookOperations(storage, context, options.webhooks),
       analytics: createAnalyticsOperations(storage, context),
       activities: createActivityOperations(storage, context),
+      thresholds: createThresholdOperations(storage, context),
     };
   }
 

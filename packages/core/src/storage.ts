@@ -6,6 +6,7 @@ import type { DeliveryStore } from "./storage/delivery-store.ts";
 import type { EventStore } from "./storage/event-store.ts";
 import type { IdempotencyStore } from "./storage/idempotency-store.ts";
 import type { StorageLifecycle } from "./storage/lifecycle-store.ts";
+import type { ThresholdStore } from "./storage/threshold-store.ts";
 import type { TransactionStore } from "./storage/transaction.ts";
 import type { WebhookStore } from "./storage/webhook-store.ts";
 
@@ -47,6 +48,7 @@ export type {
   WebhookFailureState,
   WebhookWrites,
 } from "./storage/transaction.ts";
+export type { ThresholdState, ThresholdStore, ThresholdWrites } from "./storage/threshold-store.ts";
 export type { WebhookStore } from "./storage/webhook-store.ts";
 
 /**
@@ -75,6 +77,7 @@ export interface Storage
     EventStore,
     AttendeeStore,
     WebhookStore,
+    ThresholdStore,
     DeliveryStore,
     AnalyticsStore,
     ActivityStore {}

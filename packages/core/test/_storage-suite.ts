@@ -24,6 +24,7 @@ import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import type { Erasure, Storage } from "../src/storage.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
 import { describeOutboxAndDeliveries } from "./_storage-suite-outbox.ts";
+import { describeThresholds } from "./_storage-suite-thresholds.ts";
 import { type TestStorage, withTransactions } from "./_transactions.ts";
 import { changeWebhook, recordAttempt } from "./_webhook-helpers.ts";
 
@@ -1837,6 +1838,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
     });
 
     describeOutboxAndDeliveries(create);
+    describeThresholds(create);
 
     // Last: a method of Storage that no test above called fails here, so a new method comes with its test.
     test("every method of Storage is covered by a test", () => {

@@ -264,7 +264,9 @@ describe("operations that take no body", () => {
     assert.deepEqual(NO_BODY_ROUTES.map((route) => `${route.method} ${route.path}`).sort(), [
       "DELETE /attendees/:id",
       "DELETE /events/:id",
+      "DELETE /events/:id/activities/:activityId",
       "DELETE /events/:id/check-in/:attendeeId",
+      "DELETE /thresholds/:id",
       "DELETE /webhooks/:id",
       "POST /webhooks/:id/deliveries/:deliveryId/redeliver",
       "POST /webhooks/:id/ping",
@@ -343,7 +345,7 @@ describe("scopes: a :write includes its :read, a read-only key never writes", ()
   });
   after(() => service.storage.close());
 
-  test("every route answers a one-scope key 403 unless that scope is the route's, or the :write of the route's :read", async () => {
+  test("every route answers a one-scope key 403 unless that scope is the route's (or its alternative's), or the :write of such a :read", async () => {
     for (const route of ROUTES) {
       const path = `/v1${route.path.replace(/:(\w+)/g, "nothing_$1")}`;
       for (const [scope, key] of keys) {
@@ -353,8 +355,10 @@ describe("scopes: a :write includes its :read, a read-only key never writes", ()
             headers: { authorization: `Bearer ${key}` },
           }),
         );
-        const granted =
-          scope === route.scope || (route.scope.endsWith(":read") && scope === route.scope.replace(":read", ":write"));
+        const grants = (needed: string | undefined) =>
+          needed !== undefined &&
+          (scope === needed || (needed.endsWith(":read") && scope === needed.replace(":read", ":write")));
+        const granted = grants(route.scope) || grants(route.orScope);
         const what = `${route.method} ${route.path} with ${scope}`;
         if (granted) {
           assert.notEqual(answer.status, 403, what);
@@ -363,11 +367,12 @@ describe("scopes: a :write includes its :read, a read-only key never writes", ()
         assert.equal(answer.status, 403, what);
         const { error } = await answer.json();
         assert.deepEqual(error.details, { requiredScope: route.scope }, what);
-        const alternative =
-          route.scope.endsWith(":read") && route.scope !== "analytics:read"
-            ? ` or the ${route.scope.replace(":read", ":write")}`
-            : "";
-        assert.equal(error.message, `This API key lacks the ${route.scope}${alternative} scope.`, what);
+        const granting = (needed: string) =>
+          needed.endsWith(":read") && needed !== "analytics:read"
+            ? `${needed} or the ${needed.replace(":read", ":write")}`
+            : needed;
+        const all = [route.scope, ...(route.orScope ? [route.orScope] : [])].map(granting).join(" or the ");
+        assert.equal(error.message, `This API key lacks the ${all} scope.`, what);
       }
     }
   });

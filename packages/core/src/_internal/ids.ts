@@ -9,6 +9,7 @@ export const ID_PREFIXES = {
   webhook: "wh",
   delivery: "dlv",
   activity: "act",
+  threshold: "thr",
 } as const;
 
 /** Bytes drawn from the CSPRNG at once: one call per 4 KiB, not per id (as `randomUUID` caches its entropy). */

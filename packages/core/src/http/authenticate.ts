@@ -75,10 +75,13 @@ export function createAuthenticator(
   };
 }
 
-/** Throws `403 FORBIDDEN` naming the scope a route needs unless the caller's scopes grant it (a `:write` grants its `:read`). */
-export function assertScope(scopes: readonly Scope[], required: Scope): void {
-  if (!holdsScope(scopes, required)) {
-    const message = `This API key lacks the ${scopesGranting(required).join(" or the ")} scope.`;
-    throw new ServiceError("FORBIDDEN", { message, details: { requiredScope: required } });
-  }
+/**
+ * Throws `403 FORBIDDEN` naming the scope a route needs unless the caller's scopes grant it (a
+ * `:write` grants its `:read`), or grant `alternative`, a scope that serves the route too.
+ */
+export function assertScope(scopes: readonly Scope[], required: Scope, alternative?: Scope): void {
+  if (holdsScope(scopes, required) || (alternative !== undefined && holdsScope(scopes, alternative))) return;
+  const granting = [...scopesGranting(required), ...(alternative === undefined ? [] : scopesGranting(alternative))];
+  const message = `This API key lacks the ${granting.join(" or the ")} scope.`;
+  throw new ServiceError("FORBIDDEN", { message, details: { requiredScope: required } });
 }

@@ -204,7 +204,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     Object.assign(ctx.headers, await counter.count(auth.accountId, auth.limits, nowMs));
     if (!api) throw noRoute(ctx);
     const { route, prefix } = api.entry;
-    assertScope(auth.scopes, route.scope);
+    assertScope(auth.scopes, route.scope, route.orScope);
 
     const account = service.forAccount(auth.accountId, { baseUrl: ctx.linkBase, scopes: auth.scopes, tier: auth.tier });
     const input = await readRouteInput(ctx, route, api.params, account);

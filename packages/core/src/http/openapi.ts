@@ -147,7 +147,7 @@ function buildDocument(): Record<string, unknown> {
       summary: route.summary,
       tags: [route.tag],
       description: [
-        `Needs the ${scopesGranting(route.scope)
+        `Needs the ${[...scopesGranting(route.scope), ...(route.orScope ? scopesGranting(route.orScope) : [])]
           .map((scope) => `\`${scope}\``)
           .join(" or the ")} scope.`,
         ...(!route.body && route.method !== "GET"
@@ -265,6 +265,7 @@ function buildDocument(): Record<string, unknown> {
         description:
           "An event's activity records (energy, fuel, catering, waste, ...), priced with the factor set in use",
       },
+      { name: "Thresholds", description: "Configured metric thresholds, notified as analytics.threshold_exceeded" },
       { name: "Service", description: "Health" },
     ],
     paths,

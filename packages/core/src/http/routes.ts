@@ -28,6 +28,7 @@ import {
   WebhookUpdateInput,
 } from "../resources/webhook.ts";
 import { DeliveryListQuery, WebhookDelivery } from "../resources/webhook-delivery.ts";
+import { Threshold, ThresholdCreateInput, ThresholdListQuery, ThresholdUpdateInput } from "../resources/threshold.ts";
 import type { AccountOperations } from "../service.ts";
 import { listOf } from "./schemas.ts";
 
@@ -64,9 +65,11 @@ export interface Route {
   path: string;
   /** The scope the caller's key must hold. */
   scope: Scope;
+  /** Another scope that serves the route too (a threshold is read with `events:read` or `analytics:read`). */
+  orScope?: Scope;
   operationId: string;
   summary: string;
-  tag: "Events" | "Attendees" | "Webhooks" | "Analytics" | "Activities";
+  tag: "Events" | "Attendees" | "Webhooks" | "Analytics" | "Activities" | "Thresholds";
   /** The query schema of a route that takes query parameters; any other route rejects them. */
   query?: z.ZodType;
   /** The JSON body schema. */
@@ -587,6 +590,71 @@ export const ROUTES: readonly Route[] = [
     response: { status: 200, schema: DeleteResult, name: "DeleteResult", description: "The deletion" },
     errors: ["NOT_FOUND"],
     handle: async (c) => ok(await c.account.activities.delete(c.params.id!, c.params.activityId!)),
+  },
+  {
+    method: "POST",
+    path: "/thresholds",
+    scope: "events:write",
+    tag: "Thresholds",
+    operationId: "createThreshold",
+    summary: "Configure a metric threshold for one event or every event of the account",
+    body: ThresholdCreateInput,
+    response: { status: 201, schema: Threshold, name: "Threshold", description: "The created threshold" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND"],
+    handle: async (c) => created(await c.account.thresholds.create(await c.body<ThresholdCreateInput>())),
+  },
+  {
+    method: "GET",
+    path: "/thresholds",
+    scope: "events:read",
+    orScope: "analytics:read",
+    tag: "Thresholds",
+    operationId: "listThresholds",
+    summary: "List the account's thresholds",
+    query: ThresholdListQuery,
+    response: {
+      status: 200,
+      schema: listOf("thresholds", Threshold),
+      name: "ThresholdList",
+      description: "One page of thresholds",
+    },
+    errors: ["INVALID_REQUEST"],
+    handle: async (c) => ok(await c.account.thresholds.list(c.query)),
+  },
+  {
+    method: "GET",
+    path: "/thresholds/:id",
+    scope: "events:read",
+    orScope: "analytics:read",
+    tag: "Thresholds",
+    operationId: "getThreshold",
+    summary: "Get a threshold",
+    response: { status: 200, schema: Threshold, name: "Threshold", description: "The threshold" },
+    errors: ["NOT_FOUND"],
+    handle: async (c) => ok(await c.account.thresholds.get(c.params.id!)),
+  },
+  {
+    method: "PUT",
+    path: "/thresholds/:id",
+    scope: "events:write",
+    tag: "Thresholds",
+    operationId: "updateThreshold",
+    summary: "Update a threshold (partial; a changed threshold is judged afresh at its metric's next change)",
+    body: ThresholdUpdateInput,
+    response: { status: 200, schema: Threshold, name: "Threshold", description: "The updated threshold" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND"],
+    handle: async (c) => ok(await c.account.thresholds.update(c.params.id!, await c.body<ThresholdUpdateInput>())),
+  },
+  {
+    method: "DELETE",
+    path: "/thresholds/:id",
+    scope: "events:write",
+    tag: "Thresholds",
+    operationId: "deleteThreshold",
+    summary: "Remove a threshold and its crossing state",
+    response: { status: 200, schema: DeleteResult, name: "DeleteResult", description: "The deletion" },
+    errors: ["NOT_FOUND"],
+    handle: async (c) => ok(await c.account.thresholds.delete(c.params.id!)),
   },
 ];
 

@@ -9,24 +9,15 @@ import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { SustainabilityGoals } from "../resources/event.ts";
 import type { KeptFigures } from "../resources/kept-figures.ts";
+import type { ThresholdMetric } from "../resources/threshold.ts";
+import { capacityUtilizationOf } from "./threshold-crossing.ts";
 
 /** The goals an event may set, as notifications and reports name them. */
 export const GOAL_TYPES = ["carbon_neutral", "renewable_energy", "waste_reduction", "local_sourcing"] as const;
 export type GoalType = (typeof GOAL_TYPES)[number];
 
-/** The metrics a threshold can watch. */
-export const EVENT_METRICS = [
-  "capacity_utilization",
-  "emissions_per_attendee_kg",
-  "total_emissions_kg",
-  "waste_diversion_percent",
-  "renewable_share_percent",
-  "offset_coverage_percent",
-] as const;
-export type EventMetric = (typeof EVENT_METRICS)[number];
-
 /** Each metric's value for one event; `null` where there is nothing to measure (no attendee, no waste, no electricity, no emissions). */
-export type EventMetrics = Record<EventMetric, number | null>;
+export type EventMetrics = Record<ThresholdMetric, number | null>;
 
 /** Everything an event's goals and metrics are judged from: its own row. */
 export interface EventFigures {
@@ -48,7 +39,7 @@ export function eventMetrics(figures: EventFigures, carbon: CarbonSettings): Eve
   const active = figures.kept.activeRegistrations;
   const { wasteKg, divertedKg, electricityKwh, renewableKwh } = figures.activities;
   return {
-    capacity_utilization: share(active, figures.capacity),
+    capacity_utilization: capacityUtilizationOf(active, figures.capacity),
     emissions_per_attendee_kg: active > 0 ? total / active : null,
     total_emissions_kg: total,
     waste_diversion_percent: share(divertedKg, wasteKg),

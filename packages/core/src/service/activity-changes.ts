@@ -17,25 +17,32 @@ import { parseInput } from "../_internal/parse-input.ts";
 import { ServiceError } from "../errors.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import { notFound } from "./operation-context.ts";
-import { runTransaction, type Steps, type TransactionalStorage } from "./transaction-steps.ts";
+import { checkEventThresholds } from "./threshold-checks.ts";
+import { appendNotifications, runTransaction, type Steps, type TransactionalStorage } from "./transaction-steps.ts";
 
 /**
  * Runs `change` of the account's event's activity records in one transaction, under the
  * event's lock; `NOT_FOUND` when the account has no such event. Every activity change goes
- * through here: what the event's new footprint decides (goals met, thresholds crossed) belongs
- * after `change`, in the same transaction.
+ * through here, and then, in the same transaction, the event's activity figures are recounted
+ * from its records, its goals judged (`activity.changed` to the notifier) and its footprint
+ * thresholds.
  */
 export function changeActivities<T>(
   storage: TransactionalStorage,
   accountId: string,
   eventId: string,
+  now: string,
   notifier: ChangeNotifier | undefined,
   change: (steps: Steps, event: EventRecord) => Promise<T>,
 ): Promise<T> {
   return runTransaction(storage, notifier, async (steps) => {
     const event = await steps.tx.events.lock(accountId, eventId);
     if (!event) throw notFound("Event", eventId);
-    return change(steps, event);
+    const result = await change(steps, event);
+    await steps.tx.figures.recountActivities(eventId);
+    await appendNotifications(steps, accountId, { op: "activity.changed", event, at: now });
+    await checkEventThresholds(steps, event, now, { footprint: true });
+    return result;
   });
 }
 
@@ -56,7 +63,7 @@ export function insertActivity(
   ids: { id: string; now: string },
   notifier?: ChangeNotifier,
 ): Promise<PricedActivity> {
-  return changeActivities(storage, accountId, eventId, notifier, async (steps, event) => {
+  return changeActivities(storage, accountId, eventId, ids.now, notifier, async (steps, event) => {
     const record = newActivityRecord(input, {
       ...ids,
       accountId,
@@ -84,7 +91,7 @@ export function updateActivity(
   now: string,
   notifier?: ChangeNotifier,
 ): Promise<PricedActivity> {
-  return changeActivities(storage, accountId, eventId, notifier, async (steps, event) => {
+  return changeActivities(storage, accountId, eventId, now, notifier, async (steps, event) => {
     const current = await steps.tx.activities.get(accountId, eventId, id);
     if (!current) throw notFound("Activity", id);
     if (patch.kind !== undefined && patch.kind !== current.kind) {
@@ -109,9 +116,10 @@ export function deleteActivity(
   accountId: string,
   eventId: string,
   id: string,
+  now: string,
   notifier?: ChangeNotifier,
 ): Promise<boolean> {
-  return changeActivities(storage, accountId, eventId, notifier, (steps) =>
+  return changeActivities(storage, accountId, eventId, now, notifier, (steps) =>
     steps.tx.activities.delete(accountId, eventId, id),
   );
 }

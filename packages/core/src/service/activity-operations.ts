@@ -74,7 +74,7 @@ export function createActivityOperations(
       return toApiActivity(activity);
     },
     async delete(eventId, id) {
-      const deleted = await deleteActivity(storage, accountId, eventId, id, notifier);
+      const deleted = await deleteActivity(storage, accountId, eventId, id, clock().toISOString(), notifier);
       queued();
       if (!deleted) throw notFound("Activity", id);
       return { success: true, message: `Activity ${id} was deleted.`, deletedId: id };

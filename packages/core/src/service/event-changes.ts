@@ -14,6 +14,7 @@ import {
   scrubStoredCopies,
   type TransactionalStorage,
 } from "./transaction-steps.ts";
+import { checkEventThresholds } from "./threshold-checks.ts";
 import { promoteWaitlisted } from "./waitlist.ts";
 
 /** Stores a new event (and notifies `event.created`). */
@@ -51,6 +52,7 @@ export function updateEvent(
     await appendNotifications(steps, accountId, { op: "event.updated", before, after, at: now });
     // A raised capacity frees places for those waiting; nothing above moved the figures.
     if (after.capacity > before.capacity) await promoteWaitlisted(steps, after, figures, now);
+    await checkEventThresholds(steps, after, now, { capacityChanged: after.capacity !== before.capacity });
     return { before, after };
   });
 }

@@ -31,6 +31,7 @@ import {
   type TransactionalStorage,
 } from "./transaction-steps.ts";
 import { notFound } from "./operation-context.ts";
+import { checkEventThresholds } from "./threshold-checks.ts";
 import { settleWaitlist } from "./waitlist.ts";
 
 /**
@@ -71,6 +72,7 @@ export function registerAttendee(
         attendee: record,
         at: record.registrationDate,
       });
+      await checkEventThresholds(steps, event, record.registrationDate, { footprint: true });
       return record;
     },
     () => attendee,
@@ -116,6 +118,7 @@ export function updateAttendee(
       await moveFigures(steps, event.id, before, after);
       await appendNotifications(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
       await settleWaitlist(steps, event, change, now);
+      await checkEventThresholds(steps, event, now, { footprint: true });
       return { before, after };
     },
     () => attempted,
@@ -226,6 +229,7 @@ export function eraseAttendee(
     await scrubStoredCopies(tx, accountId, { attendeeId: id, eventId: erased.eventId }, new Set([id]), erasure);
     await appendNotifications(steps, accountId, { op: "attendee.erased", event, attendee: erased, at: erasure.now });
     await settleWaitlist(steps, event, registrationChange(erased, null), erasure.now);
+    await checkEventThresholds(steps, event, erasure.now, { footprint: true });
     return erased;
   });
 }

@@ -1,3 +1,4 @@
+import { type CarbonSettings, DEFAULT_CARBON_SETTINGS } from "../carbon/carbon-settings.ts";
 import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import { contributionChange } from "../resources/kept-figures.ts";
@@ -16,7 +17,15 @@ export type TransactionalStorage = TransactionStore & Pick<StorageLifecycle, "em
 export interface Steps {
   tx: StorageTransaction;
   factors: EmissionFactorSet;
+  /** The carbon settings of the figures the transaction judges (the notifier's, else the default). */
+  carbon: CarbonSettings;
   notifier: ChangeNotifier | undefined;
+  /**
+   * The net change of the event's active registrations that {@link moveFigures} made so far in
+   * this transaction: its capacity utilisation moved when it is not 0 (a cancellation whose
+   * place the first in line takes moves nothing).
+   */
+  activeDelta: number;
 }
 
 /**
@@ -33,7 +42,9 @@ export async function runTransaction<T>(
 ): Promise<T> {
   const factors = storage.emissionFactors ?? DEFAULT_EMISSION_FACTORS;
   try {
-    return await storage.transaction((tx) => fn({ tx, factors, notifier }));
+    return await storage.transaction((tx) =>
+      fn({ tx, factors, carbon: notifier?.carbon ?? DEFAULT_CARBON_SETTINGS, notifier, activeDelta: 0 }),
+    );
   } catch (error) {
     const attendee = StorageConflict.is(error, "active-email") ? duplicateOf?.() : undefined;
     if (attendee) await storage.transaction((tx) => assertNoActiveDuplicate(tx, attendee));
@@ -48,7 +59,9 @@ export function moveFigures(
   before: AttendeeRecord | null,
   after: AttendeeRecord | null,
 ): Promise<void> {
-  return steps.tx.figures.adjust(eventId, contributionChange(before, after, steps.factors));
+  const delta = contributionChange(before, after, steps.factors);
+  steps.activeDelta += delta.activeRegistrations;
+  return steps.tx.figures.adjust(eventId, delta);
 }
 
 /** Appends the notifications `steps.notifier` makes of `change` of the account to the outbox, in the change's transaction. */

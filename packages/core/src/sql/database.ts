@@ -20,6 +20,28 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   notification_marks: NotificationMarksTable;
   activities: ActivitiesTable;
+  thresholds: ThresholdsTable;
+  threshold_states: ThresholdStatesTable;
+}
+
+/** A configured threshold (resources/threshold.ts); `event_id` null: every event of the account. */
+export interface ThresholdsTable {
+  id: string;
+  account_id: string;
+  event_id: string | null;
+  metric: string;
+  comparison: string;
+  value: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Whether a threshold is reached for an event (1) or not (0), as of the last change that moved its metric; no row: not reached. */
+export interface ThresholdStatesTable {
+  threshold_id: string;
+  event_id: string;
+  reached: number;
+  updated_at: string;
 }
 
 /** The outbox: one notification for one webhook, with its delivery state. */

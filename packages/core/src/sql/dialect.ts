@@ -58,6 +58,12 @@ export interface SqlDialect {
    */
   lockRows<Q extends AnySelect>(query: Q, of?: readonly string[]): Q;
   /**
+   * Marks a select as holding the rows it reads against change and deletion until the transaction
+   * ends, shared with other transactions that read them so: many writers of other rows may hold
+   * it at once. SQLite: nothing (as {@link lockRows}); PostgreSQL: `FOR SHARE`.
+   */
+  shareRows<Q extends AnySelect>(query: Q): Q;
+  /**
    * Like {@link lockRows}, but rows another transaction holds are skipped, not waited for: for
    * work queues, so that two workers never claim one row and never wait on each other.
    * PostgreSQL: `FOR NO KEY UPDATE SKIP LOCKED`.
@@ -172,6 +178,7 @@ export const SQLITE: SqlDialect = {
 
   // The write transaction already holds the whole database: SQLite has no row locks (and no FOR UPDATE).
   lockRows: (query) => query,
+  shareRows: (query) => query,
   claimRows: (query) => query,
   checkOnly: (condition) => sql<SqlBool>`+(${condition})`,
 
@@ -331,6 +338,7 @@ export const POSTGRES: SqlDialect = {
   // FOR UPDATE would block, and which could deadlock against it); the storage never changes a key.
   // biome-ignore lint/suspicious/noExplicitAny: `of` names a table of the caller's select, which kysely types per query.
   lockRows: (query, of) => (of ? query.forNoKeyUpdate(of as any) : query.forNoKeyUpdate()) as typeof query,
+  shareRows: (query) => query.forShare() as typeof query,
   claimRows: (query, of) =>
     // biome-ignore lint/suspicious/noExplicitAny: as in lockRows.
     (of ? query.forNoKeyUpdate(of as any) : query.forNoKeyUpdate()).skipLocked() as typeof query,

@@ -3,7 +3,7 @@ import { DELIVERY_STATUSES } from "../resources/webhook-delivery.ts";
 import { leaseFree, PENDING } from "./outbox-sql.ts";
 import type { Database } from "./database.ts";
 import { factorSetIdentity } from "../carbon/emission-factors.ts";
-import { contributionSql } from "../carbon/carbon-sql.ts";
+import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql, contributionSql } from "../carbon/carbon-sql.ts";
 import { priceActivity } from "../resources/priced-activity.ts";
 import { repriceActivities } from "./activity-sql.ts";
 import { migrationProvider } from "./migrations.ts";
@@ -91,6 +91,22 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
         }))
         .execute();
       await repriceActivities(trx, (activity) => priceActivity(ctx.factors, activity));
+      // The activity figures kept on each event, summed again from its re-priced records.
+      const sums = activityFiguresSql();
+      await trx
+        .updateTable("events")
+        .set((eb) =>
+          Object.fromEntries(
+            Object.entries(ACTIVITY_FIGURE_COLUMNS).map(([figure, column]) => [
+              column,
+              eb
+                .selectFrom("activities")
+                .whereRef("activities.event_id", "=", "events.id")
+                .select(sums[figure as keyof typeof sums].as("n")),
+            ]),
+          ),
+        )
+        .execute();
       const updatedAt = ctx.now().toISOString();
       if (current)
         await trx

@@ -423,6 +423,41 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex("activities_account").on("activities").columns(["account_id", "event_id"]).execute();
     },
   },
+  "0016_thresholds": {
+    async up(db: Kysely<any>) {
+      // Configured thresholds: one event's (event_id) or every event of the account's (null).
+      // An event's own thresholds go with it.
+      await db.schema
+        .createTable("thresholds")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("account_id", "text", (c) => c.notNull().references("accounts.id"))
+        .addColumn("event_id", "text", (c) => c.references("events.id").onDelete("cascade"))
+        .addColumn("metric", "text", (c) => c.notNull())
+        .addColumn("comparison", "text", (c) => c.notNull())
+        .addColumn("value", "double precision", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("thresholds_account")
+        .on("thresholds")
+        .columns(["account_id", "metric", "event_id"])
+        .execute();
+      await db.schema.createIndex("thresholds_event").on("thresholds").column("event_id").execute();
+      // Whether a threshold is reached for an event as of the last change that moved its metric:
+      // a crossing notifies once, and again only after the value went back. No row: not reached.
+      // Both a threshold's and an event's deletion take their rows with them.
+      await db.schema
+        .createTable("threshold_states")
+        .addColumn("threshold_id", "text", (c) => c.notNull().references("thresholds.id").onDelete("cascade"))
+        .addColumn("event_id", "text", (c) => c.notNull().references("events.id").onDelete("cascade"))
+        .addColumn("reached", "integer", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("threshold_states_pk", ["threshold_id", "event_id"])
+        .execute();
+      await db.schema.createIndex("threshold_states_event").on("threshold_states").column("event_id").execute();
+    },
+  },
   "0017_event_activity_figures": {
     async up(db: Kysely<any>) {
       // The sums of an event's activity records, kept on its row (recounted in each activity

@@ -20,6 +20,7 @@ import { createEventStore } from "./event-sql.ts";
 import { createIdempotencyStore } from "./idempotency-sql.ts";
 import { createLifecycleStore } from "./lifecycle-sql.ts";
 import type { SqlContext } from "./sql-context.ts";
+import { createThresholdStore } from "./threshold-sql.ts";
 import { createTransactionStore } from "./transaction-sql.ts";
 import { createWebhookStore } from "./webhook-sql.ts";
 
@@ -71,6 +72,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     ...createEventStore(ctx),
     ...createAttendeeStore(ctx),
     ...createWebhookStore(ctx),
+    ...createThresholdStore(ctx),
     ...createDeliveryMethods(db, dialect, ctx.write),
     ...createAnalyticsStore(ctx),
     ...createActivityStore(ctx),

@@ -42,6 +42,7 @@ import {
   rowToKeptFigures,
 } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
+import { createThresholdWrites } from "./threshold-sql.ts";
 import { createWebhookWrites, WEBHOOK_URL_INDEX } from "./webhook-sql.ts";
 
 /*
@@ -66,6 +67,7 @@ export function createTransactionStore(
   const { db, dialect } = ctx;
   const deliveries = createDeliveryWrites(db, dialect);
   const webhooks = createWebhookWrites(db, dialect);
+  const thresholds = createThresholdWrites(dialect);
 
   const lockQuery = precompile(db, (conn, param: Param<{ id: string; account: string }>) =>
     dialect.lockRows(
@@ -343,6 +345,7 @@ export function createTransactionStore(
             deliveries: deliveries(trx),
             webhooks: webhooks(trx),
             activities: createActivityWrites(trx),
+            thresholds: thresholds(trx),
           };
           return fn(tx);
         });

@@ -1,8 +1,10 @@
+import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
 import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
+import type { ThresholdMetric } from "../resources/threshold.ts";
 import type { Notification } from "./envelope.ts";
 
 /**
@@ -17,7 +19,9 @@ export type StoredChange =
   | { op: "attendee.registered"; event: EventRecord; attendee: AttendeeRecord; at: string }
   | { op: "attendee.updated"; event: EventRecord; before: AttendeeRecord; after: AttendeeRecord; at: string }
   | { op: "attendee.checked_in"; event: EventRecord; before: AttendeeRecord; after: AttendeeRecord; at: string }
-  | { op: "attendee.erased"; event: EventRecord; attendee: AttendeeRecord; at: string };
+  | { op: "attendee.erased"; event: EventRecord; attendee: AttendeeRecord; at: string }
+  /** The event's activity records changed (created, updated or deleted); its activity figures are recounted. */
+  | { op: "activity.changed"; event: EventRecord; at: string };
 
 /**
  * What a {@link ChangeNotifier} may read of the store, inside the change's transaction and
@@ -38,6 +42,8 @@ export interface OutboxReader {
    * rolls back with the change.
    */
   recordOneTime(eventId: string, kind: string): Promise<boolean>;
+  /** True when the account has a configured threshold of `metric` (for any of its events or all of them). */
+  hasThreshold(accountId: string, metric: ThresholdMetric): Promise<boolean>;
   /** The figures of the per-event analytics report of the account's event, or `null`. */
   eventAnalyticsFigures(accountId: string, eventId: string): Promise<EventAnalyticsFigures | null>;
 }
@@ -49,4 +55,12 @@ export interface OutboxReader {
  * transaction: one pending delivery per notification and active webhook subscribed to its type.
  * A change that fails or rolls back writes none; a notifier that throws fails the change.
  */
-export type ChangeNotifier = (change: StoredChange, reader: OutboxReader) => Promise<Notification[]>;
+export type ChangeNotifier = {
+  (change: StoredChange, reader: OutboxReader): Promise<Notification[]>;
+  /**
+   * The carbon settings its figures use (offsets in kg): the thresholds a transaction judges
+   * beside its notifications (`service/threshold-checks.ts`) use the same. Default
+   * `DEFAULT_CARBON_SETTINGS`.
+   */
+  readonly carbon?: CarbonSettings;
+};

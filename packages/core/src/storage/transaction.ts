@@ -23,6 +23,7 @@ import type { WebhookRecord } from "../resources/webhook.ts";
 import type { DeliveryAttempt, DeliveryRecord, DeliveryStatus } from "../resources/webhook-delivery.ts";
 import type { Erasure } from "./erasure.ts";
 import type { Envelope, ErasureSubject } from "./envelope.ts";
+import type { ThresholdWrites } from "./threshold-store.ts";
 
 /** Events in a write transaction. */
 export interface EventWrites {
@@ -285,6 +286,7 @@ export interface StorageTransaction {
   deliveries: DeliveryWrites;
   webhooks: WebhookWrites;
   activities: ActivityWrites;
+  thresholds: ThresholdWrites;
 }
 
 /** Units of work. */

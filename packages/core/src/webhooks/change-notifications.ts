@@ -12,6 +12,7 @@ import { eventStatsOf, type KeptFigures } from "../resources/kept-figures.ts";
 import { goalStatuses } from "../rules/goals.ts";
 import { type AttendeeRecord, toApiAttendee } from "../resources/attendee.ts";
 import { type EventRecord, toApiEvent } from "../resources/event.ts";
+import { keepsBuiltInCapacityRule } from "../rules/threshold-crossing.ts";
 import type { ChangeNotifier, OutboxReader, StoredChange } from "../storage/change-notifier.ts";
 import type { Notification } from "../storage/envelope.ts";
 import {
@@ -82,7 +83,13 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
       }
     }
     const reached = figures.activeRegistrations * 100 >= CAPACITY_THRESHOLD_PERCENT * figures.capacity;
-    if (wantsThreshold && reached && (await reader.recordOneTime(event.id, "threshold:capacity_utilization"))) {
+    // The built-in rule gives way to the account's own capacity thresholds (`service/threshold-checks.ts` judges those).
+    if (
+      wantsThreshold &&
+      reached &&
+      keepsBuiltInCapacityRule(await reader.hasThreshold(event.accountId, "capacity_utilization")) &&
+      (await reader.recordOneTime(event.id, "threshold:capacity_utilization"))
+    ) {
       notifications.push(thresholdNotification(event, figures));
     }
     return notifications;
@@ -120,7 +127,7 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
     return [...notifications, ...(await oneTime(after, reader))];
   }
 
-  return async (change: StoredChange, reader: OutboxReader): Promise<Notification[]> => {
+  const notify = async (change: StoredChange, reader: OutboxReader): Promise<Notification[]> => {
     switch (change.op) {
       case "event.created":
       case "event.deleted":
@@ -148,6 +155,10 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
       }
       case "attendee.erased":
         return [attendeeDeletedNotification(change.attendee), ...(await oneTime(change.event, reader))];
+      case "activity.changed":
+        // Records notify nothing of their own: what they change is the goals the event meets.
+        return oneTime(change.event, reader);
     }
   };
+  return Object.assign(notify, { carbon });
 }

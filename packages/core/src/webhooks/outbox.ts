@@ -47,6 +47,27 @@ export function deliveriesOf(
 }
 
 /**
+ * Appends `notifications` of the account, made at `at` by a step of a change's transaction
+ * `tx` rather than by its notifier (a configured threshold crossed), to the outbox: one delivery
+ * per notification and active webhook subscribed to its type. Returns how many were appended.
+ */
+export async function appendNotificationsToOutbox(
+  tx: StorageTransaction,
+  accountId: string,
+  notifications: readonly Notification[],
+  at: string,
+): Promise<number> {
+  if (notifications.length === 0) return 0;
+  const subscriptions = await tx.outbox.subscriptions(accountId);
+  if (subscriptions.length === 0) return 0;
+  const account = await tx.outbox.account(accountId);
+  if (!account) throw new Error(`Account ${accountId} has no row to address its notifications from.`);
+  const deliveries = deliveriesOf(subscriptions, account, notifications, at);
+  if (deliveries.length > 0) await tx.outbox.append(deliveries);
+  return deliveries.length;
+}
+
+/**
  * Hands `change` of the account to `notifier` inside the change's transaction `tx`, with a reader
  * of what it may need, and appends the deliveries of what it returns to the outbox. Nothing when
  * no notifier is given or the account has no active webhook (then the notifier is not called).
@@ -67,6 +88,7 @@ export async function appendToOutbox(
     keptFigures: (eventId) => tx.figures.read(eventId),
     activityFigures: (eventId) => tx.figures.readActivities(eventId),
     recordOneTime: (eventId, kind) => tx.outbox.recordOneTime(eventId, kind, change.at),
+    hasThreshold: (account, metric) => tx.thresholds.accountHas(account, metric),
     eventAnalyticsFigures: (account, eventId) => tx.figures.eventAnalytics(account, eventId),
   };
   const wanted = (await notifier(change, reader)).filter((notification) => wants(notification.type));

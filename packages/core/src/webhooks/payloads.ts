@@ -215,6 +215,27 @@ export function thresholdNotification(event: { id: string; name: string }, figur
 }
 
 /**
+ * `analytics.threshold_exceeded` for a configured threshold crossed by the event's `value` of its
+ * metric (DECISIONS, "Thresholds"); the value rounded to 3 decimals (it was judged unrounded).
+ */
+export function configuredThresholdNotification(
+  event: { id: string; name: string },
+  threshold: { id: string; metric: string; value: number },
+  value: number,
+): Notification {
+  return {
+    type: "analytics.threshold_exceeded",
+    data: {
+      event: eventRef(event),
+      metric: threshold.metric,
+      threshold: threshold.value,
+      value: round(value),
+      thresholdId: threshold.id,
+    },
+  };
+}
+
+/**
  * `sustainability.report_generated` and `analytics.report_ready`, sent when an event becomes
  * completed: the reports computed from the stored data at that moment, and their addresses (the
  * printable sustainability report; the event's analytics).
