@@ -202,8 +202,9 @@ describe("GET /analytics/sustainability", () => {
       averageTargetPercent: 35,
       highestTargetPercent: 50,
       measuredWasteKg: null,
+      diversionRatePercent: null,
       recyclingRatePercent: null,
-      note: "Targets set by the events (sustainabilityGoals.wasteReduction); the service records no measured waste or recycling.",
+      note: "Targets set by the events (sustainabilityGoals.wasteReduction); no waste is recorded yet (waste activity records fill measuredWasteKg and the rates).",
     });
     assert.deepEqual(report.energy.eventsWithRenewableEnergy, { count: 1, percent: 33.333 });
     assert.equal(report.energy.measuredEnergyKwh, null);
@@ -488,7 +489,49 @@ describe("GET /analytics/events/:id", () => {
         lowCarbonTravelPercent: 50,
         sustainabilityScore: 67.5,
         goals: { carbonNeutral: true, renewableEnergy: true, wasteReduction: 50 },
+        // Offsets cover the whole footprint; no electricity or waste is recorded, so those goals
+        // are not measurable (null), and local sourcing waits for vendors.
+        goalProgress: [
+          {
+            type: "carbon_neutral",
+            set: true,
+            met: true,
+            target: null,
+            metrics: { totalEmissionsKg: 209.856, offsetKg: 220, coveragePercent: 104.8 },
+          },
+          {
+            type: "renewable_energy",
+            set: true,
+            met: null,
+            target: null,
+            metrics: { electricityKwh: 0, renewableKwh: 0, renewableSharePercent: null },
+          },
+          {
+            type: "waste_reduction",
+            set: true,
+            met: null,
+            target: 50,
+            metrics: { wasteKg: 0, divertedKg: 0, diversionRatePercent: null, targetPercent: 50 },
+          },
+          { type: "local_sourcing", set: false, met: null, target: null, metrics: {} },
+        ],
+        resources: {
+          measuredWasteKg: null,
+          diversionRatePercent: null,
+          recyclingRatePercent: null,
+          measuredEnergyKwh: null,
+          renewableSharePercent: null,
+        },
         certifications: { carbonNeutral: true, lowCarbonTravel: false, tier: "silver" },
+      },
+      // Travel only: the event has no activity records.
+      footprint: {
+        totalEmissionsKg: 209.856,
+        byKind: [{ kind: "attendee_travel", emissionsKg: 209.856, records: 4 }],
+        byScope: { scope1Kg: 0, scope2Kg: 0, scope3Kg: 209.856 },
+        perAttendeeKg: 52.464,
+        measuredSharePercent: null,
+        unpricedKinds: [],
       },
       financial: {
         currency: "USD",

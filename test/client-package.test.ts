@@ -98,7 +98,7 @@ test("the installed client loads in Node, its receiver helpers included", async 
     }));`;
   const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: dir });
   assert.deepEqual(JSON.parse(stdout), {
-    resources: ["activities", "analytics", "attendees", "events", "webhooks"],
+    resources: ["activities", "analytics", "attendees", "events", "thresholds", "webhooks"],
     error: "function",
     header: "X-Service-Signature",
     verified: true,

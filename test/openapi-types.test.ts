@@ -44,6 +44,7 @@ const CLIENT_METHODS: Record<string, string> = {
   getEventAnalytics: "analytics.event",
   getTrendAnalytics: "analytics.trends",
   getEmissionFactors: "analytics.emissionFactors",
+  getSustainabilityReport: "events.sustainabilityReport",
   createActivity: "activities.create",
   listActivities: "activities.list",
   getActivity: "activities.get",

@@ -34,6 +34,7 @@ import type {
   WebhookDelivery,
   WebhookListQuery,
   WebhookUpdateInput,
+  SustainabilityReportDocument,
 } from "@event-service/core";
 import { FetchError, ofetch } from "ofetch";
 import { EventServiceError } from "./errors.ts";
@@ -113,6 +114,10 @@ export interface EventsResource {
   checkIn(eventId: string, input: CheckInInput, call?: CallOptions): Promise<Attendee>;
   /** Undoes a mistaken check-in: the registration goes back to `confirmed`. */
   undoCheckIn(eventId: string, attendeeId: string, call?: CallOptions): Promise<Attendee>;
+  /** The event's sustainability report: footprint by kind and scope, waste, energy, travel, goals and every factor used. */
+  sustainabilityReport(eventId: string, call?: CallOptions): Promise<SustainabilityReportDocument>;
+  /** The same report as a printable HTML page (self-contained: inline SVG charts, no script, nothing from another origin). */
+  sustainabilityReportPage(eventId: string, call?: CallOptions): Promise<string>;
 }
 
 /** Registrations of the caller's account. */
@@ -342,7 +347,7 @@ export function createClient(options: ClientOptions): EventServiceClient {
   async function request<T>(
     method: Method,
     path: string,
-    init: { body?: unknown; query?: Query; stream?: boolean } & CallOptions = {},
+    init: { body?: unknown; query?: Query; stream?: boolean; html?: boolean } & CallOptions = {},
   ): Promise<T> {
     const key =
       method === "POST"
@@ -355,13 +360,14 @@ export function createClient(options: ClientOptions): EventServiceClient {
           method,
           ...(init.body !== undefined && { body: init.body as Record<string, unknown> }),
           ...(init.query && { query: toQuery(init.query) }),
-          ...(key !== undefined && { headers: { "idempotency-key": key } }),
+          ...(key !== undefined && { headers: { "idempotency-key": key } as Record<string, string> }),
+          ...(init.html && { headers: { accept: "text/html" } as Record<string, string> }),
           ...(init.signal && { signal: init.signal }),
         };
         // A stream resolves with the answer's headers; its body is the caller's to read.
-        return init.stream
-          ? ((await api<T, "stream">(path, { ...options, responseType: "stream" })) as T)
-          : await api<T>(path, options);
+        if (init.stream) return (await api<T, "stream">(path, { ...options, responseType: "stream" })) as T;
+        if (init.html) return (await api<string, "text">(path, { ...options, responseType: "text" })) as T;
+        return await api<T>(path, options);
       } catch (thrown) {
         const error = toClientError(thrown, await errorBodyOf(thrown));
         const later = RETRYABLE_STATUSES.has(error.status) || error.code === "IDEMPOTENCY_KEY_IN_USE";
@@ -406,6 +412,10 @@ export function createClient(options: ClientOptions): EventServiceClient {
         request<Attendee>("POST", `/events/${id(eventId)}/check-in`, { body: input, ...call }),
       undoCheckIn: (eventId, attendeeId, call) =>
         request<Attendee>("DELETE", `/events/${id(eventId)}/check-in/${id(attendeeId)}`, call),
+      sustainabilityReport: (eventId, call) =>
+        request<SustainabilityReportDocument>("GET", `/events/${id(eventId)}/sustainability-report`, call),
+      sustainabilityReportPage: (eventId, call) =>
+        request<string>("GET", `/events/${id(eventId)}/sustainability-report`, { html: true, ...call }),
     },
     attendees: {
       register: (input, call) => request<Attendee>("POST", "/attendees", { body: input, ...call }),

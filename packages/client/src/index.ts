@@ -63,6 +63,7 @@ export type {
   Methodology,
   SustainabilityGoals,
   SustainabilityReport,
+  SustainabilityReportDocument,
   Threshold,
   ThresholdComparison,
   ThresholdCreateInput,

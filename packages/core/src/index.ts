@@ -125,6 +125,7 @@ export type { CarbonSettings } from "./carbon/carbon-settings.ts";
 // Analytics: query and report schemas (runtime) and their types
 export { Methodology } from "./analytics/methodology.ts";
 export { SustainabilityQuery, SustainabilityReport } from "./analytics/sustainability-report.ts";
+export { SustainabilityReportDocument } from "./analytics/report-document.ts";
 export { EventAnalytics } from "./analytics/event-analytics.ts";
 export { TrendQuery, TrendReport } from "./analytics/trend-report.ts";
 export type { TrendMetric } from "./analytics/trend-metrics.ts";

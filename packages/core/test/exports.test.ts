@@ -79,6 +79,7 @@ const PUBLIC_RUNTIME = [
   "ServiceError",
   "SustainabilityQuery",
   "SustainabilityReport",
+  "SustainabilityReportDocument",
   "THRESHOLD_COMPARISONS",
   "THRESHOLD_METRICS",
   "TIERS",
