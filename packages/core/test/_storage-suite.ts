@@ -18,6 +18,8 @@ import {
 } from "../src/resources/attendee.ts";
 import { limitsFor } from "../src/resources/api-key.ts";
 import { ActivityListQuery, type PricedActivity } from "../src/resources/priced-activity.ts";
+import type { ElectricitySource, WasteStream } from "../src/carbon/activity-kinds.ts";
+import { type ActivityFigures, activityFiguresOf, NO_ACTIVITY_FIGURES } from "../src/resources/activity-figures.ts";
 import { type EventCreate, EventListQuery, type EventRecord, newEventRecord } from "../src/resources/event.ts";
 import { WebhookListQuery, type WebhookRecord } from "../src/resources/webhook.ts";
 import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
@@ -1834,6 +1836,67 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         });
         assert.equal(await storage.getActivity(acme, event.id, first.id), null);
         assert.equal((await storage.listActivities(acme, other.id, ActivityListQuery.parse({}))).total, 1);
+      });
+
+      test("recountActivities keeps on the event what activityFiguresOf sums of its records (the SQL twin); readActivities reads it", async () => {
+        const event = eventRecord(acme);
+        const other = eventRecord(acme);
+        await storage.insertEvent(event);
+        await storage.insertEvent(other);
+        const electricity = (source: ElectricitySource, quantity: number, emissionsKg: number) =>
+          activity(acme, event.id, {
+            kind: "electricity",
+            unit: "kWh",
+            fuel: null,
+            country: "GB",
+            source,
+            quantity,
+            emissionsKg,
+          });
+        const waste = (stream: WasteStream, quantity: number, emissionsKg: number | null) =>
+          activity(acme, event.id, { kind: "waste", unit: "kg", fuel: null, stream, quantity, emissionsKg });
+        const records = [
+          activity(acme, event.id, { dataQuality: "estimated" }),
+          electricity("grid", 10_000, 2070.7),
+          electricity("renewable_tariff", 1_500.25, 0),
+          electricity("onsite_renewable", 499.75, 0),
+          waste("landfill", 4_000, 1865.6),
+          waste("incineration", 1_000, 21.3),
+          waste("recycling", 3_000.5, 19.6),
+          waste("composting", 2_500, 22.28),
+          waste("anaerobic_digestion", 1_000, 8.912),
+          waste("reuse", 499.5, null),
+        ];
+        await storage.transaction(async (tx) => {
+          for (const record of records) await tx.activities.insert(record);
+          await tx.activities.insert(activity(acme, other.id, { quantity: 7 }));
+        });
+        const expected = activityFiguresOf(records);
+        // Hand-checked, so the twin is not merely agreeing with itself.
+        assert.deepEqual(
+          [expected.electricityKwh, expected.renewableKwh, expected.wasteKg, expected.divertedKg, expected.recyclingKg],
+          [12_000, 2_000, 12_000, 7_000, 3_000.5],
+        );
+        const close = (actual: ActivityFigures) => {
+          for (const [figure, value] of Object.entries(expected)) {
+            const got = actual[figure as keyof ActivityFigures];
+            assert.ok(Math.abs(got - value) <= 1e-9 * Math.max(1, Math.abs(value)), `${figure}: ${got} vs ${value}`);
+          }
+        };
+        assert.deepEqual(
+          await storage.transaction((tx) => tx.figures.readActivities(event.id)),
+          NO_ACTIVITY_FIGURES,
+          "nothing kept before the recount",
+        );
+        close(await storage.transaction((tx) => tx.figures.recountActivities(event.id)));
+        close(await storage.transaction((tx) => tx.figures.readActivities(event.id)));
+        await storage.transaction(async (tx) => {
+          await tx.activities.delete(acme, event.id, records[1]!.id);
+          const after = await tx.figures.recountActivities(event.id);
+          assert.equal(after.electricityKwh, 2_000);
+          assert.equal(after.renewableKwh, 2_000);
+        });
+        assert.equal((await storage.transaction((tx) => tx.figures.readActivities(other.id))).emissionsKg, 0);
       });
     });
 

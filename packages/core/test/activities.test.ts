@@ -228,9 +228,17 @@ describe("activities through the service", () => {
       source: "grid",
     });
     assert.equal(vegan.emissionsKg, null);
+    // Each change recounts what the event keeps of its records.
+    const sumOf = (list: { emissionsKg: number | null }[]) => list.reduce((sum, a) => sum + (a.emissionsKg ?? 0), 0);
+    const kept = (storage: ReturnType<typeof createSqlStorage>) => storage.transaction((tx) => tx.figures.readActivities(event.id));
+    const before = await kept(createSqlStorage({ db, emissionFactors: PRICED }));
+    assert.ok(Math.abs(before.emissionsKg - sumOf([...records, vegan, grid])) < 1e-6);
+    assert.equal(before.electricityKwh, 1000);
 
     const changed = createSqlStorage({ db, emissionFactors: CHANGED });
     await changed.migrate();
+    // And the factor set's change recounts it from the records priced again: 3 per litre, 0.5 per vegan meal.
+    assert.equal((await kept(changed)).emissionsKg, (3 * 501 * 502) / 2 + 150);
     const after = createEventService({ storage: changed }).forAccount(accountId);
     const last = await after.activities.get(event.id, records[500]!.id);
     assert.equal(last.emissionsKg, 501 * 3);
