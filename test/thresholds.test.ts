@@ -4,7 +4,8 @@
  * the crossing, through the real server and its delivery worker to an HTTPS receiver: a
  * `capacity_utilization` threshold at 50% above sends one `analytics.threshold_exceeded` per
  * crossing, again after the value went back; the built-in 90% rule gives way to the account's
- * own capacity threshold while another account keeps it.
+ * own capacity threshold while another account keeps it; the footprint metrics cross at the
+ * activity records and registrations that move them.
  */
 import assert from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
@@ -377,5 +378,58 @@ describe("crossing a threshold notifies", () => {
         [75, 75],
       ],
     );
+  });
+
+  test("footprint metrics: activity records and registrations cross total emissions, emissions per attendee and waste diversion", async () => {
+    const client = clientFor(server, (await server.createKey({ account: `Footprint ${Date.now()}` })).key);
+    const { webhook } = await hook(client);
+    const festival = await createEvent(client, { capacity: 100 });
+    const yard = await createEvent(client, { capacity: 100 });
+    const threshold = async (metric: string, comparison: string, value: number, eventId: string) =>
+      expectStatus(await client.post("/thresholds", { metric, comparison, value, eventId }), 201);
+    const total = await threshold("total_emissions_kg", "above", 1000, festival.id);
+    const perAttendee = await threshold("emissions_per_attendee_kg", "below", 500, festival.id);
+    const diversion = await threshold("waste_diversion_percent", "below", 50, yard.id);
+    const record = async (eventId: string, body: Record<string, unknown>) =>
+      expectStatus(await client.post(`/events/${eventId}/activities`, body), 201);
+    const seen = async () =>
+      (await exceeded(client, webhook.id)).map((data: { thresholdId: string; value: number }) => [
+        data.thresholdId,
+        data.value,
+      ]);
+
+    // Diesel from the default factors (2.51206 kg per litre): 753.618 kg, then 1,256.03 kg.
+    const diesel = { kind: "fuel", fuel: "diesel", unit: "litres" };
+    await record(festival.id, { ...diesel, quantity: 300 });
+    assert.deepEqual(await seen(), []);
+    const second = await record(festival.id, { ...diesel, quantity: 200 });
+    assert.deepEqual(await seen(), [[total.id, 1256.03]]);
+    // Back under by deleting the record, over again by recording it anew: a second crossing.
+    expectStatus(await client.delete(`/events/${festival.id}/activities/${second.id}`), 200);
+    await record(festival.id, { ...diesel, quantity: 200 });
+    assert.deepEqual(await seen(), [
+      [total.id, 1256.03],
+      [total.id, 1256.03],
+    ]);
+    // Registrations move emissions per attendee (none without attendees): 1,256.03 over 1, 2, then
+    // 3 active ones; 418.677 is at most 500.
+    await register(client, festival.id);
+    await register(client, festival.id);
+    assert.equal((await seen()).length, 2);
+    await register(client, festival.id);
+    assert.deepEqual((await seen())[2], [perAttendee.id, 418.677]);
+
+    // Waste: all landfilled (0% diverted), then 70% diverted (back), then 46.667% (again).
+    await record(yard.id, { kind: "waste", stream: "landfill", quantity: 600, unit: "kg" });
+    assert.deepEqual((await seen()).slice(3), [[diversion.id, 0]]);
+    await record(yard.id, { kind: "waste", stream: "recycling", material: "paper", quantity: 1400, unit: "kg" });
+    assert.equal((await seen()).length, 4);
+    await record(yard.id, { kind: "waste", stream: "landfill", quantity: 1000, unit: "kg" });
+    assert.deepEqual((await seen()).slice(3), [
+      [diversion.id, 0],
+      [diversion.id, 46.667],
+    ]);
+    const analytics = expectStatus(await client.get(`/analytics/events/${yard.id}`), 200);
+    assert.equal(analytics.sustainability.resources.diversionRatePercent, 46.667);
   });
 });
