@@ -37,7 +37,8 @@ test("the README's walkthrough and analytics examples work when pasted as writte
   const pasted = [...walkthrough, ...analytics]
     .join("\n")
     .replaceAll("127.0.0.1:3000", address)
-    .replace("-o attendees.csv", `-o ${csv}`);
+    .replace("-o attendees.csv", `-o ${csv}`)
+    .replace("-o report.html", `-o ${join(server.dir, "report.html")}`);
   const script = [
     "set -eo pipefail",
     // A 4xx or 5xx answer fails the step (and, through pipefail, a step whose answer is kept).
@@ -74,4 +75,12 @@ test("the README's walkthrough and analytics examples work when pasted as writte
   // Ada by train (420 km) and Grace by car (190 km), with the README's carbon model.
   assert.deepEqual([trend?.dataPoints[0].value, trend?.dataPoints[2].value], [14.893, 32.004]);
   assert.match(readFileSync(csv, "utf8"), /^id,/);
+  // The footprint's records, as the README shows them, and the report they make.
+  const diesel = answers.find((answer) => answer.kind === "fuel");
+  assert.deepEqual([diesel?.emissionsKg, diesel?.scope, diesel?.factor.value], [301.4472, 1, 2.51206]);
+  assert.equal(answers.find((answer) => answer.kind === "waste")?.scope, 3);
+  assert.equal(answers.find((answer) => answer.metric === "total_emissions_kg")?.value, 5000);
+  const page = readFileSync(join(server.dir, "report.html"), "utf8");
+  assert.match(page, /^<!doctype html>/i);
+  assert.match(page, /Diesel/);
 });
