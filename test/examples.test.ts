@@ -6,6 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { ROOT, startServer } from "./_setup.ts";
@@ -143,6 +145,66 @@ describe("examples/client-quickstart", () => {
       assert.match(failing.stderr, /^401 UNAUTHORIZED: /);
     } finally {
       assert.equal(await server.stop(), 0);
+    }
+  });
+});
+
+describe("examples/festival", () => {
+  test("records generators, catering and waste, prints the footprint and the diversion rate, saves the report", async () => {
+    const server = await startServer();
+    const dir = mkdtempSync(join(tmpdir(), "event-service-festival-"));
+    try {
+      const { key } = await server.createKey({ account: "Festival example" });
+      const reportFile = join(dir, "report.html");
+      const { code, stdout, stderr } = await run("examples/festival/index.ts", {
+        EVENT_SERVICE_URL: server.url,
+        EVENT_SERVICE_KEY: key,
+        REPORT_FILE: reportFile,
+      });
+      assert.equal(code, 0, stderr);
+      const out = JSON.parse(stdout);
+      assert.equal(out.event.name, "Meadow Sounds Festival");
+      // The default factors (DESNZ 2023; meals Scarborough et al. 2014), by hand:
+      // diesel 1,600 l x 2.51206 = 4,019.296 (scope 1);
+      // meals 800 x 1.87667 + 200 x 1.30333 + 700 x 1.27 + 300 x 0.96333 = 2,940.001;
+      // waste 1,500 kg x 0.52033474 (landfill) + 1,500 kg x 0.02128081 (recycling glass, plastic)
+      //   + 1,000 kg x 0.00891242 (food composted) = 821.335745;
+      // travel: train 300 km x 0.03546 + car 80 km x 0.16844 = 24.1132.
+      assert.deepEqual(out.footprint, {
+        totalEmissionsKg: 7804.746,
+        byKind: [
+          { kind: "attendee_travel", emissionsKg: 24.113, records: 2 },
+          { kind: "fuel", emissionsKg: 4019.296, records: 2 },
+          { kind: "catering", emissionsKg: 2940.001, records: 4 },
+          { kind: "waste", emissionsKg: 821.336, records: 4 },
+        ],
+        byScope: { scope1Kg: 4019.296, scope2Kg: 0, scope3Kg: 3785.45 },
+        // The catering is estimated: (4,019.296 + 821.335745) / 7,780.632745.
+        measuredSharePercent: 62.214,
+      });
+      // 2,500 of 4,000 kg neither landfilled nor incinerated; 1,500 recycled.
+      assert.equal(out.waste.measuredWasteKg, 4000);
+      assert.equal(out.waste.diversionRatePercent, 62.5);
+      assert.equal(out.waste.recyclingRatePercent, 37.5);
+      assert.equal(out.waste.wasteReductionGoal.met, true);
+      assert.equal(out.waste.wasteReductionGoal.target, 50);
+      assert.equal(out.report, reportFile);
+      const html = readFileSync(reportFile, "utf8");
+      assert.match(html, /^<!doctype html>/);
+      assert.match(html, /<title>Sustainability report: Meadow Sounds Festival<\/title>/);
+      assert.ok(html.includes(`data-figure="footprint.totalEmissionsKg" data-value="7804.746">7,804.7 kg CO2e<`));
+      assert.ok(html.includes(`data-figure="waste.diversionRatePercent" data-value="62.5">62.5%<`));
+      assert.doesNotMatch(html, /<script/i);
+      const failing = await run("examples/festival/index.ts", {
+        EVENT_SERVICE_URL: server.url,
+        EVENT_SERVICE_KEY: "esk_wrong",
+        REPORT_FILE: reportFile,
+      });
+      assert.equal(failing.code, 1);
+      assert.match(failing.stderr, /^401 UNAUTHORIZED: /);
+    } finally {
+      assert.equal(await server.stop(), 0);
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,32 +1,31 @@
 /**
  * The printable sustainability report in a real browser (headless Chromium, Debian's `chromium`
- * driven by playwright-core, as in browser.test.ts): every figure the page shows is the JSON's,
- * the festival's totals are the ones worked out by hand, the page requests nothing from another
- * origin and runs no script, and it prints to a PDF. The PDF and a screenshot are written to a
- * temporary folder the test prints.
- *
- * The report comes from `festivalReport()`: today a local server on 127.0.0.1 that answers the
- * report's route as the service does (the fixture document rendered for `Accept: text/html`, the
- * JSON otherwise); pointing it at the service's own `GET /v1/events/:id/sustainability-report`
- * changes that one function.
+ * driven by playwright-core, as in browser.test.ts): the real server's
+ * `GET /v1/events/:id/sustainability-report` for a festival recorded through the typed client
+ * (test/fixtures/festival.ts: diesel, grid and solar electricity, 3,000 meals, 12 t of waste in
+ * four streams, 400 room-nights, 20 tonne-km of freight, 200 attendees' travel). Every figure
+ * the page shows is the JSON's, the festival's totals are the ones worked out by hand from the
+ * factor listing, the page requests nothing from another origin and runs no script, and it
+ * prints to a PDF. The PDF and a screenshot are written to a temporary folder the test prints.
  *
  * Without Chromium (a developer machine) the suite is skipped, saying why; under `CI=true` a
  * missing Chromium fails it.
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { createClient } from "@event-service/client";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import {
   SustainabilityReportDocument,
   type SustainabilityReportDocument as ReportDocument,
 } from "../packages/core/src/analytics/report-document.ts";
-import { REPORT_PAGE_CSP, renderReportPage } from "../packages/core/src/analytics/report-page.ts";
-import { FESTIVAL_REPORT, reportFigures } from "../packages/core/test/_report-fixture.ts";
+import { REPORT_PAGE_CSP } from "../packages/core/src/analytics/report-page.ts";
+import { reportFigures } from "../packages/core/test/_report-fixture.ts";
+import { startServer } from "./_setup.ts";
+import { type FestivalFigures, festivalByHand, recordFestival, round3 } from "./fixtures/festival.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CI = process.env.CI === "true";
@@ -51,90 +50,102 @@ const CHROMIUM_ARGS = [
 /** The event's name: user input, with markup and quotes that must reach the page as text. */
 const EVENT_NAME = `Green Fields "Festival" <script>window.__injected = true</script> & 'Friends'`;
 
+/** Attendees registered: two rounds of the fixture's pattern of 100 (every travel mode and flight band). */
+const ATTENDEES = 200;
+
 /**
- * The festival's figures worked out by hand from its records and factors (see the fixture's
- * comments): the numbers the page and the JSON must both show.
+ * The festival's figures worked out by hand from its records and the factor listing: the numbers
+ * the page and the JSON must both show (3 decimals, as the service answers).
  */
-const BY_HAND: Record<string, number> = {
-  "footprint.totalEmissionsKg": 2_000 * 2.5 + 8_000 * 0.2 + 7_750 + 1_660 + 400 * 10 + 20 * 0.1 + 850 + 90_500,
-  "footprint.byScope.scope1Kg": 2_000 * 2.5,
-  "footprint.byScope.scope2Kg": 8_000 * 0.2,
-  "footprint.byScope.scope3Kg": 1_000 * 5 + 1_500 * 1.5 + 500 * 1 + 1_660 + 4_000 + 2 + 850 + 90_500,
-  "footprint.byKind.catering.emissionsKg": 1_000 * 5 + 1_500 * 1.5 + 500 * 1,
-  "footprint.byKind.catering.records": 3,
-  "footprint.byKind.accommodation.emissionsKg": 400 * 10,
-  "footprint.byKind.freight.emissionsKg": 20 * 0.1,
-  "footprint.byKind.waste.emissionsKg": 3_000 * 0.5 + 2_000 * 0.02 + 5_000 * 0.02 + 2_000 * 0.01,
-  "footprint.byKind.attendee_travel.emissionsKg": 50_000 * 0.17 + 300_000 * 0.25 + 200_000 * 0.035,
-  "footprint.byKind.attendee_travel.records": 3_500,
-  "waste.totalKg": 3_000 + 2_000 + 5_000 + 2_000,
-  "energy.electricityKwh": 8_000 + 2_000,
-  "energy.renewableSharePercent": 20,
-  "energy.fuels.diesel.litres.quantity": 2_000,
-  "offsets.offsetKg": 60_000,
-};
+function byHand(hand: FestivalFigures): Record<string, number> {
+  const figures: Record<string, number> = {
+    "footprint.totalEmissionsKg": hand.totalEmissionsKg,
+    "footprint.perAttendeeKg": hand.perAttendeeKg,
+    "footprint.byScope.scope1Kg": hand.scope1Kg,
+    "footprint.byScope.scope2Kg": hand.scope2Kg,
+    "footprint.byScope.scope3Kg": hand.scope3Kg,
+    "waste.totalKg": hand.wasteKg,
+    "waste.diversionRatePercent": hand.diversionRatePercent,
+    "waste.recyclingRatePercent": hand.recyclingRatePercent,
+    "energy.electricityKwh": hand.electricityKwh,
+    "energy.renewableSharePercent": hand.renewableSharePercent,
+    "energy.fuels.diesel.litres.quantity": hand.dieselLitres,
+    "energy.fuels.diesel.litres.emissionsKg": hand.dieselKg,
+    "offsets.offsetKg": hand.offsetKg,
+  };
+  for (const [kind, { emissionsKg, records }] of Object.entries(hand.byKind)) {
+    figures[`footprint.byKind.${kind}.emissionsKg`] = emissionsKg;
+    figures[`footprint.byKind.${kind}.records`] = records;
+  }
+  for (const [stream, kg] of Object.entries(hand.wasteByStream)) figures[`waste.byStream.${stream}.kg`] = kg;
+  for (const [source, kWh] of Object.entries(hand.electricityBySource)) figures[`energy.bySource.${source}.kWh`] = kWh;
+  return Object.fromEntries(Object.entries(figures).map(([name, value]) => [name, round3(value)]));
+}
 
 /** The same figures as the page writes them (thousands separators, one decimal). */
-const VISIBLE = [
-  "111,362.0 kg CO2e",
-  "22.3 kg CO2e",
-  "5,000.0 kg",
-  "1,600.0 kg",
-  "104,762.0 kg",
-  "7,750.0 kg",
-  "90,500.0 kg",
-  "12,000.0 kg",
-  "58.3%",
-  "41.7%",
-  "10,000.0 kWh",
-  "20.0%",
-  "2,000.0 litres",
-  "300,000.0 km",
-  "53.9%",
-  "USD 15.00",
-];
+function visibleTexts(hand: FestivalFigures): string[] {
+  const one = (value: number) =>
+    new Intl.NumberFormat("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(round3(value));
+  return [
+    `${one(hand.totalEmissionsKg)} kg CO2e`,
+    `${one(hand.perAttendeeKg)} kg CO2e`,
+    `${one(hand.scope1Kg)} kg`,
+    `${one(hand.scope2Kg)} kg`,
+    `${one(hand.scope3Kg)} kg`,
+    `${one(hand.byKind.catering!.emissionsKg)} kg`,
+    `${one(hand.travelKg)} kg`,
+    `${one(hand.wasteKg)} kg`,
+    `${one(hand.diversionRatePercent)}%`,
+    `${one(hand.recyclingRatePercent)}%`,
+    `${one(hand.electricityKwh)} kWh`,
+    `${one(hand.renewableSharePercent)}%`,
+    `${one(hand.dieselLitres)} litres`,
+    `${one(hand.byTravelMode.flight.distanceKm)} km`,
+    `${one(hand.measuredSharePercent)}%`,
+    "USD 15.00",
+  ];
+}
 
-/** Where the report comes from: the page's URL and headers, and the JSON of the same report. */
+/** Where the report comes from: the page's URL and headers, the JSON of the same report, the figures by hand. */
 interface ReportSource {
   url: string;
   headers: Record<string, string>;
+  hand: FestivalFigures;
   json(): Promise<ReportDocument>;
   close(): Promise<void>;
 }
 
 /**
- * The festival's report. For now a server on 127.0.0.1 answers the report route as the service
- * will: the page (with its CSP header) for `Accept: text/html`, the JSON otherwise.
+ * The festival's report from the real service: a server started on the e2e backend, the
+ * festival recorded through the typed client, and the report route with the key's
+ * `Authorization` (the page for `Accept: text/html`, the JSON otherwise).
  */
 async function festivalReport(): Promise<ReportSource> {
-  const doc: ReportDocument = { ...FESTIVAL_REPORT, event: { ...FESTIVAL_REPORT.event, name: EVENT_NAME } };
-  const path = `/v1/events/${doc.event.id}/sustainability-report`;
-  const server = createServer((request, response) => {
-    if (request.url !== path) return response.writeHead(404, { "content-type": "text/plain" }).end("not found");
-    if (request.headers.accept?.includes("text/html")) {
-      return response
-        .writeHead(200, { "content-type": "text/html; charset=utf-8", "content-security-policy": REPORT_PAGE_CSP })
-        .end(renderReportPage(doc));
-    }
-    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(doc));
-  });
-  await new Promise<void>((resolvePromise) => server.listen(0, "127.0.0.1", resolvePromise));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
-  const headers = {};
-  return {
-    url,
-    headers,
-    async json() {
-      const response = await fetch(url, { headers: { ...headers, accept: "application/json" } });
-      assert.equal(response.status, 200);
-      return SustainabilityReportDocument.parse(await response.json());
-    },
-    close: () =>
-      new Promise<void>((resolvePromise) => {
-        server.closeAllConnections();
-        server.close(() => resolvePromise());
-      }),
-  };
+  const server = await startServer();
+  try {
+    const { key } = await server.createKey({ account: `Report ${Date.now()}` });
+    const client = createClient({ baseUrl: server.url, apiKey: key });
+    const hand = festivalByHand(await client.analytics.emissionFactors(), ATTENDEES);
+    const { event } = await recordFestival(client, { attendees: ATTENDEES, name: EVENT_NAME });
+    const url = `${server.url}/v1/events/${event.id}/sustainability-report`;
+    const headers = { authorization: `Bearer ${key}` };
+    return {
+      url,
+      headers,
+      hand,
+      async json() {
+        const response = await fetch(url, { headers: { ...headers, accept: "application/json" } });
+        assert.equal(response.status, 200);
+        return SustainabilityReportDocument.parse(await response.json());
+      },
+      async close() {
+        assert.equal(await server.stop(), 0);
+      },
+    };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
 }
 
 describe("the sustainability report page in a real browser (headless Chromium)", { skip: SKIP }, () => {
@@ -174,6 +185,8 @@ describe("the sustainability report page in a real browser (headless Chromium)",
     const response = await page.goto(source.url, { waitUntil: "load" });
     assert.equal(response?.status(), 200);
     assert.match(response.headers()["content-type"] ?? "", /^text\/html/);
+    // The page's own policy, and as a header frame-ancestors too (ignored in a <meta>).
+    assert.equal(response.headers()["content-security-policy"], `${REPORT_PAGE_CSP}; frame-ancestors 'none'`);
   });
   after(async () => {
     await context?.close();
@@ -183,7 +196,7 @@ describe("the sustainability report page in a real browser (headless Chromium)",
 
   test("the JSON has the festival's figures worked out by hand", () => {
     const figures = reportFigures(doc);
-    for (const [name, value] of Object.entries(BY_HAND)) assert.equal(figures.get(name), value, name);
+    for (const [name, value] of Object.entries(byHand(source.hand))) assert.equal(figures.get(name), value, name);
   });
 
   test("every figure on the page is the JSON's, and every figure of the JSON is on the page", async () => {
@@ -205,7 +218,7 @@ describe("the sustainability report page in a real browser (headless Chromium)",
       [],
       "figures of the JSON missing from the page",
     );
-    for (const [name, value] of Object.entries(BY_HAND)) {
+    for (const [name, value] of Object.entries(byHand(source.hand))) {
       assert.ok(
         onPage.some((figure) => figure.name === name && Number(figure.value) === value),
         `${name} = ${value} on the page`,
@@ -228,7 +241,7 @@ describe("the sustainability report page in a real browser (headless Chromium)",
     });
     assert.deepEqual(misprinted, []);
     const visible = await page.locator("body").innerText();
-    for (const text of VISIBLE) assert.ok(visible.includes(text), `"${text}" is visible`);
+    for (const text of visibleTexts(source.hand)) assert.ok(visible.includes(text), `"${text}" is visible`);
   });
 
   test("the charts are drawn to scale, each with an accessible name and a table of its figures", async () => {

@@ -54,6 +54,7 @@ const SLOW_FIRST = [
   "unit tests",
   "test/faults.test.ts",
   "test/fuzz.test.ts",
+  "test/festival-footprint.test.ts",
   "test/auth.test.ts",
   "test/webhook-signing.test.ts",
   "test/shutdown.test.ts",

@@ -1,10 +1,11 @@
 /**
- * A festival's sustainability report document, for the report page's tests (here and in the
- * root browser test): a diesel generator, grid and renewable electricity, 3,000 meals, 12 t of
- * waste in four streams, 400 room-nights, 20 tonne-km of freight, staff and attendee travel, and
- * water that the factor set does not price. Its factors are round test numbers, not published
- * factors; every figure is worked out from them in the comments, so the totals agree with each
- * other as the service's would.
+ * A festival's sustainability report document, for the report page's unit tests (the root
+ * browser test reads the real service's report and takes only `reportFigures` from here): a
+ * diesel generator, grid and renewable electricity, 3,000 meals, 12 t of waste in four streams,
+ * 400 room-nights, 20 tonne-km of freight, staff and attendee travel, and water that the factor
+ * set does not price. Its factors are round test numbers, not published factors; every figure is
+ * worked out from them in the comments, so the totals agree with each other as the service's
+ * would.
  */
 import type { SustainabilityReportDocument } from "../src/analytics/report-document.ts";
 

@@ -222,6 +222,17 @@ describe("renderReportPage", () => {
     assert.match(section(html, "footprint"), /not in these totals: Water\./);
   });
 
+  test("a factor is printed whole: a per-kg waste factor keeps its eight decimals", () => {
+    const doc = structuredClone(FESTIVAL_REPORT);
+    doc.factors[8]!.value = 0.52033474;
+    doc.factors[9]!.value = 0.00891242;
+    doc.factors[0]!.value = 3015.65462;
+    const page = renderReportPage(doc);
+    assert.equal(shown(page, "factors.8.value"), "0.52033474");
+    assert.equal(shown(page, "factors.9.value"), "0.00891242");
+    assert.equal(shown(page, "factors.0.value"), "3,015.65462");
+  });
+
   test("every text of the document is escaped", () => {
     const hostile = structuredClone(FESTIVAL_REPORT);
     hostile.event.name = `<script>alert("x")</script> & 'Friends' "Fest"`;

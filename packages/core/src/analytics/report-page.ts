@@ -78,7 +78,9 @@ const ONE_DECIMAL = new Intl.NumberFormat("en-US", { minimumFractionDigits: 1, m
 const WHOLE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 const UP_TO_ONE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
 const MONEY = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const FACTOR = new Intl.NumberFormat("en-US", { maximumFractionDigits: 6 });
+// A factor is printed whole (up to the 12 significant digits a per-tonne factor keeps as per kg:
+// 0.02128081, not 0.021281), so that a reader can multiply the quantities by it.
+const FACTOR = new Intl.NumberFormat("en-US", { maximumSignificantDigits: 12 });
 
 const kg = (value: number) => `${ONE_DECIMAL.format(value)} kg`;
 const kwh = (value: number) => `${ONE_DECIMAL.format(value)} kWh`;
