@@ -106,6 +106,8 @@ export interface EventAnalyticsFigures {
   dietaryPreferences: ValueCount[];
   accessibility: { wheelchairAccess: number; signLanguage: number; visualAid: number; other: number; any: number };
   byMode: ModeFigures[];
+  /** Active registrations reporting travel, by mode and the band of the mode's factors that priced them (`travelBandSql`). */
+  travelBands: Array<{ mode: string; band: number; registrations: number }>;
   /** First and last `registrationDate` (all registrations); `null` with none. */
   registrationWindow: { first: string; last: string } | null;
   /** Mean days from registration to the event's start, over active registrations; `null` with none. */

@@ -1,9 +1,8 @@
 import * as z from "zod";
 import { ELECTRICITY_SOURCES, FUEL_UNITS, FUELS, WASTE_STREAMS } from "../carbon/activity-kinds.ts";
-import { TRAVEL_MODES } from "../carbon/emission-factors.ts";
 import { EVENT_STATUSES } from "../rules/event-status.ts";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
-import { type EmissionFactorSet, factorBands, type TravelMode } from "../carbon/emission-factors.ts";
+import { type EmissionFactorSet, factorBands, TRAVEL_MODES, type TravelMode } from "../carbon/emission-factors.ts";
 import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
 import { goalStatuses } from "../rules/goals.ts";
 import type { EventAnalyticsFigures } from "./analytics-figures.ts";
@@ -144,17 +143,24 @@ export function buildReportDocument(
     lowCarbonTravel: 0,
     waitlisted: figures.statuses.waitlisted,
   };
-  const travelFactors = travel.flatMap((m) =>
-    factorBands(factors, m.mode as TravelMode).map((band) => ({
-      kind: "attendee_travel" as const,
-      name: band.description ?? `Travel - ${band.mode}`,
-      value: band.factor,
-      unit: band.unit,
-      source: factors.source,
-      year: factors.year,
-      records: m.registrations,
-    })),
-  );
+  // Each band of the factors that priced a registration, with how many it priced.
+  const order = (mode: string) => TRAVEL_MODES.indexOf(mode as TravelMode);
+  const bands = [...figures.travelBands].sort((a, b) => order(a.mode) - order(b.mode) || a.band - b.band);
+  const travelFactors = bands.flatMap(({ mode, band: index, registrations }) => {
+    const band = factorBands(factors, mode as TravelMode)[index];
+    if (!band || registrations === 0) return [];
+    return [
+      {
+        kind: "attendee_travel" as const,
+        name: band.description ?? `Travel - ${band.mode}`,
+        value: band.factor,
+        unit: band.unit,
+        source: factors.source,
+        year: factors.year,
+        records: registrations,
+      },
+    ];
+  });
   return {
     event: {
       id: event.id,

@@ -36,6 +36,26 @@ export function emissionsSql(factors: EmissionFactorSet = DEFAULT_EMISSION_FACTO
   return sql<number>`(case travel_mode ${sql.join(modes, sql` `)} else 0 end) * coalesce(travel_distance, 0)`;
 }
 
+/**
+ * The band (its index in `factorBands` order) an attendee row's travel is priced with: the SQL
+ * twin of the band `travelEmissionsKg` picks (the first whose `maxDistanceKm` the distance does
+ * not pass, else the last); 0 for a mode with one band.
+ */
+export function travelBandSql(factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): RawBuilder<number> {
+  const modes = TRAVEL_MODES.flatMap((mode) => {
+    const bands = factorBands(factors, mode);
+    if (bands.length <= 1) return [];
+    const whens = bands.flatMap((band, index) =>
+      band.maxDistanceKm === null
+        ? []
+        : [sql`when coalesce(travel_distance, 0) <= ${sql.lit(band.maxDistanceKm)} then ${sql.lit(index)}`],
+    );
+    return [sql`when ${sql.lit(mode)} then (case ${sql.join(whens, sql` `)} else ${sql.lit(bands.length - 1)} end)`];
+  });
+  if (modes.length === 0) return sql<number>`0`;
+  return sql<number>`(case travel_mode ${sql.join(modes, sql` `)} else 0 end)`;
+}
+
 /** Low-carbon modes as an SQL list. */
 export const lowCarbonModesSql = sql.join(LOW_CARBON_TRAVEL_MODES.map((mode) => sql.lit(mode)));
 

@@ -26,6 +26,7 @@ import {
   contributionSql,
   scoreSql,
   scoreThreshold,
+  travelBandSql,
 } from "../carbon/carbon-sql.ts";
 import { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
@@ -66,6 +67,7 @@ export function createAnalyticsQueries(
 ): AnalyticsQueries {
   /** What each registration row adds to its event's figures under the set in use (the one definition's SQL twin). */
   const contribution = contributionSql(factors);
+  const travelBand = travelBandSql(factors);
   /** The events a filter selects (`e`): the account's, not cancelled, within its conditions. */
   function filterCondition(filter: AnalyticsFilter) {
     return (eb: ExpressionBuilder<Database & { e: EventsTable }, "e">) => {
@@ -272,6 +274,19 @@ export function createAnalyticsQueries(
     ];
   }
 
+  /** One row per mode: the sums of its rows (one per band). */
+  const sumByMode = (rows: ModeFigures[]): ModeFigures[] => {
+    const byMode = new Map<string | null, ModeFigures>();
+    for (const row of rows) {
+      const seen = byMode.get(row.mode);
+      if (!seen) byMode.set(row.mode, { ...row });
+      else
+        for (const figure of ["registrations", "distanceKm", "emissionsKg", "offsetOpted", "offsetUsd"] as const)
+          seen[figure] += row[figure];
+    }
+    return [...byMode.values()];
+  };
+
   const toMode = (row: Record<string, unknown>): ModeFigures => ({
     mode: (row.mode as string | null) ?? null,
     registrations: num(row.registrations),
@@ -454,9 +469,11 @@ export function createAnalyticsQueries(
             ),
           ])
           .executeTakeFirstOrThrow(),
+        // By mode and by the band of its factors that priced them, in one pass: the bands for the
+        // report's factor list, their sums per mode for the rest.
         active()
-          .select([sql<string | null>`a.travel_mode`.as("mode"), ...modeColumns()])
-          .groupBy("a.travel_mode")
+          .select([sql<string | null>`a.travel_mode`.as("mode"), travelBand.as("band"), ...modeColumns()])
+          .groupBy(["a.travel_mode", travelBand])
           .execute(),
         db
           .selectFrom("attendees")
@@ -515,7 +532,10 @@ export function createAnalyticsQueries(
           other: num(accessibilityRow.other),
           any: num(accessibilityRow.any),
         },
-        byMode: modeRows.map((r) => toMode(r as Record<string, unknown>)),
+        byMode: sumByMode(modeRows.map((r) => toMode(r as Record<string, unknown>))),
+        travelBands: modeRows.flatMap((r) =>
+          r.mode === null ? [] : [{ mode: String(r.mode), band: num(r.band), registrations: num(r.registrations) }],
+        ),
         registrationWindow: windowRow.first ? { first: String(windowRow.first), last: String(windowRow.last) } : null,
         averageLeadTimeDays: numOrNull(leadRow.lead_days),
         activities: rowToActivityFigures(row),
