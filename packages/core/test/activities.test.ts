@@ -230,7 +230,8 @@ describe("activities through the service", () => {
     assert.equal(vegan.emissionsKg, null);
     // Each change recounts what the event keeps of its records.
     const sumOf = (list: { emissionsKg: number | null }[]) => list.reduce((sum, a) => sum + (a.emissionsKg ?? 0), 0);
-    const kept = (storage: ReturnType<typeof createSqlStorage>) => storage.transaction((tx) => tx.figures.readActivities(event.id));
+    const kept = (storage: ReturnType<typeof createSqlStorage>) =>
+      storage.transaction((tx) => tx.figures.readActivities(event.id));
     const before = await kept(createSqlStorage({ db, emissionFactors: PRICED }));
     assert.ok(Math.abs(before.emissionsKg - sumOf([...records, vegan, grid])) < 1e-6);
     assert.equal(before.electricityKwh, 1000);

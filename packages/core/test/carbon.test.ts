@@ -3,9 +3,14 @@ import { describe, test } from "node:test";
 import { sql } from "kysely";
 import { isCarbonNeutral } from "../src/carbon/carbon-neutral.ts";
 import { DEFAULT_CARBON_SETTINGS, offsetKg } from "../src/carbon/carbon-settings.ts";
-import { travelEmissionsKg } from "../src/carbon/emission-factors.ts";
+import {
+  DEFAULT_EMISSION_FACTORS,
+  TRAVEL_MODES,
+  travelBand,
+  travelEmissionsKg,
+} from "../src/carbon/emission-factors.ts";
 import { sustainabilityScore } from "../src/carbon/sustainability-score.ts";
-import { carbonNeutralSql } from "../src/carbon/carbon-sql.ts";
+import { carbonNeutralSql, travelBandSql } from "../src/carbon/carbon-sql.ts";
 import { BACKENDS } from "./_backends.ts";
 
 const close = (actual: number, expected: number) =>
@@ -104,6 +109,41 @@ describe("carbon neutral: one definition and its SQL twin", () => {
             isCarbonNeutral({ emissionsKg, offsetKg }),
             `${emissionsKg} kg, ${offsetKg} kg offset`,
           );
+        }
+      } finally {
+        await database.drop();
+      }
+    });
+  }
+});
+
+describe("the band of a trip's factors: one definition and its SQL twin", () => {
+  const distances = [0, 1, 499.5, 500, 500.5, 501, 3700, 3701, 9000];
+
+  test("flights: three bands at 500 and 3,700 km; one band for the other modes", () => {
+    assert.deepEqual(
+      distances.map((km) => travelBand(DEFAULT_EMISSION_FACTORS, "flight", km)),
+      [0, 0, 0, 0, 1, 1, 1, 2, 2],
+    );
+    assert.deepEqual(
+      distances.map((km) => travelBand(DEFAULT_EMISSION_FACTORS, "train", km)),
+      distances.map(() => 0),
+    );
+  });
+
+  for (const backend of BACKENDS) {
+    test(`travelBandSql answers as travelBand does: ${backend.name}`, async () => {
+      const database = await backend.open();
+      try {
+        for (const mode of TRAVEL_MODES) {
+          for (const km of distances) {
+            const { rows } = await sql<{
+              n: number;
+            }>`select ${travelBandSql(DEFAULT_EMISSION_FACTORS)} as n from (select ${sql.lit(mode)} as travel_mode, ${sql.lit(km)} as travel_distance) t`.execute(
+              database.db,
+            );
+            assert.equal(Number(rows[0]!.n), travelBand(DEFAULT_EMISSION_FACTORS, mode, km), `${mode} ${km} km`);
+          }
         }
       } finally {
         await database.drop();

@@ -172,9 +172,15 @@ export function travelEmissionsKg(
   distanceKm: number,
   set: EmissionFactorSet = DEFAULT_EMISSION_FACTORS,
 ): number {
-  const bands = factorBands(set, mode);
-  const band = bands.find((b) => b.maxDistanceKm === null || distanceKm <= b.maxDistanceKm) ?? bands[bands.length - 1]!;
+  const band = factorBands(set, mode)[travelBand(set, mode, distanceKm)]!;
   return distanceKm * band.factor;
+}
+
+/** The index in `factorBands` order of the band that prices `distanceKm` by `mode`: the first whose `maxDistanceKm` it does not pass, else the last. */
+export function travelBand(set: EmissionFactorSet, mode: TravelMode, distanceKm: number): number {
+  const bands = factorBands(set, mode);
+  const index = bands.findIndex((b) => b.maxDistanceKm === null || distanceKm <= b.maxDistanceKm);
+  return index === -1 ? bands.length - 1 : index;
 }
 
 /** The factor set as `GET /v1/analytics/emission-factors` lists it and analytics answers name it. */
