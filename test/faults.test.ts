@@ -347,7 +347,19 @@ describe("PostgreSQL faults (own cluster on port 5433)", { skip: postgresSkip },
           .post("/attendees", attendeeInput(event.id))
           .then((response) => ({ response, took: Date.now() - started })),
       );
-      await sleep(200);
+      // Until every pooled connection (2) is held by a request waiting (one on the table, the next
+      // on the event's row lock the first holds), seen in pg_locks rather than after a fixed
+      // pause, which a busy machine may outlast.
+      const waitingUntil = Date.now() + 5_000;
+      const waiting = async () =>
+        Number(
+          (
+            await locker.query(
+              "select count(distinct l.pid) as n from pg_locks l join pg_stat_activity a on a.pid = l.pid where not l.granted and a.datname = current_database()",
+            )
+          ).rows[0].n,
+        );
+      while ((await waiting()) < 2 && Date.now() < waitingUntil) await sleep(20);
       // Every pooled connection is held by a request waiting on the lock: the health check's ping would queue behind them.
       const healthStarted = Date.now();
       const health = await server.request("GET", "/health");
