@@ -50,6 +50,24 @@ export interface AnalyticsQueries {
   eventAnalyticsFigures(accountId: string, eventId: string): Promise<EventAnalyticsFigures | null>;
 }
 
+/** The numeric columns of the per-event report's union (`eventAnalyticsFigures`); a part fills some, the rest are null. */
+const EVENT_PART_COLUMNS = [
+  "count",
+  "distance_km",
+  "emissions_kg",
+  "offset_opted",
+  "offset_usd",
+  "distinct_companies",
+  "not_given",
+  "wheelchair",
+  "sign_language",
+  "visual_aid",
+  "other",
+  "any_need",
+  "lead_days",
+  "band",
+] as const;
+
 const num = (value: unknown): number => Number(value ?? 0);
 const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
@@ -264,15 +282,16 @@ export function createAnalyticsQueries(
    * Travel sums of registrations grouped by mode: the per-event report's, and the first columns of
    * the pass every dashboard figure is summed from (`em`).
    */
-  function modeColumns() {
-    return [
-      sql<number>`count(*)`.as("registrations"),
-      sql<number>`sum(coalesce(travel_distance, 0))`.as("distance_km"),
-      sql<number>`sum(${contribution.emissions_kg})`.as("emissions_kg"),
-      sql<number>`sum(case when offset_opted = 1 then 1 else 0 end)`.as("offset_opted"),
-      sql<number>`sum(${contribution.offset_usd})`.as("offset_usd"),
-    ];
+  function modeSums() {
+    return {
+      registrations: sql<number>`count(*)`,
+      distance_km: sql<number>`sum(coalesce(travel_distance, 0))`,
+      emissions_kg: sql<number>`sum(${contribution.emissions_kg})`,
+      offset_opted: sql<number>`sum(case when offset_opted = 1 then 1 else 0 end)`,
+      offset_usd: sql<number>`sum(${contribution.offset_usd})`,
+    };
   }
+  const modeColumns = () => Object.entries(modeSums()).map(([name, sum]) => sum.as(name));
 
   /** One row per mode: the sums of its rows (one per band). */
   const sumByMode = (rows: ModeFigures[]): ModeFigures[] => {
@@ -407,88 +426,143 @@ export function createAnalyticsQueries(
         .executeTakeFirst();
       if (!row) return null;
       const event = rowToEvent(row);
-      const active = () => db.selectFrom("attendees as a").where("a.event_id", "=", eventId).where(activeSql);
-      const valueCounts = (rows: Array<Record<string, unknown>>): ValueCount[] =>
-        rows.map((r) => ({ value: String(r.value), count: num(r.count) }));
-      const accessibility = sql.ref("a.accessibility_needs") as unknown as RawBuilder<unknown>;
-      const [
-        statusRows,
-        ticketRows,
-        companyRows,
-        companyTotals,
-        dietaryRows,
-        accessibilityRow,
-        modeRows,
-        windowRow,
-        leadRow,
-        groupRows,
-      ] = await Promise.all([
-        db
-          .selectFrom("attendees")
-          .select(["status", sql<number>`count(*)`.as("count")])
-          .where("event_id", "=", eventId)
+      const accessibility = sql.ref("accessibility_needs") as unknown as RawBuilder<unknown>;
+      const flags = {
+        wheelchair: dialect.jsonFlag(accessibility, "wheelchairAccess"),
+        sign_language: dialect.jsonFlag(accessibility, "signLanguage"),
+        visual_aid: dialect.jsonFlag(accessibility, "visualAid"),
+        other: dialect.jsonTextPresent(accessibility, "other"),
+      };
+      const n = sql<number>`sum(registrations)`;
+      const lead = dialect.daysBetween(sql.ref("a.registration_date"), sql.val(event.startDate));
+      // One pass over the event's registrations (g, materialized), grouped by every value the
+      // report counts, in the order of the `attendees_demographics` index that holds them all:
+      // SQLite, which has no hash aggregation, streams the groups from the index without a sort
+      // or a read of the table. The parts of the union below read the groups, not the rows.
+      const base = (db as Kysely<any>)
+        .with(
+          (cte) => cte("g").materialized(),
+          (conn) =>
+            conn
+              .selectFrom("attendees as a")
+              .where("a.event_id", "=", eventId)
+              .select([
+                "a.company",
+                "a.ticket_type",
+                "a.dietary_preferences",
+                "a.accessibility_needs",
+                "a.status",
+                sql<number>`(case when ${activeSql} then 1 else 0 end)`.as("active"),
+                sql<number>`count(*)`.as("registrations"),
+                sql<number>`sum(${lead})`.as("lead_sum"),
+                // Registrations with a date: the ones `lead` is not null for (it is parsed once a row).
+                sql<number>`count(a.registration_date)`.as("lead_count"),
+              ])
+              .groupBy(["a.company", "a.ticket_type", "a.dietary_preferences", "a.accessibility_needs", "a.status"]),
+        )
+        .with("act", (conn) => conn.selectFrom("g").selectAll().where("active", "=", 1))
+        // The few distinct JSON texts, each parsed once.
+        .with("diets", (conn) =>
+          conn
+            .selectFrom("act")
+            .select(["dietary_preferences", n.as("registrations")])
+            .groupBy("dietary_preferences"),
+        )
+        .with("needs", (conn) =>
+          conn
+            .selectFrom("act")
+            .select(["accessibility_needs", n.as("registrations")])
+            .groupBy("accessibility_needs"),
+        );
+      const part = (name: string, key: RawBuilder<unknown>, columns: Record<string, RawBuilder<unknown>>) => [
+        sql.lit(name).as("part"),
+        key.as("key"),
+        ...EVENT_PART_COLUMNS.map((column) => (columns[column] ?? sql`cast(null as double precision)`).as(column)),
+      ];
+      const [parts, windowRow, groupRows] = await Promise.all([
+        base
+          .selectFrom("g")
+          .select(part("status", sql`status`, { count: n }))
           .groupBy("status")
-          .execute(),
-        active()
-          .select([sql<string>`a.ticket_type`.as("value"), sql<number>`count(*)`.as("count")])
-          .groupBy("a.ticket_type")
-          .orderBy(sql`count(*)`, "desc")
-          .orderBy("a.ticket_type")
-          .execute(),
-        active()
-          .where("a.company", "is not", null)
-          .select([sql<string>`a.company`.as("value"), sql<number>`count(*)`.as("count")])
-          .groupBy("a.company")
-          .orderBy(sql`count(*)`, "desc")
-          .orderBy("a.company")
-          .limit(10)
-          .execute(),
-        active()
-          .select([
-            sql<number>`count(distinct a.company)`.as("distinct"),
-            sql<number>`sum(case when a.company is null then 1 else 0 end)`.as("not_given"),
-          ])
-          .executeTakeFirstOrThrow(),
-        (db as Kysely<any>)
-          .selectFrom(["attendees as a", dialect.jsonArrayElements(sql.ref("a.dietary_preferences"), "d")])
-          .where("a.event_id", "=", eventId)
-          .where(activeSql)
-          .select([sql<string>`d.value`.as("value"), sql<number>`count(*)`.as("count")])
-          .groupBy(sql`d.value`)
-          .orderBy(sql`count(*)`, "desc")
-          .orderBy(sql`d.value`)
-          .execute() as Promise<Array<Record<string, unknown>>>,
-        active()
-          .select([
-            sql<number>`sum(${dialect.jsonFlag(accessibility, "wheelchairAccess")})`.as("wheelchair"),
-            sql<number>`sum(${dialect.jsonFlag(accessibility, "signLanguage")})`.as("sign_language"),
-            sql<number>`sum(${dialect.jsonFlag(accessibility, "visualAid")})`.as("visual_aid"),
-            sql<number>`sum(${dialect.jsonTextPresent(accessibility, "other")})`.as("other"),
-            sql<number>`sum(case when ${dialect.jsonFlag(accessibility, "wheelchairAccess")} + ${dialect.jsonFlag(accessibility, "signLanguage")} + ${dialect.jsonFlag(accessibility, "visualAid")} + ${dialect.jsonTextPresent(accessibility, "other")} > 0 then 1 else 0 end)`.as(
-              "any",
-            ),
-          ])
-          .executeTakeFirstOrThrow(),
-        // By mode and by the band of its factors that priced them, in one pass: the bands for the
-        // report's factor list, their sums per mode for the rest.
-        active()
-          .select([sql<string | null>`a.travel_mode`.as("mode"), travelBand.as("band"), ...modeColumns()])
-          .groupBy(["a.travel_mode", travelBand])
-          .execute(),
-        db
-          .selectFrom("attendees")
-          .select([
-            sql<string | null>`min(registration_date)`.as("first"),
-            sql<string | null>`max(registration_date)`.as("last"),
-          ])
-          .where("event_id", "=", eventId)
-          .executeTakeFirstOrThrow(),
-        active()
-          .select(
-            sql<
-              number | null
-            >`avg(${dialect.daysBetween(sql.ref("a.registration_date"), sql.val(event.startDate))})`.as("lead_days"),
+          .unionAll((eb) =>
+            eb
+              .selectFrom("act")
+              .select(part("ticket", sql`ticket_type`, { count: n }))
+              .groupBy("ticket_type"),
           )
+          .unionAll((eb) =>
+            eb
+              .selectFrom((inner) =>
+                inner
+                  .selectFrom("act")
+                  .where("company", "is not", null)
+                  .select([sql`company`.as("company"), n.as("count")])
+                  .groupBy("company")
+                  .orderBy(sql`sum(registrations)`, "desc")
+                  .orderBy("company")
+                  .limit(10)
+                  .as("top"),
+              )
+              .select(part("company", sql`company`, { count: sql`count` })),
+          )
+          .unionAll((eb) =>
+            eb
+              .selectFrom(["diets", dialect.jsonArrayElements(sql.ref("diets.dietary_preferences"), "d")])
+              .select(part("dietary", sql`d.value`, { count: n }))
+              .groupBy(sql`d.value`),
+          )
+          // Travel by mode: its own pass, on the `attendees_analytics` index that holds its columns.
+          .unionAll((eb) =>
+            eb
+              .selectFrom("attendees as a")
+              .where("a.event_id", "=", eventId)
+              .where(activeSql)
+              // By mode and by the band of its factors that priced them: the bands for the report's
+              // factor list, their sums per mode (sumByMode) for the rest.
+              .select(
+                part("mode", sql`a.travel_mode`, { ...modeSums(), count: modeSums().registrations, band: travelBand }),
+              )
+              .groupBy(["a.travel_mode", travelBand]),
+          )
+          .unionAll((eb) =>
+            eb.selectFrom("needs").select(
+              part("needs", sql`cast(null as text)`, {
+                ...Object.fromEntries(
+                  Object.entries(flags).map(([name, flag]) => [name, sql`sum(${flag} * registrations)`]),
+                ),
+                any_need: sql`sum(case when ${sql.join(Object.values(flags), sql` + `)} > 0 then registrations else 0 end)`,
+              }),
+            ),
+          )
+          .unionAll((eb) =>
+            eb.selectFrom("act").select(
+              part("totals", sql`cast(null as text)`, {
+                distinct_companies: sql`count(distinct company)`,
+                not_given: sql`sum(case when company is null then registrations else 0 end)`,
+                lead_days: sql`sum(lead_sum) / nullif(sum(lead_count), 0)`,
+              }),
+            ),
+          )
+          .orderBy("part")
+          .orderBy("count", "desc")
+          .orderBy("key")
+          .execute() as Promise<Array<Record<string, unknown>>>,
+        // Two index seeks (attendees_event_registered), where min and max in one select scan the event's entries.
+        db
+          .selectNoFrom([
+            (eb) =>
+              eb
+                .selectFrom("attendees")
+                .select(sql<string | null>`min(registration_date)`.as("v"))
+                .where("event_id", "=", eventId)
+                .as("first"),
+            (eb) =>
+              eb
+                .selectFrom("attendees")
+                .select(sql<string | null>`max(registration_date)`.as("v"))
+                .where("event_id", "=", eventId)
+                .as("last"),
+          ])
           .executeTakeFirstOrThrow(),
         db
           .selectFrom("activities")
@@ -510,34 +584,40 @@ export function createAnalyticsQueries(
           .groupBy(["kind", "data_quality", "source", "stream", "fuel", "mode", "unit", "factor"])
           .execute(),
       ]);
+      const of = (name: string) => parts.filter((p) => p.part === name);
+      const valueCounts = (rows: Array<Record<string, unknown>>): ValueCount[] =>
+        rows.map((r) => ({ value: String(r.key), count: num(r.count) }));
       const statuses = Object.fromEntries(ATTENDEE_STATUSES.map((status) => [status, 0])) as Record<
         AttendeeStatus,
         number
       >;
-      for (const r of statusRows) statuses[r.status as AttendeeStatus] = num(r.count);
+      for (const r of of("status")) statuses[r.key as AttendeeStatus] = num(r.count);
+      const totals = of("totals")[0] ?? {};
+      // No active registration: no needs row, every count 0.
+      const needs = of("needs")[0] ?? {};
       return {
         event,
         statuses,
-        ticketTypes: valueCounts(ticketRows),
+        ticketTypes: valueCounts(of("ticket")),
         companies: {
-          distinct: num(companyTotals.distinct),
-          notGiven: num(companyTotals.not_given),
-          top: valueCounts(companyRows),
+          distinct: num(totals.distinct_companies),
+          notGiven: num(totals.not_given),
+          top: valueCounts(of("company")),
         },
-        dietaryPreferences: valueCounts(dietaryRows),
+        dietaryPreferences: valueCounts(of("dietary")),
         accessibility: {
-          wheelchairAccess: num(accessibilityRow.wheelchair),
-          signLanguage: num(accessibilityRow.sign_language),
-          visualAid: num(accessibilityRow.visual_aid),
-          other: num(accessibilityRow.other),
-          any: num(accessibilityRow.any),
+          wheelchairAccess: num(needs.wheelchair),
+          signLanguage: num(needs.sign_language),
+          visualAid: num(needs.visual_aid),
+          other: num(needs.other),
+          any: num(needs.any_need),
         },
-        byMode: sumByMode(modeRows.map((r) => toMode(r as Record<string, unknown>))),
-        travelBands: modeRows.flatMap((r) =>
-          r.mode === null ? [] : [{ mode: String(r.mode), band: num(r.band), registrations: num(r.registrations) }],
+        byMode: sumByMode(of("mode").map((r) => toMode({ ...r, mode: r.key, registrations: r.count }))),
+        travelBands: of("mode").flatMap((r) =>
+          r.key === null ? [] : [{ mode: String(r.key), band: num(r.band), registrations: num(r.count) }],
         ),
         registrationWindow: windowRow.first ? { first: String(windowRow.first), last: String(windowRow.last) } : null,
-        averageLeadTimeDays: numOrNull(leadRow.lead_days),
+        averageLeadTimeDays: numOrNull(totals.lead_days),
         activities: rowToActivityFigures(row),
         activityGroups: groupRows.map((g) => ({
           kind: g.kind as ActivityKind,

@@ -398,9 +398,10 @@ export const POSTGRES: SqlDialect = {
     sql<number>`(case when cast(${column} as jsonb) -> ${sql.lit(key)} = 'true'::jsonb then 1 else 0 end)`,
   jsonTextPresent: (column, key) =>
     sql<number>`(case when coalesce(cast(${column} as jsonb) ->> ${sql.lit(key)}, '') <> '' then 1 else 0 end)`,
-  // extract() gives numeric, which node-postgres hands over as text: a float instead.
+  // date_part() gives a float (extract() gives numeric, which node-postgres hands over as
+  // text), and float arithmetic a row is cheaper than numeric over an event's registrations.
   daysBetween: (from, to) =>
-    sql<number>`cast(extract(epoch from (cast(${text(to)} as timestamptz) - cast(${text(from)} as timestamptz))) / 86400 as double precision)`,
+    sql<number>`(date_part('epoch', cast(${text(to)} as timestamptz) - cast(${text(from)} as timestamptz)) / 86400)`,
   asciiCaseFold: (value) =>
     sql<string>`(translate(${value}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') collate "C")`,
 };
