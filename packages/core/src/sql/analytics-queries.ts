@@ -17,7 +17,12 @@ import type {
 } from "../analytics/analytics-figures.ts";
 import { LOW_CARBON_CERTIFICATION_SHARE, SCORE_TIERS } from "../analytics/certifications.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
-import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
+import {
+  DEFAULT_EMISSION_FACTORS,
+  type EmissionFactorSet,
+  factorBands,
+  TRAVEL_MODES,
+} from "../carbon/emission-factors.ts";
 import type { ActivityKind } from "../carbon/activity-kinds.ts";
 import {
   ACTIVITY_FIGURE_COLUMNS,
@@ -65,7 +70,6 @@ const EVENT_PART_COLUMNS = [
   "other",
   "any_need",
   "lead_days",
-  "band",
 ] as const;
 
 const num = (value: unknown): number => Number(value ?? 0);
@@ -85,7 +89,12 @@ export function createAnalyticsQueries(
 ): AnalyticsQueries {
   /** What each registration row adds to its event's figures under the set in use (the one definition's SQL twin). */
   const contribution = contributionSql(factors);
+  // The registrations each band of a mode's factors priced, one column a band (band_0, ...).
   const travelBand = travelBandSql(factors);
+  const bandCounts = Array.from(
+    { length: Math.max(1, ...TRAVEL_MODES.map((mode) => factorBands(factors, mode).length)) },
+    (_, band) => sql<number>`sum(case when ${travelBand} = ${sql.lit(band)} then 1 else 0 end)`.as(`band_${band}`),
+  );
   /** The events a filter selects (`e`): the account's, not cancelled, within its conditions. */
   function filterCondition(filter: AnalyticsFilter) {
     return (eb: ExpressionBuilder<Database & { e: EventsTable }, "e">) => {
@@ -293,19 +302,6 @@ export function createAnalyticsQueries(
   }
   const modeColumns = () => Object.entries(modeSums()).map(([name, sum]) => sum.as(name));
 
-  /** One row per mode: the sums of its rows (one per band). */
-  const sumByMode = (rows: ModeFigures[]): ModeFigures[] => {
-    const byMode = new Map<string | null, ModeFigures>();
-    for (const row of rows) {
-      const seen = byMode.get(row.mode);
-      if (!seen) byMode.set(row.mode, { ...row });
-      else
-        for (const figure of ["registrations", "distanceKm", "emissionsKg", "offsetOpted", "offsetUsd"] as const)
-          seen[figure] += row[figure];
-    }
-    return [...byMode.values()];
-  };
-
   const toMode = (row: Record<string, unknown>): ModeFigures => ({
     mode: (row.mode as string | null) ?? null,
     registrations: num(row.registrations),
@@ -479,7 +475,7 @@ export function createAnalyticsQueries(
         key.as("key"),
         ...EVENT_PART_COLUMNS.map((column) => (columns[column] ?? sql`cast(null as double precision)`).as(column)),
       ];
-      const [parts, windowRow, groupRows] = await Promise.all([
+      const [parts, modeRows, windowRow, groupRows] = await Promise.all([
         base
           .selectFrom("g")
           .select(part("status", sql`status`, { count: n }))
@@ -511,19 +507,6 @@ export function createAnalyticsQueries(
               .select(part("dietary", sql`d.value`, { count: n }))
               .groupBy(sql`d.value`),
           )
-          // Travel by mode: its own pass, on the `attendees_analytics` index that holds its columns.
-          .unionAll((eb) =>
-            eb
-              .selectFrom("attendees as a")
-              .where("a.event_id", "=", eventId)
-              .where(activeSql)
-              // By mode and by the band of its factors that priced them: the bands for the report's
-              // factor list, their sums per mode (sumByMode) for the rest.
-              .select(
-                part("mode", sql`a.travel_mode`, { ...modeSums(), count: modeSums().registrations, band: travelBand }),
-              )
-              .groupBy(["a.travel_mode", travelBand]),
-          )
           .unionAll((eb) =>
             eb.selectFrom("needs").select(
               part("needs", sql`cast(null as text)`, {
@@ -546,6 +529,16 @@ export function createAnalyticsQueries(
           .orderBy("part")
           .orderBy("count", "desc")
           .orderBy("key")
+          .execute() as Promise<Array<Record<string, unknown>>>,
+        // Travel by mode, and how many each band of the mode's factors priced: a statement of its
+        // own, grouped in the order of the `attendees_analytics` index that holds its columns,
+        // which PostgreSQL runs beside the one above on another connection.
+        db
+          .selectFrom("attendees as a")
+          .where("a.event_id", "=", eventId)
+          .where(activeSql)
+          .select([sql<string | null>`a.travel_mode`.as("mode"), ...modeColumns(), ...bandCounts])
+          .groupBy("a.travel_mode")
           .execute() as Promise<Array<Record<string, unknown>>>,
         // Two index seeks (attendees_event_registered), where min and max in one select scan the event's entries.
         db
@@ -612,9 +605,11 @@ export function createAnalyticsQueries(
           other: num(needs.other),
           any: num(needs.any_need),
         },
-        byMode: sumByMode(of("mode").map((r) => toMode({ ...r, mode: r.key, registrations: r.count }))),
-        travelBands: of("mode").flatMap((r) =>
-          r.key === null ? [] : [{ mode: String(r.key), band: num(r.band), registrations: num(r.count) }],
+        byMode: modeRows.map(toMode),
+        travelBands: modeRows.flatMap((r) =>
+          r.mode === null
+            ? []
+            : bandCounts.map((_, band) => ({ mode: String(r.mode), band, registrations: num(r[`band_${band}`]) })),
         ),
         registrationWindow: windowRow.first ? { first: String(windowRow.first), last: String(windowRow.last) } : null,
         averageLeadTimeDays: numOrNull(totals.lead_days),
