@@ -43,6 +43,7 @@ export type {
   RecordedAttempt,
   StorageTransaction,
   Subscription,
+  TallyWrites,
   TransactionStore,
   WaitlistWrites,
   WebhookFailureState,

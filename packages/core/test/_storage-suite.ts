@@ -56,7 +56,11 @@ function eventRecord(accountId: string, overrides: Partial<EventCreate> = {}): E
   );
 }
 
-function attendeeRecord(accountId: string, eventId: string, overrides: Partial<AttendeeCreate> = {}): AttendeeRecord {
+export function attendeeRecord(
+  accountId: string,
+  eventId: string,
+  overrides: Partial<AttendeeCreate> = {},
+): AttendeeRecord {
   return newAttendeeRecord(
     {
       eventId,

@@ -1,6 +1,7 @@
 /**
  * Migrations on a database that already holds data: `0004_event_stats` gives existing events
- * the figures of their active registrations, as later writes keep them.
+ * the figures of their active registrations, as later writes keep them, and the start after
+ * `0019_event_tallies` counts their tallies.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -12,7 +13,7 @@ import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { migrationProvider } from "../src/sql/migrations.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 
-test("0004_event_stats computes the figures of events stored before it", async () => {
+test("0004_event_stats computes the figures, and 0019_event_tallies the tallies, of events stored before them", async () => {
   const database = new Database(":memory:");
   for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database }) });
@@ -106,5 +107,20 @@ test("0004_event_stats computes the figures of events stored before it", async (
   // carbonNeutral 15; low-carbon 1 of 2 reporting x 20 = 10; offsets 1.5 USD = 100 kg >= 23.936 kg: 20.
   assert.equal(a?.sustainabilityScore, 45);
   assert.deepEqual([b?.attendeeCount, b?.carbonFootprint, b?.sustainabilityScore], [0, 0, 15]);
+
+  // The per-event report's counts, from the tallies the start counted.
+  const report = await storage.transaction((tx) => tx.figures.eventAnalytics("acct_1", "evt_a"));
+  assert.deepEqual(report?.statuses, { confirmed: 1, pending: 1, "checked-in": 1, cancelled: 1, waitlisted: 0 });
+  assert.deepEqual(report?.ticketTypes, [{ value: "general", count: 3 }]);
+  assert.deepEqual(
+    report?.byMode.map((m) => [m.mode, m.registrations, m.distanceKm, m.emissionsKg, m.offsetOpted, m.offsetUsd]),
+    [
+      [null, 1, 0, 0, 0, 0],
+      ["car", 1, 100, 16.844, 1, 1.5],
+      ["train", 1, 200, 7.092, 0, 0],
+    ],
+  );
+  // Registered at the start itself: a lead time of 0 days.
+  assert.equal(report?.averageLeadTimeDays, 0);
   await storage.close();
 });

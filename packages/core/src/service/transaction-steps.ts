@@ -2,6 +2,7 @@ import { type CarbonSettings, DEFAULT_CARBON_SETTINGS } from "../carbon/carbon-s
 import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import { contributionChange } from "../resources/kept-figures.ts";
+import { tallyChange, travelTallyChange } from "../resources/kept-tallies.ts";
 import { duplicateRegistration } from "../rules/registration-change.ts";
 import type { ChangeNotifier, StoredChange } from "../storage/change-notifier.ts";
 import { type ErasureSubject, redactEnvelope } from "../storage/envelope.ts";
@@ -52,8 +53,8 @@ export async function runTransaction<T>(
   }
 }
 
-/** Moves the event's kept figures from what `before` contributed to what `after` does (either may be `null`: none). */
-export function moveFigures(
+/** Moves the event's kept figures and tallies from what `before` contributed to what `after` does (either may be `null`: none). */
+export async function moveFigures(
   steps: Steps,
   eventId: string,
   before: AttendeeRecord | null,
@@ -61,7 +62,8 @@ export function moveFigures(
 ): Promise<void> {
   const delta = contributionChange(before, after, steps.factors);
   steps.activeDelta += delta.activeRegistrations;
-  return steps.tx.figures.adjust(eventId, delta);
+  await steps.tx.figures.adjust(eventId, delta);
+  await steps.tx.tallies.adjust(eventId, tallyChange(before, after), travelTallyChange(before, after, steps.factors));
 }
 
 /** Appends the notifications `steps.notifier` makes of `change` of the account to the outbox, in the change's transaction. */

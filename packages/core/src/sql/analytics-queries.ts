@@ -2,7 +2,9 @@
  * The analytics aggregations, in SQL through kysely: every figure is a count, sum, average,
  * minimum or maximum computed by the database over the account's events and their active
  * registrations; JavaScript only receives aggregated rows (one per account, bucket, mode or
- * value). Dialect-specific pieces (date bucketing, JSON arrays) come from `dialect.ts`.
+ * value). Dialect-specific pieces (date bucketing, JSON arrays) come from `dialect.ts`. The
+ * per-event report reads its registration counts from the event's kept tallies (`tally-sql.ts`),
+ * summed in each registration's transaction, not from the registrations.
  */
 import { type ExpressionBuilder, type Kysely, type RawBuilder, sql } from "kysely";
 import type {
@@ -17,12 +19,7 @@ import type {
 } from "../analytics/analytics-figures.ts";
 import { LOW_CARBON_CERTIFICATION_SHARE, SCORE_TIERS } from "../analytics/certifications.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
-import {
-  DEFAULT_EMISSION_FACTORS,
-  type EmissionFactorSet,
-  factorBands,
-  TRAVEL_MODES,
-} from "../carbon/emission-factors.ts";
+import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
 import type { ActivityKind } from "../carbon/activity-kinds.ts";
 import {
   ACTIVITY_FIGURE_COLUMNS,
@@ -31,13 +28,15 @@ import {
   contributionSql,
   scoreSql,
   scoreThreshold,
-  travelBandSql,
 } from "../carbon/carbon-sql.ts";
 import { AttendeeRecord } from "../resources/attendee.ts";
+import { epochDays, type TallyFacet } from "../resources/kept-tallies.ts";
+import { ACTIVE_ATTENDEE_STATUSES, isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import type { EventRecord } from "../resources/event.ts";
 import type { Database, EventsTable } from "./database.ts";
 import type { SqlDialect } from "./dialect.ts";
 import { rowToActivityFigures, rowToEvent } from "./rows.ts";
+import { eventTallyReads, NO_MODE, TRAVEL_FACET } from "./tally-sql.ts";
 
 type AttendeeStatus = AttendeeRecord["status"];
 /** Every status a stored registration may have (the record's schema lists them). */
@@ -55,22 +54,15 @@ export interface AnalyticsQueries {
   eventAnalyticsFigures(accountId: string, eventId: string): Promise<EventAnalyticsFigures | null>;
 }
 
-/** The numeric columns of the per-event report's union (`eventAnalyticsFigures`); a part fills some, the rest are null. */
-const EVENT_PART_COLUMNS = [
-  "count",
-  "distance_km",
-  "emissions_kg",
-  "offset_opted",
-  "offset_usd",
-  "distinct_companies",
-  "not_given",
-  "wheelchair",
-  "sign_language",
-  "visual_aid",
-  "other",
-  "any_need",
-  "lead_days",
-] as const;
+/** The companies the per-event report names. */
+const TOP_COMPANIES = 10;
+const NO_TRAVEL: Omit<ModeFigures, "mode"> = {
+  registrations: 0,
+  distanceKm: 0,
+  emissionsKg: 0,
+  offsetOpted: 0,
+  offsetUsd: 0,
+};
 
 const num = (value: unknown): number => Number(value ?? 0);
 const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
@@ -89,12 +81,6 @@ export function createAnalyticsQueries(
 ): AnalyticsQueries {
   /** What each registration row adds to its event's figures under the set in use (the one definition's SQL twin). */
   const contribution = contributionSql(factors);
-  // The registrations each band of a mode's factors priced, one column a band (band_0, ...).
-  const travelBand = travelBandSql(factors);
-  const bandCounts = Array.from(
-    { length: Math.max(1, ...TRAVEL_MODES.map((mode) => factorBands(factors, mode).length)) },
-    (_, band) => sql<number>`sum(case when ${travelBand} = ${sql.lit(band)} then 1 else 0 end)`.as(`band_${band}`),
-  );
   /** The events a filter selects (`e`): the account's, not cancelled, within its conditions. */
   function filterCondition(filter: AnalyticsFilter) {
     return (eb: ExpressionBuilder<Database & { e: EventsTable }, "e">) => {
@@ -422,124 +408,12 @@ export function createAnalyticsQueries(
         .executeTakeFirst();
       if (!row) return null;
       const event = rowToEvent(row);
-      const accessibility = sql.ref("accessibility_needs") as unknown as RawBuilder<unknown>;
-      const flags = {
-        wheelchair: dialect.jsonFlag(accessibility, "wheelchairAccess"),
-        sign_language: dialect.jsonFlag(accessibility, "signLanguage"),
-        visual_aid: dialect.jsonFlag(accessibility, "visualAid"),
-        other: dialect.jsonTextPresent(accessibility, "other"),
-      };
-      const n = sql<number>`sum(registrations)`;
-      const lead = dialect.daysBetween(sql.ref("a.registration_date"), sql.val(event.startDate));
-      // One pass over the event's registrations (g, materialized), grouped by every value the
-      // report counts, in the order of the `attendees_demographics` index that holds them all:
-      // SQLite, which has no hash aggregation, streams the groups from the index without a sort
-      // or a read of the table. The parts of the union below read the groups, not the rows.
-      const base = (db as Kysely<any>)
-        .with(
-          (cte) => cte("g").materialized(),
-          (conn) =>
-            conn
-              .selectFrom("attendees as a")
-              .where("a.event_id", "=", eventId)
-              .select([
-                "a.company",
-                "a.ticket_type",
-                "a.dietary_preferences",
-                "a.accessibility_needs",
-                "a.status",
-                sql<number>`(case when ${activeSql} then 1 else 0 end)`.as("active"),
-                sql<number>`count(*)`.as("registrations"),
-                sql<number>`sum(${lead})`.as("lead_sum"),
-                // Registrations with a date: the ones `lead` is not null for (it is parsed once a row).
-                sql<number>`count(a.registration_date)`.as("lead_count"),
-              ])
-              .groupBy(["a.company", "a.ticket_type", "a.dietary_preferences", "a.accessibility_needs", "a.status"]),
-        )
-        .with("act", (conn) => conn.selectFrom("g").selectAll().where("active", "=", 1))
-        // The few distinct JSON texts, each parsed once.
-        .with("diets", (conn) =>
-          conn
-            .selectFrom("act")
-            .select(["dietary_preferences", n.as("registrations")])
-            .groupBy("dietary_preferences"),
-        )
-        .with("needs", (conn) =>
-          conn
-            .selectFrom("act")
-            .select(["accessibility_needs", n.as("registrations")])
-            .groupBy("accessibility_needs"),
-        );
-      const part = (name: string, key: RawBuilder<unknown>, columns: Record<string, RawBuilder<unknown>>) => [
-        sql.lit(name).as("part"),
-        key.as("key"),
-        ...EVENT_PART_COLUMNS.map((column) => (columns[column] ?? sql`cast(null as double precision)`).as(column)),
-      ];
-      const [parts, modeRows, windowRow, groupRows] = await Promise.all([
-        base
-          .selectFrom("g")
-          .select(part("status", sql`status`, { count: n }))
-          .groupBy("status")
-          .unionAll((eb) =>
-            eb
-              .selectFrom("act")
-              .select(part("ticket", sql`ticket_type`, { count: n }))
-              .groupBy("ticket_type"),
-          )
-          .unionAll((eb) =>
-            eb
-              .selectFrom((inner) =>
-                inner
-                  .selectFrom("act")
-                  .where("company", "is not", null)
-                  .select([sql`company`.as("company"), n.as("count")])
-                  .groupBy("company")
-                  .orderBy(sql`sum(registrations)`, "desc")
-                  .orderBy("company")
-                  .limit(10)
-                  .as("top"),
-              )
-              .select(part("company", sql`company`, { count: sql`count` })),
-          )
-          .unionAll((eb) =>
-            eb
-              .selectFrom(["diets", dialect.jsonArrayElements(sql.ref("diets.dietary_preferences"), "d")])
-              .select(part("dietary", sql`d.value`, { count: n }))
-              .groupBy(sql`d.value`),
-          )
-          .unionAll((eb) =>
-            eb.selectFrom("needs").select(
-              part("needs", sql`cast(null as text)`, {
-                ...Object.fromEntries(
-                  Object.entries(flags).map(([name, flag]) => [name, sql`sum(${flag} * registrations)`]),
-                ),
-                any_need: sql`sum(case when ${sql.join(Object.values(flags), sql` + `)} > 0 then registrations else 0 end)`,
-              }),
-            ),
-          )
-          .unionAll((eb) =>
-            eb.selectFrom("act").select(
-              part("totals", sql`cast(null as text)`, {
-                distinct_companies: sql`count(distinct company)`,
-                not_given: sql`sum(case when company is null then registrations else 0 end)`,
-                lead_days: sql`sum(lead_sum) / nullif(sum(lead_count), 0)`,
-              }),
-            ),
-          )
-          .orderBy("part")
-          .orderBy("count", "desc")
-          .orderBy("key")
-          .execute() as Promise<Array<Record<string, unknown>>>,
-        // Travel by mode, and how many each band of the mode's factors priced: a statement of its
-        // own, grouped in the order of the `attendees_analytics` index that holds its columns,
-        // which PostgreSQL runs beside the one above on another connection.
-        db
-          .selectFrom("attendees as a")
-          .where("a.event_id", "=", eventId)
-          .where(activeSql)
-          .select([sql<string | null>`a.travel_mode`.as("mode"), ...modeColumns(), ...bandCounts])
-          .groupBy("a.travel_mode")
-          .execute() as Promise<Array<Record<string, unknown>>>,
+      // The event's kept tallies (a few rows, whatever its registrations), its first and last
+      // registration and its activity records' groups, read at once.
+      const tallies = eventTallyReads(db, eventId);
+      const [values, companies, windowRow, groupRows] = await Promise.all([
+        tallies.values(),
+        tallies.topCompanies(TOP_COMPANIES),
         // Two index seeks (attendees_event_registered), where min and max in one select scan the event's entries.
         db
           .selectNoFrom([
@@ -577,42 +451,55 @@ export function createAnalyticsQueries(
           .groupBy(["kind", "data_quality", "source", "stream", "fuel", "mode", "unit", "factor"])
           .execute(),
       ]);
-      const of = (name: string) => parts.filter((p) => p.part === name);
-      const valueCounts = (rows: Array<Record<string, unknown>>): ValueCount[] =>
-        rows.map((r) => ({ value: String(r.key), count: num(r.count) }));
+      const of = (facet: TallyFacet) => values.filter((v) => v.facet === facet);
+      const travel = values.filter((v) => v.facet === TRAVEL_FACET);
+      const valueCounts = (rows: ReadonlyArray<{ value: string; registrations: number }>): ValueCount[] =>
+        rows.map((r) => ({ value: r.value, count: num(r.registrations) }));
       const statuses = Object.fromEntries(ATTENDEE_STATUSES.map((status) => [status, 0])) as Record<
         AttendeeStatus,
         number
       >;
-      for (const r of of("status")) statuses[r.key as AttendeeStatus] = num(r.count);
-      const totals = of("totals")[0] ?? {};
-      // No active registration: no needs row, every count 0.
-      const needs = of("needs")[0] ?? {};
+      let registeredDays = 0;
+      for (const r of of("status")) {
+        statuses[r.value as AttendeeStatus] = num(r.registrations);
+        if (isActiveAttendeeStatus(r.value as AttendeeStatus)) registeredDays += num(r.registered_days);
+      }
+      const active = ACTIVE_ATTENDEE_STATUSES.reduce((sum, status) => sum + statuses[status], 0);
+      const needs = Object.fromEntries(of("need").map((r) => [r.value, num(r.registrations)]));
+      const byMode = new Map<string, ModeFigures>();
+      for (const t of travel) {
+        const mode = byMode.get(t.value) ?? { ...NO_TRAVEL, mode: t.value === NO_MODE ? null : t.value };
+        mode.registrations += num(t.registrations);
+        mode.distanceKm += num(t.distance_km);
+        mode.emissionsKg += num(t.emissions_kg);
+        mode.offsetOpted += num(t.offset_opted);
+        mode.offsetUsd += num(t.offset_usd);
+        byMode.set(t.value, mode);
+      }
       return {
         event,
         statuses,
         ticketTypes: valueCounts(of("ticket")),
         companies: {
-          distinct: num(totals.distinct_companies),
-          notGiven: num(totals.not_given),
-          top: valueCounts(of("company")),
+          distinct: num(companies[0]?.companies),
+          notGiven: active - num(companies[0]?.given),
+          top: valueCounts(companies),
         },
-        dietaryPreferences: valueCounts(of("dietary")),
+        dietaryPreferences: valueCounts(of("diet")),
         accessibility: {
-          wheelchairAccess: num(needs.wheelchair),
-          signLanguage: num(needs.sign_language),
-          visualAid: num(needs.visual_aid),
-          other: num(needs.other),
-          any: num(needs.any_need),
+          wheelchairAccess: needs.wheelchairAccess ?? 0,
+          signLanguage: needs.signLanguage ?? 0,
+          visualAid: needs.visualAid ?? 0,
+          other: needs.other ?? 0,
+          any: needs.any ?? 0,
         },
-        byMode: modeRows.map(toMode),
-        travelBands: modeRows.flatMap((r) =>
-          r.mode === null
-            ? []
-            : bandCounts.map((_, band) => ({ mode: String(r.mode), band, registrations: num(r[`band_${band}`]) })),
+        byMode: [...byMode.values()],
+        travelBands: travel.flatMap((t) =>
+          t.value === NO_MODE ? [] : [{ mode: t.value, band: num(t.band), registrations: num(t.registrations) }],
         ),
         registrationWindow: windowRow.first ? { first: String(windowRow.first), last: String(windowRow.last) } : null,
-        averageLeadTimeDays: numOrNull(totals.lead_days),
+        // The mean of (start - registered) is the start less the mean registration time.
+        averageLeadTimeDays: active === 0 ? null : epochDays(event.startDate) - registeredDays / active,
         activities: rowToActivityFigures(row),
         activityGroups: groupRows.map((g) => ({
           kind: g.kind as ActivityKind,

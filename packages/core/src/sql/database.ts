@@ -22,6 +22,33 @@ export interface Database {
   activities: ActivitiesTable;
   thresholds: ThresholdsTable;
   threshold_states: ThresholdStatesTable;
+  event_tallies: EventTalliesTable;
+  kept_tallies: KeptTalliesTable;
+}
+
+/**
+ * An event's registrations with one value of a facet (resources/kept-tallies.ts), or (facet
+ * `travel`) its active ones with one travel mode (`value`, `''`: none given) and band of its
+ * factors, with their travel sums (0 in the other facets). Rows at 0 registrations are deleted.
+ */
+export interface EventTalliesTable {
+  event_id: string;
+  facet: string;
+  value: string;
+  band: number;
+  registrations: number;
+  registered_days: number;
+  distance_km: number;
+  emissions_kg: number;
+  offset_opted: number;
+  offset_usd: number;
+}
+
+/** One row (id 1): the version of the tally definition (`TALLY_DEFINITION`) the stored tallies were counted under; 0 before any count. */
+export interface KeptTalliesTable {
+  id: number;
+  definition: number;
+  updated_at: string;
 }
 
 /** A configured threshold (resources/threshold.ts); `event_id` null: every event of the account. */

@@ -99,8 +99,8 @@ export interface SqlDialect {
   jsonFlag(column: RawBuilder<unknown>, key: string): RawBuilder<number>;
   /** 1 when the JSON object (text) in `column` has a non-empty text under `key`, else 0. */
   jsonTextPresent(column: RawBuilder<unknown>, key: string): RawBuilder<number>;
-  /** Days (fractional, a float) from the ISO timestamp `from` to `to`. */
-  daysBetween(from: RawBuilder<unknown>, to: RawBuilder<unknown>): RawBuilder<number>;
+  /** The ISO 8601 timestamp `value` in days (fractional, a float) since 1970-01-01 UTC: the SQL twin of `epochDays` (`resources/kept-tallies.ts`). */
+  epochDays(value: RawBuilder<unknown>): RawBuilder<number>;
   /**
    * `text` with its ASCII letters lower-cased (and no other), as a sort key ordered by code
    * point: the documented sorts "ignoring the case of ASCII letters" are the same on every
@@ -231,7 +231,8 @@ export const SQLITE: SqlDialect = {
     sql<number>`(case when json_extract(${column}, ${sql.lit(`$.${key}`)}) = 1 then 1 else 0 end)`,
   jsonTextPresent: (column, key) =>
     sql<number>`(case when coalesce(json_extract(${column}, ${sql.lit(`$.${key}`)}), '') <> '' then 1 else 0 end)`,
-  daysBetween: (from, to) => sql<number>`(julianday(${to}) - julianday(${from}))`,
+  // 2440587.5: the Julian day of 1970-01-01T00:00Z.
+  epochDays: (value) => sql<number>`(julianday(${value}) - 2440587.5)`,
   // SQLite's lower() folds ASCII only, and its default collation (BINARY) orders UTF-8 by code point.
   asciiCaseFold: (text) => sql<string>`lower(${text})`,
 };
@@ -400,8 +401,7 @@ export const POSTGRES: SqlDialect = {
     sql<number>`(case when coalesce(cast(${column} as jsonb) ->> ${sql.lit(key)}, '') <> '' then 1 else 0 end)`,
   // date_part() gives a float (extract() gives numeric, which node-postgres hands over as
   // text), and float arithmetic a row is cheaper than numeric over an event's registrations.
-  daysBetween: (from, to) =>
-    sql<number>`(date_part('epoch', cast(${text(to)} as timestamptz) - cast(${text(from)} as timestamptz)) / 86400)`,
+  epochDays: (value) => sql<number>`(date_part('epoch', cast(${text(value)} as timestamptz)) / 86400)`,
   asciiCaseFold: (value) =>
     sql<string>`(translate(${value}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') collate "C")`,
 };

@@ -7,6 +7,8 @@ import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql, contributionSql } from "..
 import { priceActivity } from "../resources/priced-activity.ts";
 import { repriceActivities } from "./activity-sql.ts";
 import { migrationProvider } from "./migrations.ts";
+import { recountTallies, talliesDefinition } from "./tally-sql.ts";
+import { TALLY_DEFINITION } from "../resources/kept-tallies.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { StorageLifecycle } from "../storage/lifecycle-store.ts";
 
@@ -90,6 +92,7 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
             .select(sql<number>`coalesce(sum(${emissions}), 0)`.as("n")),
         }))
         .execute();
+      await recountTallies(trx, dialect, ctx.factors, ctx.now().toISOString(), true);
       await repriceActivities(trx, (activity) => priceActivity(ctx.factors, activity));
       // The activity figures kept on each event, summed again from its re-priced records.
       const sums = activityFiguresSql();
@@ -118,6 +121,21 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
     });
   }
 
+  /**
+   * Counts every event's tallies from its registrations when they were counted under another
+   * definition than `TALLY_DEFINITION` (or never: a store that has just gained them), in one
+   * write transaction. Nothing happens while the definition stays the same.
+   */
+  async function recountOutdatedTallies(): Promise<void> {
+    const current = await db.selectFrom("kept_tallies").select("definition").where("id", "=", 1).executeTakeFirst();
+    if (current?.definition === TALLY_DEFINITION) return;
+    await write(async (trx) => {
+      // Read again under the lock: another process may have just done it.
+      if ((await talliesDefinition(trx, dialect)) === TALLY_DEFINITION) return;
+      await recountTallies(trx, dialect, ctx.factors, ctx.now().toISOString());
+    });
+  }
+
   return {
     async migrate() {
       const { error, results } = await dialect.migrate(db, migrationProvider);
@@ -130,6 +148,7 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
         );
       }
       await recomputeForFactorSet();
+      await recountOutdatedTallies();
     },
 
     async ping() {

@@ -499,6 +499,36 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  "0019_event_tallies": {
+    async up(db: Kysely<any>) {
+      // The per-event report's counts, kept per event and value in each registration's
+      // transaction (resources/kept-tallies.ts) instead of grouped from the registrations at
+      // every read; the index that served the grouping goes. The storage counts them from the
+      // registrations when it starts (`definition` 0: never counted).
+      await db.schema
+        .createTable("event_tallies")
+        .addColumn("event_id", "text", (c) => c.notNull().references("events.id").onDelete("cascade"))
+        .addColumn("facet", "text", (c) => c.notNull())
+        .addColumn("value", "text", (c) => c.notNull())
+        .addColumn("band", "integer", (c) => c.notNull())
+        .addColumn("registrations", "integer", (c) => c.notNull())
+        .addColumn("registered_days", "double precision", (c) => c.notNull())
+        .addColumn("distance_km", "double precision", (c) => c.notNull())
+        .addColumn("emissions_kg", "double precision", (c) => c.notNull())
+        .addColumn("offset_opted", "integer", (c) => c.notNull())
+        .addColumn("offset_usd", "double precision", (c) => c.notNull())
+        .addPrimaryKeyConstraint("event_tallies_pk", ["event_id", "facet", "value", "band"])
+        .execute();
+      await db.schema
+        .createTable("kept_tallies")
+        .addColumn("id", "integer", (c) => c.primaryKey())
+        .addColumn("definition", "integer", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      await db.insertInto("kept_tallies").values({ id: 1, definition: 0, updated_at: "" }).execute();
+      await db.schema.dropIndex("attendees_demographics").execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

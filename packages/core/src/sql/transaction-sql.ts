@@ -25,6 +25,7 @@ import {
 } from "../storage/transaction.ts";
 import type { AttendeesTable, Database, WebhookDeliveriesTable } from "./database.ts";
 import { createActivityWrites } from "./activity-sql.ts";
+import { createTallyWrites } from "./tally-sql.ts";
 import { readAttendee } from "./attendee-sql.ts";
 import { createDeliveryWrites } from "./delivery-sql.ts";
 import type { UniqueIndex } from "./dialect.ts";
@@ -68,6 +69,7 @@ export function createTransactionStore(
   const deliveries = createDeliveryWrites(db, dialect);
   const webhooks = createWebhookWrites(db, dialect);
   const thresholds = createThresholdWrites(dialect);
+  const tallies = createTallyWrites(db);
 
   const lockQuery = precompile(db, (conn, param: Param<{ id: string; account: string }>) =>
     dialect.lockRows(
@@ -340,6 +342,7 @@ export function createTransactionStore(
             attendees: attendees(trx),
             waitlist: waitlist(trx),
             figures: figures(trx),
+            tallies: tallies(trx),
             outbox: outbox(trx),
             erasure: erasure(trx),
             deliveries: deliveries(trx),

@@ -19,6 +19,7 @@ import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { KeptFigures } from "../resources/kept-figures.ts";
+import type { Tally, TravelTally } from "../resources/kept-tallies.ts";
 import type { WebhookRecord } from "../resources/webhook.ts";
 import type { DeliveryAttempt, DeliveryRecord, DeliveryStatus } from "../resources/webhook-delivery.ts";
 import type { Erasure } from "./erasure.ts";
@@ -95,6 +96,16 @@ export interface FigureWrites {
   recountActivities(eventId: string): Promise<ActivityFigures>;
   /** The figures of the per-event analytics report of the account's event, or `null` (a read, in the transaction). */
   eventAnalytics(accountId: string, eventId: string): Promise<EventAnalyticsFigures | null>;
+}
+
+/** An event's kept tallies (the counts of its registrations' values) in a write transaction. */
+export interface TallyWrites {
+  /**
+   * Adds each of `tallies` and `travel` (a change's differences: `tallyChange`,
+   * `travelTallyChange`) to the event's tallies, one statement each; a value left with no
+   * registration goes. Call it under the event's lock.
+   */
+  adjust(eventId: string, tallies: readonly Tally[], travel: readonly TravelTally[]): Promise<void>;
 }
 
 /** One active webhook of an account and the notification types it receives (`*`: all). */
@@ -281,6 +292,7 @@ export interface StorageTransaction {
   attendees: AttendeeWrites;
   waitlist: WaitlistWrites;
   figures: FigureWrites;
+  tallies: TallyWrites;
   outbox: OutboxWrites;
   erasure: ErasureWrites;
   deliveries: DeliveryWrites;

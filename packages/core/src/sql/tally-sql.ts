@@ -1,0 +1,311 @@
+/**
+ * The tallies an event keeps of its registrations' values (`resources/kept-tallies.ts`), one
+ * table for both kinds (the travel ones under the facet `travel`, keyed by mode and band), so a
+ * registration's change is one statement: their changes in a registration's transaction, their
+ * recount from the registration rows, and their reads for the per-event report. The recount's
+ * selects are the SQL twins of `talliesOf` and `travelTallyOf`; a test keeps each pair in
+ * agreement on every backend.
+ */
+import { type Kysely, type RawBuilder, sql } from "kysely";
+import { activeSql, contributionSql, travelBandSql } from "../carbon/carbon-sql.ts";
+import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
+import { FLAG_NEEDS, TALLY_DEFINITION } from "../resources/kept-tallies.ts";
+import type { TallyWrites } from "../storage/transaction.ts";
+import type { Database } from "./database.ts";
+import type { SqlDialect } from "./dialect.ts";
+import { type Param, precompile } from "./precompiled.ts";
+
+/** The facet of the travel tallies. */
+export const TRAVEL_FACET = "travel";
+/** The stored mode (`value`) of registrations without a travel mode (a key column cannot be null). */
+export const NO_MODE = "";
+
+/** The columns of a tally row, in the order the recount's selects give them. */
+const TALLY_COLUMNS = [
+  "event_id",
+  "facet",
+  "value",
+  "band",
+  "registrations",
+  "registered_days",
+  "distance_km",
+  "emissions_kg",
+  "offset_opted",
+  "offset_usd",
+] as const;
+
+/**
+ * The tallies of every event, summed from its registration rows: the SQL twin of `talliesOf`
+ * (rows of {@link TALLY_COLUMNS}, the travel sums 0).
+ */
+function talliesSelect(db: Kysely<Database>, dialect: SqlDialect) {
+  const days = dialect.epochDays(sql.ref("a.registration_date"));
+  const sums = [
+    sql<number>`count(*)`.as("registrations"),
+    sql<number>`sum(${days})`.as("registered_days"),
+    sql<number>`0`.as("distance_km"),
+    sql<number>`0`.as("emissions_kg"),
+    sql<number>`0`.as("offset_opted"),
+    sql<number>`0`.as("offset_usd"),
+  ];
+  const band = sql.lit(0).as("band");
+  const active = db.selectFrom("attendees as a").where(activeSql);
+  const accessibility = sql.ref("a.accessibility_needs") as unknown as RawBuilder<unknown>;
+  const needs = [
+    ...FLAG_NEEDS.map((need) => [need, dialect.jsonFlag(accessibility, need)] as const),
+    ["other", dialect.jsonTextPresent(accessibility, "other")] as const,
+  ];
+  const need = (value: string, stated: RawBuilder<number>) =>
+    active
+      .where(sql<boolean>`${stated} = 1`)
+      .select(["a.event_id", sql.lit("need").as("facet"), sql.lit(value).as("value"), band, ...sums])
+      .groupBy("a.event_id");
+  let query = db
+    .selectFrom("attendees as a")
+    .select(["a.event_id", sql.lit("status").as("facet"), sql<string>`a.status`.as("value"), band, ...sums])
+    .groupBy(["a.event_id", "a.status"])
+    .unionAll(
+      active
+        .select(["a.event_id", sql.lit("ticket").as("facet"), sql<string>`a.ticket_type`.as("value"), band, ...sums])
+        .groupBy(["a.event_id", "a.ticket_type"]),
+    )
+    .unionAll(
+      active
+        .where("a.company", "is not", null)
+        .select(["a.event_id", sql.lit("company").as("facet"), sql<string>`a.company`.as("value"), band, ...sums])
+        .groupBy(["a.event_id", "a.company"]),
+    )
+    .unionAll(
+      db
+        .selectFrom(["attendees as a", dialect.jsonArrayElements(sql.ref("a.dietary_preferences"), "d")])
+        .where(activeSql)
+        .select([
+          sql<string>`a.event_id`.as("event_id"),
+          sql.lit("diet").as("facet"),
+          sql<string>`d.value`.as("value"),
+          band,
+          ...sums,
+        ])
+        .groupBy([sql`a.event_id`, sql`d.value`]),
+    );
+  for (const [value, stated] of needs) query = query.unionAll(need(value, stated));
+  return query.unionAll(
+    need(
+      "any",
+      sql<number>`(case when ${sql.join(
+        needs.map(([, s]) => s),
+        sql` + `,
+      )} > 0 then 1 else 0 end)`,
+    ),
+  );
+}
+
+/** The travel tallies of every event under `factors`, summed from its registration rows: the SQL twin of `travelTallyOf`. */
+function travelTalliesSelect(db: Kysely<Database>, factors: EmissionFactorSet) {
+  const contribution = contributionSql(factors);
+  // Each active registration's key and sums first, then grouped by column: a band that is a
+  // constant (a set whose modes have one factor each) would read as a position in GROUP BY.
+  const rows = db
+    .selectFrom("attendees as a")
+    .where(activeSql)
+    .select([
+      "a.event_id",
+      sql<string>`coalesce(a.travel_mode, ${sql.lit(NO_MODE)})`.as("mode"),
+      travelBandSql(factors).as("band"),
+      sql<number>`coalesce(a.travel_distance, 0)`.as("distance_km"),
+      contribution.emissions_kg.as("emissions_kg"),
+      sql<number>`(case when a.offset_opted = 1 then 1 else 0 end)`.as("offset_opted"),
+      contribution.offset_usd.as("offset_usd"),
+    ])
+    .as("t");
+  return db
+    .selectFrom(rows)
+    .select([
+      "t.event_id",
+      sql.lit(TRAVEL_FACET).as("facet"),
+      "t.mode as value",
+      "t.band",
+      sql<number>`count(*)`.as("registrations"),
+      sql<number>`0`.as("registered_days"),
+      sql<number>`sum(t.distance_km)`.as("distance_km"),
+      sql<number>`sum(t.emissions_kg)`.as("emissions_kg"),
+      sql<number>`sum(t.offset_opted)`.as("offset_opted"),
+      sql<number>`sum(t.offset_usd)`.as("offset_usd"),
+    ])
+    .groupBy(["t.event_id", "t.mode", "t.band"]);
+}
+
+/**
+ * Counts every event's tallies again from its registrations (the travel tallies under `factors`),
+ * in the caller's write transaction: when they were counted under another definition, or
+ * (`travelOnly`) when the factor set changed. A registration another process writes meanwhile
+ * is counted once: its change's upsert waits for the rows the recount deleted or wrote
+ * (PostgreSQL) or for its write lock (SQLite), and the recount reads the registrations after its
+ * delete.
+ */
+export async function recountTallies(
+  trx: Kysely<Database>,
+  dialect: SqlDialect,
+  factors: EmissionFactorSet,
+  at: string,
+  travelOnly = false,
+): Promise<void> {
+  const recount = (select: ReturnType<typeof talliesSelect | typeof travelTalliesSelect>) =>
+    trx.insertInto("event_tallies").columns(TALLY_COLUMNS).expression(select).execute();
+  if (travelOnly) {
+    await trx.deleteFrom("event_tallies").where("facet", "=", TRAVEL_FACET).execute();
+  } else {
+    await trx.deleteFrom("event_tallies").execute();
+    await recount(talliesSelect(trx, dialect));
+    await trx
+      .updateTable("kept_tallies")
+      .set({ definition: TALLY_DEFINITION, updated_at: at })
+      .where("id", "=", 1)
+      .execute();
+  }
+  await recount(travelTalliesSelect(trx, factors));
+}
+
+/** The definition the stored tallies were counted under (0: never), read for update in a write transaction. */
+export async function talliesDefinition(trx: Kysely<Database>, dialect: SqlDialect): Promise<number> {
+  const row = await dialect
+    .lockRows(trx.selectFrom("kept_tallies").select("definition").where("id", "=", 1))
+    .executeTakeFirst();
+  return row?.definition ?? 0;
+}
+
+/** Parameters numbered per row (`facet_0`, `facet_1`, ...) of a precompiled multi-row insert. */
+type Numbered<T, Name extends string> = { [K in `${Name}_${number}`]: T };
+type TallyParams = { event: string } & Numbered<string, "facet" | "value"> &
+  Numbered<number, "band" | "registrations" | "days" | "distance" | "emissions" | "opted" | "usd">;
+type Summed = "registrations" | "registered_days" | "distance_km" | "emissions_kg" | "offset_opted" | "offset_usd";
+/** The parameters of one row of the upsert, in the order of {@link TALLY_COLUMNS} after `event_id`. */
+const ROW_PARAMS = [
+  "facet",
+  "value",
+  "band",
+  "registrations",
+  "days",
+  "distance",
+  "emissions",
+  "opted",
+  "usd",
+] as const;
+const SUMMED: readonly Summed[] = TALLY_COLUMNS.slice(4) as readonly Summed[];
+
+/**
+ * The changes of an event's tallies, bound to a write transaction: a change's rows, both kinds,
+ * go in one upsert, compiled once per number of rows (a registration moves a handful); the values
+ * it left with no registration are deleted.
+ */
+export function createTallyWrites(db: Kysely<Database>): (trx: Kysely<Database>) => TallyWrites {
+  const compileUpsert = (rows: number) =>
+    precompile(db, (conn, param: Param<TallyParams>) =>
+      conn
+        .insertInto("event_tallies")
+        .values(
+          Array.from({ length: rows }, (_, i) => ({
+            event_id: param("event"),
+            facet: param(`facet_${i}`),
+            value: param(`value_${i}`),
+            band: param(`band_${i}`),
+            registrations: param(`registrations_${i}`),
+            registered_days: param(`days_${i}`),
+            distance_km: param(`distance_${i}`),
+            emissions_kg: param(`emissions_${i}`),
+            offset_opted: param(`opted_${i}`),
+            offset_usd: param(`usd_${i}`),
+          })),
+        )
+        .onConflict((oc) =>
+          oc
+            .columns(["event_id", "facet", "value", "band"])
+            .doUpdateSet((eb) =>
+              Object.fromEntries(
+                SUMMED.map((column) => [column, eb(`event_tallies.${column}`, "+", eb.ref(`excluded.${column}`))]),
+              ),
+            ),
+        ),
+    );
+  const upserts = new Map<number, ReturnType<typeof compileUpsert>>();
+
+  return (trx) => ({
+    async adjust(eventId, tallies, travel) {
+      const rows = tallies.length + travel.length;
+      if (rows === 0) return;
+      let upsert = upserts.get(rows);
+      if (!upsert) upserts.set(rows, (upsert = compileUpsert(rows)));
+      const values: Record<string, string | number> = { event: eventId };
+      const set = (i: number, row: readonly [string, string, ...number[]]) => {
+        for (const [n, name] of ROW_PARAMS.entries()) values[`${name}_${i}`] = row[n]!;
+      };
+      for (const [i, t] of tallies.entries())
+        set(i, [t.facet, t.value, 0, t.registrations, t.registeredDays, 0, 0, 0, 0]);
+      for (const [i, t] of travel.entries())
+        set(tallies.length + i, [
+          TRAVEL_FACET,
+          t.mode ?? NO_MODE,
+          t.band,
+          t.registrations,
+          0,
+          t.distanceKm,
+          t.emissionsKg,
+          t.offsetOpted,
+          t.offsetUsd,
+        ]);
+      await upsert(values as TallyParams, trx);
+      // A value no registration has any longer goes (an erased registration's company with it).
+      // Only a change that takes registrations away can leave one; RETURNING would tell which,
+      // at several times the upsert's own cost on SQLite.
+      const decreased = [
+        ...tallies.filter((t) => t.registrations < 0).map((t) => ({ facet: t.facet, value: t.value, band: 0 })),
+        ...travel
+          .filter((t) => t.registrations < 0)
+          .map((t) => ({ facet: TRAVEL_FACET, value: t.mode ?? NO_MODE, band: t.band })),
+      ];
+      if (decreased.length > 0)
+        await trx
+          .deleteFrom("event_tallies")
+          .where("event_id", "=", eventId)
+          .where((eb) => eb.or(decreased.map((key) => eb.and(key))))
+          .where("registrations", "=", 0)
+          .execute();
+    },
+  });
+}
+
+/**
+ * The stored tallies of one event, for reads: every facet's values and the travel (a few rows),
+ * and the companies apart (there may be many: the top ones, with their number and sum).
+ */
+export function eventTallyReads(db: Kysely<Database>, eventId: string) {
+  return {
+    values: () =>
+      db
+        .selectFrom("event_tallies")
+        .where("event_id", "=", eventId)
+        .where("facet", "<>", "company")
+        .select(["facet", "value", "band", ...SUMMED])
+        .orderBy("facet")
+        .orderBy("registrations", "desc")
+        .orderBy("value")
+        .orderBy("band")
+        .execute(),
+    /** The `limit` companies with most registrations, each row with the number of companies and their registrations. */
+    topCompanies: (limit: number) =>
+      db
+        .selectFrom("event_tallies")
+        .where("event_id", "=", eventId)
+        .where("facet", "=", "company")
+        .select([
+          "value",
+          "registrations",
+          sql<number>`count(*) over ()`.as("companies"),
+          sql<number>`sum(registrations) over ()`.as("given"),
+        ])
+        .orderBy("registrations", "desc")
+        .orderBy("value")
+        .limit(limit)
+        .execute(),
+  };
+}
