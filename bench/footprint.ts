@@ -235,6 +235,10 @@ function activity(i: number): ActivityInput {
 interface Expected {
   travelKg: number;
   active: number;
+  /** Registrations of every status, and the mean days from an active one's registration to the start. */
+  registered: number;
+  leadDays: number;
+  companies: number;
   activityKg: number;
   wasteKg: number;
   electricityKwh: number;
@@ -265,7 +269,17 @@ async function seed(database: BenchDatabase) {
       sustainabilityGoals: { carbonNeutral: true, renewableEnergy: true, wasteReduction: 60 },
     });
 
-    const expected: Expected = { travelKg: 0, active: 0, activityKg: 0, wasteKg: 0, electricityKwh: 0 };
+    const expected: Expected = {
+      travelKg: 0,
+      active: 0,
+      registered: REGISTRATIONS,
+      leadDays: 0,
+      companies: 0,
+      activityKg: 0,
+      wasteKg: 0,
+      electricityKwh: 0,
+    };
+    const companies = new Set<string>();
     await db.transaction().execute(async (trx) => {
       for (let from = 0; from < REGISTRATIONS; from += database.batch) {
         const rows = [];
@@ -274,6 +288,10 @@ async function seed(database: BenchDatabase) {
           const adds = contributionOf(record);
           expected.travelKg += adds.emissionsKg;
           expected.active += adds.activeRegistrations;
+          if (adds.activeRegistrations === 1) {
+            expected.leadDays += (Date.parse(event.startDate) - Date.parse(record.registrationDate)) / 86_400_000;
+            if (record.company !== null) companies.add(record.company);
+          }
           rows.push(attendeeToRow(record));
         }
         await trx.insertInto("attendees").values(rows).execute();
@@ -292,6 +310,14 @@ async function seed(database: BenchDatabase) {
         .where("id", "=", event.id)
         .execute();
     });
+
+    expected.leadDays /= expected.active;
+    expected.companies = companies.size;
+    // The event's tallies (statuses, tickets, companies, diets, needs, travel by band), counted
+    // from its rows by the storage's own recount, as it does when it starts on rows it has not
+    // counted.
+    await db.updateTable("kept_tallies").set({ definition: 0 }).execute();
+    await storage.migrate();
 
     // Through the service: each record priced with the factor set, the event's activity figures
     // recounted and its thresholds and goals judged, as the API does.
@@ -360,6 +386,11 @@ async function verify(url: string, key: string, eventId: string, expected: Expec
   }
   // The kept figures the seed summed in SQL, as the service would have kept them.
   check("event attendeeCount", event.attendeeCount, expected.active);
+  // The tallies the storage counted from the rows.
+  check("analytics registered", analytics.attendance.registered, expected.registered);
+  check("analytics active", analytics.attendance.active, expected.active);
+  check("analytics companies", analytics.demographics.companies.distinct, expected.companies);
+  check("analytics lead days", analytics.engagement.averageLeadTimeDays, expected.leadDays);
   check("event carbonFootprint", event.carbonFootprint, expected.travelKg);
   check("report waste kg", report.waste?.totalKg, expected.wasteKg);
   check("report electricity kWh", report.energy?.electricityKwh, expected.electricityKwh);
