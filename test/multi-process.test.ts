@@ -79,6 +79,13 @@ describe("two server processes sharing one database", { concurrency: true }, () 
         );
         assert.equal((await a.request("GET", `/v1/events/${eventId}`, { key })).body.attendeeCount, 20);
         assert.equal((await b.request("GET", `/v1/events/${eventId}`, { key })).body.attendeeCount, 20);
+        // The per-event report's counts, kept by both processes' transactions.
+        const report = (await a.request("GET", `/v1/analytics/events/${eventId}`, { key })).body;
+        assert.deepEqual([report.attendance.registered, report.attendance.confirmed], [20, 20]);
+        assert.equal(
+          report.demographics.ticketTypes.reduce((sum: number, t: { count: number }) => sum + t.count, 0),
+          20,
+        );
       });
 
       test("the same email registered through both processes at once is accepted once", async () => {

@@ -67,6 +67,7 @@ const attendeeRecord = (accountId: string, eventId: string, email = `${createId(
       lastName: "Racer",
       email,
       ticketType: "general",
+      company: "Racers Ltd",
       carbonOffset: { travelMode: "train", travelDistance: 100 },
     },
     { id: createId("attendee"), accountId, confirmationCode: createConfirmationCode(), now: NOW },
@@ -105,7 +106,7 @@ for (const backend of BACKENDS) {
       await database?.drop();
     });
 
-    test("registrations racing for the last places: exactly capacity stored, the rest EVENT_FULL, kept figures = recount", async () => {
+    test("registrations racing for the last places: exactly capacity stored, the rest EVENT_FULL, kept figures and tallies = recount", async () => {
       const account = await newAccount(storage, "Race registrations");
       const event = eventRecord(account, 10);
       await storage.insertEvent(event);
@@ -128,7 +129,15 @@ for (const backend of BACKENDS) {
       const kept = await storage.getEvent(account, event.id, DEFAULT_CARBON_SETTINGS);
       assert.equal(kept?.attendeeCount, 10);
       assert.equal(kept?.carbonFootprint, Math.round(10 * travelEmissionsKg("train", 100) * 1000) / 1000);
-      assert.equal((await storage.eventAnalyticsFigures(account, event.id))?.statuses.confirmed, 10);
+      // The tallies every racer's upsert added to, on the same rows.
+      const report = await storage.eventAnalyticsFigures(account, event.id);
+      assert.equal(report?.statuses.confirmed, 10);
+      assert.deepEqual(report?.ticketTypes, [{ value: "general", count: 10 }]);
+      assert.deepEqual(report?.companies, { distinct: 1, notGiven: 0, top: [{ value: "Racers Ltd", count: 10 }] });
+      assert.deepEqual(
+        report?.byMode.map((m) => [m.mode, m.registrations, m.distanceKm]),
+        [["train", 10, 1000]],
+      );
     });
 
     test("the same email registering at once: one registration, the rest DUPLICATE_REGISTRATION", async () => {
