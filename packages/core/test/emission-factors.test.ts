@@ -21,6 +21,7 @@ import type { Database as Schema } from "../src/sql/database.ts";
 import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import { EVENT } from "./_fixtures.ts";
+import { NO_QUALIFIERS } from "../src/resources/priced-activity.ts";
 
 /** A set unlike the default in every figure: bands on cars too, round numbers to compute by hand. */
 const CUSTOM: EmissionFactorSetInput = {
@@ -111,14 +112,7 @@ function record(
   return {
     kind,
     unit,
-    source: null,
-    country: null,
-    fuel: null,
-    mealType: null,
-    material: null,
-    recycledContent: null,
-    mode: null,
-    stream: null,
+    ...NO_QUALIFIERS,
     ...qualifiers,
   };
 }

@@ -1,6 +1,5 @@
 import * as z from "zod";
-import { ActivityFactorEntry, FACTOR_UNITS, PRICED_ACTIVITY_KINDS } from "./activity-factors.ts";
-import { FREIGHT_MODES, FUELS, MEAL_TYPES, WASTE_MATERIALS, WASTE_STREAMS } from "./activity-kinds.ts";
+import { ActivityFactorEntry } from "./activity-factors.ts";
 import { DEFAULT_ACTIVITY_FACTORS } from "./default-activity-factors.ts";
 
 /**
@@ -190,38 +189,12 @@ export const EmissionFactorSetResponse = z
     year: z.number().int(),
     source: z.string(),
     url: z.string().optional(),
-    factors: z.array(
-      z.object({
-        mode: z.enum(TRAVEL_MODES),
-        factor: z.number(),
-        unit: z.string(),
-        maxDistanceKm: z.number().nullable(),
-        description: z.string().optional(),
-      }),
-    ),
-    activities: z
-      .array(
-        z.object({
-          kind: z.enum(PRICED_ACTIVITY_KINDS),
-          country: z.string().optional(),
-          fuel: z.enum(FUELS).optional(),
-          mealType: z.enum(MEAL_TYPES).optional(),
-          material: z.enum(WASTE_MATERIALS).optional(),
-          recycledContent: z.boolean().optional(),
-          mode: z.enum(FREIGHT_MODES).optional(),
-          stream: z.enum(WASTE_STREAMS).optional(),
-          unit: z.enum(FACTOR_UNITS),
-          factor: z.number().meta({ description: "kg CO2e per `unit`" }),
-          name: z.string(),
-          source: z.string(),
-          year: z.number().int(),
-          url: z.string().optional(),
-        }),
-      )
-      .meta({
-        description:
-          "The activity factors: each prices the activities of its kind whose qualifiers equal all it names (the one naming most wins)",
-      }),
+    factors: z.array(EmissionFactor),
+    // As the set's file gives them, with the set's source and year filled in.
+    activities: z.array(ActivityFactorEntry.extend({ source: z.string(), year: z.number().int() })).meta({
+      description:
+        "The activity factors: each prices the activities of its kind whose qualifiers equal all it names (the one naming most wins)",
+    }),
   })
   .meta({ description: "The emission factor set in use: travel factors and activity factors" });
 export type EmissionFactorSetResponse = z.output<typeof EmissionFactorSetResponse>;

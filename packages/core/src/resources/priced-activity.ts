@@ -45,7 +45,8 @@ export function priceActivity(
   return { factor, emissionsKg: factor === null ? null : record.quantity * factor.value };
 }
 
-const NO_QUALIFIERS: ActivityQualifiers = {
+/** A record's qualifiers when its input names none. */
+export const NO_QUALIFIERS: Readonly<ActivityQualifiers> = {
   source: null,
   country: null,
   fuel: null,
