@@ -538,6 +538,10 @@ describe("raw store after an erasure and after an event's deletion", () => {
       before.some((where) => where.includes("webhook_attempts.response_excerpt")),
       "the receiver's echoes held it",
     );
+    assert.ok(
+      before.some((where) => where.includes("event_tallies.value")),
+      "the event's tallies held its company",
+    );
 
     expectStatus(await client.delete(`/attendees/${attendee.id}`), 200);
     assert.deepEqual(await findInRawStore(values), []);

@@ -146,8 +146,10 @@ export function createTransactionStore(
           .execute();
     },
     async delete(id) {
-      // Its activities too, whether or not the store enforces the foreign key's cascade.
+      // Its activities and tallies too (they name its attendees' companies), whether or not the
+      // store enforces the foreign keys' cascade.
       await trx.deleteFrom("activities").where("event_id", "=", id).execute();
+      await trx.deleteFrom("event_tallies").where("event_id", "=", id).execute();
       await trx.deleteFrom("attendees").where("event_id", "=", id).execute();
       await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
       await trx.deleteFrom("events").where("id", "=", id).execute();
