@@ -343,6 +343,18 @@ for (const backend of BACKENDS) {
       expected = expectedTallies(left, oneBand);
       assert.ok([...expected.travel.keys()].includes("flight/0"), "the flights are in one band");
       await check("recounted under another factor set");
+      // A storage given no set (a `keys` command) counts an outdated definition with the default
+      // set; the next start given the deployment's set counts the travel under it again.
+      await database.db.updateTable("kept_tallies").set({ definition: 0 }).execute();
+      await database.db.deleteFrom("event_tallies").execute();
+      await storage.migrate();
+      expected = expectedTallies(left);
+      await check("counted by a storage given no set");
+      await storage.migrate();
+      await check("left alone by a storage given no set");
+      await createSqlStorage({ db: database.db, emissionFactors: oneBand }).migrate();
+      expected = expectedTallies(left, oneBand);
+      await check("counted again by the storage given the set");
 
       // The report reads them: its statuses and lead time are the definition's.
       const figures = await storage.transaction((tx) => tx.figures.eventAnalytics(account, event.id));

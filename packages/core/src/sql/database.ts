@@ -44,10 +44,15 @@ export interface EventTalliesTable {
   offset_usd: number;
 }
 
-/** One row (id 1): the version of the tally definition (`TALLY_DEFINITION`) the stored tallies were counted under; 0 before any count. */
+/**
+ * One row (id 1): the version of the tally definition (`TALLY_DEFINITION`) the stored tallies
+ * were counted under (0 before any count), and the identity of the factor set (`factorSetIdentity`)
+ * of their travel sums.
+ */
 export interface KeptTalliesTable {
   id: number;
   definition: number;
+  factor_set: string;
   updated_at: string;
 }
 

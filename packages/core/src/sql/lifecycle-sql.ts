@@ -7,7 +7,7 @@ import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql, contributionSql } from "..
 import { priceActivity } from "../resources/priced-activity.ts";
 import { repriceActivities } from "./activity-sql.ts";
 import { migrationProvider } from "./migrations.ts";
-import { recountTallies, talliesDefinition } from "./tally-sql.ts";
+import { recountTallies, talliesState } from "./tally-sql.ts";
 import { TALLY_DEFINITION } from "../resources/kept-tallies.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { StorageLifecycle } from "../storage/lifecycle-store.ts";
@@ -123,16 +123,24 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
 
   /**
    * Counts every event's tallies from its registrations when they were counted under another
-   * definition than `TALLY_DEFINITION` (or never: a store that has just gained them), in one
-   * write transaction. Nothing happens while the definition stays the same.
+   * definition than `TALLY_DEFINITION` (or never: a store that has just gained them), and the
+   * travel ones when they were counted with another factor set than the storage's, in one write
+   * transaction. Nothing happens while both stay the same.
    */
   async function recountOutdatedTallies(): Promise<void> {
-    const current = await db.selectFrom("kept_tallies").select("definition").where("id", "=", 1).executeTakeFirst();
-    if (current?.definition === TALLY_DEFINITION) return;
+    const identity = factorSetIdentity(ctx.factors);
+    const stale = (state: { definition: number; factor_set: string } | undefined) => ({
+      all: state?.definition !== TALLY_DEFINITION,
+      // Only a storage given its set reprices (as `recomputeForFactorSet`): a `keys` command
+      // of a deployment with its own factors leaves the travel tallies to the server.
+      travel: ctx.factorsGiven && state?.factor_set !== identity,
+    });
+    const first = stale(await db.selectFrom("kept_tallies").selectAll().where("id", "=", 1).executeTakeFirst());
+    if (!first.all && !first.travel) return;
     await write(async (trx) => {
       // Read again under the lock: another process may have just done it.
-      if ((await talliesDefinition(trx, dialect)) === TALLY_DEFINITION) return;
-      await recountTallies(trx, dialect, ctx.factors, ctx.now().toISOString());
+      const now = stale(await talliesState(trx, dialect));
+      if (now.all || now.travel) await recountTallies(trx, dialect, ctx.factors, ctx.now().toISOString(), !now.all);
     });
   }
 

@@ -523,9 +523,10 @@ export const MIGRATIONS: Record<string, Migration> = {
         .createTable("kept_tallies")
         .addColumn("id", "integer", (c) => c.primaryKey())
         .addColumn("definition", "integer", (c) => c.notNull())
+        .addColumn("factor_set", "text", (c) => c.notNull())
         .addColumn("updated_at", "text", (c) => c.notNull())
         .execute();
-      await db.insertInto("kept_tallies").values({ id: 1, definition: 0, updated_at: "" }).execute();
+      await db.insertInto("kept_tallies").values({ id: 1, definition: 0, factor_set: "", updated_at: "" }).execute();
       await db.schema.dropIndex("attendees_demographics").execute();
     },
   },

@@ -8,7 +8,7 @@
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import { activeSql, contributionSql, travelBandSql } from "../carbon/carbon-sql.ts";
-import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
+import { type EmissionFactorSet, factorSetIdentity } from "../carbon/emission-factors.ts";
 import { FLAG_NEEDS, TALLY_DEFINITION } from "../resources/kept-tallies.ts";
 import type { TallyWrites } from "../storage/transaction.ts";
 import type { Database } from "./database.ts";
@@ -157,21 +157,22 @@ export async function recountTallies(
   } else {
     await trx.deleteFrom("event_tallies").execute();
     await recount(talliesSelect(trx, dialect));
-    await trx
-      .updateTable("kept_tallies")
-      .set({ definition: TALLY_DEFINITION, updated_at: at })
-      .where("id", "=", 1)
-      .execute();
   }
   await recount(travelTalliesSelect(trx, factors));
+  await trx
+    .updateTable("kept_tallies")
+    .set({
+      ...(!travelOnly && { definition: TALLY_DEFINITION }),
+      factor_set: factorSetIdentity(factors),
+      updated_at: at,
+    })
+    .where("id", "=", 1)
+    .execute();
 }
 
-/** The definition the stored tallies were counted under (0: never), read for update in a write transaction. */
-export async function talliesDefinition(trx: Kysely<Database>, dialect: SqlDialect): Promise<number> {
-  const row = await dialect
-    .lockRows(trx.selectFrom("kept_tallies").select("definition").where("id", "=", 1))
-    .executeTakeFirst();
-  return row?.definition ?? 0;
+/** The definition and factor set the stored tallies were counted under (definition 0: never), read for update in a write transaction. */
+export function talliesState(trx: Kysely<Database>, dialect: SqlDialect) {
+  return dialect.lockRows(trx.selectFrom("kept_tallies").selectAll().where("id", "=", 1)).executeTakeFirst();
 }
 
 /** Parameters numbered per row (`facet_0`, `facet_1`, ...) of a precompiled multi-row insert. */
