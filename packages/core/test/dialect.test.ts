@@ -20,7 +20,7 @@ import {
 import pg from "pg";
 import { ServiceError } from "../src/errors.ts";
 import type { Database } from "../src/sql/database.ts";
-import { dialectOf, POSTGRES, SQLITE, type UniqueIndex } from "../src/sql/dialect.ts";
+import { dialectOf, POSTGRES, SQLITE, transactionStatus, type UniqueIndex } from "../src/sql/dialect.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import { BACKENDS } from "./_backends.ts";
 
@@ -240,6 +240,33 @@ describe("dialect: PostgreSQL errors", () => {
     } finally {
       await sql`drop table if exists ${sql.table(table)}`.execute(db);
       await db.destroy();
+    }
+  });
+  test("a lost COMMIT's id looked up after a crash: one the server never logged, or one another transaction holds since, is not taken as committed", {
+    skip: postgres ? false : "TEST_DATABASE_URL is not set",
+  }, async () => {
+    const database = await postgres!.open();
+    try {
+      const { rows } = await sql<{
+        xid: string;
+        started: string;
+      }>`select pg_current_xact_id()::text as xid, pg_postmaster_start_time()::text as started`.execute(database.db);
+      const { xid, started } = rows[0]!;
+      // Committed (its own statement), on the same server: what it is.
+      assert.equal(await transactionStatus(database.db, xid, started), "committed");
+      // Beyond the server's next id (a crash lost it from the log): aborted at once, not polled
+      // until a new transaction takes the id and commits.
+      const future = String(BigInt(xid) + 1_000_000n);
+      const began = Date.now();
+      assert.equal(await transactionStatus(database.db, future, started), "aborted");
+      assert.ok(Date.now() - began < 1_000, "answered at once");
+      // An id in progress on a server that restarted since is another transaction's.
+      await database.db.transaction().execute(async (trx) => {
+        const held = (await sql<{ xid: string }>`select pg_current_xact_id()::text as xid`.execute(trx)).rows[0]!.xid;
+        assert.equal(await transactionStatus(database.db, held, "2000-01-01 00:00:00+00"), "aborted");
+      });
+    } finally {
+      await database.drop();
     }
   });
   test("a transaction aborted by a serialization failure runs again, a bounded number of times; other errors are not retried", {

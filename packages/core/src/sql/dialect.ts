@@ -280,30 +280,44 @@ const PG_OUTCOME_WITHIN_MS = 10_000;
  * that wrote nothing has no id and nothing to repeat.
  */
 const pgCommit: Commit = async (conn, db) => {
-  const { rows } = await sql<{ xid: string | null }>`select pg_current_xact_id_if_assigned()::text as xid`.execute(
-    conn,
-  );
+  const { rows } = await sql<{
+    xid: string | null;
+    started: string;
+  }>`select pg_current_xact_id_if_assigned()::text as xid, pg_postmaster_start_time()::text as started`.execute(conn);
   const xid = rows[0]?.xid ?? null;
   try {
     await sql`commit`.execute(conn);
   } catch (error) {
     if (xid === null || POSTGRES.storeFault(error) !== "unreachable") throw error;
-    if ((await transactionStatus(db, xid)) !== "committed") throw error;
+    if ((await transactionStatus(db, xid, rows[0]!.started)) !== "committed") throw error;
   }
 };
 
-/** `pg_xact_status` of the transaction `xid`, asked again until the server answers and the transaction has ended; null when that takes too long. */
-async function transactionStatus(db: Kysely<Database>, xid: string): Promise<string | null> {
+/**
+ * `pg_xact_status` of the transaction `xid` (begun on the server started at `started`), asked
+ * again until the server answers and the transaction has ended; null when that takes too long.
+ * An id the server calls "in the future" never reached its log (it crashed first and restarted
+ * with an earlier next id): the transaction did not commit, and the id will go to another
+ * transaction, whose outcome must not be taken for this one's, so it is `aborted` at once.
+ */
+export async function transactionStatus(db: Kysely<Database>, xid: string, started: string): Promise<string | null> {
   const deadline = Date.now() + PG_OUTCOME_WITHIN_MS;
   for (;;) {
     try {
       const { rows } = await sql<{
         status: string | null;
-      }>`select pg_xact_status(cast(${xid} as xid8)) as status`.execute(db);
+        started: string;
+      }>`select pg_xact_status(cast(${xid} as xid8)) as status, pg_postmaster_start_time()::text as started`.execute(
+        db,
+      );
       const status = rows[0]?.status ?? null;
+      // After a restart no transaction of before it is still running: one "in progress" under
+      // this id is another's.
+      if (status === "in progress" && rows[0]?.started !== started) return "aborted";
       if (status !== "in progress") return status;
-    } catch {
-      // The server is not back yet.
+    } catch (error) {
+      if (codeOf(error) === "22023" && /in the future/.test((error as Error).message)) return "aborted";
+      // Otherwise the server is not back yet.
     }
     if (Date.now() >= deadline) return null;
     await new Promise((resolve) => setTimeout(resolve, 100));
