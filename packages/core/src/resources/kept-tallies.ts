@@ -2,18 +2,17 @@
  * The counts an event keeps of its registrations' values, for its analytics report: the one
  * definition of what a registration adds to them. Like the kept figures (`kept-figures.ts`), the
  * storage adds a change's difference in the change's transaction under the event's lock, so the
- * report reads a few rows per event however many registrations it has. `talliesSql` in
- * `carbon/carbon-sql.ts` is the SQL twin that a recount sums over registration rows (a test keeps
- * the two in agreement).
+ * report reads a few rows per event however many registrations it has. `sql/tally-sql.ts` holds
+ * the SQL twins that a recount sums over registration rows (a test keeps each pair in agreement).
  */
 import type { AttendeeRecord } from "./attendee.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
+import { contributionOf } from "./kept-figures.ts";
 import {
   DEFAULT_EMISSION_FACTORS,
   type EmissionFactorSet,
   type TravelMode,
   travelBand,
-  travelEmissionsKg,
 } from "../carbon/emission-factors.ts";
 
 /**
@@ -96,14 +95,16 @@ export function travelTallyOf(
   const offset = attendee.carbonOffset;
   const mode = offset?.travelMode ?? null;
   const distanceKm = offset?.travelDistance ?? 0;
+  // Emissions and offsets as the kept figures count them.
+  const { emissionsKg, offsetUsd } = contributionOf(attendee, factors);
   return {
     mode,
     band: mode === null ? 0 : travelBand(factors, mode, distanceKm),
     registrations: 1,
     distanceKm,
-    emissionsKg: mode === null ? 0 : travelEmissionsKg(mode, distanceKm, factors),
+    emissionsKg,
     offsetOpted: offset?.opted ? 1 : 0,
-    offsetUsd: offset?.opted ? (offset.amount ?? 0) : 0,
+    offsetUsd,
   };
 }
 
@@ -125,6 +126,9 @@ export function tallyChange(before: AttendeeRecord | null, after: AttendeeRecord
   return [...moved.values()].filter((tally) => tally.registrations !== 0);
 }
 
+/** The summed fields of a travel tally. */
+const TRAVEL_SUMS = ["registrations", "distanceKm", "emissionsKg", "offsetOpted", "offsetUsd"] as const;
+
 /** How a change of one registration moves its event's travel tallies under `factors` (an entry per mode and band that moves). */
 export function travelTallyChange(
   before: AttendeeRecord | null,
@@ -132,26 +136,16 @@ export function travelTallyChange(
   factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS,
 ): TravelTally[] {
   const [was, is] = [travelTallyOf(before, factors), travelTallyOf(after, factors)];
+  /** `a`'s sums less `b`'s, under `a`'s mode and band. */
+  const less = (a: TravelTally, b: TravelTally): TravelTally => {
+    const result = { ...a };
+    for (const sum of TRAVEL_SUMS) result[sum] = a[sum] - b[sum];
+    return result;
+  };
   if (was && is && was.mode === is.mode && was.band === is.band) {
-    const delta: TravelTally = {
-      ...is,
-      registrations: 0,
-      distanceKm: is.distanceKm - was.distanceKm,
-      emissionsKg: is.emissionsKg - was.emissionsKg,
-      offsetOpted: is.offsetOpted - was.offsetOpted,
-      offsetUsd: is.offsetUsd - was.offsetUsd,
-    };
-    return delta.distanceKm === 0 && delta.emissionsKg === 0 && delta.offsetOpted === 0 && delta.offsetUsd === 0
-      ? []
-      : [delta];
+    const delta = less(is, was);
+    return TRAVEL_SUMS.every((sum) => delta[sum] === 0) ? [] : [delta];
   }
-  const negated = (t: TravelTally): TravelTally => ({
-    ...t,
-    registrations: -t.registrations,
-    distanceKm: -t.distanceKm,
-    emissionsKg: -t.emissionsKg,
-    offsetOpted: -t.offsetOpted,
-    offsetUsd: -t.offsetUsd,
-  });
-  return [...(was ? [negated(was)] : []), ...(is ? [is] : [])];
+  // Out of the one mode and band (nothing less it), into the other.
+  return [...(was ? [less(less(was, was), was)] : []), ...(is ? [is] : [])];
 }

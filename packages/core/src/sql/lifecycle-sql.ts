@@ -92,7 +92,7 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
             .select(sql<number>`coalesce(sum(${emissions}), 0)`.as("n")),
         }))
         .execute();
-      await recountTallies(trx, dialect, ctx.factors, ctx.now().toISOString(), true);
+      await recountStaleTallies(trx);
       await repriceActivities(trx, (activity) => priceActivity(ctx.factors, activity));
       // The activity figures kept on each event, summed again from its re-priced records.
       const sums = activityFiguresSql();
@@ -122,26 +122,21 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
   }
 
   /**
-   * Counts every event's tallies from its registrations when they were counted under another
-   * definition than `TALLY_DEFINITION` (or never: a store that has just gained them), and the
-   * travel ones when they were counted with another factor set than the storage's, in one write
-   * transaction. Nothing happens while both stay the same.
+   * What of the stored tallies is out of date for this storage: all of them when they were
+   * counted under another definition than `TALLY_DEFINITION` (or never: a store that has just
+   * gained them), their travel sums when they were counted with another factor set than the
+   * storage's, else nothing. Only a storage given its set reprices (as `recomputeForFactorSet`):
+   * a `keys` command of a deployment with its own factors leaves the travel sums to the server.
    */
-  async function recountOutdatedTallies(): Promise<void> {
-    const identity = factorSetIdentity(ctx.factors);
-    const stale = (state: { definition: number; factor_set: string } | undefined) => ({
-      all: state?.definition !== TALLY_DEFINITION,
-      // Only a storage given its set reprices (as `recomputeForFactorSet`): a `keys` command
-      // of a deployment with its own factors leaves the travel tallies to the server.
-      travel: ctx.factorsGiven && state?.factor_set !== identity,
-    });
-    const first = stale(await db.selectFrom("kept_tallies").selectAll().where("id", "=", 1).executeTakeFirst());
-    if (!first.all && !first.travel) return;
-    await write(async (trx) => {
-      // Read again under the lock: another process may have just done it.
-      const now = stale(await talliesState(trx, dialect));
-      if (now.all || now.travel) await recountTallies(trx, dialect, ctx.factors, ctx.now().toISOString(), !now.all);
-    });
+  function staleTallies(state: { definition: number; factor_set: string } | undefined): "all" | "travel" | null {
+    if (state?.definition !== TALLY_DEFINITION) return "all";
+    return ctx.factorsGiven && state.factor_set !== factorSetIdentity(ctx.factors) ? "travel" : null;
+  }
+
+  /** Counts again, in the write transaction `trx`, what of the tallies is out of date (read under its lock). */
+  async function recountStaleTallies(trx: Kysely<Database>): Promise<void> {
+    const stale = staleTallies(await talliesState(trx, dialect));
+    if (stale) await recountTallies(trx, dialect, ctx.factors, ctx.now().toISOString(), stale === "travel");
   }
 
   return {
@@ -156,7 +151,10 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
         );
       }
       await recomputeForFactorSet();
-      await recountOutdatedTallies();
+      // Nothing to do while the tallies are current; else counted again under the write lock
+      // (another process may have just done it).
+      if (staleTallies(await db.selectFrom("kept_tallies").selectAll().where("id", "=", 1).executeTakeFirst()))
+        await write(recountStaleTallies);
     },
 
     async ping() {

@@ -175,24 +175,17 @@ export function talliesState(trx: Kysely<Database>, dialect: SqlDialect) {
   return dialect.lockRows(trx.selectFrom("kept_tallies").selectAll().where("id", "=", 1)).executeTakeFirst();
 }
 
+/** The columns of a tally row after `event_id`: its key and its sums. */
+const ROW_COLUMNS = TALLY_COLUMNS.slice(1) as Array<Exclude<(typeof TALLY_COLUMNS)[number], "event_id">>;
+type RowColumn = (typeof ROW_COLUMNS)[number];
+type Summed = Exclude<RowColumn, "facet" | "value" | "band">;
+const SUMMED = ROW_COLUMNS.slice(3) as Summed[];
+/** One row of a change, by column. */
+type TallyRow = { facet: string; value: string } & Record<Exclude<RowColumn, "facet" | "value">, number>;
 /** Parameters numbered per row (`facet_0`, `facet_1`, ...) of a precompiled multi-row insert. */
 type Numbered<T, Name extends string> = { [K in `${Name}_${number}`]: T };
 type TallyParams = { event: string } & Numbered<string, "facet" | "value"> &
-  Numbered<number, "band" | "registrations" | "days" | "distance" | "emissions" | "opted" | "usd">;
-type Summed = "registrations" | "registered_days" | "distance_km" | "emissions_kg" | "offset_opted" | "offset_usd";
-/** The parameters of one row of the upsert, in the order of {@link TALLY_COLUMNS} after `event_id`. */
-const ROW_PARAMS = [
-  "facet",
-  "value",
-  "band",
-  "registrations",
-  "days",
-  "distance",
-  "emissions",
-  "opted",
-  "usd",
-] as const;
-const SUMMED: readonly Summed[] = TALLY_COLUMNS.slice(4) as readonly Summed[];
+  Numbered<number, Exclude<RowColumn, "facet" | "value">>;
 
 /**
  * The changes of an event's tallies, bound to a write transaction: a change's rows, both kinds,
@@ -211,11 +204,11 @@ export function createTallyWrites(db: Kysely<Database>): (trx: Kysely<Database>)
             value: param(`value_${i}`),
             band: param(`band_${i}`),
             registrations: param(`registrations_${i}`),
-            registered_days: param(`days_${i}`),
-            distance_km: param(`distance_${i}`),
-            emissions_kg: param(`emissions_${i}`),
-            offset_opted: param(`opted_${i}`),
-            offset_usd: param(`usd_${i}`),
+            registered_days: param(`registered_days_${i}`),
+            distance_km: param(`distance_km_${i}`),
+            emissions_kg: param(`emissions_kg_${i}`),
+            offset_opted: param(`offset_opted_${i}`),
+            offset_usd: param(`offset_usd_${i}`),
           })),
         )
         .onConflict((oc) =>
@@ -229,46 +222,45 @@ export function createTallyWrites(db: Kysely<Database>): (trx: Kysely<Database>)
         ),
     );
   const upserts = new Map<number, ReturnType<typeof compileUpsert>>();
+  const none = { band: 0, registered_days: 0, distance_km: 0, emissions_kg: 0, offset_opted: 0, offset_usd: 0 };
 
   return (trx) => ({
     async adjust(eventId, tallies, travel) {
-      const rows = tallies.length + travel.length;
-      if (rows === 0) return;
-      let upsert = upserts.get(rows);
-      if (!upsert) upserts.set(rows, (upsert = compileUpsert(rows)));
+      const rows: TallyRow[] = [
+        ...tallies.map((t) => ({
+          ...none,
+          facet: t.facet,
+          value: t.value,
+          registrations: t.registrations,
+          registered_days: t.registeredDays,
+        })),
+        ...travel.map((t) => ({
+          ...none,
+          facet: TRAVEL_FACET,
+          value: t.mode ?? NO_MODE,
+          band: t.band,
+          registrations: t.registrations,
+          distance_km: t.distanceKm,
+          emissions_kg: t.emissionsKg,
+          offset_opted: t.offsetOpted,
+          offset_usd: t.offsetUsd,
+        })),
+      ];
+      if (rows.length === 0) return;
+      let upsert = upserts.get(rows.length);
+      if (!upsert) upserts.set(rows.length, (upsert = compileUpsert(rows.length)));
       const values: Record<string, string | number> = { event: eventId };
-      const set = (i: number, row: readonly [string, string, ...number[]]) => {
-        for (const [n, name] of ROW_PARAMS.entries()) values[`${name}_${i}`] = row[n]!;
-      };
-      for (const [i, t] of tallies.entries())
-        set(i, [t.facet, t.value, 0, t.registrations, t.registeredDays, 0, 0, 0, 0]);
-      for (const [i, t] of travel.entries())
-        set(tallies.length + i, [
-          TRAVEL_FACET,
-          t.mode ?? NO_MODE,
-          t.band,
-          t.registrations,
-          0,
-          t.distanceKm,
-          t.emissionsKg,
-          t.offsetOpted,
-          t.offsetUsd,
-        ]);
+      for (const [i, row] of rows.entries()) for (const column of ROW_COLUMNS) values[`${column}_${i}`] = row[column];
       await upsert(values as TallyParams, trx);
       // A value no registration has any longer goes (an erased registration's company with it).
       // Only a change that takes registrations away can leave one; RETURNING would tell which,
       // at several times the upsert's own cost on SQLite.
-      const decreased = [
-        ...tallies.filter((t) => t.registrations < 0).map((t) => ({ facet: t.facet, value: t.value, band: 0 })),
-        ...travel
-          .filter((t) => t.registrations < 0)
-          .map((t) => ({ facet: TRAVEL_FACET, value: t.mode ?? NO_MODE, band: t.band })),
-      ];
+      const decreased = rows.filter((row) => row.registrations < 0);
       if (decreased.length > 0)
         await trx
           .deleteFrom("event_tallies")
           .where("event_id", "=", eventId)
-          .where((eb) => eb.or(decreased.map((key) => eb.and(key))))
+          .where((eb) => eb.or(decreased.map(({ facet, value, band }) => eb.and({ facet, value, band }))))
           .where("registrations", "=", 0)
           .execute();
     },

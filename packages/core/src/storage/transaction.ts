@@ -102,8 +102,8 @@ export interface FigureWrites {
 export interface TallyWrites {
   /**
    * Adds each of `tallies` and `travel` (a change's differences: `tallyChange`,
-   * `travelTallyChange`) to the event's tallies, one statement each; a value left with no
-   * registration goes. Call it under the event's lock.
+   * `travelTallyChange`) to the event's tallies; a value left with no registration goes. Call it
+   * under the event's lock.
    */
   adjust(eventId: string, tallies: readonly Tally[], travel: readonly TravelTally[]): Promise<void>;
 }
