@@ -13,75 +13,43 @@
  * once seeded (as autovacuum would be), and dropped after.
  * Not a test: figures depend on the machine and on what else runs on it.
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { type ActivityInput, createEventService, createSqlStorage } from "@event-service/core";
 import { openDatabase } from "@event-service/server";
 import { sql } from "kysely";
-import pg from "pg";
 // Internal to the core: the benchmark writes real rows fast, sums the kept figures with the
 // service's own SQL twin, and checks them against the one definition.
 import { contributionSql } from "../packages/core/src/carbon/carbon-sql.ts";
 import { contributionOf } from "../packages/core/src/resources/kept-figures.ts";
 import type { AttendeeRecord } from "../packages/core/src/resources/attendee.ts";
 import { attendeeToRow } from "../packages/core/src/sql/rows.ts";
-import { startProcess } from "./start-process.ts";
+import { type FreshDatabase, freshPostgres, freshSqlite, POSTGRES_ADMIN_URL, POSTGRES_SKIPPED } from "./databases.ts";
+import { startProcess, stopProcess } from "./start-process.ts";
 
 const REGISTRATIONS = Number(process.env.BENCH_FOOTPRINT_REGISTRATIONS ?? 200_000);
 const ACTIVITIES = Number(process.env.BENCH_FOOTPRINT_ACTIVITIES ?? 1_000);
 const REQUESTS = Number(process.env.BENCH_FOOTPRINT_REQUESTS ?? 50);
 const TARGET_P95_MS = 200;
-const POSTGRES_ADMIN_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined;
 
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(" ");
 
-/** A database for one backend's run: its DATABASE_URL, how many rows one insert takes, and how to remove it. */
-interface BenchDatabase {
-  url: string;
+/** A database for one backend's run, and how many rows one insert takes. */
+interface BenchDatabase extends FreshDatabase {
   /** SQLite binds at most 32,766 parameters a statement, PostgreSQL 65,535 (28 columns a row). */
   batch: number;
   postgres: boolean;
-  drop(): Promise<void>;
-}
-
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
 }
 
 async function sqliteDatabase(): Promise<BenchDatabase> {
-  const dir = mkdtempSync(join(tmpdir(), "event-service-bench-footprint-"));
-  return {
-    url: join(dir, "bench.sqlite"),
-    batch: 1_000,
-    postgres: false,
-    drop: async () => rmSync(dir, { recursive: true, force: true }),
-  };
+  return { ...freshSqlite("event-service-bench-footprint-"), batch: 1_000, postgres: false };
 }
 
 async function postgresDatabase(): Promise<BenchDatabase> {
-  // Lower-case letters and digits only: safe inside the double quotes.
-  const name = `es_bench_footprint_${randomBytes(6).toString("hex")}`;
-  await admin(`CREATE DATABASE "${name}"`);
-  const url = new URL(POSTGRES_ADMIN_URL!);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    batch: 2_000,
-    postgres: true,
-    drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
-  };
+  return { ...(await freshPostgres("es_bench_footprint_")), batch: 2_000, postgres: true };
 }
 
 const TRAVEL = [
@@ -432,7 +400,7 @@ const BACKENDS: Array<{ name: string; open: (() => Promise<BenchDatabase>) | str
   { name: "SQLite", open: sqliteDatabase },
   {
     name: "PostgreSQL",
-    open: POSTGRES_ADMIN_URL ? postgresDatabase : "skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL",
+    open: POSTGRES_ADMIN_URL ? postgresDatabase : POSTGRES_SKIPPED,
   },
 ];
 
@@ -491,9 +459,7 @@ for (const backend of BACKENDS) {
         );
       }
     } finally {
-      const exited = new Promise((done) => server.child.once("exit", done));
-      server.child.kill("SIGTERM");
-      await exited;
+      await stopProcess(server);
     }
   } finally {
     await database.drop();

@@ -10,60 +10,33 @@
  * skipped. Each database is seeded as `bench/run.ts` seeds its file (500 events, 10,000
  * registrations). Not a test: figures depend on the machine and on what else runs on it.
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
-import pg from "pg";
+import { cpus, loadavg } from "node:os";
 import { CONNECTIONS, drive, type Figures, SECONDS } from "./drive.ts";
 import { SEED_EVENTS, SEED_REGISTRATIONS_PER_EVENT, seedBenchData } from "./seed.ts";
-import { startProcess } from "./start-process.ts";
+import { type FreshDatabase, freshPostgres, freshSqlite, POSTGRES_ADMIN_URL, POSTGRES_SKIPPED } from "./databases.ts";
+import { startProcess, stopProcess } from "./start-process.ts";
 
-const POSTGRES_ADMIN_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined;
 const PROCESSES = [1, 2] as const;
 
-/** Runs one statement on a short-lived admin connection. */
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
-/** A database for one backend's runs: its DATABASE_URL and how to remove it. */
-interface BenchDatabase {
-  url: string;
+/** A database for one backend's runs. */
+interface BenchDatabase extends FreshDatabase {
   /** Events written at once while seeding (SQLite has one writer; PostgreSQL takes several). */
   seedParallel: number;
-  drop(): Promise<void>;
 }
 
 async function sqliteDatabase(): Promise<BenchDatabase> {
-  const dir = mkdtempSync(join(tmpdir(), "event-service-bench-"));
-  return {
-    url: join(dir, "bench.sqlite"),
-    seedParallel: 1,
-    drop: async () => rmSync(dir, { recursive: true, force: true }),
-  };
+  return { ...freshSqlite("event-service-bench-"), seedParallel: 1 };
 }
 
 async function postgresDatabase(): Promise<BenchDatabase> {
-  // Lower-case letters and digits only: safe inside the double quotes.
-  const name = `es_bench_${randomBytes(6).toString("hex")}`;
-  await admin(`CREATE DATABASE "${name}"`);
-  const url = new URL(POSTGRES_ADMIN_URL!);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), seedParallel: 8, drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+  return { ...(await freshPostgres("es_bench_")), seedParallel: 8 };
 }
 
 const BACKENDS: Array<{ name: string; open: (() => Promise<BenchDatabase>) | string }> = [
   { name: "SQLite (one file)", open: sqliteDatabase },
   {
     name: "PostgreSQL",
-    open: POSTGRES_ADMIN_URL ? postgresDatabase : "skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL",
+    open: POSTGRES_ADMIN_URL ? postgresDatabase : POSTGRES_SKIPPED,
   },
 ];
 
@@ -124,9 +97,7 @@ for (const backend of BACKENDS) {
           ]);
         }
       } finally {
-        const exited = new Promise((done) => server.child.once("exit", done));
-        server.child.kill("SIGTERM");
-        await exited;
+        await stopProcess(server);
       }
     }
   } finally {

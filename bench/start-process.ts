@@ -51,3 +51,10 @@ export function startProcess(
     child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
   });
 }
+
+/** Stops a started process with SIGTERM and waits until it has exited. */
+export async function stopProcess({ child }: StartedProcess): Promise<void> {
+  const exited = new Promise((done) => child.once("exit", done));
+  child.kill("SIGTERM");
+  await exited;
+}
