@@ -18,6 +18,8 @@ export const ERROR_CODES = {
   NOT_FOUND: { status: 404, message: "Resource not found." },
   DUPLICATE_REGISTRATION: { status: 409, message: "This email is already registered for the event." },
   DUPLICATE_WEBHOOK: { status: 409, message: "A webhook with this URL already exists." },
+  VENDOR_IN_USE: { status: 409, message: "The vendor has an active booking." },
+  DUPLICATE_BOOKING: { status: 409, message: "The vendor is already booked for this event." },
   ALREADY_CHECKED_IN: { status: 409, message: "This registration is already checked in." },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: "A request with this Idempotency-Key is still running." },
   REQUEST_TIMEOUT: { status: 408, message: "The request did not arrive in time." },

@@ -114,6 +114,23 @@ export { Activity, ActivityFactor, ActivityInput } from "./resources/activity.ts
 export { ActivityListQuery, ActivityUpdateInput } from "./resources/priced-activity.ts";
 export { ACTIVITY_KINDS, ACTIVITY_UNITS, DATA_QUALITIES } from "./carbon/activity-kinds.ts";
 export type { ActivityKind, ActivityUnit, DataQuality } from "./carbon/activity-kinds.ts";
+export {
+  Booking,
+  BookingCreateInput,
+  BookingListQuery,
+  BookingUpdateInput,
+  BookingWithLink,
+  BOOKING_STATUSES,
+  Certification,
+  Vendor,
+  VendorAnswerInput,
+  VENDOR_CATEGORIES,
+  VendorCreateInput,
+  VendorListQuery,
+  VendorRequest,
+  VendorUpdateInput,
+} from "./resources/vendor.ts";
+export type { BookingStatus, VendorCategory, VendorContact, VendorLocation } from "./resources/vendor.ts";
 export { ApiKeyCreateInput, SCOPES, TIERS } from "./resources/api-key.ts";
 export type { ApiKeyInfo, AuthContext, CreatedApiKey, Scope, Tier } from "./resources/api-key.ts";
 

@@ -11,6 +11,8 @@ export const SCOPES = [
   "webhooks:read",
   "webhooks:write",
   "analytics:read",
+  "vendors:read",
+  "vendors:write",
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

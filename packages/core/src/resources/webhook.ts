@@ -28,6 +28,12 @@ export const WEBHOOK_EVENT_TYPES = [
   "sustainability.report_generated",
   "analytics.report_ready",
   "analytics.threshold_exceeded",
+  // Vendor coordination: a booking's request, its vendor's answer, its cancellation, the vendor's data.
+  "vendor.booking_requested",
+  "vendor.confirmed",
+  "vendor.declined",
+  "vendor.cancelled",
+  "vendor.data_submitted",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -42,6 +48,7 @@ export const READ_SCOPE_BY_FAMILY = {
   sustainability: "events:read",
   attendee: "attendees:read",
   analytics: "analytics:read",
+  vendor: "vendors:read",
 } as const satisfies Record<string, Scope>;
 
 /**
