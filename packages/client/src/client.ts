@@ -8,6 +8,11 @@ import type {
   AttendeeExportQuery,
   AttendeeListQuery,
   AttendeeUpdateInput,
+  Booking,
+  BookingCreateInput,
+  BookingListQuery,
+  BookingUpdateInput,
+  BookingWithLink,
   CheckInInput,
   CreatedWebhook,
   DeleteResult,
@@ -28,6 +33,10 @@ import type {
   ThresholdListQuery,
   ThresholdUpdateInput,
   TrendReport,
+  Vendor,
+  VendorCreateInput,
+  VendorListQuery,
+  VendorUpdateInput,
   Webhook,
   WebhookCreateInput,
   WebhookDelivery,
@@ -84,6 +93,10 @@ export type AttendeeExportParams = QueryParams<AttendeeExportQuery>;
 export type WebhookListParams = ListParams<WebhookListQuery>;
 export type DeliveryListParams = ListParams<DeliveryListQuery>;
 export type ThresholdListParams = ListParams<ThresholdListQuery>;
+/** Query of `vendors.list`: `category`, `search` (part of the name) and paging. */
+export type VendorListParams = ListParams<VendorListQuery>;
+/** Query of `bookings.list`: `status` and paging. */
+export type BookingListParams = ListParams<BookingListQuery>;
 /** Query of `analytics.sustainability`: `startDate`, `endDate`, `eventIds` (a list, or comma-separated), `granularity`. */
 export type SustainabilityParams = QueryParams<SustainabilityQuery>;
 /** Query of `analytics.trends`: `metric`, `startDate`, `endDate`, `granularity`, `category`, `includeBenchmark`. */
@@ -224,6 +237,53 @@ export interface ActivitiesResource {
   listAll(eventId: string, query?: ActivityListParams, call?: CallOptions): AsyncGenerator<Activity, void, undefined>;
 }
 
+/**
+ * The suppliers of the caller's account (caterers, venues, transport…), with where they operate
+ * from and the certifications they hold: what an event's local-sourcing and certified shares are
+ * measured by. Reading needs `vendors:read`, changing `vendors:write`.
+ *
+ * @example
+ * const caterer = await client.vendors.create({ name: "Green Fork", category: "catering",
+ *   location: { city: "Potsdam", country: "DE", coordinates: { lat: 52.39, lng: 13.06 } },
+ *   certifications: [{ scheme: "ISO 20121" }] });
+ */
+export interface VendorsResource {
+  create(input: VendorCreateInput, call?: CallOptions): Promise<Vendor>;
+  get(vendorId: string, call?: CallOptions): Promise<Vendor>;
+  /** A partial update; a given `contact` or `location` replaces the stored one whole, `null` clears it. */
+  update(vendorId: string, input: VendorUpdateInput, call?: CallOptions): Promise<Vendor>;
+  /** Deletes the vendor; `409 VENDOR_IN_USE` while one of its bookings is requested or confirmed. */
+  delete(vendorId: string, call?: CallOptions): Promise<DeleteResult>;
+  /** One page of the account's vendors. */
+  list(query?: VendorListParams, call?: CallOptions): Promise<ListResult<"vendors", Vendor>>;
+  /** Every vendor the query matches, fetched page by page as you iterate. */
+  listAll(query?: VendorListParams, call?: CallOptions): AsyncGenerator<Vendor, void, undefined>;
+}
+
+/**
+ * An event's vendor bookings: booking a vendor asks it, through its own link (`vendorLink`, no
+ * API key: hand it to {@link createVendorLinkClient}), to confirm or decline and to report the
+ * activity records named in `dataRequested`. Reading needs `vendors:read`, changing
+ * `vendors:write`.
+ *
+ * @example
+ * const booking = await client.bookings.create(event.id, { vendorId: caterer.id, services: "Lunch for 300", dataRequested: ["catering"] });
+ * sendToVendor(booking.vendorLink);
+ */
+export interface BookingsResource {
+  /** Books a vendor for the event (`requested`); the answer is one of the two that show `vendorLink`. */
+  create(eventId: string, input: BookingCreateInput, call?: CallOptions): Promise<BookingWithLink>;
+  /** One page of the event's bookings. */
+  list(eventId: string, query?: BookingListParams, call?: CallOptions): Promise<ListResult<"bookings", Booking>>;
+  /** Every booking of the event the query matches, fetched page by page as you iterate. */
+  listAll(eventId: string, query?: BookingListParams, call?: CallOptions): AsyncGenerator<Booking, void, undefined>;
+  get(eventId: string, bookingId: string, call?: CallOptions): Promise<Booking>;
+  /** A partial update; `status` follows the booking's rules (`requested` to `confirmed`, `declined` or `cancelled`; `confirmed` to `cancelled`). */
+  update(eventId: string, bookingId: string, input: BookingUpdateInput, call?: CallOptions): Promise<Booking>;
+  /** Gives the booking a new `vendorLink`, shown this once; the previous link answers `404` from now. */
+  rotateLink(eventId: string, bookingId: string, call?: CallOptions): Promise<BookingWithLink>;
+}
+
 /** The client {@link createClient} returns. */
 export interface EventServiceClient {
   events: EventsResource;
@@ -232,6 +292,8 @@ export interface EventServiceClient {
   analytics: AnalyticsResource;
   activities: ActivitiesResource;
   thresholds: ThresholdsResource;
+  vendors: VendorsResource;
+  bookings: BookingsResource;
 }
 
 /**
@@ -341,6 +403,28 @@ export function createClient(options: ClientOptions): EventServiceClient {
       list: (query = {}, call) =>
         request<ListResult<"thresholds", Threshold>>("GET", "/thresholds", { query, ...call }),
       listAll: (query = {}, call) => walk<"thresholds", Threshold>("thresholds", "/thresholds", query, call),
+    },
+    vendors: {
+      create: (input, call) => request<Vendor>("POST", "/vendors", { body: input, ...call }),
+      get: (vendorId, call) => request<Vendor>("GET", `/vendors/${id(vendorId)}`, call),
+      update: (vendorId, input, call) => request<Vendor>("PUT", `/vendors/${id(vendorId)}`, { body: input, ...call }),
+      delete: (vendorId, call) => request<DeleteResult>("DELETE", `/vendors/${id(vendorId)}`, call),
+      list: (query = {}, call) => request<ListResult<"vendors", Vendor>>("GET", "/vendors", { query, ...call }),
+      listAll: (query = {}, call) => walk<"vendors", Vendor>("vendors", "/vendors", query, call),
+    },
+    bookings: {
+      create: (eventId, input, call) =>
+        request<BookingWithLink>("POST", `/events/${id(eventId)}/vendors`, { body: input, ...call }),
+      list: (eventId, query = {}, call) =>
+        request<ListResult<"bookings", Booking>>("GET", `/events/${id(eventId)}/vendors`, { query, ...call }),
+      listAll: (eventId, query = {}, call) =>
+        walk<"bookings", Booking>("bookings", `/events/${id(eventId)}/vendors`, query, call),
+      get: (eventId, bookingId, call) =>
+        request<Booking>("GET", `/events/${id(eventId)}/vendors/${id(bookingId)}`, call),
+      update: (eventId, bookingId, input, call) =>
+        request<Booking>("PUT", `/events/${id(eventId)}/vendors/${id(bookingId)}`, { body: input, ...call }),
+      rotateLink: (eventId, bookingId, call) =>
+        request<BookingWithLink>("POST", `/events/${id(eventId)}/vendors/${id(bookingId)}/rotate-link`, call),
     },
   };
 }
