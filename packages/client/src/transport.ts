@@ -63,6 +63,21 @@ function toQuery(query: Query): Record<string, string> {
   return out;
 }
 
+/**
+ * A random UUID (version 4) for an `Idempotency-Key`: `crypto.randomUUID` where there is one;
+ * browsers give it to secure pages (https, localhost) only, and `getRandomValues` to every page,
+ * so a vendor's page on plain http still gets its keys.
+ */
+function randomKey(): string {
+  const { crypto } = globalThis;
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -136,10 +151,7 @@ export function createTransport(options: TransportOptions): Transport {
   );
 
   async function request<T>(method: Method, path: string, init: RequestInit = {}): Promise<T> {
-    const key =
-      method === "POST"
-        ? (init.idempotencyKey ?? (generateKeys ? globalThis.crypto.randomUUID() : undefined))
-        : undefined;
+    const key = method === "POST" ? (init.idempotencyKey ?? (generateKeys ? randomKey() : undefined)) : undefined;
     const retriable = method !== "POST" || key !== undefined;
     for (let attempt = 1; ; attempt++) {
       try {

@@ -119,6 +119,25 @@ describe("headers", () => {
     assert.equal(sent[1]!.headers.get("idempotency-key"), "till-7");
     assert.equal(sent[0]!.headers.get("content-type"), "application/json");
   });
+
+  test("a page without crypto.randomUUID (plain http) still gets random version 4 keys", async () => {
+    // Browsers define randomUUID on secure pages only, getRandomValues everywhere. Shadowed on the
+    // instance here (it lives on Crypto.prototype), and the shadow removed afterwards.
+    Object.defineProperty(globalThis.crypto, "randomUUID", { value: undefined, configurable: true });
+    try {
+      const { fetch, sent } = scripted([json(201, {}), json(201, {})]);
+      const vendor = createVendorLinkClient({ link: LINK, fetch });
+      await vendor.activities.create(meals);
+      await vendor.activities.create(meals);
+      const [first, second] = sent.map((s) => s.headers.get("idempotency-key")!);
+      assert.match(first!, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      assert.match(second!, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      assert.notEqual(first, second);
+    } finally {
+      delete (globalThis.crypto as { randomUUID?: unknown }).randomUUID;
+    }
+    assert.equal(typeof globalThis.crypto.randomUUID, "function");
+  });
 });
 
 describe("retries and errors", () => {
