@@ -39,6 +39,8 @@ export type {
   WebhooksResource,
 } from "./client.ts";
 export type {
+  VendorActivityInput,
+  VendorActivityUpdateInput,
   VendorLinkActivitiesResource,
   VendorLinkClient,
   VendorLinkClientOptions,

@@ -11,6 +11,14 @@ import type { ActivityListParams } from "./client.ts";
 import type { RetryOptions } from "./retry.ts";
 import { type CallOptions, createTransport } from "./transport.ts";
 
+/** `Omit` on each member of a union: a discriminated union stays one. */
+type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** An activity record as a vendor's link takes it: the organiser's `ActivityInput` but `vendorId`, which is the booking's vendor. */
+export type VendorActivityInput = OmitEach<ActivityInput, "vendorId">;
+/** A correction through a vendor's link: the organiser's `ActivityUpdateInput` but `vendorId`. */
+export type VendorActivityUpdateInput = Omit<ActivityUpdateInput, "vendorId">;
+
 /** Options of {@link createVendorLinkClient}. */
 export interface VendorLinkClientOptions {
   /**
@@ -42,13 +50,13 @@ export interface VendorLinkActivitiesResource {
    * Records one activity: `400 INVALID_REQUEST` naming `kind` for a kind the booking does not
    * ask for, `422 INVALID_STATE_TRANSITION` before confirmation, once declined, or after the data window.
    */
-  create(input: ActivityInput, call?: CallOptions): Promise<Activity>;
-  /** One page of the records made through this link, oldest first. */
+  create(input: VendorActivityInput, call?: CallOptions): Promise<Activity>;
+  /** One page of the records made through this link, oldest first (once the booking is confirmed). */
   list(query?: ActivityListParams, call?: CallOptions): Promise<ListResult<"activities", Activity>>;
   /** Every record made through this link, fetched page by page as you iterate. */
   listAll(query?: ActivityListParams, call?: CallOptions): AsyncGenerator<Activity, void, undefined>;
   /** A partial update of one of this link's records, checked whole; the kind cannot change. */
-  update(activityId: string, input: ActivityUpdateInput, call?: CallOptions): Promise<Activity>;
+  update(activityId: string, input: VendorActivityUpdateInput, call?: CallOptions): Promise<Activity>;
   delete(activityId: string, call?: CallOptions): Promise<DeleteResult>;
 }
 
