@@ -1716,6 +1716,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
           stream: null,
           dataQuality: "measured",
           vendorId: null,
+          bookingId: null,
           note: null,
           emissionsKg: 120.5 * 2.51279,
           factor: {
