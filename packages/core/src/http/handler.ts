@@ -241,7 +241,20 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     if (!link) throw linkNotFound();
     if (address !== undefined) failureLimit.refund(address, nowMs);
     const input = await readRouteInput(ctx, entry.route, params, { link });
-    return sendResult(ctx, await entry.route.handle(input.context));
+    const run = () => entry.route.handle(input.context);
+    const idempotencyKey = ctx.request.method === "POST" ? ctx.request.headers.get("idempotency-key") : null;
+    if (idempotencyKey === null) return sendResult(ctx, await run());
+    // Kept under the booking's account and id, never the token: a rotated link's retry still replays.
+    const keyed = {
+      accountId: link.booking.accountId,
+      key: idempotencyKey,
+      method: "POST",
+      path: `/vendor-bookings/${link.booking.id}${entry.route.path.slice("/vendor-requests/:token".length)}`,
+      body: input.bodyBytes,
+      nowMs,
+      docs: ctx.docsUrl,
+    };
+    return sendResult(ctx, await withIdempotency(storage, keyed, run));
   }
 
   /** A route's result as the response, with the headers gathered on the way (its own win). */

@@ -34,6 +34,8 @@ import type { CarbonSettings } from "../carbon/carbon-settings.ts";
  * activity data for the event until 30 days after it ends.
  */
 export interface VendorLinkOperations {
+  /** Whose link it is: the booking's id and account (what an Idempotency-Key of its requests is kept under). */
+  readonly booking: { readonly id: string; readonly accountId: string };
   /** The booking's id, status, services and data asked, the vendor's name, the event's name, dates and city. */
   view(): Promise<VendorRequest>;
   /** Confirms the booking (again: no change). Throws `INVALID_REQUEST`, `INVALID_STATE_TRANSITION` (declined). */
@@ -150,6 +152,7 @@ export function createVendorLinkOperations(
   };
 
   return {
+    booking: { id: found.id, accountId },
     async view() {
       const [booking, event] = await Promise.all([
         storage.findBookingByLink(linkHash),
