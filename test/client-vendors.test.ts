@@ -379,9 +379,7 @@ describe("@event-service/client: vendors, bookings and the vendor's link", () =>
     );
   });
 
-  test("a POST through the link with the same Idempotency-Key records once", {
-    todo: "the service ignores Idempotency-Key on /vendor-requests/:token routes (serveLink in core's handler)",
-  }, async () => {
+  test("a POST through the link with the same Idempotency-Key records once, across a rotation of the link", async () => {
     const client = await organiser("Link idempotency");
     const event = await client.events.create(eventInput() as never);
     const vendor = await client.vendors.create(caterer());
@@ -394,10 +392,18 @@ describe("@event-service/client: vendors, bookings and the vendor's link", () =>
     await link.confirm();
     const meals = { kind: "catering", quantity: 40, unit: "meals", mealType: "vegetarian" } as const;
     const first = await link.activities.create(meals, { idempotencyKey: "till-2027-05-01" });
-    const again = await link.activities.create(meals, { idempotencyKey: "till-2027-05-01" });
-    assert.deepEqual(again, first);
+    assert.deepEqual(await link.activities.create(meals, { idempotencyKey: "till-2027-05-01" }), first);
+    // The key is kept under the booking, not the token: the new link's retry is the same request.
+    const rotated = await client.bookings.rotateLink(event.id, booking.id);
+    const relinked = createVendorLinkClient({ link: rotated.vendorLink });
+    assert.deepEqual(await relinked.activities.create(meals, { idempotencyKey: "till-2027-05-01" }), first);
+    await refused(
+      relinked.activities.create({ ...meals, quantity: 41 }, { idempotencyKey: "till-2027-05-01" }),
+      422,
+      "IDEMPOTENCY_KEY_REUSED",
+    );
     assert.deepEqual(
-      (await link.activities.list()).activities.map((a) => a.id),
+      (await relinked.activities.list()).activities.map((a) => a.id),
       [first.id],
     );
   });

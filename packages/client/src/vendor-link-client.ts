@@ -30,9 +30,10 @@ export interface VendorLinkClientOptions {
   /** Retrying `429` and `503` answers (and `409 IDEMPOTENCY_KEY_IN_USE`); `false` turns it off. */
   retry?: RetryOptions | false;
   /**
-   * Send a generated `Idempotency-Key` with every `POST` that has none: as with
-   * {@link createClient}, a `POST` is retried (after `429` or `503`) only with one. Default true.
-   * `false` makes a bare `confirm()` or `decline()` a request a browser sends without a preflight.
+   * Send a generated `Idempotency-Key` with every `POST` that has none, so a retried call never
+   * records twice (the service keeps a key under the booking: it holds across a rotated link).
+   * Default true. Without one, a `POST` is never retried; `false` also makes a bare `confirm()` or
+   * `decline()` a request a browser sends without a preflight.
    */
   idempotencyKeys?: boolean;
   /** Time-out of one attempt in ms. Default 30 s. */
@@ -96,8 +97,9 @@ function linkBase(link: string): string {
  * Creates a client of one vendor link, for the vendor's own use: in its browser or its systems,
  * with the link as the only credential. Its calls send no header beyond `accept`, a JSON body's
  * `content-type` and a `POST`'s `Idempotency-Key`, all of which a service started with CORS
- * origins allows from a browser. Errors and retries are {@link createClient}'s: every failure is
- * an {@link EventServiceError}; an unknown, rotated or cancelled link is `404 NOT_FOUND`.
+ * origins allows from a browser. Errors, retries and `Idempotency-Key`s are
+ * {@link createClient}'s: every failure is an {@link EventServiceError}; an unknown, rotated or
+ * cancelled link is `404 NOT_FOUND`.
  *
  * @example
  * const vendor = createVendorLinkClient({ link: "https://events.example.com/v1/vendor-requests/vrq_…" });
