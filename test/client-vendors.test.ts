@@ -1,10 +1,15 @@
 /**
  * The typed client's vendors and bookings, and the vendor's link client (@event-service/client,
  * built), against the real server: what each call answers, the errors they throw, the records a
- * vendor makes through its link, and the event analytics' vendor shares.
+ * vendor makes through its link, and the event analytics' vendor shares; then the link client
+ * across origins, through a fetch that applies a browser's CORS rules and in headless Chromium
+ * (skipped without it, as test/browser.test.ts is, and in the PostgreSQL pass).
  */
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join, normalize, sep } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { chromium } from "playwright-core";
 import {
   createClient,
   createVendorLinkClient,
@@ -13,7 +18,7 @@ import {
   type VendorCreateInput,
 } from "@event-service/client";
 import { eventInput } from "./fixtures/builders.ts";
-import { startServer, type TestServer } from "./_setup.ts";
+import { ROOT, SQLITE_PASS_ONLY, startServer, type TestServer } from "./_setup.ts";
 
 /** Alexanderplatz; Bernau bei Berlin is some 22 km from it, Munich some 500. */
 const BERLIN = { lat: 52.5219, lng: 13.4132 };
@@ -501,5 +506,109 @@ describe("the vendor's link client as a browser on another origin calls it", () 
     ]);
     // A refusal reads as the service's error in the browser too, not as a network failure.
     await refused(link.decline(), 422, "INVALID_STATE_TRANSITION");
+  });
+});
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const BROWSER_SKIP =
+  SQLITE_PASS_ONLY ||
+  (!existsSync(CHROMIUM) && process.env.CI !== "true"
+    ? `no Chromium at ${CHROMIUM}: install Debian's chromium package to run it`
+    : false);
+
+describe("the vendor's link client in Chromium, on a plain-http page of another origin", { skip: BROWSER_SKIP }, () => {
+  const ORIGIN = "http://caterer.example.test";
+  let server: TestServer;
+
+  before(async () => {
+    server = await startServer({ env: { CORS_ORIGINS: ORIGIN } });
+  });
+  after(async () => assert.equal(await server?.stop(), 0));
+
+  /** The vendor's page: the built client and ofetch's modules by an import map, the link in its fragment. */
+  const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>A vendor's page</title>
+<script type="importmap">${JSON.stringify({
+    imports: Object.fromEntries(["ofetch", "destr", "ufo"].map((name) => [name, `/modules/${name}/dist/index.mjs`])),
+  })}</script></head>
+<body><pre id="result">running...</pre>
+<script type="module">
+import { createVendorLinkClient } from "/client/index.js";
+const result = { secureContext: isSecureContext, randomUUID: typeof crypto.randomUUID };
+try {
+  const link = createVendorLinkClient({ link: decodeURIComponent(location.hash.slice(1)) });
+  result.viewed = (await link.get()).status;
+  result.confirmed = (await link.confirm({ message: "Confirmed from our office" })).status;
+  const record = await link.activities.create({ kind: "catering", quantity: 12, unit: "meals", mealType: "vegan" });
+  result.recorded = { id: record.id, quantity: (await link.activities.update(record.id, { quantity: 14 })).quantity };
+  result.listed = (await link.activities.list()).activities.map((a) => a.id);
+  try {
+    await link.activities.create({ kind: "water", quantity: 1, unit: "m3" });
+  } catch (error) {
+    result.refused = { name: error.name, status: error.status, code: error.code, field: error.field };
+  }
+} catch (error) {
+  result.failure = { name: error.name, code: error.code, message: error.message };
+}
+document.getElementById("result").textContent = JSON.stringify(result);
+document.body.dataset.state = "done";
+</script></body></html>`;
+
+  test("reads, confirms, records and corrects: every call passes Chromium's CORS checks", async () => {
+    const client = createClient({ baseUrl: server.url, apiKey: (await server.createKey()).key });
+    const event = await client.events.create(eventInput() as never);
+    const vendor = await client.vendors.create(caterer());
+    const booking = await client.bookings.create(event.id, {
+      vendorId: vendor.id,
+      services: "Lunch",
+      dataRequested: ["catering"],
+    });
+    // The API is on loopback here, as it would not be for a vendor: Chromium's private network
+    // checks (a public page calling a loopback address) are off, its CORS checks are not.
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-features=BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,LocalNetworkAccessChecks",
+      ],
+    });
+    try {
+      const context = await browser.newContext();
+      // The page's origin is served from here: the page, the built client and its modules.
+      const served = { "/client/": join(ROOT, "packages/client/dist"), "/modules/": join(ROOT, "node_modules") };
+      await context.route(`${ORIGIN}/**`, (route) => {
+        const path = decodeURIComponent(new URL(route.request().url()).pathname);
+        if (path === "/") return route.fulfill({ contentType: "text/html; charset=utf-8", body: PAGE });
+        for (const [prefix, dir] of Object.entries(served)) {
+          const file = normalize(join(dir, path.slice(prefix.length)));
+          if (path.startsWith(prefix) && file.startsWith(dir + sep) && existsSync(file))
+            return route.fulfill({ contentType: "text/javascript; charset=utf-8", body: readFileSync(file) });
+        }
+        return route.fulfill({ status: 404, contentType: "text/plain", body: "not found" });
+      });
+      const page = await context.newPage();
+      await page.goto(`${ORIGIN}/#${encodeURIComponent(booking.vendorLink)}`);
+      await page.waitForSelector("body[data-state=done]", { timeout: 30_000 });
+      const result = JSON.parse(await page.locator("#result").innerText());
+      assert.equal(result.failure, undefined, JSON.stringify(result.failure));
+      assert.deepEqual(result, {
+        // A plain-http page has no crypto.randomUUID: its Idempotency-Keys come from getRandomValues.
+        secureContext: false,
+        randomUUID: "undefined",
+        viewed: "requested",
+        confirmed: "confirmed",
+        recorded: { id: result.recorded.id, quantity: 14 },
+        listed: [result.recorded.id],
+        refused: { name: "EventServiceError", status: 400, code: "INVALID_REQUEST", field: "kind" },
+      });
+      const seen = await client.bookings.get(event.id, booking.id);
+      assert.deepEqual([seen.status, seen.message], ["confirmed", "Confirmed from our office"]);
+      const [recorded] = (await client.activities.list(event.id)).activities;
+      assert.deepEqual([recorded?.id, recorded?.vendorId, recorded?.quantity], [result.recorded.id, vendor.id, 14]);
+    } finally {
+      await browser.close();
+    }
   });
 });
