@@ -55,6 +55,33 @@ const CLIENT_METHODS: Record<string, string> = {
   getThreshold: "thresholds.get",
   updateThreshold: "thresholds.update",
   deleteThreshold: "thresholds.delete",
+  createVendor: "vendors.create",
+  listVendors: "vendors.list",
+  getVendor: "vendors.get",
+  updateVendor: "vendors.update",
+  deleteVendor: "vendors.delete",
+  createBooking: "bookings.create",
+  listBookings: "bookings.list",
+  getBooking: "bookings.get",
+  updateBooking: "bookings.update",
+  rotateBookingLink: "bookings.rotateLink",
+  // A vendor's link: createVendorLinkClient's methods, which take the link (and its token) once.
+  getVendorRequest: "link.get",
+  confirmVendorRequest: "link.confirm",
+  declineVendorRequest: "link.decline",
+  createVendorActivity: "link.activities.create",
+  listVendorActivities: "link.activities.list",
+  updateVendorActivity: "link.activities.update",
+  deleteVendorActivity: "link.activities.delete",
+};
+/**
+ * Body fields the document gives a link route that the service refuses there (`400` naming the
+ * field) and the link client's types leave out: the link sets the record's vendor. The route
+ * declares the organiser's ActivityInput; drop an entry once its schema leaves the field out.
+ */
+const REFUSED_THROUGH_LINK: Record<string, string> = {
+  createVendorActivity: "vendorId",
+  updateVendorActivity: "vendorId",
 };
 /** Operations the client leaves out on purpose. */
 const NOT_IN_CLIENT: Record<string, string> = {
@@ -96,13 +123,16 @@ function operations(): { path: string; method: string; operation: Operation }[] 
 /** The checks of one operation, as TypeScript: each `export const` must type-check as `true`. */
 function checksOf(operation: Operation): string {
   const id = operation.operationId;
-  const [resource, method] = CLIENT_METHODS[id]!.split(".");
-  const pathParams = (operation.parameters ?? []).filter((p) => p.in === "path").length;
+  const names = CLIENT_METHODS[id]!.split(".");
+  const member = names.map((name) => `[${JSON.stringify(name)}]`).join("");
+  // A link client is made of its link: the token, the first path parameter, is no argument.
+  const link = names[0] === "link";
+  const pathParams = (operation.parameters ?? []).filter((p) => p.in === "path").length - (link ? 1 : 0);
   const hasQuery = (operation.parameters ?? []).some((p) => p.in === "query");
   const success = Object.keys(operation.responses).filter((status) => /^2\d\d$/.test(status));
   assert.equal(success.length, 1, `${id} has one success response`);
   const lines = [
-    `type ${id}_Method = Client["${resource}"]["${method}"];`,
+    `type ${id}_Method = Client${member};`,
     `type ${id}_Op = operations["${id}"];`,
     // The path parameters come first, as strings.
     ...Array.from(
@@ -122,9 +152,19 @@ function checksOf(operation: Operation): string {
     lines.push(`export const ${id}__stream: Agree<${id}_Response, ReadableStream<Uint8Array>> = true;`);
   }
   if (operation.requestBody) {
+    // An optional body (a vendor's answer) is an optional argument: compared when given.
+    const optional = (operation.requestBody as { required?: boolean }).required !== true;
+    if (optional)
+      lines.push(
+        `export const ${id}__bodyOptional: undefined extends Parameters<${id}_Method>[${pathParams}] ? true : false = true;`,
+      );
     lines.push(
-      `type ${id}_Body = Parameters<${id}_Method>[${pathParams}];`,
-      `type ${id}_DocBody = ${id}_Op["requestBody"]["content"]["application/json"];`,
+      `type ${id}_Body = ${optional ? "NonNullable<" : ""}Parameters<${id}_Method>[${pathParams}]${optional ? ">" : ""};`,
+      `type ${id}_DocBody = ${
+        id in REFUSED_THROUGH_LINK
+          ? `OmitEach<${id}_Op["requestBody"]["content"]["application/json"], ${JSON.stringify(REFUSED_THROUGH_LINK[id])}>`
+          : `NonNullable<${id}_Op["requestBody"]>["content"]["application/json"]`
+      };`,
       `export const ${id}__body: Agree<${id}_Body, ${id}_DocBody> = true;`,
     );
   }
@@ -145,6 +185,7 @@ function checksOf(operation: Operation): string {
 
 const HELPERS = `
 type IsAny<T> = 0 extends 1 & T ? true : false;
+type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 type Assignable<A, B> = [A] extends [B] ? true : false;
 /** Property names at every depth, every one required: equal when both sides name the same fields. */
 type Keys<T> = T extends readonly (infer E)[] ? Keys<E>[] : T extends object ? { [K in keyof T]-?: Keys<NonNullable<T[K]>> } : "value";
@@ -188,7 +229,8 @@ test("openapi-typescript's types of /openapi.json agree with the client's for ev
     join(dir, "checks.ts"),
     [
       `import type { operations } from "./openapi.ts";`,
-      `import type { EventServiceClient as Client } from ${JSON.stringify(client)};`,
+      `import type { EventServiceClient, VendorLinkClient } from ${JSON.stringify(client)};`,
+      "type Client = EventServiceClient & { link: VendorLinkClient };",
       HELPERS,
       ...checked.map(({ operation }) => checksOf(operation)),
     ].join("\n"),
