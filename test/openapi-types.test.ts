@@ -74,15 +74,6 @@ const CLIENT_METHODS: Record<string, string> = {
   updateVendorActivity: "link.activities.update",
   deleteVendorActivity: "link.activities.delete",
 };
-/**
- * Body fields the document gives a link route that the service refuses there (`400` naming the
- * field) and the link client's types leave out: the link sets the record's vendor. The route
- * declares the organiser's ActivityInput; drop an entry once its schema leaves the field out.
- */
-const REFUSED_THROUGH_LINK: Record<string, string> = {
-  createVendorActivity: "vendorId",
-  updateVendorActivity: "vendorId",
-};
 /** Operations the client leaves out on purpose. */
 const NOT_IN_CLIENT: Record<string, string> = {
   health: "a probe for load balancers, unauthenticated",
@@ -160,11 +151,7 @@ function checksOf(operation: Operation): string {
       );
     lines.push(
       `type ${id}_Body = ${optional ? "NonNullable<" : ""}Parameters<${id}_Method>[${pathParams}]${optional ? ">" : ""};`,
-      `type ${id}_DocBody = ${
-        id in REFUSED_THROUGH_LINK
-          ? `OmitEach<${id}_Op["requestBody"]["content"]["application/json"], ${JSON.stringify(REFUSED_THROUGH_LINK[id])}>`
-          : `NonNullable<${id}_Op["requestBody"]>["content"]["application/json"]`
-      };`,
+      `type ${id}_DocBody = NonNullable<${id}_Op["requestBody"]>["content"]["application/json"];`,
       `export const ${id}__body: Agree<${id}_Body, ${id}_DocBody> = true;`,
     );
   }
@@ -185,7 +172,6 @@ function checksOf(operation: Operation): string {
 
 const HELPERS = `
 type IsAny<T> = 0 extends 1 & T ? true : false;
-type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 type Assignable<A, B> = [A] extends [B] ? true : false;
 /** Property names at every depth, every one required: equal when both sides name the same fields. */
 type Keys<T> = T extends readonly (infer E)[] ? Keys<E>[] : T extends object ? { [K in keyof T]-?: Keys<NonNullable<T[K]>> } : "value";

@@ -1,9 +1,9 @@
 import type {
   Activity,
-  ActivityInput,
-  ActivityUpdateInput,
   DeleteResult,
   ListResult,
+  VendorActivityInput,
+  VendorActivityUpdateInput,
   VendorAnswerInput,
   VendorRequest,
 } from "@event-service/core";
@@ -11,13 +11,7 @@ import type { ActivityListParams } from "./client.ts";
 import type { RetryOptions } from "./retry.ts";
 import { type CallOptions, createTransport } from "./transport.ts";
 
-/** `Omit` on each member of a union: a discriminated union stays one. */
-type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-/** An activity record as a vendor's link takes it: the organiser's `ActivityInput` but `vendorId`, which is the booking's vendor. */
-export type VendorActivityInput = OmitEach<ActivityInput, "vendorId">;
-/** A correction through a vendor's link: the organiser's `ActivityUpdateInput` but `vendorId`. */
-export type VendorActivityUpdateInput = Omit<ActivityUpdateInput, "vendorId">;
+export type { VendorActivityInput, VendorActivityUpdateInput } from "@event-service/core";
 
 /** Options of {@link createVendorLinkClient}. */
 export interface VendorLinkClientOptions {
