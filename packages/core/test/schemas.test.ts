@@ -8,7 +8,7 @@ import {
   AttendeeUpdateInput,
   CheckInInput,
 } from "../src/resources/attendee.ts";
-import { ApiKeyCreateInput, SCOPES } from "../src/resources/api-key.ts";
+import { ApiKeyCreateInput, SCOPES, scopesOf, storedScopes } from "../src/resources/api-key.ts";
 import { EventCreateInput, EventListQuery, EventUpdateInput, isCountryCode } from "../src/resources/event.ts";
 
 const event = {
@@ -206,8 +206,10 @@ describe("AttendeeUpdateInput, AttendeeListQuery, CheckInInput", () => {
 });
 
 describe("ApiKeyCreateInput and countries", () => {
-  test("no scopes named means all scopes", () => {
-    assert.deepEqual(parseInput(ApiKeyCreateInput, { account: "Acme" }).scopes, [...SCOPES]);
+  test("no scopes named means all scopes: none kept, read as every scope (stored *)", () => {
+    assert.deepEqual(parseInput(ApiKeyCreateInput, { account: "Acme" }).scopes, []);
+    assert.deepEqual(scopesOf(storedScopes([])), [...SCOPES]);
+    assert.deepEqual(scopesOf(storedScopes(["events:read", "vendors:write"])), ["events:read", "vendors:write"]);
     assert.deepEqual(parseInput(ApiKeyCreateInput, { account: "Acme", scopes: ["analytics:read"] }).scopes, [
       "analytics:read",
     ]);

@@ -54,6 +54,12 @@ const NO_BODY = /^[\t\n\r ]*(?:\{[\t\n\r ]*\}[\t\n\r ]*)?$/;
  * body send), whatever its Content-Type. The check of every operation that takes no body: a
  * body it would ignore is refused, so a caller never believes it sent something that counted.
  */
+/** Whether a body is empty or JSON whitespace only. */
+export function isBlank(bytes: Uint8Array): boolean {
+  for (const byte of bytes) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return false;
+  return true;
+}
+
 export function assertNoBody(bytes: Uint8Array): void {
   if (bytes.byteLength === 0) return;
   // Not fatal: a byte that is not UTF-8 becomes U+FFFD, which the pattern refuses like any other character.

@@ -1,6 +1,6 @@
 import { ServiceError } from "../errors.ts";
 import type { RequestContext } from "./request-context.ts";
-import { assertNoBody, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
+import { assertNoBody, isBlank, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
 import type { BaseRouteContext, RouteSpec } from "./routes.ts";
 
 /** A route's input and its body's bytes, read once whoever asks first (the route, or the idempotency fingerprint). */
@@ -40,7 +40,8 @@ export async function readRouteInput<X extends object>(
     params,
     query,
     body,
-    optionalBody: async <T>() => ((await bodyBytes()).byteLength === 0 ? undefined : body<T>()),
+    // Whitespace alone is no body, as for the routes that take none.
+    optionalBody: async <T>() => (isBlank(await bodyBytes()) ? undefined : body<T>()),
   };
   return { context: Object.assign(base, actor), bodyBytes };
 }

@@ -137,12 +137,14 @@ async function moveBooking(
   assertBookingTransition(booking.status, status);
   if (status === booking.status) return booking;
   const answered = status === "confirmed" || status === "declined";
+  // `now` was read before the event's lock: a change that waited behind another is never dated before it.
+  const at = now > booking.updatedAt ? now : booking.updatedAt;
   const after: BookingRecord = {
     ...booking,
     status,
-    respondedAt: answered ? now : booking.respondedAt,
+    respondedAt: answered ? at : booking.respondedAt,
     message: answer ? answer.message : booking.message,
-    updatedAt: now,
+    updatedAt: at,
   };
   await steps.tx.bookings.update(after);
   const type = STATUS_NOTIFICATIONS[status];
@@ -183,7 +185,7 @@ export function updateBooking(
         ...current,
         services: patch.services ?? current.services,
         dataRequested: patch.dataRequested ?? current.dataRequested,
-        updatedAt: now,
+        updatedAt: now > current.updatedAt ? now : current.updatedAt,
       };
       await steps.tx.bookings.update(booking);
     }
@@ -212,7 +214,7 @@ export function rotateBookingLink(
         details: { status: current.status },
       });
     }
-    const booking = { ...current, linkHash, updatedAt: now };
+    const booking = { ...current, linkHash, updatedAt: now > current.updatedAt ? now : current.updatedAt };
     await tx.bookings.update(booking);
     return booking;
   });

@@ -130,7 +130,8 @@ export function createVendorLinkOperations(
   };
 
   const answer = async (status: "confirmed" | "declined", input: VendorAnswerInput | undefined) => {
-    const parsed = parseInput(VendorAnswerInput, input ?? {});
+    // No body is no message; any other body, `null` too, is checked as the answer's.
+    const parsed = parseInput(VendorAnswerInput, input === undefined ? {} : input);
     const linked = await answerBooking(
       storage,
       linkHash,
