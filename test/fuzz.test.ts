@@ -25,7 +25,14 @@ import fc from "fast-check";
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../packages/core/src/http/request.ts";
 import { ROUTES } from "../packages/core/src/http/routes.ts";
 import { startServer, type TestServer } from "./_setup.ts";
-import { type FuzzTargets, ROUTE_FUZZERS, routeKey, type RouteCase } from "./fixtures/route-fuzzers.ts";
+import {
+  BOOKING_PREFIX,
+  type FuzzTargets,
+  fullVendorBody,
+  ROUTE_FUZZERS,
+  routeKey,
+  type RouteCase,
+} from "./fixtures/route-fuzzers.ts";
 import {
   applyEdits,
   assertError,
@@ -104,6 +111,11 @@ let putEvent: any;
 let putAttendee: any;
 /** An activity record of `putEvent` random `PUT` bodies go to. */
 let putActivity: any;
+/** A vendor, and a booking of it for `putEvent`, random `PUT` bodies go to. */
+let putVendor: any;
+let putBooking: any;
+/** The path of a confirmed booking's link (for `putEvent`, asking for catering) random bodies go to. */
+let putLink: string;
 
 /** Creates answered `201` (replays excluded), less events and registrations deleted, to compare with the lists at the end. */
 const created = { events: 0, attendees: 0, registrationsForEvent: 0 };
@@ -158,8 +170,10 @@ async function call(request: RawRequest, what = `${request.method} ${request.pat
         created.registrationsForEvent += 1;
         forEventIds.add(id);
       }
-    } else if (!["wh_", "act_", "thr_"].some((prefix) => id.startsWith(prefix)))
-      assert.fail(`${what}: a 201 without an evt_, att_, wh_, act_ or thr_ id: ${show(answer.body)}`);
+    } else if (!["wh_", "act_", "thr_", "ven_", `${BOOKING_PREFIX}_`].some((prefix) => id.startsWith(prefix)))
+      assert.fail(
+        `${what}: a 201 without an evt_, att_, wh_, act_, thr_, ven_ or ${BOOKING_PREFIX}_ id: ${show(answer.body)}`,
+      );
   }
   // Property 7 deletes events it made (without registrations) and erases registrations it made (confirmed, so active).
   const deletedId = request.method === "DELETE" && answer.status === 200 ? String(answer.body?.deletedId ?? "") : "";
@@ -332,6 +346,12 @@ function bodyRoutes(): Array<{ method: string; path: string }> {
     { method: "POST", path: `/events/${putEvent.id}/activities` },
     { method: "PUT", path: `/events/${putEvent.id}/activities/${putActivity.id}` },
     { method: "POST", path: "/thresholds" },
+    { method: "POST", path: "/vendors" },
+    { method: "PUT", path: `/vendors/${putVendor.id}` },
+    { method: "POST", path: `/events/${putEvent.id}/vendors` },
+    { method: "PUT", path: `/events/${putEvent.id}/vendors/${putBooking.id}` },
+    { method: "POST", path: `${putLink}/confirm` },
+    { method: "POST", path: `${putLink}/activities` },
   ];
 }
 
@@ -411,6 +431,48 @@ before(async () => {
   ).body;
   assert.match(threshold.id, /^thr_/, show(threshold));
   assert.match(ping.id, /^dlv_/, show(ping));
+  // Vendors: a requested booking and a confirmed one (with a record through its link) of the
+  // target event, and the same for the PUT targets.
+  const newVendor = async (name: string) => {
+    const made = await call({ method: "POST", path: "/v1/vendors", key, json: { ...fullVendorBody(), name } });
+    assert.equal(made.status, 201, show(made.body));
+    return made.body;
+  };
+  const newBooking = async (eventId: string, vendorId: string, dataRequested: string[]) => {
+    const made = await call({
+      method: "POST",
+      path: `/v1/events/${eventId}/vendors`,
+      key,
+      json: { vendorId, services: "Fuzz target", dataRequested },
+    });
+    assert.equal(made.status, 201, show(made.body));
+    assert.match(made.body.id, new RegExp(`^${BOOKING_PREFIX}_`), show(made.body));
+    return made.body;
+  };
+  const confirmed = async (booking: any) => {
+    const path = new URL(booking.vendorLink).pathname;
+    const answer = await call({ method: "POST", path: `${path}/confirm` });
+    assert.equal(answer.status, 200, show(answer.body));
+    return path;
+  };
+  const vendor = await newVendor("Fuzz target vendor");
+  const booking = await newBooking(registrationEvent.id, vendor.id, ["catering"]);
+  const linked = await newBooking(registrationEvent.id, (await newVendor("Fuzz linked vendor")).id, [
+    "catering",
+    "waste",
+  ]);
+  const linkPath = await confirmed(linked);
+  const vendorActivity = await call({
+    method: "POST",
+    path: `${linkPath}/activities`,
+    json: { kind: "catering", quantity: 50, unit: "meals", mealType: "meat" },
+  });
+  assert.equal(vendorActivity.status, 201, show(vendorActivity.body));
+  putVendor = await newVendor("Fuzz PUT vendor");
+  putBooking = await newBooking(putEvent.id, putVendor.id, []);
+  putLink = (
+    await confirmed(await newBooking(putEvent.id, (await newVendor("Fuzz PUT linked")).id, ["catering"]))
+  ).replace(/^\/(?:v1|api)/, "");
   const checkIn = await call({
     method: "POST",
     path: `/v1/events/${registrationEvent.id}/check-in`,
@@ -428,6 +490,11 @@ before(async () => {
     deliveryId: ping.id,
     activityId: activity.id,
     thresholdId: threshold.id,
+    vendorId: vendor.id,
+    bookingId: booking.id,
+    confirmedBookingId: linked.id,
+    vendorToken: linkPath.slice(linkPath.lastIndexOf("/") + 1),
+    vendorActivityId: vendorActivity.body.id,
     unique,
   };
 });
@@ -469,6 +536,9 @@ describe("fuzzing every route", () => {
       const made = await call({ method: "POST", path: `/v1${c.prepare.path}`, key, json: c.prepare.json });
       assert.equal(made.status, 201, `${route}: preparing ${c.prepare.path} -> ${made.status} ${show(made.body)}`);
       path = path.replace(":new", made.body.id);
+      // A body may name what was prepared too (a booking of a new vendor).
+      if (c.json !== undefined)
+        c = { ...c, json: JSON.parse(JSON.stringify(c.json).replaceAll('":new"', JSON.stringify(made.body.id))) };
     }
     const what = `${route}: ${c.method} ${prefix}${path} [${c.label}]${c.json !== undefined ? ` ${show(c.json, 300)}` : ""}`;
     const answer = await call({ method: c.method, path: `${prefix}${path}`, key, json: c.json }, what);
