@@ -65,7 +65,7 @@ after(async () => {
 });
 
 const VENDOR_ID = /^ven_[0-9a-f]{24}$/;
-const BOOKING_ID = /^[a-z]+_[0-9a-f]{24}$/;
+const BOOKING_ID = /^vbk_[0-9a-f]{24}$/;
 const BOOKING_KEYS = [
   "createdAt",
   "dataRequested",
