@@ -283,7 +283,6 @@ describe("bad input is 400 naming the field", () => {
     ],
     ["a bad data quality", { ...FUEL, dataQuality: "guessed" }, "dataQuality"],
     ["a note too long", { ...FUEL, note: "x".repeat(1001) }, "note"],
-    ["a vendor (not accepted yet)", { ...FUEL, vendorId: "ven_1" }, "vendorId"],
     ["the answer's figures", { ...FUEL, emissionsKg: 1 }, "emissionsKg"],
   ];
   for (const [what, body, field] of CASES) {
@@ -292,6 +291,15 @@ describe("bad input is 400 naming the field", () => {
       assert.ok(error.details.issues.length >= 1);
     });
   }
+
+  test("vendorId names one of the account's vendors: another's or none is 404 naming it", async () => {
+    const vendor = expectStatus(await v1.post("/vendors", { name: "Generator Hire Ltd", category: "energy" }), 201);
+    const record = expectStatus(await v1.post(path(festival.id), { ...FUEL, vendorId: vendor.id }), 201);
+    assert.equal(record.vendorId, vendor.id);
+    expectError(await v1.post(path(festival.id), { ...FUEL, vendorId: "ven_1" }), 404, "NOT_FOUND", "vendorId");
+    assert.equal(expectStatus(await v1.put(path(festival.id, record.id), { vendorId: null }), 200).vendorId, null);
+    expectStatus(await v1.delete(path(festival.id, record.id)), 200);
+  });
 
   test("a body that is not an object, and a list query with a bad or unknown parameter", async () => {
     expectError(await v1.post(path(festival.id), [FUEL]), 400, "INVALID_REQUEST");
@@ -328,7 +336,7 @@ describe("update, delete", () => {
     expectError(await v1.put(path(festival.id, diesel.id), { kind: "catering" }), 400, "INVALID_REQUEST", "kind");
     expectError(await v1.put(path(festival.id, diesel.id), { quantity: 0 }), 400, "INVALID_REQUEST", "quantity");
     expectError(await v1.put(path(festival.id, diesel.id), { quantity: 2e9 }), 400, "INVALID_REQUEST", "quantity");
-    expectError(await v1.put(path(festival.id, diesel.id), { vendorId: "ven_1" }), 400, "INVALID_REQUEST", "vendorId");
+    expectError(await v1.put(path(festival.id, diesel.id), { vendorId: "ven_1" }), 404, "NOT_FOUND", "vendorId");
     expectError(
       await v1.put(path(festival.id, diesel.id), { createdAt: "2020-01-01T00:00:00Z" }),
       400,

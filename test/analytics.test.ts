@@ -513,7 +513,13 @@ describe("GET /analytics/events/:id", () => {
             target: 50,
             metrics: { wasteKg: 0, divertedKg: 0, diversionRatePercent: null, targetPercent: 50 },
           },
-          { type: "local_sourcing", set: false, met: null, target: null, metrics: {} },
+          {
+            type: "local_sourcing",
+            set: false,
+            met: null,
+            target: 50,
+            metrics: { confirmedVendors: 0, localVendors: 0, localSharePercent: null, targetPercent: 50 },
+          },
         ],
         resources: {
           measuredWasteKg: null,
@@ -533,6 +539,7 @@ describe("GET /analytics/events/:id", () => {
         measuredSharePercent: null,
         unpricedKinds: [],
       },
+      vendors: { confirmed: 0, local: 0, localSharePercent: null, certified: 0, certifiedSharePercent: null },
       financial: {
         currency: "USD",
         offsetContributionsUsd: 3.3,

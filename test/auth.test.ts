@@ -28,6 +28,8 @@ const ALL_SCOPES = [
   "webhooks:read",
   "webhooks:write",
   "analytics:read",
+  "vendors:read",
+  "vendors:write",
 ];
 
 let server: TestServer;

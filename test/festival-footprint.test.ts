@@ -169,7 +169,13 @@ function expectedGoals() {
         targetPercent: 55,
       },
     },
-    { type: "local_sourcing", set: false, met: null, target: null, metrics: {} },
+    {
+      type: "local_sourcing",
+      set: false,
+      met: null,
+      target: 50,
+      metrics: { confirmedVendors: 0, localVendors: 0, localSharePercent: null, targetPercent: 50 },
+    },
   ];
 }
 

@@ -33,7 +33,10 @@ export type {
   EventServiceOptions,
   KeyOperations,
   ListResult,
+  BookingOperations,
   ThresholdOperations,
+  VendorLinkOperations,
+  VendorOperations,
   WebhookOperations,
 } from "./service.ts";
 

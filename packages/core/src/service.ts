@@ -14,6 +14,12 @@ import { createEventOperations, type EventOperations } from "./service/event-ope
 import { createKeyOperations, type KeyOperations } from "./service/key-operations.ts";
 import type { OperationContext } from "./service/operation-context.ts";
 import { createThresholdOperations, type ThresholdOperations } from "./service/threshold-operations.ts";
+import {
+  createVendorLinkOperations,
+  findLinkedBooking,
+  type VendorLinkOperations,
+} from "./service/vendor-link-operations.ts";
+import { type BookingOperations, createVendorOperations, type VendorOperations } from "./service/vendor-operations.ts";
 import { createWebhookOperations, type WebhookOperations, type WebhookSettings } from "./service/webhook-operations.ts";
 import type { Storage } from "./storage.ts";
 import { createChangeNotifier, DEFAULT_PUBLIC_URL } from "./webhooks/change-notifications.ts";
@@ -25,6 +31,8 @@ export type { EventOperations } from "./service/event-operations.ts";
 export type { KeyOperations } from "./service/key-operations.ts";
 export type { ListResult } from "./service/operation-context.ts";
 export type { ThresholdOperations } from "./service/threshold-operations.ts";
+export type { VendorLinkOperations } from "./service/vendor-link-operations.ts";
+export type { BookingOperations, VendorOperations } from "./service/vendor-operations.ts";
 export type { WebhookOperations, WebhookSettings } from "./service/webhook-operations.ts";
 
 /** How many accounts' operations {@link EventService.forAccount} keeps built. */
@@ -90,6 +98,9 @@ export interface AccountOperations {
   analytics: AnalyticsOperations;
   activities: ActivityOperations;
   thresholds: ThresholdOperations;
+  vendors: VendorOperations;
+  /** The vendor bookings of the account's events. */
+  bookings: BookingOperations;
 }
 
 /** The service: framework-free, usable directly or through `createHandler`. */
@@ -110,6 +121,12 @@ export interface EventService {
   qrCode(attendeeId: string, format: "png" | "svg"): Promise<QrCodeImage | null>;
   /** The service's clock (`options.now`, else the system clock). */
   clock(): Date;
+  /**
+   * What a vendor may do through its booking's link (no API key), or `null` when `token` opens
+   * no booking (unknown, rotated, cancelled). `baseUrl`: the base of the links its notifications
+   * hand out when the service has no `publicUrl`.
+   */
+  vendorLink(token: string, options?: { baseUrl?: string }): Promise<VendorLinkOperations | null>;
 }
 
 /**
@@ -146,8 +163,11 @@ export function createEventService(options: EventServiceOptions): EventService {
       notifier: createChangeNotifier({ baseUrl, carbon, emissionFactors }),
       queued,
     };
+    const { vendors, bookings } = createVendorOperations(storage, context);
     return {
       accountId,
+      vendors,
+      bookings,
       events: createEventOperations(storage, context),
       attendees: createAttendeeOperations(storage, context),
       webhooks: createWebhookOperations(storage, context, options.webhooks),
@@ -188,6 +208,13 @@ export function createEventService(options: EventServiceOptions): EventService {
     publicUrl,
     forAccount,
     clock,
+    async vendorLink(token, linkOptions = {}) {
+      const booking = await findLinkedBooking(storage, token);
+      if (!booking) return null;
+      const baseUrl = publicUrl ?? linkOptions.baseUrl ?? defaultBaseUrl;
+      const notifier = createChangeNotifier({ baseUrl, carbon, emissionFactors });
+      return createVendorLinkOperations(storage, booking, { carbon, clock, notifier, queued });
+    },
     async qrCode(attendeeId, format) {
       const attendee = await storage.findAttendeeById(attendeeId);
       if (!attendee) return null;

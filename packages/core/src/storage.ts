@@ -8,6 +8,7 @@ import type { IdempotencyStore } from "./storage/idempotency-store.ts";
 import type { StorageLifecycle } from "./storage/lifecycle-store.ts";
 import type { ThresholdStore } from "./storage/threshold-store.ts";
 import type { TransactionStore } from "./storage/transaction.ts";
+import type { VendorStore } from "./storage/vendor-store.ts";
 import type { WebhookStore } from "./storage/webhook-store.ts";
 
 export type { EventWithStats } from "./resources/event.ts";
@@ -50,6 +51,7 @@ export type {
   WebhookWrites,
 } from "./storage/transaction.ts";
 export type { ThresholdState, ThresholdStore, ThresholdWrites } from "./storage/threshold-store.ts";
+export type { BookingWrites, VendorStore, VendorWrites } from "./storage/vendor-store.ts";
 export type { WebhookStore } from "./storage/webhook-store.ts";
 
 /**
@@ -81,4 +83,5 @@ export interface Storage
     ThresholdStore,
     DeliveryStore,
     AnalyticsStore,
-    ActivityStore {}
+    ActivityStore,
+    VendorStore {}

@@ -27,6 +27,7 @@ import type { Erasure, Storage } from "../src/storage.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
 import { describeOutboxAndDeliveries } from "./_storage-suite-outbox.ts";
 import { describeThresholds } from "./_storage-suite-thresholds.ts";
+import { describeVendors } from "./_storage-suite-vendors.ts";
 import { type TestStorage, withTransactions } from "./_transactions.ts";
 import { changeWebhook, recordAttempt } from "./_webhook-helpers.ts";
 
@@ -1716,6 +1717,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
           stream: null,
           dataQuality: "measured",
           vendorId: null,
+          bookingId: null,
           note: null,
           emissionsKg: 120.5 * 2.51279,
           factor: {
@@ -1906,6 +1908,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
 
     describeOutboxAndDeliveries(create);
     describeThresholds(create);
+    describeVendors(create);
 
     // Last: a method of Storage that no test above called fails here, so a new method comes with its test.
     test("every method of Storage is covered by a test", () => {

@@ -260,14 +260,16 @@ describe("operations that take no body", () => {
   const NO_BODY_ROUTES = ROUTES.filter((route) => !route.body && route.method !== "GET");
   const unknown = (route: (typeof ROUTES)[number]) => `/v1${route.path.replace(/:(\w+)/g, "nothing_$1")}`;
 
-  test("the routes without a body are the POSTs ping, rotate-secret, redeliver and every DELETE", () => {
+  test("the routes without a body are the POSTs ping, rotate-secret, rotate-link, redeliver and every DELETE", () => {
     assert.deepEqual(NO_BODY_ROUTES.map((route) => `${route.method} ${route.path}`).sort(), [
       "DELETE /attendees/:id",
       "DELETE /events/:id",
       "DELETE /events/:id/activities/:activityId",
       "DELETE /events/:id/check-in/:attendeeId",
       "DELETE /thresholds/:id",
+      "DELETE /vendors/:id",
       "DELETE /webhooks/:id",
+      "POST /events/:id/vendors/:bookingId/rotate-link",
       "POST /webhooks/:id/deliveries/:deliveryId/redeliver",
       "POST /webhooks/:id/ping",
       "POST /webhooks/:id/rotate-secret",

@@ -15,6 +15,7 @@ import { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, TRAVEL_MODES } from "../sr
 import { type AttendeeRecord, AttendeeListQuery, newAttendeeRecord } from "../src/resources/attendee.ts";
 import { type EventRecord, newEventRecord } from "../src/resources/event.ts";
 import { contributionSql } from "../src/carbon/carbon-sql.ts";
+import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
 import type { Database as Schema } from "../src/sql/database.ts";
 import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { KEPT_FIGURE_COLUMNS, rowToKeptFigures } from "../src/sql/rows.ts";
@@ -196,7 +197,7 @@ for (const factors of [DEFAULT_EMISSION_FACTORS, BANDED])
     const final = await check("after re-activations and erasures");
     assert.ok(final.activeRegistrations < 60 && final.activeRegistrations > 40);
     // The event's figures as the API shows them are the kept ones.
-    const shown = await storage.getEvent(accountId, event.id, { offsetPriceUsdPerTonne: 15 });
+    const shown = await storage.getEvent(accountId, event.id, DEFAULT_CARBON_SETTINGS);
     assert.equal(shown!.attendeeCount, final.activeRegistrations);
     assert.equal(shown!.carbonFootprint, Math.round(final.emissionsKg * 1000) / 1000);
     await storage.close();

@@ -21,7 +21,7 @@ import { PING_EVENT_TYPE } from "../src/resources/webhook.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 import { EVENT } from "./_fixtures.ts";
 
-const READS = ["events:read", "attendees:read", "analytics:read"] as const;
+const READS = ["events:read", "attendees:read", "analytics:read", "vendors:read"] as const;
 
 describe("the rule", () => {
   test("every subscribable type belongs to a family with its read scope (none falls through to every scope)", () => {
@@ -39,6 +39,7 @@ describe("the rule", () => {
       sustainability: "events:read",
       attendee: "attendees:read",
       analytics: "analytics:read",
+      vendor: "vendors:read",
     });
   });
 
@@ -63,6 +64,8 @@ describe("the rule", () => {
       "webhooks:read": ["webhooks:read", "webhooks:write"],
       "webhooks:write": ["webhooks:write"],
       "analytics:read": ["analytics:read"],
+      "vendors:read": ["vendors:read", "vendors:write"],
+      "vendors:write": ["vendors:write"],
     });
     assert.equal(holdsScope(["attendees:write"], "attendees:read"), true);
     assert.equal(holdsScope(["attendees:read"], "attendees:write"), false);
@@ -71,14 +74,17 @@ describe("the rule", () => {
     assert.equal(canReadNotification("attendee.checked_in", ["attendees:write"]), true);
     assert.equal(canReadNotification("sustainability.carbon_offset", ["events:write", "attendees:write"]), true);
     assert.equal(canReadNotification("sustainability.carbon_offset", ["events:write"]), false);
-    assert.doesNotThrow(() => assertSubscribable(["*"], ["events:write", "attendees:write", "analytics:read"]));
+    assert.doesNotThrow(() =>
+      assertSubscribable(["*"], ["events:write", "attendees:write", "analytics:read", "vendors:write"]),
+    );
     assert.doesNotThrow(() =>
       assertSubscribable(["attendee.registered", "attendee.checked_in"], ["attendees:write", "webhooks:write"]),
     );
     assert.throws(
       () => assertSubscribable(["*"], ["events:write", "attendees:write", "webhooks:write"]),
       (error: unknown) =>
-        ServiceError.is(error) && JSON.stringify(error.details) === '{"requiredScopes":["analytics:read"]}',
+        ServiceError.is(error) &&
+        JSON.stringify(error.details) === '{"requiredScopes":["analytics:read","vendors:read"]}',
     );
     const delivery = {
       id: "del_1",

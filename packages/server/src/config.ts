@@ -91,6 +91,8 @@ export const ServerConfig = z
     WORKERS: z.coerce.number().int().min(1).max(64).default(1),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),
     CARBON_OFFSET_PRICE_USD_PER_TONNE: z.coerce.number().positive().max(1_000_000).optional(),
+    LOCAL_SOURCING_RADIUS_KM: z.coerce.number().positive().max(20_040).optional(),
+    LOCAL_SOURCING_TARGET_PERCENT: z.coerce.number().min(0).max(100).optional(),
     EMISSION_FACTORS_FILE: emissionFactorsFile.optional(),
     WEBHOOK_RETRY_DELAYS_MS: z
       .string()
@@ -163,6 +165,8 @@ export const CONFIG_VARIABLES = [
   "WEBHOOK_RETENTION_DAYS",
   "WEBHOOK_SECRET_OVERLAP_MS",
   "CARBON_OFFSET_PRICE_USD_PER_TONNE",
+  "LOCAL_SOURCING_RADIUS_KM",
+  "LOCAL_SOURCING_TARGET_PERCENT",
   "EMISSION_FACTORS_FILE",
   "METRICS_TOKEN",
   "CORS_ORIGINS",

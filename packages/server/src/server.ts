@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { Server as HttpServer } from "node:http";
 import { type AddressInfo, isIPv4, isIPv6 } from "node:net";
 import {
+  type CarbonSettings,
   DEFAULT_EMISSION_FACTORS,
   createBackgroundPurge,
   createDeliveryWorker,
@@ -144,9 +145,7 @@ export async function startServer(
       onQueued: worker.wake,
       secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_MS,
     },
-    ...(config.CARBON_OFFSET_PRICE_USD_PER_TONNE !== undefined && {
-      carbon: { offsetPriceUsdPerTonne: config.CARBON_OFFSET_PRICE_USD_PER_TONNE },
-    }),
+    carbon: carbonSettingsOf(config),
   });
   let draining = false;
   // Known once listening (PORT may be 0); read by the handler for each request's links.
@@ -266,5 +265,18 @@ export async function startServer(
       })();
       return closing;
     },
+  };
+}
+
+/** The carbon settings the configuration sets; the service's defaults for the rest. */
+function carbonSettingsOf(config: ServerConfig): Partial<CarbonSettings> {
+  return {
+    ...(config.CARBON_OFFSET_PRICE_USD_PER_TONNE !== undefined && {
+      offsetPriceUsdPerTonne: config.CARBON_OFFSET_PRICE_USD_PER_TONNE,
+    }),
+    ...(config.LOCAL_SOURCING_RADIUS_KM !== undefined && { localSourcingRadiusKm: config.LOCAL_SOURCING_RADIUS_KM }),
+    ...(config.LOCAL_SOURCING_TARGET_PERCENT !== undefined && {
+      localSourcingTargetPercent: config.LOCAL_SOURCING_TARGET_PERCENT,
+    }),
   };
 }

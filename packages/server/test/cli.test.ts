@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { SCOPES } from "@event-service/core";
 
 const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "event-service-cli-"));
@@ -107,7 +108,7 @@ test("migrate, then keys create, list and revoke", () => {
   assert.equal(second.accountId, key.accountId);
   assert.equal(second.accountCreated, false);
   assert.equal(second.tier, "free");
-  assert.equal(second.scopes.length, 7);
+  assert.equal(second.scopes.length, SCOPES.length);
 
   const text = cli("keys", "create", "--account", "Globex");
   assert.equal(text.code, 0);

@@ -23,6 +23,8 @@ test("defaults", () => {
     WORKERS: 1,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
     CARBON_OFFSET_PRICE_USD_PER_TONNE: undefined,
+    LOCAL_SOURCING_RADIUS_KM: undefined,
+    LOCAL_SOURCING_TARGET_PERCENT: undefined,
     EMISSION_FACTORS_FILE: undefined,
     WEBHOOK_RETRY_DELAYS_MS: undefined,
     WEBHOOK_TIMEOUT_MS: 5_000,
@@ -87,6 +89,10 @@ test("the offset price: a positive number of USD per tonne", () => {
   assert.equal(loadConfig({ CARBON_OFFSET_PRICE_USD_PER_TONNE: "30" }).CARBON_OFFSET_PRICE_USD_PER_TONNE, 30);
   assert.equal(loadConfig({ CARBON_OFFSET_PRICE_USD_PER_TONNE: "12.5" }).CARBON_OFFSET_PRICE_USD_PER_TONNE, 12.5);
   assert.throws(() => loadConfig({ CARBON_OFFSET_PRICE_USD_PER_TONNE: "0" }), /CARBON_OFFSET_PRICE_USD_PER_TONNE/);
+  assert.equal(loadConfig({ LOCAL_SOURCING_RADIUS_KM: "50" }).LOCAL_SOURCING_RADIUS_KM, 50);
+  assert.throws(() => loadConfig({ LOCAL_SOURCING_RADIUS_KM: "0" }), /LOCAL_SOURCING_RADIUS_KM/);
+  assert.equal(loadConfig({ LOCAL_SOURCING_TARGET_PERCENT: "75" }).LOCAL_SOURCING_TARGET_PERCENT, 75);
+  assert.throws(() => loadConfig({ LOCAL_SOURCING_TARGET_PERCENT: "101" }), /LOCAL_SOURCING_TARGET_PERCENT/);
   assert.throws(() => loadConfig({ CARBON_OFFSET_PRICE_USD_PER_TONNE: "cheap" }), /CARBON_OFFSET_PRICE_USD_PER_TONNE/);
 });
 

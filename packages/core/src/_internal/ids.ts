@@ -10,6 +10,8 @@ export const ID_PREFIXES = {
   delivery: "dlv",
   activity: "act",
   threshold: "thr",
+  vendor: "ven",
+  booking: "vbk",
 } as const;
 
 /** Bytes drawn from the CSPRNG at once: one call per 4 KiB, not per id (as `randomUUID` caches its entropy). */

@@ -9,6 +9,7 @@ import type { EventRecord } from "../resources/event.ts";
 import type { ActivityGroup, KindFigures } from "./footprint.ts";
 import type { AttendeeStatus } from "../rules/attendee-status.ts";
 import type { BucketGranularity } from "./date-buckets.ts";
+import type { ConfirmedVendor } from "../rules/local-sourcing.ts";
 
 /** Which events an aggregate covers: the account's events that are not cancelled, narrowed by the filters given. */
 export interface AnalyticsFilter {
@@ -116,4 +117,6 @@ export interface EventAnalyticsFigures {
   activities: ActivityFigures;
   /** Its activity records grouped by kind, qualifiers, quality and factor. */
   activityGroups: ActivityGroup[];
+  /** Its confirmed vendors' locations and certifications (local sourcing). */
+  confirmedVendors: ConfirmedVendor[];
 }

@@ -13,6 +13,7 @@ import { LOW_CARBON_CERTIFICATION_SHARE, scoreTier } from "./certifications.ts";
 import { travelModeBreakdown } from "./sustainability-report.ts";
 import { buildFootprint, Footprint, kindFigures, MeasuredResources, measuredResources } from "./footprint.ts";
 import { GOAL_TYPES, goalStatuses } from "../rules/goals.ts";
+import { vendorFiguresOf, vendorShares } from "../rules/local-sourcing.ts";
 import { percent, round3 } from "./statistics.ts";
 
 const Num = z.number();
@@ -30,7 +31,7 @@ export const GoalProgress = z.object({
   set: z.boolean().meta({ description: "Whether the event set the goal (wasteReduction: a target above 0)." }),
   met: z.boolean().nullable().meta({
     description:
-      "Met by the figures now; null when no record can tell (no waste or electricity recorded) or not measurable yet (local_sourcing).",
+      "Met by the figures now; null when nothing recorded can tell (no waste or electricity recorded; local_sourcing: no confirmed vendor).",
   }),
   target: z.number().nullable(),
   metrics: z.record(z.string(), z.number().nullable()),
@@ -108,6 +109,24 @@ export const EventAnalytics = z.object({
     }),
   }),
   footprint: Footprint,
+  vendors: z
+    .object({
+      confirmed: z.int().meta({ description: "Vendors whose booking for the event is confirmed." }),
+      local: z.int().meta({
+        description:
+          "Of those, the ones within LOCAL_SOURCING_RADIUS_KM (default 160) of the event by coordinates; one without coordinates is not local.",
+      }),
+      localSharePercent: NullableNum.meta({ description: "local / confirmed; null with no confirmed vendor." }),
+      certified: z.int().meta({
+        description:
+          "Of the confirmed, those holding a certification with no validUntil or one not before the event's start.",
+      }),
+      certifiedSharePercent: NullableNum.meta({ description: "certified / confirmed; null with no confirmed vendor." }),
+    })
+    .meta({
+      description:
+        "Local sourcing: the event's confirmed vendors (the localSourcing goal is judged on localSharePercent).",
+    }),
   engagement: z.object({
     checkInRatePercent: NullableNum,
     cancellationRatePercent: NullableNum.meta({ description: "cancelled / registered." }),
@@ -147,6 +166,7 @@ export function buildEventAnalytics(
   factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS,
 ): EventAnalytics {
   const { event, statuses } = figures;
+  const vendors = vendorFiguresOf(event, figures.confirmedVendors, carbon);
   const active = ACTIVE_ATTENDEE_STATUSES.reduce((sum, status) => sum + statuses[status], 0);
   const registered = active + statuses.cancelled + statuses.waitlisted;
   const sum = (pick: (m: EventAnalyticsFigures["byMode"][number]) => number) =>
@@ -234,7 +254,7 @@ export function buildEventAnalytics(
       goals: event.sustainabilityGoals,
       goalProgress: goalStatuses(
         event.sustainabilityGoals,
-        { capacity: event.capacity, kept, activities: figures.activities },
+        { capacity: event.capacity, kept, activities: figures.activities, vendors },
         carbon,
       ),
       resources: measuredResources(figures.activities),
@@ -245,6 +265,7 @@ export function buildEventAnalytics(
       },
     },
     footprint,
+    vendors: vendorShares(vendors),
     engagement: {
       checkInRatePercent: checkInRate,
       cancellationRatePercent: cancellationRate,

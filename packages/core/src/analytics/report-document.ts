@@ -5,6 +5,7 @@ import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
 import { type EmissionFactorSet, factorBands, TRAVEL_MODES, type TravelMode } from "../carbon/emission-factors.ts";
 import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
 import { goalStatuses } from "../rules/goals.ts";
+import { vendorFiguresOf } from "../rules/local-sourcing.ts";
 import type { EventAnalyticsFigures } from "./analytics-figures.ts";
 import { Methodology, methodologyOf } from "./methodology.ts";
 import { travelModeBreakdown } from "./sustainability-report.ts";
@@ -195,7 +196,12 @@ export function buildReportDocument(
     },
     goals: goalStatuses(
       event.sustainabilityGoals,
-      { capacity: event.capacity, kept, activities: figures.activities },
+      {
+        capacity: event.capacity,
+        kept,
+        activities: figures.activities,
+        vendors: vendorFiguresOf(event, figures.confirmedVendors, carbon),
+      },
       carbon,
     ),
     factors: [...travelFactors, ...detail.factors],

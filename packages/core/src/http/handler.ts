@@ -1,5 +1,6 @@
 import { ServiceError } from "../errors.ts";
 import type { EventService } from "../service.ts";
+import { linkNotFound } from "../service/booking-changes.ts";
 import { DEFAULT_PUBLIC_URL } from "../webhooks/change-notifications.ts";
 import { createAuthFailureLimit } from "./auth-failure-limit.ts";
 import { assertScope, createAuthenticator } from "./authenticate.ts";
@@ -14,7 +15,7 @@ import { createRequestCounter } from "./request-counter.ts";
 import { bearerToken } from "./request.ts";
 import { createResponder, type ResponseConstructor } from "./respond.ts";
 import { readRouteInput } from "./route-input.ts";
-import { createRouteTable, isApiMatch, normaliseBasePath, noRoute } from "./route-table.ts";
+import { createRouteTable, isApiMatch, type LinkEntry, normaliseBasePath, noRoute } from "./route-table.ts";
 import type { RouteResult } from "./routes.ts";
 
 /** Options of {@link createHandler}. */
@@ -191,6 +192,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       const response = await match.entry.route.serve(ctx, match.params);
       if (response) return response;
     }
+    if (match?.entry.kind === "link") return serveLink(ctx, match.entry, match.params);
     const api = isApiMatch(match) ? match : undefined;
     ctx.route = api?.entry.label;
 
@@ -207,7 +209,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     assertScope(auth.scopes, route.scope, route.orScope);
 
     const account = service.forAccount(auth.accountId, { baseUrl: ctx.linkBase, scopes: auth.scopes, tier: auth.tier });
-    const input = await readRouteInput(ctx, route, api.params, account);
+    const input = await readRouteInput(ctx, route, api.params, { account });
     const run = () => route.handle(input.context);
     const idempotencyKey = ctx.request.method === "POST" ? ctx.request.headers.get("idempotency-key") : null;
     if (idempotencyKey === null) return sendResult(ctx, await run());
@@ -218,6 +220,36 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       key: idempotencyKey,
       method: "POST",
       path,
+      body: input.bodyBytes,
+      nowMs,
+      docs: ctx.docsUrl,
+    };
+    return sendResult(ctx, await withIdempotency(storage, keyed, run));
+  }
+
+  /**
+   * A vendor link's request: its token is looked up like an API key, so a token that opens no
+   * booking spends one of its address's requests without a valid key (`429` past the limit, before
+   * any lookup) and a live one gets its request back.
+   */
+  async function serveLink(ctx: RequestContext, entry: LinkEntry, params: Record<string, string>): Promise<Response> {
+    ctx.route = entry.label;
+    const nowMs = service.clock().getTime();
+    const address = ctx.clientAddress;
+    if (address !== undefined) failureLimit.take(address, nowMs);
+    const link = await service.vendorLink(params.token ?? "", { baseUrl: ctx.linkBase });
+    if (!link) throw linkNotFound();
+    if (address !== undefined) failureLimit.refund(address, nowMs);
+    const input = await readRouteInput(ctx, entry.route, params, { link });
+    const run = () => entry.route.handle(input.context);
+    const idempotencyKey = ctx.request.method === "POST" ? ctx.request.headers.get("idempotency-key") : null;
+    if (idempotencyKey === null) return sendResult(ctx, await run());
+    // Kept under the booking's account and id, never the token: a rotated link's retry still replays.
+    const keyed = {
+      accountId: link.booking.accountId,
+      key: idempotencyKey,
+      method: "POST",
+      path: `/vendor-bookings/${link.booking.id}${entry.route.path.slice("/vendor-requests/:token".length)}`,
       body: input.bodyBytes,
       nowMs,
       docs: ctx.docsUrl,

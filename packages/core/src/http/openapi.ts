@@ -2,7 +2,7 @@ import * as z from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.ts";
 import { SCOPES, scopesGranting, TIER_LIMITS } from "../resources/api-key.ts";
 import { NUMBER_PARAM_DOCS } from "../resources/common.ts";
-import { ROUTES, type Route } from "./routes.ts";
+import { type Route, ROUTES, type RouteSpec, VENDOR_LINK_ROUTES } from "./routes.ts";
 import { ErrorBodySchema, HealthSchema } from "./schemas.ts";
 
 type JsonSchema = Record<string, unknown>;
@@ -96,7 +96,7 @@ function buildDocument(): Record<string, unknown> {
     );
   };
 
-  const operation = (route: Route) => {
+  const operation = (route: RouteSpec & Partial<Pick<Route, "scope" | "orScope">>) => {
     const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({
       name: m[1],
       in: "path",
@@ -146,10 +146,13 @@ function buildDocument(): Record<string, unknown> {
       operationId: route.operationId,
       summary: route.summary,
       tags: [route.tag],
+      ...(route.scope === undefined && { security: [] }),
       description: [
-        `Needs the ${[...scopesGranting(route.scope), ...(route.orScope ? scopesGranting(route.orScope) : [])]
-          .map((scope) => `\`${scope}\``)
-          .join(" or the ")} scope.`,
+        route.scope === undefined
+          ? "No API key: the vendor's link (its token, in the path) is the capability. A token that opens no booking (unknown, rotated, or its booking cancelled) is `404` and counts against its address's limit of requests without a valid key."
+          : `Needs the ${[...scopesGranting(route.scope), ...(route.orScope ? scopesGranting(route.orScope) : [])]
+              .map((scope) => `\`${scope}\``)
+              .join(" or the ")} scope.`,
         ...(!route.body && route.method !== "GET"
           ? ["Takes no body: a non-empty one (anything but `{}`) is `400 INVALID_REQUEST`."]
           : []),
@@ -158,7 +161,7 @@ function buildDocument(): Record<string, unknown> {
       parameters: [...pathParams, ...queryParams, ...headerParams],
       ...(route.body && {
         requestBody: {
-          required: true,
+          required: route.bodyOptional !== true,
           content: { "application/json": { schema: ref(route.body, `${name}Body`, "input") } },
         },
       }),
@@ -190,7 +193,7 @@ function buildDocument(): Record<string, unknown> {
   };
 
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of ROUTES) {
+  for (const route of [...ROUTES, ...VENDOR_LINK_ROUTES]) {
     const path = `/v1${route.path.replace(/:(\w+)/g, "{$1}")}`;
     (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
   }
@@ -266,6 +269,15 @@ function buildDocument(): Record<string, unknown> {
           "An event's activity records (energy, fuel, catering, waste, ...), priced with the factor set in use",
       },
       { name: "Thresholds", description: "Configured metric thresholds, notified as analytics.threshold_exceeded" },
+      {
+        name: "Vendors",
+        description: "Suppliers of the account's events and their bookings, each with the vendor's own link",
+      },
+      {
+        name: "Vendor link",
+        description:
+          "What a vendor does through its booking's link, without an API key: see the request, confirm or decline, report its activity data",
+      },
       { name: "Service", description: "Health" },
     ],
     paths,

@@ -2,7 +2,7 @@ import { addRoute, createRouter, findRoute } from "rou3";
 import { ServiceError } from "../errors.ts";
 import type { PublicRoute } from "./public-routes.ts";
 import type { RequestContext } from "./request-context.ts";
-import { type Route, ROUTES, VERSION_PREFIXES } from "./routes.ts";
+import { type LinkRoute, type Route, ROUTES, VENDOR_LINK_ROUTES, VERSION_PREFIXES } from "./routes.ts";
 
 /** An authenticated API route under one version prefix. */
 export interface ApiEntry {
@@ -14,6 +14,14 @@ export interface ApiEntry {
   label: string;
 }
 
+/** A route of a vendor's link under one version prefix: no API key, its token opens one booking. */
+export interface LinkEntry {
+  kind: "link";
+  route: LinkRoute;
+  /** The route's template with its prefix (`/v1/vendor-requests/:token`): its label in the log and metrics. */
+  label: string;
+}
+
 /** A route served without an API key (health, the OpenAPI document, QR images, ...). */
 export interface PublicEntry {
   kind: "public";
@@ -21,7 +29,7 @@ export interface PublicEntry {
 }
 
 /** What a request's path matched, with the path's parameters. */
-export interface RouteMatch<T extends ApiEntry | PublicEntry = ApiEntry | PublicEntry> {
+export interface RouteMatch<T extends ApiEntry | LinkEntry | PublicEntry = ApiEntry | LinkEntry | PublicEntry> {
   entry: T;
   params: Record<string, string>;
   /** The path below the base path, without a trailing slash (`/v1/events`). */
@@ -45,8 +53,8 @@ export function normaliseBasePath(basePath = ""): string {
 }
 
 /**
- * Every route the handler serves in one rou3 table: the API's routes under each version prefix
- * and the routes served without a key (no path matches both). The returned function finds a
+ * Every route the handler serves in one rou3 table: the API's routes and a vendor link's under
+ * each version prefix, and the routes served without a key (no path matches two). The returned function finds a
  * request's route by its context's `method` (a `HEAD` looks up the `GET` route), below the base
  * path: `undefined` when none matches, `404` for a path outside the base path.
  */
@@ -54,8 +62,12 @@ export function createRouteTable(
   basePath: string,
   publicRoutes: readonly PublicRoute[],
 ): (ctx: RequestContext) => RouteMatch | undefined {
-  const router = createRouter<ApiEntry | PublicEntry>();
+  const router = createRouter<ApiEntry | LinkEntry | PublicEntry>();
   for (const prefix of VERSION_PREFIXES) {
+    for (const route of VENDOR_LINK_ROUTES) {
+      const label = `${prefix}${route.path}`;
+      addRoute(router, route.method, label, { kind: "link", route, label });
+    }
     for (const route of ROUTES)
       addRoute(router, route.method, `${prefix}${route.path}`, {
         kind: "api",

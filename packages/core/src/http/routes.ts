@@ -28,12 +28,25 @@ import {
   WebhookUpdateInput,
 } from "../resources/webhook.ts";
 import { DeliveryListQuery, WebhookDelivery } from "../resources/webhook-delivery.ts";
+import {
+  Booking,
+  BookingCreateInput,
+  BookingListQuery,
+  BookingUpdateInput,
+  BookingWithLink,
+  Vendor,
+  VendorAnswerInput,
+  VendorCreateInput,
+  VendorListQuery,
+  VendorRequest,
+  VendorUpdateInput,
+} from "../resources/vendor.ts";
 import { Threshold, ThresholdCreateInput, ThresholdListQuery, ThresholdUpdateInput } from "../resources/threshold.ts";
-import type { AccountOperations } from "../service.ts";
+import type { AccountOperations, VendorLinkOperations } from "../service.ts";
 import { listOf } from "./schemas.ts";
 
-/** What a route handler gets. */
-export interface RouteContext {
+/** What a route handler gets, whoever it serves. */
+export interface BaseRouteContext {
   request: Request;
   url: URL;
   params: Record<string, string>;
@@ -44,8 +57,18 @@ export interface RouteContext {
    * the operation it is handed to, which validates it (`parseInput`) with the route's `body` schema.
    */
   body<T = unknown>(): Promise<T>;
-  /** The caller's account operations. */
+  /** {@link body} of a route whose body is optional: `undefined` for an empty one. */
+  optionalBody<T = unknown>(): Promise<T | undefined>;
+}
+
+/** What an authenticated route's handler gets: the caller's account operations too. */
+export interface RouteContext extends BaseRouteContext {
   account: AccountOperations;
+}
+
+/** What a vendor link route's handler gets: the operations of the booking its token opens. */
+export interface LinkRouteContext extends BaseRouteContext {
+  link: VendorLinkOperations;
 }
 
 /** A route's answer: a body for `status`, JSON-encoded (a `ReadableStream` is sent as it is), and headers to add. */
@@ -56,24 +79,22 @@ export interface RouteResult {
 }
 
 /**
- * One authenticated API route, served under every version prefix. Its schemas are the ones
+ * What every API route declares, served under every version prefix. Its schemas are the ones
  * the service validates with, and the OpenAPI document is generated from them.
  */
-export interface Route {
+export interface RouteSpec {
   method: "GET" | "POST" | "PUT" | "DELETE";
   /** Path after the version prefix, rou3 syntax (`/events/:id`). */
   path: string;
-  /** The scope the caller's key must hold. */
-  scope: Scope;
-  /** Another scope that serves the route too (a threshold is read with `events:read` or `analytics:read`). */
-  orScope?: Scope;
   operationId: string;
   summary: string;
-  tag: "Events" | "Attendees" | "Webhooks" | "Analytics" | "Activities" | "Thresholds";
+  tag: "Events" | "Attendees" | "Webhooks" | "Analytics" | "Activities" | "Thresholds" | "Vendors" | "Vendor link";
   /** The query schema of a route that takes query parameters; any other route rejects them. */
   query?: z.ZodType;
   /** The JSON body schema. */
   body?: z.ZodType;
+  /** The body may be left out (confirm, decline: an optional message). */
+  bodyOptional?: true;
   /**
    * Success status and body schema. `media` replaces the JSON body in the document for a route
    * that streams another format: the media types it answers with, each described in words.
@@ -89,7 +110,20 @@ export interface Route {
   };
   /** Errors particular to this route (the ones every route can answer are added by the document). */
   errors: readonly ErrorCode[];
+}
+
+/** One API route authenticated by an API key. */
+export interface Route extends RouteSpec {
+  /** The scope the caller's key must hold. */
+  scope: Scope;
+  /** Another scope that serves the route too (a threshold is read with `events:read` or `analytics:read`). */
+  orScope?: Scope;
   handle(ctx: RouteContext): Promise<RouteResult>;
+}
+
+/** One route of a vendor's link (`/vendor-requests/:token/...`): no API key, the token in its path is the capability. */
+export interface LinkRoute extends RouteSpec {
+  handle(ctx: LinkRouteContext): Promise<RouteResult>;
 }
 
 const ok = (body: unknown): RouteResult => ({ status: 200, body });
@@ -655,6 +689,239 @@ export const ROUTES: readonly Route[] = [
     response: { status: 200, schema: DeleteResult, name: "DeleteResult", description: "The deletion" },
     errors: ["NOT_FOUND"],
     handle: async (c) => ok(await c.account.thresholds.delete(c.params.id!)),
+  },
+  {
+    method: "POST",
+    path: "/vendors",
+    scope: "vendors:write",
+    tag: "Vendors",
+    operationId: "createVendor",
+    summary: "Add a vendor (a supplier of the account's events)",
+    body: VendorCreateInput,
+    response: { status: 201, schema: Vendor, name: "Vendor", description: "The created vendor" },
+    errors: ["INVALID_REQUEST"],
+    handle: async (c) => created(await c.account.vendors.create(await c.body<VendorCreateInput>())),
+  },
+  {
+    method: "GET",
+    path: "/vendors",
+    scope: "vendors:read",
+    tag: "Vendors",
+    operationId: "listVendors",
+    summary: "List the account's vendors, newest first",
+    query: VendorListQuery,
+    response: {
+      status: 200,
+      schema: listOf("vendors", Vendor),
+      name: "VendorList",
+      description: "One page of vendors",
+    },
+    errors: ["INVALID_REQUEST"],
+    handle: async (c) => ok(await c.account.vendors.list(c.query)),
+  },
+  {
+    method: "GET",
+    path: "/vendors/:id",
+    scope: "vendors:read",
+    tag: "Vendors",
+    operationId: "getVendor",
+    summary: "Get a vendor",
+    response: { status: 200, schema: Vendor, name: "Vendor", description: "The vendor" },
+    errors: ["NOT_FOUND"],
+    handle: async (c) => ok(await c.account.vendors.get(c.params.id!)),
+  },
+  {
+    method: "PUT",
+    path: "/vendors/:id",
+    scope: "vendors:write",
+    tag: "Vendors",
+    operationId: "updateVendor",
+    summary: "Update a vendor (partial; a given contact or location replaces the stored one)",
+    body: VendorUpdateInput,
+    response: { status: 200, schema: Vendor, name: "Vendor", description: "The updated vendor" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND"],
+    handle: async (c) => ok(await c.account.vendors.update(c.params.id!, await c.body<VendorUpdateInput>())),
+  },
+  {
+    method: "DELETE",
+    path: "/vendors/:id",
+    scope: "vendors:write",
+    tag: "Vendors",
+    operationId: "deleteVendor",
+    summary: "Delete a vendor and its contact data (not while a booking of it is requested or confirmed)",
+    response: { status: 200, schema: DeleteResult, name: "DeleteResult", description: "The deletion" },
+    errors: ["NOT_FOUND", "VENDOR_IN_USE"],
+    handle: async (c) => ok(await c.account.vendors.delete(c.params.id!)),
+  },
+  {
+    method: "POST",
+    path: "/events/:id/vendors",
+    scope: "vendors:write",
+    tag: "Vendors",
+    operationId: "createBooking",
+    summary: "Book a vendor for the event: the answer holds the vendor's own link (shown this once)",
+    body: BookingCreateInput,
+    response: {
+      status: 201,
+      schema: BookingWithLink,
+      name: "BookingWithLink",
+      description: "The booking, requested, with its vendor's link",
+    },
+    errors: ["INVALID_REQUEST", "NOT_FOUND", "DUPLICATE_BOOKING"],
+    handle: async (c) => created(await c.account.bookings.create(c.params.id!, await c.body<BookingCreateInput>())),
+  },
+  {
+    method: "GET",
+    path: "/events/:id/vendors",
+    scope: "vendors:read",
+    tag: "Vendors",
+    operationId: "listBookings",
+    summary: "List the event's vendor bookings, oldest first",
+    query: BookingListQuery,
+    response: {
+      status: 200,
+      schema: listOf("bookings", Booking),
+      name: "BookingList",
+      description: "One page of bookings",
+    },
+    errors: ["INVALID_REQUEST", "NOT_FOUND"],
+    handle: async (c) => ok(await c.account.bookings.list(c.params.id!, c.query)),
+  },
+  {
+    method: "GET",
+    path: "/events/:id/vendors/:bookingId",
+    scope: "vendors:read",
+    tag: "Vendors",
+    operationId: "getBooking",
+    summary: "Get a vendor booking",
+    response: { status: 200, schema: Booking, name: "Booking", description: "The booking" },
+    errors: ["NOT_FOUND"],
+    handle: async (c) => ok(await c.account.bookings.get(c.params.id!, c.params.bookingId!)),
+  },
+  {
+    method: "PUT",
+    path: "/events/:id/vendors/:bookingId",
+    scope: "vendors:write",
+    tag: "Vendors",
+    operationId: "updateBooking",
+    summary:
+      "Change a booking's services, data asked or status (requested -> confirmed | declined | cancelled, confirmed -> cancelled)",
+    body: BookingUpdateInput,
+    response: { status: 200, schema: Booking, name: "Booking", description: "The updated booking" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION"],
+    handle: async (c) =>
+      ok(await c.account.bookings.update(c.params.id!, c.params.bookingId!, await c.body<BookingUpdateInput>())),
+  },
+  {
+    method: "POST",
+    path: "/events/:id/vendors/:bookingId/rotate-link",
+    scope: "vendors:write",
+    tag: "Vendors",
+    operationId: "rotateBookingLink",
+    summary: "Give the booking a new vendor link (shown this once); the old one answers 404 from now on",
+    response: {
+      status: 200,
+      schema: BookingWithLink,
+      name: "BookingWithLink",
+      description: "The booking with its new link",
+    },
+    errors: ["NOT_FOUND", "INVALID_STATE_TRANSITION"],
+    handle: async (c) => ok(await c.account.bookings.rotateLink(c.params.id!, c.params.bookingId!)),
+  },
+];
+
+/**
+ * The routes of a vendor's link, served without an API key: the token in the path opens one
+ * booking, and a token that opens none (unknown, rotated, cancelled) is `404` and counts against
+ * its address's limit of requests without a valid key.
+ */
+export const VENDOR_LINK_ROUTES: readonly LinkRoute[] = [
+  {
+    method: "GET",
+    path: "/vendor-requests/:token",
+    tag: "Vendor link",
+    operationId: "getVendorRequest",
+    summary: "What the vendor is asked: the booking, its services and data, the event's name, dates and city",
+    response: { status: 200, schema: VendorRequest, name: "VendorRequest", description: "The request" },
+    errors: ["NOT_FOUND"],
+    handle: async (c) => ok(await c.link.view()),
+  },
+  {
+    method: "POST",
+    path: "/vendor-requests/:token/confirm",
+    tag: "Vendor link",
+    operationId: "confirmVendorRequest",
+    summary: "The vendor confirms the booking (optional message)",
+    body: VendorAnswerInput,
+    bodyOptional: true,
+    response: { status: 200, schema: VendorRequest, name: "VendorRequest", description: "The request, confirmed" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION"],
+    handle: async (c) => ok(await c.link.confirm(await c.optionalBody<VendorAnswerInput>())),
+  },
+  {
+    method: "POST",
+    path: "/vendor-requests/:token/decline",
+    tag: "Vendor link",
+    operationId: "declineVendorRequest",
+    summary: "The vendor declines the booking (optional message)",
+    body: VendorAnswerInput,
+    bodyOptional: true,
+    response: { status: 200, schema: VendorRequest, name: "VendorRequest", description: "The request, declined" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION"],
+    handle: async (c) => ok(await c.link.decline(await c.optionalBody<VendorAnswerInput>())),
+  },
+  {
+    method: "POST",
+    path: "/vendor-requests/:token/activities",
+    tag: "Vendor link",
+    operationId: "createVendorActivity",
+    summary: "The vendor records activity data for the event (a kind the booking asks for), once confirmed",
+    body: ActivityInput,
+    response: {
+      status: 201,
+      schema: Activity,
+      name: "Activity",
+      description: "The activity, attributed to the vendor and priced",
+    },
+    errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION"],
+    handle: async (c) => created(await c.link.activities.create(await c.body<ActivityInput>())),
+  },
+  {
+    method: "GET",
+    path: "/vendor-requests/:token/activities",
+    tag: "Vendor link",
+    operationId: "listVendorActivities",
+    summary: "The records the vendor made through this link, oldest first",
+    query: ActivityListQuery,
+    response: {
+      status: 200,
+      schema: listOf("activities", Activity),
+      name: "ActivityList",
+      description: "One page of the vendor's activities",
+    },
+    errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION"],
+    handle: async (c) => ok(await c.link.activities.list(c.query)),
+  },
+  {
+    method: "PUT",
+    path: "/vendor-requests/:token/activities/:activityId",
+    tag: "Vendor link",
+    operationId: "updateVendorActivity",
+    summary: "The vendor corrects one of its records (partial)",
+    body: ActivityUpdateInput,
+    response: { status: 200, schema: Activity, name: "Activity", description: "The activity, priced again" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION"],
+    handle: async (c) => ok(await c.link.activities.update(c.params.activityId!, await c.body<ActivityUpdateInput>())),
+  },
+  {
+    method: "DELETE",
+    path: "/vendor-requests/:token/activities/:activityId",
+    tag: "Vendor link",
+    operationId: "deleteVendorActivity",
+    summary: "The vendor deletes one of its records",
+    response: { status: 200, schema: DeleteResult, name: "DeleteResult", description: "The deletion" },
+    errors: ["NOT_FOUND", "INVALID_STATE_TRANSITION"],
+    handle: async (c) => ok(await c.link.activities.delete(c.params.activityId!)),
   },
 ];
 

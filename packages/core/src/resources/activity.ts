@@ -42,6 +42,12 @@ const common = {
     .optional()
     .meta({ description: "`measured` (metered, weighed, invoiced) or `estimated`; default `measured`." }),
   note: plainText(1000).nullish(),
+  vendorId: z
+    .string()
+    .min(1)
+    .max(100)
+    .nullish()
+    .meta({ description: "The account's vendor the record is attributed to (a vendor's own link sets its own)." }),
 };
 
 /**
@@ -115,6 +121,8 @@ export interface ActivityRecord extends ActivityQualifiers {
   unit: ActivityUnit;
   dataQuality: DataQuality;
   vendorId: string | null;
+  /** The booking whose vendor's link recorded it (the vendor may change it there); null for the organiser's. */
+  bookingId: string | null;
   note: string | null;
   createdAt: string;
   updatedAt: string;

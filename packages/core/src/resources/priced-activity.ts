@@ -66,7 +66,7 @@ export function newActivityRecord(
   input: ActivityCreate,
   ids: { id: string; accountId: string; eventId: string; eventCountry: string; now: string },
 ): ActivityRecord {
-  const { kind, quantity, unit, dataQuality, note, ...qualifiers } = input;
+  const { kind, quantity, unit, dataQuality, note, vendorId, ...qualifiers } = input;
   const record: ActivityRecord = {
     id: ids.id,
     accountId: ids.accountId,
@@ -75,7 +75,8 @@ export function newActivityRecord(
     quantity,
     unit,
     dataQuality: dataQuality ?? "measured",
-    vendorId: null,
+    vendorId: vendorId ?? null,
+    bookingId: null,
     note: note ?? null,
     ...NO_QUALIFIERS,
     createdAt: ids.now,
@@ -105,6 +106,7 @@ export const ActivityUpdateInput = z.strictObject({
   unit: z.enum(ACTIVITY_UNITS).optional(),
   dataQuality: z.enum(DATA_QUALITIES).optional(),
   note: plainText(1000).nullish(),
+  vendorId: z.string().min(1).max(100).nullish(),
   source: z.enum(ELECTRICITY_SOURCES).optional(),
   country: country.optional(),
   fuel: z.enum(FUELS).optional(),
@@ -124,6 +126,7 @@ export function activityInputOf(record: ActivityRecord): ActivityInput {
     unit: record.unit,
     dataQuality: record.dataQuality,
     note: record.note,
+    vendorId: record.vendorId,
   };
   for (const qualifier of KIND_QUALIFIERS[record.kind])
     if (record[qualifier] !== null) input[qualifier] = record[qualifier];

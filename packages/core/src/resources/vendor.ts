@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from "node:crypto";
 import * as z from "zod";
 import { ACTIVITY_KINDS, type ActivityKind } from "../carbon/activity-kinds.ts";
 import { Email } from "./attendee.ts";
@@ -287,4 +288,27 @@ export type VendorRequest = z.infer<typeof VendorRequest>;
 /** Whether `kind` is one the booking asked for. */
 export function isRequestedKind(booking: Pick<Booking, "dataRequested">, kind: ActivityKind): boolean {
   return booking.dataRequested.includes(kind);
+}
+
+/** The prefix of a vendor link's token: tells what it is when one turns up in a log or a ticket. */
+const LINK_TOKEN_PREFIX = "vrq_";
+
+/** A new vendor link token: 256 random bits, URL-safe. Shown once; only its hash is stored. */
+export function newLinkToken(): string {
+  return `${LINK_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
+}
+
+/** What is stored of a link's token and looked up by: its SHA-256, hex. */
+export function linkHashOf(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+/** Whether `token` has a link token's shape (a lookup of anything else is skipped: it cannot match). */
+export function isLinkToken(token: string): boolean {
+  return token.startsWith(LINK_TOKEN_PREFIX) && token.length === LINK_TOKEN_PREFIX.length + 43;
+}
+
+/** The vendor's link of a booking: where its token is served, under the versioned base. */
+export function vendorLinkOf(baseUrl: string, token: string): string {
+  return `${baseUrl}/v1/vendor-requests/${token}`;
 }

@@ -30,19 +30,23 @@ export function dataAcceptedUntil(endDate: string): string {
   return new Date(Date.parse(endDate) + VENDOR_DATA_DAYS * 86_400_000).toISOString();
 }
 
+/** Throws `422 INVALID_STATE_TRANSITION` unless the booking is confirmed: its link's records are its vendor's from then on. */
+export function assertConfirmed(status: BookingStatus): void {
+  if (status === "confirmed") return;
+  throw new ServiceError("INVALID_STATE_TRANSITION", {
+    message: `This booking is ${status}: activity records are taken once it is confirmed.`,
+    field: "status",
+    details: { status },
+  });
+}
+
 /**
  * Throws unless a vendor's link may change the event's activity records now: `422
  * INVALID_STATE_TRANSITION` before the booking is confirmed (or once it is declined), `422` too
  * once the event's data window (30 days after its end) has closed.
  */
 export function assertTakesVendorData(status: BookingStatus, endDate: string, now: string): void {
-  if (status !== "confirmed") {
-    throw new ServiceError("INVALID_STATE_TRANSITION", {
-      message: `This booking is ${status}: activity records are taken once it is confirmed.`,
-      field: "status",
-      details: { status },
-    });
-  }
+  assertConfirmed(status);
   const until = dataAcceptedUntil(endDate);
   if (now > until) {
     throw new ServiceError("INVALID_STATE_TRANSITION", {

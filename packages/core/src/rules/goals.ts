@@ -10,6 +10,7 @@ import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { SustainabilityGoals } from "../resources/event.ts";
 import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { ThresholdMetric } from "../resources/threshold.ts";
+import type { VendorFigures } from "./local-sourcing.ts";
 import { capacityUtilizationOf } from "./threshold-crossing.ts";
 
 /** The goals an event may set, as notifications and reports name them. */
@@ -24,6 +25,8 @@ export interface EventFigures {
   capacity: number;
   kept: KeptFigures;
   activities: ActivityFigures;
+  /** Its confirmed vendors (local sourcing); absent where a caller judges no goal of them (the thresholds). */
+  vendors?: VendorFigures;
 }
 
 const share = (part: number, whole: number): number | null => (whole > 0 ? (100 * part) / whole : null);
@@ -68,7 +71,8 @@ const round = (value: number | null, digits = 3): number | null =>
  * Every goal of an event, set or not, judged on its figures: `carbon_neutral` when offsets
  * cover the whole footprint (above 0); `renewable_energy` when electricity is recorded and all
  * of it is renewable; `waste_reduction` when the measured diversion rate reaches the target;
- * `local_sourcing` is not measurable until vendors are recorded (`met: null`).
+ * `local_sourcing` when the local share of the confirmed vendors reaches the configured target
+ * (`met: null` with no confirmed vendor).
  */
 export function goalStatuses(goals: SustainabilityGoals, figures: EventFigures, carbon: CarbonSettings): GoalStatus[] {
   const total = footprintKg(figures);
@@ -112,6 +116,28 @@ export function goalStatuses(goals: SustainabilityGoals, figures: EventFigures, 
         targetPercent: target > 0 ? target : null,
       },
     },
-    { type: "local_sourcing", set: goals.localSourcing === true, met: null, target: null, metrics: {} },
+    localSourcing(goals, figures.vendors, carbon.localSourcingTargetPercent),
   ];
+}
+
+/** The `local_sourcing` goal: met when the local share of the confirmed vendors reaches `targetPercent`. */
+function localSourcing(
+  goals: SustainabilityGoals,
+  vendors: VendorFigures | undefined,
+  targetPercent: number,
+): GoalStatus {
+  const confirmed = vendors?.confirmed ?? 0;
+  const localShare = vendors ? share(vendors.local, confirmed) : null;
+  return {
+    type: "local_sourcing",
+    set: goals.localSourcing === true,
+    met: localShare === null ? null : localShare >= targetPercent,
+    target: targetPercent,
+    metrics: {
+      confirmedVendors: confirmed,
+      localVendors: vendors?.local ?? 0,
+      localSharePercent: round(localShare, 1),
+      targetPercent,
+    },
+  };
 }

@@ -47,8 +47,48 @@ export function changeActivities<T>(
 }
 
 /** `record` with the figures the transaction's factor set gives it. */
-function priced(steps: Steps, record: ActivityRecord): PricedActivity {
+export function priced(steps: Steps, record: ActivityRecord): PricedActivity {
   return { ...record, ...priceActivity(steps.factors, record) };
+}
+
+/** Throws `NOT_FOUND` (field `vendorId`) unless the account has the vendor a record is attributed to. */
+async function assertVendorOf(steps: Steps, accountId: string, vendorId: string | null): Promise<void> {
+  if (vendorId !== null && !(await steps.tx.vendors.lock(accountId, vendorId)))
+    throw notFound("Vendor", vendorId, "vendorId");
+}
+
+/**
+ * `current` with `patch` merged in and the whole checked again as a new record (`ActivityInput`):
+ * a unit or qualifier that no longer fits is `INVALID_REQUEST` naming it, and so is a `kind`
+ * other than the record's. Priced again and written; keeps its booking.
+ */
+export async function reviseActivity(
+  steps: Steps,
+  event: EventRecord,
+  current: PricedActivity,
+  patch: ActivityUpdateInput,
+  now: string,
+): Promise<PricedActivity> {
+  if (patch.kind !== undefined && patch.kind !== current.kind) {
+    throw new ServiceError("INVALID_REQUEST", {
+      message: `kind: an activity's kind cannot change (this one is ${current.kind}); delete it and record a new one.`,
+      field: "kind",
+      details: { issues: [{ path: "kind", message: `cannot change from ${current.kind}` }] },
+    });
+  }
+  const given = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+  const merged = parseInput(ActivityInput, { ...activityInputOf(current), ...given });
+  const record = newActivityRecord(merged, {
+    id: current.id,
+    accountId: current.accountId,
+    eventId: current.eventId,
+    eventCountry: event.location.country,
+    now,
+  });
+  if (record.vendorId !== current.vendorId) await assertVendorOf(steps, current.accountId, record.vendorId);
+  const activity = priced(steps, { ...record, bookingId: current.bookingId, createdAt: current.createdAt });
+  await steps.tx.activities.update(activity);
+  return activity;
 }
 
 /**
@@ -70,6 +110,7 @@ export function insertActivity(
       eventId,
       eventCountry: event.location.country,
     });
+    await assertVendorOf(steps, accountId, record.vendorId);
     const activity = priced(steps, record);
     await steps.tx.activities.insert(activity);
     return activity;
@@ -94,19 +135,7 @@ export function updateActivity(
   return changeActivities(storage, accountId, eventId, now, notifier, async (steps, event) => {
     const current = await steps.tx.activities.get(accountId, eventId, id);
     if (!current) throw notFound("Activity", id);
-    if (patch.kind !== undefined && patch.kind !== current.kind) {
-      throw new ServiceError("INVALID_REQUEST", {
-        message: `kind: an activity's kind cannot change (this one is ${current.kind}); delete it and record a new one.`,
-        field: "kind",
-        details: { issues: [{ path: "kind", message: `cannot change from ${current.kind}` }] },
-      });
-    }
-    const given = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
-    const merged = parseInput(ActivityInput, { ...activityInputOf(current), ...given });
-    const record = newActivityRecord(merged, { id, accountId, eventId, eventCountry: event.location.country, now });
-    const activity = priced(steps, { ...record, vendorId: current.vendorId, createdAt: current.createdAt });
-    await steps.tx.activities.update(activity);
-    return activity;
+    return reviseActivity(steps, event, current, patch, now);
   });
 }
 

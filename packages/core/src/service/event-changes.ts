@@ -7,6 +7,7 @@ import { applyEventUpdate, type EventRecord, type EventUpdate } from "../resourc
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { Change } from "../storage/common.ts";
 import type { Erasure } from "../storage/erasure.ts";
+import { closeBookings } from "./booking-changes.ts";
 import { notFound } from "./operation-context.ts";
 import {
   appendNotifications,
@@ -50,6 +51,7 @@ export function updateEvent(
     const after = applyEventUpdate(before, update, figures.activeRegistrations, now);
     await tx.events.update(after, { replaceTags: update.tags !== undefined });
     await appendNotifications(steps, accountId, { op: "event.updated", before, after, at: now });
+    if (after.status !== before.status) await closeBookings(steps, after, now);
     // A raised capacity frees places for those waiting; nothing above moved the figures.
     if (after.capacity > before.capacity) await promoteWaitlisted(steps, after, figures, now);
     await checkEventThresholds(steps, after, now, { capacityChanged: after.capacity !== before.capacity });

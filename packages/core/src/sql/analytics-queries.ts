@@ -34,6 +34,7 @@ import { epochDays, type TallyFacet } from "../resources/kept-tallies.ts";
 import { ACTIVE_ATTENDEE_STATUSES, isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import type { EventRecord } from "../resources/event.ts";
 import type { Database, EventsTable } from "./database.ts";
+import { confirmedVendors } from "./vendor-sql.ts";
 import type { SqlDialect } from "./dialect.ts";
 import { rowToActivityFigures, rowToEvent } from "./rows.ts";
 import { eventTallyReads, NO_MODE, TRAVEL_FACET } from "./tally-sql.ts";
@@ -411,7 +412,7 @@ export function createAnalyticsQueries(
       // The event's kept tallies (a few rows, whatever its registrations), its first and last
       // registration and its activity records' groups, read at once.
       const tallies = eventTallyReads(db, eventId);
-      const [values, companies, windowRow, groupRows] = await Promise.all([
+      const [values, companies, windowRow, groupRows, vendors] = await Promise.all([
         tallies.values(),
         tallies.topCompanies(TOP_COMPANIES),
         // Two index seeks (attendees_event_registered), where min and max in one select scan the event's entries.
@@ -450,6 +451,7 @@ export function createAnalyticsQueries(
           ])
           .groupBy(["kind", "data_quality", "source", "stream", "fuel", "mode", "unit", "factor"])
           .execute(),
+        confirmedVendors(db, eventId),
       ]);
       const of = (facet: TallyFacet) => values.filter((v) => v.facet === facet);
       const travel = values.filter((v) => v.facet === TRAVEL_FACET);
@@ -515,6 +517,7 @@ export function createAnalyticsQueries(
           emissionsKg: num(g.emissions_kg),
           unpriced: num(g.unpriced),
         })),
+        confirmedVendors: vendors,
       };
     },
   };

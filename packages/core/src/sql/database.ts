@@ -24,6 +24,45 @@ export interface Database {
   threshold_states: ThresholdStatesTable;
   event_tallies: EventTalliesTable;
   kept_tallies: KeptTalliesTable;
+  vendors: VendorsTable;
+  vendor_bookings: VendorBookingsTable;
+}
+
+/** A supplier of an account's events. Deleting one deletes the row; its activity records keep its id. */
+export interface VendorsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** The name lower-cased by the service (SQL's lower() folds ASCII only): what `search` matches. */
+  search_key: string;
+  category: string;
+  /** JSON of `VendorContact`, or null. */
+  contact: string | null;
+  /** JSON of `VendorLocation`, or null. */
+  location: string | null;
+  /** JSON array of `Certification`. */
+  certifications: string;
+  notes: string | null;
+  metadata: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A vendor booked for an event. Its link's token is kept as a SHA-256 hash only. */
+export interface VendorBookingsTable {
+  id: string;
+  account_id: string;
+  event_id: string;
+  vendor_id: string;
+  status: string;
+  services: string;
+  /** JSON array of activity kinds. */
+  data_requested: string;
+  link_hash: string;
+  responded_at: string | null;
+  message: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 /**
@@ -133,6 +172,8 @@ export interface ActivitiesTable {
   stream: string | null;
   data_quality: string;
   vendor_id: string | null;
+  /** The booking whose link recorded it; null for the organiser's records. */
+  booking_id: Generated<string | null>;
   note: string | null;
   /** null: the kind is unpriced in the set. */
   emissions_kg: number | null;

@@ -117,10 +117,11 @@ export async function replaceStoredAnswers(
   return keys.length;
 }
 
-const ATTENDEE_ID = new RegExp(`${ID_PREFIXES.attendee}_[0-9a-f]+`, "g");
+/** Any resource id (`att_…`, `ven_…`): a prefix of ID_PREFIXES and hex. */
+const RESOURCE_ID = new RegExp(`\\b(?:${Object.values(ID_PREFIXES).join("|")})_[0-9a-f]+\\b`, "g");
 
-/** True when `text` holds one of the registration ids in `ids`. */
+/** True when `text` holds one of the ids in `ids` (registrations', or a vendor's). */
 function namesAny(text: string, ids: ReadonlySet<string>): boolean {
-  for (const match of text.matchAll(ATTENDEE_ID)) if (ids.has(match[0])) return true;
+  for (const match of text.matchAll(RESOURCE_ID)) if (ids.has(match[0])) return true;
   return false;
 }

@@ -530,6 +530,72 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.dropIndex("attendees_demographics").execute();
     },
   },
+  "0020_vendors": {
+    async up(db: Kysely<any>) {
+      // Vendors of an account and their bookings for its events (DECISIONS, "Vendors"). A
+      // booking goes with its event; a deleted vendor's inactive bookings and records keep its id.
+      await db.schema
+        .createTable("vendors")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("account_id", "text", (c) => c.notNull().references("accounts.id"))
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("search_key", "text", (c) => c.notNull())
+        .addColumn("category", "text", (c) => c.notNull())
+        .addColumn("contact", "text")
+        .addColumn("location", "text")
+        .addColumn("certifications", "text", (c) => c.notNull())
+        .addColumn("notes", "text")
+        .addColumn("metadata", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("vendors_account_created")
+        .on("vendors")
+        .columns(["account_id", "created_at"])
+        .execute();
+      await db.schema
+        .createTable("vendor_bookings")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("account_id", "text", (c) => c.notNull().references("accounts.id"))
+        .addColumn("event_id", "text", (c) => c.notNull().references("events.id").onDelete("cascade"))
+        .addColumn("vendor_id", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("services", "text", (c) => c.notNull())
+        .addColumn("data_requested", "text", (c) => c.notNull())
+        .addColumn("link_hash", "text", (c) => c.notNull())
+        .addColumn("responded_at", "text")
+        .addColumn("message", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("vendor_bookings_link").on("vendor_bookings").column("link_hash").unique().execute();
+      await db.schema
+        .createIndex("vendor_bookings_event")
+        .on("vendor_bookings")
+        .columns(["event_id", "created_at"])
+        .execute();
+      await db.schema
+        .createIndex("vendor_bookings_vendor")
+        .on("vendor_bookings")
+        .columns(["vendor_id", "status"])
+        .execute();
+      // The backstop of DUPLICATE_BOOKING (checked under the event's lock): one active booking per vendor and event.
+      await db.schema
+        .createIndex("vendor_bookings_active")
+        .on("vendor_bookings")
+        .columns(["event_id", "vendor_id"])
+        .unique()
+        .where(sql.ref("status"), "in", [sql.lit("requested"), sql.lit("confirmed")])
+        .execute();
+      await db.schema.alterTable("activities").addColumn("booking_id", "text").execute();
+      await db.schema
+        .createIndex("activities_booking")
+        .on("activities")
+        .columns(["booking_id", "created_at"])
+        .execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

@@ -22,6 +22,7 @@ import { createLifecycleStore } from "./lifecycle-sql.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { createThresholdStore } from "./threshold-sql.ts";
 import { createTransactionStore } from "./transaction-sql.ts";
+import { createVendorStore } from "./vendor-sql.ts";
 import { createWebhookStore } from "./webhook-sql.ts";
 
 /** Options of {@link createSqlStorage}. */
@@ -76,6 +77,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     ...createDeliveryMethods(db, dialect, ctx.write),
     ...createAnalyticsStore(ctx),
     ...createActivityStore(ctx),
+    ...createVendorStore(ctx),
   };
   storage.emissionFactors = factors;
   // A real write that leaves nothing behind, and as large as a burst of writes: a full disk

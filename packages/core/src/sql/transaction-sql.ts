@@ -44,6 +44,7 @@ import {
 } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { createThresholdWrites } from "./threshold-sql.ts";
+import { ACTIVE_BOOKING_INDEX, createBookingWrites, createVendorWrites } from "./vendor-sql.ts";
 import { createWebhookWrites, WEBHOOK_URL_INDEX } from "./webhook-sql.ts";
 
 /*
@@ -150,6 +151,7 @@ export function createTransactionStore(
       // store enforces the foreign keys' cascade.
       await trx.deleteFrom("activities").where("event_id", "=", id).execute();
       await trx.deleteFrom("event_tallies").where("event_id", "=", id).execute();
+      await trx.deleteFrom("vendor_bookings").where("event_id", "=", id).execute();
       await trx.deleteFrom("attendees").where("event_id", "=", id).execute();
       await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
       await trx.deleteFrom("events").where("id", "=", id).execute();
@@ -351,12 +353,16 @@ export function createTransactionStore(
             webhooks: webhooks(trx),
             activities: createActivityWrites(trx),
             thresholds: thresholds(trx),
+            vendors: createVendorWrites(trx, dialect),
+            bookings: createBookingWrites(trx),
           };
           return fn(tx);
         });
       } catch (error) {
         if (dialect.isUniqueViolation(error, ACTIVE_EMAIL_INDEX))
           throw new StorageConflict("active-email", { cause: error });
+        if (dialect.isUniqueViolation(error, ACTIVE_BOOKING_INDEX))
+          throw new StorageConflict("active-booking", { cause: error });
         if (dialect.isUniqueViolation(error, WEBHOOK_URL_INDEX))
           throw new StorageConflict("webhook-url", { cause: error });
         throw error;

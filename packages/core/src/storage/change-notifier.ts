@@ -5,7 +5,18 @@ import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
 import type { ThresholdMetric } from "../resources/threshold.ts";
+import type { Activity } from "../resources/activity.ts";
+import type { Booking, VendorCategory } from "../resources/vendor.ts";
+import type { ConfirmedVendor } from "../rules/local-sourcing.ts";
 import type { Notification } from "./envelope.ts";
+
+/** The `vendor.*` notification types: what a booking's change is. */
+export type VendorNotificationType =
+  | "vendor.booking_requested"
+  | "vendor.confirmed"
+  | "vendor.declined"
+  | "vendor.cancelled"
+  | "vendor.data_submitted";
 
 /**
  * A change a business transaction made, as it is handed to a {@link ChangeNotifier} inside the
@@ -21,7 +32,20 @@ export type StoredChange =
   | { op: "attendee.checked_in"; event: EventRecord; before: AttendeeRecord; after: AttendeeRecord; at: string }
   | { op: "attendee.erased"; event: EventRecord; attendee: AttendeeRecord; at: string }
   /** The event's activity records changed (created, updated or deleted); its activity figures are recounted. */
-  | { op: "activity.changed"; event: EventRecord; at: string };
+  | { op: "activity.changed"; event: EventRecord; at: string }
+  /**
+   * A vendor booking of the event changed (`type` says how; `activity`: the record its vendor
+   * submitted); a confirmation or cancellation moves the event's local sourcing.
+   */
+  | {
+      op: "booking.changed";
+      type: VendorNotificationType;
+      event: EventRecord;
+      booking: Booking;
+      vendor: { id: string; name: string; category: VendorCategory };
+      activity?: Activity;
+      at: string;
+    };
 
 /**
  * What a {@link ChangeNotifier} may read of the store, inside the change's transaction and
@@ -36,6 +60,8 @@ export interface OutboxReader {
   keptFigures(eventId: string): Promise<KeptFigures>;
   /** The event's kept activity figures as of this point of the transaction; one row. */
   activityFigures(eventId: string): Promise<ActivityFigures>;
+  /** The event's confirmed vendors (local sourcing) as of this point of the transaction. */
+  confirmedVendors(eventId: string): Promise<ConfirmedVendor[]>;
   /**
    * Writes: records that the one-time notification `kind` of the event is being written, and
    * returns `true`; `false`, writing nothing, when it was recorded before. The record commits or

@@ -25,3 +25,17 @@ export const ERASED_ANSWER: { readonly status: number; readonly body: string } =
     }).toJSON(),
   ),
 };
+
+/**
+ * What a stored answer that held a deleted vendor's contact data becomes: a replay answers `404
+ * NOT_FOUND`, as a read of the vendor would, and the key stays used.
+ */
+export const VENDOR_ERASED_ANSWER: { readonly status: number; readonly body: string } = {
+  status: 404,
+  body: JSON.stringify(
+    new ServiceError("NOT_FOUND", {
+      message: "The vendor this request answered with has been deleted.",
+      details: { erased: true },
+    }).toJSON(),
+  ),
+};

@@ -25,6 +25,7 @@ import type { DeliveryAttempt, DeliveryRecord, DeliveryStatus } from "../resourc
 import type { Erasure } from "./erasure.ts";
 import type { Envelope, ErasureSubject } from "./envelope.ts";
 import type { ThresholdWrites } from "./threshold-store.ts";
+import type { BookingWrites, VendorWrites } from "./vendor-store.ts";
 
 /** Events in a write transaction. */
 export interface EventWrites {
@@ -37,7 +38,7 @@ export interface EventWrites {
    * replaces its tags when `replaceTags` is set. Leaves the kept figures alone. Call it under the event's lock.
    */
   update(event: EventRecord, options: { replaceTags: boolean }): Promise<void>;
-  /** Deletes the event with its registrations, tags and activity records (nothing else). Call it under the event's lock. */
+  /** Deletes the event with its registrations, tags, activity records, tallies and vendor bookings (nothing else). Call it under the event's lock. */
   delete(id: string): Promise<void>;
 }
 
@@ -299,6 +300,8 @@ export interface StorageTransaction {
   webhooks: WebhookWrites;
   activities: ActivityWrites;
   thresholds: ThresholdWrites;
+  vendors: VendorWrites;
+  bookings: BookingWrites;
 }
 
 /** Units of work. */
@@ -316,9 +319,10 @@ export interface TransactionStore {
 
 /**
  * Which uniqueness a {@link StorageConflict} broke: `active-email`, one active registration per
- * email and event; `webhook-url`, one webhook per URL and account.
+ * email and event; `webhook-url`, one webhook per URL and account; `active-booking`, one active
+ * booking per vendor and event.
  */
-export type ConflictKind = "active-email" | "webhook-url";
+export type ConflictKind = "active-email" | "webhook-url" | "active-booking";
 
 /**
  * A write broke a uniqueness the database guards as the backstop of a check made under a lock

@@ -10,6 +10,7 @@ import { type CarbonSettings, DEFAULT_CARBON_SETTINGS, offsetKg } from "../carbo
 import { NO_ACTIVITY_FIGURES } from "../resources/activity-figures.ts";
 import { eventStatsOf, type KeptFigures } from "../resources/kept-figures.ts";
 import { goalStatuses } from "../rules/goals.ts";
+import { vendorFiguresOf } from "../rules/local-sourcing.ts";
 import { type AttendeeRecord, toApiAttendee } from "../resources/attendee.ts";
 import { type EventRecord, toApiEvent } from "../resources/event.ts";
 import { keepsBuiltInCapacityRule } from "../rules/threshold-crossing.ts";
@@ -25,6 +26,7 @@ import {
   notificationFigures,
   registrationNotifications,
   thresholdNotification,
+  vendorNotification,
 } from "./payloads.ts";
 
 /** The public base URL of the links notifications hand out when none is given. */
@@ -68,7 +70,9 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
    */
   async function oneTime(event: EventRecord, reader: OutboxReader): Promise<Notification[]> {
     const goals = event.sustainabilityGoals;
-    const anyGoal = Boolean(goals.carbonNeutral || goals.renewableEnergy || (goals.wasteReduction ?? 0) > 0);
+    const anyGoal = Boolean(
+      goals.carbonNeutral || goals.renewableEnergy || goals.localSourcing || (goals.wasteReduction ?? 0) > 0,
+    );
     const wantsGoal = anyGoal && reader.wants("sustainability.goal_achieved");
     const wantsThreshold = reader.wants("analytics.threshold_exceeded");
     if (!wantsGoal && !wantsThreshold) return [];
@@ -77,7 +81,10 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
     const figures = notificationFigures(event, kept, carbon, activities);
     const notifications: Notification[] = [];
     if (wantsGoal) {
-      for (const goal of goalStatuses(goals, { capacity: event.capacity, kept, activities }, carbon)) {
+      const vendors = goals.localSourcing
+        ? vendorFiguresOf(event, await reader.confirmedVendors(event.id), carbon)
+        : undefined;
+      for (const goal of goalStatuses(goals, { capacity: event.capacity, kept, activities, vendors }, carbon)) {
         if (goal.set && goal.met === true && (await reader.recordOneTime(event.id, `goal_achieved:${goal.type}`)))
           notifications.push(goalAchievedNotification(event, figures, goal));
       }
@@ -158,6 +165,12 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
       case "activity.changed":
         // Records notify nothing of their own: what they change is the goals the event meets.
         return oneTime(change.event, reader);
+      case "booking.changed": {
+        const own = reader.wants(change.type) ? [vendorNotification(change)] : [];
+        // A confirmation or a cancellation moves the event's local sourcing; the rest move no goal.
+        const moves = change.type === "vendor.confirmed" || change.type === "vendor.cancelled";
+        return moves ? [...own, ...(await oneTime(change.event, reader))] : own;
+      }
     }
   };
   return Object.assign(notify, { carbon });

@@ -87,6 +87,7 @@ export async function appendToOutbox(
     wants,
     keptFigures: (eventId) => tx.figures.read(eventId),
     activityFigures: (eventId) => tx.figures.readActivities(eventId),
+    confirmedVendors: (eventId) => tx.bookings.confirmedVendors(eventId),
     recordOneTime: (eventId, kind) => tx.outbox.recordOneTime(eventId, kind, change.at),
     hasThreshold: (account, metric) => tx.thresholds.accountHas(account, metric),
     eventAnalyticsFigures: (account, eventId) => tx.figures.eventAnalytics(account, eventId),

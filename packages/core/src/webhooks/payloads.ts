@@ -13,6 +13,7 @@ import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
 import { type KeptFigures, scoreOf } from "../resources/kept-figures.ts";
 import type { Event, EventRecord } from "../resources/event.ts";
 import { PING_EVENT_TYPE, type WebhookRecord } from "../resources/webhook.ts";
+import type { StoredChange } from "../storage/change-notifier.ts";
 import type { Notification } from "../storage/envelope.ts";
 
 /** Share of capacity at which `analytics.threshold_exceeded` (`capacity_utilization`) is sent, once per event. */
@@ -280,4 +281,15 @@ export function completionReports(
         ]
       : []),
   ];
+}
+
+/** A `vendor.*` notification: the booking, its vendor and event (identity only), and a submitted record. */
+export function vendorNotification(change: Extract<StoredChange, { op: "booking.changed" }>): Notification {
+  const data: Record<string, unknown> = {
+    booking: change.booking,
+    vendor: change.vendor,
+    event: eventRef(change.event),
+  };
+  if (change.activity) data.activity = change.activity;
+  return { type: change.type, data };
 }

@@ -1,0 +1,226 @@
+import { createId } from "../_internal/ids.ts";
+import { parseInput } from "../_internal/parse-input.ts";
+import { ServiceError } from "../errors.ts";
+import { type Activity, ActivityInput } from "../resources/activity.ts";
+import { type DeleteResult, paginate } from "../resources/common.ts";
+import type { EventRecord } from "../resources/event.ts";
+import {
+  ActivityListQuery,
+  ActivityUpdateInput,
+  newActivityRecord,
+  toApiActivity,
+} from "../resources/priced-activity.ts";
+import {
+  type BookingRecord,
+  linkHashOf,
+  isLinkToken,
+  VendorAnswerInput,
+  type VendorRecord,
+  type VendorRequest,
+} from "../resources/vendor.ts";
+import { assertConfirmed, assertTakesVendorData, dataAcceptedUntil } from "../rules/booking-status.ts";
+import type { ChangeNotifier } from "../storage/change-notifier.ts";
+import type { EventStore } from "../storage/event-store.ts";
+import type { VendorStore } from "../storage/vendor-store.ts";
+import { changeActivities, priced, reviseActivity } from "./activity-changes.ts";
+import { answerBooking, type LinkedBooking, linkedBookingOf, linkNotFound, notifyBooking } from "./booking-changes.ts";
+import type { ListResult } from "./operation-context.ts";
+import type { Steps, TransactionalStorage } from "./transaction-steps.ts";
+import type { CarbonSettings } from "../carbon/carbon-settings.ts";
+
+/**
+ * What a vendor may do through its booking's link, without an API key (DECISIONS, "Vendors"):
+ * see what is asked, confirm or decline, and, once confirmed, record and correct its own
+ * activity data for the event until 30 days after it ends.
+ */
+export interface VendorLinkOperations {
+  /** Whose link it is: the booking's id and account (what an Idempotency-Key of its requests is kept under). */
+  readonly booking: { readonly id: string; readonly accountId: string };
+  /** The booking's id, status, services and data asked, the vendor's name, the event's name, dates and city. */
+  view(): Promise<VendorRequest>;
+  /** Confirms the booking (again: no change). Throws `INVALID_REQUEST`, `INVALID_STATE_TRANSITION` (declined). */
+  confirm(input?: VendorAnswerInput): Promise<VendorRequest>;
+  /** Declines the booking (again: no change). Throws `INVALID_REQUEST`, `INVALID_STATE_TRANSITION` (confirmed). */
+  decline(input?: VendorAnswerInput): Promise<VendorRequest>;
+  activities: {
+    /**
+     * Records an activity of the event attributed to the booking's vendor. Throws
+     * `INVALID_REQUEST` (naming the field; `kind` outside `dataRequested`),
+     * `INVALID_STATE_TRANSITION` (not confirmed; the event's records closed).
+     */
+    create(input: ActivityInput): Promise<Activity>;
+    /** One page of the records made through this booking's link, oldest first. Throws `INVALID_STATE_TRANSITION` (not confirmed). */
+    list(query?: Record<string, unknown>): Promise<ListResult<"activities", Activity>>;
+    /** Partial update of one of its own records. Throws as create, and `NOT_FOUND` for any other record. */
+    update(id: string, input: ActivityUpdateInput): Promise<Activity>;
+    /** Deletes one of its own records. Throws `INVALID_STATE_TRANSITION`, `NOT_FOUND`. */
+    delete(id: string): Promise<DeleteResult>;
+  };
+}
+
+/** What the link operations need beside the storage. */
+export interface VendorLinkContext {
+  carbon: CarbonSettings;
+  clock: () => Date;
+  /** The booking's account's notifier. */
+  notifier: ChangeNotifier;
+  queued: () => void;
+}
+
+/** The view of a booking through its link. */
+function viewOf({ booking, vendor, event }: Pick<LinkedBooking, "booking" | "vendor" | "event">): VendorRequest {
+  return {
+    id: booking.id,
+    status: booking.status,
+    services: booking.services,
+    dataRequested: booking.dataRequested,
+    vendor: { name: vendor.name },
+    event: {
+      name: event.name,
+      startDate: event.startDate,
+      endDate: event.endDate,
+      location: { city: event.location.city, country: event.location.country },
+    },
+    dataAcceptedUntil: dataAcceptedUntil(event.endDate),
+  };
+}
+
+/** `INVALID_REQUEST` for a field the vendor's link does not take (its booking decides it). */
+function notTaken(field: string): ServiceError {
+  return new ServiceError("INVALID_REQUEST", {
+    message: `${field}: set by the link (the booking's vendor), not taken here`,
+    field,
+    details: { issues: [{ path: field, message: "not taken through a vendor's link" }] },
+  });
+}
+
+/**
+ * The booking of a vendor link's token, as found outside a transaction (its account and event,
+ * which never change), or `null`: a token of the wrong shape is not looked up.
+ */
+export async function findLinkedBooking(storage: VendorStore, token: string): Promise<BookingRecord | null> {
+  if (!isLinkToken(token)) return null;
+  const booking = await storage.findBookingByLink(linkHashOf(token));
+  return booking && booking.status !== "cancelled" ? booking : null;
+}
+
+/**
+ * The operations of a vendor's link whose booking was found (`findLinkedBooking`). Each runs
+ * under the event's lock and reads the booking by its link again there, so a link rotated or a
+ * booking cancelled meanwhile is `404`.
+ */
+export function createVendorLinkOperations(
+  storage: VendorStore & Pick<EventStore, "getEvent"> & TransactionalStorage,
+  found: BookingRecord,
+  context: VendorLinkContext,
+): VendorLinkOperations {
+  const { linkHash, accountId, eventId } = found;
+  const { clock, notifier, queued } = context;
+  const booked = { accountId, eventId };
+
+  /** Runs `change` of the vendor's records in one activity transaction (`changeActivities`), its booking checked open for data. */
+  const changeRecords = <T>(change: (steps: Steps, linked: LinkedBooking, now: string) => Promise<T>): Promise<T> => {
+    const now = clock().toISOString();
+    return changeActivities(storage, accountId, eventId, now, notifier, async (steps, event: EventRecord) => {
+      const linked = await linkedBookingOf(steps, event, linkHash);
+      assertTakesVendorData(linked.booking.status, event.endDate, now);
+      return change(steps, linked, now);
+    });
+  };
+
+  /** One of the records made through this booking, or `NOT_FOUND`. */
+  const ownRecord = async (steps: Steps, booking: BookingRecord, id: string) => {
+    const record = await steps.tx.activities.get(accountId, eventId, id);
+    if (!record || record.bookingId !== booking.id)
+      throw new ServiceError("NOT_FOUND", { message: `Activity ${id} not found.` });
+    return record;
+  };
+
+  const answer = async (status: "confirmed" | "declined", input: VendorAnswerInput | undefined) => {
+    const parsed = parseInput(VendorAnswerInput, input ?? {});
+    const linked = await answerBooking(
+      storage,
+      linkHash,
+      booked,
+      status,
+      parsed.message ?? null,
+      clock().toISOString(),
+      notifier,
+    );
+    queued();
+    return viewOf(linked);
+  };
+
+  return {
+    booking: { id: found.id, accountId },
+    async view() {
+      const [booking, event] = await Promise.all([
+        storage.findBookingByLink(linkHash),
+        storage.getEvent(accountId, eventId, context.carbon),
+      ]);
+      const vendor: VendorRecord | null = booking && (await storage.getVendor(accountId, booking.vendorId));
+      if (!booking || !event || !vendor || booking.status === "cancelled") throw linkNotFound();
+      return viewOf({ booking, vendor, event });
+    },
+    confirm: (input) => answer("confirmed", input),
+    decline: (input) => answer("declined", input),
+    activities: {
+      async create(input) {
+        if (input !== null && typeof input === "object" && "vendorId" in input) throw notTaken("vendorId");
+        const parsed = parseInput(ActivityInput, input);
+        const activity = await changeRecords(async (steps, { event, booking, vendor }, now) => {
+          if (!booking.dataRequested.includes(parsed.kind)) {
+            const asked = booking.dataRequested.join(", ") || "none";
+            throw new ServiceError("INVALID_REQUEST", {
+              message: `kind: this booking asks for ${asked}, not ${parsed.kind}`,
+              field: "kind",
+              details: { issues: [{ path: "kind", message: "not among the booking's dataRequested" }] },
+            });
+          }
+          const record = newActivityRecord(parsed, {
+            id: createId("activity"),
+            accountId,
+            eventId,
+            eventCountry: event.location.country,
+            now,
+          });
+          const stored = priced(steps, { ...record, vendorId: vendor.id, bookingId: booking.id });
+          await steps.tx.activities.insert(stored);
+          const answer = toApiActivity(stored);
+          await notifyBooking(steps, event, booking, "vendor.data_submitted", now, { vendor, activity: answer });
+          return answer;
+        });
+        queued();
+        return activity;
+      },
+      async list(query = {}) {
+        const parsed = parseInput(ActivityListQuery, query, "query");
+        const booking = await storage.findBookingByLink(linkHash);
+        if (!booking || booking.status === "cancelled") throw linkNotFound();
+        assertConfirmed(booking.status);
+        const page = await storage.listBookingActivities(booking.id, parsed);
+        return {
+          activities: page.items.map(toApiActivity),
+          pagination: paginate(parsed.page, parsed.limit, page.total),
+        };
+      },
+      async update(id, input) {
+        if (input !== null && typeof input === "object" && "vendorId" in input) throw notTaken("vendorId");
+        const parsed = parseInput(ActivityUpdateInput, input);
+        const activity = await changeRecords(async (steps, { event, booking }, now) =>
+          reviseActivity(steps, event, await ownRecord(steps, booking, id), parsed, now),
+        );
+        queued();
+        return toApiActivity(activity);
+      },
+      async delete(id) {
+        await changeRecords(async (steps, { booking }) => {
+          await ownRecord(steps, booking, id);
+          await steps.tx.activities.delete(accountId, eventId, id);
+        });
+        queued();
+        return { success: true, message: `Activity ${id} was deleted.`, deletedId: id };
+      },
+    },
+  };
+}

@@ -1,0 +1,234 @@
+/**
+ * Vendors' rules and the parts of the vendor link that live in the handler, in process: the
+ * booking's status table (written out from DECISIONS), local sourcing's distance, radius and
+ * certification date, the link token's shape, an Idempotency-Key on a link's POST, and a
+ * vendor's deletion scrubbing the stored answers that showed its contact.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
+import { ServiceError } from "../src/errors.ts";
+import { createHandler } from "../src/http/handler.ts";
+import { BOOKING_STATUSES, isLinkToken, linkHashOf, newLinkToken } from "../src/resources/vendor.ts";
+import {
+  assertBookingTransition,
+  assertTakesVendorData,
+  bookingsClosedBy,
+  dataAcceptedUntil,
+} from "../src/rules/booking-status.ts";
+import { goalStatuses } from "../src/rules/goals.ts";
+import { distanceKm, vendorFiguresOf, vendorShares } from "../src/rules/local-sourcing.ts";
+import { NO_ACTIVITY_FIGURES } from "../src/resources/activity-figures.ts";
+import { NO_FIGURES } from "../src/resources/kept-figures.ts";
+import { createEventService } from "../src/service.ts";
+import { sqliteStorage } from "./_sqlite.ts";
+import { EVENT } from "./_fixtures.ts";
+
+// Written out from DECISIONS ("Vendors"), not derived from the code's table.
+const ALLOWED = new Set([
+  "requested>requested",
+  "requested>confirmed",
+  "requested>declined",
+  "requested>cancelled",
+  "confirmed>confirmed",
+  "confirmed>cancelled",
+  "declined>declined",
+  "cancelled>cancelled",
+]);
+
+describe("the booking's rules", () => {
+  test("every status change is allowed exactly as DECISIONS lists it; the rest are 422 naming status", () => {
+    for (const from of BOOKING_STATUSES) {
+      for (const to of BOOKING_STATUSES) {
+        const allowed = ALLOWED.has(`${from}>${to}`);
+        if (allowed) assert.doesNotThrow(() => assertBookingTransition(from, to), `${from} > ${to}`);
+        else
+          assert.throws(
+            () => assertBookingTransition(from, to),
+            (error: unknown) =>
+              ServiceError.is(error) && error.code === "INVALID_STATE_TRANSITION" && error.field === "status",
+            `${from} > ${to}`,
+          );
+      }
+    }
+  });
+
+  test("an event's cancellation closes requested and confirmed bookings, its completion requested ones only", () => {
+    assert.deepEqual(bookingsClosedBy("cancelled"), ["requested", "confirmed"]);
+    assert.deepEqual(bookingsClosedBy("completed"), ["requested"]);
+    assert.deepEqual(bookingsClosedBy("published"), []);
+  });
+
+  test("a link takes data once confirmed, until 30 days after the event's end, to the millisecond", () => {
+    const end = "2027-06-02T18:00:00.000Z";
+    assert.equal(dataAcceptedUntil(end), "2027-07-02T18:00:00.000Z");
+    assert.doesNotThrow(() => assertTakesVendorData("confirmed", end, "2027-07-02T18:00:00.000Z"));
+    for (const [status, now] of [
+      ["confirmed", "2027-07-02T18:00:00.001Z"],
+      ["requested", "2027-06-01T00:00:00.000Z"],
+      ["declined", "2027-06-01T00:00:00.000Z"],
+    ] as const) {
+      assert.throws(
+        () => assertTakesVendorData(status, end, now),
+        (error: unknown) => ServiceError.is(error) && error.code === "INVALID_STATE_TRANSITION",
+      );
+    }
+  });
+
+  test("a link token is 256 random bits, URL-safe, looked up by its SHA-256 only", () => {
+    const token = newLinkToken();
+    assert.match(token, /^vrq_[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(newLinkToken(), token);
+    assert.equal(isLinkToken(token), true);
+    assert.equal(isLinkToken(`${token}x`), false);
+    assert.equal(isLinkToken("esk_0123"), false);
+    assert.match(linkHashOf(token), /^[0-9a-f]{64}$/);
+    assert.equal(linkHashOf(token), linkHashOf(token));
+  });
+});
+
+describe("local sourcing", () => {
+  const berlin = { lat: 52.52, lng: 13.405 };
+
+  test("great-circle distances match published figures", () => {
+    // Berlin to Munich is about 504 km, to Potsdam about 27 km, London to Paris about 344 km.
+    assert.ok(Math.abs(distanceKm(berlin, { lat: 48.137, lng: 11.575 }) - 504) < 2);
+    assert.ok(Math.abs(distanceKm(berlin, { lat: 52.39, lng: 13.064 }) - 26.8) < 1);
+    assert.ok(Math.abs(distanceKm({ lat: 51.5074, lng: -0.1278 }, { lat: 48.8566, lng: 2.3522 }) - 343.5) < 1.5);
+    assert.equal(distanceKm(berlin, berlin), 0);
+    // Antipodes: half the circumference, no NaN from rounding past 1.
+    assert.ok(Math.abs(distanceKm({ lat: 0, lng: 0 }, { lat: 0, lng: 180 }) - Math.PI * 6371.0088) < 1e-6);
+  });
+
+  test("local within the radius by coordinates; certified by a validity not before the start's day", () => {
+    const event = { startDate: "2027-06-01T08:00:00.000Z", location: { coordinates: berlin } };
+    const vendors = [
+      { coordinates: { lat: 52.39, lng: 13.064 }, certifications: [{ validUntil: "2027-06-01" }] },
+      { coordinates: { lat: 48.137, lng: 11.575 }, certifications: [{ validUntil: "2027-05-31" }] },
+      { coordinates: null, certifications: [{ validUntil: null }] },
+      { coordinates: { lat: 53.55, lng: 9.993 }, certifications: [] },
+    ];
+    // Hamburg is about 255 km from Berlin: local at a 300 km radius, not at the default 160.
+    assert.deepEqual(vendorFiguresOf(event, vendors, DEFAULT_CARBON_SETTINGS), {
+      confirmed: 4,
+      local: 1,
+      certified: 2,
+    });
+    assert.deepEqual(vendorFiguresOf(event, vendors, { localSourcingRadiusKm: 300 }), {
+      confirmed: 4,
+      local: 2,
+      certified: 2,
+    });
+    // An event without coordinates has no local vendor.
+    assert.equal(
+      vendorFiguresOf({ ...event, location: { coordinates: null } }, vendors, DEFAULT_CARBON_SETTINGS).local,
+      0,
+    );
+    assert.deepEqual(vendorShares({ confirmed: 3, local: 2, certified: 0 }), {
+      confirmed: 3,
+      local: 2,
+      localSharePercent: 66.7,
+      certified: 0,
+      certifiedSharePercent: 0,
+    });
+    assert.deepEqual(vendorShares({ confirmed: 0, local: 0, certified: 0 }).localSharePercent, null);
+  });
+
+  test("the goal is met at the target share, not below; unmeasurable with no confirmed vendor", () => {
+    const judge = (vendors: { confirmed: number; local: number; certified: number } | undefined, target = 50) =>
+      goalStatuses(
+        { localSourcing: true },
+        { capacity: 10, kept: NO_FIGURES, activities: NO_ACTIVITY_FIGURES, ...(vendors && { vendors }) },
+        { ...DEFAULT_CARBON_SETTINGS, localSourcingTargetPercent: target },
+      ).find((goal) => goal.type === "local_sourcing");
+    assert.deepEqual(judge({ confirmed: 4, local: 2, certified: 0 }), {
+      type: "local_sourcing",
+      set: true,
+      met: true,
+      target: 50,
+      metrics: { confirmedVendors: 4, localVendors: 2, localSharePercent: 50, targetPercent: 50 },
+    });
+    assert.equal(judge({ confirmed: 3, local: 1, certified: 0 })?.met, false);
+    assert.equal(judge({ confirmed: 3, local: 2, certified: 0 }, 70)?.met, false);
+    assert.equal(judge({ confirmed: 0, local: 0, certified: 0 })?.met, null);
+    assert.equal(judge(undefined)?.met, null);
+  });
+});
+
+describe("the vendor link in the handler", () => {
+  async function setUp() {
+    const storage = await sqliteStorage();
+    const service = createEventService({ storage });
+    const handler = createHandler(service, { clientAddress: () => "198.51.100.7" });
+    const { key, accountId } = await service.keys.create({ account: "Acme" });
+    const account = service.forAccount(accountId);
+    const event = await account.events.create({ ...EVENT, name: "Link Summit" });
+    const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const response = await handler(
+        new Request(`http://localhost${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${key}`,
+            ...(body !== undefined && { "content-type": "application/json" }),
+            ...headers,
+          },
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+        }),
+      );
+      return { status: response.status, body: await response.json(), headers: response.headers };
+    };
+    return { storage, account, event, call };
+  }
+
+  test("an Idempotency-Key on a link's POST records once and replays the answer", async (t) => {
+    const { storage, account, event, call } = await setUp();
+    t.after(() => storage.close());
+    const vendor = await account.vendors.create({ name: "Green Plate", category: "catering" });
+    const booking = await account.bookings.create(event.id, {
+      vendorId: vendor.id,
+      services: "Lunch",
+      dataRequested: ["catering"],
+    });
+    const link = new URL(booking.vendorLink).pathname;
+    assert.equal((await call("POST", `${link}/confirm`)).status, 200);
+    const record = { kind: "catering", quantity: 120, unit: "meals", mealType: "vegetarian" };
+    const first = await call("POST", `${link}/activities`, record, { "idempotency-key": "covers-day-1" });
+    const again = await call("POST", `${link}/activities`, record, { "idempotency-key": "covers-day-1" });
+    assert.deepEqual([first.status, again.status, again.headers.get("idempotent-replayed")], [201, 201, "true"]);
+    assert.deepEqual(again.body, first.body);
+    const other = await call(
+      "POST",
+      `${link}/activities`,
+      { ...record, quantity: 1 },
+      { "idempotency-key": "covers-day-1" },
+    );
+    assert.equal(other.body.error.code, "IDEMPOTENCY_KEY_REUSED");
+    assert.equal((await account.activities.list(event.id)).pagination.total, 1);
+  });
+
+  test("deleting a vendor replaces the stored answers that showed its contact; its records keep its id", async (t) => {
+    const { storage, account, event, call } = await setUp();
+    t.after(() => storage.close());
+    const body = {
+      name: "Waste Co",
+      category: "waste",
+      contact: { name: "Bo Diaz", email: "bo@waste.example", phone: "+49 30 1" },
+    };
+    const created = await call("POST", "/v1/vendors", body, { "idempotency-key": "vendor-1" });
+    assert.equal(created.status, 201);
+    const kept = await call("POST", `/v1/events/${event.id}/activities`, {
+      kind: "waste",
+      quantity: 300,
+      unit: "kg",
+      stream: "recycling",
+      vendorId: created.body.id,
+    });
+    assert.equal((await call("DELETE", `/v1/vendors/${created.body.id}`)).status, 200);
+    const replay = await call("POST", "/v1/vendors", body, { "idempotency-key": "vendor-1" });
+    assert.equal(replay.status, 404);
+    assert.deepEqual(replay.body.error.details, { erased: true });
+    assert.doesNotMatch(JSON.stringify(replay.body), /bo@waste/);
+    assert.equal((await account.activities.get(event.id, kept.body.id)).vendorId, created.body.id);
+    assert.equal((await call("GET", `/v1/vendors/${created.body.id}`)).status, 404);
+  });
+});
