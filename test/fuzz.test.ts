@@ -23,7 +23,7 @@ import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../packages/core/src/http/request.ts";
-import { ROUTES } from "../packages/core/src/http/routes.ts";
+import { ROUTES, VENDOR_LINK_ROUTES } from "../packages/core/src/http/routes.ts";
 import { startServer, type TestServer } from "./_setup.ts";
 import {
   BOOKING_PREFIX,
@@ -100,6 +100,9 @@ function settings<T>(n: number, numRuns: number): fc.Parameters<T> {
 }
 
 const PREFIX = fc.constantFrom("/v1", "/api");
+
+/** The API's routes and a vendor link's (served without a key; the key sent along changes nothing). */
+const ALL_ROUTES = [...ROUTES, ...VENDOR_LINK_ROUTES];
 
 let server: TestServer;
 let client: RawClient;
@@ -515,8 +518,8 @@ after(async () => {
 });
 
 describe("fuzzing every route", () => {
-  test("0. every route of the route table has a request generator (fixtures/route-fuzzers.ts), and no generator is left without its route", () => {
-    const keys = ROUTES.map(routeKey);
+  test("0. every route of the route tables (the API's and a vendor link's) has a request generator (fixtures/route-fuzzers.ts), and no generator is left without its route", () => {
+    const keys = ALL_ROUTES.map(routeKey);
     assert.deepEqual(
       keys.filter((name) => !Object.hasOwn(ROUTE_FUZZERS, name)),
       [],
@@ -563,7 +566,7 @@ describe("fuzzing every route", () => {
 
   test("7. every route of the route table: generated requests get the answer their input calls for", async () => {
     const cases = fc
-      .constantFrom(...ROUTES.map(routeKey))
+      .constantFrom(...ALL_ROUTES.map(routeKey))
       .chain((route) => ROUTE_FUZZERS[route]!(targets).map((c) => ({ route, c })));
     await fc.assert(
       fc.asyncProperty(PREFIX, cases, async (prefix, { route, c }) => runCase(prefix, route, c)),
