@@ -339,7 +339,7 @@ function queryVerdict(
 const isPlainObject = (value: unknown) => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** The routes that read a body. */
-function bodyRoutes(): Array<{ method: string; path: string }> {
+function bodyRoutes(): Array<{ method: string; path: string; optionalBody?: true }> {
   return [
     { method: "POST", path: "/events" },
     { method: "PUT", path: `/events/${putEvent.id}` },
@@ -353,10 +353,14 @@ function bodyRoutes(): Array<{ method: string; path: string }> {
     { method: "PUT", path: `/vendors/${putVendor.id}` },
     { method: "POST", path: `/events/${putEvent.id}/vendors` },
     { method: "PUT", path: `/events/${putEvent.id}/vendors/${putBooking.id}` },
-    { method: "POST", path: `${putLink}/confirm` },
+    // Its body is optional (an empty one is no body), so the raw-bytes property leaves it out.
+    { method: "POST", path: `${putLink}/confirm`, optionalBody: true },
     { method: "POST", path: `${putLink}/activities` },
   ];
 }
+
+/** The routes that need a body. */
+const requiredBodyRoutes = () => bodyRoutes().filter((route) => !route.optionalBody);
 
 before(async () => {
   // Property 6a sends hundreds of bad keys from one address; webhooks go to a closed local port.
@@ -749,12 +753,12 @@ describe("fuzzing every route", () => {
     const validText = JSON.stringify(fullEventBody());
     await fc.assert(
       fc.asyncProperty(
-        fc.nat({ max: bodyRoutes().length - 1 }),
+        fc.nat({ max: requiredBodyRoutes().length - 1 }),
         PREFIX,
         rawBodyBytes(validText),
         contentType,
         async (index, prefix, bytes, type) => {
-          const route = bodyRoutes()[index]!;
+          const route = requiredBodyRoutes()[index]!;
           const what = `${route.method} ${prefix}${route.path} content-type ${show(type)} body ${show(Buffer.from(bytes).toString("latin1"), 200)}`;
           const headers: Record<string, string> = type === undefined ? {} : { "content-type": type };
           const answer = await call(
