@@ -9,3 +9,22 @@ export const EVENT: EventCreateInput = {
   capacity: 10,
   category: "conference",
 };
+
+/** A request to a handler: JSON `body` when given, the API key as a bearer token, and `headers` on top. */
+export function apiRequest(
+  method: string,
+  url: string,
+  key: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Request {
+  return new Request(url, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body !== undefined && { "content-type": "application/json" }),
+      ...headers,
+    },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+}

@@ -10,6 +10,7 @@ import { Worker } from "node:worker_threads";
 import { sql } from "kysely";
 import { ServiceError } from "../src/errors.ts";
 import { type DeliveryAttemptRecord, recordDeliveryAttempts } from "../src/service/delivery-operations.ts";
+import { deleteVendor, insertBooking } from "../src/service/booking-changes.ts";
 import { changeWebhook } from "./_webhook-helpers.ts";
 import type { TestBackend, TestDatabase } from "./_backends.ts";
 import { type TestStorage, withTransactions } from "./_transactions.ts";
@@ -21,7 +22,9 @@ type StorageMethod = Exclude<keyof TestStorage, "emissionFactors" | "transaction
 export type Call =
   | { [M in StorageMethod]: { method: M; args: Parameters<TestStorage[M]> } }[StorageMethod]
   | { method: "updateWebhookUrl"; args: [accountId: string, id: string, url: string] }
-  | { method: "recordDeliveryAttempt"; args: [record: DeliveryAttemptRecord, disableAfter: number] };
+  | { method: "recordDeliveryAttempt"; args: [record: DeliveryAttemptRecord, disableAfter: number] }
+  | { method: "insertBooking"; args: Parameters<typeof insertBooking> extends [unknown, ...infer A] ? A : never }
+  | { method: "deleteVendor"; args: [accountId: string, id: string, now: string] };
 
 /** How a call ended: its value, or its error (the `ServiceError` code when it was one). */
 export type Outcome = { ok: true; value: any } | { ok: false; code: string | null; message: string };
@@ -37,6 +40,8 @@ export async function runCall(storage: TestStorage, call: Call): Promise<Outcome
       const [record, disableAfter] = call.args;
       return { ok: true, value: (await recordDeliveryAttempts(storage, [record], disableAfter))[0] };
     }
+    if (call.method === "insertBooking") return { ok: true, value: await insertBooking(storage, ...call.args) };
+    if (call.method === "deleteVendor") return { ok: true, value: await deleteVendor(storage, ...call.args) };
     const method = storage[call.method] as unknown as (...args: unknown[]) => Promise<unknown>;
     return { ok: true, value: await method(...call.args) };
   } catch (error) {

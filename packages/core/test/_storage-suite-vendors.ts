@@ -24,7 +24,7 @@ import {
 } from "../src/resources/vendor.ts";
 import { ACTIVE_BOOKING_STATUSES } from "../src/rules/booking-status.ts";
 import { DEFAULT_EMISSION_FACTORS } from "../src/carbon/emission-factors.ts";
-import { answerBooking, insertBooking, updateBooking } from "../src/service/booking-changes.ts";
+import { answerBooking, deleteVendor, insertBooking, updateBooking } from "../src/service/booking-changes.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
 import { at, eventAt, newAccount } from "./_storage-suite-outbox.ts";
 import type { TestStorage } from "./_transactions.ts";
@@ -268,12 +268,10 @@ export function describeVendors(open: () => Promise<TestStorage>) {
       for (let round = 0; round < 4; round++) {
         const next = vendorAt(acme, at(10 + round), { name: `Round ${round}` });
         await addVendor(storage, next);
-        const remove = storage.transaction(async (tx) => {
-          if (!(await tx.vendors.lock(acme, next.id))) throw new ServiceError("NOT_FOUND");
-          if (await tx.vendors.hasBooking(next.id, ACTIVE_BOOKING_STATUSES)) throw new ServiceError("VENDOR_IN_USE");
-          await tx.vendors.delete(next.id);
-        });
-        const [deleted, booked] = await Promise.all([codeOf(remove), codeOf(book(next.id))]);
+        const [deleted, booked] = await Promise.all([
+          codeOf(deleteVendor(storage, acme, next.id, at(20))),
+          codeOf(book(next.id)),
+        ]);
         // Either the deletion went first (the booking finds no vendor) or the booking did (the deletion finds it in use).
         assert.ok(
           (deleted === "ok" && booked === "NOT_FOUND") || (deleted === "VENDOR_IN_USE" && booked === "ok"),

@@ -5,6 +5,7 @@ import { requestFingerprint } from "../src/http/idempotency.ts";
 import { ServiceError } from "../src/errors.ts";
 import { createEventService, type EventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
+import { apiRequest } from "./_fixtures.ts";
 
 const EVENT = {
   name: "Green Summit",
@@ -28,17 +29,7 @@ describe("API conventions in the handler", () => {
   after(() => service.storage.close());
 
   const call = (method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}) =>
-    handler(
-      new Request(`http://service.test${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${key}`,
-          ...(body !== undefined && { "content-type": "application/json" }),
-          ...headers,
-        },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-      }),
-    );
+    handler(apiRequest(method, `http://service.test${path}`, key, body, headers));
 
   describe("rate limits", () => {
     test("per minute, then per day, with headers on every authenticated answer", async () => {

@@ -13,6 +13,7 @@ import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
 import { travelEmissionsKg } from "../src/carbon/emission-factors.ts";
 import { AttendeeListQuery, newAttendeeRecord } from "../src/resources/attendee.ts";
 import { newEventRecord } from "../src/resources/event.ts";
+import { BookingListQuery, linkHashOf, newLinkToken, newVendorRecord } from "../src/resources/vendor.ts";
 import { WebhookListQuery, type WebhookRecord } from "../src/resources/webhook.ts";
 import type { ClaimedDelivery } from "../src/resources/webhook-delivery.ts";
 import type { Storage } from "../src/storage.ts";
@@ -155,6 +156,63 @@ for (const backend of BACKENDS) {
       );
       assert.deepEqual(tally(outcomes), { DUPLICATE_REGISTRATION: 7, ok: 1 });
       assert.equal((await storage.getEvent(account, event.id, DEFAULT_CARBON_SETTINGS))?.attendeeCount, 1);
+    });
+
+    test("the same vendor booked for one event at once: one booking, the rest DUPLICATE_BOOKING", async () => {
+      const account = await newAccount(storage, "Race bookings");
+      const event = eventRecord(account, 50);
+      await storage.insertEvent(event);
+      const vendor = newVendorRecord(
+        { name: "Race Catering", category: "catering" },
+        { id: createId("vendor"), accountId: account, now: NOW },
+      );
+      await storage.transaction((tx) => tx.vendors.insert(vendor));
+      const book = (): Call => ({
+        method: "insertBooking",
+        args: [
+          account,
+          event.id,
+          { vendorId: vendor.id, services: "Lunch", dataRequested: [] },
+          { id: createId("booking"), now: NOW, linkHash: linkHashOf(newLinkToken()) },
+        ],
+      });
+      const outcomes = await racers.race(Array.from({ length: 8 }, book));
+      assert.deepEqual(tally(outcomes), { DUPLICATE_BOOKING: 7, ok: 1 });
+      assert.equal((await storage.listBookings(account, event.id, BookingListQuery.parse({}))).total, 1);
+    });
+
+    test("a vendor deleted while it is booked: the deletion and the booking never both succeed", async () => {
+      const account = await newAccount(storage, "Race vendor deletion");
+      const event = eventRecord(account, 50);
+      await storage.insertEvent(event);
+      for (let round = 0; round < 3; round++) {
+        const vendor = newVendorRecord(
+          { name: `Round ${round}`, category: "energy" },
+          { id: createId("vendor"), accountId: account, now: NOW },
+        );
+        await storage.transaction((tx) => tx.vendors.insert(vendor));
+        const outcome = codes(
+          await racers.race([
+            { method: "deleteVendor", args: [account, vendor.id, NOW] },
+            {
+              method: "insertBooking",
+              args: [
+                account,
+                event.id,
+                { vendorId: vendor.id, services: "Power", dataRequested: [] },
+                { id: createId("booking"), now: NOW, linkHash: linkHashOf(newLinkToken()) },
+              ],
+            },
+          ]),
+        );
+        // Sorted codes: the deletion went first (the booking found no vendor: NOT_FOUND) or the booking did
+        // (the deletion found it in use); both "ok" would be a booking of a deleted vendor.
+        assert.ok(["NOT_FOUND,ok", "VENDOR_IN_USE,ok"].includes(outcome.join(",")), outcome.join(" / "));
+        const bookings = await storage.listBookings(account, event.id, BookingListQuery.parse({ limit: "100" }));
+        const kept = await storage.getVendor(account, vendor.id);
+        // Never a booking of a vendor that is gone.
+        assert.equal(bookings.items.some((b) => b.vendorId === vendor.id) && kept === null, false);
+      }
     });
 
     test("a cancelled registration re-activated while others take the last place: never over capacity", async () => {

@@ -22,7 +22,7 @@ import { NO_ACTIVITY_FIGURES } from "../src/resources/activity-figures.ts";
 import { NO_FIGURES } from "../src/resources/kept-figures.ts";
 import { createEventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
-import { EVENT } from "./_fixtures.ts";
+import { apiRequest, EVENT } from "./_fixtures.ts";
 
 // Written out from DECISIONS ("Vendors"), not derived from the code's table.
 const ALLOWED = new Set([
@@ -164,17 +164,7 @@ describe("the vendor link in the handler", () => {
     const account = service.forAccount(accountId);
     const event = await account.events.create({ ...EVENT, name: "Link Summit" });
     const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-      const response = await handler(
-        new Request(`http://localhost${path}`, {
-          method,
-          headers: {
-            authorization: `Bearer ${key}`,
-            ...(body !== undefined && { "content-type": "application/json" }),
-            ...headers,
-          },
-          ...(body !== undefined && { body: JSON.stringify(body) }),
-        }),
-      );
+      const response = await handler(apiRequest(method, `http://localhost${path}`, key, body, headers));
       return { status: response.status, body: await response.json(), headers: response.headers };
     };
     return { storage, account, event, call };

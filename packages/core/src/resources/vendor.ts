@@ -3,7 +3,7 @@ import * as z from "zod";
 import { ACTIVITY_KINDS, type ActivityKind } from "../carbon/activity-kinds.ts";
 import { Email } from "./attendee.ts";
 import { KeyValueMap, lowerCaseText, pagingParams, plainText, resolvePaging, text, Timestamp } from "./common.ts";
-import { Coordinates, isCountryCode } from "./event.ts";
+import { Location, LocationInput } from "./event.ts";
 
 /** What a vendor supplies (DECISIONS, "Vendors"). */
 export const VENDOR_CATEGORIES = [
@@ -27,13 +27,9 @@ const VendorContactInput = z.strictObject({
 });
 
 /** A vendor's location: an event's, but only `city` and `country` are required. */
-const VendorLocationInput = z.strictObject({
-  address: text(500).nullish(),
-  city: text(200),
-  state: text(200).nullish(),
-  country: z.string().refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code in upper case, e.g. DE"),
-  zipCode: text(20).nullish(),
-  coordinates: Coordinates.nullish().meta({
+const VendorLocationInput = LocationInput.extend({
+  address: LocationInput.shape.address.nullish(),
+  coordinates: LocationInput.shape.coordinates.meta({
     description: "Where the vendor operates from: what local sourcing is measured by (LOCAL_SOURCING_RADIUS_KM).",
   }),
 });
@@ -79,14 +75,7 @@ export const VendorContact = z.object({
 });
 export type VendorContact = z.infer<typeof VendorContact>;
 
-export const VendorLocation = z.object({
-  address: z.string().nullable(),
-  city: z.string(),
-  state: z.string().nullable(),
-  country: z.string(),
-  zipCode: z.string().nullable(),
-  coordinates: Coordinates.nullable(),
-});
+export const VendorLocation = Location.extend({ address: z.string().nullable() });
 export type VendorLocation = z.infer<typeof VendorLocation>;
 
 export const Certification = z.object({

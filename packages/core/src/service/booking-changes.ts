@@ -19,6 +19,7 @@ import {
 import { assertOpenForRegistration } from "../rules/event-status.ts";
 import { ACTIVE_BOOKING_STATUSES, assertBookingTransition, bookingsClosedBy } from "../rules/booking-status.ts";
 import type { ChangeNotifier, VendorNotificationType } from "../storage/change-notifier.ts";
+import { VENDOR_ERASED_ANSWER } from "../storage/erasure.ts";
 import { StorageConflict } from "../storage/transaction.ts";
 import { notFound } from "./operation-context.ts";
 import { appendNotifications, runTransaction, type Steps, type TransactionalStorage } from "./transaction-steps.ts";
@@ -266,4 +267,24 @@ export async function closeBookings(steps: Steps, after: EventRecord, now: strin
   if (closing.length === 0) return;
   for (const booking of await steps.tx.bookings.listByStatus(after.id, closing))
     await moveBooking(steps, after, booking, "cancelled", now);
+}
+
+/**
+ * Deletes the account's vendor and its contact data: the stored Idempotency-Key answers that
+ * name it become `VENDOR_ERASED_ANSWER`. Its vendor row is locked first, and a booking's
+ * creation locks it too, so none starts between the check and the deletion. Throws `NOT_FOUND`,
+ * `VENDOR_IN_USE` (a booking of it is requested or confirmed).
+ */
+export function deleteVendor(storage: TransactionalStorage, accountId: string, id: string, now: string): Promise<void> {
+  return runTransaction(storage, undefined, async ({ tx }) => {
+    if (!(await tx.vendors.lock(accountId, id))) throw notFound("Vendor", id);
+    if (await tx.vendors.hasBooking(id, ACTIVE_BOOKING_STATUSES)) {
+      throw new ServiceError("VENDOR_IN_USE", {
+        message: `Vendor ${id} has a requested or confirmed booking; cancel it first.`,
+        details: { vendorId: id },
+      });
+    }
+    await tx.erasure.replaceAnswers(accountId, id, new Set([id]), { now, replay: VENDOR_ERASED_ANSWER });
+    await tx.vendors.delete(id);
+  });
 }

@@ -1,6 +1,5 @@
 import { createId } from "../_internal/ids.ts";
 import { parseInput } from "../_internal/parse-input.ts";
-import { ServiceError } from "../errors.ts";
 import { type DeleteResult, paginate } from "../resources/common.ts";
 import {
   applyVendorUpdate,
@@ -21,11 +20,9 @@ import {
   VendorUpdateInput,
   vendorLinkOf,
 } from "../resources/vendor.ts";
-import { ACTIVE_BOOKING_STATUSES } from "../rules/booking-status.ts";
-import { VENDOR_ERASED_ANSWER } from "../storage/erasure.ts";
 import type { EventStore } from "../storage/event-store.ts";
 import type { VendorStore } from "../storage/vendor-store.ts";
-import { insertBooking, rotateBookingLink, updateBooking } from "./booking-changes.ts";
+import { deleteVendor, insertBooking, rotateBookingLink, updateBooking } from "./booking-changes.ts";
 import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
 import type { TransactionalStorage } from "./transaction-steps.ts";
 
@@ -105,19 +102,7 @@ export function createVendorOperations(
       return toApiVendor(vendor);
     },
     async delete(id) {
-      const now = clock().toISOString();
-      await storage.transaction(async (tx) => {
-        // Locked: a booking's creation locks the vendor too, so none starts before this commits.
-        if (!(await tx.vendors.lock(accountId, id))) throw notFound("Vendor", id);
-        if (await tx.vendors.hasBooking(id, ACTIVE_BOOKING_STATUSES)) {
-          throw new ServiceError("VENDOR_IN_USE", {
-            message: `Vendor ${id} has a requested or confirmed booking; cancel it first.`,
-            details: { vendorId: id },
-          });
-        }
-        await tx.erasure.replaceAnswers(accountId, id, new Set([id]), { now, replay: VENDOR_ERASED_ANSWER });
-        await tx.vendors.delete(id);
-      });
+      await deleteVendor(storage, accountId, id, clock().toISOString());
       return { success: true, message: `Vendor ${id} was deleted.`, deletedId: id };
     },
   };
