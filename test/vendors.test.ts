@@ -283,6 +283,11 @@ describe("the vendors resource", () => {
 
     const all = await list();
     assert.deepEqual(sorted(all.vendors), ids([kitchen, av, waste, notes]).sort());
+    // Newest first, ties by id (from the same millisecond).
+    const newestFirst = [kitchen, av, waste, notes].sort((a, b) =>
+      a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? 1 : -1,
+    );
+    assert.deepEqual(ids(all.vendors), ids(newestFirst));
     assert.deepEqual(all.pagination, { page: 1, limit: 20, total: 4, totalPages: 1, hasNext: false, hasPrev: false });
     assert.deepEqual(
       all.vendors.find((vendor: { id: string }) => vendor.id === kitchen.id),
@@ -304,6 +309,7 @@ describe("the vendors resource", () => {
     const second = await list("?page=2&perPage=3");
     assert.equal(second.vendors.length, 1);
     assert.deepEqual(second.pagination, { page: 2, limit: 3, total: 4, totalPages: 2, hasNext: false, hasPrev: true });
+    assert.deepEqual([...ids(first.vendors), ...ids(second.vendors)], ids(newestFirst));
     assert.deepEqual(
       [...ids(first.vendors), ...ids(second.vendors)].sort(),
       sorted(all.vendors),
@@ -541,11 +547,12 @@ describe("bookings", () => {
     const event = await createEvent(acme);
     const other = await createEvent(acme);
     const first = await book(acme, event.id, vendor.id);
-    expectError(
+    const duplicate = expectError(
       await acme.post(`/events/${event.id}/vendors`, { vendorId: vendor.id, services: "Again" }),
       409,
       "DUPLICATE_BOOKING",
     );
+    assert.equal(duplicate.details?.bookingId, first.id, "details.bookingId names the active booking");
     // Another event, another booking.
     await book(acme, other.id, vendor.id);
     // Confirmed is active too.
@@ -670,7 +677,21 @@ describe("bookings", () => {
     assert.deepEqual(await byStatus("confirmed"), []);
     const page = expectStatus(await acme.get(`/events/${event.id}/vendors?limit=2&page=2`), 200);
     assert.deepEqual(page.pagination, { page: 2, limit: 2, total: 4, totalPages: 2, hasNext: false, hasPrev: true });
-    assert.equal(page.bookings.length, 2);
+    // Oldest first (ties by id).
+    const oldestFirst = [confirmed, declined, cancelled, edited].sort((a, b) =>
+      a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? -1 : 1) : a.id < b.id ? -1 : 1,
+    );
+    assert.deepEqual(ids(page.bookings), ids(oldestFirst.slice(2)));
+
+    // A final booking's services and data change no more.
+    for (const final of [declined, cancelled]) {
+      expectError(await put(final, { services: "Late change" }), 422, "INVALID_STATE_TRANSITION");
+      expectError(await put(final, { dataRequested: ["water"] }), 422, "INVALID_STATE_TRANSITION");
+    }
+    assert.equal(
+      expectStatus(await acme.get(`/events/${event.id}/vendors/${declined.id}`), 200).services,
+      declined.services,
+    );
   });
 
   test("rotate-link: a new link; the old one is 404 from then on; a body is refused", async () => {
@@ -695,8 +716,16 @@ describe("bookings", () => {
     );
     expectStatus(await fresh.view(), 200);
     // An empty object is no body.
-    expectStatus(await acme.post(`/events/${event.id}/vendors/${booking.id}/rotate-link`, {}), 200);
+    const third = expectStatus(await acme.post(`/events/${event.id}/vendors/${booking.id}/rotate-link`, {}), 200);
     expectError(await fresh.view(), 404, "NOT_FOUND");
+    // A cancelled booking's link cannot be rotated back to life.
+    expectStatus(await acme.put(`/events/${event.id}/vendors/${booking.id}`, { status: "cancelled" }), 200);
+    expectError(
+      await acme.post(`/events/${event.id}/vendors/${booking.id}/rotate-link`),
+      422,
+      "INVALID_STATE_TRANSITION",
+    );
+    expectError(await vendorSide(third).view(), 404, "NOT_FOUND");
   });
 
   test("a vendor with an active booking cannot be deleted (409 VENDOR_IN_USE); once cancelled it can, its link is 404 and its records keep their vendorId", async () => {
@@ -824,6 +853,9 @@ describe("the vendor's link, without a key", () => {
     assert.ok(seen.respondedAt >= booking.createdAt);
     expectError(await link.decline(), 422, "INVALID_STATE_TRANSITION");
     assert.equal(expectStatus(await link.view(), 200).status, "confirmed");
+    // Confirming again changes nothing.
+    assert.deepEqual(expectStatus(await link.confirm(), 200), confirmed);
+    assert.deepEqual(expectStatus(await acme.get(`/events/${event.id}/vendors/${booking.id}`), 200), seen);
   });
 
   test("confirm without a body, decline with an empty one; a declined link still GETs and refuses the rest with 422", async () => {
@@ -838,7 +870,13 @@ describe("the vendor's link, without a key", () => {
     const declined = expectStatus(await link.decline({}), 200);
     assert.deepEqual(declined, expectedView(booking, vendor, event, "declined"));
     assert.deepEqual(expectStatus(await link.view(), 200), declined);
+    assert.deepEqual(
+      expectStatus(await link.decline({ message: "Still no" }), 200),
+      declined,
+      "declining again: no change",
+    );
     expectError(await link.record(VEGAN_MEALS), 422, "INVALID_STATE_TRANSITION");
+    expectError(await link.records(), 422, "INVALID_STATE_TRANSITION");
     expectError(await link.confirm(), 422, "INVALID_STATE_TRANSITION");
     const seen = expectStatus(await acme.get(`/events/${event.id}/vendors/${booking.id}`), 200);
     assert.equal(seen.status, "declined");
@@ -878,6 +916,9 @@ describe("the vendor's link, without a key", () => {
     const booking = await book(acme, event.id, vendor.id, { dataRequested: ["catering"] });
     const link = vendorSide(booking);
     expectError(await link.record(VEGAN_MEALS), 422, "INVALID_STATE_TRANSITION");
+    expectError(await link.records(), 422, "INVALID_STATE_TRANSITION");
+    expectError(await link.update("act_000000000000000000000000", { quantity: 1 }), 422, "INVALID_STATE_TRANSITION");
+    expectError(await link.remove("act_000000000000000000000000"), 422, "INVALID_STATE_TRANSITION");
     expectStatus(await link.confirm(), 200);
     expectError(
       await link.record({ kind: "fuel", quantity: 10, unit: "litres", fuel: "diesel" }),
@@ -1037,7 +1078,10 @@ describe("the vendor's link, without a key", () => {
     const view = expectStatus(await link.view(), 200);
     assert.equal(view.dataAcceptedUntil, "2024-04-01T17:00:00.000Z");
     expectStatus(await link.confirm(), 200);
-    expectError(await link.record(VEGAN_MEALS), 422, "INVALID_STATE_TRANSITION");
+    const closed = expectError(await link.record(VEGAN_MEALS), 422, "INVALID_STATE_TRANSITION");
+    assert.equal(closed.details?.dataAcceptedUntil, "2024-04-01T17:00:00.000Z");
+    // Reads still answer.
+    assert.equal(expectStatus(await link.records(), 200).pagination.total, 0);
   });
 
   test("a wrong, rotated or cancelled booking's token is 404 NOT_FOUND with one and the same body", async () => {
@@ -1084,10 +1128,14 @@ describe("the vendor's link, without a key", () => {
     );
   });
 
-  test("bad tokens spend the per-address allowance of requests without a valid key, with bad API keys: 429 after it", async () => {
-    const limited = await startServer({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: "4" } });
+  test("bad tokens spend the per-address allowance of bad keys (429 after it); valid links spend neither it nor the account's limit; CORS", async () => {
+    const APP = "https://vendor-portal.example.test";
+    const limited = await startServer({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: "4", CORS_ORIGINS: APP } });
     try {
-      const client = clientFor(limited, (await limited.createKey({ account: "Limited" })).key);
+      await waitForMinuteRoom(6);
+      const created = await limited.createKey({ account: "Limited", tier: "enterprise", perMinute: 6, perDay: 1000 });
+      const client = clientFor(limited, created.key);
+      // The account's requests 1 to 3 of its 6 this minute.
       const vendor = expectStatus(await client.post("/vendors", vendorInput()), 201);
       const event = expectStatus(await client.post("/events", eventInput()), 201);
       const booking = expectStatus(
@@ -1096,20 +1144,86 @@ describe("the vendor's link, without a key", () => {
       );
       const good = new URL(booking.vendorLink).pathname;
       const bad = good.replace(/[^/]+$/, unknownToken());
-      await waitForMinuteRoom(4);
-      // A valid token spends nothing.
-      for (let i = 0; i < 6; i++) expectStatus(await limited.request("GET", good), 200);
+      // A valid link spends neither the address's allowance nor the account's limit.
+      for (let i = 0; i < 8; i++) expectStatus(await limited.request("GET", good), 200);
+      for (let i = 0; i < 3; i++) expectStatus(await client.get("/vendors?limit=1"), 200);
+      const over = expectError(await client.get("/vendors?limit=1"), 429, "RATE_LIMIT_EXCEEDED");
+      assert.notEqual(over.details?.scope, "address", "the account's own limit");
+      expectStatus(await limited.request("GET", good), 200);
+
+      // A browser on the vendor portal's origin: the preflight and the answer carry CORS.
+      const preflight = await fetch(`${limited.url}${good}/confirm`, {
+        method: "OPTIONS",
+        headers: {
+          origin: APP,
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "content-type",
+        },
+      });
+      assert.equal(preflight.status, 204);
+      assert.equal(preflight.headers.get("access-control-allow-origin"), APP);
+      const browsed = await limited.request("GET", good, { headers: { origin: APP } });
+      assert.equal(browsed.headers.get("access-control-allow-origin"), APP);
+      const foreign = await limited.request("GET", good, { headers: { origin: "https://elsewhere.example.test" } });
+      assert.equal(foreign.headers.get("access-control-allow-origin"), null);
+
+      // Bad tokens and bad keys share the address's 4.
       for (let i = 0; i < 3; i++) expectError(await limited.request("GET", bad), 404, "NOT_FOUND");
       expectError(await limited.request("GET", "/v1/vendors", { key: "not-a-key" }), 401, "UNAUTHORIZED");
-      const refused = await limited.request("GET", bad);
+      const refused = await limited.request("GET", bad, { headers: { origin: APP } });
       const error = expectError(refused, 429, "RATE_LIMIT_EXCEEDED");
       assert.equal(error.details.scope, "address");
       assert.ok(Number(refused.headers.get("retry-after")) >= 1);
+      assert.equal(refused.headers.get("access-control-allow-origin"), APP);
       expectError(await limited.request("POST", `${bad}/confirm`), 429, "RATE_LIMIT_EXCEEDED");
       expectError(await limited.request("GET", "/v1/vendors", { key: "not-a-key" }), 429, "RATE_LIMIT_EXCEEDED");
     } finally {
       assert.equal(await limited.stop(), 0);
     }
+  });
+
+  test("a vendor deleted (its booking declined): the link is 404", async () => {
+    const vendor = await createVendor(acme);
+    const event = await createEvent(acme);
+    const link = vendorSide(await book(acme, event.id, vendor.id));
+    expectStatus(await link.decline(), 200);
+    expectStatus(await acme.delete(`/vendors/${vendor.id}`), 200);
+    expectError(await link.view(), 404, "NOT_FOUND");
+    expectError(await link.confirm(), 404, "NOT_FOUND");
+  });
+
+  test("Idempotency-Key on the link's POSTs: a retry records once, through a rotated link too; another booking's keys are its own", async () => {
+    const event = await createEvent(acme);
+    const booking = await book(acme, event.id, (await createVendor(acme)).id);
+    const link = vendorSide(booking);
+    expectStatus(await link.confirm(), 200);
+    const headers = { "idempotency-key": `vendor-retry-${randomBytes(8).toString("hex")}` };
+    const post = (path: string, body: unknown = VEGAN_MEALS) =>
+      server.request("POST", `${path}/activities`, { body, headers });
+    const made = expectStatus(await post(link.path), 201);
+    const again = await post(link.path);
+    assert.equal(again.headers.get("idempotent-replayed"), "true");
+    assert.deepEqual(expectStatus(again, 201), made);
+    const rotated = vendorSide(
+      expectStatus(await acme.post(`/events/${event.id}/vendors/${booking.id}/rotate-link`), 200),
+    );
+    const afterRotation = await post(rotated.path);
+    assert.equal(afterRotation.headers.get("idempotent-replayed"), "true");
+    assert.deepEqual(expectStatus(afterRotation, 201), made);
+    expectError(await post(rotated.path, { ...VEGAN_MEALS, quantity: 1 }), 422, "IDEMPOTENCY_KEY_REUSED");
+    assert.deepEqual(ids(expectStatus(await rotated.records(), 200).activities), [made.id]);
+
+    // Kept under the booking: the same key through another booking's link is that booking's own.
+    const other = vendorSide(await book(acme, event.id, (await createVendor(acme)).id));
+    expectStatus(await other.confirm(), 200);
+    const separate = await post(other.path);
+    assert.equal(
+      separate.status,
+      201,
+      `another booking, the same key: ${separate.status} ${JSON.stringify(separate.body)}`,
+    );
+    assert.equal(separate.headers.get("idempotent-replayed"), null);
+    assert.notEqual(separate.body.id, made.id);
   });
 });
 
