@@ -1272,23 +1272,30 @@ describe("notifications", () => {
     expectStatus(await vendorSide(confirmedBooking).confirm({ message: "Booked in" }), 200);
     expectStatus(await vendorSide(declinedBooking).decline({ message: "Fully booked" }), 200);
     const meals = expectStatus(await vendorSide(confirmedBooking).record(VEGAN_MEALS), 201);
+    // Cancelled by the organiser before the event is.
+    const bus = await createVendor(client, { name: "Notify Shuttle", category: "transport" });
+    const droppedBooking = await book(client, event.id, bus.id, { dataRequested: [] });
+    expectStatus(await client.put(`/events/${event.id}/vendors/${droppedBooking.id}`, { status: "cancelled" }), 200);
     await moveEvent(client, event.id, "cancelled");
 
     const received = () => receiver.at(path);
     await receiver.waitFor(
-      () => new Set(received().map((request) => request.body.id)).size >= 8,
-      "8 vendor notifications",
+      () => new Set(received().map((request) => request.body.id)).size >= 10,
+      "10 vendor notifications",
     );
-    const envelopes = received().map((request) => verified(request, webhook.secret));
+    // Each verified; a retried delivery (the same envelope id) counted once.
+    const envelopes = [
+      ...new Map(received().map((request) => [request.body.id, verified(request, webhook.secret)])).values(),
+    ];
     const ofType = (type: string) => envelopes.filter((envelope) => envelope.type === type);
     const count = (type: string) => new Set(ofType(type).map((envelope) => envelope.id)).size;
     assert.deepEqual(
       VENDOR_TYPES.map((type) => [type, count(type)]),
       [
-        ["vendor.booking_requested", 3],
+        ["vendor.booking_requested", 4],
         ["vendor.confirmed", 1],
         ["vendor.declined", 1],
-        ["vendor.cancelled", 2],
+        ["vendor.cancelled", 3],
         ["vendor.data_submitted", 1],
       ],
     );
@@ -1327,11 +1334,11 @@ describe("notifications", () => {
     const cancelled = ofType("vendor.cancelled");
     assert.deepEqual(
       cancelled.map((e) => e.data.booking.id).sort(),
-      ids([confirmedBooking, requestedBooking]).sort(),
-      "the requested and the confirmed booking, not the declined one",
+      ids([confirmedBooking, requestedBooking, droppedBooking]).sort(),
+      "the organiser's cancellation, then the event's requested and confirmed bookings, not the declined one",
     );
     for (const envelope of cancelled) assert.equal(envelope.data.booking.status, "cancelled");
-    assert.deepEqual(cancelled.map((e) => e.data.vendor.id).sort(), [caterer.id, stage.id].sort());
+    assert.deepEqual(cancelled.map((e) => e.data.vendor.id).sort(), [caterer.id, stage.id, bus.id].sort());
 
     // Listed as cancelled afterwards; their links are 404.
     const statuses = Object.fromEntries(
@@ -1343,12 +1350,13 @@ describe("notifications", () => {
       [confirmedBooking.id]: "cancelled",
       [requestedBooking.id]: "cancelled",
       [declinedBooking.id]: "declined",
+      [droppedBooking.id]: "cancelled",
     });
     expectError(await vendorSide(confirmedBooking).view(), 404, "NOT_FOUND");
     expectError(await vendorSide(requestedBooking).view(), 404, "NOT_FOUND");
     // The delivery log holds the same notifications, once each.
     const log = expectStatus(await client.get(`/webhooks/${webhook.id}/deliveries?limit=100`), 200);
-    assert.equal(log.deliveries.length, 8);
+    assert.equal(log.deliveries.length, 10);
   });
 
   test("another account's webhook gets none of these", async () => {
