@@ -85,12 +85,14 @@ test("the installed client depends on ofetch alone and brings nothing of core's"
 
 test("the installed client loads in Node, its receiver helpers included", async () => {
   const script = `
-    import { createClient, EventServiceError } from "@event-service/client";
+    import { createClient, createVendorLinkClient, EventServiceError } from "@event-service/client";
     import { SIGNATURE_HEADER, signPayload, verifySignature } from "@event-service/client/webhooks";
     const client = createClient({ baseUrl: "http://127.0.0.1:9", apiKey: "esk_test" });
+    const link = createVendorLinkClient({ link: "http://127.0.0.1:9/v1/vendor-requests/vrq_test" });
     const header = signPayload("whsec_test", '{"a":1}');
     console.log(JSON.stringify({
       resources: Object.keys(client).sort(),
+      link: Object.keys(link).sort(),
       error: typeof EventServiceError.is,
       header: SIGNATURE_HEADER,
       verified: verifySignature("whsec_test", '{"a":1}', header),
@@ -98,7 +100,8 @@ test("the installed client loads in Node, its receiver helpers included", async 
     }));`;
   const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: dir });
   assert.deepEqual(JSON.parse(stdout), {
-    resources: ["activities", "analytics", "attendees", "events", "thresholds", "webhooks"],
+    resources: ["activities", "analytics", "attendees", "bookings", "events", "thresholds", "vendors", "webhooks"],
+    link: ["activities", "confirm", "decline", "get"],
     error: "function",
     header: "X-Service-Signature",
     verified: true,
@@ -127,7 +130,7 @@ test("the installed declarations type-check a strict program with no core presen
   writeFileSync(
     join(dir, "good.ts"),
     `
-import { createClient, EventServiceError, type Attendee, type ClientErrorCode, type Event, type EventCreateInput, type ListResult } from "@event-service/client";
+import { createClient, createVendorLinkClient, EventServiceError, type Attendee, type BookingWithLink, type ClientErrorCode, type Event, type EventCreateInput, type ListResult, type VendorRequest } from "@event-service/client";
 import { SIGNATURE_HEADER, verifySignature } from "@event-service/client/webhooks";
 
 const client = createClient({ baseUrl: "http://127.0.0.1:3000", apiKey: "esk_test", retry: { retries: 2 } });
@@ -143,6 +146,11 @@ export async function main(): Promise<void> {
   const attendee: Attendee = await client.attendees.register({ eventId: event.id, firstName: "Ada", lastName: "Lovelace", email: "ada@example.com", ticketType: "general" });
   for await (const each of client.attendees.listAll({ eventId: event.id })) console.log(each.email, attendee.status);
   const report = await client.analytics.event(event.id);
+  const booking: BookingWithLink = await client.bookings.create(event.id, { vendorId: "ven_1", services: "Lunch", dataRequested: ["catering"] });
+  const vendor = createVendorLinkClient({ link: booking.vendorLink, retry: false });
+  const answered: VendorRequest = await vendor.confirm({ message: "See you there" });
+  const meals = await vendor.activities.create({ kind: "catering", quantity: 120, unit: "meals", mealType: "vegan" });
+  console.log(answered.event.startDate, meals.emissionsKg, booking.status === "requested");
   try {
     await client.events.get("nope");
   } catch (error) {

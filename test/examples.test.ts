@@ -208,3 +208,65 @@ describe("examples/festival", () => {
     }
   });
 });
+
+describe("examples/vendor-caterer", () => {
+  test("books a local certified caterer, which confirms and reports its covers through its link; prints the vendor shares", async () => {
+    const server = await startServer();
+    try {
+      const { key } = await server.createKey({ account: "Caterer example" });
+      const { code, stdout, stderr } = await run("examples/vendor-caterer/index.ts", {
+        EVENT_SERVICE_URL: server.url,
+        EVENT_SERVICE_KEY: key,
+      });
+      assert.equal(code, 0, stderr);
+      const out = JSON.parse(stdout);
+      assert.equal(out.event.name, "Circular Cities Forum");
+      assert.deepEqual(out.caterer.request, {
+        services: "Lunch and coffee breaks for 300, both days",
+        dataRequested: ["catering"],
+        event: "Circular Cities Forum",
+        // 30 days after the event's end (2027-06-11T18:00:00+02:00).
+        dataAcceptedUntil: "2027-07-11T16:00:00.000Z",
+      });
+      assert.equal(out.caterer.status, "confirmed");
+      // Meals by type at the default factors (Scarborough et al. 2014), the vegan count corrected
+      // to 120; a record's emissionsKg is its quantity x factor, unrounded.
+      assert.deepEqual(out.caterer.records, [
+        { mealType: "meat", quantity: 150, emissionsKg: 150 * 1.87667 },
+        { mealType: "fish", quantity: 50, emissionsKg: 50 * 1.30333 },
+        { mealType: "vegetarian", quantity: 200, emissionsKg: 200 * 1.27 },
+        { mealType: "vegan", quantity: 120, emissionsKg: 120 * 0.96333 },
+      ]);
+      assert.deepEqual(out.booking, {
+        status: "confirmed",
+        message: "Happy to cater: seasonal menu from our Bernau kitchen.",
+      });
+      // Bernau is some 21 km from Alexanderplatz, within 160 km; its ISO 20121 runs to 2028.
+      assert.deepEqual(out.vendors, {
+        confirmed: 1,
+        local: 1,
+        localSharePercent: 100,
+        certified: 1,
+        certifiedSharePercent: 100,
+      });
+      // 100 % local against the default target of 50 %.
+      assert.deepEqual(out.localSourcingGoal, {
+        type: "local_sourcing",
+        set: true,
+        met: true,
+        target: 50,
+        metrics: { confirmedVendors: 1, localVendors: 1, localSharePercent: 100, targetPercent: 50 },
+      });
+      // 150 x 1.87667 + 50 x 1.30333 + 200 x 1.27 + 120 x 0.96333 = 716.2666.
+      assert.deepEqual(out.catering, { kind: "catering", emissionsKg: 716.267, records: 4 });
+      const failing = await run("examples/vendor-caterer/index.ts", {
+        EVENT_SERVICE_URL: server.url,
+        EVENT_SERVICE_KEY: "esk_wrong",
+      });
+      assert.equal(failing.code, 1);
+      assert.match(failing.stderr, /^401 UNAUTHORIZED: /);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+});

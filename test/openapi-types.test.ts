@@ -55,6 +55,24 @@ const CLIENT_METHODS: Record<string, string> = {
   getThreshold: "thresholds.get",
   updateThreshold: "thresholds.update",
   deleteThreshold: "thresholds.delete",
+  createVendor: "vendors.create",
+  listVendors: "vendors.list",
+  getVendor: "vendors.get",
+  updateVendor: "vendors.update",
+  deleteVendor: "vendors.delete",
+  createBooking: "bookings.create",
+  listBookings: "bookings.list",
+  getBooking: "bookings.get",
+  updateBooking: "bookings.update",
+  rotateBookingLink: "bookings.rotateLink",
+  // A vendor's link: createVendorLinkClient's methods, which take the link (and its token) once.
+  getVendorRequest: "link.get",
+  confirmVendorRequest: "link.confirm",
+  declineVendorRequest: "link.decline",
+  createVendorActivity: "link.activities.create",
+  listVendorActivities: "link.activities.list",
+  updateVendorActivity: "link.activities.update",
+  deleteVendorActivity: "link.activities.delete",
 };
 /** Operations the client leaves out on purpose. */
 const NOT_IN_CLIENT: Record<string, string> = {
@@ -96,13 +114,16 @@ function operations(): { path: string; method: string; operation: Operation }[] 
 /** The checks of one operation, as TypeScript: each `export const` must type-check as `true`. */
 function checksOf(operation: Operation): string {
   const id = operation.operationId;
-  const [resource, method] = CLIENT_METHODS[id]!.split(".");
-  const pathParams = (operation.parameters ?? []).filter((p) => p.in === "path").length;
+  const names = CLIENT_METHODS[id]!.split(".");
+  const member = names.map((name) => `[${JSON.stringify(name)}]`).join("");
+  // A link client is made of its link: the token, the first path parameter, is no argument.
+  const link = names[0] === "link";
+  const pathParams = (operation.parameters ?? []).filter((p) => p.in === "path").length - (link ? 1 : 0);
   const hasQuery = (operation.parameters ?? []).some((p) => p.in === "query");
   const success = Object.keys(operation.responses).filter((status) => /^2\d\d$/.test(status));
   assert.equal(success.length, 1, `${id} has one success response`);
   const lines = [
-    `type ${id}_Method = Client["${resource}"]["${method}"];`,
+    `type ${id}_Method = Client${member};`,
     `type ${id}_Op = operations["${id}"];`,
     // The path parameters come first, as strings.
     ...Array.from(
@@ -122,9 +143,15 @@ function checksOf(operation: Operation): string {
     lines.push(`export const ${id}__stream: Agree<${id}_Response, ReadableStream<Uint8Array>> = true;`);
   }
   if (operation.requestBody) {
+    // An optional body (a vendor's answer) is an optional argument: compared when given.
+    const optional = (operation.requestBody as { required?: boolean }).required !== true;
+    if (optional)
+      lines.push(
+        `export const ${id}__bodyOptional: undefined extends Parameters<${id}_Method>[${pathParams}] ? true : false = true;`,
+      );
     lines.push(
-      `type ${id}_Body = Parameters<${id}_Method>[${pathParams}];`,
-      `type ${id}_DocBody = ${id}_Op["requestBody"]["content"]["application/json"];`,
+      `type ${id}_Body = ${optional ? "NonNullable<" : ""}Parameters<${id}_Method>[${pathParams}]${optional ? ">" : ""};`,
+      `type ${id}_DocBody = NonNullable<${id}_Op["requestBody"]>["content"]["application/json"];`,
       `export const ${id}__body: Agree<${id}_Body, ${id}_DocBody> = true;`,
     );
   }
@@ -188,7 +215,8 @@ test("openapi-typescript's types of /openapi.json agree with the client's for ev
     join(dir, "checks.ts"),
     [
       `import type { operations } from "./openapi.ts";`,
-      `import type { EventServiceClient as Client } from ${JSON.stringify(client)};`,
+      `import type { EventServiceClient, VendorLinkClient } from ${JSON.stringify(client)};`,
+      "type Client = EventServiceClient & { link: VendorLinkClient };",
       HELPERS,
       ...checked.map(({ operation }) => checksOf(operation)),
     ].join("\n"),

@@ -1,6 +1,6 @@
 /**
  * The README's walkthrough and its analytics examples, pasted into bash as a reader would: the
- * `sh` blocks of "Walkthrough" and "Analytics" run in order against the real server, with only
+ * `sh` blocks of "Walkthrough", "Analytics" and "Vendors" run in order against the real server, with only
  * the server's address (`127.0.0.1:3000`) and the export's output file replaced. Every `curl`
  * fails the script on a 4xx or 5xx answer, so a step that does not work as written fails here.
  */
@@ -27,14 +27,16 @@ before(async () => {
 });
 after(() => server?.stop());
 
-test("the README's walkthrough and analytics examples work when pasted as written", async () => {
+test("the README's walkthrough, analytics and vendors examples work when pasted as written", async () => {
   const walkthrough = shellBlocks("Walkthrough");
   const analytics = shellBlocks("Analytics");
+  const vendors = shellBlocks("Vendors");
   assert.equal(walkthrough.length, 1);
   assert.equal(analytics.length, 1);
+  assert.equal(vendors.length, 1);
   const address = new URL(server.url).host;
   const csv = join(server.dir, "attendees.csv");
-  const pasted = [...walkthrough, ...analytics]
+  const pasted = [...walkthrough, ...analytics, ...vendors]
     .join("\n")
     .replaceAll("127.0.0.1:3000", address)
     .replace("-o attendees.csv", `-o ${csv}`)
@@ -83,4 +85,16 @@ test("the README's walkthrough and analytics examples work when pasted as writte
   const page = readFileSync(join(server.dir, "report.html"), "utf8");
   assert.match(page, /^<!doctype html>/i);
   assert.match(page, /Diesel/);
+  // The caterer's covers through its link, and the local-sourcing share they make.
+  const covers = answers.find((answer) => answer.kind === "catering");
+  assert.match(covers?.vendorId, /^ven_/);
+  assert.deepEqual([covers?.quantity, covers?.emissionsKg], [180, 228.6]);
+  const shares = answers.filter((answer) => answer.vendors !== undefined).at(-1)?.vendors;
+  assert.deepEqual(shares, {
+    confirmed: 1,
+    local: 1,
+    localSharePercent: 100,
+    certified: 1,
+    certifiedSharePercent: 100,
+  });
 });

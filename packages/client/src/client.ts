@@ -8,12 +8,16 @@ import type {
   AttendeeExportQuery,
   AttendeeListQuery,
   AttendeeUpdateInput,
+  Booking,
+  BookingCreateInput,
+  BookingListQuery,
+  BookingUpdateInput,
+  BookingWithLink,
   CheckInInput,
   CreatedWebhook,
   DeleteResult,
   DeliveryListQuery,
   EmissionFactorSetResponse,
-  ErrorBody,
   Event,
   EventAnalytics,
   EventCreateInput,
@@ -29,6 +33,10 @@ import type {
   ThresholdListQuery,
   ThresholdUpdateInput,
   TrendReport,
+  Vendor,
+  VendorCreateInput,
+  VendorListQuery,
+  VendorUpdateInput,
   Webhook,
   WebhookCreateInput,
   WebhookDelivery,
@@ -36,9 +44,10 @@ import type {
   WebhookUpdateInput,
   SustainabilityReportDocument,
 } from "@event-service/core";
-import { FetchError, ofetch } from "ofetch";
-import { EventServiceError } from "./errors.ts";
-import { parseRetryAfterSeconds, RETRYABLE_STATUSES, type RetryOptions, retryDelayMs } from "./retry.ts";
+import type { RetryOptions } from "./retry.ts";
+import { type CallOptions, createTransport } from "./transport.ts";
+
+export type { CallOptions } from "./transport.ts";
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
@@ -57,14 +66,6 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** A fetch implementation; default the global one. */
   fetch?: typeof globalThis.fetch;
-}
-
-/** Per-call options. */
-export interface CallOptions {
-  /** This call's `Idempotency-Key` (a `POST` only): retries of the call, and your own, reuse it. */
-  idempotencyKey?: string;
-  /** Aborts the call and any wait for a retry. */
-  signal?: AbortSignal;
 }
 
 /**
@@ -92,6 +93,10 @@ export type AttendeeExportParams = QueryParams<AttendeeExportQuery>;
 export type WebhookListParams = ListParams<WebhookListQuery>;
 export type DeliveryListParams = ListParams<DeliveryListQuery>;
 export type ThresholdListParams = ListParams<ThresholdListQuery>;
+/** Query of `vendors.list`: `category`, `search` (part of the name) and paging. */
+export type VendorListParams = ListParams<VendorListQuery>;
+/** Query of `bookings.list`: `status` and paging. */
+export type BookingListParams = ListParams<BookingListQuery>;
 /** Query of `analytics.sustainability`: `startDate`, `endDate`, `eventIds` (a list, or comma-separated), `granularity`. */
 export type SustainabilityParams = QueryParams<SustainabilityQuery>;
 /** Query of `analytics.trends`: `metric`, `startDate`, `endDate`, `granularity`, `category`, `includeBenchmark`. */
@@ -232,6 +237,53 @@ export interface ActivitiesResource {
   listAll(eventId: string, query?: ActivityListParams, call?: CallOptions): AsyncGenerator<Activity, void, undefined>;
 }
 
+/**
+ * The suppliers of the caller's account (caterers, venues, transport…), with where they operate
+ * from and the certifications they hold: what an event's local-sourcing and certified shares are
+ * measured by. Reading needs `vendors:read`, changing `vendors:write`.
+ *
+ * @example
+ * const caterer = await client.vendors.create({ name: "Green Fork", category: "catering",
+ *   location: { city: "Potsdam", country: "DE", coordinates: { lat: 52.39, lng: 13.06 } },
+ *   certifications: [{ scheme: "ISO 20121" }] });
+ */
+export interface VendorsResource {
+  create(input: VendorCreateInput, call?: CallOptions): Promise<Vendor>;
+  get(vendorId: string, call?: CallOptions): Promise<Vendor>;
+  /** A partial update; a given `contact` or `location` replaces the stored one whole, `null` clears it. */
+  update(vendorId: string, input: VendorUpdateInput, call?: CallOptions): Promise<Vendor>;
+  /** Deletes the vendor; `409 VENDOR_IN_USE` while one of its bookings is requested or confirmed. */
+  delete(vendorId: string, call?: CallOptions): Promise<DeleteResult>;
+  /** One page of the account's vendors. */
+  list(query?: VendorListParams, call?: CallOptions): Promise<ListResult<"vendors", Vendor>>;
+  /** Every vendor the query matches, fetched page by page as you iterate. */
+  listAll(query?: VendorListParams, call?: CallOptions): AsyncGenerator<Vendor, void, undefined>;
+}
+
+/**
+ * An event's vendor bookings: booking a vendor asks it, through its own link (`vendorLink`, no
+ * API key: hand it to {@link createVendorLinkClient}), to confirm or decline and to report the
+ * activity records named in `dataRequested`. Reading needs `vendors:read`, changing
+ * `vendors:write`.
+ *
+ * @example
+ * const booking = await client.bookings.create(event.id, { vendorId: caterer.id, services: "Lunch for 300", dataRequested: ["catering"] });
+ * sendToVendor(booking.vendorLink);
+ */
+export interface BookingsResource {
+  /** Books a vendor for the event (`requested`); the answer is one of the two that show `vendorLink`. */
+  create(eventId: string, input: BookingCreateInput, call?: CallOptions): Promise<BookingWithLink>;
+  /** One page of the event's bookings. */
+  list(eventId: string, query?: BookingListParams, call?: CallOptions): Promise<ListResult<"bookings", Booking>>;
+  /** Every booking of the event the query matches, fetched page by page as you iterate. */
+  listAll(eventId: string, query?: BookingListParams, call?: CallOptions): AsyncGenerator<Booking, void, undefined>;
+  get(eventId: string, bookingId: string, call?: CallOptions): Promise<Booking>;
+  /** A partial update; `status` follows the booking's rules (`requested` to `confirmed`, `declined` or `cancelled`; `confirmed` to `cancelled`). */
+  update(eventId: string, bookingId: string, input: BookingUpdateInput, call?: CallOptions): Promise<Booking>;
+  /** Gives the booking a new `vendorLink`, shown this once; the previous link answers `404` from now. */
+  rotateLink(eventId: string, bookingId: string, call?: CallOptions): Promise<BookingWithLink>;
+}
+
 /** The client {@link createClient} returns. */
 export interface EventServiceClient {
   events: EventsResource;
@@ -240,82 +292,8 @@ export interface EventServiceClient {
   analytics: AnalyticsResource;
   activities: ActivitiesResource;
   thresholds: ThresholdsResource;
-}
-
-type Method = "GET" | "POST" | "PUT" | "DELETE";
-type Query = Record<string, unknown>;
-
-const DEFAULT_RETRY: Required<RetryOptions> = { retries: 2, baseDelayMs: 500, maxDelayMs: 30_000 };
-/** Lists are walked with the largest page the service gives. */
-const PAGE_SIZE = 100;
-
-/** The query string the service reads: each parameter once, lists comma-separated, nothing undefined. */
-function toQuery(query: Query): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(query)) {
-    if (value === undefined || value === null) continue;
-    out[name] = Array.isArray(value) ? value.join(",") : String(value);
-  }
-  return out;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/** The body of an error answer; a streamed call's arrives as a stream, read here so the error is the service's. */
-async function errorBodyOf(thrown: unknown): Promise<unknown> {
-  if (!(thrown instanceof FetchError)) return undefined;
-  if (thrown.data instanceof ReadableStream) return new Response(thrown.data).json().catch(() => undefined);
-  return thrown.data;
-}
-
-/** The client error of whatever a call threw. */
-function toClientError(thrown: unknown, data: unknown): EventServiceError {
-  if (!(thrown instanceof FetchError)) {
-    return new EventServiceError({
-      status: 0,
-      code: "NETWORK_ERROR",
-      message: (thrown as Error)?.message ?? String(thrown),
-      cause: thrown,
-    });
-  }
-  const status = thrown.status ?? thrown.response?.status ?? 0;
-  const retryAfter = parseRetryAfterSeconds(thrown.response?.headers.get("retry-after") ?? null);
-  const body = data as Partial<ErrorBody> | undefined;
-  if (status === 0 || !thrown.response) {
-    return new EventServiceError({ status: 0, code: "NETWORK_ERROR", message: thrown.message, cause: thrown });
-  }
-  if (body && typeof body === "object" && body.error && typeof body.error.code === "string") {
-    const { code, message, field, details } = body.error;
-    return new EventServiceError({
-      status,
-      code,
-      message,
-      field,
-      details: details as Record<string, unknown> | undefined,
-      retryAfter,
-      cause: thrown,
-    });
-  }
-  return new EventServiceError({
-    status,
-    code: "UNEXPECTED_RESPONSE",
-    message: `Unexpected ${status} answer without the service's error body.`,
-    retryAfter,
-    cause: thrown,
-  });
+  vendors: VendorsResource;
+  bookings: BookingsResource;
 }
 
 /**
@@ -332,72 +310,14 @@ function toClientError(thrown: unknown, data: unknown): EventServiceError {
  * for await (const attendee of client.attendees.listAll({ eventId: event.id })) console.log(attendee.email);
  */
 export function createClient(options: ClientOptions): EventServiceClient {
-  const retry = options.retry === false ? { ...DEFAULT_RETRY, retries: 0 } : { ...DEFAULT_RETRY, ...options.retry };
-  const generateKeys = options.idempotencyKeys ?? true;
-  const api = ofetch.create(
-    {
-      baseURL: `${options.baseUrl.replace(/\/+$/, "")}/v1`,
-      headers: { authorization: `Bearer ${options.apiKey}`, accept: "application/json" },
-      retry: 0,
-      timeout: options.timeoutMs ?? 30_000,
-    },
-    options.fetch && { fetch: options.fetch },
-  );
-
-  async function request<T>(
-    method: Method,
-    path: string,
-    init: { body?: unknown; query?: Query; stream?: boolean; html?: boolean } & CallOptions = {},
-  ): Promise<T> {
-    const key =
-      method === "POST"
-        ? (init.idempotencyKey ?? (generateKeys ? globalThis.crypto.randomUUID() : undefined))
-        : undefined;
-    const retriable = method !== "POST" || key !== undefined;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const options = {
-          method,
-          ...(init.body !== undefined && { body: init.body as Record<string, unknown> }),
-          ...(init.query && { query: toQuery(init.query) }),
-          ...(key !== undefined && { headers: { "idempotency-key": key } as Record<string, string> }),
-          ...(init.html && { headers: { accept: "text/html" } as Record<string, string> }),
-          ...(init.signal && { signal: init.signal }),
-        };
-        // A stream resolves with the answer's headers; its body is the caller's to read.
-        if (init.stream) return (await api<T, "stream">(path, { ...options, responseType: "stream" })) as T;
-        if (init.html) return (await api<string, "text">(path, { ...options, responseType: "text" })) as T;
-        return await api<T>(path, options);
-      } catch (thrown) {
-        const error = toClientError(thrown, await errorBodyOf(thrown));
-        const later = RETRYABLE_STATUSES.has(error.status) || error.code === "IDEMPOTENCY_KEY_IN_USE";
-        if (!retriable || !later || attempt > retry.retries) throw error;
-        const delay = retryDelayMs(attempt, error.retryAfter, retry);
-        if (delay === undefined) throw error;
-        await sleep(delay, init.signal);
-      }
-    }
-  }
-
-  /** Every item of a list, page by page (100 a page), as long as the service says there is a next one. */
-  async function* walk<K extends string, T>(
-    key: K,
-    path: string,
-    query: Query,
-    options?: CallOptions,
-  ): AsyncGenerator<T, void, undefined> {
-    const { page: first, limit, perPage, ...rest } = query;
-    const size = (limit ?? perPage ?? PAGE_SIZE) as number;
-    for (let page = Number(first ?? 1); ; page++) {
-      const result = await request<ListResult<K, T>>("GET", path, {
-        query: { ...rest, page, limit: size },
-        ...options,
-      });
-      yield* result[key];
-      if (!result.pagination.hasNext) return;
-    }
-  }
-
+  const { request, walk } = createTransport({
+    baseUrl: `${options.baseUrl.replace(/\/+$/, "")}/v1`,
+    headers: { authorization: `Bearer ${options.apiKey}`, accept: "application/json" },
+    retry: options.retry,
+    idempotencyKeys: options.idempotencyKeys,
+    timeoutMs: options.timeoutMs,
+    fetch: options.fetch,
+  });
   const id = (value: string) => encodeURIComponent(value);
 
   return {
@@ -483,6 +403,28 @@ export function createClient(options: ClientOptions): EventServiceClient {
       list: (query = {}, call) =>
         request<ListResult<"thresholds", Threshold>>("GET", "/thresholds", { query, ...call }),
       listAll: (query = {}, call) => walk<"thresholds", Threshold>("thresholds", "/thresholds", query, call),
+    },
+    vendors: {
+      create: (input, call) => request<Vendor>("POST", "/vendors", { body: input, ...call }),
+      get: (vendorId, call) => request<Vendor>("GET", `/vendors/${id(vendorId)}`, call),
+      update: (vendorId, input, call) => request<Vendor>("PUT", `/vendors/${id(vendorId)}`, { body: input, ...call }),
+      delete: (vendorId, call) => request<DeleteResult>("DELETE", `/vendors/${id(vendorId)}`, call),
+      list: (query = {}, call) => request<ListResult<"vendors", Vendor>>("GET", "/vendors", { query, ...call }),
+      listAll: (query = {}, call) => walk<"vendors", Vendor>("vendors", "/vendors", query, call),
+    },
+    bookings: {
+      create: (eventId, input, call) =>
+        request<BookingWithLink>("POST", `/events/${id(eventId)}/vendors`, { body: input, ...call }),
+      list: (eventId, query = {}, call) =>
+        request<ListResult<"bookings", Booking>>("GET", `/events/${id(eventId)}/vendors`, { query, ...call }),
+      listAll: (eventId, query = {}, call) =>
+        walk<"bookings", Booking>("bookings", `/events/${id(eventId)}/vendors`, query, call),
+      get: (eventId, bookingId, call) =>
+        request<Booking>("GET", `/events/${id(eventId)}/vendors/${id(bookingId)}`, call),
+      update: (eventId, bookingId, input, call) =>
+        request<Booking>("PUT", `/events/${id(eventId)}/vendors/${id(bookingId)}`, { body: input, ...call }),
+      rotateLink: (eventId, bookingId, call) =>
+        request<BookingWithLink>("POST", `/events/${id(eventId)}/vendors/${id(bookingId)}/rotate-link`, call),
     },
   };
 }

@@ -3,6 +3,8 @@
  * come from `@event-service/core` by `import type` only, and the build writes them out into the
  * package's own declarations (scripts/inline-core-types.ts): core is a development dependency,
  * and the installed package is this and ofetch, for Node 20.19+ and browsers alike.
+ * `createClient` takes an API key; `createVendorLinkClient` takes a booking's `vendorLink`, the
+ * vendor's only credential, and runs in the vendor's browser as well.
  *
  * @example
  * import { createClient, EventServiceError } from "@event-service/client";
@@ -10,12 +12,15 @@
  * const page = await client.events.list({ status: "published", limit: 10 });
  */
 export { createClient } from "./client.ts";
+export { createVendorLinkClient } from "./vendor-link-client.ts";
 export type {
   ActivitiesResource,
   ActivityListParams,
   AnalyticsResource,
   AttendeeListParams,
   AttendeesResource,
+  BookingListParams,
+  BookingsResource,
   CallOptions,
   ClientOptions,
   DeliveryListParams,
@@ -28,9 +33,18 @@ export type {
   ThresholdListParams,
   ThresholdsResource,
   TrendParams,
+  VendorListParams,
+  VendorsResource,
   WebhookListParams,
   WebhooksResource,
 } from "./client.ts";
+export type {
+  VendorActivityInput,
+  VendorActivityUpdateInput,
+  VendorLinkActivitiesResource,
+  VendorLinkClient,
+  VendorLinkClientOptions,
+} from "./vendor-link-client.ts";
 export { EventServiceError } from "./errors.ts";
 export type { ClientErrorCode } from "./errors.ts";
 export type { RetryOptions } from "./retry.ts";
@@ -45,7 +59,13 @@ export type {
   Attendee,
   AttendeeCreateInput,
   AttendeeUpdateInput,
+  Booking,
+  BookingCreateInput,
+  BookingStatus,
+  BookingUpdateInput,
+  BookingWithLink,
   CarbonOffset,
+  Certification,
   CheckInInput,
   CreatedWebhook,
   DeleteResult,
@@ -70,6 +90,14 @@ export type {
   ThresholdMetric,
   ThresholdUpdateInput,
   TrendReport,
+  Vendor,
+  VendorAnswerInput,
+  VendorCategory,
+  VendorContact,
+  VendorCreateInput,
+  VendorLocation,
+  VendorRequest,
+  VendorUpdateInput,
   Webhook,
   WebhookCreateInput,
   WebhookDelivery,

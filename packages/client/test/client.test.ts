@@ -7,42 +7,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { createClient, EventServiceError } from "../src/index.ts";
 import { parseRetryAfterSeconds, retryDelayMs } from "../src/retry.ts";
+import { failure, json, scripted } from "./scripted-fetch.ts";
 
-interface Sent {
-  method: string;
-  url: string;
-  headers: Headers;
-  body: string | null;
-}
-
-/** A fetch that answers from a script, one answer per call, and records what it was sent. */
-function scripted(answers: Array<() => Response>) {
-  const sent: Sent[] = [];
-  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    sent.push({
-      method: request.method,
-      url: request.url,
-      headers: request.headers,
-      body: request.body ? await request.text() : null,
-    });
-    const next = answers.shift();
-    if (!next) throw new Error("no answer left in the script");
-    return next();
-  };
-  return { fetch: fetch as typeof globalThis.fetch, sent };
-}
-
-const json =
-  (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  () =>
-    new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
-const failure = (
-  status: number,
-  code: string,
-  headers: Record<string, string> = {},
-  extra: Record<string, unknown> = {},
-) => json(status, { error: { code, message: `${code} happened`, ...extra } }, headers);
 const event = { id: "evt_1", name: "Green Summit" };
 const fast = { retries: 2, baseDelayMs: 1, maxDelayMs: 2_000 };
 
@@ -261,6 +227,98 @@ describe("paths", () => {
         "GET /events/evt_1/activities/act%2F2",
         "PUT /events/evt_1/activities/act_2",
         "DELETE /events/evt%2F1/activities/act_2",
+      ],
+    );
+  });
+
+  test("vendors and an event's bookings go to their routes, ids escaped, queries as given", async () => {
+    const page = (key: string) => ({
+      [key]: [],
+      pagination: { page: 1, limit: 20, total: 0, totalPages: 0, hasNext: false, hasPrev: false },
+    });
+    const { fetch, sent } = scripted([
+      json(201, {}),
+      json(200, page("vendors")),
+      json(200, {}),
+      json(200, {}),
+      json(200, {}),
+      json(201, {}),
+      json(200, page("bookings")),
+      json(200, {}),
+      json(200, {}),
+      json(200, {}),
+    ]);
+    const client = createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch });
+    await client.vendors.create({ name: "Green Fork", category: "catering" });
+    await client.vendors.list({ category: "catering", search: "fork", perPage: 5 });
+    await client.vendors.get("ven/1");
+    await client.vendors.update("ven_1", { notes: null });
+    await client.vendors.delete("ven_1");
+    await client.bookings.create("evt_1", { vendorId: "ven_1", services: "Lunch", dataRequested: ["catering"] });
+    await client.bookings.list("evt/1", { status: "confirmed", page: 2 });
+    await client.bookings.get("evt_1", "bkg/2");
+    await client.bookings.update("evt_1", "bkg_2", { status: "cancelled" });
+    await client.bookings.rotateLink("evt_1", "bkg_2");
+    assert.deepEqual(
+      sent.map((s) => `${s.method} ${s.url.replace("http://svc.test/v1", "")}`),
+      [
+        "POST /vendors",
+        "GET /vendors?category=catering&search=fork&perPage=5",
+        "GET /vendors/ven%2F1",
+        "PUT /vendors/ven_1",
+        "DELETE /vendors/ven_1",
+        "POST /events/evt_1/vendors",
+        "GET /events/evt%2F1/vendors?status=confirmed&page=2",
+        "GET /events/evt_1/vendors/bkg%2F2",
+        "PUT /events/evt_1/vendors/bkg_2",
+        "POST /events/evt_1/vendors/bkg_2/rotate-link",
+      ],
+    );
+    assert.deepEqual(
+      sent.map((s) => s.body),
+      [
+        JSON.stringify({ name: "Green Fork", category: "catering" }),
+        null,
+        null,
+        JSON.stringify({ notes: null }),
+        null,
+        JSON.stringify({ vendorId: "ven_1", services: "Lunch", dataRequested: ["catering"] }),
+        null,
+        null,
+        JSON.stringify({ status: "cancelled" }),
+        null,
+      ],
+    );
+    // Both POSTs carry a generated key, so a retried booking never books twice.
+    assert.match(sent[5]!.headers.get("idempotency-key")!, /^[0-9a-f-]{36}$/);
+    assert.match(sent[9]!.headers.get("idempotency-key")!, /^[0-9a-f-]{36}$/);
+    assert.ok(sent.every((s) => s.headers.get("authorization") === "Bearer k"));
+  });
+
+  test("vendors.listAll and bookings.listAll walk every page", async () => {
+    const page = (key: string, n: number, ids: string[], hasNext: boolean) =>
+      json(200, {
+        [key]: ids.map((id) => ({ id })),
+        pagination: { page: n, limit: 100, total: 3, totalPages: 2, hasNext, hasPrev: n > 1 },
+      });
+    const { fetch, sent } = scripted([
+      page("vendors", 1, ["ven_1", "ven_2"], true),
+      page("vendors", 2, ["ven_3"], false),
+      page("bookings", 1, ["bkg_1"], false),
+    ]);
+    const client = createClient({ baseUrl: "http://svc.test", apiKey: "k", fetch });
+    const vendors: string[] = [];
+    for await (const vendor of client.vendors.listAll({ category: "catering" })) vendors.push(vendor.id);
+    const bookings: string[] = [];
+    for await (const booking of client.bookings.listAll("evt_1", { status: "requested" })) bookings.push(booking.id);
+    assert.deepEqual(vendors, ["ven_1", "ven_2", "ven_3"]);
+    assert.deepEqual(bookings, ["bkg_1"]);
+    assert.deepEqual(
+      sent.map((s) => s.url.replace("http://svc.test/v1", "")),
+      [
+        "/vendors?category=catering&page=1&limit=100",
+        "/vendors?category=catering&page=2&limit=100",
+        "/events/evt_1/vendors?status=requested&page=1&limit=100",
       ],
     );
   });

@@ -113,8 +113,8 @@ export {
   WebhookDelivery,
 } from "./resources/webhook-delivery.ts";
 export type { DeliveryStatus } from "./resources/webhook-delivery.ts";
-export { Activity, ActivityFactor, ActivityInput } from "./resources/activity.ts";
-export { ActivityListQuery, ActivityUpdateInput } from "./resources/priced-activity.ts";
+export { Activity, ActivityFactor, ActivityInput, VendorActivityInput } from "./resources/activity.ts";
+export { ActivityListQuery, ActivityUpdateInput, VendorActivityUpdateInput } from "./resources/priced-activity.ts";
 export { ACTIVITY_KINDS, ACTIVITY_UNITS, DATA_QUALITIES } from "./carbon/activity-kinds.ts";
 export type { ActivityKind, ActivityUnit, DataQuality } from "./carbon/activity-kinds.ts";
 export {

@@ -98,6 +98,8 @@ const PUBLIC_RUNTIME = [
   "TrendReport",
   "VENDOR_CATEGORIES",
   "Vendor",
+  "VendorActivityInput",
+  "VendorActivityUpdateInput",
   "VendorAnswerInput",
   "VendorCreateInput",
   "VendorListQuery",

@@ -13,8 +13,8 @@ import {
 } from "../resources/attendee.ts";
 import { AttendeeExportQuery, EXPORT_MEDIA_TYPES } from "../export/attendee-export.ts";
 import type { Scope } from "../resources/api-key.ts";
-import { Activity, ActivityInput } from "../resources/activity.ts";
-import { ActivityListQuery, ActivityUpdateInput } from "../resources/priced-activity.ts";
+import { Activity, ActivityInput, VendorActivityInput } from "../resources/activity.ts";
+import { ActivityListQuery, ActivityUpdateInput, VendorActivityUpdateInput } from "../resources/priced-activity.ts";
 import { DeleteResult } from "../resources/common.ts";
 import { SustainabilityReportDocument } from "../analytics/report-document.ts";
 import { renderReportPage, REPORT_PAGE_CSP } from "../analytics/report-page.ts";
@@ -876,7 +876,7 @@ export const VENDOR_LINK_ROUTES: readonly LinkRoute[] = [
     tag: "Vendor link",
     operationId: "createVendorActivity",
     summary: "The vendor records activity data for the event (a kind the booking asks for), once confirmed",
-    body: ActivityInput,
+    body: VendorActivityInput,
     response: {
       status: 201,
       schema: Activity,
@@ -884,7 +884,7 @@ export const VENDOR_LINK_ROUTES: readonly LinkRoute[] = [
       description: "The activity, attributed to the vendor and priced",
     },
     errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION"],
-    handle: async (c) => created(await c.link.activities.create(await c.body<ActivityInput>())),
+    handle: async (c) => created(await c.link.activities.create(await c.body<VendorActivityInput>())),
   },
   {
     method: "GET",
@@ -908,10 +908,11 @@ export const VENDOR_LINK_ROUTES: readonly LinkRoute[] = [
     tag: "Vendor link",
     operationId: "updateVendorActivity",
     summary: "The vendor corrects one of its records (partial)",
-    body: ActivityUpdateInput,
+    body: VendorActivityUpdateInput,
     response: { status: 200, schema: Activity, name: "Activity", description: "The activity, priced again" },
     errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION"],
-    handle: async (c) => ok(await c.link.activities.update(c.params.activityId!, await c.body<ActivityUpdateInput>())),
+    handle: async (c) =>
+      ok(await c.link.activities.update(c.params.activityId!, await c.body<VendorActivityUpdateInput>())),
   },
   {
     method: "DELETE",

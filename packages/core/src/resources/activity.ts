@@ -42,6 +42,10 @@ const common = {
     .optional()
     .meta({ description: "`measured` (metered, weighed, invoiced) or `estimated`; default `measured`." }),
   note: plainText(1000).nullish(),
+};
+
+/** The organiser's attribution of a record to one of the account's vendors. */
+const attribution = {
   vendorId: z
     .string()
     .min(1)
@@ -51,48 +55,72 @@ const common = {
 };
 
 /**
- * Body of `POST /events/:id/activities`: one kind with its unit and qualifiers. A unit or a
- * qualifier that does not fit the kind is `400` naming the field; a qualifier of another kind is
- * an unrecognised key.
+ * An activity body: one kind with its unit and qualifiers, and `fields`. A unit or a qualifier
+ * that does not fit the kind is `400` naming the field; a qualifier of another kind is an
+ * unrecognised key.
  */
-export const ActivityInput = z.discriminatedUnion("kind", [
-  z.strictObject({
-    kind: z.literal("electricity"),
-    ...common,
-    unit: z.literal("kWh"),
-    source: z.enum(ELECTRICITY_SOURCES),
-    country: country.optional().meta({ description: "Where the electricity was used; default the event's country." }),
-  }),
-  z.strictObject({ kind: z.literal("fuel"), ...common, unit: z.enum(FUEL_UNITS), fuel: z.enum(FUELS) }),
-  z.strictObject({ kind: z.literal("catering"), ...common, unit: z.literal("meals"), mealType: z.enum(MEAL_TYPES) }),
-  z.strictObject({ kind: z.literal("accommodation"), ...common, unit: z.literal("room_nights"), country }),
-  z.strictObject({
-    kind: z.literal("materials"),
-    ...common,
-    unit: z.literal("kg"),
-    material: z.enum(MATERIALS),
-    recycledContent: z
-      .boolean()
-      .optional()
-      .meta({ description: "Made from recycled material (closed loop); default false (virgin)." }),
-  }),
-  z.strictObject({ kind: z.literal("freight"), ...common, unit: z.literal("tonne_km"), mode: z.enum(FREIGHT_MODES) }),
-  z.strictObject({
-    kind: z.literal("waste"),
-    ...common,
-    unit: z.literal("kg"),
-    stream: z.enum(WASTE_STREAMS),
-    material: z.enum(WASTE_MATERIALS).nullish(),
-  }),
-  z.strictObject({ kind: z.literal("water"), ...common, unit: z.literal("m3") }),
-  z.strictObject({
-    kind: z.literal("staff_travel"),
-    ...common,
-    unit: z.literal("passenger_km"),
-    mode: z.enum(TRAVEL_MODES),
-  }),
-]);
+function activityInput<F extends z.ZodRawShape>(fields: F) {
+  return z.discriminatedUnion("kind", [
+    z.strictObject({
+      kind: z.literal("electricity"),
+      ...common,
+      ...fields,
+      unit: z.literal("kWh"),
+      source: z.enum(ELECTRICITY_SOURCES),
+      country: country.optional().meta({ description: "Where the electricity was used; default the event's country." }),
+    }),
+    z.strictObject({ kind: z.literal("fuel"), ...common, ...fields, unit: z.enum(FUEL_UNITS), fuel: z.enum(FUELS) }),
+    z.strictObject({
+      kind: z.literal("catering"),
+      ...common,
+      ...fields,
+      unit: z.literal("meals"),
+      mealType: z.enum(MEAL_TYPES),
+    }),
+    z.strictObject({ kind: z.literal("accommodation"), ...common, ...fields, unit: z.literal("room_nights"), country }),
+    z.strictObject({
+      kind: z.literal("materials"),
+      ...common,
+      ...fields,
+      unit: z.literal("kg"),
+      material: z.enum(MATERIALS),
+      recycledContent: z
+        .boolean()
+        .optional()
+        .meta({ description: "Made from recycled material (closed loop); default false (virgin)." }),
+    }),
+    z.strictObject({
+      kind: z.literal("freight"),
+      ...common,
+      ...fields,
+      unit: z.literal("tonne_km"),
+      mode: z.enum(FREIGHT_MODES),
+    }),
+    z.strictObject({
+      kind: z.literal("waste"),
+      ...common,
+      ...fields,
+      unit: z.literal("kg"),
+      stream: z.enum(WASTE_STREAMS),
+      material: z.enum(WASTE_MATERIALS).nullish(),
+    }),
+    z.strictObject({ kind: z.literal("water"), ...common, ...fields, unit: z.literal("m3") }),
+    z.strictObject({
+      kind: z.literal("staff_travel"),
+      ...common,
+      ...fields,
+      unit: z.literal("passenger_km"),
+      mode: z.enum(TRAVEL_MODES),
+    }),
+  ]);
+}
+/** Body of `POST /events/:id/activities`. */
+export const ActivityInput = activityInput(attribution);
 export type ActivityInput = z.input<typeof ActivityInput>;
+
+/** Body of a vendor's `POST /vendor-requests/:token/activities`: the organiser's, but its link sets `vendorId`. */
+export const VendorActivityInput = activityInput({});
+export type VendorActivityInput = z.input<typeof VendorActivityInput>;
 /** A parsed activity input; its defaults (`dataQuality`, electricity's `country`, materials' `recycledContent`) are filled in when the record is made. */
 export type ActivityCreate = z.output<typeof ActivityInput>;
 

@@ -118,6 +118,10 @@ export const ActivityUpdateInput = z.strictObject({
 });
 export type ActivityUpdateInput = z.input<typeof ActivityUpdateInput>;
 
+/** Body of a vendor's `PUT /vendor-requests/:token/activities/:activityId`: the organiser's, but its link sets `vendorId`. */
+export const VendorActivityUpdateInput = ActivityUpdateInput.omit({ vendorId: true });
+export type VendorActivityUpdateInput = z.input<typeof VendorActivityUpdateInput>;
+
 /** The stored record as a create body: what a partial update is merged into before the whole is checked again. */
 export function activityInputOf(record: ActivityRecord): ActivityInput {
   const input: Record<string, unknown> = {

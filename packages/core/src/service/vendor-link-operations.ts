@@ -1,14 +1,14 @@
 import { createId } from "../_internal/ids.ts";
 import { parseInput } from "../_internal/parse-input.ts";
 import { ServiceError } from "../errors.ts";
-import { type Activity, ActivityInput } from "../resources/activity.ts";
+import { type Activity, VendorActivityInput } from "../resources/activity.ts";
 import { type DeleteResult, paginate } from "../resources/common.ts";
 import type { EventRecord } from "../resources/event.ts";
 import {
   ActivityListQuery,
-  ActivityUpdateInput,
   newActivityRecord,
   toApiActivity,
+  VendorActivityUpdateInput,
 } from "../resources/priced-activity.ts";
 import {
   type BookingRecord,
@@ -48,11 +48,11 @@ export interface VendorLinkOperations {
      * `INVALID_REQUEST` (naming the field; `kind` outside `dataRequested`),
      * `INVALID_STATE_TRANSITION` (not confirmed; the event's records closed).
      */
-    create(input: ActivityInput): Promise<Activity>;
+    create(input: VendorActivityInput): Promise<Activity>;
     /** One page of the records made through this booking's link, oldest first. Throws `INVALID_STATE_TRANSITION` (not confirmed). */
     list(query?: Record<string, unknown>): Promise<ListResult<"activities", Activity>>;
     /** Partial update of one of its own records. Throws as create, and `NOT_FOUND` for any other record. */
-    update(id: string, input: ActivityUpdateInput): Promise<Activity>;
+    update(id: string, input: VendorActivityUpdateInput): Promise<Activity>;
     /** Deletes one of its own records. Throws `INVALID_STATE_TRANSITION`, `NOT_FOUND`. */
     delete(id: string): Promise<DeleteResult>;
   };
@@ -83,15 +83,6 @@ function viewOf({ booking, vendor, event }: Pick<LinkedBooking, "booking" | "ven
     },
     dataAcceptedUntil: dataAcceptedUntil(event.endDate),
   };
-}
-
-/** `INVALID_REQUEST` for a field the vendor's link does not take (its booking decides it). */
-function notTaken(field: string): ServiceError {
-  return new ServiceError("INVALID_REQUEST", {
-    message: `${field}: set by the link (the booking's vendor), not taken here`,
-    field,
-    details: { issues: [{ path: field, message: "not taken through a vendor's link" }] },
-  });
 }
 
 /**
@@ -166,8 +157,7 @@ export function createVendorLinkOperations(
     decline: (input) => answer("declined", input),
     activities: {
       async create(input) {
-        if (input !== null && typeof input === "object" && "vendorId" in input) throw notTaken("vendorId");
-        const parsed = parseInput(ActivityInput, input);
+        const parsed = parseInput(VendorActivityInput, input);
         const activity = await changeRecords(async (steps, { event, booking, vendor }, now) => {
           if (!booking.dataRequested.includes(parsed.kind)) {
             const asked = booking.dataRequested.join(", ") || "none";
@@ -205,8 +195,7 @@ export function createVendorLinkOperations(
         };
       },
       async update(id, input) {
-        if (input !== null && typeof input === "object" && "vendorId" in input) throw notTaken("vendorId");
-        const parsed = parseInput(ActivityUpdateInput, input);
+        const parsed = parseInput(VendorActivityUpdateInput, input);
         const activity = await changeRecords(async (steps, { event, booking }, now) =>
           reviseActivity(steps, event, await ownRecord(steps, booking, id), parsed, now),
         );
