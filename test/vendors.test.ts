@@ -323,6 +323,29 @@ describe("the vendors resource", () => {
     expectError(await client.get("/vendors?search="), 400, "INVALID_REQUEST", "search");
   });
 
+  test("search takes LIKE's wildcards literally and folds non-ASCII capitals", async () => {
+    const client = await newAccount("Vendor Search");
+    const percent = await createVendor(client, { name: "100% Green Power" });
+    const underscore = await createVendor(client, { name: "Hall_B Staging" });
+    const umlaut = await createVendor(client, { name: "Äpfel & Öl Catering" });
+    await createVendor(client, { name: "Hall B Staging" });
+    await createVendor(client, { name: "Plain \\ Backslash" });
+    const found = async (search: string) =>
+      ids(expectStatus(await client.get(`/vendors?search=${encodeURIComponent(search)}`), 200).vendors).sort();
+    assert.deepEqual(await found("%"), [percent.id]);
+    assert.deepEqual(await found("0% g"), [percent.id]);
+    assert.deepEqual(await found("l_b"), [underscore.id]);
+    assert.deepEqual(await found("äpfel"), [umlaut.id]);
+    assert.deepEqual(await found("ÄPFEL & ÖL"), [umlaut.id]);
+    assert.equal((await found("\\")).length, 1);
+    expectError(
+      await client.get(`/vendors?search=${encodeURIComponent("a\u0000b")}`),
+      400,
+      "INVALID_REQUEST",
+      "search",
+    );
+  });
+
   test("PUT is partial: the fields given change, null clears, objects replace whole; a refused update changes nothing", async () => {
     const vendor = await createVendor(acme, {
       contact: { name: "Ben", email: "ben@example.com" },
@@ -373,6 +396,19 @@ describe("the vendors resource", () => {
     ] as const)
       expectError(await acme.put(`/vendors/${vendor.id}`, body), 400, "INVALID_REQUEST", field);
     assert.deepEqual(expectStatus(await acme.get(`/vendors/${vendor.id}`), 200), changed);
+  });
+
+  test("a vendor's creation replayed by its Idempotency-Key: the same answer, then 404 once the vendor is deleted", async () => {
+    const headers = { "idempotency-key": `vendor-create-${randomBytes(8).toString("hex")}` };
+    const body = vendorInput({ contact: { email: "replayed@example.com" } });
+    const made = expectStatus(await acme.post("/vendors", body, { headers }), 201);
+    const again = await acme.post("/vendors", body, { headers });
+    assert.equal(again.headers.get("idempotent-replayed"), "true");
+    assert.deepEqual(expectStatus(again, 201), made);
+    expectStatus(await acme.delete(`/vendors/${made.id}`), 200);
+    const gone = await acme.post("/vendors", body, { headers });
+    expectError(gone, 404, "NOT_FOUND");
+    assert.doesNotMatch(JSON.stringify(gone.body), /replayed@example\.com/, "the contact is not replayed");
   });
 
   test("delete answers the deletion; the vendor is gone", async () => {
@@ -572,6 +608,19 @@ describe("bookings", () => {
     // Declined by the vendor: not active either.
     assert.equal(expectStatus(await vendorSide(second).decline(), 200).status, "declined");
     await book(acme, event.id, vendor.id);
+  });
+
+  test("the same vendor booked five times at once: one 201, four 409 DUPLICATE_BOOKING", async () => {
+    const vendor = await createVendor(acme);
+    const event = await createEvent(acme);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        acme.post(`/events/${event.id}/vendors`, { vendorId: vendor.id, services: "Raced" }),
+      ),
+    );
+    assert.deepEqual(answers.map((answer) => answer.status).sort(), [201, 409, 409, 409, 409]);
+    for (const answer of answers.filter((a) => a.status === 409)) expectError(answer, 409, "DUPLICATE_BOOKING");
+    assert.equal(expectStatus(await acme.get(`/events/${event.id}/vendors`), 200).pagination.total, 1);
   });
 
   test("another account's vendor or event is 404; its bookings are 404 on every route and never listed", async () => {
@@ -1501,21 +1550,72 @@ describe("local sourcing", () => {
       },
     });
     const somewhere = await createEvent(client);
-    const vendor = await createVendor(client, { location: { city: "Berlin", country: "DE" } });
+    // Certified: a certification without an end counts.
+    const vendor = await createVendor(client, {
+      location: { city: "Berlin", country: "DE" },
+      certifications: [{ scheme: "B Corp" }],
+    });
     const located = await createVendor(client, {
       location: { city: "Berlin", country: "DE", coordinates: { lat: 52.52, lng: 13.405 } },
+      certifications: [{ scheme: "B Corp", validUntil: "2020-01-01" }],
     });
     expectStatus(await vendorSide(await book(client, event.id, vendor.id)).confirm(), 200);
     expectStatus(await vendorSide(await book(client, somewhere.id, located.id)).confirm(), 200);
-    for (const id of [event.id, somewhere.id]) {
-      const { vendors } = expectStatus(await client.get(`/analytics/events/${id}`), 200);
-      assert.deepEqual(vendors, {
-        confirmed: 1,
-        local: 0,
-        localSharePercent: 0,
-        certified: 0,
-        certifiedSharePercent: 0,
-      });
+    assert.deepEqual(expectStatus(await client.get(`/analytics/events/${event.id}`), 200).vendors, {
+      confirmed: 1,
+      local: 0,
+      localSharePercent: 0,
+      certified: 1,
+      certifiedSharePercent: 100,
+    });
+    assert.deepEqual(expectStatus(await client.get(`/analytics/events/${somewhere.id}`), 200).vendors, {
+      confirmed: 1,
+      local: 0,
+      localSharePercent: 0,
+      certified: 0,
+      certifiedSharePercent: 0,
+    });
+  });
+
+  test("LOCAL_SOURCING_RADIUS_KM and LOCAL_SOURCING_TARGET_PERCENT set the radius and the goal's target", async () => {
+    const configured = await startServer({
+      env: { LOCAL_SOURCING_RADIUS_KM: "20", LOCAL_SOURCING_TARGET_PERCENT: "100" },
+    });
+    try {
+      const client = clientFor(configured, (await configured.createKey({ account: "Configured" })).key);
+      const berlin = {
+        address: "Alexanderplatz 1",
+        city: "Berlin",
+        country: "DE",
+        coordinates: { lat: 52.52, lng: 13.405 },
+      };
+      const event = expectStatus(
+        await client.post("/events", eventInput({ location: berlin, sustainabilityGoals: { localSourcing: true } })),
+        201,
+      );
+      const confirmAt = async (name: string, lat: number, lng: number) => {
+        const vendor = expectStatus(
+          await client.post(
+            "/vendors",
+            vendorInput({ name, location: { city: name, country: "DE", coordinates: { lat, lng } } }),
+          ),
+          201,
+        );
+        const booking = expectStatus(
+          await client.post(`/events/${event.id}/vendors`, { vendorId: vendor.id, services: "x" }),
+          201,
+        );
+        expectStatus(await configured.request("POST", `${new URL(booking.vendorLink).pathname}/confirm`), 200);
+      };
+      // Potsdam, 27.2 km: local at 160 km, not at 20. Mitte, 1.6 km: local.
+      await confirmAt("Potsdam", 52.3906, 13.0645);
+      await confirmAt("Mitte", 52.5306, 13.3886);
+      const report = expectStatus(await client.get(`/analytics/events/${event.id}`), 200);
+      assert.deepEqual([report.vendors.confirmed, report.vendors.local, report.vendors.localSharePercent], [2, 1, 50]);
+      const goal = report.sustainability.goalProgress.find((g: { type: string }) => g.type === "local_sourcing");
+      assert.deepEqual([goal.met, goal.target], [false, 100], "50% is short of the configured 100%");
+    } finally {
+      assert.equal(await configured.stop(), 0);
     }
   });
 });
