@@ -15,7 +15,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { verifySignature, verifyWebhook } from "@event-service/core/webhooks";
-import { type ApiResponse, startServer, type TestServer } from "./_setup.ts";
+import { type ApiResponse, databaseTables, queryDatabase, startServer, type TestServer } from "./_setup.ts";
 import {
   type Client,
   clientFor,
@@ -116,6 +116,9 @@ function withoutLink(booking: Record<string, any>): Record<string, any> {
   return rest;
 }
 
+/** Every link token the tests used (none may be stored in clear). */
+const tokensSeen = new Set<string>();
+
 /** The vendor's side of a booking: requests to its link, without any key. */
 function vendorSide(booking: { vendorLink: string }) {
   const url = new URL(booking.vendorLink);
@@ -123,6 +126,7 @@ function vendorSide(booking: { vendorLink: string }) {
   const match = /^\/(?:v1|api)\/vendor-requests\/([^/]+)$/.exec(url.pathname);
   assert.ok(match, `a link of the documented form: ${booking.vendorLink}`);
   const path = url.pathname;
+  tokensSeen.add(match[1]!);
   const send = (method: string, suffix: string, body?: unknown) =>
     server.request(method, `${path}${suffix}`, body === undefined ? {} : { body });
   return {
@@ -1231,6 +1235,30 @@ describe("the vendor's link, without a key", () => {
     }
   });
 
+  test("the access log never carries a link's token (a credential, stored only hashed, like an API key)", async () => {
+    const event = await createEvent(acme);
+    const booking = await book(acme, event.id, (await createVendor(acme)).id);
+    const link = vendorSide(booking);
+    const requestId = `vendor-log-${randomBytes(6).toString("hex")}`;
+    const headers = { "x-request-id": requestId };
+    await server.request("GET", link.path, { headers });
+    await server.request("POST", `${link.path}/confirm`, { headers });
+    await server.request("POST", `${link.path}/activities`, { body: VEGAN_MEALS, headers });
+    await server.request("GET", `${link.path}x`, { headers });
+    // The line is written after the answer: wait for the four.
+    const deadline = Date.now() + 5_000;
+    const lines = () =>
+      server
+        .output()
+        .split("\n")
+        .filter((line) => line.includes(requestId));
+    while (lines().length < 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(lines().length, 4, server.output().slice(-2000));
+    const secret = link.token.slice(4, 24);
+    const leaking = lines().filter((line) => line.includes(secret));
+    assert.deepEqual(leaking, [], "request lines holding the token in clear");
+  });
+
   test("a vendor deleted (its booking declined): the link is 404", async () => {
     const vendor = await createVendor(acme);
     const event = await createEvent(acme);
@@ -1273,6 +1301,18 @@ describe("the vendor's link, without a key", () => {
     );
     assert.equal(separate.headers.get("idempotent-replayed"), null);
     assert.notEqual(separate.body.id, made.id);
+  });
+  test("no table holds a link's token in clear (bookings, idempotency answers, payloads)", async () => {
+    assert.ok(tokensSeen.size > 10);
+    const found: string[] = [];
+    for (const table of await databaseTables(server.database)) {
+      const rows = await queryDatabase(server.database, `SELECT * FROM ${table}`);
+      const text = JSON.stringify(rows, (_key, value) =>
+        value instanceof Uint8Array ? Buffer.from(value).toString("latin1") : value,
+      );
+      for (const token of tokensSeen) if (text.includes(token.slice(4))) found.push(`${table}: ${token}`);
+    }
+    assert.deepEqual(found, []);
   });
 });
 
