@@ -132,6 +132,7 @@ export {
   VendorListQuery,
   VendorRequest,
   VendorUpdateInput,
+  redactLinkTokens,
 } from "./resources/vendor.ts";
 export type { BookingStatus, VendorCategory, VendorContact, VendorLocation } from "./resources/vendor.ts";
 export { ApiKeyCreateInput, SCOPES, TIERS } from "./resources/api-key.ts";

@@ -117,6 +117,7 @@ const PUBLIC_RUNTIME = [
   "createEventService",
   "createHandler",
   "createSqlStorage",
+  "redactLinkTokens",
 ];
 
 test("the root export holds exactly these runtime names", async () => {

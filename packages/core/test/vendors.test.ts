@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
 import { ServiceError } from "../src/errors.ts";
-import { createHandler } from "../src/http/handler.ts";
+import { createHandler, type RequestLogEntry } from "../src/http/handler.ts";
 import { BOOKING_STATUSES, isLinkToken, linkHashOf, newLinkToken } from "../src/resources/vendor.ts";
 import {
   assertBookingTransition,
@@ -159,7 +159,11 @@ describe("the vendor link in the handler", () => {
   async function setUp() {
     const storage = await sqliteStorage();
     const service = createEventService({ storage });
-    const handler = createHandler(service, { clientAddress: () => "198.51.100.7" });
+    const logged: RequestLogEntry[] = [];
+    const handler = createHandler(service, {
+      clientAddress: () => "198.51.100.7",
+      onRequestEnd: (entry) => logged.push(entry),
+    });
     const { key, accountId } = await service.keys.create({ account: "Acme" });
     const account = service.forAccount(accountId);
     const event = await account.events.create({ ...EVENT, name: "Link Summit" });
@@ -167,11 +171,11 @@ describe("the vendor link in the handler", () => {
       const response = await handler(apiRequest(method, `http://localhost${path}`, key, body, headers));
       return { status: response.status, body: await response.json(), headers: response.headers };
     };
-    return { storage, account, event, call };
+    return { storage, account, event, call, logged };
   }
 
-  test("an Idempotency-Key on a link's POST records once and replays the answer", async (t) => {
-    const { storage, account, event, call } = await setUp();
+  test("an Idempotency-Key on a link's POST records once and replays the answer; the log never shows the token", async (t) => {
+    const { storage, account, event, call, logged } = await setUp();
     t.after(() => storage.close());
     const vendor = await account.vendors.create({ name: "Green Plate", category: "catering" });
     const booking = await account.bookings.create(event.id, {
@@ -194,6 +198,10 @@ describe("the vendor link in the handler", () => {
     );
     assert.equal(other.body.error.code, "IDEMPOTENCY_KEY_REUSED");
     assert.equal((await account.activities.list(event.id)).pagination.total, 1);
+    const token = link.split("/").at(-1)!;
+    const paths = logged.filter((entry) => entry.route?.includes("vendor-requests")).map((entry) => entry.path);
+    assert.equal(paths.length, 4);
+    assert.ok(paths.every((path) => path.startsWith("/v1/vendor-requests/vrq_…") && !path.includes(token.slice(4))));
   });
 
   test("deleting a vendor replaces the stored answers that showed its contact; its records keep its id", async (t) => {

@@ -10,6 +10,7 @@ import {
   createHandler,
   createSqlStorage,
   type EventService,
+  redactLinkTokens,
 } from "@event-service/core";
 import { DEFAULT_RETRY_DELAYS_MS } from "@event-service/core/internal";
 import { FastResponse, serve } from "srvx";
@@ -175,7 +176,10 @@ export async function startServer(
       },
     }),
     onError: (error, request) =>
-      logger.error({ err: error, method: request.method, path: new URL(request.url).pathname }, "unexpected error"),
+      logger.error(
+        { err: error, method: request.method, path: redactLinkTokens(new URL(request.url).pathname) },
+        "unexpected error",
+      ),
   });
   // srvx, h3's own server layer, serves the app's fetch (what h3's serve() does for a routed app).
   const server = serve({

@@ -1,5 +1,6 @@
 import { ServiceError } from "../errors.ts";
 import type { EventService } from "../service.ts";
+import { redactLinkTokens } from "../resources/vendor.ts";
 import { linkNotFound } from "../service/booking-changes.ts";
 import { DEFAULT_PUBLIC_URL } from "../webhooks/change-notifications.ts";
 import { createAuthFailureLimit } from "./auth-failure-limit.ts";
@@ -22,7 +23,8 @@ import type { RouteResult } from "./routes.ts";
 export interface HandlerOptions {
   /**
    * Called with every unexpected error (a 500) and its request, for the host's log. The
-   * response never shows it.
+   * response never shows it. A vendor link's path holds its token, a credential: log the path
+   * through `redactLinkTokens` (exported), as `RequestLogEntry.path` is.
    */
   onError?: (error: unknown, request: Request) => void;
   /**
@@ -89,6 +91,7 @@ export interface HandlerOptions {
 export interface RequestLogEntry {
   requestId: string;
   method: string;
+  /** The request's path, a vendor link's token cut to its prefix (`/v1/vendor-requests/vrq_…`): it is a credential. */
   path: string;
   status: number;
   durationMs: number;
@@ -283,7 +286,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     const entry: RequestLogEntry = {
       requestId: ctx.requestId,
       method: ctx.request.method,
-      path: ctx.url.pathname,
+      path: redactLinkTokens(ctx.url.pathname),
       status: response.status,
       durationMs: Math.round((performance.now() - ctx.startedAt) * 100) / 100,
     };

@@ -297,6 +297,13 @@ export function isLinkToken(token: string): boolean {
   return token.startsWith(LINK_TOKEN_PREFIX) && token.length === LINK_TOKEN_PREFIX.length + 43;
 }
 
+const LINK_TOKENS = /vrq_[A-Za-z0-9_-]+/g;
+
+/** `text` (a request's path) with every vendor link token in it cut to its prefix, for a log: a token is a credential. */
+export function redactLinkTokens(text: string): string {
+  return text.includes(LINK_TOKEN_PREFIX) ? text.replace(LINK_TOKENS, `${LINK_TOKEN_PREFIX}…`) : text;
+}
+
 /** The vendor's link of a booking: where its token is served, under the versioned base. */
 export function vendorLinkOf(baseUrl: string, token: string): string {
   return `${baseUrl}/v1/vendor-requests/${token}`;

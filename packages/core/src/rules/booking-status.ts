@@ -20,6 +20,15 @@ export const ACTIVE_BOOKING_STATUSES: readonly BookingStatus[] = ["requested", "
 /** Days after an event's end during which its vendors' links still take activity records. */
 export const VENDOR_DATA_DAYS = 30;
 
+/** Throws `400 INVALID_REQUEST` unless the event takes bookings: a cancelled or completed one takes none. */
+export function assertBookable(event: { id: string; status: string }): void {
+  if (event.status !== "cancelled" && event.status !== "completed") return;
+  throw new ServiceError("INVALID_REQUEST", {
+    message: `Event ${event.id} is ${event.status} and takes no vendor bookings.`,
+    details: { eventStatus: event.status },
+  });
+}
+
 /** Throws `INVALID_STATE_TRANSITION` unless a booking may move from `from` to `to`. */
 export function assertBookingTransition(from: BookingStatus, to: BookingStatus): void {
   assertTransition(BOOKING_TRANSITIONS, "A booking", from, to);

@@ -16,8 +16,12 @@ import {
   toApiBooking,
   type VendorRecord,
 } from "../resources/vendor.ts";
-import { assertOpenForRegistration } from "../rules/event-status.ts";
-import { ACTIVE_BOOKING_STATUSES, assertBookingTransition, bookingsClosedBy } from "../rules/booking-status.ts";
+import {
+  ACTIVE_BOOKING_STATUSES,
+  assertBookable,
+  assertBookingTransition,
+  bookingsClosedBy,
+} from "../rules/booking-status.ts";
 import type { ChangeNotifier, VendorNotificationType } from "../storage/change-notifier.ts";
 import { VENDOR_ERASED_ANSWER } from "../storage/erasure.ts";
 import { StorageConflict } from "../storage/transaction.ts";
@@ -88,7 +92,7 @@ export async function insertBooking(
       const { tx } = steps;
       const event = await tx.events.lock(accountId, eventId);
       if (!event) throw notFound("Event", eventId);
-      assertOpenForRegistration(event);
+      assertBookable(event);
       const vendor = await tx.vendors.lock(accountId, input.vendorId);
       if (!vendor) throw notFound("Vendor", input.vendorId, "vendorId");
       const active = await tx.bookings.findByVendor(eventId, vendor.id, ACTIVE_BOOKING_STATUSES);
