@@ -402,17 +402,37 @@ describe("the vendors resource", () => {
     assert.deepEqual(expectStatus(await acme.get(`/vendors/${vendor.id}`), 200), changed);
   });
 
-  test("a vendor's creation replayed by its Idempotency-Key: the same answer, then 404 once the vendor is deleted", async () => {
-    const headers = { "idempotency-key": `vendor-create-${randomBytes(8).toString("hex")}` };
-    const body = vendorInput({ contact: { email: "replayed@example.com" } });
+  test("deleting a vendor erases its contact: its idempotent creation replays 404, and no table holds the contact any more", async () => {
+    const unique = randomBytes(6).toString("hex");
+    const email = `erased-${unique}@example.com`;
+    const phone = `+44 20 7946 ${unique.slice(0, 4)}`;
+    const headers = { "idempotency-key": `vendor-create-${unique}` };
+    const body = vendorInput({ contact: { name: `Erin ${unique}`, email, phone } });
     const made = expectStatus(await acme.post("/vendors", body, { headers }), 201);
     const again = await acme.post("/vendors", body, { headers });
     assert.equal(again.headers.get("idempotent-replayed"), "true");
     assert.deepEqual(expectStatus(again, 201), made);
+    // An update that shows it too, by its key.
+    const updateHeaders = { "idempotency-key": `vendor-update-${unique}` };
+    expectStatus(await acme.put(`/vendors/${made.id}`, { notes: "Shown again" }, { headers: updateHeaders }), 200);
+    // A booking and a notification of it (no contact in either).
+    const event = await createEvent(acme);
+    const booking = await book(acme, event.id, made.id);
+    expectStatus(await acme.put(`/events/${event.id}/vendors/${booking.id}`, { status: "cancelled" }), 200);
     expectStatus(await acme.delete(`/vendors/${made.id}`), 200);
+
     const gone = await acme.post("/vendors", body, { headers });
     expectError(gone, 404, "NOT_FOUND");
-    assert.doesNotMatch(JSON.stringify(gone.body), /replayed@example\.com/, "the contact is not replayed");
+    assert.doesNotMatch(JSON.stringify(gone.body), new RegExp(unique), "the contact is not replayed");
+    const holding: string[] = [];
+    for (const table of await databaseTables(server.database)) {
+      const text = JSON.stringify(await queryDatabase(server.database, `SELECT * FROM ${table}`));
+      for (const piece of [email, `Erin ${unique}`, phone])
+        if (text.includes(piece)) holding.push(`${table}: ${piece}`);
+    }
+    assert.deepEqual(holding, [], "the vendor's contact data left behind");
+    // Its past booking keeps its vendorId.
+    assert.equal(expectStatus(await acme.get(`/events/${event.id}/vendors/${booking.id}`), 200).vendorId, made.id);
   });
 
   test("delete answers the deletion; the vendor is gone", async () => {
