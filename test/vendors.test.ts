@@ -647,6 +647,43 @@ describe("bookings", () => {
     assert.equal(expectStatus(await acme.get(`/events/${event.id}/vendors`), 200).pagination.total, 1);
   });
 
+  test("the vendor confirms while the organiser cancels: the booking ends cancelled, notified as it happened", async () => {
+    const client = await newAccount("Vendor Race");
+    const webhook = expectStatus(
+      await client.post("/webhooks", {
+        url: `${receiver.origin}/vendor-race`,
+        events: ["vendor.confirmed", "vendor.cancelled"],
+      }),
+      201,
+    );
+    const event = await createEvent(client);
+    const outcomes: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const booking = await book(client, event.id, (await createVendor(client)).id);
+      const [confirmed, cancelled] = await Promise.all([
+        vendorSide(booking).confirm(),
+        client.put(`/events/${event.id}/vendors/${booking.id}`, { status: "cancelled" }),
+      ]);
+      expectStatus(cancelled, 200);
+      assert.ok([200, 404].includes(confirmed.status), `${confirmed.status} ${JSON.stringify(confirmed.body)}`);
+      if (confirmed.status === 404) expectError(confirmed, 404, "NOT_FOUND");
+      const final = expectStatus(await client.get(`/events/${event.id}/vendors/${booking.id}`), 200);
+      assert.equal(final.status, "cancelled");
+      const log = expectStatus(await client.get(`/webhooks/${webhook.id}/deliveries?limit=100`), 200).deliveries;
+      const mine = log
+        .filter((d: { payload: { data: { booking: { id: string } } } }) => d.payload.data.booking.id === booking.id)
+        .reverse()
+        .map((d: { type: string }) => d.type);
+      assert.deepEqual(
+        mine,
+        confirmed.status === 200 ? ["vendor.confirmed", "vendor.cancelled"] : ["vendor.cancelled"],
+        `booking ${i}: confirm answered ${confirmed.status}`,
+      );
+      outcomes.push(String(confirmed.status));
+    }
+    assert.equal(outcomes.length, 6);
+  });
+
   test("another account's vendor or event is 404; its bookings are 404 on every route and never listed", async () => {
     const mine = await createVendor(acme);
     const theirs = await createVendor(globex);
@@ -1597,6 +1634,15 @@ describe("local sourcing", () => {
     );
     // Another account's analytics of this event: 404.
     expectError(await globex.get(`/analytics/events/${event.id}`), 404, "NOT_FOUND");
+    // Computed on read: the far vendor moving near counts at once.
+    expectStatus(
+      await client.put(`/vendors/${far.id}`, {
+        location: { city: "Potsdam", country: "DE", coordinates: { lat: 52.3906, lng: 13.0645 } },
+      }),
+      200,
+    );
+    const moved = await analytics();
+    assert.deepEqual([moved.vendors.local, moved.vendors.localSharePercent], [2, 100]);
   });
 
   test("a confirmed vendor without coordinates, or an event without them, is not local", async () => {
