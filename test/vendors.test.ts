@@ -670,15 +670,28 @@ describe("bookings", () => {
       const final = expectStatus(await client.get(`/events/${event.id}/vendors/${booking.id}`), 200);
       assert.equal(final.status, "cancelled");
       const log = expectStatus(await client.get(`/webhooks/${webhook.id}/deliveries?limit=100`), 200).deliveries;
+      // The notifications, each with the booking as that change left it.
       const mine = log
         .filter((d: { payload: { data: { booking: { id: string } } } }) => d.payload.data.booking.id === booking.id)
-        .reverse()
-        .map((d: { type: string }) => d.type);
+        .map((d: any) => ({ type: d.type, booking: d.payload.data.booking }));
+      const detail = `booking ${i}: confirm answered ${confirmed.status}; final ${JSON.stringify(final)}; log ${JSON.stringify(mine)}`;
       assert.deepEqual(
-        mine,
-        confirmed.status === 200 ? ["vendor.confirmed", "vendor.cancelled"] : ["vendor.cancelled"],
-        `booking ${i}: confirm answered ${confirmed.status}`,
+        mine.map((d: { type: string }) => d.type).sort(),
+        confirmed.status === 200 ? ["vendor.cancelled", "vendor.confirmed"] : ["vendor.cancelled"],
+        detail,
       );
+      const cancelledNote = mine.find((d: { type: string }) => d.type === "vendor.cancelled")!;
+      assert.equal(cancelledNote.booking.status, "cancelled", detail);
+      if (confirmed.status === 200) {
+        // Confirmed first, then cancelled: the cancellation saw the confirmation.
+        assert.equal(mine.find((d: { type: string }) => d.type === "vendor.confirmed")!.booking.status, "confirmed");
+        assert.notEqual(
+          cancelledNote.booking.respondedAt,
+          null,
+          `the cancellation did not see the confirmation: ${detail}`,
+        );
+        assert.notEqual(final.respondedAt, null, detail);
+      } else assert.equal(final.respondedAt, null, detail);
       outcomes.push(String(confirmed.status));
     }
     assert.equal(outcomes.length, 6);
