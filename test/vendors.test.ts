@@ -1,14 +1,16 @@
 /**
- * End-to-end: vendor coordination (DECISIONS, "Vendors"; issue 24) through the real server, one
- * server for the whole file and an HTTPS receiver for its notifications. The vendors resource
- * (create with normalisation, get, list with filters, search and paging, partial update, delete,
- * 400s naming the field, scopes); bookings (the link shown at creation and rotation only, one
- * active booking per vendor and event, the status rules, `VENDOR_IN_USE`); the vendor's own link
- * without a key (exactly the documented view, confirm and decline, its activity records, which
- * reach the organiser's list and the footprint, and never another booking's; wrong, rotated and
- * cancelled tokens `404`; bad tokens spend the per-address allowance of bad keys); the `vendor.*`
- * notifications, signed; local sourcing in the event analytics and its goal; and another account
- * never seeing any of it.
+ * End-to-end: vendor coordination (DECISIONS, "Vendors"; issue 24; docs/api.md, "Vendors")
+ * through the real server, one server for the whole file and an HTTPS receiver for its
+ * notifications. The vendors resource (create with normalisation, get, list with filters, search
+ * and paging, partial update, delete erasing the contact, 400s naming the field, scopes);
+ * bookings (the link shown at creation and rotation only, one active booking per vendor and event
+ * even at once, the status rules, `VENDOR_IN_USE`, the vendor's answer raced against the
+ * organiser's cancellation); the vendor's own link without a key (exactly the documented view,
+ * confirm and decline and their bodies, its activity records, which reach the organiser's list and
+ * the footprint, and never another booking's; wrong, rotated and cancelled tokens `404` alike;
+ * bad tokens spend the per-address allowance of bad keys; Idempotency-Key; CORS; the token in no
+ * log line and no table); the `vendor.*` notifications, signed; local sourcing in the event
+ * analytics and its goal, with its two settings; and another account never seeing any of it.
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
