@@ -21,7 +21,7 @@ const baseUrl = process.env.EVENT_SERVICE_URL ?? "http://127.0.0.1:3000";
 const apiKey = process.env.EVENT_SERVICE_KEY ?? "";
 
 /** The caterer's side: its link is all it has. What it saw, and its records once corrected. */
-async function caterer(vendorLink: string) {
+async function caterer(vendorLink: string | null) {
   const link = createVendorLinkClient({ link: vendorLink });
   const request: VendorRequest = await link.get();
   const confirmed = await link.confirm({ message: "Happy to cater: seasonal menu from our Bernau kitchen." });

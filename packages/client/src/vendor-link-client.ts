@@ -18,14 +18,15 @@ export interface VendorLinkClientOptions {
   /**
    * The booking's `vendorLink` as the organiser was given it, e.g.
    * `https://events.example.com/v1/vendor-requests/vrq_…`: the link is the vendor's only
-   * credential (no API key).
+   * credential (no API key). `null` (what a replayed booking answer shows) is refused with a
+   * `TypeError`: rotate the link for a new one.
    */
-  link: string;
+  link: string | null;
   /** Retrying `429` and `503` answers (and `409 IDEMPOTENCY_KEY_IN_USE`); `false` turns it off. */
   retry?: RetryOptions | false;
   /**
    * Send a generated `Idempotency-Key` with every `POST` that has none, so a retried call never
-   * records twice (the service keeps a key under the booking: it holds across a rotated link).
+   * records twice (the service keeps a link's keys under its booking, apart from the account's).
    * Default true. Without one, a `POST` is never retried; `false` also makes a bare `confirm()` or
    * `decline()` a request a browser sends without a preflight.
    */
@@ -71,7 +72,11 @@ export interface VendorLinkClient {
 const LINK_PATH = /\/vendor-requests\/[^/]+$/;
 
 /** The link's address without query, fragment or trailing slash; throws a `TypeError` for anything but a vendor link. */
-function linkBase(link: string): string {
+function linkBase(link: string | null): string {
+  if (link === null)
+    throw new TypeError(
+      "createVendorLinkClient: no link: a replayed booking answer shows vendorLink null (the link is shown once); rotate it with bookings.rotateLink for a new one.",
+    );
   let url: URL;
   try {
     url = new URL(link);

@@ -8,6 +8,7 @@ import { test } from "node:test";
 import Database from "better-sqlite3";
 import { Kysely, Migrator, SqliteDialect } from "kysely";
 import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
+import { SCOPES } from "../src/resources/api-key.ts";
 import type { Database as Schema } from "../src/sql/database.ts";
 import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { migrationProvider } from "../src/sql/migrations.ts";
@@ -122,5 +123,50 @@ test("0004_event_stats computes the figures, and 0019_event_tallies the tallies,
   );
   // Registered at the start itself: a lead time of 0 days.
   assert.equal(report?.averageLeadTimeDays, 0);
+  await storage.close();
+});
+
+test("0020_vendors gives the keys made with no scope named the scopes added since: every scope, read as *", async () => {
+  const database = new Database(":memory:");
+  for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database }) });
+  const migrated = await new Migrator({ db, provider: migrationProvider }).migrateTo("0019_event_tallies");
+  assert.equal(migrated.error, undefined);
+  const at = "2026-01-01T00:00:00.000Z";
+  await db
+    .insertInto("accounts")
+    .values({ id: "acct_1", name: "Acme", per_minute: null, per_day: null, created_at: at })
+    .execute();
+  const key = (id: string, scopes: string) => ({
+    id,
+    account_id: "acct_1",
+    key_hash: `hash_${id}`,
+    prefix: "esk_…",
+    tier: "free",
+    scopes,
+    created_at: at,
+    revoked_at: null,
+  });
+  await db
+    .insertInto("api_keys")
+    .values([
+      // What a key made with no --scopes was stored as before 0020.
+      key(
+        "key_all",
+        "events:read events:write attendees:read attendees:write webhooks:read webhooks:write analytics:read",
+      ),
+      key("key_some", "events:read analytics:read"),
+    ])
+    .execute();
+
+  const storage = createSqlStorage({ db: db as Kysely<Schema> });
+  await storage.migrate();
+  assert.deepEqual((await storage.authenticate("hash_key_all"))?.scopes, [...SCOPES]);
+  assert.ok(SCOPES.includes("vendors:write"));
+  assert.deepEqual((await storage.authenticate("hash_key_some"))?.scopes, ["events:read", "analytics:read"]);
+  assert.deepEqual(
+    (await db.selectFrom("api_keys").select(["id", "scopes"]).orderBy("id").execute()).map((row) => row.scopes),
+    ["*", "events:read analytics:read"],
+  );
   await storage.close();
 });

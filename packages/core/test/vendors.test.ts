@@ -183,7 +183,7 @@ describe("the vendor link in the handler", () => {
       services: "Lunch",
       dataRequested: ["catering"],
     });
-    const link = new URL(booking.vendorLink).pathname;
+    const link = new URL(booking.vendorLink!).pathname;
     assert.equal((await call("POST", `${link}/confirm`)).status, 200);
     const record = { kind: "catering", quantity: 120, unit: "meals", mealType: "vegetarian" };
     const first = await call("POST", `${link}/activities`, record, { "idempotency-key": "covers-day-1" });
@@ -202,6 +202,81 @@ describe("the vendor link in the handler", () => {
     const paths = logged.filter((entry) => entry.route?.includes("vendor-requests")).map((entry) => entry.path);
     assert.equal(paths.length, 4);
     assert.ok(paths.every((path) => path.startsWith("/v1/vendor-requests/vrq_…") && !path.includes(token.slice(4))));
+  });
+
+  test("a link's keys are its booking's alone; a replayed booking shows no link, and the store keeps none", async (t) => {
+    const { storage, account, event, call } = await setUp();
+    t.after(() => storage.close());
+    const vendor = await account.vendors.create({ name: "Stage Co", category: "production" });
+    const other = await account.vendors.create({ name: "Light Co", category: "production" });
+    const body = { vendorId: vendor.id, services: "Stage", dataRequested: ["materials"] };
+    const booked = await call("POST", `/v1/events/${event.id}/vendors`, body, { "idempotency-key": "book-stage" });
+    const replayed = await call("POST", `/v1/events/${event.id}/vendors`, body, { "idempotency-key": "book-stage" });
+    assert.deepEqual([booked.status, replayed.status, replayed.headers.get("idempotent-replayed")], [201, 201, "true"]);
+    assert.deepEqual(replayed.body, { ...booked.body, vendorLink: null });
+    const token = booked.body.vendorLink.split("/").at(-1);
+    // The kept answer, read back as a retry's claim would find it.
+    const kept = await storage.claimIdempotencyKey({
+      accountId: account.accountId,
+      key: "book-stage",
+      requestHash: "",
+      now: new Date().toISOString(),
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+      staleBefore: new Date(0).toISOString(),
+    });
+    assert.ok(kept?.response && !kept.response.body.includes(token.slice(4)));
+
+    // Two bookings' links and the account use the same key, each for itself.
+    const second = await account.bookings.create(event.id, { vendorId: other.id, services: "Light" });
+    const links = [booked.body.vendorLink, second.vendorLink!].map((link: string) => new URL(link).pathname);
+    for (const link of links) {
+      const answer = await call("POST", `${link}/confirm`, { message: "Yes" }, { "idempotency-key": "same-key" });
+      assert.deepEqual([answer.status, answer.body.status], [200, "confirmed"]);
+    }
+    const own = await call(
+      "POST",
+      "/v1/vendors",
+      { name: "Sound Co", category: "audio_visual" },
+      { "idempotency-key": "same-key" },
+    );
+    assert.equal(own.status, 201);
+  });
+
+  test("a declined booking of a deleted vendor opens nothing; the organiser cannot move a link's record to another vendor", async (t) => {
+    const { storage, account, event, call } = await setUp();
+    t.after(() => storage.close());
+    const vendor = await account.vendors.create({ name: "Bins Ltd", category: "waste" });
+    const booking = await account.bookings.create(event.id, {
+      vendorId: vendor.id,
+      services: "Bins",
+      dataRequested: ["waste"],
+    });
+    const link = new URL(booking.vendorLink!).pathname;
+    assert.equal((await call("POST", `${link}/confirm`)).status, 200);
+    const record = await call("POST", `${link}/activities`, {
+      kind: "waste",
+      quantity: 90,
+      unit: "kg",
+      stream: "recycling",
+    });
+    const other = await account.vendors.create({ name: "Other Bins", category: "waste" });
+    const moved = await call("PUT", `/v1/events/${event.id}/activities/${record.body.id}`, { vendorId: other.id });
+    assert.deepEqual([moved.status, moved.body.error.field], [400, "vendorId"]);
+    assert.equal(
+      (await call("PUT", `/v1/events/${event.id}/activities/${record.body.id}`, { quantity: 95 })).status,
+      200,
+    );
+
+    const declined = await account.bookings.create(event.id, { vendorId: other.id, services: "Spare bins" });
+    const declinedLink = new URL(declined.vendorLink!).pathname;
+    assert.equal((await call("POST", `${declinedLink}/decline`)).status, 200);
+    assert.equal((await call("DELETE", `/v1/vendors/${other.id}`)).status, 200);
+    for (const [method, path] of [
+      ["GET", declinedLink],
+      ["GET", `${declinedLink}/activities`],
+      ["POST", `${declinedLink}/confirm`],
+    ] as const)
+      assert.deepEqual([method, path, (await call(method, path)).status], [method, path, 404]);
   });
 
   test("deleting a vendor replaces the stored answers that showed its contact; its records keep its id", async (t) => {

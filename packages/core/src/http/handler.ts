@@ -247,12 +247,13 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     const run = () => entry.route.handle(input.context);
     const idempotencyKey = ctx.request.method === "POST" ? ctx.request.headers.get("idempotency-key") : null;
     if (idempotencyKey === null) return sendResult(ctx, await run());
-    // Kept under the booking's account and id, never the token: a rotated link's retry still replays.
+    // Kept under the booking's id, a namespace of its own (never the token): a vendor's keys
+    // meet neither the account's nor another booking's.
     const keyed = {
-      accountId: link.booking.accountId,
+      accountId: link.booking.id,
       key: idempotencyKey,
       method: "POST",
-      path: `/vendor-bookings/${link.booking.id}${entry.route.path.slice("/vendor-requests/:token".length)}`,
+      path: entry.route.path.replace("/:token", ""),
       body: input.bodyBytes,
       nowMs,
       docs: ctx.docsUrl,

@@ -109,7 +109,7 @@ export async function withIdempotency(
     settle(() => store.releaseIdempotencyKey(accountId, key)).catch(() => {});
     throw error;
   }
-  await keep(store, accountId, key, { status: answer.status, body: JSON.stringify(answer.body) });
+  await keep(store, accountId, key, { status: answer.status, body: JSON.stringify(answer.replay ?? answer.body) });
   return answer;
 }
 

@@ -76,6 +76,8 @@ export interface RouteResult {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** What a replay of this answer (Idempotency-Key) shows, where it must differ from `body`: a secret shown once is not kept. */
+  replay?: unknown;
 }
 
 /**
@@ -149,6 +151,12 @@ export function prefersHtml(accept: string | null): boolean {
   return html !== null && html > 0 && (json === null || html >= json);
 }
 const created = (body: unknown): RouteResult => ({ status: 201, body });
+/** A booking's answer with its vendor's link, which its replay does not show: the link is kept nowhere in the clear. */
+const withLinkShownOnce = (status: number, booking: BookingWithLink): RouteResult => ({
+  status,
+  body: booking,
+  replay: { ...booking, vendorLink: null },
+});
 const accepted = (body: unknown): RouteResult => ({ status: 202, body });
 
 /** Every authenticated route of the API. */
@@ -768,7 +776,8 @@ export const ROUTES: readonly Route[] = [
       description: "The booking, requested, with its vendor's link",
     },
     errors: ["INVALID_REQUEST", "NOT_FOUND", "DUPLICATE_BOOKING"],
-    handle: async (c) => created(await c.account.bookings.create(c.params.id!, await c.body<BookingCreateInput>())),
+    handle: async (c) =>
+      withLinkShownOnce(201, await c.account.bookings.create(c.params.id!, await c.body<BookingCreateInput>())),
   },
   {
     method: "GET",
@@ -826,7 +835,7 @@ export const ROUTES: readonly Route[] = [
       description: "The booking with its new link",
     },
     errors: ["NOT_FOUND", "INVALID_STATE_TRANSITION"],
-    handle: async (c) => ok(await c.account.bookings.rotateLink(c.params.id!, c.params.bookingId!)),
+    handle: async (c) => withLinkShownOnce(200, await c.account.bookings.rotateLink(c.params.id!, c.params.bookingId!)),
   },
 ];
 

@@ -87,15 +87,32 @@ export const ApiKeyCreateInput = z.strictObject({
   /** Name or id of the account; an unknown name creates the account. */
   account: text(200),
   tier: z.enum(TIERS).default("free"),
+  /** None named (empty): every scope, including those added later. */
   scopes: z
     .array(z.enum(SCOPES))
     .default([])
-    .transform((scopes) => (scopes.length ? [...new Set(scopes)] : [...SCOPES])),
+    .transform((scopes) => [...new Set(scopes)]),
   /** Enterprise only: requests per minute and per day of the account. */
   perMinute: z.int().min(1).max(1_000_000).optional(),
   perDay: z.int().min(1).max(100_000_000).optional(),
 });
 export type ApiKeyCreateInput = z.input<typeof ApiKeyCreateInput>;
+
+/**
+ * What a key created with no scope named keeps in place of a list: every scope there is when it
+ * is read, so a scope added later reaches it too (DECISIONS).
+ */
+export const EVERY_SCOPE = "*";
+
+/** The stored form of a key's scopes: `*` for none named (every scope), else the names, space-separated. */
+export function storedScopes(scopes: readonly Scope[]): string {
+  return scopes.length === 0 ? EVERY_SCOPE : scopes.join(" ");
+}
+
+/** A key's scopes from their stored form (`*`: every scope of this version). */
+export function scopesOf(stored: string): Scope[] {
+  return stored === EVERY_SCOPE ? [...SCOPES] : (stored.split(" ").filter(Boolean) as Scope[]);
+}
 
 /** A key as listed: everything but the secret, which is never stored. */
 export const ApiKeyInfo = z.object({

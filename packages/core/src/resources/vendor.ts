@@ -226,9 +226,9 @@ export type Booking = z.infer<typeof Booking>;
 
 /** The answer of a booking's creation and of its link's rotation: the only ones that show the link. */
 export const BookingWithLink = Booking.extend({
-  vendorLink: z.url().meta({
+  vendorLink: z.url().nullable().meta({
     description:
-      "The vendor's own link (no API key needed): shown in this answer only, stored hashed; rotate it for a new one.",
+      "The vendor's own link (no API key needed): shown in this answer only and stored nowhere but as a hash, so a replay of it (Idempotency-Key) shows null; rotate-link gives a new one.",
   }),
 });
 export type BookingWithLink = z.infer<typeof BookingWithLink>;

@@ -85,7 +85,17 @@ export async function reviseActivity(
     eventCountry: event.location.country,
     now,
   });
-  if (record.vendorId !== current.vendorId) await assertVendorOf(steps, current.accountId, record.vendorId);
+  if (record.vendorId !== current.vendorId) {
+    // A record its vendor made through a booking's link stays that vendor's: the link edits it.
+    if (current.bookingId !== null) {
+      throw new ServiceError("INVALID_REQUEST", {
+        message: "vendorId: this record was made through its vendor's booking link and stays that vendor's",
+        field: "vendorId",
+        details: { issues: [{ path: "vendorId", message: "set by the booking that recorded it" }] },
+      });
+    }
+    await assertVendorOf(steps, current.accountId, record.vendorId);
+  }
   const activity = priced(steps, { ...record, bookingId: current.bookingId, createdAt: current.createdAt });
   await steps.tx.activities.update(activity);
   return activity;

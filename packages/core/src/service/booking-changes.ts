@@ -1,9 +1,10 @@
 /**
  * The business transactions of vendor bookings: a booking's creation, its organiser's change,
  * its link's rotation, its vendor's answer, and what an event's cancellation or completion does
- * to its bookings. Each runs under the event's lock (a booking's creation locks its vendor's row
- * too, after the event's), so the one-active-booking rule and the local-sourcing figures the
- * goal is judged on are exact with many processes.
+ * to its bookings; and a vendor's deletion. A booking's change runs under its event's lock (its
+ * creation locks its vendor's row too, after the event's; a vendor's deletion locks only the
+ * vendor's), so the one-active-booking rule and the local-sourcing figures the goal is judged
+ * on are exact with many processes.
  */
 import { ServiceError } from "../errors.ts";
 import type { Activity } from "../resources/activity.ts";
@@ -60,7 +61,9 @@ export async function notifyBooking(
   at: string,
   extra: { vendor?: VendorRecord; activity?: Activity } = {},
 ): Promise<void> {
-  const vendor = extra.vendor ?? (await steps.tx.vendors.lock(event.accountId, booking.vendorId));
+  // Read, not locked: its name is all a notification needs, and an event's cancellation reads its
+  // vendors in booking order, which would lock them in another order than a second event's.
+  const vendor = extra.vendor ?? (await steps.tx.vendors.get(event.accountId, booking.vendorId));
   // Only an active booking changes, and a vendor with one cannot be deleted.
   if (!vendor) throw new Error(`Booking ${booking.id} changed without its vendor ${booking.vendorId}.`);
   await appendNotifications(steps, event.accountId, {

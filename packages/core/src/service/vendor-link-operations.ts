@@ -34,7 +34,7 @@ import type { CarbonSettings } from "../carbon/carbon-settings.ts";
  * activity data for the event until 30 days after it ends.
  */
 export interface VendorLinkOperations {
-  /** Whose link it is: the booking's id and account (what an Idempotency-Key of its requests is kept under). */
+  /** Whose link it is: the booking's id (what an Idempotency-Key of its requests is kept under) and account. */
   readonly booking: { readonly id: string; readonly accountId: string };
   /** The booking's id, status, services and data asked, the vendor's name, the event's name, dates and city. */
   view(): Promise<VendorRequest>;
@@ -92,7 +92,9 @@ function viewOf({ booking, vendor, event }: Pick<LinkedBooking, "booking" | "ven
 export async function findLinkedBooking(storage: VendorStore, token: string): Promise<BookingRecord | null> {
   if (!isLinkToken(token)) return null;
   const booking = await storage.findBookingByLink(linkHashOf(token));
-  return booking && booking.status !== "cancelled" ? booking : null;
+  if (!booking || booking.status === "cancelled") return null;
+  // A deleted vendor's booking (a declined one, say) opens nothing either.
+  return (await storage.getVendor(booking.accountId, booking.vendorId)) ? booking : null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Tier } from "../resources/api-key.ts";
+import { storedScopes, type Tier } from "../resources/api-key.ts";
 import { type Param, precompile } from "./precompiled.ts";
 import { rowToApiKeyInfo } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
@@ -83,7 +83,7 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
           key_hash: key.hash,
           prefix: key.prefix,
           tier: key.tier,
-          scopes: key.scopes.join(" "),
+          scopes: storedScopes(key.scopes),
           created_at: key.now,
           revoked_at: null,
         };

@@ -589,6 +589,18 @@ export const MIGRATIONS: Record<string, Migration> = {
         .where(sql.ref("status"), "in", [sql.lit("requested"), sql.lit("confirmed")])
         .execute();
       await db.schema.alterTable("activities").addColumn("booking_id", "text").execute();
+      // A key made with no scope named has every scope, including those added later (DECISIONS):
+      // it was stored with the seven scopes of its day, and now keeps "*". A key that named all
+      // seven, in this order, cannot be told apart from it and gains the new ones too.
+      await db
+        .updateTable("api_keys")
+        .set({ scopes: "*" })
+        .where(
+          "scopes",
+          "=",
+          "events:read events:write attendees:read attendees:write webhooks:read webhooks:write analytics:read",
+        )
+        .execute();
       await db.schema
         .createIndex("activities_booking")
         .on("activities")

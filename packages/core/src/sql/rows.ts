@@ -3,7 +3,7 @@ import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { Insertable, Selectable } from "kysely";
 import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
-import type { ApiKeyInfo, Scope, Tier } from "../resources/api-key.ts";
+import { type ApiKeyInfo, scopesOf, type Tier } from "../resources/api-key.ts";
 import type { EventRecord } from "../resources/event.ts";
 import type { WebhookRecord } from "../resources/webhook.ts";
 import type { AccountsTable, ApiKeysTable, AttendeesTable, EventsTable, WebhooksTable } from "./database.ts";
@@ -223,7 +223,7 @@ export function rowToApiKeyInfo(row: Selectable<ApiKeysTable> & Pick<AccountsTab
     accountName: row.name,
     prefix: row.prefix,
     tier: row.tier as Tier,
-    scopes: row.scopes.split(" ").filter(Boolean) as Scope[],
+    scopes: scopesOf(row.scopes),
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
   };

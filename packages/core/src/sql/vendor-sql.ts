@@ -114,17 +114,16 @@ async function readBookingByLink(conn: Kysely<Database>, linkHash: string) {
   return row ? rowToBooking(row) : null;
 }
 
+/** The select of the account's vendor. */
+const vendorQuery = (conn: Kysely<Database>, accountId: string, id: string) =>
+  conn.selectFrom("vendors").selectAll().where("id", "=", id).where("account_id", "=", accountId);
+
 /** Reads of vendors and bookings (`VendorStore`) on SQL. */
 export function createVendorStore(ctx: SqlContext): VendorStore {
   const { db } = ctx;
   return {
     async getVendor(accountId, id) {
-      const row = await db
-        .selectFrom("vendors")
-        .selectAll()
-        .where("id", "=", id)
-        .where("account_id", "=", accountId)
-        .executeTakeFirst();
+      const row = await vendorQuery(db, accountId, id).executeTakeFirst();
       return row ? rowToVendor(row) : null;
     },
     async listVendors(accountId, query) {
@@ -159,9 +158,11 @@ export function createVendorWrites(trx: Kysely<Database>, dialect: SqlDialect): 
       await trx.insertInto("vendors").values(vendorToRow(vendor)).execute();
     },
     async lock(accountId, id) {
-      const row = await dialect
-        .lockRows(trx.selectFrom("vendors").selectAll().where("id", "=", id).where("account_id", "=", accountId))
-        .executeTakeFirst();
+      const row = await dialect.lockRows(vendorQuery(trx, accountId, id)).executeTakeFirst();
+      return row ? rowToVendor(row) : null;
+    },
+    async get(accountId, id) {
+      const row = await vendorQuery(trx, accountId, id).executeTakeFirst();
       return row ? rowToVendor(row) : null;
     },
     async update(vendor) {

@@ -58,6 +58,7 @@ export interface AccountStore {
     hash: string;
     prefix: string;
     tier: Tier;
+    /** Empty: every scope, including those added later. */
     scopes: readonly Scope[];
     limits?: { perMinute?: number | undefined; perDay?: number | undefined };
     now: string;

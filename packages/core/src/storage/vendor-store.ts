@@ -39,6 +39,8 @@ export interface VendorWrites {
    * active booking stays right until it commits.
    */
   lock(accountId: string, id: string): Promise<VendorRecord | null>;
+  /** The account's vendor as of this point of the transaction, or `null`. Takes no lock. */
+  get(accountId: string, id: string): Promise<VendorRecord | null>;
   /** Writes every field of `vendor` (found by its id and account) but its id, account and creation time. */
   update(vendor: VendorRecord): Promise<void>;
   /** Deletes the vendor's row (its bookings and activity records keep its id). */
