@@ -565,6 +565,19 @@ describe("bookings", () => {
     assert.deepEqual(defaulted.dataRequested, []);
   });
 
+  test("a booking's creation replayed by its Idempotency-Key: the same booking, its link not kept (vendorLink null)", async () => {
+    const vendor = await createVendor(acme);
+    const event = await createEvent(acme);
+    const headers = { "idempotency-key": `booking-${randomBytes(8).toString("hex")}` };
+    const body = { vendorId: vendor.id, services: "Replayed", dataRequested: ["catering"] };
+    const made = expectStatus(await acme.post(`/events/${event.id}/vendors`, body, { headers }), 201);
+    const again = await acme.post(`/events/${event.id}/vendors`, body, { headers });
+    assert.equal(again.headers.get("idempotent-replayed"), "true");
+    assert.deepEqual(expectStatus(again, 201), { ...made, vendorLink: null });
+    assert.equal(expectStatus(await acme.get(`/events/${event.id}/vendors`), 200).pagination.total, 1);
+    expectStatus(await vendorSide(made).view(), 200);
+  });
+
   test("bad input is 400 naming the field", async () => {
     const vendor = await createVendor(acme);
     const event = await createEvent(acme);
