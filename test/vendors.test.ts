@@ -1119,6 +1119,15 @@ describe("the vendor's link, without a key", () => {
       meals,
     );
     assert.deepEqual(expectStatus(await client.get(`/events/${event.id}/activities/${meals.id}`), 200), meals);
+    // The organiser may correct it, but it stays the vendor's.
+    for (const vendorId of [null, neighbour.id])
+      expectError(
+        await client.put(`/events/${event.id}/activities/${meals.id}`, { vendorId }),
+        400,
+        "INVALID_REQUEST",
+        "vendorId",
+      );
+    assert.deepEqual(expectStatus(await client.get(`/events/${event.id}/activities/${meals.id}`), 200), meals);
 
     // The footprint counts it.
     const footprint = async () => expectStatus(await client.get(`/analytics/events/${event.id}`), 200).footprint;
