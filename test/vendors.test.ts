@@ -712,6 +712,26 @@ describe("bookings", () => {
     assert.equal(outcomes.length, 6);
   });
 
+  test("two events sharing vendors cancelled at once: both 200, every booking cancelled", async () => {
+    const client = await newAccount("Vendor Shared");
+    const vendors = [await createVendor(client), await createVendor(client), await createVendor(client)];
+    const events = [await createEvent(client), await createEvent(client)];
+    // Booked in opposite orders, so that each cancellation meets the vendors in another order.
+    for (const vendor of vendors) await book(client, events[0].id, vendor.id);
+    for (const vendor of [...vendors].reverse()) await book(client, events[1].id, vendor.id);
+    const answers = await Promise.all(
+      events.map((event) => client.put(`/events/${event.id}`, { status: "cancelled" })),
+    );
+    for (const answer of answers) assert.equal(expectStatus(answer, 200).status, "cancelled");
+    for (const event of events) {
+      const { bookings } = expectStatus(await client.get(`/events/${event.id}/vendors`), 200);
+      assert.deepEqual(
+        bookings.map((b: { status: string }) => b.status),
+        ["cancelled", "cancelled", "cancelled"],
+      );
+    }
+  });
+
   test("another account's vendor or event is 404; its bookings are 404 on every route and never listed", async () => {
     const mine = await createVendor(acme);
     const theirs = await createVendor(globex);
