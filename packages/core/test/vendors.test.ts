@@ -163,6 +163,7 @@ describe("the vendor link in the handler", () => {
     const handler = createHandler(service, {
       clientAddress: () => "198.51.100.7",
       onRequestEnd: (entry) => logged.push(entry),
+      vendorLinkLimitPerMinute: 12,
     });
     const { key, accountId } = await service.keys.create({ account: "Acme" });
     const account = service.forAccount(accountId);
@@ -277,6 +278,26 @@ describe("the vendor link in the handler", () => {
       ["POST", `${declinedLink}/confirm`],
     ] as const)
       assert.deepEqual([method, path, (await call(method, path)).status], [method, path, 404]);
+  });
+
+  test("a link's requests have a budget of their own: past it 429, another link and the account unaffected", async (t) => {
+    const { storage, account, event, call } = await setUp();
+    t.after(() => storage.close());
+    const links: string[] = [];
+    for (const name of ["One", "Two"]) {
+      const vendor = await account.vendors.create({ name, category: "other" });
+      const booking = await account.bookings.create(event.id, { vendorId: vendor.id, services: name });
+      links.push(new URL(booking.vendorLink!).pathname);
+    }
+    const statuses = [];
+    for (let i = 0; i < 13; i++) statuses.push((await call("GET", links[0]!)).status);
+    assert.deepEqual(statuses, [...Array(12).fill(200), 429]);
+    const refused = await call("GET", links[0]!);
+    assert.equal(refused.body.error.code, "RATE_LIMIT_EXCEEDED");
+    assert.equal(refused.body.error.details.scope, "vendorLink");
+    assert.ok(Number(refused.headers.get("retry-after")) >= 1);
+    assert.equal((await call("GET", links[1]!)).status, 200);
+    assert.equal((await call("GET", "/v1/vendors")).status, 200);
   });
 
   test("deleting a vendor replaces the stored answers that showed its contact; its records keep its id", async (t) => {

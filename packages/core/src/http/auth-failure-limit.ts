@@ -15,19 +15,22 @@ export interface AuthFailureLimitOptions {
   maxAddresses?: number;
 }
 
-/** The per-address limit on requests that present no valid API key; see {@link createAuthFailureLimit}. */
-export interface AuthFailureLimit {
+/** A limit of requests per key (an address, a booking) and minute; see {@link createMinuteLimit}. */
+export interface MinuteLimit {
   /**
-   * Takes one of `address`'s requests of the current minute, to be spent on a request that may
-   * fail authentication. Throws `429 RATE_LIMIT_EXCEEDED` with `Retry-After` when the address has
-   * none left.
+   * Takes one of `key`'s requests of the current minute (for the per-address limit: to be spent
+   * on a request that may fail authentication). Throws `429 RATE_LIMIT_EXCEEDED` with
+   * `Retry-After` when the key has none left.
    */
-  take(address: string, nowMs: number): void;
-  /** Gives back a request taken by {@link AuthFailureLimit.take} (the key turned out valid). */
-  refund(address: string, nowMs: number): void;
-  /** Whether `address` has no request left in the current minute. */
-  exhausted(address: string, nowMs: number): boolean;
+  take(key: string, nowMs: number): void;
+  /** Gives back a request taken by {@link MinuteLimit.take} (an API key turned out valid). */
+  refund(key: string, nowMs: number): void;
+  /** Whether `key` has no request left in the current minute. */
+  exhausted(key: string, nowMs: number): boolean;
 }
+
+/** The per-address limit on requests that present no valid API key; see {@link createAuthFailureLimit}. */
+export type AuthFailureLimit = MinuteLimit;
 
 /**
  * Counts, per client address and clock minute, the requests that present no valid API key
@@ -38,9 +41,38 @@ export interface AuthFailureLimit {
  */
 export function createAuthFailureLimit(options: AuthFailureLimitOptions = {}): AuthFailureLimit {
   const perMinute = options.perMinute ?? DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE;
-  const maxAddresses = options.maxAddresses ?? MAX_ADDRESSES;
   if (!Number.isSafeInteger(perMinute) || perMinute < 1)
     throw new TypeError(`authFailureLimitPerMinute must be a positive integer, not ${perMinute}`);
+  return createMinuteLimit({
+    perMinute,
+    maxKeys: options.maxAddresses ?? MAX_ADDRESSES,
+    bucket: addressBucket,
+    refusal: (resetAt) => ({
+      message: `Too many requests without a valid API key from this address (limit ${perMinute} per minute); retry after ${resetAt}.`,
+      scope: "address",
+    }),
+  });
+}
+
+/** Options of {@link createMinuteLimit}. */
+export interface MinuteLimitOptions {
+  perMinute: number;
+  /** How many keys one process keeps count of at most; past this many the one counted first is forgotten. */
+  maxKeys: number;
+  /** What a key is counted by (an IPv6 address by its `/64`); default the key itself. */
+  bucket?: (key: string) => string;
+  /** The message of the `429` and the `details.scope` it names. */
+  refusal: (resetAt: string) => { message: string; scope: string };
+}
+
+/**
+ * A limit of requests per key and clock minute, counted in this process's memory (no database
+ * involved): `take` throws `429 RATE_LIMIT_EXCEEDED` with `Retry-After` past it. Counts start over
+ * each minute; memory is bounded by `maxKeys`.
+ */
+export function createMinuteLimit(options: MinuteLimitOptions): MinuteLimit {
+  const { perMinute, maxKeys } = options;
+  const bucketOf = options.bucket ?? ((key: string) => key);
   let window = 0;
   let counts = new Map<string, number>();
 
@@ -55,32 +87,33 @@ export function createAuthFailureLimit(options: AuthFailureLimitOptions = {}): A
   }
 
   return {
-    take(address, nowMs) {
+    take(key, nowMs) {
       const map = current(nowMs);
-      const bucket = addressBucket(address);
+      const bucket = bucketOf(key);
       const used = map.get(bucket) ?? 0;
       if (used >= perMinute) {
         const resetMs = (window + 1) * MINUTE_MS;
         const resetAt = new Date(resetMs).toISOString();
+        const { message, scope } = options.refusal(resetAt);
         throw new ServiceError("RATE_LIMIT_EXCEEDED", {
-          message: `Too many requests without a valid API key from this address (limit ${perMinute} per minute); retry after ${resetAt}.`,
-          details: { window: "minute", limit: perMinute, resetAt, scope: "address" },
+          message,
+          details: { window: "minute", limit: perMinute, resetAt, scope },
           headers: { "retry-after": String(Math.max(1, Math.ceil((resetMs - nowMs) / 1000))) },
         });
       }
-      if (used === 0 && map.size >= maxAddresses) map.delete(map.keys().next().value!);
+      if (used === 0 && map.size >= maxKeys) map.delete(map.keys().next().value!);
       map.set(bucket, used + 1);
     },
-    refund(address, nowMs) {
+    refund(key, nowMs) {
       const map = current(nowMs);
-      const bucket = addressBucket(address);
+      const bucket = bucketOf(key);
       const used = map.get(bucket);
       if (used === undefined) return;
       if (used <= 1) map.delete(bucket);
       else map.set(bucket, used - 1);
     },
-    exhausted(address, nowMs) {
-      return (current(nowMs).get(addressBucket(address)) ?? 0) >= perMinute;
+    exhausted(key, nowMs) {
+      return (current(nowMs).get(bucketOf(key)) ?? 0) >= perMinute;
     },
   };
 }

@@ -3,7 +3,7 @@ import type { EventService } from "../service.ts";
 import { redactLinkTokens } from "../resources/vendor.ts";
 import { linkNotFound } from "../service/booking-changes.ts";
 import { DEFAULT_PUBLIC_URL } from "../webhooks/change-notifications.ts";
-import { createAuthFailureLimit } from "./auth-failure-limit.ts";
+import { createAuthFailureLimit, createMinuteLimit } from "./auth-failure-limit.ts";
 import { assertScope, createAuthenticator } from "./authenticate.ts";
 import { compileTrustProxy, type TrustProxy } from "./client-address.ts";
 import { type CorsOptions, createCors } from "./cors.ts";
@@ -57,6 +57,8 @@ export interface HandlerOptions {
   clientAddress?: (request: Request) => string | undefined;
   /** Requests without a valid API key allowed per client address and minute (default 60), counted in this process. */
   authFailureLimitPerMinute?: number;
+  /** Requests through one vendor link allowed per minute (default 120), counted in this process. */
+  vendorLinkLimitPerMinute?: number;
   /** While this answers true (the host is shutting down), every request gets `503 SERVICE_UNAVAILABLE`. */
   isDraining?: () => boolean;
   /** Serve the API reference page at `/docs` (default true); `/openapi.json` is always served. */
@@ -120,6 +122,9 @@ export interface ServiceHandler extends FetchHandler {
   close(): Promise<void>;
 }
 
+/** Requests through one vendor link allowed per minute and process, by default. */
+const DEFAULT_VENDOR_LINK_LIMIT_PER_MINUTE = 120;
+
 /** The answer to every request while the host shuts down: the client retries, on a new connection. */
 function shuttingDown(): ServiceError {
   const headers = { "retry-after": "5", connection: "close" };
@@ -168,6 +173,15 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     options.authFailureLimitPerMinute === undefined ? {} : { perMinute: options.authFailureLimitPerMinute },
   );
   const authenticate = createAuthenticator(service.keys, failureLimit);
+  const linkPerMinute = options.vendorLinkLimitPerMinute ?? DEFAULT_VENDOR_LINK_LIMIT_PER_MINUTE;
+  const linkLimit = createMinuteLimit({
+    perMinute: linkPerMinute,
+    maxKeys: 10_000,
+    refusal: (resetAt) => ({
+      message: `Too many requests through this vendor link (limit ${linkPerMinute} per minute); retry after ${resetAt}.`,
+      scope: "vendorLink",
+    }),
+  });
   const counter = createRequestCounter(storage);
 
   /**
@@ -243,6 +257,8 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     const link = await service.vendorLink(params.token ?? "", { baseUrl: ctx.linkBase });
     if (!link) throw linkNotFound();
     if (address !== undefined) failureLimit.refund(address, nowMs);
+    // A vendor is not the account's caller, so its link does not spend the account's requests: it has its own budget.
+    linkLimit.take(link.booking.id, nowMs);
     const input = await readRouteInput(ctx, entry.route, params, { link });
     const run = () => entry.route.handle(input.context);
     const idempotencyKey = ctx.request.method === "POST" ? ctx.request.headers.get("idempotency-key") : null;

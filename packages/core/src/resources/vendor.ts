@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import * as z from "zod";
-import { ACTIVITY_KINDS, type ActivityKind } from "../carbon/activity-kinds.ts";
+import { ACTIVITY_KINDS } from "../carbon/activity-kinds.ts";
 import { Email } from "./attendee.ts";
 import { KeyValueMap, lowerCaseText, pagingParams, plainText, resolvePaging, text, Timestamp } from "./common.ts";
 import { Location, LocationInput } from "./event.ts";
@@ -100,7 +100,7 @@ export const Vendor = z.object({
 });
 export type Vendor = z.infer<typeof Vendor>;
 
-/** A vendor as stored: its account and its name lower-cased for `search` too. */
+/** A vendor as stored: its account too. */
 export interface VendorRecord extends Vendor {
   accountId: string;
 }
@@ -273,11 +273,6 @@ export const VendorRequest = z.object({
   }),
 });
 export type VendorRequest = z.infer<typeof VendorRequest>;
-
-/** Whether `kind` is one the booking asked for. */
-export function isRequestedKind(booking: Pick<Booking, "dataRequested">, kind: ActivityKind): boolean {
-  return booking.dataRequested.includes(kind);
-}
 
 /** The prefix of a vendor link's token: tells what it is when one turns up in a log or a ticket. */
 const LINK_TOKEN_PREFIX = "vrq_";

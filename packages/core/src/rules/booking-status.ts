@@ -1,5 +1,6 @@
 import { ServiceError } from "../errors.ts";
 import type { BookingStatus } from "../resources/vendor.ts";
+import { type EventStatus, isOpenForRegistration } from "./event-status.ts";
 import { assertTransition, type TransitionTable } from "./transitions.ts";
 
 /**
@@ -20,9 +21,9 @@ export const ACTIVE_BOOKING_STATUSES: readonly BookingStatus[] = ["requested", "
 /** Days after an event's end during which its vendors' links still take activity records. */
 export const VENDOR_DATA_DAYS = 30;
 
-/** Throws `400 INVALID_REQUEST` unless the event takes bookings: a cancelled or completed one takes none. */
-export function assertBookable(event: { id: string; status: string }): void {
-  if (event.status !== "cancelled" && event.status !== "completed") return;
+/** Throws `400 INVALID_REQUEST` unless the event takes bookings: as registrations, a cancelled or completed one takes none. */
+export function assertBookable(event: { id: string; status: EventStatus }): void {
+  if (isOpenForRegistration(event.status)) return;
   throw new ServiceError("INVALID_REQUEST", {
     message: `Event ${event.id} is ${event.status} and takes no vendor bookings.`,
     details: { eventStatus: event.status },
