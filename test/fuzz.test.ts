@@ -117,8 +117,15 @@ let putActivity: any;
 /** A vendor, and a booking of it for `putEvent`, random `PUT` bodies go to. */
 let putVendor: any;
 let putBooking: any;
-/** The path of a confirmed booking's link (for `putEvent`, asking for catering) random bodies go to. */
-let putLink: string;
+/**
+ * The paths (below the prefix) of confirmed bookings' links (for `putEvent`, asking for
+ * catering) random bodies go to, taken in turn: each link takes 120 requests a minute.
+ */
+const putLinks: string[] = [];
+let linkTurn = 0;
+const putLink = () => putLinks[linkTurn++ % putLinks.length]!;
+/** How many links of each kind the setup makes. */
+const VENDOR_LINKS = 8;
 
 /** Creates answered `201` (replays excluded), less events and registrations deleted, to compare with the lists at the end. */
 const created = { events: 0, attendees: 0, registrationsForEvent: 0 };
@@ -354,8 +361,8 @@ function bodyRoutes(): Array<{ method: string; path: string; optionalBody?: true
     { method: "POST", path: `/events/${putEvent.id}/vendors` },
     { method: "PUT", path: `/events/${putEvent.id}/vendors/${putBooking.id}` },
     // Its body is optional (an empty one is no body), so the raw-bytes property leaves it out.
-    { method: "POST", path: `${putLink}/confirm`, optionalBody: true },
-    { method: "POST", path: `${putLink}/activities` },
+    { method: "POST", path: `${putLink()}/confirm`, optionalBody: true },
+    { method: "POST", path: `${putLink()}/activities` },
   ];
 }
 
@@ -464,22 +471,32 @@ before(async () => {
   };
   const vendor = await newVendor("Fuzz target vendor");
   const booking = await newBooking(registrationEvent.id, vendor.id, ["catering"]);
-  const linked = await newBooking(registrationEvent.id, (await newVendor("Fuzz linked vendor")).id, [
-    "catering",
-    "waste",
-  ]);
-  const linkPath = await confirmed(linked);
-  const vendorActivity = await call({
-    method: "POST",
-    path: `${linkPath}/activities`,
-    json: { kind: "catering", quantity: 50, unit: "meals", mealType: "meat" },
-  });
-  assert.equal(vendorActivity.status, 201, show(vendorActivity.body));
+  // Each link takes 120 requests a minute per process: the generated ones spread over several.
+  const vendorLinks: FuzzTargets["vendorLinks"] = [];
+  let linked: any;
+  for (let i = 0; i < VENDOR_LINKS; i++) {
+    const made = await newBooking(registrationEvent.id, (await newVendor(`Fuzz linked vendor ${i}`)).id, [
+      "catering",
+      "waste",
+    ]);
+    linked ??= made;
+    const linkPath = await confirmed(made);
+    const vendorActivity = await call({
+      method: "POST",
+      path: `${linkPath}/activities`,
+      json: { kind: "catering", quantity: 50, unit: "meals", mealType: "meat" },
+    });
+    assert.equal(vendorActivity.status, 201, show(vendorActivity.body));
+    vendorLinks.push({ token: linkPath.slice(linkPath.lastIndexOf("/") + 1), activityId: vendorActivity.body.id });
+  }
   putVendor = await newVendor("Fuzz PUT vendor");
   putBooking = await newBooking(putEvent.id, putVendor.id, []);
-  putLink = (
-    await confirmed(await newBooking(putEvent.id, (await newVendor("Fuzz PUT linked")).id, ["catering"]))
-  ).replace(/^\/(?:v1|api)/, "");
+  for (let i = 0; i < VENDOR_LINKS; i++)
+    putLinks.push(
+      (
+        await confirmed(await newBooking(putEvent.id, (await newVendor(`Fuzz PUT linked ${i}`)).id, ["catering"]))
+      ).replace(/^\/(?:v1|api)/, ""),
+    );
   const checkIn = await call({
     method: "POST",
     path: `/v1/events/${registrationEvent.id}/check-in`,
@@ -500,8 +517,9 @@ before(async () => {
     vendorId: vendor.id,
     bookingId: booking.id,
     confirmedBookingId: linked.id,
-    vendorToken: linkPath.slice(linkPath.lastIndexOf("/") + 1),
-    vendorActivityId: vendorActivity.body.id,
+    vendorToken: vendorLinks[0]!.token,
+    vendorActivityId: vendorLinks[0]!.activityId,
+    vendorLinks,
     unique,
   };
 });
@@ -1597,11 +1615,12 @@ describe("regressions found by the fuzzing", () => {
           nastyJson.filter((value) => !isPlainObject(value)).map((value) => JSON.stringify(value)),
         ),
         async (prefix, action, text) => {
-          const what = `POST ${prefix}${putLink}/${action} ${show(text, 200)}`;
+          const link = putLink();
+          const what = `POST ${prefix}${link}/${action} ${show(text, 200)}`;
           const answer = await call(
             {
               method: "POST",
-              path: `${prefix}${putLink}/${action}`,
+              path: `${prefix}${link}/${action}`,
               raw: text,
               headers: { "content-type": "application/json" },
             },
