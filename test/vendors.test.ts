@@ -1349,6 +1349,21 @@ describe("the vendor's link, without a key", () => {
     }
   });
 
+  test("each link has a budget of its own: 120 requests a minute, then 429 naming vendorLink; another link is unaffected", async () => {
+    const event = await createEvent(acme);
+    const busy = vendorSide(await book(acme, event.id, (await createVendor(acme)).id));
+    const calm = vendorSide(await book(acme, event.id, (await createVendor(acme)).id));
+    await waitForMinuteRoom(4);
+    const answers = await Promise.all(Array.from({ length: 120 }, () => busy.view()));
+    assert.deepEqual([...new Set(answers.map((answer) => answer.status))], [200]);
+    const refused = await busy.view();
+    const error = expectError(refused, 429, "RATE_LIMIT_EXCEEDED");
+    assert.equal(error.details?.scope, "vendorLink");
+    assert.ok(Number(refused.headers.get("retry-after")) >= 1);
+    expectError(await busy.confirm(), 429, "RATE_LIMIT_EXCEEDED");
+    expectStatus(await calm.view(), 200);
+  });
+
   test("the access log never carries a link's token (a credential, stored only hashed, like an API key)", async () => {
     const event = await createEvent(acme);
     const booking = await book(acme, event.id, (await createVendor(acme)).id);
