@@ -23,9 +23,16 @@ import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../packages/core/src/http/request.ts";
-import { ROUTES } from "../packages/core/src/http/routes.ts";
+import { ROUTES, VENDOR_LINK_ROUTES } from "../packages/core/src/http/routes.ts";
 import { startServer, type TestServer } from "./_setup.ts";
-import { type FuzzTargets, ROUTE_FUZZERS, routeKey, type RouteCase } from "./fixtures/route-fuzzers.ts";
+import {
+  BOOKING_PREFIX,
+  type FuzzTargets,
+  fullVendorBody,
+  ROUTE_FUZZERS,
+  routeKey,
+  type RouteCase,
+} from "./fixtures/route-fuzzers.ts";
 import {
   applyEdits,
   assertError,
@@ -94,6 +101,9 @@ function settings<T>(n: number, numRuns: number): fc.Parameters<T> {
 
 const PREFIX = fc.constantFrom("/v1", "/api");
 
+/** The API's routes and a vendor link's (served without a key; the key sent along changes nothing). */
+const ALL_ROUTES = [...ROUTES, ...VENDOR_LINK_ROUTES];
+
 let server: TestServer;
 let client: RawClient;
 let key: string;
@@ -104,6 +114,18 @@ let putEvent: any;
 let putAttendee: any;
 /** An activity record of `putEvent` random `PUT` bodies go to. */
 let putActivity: any;
+/** A vendor, and a booking of it for `putEvent`, random `PUT` bodies go to. */
+let putVendor: any;
+let putBooking: any;
+/**
+ * The paths (below the prefix) of confirmed bookings' links (for `putEvent`, asking for
+ * catering) random bodies go to, taken in turn: each link takes 120 requests a minute.
+ */
+const putLinks: string[] = [];
+let linkTurn = 0;
+const putLink = () => putLinks[linkTurn++ % putLinks.length]!;
+/** How many links of each kind the setup makes. */
+const VENDOR_LINKS = 8;
 
 /** Creates answered `201` (replays excluded), less events and registrations deleted, to compare with the lists at the end. */
 const created = { events: 0, attendees: 0, registrationsForEvent: 0 };
@@ -158,8 +180,10 @@ async function call(request: RawRequest, what = `${request.method} ${request.pat
         created.registrationsForEvent += 1;
         forEventIds.add(id);
       }
-    } else if (!["wh_", "act_", "thr_"].some((prefix) => id.startsWith(prefix)))
-      assert.fail(`${what}: a 201 without an evt_, att_, wh_, act_ or thr_ id: ${show(answer.body)}`);
+    } else if (!["wh_", "act_", "thr_", "ven_", `${BOOKING_PREFIX}_`].some((prefix) => id.startsWith(prefix)))
+      assert.fail(
+        `${what}: a 201 without an evt_, att_, wh_, act_, thr_, ven_ or ${BOOKING_PREFIX}_ id: ${show(answer.body)}`,
+      );
   }
   // Property 7 deletes events it made (without registrations) and erases registrations it made (confirmed, so active).
   const deletedId = request.method === "DELETE" && answer.status === 200 ? String(answer.body?.deletedId ?? "") : "";
@@ -322,7 +346,7 @@ function queryVerdict(
 const isPlainObject = (value: unknown) => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** The routes that read a body. */
-function bodyRoutes(): Array<{ method: string; path: string }> {
+function bodyRoutes(): Array<{ method: string; path: string; optionalBody?: true }> {
   return [
     { method: "POST", path: "/events" },
     { method: "PUT", path: `/events/${putEvent.id}` },
@@ -332,8 +356,18 @@ function bodyRoutes(): Array<{ method: string; path: string }> {
     { method: "POST", path: `/events/${putEvent.id}/activities` },
     { method: "PUT", path: `/events/${putEvent.id}/activities/${putActivity.id}` },
     { method: "POST", path: "/thresholds" },
+    { method: "POST", path: "/vendors" },
+    { method: "PUT", path: `/vendors/${putVendor.id}` },
+    { method: "POST", path: `/events/${putEvent.id}/vendors` },
+    { method: "PUT", path: `/events/${putEvent.id}/vendors/${putBooking.id}` },
+    // Its body is optional (an empty one is no body), so the raw-bytes property leaves it out.
+    { method: "POST", path: `${putLink()}/confirm`, optionalBody: true },
+    { method: "POST", path: `${putLink()}/activities` },
   ];
 }
+
+/** The routes that need a body. */
+const requiredBodyRoutes = () => bodyRoutes().filter((route) => !route.optionalBody);
 
 before(async () => {
   // Property 6a sends hundreds of bad keys from one address; webhooks go to a closed local port.
@@ -411,6 +445,58 @@ before(async () => {
   ).body;
   assert.match(threshold.id, /^thr_/, show(threshold));
   assert.match(ping.id, /^dlv_/, show(ping));
+  // Vendors: a requested booking and a confirmed one (with a record through its link) of the
+  // target event, and the same for the PUT targets.
+  const newVendor = async (name: string) => {
+    const made = await call({ method: "POST", path: "/v1/vendors", key, json: { ...fullVendorBody(), name } });
+    assert.equal(made.status, 201, show(made.body));
+    return made.body;
+  };
+  const newBooking = async (eventId: string, vendorId: string, dataRequested: string[]) => {
+    const made = await call({
+      method: "POST",
+      path: `/v1/events/${eventId}/vendors`,
+      key,
+      json: { vendorId, services: "Fuzz target", dataRequested },
+    });
+    assert.equal(made.status, 201, show(made.body));
+    assert.match(made.body.id, new RegExp(`^${BOOKING_PREFIX}_`), show(made.body));
+    return made.body;
+  };
+  const confirmed = async (booking: any) => {
+    const path = new URL(booking.vendorLink).pathname;
+    const answer = await call({ method: "POST", path: `${path}/confirm` });
+    assert.equal(answer.status, 200, show(answer.body));
+    return path;
+  };
+  const vendor = await newVendor("Fuzz target vendor");
+  const booking = await newBooking(registrationEvent.id, vendor.id, ["catering"]);
+  // Each link takes 120 requests a minute per process: the generated ones spread over several.
+  const vendorLinks: FuzzTargets["vendorLinks"] = [];
+  let linked: any;
+  for (let i = 0; i < VENDOR_LINKS; i++) {
+    const made = await newBooking(registrationEvent.id, (await newVendor(`Fuzz linked vendor ${i}`)).id, [
+      "catering",
+      "waste",
+    ]);
+    linked ??= made;
+    const linkPath = await confirmed(made);
+    const vendorActivity = await call({
+      method: "POST",
+      path: `${linkPath}/activities`,
+      json: { kind: "catering", quantity: 50, unit: "meals", mealType: "meat" },
+    });
+    assert.equal(vendorActivity.status, 201, show(vendorActivity.body));
+    vendorLinks.push({ token: linkPath.slice(linkPath.lastIndexOf("/") + 1), activityId: vendorActivity.body.id });
+  }
+  putVendor = await newVendor("Fuzz PUT vendor");
+  putBooking = await newBooking(putEvent.id, putVendor.id, []);
+  for (let i = 0; i < VENDOR_LINKS; i++)
+    putLinks.push(
+      (
+        await confirmed(await newBooking(putEvent.id, (await newVendor(`Fuzz PUT linked ${i}`)).id, ["catering"]))
+      ).replace(/^\/(?:v1|api)/, ""),
+    );
   const checkIn = await call({
     method: "POST",
     path: `/v1/events/${registrationEvent.id}/check-in`,
@@ -428,6 +514,12 @@ before(async () => {
     deliveryId: ping.id,
     activityId: activity.id,
     thresholdId: threshold.id,
+    vendorId: vendor.id,
+    bookingId: booking.id,
+    confirmedBookingId: linked.id,
+    vendorToken: vendorLinks[0]!.token,
+    vendorActivityId: vendorLinks[0]!.activityId,
+    vendorLinks,
     unique,
   };
 });
@@ -448,8 +540,8 @@ after(async () => {
 });
 
 describe("fuzzing every route", () => {
-  test("0. every route of the route table has a request generator (fixtures/route-fuzzers.ts), and no generator is left without its route", () => {
-    const keys = ROUTES.map(routeKey);
+  test("0. every route of the route tables (the API's and a vendor link's) has a request generator (fixtures/route-fuzzers.ts), and no generator is left without its route", () => {
+    const keys = ALL_ROUTES.map(routeKey);
     assert.deepEqual(
       keys.filter((name) => !Object.hasOwn(ROUTE_FUZZERS, name)),
       [],
@@ -469,6 +561,9 @@ describe("fuzzing every route", () => {
       const made = await call({ method: "POST", path: `/v1${c.prepare.path}`, key, json: c.prepare.json });
       assert.equal(made.status, 201, `${route}: preparing ${c.prepare.path} -> ${made.status} ${show(made.body)}`);
       path = path.replace(":new", made.body.id);
+      // A body may name what was prepared too (a booking of a new vendor).
+      if (c.json !== undefined)
+        c = { ...c, json: JSON.parse(JSON.stringify(c.json).replaceAll('":new"', JSON.stringify(made.body.id))) };
     }
     const what = `${route}: ${c.method} ${prefix}${path} [${c.label}]${c.json !== undefined ? ` ${show(c.json, 300)}` : ""}`;
     const answer = await call({ method: c.method, path: `${prefix}${path}`, key, json: c.json }, what);
@@ -493,7 +588,7 @@ describe("fuzzing every route", () => {
 
   test("7. every route of the route table: generated requests get the answer their input calls for", async () => {
     const cases = fc
-      .constantFrom(...ROUTES.map(routeKey))
+      .constantFrom(...ALL_ROUTES.map(routeKey))
       .chain((route) => ROUTE_FUZZERS[route]!(targets).map((c) => ({ route, c })));
     await fc.assert(
       fc.asyncProperty(PREFIX, cases, async (prefix, { route, c }) => runCase(prefix, route, c)),
@@ -676,12 +771,12 @@ describe("fuzzing every route", () => {
     const validText = JSON.stringify(fullEventBody());
     await fc.assert(
       fc.asyncProperty(
-        fc.nat({ max: bodyRoutes().length - 1 }),
+        fc.nat({ max: requiredBodyRoutes().length - 1 }),
         PREFIX,
         rawBodyBytes(validText),
         contentType,
         async (index, prefix, bytes, type) => {
-          const route = bodyRoutes()[index]!;
+          const route = requiredBodyRoutes()[index]!;
           const what = `${route.method} ${prefix}${route.path} content-type ${show(type)} body ${show(Buffer.from(bytes).toString("latin1"), 200)}`;
           const headers: Record<string, string> = type === undefined ? {} : { "content-type": type };
           const answer = await call(
@@ -1504,6 +1599,38 @@ describe("regressions found by the fuzzing", () => {
     );
     const answer = await call({ method: "GET", path: `/v1/events?search=${encodeURIComponent("\u0000abc")}`, key });
     assertError(answer, "GET /v1/events?search=%00abc", 400, "INVALID_REQUEST", "search");
+  });
+
+  // Found by property 1. Shrunk counterexample: POST /v1/vendor-requests/<token>/confirm with the
+  //   body `null` (application/json) -> 200, the booking confirmed: the optional body is read as
+  //   absent, where every other route, and docs/api.md for operations without a body, refuse
+  //   `null` like any JSON value that is not an object (`[]`, `"x"`, `1` are 400 here too).
+  test("H: a vendor link's confirm and decline refuse a JSON body that is not an object", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        PREFIX,
+        fc.constantFrom("confirm", "decline"),
+        fc.oneof(
+          fc.constantFrom("null", "[]", "0", "true", '"message"', "[{}]"),
+          nastyJson.filter((value) => !isPlainObject(value)).map((value) => JSON.stringify(value)),
+        ),
+        async (prefix, action, text) => {
+          const link = putLink();
+          const what = `POST ${prefix}${link}/${action} ${show(text, 200)}`;
+          const answer = await call(
+            {
+              method: "POST",
+              path: `${prefix}${link}/${action}`,
+              raw: text,
+              headers: { "content-type": "application/json" },
+            },
+            what,
+          );
+          assertError(answer, what, 400, "INVALID_REQUEST");
+        },
+      ),
+      { ...settings(29, 40), examples: [["/v1", "confirm", "null"]] },
+    );
   });
 });
 

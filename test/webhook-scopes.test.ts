@@ -19,6 +19,16 @@ let hooksOnly: Client;
 let withAttendees: Client;
 let withEvents: Client;
 let withAnalytics: Client;
+let withVendors: Client;
+
+/** Every vendor coordination type (DECISIONS, "Vendors"): they need vendors:read. */
+const VENDOR_TYPES = [
+  "vendor.booking_requested",
+  "vendor.confirmed",
+  "vendor.declined",
+  "vendor.cancelled",
+  "vendor.data_submitted",
+];
 
 const HOOKS = ["webhooks:read", "webhooks:write"];
 
@@ -32,14 +42,12 @@ before(async () => {
     server.createKey({ account: a.accountId, tier: "enterprise", scopes: [...HOOKS, "attendees:read"] }),
     server.createKey({ account: a.accountId, tier: "enterprise", scopes: [...HOOKS, "events:read"] }),
     server.createKey({ account: a.accountId, tier: "enterprise", scopes: [...HOOKS, "analytics:read"] }),
+    server.createKey({ account: a.accountId, tier: "enterprise", scopes: [...HOOKS, "vendors:read"] }),
   ]);
   full = clientFor(server, a.key);
-  [hooksOnly, withAttendees, withEvents, withAnalytics] = made.map((key) => clientFor(server, key.key)) as [
-    Client,
-    Client,
-    Client,
-    Client,
-  ];
+  [hooksOnly, withAttendees, withEvents, withAnalytics, withVendors] = made.map((key) =>
+    clientFor(server, key.key),
+  ) as [Client, Client, Client, Client, Client];
 });
 
 after(async () => {
@@ -60,10 +68,16 @@ describe("subscribing needs the read scope of every type", () => {
       // It carries the registration (name, email): events:read alone does not read that.
       [withEvents, ["sustainability.carbon_offset"], ["attendees:read"]],
       [hooksOnly, ["analytics.report_ready"], ["analytics:read"]],
-      [hooksOnly, ["*"], ["events:read", "attendees:read", "analytics:read"]],
+      [hooksOnly, ["*"], ["events:read", "attendees:read", "analytics:read", "vendors:read"]],
       [hooksOnly, ["event.created", "analytics.threshold_exceeded"], ["events:read", "analytics:read"]],
       [withAttendees, ["attendee.registered", "event.updated"], ["events:read"]],
-      [withAttendees, ["*"], ["events:read", "analytics:read"]],
+      [withAttendees, ["*"], ["events:read", "analytics:read", "vendors:read"]],
+      [withVendors, ["*"], ["events:read", "attendees:read", "analytics:read"]],
+      [hooksOnly, ["vendor.confirmed"], ["vendors:read"]],
+      [withEvents, ["event.created", "vendor.booking_requested"], ["vendors:read"]],
+      [withAnalytics, VENDOR_TYPES, ["vendors:read"]],
+      [withAttendees, ["attendee.registered", "vendor.data_submitted"], ["vendors:read"]],
+      [withVendors, ["vendor.cancelled", "event.cancelled"], ["events:read"]],
       [withEvents, ["sustainability.goal_achieved", "attendee.checked_in"], ["attendees:read"]],
       [withAnalytics, ["analytics.report_ready", "sustainability.report_generated"], ["events:read"]],
     ];
@@ -84,6 +98,8 @@ describe("subscribing needs the read scope of every type", () => {
       ],
       [full, ["sustainability.carbon_offset"]],
       [withAnalytics, ["analytics.report_ready", "analytics.threshold_exceeded"]],
+      [withVendors, VENDOR_TYPES],
+      [withVendors, ["vendor.confirmed"]],
       [full, ["*"]],
     ];
     for (const [client, events] of allowed)
@@ -96,7 +112,9 @@ describe("subscribing needs the read scope of every type", () => {
     // A key that cannot read everything may not re-point, re-enable or re-subscribe a `*` subscription...
     for (const body of [{ url }, { active: true }, { events: ["*"] }, { url, description: "mine now" }]) {
       const error = expectError(await hooksOnly.put(`/webhooks/${everything.id}`, body), 403, "FORBIDDEN", "events");
-      assert.deepEqual(error.details, { requiredScopes: ["events:read", "attendees:read", "analytics:read"] });
+      assert.deepEqual(error.details, {
+        requiredScopes: ["events:read", "attendees:read", "analytics:read", "vendors:read"],
+      });
     }
     expectError(await withEvents.put(`/webhooks/${everything.id}`, { url }), 403, "FORBIDDEN", "events");
     expectError(
@@ -253,6 +271,53 @@ describe("the delivery log shows only what the reading key may read", () => {
     assert.equal(ping.type, "webhook.ping");
     assert.equal(ping.redacted, false);
     assert.equal(ping.payload.data.webhook.id, hook.id);
+  });
+});
+
+describe("vendor notifications in the delivery log need vendors:read", () => {
+  test("data hidden from keys without vendors:read, shown with it; redelivering needs it", async () => {
+    const hook = expectStatus(await create(full, VENDOR_TYPES), 201);
+    const vendor = expectStatus(
+      await full.post("/vendors", {
+        name: "Scoped Caterer",
+        category: "catering",
+        contact: { email: "s@example.com" },
+      }),
+      201,
+    );
+    const event = await createEvent(full);
+    const booking = expectStatus(
+      await full.post(`/events/${event.id}/vendors`, { vendorId: vendor.id, services: "Coffee" }),
+      201,
+    );
+    const log = async (client: Client) =>
+      expectStatus(await client.get(`/webhooks/${hook.id}/deliveries?limit=100`), 200).deliveries as any[];
+    // Its first attempt fails (no network) and the retry is an hour away: nothing changes it afterwards.
+    const deadline = Date.now() + 20_000;
+    for (let entries = await log(full); entries.length < 1 || entries[0].attemptCount < 1; entries = await log(full)) {
+      assert.ok(Date.now() < deadline, `first attempt not made in 20 s: ${JSON.stringify(entries)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const [whole] = await log(full);
+    assert.equal(whole.type, "vendor.booking_requested");
+    assert.equal(whole.redacted, false);
+    assert.equal(whole.payload.data.booking.id, booking.id);
+    assert.deepEqual(whole.payload.data.vendor, { id: vendor.id, name: "Scoped Caterer", category: "catering" });
+    assert.deepEqual(await log(withVendors), [whole]);
+    for (const client of [hooksOnly, withEvents, withAttendees, withAnalytics]) {
+      const [hidden] = await log(client);
+      assert.equal(hidden.redacted, true);
+      assert.deepEqual(hidden.payload, { ...whole.payload, data: null });
+      assert.doesNotMatch(JSON.stringify(hidden), /Scoped Caterer|Coffee/);
+    }
+    const path = `/webhooks/${hook.id}/deliveries/${whole.id}/redeliver`;
+    for (const client of [hooksOnly, withEvents, withAnalytics]) {
+      const error = expectError(await client.post(path), 403, "FORBIDDEN");
+      assert.deepEqual(error.details, { requiredScopes: ["vendors:read"] });
+    }
+    const redelivered = expectStatus(await withVendors.post(path), 202);
+    assert.equal(redelivered.redacted, false);
+    assert.equal(redelivered.payload.data.booking.id, booking.id);
   });
 });
 
