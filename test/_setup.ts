@@ -14,6 +14,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Database as Schema } from "@event-service/core";
 import type { Kysely } from "kysely";
+import { dropDatabase } from "../packages/core/test/_drop-database.ts";
 import type pg from "pg";
 
 /**
@@ -98,24 +99,8 @@ export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Pr
     url: url.toString(),
     drop: () =>
       (dropped ??= (async () => {
-        // WITH (FORCE) terminates the remaining sessions (a server killed with SIGKILL leaves none,
-        // but a pool being closed may still hold one for a moment). It refuses (42501) while an
-        // autovacuum worker is on the database, whose session no role but a superuser may end;
-        // a plain DROP cancels autovacuum itself, and waits 5 s for other sessions (55006 after).
-        for (let attempt = 1; ; attempt++) {
-          try {
-            await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-            return;
-          } catch (error) {
-            if ((error as { code?: string }).code !== "42501" || attempt === 5) throw error;
-          }
-          try {
-            await adminQuery(`DROP DATABASE IF EXISTS "${name}"`);
-            return;
-          } catch (error) {
-            if ((error as { code?: string }).code !== "55006") throw error;
-          }
-        }
+        // A server killed with SIGKILL leaves no session, but a pool being closed may still hold one for a moment.
+        await dropDatabase(adminQuery, name);
       })()),
   };
 }

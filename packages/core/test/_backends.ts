@@ -16,6 +16,7 @@ import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { createSqliteDialect } from "../src/sql/sqlite-driver.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import type { Storage } from "../src/storage.ts";
+import { dropDatabase } from "./_drop-database.ts";
 
 export interface TestDatabase {
   storage: Storage;
@@ -205,7 +206,7 @@ async function dropWhenDisconnected(adminUrl: string, name: string): Promise<voi
       if (rows[0].n === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    await client.query(`drop database if exists ${name} with (force)`);
+    await dropDatabase((statement) => client.query(statement), name);
   } finally {
     await client.end();
   }
