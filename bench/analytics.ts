@@ -89,6 +89,8 @@ async function seed(file: string) {
             tags: [],
             status: "published",
             waitlistEnabled: false,
+            ticketTypes: [],
+            refundPolicy: "full",
             createdAt: now,
             updatedAt: now,
           }),

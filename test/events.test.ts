@@ -71,6 +71,8 @@ describe("create", () => {
       tags: [],
       status: "draft",
       waitlistEnabled: false,
+      ticketTypes: [],
+      refundPolicy: "full",
       createdAt: event.createdAt,
       updatedAt: event.createdAt,
       attendeeCount: 0,

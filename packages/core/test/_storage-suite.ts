@@ -27,6 +27,7 @@ import type { Erasure, Storage } from "../src/storage.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
 import { describeOutboxAndDeliveries } from "./_storage-suite-outbox.ts";
 import { describeThresholds } from "./_storage-suite-thresholds.ts";
+import { describeTicketTypes } from "./_storage-suite-tickets.ts";
 import { describeVendors } from "./_storage-suite-vendors.ts";
 import { type TestStorage, withTransactions } from "./_transactions.ts";
 import { changeWebhook, recordAttempt } from "./_webhook-helpers.ts";
@@ -1909,6 +1910,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
     describeOutboxAndDeliveries(create);
     describeThresholds(create);
     describeVendors(create);
+    describeTicketTypes(create);
 
     // Last: a method of Storage that no test above called fails here, so a new method comes with its test.
     test("every method of Storage is covered by a test", () => {

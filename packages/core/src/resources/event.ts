@@ -2,6 +2,8 @@ import * as z from "zod";
 import { ServiceError } from "../errors.ts";
 import { assertEventTransition, EVENT_STATUSES, type EventStatus } from "../rules/event-status.ts";
 import { assertCapacityCovers } from "../rules/capacity.ts";
+import { assertTicketTypesCover, type TicketHolders } from "../rules/ticket-types.ts";
+import { REFUND_POLICIES, TicketType, TicketTypesInput, toTicketTypes } from "./ticket-type.ts";
 import {
   dateParam,
   DateTimeInput,
@@ -102,6 +104,13 @@ const eventFields = {
     .boolean()
     .optional()
     .meta({ description: "Take registrations on a waiting list once the event is full (default false)." }),
+  ticketTypes: TicketTypesInput.nullish().meta({
+    description:
+      "The tickets sold, each with its price and optional capacity and sales end; one currency. Empty or null: any ticketType text is taken, free.",
+  }),
+  refundPolicy: z.enum(REFUND_POLICIES).optional().meta({
+    description: "full (the default): a paid registration cancelled before startDate is refunded in full; none: never.",
+  }),
 };
 
 function checkDateOrder(value: { startDate?: string | undefined; endDate?: string | undefined }, ctx: z.RefinementCtx) {
@@ -150,6 +159,8 @@ export const EventRecord = z.object({
   tags: z.array(z.string()),
   status: z.enum(EVENT_STATUSES),
   waitlistEnabled: z.boolean(),
+  ticketTypes: z.array(TicketType),
+  refundPolicy: z.enum(REFUND_POLICIES),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -193,6 +204,8 @@ export function newEventRecord(input: EventCreate, ids: { id: string; accountId:
     tags: input.tags ?? [],
     status: "draft",
     waitlistEnabled: input.waitlistEnabled ?? false,
+    ticketTypes: toTicketTypes(input.ticketTypes ?? []),
+    refundPolicy: input.refundPolicy ?? "full",
     createdAt: ids.now,
     updatedAt: ids.now,
   };
@@ -211,14 +224,17 @@ function normaliseLocation(location: z.output<typeof LocationInput>): Location {
 
 /**
  * Applies a partial update to an event, enforcing the status rules, the date order of the
- * merged event and that capacity stays at or above the active registrations.
- * Pure: the service calls it while its transaction holds the event's lock.
+ * merged event, that capacity stays at or above the active registrations and that new ticket
+ * types keep every registration's (`heldTickets`: the registrations not cancelled by lower-cased
+ * type name, needed when `update.ticketTypes` is given). Pure: the service calls it while its
+ * transaction holds the event's lock.
  */
 export function applyEventUpdate(
   current: EventRecord,
   update: EventUpdate,
   activeRegistrations: number,
   now: string,
+  heldTickets: ReadonlyMap<string, TicketHolders> = new Map(),
 ): EventRecord {
   const status: EventStatus = update.status ?? current.status;
   assertEventTransition(current.status, status);
@@ -234,6 +250,8 @@ export function applyEventUpdate(
     ...(update.sustainabilityGoals !== undefined && { sustainabilityGoals: update.sustainabilityGoals ?? {} }),
     ...(update.tags !== undefined && { tags: update.tags ?? [] }),
     ...(update.waitlistEnabled !== undefined && { waitlistEnabled: update.waitlistEnabled }),
+    ...(update.ticketTypes !== undefined && { ticketTypes: toTicketTypes(update.ticketTypes ?? []) }),
+    ...(update.refundPolicy !== undefined && { refundPolicy: update.refundPolicy }),
     status,
     updatedAt: now,
   };
@@ -244,6 +262,7 @@ export function applyEventUpdate(
     });
   }
   assertCapacityCovers(next.capacity, activeRegistrations);
+  if (update.ticketTypes !== undefined) assertTicketTypesCover(next.ticketTypes, heldTickets);
   return next;
 }
 

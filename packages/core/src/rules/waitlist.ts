@@ -1,5 +1,7 @@
+import type { TicketType } from "../resources/ticket-type.ts";
 import { eventFull, placesLeft } from "./capacity.ts";
 import { type EventStatus, isOpenForRegistration } from "./event-status.ts";
+import { ticketPlacesLeft, ticketTypeFull } from "./ticket-types.ts";
 
 /** What a waiting-list decision needs of an event. */
 export interface WaitlistEvent {
@@ -20,16 +22,25 @@ export type Admission =
   | { status: "confirmed"; waitlistPosition: null }
   | { status: "waitlisted"; waitlistPosition: number };
 
+/** A ticket type and its active registrations, as a registration of that type is admitted. */
+export interface TicketStanding {
+  type: TicketType;
+  active: number;
+}
+
 /**
- * A new registration is confirmed while places are left. When the event is full, it joins the
- * end of the waiting list if the event keeps one, else it is refused (`EVENT_FULL`). Nobody
- * waiting is passed over: places are only ever left while the list is empty, since every
- * freed place promotes the first in line in the same transaction.
+ * A new registration is confirmed while places are left, in the event and in its ticket type
+ * (`ticket`, when the event has types). Otherwise it joins the end of the waiting list if the
+ * event keeps one, else it is refused (`EVENT_FULL`, with `details.ticketType` when its type is
+ * what is full). Nobody waiting is passed over: places are only ever left while no one waiting
+ * could take them, since every freed place promotes in the same transaction.
  */
-export function admission(event: WaitlistEvent, standing: Standing): Admission {
-  if (placesLeft(event, standing.active) > 0) return { status: "confirmed", waitlistPosition: null };
-  if (!event.waitlistEnabled) throw eventFull(event, standing.active);
-  return { status: "waitlisted", waitlistPosition: standing.waitlisted + 1 };
+export function admission(event: WaitlistEvent, standing: Standing, ticket?: TicketStanding): Admission {
+  const eventRoom = placesLeft(event, standing.active) > 0;
+  const ticketRoom = !ticket || ticketPlacesLeft(ticket.type, ticket.active) > 0;
+  if (eventRoom && ticketRoom) return { status: "confirmed", waitlistPosition: null };
+  if (event.waitlistEnabled) return { status: "waitlisted", waitlistPosition: standing.waitlisted + 1 };
+  throw eventRoom && ticket ? ticketTypeFull(event, ticket.type, ticket.active) : eventFull(event, standing.active);
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   type TransactionalStorage,
 } from "./transaction-steps.ts";
 import { checkEventThresholds } from "./threshold-checks.ts";
+import { heldTickets } from "./ticket-counts.ts";
 import { promoteWaitlisted } from "./waitlist.ts";
 
 /** Stores a new event (and notifies `event.created`). */
@@ -48,12 +49,14 @@ export function updateEvent(
     const before = await tx.events.lock(accountId, id);
     if (!before) throw notFound("Event", id);
     const figures = await tx.figures.read(id);
-    const after = applyEventUpdate(before, update, figures.activeRegistrations, now);
+    const held = update.ticketTypes === undefined ? undefined : await heldTickets(tx, id);
+    const after = applyEventUpdate(before, update, figures.activeRegistrations, now, held);
     await tx.events.update(after, { replaceTags: update.tags !== undefined });
     await appendNotifications(steps, accountId, { op: "event.updated", before, after, at: now });
     if (after.status !== before.status) await closeBookings(steps, after, now);
-    // A raised capacity frees places for those waiting; nothing above moved the figures.
-    if (after.capacity > before.capacity) await promoteWaitlisted(steps, after, figures, now);
+    // A raised capacity, or new ticket types, may free places for those waiting; nothing above moved the figures.
+    if (after.capacity > before.capacity || update.ticketTypes !== undefined)
+      await promoteWaitlisted(steps, after, figures, now);
     await checkEventThresholds(steps, after, now, { capacityChanged: after.capacity !== before.capacity });
     return { before, after };
   });

@@ -15,7 +15,9 @@ import {
 import type { EventRecord } from "../resources/event.ts";
 import { assertPlaceLeft } from "../rules/capacity.ts";
 import { assertDoorOpen, isCheckedIn } from "../rules/check-in.ts";
+import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { assertOpenForRegistration } from "../rules/event-status.ts";
+import { assertTicketPlaceLeft, ticketTypeOf } from "../rules/ticket-types.ts";
 import { registrationChange } from "../rules/registration-change.ts";
 import { admission } from "../rules/waitlist.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
@@ -32,6 +34,7 @@ import {
 } from "./transaction-steps.ts";
 import { notFound } from "./operation-context.ts";
 import { checkEventThresholds } from "./threshold-checks.ts";
+import { ticketActive } from "./ticket-counts.ts";
 import { settleWaitlist } from "./waitlist.ts";
 
 /**
@@ -55,12 +58,18 @@ export function registerAttendee(
       const event = await tx.events.lock(attendee.accountId, attendee.eventId);
       if (!event) throw notFound("Event", attendee.eventId, "eventId");
       assertOpenForRegistration(event);
+      const ticket = ticketTypeOf(event, attendee.ticketType, attendee.registrationDate);
       // Duplicates first: "already registered" tells more than "full" when both hold.
       await assertNoActiveDuplicate(tx, attendee);
       const figures = await tx.figures.read(event.id);
       let record: AttendeeRecord = {
         ...attendee,
-        ...admission(event, { active: figures.activeRegistrations, waitlisted: figures.waitlisted }),
+        ...(ticket && { ticketType: ticket.name }),
+        ...admission(
+          event,
+          { active: figures.activeRegistrations, waitlisted: figures.waitlisted },
+          ticket ? { type: ticket, active: await ticketActive(tx, event.id, ticket) } : undefined,
+        ),
       };
       while (await tx.attendees.codeTaken(record.confirmationCode))
         record = { ...record, confirmationCode: createConfirmationCode() };
@@ -106,18 +115,28 @@ export function updateAttendee(
       const event = eventId === null ? null : await tx.events.lock(accountId, eventId);
       const before = event && (await tx.attendees.get(accountId, id));
       if (!event || !before) throw notFound("Attendee", id);
-      const after = applyAttendeeUpdate(before, update, now);
+      let after = applyAttendeeUpdate(before, update, now);
       attempted = after;
       const change = registrationChange(before, after);
+      // A new ticket type must be one of the event's and on sale; a place taken or a type
+      // changed while holding one needs room in the type too.
+      const retyped = after.ticketType.toLowerCase() !== before.ticketType.toLowerCase();
+      const ticket =
+        retyped || change.takesPlace ? ticketTypeOf(event, after.ticketType, retyped ? now : undefined) : null;
+      if (ticket) after = { ...after, ticketType: ticket.name };
       if (change.takesPlace) {
         assertOpenForRegistration(event);
         assertPlaceLeft(event, (await tx.figures.read(event.id)).activeRegistrations);
       }
+      if (ticket && isActiveAttendeeStatus(after.status) && (retyped || change.takesPlace))
+        assertTicketPlaceLeft(event, ticket, await ticketActive(tx, event.id, ticket));
       if (change.checksDuplicate) await assertNoActiveDuplicate(tx, after);
       await tx.attendees.update(after);
       await moveFigures(steps, event.id, before, after);
       await appendNotifications(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
-      await settleWaitlist(steps, event, change, now);
+      // Leaving a ticket type with a capacity frees a place of it, as cancelling would.
+      const freesTicket = retyped && isActiveAttendeeStatus(before.status) && isActiveAttendeeStatus(after.status);
+      await settleWaitlist(steps, event, freesTicket ? { ...change, freesPlace: true } : change, now);
       await checkEventThresholds(steps, event, now, { footprint: true });
       return { before, after };
     },

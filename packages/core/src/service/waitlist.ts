@@ -7,14 +7,17 @@ import { type AttendeeRecord, promoteAttendee } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
 import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { RegistrationChange } from "../rules/registration-change.ts";
+import { promotionOrder } from "../rules/ticket-types.ts";
 import { closeUpAfterPromotion, closeUpBehind, promotionsDue } from "../rules/waitlist.ts";
+import { ticketRoom } from "./ticket-counts.ts";
 import { moveFigures, appendNotifications, type Steps } from "./transaction-steps.ts";
 
 /**
- * Promotes the first in line of the event's waiting list into the places free with the event's
- * kept `figures` as they stand (`promotionsDue` says how many), in order: each becomes `confirmed`
- * and is notified as an update of the registration (the notifier adds `attendee.promoted`); the
- * rest of the list moves up. Returns the promoted registrations.
+ * Promotes from the event's waiting list into the places free with the event's kept `figures` as
+ * they stand (`promotionsDue` says how many), in line order; when ticket types have capacities,
+ * those whose type is sold out keep their turn and the next in line go first (`promotionOrder`).
+ * Each becomes `confirmed` and is notified as an update of the registration (the notifier adds
+ * `attendee.promoted`); the rest of the list moves up. Returns the promoted registrations.
  */
 export async function promoteWaitlisted(
   steps: Steps,
@@ -24,17 +27,31 @@ export async function promoteWaitlisted(
 ): Promise<AttendeeRecord[]> {
   const due = promotionsDue(event, { active: figures.activeRegistrations, waitlisted: figures.waitlisted });
   if (due === 0) return [];
-  const waiting = await steps.tx.waitlist.firstInLine(event.id, due);
+  const bounded = event.ticketTypes.some((type) => type.capacity !== null);
+  const waiting = await steps.tx.waitlist.firstInLine(event.id, bounded ? figures.waitlisted : due);
+  const chosen = bounded
+    ? promotionOrder(waiting, due, await ticketRoom(steps.tx, event)).map((i) => waiting[i]!)
+    : waiting;
   const promoted: AttendeeRecord[] = [];
-  for (const before of waiting) {
+  for (const before of chosen) {
     const after = promoteAttendee(before, now);
     await steps.tx.attendees.updateStatus(after);
     await moveFigures(steps, event.id, before, after);
     await appendNotifications(steps, event.accountId, { op: "attendee.updated", event, before, after, at: now });
     promoted.push(after);
   }
-  const { behind, places } = closeUpAfterPromotion(waiting.length);
-  await steps.tx.waitlist.moveUp(event.id, behind, places);
+  // The head of the line moves the rest up at once; those passed over, behind each promoted one.
+  const positions = chosen.map((attendee) => attendee.waitlistPosition ?? 0);
+  if (chosen.length === 0) return promoted;
+  if (positions.every((position, i) => position === i + 1)) {
+    const { behind, places } = closeUpAfterPromotion(chosen.length);
+    await steps.tx.waitlist.moveUp(event.id, behind, places);
+  } else {
+    for (const position of positions.toReversed()) {
+      const { behind, places } = closeUpBehind(position);
+      await steps.tx.waitlist.moveUp(event.id, behind, places);
+    }
+  }
   return promoted;
 }
 

@@ -309,6 +309,10 @@ export interface EventsTable {
   waitlist_count: Generated<number>;
   /** 1 when a full event takes registrations on its waiting list. */
   waitlist_enabled: Generated<number>;
+  /** JSON array of its ticket types (`resources/ticket-type.ts`); `[]`: none. */
+  ticket_types: Generated<string>;
+  /** `full` or `none`. */
+  refund_policy: Generated<string>;
   /** The kept activity figures (`resources/activity-figures.ts`, columns named in `ACTIVITY_FIGURE_COLUMNS`). */
   activity_emissions_kg: Generated<number>;
   activity_measured_kg: Generated<number>;

@@ -608,6 +608,21 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  "0021_ticket_types": {
+    async up(db: Kysely<any>) {
+      // An event's ticket types and refund policy (DECISIONS, "Payments"): read with the event,
+      // under its lock, never filtered on, so kept as the event's JSON. A type's active
+      // registrations are its `ticket` tally (0019).
+      await db.schema
+        .alterTable("events")
+        .addColumn("ticket_types", "text", (c) => c.notNull().defaultTo("[]"))
+        .execute();
+      await db.schema
+        .alterTable("events")
+        .addColumn("refund_policy", "text", (c) => c.notNull().defaultTo("full"))
+        .execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

@@ -50,6 +50,8 @@ export function eventToRow(event: EventRecord): Insertable<EventsTable> {
     search_key: searchKey(event.name, event.description),
     status: event.status,
     waitlist_enabled: event.waitlistEnabled ? 1 : 0,
+    ticket_types: JSON.stringify(event.ticketTypes),
+    refund_policy: event.refundPolicy,
     created_at: event.createdAt,
     updated_at: event.updatedAt,
   };
@@ -114,6 +116,8 @@ export function rowToEvent(row: Selectable<EventsTable>): EventRecord {
     tags: JSON.parse(row.tags) as string[],
     status: row.status as EventRecord["status"],
     waitlistEnabled: Number(row.waitlist_enabled) === 1,
+    ticketTypes: JSON.parse(row.ticket_types) as EventRecord["ticketTypes"],
+    refundPolicy: row.refund_policy as EventRecord["refundPolicy"],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -222,6 +222,13 @@ export function createTallyWrites(db: Kysely<Database>): (trx: Kysely<Database>)
         ),
     );
   const upserts = new Map<number, ReturnType<typeof compileUpsert>>();
+  const readQuery = precompile(db, (conn, param: Param<{ event: string; facet: string }>) =>
+    conn
+      .selectFrom("event_tallies")
+      .select(["value", "registrations"])
+      .where("event_id", "=", param("event"))
+      .where("facet", "=", param("facet")),
+  );
   const none = { band: 0, registered_days: 0, distance_km: 0, emissions_kg: 0, offset_opted: 0, offset_usd: 0 };
 
   return (trx) => ({
@@ -263,6 +270,10 @@ export function createTallyWrites(db: Kysely<Database>): (trx: Kysely<Database>)
           .where((eb) => eb.or(decreased.map(({ facet, value, band }) => eb.and({ facet, value, band }))))
           .where("registrations", "=", 0)
           .execute();
+    },
+    async read(eventId, facet) {
+      const rows = await readQuery({ event: eventId, facet }, trx);
+      return rows.rows.map((row) => ({ value: row.value, registrations: Number(row.registrations) }));
     },
   });
 }

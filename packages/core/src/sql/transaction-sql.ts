@@ -11,6 +11,7 @@ import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
 import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql } from "../carbon/carbon-sql.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { KeptFigures } from "../resources/kept-figures.ts";
+import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { Envelope } from "../storage/envelope.ts";
 import {
   type AttendeeWrites,
@@ -183,6 +184,20 @@ export function createTransactionStore(
     async idsOf(eventId) {
       const rows = await trx.selectFrom("attendees").select("id").where("event_id", "=", eventId).execute();
       return rows.map((row) => row.id);
+    },
+    async ticketHolders(eventId) {
+      const rows = await trx
+        .selectFrom("attendees")
+        .select(["ticket_type", "status", (eb) => eb.fn.countAll<number>().as("registrations")])
+        .where("event_id", "=", eventId)
+        .where("status", "<>", sql.lit("cancelled"))
+        .groupBy(["ticket_type", "status"])
+        .execute();
+      return rows.map((row) => ({
+        ticketType: row.ticket_type,
+        status: row.status as AttendeeRecord["status"],
+        registrations: Number(row.registrations),
+      }));
     },
     async findActiveDuplicate(eventId, email, exceptId) {
       const row = (await duplicateQuery({ event: eventId, email: email.toLowerCase(), id: exceptId }, trx)).rows[0];

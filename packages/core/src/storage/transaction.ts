@@ -52,6 +52,10 @@ export interface AttendeeWrites {
   getByCode(eventId: string, confirmationCode: string): Promise<AttendeeRecord | null>;
   /** The ids of every registration of the event. Exact under the event's lock. */
   idsOf(eventId: string): Promise<string[]>;
+  /** How many of the event's registrations that are not `cancelled` hold each ticket type and status (one row per pair). Exact under the event's lock. */
+  ticketHolders(
+    eventId: string,
+  ): Promise<Array<{ ticketType: string; status: AttendeeRecord["status"]; registrations: number }>>;
   /**
    * The id of a registration of the event other than `exceptId` with this email (compared
    * lower-cased) that is not `cancelled`, or `null`. Exact under the event's lock; a unique index
@@ -107,6 +111,8 @@ export interface TallyWrites {
    * under the event's lock.
    */
   adjust(eventId: string, tallies: readonly Tally[], travel: readonly TravelTally[]): Promise<void>;
+  /** The event's tallies of one facet as of this point of the transaction: each value and its registrations (exact under the event's lock). */
+  read(eventId: string, facet: Tally["facet"]): Promise<Array<{ value: string; registrations: number }>>;
 }
 
 /** One active webhook of an account and the notification types it receives (`*`: all). */

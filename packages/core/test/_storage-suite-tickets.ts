@@ -1,0 +1,213 @@
+/**
+ * The storage contract of ticket types (part of `describeStorage`): an event's types stored and
+ * read back, the reads a ticket-type decision makes under the event's lock (the `ticket`
+ * tallies, the holders of each type), a type's capacity held by registrations racing for it, and
+ * the waiting list promoting by type. The tests share one database, each on events of its own.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
+import { ServiceError } from "../src/errors.ts";
+import type { AttendeeCreate, AttendeeRecord } from "../src/resources/attendee.ts";
+import { type EventRecord, EventUpdateInput } from "../src/resources/event.ts";
+import { type TicketTypeInput, TicketTypesInput } from "../src/resources/ticket-type.ts";
+import { at, attendeeAt, eventAt, newAccount } from "./_storage-suite-outbox.ts";
+import type { TestStorage } from "./_transactions.ts";
+
+const TYPES: TicketTypeInput[] = [
+  { name: "General", price: { amount: 0, currency: "EUR" } },
+  { name: "VIP", price: { amount: 12_000, currency: "EUR" }, capacity: 2 },
+  { name: "Early bird", price: { amount: 4_500, currency: "EUR" }, salesEndAt: "2030-01-01T00:10:00Z" },
+];
+
+async function code(promise: Promise<unknown>): Promise<string> {
+  return promise.then(
+    () => "ok",
+    (error: unknown) => (ServiceError.is(error) ? error.code : String(error)),
+  );
+}
+
+export function describeTicketTypes(open: () => Promise<TestStorage>) {
+  describe("ticket types", () => {
+    let storage: TestStorage;
+    let acme: string;
+    before(async () => {
+      storage = await open();
+      acme = await newAccount(storage, "Acme");
+    });
+    after(() => storage.close());
+
+    let second = 100;
+    const now = () => at((second += 1));
+    async function newEvent(overrides: Parameters<typeof eventAt>[2] = {}): Promise<EventRecord> {
+      const event: EventRecord = {
+        ...eventAt(acme, at(1), { ticketTypes: TicketTypesInput.parse(TYPES), ...overrides }),
+        status: "published",
+      };
+      await storage.insertEvent(event);
+      return event;
+    }
+    const register = (event: EventRecord, fields: Partial<AttendeeCreate>) =>
+      storage.registerAttendee(attendeeAt(acme, event.id, now(), fields));
+    const line = async (event: EventRecord) =>
+      (await storage.eventAttendeesAfter(acme, event.id, null, 100))
+        .filter((a) => a.status === "waitlisted")
+        .sort((a, b) => a.waitlistPosition! - b.waitlistPosition!)
+        .map((a) => [a.email, a.waitlistPosition]);
+
+    test("stored with the event and read back; the ticket tallies and holders as of the transaction", async () => {
+      const event = await newEvent({ refundPolicy: "none" });
+      const read = await storage.getEvent(acme, event.id, DEFAULT_CARBON_SETTINGS);
+      assert.deepEqual(read?.ticketTypes, [
+        { name: "General", price: { amount: 0, currency: "EUR" }, capacity: null, salesEndAt: null },
+        { name: "VIP", price: { amount: 12_000, currency: "EUR" }, capacity: 2, salesEndAt: null },
+        {
+          name: "Early bird",
+          price: { amount: 4_500, currency: "EUR" },
+          capacity: null,
+          salesEndAt: "2030-01-01T00:10:00.000Z",
+        },
+      ]);
+      assert.equal(read?.refundPolicy, "none");
+
+      // Names match case-insensitively and are stored as the event spells them.
+      const vip = await register(event, { ticketType: "vip", email: "v1@example.com" });
+      assert.equal(vip.ticketType, "VIP");
+      await register(event, { ticketType: "General", email: "g1@example.com" });
+      await register(event, { ticketType: "general", email: "g2@example.com" });
+      const gone = await register(event, { ticketType: "General", email: "g3@example.com" });
+      await storage.updateAttendee(acme, gone.id, { status: "cancelled" }, now());
+      await storage.transaction(async (tx) => {
+        const tallies = await tx.tallies.read(event.id, "ticket");
+        assert.deepEqual(
+          tallies.sort((a, b) => a.value.localeCompare(b.value)),
+          [
+            { value: "General", registrations: 2 },
+            { value: "VIP", registrations: 1 },
+          ],
+        );
+        const holders = await tx.attendees.ticketHolders(event.id);
+        assert.deepEqual(
+          holders.sort((a, b) => a.ticketType.localeCompare(b.ticketType)),
+          [
+            { ticketType: "General", status: "confirmed", registrations: 2 },
+            { ticketType: "VIP", status: "confirmed", registrations: 1 },
+          ],
+        );
+        assert.deepEqual(await tx.tallies.read("evt_unknown", "ticket"), []);
+      });
+
+      assert.equal(await code(register(event, { ticketType: "Student" })), "INVALID_REQUEST");
+      // Early-bird sales end at 00:10 on the event's clock: registrations at or after it are refused.
+      const late = attendeeAt(acme, event.id, "2030-01-01T00:10:00.000Z", { ticketType: "Early bird" });
+      await assert.rejects(storage.registerAttendee(late), (error: unknown) => {
+        assert.ok(ServiceError.is(error));
+        assert.deepEqual(
+          [error.code, error.field, error.details?.reason],
+          ["INVALID_REQUEST", "ticketType", "sales_ended"],
+        );
+        return true;
+      });
+    });
+
+    test("a type's capacity is never overfilled by registrations racing for it, nor by a change of type", async () => {
+      const event = await newEvent();
+      const results = await Promise.allSettled(
+        Array.from({ length: 12 }, (_, i) => register(event, { ticketType: "VIP", email: `race${i}@example.com` })),
+      );
+      const made = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+      assert.equal(made.length, 2);
+      for (const r of results) {
+        if (r.status === "rejected") {
+          assert.ok(ServiceError.is(r.reason));
+          assert.equal(r.reason.code, "EVENT_FULL");
+          assert.equal(r.reason.details?.ticketType, "VIP");
+        }
+      }
+      // The event itself has places: another type still gets in; moving into the full type does not.
+      const general = await register(event, { ticketType: "General" });
+      assert.equal(general.status, "confirmed");
+      assert.equal(await code(storage.updateAttendee(acme, general.id, { ticketType: "VIP" }, now())), "EVENT_FULL");
+      // One leaving VIP frees its place for a change of type.
+      await storage.updateAttendee(acme, made[0]!.id, { ticketType: "General" }, now());
+      assert.equal(
+        (await storage.updateAttendee(acme, general.id, { ticketType: "vip" }, now())).after.ticketType,
+        "VIP",
+      );
+    });
+
+    test("the waiting list promotes by type: a sold-out type's waiters keep their turn, the next in line go first", async () => {
+      const event = await newEvent({ capacity: 3, waitlistEnabled: true });
+      const vip1 = await register(event, { ticketType: "VIP", email: "vip1@example.com" });
+      await register(event, { ticketType: "VIP", email: "vip2@example.com" });
+      // VIP is sold out while the event has a place: a VIP buyer waits, a general one is confirmed.
+      const vip3 = await register(event, { ticketType: "VIP", email: "vip3@example.com" });
+      assert.deepEqual([vip3.status, vip3.waitlistPosition], ["waitlisted", 1]);
+      const gen1 = await register(event, { ticketType: "General", email: "gen1@example.com" });
+      assert.equal(gen1.status, "confirmed");
+      await register(event, { ticketType: "General", email: "gen2@example.com" });
+      await register(event, { ticketType: "VIP", email: "vip4@example.com" });
+      await register(event, { ticketType: "General", email: "gen3@example.com" });
+      assert.deepEqual(await line(event), [
+        ["vip3@example.com", 1],
+        ["gen2@example.com", 2],
+        ["vip4@example.com", 3],
+        ["gen3@example.com", 4],
+      ]);
+
+      // A general place frees: VIP is still sold out, so the first general one in line gets it.
+      await storage.updateAttendee(acme, gen1.id, { status: "cancelled" }, now());
+      assert.deepEqual(await line(event), [
+        ["vip3@example.com", 1],
+        ["vip4@example.com", 2],
+        ["gen3@example.com", 3],
+      ]);
+      // A VIP place frees: the first VIP in line gets it.
+      await storage.updateAttendee(acme, vip1.id, { status: "cancelled" }, now());
+      assert.deepEqual(await line(event), [
+        ["vip4@example.com", 1],
+        ["gen3@example.com", 2],
+      ]);
+      // The types' capacity raised with the event's: promotion in line order.
+      const raised = EventUpdateInput.parse({
+        capacity: 5,
+        ticketTypes: TYPES.map((type) => (type.name === "VIP" ? { ...type, capacity: 3 } : type)),
+      });
+      await storage.updateEvent(acme, event.id, raised, now());
+      assert.deepEqual(await line(event), []);
+      const stats = await storage.transaction((tx) => tx.figures.read(event.id));
+      assert.deepEqual([stats.activeRegistrations, stats.waitlisted], [5, 0]);
+    });
+
+    test("the event's types change only as its registrations allow", async () => {
+      const event = await newEvent();
+      await register(event, { ticketType: "VIP" });
+      await register(event, { ticketType: "VIP" });
+      const without = (name: string) => TYPES.filter((type) => type.name !== name);
+      const update = (ticketTypes: unknown) =>
+        storage.updateEvent(acme, event.id, EventUpdateInput.parse({ ticketTypes }), now());
+      await assert.rejects(update(without("VIP")), (error: unknown) => {
+        assert.ok(ServiceError.is(error));
+        assert.deepEqual(
+          [error.code, error.field, error.details?.ticketType],
+          ["INVALID_REQUEST", "ticketTypes", "VIP"],
+        );
+        return true;
+      });
+      assert.equal(
+        await code(update(TYPES.map((type) => (type.name === "VIP" ? { ...type, capacity: 1 } : type)))),
+        "INVALID_REQUEST",
+      );
+      // A type no registration holds may go; no types at all takes any ticketType text again.
+      const { after: fewer } = await update(without("Early bird"));
+      assert.deepEqual(
+        fewer.ticketTypes.map((type) => type.name),
+        ["General", "VIP"],
+      );
+      const { after: none } = await update(null);
+      assert.deepEqual(none.ticketTypes, []);
+      const free: AttendeeRecord = await register(event, { ticketType: "anything" });
+      assert.equal(free.ticketType, "anything");
+    });
+  });
+}

@@ -1,0 +1,127 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { ServiceError } from "../src/errors.ts";
+import { type TicketType, TicketTypesInput, toTicketTypes } from "../src/resources/ticket-type.ts";
+import { assertTicketTypesCover, promotionOrder, ticketTypeOf } from "../src/rules/ticket-types.ts";
+import { admission } from "../src/rules/waitlist.ts";
+
+const vip: TicketType = { name: "VIP", price: { amount: 9_900, currency: "EUR" }, capacity: 2, salesEndAt: null };
+const general: TicketType = {
+  name: "General",
+  price: { amount: 0, currency: "EUR" },
+  capacity: null,
+  salesEndAt: "2030-03-01T00:00:00.000Z",
+};
+const event = { id: "evt_1", ticketTypes: [vip, general], capacity: 10, status: "published" as const };
+
+function failure(fn: () => unknown): Pick<ServiceError, "code" | "field" | "details"> {
+  try {
+    fn();
+  } catch (error) {
+    assert.ok(ServiceError.is(error));
+    return { code: error.code, field: error.field, details: error.details };
+  }
+  assert.fail("did not throw");
+}
+
+describe("ticket types", () => {
+  test("the input: names unique in any case, one currency, ISO 4217 codes in upper case, integer minor units", () => {
+    const issues = (value: unknown) =>
+      TicketTypesInput.safeParse(value).error?.issues.map((issue) => [issue.path.join("."), issue.message]) ?? [];
+    const eur = (amount: number, currency = "EUR") => ({ amount, currency });
+    assert.deepEqual(issues([{ name: "VIP", price: eur(100) }]), []);
+    assert.deepEqual(
+      issues([
+        { name: "VIP", price: eur(100) },
+        { name: "vip", price: eur(5) },
+      ]),
+      [["1.name", "must be unique in the event"]],
+    );
+    assert.deepEqual(
+      issues([
+        { name: "A", price: eur(1) },
+        { name: "B", price: eur(1, "USD") },
+      ]),
+      [["1.price.currency", "must be the currency of the event's other ticket types (EUR)"]],
+    );
+    assert.equal(issues([{ name: "A", price: eur(1, "eur") }])[0]?.[0], "0.price.currency");
+    assert.equal(issues([{ name: "A", price: eur(1, "XYZ") }])[0]?.[0], "0.price.currency");
+    assert.equal(issues([{ name: "A", price: eur(1.5) }])[0]?.[0], "0.price.amount");
+    assert.equal(issues([{ name: "A", price: eur(-1) }])[0]?.[0], "0.price.amount");
+    assert.equal(issues([{ name: "A", price: eur(100_000_000) }])[0]?.[0], "0.price.amount");
+    assert.equal(issues([{ name: "A", price: eur(1), capacity: 0 }])[0]?.[0], "0.capacity");
+    assert.deepEqual(
+      toTicketTypes(
+        TicketTypesInput.parse([{ name: " A ", price: eur(0, "JPY"), salesEndAt: "2030-01-01T01:00:00+01:00" }]),
+      ),
+      [{ name: "A", price: eur(0, "JPY"), capacity: null, salesEndAt: "2030-01-01T00:00:00.000Z" }],
+    );
+  });
+
+  test("a registration's type: one of the event's (any case), on sale until salesEndAt; any text without types", () => {
+    assert.equal(ticketTypeOf(event, "vip", "2030-01-01T00:00:00.000Z"), vip);
+    assert.equal(ticketTypeOf({ id: "evt_2", ticketTypes: [] }, "anything"), null);
+    assert.deepEqual(
+      failure(() => ticketTypeOf(event, "Student")),
+      {
+        code: "INVALID_REQUEST",
+        field: "ticketType",
+        details: { ticketTypes: ["VIP", "General"] },
+      },
+    );
+    assert.equal(ticketTypeOf(event, "General", "2030-02-28T23:59:59.999Z"), general);
+    assert.deepEqual(failure(() => ticketTypeOf(event, "General", "2030-03-01T00:00:00.000Z")).details, {
+      reason: "sales_ended",
+      salesEndAt: "2030-03-01T00:00:00.000Z",
+    });
+    // Without a time (a place taken back by the organiser), the sale's end does not apply.
+    assert.equal(ticketTypeOf(event, "General"), general);
+  });
+
+  test("admission: a place in the event and in the type; else the waiting list, else EVENT_FULL naming what is full", () => {
+    const open = { ...event, waitlistEnabled: false };
+    assert.equal(admission(open, { active: 3, waitlisted: 0 }, { type: vip, active: 1 }).status, "confirmed");
+    assert.deepEqual(
+      failure(() => admission(open, { active: 3, waitlisted: 0 }, { type: vip, active: 2 })),
+      {
+        code: "EVENT_FULL",
+        field: undefined,
+        details: { ticketType: "VIP", capacity: 2, activeRegistrations: 2 },
+      },
+    );
+    assert.equal(
+      failure(() => admission(open, { active: 10, waitlisted: 0 }, { type: general, active: 8 })).details?.ticketType,
+      undefined,
+    );
+    assert.deepEqual(
+      admission({ ...open, waitlistEnabled: true }, { active: 3, waitlisted: 4 }, { type: vip, active: 2 }),
+      {
+        status: "waitlisted",
+        waitlistPosition: 5,
+      },
+    );
+  });
+
+  test("promotion order: in line, passing over those whose type has no room, as many as there are places", () => {
+    const line = ["VIP", "General", "vip", "Speaker", "General"].map((ticketType) => ({ ticketType }));
+    assert.deepEqual(promotionOrder(line, 2, new Map([["vip", 0]])), [1, 3]);
+    assert.deepEqual(promotionOrder(line, 5, new Map([["vip", 1]])), [0, 1, 3, 4]);
+    assert.deepEqual(promotionOrder(line, 1, new Map()), [0]);
+    assert.deepEqual(promotionOrder(line, 0, new Map()), []);
+  });
+
+  test("a change of the types keeps every holder's type and every type's active registrations", () => {
+    const held = new Map([["vip", { name: "VIP", active: 2, waitlisted: 1 }]]);
+    assert.doesNotThrow(() => assertTicketTypesCover([vip], held));
+    assert.doesNotThrow(() => assertTicketTypesCover([], held));
+    assert.deepEqual(
+      failure(() => assertTicketTypesCover([general], held)),
+      {
+        code: "INVALID_REQUEST",
+        field: "ticketTypes",
+        details: { ticketType: "VIP", activeRegistrations: 2, waitlisted: 1 },
+      },
+    );
+    assert.equal(failure(() => assertTicketTypesCover([{ ...vip, capacity: 1 }], held)).field, "ticketTypes");
+  });
+});
