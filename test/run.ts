@@ -32,8 +32,9 @@ import { POSTGRES_SKIP, ROOT, startKeyService } from "./_setup.ts";
 /**
  * End-to-end files that touch no database of the server, left out of the PostgreSQL run: the
  * browser, package, client-package, dependency-telemetry, OpenAPI-types and examples tests check
- * builds, packages and documents (their servers' storage plays no part), and the fuzz test feeds
- * the request parser, which answers before any storage is reached.
+ * builds, packages and documents (their servers' storage plays no part), the fuzz test feeds
+ * the request parser, which answers before any storage is reached, and the Stripe stand-in's test
+ * starts no server of ours.
  */
 const NOT_DATABASE_BACKED = new Set([
   "browser.test.ts",
@@ -43,6 +44,7 @@ const NOT_DATABASE_BACKED = new Set([
   "openapi-types.test.ts",
   "examples.test.ts",
   "fuzz.test.ts",
+  "stripe-stand-in.test.ts",
 ]);
 
 /**
