@@ -132,6 +132,7 @@ async function seed(file: string) {
             updatedAt: now,
             checkedInAt: null,
             cancelledAt: null,
+            payment: null,
           }),
         );
       }

@@ -117,6 +117,7 @@ function registration(accountId: string, eventId: string, n: number): AttendeeRe
     updatedAt: registered.toISOString(),
     checkedInAt: status === "checked-in" ? "2027-07-01T10:00:00.000Z" : null,
     cancelledAt: status === "cancelled" ? registered.toISOString() : null,
+    payment: null,
   };
 }
 

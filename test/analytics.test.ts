@@ -547,6 +547,8 @@ describe("GET /analytics/events/:id", () => {
         averageContributionUsd: 1.65,
         offsetTonnes: 0.22,
         offsetPriceUsdPerTonne: 15,
+        revenue: [],
+        byTicketType: [],
       },
       feedback: {
         available: false,

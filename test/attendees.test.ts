@@ -70,6 +70,7 @@ describe("register", () => {
       updatedAt: attendee.registrationDate,
       checkedInAt: null,
       cancelledAt: null,
+      payment: null,
       qrCode: attendee.qrCode,
     });
     assert.deepEqual(expectStatus(await v1.get(`/attendees/${attendee.id}`), 200), attendee);
@@ -122,6 +123,7 @@ describe("register", () => {
         updatedAt: 0,
         checkedInAt: null,
         cancelledAt: null,
+        payment: null,
         qrCode: 0,
       },
     );

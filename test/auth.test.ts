@@ -30,6 +30,8 @@ const ALL_SCOPES = [
   "analytics:read",
   "vendors:read",
   "vendors:write",
+  "payments:read",
+  "payments:write",
 ];
 
 let server: TestServer;

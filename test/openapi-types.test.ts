@@ -31,6 +31,8 @@ const CLIENT_METHODS: Record<string, string> = {
   updateAttendee: "attendees.update",
   deleteAttendee: "attendees.delete",
   exportAttendees: "attendees.export",
+  recordPayment: "attendees.pay",
+  refundAttendee: "attendees.refund",
   createWebhook: "webhooks.create",
   listWebhooks: "webhooks.list",
   getWebhook: "webhooks.get",

@@ -20,6 +20,7 @@ let withAttendees: Client;
 let withEvents: Client;
 let withAnalytics: Client;
 let withVendors: Client;
+let withPayments: Client;
 
 /** Every vendor coordination type (DECISIONS, "Vendors"): they need vendors:read. */
 const VENDOR_TYPES = [
@@ -43,11 +44,12 @@ before(async () => {
     server.createKey({ account: a.accountId, tier: "enterprise", scopes: [...HOOKS, "events:read"] }),
     server.createKey({ account: a.accountId, tier: "enterprise", scopes: [...HOOKS, "analytics:read"] }),
     server.createKey({ account: a.accountId, tier: "enterprise", scopes: [...HOOKS, "vendors:read"] }),
+    server.createKey({ account: a.accountId, tier: "enterprise", scopes: [...HOOKS, "payments:write"] }),
   ]);
   full = clientFor(server, a.key);
-  [hooksOnly, withAttendees, withEvents, withAnalytics, withVendors] = made.map((key) =>
+  [hooksOnly, withAttendees, withEvents, withAnalytics, withVendors, withPayments] = made.map((key) =>
     clientFor(server, key.key),
-  ) as [Client, Client, Client, Client, Client];
+  ) as [Client, Client, Client, Client, Client, Client];
 });
 
 after(async () => {
@@ -68,11 +70,14 @@ describe("subscribing needs the read scope of every type", () => {
       // It carries the registration (name, email): events:read alone does not read that.
       [withEvents, ["sustainability.carbon_offset"], ["attendees:read"]],
       [hooksOnly, ["analytics.report_ready"], ["analytics:read"]],
-      [hooksOnly, ["*"], ["events:read", "attendees:read", "analytics:read", "vendors:read"]],
+      [hooksOnly, ["*"], ["events:read", "attendees:read", "analytics:read", "vendors:read", "payments:read"]],
       [hooksOnly, ["event.created", "analytics.threshold_exceeded"], ["events:read", "analytics:read"]],
       [withAttendees, ["attendee.registered", "event.updated"], ["events:read"]],
-      [withAttendees, ["*"], ["events:read", "analytics:read", "vendors:read"]],
-      [withVendors, ["*"], ["events:read", "attendees:read", "analytics:read"]],
+      [withAttendees, ["*"], ["events:read", "analytics:read", "vendors:read", "payments:read"]],
+      [withVendors, ["*"], ["events:read", "attendees:read", "analytics:read", "payments:read"]],
+      // Payment notifications name no one, but they are the account's money: payments:read.
+      [withAttendees, ["payment.succeeded"], ["payments:read"]],
+      [withVendors, ["payment.refunded", "vendor.confirmed"], ["payments:read"]],
       [hooksOnly, ["vendor.confirmed"], ["vendors:read"]],
       [withEvents, ["event.created", "vendor.booking_requested"], ["vendors:read"]],
       [withAnalytics, VENDOR_TYPES, ["vendors:read"]],
@@ -100,6 +105,8 @@ describe("subscribing needs the read scope of every type", () => {
       [withAnalytics, ["analytics.report_ready", "analytics.threshold_exceeded"]],
       [withVendors, VENDOR_TYPES],
       [withVendors, ["vendor.confirmed"]],
+      // payments:write includes payments:read.
+      [withPayments, ["payment.succeeded", "payment.failed", "payment.expired", "payment.refunded"]],
       [full, ["*"]],
     ];
     for (const [client, events] of allowed)
@@ -113,7 +120,7 @@ describe("subscribing needs the read scope of every type", () => {
     for (const body of [{ url }, { active: true }, { events: ["*"] }, { url, description: "mine now" }]) {
       const error = expectError(await hooksOnly.put(`/webhooks/${everything.id}`, body), 403, "FORBIDDEN", "events");
       assert.deepEqual(error.details, {
-        requiredScopes: ["events:read", "attendees:read", "analytics:read", "vendors:read"],
+        requiredScopes: ["events:read", "attendees:read", "analytics:read", "vendors:read", "payments:read"],
       });
     }
     expectError(await withEvents.put(`/webhooks/${everything.id}`, { url }), 403, "FORBIDDEN", "events");

@@ -19,6 +19,8 @@ import type {
   DeliveryListQuery,
   EmissionFactorSetResponse,
   Event,
+  PaymentInput,
+  RefundInput,
   EventAnalytics,
   EventCreateInput,
   EventListQuery,
@@ -152,6 +154,16 @@ export interface AttendeesResource {
    * await pipeline(Readable.fromWeb(csv), createWriteStream("attendees.csv"));
    */
   export(eventId: string, query?: AttendeeExportParams, call?: CallOptions): Promise<ReadableStream<Uint8Array>>;
+  /**
+   * Records money taken by hand for a priced registration (at the door, by bank transfer); paid
+   * in full, it is `confirmed`. Needs `payments:write`.
+   *
+   * @example
+   * await client.attendees.pay(attendee.id, { amount: 4500, method: "bank_transfer", reference: "INV-1042" });
+   */
+  pay(attendeeId: string, input: PaymentInput, call?: CallOptions): Promise<Attendee>;
+  /** Refunds part (`amount`) or all of what the registration paid, through the provider it was paid with. Needs `payments:write`. */
+  refund(attendeeId: string, input?: RefundInput, call?: CallOptions): Promise<Attendee>;
 }
 
 /** Webhooks of the caller's account. */
@@ -351,6 +363,10 @@ export function createClient(options: ClientOptions): EventServiceClient {
           ...call,
         }),
       delete: (attendeeId, call) => request<DeleteResult>("DELETE", `/attendees/${id(attendeeId)}`, call),
+      pay: (attendeeId, input, call) =>
+        request<Attendee>("POST", `/attendees/${id(attendeeId)}/payments`, { body: input, ...call }),
+      refund: (attendeeId, input = {}, call) =>
+        request<Attendee>("POST", `/attendees/${id(attendeeId)}/refunds`, { body: input, ...call }),
     },
     webhooks: {
       create: (input, call) => request<CreatedWebhook>("POST", "/webhooks", { body: input, ...call }),

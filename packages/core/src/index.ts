@@ -31,6 +31,7 @@ export type {
   EventOperations,
   EventService,
   EventServiceOptions,
+  PaymentSettings,
   KeyOperations,
   ListResult,
   BookingOperations,
@@ -135,6 +136,23 @@ export {
   redactLinkTokens,
 } from "./resources/vendor.ts";
 export type { BookingStatus, VendorCategory, VendorContact, VendorLocation } from "./resources/vendor.ts";
+export {
+  Currency,
+  Money,
+  REFUND_POLICIES,
+  TicketType,
+  TicketTypeInput,
+} from "./resources/ticket-type.ts";
+export type { RefundPolicy } from "./resources/ticket-type.ts";
+export {
+  Payment,
+  PAYMENT_METHODS,
+  PAYMENT_PROVIDERS,
+  PAYMENT_STATUSES,
+  PaymentInput,
+  RefundInput,
+} from "./resources/payment.ts";
+export type { PaymentMethod, PaymentProvider, PaymentStatus } from "./resources/payment.ts";
 export { ApiKeyCreateInput, SCOPES, TIERS } from "./resources/api-key.ts";
 export type { ApiKeyInfo, AuthContext, CreatedApiKey, Scope, Tier } from "./resources/api-key.ts";
 

@@ -1,3 +1,4 @@
+import { MANUAL_PAYMENT_TERMS, type PaymentTerms } from "./rules/payments.ts";
 import { type CarbonSettings, DEFAULT_CARBON_SETTINGS } from "./carbon/carbon-settings.ts";
 import {
   DEFAULT_EMISSION_FACTORS,
@@ -70,6 +71,14 @@ export interface EventServiceOptions {
   now?: () => Date;
   /** Webhook settings. */
   webhooks?: WebhookSettings;
+  /** How priced registrations pay; without Stripe, payments are recorded by hand. */
+  payments?: PaymentSettings;
+}
+
+/** Options of payments. */
+export interface PaymentSettings {
+  /** Minutes an unpaid Stripe payment holds its place (`PAYMENT_HOLD_MINUTES`, default 30, fractions allowed). */
+  holdMinutes?: number;
 }
 
 /**
@@ -145,6 +154,10 @@ export function createEventService(options: EventServiceOptions): EventService {
   const publicUrl = options.publicUrl?.replace(/\/+$/, "") || undefined;
   const defaultBaseUrl = publicUrl ?? DEFAULT_PUBLIC_URL;
   const queued = () => options.webhooks?.onQueued?.();
+  const payments: PaymentTerms = {
+    provider: "manual",
+    holdMinutes: options.payments?.holdMinutes ?? MANUAL_PAYMENT_TERMS.holdMinutes,
+  };
 
   function buildOperations(
     accountId: string,
@@ -162,6 +175,7 @@ export function createEventService(options: EventServiceOptions): EventService {
       clock,
       notifier: createChangeNotifier({ baseUrl, carbon, emissionFactors }),
       queued,
+      payments,
     };
     const { vendors, bookings } = createVendorOperations(storage, context);
     return {

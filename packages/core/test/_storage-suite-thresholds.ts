@@ -6,6 +6,7 @@
  * back, the built-in 90% rule given way to, and one notification however many registrations
  * cross at once. Every test opens a database of its own.
  */
+import { MANUAL_PAYMENT_TERMS } from "../src/rules/payments.ts";
 import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
 import assert from "node:assert/strict";
 import { describe, test, type TestContext } from "node:test";
@@ -250,6 +251,7 @@ export function describeThresholds(open: () => Promise<TestStorage>) {
             carbon: DEFAULT_CARBON_SETTINGS,
             notifier: createChangeNotifier(),
             activeDelta: 0,
+            payments: MANUAL_PAYMENT_TERMS,
           };
           return (await checkThresholds(steps, locked, metrics, now)).map((n) => n.data as Record<string, unknown>);
         });

@@ -13,10 +13,13 @@ import { type EventRecord, EventUpdateInput } from "../src/resources/event.ts";
 import { type TicketTypeInput, TicketTypesInput } from "../src/resources/ticket-type.ts";
 import { at, attendeeAt, eventAt, newAccount } from "./_storage-suite-outbox.ts";
 import type { TestStorage } from "./_transactions.ts";
+import type { PaymentMethod } from "../src/resources/payment.ts";
+import { recordPayment, refundByHand } from "../src/service/payment-changes.ts";
 
 const TYPES: TicketTypeInput[] = [
   { name: "General", price: { amount: 0, currency: "EUR" } },
   { name: "VIP", price: { amount: 12_000, currency: "EUR" }, capacity: 2 },
+  { name: "Workshop", price: { amount: 0, currency: "EUR" }, capacity: 2 },
   { name: "Early bird", price: { amount: 4_500, currency: "EUR" }, salesEndAt: "2030-01-01T00:10:00Z" },
 ];
 
@@ -61,6 +64,7 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
       assert.deepEqual(read?.ticketTypes, [
         { name: "General", price: { amount: 0, currency: "EUR" }, capacity: null, salesEndAt: null },
         { name: "VIP", price: { amount: 12_000, currency: "EUR" }, capacity: 2, salesEndAt: null },
+        { name: "Workshop", price: { amount: 0, currency: "EUR" }, capacity: 2, salesEndAt: null },
         {
           name: "Early bird",
           price: { amount: 4_500, currency: "EUR" },
@@ -91,7 +95,8 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
           holders.sort((a, b) => a.ticketType.localeCompare(b.ticketType)),
           [
             { ticketType: "General", status: "confirmed", registrations: 2 },
-            { ticketType: "VIP", status: "confirmed", registrations: 1 },
+            // A priced ticket waits for its payment, holding its place.
+            { ticketType: "VIP", status: "pending", registrations: 1 },
           ],
         );
         assert.deepEqual(await tx.tallies.read("evt_unknown", "ticket"), []);
@@ -113,7 +118,9 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
     test("a type's capacity is never overfilled by registrations racing for it, nor by a change of type", async () => {
       const event = await newEvent();
       const results = await Promise.allSettled(
-        Array.from({ length: 12 }, (_, i) => register(event, { ticketType: "VIP", email: `race${i}@example.com` })),
+        Array.from({ length: 12 }, (_, i) =>
+          register(event, { ticketType: "Workshop", email: `race${i}@example.com` }),
+        ),
       );
       const made = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
       assert.equal(made.length, 2);
@@ -121,57 +128,60 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
         if (r.status === "rejected") {
           assert.ok(ServiceError.is(r.reason));
           assert.equal(r.reason.code, "EVENT_FULL");
-          assert.equal(r.reason.details?.ticketType, "VIP");
+          assert.equal(r.reason.details?.ticketType, "Workshop");
         }
       }
       // The event itself has places: another type still gets in; moving into the full type does not.
       const general = await register(event, { ticketType: "General" });
       assert.equal(general.status, "confirmed");
-      assert.equal(await code(storage.updateAttendee(acme, general.id, { ticketType: "VIP" }, now())), "EVENT_FULL");
-      // One leaving VIP frees its place for a change of type.
+      assert.equal(
+        await code(storage.updateAttendee(acme, general.id, { ticketType: "Workshop" }, now())),
+        "EVENT_FULL",
+      );
+      // One leaving the workshop frees its place for a change of type.
       await storage.updateAttendee(acme, made[0]!.id, { ticketType: "General" }, now());
       assert.equal(
-        (await storage.updateAttendee(acme, general.id, { ticketType: "vip" }, now())).after.ticketType,
-        "VIP",
+        (await storage.updateAttendee(acme, general.id, { ticketType: "workshop" }, now())).after.ticketType,
+        "Workshop",
       );
     });
 
     test("the waiting list promotes by type: a sold-out type's waiters keep their turn, the next in line go first", async () => {
       const event = await newEvent({ capacity: 3, waitlistEnabled: true });
-      const vip1 = await register(event, { ticketType: "VIP", email: "vip1@example.com" });
-      await register(event, { ticketType: "VIP", email: "vip2@example.com" });
-      // VIP is sold out while the event has a place: a VIP buyer waits, a general one is confirmed.
-      const vip3 = await register(event, { ticketType: "VIP", email: "vip3@example.com" });
-      assert.deepEqual([vip3.status, vip3.waitlistPosition], ["waitlisted", 1]);
+      const ws1 = await register(event, { ticketType: "Workshop", email: "ws1@example.com" });
+      await register(event, { ticketType: "Workshop", email: "ws2@example.com" });
+      // Workshop is sold out while the event has a place: a workshop buyer waits, a general one is confirmed.
+      const ws3 = await register(event, { ticketType: "Workshop", email: "ws3@example.com" });
+      assert.deepEqual([ws3.status, ws3.waitlistPosition], ["waitlisted", 1]);
       const gen1 = await register(event, { ticketType: "General", email: "gen1@example.com" });
       assert.equal(gen1.status, "confirmed");
       await register(event, { ticketType: "General", email: "gen2@example.com" });
-      await register(event, { ticketType: "VIP", email: "vip4@example.com" });
+      await register(event, { ticketType: "Workshop", email: "ws4@example.com" });
       await register(event, { ticketType: "General", email: "gen3@example.com" });
       assert.deepEqual(await line(event), [
-        ["vip3@example.com", 1],
+        ["ws3@example.com", 1],
         ["gen2@example.com", 2],
-        ["vip4@example.com", 3],
+        ["ws4@example.com", 3],
         ["gen3@example.com", 4],
       ]);
 
-      // A general place frees: VIP is still sold out, so the first general one in line gets it.
+      // A general place frees: the workshop is still sold out, so the first general one in line gets it.
       await storage.updateAttendee(acme, gen1.id, { status: "cancelled" }, now());
       assert.deepEqual(await line(event), [
-        ["vip3@example.com", 1],
-        ["vip4@example.com", 2],
+        ["ws3@example.com", 1],
+        ["ws4@example.com", 2],
         ["gen3@example.com", 3],
       ]);
-      // A VIP place frees: the first VIP in line gets it.
-      await storage.updateAttendee(acme, vip1.id, { status: "cancelled" }, now());
+      // A workshop place frees: the first workshop one in line gets it.
+      await storage.updateAttendee(acme, ws1.id, { status: "cancelled" }, now());
       assert.deepEqual(await line(event), [
-        ["vip4@example.com", 1],
+        ["ws4@example.com", 1],
         ["gen3@example.com", 2],
       ]);
       // The types' capacity raised with the event's: promotion in line order.
       const raised = EventUpdateInput.parse({
         capacity: 5,
-        ticketTypes: TYPES.map((type) => (type.name === "VIP" ? { ...type, capacity: 3 } : type)),
+        ticketTypes: TYPES.map((type) => (type.name === "Workshop" ? { ...type, capacity: 3 } : type)),
       });
       await storage.updateEvent(acme, event.id, raised, now());
       assert.deepEqual(await line(event), []);
@@ -202,12 +212,119 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
       const { after: fewer } = await update(without("Early bird"));
       assert.deepEqual(
         fewer.ticketTypes.map((type) => type.name),
-        ["General", "VIP"],
+        ["General", "VIP", "Workshop"],
       );
       const { after: none } = await update(null);
       assert.deepEqual(none.ticketTypes, []);
       const free: AttendeeRecord = await register(event, { ticketType: "anything" });
       assert.equal(free.ticketType, "anything");
+    });
+
+    const pay = (id: string, amount: number, method: PaymentMethod = "cash") =>
+      recordPayment(storage, acme, id, { amount, method, reference: "R-1" }, now());
+    const refund = (id: string, amount?: number) => refundByHand(storage, acme, id, { amount }, now());
+    const ledger = (attendeeId: string) => storage.transaction((tx) => tx.payments.sums(attendeeId));
+
+    test("a priced registration waits for its payment; paid in full by hand it is confirmed; overpaying is refused", async () => {
+      const event = await newEvent();
+      const vip = await register(event, { ticketType: "VIP" });
+      assert.deepEqual(
+        [vip.status, vip.payment],
+        [
+          "pending",
+          {
+            status: "requires_payment",
+            amount: 12_000,
+            currency: "EUR",
+            amountPaid: 0,
+            amountRefunded: 0,
+            provider: "manual",
+            expiresAt: null,
+            paymentIntentId: null,
+            clientSecret: null,
+            stripeAccount: null,
+          },
+        ],
+      );
+      // Unpaid, it can be neither confirmed nor checked in.
+      await assert.rejects(storage.updateAttendee(acme, vip.id, { status: "confirmed" }, now()), (error: unknown) => {
+        assert.ok(ServiceError.is(error));
+        assert.deepEqual([error.code, error.details?.reason], ["INVALID_STATE_TRANSITION", "payment_required"]);
+        return true;
+      });
+      assert.equal(
+        await code(storage.checkIn(acme, event.id, vip.confirmationCode, now())),
+        "INVALID_STATE_TRANSITION",
+      );
+      assert.equal(await code(pay(vip.id, 12_001)), "INVALID_REQUEST");
+      const part = (await pay(vip.id, 2_000, "bank_transfer")).after;
+      assert.deepEqual(
+        [part.status, part.payment?.status, part.payment?.amountPaid],
+        ["pending", "requires_payment", 2_000],
+      );
+      const full = (await pay(vip.id, 10_000)).after;
+      assert.deepEqual([full.status, full.payment?.status, full.payment?.amountPaid], ["confirmed", "paid", 12_000]);
+      assert.equal(await code(pay(vip.id, 1)), "INVALID_STATE_TRANSITION");
+      // A priced ticket's type stays; a free one cannot pay.
+      assert.equal(
+        await code(storage.updateAttendee(acme, vip.id, { ticketType: "General" }, now())),
+        "INVALID_STATE_TRANSITION",
+      );
+      const free = await register(event, { ticketType: "General" });
+      assert.equal(free.payment, null);
+      assert.equal(await code(pay(free.id, 100)), "INVALID_STATE_TRANSITION");
+      assert.deepEqual(await ledger(vip.id), [{ provider: "manual", paid: 12_000, refunded: 0 }]);
+    });
+
+    test("refunds never return more than was paid, even at once; a cancellation refunds by the policy; the ledger outlives an erasure", async () => {
+      const event = await newEvent();
+      const vip = await register(event, { ticketType: "VIP" });
+      await pay(vip.id, 12_000);
+      const results = await Promise.allSettled(Array.from({ length: 10 }, () => refund(vip.id, 5_000)));
+      assert.equal(results.filter((r) => r.status === "fulfilled").length, 2);
+      for (const r of results)
+        if (r.status === "rejected") assert.deepEqual([r.reason.code, r.reason.field], ["INVALID_REQUEST", "amount"]);
+      const partly = (await storage.getAttendee(acme, vip.id))!;
+      assert.deepEqual(
+        [partly.status, partly.payment?.status, partly.payment?.amountRefunded],
+        ["confirmed", "partially_refunded", 10_000],
+      );
+      // Cancelled before the event under `full`: what is left goes back.
+      const cancelled = (await storage.updateAttendee(acme, vip.id, { status: "cancelled" }, now())).after;
+      assert.deepEqual([cancelled.payment?.status, cancelled.payment?.amountRefunded], ["refunded", 12_000]);
+      assert.equal(await code(refund(vip.id)), "INVALID_REQUEST");
+      // Refunded, it cannot be taken back without paying again.
+      assert.equal(
+        await code(storage.updateAttendee(acme, vip.id, { status: "confirmed" }, now())),
+        "INVALID_STATE_TRANSITION",
+      );
+
+      // Under `none`, a cancellation keeps the money; an erasure too, and the ledger keeps its amounts.
+      const strict = await newEvent({ refundPolicy: "none" });
+      const kept = await register(strict, { ticketType: "VIP" });
+      await pay(kept.id, 12_000);
+      await storage.eraseAttendee(acme, kept.id, { now: now(), replay: { status: 404, body: "{}" } });
+      assert.equal(await storage.getAttendee(acme, kept.id), null);
+      assert.deepEqual(await ledger(kept.id), [{ provider: "manual", paid: 12_000, refunded: 0 }]);
+      // Erased under `full` before the event: refunded first.
+      const erased = await register(event, { ticketType: "VIP" });
+      await pay(erased.id, 12_000);
+      await storage.eraseAttendee(acme, erased.id, { now: now(), replay: { status: 404, body: "{}" } });
+      assert.deepEqual(await ledger(erased.id), [{ provider: "manual", paid: 12_000, refunded: 12_000 }]);
+    });
+
+    test("a priced registration promoted from the waiting list is pending with its payment due", async () => {
+      const event = await newEvent({ capacity: 1, waitlistEnabled: true });
+      const first = await register(event, { ticketType: "General" });
+      const waiting = await register(event, { ticketType: "VIP" });
+      assert.deepEqual([waiting.status, waiting.payment], ["waitlisted", null]);
+      // By hand, a priced one is promoted into `pending`, never straight into `confirmed`.
+      await storage.updateAttendee(acme, first.id, { status: "cancelled" }, now());
+      const promoted = (await storage.getAttendee(acme, waiting.id))!;
+      assert.deepEqual(
+        [promoted.status, promoted.payment?.status, promoted.payment?.amount],
+        ["pending", "requires_payment", 12_000],
+      );
     });
   });
 }

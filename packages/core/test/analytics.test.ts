@@ -261,6 +261,7 @@ describe("trend report", () => {
     byMode: [],
     buckets: rows.map(([period, f]) => ({ period, ...aggregate(f) })),
     activityKinds: [],
+    revenue: [],
   });
   const range = { startDate: "2027-01-01T00:00:00.000Z", endDate: "2027-03-31T00:00:00.000Z" };
 

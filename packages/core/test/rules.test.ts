@@ -43,6 +43,7 @@ const ATTENDEE_ALLOWED = new Set([
   "checked-in>checked-in",
   "waitlisted>waitlisted",
   "waitlisted>confirmed",
+  "waitlisted>pending",
   "waitlisted>cancelled",
 ]);
 

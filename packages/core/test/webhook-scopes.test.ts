@@ -21,7 +21,7 @@ import { PING_EVENT_TYPE } from "../src/resources/webhook.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 import { EVENT } from "./_fixtures.ts";
 
-const READS = ["events:read", "attendees:read", "analytics:read", "vendors:read"] as const;
+const READS = ["events:read", "attendees:read", "analytics:read", "vendors:read", "payments:read"] as const;
 
 describe("the rule", () => {
   test("every subscribable type belongs to a family with its read scope (none falls through to every scope)", () => {
@@ -40,6 +40,7 @@ describe("the rule", () => {
       attendee: "attendees:read",
       analytics: "analytics:read",
       vendor: "vendors:read",
+      payment: "payments:read",
     });
   });
 
@@ -66,6 +67,8 @@ describe("the rule", () => {
       "analytics:read": ["analytics:read"],
       "vendors:read": ["vendors:read", "vendors:write"],
       "vendors:write": ["vendors:write"],
+      "payments:read": ["payments:read", "payments:write"],
+      "payments:write": ["payments:write"],
     });
     assert.equal(holdsScope(["attendees:write"], "attendees:read"), true);
     assert.equal(holdsScope(["attendees:read"], "attendees:write"), false);
@@ -75,7 +78,10 @@ describe("the rule", () => {
     assert.equal(canReadNotification("sustainability.carbon_offset", ["events:write", "attendees:write"]), true);
     assert.equal(canReadNotification("sustainability.carbon_offset", ["events:write"]), false);
     assert.doesNotThrow(() =>
-      assertSubscribable(["*"], ["events:write", "attendees:write", "analytics:read", "vendors:write"]),
+      assertSubscribable(
+        ["*"],
+        ["events:write", "attendees:write", "analytics:read", "vendors:write", "payments:read"],
+      ),
     );
     assert.doesNotThrow(() =>
       assertSubscribable(["attendee.registered", "attendee.checked_in"], ["attendees:write", "webhooks:write"]),
@@ -84,7 +90,7 @@ describe("the rule", () => {
       () => assertSubscribable(["*"], ["events:write", "attendees:write", "webhooks:write"]),
       (error: unknown) =>
         ServiceError.is(error) &&
-        JSON.stringify(error.details) === '{"requiredScopes":["analytics:read","vendors:read"]}',
+        JSON.stringify(error.details) === '{"requiredScopes":["analytics:read","vendors:read","payments:read"]}',
     );
     const delivery = {
       id: "del_1",

@@ -12,6 +12,7 @@ export const ID_PREFIXES = {
   threshold: "thr",
   vendor: "ven",
   booking: "vbk",
+  payment: "pay",
 } as const;
 
 /** Bytes drawn from the CSPRNG at once: one call per 4 KiB, not per id (as `randomUUID` caches its entropy). */

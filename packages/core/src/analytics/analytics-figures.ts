@@ -11,6 +11,23 @@ import type { AttendeeStatus } from "../rules/attendee-status.ts";
 import type { BucketGranularity } from "./date-buckets.ts";
 import type { ConfirmedVendor } from "../rules/local-sourcing.ts";
 
+/** Money of a set of events in one currency, in its minor unit (DECISIONS, "Payments"). */
+export interface RevenueFigures {
+  currency: string;
+  /** Money received. */
+  gross: number;
+  /** Money returned, or being returned (a Stripe refund on its way). */
+  refunded: number;
+  /** What active unpaid registrations still owe. */
+  outstanding: number;
+}
+
+/** What one event's ticket types took: money received per type and currency, and the active registrations paid in full or free per type. */
+export interface TicketMoneyFigures {
+  gross: Array<{ ticketType: string; currency: string; gross: number }>;
+  sold: Array<{ ticketType: string; sold: number }>;
+}
+
 /** Which events an aggregate covers: the account's events that are not cancelled, narrowed by the filters given. */
 export interface AnalyticsFilter {
   accountId: string;
@@ -88,6 +105,8 @@ export interface AnalyticsFigures {
   buckets: BucketFigures[];
   /** The events' activity records by kind (kinds with records only). */
   activityKinds: KindFigures[];
+  /** The events' ticket money per currency. */
+  revenue: RevenueFigures[];
 }
 
 /** A value and how many registrations have it. */
@@ -119,4 +138,8 @@ export interface EventAnalyticsFigures {
   activityGroups: ActivityGroup[];
   /** Its confirmed vendors' locations and certifications (local sourcing). */
   confirmedVendors: ConfirmedVendor[];
+  /** Its money per currency. */
+  revenue: RevenueFigures[];
+  /** Its money per ticket type. */
+  ticketMoney: TicketMoneyFigures;
 }

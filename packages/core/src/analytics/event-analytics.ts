@@ -7,8 +7,9 @@ import { LOW_CARBON_TRAVEL_MODES, TRAVEL_MODES } from "../carbon/emission-factor
 import { sustainabilityScore } from "../carbon/sustainability-score.ts";
 import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
 import { EVENT_STATUSES } from "../rules/event-status.ts";
-import { SustainabilityGoals } from "../resources/event.ts";
-import type { EventAnalyticsFigures } from "./analytics-figures.ts";
+import { type EventRecord, SustainabilityGoals } from "../resources/event.ts";
+import type { EventAnalyticsFigures, TicketMoneyFigures } from "./analytics-figures.ts";
+import { Revenue, revenueOf } from "./revenue.ts";
 import { LOW_CARBON_CERTIFICATION_SHARE, scoreTier } from "./certifications.ts";
 import { travelModeBreakdown } from "./sustainability-report.ts";
 import { buildFootprint, Footprint, kindFigures, MeasuredResources, measuredResources } from "./footprint.ts";
@@ -139,12 +140,23 @@ export const EventAnalytics = z.object({
     }),
   }),
   financial: z.object({
-    currency: z.literal("USD"),
+    currency: z.literal("USD").meta({ description: "The currency of the offset contributions." }),
     offsetContributionsUsd: Num,
     contributors: z.int(),
     averageContributionUsd: NullableNum,
     offsetTonnes: Num,
     offsetPriceUsdPerTonne: Num,
+    revenue: z.array(Revenue).meta({ description: "Ticket money per currency, in its minor unit." }),
+    byTicketType: z
+      .array(
+        z.object({
+          ticketType: z.string(),
+          currency: z.string(),
+          sold: z.int().meta({ description: "Active registrations of the type paid in full, or free." }),
+          gross: z.int().meta({ description: "Money received for the type." }),
+        }),
+      )
+      .meta({ description: "Each of the event's ticket types, then any other type money was received for." }),
   }),
   feedback: z.object({
     available: z.literal(false),
@@ -154,6 +166,26 @@ export const EventAnalytics = z.object({
   }),
 });
 export type EventAnalytics = z.infer<typeof EventAnalytics>;
+
+/**
+ * Each of the event's ticket types in its order (sold and money received, 0 when none), then any
+ * other type money was received for (a type removed since, or renamed).
+ */
+export function ticketTypeMoney(event: Pick<EventRecord, "ticketTypes">, money: TicketMoneyFigures) {
+  const sold = new Map(money.sold.map((row) => [row.ticketType, row.sold]));
+  const rows = event.ticketTypes.map((type) => ({
+    ticketType: type.name,
+    currency: type.price.currency,
+    sold: sold.get(type.name) ?? 0,
+    gross: 0,
+  }));
+  for (const { ticketType, currency, gross } of money.gross) {
+    const row = rows.find((r) => r.ticketType === ticketType && r.currency === currency);
+    if (row) row.gross += gross;
+    else rows.push({ ticketType, currency, sold: sold.get(ticketType) ?? 0, gross });
+  }
+  return rows;
+}
 
 /**
  * The per-event analytics report from the aggregated figures. Pure. Attendance counts every
@@ -282,6 +314,8 @@ export function buildEventAnalytics(
       averageContributionUsd: opted ? round3(offsetUsd / opted) : null,
       offsetTonnes: round3(offset / 1000),
       offsetPriceUsdPerTonne: carbon.offsetPriceUsdPerTonne,
+      revenue: figures.revenue.map(revenueOf),
+      byTicketType: ticketTypeMoney(figures.event, figures.ticketMoney),
     },
     feedback: { available: false, reason: FEEDBACK_UNAVAILABLE_REASON, responses: 0, averageRating: null },
   };

@@ -1,3 +1,4 @@
+import { Revenue, revenueOf } from "./revenue.ts";
 import * as z from "zod";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
 import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet, TRAVEL_MODES } from "../carbon/emission-factors.ts";
@@ -128,6 +129,9 @@ export const SustainabilityReport = z.object({
   }),
   trend: z.array(TrendBucket).nullable().meta({
     description: "One entry per period of the range (empty periods included, with zeros); null for granularity total.",
+  }),
+  financial: z.object({
+    revenue: z.array(Revenue).meta({ description: "The events' ticket money per currency, in its minor unit." }),
   }),
   summary: z.object({
     events: z.int(),
@@ -263,6 +267,7 @@ export function buildSustainabilityReport(input: SustainabilityReportInput): Sus
       input.granularity === "total"
         ? null
         : input.buckets.map((bucket) => bucketFigures(bucket, byPeriod.get(bucket.period), carbon)),
+    financial: { revenue: figures.revenue.map(revenueOf) },
     summary: {
       events: t.events,
       attendance: t.attendance,

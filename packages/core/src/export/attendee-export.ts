@@ -52,8 +52,13 @@ function columnsOf(schema: z.ZodObject, prefix: string[] = []): Column[] {
   });
 }
 
-/** The CSV columns of a registration: the fields of the API's `Attendee`. */
-export const ATTENDEE_EXPORT_COLUMNS: readonly Column[] = columnsOf(Attendee);
+/**
+ * The CSV columns of a registration: the fields of the API's `Attendee`, but the payment's client
+ * secret, which only the buyer's own answers carry.
+ */
+export const ATTENDEE_EXPORT_COLUMNS: readonly Column[] = columnsOf(Attendee).filter(
+  (column) => column.header !== "payment.clientSecret",
+);
 
 function cell(attendee: Attendee, column: Column): string {
   let value: unknown = attendee;

@@ -278,6 +278,10 @@ function buildDocument(): Record<string, unknown> {
         description:
           "What a vendor does through its booking's link, without an API key: see the request, confirm or decline, report its activity data",
       },
+      {
+        name: "Payments",
+        description: "Money for priced registrations: recorded by hand, refunded",
+      },
       { name: "Service", description: "Health" },
     ],
     paths,

@@ -16,6 +16,7 @@ import type { Scope } from "../resources/api-key.ts";
 import { Activity, ActivityInput, VendorActivityInput } from "../resources/activity.ts";
 import { ActivityListQuery, ActivityUpdateInput, VendorActivityUpdateInput } from "../resources/priced-activity.ts";
 import { DeleteResult } from "../resources/common.ts";
+import { PaymentInput, RefundInput } from "../resources/payment.ts";
 import { SustainabilityReportDocument } from "../analytics/report-document.ts";
 import { renderReportPage, REPORT_PAGE_CSP } from "../analytics/report-page.ts";
 import { Event, EventCreateInput, EventListQuery, EventUpdateInput } from "../resources/event.ts";
@@ -90,7 +91,16 @@ export interface RouteSpec {
   path: string;
   operationId: string;
   summary: string;
-  tag: "Events" | "Attendees" | "Webhooks" | "Analytics" | "Activities" | "Thresholds" | "Vendors" | "Vendor link";
+  tag:
+    | "Events"
+    | "Attendees"
+    | "Webhooks"
+    | "Analytics"
+    | "Activities"
+    | "Thresholds"
+    | "Vendors"
+    | "Vendor link"
+    | "Payments";
   /** The query schema of a route that takes query parameters; any other route rejects them. */
   query?: z.ZodType;
   /** The JSON body schema. */
@@ -305,6 +315,31 @@ export const ROUTES: readonly Route[] = [
     response: { status: 200, schema: DeleteResult, name: "DeleteResult", description: "The erasure" },
     errors: ["NOT_FOUND"],
     handle: async (c) => ok(await c.account.attendees.delete(c.params.id!)),
+  },
+  {
+    method: "POST",
+    path: "/attendees/:id/payments",
+    scope: "payments:write",
+    tag: "Payments",
+    operationId: "recordPayment",
+    summary: "Record money taken by hand for a priced registration (at the door, by bank transfer)",
+    body: PaymentInput,
+    response: { status: 200, schema: Attendee, name: "Attendee", description: "The registration with its payment" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION"],
+    handle: async (c) => ok(await c.account.attendees.pay(c.params.id!, await c.body<PaymentInput>())),
+  },
+  {
+    method: "POST",
+    path: "/attendees/:id/refunds",
+    scope: "payments:write",
+    tag: "Payments",
+    operationId: "refundAttendee",
+    summary: "Refund part or all of what a registration paid (default: all), through the provider it was paid with",
+    body: RefundInput,
+    bodyOptional: true,
+    response: { status: 200, schema: Attendee, name: "Attendee", description: "The registration with its payment" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND"],
+    handle: async (c) => ok(await c.account.attendees.refund(c.params.id!, await c.optionalBody<RefundInput>())),
   },
   {
     method: "GET",

@@ -13,6 +13,8 @@ export const SCOPES = [
   "analytics:read",
   "vendors:read",
   "vendors:write",
+  "payments:read",
+  "payments:write",
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -13,6 +13,7 @@ import {
   text,
   Timestamp,
 } from "./common.ts";
+import { Payment, PaymentRecord, toApiPayment } from "./payment.ts";
 
 /** A phone number with its country code: `+` then 7 to 15 digits, spaces, dots, dashes and brackets allowed. */
 export const Phone = z
@@ -133,19 +134,31 @@ export const AttendeeRecord = z.object({
   updatedAt: Timestamp,
   checkedInAt: Timestamp.nullable(),
   cancelledAt: Timestamp.nullable(),
+  payment: PaymentRecord.nullable(),
 });
 export type AttendeeRecord = z.infer<typeof AttendeeRecord>;
 
 /** A registration as the API returns it. */
 export const Attendee = AttendeeRecord.omit({ accountId: true }).extend({
+  payment: Payment.nullable().meta({
+    description: "What a priced ticket costs and how it is paid; null for a free registration and while waitlisted.",
+  }),
   qrCode: z.url().meta({ description: "URL of a PNG QR code that encodes confirmationCode, for check-in." }),
 });
 export type Attendee = z.infer<typeof Attendee>;
 
-/** The API form of a registration: its QR code image under `baseUrl`. */
-export function toApiAttendee(attendee: AttendeeRecord, baseUrl: string): Attendee {
-  const { accountId: _accountId, ...rest } = attendee;
-  return { ...rest, qrCode: `${baseUrl}/v1/qr/${attendee.id}.png` };
+/**
+ * The API form of a registration: its QR code image under `baseUrl`, and its payment with the
+ * client secret only in the buyer's answers (`withSecret`: the create answer, `GET`,
+ * `attendee.promoted`).
+ */
+export function toApiAttendee(attendee: AttendeeRecord, baseUrl: string, withSecret = false): Attendee {
+  const { accountId: _accountId, payment, ...rest } = attendee;
+  return {
+    ...rest,
+    payment: payment && toApiPayment(payment, withSecret),
+    qrCode: `${baseUrl}/v1/qr/${attendee.id}.png`,
+  };
 }
 
 /** Builds the stored record of a new registration. */
@@ -176,6 +189,7 @@ export function newAttendeeRecord(
     updatedAt: ids.now,
     checkedInAt: null,
     cancelledAt: null,
+    payment: null,
   };
 }
 

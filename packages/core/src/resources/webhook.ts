@@ -34,6 +34,11 @@ export const WEBHOOK_EVENT_TYPES = [
   "vendor.declined",
   "vendor.cancelled",
   "vendor.data_submitted",
+  // Payments: a priced registration paid, declined, expired unpaid, or refunded.
+  "payment.succeeded",
+  "payment.failed",
+  "payment.expired",
+  "payment.refunded",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -49,6 +54,7 @@ export const READ_SCOPE_BY_FAMILY = {
   attendee: "attendees:read",
   analytics: "analytics:read",
   vendor: "vendors:read",
+  payment: "payments:read",
 } as const satisfies Record<string, Scope>;
 
 /**

@@ -20,8 +20,8 @@ export const ACTIVE_ATTENDEE_STATUSES = [
 /**
  * The status changes a registration allows: `confirmed <-> pending`,
  * `confirmed | pending -> checked-in | cancelled`, `cancelled -> confirmed` (a re-activation,
- * subject to capacity and duplicates), `waitlisted -> confirmed` (a promotion, subject to
- * capacity) `| cancelled`; `checked-in` is final, and nothing goes to `waitlisted` but a new
+ * subject to capacity and duplicates), `waitlisted -> confirmed | pending` (a promotion, subject
+ * to capacity; `pending` for a priced ticket, which is then due) `| cancelled`; `checked-in` is final, and nothing goes to `waitlisted` but a new
  * registration. Staying put is a no-op.
  */
 export const ATTENDEE_TRANSITIONS: TransitionTable<AttendeeStatus> = {
@@ -29,7 +29,7 @@ export const ATTENDEE_TRANSITIONS: TransitionTable<AttendeeStatus> = {
   pending: ["confirmed", "checked-in", "cancelled"],
   cancelled: ["confirmed"],
   "checked-in": [],
-  waitlisted: ["confirmed", "cancelled"],
+  waitlisted: ["confirmed", "pending", "cancelled"],
 };
 
 /** True when the status holds a place in the event. */

@@ -23,8 +23,7 @@ export interface TicketedEvent {
  */
 export function ticketTypeOf(event: TicketedEvent, name: string, now?: string): TicketType | null {
   if (event.ticketTypes.length === 0) return null;
-  const key = name.toLowerCase();
-  const type = event.ticketTypes.find((candidate) => candidate.name.toLowerCase() === key);
+  const type = findTicketType(event, name);
   const names = event.ticketTypes.map((candidate) => candidate.name);
   if (!type) {
     throw new ServiceError("INVALID_REQUEST", {
@@ -41,6 +40,12 @@ export function ticketTypeOf(event: TicketedEvent, name: string, now?: string): 
     });
   }
   return type;
+}
+
+/** The event's ticket type named `name` (case-insensitively), or `null`: no such type, or none at all. */
+export function findTicketType(event: TicketedEvent, name: string): TicketType | null {
+  const key = name.toLowerCase();
+  return event.ticketTypes.find((type) => type.name.toLowerCase() === key) ?? null;
 }
 
 /** Places still free in a ticket type with `active` active registrations (`Infinity` for a type without a capacity). */

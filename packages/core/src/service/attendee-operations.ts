@@ -10,11 +10,13 @@ import {
   toApiAttendee,
 } from "../resources/attendee.ts";
 import { type DeleteResult, paginate } from "../resources/common.ts";
+import { PaymentInput, RefundInput } from "../resources/payment.ts";
 import { AttendeeExportQuery, attendeeExportStream, type ExportFormat } from "../export/attendee-export.ts";
 import type { AttendeeStore } from "../storage/attendee-store.ts";
 import type { EventStore } from "../storage/event-store.ts";
 import { ERASED_ANSWER } from "../storage/erasure.ts";
 import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
+import { recordPayment, refundByHand } from "./payment-changes.ts";
 import { eraseAttendee, registerAttendee, updateAttendee } from "./registrations.ts";
 import type { TransactionalStorage } from "./transaction-steps.ts";
 
@@ -26,6 +28,13 @@ export interface AttendeeOperations {
   get(id: string): Promise<Attendee>;
   /** Partial update; throws `NOT_FOUND`, `INVALID_REQUEST`, `INVALID_STATE_TRANSITION`, `EVENT_FULL`, `DUPLICATE_REGISTRATION`. */
   update(id: string, input: AttendeeUpdateInput): Promise<Attendee>;
+  /**
+   * Records money taken by hand for a priced registration; paid in full, it is `confirmed`.
+   * Throws `NOT_FOUND`, `INVALID_REQUEST` (overpaying: field `amount`), `INVALID_STATE_TRANSITION`.
+   */
+  pay(id: string, input: PaymentInput): Promise<Attendee>;
+  /** Refunds part or all of what the registration paid (default: all). Throws `NOT_FOUND`, `INVALID_REQUEST` (field `amount`). */
+  refund(id: string, input?: RefundInput): Promise<Attendee>;
   list(query?: Record<string, unknown>): Promise<ListResult<"attendees", Attendee>>;
   /**
    * Erases the registration: its personal data leaves every table and stored payload, an
@@ -51,8 +60,10 @@ export function createAttendeeOperations(
   storage: AttendeeStore & Pick<EventStore, "getEvent"> & TransactionalStorage,
   context: OperationContext,
 ): AttendeeOperations {
-  const { accountId, clock, notifier, queued } = context;
+  const { accountId, clock, notifier, queued, payments } = context;
   const attendeeOut = (record: AttendeeRecord) => toApiAttendee(record, context.baseUrl);
+  // The buyer's answers (the registration's create answer, its GET) carry the payment's client secret.
+  const buyerOut = (record: AttendeeRecord) => toApiAttendee(record, context.baseUrl, true);
 
   const attendees: AttendeeOperations = {
     async register(input) {
@@ -63,18 +74,30 @@ export function createAttendeeOperations(
         confirmationCode: createConfirmationCode(),
         now: clock().toISOString(),
       });
-      const registered = await registerAttendee(storage, record, notifier);
+      const registered = await registerAttendee(storage, record, notifier, payments);
       queued();
-      return attendeeOut(registered);
+      return buyerOut(registered);
     },
     async get(id) {
       const attendee = await storage.getAttendee(accountId, id);
       if (!attendee) throw notFound("Attendee", id);
-      return attendeeOut(attendee);
+      return buyerOut(attendee);
     },
     async update(id, input) {
       const parsed = parseInput(AttendeeUpdateInput, input);
-      const { after } = await updateAttendee(storage, accountId, id, parsed, clock().toISOString(), notifier);
+      const { after } = await updateAttendee(storage, accountId, id, parsed, clock().toISOString(), notifier, payments);
+      queued();
+      return attendeeOut(after);
+    },
+    async pay(id, input) {
+      const parsed = parseInput(PaymentInput, input);
+      const { after } = await recordPayment(storage, accountId, id, parsed, clock().toISOString(), notifier, payments);
+      queued();
+      return attendeeOut(after);
+    },
+    async refund(id, input = {}) {
+      const parsed = parseInput(RefundInput, input);
+      const { after } = await refundByHand(storage, accountId, id, parsed, clock().toISOString(), notifier, payments);
       queued();
       return attendeeOut(after);
     },
@@ -90,6 +113,7 @@ export function createAttendeeOperations(
         id,
         { now: clock().toISOString(), replay: ERASED_ANSWER },
         notifier,
+        payments,
       );
       if (!erased) throw notFound("Attendee", id);
       queued();

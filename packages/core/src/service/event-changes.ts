@@ -4,6 +4,7 @@
  * outbox in it.
  */
 import { applyEventUpdate, type EventRecord, type EventUpdate } from "../resources/event.ts";
+import type { PaymentTerms } from "../rules/payments.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { Change } from "../storage/common.ts";
 import type { Erasure } from "../storage/erasure.ts";
@@ -43,23 +44,30 @@ export function updateEvent(
   update: EventUpdate,
   now: string,
   notifier?: ChangeNotifier,
+  terms?: PaymentTerms,
 ): Promise<Change<EventRecord>> {
-  return runTransaction(storage, notifier, async (steps) => {
-    const { tx } = steps;
-    const before = await tx.events.lock(accountId, id);
-    if (!before) throw notFound("Event", id);
-    const figures = await tx.figures.read(id);
-    const held = update.ticketTypes === undefined ? undefined : await heldTickets(tx, id);
-    const after = applyEventUpdate(before, update, figures.activeRegistrations, now, held);
-    await tx.events.update(after, { replaceTags: update.tags !== undefined });
-    await appendNotifications(steps, accountId, { op: "event.updated", before, after, at: now });
-    if (after.status !== before.status) await closeBookings(steps, after, now);
-    // A raised capacity, or new ticket types, may free places for those waiting; nothing above moved the figures.
-    if (after.capacity > before.capacity || update.ticketTypes !== undefined)
-      await promoteWaitlisted(steps, after, figures, now);
-    await checkEventThresholds(steps, after, now, { capacityChanged: after.capacity !== before.capacity });
-    return { before, after };
-  });
+  return runTransaction(
+    storage,
+    notifier,
+    async (steps) => {
+      const { tx } = steps;
+      const before = await tx.events.lock(accountId, id);
+      if (!before) throw notFound("Event", id);
+      const figures = await tx.figures.read(id);
+      const held = update.ticketTypes === undefined ? undefined : await heldTickets(tx, id);
+      const after = applyEventUpdate(before, update, figures.activeRegistrations, now, held);
+      await tx.events.update(after, { replaceTags: update.tags !== undefined });
+      await appendNotifications(steps, accountId, { op: "event.updated", before, after, at: now });
+      if (after.status !== before.status) await closeBookings(steps, after, now);
+      // A raised capacity, or new ticket types, may free places for those waiting; nothing above moved the figures.
+      if (after.capacity > before.capacity || update.ticketTypes !== undefined)
+        await promoteWaitlisted(steps, after, figures, now);
+      await checkEventThresholds(steps, after, now, { capacityChanged: after.capacity !== before.capacity });
+      return { before, after };
+    },
+    undefined,
+    terms,
+  );
 }
 
 /**

@@ -68,7 +68,7 @@ export function createEventOperations(
     get: getEvent,
     async update(id, input) {
       const parsed = parseInput(EventUpdateInput, input);
-      await updateEvent(storage, accountId, id, parsed, clock().toISOString(), notifier);
+      await updateEvent(storage, accountId, id, parsed, clock().toISOString(), notifier, context.payments);
       queued();
       return getEvent(id);
     },

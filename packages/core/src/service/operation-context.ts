@@ -3,6 +3,7 @@ import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
 import { ServiceError } from "../errors.ts";
 import type { Scope, Tier } from "../resources/api-key.ts";
 import type { Pagination } from "../resources/common.ts";
+import type { PaymentTerms } from "../rules/payments.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
 
 /** A list response: the items under `key` and the pagination object. */
@@ -26,6 +27,8 @@ export interface OperationContext {
   notifier: ChangeNotifier;
   /** Called after a write that may have queued deliveries. */
   queued: () => void;
+  /** How priced registrations pay (provider, hold). */
+  payments: PaymentTerms;
 }
 
 /** `NOT_FOUND` for a resource of this account, naming the request's `field` that held its id when given. */

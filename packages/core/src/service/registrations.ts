@@ -17,7 +17,8 @@ import { assertPlaceLeft } from "../rules/capacity.ts";
 import { assertDoorOpen, isCheckedIn } from "../rules/check-in.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { assertOpenForRegistration } from "../rules/event-status.ts";
-import { assertTicketPlaceLeft, ticketTypeOf } from "../rules/ticket-types.ts";
+import { assertPaidForStatus, assertRetypable, type PaymentTerms, refundOnCancel } from "../rules/payments.ts";
+import { assertTicketPlaceLeft, findTicketType, ticketTypeOf } from "../rules/ticket-types.ts";
 import { registrationChange } from "../rules/registration-change.ts";
 import { admission } from "../rules/waitlist.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
@@ -33,6 +34,7 @@ import {
   type TransactionalStorage,
 } from "./transaction-steps.ts";
 import { notFound } from "./operation-context.ts";
+import { refundSteps, takingPlace } from "./payment-changes.ts";
 import { checkEventThresholds } from "./threshold-checks.ts";
 import { ticketActive } from "./ticket-counts.ts";
 import { settleWaitlist } from "./waitlist.ts";
@@ -43,12 +45,14 @@ import { settleWaitlist } from "./waitlist.ts";
  * `DUPLICATE_REGISTRATION` when the email (case-insensitive) holds a registration of the event
  * that is not cancelled, and `EVENT_FULL` when no place is left and there is no waiting list to
  * join. Its `confirmationCode` is replaced if it is taken. Returns the registration as stored
- * (`confirmed`, or `waitlisted` with its place in line).
+ * (`confirmed`; `pending` with its payment for a priced ticket; or `waitlisted` with its place in
+ * line).
  */
 export function registerAttendee(
   storage: TransactionalStorage,
   attendee: AttendeeRecord,
   notifier?: ChangeNotifier,
+  terms?: PaymentTerms,
 ): Promise<AttendeeRecord> {
   return runTransaction(
     storage,
@@ -71,6 +75,8 @@ export function registerAttendee(
           ticket ? { type: ticket, active: await ticketActive(tx, event.id, ticket) } : undefined,
         ),
       };
+      // Admitted, a priced ticket waits for its payment; one waiting pays when promoted.
+      if (record.status === "confirmed") record = takingPlace(steps, event, record, record.registrationDate);
       while (await tx.attendees.codeTaken(record.confirmationCode))
         record = { ...record, confirmationCode: createConfirmationCode() };
       await tx.attendees.insert(record);
@@ -85,6 +91,7 @@ export function registerAttendee(
       return record;
     },
     () => attendee,
+    terms,
   );
 }
 
@@ -101,6 +108,7 @@ export function updateAttendee(
   update: AttendeeUpdate,
   now: string,
   notifier?: ChangeNotifier,
+  terms?: PaymentTerms,
 ): Promise<Change<AttendeeRecord>> {
   let attempted: AttendeeRecord | undefined;
   return runTransaction(
@@ -124,9 +132,22 @@ export function updateAttendee(
       const ticket =
         retyped || change.takesPlace ? ticketTypeOf(event, after.ticketType, retyped ? now : undefined) : null;
       if (ticket) after = { ...after, ticketType: ticket.name };
+      if (retyped) assertRetypable(before, findTicketType(event, after.ticketType));
       if (change.takesPlace) {
         assertOpenForRegistration(event);
         assertPlaceLeft(event, (await tx.figures.read(event.id)).activeRegistrations);
+        // One waiting takes its place as a promotion does: a priced ticket is then due.
+        if (before.payment === null) {
+          const taking = takingPlace(steps, event, after, now);
+          if (taking.payment !== null) assertPaidForStatus(before, { ...taking, status: after.status });
+          after = taking;
+        }
+      }
+      assertPaidForStatus(before, after);
+      if (change.freesPlace && after.payment !== null) {
+        const refund = refundOnCancel(event, after.payment, now);
+        if (refund > 0)
+          after = await refundSteps(steps, event, { ...after, payment: after.payment }, refund, now, null);
       }
       if (ticket && isActiveAttendeeStatus(after.status) && (retyped || change.takesPlace))
         assertTicketPlaceLeft(event, ticket, await ticketActive(tx, event.id, ticket));
@@ -141,6 +162,7 @@ export function updateAttendee(
       return { before, after };
     },
     () => attempted,
+    terms,
   );
 }
 
@@ -167,7 +189,10 @@ export function checkIn(
         field: "confirmationCode",
       });
     // Checked in already: left as it is, nothing notified.
-    return { before, after: isCheckedIn(before) ? before : applyAttendeeUpdate(before, { status: "checked-in" }, now) };
+    if (isCheckedIn(before)) return { before, after: before };
+    const after = applyAttendeeUpdate(before, { status: "checked-in" }, now);
+    assertPaidForStatus(before, after);
+    return { before, after };
   });
 }
 
@@ -234,21 +259,34 @@ export function eraseAttendee(
   id: string,
   erasure: Erasure,
   notifier?: ChangeNotifier,
+  terms?: PaymentTerms,
 ): Promise<AttendeeRecord | null> {
-  return runTransaction(storage, notifier, async (steps) => {
-    const { tx } = steps;
-    const eventId = await tx.attendees.eventIdOf(accountId, id);
-    if (eventId === null) return null;
-    const event = await tx.events.lock(accountId, eventId);
-    // Read again under the event's lock: a concurrent erasure may have taken it meanwhile.
-    const erased = event && (await tx.attendees.get(accountId, id));
-    if (!event || !erased) return null;
-    await tx.attendees.remove(id);
-    await moveFigures(steps, event.id, erased, null);
-    await scrubStoredCopies(tx, accountId, { attendeeId: id, eventId: erased.eventId }, new Set([id]), erasure);
-    await appendNotifications(steps, accountId, { op: "attendee.erased", event, attendee: erased, at: erasure.now });
-    await settleWaitlist(steps, event, registrationChange(erased, null), erasure.now);
-    await checkEventThresholds(steps, event, erasure.now, { footprint: true });
-    return erased;
-  });
+  return runTransaction(
+    storage,
+    notifier,
+    async (steps) => {
+      const { tx } = steps;
+      const eventId = await tx.attendees.eventIdOf(accountId, id);
+      if (eventId === null) return null;
+      const event = await tx.events.lock(accountId, eventId);
+      // Read again under the event's lock: a concurrent erasure may have taken it meanwhile.
+      const erased = event && (await tx.attendees.get(accountId, id));
+      if (!event || !erased) return null;
+      // An erasure cancels: what was paid goes back by the event's refund policy, and the ledger
+      // keeps the amounts without the references that may name the payer.
+      const refund = erased.payment ? refundOnCancel(event, erased.payment, erasure.now) : 0;
+      if (refund > 0)
+        await refundSteps(steps, event, { ...erased, payment: erased.payment! }, refund, erasure.now, null);
+      if (erased.payment) await tx.payments.scrubReferences(id);
+      await tx.attendees.remove(id);
+      await moveFigures(steps, event.id, erased, null);
+      await scrubStoredCopies(tx, accountId, { attendeeId: id, eventId: erased.eventId }, new Set([id]), erasure);
+      await appendNotifications(steps, accountId, { op: "attendee.erased", event, attendee: erased, at: erasure.now });
+      await settleWaitlist(steps, event, registrationChange(erased, null), erasure.now);
+      await checkEventThresholds(steps, event, erasure.now, { footprint: true });
+      return erased;
+    },
+    undefined,
+    terms,
+  );
 }

@@ -3,6 +3,7 @@ import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emis
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import { contributionChange } from "../resources/kept-figures.ts";
 import { tallyChange, travelTallyChange } from "../resources/kept-tallies.ts";
+import { MANUAL_PAYMENT_TERMS, type PaymentTerms } from "../rules/payments.ts";
 import { duplicateRegistration } from "../rules/registration-change.ts";
 import type { ChangeNotifier, StoredChange } from "../storage/change-notifier.ts";
 import { type ErasureSubject, redactEnvelope } from "../storage/envelope.ts";
@@ -27,24 +28,28 @@ export interface Steps {
    * place the first in line takes moves nothing).
    */
   activeDelta: number;
+  /** How the registrations the transaction admits or promotes pay. */
+  payments: PaymentTerms;
 }
 
 /**
  * Runs `fn` as one business transaction on `storage` (see `TransactionStore.transaction`). A
  * write that broke the one-active-registration-per-email uniqueness (a race the event's lock did
  * not cover) is answered as `DUPLICATE_REGISTRATION` for `duplicateOf()`, read in a transaction
- * of its own after the failed one rolled back.
+ * of its own after the failed one rolled back. `payments`: how the registrations it admits or
+ * promotes pay (default: by hand).
  */
 export async function runTransaction<T>(
   storage: TransactionalStorage,
   notifier: ChangeNotifier | undefined,
   fn: (steps: Steps) => Promise<T>,
   duplicateOf?: () => AttendeeRecord | undefined,
+  payments: PaymentTerms = MANUAL_PAYMENT_TERMS,
 ): Promise<T> {
   const factors = storage.emissionFactors ?? DEFAULT_EMISSION_FACTORS;
   try {
     return await storage.transaction((tx) =>
-      fn({ tx, factors, carbon: notifier?.carbon ?? DEFAULT_CARBON_SETTINGS, notifier, activeDelta: 0 }),
+      fn({ tx, factors, carbon: notifier?.carbon ?? DEFAULT_CARBON_SETTINGS, notifier, activeDelta: 0, payments }),
     );
   } catch (error) {
     const attendee = StorageConflict.is(error, "active-email") ? duplicateOf?.() : undefined;

@@ -9,6 +9,7 @@ import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { RegistrationChange } from "../rules/registration-change.ts";
 import { promotionOrder } from "../rules/ticket-types.ts";
 import { closeUpAfterPromotion, closeUpBehind, promotionsDue } from "../rules/waitlist.ts";
+import { takingPlace } from "./payment-changes.ts";
 import { ticketRoom } from "./ticket-counts.ts";
 import { moveFigures, appendNotifications, type Steps } from "./transaction-steps.ts";
 
@@ -16,7 +17,7 @@ import { moveFigures, appendNotifications, type Steps } from "./transaction-step
  * Promotes from the event's waiting list into the places free with the event's kept `figures` as
  * they stand (`promotionsDue` says how many), in line order; when ticket types have capacities,
  * those whose type is sold out keep their turn and the next in line go first (`promotionOrder`).
- * Each becomes `confirmed` and is notified as an update of the registration (the notifier adds
+ * Each becomes `confirmed` (`pending` with its payment due, for a priced ticket) and is notified as an update of the registration (the notifier adds
  * `attendee.promoted`); the rest of the list moves up. Returns the promoted registrations.
  */
 export async function promoteWaitlisted(
@@ -34,7 +35,7 @@ export async function promoteWaitlisted(
     : waiting;
   const promoted: AttendeeRecord[] = [];
   for (const before of chosen) {
-    const after = promoteAttendee(before, now);
+    const after = takingPlace(steps, event, promoteAttendee(before, now), now);
     await steps.tx.attendees.updateStatus(after);
     await moveFigures(steps, event.id, before, after);
     await appendNotifications(steps, event.accountId, { op: "attendee.updated", event, before, after, at: now });

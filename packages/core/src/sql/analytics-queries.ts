@@ -35,6 +35,7 @@ import { ACTIVE_ATTENDEE_STATUSES, isActiveAttendeeStatus } from "../rules/atten
 import type { EventRecord } from "../resources/event.ts";
 import type { Database, EventsTable } from "./database.ts";
 import { confirmedVendors } from "./vendor-sql.ts";
+import { revenueFigures, ticketTypeFigures } from "./payment-sql.ts";
 import type { SqlDialect } from "./dialect.ts";
 import { rowToActivityFigures, rowToEvent } from "./rows.ts";
 import { eventTallyReads, NO_MODE, TRAVEL_FACET } from "./tally-sql.ts";
@@ -337,7 +338,12 @@ export function createAnalyticsQueries(
           .select(unionSelect("activity", sql`act.kind`, kindColumns))
           .groupBy("act.kind"),
       );
-      const rows = (await query.execute()) as Array<Record<string, unknown>>;
+      // Money is per currency, which the union's rows are not: its own statement, beside it.
+      const [unionRows, revenue] = await Promise.all([
+        query.execute(),
+        revenueFigures(db, db.selectFrom("events as e").select("e.id").where(filterCondition(filter))),
+      ]);
+      const rows = unionRows as Array<Record<string, unknown>>;
       const totalsRow = rows.find((row) => row.kind === "total")!;
       const bucketRows = rows
         .filter((row) => row.kind === "bucket")
@@ -386,6 +392,7 @@ export function createAnalyticsQueries(
           measuredEmissionsKg: num(row.measured_kg),
           unpriced: num(row.unpriced),
         })),
+        revenue,
       };
     },
 
@@ -412,7 +419,7 @@ export function createAnalyticsQueries(
       // The event's kept tallies (a few rows, whatever its registrations), its first and last
       // registration and its activity records' groups, read at once.
       const tallies = eventTallyReads(db, eventId);
-      const [values, companies, windowRow, groupRows, vendors] = await Promise.all([
+      const [values, companies, windowRow, groupRows, vendors, revenue, ticketMoney] = await Promise.all([
         tallies.values(),
         tallies.topCompanies(TOP_COMPANIES),
         // Two index seeks (attendees_event_registered), where min and max in one select scan the event's entries.
@@ -452,6 +459,8 @@ export function createAnalyticsQueries(
           .groupBy(["kind", "data_quality", "source", "stream", "fuel", "mode", "unit", "factor"])
           .execute(),
         confirmedVendors(db, eventId),
+        revenueFigures(db, db.selectFrom("events as e").select("e.id").where("e.id", "=", eventId)),
+        ticketTypeFigures(db, eventId),
       ]);
       const of = (facet: TallyFacet) => values.filter((v) => v.facet === facet);
       const travel = values.filter((v) => v.facet === TRAVEL_FACET);
@@ -518,6 +527,8 @@ export function createAnalyticsQueries(
           unpriced: num(g.unpriced),
         })),
         confirmedVendors: vendors,
+        revenue,
+        ticketMoney,
       };
     },
   };

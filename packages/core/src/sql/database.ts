@@ -10,6 +10,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   events: EventsTable;
   event_tags: EventTagsTable;
+  payments: PaymentsTable;
   attendees: AttendeesTable;
   rate_limit_counters: RateLimitCountersTable;
   key_revision: KeyRevisionTable;
@@ -360,4 +361,33 @@ export interface AttendeesTable {
   cancelled_at: string | null;
   /** 1, 2, ... in the event's waiting list while `waitlisted`, else null; closed up under the event's lock. */
   waitlist_position: number | null;
+  /** The payment of a priced registration (`resources/payment.ts`); all null for a free one. */
+  payment_status: string | null;
+  payment_amount: number | null;
+  payment_currency: string | null;
+  payment_paid: number | null;
+  payment_refunded: number | null;
+  payment_provider: string | null;
+  payment_expires_at: string | null;
+  payment_intent_id: string | null;
+  payment_client_secret: string | null;
+  payment_account: string | null;
+}
+
+/** The payment ledger: every movement of a registration's money (`PaymentEntry`). */
+export interface PaymentsTable {
+  id: string;
+  account_id: string;
+  event_id: string;
+  attendee_id: string;
+  kind: string;
+  amount: number;
+  currency: string;
+  ticket_type: string;
+  provider: string;
+  method: string | null;
+  reference: string | null;
+  provider_reference: string | null;
+  status: string;
+  created_at: string;
 }

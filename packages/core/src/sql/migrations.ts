@@ -623,6 +623,59 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  "0022_payments": {
+    async up(db: Kysely<any>) {
+      // A priced registration's payment on its row (DECISIONS, "Payments"), summed by the
+      // financial analytics and read under the event's lock; null for a free one.
+      for (const [column, type] of [
+        ["payment_status", "text"],
+        ["payment_amount", "integer"],
+        ["payment_currency", "text"],
+        ["payment_paid", "integer"],
+        ["payment_refunded", "integer"],
+        ["payment_provider", "text"],
+        ["payment_expires_at", "text"],
+        ["payment_intent_id", "text"],
+        ["payment_client_secret", "text"],
+        ["payment_account", "text"],
+      ] as const)
+        await db.schema.alterTable("attendees").addColumn(column, type).execute();
+      // Holds that run out unpaid are found by their end (the expiry worker), intents by their id (Stripe's events).
+      await db.schema
+        .createIndex("attendees_payment_hold")
+        .on("attendees")
+        .column("payment_expires_at")
+        .where(sql.ref("payment_status"), "in", [sql.lit("requires_payment"), sql.lit("failed")])
+        .execute();
+      await db.schema
+        .createIndex("attendees_payment_intent")
+        .on("attendees")
+        .column("payment_intent_id")
+        .where(sql.ref("payment_intent_id"), "is not", null)
+        .execute();
+      // The ledger: every movement of money, kept when its registration is erased (without its
+      // personal data: no name, no email), gone with its event.
+      await db.schema
+        .createTable("payments")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("account_id", "text", (c) => c.notNull().references("accounts.id"))
+        .addColumn("event_id", "text", (c) => c.notNull().references("events.id").onDelete("cascade"))
+        .addColumn("attendee_id", "text", (c) => c.notNull())
+        .addColumn("kind", "text", (c) => c.notNull())
+        .addColumn("amount", "integer", (c) => c.notNull())
+        .addColumn("currency", "text", (c) => c.notNull())
+        .addColumn("ticket_type", "text", (c) => c.notNull())
+        .addColumn("provider", "text", (c) => c.notNull())
+        .addColumn("method", "text")
+        .addColumn("reference", "text")
+        .addColumn("provider_reference", "text")
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("payments_event").on("payments").columns(["event_id", "kind"]).execute();
+      await db.schema.createIndex("payments_attendee").on("payments").columns(["attendee_id", "created_at"]).execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

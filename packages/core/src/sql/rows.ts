@@ -5,6 +5,7 @@ import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import { type ApiKeyInfo, scopesOf, type Tier } from "../resources/api-key.ts";
 import type { EventRecord } from "../resources/event.ts";
+import type { PaymentRecord } from "../resources/payment.ts";
 import type { WebhookRecord } from "../resources/webhook.ts";
 import type { AccountsTable, ApiKeysTable, AttendeesTable, EventsTable, WebhooksTable } from "./database.ts";
 
@@ -153,6 +154,16 @@ const ATTENDEE_COLUMN_SET: Record<keyof AttendeesTable, true> = {
   checked_in_at: true,
   cancelled_at: true,
   waitlist_position: true,
+  payment_status: true,
+  payment_amount: true,
+  payment_currency: true,
+  payment_paid: true,
+  payment_refunded: true,
+  payment_provider: true,
+  payment_expires_at: true,
+  payment_intent_id: true,
+  payment_client_secret: true,
+  payment_account: true,
 };
 export const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof AttendeesTable>;
 
@@ -188,6 +199,39 @@ export function attendeeToRow(attendee: AttendeeRecord): AttendeesTable {
     checked_in_at: attendee.checkedInAt,
     cancelled_at: attendee.cancelledAt,
     waitlist_position: attendee.waitlistPosition,
+    ...paymentToRow(attendee.payment),
+  };
+}
+
+/** The payment columns of a registration row (all null for a free registration). */
+export function paymentToRow(payment: PaymentRecord | null) {
+  return {
+    payment_status: payment?.status ?? null,
+    payment_amount: payment?.amount ?? null,
+    payment_currency: payment?.currency ?? null,
+    payment_paid: payment?.amountPaid ?? null,
+    payment_refunded: payment?.amountRefunded ?? null,
+    payment_provider: payment?.provider ?? null,
+    payment_expires_at: payment?.expiresAt ?? null,
+    payment_intent_id: payment?.paymentIntentId ?? null,
+    payment_client_secret: payment?.clientSecret ?? null,
+    payment_account: payment?.stripeAccount ?? null,
+  } satisfies Partial<AttendeesTable>;
+}
+
+function rowToPayment(row: Selectable<AttendeesTable>): PaymentRecord | null {
+  if (row.payment_status === null) return null;
+  return {
+    status: row.payment_status as PaymentRecord["status"],
+    amount: Number(row.payment_amount),
+    currency: row.payment_currency ?? "",
+    amountPaid: Number(row.payment_paid),
+    amountRefunded: Number(row.payment_refunded),
+    provider: row.payment_provider as PaymentRecord["provider"],
+    expiresAt: row.payment_expires_at,
+    paymentIntentId: row.payment_intent_id,
+    clientSecret: row.payment_client_secret,
+    stripeAccount: row.payment_account,
   };
 }
 
@@ -216,6 +260,7 @@ export function rowToAttendee(row: Selectable<AttendeesTable>): AttendeeRecord {
     updatedAt: row.updated_at,
     checkedInAt: row.checked_in_at,
     cancelledAt: row.cancelled_at,
+    payment: rowToPayment(row),
   };
 }
 

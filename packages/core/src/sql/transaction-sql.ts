@@ -26,6 +26,7 @@ import {
 } from "../storage/transaction.ts";
 import type { AttendeesTable, Database, WebhookDeliveriesTable } from "./database.ts";
 import { createActivityWrites } from "./activity-sql.ts";
+import { createPaymentWrites } from "./payment-sql.ts";
 import { createTallyWrites } from "./tally-sql.ts";
 import { readAttendee } from "./attendee-sql.ts";
 import { createDeliveryWrites } from "./delivery-sql.ts";
@@ -37,6 +38,7 @@ import {
   ATTENDEE_COLUMNS,
   attendeeToRow,
   eventToRow,
+  paymentToRow,
   KEPT_FIGURE_COLUMNS,
   rowToActivityFigures,
   rowToAttendee,
@@ -230,6 +232,7 @@ export function createTransactionStore(
           checked_in_at: attendee.checkedInAt,
           cancelled_at: attendee.cancelledAt,
           updated_at: attendee.updatedAt,
+          ...paymentToRow(attendee.payment),
         })
         .where("id", "=", attendee.id)
         .execute();
@@ -370,6 +373,7 @@ export function createTransactionStore(
             thresholds: thresholds(trx),
             vendors: createVendorWrites(trx, dialect),
             bookings: createBookingWrites(trx),
+            payments: createPaymentWrites(trx),
           };
           return fn(tx);
         });

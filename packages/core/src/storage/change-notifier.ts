@@ -18,6 +18,9 @@ export type VendorNotificationType =
   | "vendor.cancelled"
   | "vendor.data_submitted";
 
+/** The `payment.*` notification types: what happened to a registration's payment. */
+export type PaymentNotificationType = "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.refunded";
+
 /**
  * A change a business transaction made, as it is handed to a {@link ChangeNotifier} inside the
  * write's transaction: what happened (`op`), the records before and after it, and its time.
@@ -28,7 +31,15 @@ export type StoredChange =
   | { op: "event.updated"; before: EventRecord; after: EventRecord; at: string }
   | { op: "event.deleted"; event: EventRecord; at: string }
   | { op: "attendee.registered"; event: EventRecord; attendee: AttendeeRecord; at: string }
-  | { op: "attendee.updated"; event: EventRecord; before: AttendeeRecord; after: AttendeeRecord; at: string }
+  | {
+      op: "attendee.updated";
+      event: EventRecord;
+      before: AttendeeRecord;
+      after: AttendeeRecord;
+      at: string;
+      /** Why a cancellation happened when the service made it (`payment_expired`), for `attendee.cancelled`. */
+      reason?: string;
+    }
   | { op: "attendee.checked_in"; event: EventRecord; before: AttendeeRecord; after: AttendeeRecord; at: string }
   | { op: "attendee.erased"; event: EventRecord; attendee: AttendeeRecord; at: string }
   /** The event's activity records changed (created, updated or deleted); its activity figures are recounted. */
@@ -44,6 +55,15 @@ export type StoredChange =
       booking: Booking;
       vendor: { id: string; name: string; category: VendorCategory };
       activity?: Activity;
+      at: string;
+    }
+  /** A registration's payment changed (`type` says how; `refund`: the refund that did it); `attendee` as it now is. */
+  | {
+      op: "payment.changed";
+      type: PaymentNotificationType;
+      event: EventRecord;
+      attendee: AttendeeRecord;
+      refund?: { id: string; amount: number };
       at: string;
     };
 

@@ -25,6 +25,7 @@ import type { DeliveryAttempt, DeliveryRecord, DeliveryStatus } from "../resourc
 import type { Erasure } from "./erasure.ts";
 import type { Envelope, ErasureSubject } from "./envelope.ts";
 import type { ThresholdWrites } from "./threshold-store.ts";
+import type { PaymentWrites } from "./payment-store.ts";
 import type { BookingWrites, VendorWrites } from "./vendor-store.ts";
 
 /** Events in a write transaction. */
@@ -71,7 +72,7 @@ export interface AttendeeWrites {
    * code and registration date. Throws {@link StorageConflict} (`active-email`) as `insert` does.
    */
   update(attendee: AttendeeRecord): Promise<void>;
-  /** Writes only the status fields of `attendee` (`status`, `waitlistPosition`, `checkedInAt`, `cancelledAt`, `updatedAt`): a check-in, its undoing, a promotion. */
+  /** Writes only the status and payment fields of `attendee` (`status`, `waitlistPosition`, `checkedInAt`, `cancelledAt`, `updatedAt`, `payment`): a check-in, its undoing, a promotion, a payment. */
   updateStatus(attendee: AttendeeRecord): Promise<void>;
   /** Deletes the registration (nothing else: its figures and copies are the caller's). */
   remove(id: string): Promise<void>;
@@ -308,6 +309,7 @@ export interface StorageTransaction {
   thresholds: ThresholdWrites;
   vendors: VendorWrites;
   bookings: BookingWrites;
+  payments: PaymentWrites;
 }
 
 /** Units of work. */

@@ -19,6 +19,7 @@ import type { Notification } from "../storage/envelope.ts";
 import {
   attendeeDeletedNotification,
   attendeeUpdateNotifications,
+  paymentNotification,
   CAPACITY_THRESHOLD_PERCENT,
   completionReports,
   eventUpdateNotifications,
@@ -155,6 +156,10 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
           apiAttendee(change.after),
           change.event,
           offsetOf(change.after),
+          {
+            reason: change.op === "attendee.updated" ? change.reason : undefined,
+            promoted: change.before.status === "waitlisted" ? toApiAttendee(change.after, baseUrl, true) : undefined,
+          },
         );
         if (own.length === 0) return [];
         // A check-in moves no figure (checked-in counts as active, like what it was), so it reaches no new threshold.
@@ -171,6 +176,9 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
         const moves = change.type === "vendor.confirmed" || change.type === "vendor.cancelled";
         return moves ? [...own, ...(await oneTime(change.event, reader))] : own;
       }
+      case "payment.changed":
+        if (!reader.wants(change.type)) return [];
+        return [paymentNotification(change.type, apiAttendee(change.attendee), change.event, change.refund)];
     }
   };
   return Object.assign(notify, { carbon });

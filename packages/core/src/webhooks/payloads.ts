@@ -13,7 +13,7 @@ import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
 import { type KeptFigures, scoreOf } from "../resources/kept-figures.ts";
 import type { Event, EventRecord } from "../resources/event.ts";
 import { PING_EVENT_TYPE, type WebhookRecord } from "../resources/webhook.ts";
-import type { StoredChange } from "../storage/change-notifier.ts";
+import type { PaymentNotificationType, StoredChange } from "../storage/change-notifier.ts";
 import type { Notification } from "../storage/envelope.ts";
 
 /** Share of capacity at which `analytics.threshold_exceeded` (`capacity_utilization`) is sent, once per event. */
@@ -95,6 +95,7 @@ export function attendeeUpdateNotifications(
   after: Attendee,
   event: { id: string; name: string },
   offsetKg: number,
+  options: { reason?: string | undefined; promoted?: Attendee } = {},
 ): Notification[] {
   const previous = previousValues(before, after);
   if (Object.keys(previous).length === 0) return [];
@@ -103,17 +104,41 @@ export function attendeeUpdateNotifications(
   ];
   if (before.status !== after.status && after.status in ATTENDEE_STATUS_TYPES) {
     const type = ATTENDEE_STATUS_TYPES[after.status as keyof typeof ATTENDEE_STATUS_TYPES];
-    notifications.push({ type, data: { attendee: after, event: eventRef(event), previousStatus: before.status } });
+    const data = { attendee: after, event: eventRef(event), previousStatus: before.status };
+    notifications.push({ type, data: options.reason === undefined ? data : { ...data, reason: options.reason } });
   }
-  if (before.status === "waitlisted" && after.status === "confirmed") {
+  // A priced registration is promoted into `pending`: its payment (with the buyer's client secret) is due.
+  if (before.status === "waitlisted" && (after.status === "confirmed" || after.status === "pending")) {
     notifications.push({
       type: "attendee.promoted",
-      data: { attendee: after, event: eventRef(event), previousStatus: before.status },
+      data: { attendee: options.promoted ?? after, event: eventRef(event), previousStatus: before.status },
     });
   }
   if ("carbonOffset" in previous && contributes(after))
     notifications.push(carbonOffsetNotification(after, event, offsetKg));
   return notifications;
+}
+
+/**
+ * `payment.*` of a registration (DECISIONS): its `payment` (never the client secret), the
+ * registration by its ids and ticket type only (a payment notification carries no personal
+ * data), its event; a refund's own id and amount with `payment.refunded`.
+ */
+export function paymentNotification(
+  type: PaymentNotificationType,
+  attendee: Pick<Attendee, "id" | "eventId" | "ticketType" | "payment">,
+  event: { id: string; name: string },
+  refund?: { id: string; amount: number },
+): Notification {
+  return {
+    type,
+    data: {
+      payment: attendee.payment,
+      attendee: { id: attendee.id, eventId: attendee.eventId, ticketType: attendee.ticketType },
+      event: eventRef(event),
+      ...(refund && { refund }),
+    },
+  };
 }
 
 /** `webhook.ping`: the webhook as it is subscribed (never its secret), sent at once to test the receiver. */

@@ -1,0 +1,116 @@
+import * as z from "zod";
+import { plainText, text, Timestamp } from "./common.ts";
+import { MAX_AMOUNT } from "./ticket-type.ts";
+
+/**
+ * A registration's payment: what a priced ticket costs and how much of it was paid and refunded
+ * (DECISIONS, "Payments"). `requires_payment` until paid in full (`failed` after a declined card,
+ * still payable), `expired` when its hold ran out unpaid, `refunded` or `partially_refunded`
+ * after money went back.
+ */
+export const PAYMENT_STATUSES = [
+  "requires_payment",
+  "paid",
+  "failed",
+  "expired",
+  "refunded",
+  "partially_refunded",
+] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+/** Who takes the money: Stripe (when the deployment has a secret key), or the organiser by hand. */
+export const PAYMENT_PROVIDERS = ["stripe", "manual"] as const;
+export type PaymentProvider = (typeof PAYMENT_PROVIDERS)[number];
+
+/** How money recorded by hand was taken. */
+export const PAYMENT_METHODS = ["cash", "bank_transfer", "card_terminal", "other"] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+
+const minorUnits = (description: string) => z.int().min(0).meta({ description });
+
+/** A registration's payment as stored, with what only the service keeps (the PaymentIntent's secret and account). */
+export const PaymentRecord = z.object({
+  status: z.enum(PAYMENT_STATUSES),
+  amount: minorUnits("What the ticket costs, in the currency's minor unit."),
+  currency: z.string(),
+  amountPaid: minorUnits("Received so far."),
+  amountRefunded: minorUnits("Returned so far."),
+  provider: z.enum(PAYMENT_PROVIDERS),
+  expiresAt: Timestamp.nullable().meta({ description: "When the place is given up unpaid (Stripe); null: no hold." }),
+  /** Stripe's PaymentIntent (`pi_...`), once created. */
+  paymentIntentId: z.string().nullable(),
+  /** The PaymentIntent's client secret, for the buyer's page (Stripe's Payment Element). */
+  clientSecret: z.string().nullable(),
+  /** The connected Stripe account the PaymentIntent was made on (Connect direct charges), or null: the platform's. */
+  stripeAccount: z.string().nullable(),
+});
+export type PaymentRecord = z.infer<typeof PaymentRecord>;
+
+/** A registration's payment as the API shows it. */
+export const Payment = PaymentRecord.omit({ clientSecret: true, stripeAccount: true }).extend({
+  clientSecret: z
+    .string()
+    .optional()
+    .meta({ description: "Stripe's PaymentIntent client secret, while payable: hand it to Stripe's Payment Element." }),
+});
+export type Payment = z.infer<typeof Payment>;
+
+/** True while the payment can still be paid (nothing or part of it received, not expired). */
+export function isPayable(payment: Pick<PaymentRecord, "status">): boolean {
+  return payment.status === "requires_payment" || payment.status === "failed";
+}
+
+/**
+ * The API form of a payment; the client secret only where `withSecret` asks for it (the buyer's
+ * answers: the create answer, `GET`, `attendee.promoted`) and only while it is payable.
+ */
+export function toApiPayment(payment: PaymentRecord, withSecret: boolean): Payment {
+  const { clientSecret, stripeAccount: _account, ...shown } = payment;
+  return withSecret && clientSecret !== null && isPayable(payment) ? { ...shown, clientSecret } : shown;
+}
+
+/** Body of `POST /attendees/:id/payments`: money the organiser took (at the door, by bank transfer). */
+export const PaymentInput = z.strictObject({
+  amount: z.int().min(1).max(MAX_AMOUNT).meta({ description: "In the payment's currency's minor unit." }),
+  method: z.enum(PAYMENT_METHODS),
+  reference: text(200).nullish().meta({ description: "The bank transfer's reference, a receipt number." }),
+});
+export type PaymentInput = z.input<typeof PaymentInput>;
+
+/** Body of `POST /attendees/:id/refunds`. */
+export const RefundInput = z.strictObject({
+  amount: z
+    .int()
+    .min(1)
+    .max(MAX_AMOUNT)
+    .optional()
+    .meta({ description: "In the minor unit; default: everything paid and not yet refunded." }),
+  reason: plainText(500).nullish(),
+});
+export type RefundInput = z.input<typeof RefundInput>;
+
+/** What one entry of the payment ledger records: money received, or money returned. */
+export const PAYMENT_ENTRY_KINDS = ["payment", "refund"] as const;
+
+/**
+ * One movement of money of a registration, kept in the ledger that the financial analytics sum
+ * (it outlives the registration's erasure, without its personal data). A Stripe refund is
+ * `pending` from the change that decided it until Stripe made it.
+ */
+export interface PaymentEntry {
+  id: string;
+  accountId: string;
+  eventId: string;
+  attendeeId: string;
+  kind: (typeof PAYMENT_ENTRY_KINDS)[number];
+  amount: number;
+  currency: string;
+  ticketType: string;
+  provider: PaymentProvider;
+  method: PaymentMethod | "card" | null;
+  reference: string | null;
+  /** Stripe's id of the money's movement (`pi_...`, `re_...`), once known. */
+  providerReference: string | null;
+  status: "pending" | "succeeded" | "failed";
+  createdAt: string;
+}

@@ -1,0 +1,212 @@
+/**
+ * The business transactions of payments: money recorded by hand, refunds by hand, and the steps
+ * other transactions share (what a new or promoted registration owes, the refund a cancellation
+ * or erasure makes). Each runs under the registration's event's lock, writes the registration's
+ * payment and the ledger together, and appends `payment.*` to the outbox in the same
+ * transaction, so the totals on the registration, the ledger and the notifications never part.
+ */
+import { createId } from "../_internal/ids.ts";
+import type { AttendeeRecord } from "../resources/attendee.ts";
+import type { EventRecord } from "../resources/event.ts";
+import type { PaymentEntry, PaymentMethod, PaymentRecord } from "../resources/payment.ts";
+import { assertPayable, paymentFor, refundAmount, withPaid, withRefunded } from "../rules/payments.ts";
+import type { ChangeNotifier, PaymentNotificationType } from "../storage/change-notifier.ts";
+import type { Change } from "../storage/common.ts";
+import { notFound } from "./operation-context.ts";
+import { appendNotifications, moveFigures, runTransaction, type Steps } from "./transaction-steps.ts";
+import type { TransactionalStorage } from "./transaction-steps.ts";
+import type { PaymentTerms } from "../rules/payments.ts";
+import { findTicketType } from "../rules/ticket-types.ts";
+
+/**
+ * A registration taking a place (admitted, promoted): `confirmed`, or `pending` with the payment
+ * its ticket type's price asks for (the steps' terms: Stripe with a hold, or by hand).
+ */
+export function takingPlace(steps: Steps, event: EventRecord, attendee: AttendeeRecord, now: string): AttendeeRecord {
+  const payment = paymentFor(findTicketType(event, attendee.ticketType), steps.payments, now);
+  return payment ? { ...attendee, status: "pending", payment } : { ...attendee, payment: null };
+}
+
+/** A ledger entry of the registration's money, in its payment's currency. */
+function entryOf(
+  attendee: AttendeeRecord & { payment: PaymentRecord },
+  fields: Pick<PaymentEntry, "kind" | "amount" | "provider" | "method" | "reference" | "status">,
+  now: string,
+): PaymentEntry {
+  return {
+    id: createId("payment"),
+    accountId: attendee.accountId,
+    eventId: attendee.eventId,
+    attendeeId: attendee.id,
+    currency: attendee.payment.currency,
+    ticketType: attendee.ticketType,
+    providerReference: null,
+    createdAt: now,
+    ...fields,
+  };
+}
+
+/** Appends `payment.*` of the registration as it now is (`refund`: the refund that caused it). */
+export function notifyPayment(
+  steps: Steps,
+  event: EventRecord,
+  attendee: AttendeeRecord,
+  type: PaymentNotificationType,
+  at: string,
+  refund?: { id: string; amount: number },
+): Promise<number> {
+  return appendNotifications(steps, event.accountId, {
+    op: "payment.changed",
+    type,
+    event,
+    attendee,
+    ...(refund && { refund }),
+    at,
+  });
+}
+
+/**
+ * Refunds `amount` of what the registration paid, in the steps' transaction under its event's
+ * lock: what Stripe took goes back first, through Stripe (a `pending` entry, made by the payment
+ * worker), the rest is recorded as returned by hand. Writes the ledger and notifies
+ * `payment.refunded`; returns the registration with its payment's new totals, which the caller
+ * writes.
+ */
+export async function refundSteps(
+  steps: Steps,
+  event: EventRecord,
+  attendee: AttendeeRecord & { payment: PaymentRecord },
+  amount: number,
+  now: string,
+  reason: string | null,
+): Promise<AttendeeRecord & { payment: PaymentRecord }> {
+  let left = amount;
+  let firstId: string | null = null;
+  for (const { provider, paid, refunded } of await steps.tx.payments.sums(attendee.id)) {
+    const part = Math.min(left, paid - refunded);
+    if (part <= 0) continue;
+    const entry = entryOf(
+      attendee,
+      {
+        kind: "refund",
+        amount: part,
+        provider,
+        method: null,
+        reference: reason,
+        status: provider === "stripe" ? "pending" : "succeeded",
+      },
+      now,
+    );
+    await steps.tx.payments.insert(entry);
+    firstId ??= entry.id;
+    left -= part;
+  }
+  const after = { ...attendee, payment: withRefunded(attendee.payment, amount), updatedAt: now };
+  await notifyPayment(steps, event, after, "payment.refunded", now, { id: firstId ?? "", amount });
+  return after;
+}
+
+/**
+ * Records money the organiser took for a priced registration (`POST /attendees/:id/payments`):
+ * under its event's lock, it must be payable and `amount` at most what is owed (`assertPayable`);
+ * paid in full, the registration becomes `confirmed` and `payment.succeeded` is sent. Throws
+ * `NOT_FOUND`, `INVALID_STATE_TRANSITION`, `INVALID_REQUEST`.
+ */
+export function recordPayment(
+  storage: TransactionalStorage,
+  accountId: string,
+  id: string,
+  input: { amount: number; method: PaymentMethod; reference?: string | null | undefined },
+  now: string,
+  notifier?: ChangeNotifier,
+  terms?: PaymentTerms,
+): Promise<Change<AttendeeRecord>> {
+  return runTransaction(
+    storage,
+    notifier,
+    async (steps) => {
+      const { event, before } = await lockRegistration(steps, accountId, id);
+      assertPayable(before, input.amount);
+      const payment = withPaid(before.payment, input.amount);
+      const paidInFull = payment.status === "paid";
+      const after: AttendeeRecord = {
+        ...before,
+        payment,
+        ...(paidInFull && { status: "confirmed" as const }),
+        updatedAt: now,
+      };
+      await steps.tx.payments.insert(
+        entryOf(
+          { ...before, payment },
+          {
+            kind: "payment",
+            amount: input.amount,
+            provider: "manual",
+            method: input.method,
+            reference: input.reference ?? null,
+            status: "succeeded",
+          },
+          now,
+        ),
+      );
+      await steps.tx.attendees.updateStatus(after);
+      await moveFigures(steps, event.id, before, after);
+      await appendNotifications(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
+      if (paidInFull) await notifyPayment(steps, event, after, "payment.succeeded", now);
+      return { before, after };
+    },
+    undefined,
+    terms,
+  );
+}
+
+/**
+ * Refunds part or all of what a registration paid by hand (`POST /attendees/:id/refunds`):
+ * `amount` defaults to everything refundable and may not exceed it (`400`, field `amount`), under
+ * the event's lock, so two refunds at once never return more than was paid. The registration's
+ * status does not change. Throws `NOT_FOUND`, `INVALID_REQUEST`.
+ */
+export function refundByHand(
+  storage: TransactionalStorage,
+  accountId: string,
+  id: string,
+  input: { amount?: number | undefined; reason?: string | null | undefined },
+  now: string,
+  notifier?: ChangeNotifier,
+  terms?: PaymentTerms,
+): Promise<Change<AttendeeRecord>> {
+  return runTransaction(
+    storage,
+    notifier,
+    async (steps) => {
+      const { event, before } = await lockRegistration(steps, accountId, id);
+      const amount = refundAmount(before, input.amount);
+      const after = await refundSteps(
+        steps,
+        event,
+        before as AttendeeRecord & { payment: PaymentRecord },
+        amount,
+        now,
+        input.reason ?? null,
+      );
+      await steps.tx.attendees.updateStatus(after);
+      await appendNotifications(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
+      return { before, after };
+    },
+    undefined,
+    terms,
+  );
+}
+
+/** The account's registration and its event, the event locked first (as every registration change does). Throws `NOT_FOUND`. */
+async function lockRegistration(
+  steps: Steps,
+  accountId: string,
+  id: string,
+): Promise<{ event: EventRecord; before: AttendeeRecord }> {
+  const eventId = await steps.tx.attendees.eventIdOf(accountId, id);
+  const event = eventId === null ? null : await steps.tx.events.lock(accountId, eventId);
+  const before = event && (await steps.tx.attendees.get(accountId, id));
+  if (!event || !before) throw notFound("Attendee", id);
+  return { event, before };
+}

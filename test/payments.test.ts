@@ -1,0 +1,288 @@
+/**
+ * End-to-end: payments recorded by hand (DECISIONS, "Payments"; issue 25; docs/api.md,
+ * "Payments") through the real server without Stripe configured: a priced registration is
+ * `pending` with its payment; confirming it unpaid is `422 payment_required`; money recorded by
+ * hand pays it (partly, then in full: `confirmed`), overpaying is `400`; refunds by hand never
+ * exceed what was paid, even ten at once; a cancellation refunds by the event's policy; the
+ * `payment.*` notifications are delivered signed; the financial analytics and the export match
+ * the payments; scopes, validation and another account.
+ */
+import assert from "node:assert/strict";
+import { readFileSync, rmSync } from "node:fs";
+import { after, before, describe, test } from "node:test";
+import { parse } from "csv-parse/sync";
+import { verifyWebhook } from "@event-service/core/webhooks";
+import { startServer, type TestServer } from "./_setup.ts";
+import { type Client, clientFor, createEvent, expectError, expectStatus, moveEvent, register } from "./fixtures/api.ts";
+import { makeCertificate } from "./fixtures/conventions.ts";
+import { deliveryEnv, type Received, type Receiver, startReceiver } from "./fixtures/receiver.ts";
+
+let tls: ReturnType<typeof makeCertificate>;
+let receiver: Receiver;
+let server: TestServer;
+let acme: Client;
+let globex: Client;
+/** Acme's key without payments:write. */
+let clerk: Client;
+
+const TYPES = [
+  { name: "General", price: { amount: 0, currency: "EUR" } },
+  { name: "Standard", price: { amount: 4_500, currency: "EUR" }, capacity: 50 },
+  { name: "VIP", price: { amount: 12_000, currency: "EUR" } },
+];
+
+before(async () => {
+  tls = makeCertificate({ key: "ec" });
+  receiver = await startReceiver({ cert: tls.cert, key: readFileSync(tls.keyPath, "utf8") });
+  server = await startServer({ env: deliveryEnv(tls.certPath, { WEBHOOK_TIMEOUT_MS: "15000" }) });
+  const key = await server.createKey({ account: `Payments Acme ${Date.now()}`, tier: "enterprise" });
+  acme = clientFor(server, key.key);
+  clerk = clientFor(
+    server,
+    (
+      await server.createKey({
+        account: key.accountId,
+        tier: "enterprise",
+        scopes: ["events:read", "attendees:write", "payments:read"],
+      })
+    ).key,
+  );
+  globex = clientFor(server, (await server.createKey({ account: `Payments Globex ${Date.now()}` })).key);
+});
+
+after(async () => {
+  const output = server.output();
+  assert.equal(await server.stop("SIGTERM"), 0);
+  assert.doesNotMatch(output, /"msg":"unexpected error"/);
+  await receiver.close();
+  rmSync(tls.dir, { recursive: true, force: true });
+});
+
+async function pricedEvent(overrides: Record<string, unknown> = {}) {
+  const event = await createEvent(acme, { ticketTypes: TYPES, ...overrides });
+  await moveEvent(acme, event.id, "published");
+  return event;
+}
+
+const UNPAID = {
+  status: "requires_payment",
+  currency: "EUR",
+  amountPaid: 0,
+  amountRefunded: 0,
+  provider: "manual",
+  expiresAt: null,
+  paymentIntentId: null,
+};
+
+describe("payments recorded by hand", () => {
+  test("a priced registration is pending with its payment; paid in full by hand it is confirmed", async () => {
+    const event = await pricedEvent();
+    const free = await register(acme, event.id, { ticketType: "general" });
+    assert.deepEqual([free.status, free.payment], ["confirmed", null]);
+    const buyer = await register(acme, event.id, { ticketType: "standard" });
+    assert.deepEqual(
+      [buyer.status, buyer.ticketType, buyer.payment],
+      ["pending", "Standard", { ...UNPAID, amount: 4_500 }],
+    );
+    assert.deepEqual(expectStatus(await acme.get(`/attendees/${buyer.id}`), 200).payment, { ...UNPAID, amount: 4_500 });
+
+    const refused = expectError(
+      await acme.put(`/attendees/${buyer.id}`, { status: "confirmed" }),
+      422,
+      "INVALID_STATE_TRANSITION",
+    );
+    assert.deepEqual(refused.details, { reason: "payment_required", outstanding: 4_500, currency: "EUR" });
+    expectError(
+      await acme.post(`/events/${event.id}/check-in`, { confirmationCode: buyer.confirmationCode }),
+      422,
+      "INVALID_STATE_TRANSITION",
+    );
+    const over = expectError(
+      await acme.post(`/attendees/${buyer.id}/payments`, { amount: 4_501, method: "cash" }),
+      400,
+      "INVALID_REQUEST",
+      "amount",
+    );
+    assert.deepEqual(over.details, { outstanding: 4_500, currency: "EUR" });
+
+    const part = expectStatus(
+      await acme.post(`/attendees/${buyer.id}/payments`, {
+        amount: 1_500,
+        method: "bank_transfer",
+        reference: "INV-1042",
+      }),
+      200,
+    );
+    assert.deepEqual(
+      [part.status, part.payment.status, part.payment.amountPaid],
+      ["pending", "requires_payment", 1_500],
+    );
+    const paid = expectStatus(
+      await acme.post(`/attendees/${buyer.id}/payments`, { amount: 3_000, method: "cash" }),
+      200,
+    );
+    assert.deepEqual([paid.status, paid.payment.status, paid.payment.amountPaid], ["confirmed", "paid", 4_500]);
+    expectError(
+      await acme.post(`/attendees/${buyer.id}/payments`, { amount: 1, method: "cash" }),
+      422,
+      "INVALID_STATE_TRANSITION",
+    );
+    // Paid, it checks in; a free registration takes no payment.
+    expectStatus(await acme.post(`/events/${event.id}/check-in`, { confirmationCode: buyer.confirmationCode }), 200);
+    const notPriced = expectError(
+      await acme.post(`/attendees/${free.id}/payments`, { amount: 100, method: "cash" }),
+      422,
+      "INVALID_STATE_TRANSITION",
+    );
+    assert.equal(notPriced.details?.reason, "not_priced");
+  });
+
+  test("bad bodies are 400 naming the field; the scope is payments:write; another account finds nothing", async () => {
+    const event = await pricedEvent();
+    const buyer = await register(acme, event.id, { ticketType: "VIP" });
+    const path = `/attendees/${buyer.id}/payments`;
+    expectError(await acme.post(path, { amount: 0, method: "cash" }), 400, "INVALID_REQUEST", "amount");
+    expectError(await acme.post(path, { amount: 99.5, method: "cash" }), 400, "INVALID_REQUEST", "amount");
+    expectError(await acme.post(path, { amount: 100, method: "iou" }), 400, "INVALID_REQUEST", "method");
+    expectError(await acme.post(path, { amount: 100, method: "cash", card: "4242" }), 400, "INVALID_REQUEST");
+    expectError(await acme.post(`/attendees/${buyer.id}/refunds`, { amount: 1 }), 400, "INVALID_REQUEST", "amount");
+    expectError(await clerk.post(path, { amount: 100, method: "cash" }), 403, "FORBIDDEN");
+    expectError(await clerk.post(`/attendees/${buyer.id}/refunds`, {}), 403, "FORBIDDEN");
+    expectError(await globex.post(path, { amount: 100, method: "cash" }), 404, "NOT_FOUND");
+    expectError(await globex.post(`/attendees/${buyer.id}/refunds`, {}), 404, "NOT_FOUND");
+    // Nothing of it was recorded.
+    assert.deepEqual(expectStatus(await acme.get(`/attendees/${buyer.id}`), 200).payment, {
+      ...UNPAID,
+      amount: 12_000,
+    });
+  });
+
+  test("refunds never exceed what was paid, even ten at once; a cancellation refunds the rest under `full`, nothing under `none`", async () => {
+    const event = await pricedEvent();
+    const buyer = await register(acme, event.id, { ticketType: "VIP" });
+    expectStatus(await acme.post(`/attendees/${buyer.id}/payments`, { amount: 12_000, method: "card_terminal" }), 200);
+    const first = expectStatus(
+      await acme.post(`/attendees/${buyer.id}/refunds`, { amount: 2_000, reason: "No lunch" }),
+      200,
+    );
+    assert.deepEqual(
+      [first.status, first.payment.status, first.payment.amountRefunded],
+      ["confirmed", "partially_refunded", 2_000],
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => acme.post(`/attendees/${buyer.id}/refunds`, { amount: 3_000 })),
+    );
+    assert.equal(answers.filter((answer) => answer.status === 200).length, 3);
+    for (const answer of answers.filter((a) => a.status !== 200)) {
+      const error = expectError(answer, 400, "INVALID_REQUEST", "amount");
+      assert.equal(error.details?.currency, "EUR");
+    }
+    const left = expectStatus(await acme.get(`/attendees/${buyer.id}`), 200);
+    assert.equal(left.payment.amountRefunded, 11_000);
+    const cancelled = expectStatus(await acme.put(`/attendees/${buyer.id}`, { status: "cancelled" }), 200);
+    assert.deepEqual([cancelled.payment.status, cancelled.payment.amountRefunded], ["refunded", 12_000]);
+
+    const strict = await pricedEvent({ refundPolicy: "none" });
+    const kept = await register(acme, strict.id, { ticketType: "VIP" });
+    expectStatus(await acme.post(`/attendees/${kept.id}/payments`, { amount: 12_000, method: "cash" }), 200);
+    const keptCancelled = expectStatus(await acme.put(`/attendees/${kept.id}`, { status: "cancelled" }), 200);
+    assert.deepEqual([keptCancelled.payment.status, keptCancelled.payment.amountRefunded], ["paid", 0]);
+    // By hand, the organiser may still refund it.
+    const goodwill = expectStatus(await acme.post(`/attendees/${kept.id}/refunds`), 200);
+    assert.deepEqual([goodwill.payment.status, goodwill.payment.amountRefunded], ["refunded", 12_000]);
+  });
+
+  test("the financial analytics and the export match the payments made by hand", async () => {
+    const event = await pricedEvent();
+    const [a, b, c] = [
+      await register(acme, event.id, { ticketType: "Standard" }),
+      await register(acme, event.id, { ticketType: "Standard" }),
+      await register(acme, event.id, { ticketType: "VIP" }),
+    ];
+    await register(acme, event.id, { ticketType: "General" });
+    const pay = async (id: string, amount: number) =>
+      expectStatus(await acme.post(`/attendees/${id}/payments`, { amount, method: "cash" }), 200);
+    await pay(a.id, 4_500);
+    await pay(b.id, 2_000);
+    await pay(c.id, 12_000);
+    expectStatus(await acme.post(`/attendees/${c.id}/refunds`, { amount: 2_500 }), 200);
+    // a: paid 4500; b: 2000 of 4500 (owes 2500); c: 12000 paid, 2500 refunded.
+    const analytics = expectStatus(await acme.get(`/analytics/events/${event.id}`), 200);
+    assert.deepEqual(analytics.financial.revenue, [
+      { currency: "EUR", gross: 18_500, refunded: 2_500, net: 16_000, outstanding: 2_500 },
+    ]);
+    assert.deepEqual(analytics.financial.byTicketType, [
+      { ticketType: "General", currency: "EUR", sold: 1, gross: 0 },
+      { ticketType: "Standard", currency: "EUR", sold: 1, gross: 6_500 },
+      { ticketType: "VIP", currency: "EUR", sold: 1, gross: 12_000 },
+    ]);
+    const across = expectStatus(await acme.get(`/analytics/sustainability?eventIds=${event.id}`), 200);
+    assert.deepEqual(across.financial.revenue, analytics.financial.revenue);
+
+    const csv = await fetch(`${server.url}/v1/events/${event.id}/attendees/export`, {
+      headers: { authorization: `Bearer ${acme.key}` },
+    });
+    const rows: Array<Record<string, string>> = parse(await csv.text(), { columns: true, record_delimiter: "\r\n" });
+    const row = rows.find((r) => r.id === b.id)!;
+    assert.deepEqual(
+      [
+        row["payment.status"],
+        row["payment.amount"],
+        row["payment.amountPaid"],
+        row["payment.currency"],
+        row["payment.provider"],
+      ],
+      ["requires_payment", "4500", "2000", "EUR", "manual"],
+    );
+    assert.equal(rows.find((r) => r.ticketType === "General")?.["payment.status"], "");
+  });
+
+  test("payment.succeeded and payment.refunded are delivered signed, with the payment and no personal data", async () => {
+    const path = `/payments-notify/${Date.now()}`;
+    const webhook = expectStatus(
+      await acme.post("/webhooks", {
+        url: `${receiver.origin}${path}`,
+        events: ["payment.succeeded", "payment.refunded", "payment.failed", "payment.expired"],
+      }),
+      201,
+    );
+    const event = await pricedEvent({ name: "Notify Gala" });
+    const buyer = await register(acme, event.id, { ticketType: "VIP", email: "grace@example.com" });
+    expectStatus(await acme.post(`/attendees/${buyer.id}/payments`, { amount: 10_000, method: "cash" }), 200);
+    expectStatus(await acme.post(`/attendees/${buyer.id}/payments`, { amount: 2_000, method: "cash" }), 200);
+    expectStatus(await acme.post(`/attendees/${buyer.id}/refunds`, { amount: 500 }), 200);
+    await receiver.waitFor(() => new Set(receiver.at(path).map((r) => r.body.id)).size >= 2, "2 payment notifications");
+    const envelopes = [
+      ...new Map(
+        receiver.at(path).map((request: Received) => [request.body.id, verified(request, webhook.secret)]),
+      ).values(),
+    ];
+    assert.deepEqual(
+      envelopes.map((envelope) => envelope.type),
+      ["payment.succeeded", "payment.refunded"],
+    );
+    const [succeeded, refunded] = envelopes;
+    assert.deepEqual(succeeded.data, {
+      payment: { ...UNPAID, status: "paid", amount: 12_000, amountPaid: 12_000 },
+      attendee: { id: buyer.id, eventId: event.id, ticketType: "VIP" },
+      event: { id: event.id, name: "Notify Gala" },
+    });
+    assert.deepEqual(refunded.data.payment, {
+      ...UNPAID,
+      status: "partially_refunded",
+      amount: 12_000,
+      amountPaid: 12_000,
+      amountRefunded: 500,
+    });
+    assert.equal(refunded.data.refund.amount, 500);
+    assert.match(refunded.data.refund.id, /^pay_[0-9a-f]{24}$/);
+    assert.doesNotMatch(JSON.stringify(envelopes), /grace@example\.com/);
+  });
+});
+
+/** Verifies a delivery with the published verifier and returns its envelope. */
+function verified(request: Received, secret: string) {
+  const { payload } = verifyWebhook(secret, request.headers, request.raw);
+  assert.deepEqual(payload, request.body);
+  return request.body;
+}
