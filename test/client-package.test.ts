@@ -100,7 +100,17 @@ test("the installed client loads in Node, its receiver helpers included", async 
     }));`;
   const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: dir });
   assert.deepEqual(JSON.parse(stdout), {
-    resources: ["activities", "analytics", "attendees", "bookings", "events", "thresholds", "vendors", "webhooks"],
+    resources: [
+      "activities",
+      "analytics",
+      "attendees",
+      "bookings",
+      "events",
+      "payments",
+      "thresholds",
+      "vendors",
+      "webhooks",
+    ],
     link: ["activities", "confirm", "decline", "get"],
     error: "function",
     header: "X-Service-Signature",

@@ -33,6 +33,8 @@ const CLIENT_METHODS: Record<string, string> = {
   exportAttendees: "attendees.export",
   recordPayment: "attendees.pay",
   refundAttendee: "attendees.refund",
+  getPaymentSettings: "payments.settings",
+  updatePaymentSettings: "payments.updateSettings",
   createWebhook: "webhooks.create",
   listWebhooks: "webhooks.list",
   getWebhook: "webhooks.get",
@@ -80,6 +82,7 @@ const CLIENT_METHODS: Record<string, string> = {
 const NOT_IN_CLIENT: Record<string, string> = {
   health: "a probe for load balancers, unauthenticated",
   qrCode: "an image for attendees' devices, linked from the registration",
+  stripeWebhook: "Stripe calls it, signing with the endpoint's secret",
 };
 
 interface Operation {

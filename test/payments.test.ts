@@ -11,9 +11,11 @@ import assert from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { parse } from "csv-parse/sync";
+import { createClient, EventServiceError } from "@event-service/client";
 import { verifyWebhook } from "@event-service/core/webhooks";
 import { startServer, type TestServer } from "./_setup.ts";
 import { type Client, clientFor, createEvent, expectError, expectStatus, moveEvent, register } from "./fixtures/api.ts";
+import { attendeeInput } from "./fixtures/builders.ts";
 import { makeCertificate } from "./fixtures/conventions.ts";
 import { deliveryEnv, type Received, type Receiver, startReceiver } from "./fixtures/receiver.ts";
 
@@ -235,6 +237,35 @@ describe("payments recorded by hand", () => {
       ["requires_payment", "4500", "2000", "EUR", "manual"],
     );
     assert.equal(rows.find((r) => r.ticketType === "General")?.["payment.status"], "");
+  });
+
+  test("the typed client pays and refunds; a USD ticket takes the attendee's offset contribution in the same payment", async () => {
+    const client = createClient({ baseUrl: server.url, apiKey: acme.key });
+    const event = await pricedEvent({
+      ticketTypes: [{ name: "Day pass", price: { amount: 5_000, currency: "USD" } }],
+    });
+    const buyer = await client.attendees.register(
+      attendeeInput(event.id, { ticketType: "Day pass", carbonOffset: { opted: true, amount: 12.5 } }) as never,
+    );
+    assert.deepEqual([buyer.status, buyer.payment?.amount, buyer.payment?.currency], ["pending", 6_250, "USD"]);
+    const paid = await client.attendees.pay(buyer.id, { amount: 6_250, method: "card_terminal" });
+    assert.deepEqual([paid.status, paid.payment?.status], ["confirmed", "paid"]);
+    const refunded = await client.attendees.refund(buyer.id);
+    assert.deepEqual([refunded.payment?.status, refunded.payment?.amountRefunded], ["refunded", 6_250]);
+    await assert.rejects(client.attendees.refund(buyer.id, { amount: 1 }), (error: unknown) => {
+      assert.ok(error instanceof EventServiceError);
+      assert.deepEqual([error.status, error.code, error.field], [400, "INVALID_REQUEST", "amount"]);
+      return true;
+    });
+    assert.deepEqual(await client.payments.settings(), {
+      provider: "manual",
+      stripeAccountId: null,
+      holdMinutes: 30,
+      updatedAt: null,
+    });
+    // Without Stripe there is no account of its own to link; unlinking is fine.
+    await assert.rejects(client.payments.updateSettings({ stripeAccountId: "acct_1Abc" }), EventServiceError);
+    assert.equal((await client.payments.updateSettings({ stripeAccountId: null })).stripeAccountId, null);
   });
 
   test("payment.succeeded and payment.refunded are delivered signed, with the payment and no personal data", async () => {

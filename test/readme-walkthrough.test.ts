@@ -1,6 +1,6 @@
 /**
  * The README's walkthrough and its analytics examples, pasted into bash as a reader would: the
- * `sh` blocks of "Walkthrough", "Analytics" and "Vendors" run in order against the real server, with only
+ * `sh` blocks of "Walkthrough", "Analytics", "Vendors" and "Payments" run in order against the real server, with only
  * the server's address (`127.0.0.1:3000`) and the export's output file replaced. Every `curl`
  * fails the script on a 4xx or 5xx answer, so a step that does not work as written fails here.
  */
@@ -31,12 +31,14 @@ test("the README's walkthrough, analytics and vendors examples work when pasted 
   const walkthrough = shellBlocks("Walkthrough");
   const analytics = shellBlocks("Analytics");
   const vendors = shellBlocks("Vendors");
+  const payments = shellBlocks("Payments");
   assert.equal(walkthrough.length, 1);
   assert.equal(analytics.length, 1);
   assert.equal(vendors.length, 1);
+  assert.equal(payments.length, 1);
   const address = new URL(server.url).host;
   const csv = join(server.dir, "attendees.csv");
-  const pasted = [...walkthrough, ...analytics, ...vendors]
+  const pasted = [...walkthrough, ...analytics, ...vendors, ...payments]
     .join("\n")
     .replaceAll("127.0.0.1:3000", address)
     .replace("-o attendees.csv", `-o ${csv}`)
@@ -89,7 +91,7 @@ test("the README's walkthrough, analytics and vendors examples work when pasted 
   const covers = answers.find((answer) => answer.kind === "catering");
   assert.match(covers?.vendorId, /^ven_/);
   assert.deepEqual([covers?.quantity, covers?.emissionsKg], [180, 228.6]);
-  const shares = answers.filter((answer) => answer.vendors !== undefined).at(-1)?.vendors;
+  const shares = answers.filter((answer) => answer.vendors !== undefined && answer.eventId === kept[1]).at(-1)?.vendors;
   assert.deepEqual(shares, {
     confirmed: 1,
     local: 1,
@@ -97,4 +99,20 @@ test("the README's walkthrough, analytics and vendors examples work when pasted 
     certified: 1,
     certifiedSharePercent: 100,
   });
+  // The workshop pass: paid by hand, confirmed; part of it refunded; the money in the analytics.
+  const paid = answers.find((answer) => answer.payment?.status === "paid");
+  assert.deepEqual(
+    [paid?.status, paid?.ticketType, paid?.payment.amount, paid?.payment.provider],
+    ["confirmed", "Workshop", 4500, "manual"],
+  );
+  assert.equal(answers.find((answer) => answer.payment?.status === "partially_refunded")?.payment.amountRefunded, 1000);
+  const money = answers.filter((answer) => answer.financial?.revenue?.length > 0).at(-1)?.financial;
+  assert.deepEqual(money?.revenue, [{ currency: "EUR", gross: 4500, refunded: 1000, net: 3500, outstanding: 0 }]);
+  assert.deepEqual(
+    money?.byTicketType.map((row: { ticketType: string; sold: number }) => [row.ticketType, row.sold]),
+    [
+      ["Talks", 0],
+      ["Workshop", 1],
+    ],
+  );
 });

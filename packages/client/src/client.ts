@@ -1,4 +1,5 @@
 import type {
+  AccountPaymentSettings,
   Activity,
   ActivityInput,
   ActivityListQuery,
@@ -20,6 +21,7 @@ import type {
   EmissionFactorSetResponse,
   Event,
   PaymentInput,
+  PaymentSettingsInput,
   RefundInput,
   EventAnalytics,
   EventCreateInput,
@@ -166,6 +168,20 @@ export interface AttendeesResource {
   refund(attendeeId: string, input?: RefundInput, call?: CallOptions): Promise<Attendee>;
 }
 
+/** The account's payment settings. */
+export interface PaymentsResource {
+  /** The deployment's provider and hold, and the account's own Stripe account. Needs `payments:read`. */
+  settings(call?: CallOptions): Promise<AccountPaymentSettings>;
+  /**
+   * Links (or with `null` unlinks) the account's own Stripe account, for Connect direct charges.
+   * Needs `payments:write`.
+   *
+   * @example
+   * await client.payments.updateSettings({ stripeAccountId: "acct_1Nv0FGQ9RKHgCVdK" });
+   */
+  updateSettings(input: PaymentSettingsInput, call?: CallOptions): Promise<AccountPaymentSettings>;
+}
+
 /** Webhooks of the caller's account. */
 export interface WebhooksResource {
   /** Registers a webhook; the answer is the only one that shows its signing secret. */
@@ -306,6 +322,7 @@ export interface EventServiceClient {
   thresholds: ThresholdsResource;
   vendors: VendorsResource;
   bookings: BookingsResource;
+  payments: PaymentsResource;
 }
 
 /**
@@ -419,6 +436,11 @@ export function createClient(options: ClientOptions): EventServiceClient {
       list: (query = {}, call) =>
         request<ListResult<"thresholds", Threshold>>("GET", "/thresholds", { query, ...call }),
       listAll: (query = {}, call) => walk<"thresholds", Threshold>("thresholds", "/thresholds", query, call),
+    },
+    payments: {
+      settings: (call) => request<AccountPaymentSettings>("GET", "/payment-settings", call),
+      updateSettings: (input, call) =>
+        request<AccountPaymentSettings>("PUT", "/payment-settings", { body: input, ...call }),
     },
     vendors: {
       create: (input, call) => request<Vendor>("POST", "/vendors", { body: input, ...call }),

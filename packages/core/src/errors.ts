@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   INVALID_EVENT_TYPE: { status: 400, message: "Unknown event type." },
   INVALID_DATE_RANGE: { status: 400, message: "Invalid or unsupported date range." },
   INSUFFICIENT_DATA: { status: 400, message: "Not enough data for the analysis." },
+  INVALID_SIGNATURE: { status: 400, message: "The notification's signature does not verify." },
   UNAUTHORIZED: { status: 401, message: "Missing or invalid API key." },
   FORBIDDEN: { status: 403, message: "The API key lacks the scope this request needs." },
   NOT_FOUND: { status: 404, message: "Resource not found." },

@@ -66,6 +66,17 @@ export { createDeliveryWorker } from "./webhooks/delivery-worker.ts";
 export type { DeliveryWorker, DeliveryWorkerOptions } from "./webhooks/delivery-worker.ts";
 export type { HostResolver } from "./webhooks/ssrf.ts";
 export { createBackgroundPurge } from "./background-purge.ts";
+export { createPaymentWorker } from "./payment-worker.ts";
+export type { PaymentWorker, PaymentWorkerOptions } from "./payment-worker.ts";
+export type { PaymentPass } from "./service/stripe-payments.ts";
+export type {
+  StripeClient,
+  StripeEvent,
+  StripePaymentIntent,
+  StripeRefund,
+  StripeRequestOptions,
+} from "./payments/stripe-client.ts";
+export type { AccountPaymentSettings, PaymentOperations, PaymentSettingsInput } from "./service/payment-operations.ts";
 export type { BackgroundPurge, BackgroundPurgeOptions } from "./background-purge.ts";
 export type { Envelope, Notification } from "./storage/envelope.ts";
 

@@ -1,3 +1,6 @@
+import type { StripeClient } from "./payments/stripe-client.ts";
+import { createPaymentOperations, type PaymentOperations } from "./service/payment-operations.ts";
+import { createStripePayments, type StripePayments } from "./service/stripe-payments.ts";
 import { MANUAL_PAYMENT_TERMS, type PaymentTerms } from "./rules/payments.ts";
 import { type CarbonSettings, DEFAULT_CARBON_SETTINGS } from "./carbon/carbon-settings.ts";
 import {
@@ -77,6 +80,13 @@ export interface EventServiceOptions {
 
 /** Options of payments. */
 export interface PaymentSettings {
+  /**
+   * Stripe's client (`new Stripe(secretKey, { telemetry: false })` from the official `stripe`
+   * package): with it, priced registrations pay through Stripe; without it, by hand.
+   */
+  stripe?: StripeClient;
+  /** The webhook endpoint's signing secrets (`whsec_...`; the platform's and the Connect endpoint's): a notification verifies against any. */
+  webhookSecrets?: readonly string[];
   /** Minutes an unpaid Stripe payment holds its place (`PAYMENT_HOLD_MINUTES`, default 30, fractions allowed). */
   holdMinutes?: number;
 }
@@ -110,6 +120,8 @@ export interface AccountOperations {
   vendors: VendorOperations;
   /** The vendor bookings of the account's events. */
   bookings: BookingOperations;
+  /** The account's payment settings. */
+  payments: PaymentOperations;
 }
 
 /** The service: framework-free, usable directly or through `createHandler`. */
@@ -136,6 +148,12 @@ export interface EventService {
    * hand out when the service has no `publicUrl`.
    */
   vendorLink(token: string, options?: { baseUrl?: string }): Promise<VendorLinkOperations | null>;
+  /**
+   * Stripe's side of the payments, when the service has a Stripe client: `receive` takes what
+   * Stripe sends to the webhook endpoint (throws `INVALID_SIGNATURE`), `runPass` is one pass of
+   * the payment worker (`createPaymentWorker` runs it on a timer).
+   */
+  readonly stripe: Pick<StripePayments, "receive" | "runPass"> | undefined;
 }
 
 /**
@@ -154,10 +172,22 @@ export function createEventService(options: EventServiceOptions): EventService {
   const publicUrl = options.publicUrl?.replace(/\/+$/, "") || undefined;
   const defaultBaseUrl = publicUrl ?? DEFAULT_PUBLIC_URL;
   const queued = () => options.webhooks?.onQueued?.();
+  const stripe = options.payments?.stripe;
   const payments: PaymentTerms = {
-    provider: "manual",
+    provider: stripe ? "stripe" : "manual",
     holdMinutes: options.payments?.holdMinutes ?? MANUAL_PAYMENT_TERMS.holdMinutes,
   };
+  const stripePayments =
+    stripe &&
+    createStripePayments({
+      storage,
+      stripe,
+      webhookSecrets: options.payments?.webhookSecrets ?? [],
+      terms: payments,
+      notifier: createChangeNotifier({ baseUrl: defaultBaseUrl, carbon, emissionFactors }),
+      clock,
+      queued,
+    });
 
   function buildOperations(
     accountId: string,
@@ -176,6 +206,7 @@ export function createEventService(options: EventServiceOptions): EventService {
       notifier: createChangeNotifier({ baseUrl, carbon, emissionFactors }),
       queued,
       payments,
+      stripe: stripePayments,
     };
     const { vendors, bookings } = createVendorOperations(storage, context);
     return {
@@ -188,6 +219,7 @@ export function createEventService(options: EventServiceOptions): EventService {
       analytics: createAnalyticsOperations(storage, context),
       activities: createActivityOperations(storage, context),
       thresholds: createThresholdOperations(storage, context),
+      payments: createPaymentOperations(storage, context, stripe),
     };
   }
 
@@ -222,6 +254,7 @@ export function createEventService(options: EventServiceOptions): EventService {
     publicUrl,
     forAccount,
     clock,
+    stripe: stripePayments,
     async vendorLink(token, linkOptions = {}) {
       const booking = await findLinkedBooking(storage, token);
       if (!booking) return null;

@@ -8,6 +8,7 @@ import type { IdempotencyStore } from "./storage/idempotency-store.ts";
 import type { StorageLifecycle } from "./storage/lifecycle-store.ts";
 import type { ThresholdStore } from "./storage/threshold-store.ts";
 import type { TransactionStore } from "./storage/transaction.ts";
+import type { PaymentStore } from "./storage/payment-store.ts";
 import type { VendorStore } from "./storage/vendor-store.ts";
 import type { WebhookStore } from "./storage/webhook-store.ts";
 
@@ -84,4 +85,5 @@ export interface Storage
     DeliveryStore,
     AnalyticsStore,
     ActivityStore,
-    VendorStore {}
+    VendorStore,
+    PaymentStore {}

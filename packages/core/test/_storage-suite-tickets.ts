@@ -13,7 +13,8 @@ import { type EventRecord, EventUpdateInput } from "../src/resources/event.ts";
 import { type TicketTypeInput, TicketTypesInput } from "../src/resources/ticket-type.ts";
 import { at, attendeeAt, eventAt, newAccount } from "./_storage-suite-outbox.ts";
 import type { TestStorage } from "./_transactions.ts";
-import type { PaymentMethod } from "../src/resources/payment.ts";
+import type { PaymentEntry, PaymentMethod } from "../src/resources/payment.ts";
+import { registerAttendee } from "../src/service/registrations.ts";
 import { recordPayment, refundByHand } from "../src/service/payment-changes.ts";
 
 const TYPES: TicketTypeInput[] = [
@@ -243,6 +244,7 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
             paymentIntentId: null,
             clientSecret: null,
             stripeAccount: null,
+            promoted: false,
           },
         ],
       );
@@ -325,6 +327,90 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
         [promoted.status, promoted.payment?.status, promoted.payment?.amount],
         ["pending", "requires_payment", 12_000],
       );
+    });
+
+    test("the payment worker's reads, the ledger's settling, Stripe's events once, an account's settings", async () => {
+      const event = await newEvent();
+      const stripe = { provider: "stripe", holdMinutes: 1 } as const;
+      const hold = (email: string) =>
+        registerAttendee(storage, attendeeAt(acme, event.id, now(), { ticketType: "VIP", email }), undefined, stripe);
+      const [x, y] = [await hold("x@example.com"), await hold("y@example.com")];
+      const mine = (refs: Array<{ attendeeId: string }>) =>
+        refs.map((ref) => ref.attendeeId).filter((id) => id === x.id || id === y.id);
+      assert.deepEqual(x.payment?.expiresAt, new Date(Date.parse(x.registrationDate) + 60_000).toISOString());
+      assert.deepEqual(mine(await storage.intentsToMake(1000)), [x.id, y.id]);
+      assert.deepEqual(mine(await storage.holdsDue(x.registrationDate, 1000)), []);
+      assert.deepEqual(mine(await storage.holdsDue(x.payment!.expiresAt!, 1000)), [x.id]);
+      // A cancelled hold is nobody's work; one with its PaymentIntent needs none made.
+      await storage.updateAttendee(acme, y.id, { status: "cancelled" }, now());
+      const withIntent = {
+        ...x,
+        payment: { ...x.payment!, paymentIntentId: "pi_contract", clientSecret: "pi_contract_secret_x" },
+      };
+      await storage.transaction((tx) => tx.attendees.updateStatus(withIntent));
+      assert.deepEqual(mine(await storage.intentsToMake(1000)), []);
+      assert.deepEqual(mine(await storage.holdsDue("2999-01-01T00:00:00.000Z", 1000)), [x.id]);
+      assert.deepEqual(await storage.transaction((tx) => tx.payments.findByIntent("pi_contract")), {
+        accountId: acme,
+        eventId: event.id,
+        attendeeId: x.id,
+      });
+
+      const refund: PaymentEntry = {
+        id: `pay_contract${Date.now()}`,
+        accountId: acme,
+        eventId: event.id,
+        attendeeId: x.id,
+        kind: "refund",
+        amount: 500,
+        currency: "EUR",
+        ticketType: "VIP",
+        provider: "stripe",
+        method: null,
+        reference: null,
+        providerReference: null,
+        status: "pending",
+        createdAt: now(),
+      };
+      await storage.transaction((tx) => tx.payments.insert(refund));
+      const due = (await storage.refundsDue(1000)).filter((entry) => entry.id === refund.id);
+      assert.deepEqual(due, [{ ...refund, paymentIntentId: "pi_contract", stripeAccount: null }]);
+      assert.equal(await storage.transaction((tx) => tx.payments.settle(refund.id, "succeeded", "re_1")), true);
+      assert.equal(await storage.transaction((tx) => tx.payments.settle(refund.id, "failed", null)), false);
+      assert.deepEqual(
+        (await storage.refundsDue(1000)).filter((entry) => entry.id === refund.id),
+        [],
+      );
+
+      const stripeEvent = `evt_contract${Date.now()}`;
+      assert.equal(
+        await storage.transaction((tx) =>
+          tx.payments.recordStripeEvent(stripeEvent, "payment_intent.succeeded", now()),
+        ),
+        true,
+      );
+      assert.equal(
+        await storage.transaction((tx) =>
+          tx.payments.recordStripeEvent(stripeEvent, "payment_intent.succeeded", now()),
+        ),
+        false,
+      );
+      // Recorded in a transaction that rolls back, it was never recorded.
+      const rolledBack = `${stripeEvent}_rb`;
+      await assert.rejects(
+        storage.transaction(async (tx) => {
+          await tx.payments.recordStripeEvent(rolledBack, "payment_intent.succeeded", now());
+          throw new Error("roll back");
+        }),
+      );
+      assert.equal(await storage.transaction((tx) => tx.payments.recordStripeEvent(rolledBack, "x", now())), true);
+
+      assert.equal(await storage.getPaymentSettings(acme), null);
+      const at = now();
+      await storage.transaction((tx) => tx.payments.putSettings(acme, "acct_contract", at));
+      assert.deepEqual(await storage.getPaymentSettings(acme), { stripeAccountId: "acct_contract", updatedAt: at });
+      await storage.transaction((tx) => tx.payments.putSettings(acme, null, at));
+      assert.deepEqual(await storage.getPaymentSettings(acme), { stripeAccountId: null, updatedAt: at });
     });
   });
 }

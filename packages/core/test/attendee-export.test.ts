@@ -149,6 +149,7 @@ describe("the attendee columns", () => {
           paymentIntentId: "pi_123",
           clientSecret: "pi_123_secret_abc",
           stripeAccount: null,
+          promoted: false,
         },
       }),
       "https://events.example",

@@ -3,6 +3,16 @@ import { describe, test } from "node:test";
 import { ServiceError } from "../src/errors.ts";
 import { type TicketType, TicketTypesInput, toTicketTypes } from "../src/resources/ticket-type.ts";
 import { assertTicketTypesCover, promotionOrder, ticketTypeOf } from "../src/rules/ticket-types.ts";
+import {
+  assertPaidForStatus,
+  assertPayable,
+  MANUAL_PAYMENT_TERMS,
+  paymentFor,
+  refundAmount,
+  refundOnCancel,
+  withPaid,
+  withRefunded,
+} from "../src/rules/payments.ts";
 import { admission } from "../src/rules/waitlist.ts";
 
 const vip: TicketType = { name: "VIP", price: { amount: 9_900, currency: "EUR" }, capacity: 2, salesEndAt: null };
@@ -123,5 +133,58 @@ describe("ticket types", () => {
       },
     );
     assert.equal(failure(() => assertTicketTypesCover([{ ...vip, capacity: 1 }], held)).field, "ticketTypes");
+  });
+
+  test("payments: what a ticket owes (with a USD ticket's offset), holds, parts, refunds and the policy", () => {
+    const usd: TicketType = { ...vip, price: { amount: 5_000, currency: "USD" } };
+    const stripe = { provider: "stripe" as const, holdMinutes: 0.5 };
+    assert.equal(paymentFor(general, MANUAL_PAYMENT_TERMS, "2030-01-01T00:00:00.000Z"), null);
+    assert.equal(paymentFor(null, stripe, "2030-01-01T00:00:00.000Z"), null);
+    const held = paymentFor(usd, stripe, "2030-01-01T00:00:00.000Z", { opted: true, amount: 12.5 })!;
+    assert.deepEqual([held.amount, held.currency, held.expiresAt], [6_250, "USD", "2030-01-01T00:00:30.000Z"]);
+    // Offsets are in USD: a EUR ticket takes none, nor one not opted.
+    assert.equal(paymentFor(vip, stripe, "2030-01-01T00:00:00.000Z", { opted: true, amount: 12.5 })!.amount, 9_900);
+    assert.equal(
+      paymentFor(usd, MANUAL_PAYMENT_TERMS, "2030-01-01T00:00:00.000Z", { opted: false, amount: 9 })!.expiresAt,
+      null,
+    );
+
+    const attendee = {
+      id: "att_1",
+      status: "pending" as const,
+      payment: paymentFor(vip, MANUAL_PAYMENT_TERMS, "2030-01-01T00:00:00.000Z"),
+    };
+    assert.deepEqual(
+      failure(() => assertPayable(attendee, 9_901)),
+      {
+        code: "INVALID_REQUEST",
+        field: "amount",
+        details: { outstanding: 9_900, currency: "EUR" },
+      },
+    );
+    const part = withPaid(attendee.payment!, 4_000);
+    assert.deepEqual([part.status, part.amountPaid], ["requires_payment", 4_000]);
+    assert.deepEqual(
+      failure(() => assertPaidForStatus({ status: "pending" }, { ...attendee, status: "confirmed", payment: part }))
+        .details,
+      {
+        reason: "payment_required",
+        outstanding: 5_900,
+        currency: "EUR",
+      },
+    );
+    const paid = withPaid(part, 5_900);
+    assert.equal(paid.status, "paid");
+    assert.doesNotThrow(() =>
+      assertPaidForStatus({ status: "pending" }, { ...attendee, status: "confirmed", payment: paid }),
+    );
+    assert.equal(refundAmount({ id: "att_1", payment: paid }), 9_900);
+    assert.equal(failure(() => refundAmount({ id: "att_1", payment: paid }, 9_901)).field, "amount");
+    assert.equal(withRefunded(paid, 100).status, "partially_refunded");
+    assert.equal(withRefunded(paid, 9_900).status, "refunded");
+    const event = { refundPolicy: "full" as const, startDate: "2030-06-01T09:00:00.000Z" };
+    assert.equal(refundOnCancel(event, paid, "2030-06-01T08:59:59.999Z"), 9_900);
+    assert.equal(refundOnCancel(event, paid, "2030-06-01T09:00:00.000Z"), 0);
+    assert.equal(refundOnCancel({ ...event, refundPolicy: "none" }, paid, "2030-01-01T00:00:00.000Z"), 0);
   });
 });

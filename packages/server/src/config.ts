@@ -125,6 +125,32 @@ export const ServerConfig = z
       .min(0)
       .max(30 * 24 * 3_600_000)
       .default(24 * 3_600_000),
+    // Unset: payments are recorded by hand. Never logged.
+    STRIPE_SECRET_KEY: z
+      .string()
+      .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, "a Stripe secret or restricted key, sk_live_... or sk_test_...")
+      .optional(),
+    STRIPE_WEBHOOK_SECRET: z
+      .string()
+      .transform((list) =>
+        list
+          .split(",")
+          .map((secret) => secret.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().regex(/^whsec_\S+$/, "webhook signing secrets, whsec_..., comma-separated")).min(1))
+      .optional(),
+    // Where the SDK sends its requests: Stripe's own by default; a local stand-in (stripe-mock) for tests.
+    STRIPE_API_URL: z
+      .url({ protocol: /^https?$/ })
+      .transform((url) => new URL(url))
+      .optional(),
+    PAYMENT_HOLD_MINUTES: z.coerce
+      .number()
+      .positive()
+      .max(7 * 24 * 60)
+      .default(30),
+    PAYMENT_WORKER_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(5_000),
   })
   .superRefine((config, ctx) => {
     if ((config.TLS_CERT === undefined) !== (config.TLS_KEY === undefined)) {
@@ -132,6 +158,13 @@ export const ServerConfig = z
         code: "custom",
         path: [config.TLS_CERT ? "TLS_KEY" : "TLS_CERT"],
         message: "TLS_CERT and TLS_KEY go together",
+      });
+    }
+    if (config.STRIPE_SECRET_KEY !== undefined && config.STRIPE_WEBHOOK_SECRET === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["STRIPE_WEBHOOK_SECRET"],
+        message: "STRIPE_SECRET_KEY needs the webhook endpoint's signing secret, or payments would never be confirmed",
       });
     }
     if (config.HTTP_REDIRECT_PORT !== undefined && config.TLS_CERT === undefined) {
@@ -171,6 +204,11 @@ export const CONFIG_VARIABLES = [
   "METRICS_TOKEN",
   "CORS_ORIGINS",
   "WORKERS",
+  "STRIPE_SECRET_KEY",
+  "STRIPE_WEBHOOK_SECRET",
+  "STRIPE_API_URL",
+  "PAYMENT_HOLD_MINUTES",
+  "PAYMENT_WORKER_INTERVAL_MS",
 ] as const;
 
 /** Reads the configuration from `env`; throws an error naming every bad variable. */

@@ -5,6 +5,7 @@ import {
   type CarbonSettings,
   DEFAULT_EMISSION_FACTORS,
   createBackgroundPurge,
+  createPaymentWorker,
   createDeliveryWorker,
   createEventService,
   createHandler,
@@ -22,6 +23,7 @@ import { createMetrics } from "./metrics.ts";
 import { trackConnections } from "./connections.ts";
 import { answerParserErrors } from "./parser-errors.ts";
 import { createRedirectServer } from "./redirect.ts";
+import { stripeClient } from "./stripe.ts";
 import { isPostgresUrl, openDatabase, redactDatabaseUrl } from "./database.ts";
 
 /** A running server. */
@@ -147,6 +149,21 @@ export async function startServer(
       secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_MS,
     },
     carbon: carbonSettingsOf(config),
+    payments: {
+      ...(config.STRIPE_SECRET_KEY && { stripe: stripeClient(config.STRIPE_SECRET_KEY, config.STRIPE_API_URL) }),
+      webhookSecrets: config.STRIPE_WEBHOOK_SECRET ?? [],
+      holdMinutes: config.PAYMENT_HOLD_MINUTES,
+    },
+  });
+  // Holds that run out, PaymentIntents still to make, refunds to make at Stripe (a no-op without Stripe).
+  const payments = createPaymentWorker(service, {
+    intervalMs: config.PAYMENT_WORKER_INTERVAL_MS,
+    onPass: (pass) =>
+      logger.info(
+        { intentsMade: pass.intentsMade, holdsExpired: pass.holdsExpired, refundsMade: pass.refundsMade },
+        "payment worker pass",
+      ),
+    onError: logRepeated(logger, "error", "payment worker error"),
   });
   let draining = false;
   // Known once listening (PORT may be 0); read by the handler for each request's links.
@@ -208,6 +225,7 @@ export async function startServer(
 
   worker.start();
   purge.start();
+  payments.start();
 
   let redirect: HttpServer | undefined;
   let redirectUrl: string | undefined;
@@ -259,6 +277,7 @@ export async function startServer(
           // The worker finishes (and records) the attempts in flight before the store closes.
           worker.stop(),
           purge.stop(),
+          payments.stop(),
         ]);
         clearTimeout(force);
         // Requests have stopped: the rate-limit counts leased and not spent go back for other processes.

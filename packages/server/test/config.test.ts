@@ -32,7 +32,34 @@ test("defaults", () => {
     METRICS_TOKEN: undefined,
     CORS_ORIGINS: undefined,
     WEBHOOK_SECRET_OVERLAP_MS: 86_400_000,
+    STRIPE_SECRET_KEY: undefined,
+    STRIPE_WEBHOOK_SECRET: undefined,
+    STRIPE_API_URL: undefined,
+    PAYMENT_HOLD_MINUTES: 30,
+    PAYMENT_WORKER_INTERVAL_MS: 5_000,
   });
+});
+
+test("Stripe: a secret key needs the webhook secrets; several secrets, comma-separated; hold minutes may be fractions", () => {
+  const stripe = loadConfig({
+    STRIPE_SECRET_KEY: "sk_test_abc123",
+    STRIPE_WEBHOOK_SECRET: "whsec_one, whsec_two",
+    STRIPE_API_URL: "https://127.0.0.1:12112",
+    PAYMENT_HOLD_MINUTES: "0.5",
+  });
+  assert.deepEqual(stripe.STRIPE_WEBHOOK_SECRET, ["whsec_one", "whsec_two"]);
+  assert.equal(stripe.STRIPE_API_URL?.port, "12112");
+  assert.equal(stripe.PAYMENT_HOLD_MINUTES, 0.5);
+  assert.throws(() => loadConfig({ STRIPE_SECRET_KEY: "sk_test_abc123" }), /STRIPE_WEBHOOK_SECRET/);
+  assert.throws(() => loadConfig({ STRIPE_SECRET_KEY: "pk_test_abc" }), /STRIPE_SECRET_KEY/);
+  assert.throws(() => loadConfig({ STRIPE_WEBHOOK_SECRET: "secret" }), /STRIPE_WEBHOOK_SECRET/);
+  for (const bad of ["0", "-1", "soon"])
+    assert.throws(() => loadConfig({ PAYMENT_HOLD_MINUTES: bad }), /PAYMENT_HOLD_MINUTES/);
+  // The key itself never appears in a configuration error.
+  assert.throws(
+    () => loadConfig({ STRIPE_SECRET_KEY: "sk_live_topSecret9", STRIPE_WEBHOOK_SECRET: "nope" }),
+    (error: Error) => !error.message.includes("topSecret9"),
+  );
 });
 
 test("WORKERS: a whole number of processes, 1 to 64", () => {

@@ -13,7 +13,7 @@ import type { MetricsEndpointOptions } from "./metrics-endpoint.ts";
 import { createPublicRoutes } from "./public-routes.ts";
 import { createRequestContexts, type RequestContext } from "./request-context.ts";
 import { createRequestCounter } from "./request-counter.ts";
-import { bearerToken } from "./request.ts";
+import { bearerToken, readBodyBytes } from "./request.ts";
 import { createResponder, type ResponseConstructor } from "./respond.ts";
 import { readRouteInput } from "./route-input.ts";
 import { createRouteTable, isApiMatch, type LinkEntry, normaliseBasePath, noRoute } from "./route-table.ts";
@@ -210,6 +210,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       if (response) return response;
     }
     if (match?.entry.kind === "link") return serveLink(ctx, match.entry, match.params);
+    if (match?.entry.kind === "stripe") return serveStripe(ctx, match.entry.label);
     const api = isApiMatch(match) ? match : undefined;
     ctx.route = api?.entry.label;
 
@@ -275,6 +276,24 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       docs: ctx.docsUrl,
     };
     return sendResult(ctx, await withIdempotency(storage, keyed, run));
+  }
+
+  /**
+   * A notification from Stripe: its signature is its credential. One that does not verify
+   * spends one of its address's requests without a valid key (as a bad key does); a verified one
+   * gets it back, and is applied once however often it arrives (`StripePayments.receive`).
+   * Without Stripe configured, the endpoint does not exist (`404`).
+   */
+  async function serveStripe(ctx: RequestContext, label: string): Promise<Response> {
+    ctx.route = label;
+    if (!service.stripe) throw noRoute(ctx);
+    const nowMs = service.clock().getTime();
+    const address = ctx.clientAddress;
+    if (address !== undefined) failureLimit.take(address, nowMs);
+    const raw = new TextDecoder().decode(await readBodyBytes(ctx.request));
+    await service.stripe.receive(raw, ctx.request.headers.get("stripe-signature"));
+    if (address !== undefined) failureLimit.refund(address, nowMs);
+    return reply.json(ctx, { received: true }, 200, ctx.headers);
   }
 
   /** A route's result as the response, with the headers gathered on the way (its own win). */

@@ -212,6 +212,33 @@ function buildDocument(): Record<string, unknown> {
       },
     },
   };
+  paths["/v1/payments/stripe/webhook"] = {
+    post: {
+      operationId: "stripeWebhook",
+      summary:
+        "Stripe's notifications (payment_intent.succeeded, payment_intent.payment_failed): no API key, the Stripe-Signature is verified",
+      tags: ["Payments"],
+      security: [],
+      parameters: [{ name: "Stripe-Signature", in: "header", required: true, schema: { type: "string" } }],
+      requestBody: {
+        required: true,
+        content: {
+          "application/json": { schema: { type: "object", description: "A Stripe Event, as Stripe sends it." } },
+        },
+      },
+      responses: {
+        "200": {
+          description: "Received (also for an event handled before, or of no interest)",
+          content: {
+            "application/json": {
+              schema: { type: "object", properties: { received: { const: true } }, required: ["received"] },
+            },
+          },
+        },
+        ...errorResponses(["INVALID_SIGNATURE", "NOT_FOUND"]),
+      },
+    },
+  };
   paths["/v1/qr/{attendeeId}.{format}"] = {
     get: {
       operationId: "qrCode",

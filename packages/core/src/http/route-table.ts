@@ -4,6 +4,9 @@ import type { PublicRoute } from "./public-routes.ts";
 import type { RequestContext } from "./request-context.ts";
 import { type LinkRoute, type Route, ROUTES, VENDOR_LINK_ROUTES, VERSION_PREFIXES } from "./routes.ts";
 
+/** Where Stripe sends its notifications, under each version prefix. */
+export const STRIPE_WEBHOOK_PATH = "/payments/stripe/webhook";
+
 /** An authenticated API route under one version prefix. */
 export interface ApiEntry {
   kind: "api";
@@ -22,6 +25,12 @@ export interface LinkEntry {
   label: string;
 }
 
+/** Stripe's notifications (`POST /v1/payments/stripe/webhook`): no API key, Stripe's signature instead. */
+export interface StripeEntry {
+  kind: "stripe";
+  label: string;
+}
+
 /** A route served without an API key (health, the OpenAPI document, QR images, ...). */
 export interface PublicEntry {
   kind: "public";
@@ -29,7 +38,9 @@ export interface PublicEntry {
 }
 
 /** What a request's path matched, with the path's parameters. */
-export interface RouteMatch<T extends ApiEntry | LinkEntry | PublicEntry = ApiEntry | LinkEntry | PublicEntry> {
+export interface RouteMatch<
+  T extends ApiEntry | LinkEntry | PublicEntry | StripeEntry = ApiEntry | LinkEntry | PublicEntry | StripeEntry,
+> {
   entry: T;
   params: Record<string, string>;
   /** The path below the base path, without a trailing slash (`/v1/events`). */
@@ -62,8 +73,10 @@ export function createRouteTable(
   basePath: string,
   publicRoutes: readonly PublicRoute[],
 ): (ctx: RequestContext) => RouteMatch | undefined {
-  const router = createRouter<ApiEntry | LinkEntry | PublicEntry>();
+  const router = createRouter<ApiEntry | LinkEntry | PublicEntry | StripeEntry>();
   for (const prefix of VERSION_PREFIXES) {
+    const label = `${prefix}${STRIPE_WEBHOOK_PATH}`;
+    addRoute(router, "POST", label, { kind: "stripe", label });
     for (const route of VENDOR_LINK_ROUTES) {
       const label = `${prefix}${route.path}`;
       addRoute(router, route.method, label, { kind: "link", route, label });

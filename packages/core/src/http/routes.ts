@@ -17,6 +17,7 @@ import { Activity, ActivityInput, VendorActivityInput } from "../resources/activ
 import { ActivityListQuery, ActivityUpdateInput, VendorActivityUpdateInput } from "../resources/priced-activity.ts";
 import { DeleteResult } from "../resources/common.ts";
 import { PaymentInput, RefundInput } from "../resources/payment.ts";
+import { AccountPaymentSettings, PaymentSettingsInput } from "../service/payment-operations.ts";
 import { SustainabilityReportDocument } from "../analytics/report-document.ts";
 import { renderReportPage, REPORT_PAGE_CSP } from "../analytics/report-page.ts";
 import { Event, EventCreateInput, EventListQuery, EventUpdateInput } from "../resources/event.ts";
@@ -340,6 +341,29 @@ export const ROUTES: readonly Route[] = [
     response: { status: 200, schema: Attendee, name: "Attendee", description: "The registration with its payment" },
     errors: ["INVALID_REQUEST", "NOT_FOUND"],
     handle: async (c) => ok(await c.account.attendees.refund(c.params.id!, await c.optionalBody<RefundInput>())),
+  },
+  {
+    method: "GET",
+    path: "/payment-settings",
+    scope: "payments:read",
+    tag: "Payments",
+    operationId: "getPaymentSettings",
+    summary: "The account's payment settings: the deployment's provider and hold, the account's own Stripe account",
+    response: { status: 200, schema: AccountPaymentSettings, name: "PaymentSettings", description: "The settings" },
+    errors: [],
+    handle: async (c) => ok(await c.account.payments.settings()),
+  },
+  {
+    method: "PUT",
+    path: "/payment-settings",
+    scope: "payments:write",
+    tag: "Payments",
+    operationId: "updatePaymentSettings",
+    summary: "Link (or unlink, with null) the account's own Stripe account, for Connect direct charges",
+    body: PaymentSettingsInput,
+    response: { status: 200, schema: AccountPaymentSettings, name: "PaymentSettings", description: "The settings" },
+    errors: ["INVALID_REQUEST"],
+    handle: async (c) => ok(await c.account.payments.updateSettings(await c.body<PaymentSettingsInput>())),
   },
   {
     method: "GET",

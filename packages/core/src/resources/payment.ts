@@ -43,11 +43,13 @@ export const PaymentRecord = z.object({
   clientSecret: z.string().nullable(),
   /** The connected Stripe account the PaymentIntent was made on (Connect direct charges), or null: the platform's. */
   stripeAccount: z.string().nullable(),
+  /** It became due by a promotion from the waiting list: `attendee.promoted` is sent once the PaymentIntent exists. */
+  promoted: z.boolean(),
 });
 export type PaymentRecord = z.infer<typeof PaymentRecord>;
 
 /** A registration's payment as the API shows it. */
-export const Payment = PaymentRecord.omit({ clientSecret: true, stripeAccount: true }).extend({
+export const Payment = PaymentRecord.omit({ clientSecret: true, stripeAccount: true, promoted: true }).extend({
   clientSecret: z
     .string()
     .optional()
@@ -65,7 +67,7 @@ export function isPayable(payment: Pick<PaymentRecord, "status">): boolean {
  * answers: the create answer, `GET`, `attendee.promoted`) and only while it is payable.
  */
 export function toApiPayment(payment: PaymentRecord, withSecret: boolean): Payment {
-  const { clientSecret, stripeAccount: _account, ...shown } = payment;
+  const { clientSecret, stripeAccount: _account, promoted: _promoted, ...shown } = payment;
   return withSecret && clientSecret !== null && isPayable(payment) ? { ...shown, clientSecret } : shown;
 }
 

@@ -19,15 +19,21 @@ export const MANUAL_PAYMENT_TERMS: PaymentTerms = { provider: "manual", holdMinu
 
 /**
  * The payment a new or promoted registration of `ticket` owes: `null` for a free one (no type,
- * or a price of 0). With Stripe it holds its place until `holdMinutes` from `now`; by hand, there
- * is no hold.
+ * or a price of 0); with a USD ticket, its opted carbon offset contribution too
+ * ({@link offsetCents}). With Stripe it holds its place until `holdMinutes` from `now`; by hand,
+ * there is no hold.
  */
-export function paymentFor(ticket: TicketType | null, terms: PaymentTerms, now: string): PaymentRecord | null {
+export function paymentFor(
+  ticket: TicketType | null,
+  terms: PaymentTerms,
+  now: string,
+  offset?: { opted?: boolean | undefined; amount?: number | undefined } | null,
+): PaymentRecord | null {
   const { provider, holdMinutes } = terms;
   if (!ticket || ticket.price.amount === 0) return null;
   return {
     status: "requires_payment",
-    amount: ticket.price.amount,
+    amount: ticket.price.amount + offsetCents(ticket, offset),
     currency: ticket.price.currency,
     amountPaid: 0,
     amountRefunded: 0,
@@ -36,7 +42,21 @@ export function paymentFor(ticket: TicketType | null, terms: PaymentTerms, now: 
     paymentIntentId: null,
     clientSecret: null,
     stripeAccount: null,
+    promoted: false,
   };
+}
+
+/**
+ * The carbon-offset contribution paid with a ticket, in cents: offsets are in USD, so a ticket
+ * priced in USD takes the contribution of an attendee who opted in, in the same payment; a
+ * ticket in another currency takes none (the contribution is not converted).
+ */
+export function offsetCents(
+  ticket: TicketType,
+  offset: { opted?: boolean | undefined; amount?: number | undefined } | null | undefined,
+): number {
+  if (ticket.price.currency !== "USD" || !offset?.opted) return 0;
+  return Math.round((offset.amount ?? 0) * 100);
 }
 
 /** What is still owed. */

@@ -64,6 +64,21 @@ export function createAttendeeOperations(
   const attendeeOut = (record: AttendeeRecord) => toApiAttendee(record, context.baseUrl);
   // The buyer's answers (the registration's create answer, its GET) carry the payment's client secret.
   const buyerOut = (record: AttendeeRecord) => toApiAttendee(record, context.baseUrl, true);
+  /**
+   * A Stripe payment still without its PaymentIntent gets it now (the buyer needs its secret).
+   * Should Stripe fail, the registration is answered as it is, still payable: the payment worker
+   * and the next GET try again.
+   */
+  async function withIntent(record: AttendeeRecord): Promise<AttendeeRecord> {
+    if (!context.stripe || record.payment?.provider !== "stripe" || record.payment.paymentIntentId !== null)
+      return record;
+    try {
+      const ref = { accountId, eventId: record.eventId, attendeeId: record.id };
+      return (await context.stripe.ensureIntent(ref)) ?? record;
+    } catch {
+      return record;
+    }
+  }
 
   const attendees: AttendeeOperations = {
     async register(input) {
@@ -76,12 +91,12 @@ export function createAttendeeOperations(
       });
       const registered = await registerAttendee(storage, record, notifier, payments);
       queued();
-      return buyerOut(registered);
+      return buyerOut(await withIntent(registered));
     },
     async get(id) {
       const attendee = await storage.getAttendee(accountId, id);
       if (!attendee) throw notFound("Attendee", id);
-      return buyerOut(attendee);
+      return buyerOut(await withIntent(attendee));
     },
     async update(id, input) {
       const parsed = parseInput(AttendeeUpdateInput, input);

@@ -4,6 +4,7 @@ import { ServiceError } from "../errors.ts";
 import type { Scope, Tier } from "../resources/api-key.ts";
 import type { Pagination } from "../resources/common.ts";
 import type { PaymentTerms } from "../rules/payments.ts";
+import type { StripePayments } from "./stripe-payments.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
 
 /** A list response: the items under `key` and the pagination object. */
@@ -29,6 +30,8 @@ export interface OperationContext {
   queued: () => void;
   /** How priced registrations pay (provider, hold). */
   payments: PaymentTerms;
+  /** Stripe's side of the payments, when the service takes them through Stripe. */
+  stripe?: Pick<StripePayments, "ensureIntent"> | undefined;
 }
 
 /** `NOT_FOUND` for a resource of this account, naming the request's `field` that held its id when given. */

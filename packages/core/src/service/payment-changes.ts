@@ -19,18 +19,28 @@ import type { PaymentTerms } from "../rules/payments.ts";
 import { findTicketType } from "../rules/ticket-types.ts";
 
 /**
- * A registration taking a place (admitted, promoted): `confirmed`, or `pending` with the payment
- * its ticket type's price asks for (the steps' terms: Stripe with a hold, or by hand).
+ * A registration taking a place (admitted, or `promoted` from the waiting list): `confirmed`, or
+ * `pending` with the payment its ticket type's price asks for (the steps' terms: Stripe with a
+ * hold, or by hand). A promoted one's `attendee.promoted` waits for its PaymentIntent under
+ * Stripe (the notification carries the buyer's client secret).
  */
-export function takingPlace(steps: Steps, event: EventRecord, attendee: AttendeeRecord, now: string): AttendeeRecord {
-  const payment = paymentFor(findTicketType(event, attendee.ticketType), steps.payments, now);
-  return payment ? { ...attendee, status: "pending", payment } : { ...attendee, payment: null };
+export function takingPlace(
+  steps: Steps,
+  event: EventRecord,
+  attendee: AttendeeRecord,
+  now: string,
+  promoted: boolean,
+): AttendeeRecord {
+  const payment = paymentFor(findTicketType(event, attendee.ticketType), steps.payments, now, attendee.carbonOffset);
+  if (!payment) return { ...attendee, payment: null };
+  return { ...attendee, status: "pending", payment: { ...payment, promoted } };
 }
 
 /** A ledger entry of the registration's money, in its payment's currency. */
-function entryOf(
+export function entryOf(
   attendee: AttendeeRecord & { payment: PaymentRecord },
-  fields: Pick<PaymentEntry, "kind" | "amount" | "provider" | "method" | "reference" | "status">,
+  fields: Pick<PaymentEntry, "kind" | "amount" | "provider" | "method" | "reference" | "status"> &
+    Partial<Pick<PaymentEntry, "providerReference">>,
   now: string,
 ): PaymentEntry {
   return {

@@ -76,7 +76,7 @@ export function registerAttendee(
         ),
       };
       // Admitted, a priced ticket waits for its payment; one waiting pays when promoted.
-      if (record.status === "confirmed") record = takingPlace(steps, event, record, record.registrationDate);
+      if (record.status === "confirmed") record = takingPlace(steps, event, record, record.registrationDate, false);
       while (await tx.attendees.codeTaken(record.confirmationCode))
         record = { ...record, confirmationCode: createConfirmationCode() };
       await tx.attendees.insert(record);
@@ -138,7 +138,7 @@ export function updateAttendee(
         assertPlaceLeft(event, (await tx.figures.read(event.id)).activeRegistrations);
         // One waiting takes its place as a promotion does: a priced ticket is then due.
         if (before.payment === null) {
-          const taking = takingPlace(steps, event, after, now);
+          const taking = takingPlace(steps, event, after, now, before.status === "waitlisted");
           if (taking.payment !== null) assertPaidForStatus(before, { ...taking, status: after.status });
           after = taking;
         }

@@ -35,7 +35,7 @@ export async function promoteWaitlisted(
     : waiting;
   const promoted: AttendeeRecord[] = [];
   for (const before of chosen) {
-    const after = takingPlace(steps, event, promoteAttendee(before, now), now);
+    const after = takingPlace(steps, event, promoteAttendee(before, now), now, true);
     await steps.tx.attendees.updateStatus(after);
     await moveFigures(steps, event.id, before, after);
     await appendNotifications(steps, event.accountId, { op: "attendee.updated", event, before, after, at: now });

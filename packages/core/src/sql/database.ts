@@ -11,6 +11,8 @@ export interface Database {
   events: EventsTable;
   event_tags: EventTagsTable;
   payments: PaymentsTable;
+  stripe_events: StripeEventsTable;
+  payment_settings: PaymentSettingsTable;
   attendees: AttendeesTable;
   rate_limit_counters: RateLimitCountersTable;
   key_revision: KeyRevisionTable;
@@ -372,6 +374,22 @@ export interface AttendeesTable {
   payment_intent_id: string | null;
   payment_client_secret: string | null;
   payment_account: string | null;
+  /** 1 when the payment became due by a promotion from the waiting list (its `attendee.promoted` waits for the PaymentIntent). */
+  payment_promoted: number | null;
+}
+
+/** Stripe's events handled (exactly once each). */
+export interface StripeEventsTable {
+  id: string;
+  type: string;
+  received_at: string;
+}
+
+/** An account's payment settings. */
+export interface PaymentSettingsTable {
+  account_id: string;
+  stripe_account_id: string | null;
+  updated_at: string;
 }
 
 /** The payment ledger: every movement of a registration's money (`PaymentEntry`). */

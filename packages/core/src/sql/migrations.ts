@@ -638,6 +638,7 @@ export const MIGRATIONS: Record<string, Migration> = {
         ["payment_intent_id", "text"],
         ["payment_client_secret", "text"],
         ["payment_account", "text"],
+        ["payment_promoted", "integer"],
       ] as const)
         await db.schema.alterTable("attendees").addColumn(column, type).execute();
       // Holds that run out unpaid are found by their end (the expiry worker), intents by their id (Stripe's events).
@@ -674,6 +675,27 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
       await db.schema.createIndex("payments_event").on("payments").columns(["event_id", "kind"]).execute();
       await db.schema.createIndex("payments_attendee").on("payments").columns(["attendee_id", "created_at"]).execute();
+      // Refunds still to be made at Stripe (the payment worker's queue).
+      await db.schema
+        .createIndex("payments_pending")
+        .on("payments")
+        .column("created_at")
+        .where(sql.ref("status"), "=", sql.lit("pending"))
+        .execute();
+      // Stripe's events handled, by their id: each is handled once however often it arrives.
+      await db.schema
+        .createTable("stripe_events")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("type", "text", (c) => c.notNull())
+        .addColumn("received_at", "text", (c) => c.notNull())
+        .execute();
+      // An account's own Stripe account (Connect direct charges).
+      await db.schema
+        .createTable("payment_settings")
+        .addColumn("account_id", "text", (c) => c.primaryKey().references("accounts.id"))
+        .addColumn("stripe_account_id", "text")
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
     },
   },
 };

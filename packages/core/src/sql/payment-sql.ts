@@ -2,7 +2,8 @@ import { type Kysely, type SelectQueryBuilder, sql } from "kysely";
 import type { RevenueFigures, TicketMoneyFigures } from "../analytics/analytics-figures.ts";
 import type { PaymentEntry } from "../resources/payment.ts";
 import { activeSql } from "../carbon/carbon-sql.ts";
-import type { PaymentWrites } from "../storage/payment-store.ts";
+import type { PaymentStore, PaymentWrites } from "../storage/payment-store.ts";
+import type { SqlContext } from "./sql-context.ts";
 import type { Database, EventsTable, PaymentsTable } from "./database.ts";
 
 /** The row of a ledger entry. */
@@ -53,6 +54,38 @@ export function createPaymentWrites(trx: Kysely<Database>): PaymentWrites {
     },
     async scrubReferences(attendeeId) {
       await trx.updateTable("payments").set({ reference: null }).where("attendee_id", "=", attendeeId).execute();
+    },
+    async settle(entryId, status, providerReference) {
+      const result = await trx
+        .updateTable("payments")
+        .set({ status, provider_reference: providerReference })
+        .where("id", "=", entryId)
+        .where("status", "=", "pending")
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    async recordStripeEvent(id, type, at) {
+      const result = await trx
+        .insertInto("stripe_events")
+        .values({ id, type, received_at: at })
+        .onConflict((oc) => oc.column("id").doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+    async findByIntent(paymentIntentId) {
+      const row = await trx
+        .selectFrom("attendees")
+        .select(["account_id", "event_id", "id"])
+        .where("payment_intent_id", "=", paymentIntentId)
+        .executeTakeFirst();
+      return row ? { accountId: row.account_id, eventId: row.event_id, attendeeId: row.id } : null;
+    },
+    async putSettings(accountId, stripeAccountId, at) {
+      await trx
+        .insertInto("payment_settings")
+        .values({ account_id: accountId, stripe_account_id: stripeAccountId, updated_at: at })
+        .onConflict((oc) => oc.column("account_id").doUpdateSet({ stripe_account_id: stripeAccountId, updated_at: at }))
+        .execute();
     },
   };
 }
@@ -126,5 +159,85 @@ export async function ticketTypeFigures(db: Kysely<Database>, eventId: string): 
   return {
     gross: gross.map((row) => ({ ticketType: row.ticket_type, currency: row.currency, gross: Number(row.gross) })),
     sold: sold.map((row) => ({ ticketType: row.ticket_type, sold: Number(row.sold) })),
+  };
+}
+
+/** The row of a ledger entry as an entry. */
+function rowToEntry(row: PaymentsTable): PaymentEntry {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    eventId: row.event_id,
+    attendeeId: row.attendee_id,
+    kind: row.kind as PaymentEntry["kind"],
+    amount: Number(row.amount),
+    currency: row.currency,
+    ticketType: row.ticket_type,
+    provider: row.provider as PaymentEntry["provider"],
+    method: row.method as PaymentEntry["method"],
+    reference: row.reference,
+    providerReference: row.provider_reference,
+    status: row.status as PaymentEntry["status"],
+    createdAt: row.created_at,
+  };
+}
+
+const PAYABLE = ["requires_payment", "failed"];
+
+/** The payment reads outside a transaction (`PaymentStore`). */
+export function createPaymentStore(ctx: SqlContext): PaymentStore {
+  const { db } = ctx;
+  const refs = (rows: Array<{ account_id: string; event_id: string; id: string }>) =>
+    rows.map((row) => ({ accountId: row.account_id, eventId: row.event_id, attendeeId: row.id }));
+  return {
+    async getPaymentSettings(accountId) {
+      const row = await db
+        .selectFrom("payment_settings")
+        .select(["stripe_account_id", "updated_at"])
+        .where("account_id", "=", accountId)
+        .executeTakeFirst();
+      return row ? { stripeAccountId: row.stripe_account_id, updatedAt: row.updated_at } : null;
+    },
+    async intentsToMake(limit) {
+      const rows = await db
+        .selectFrom("attendees")
+        .select(["account_id", "event_id", "id"])
+        .where("payment_status", "in", PAYABLE)
+        .where("payment_provider", "=", "stripe")
+        .where("payment_intent_id", "is", null)
+        .where(activeSql)
+        .orderBy("payment_expires_at")
+        .limit(limit)
+        .execute();
+      return refs(rows);
+    },
+    async holdsDue(now, limit) {
+      const rows = await db
+        .selectFrom("attendees")
+        .select(["account_id", "event_id", "id"])
+        .where("payment_status", "in", PAYABLE)
+        .where("payment_expires_at", "<=", now)
+        .where(activeSql)
+        .orderBy("payment_expires_at")
+        .limit(limit)
+        .execute();
+      return refs(rows);
+    },
+    async refundsDue(limit) {
+      const rows = await db
+        .selectFrom("payments as p")
+        .leftJoin("attendees as a", "a.id", "p.attendee_id")
+        .selectAll("p")
+        .select(["a.payment_intent_id", "a.payment_account"])
+        .where("p.status", "=", "pending")
+        .orderBy("p.created_at")
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({
+        ...rowToEntry(row),
+        paymentIntentId: row.payment_intent_id ?? row.provider_reference,
+        stripeAccount: row.payment_account,
+      }));
+    },
   };
 }

@@ -164,6 +164,7 @@ const ATTENDEE_COLUMN_SET: Record<keyof AttendeesTable, true> = {
   payment_intent_id: true,
   payment_client_secret: true,
   payment_account: true,
+  payment_promoted: true,
 };
 export const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof AttendeesTable>;
 
@@ -216,6 +217,7 @@ export function paymentToRow(payment: PaymentRecord | null) {
     payment_intent_id: payment?.paymentIntentId ?? null,
     payment_client_secret: payment?.clientSecret ?? null,
     payment_account: payment?.stripeAccount ?? null,
+    payment_promoted: payment ? (payment.promoted ? 1 : 0) : null,
   } satisfies Partial<AttendeesTable>;
 }
 
@@ -232,6 +234,7 @@ function rowToPayment(row: Selectable<AttendeesTable>): PaymentRecord | null {
     paymentIntentId: row.payment_intent_id,
     clientSecret: row.payment_client_secret,
     stripeAccount: row.payment_account,
+    promoted: Number(row.payment_promoted) === 1,
   };
 }
 

@@ -23,6 +23,7 @@ import type { SqlContext } from "./sql-context.ts";
 import { createThresholdStore } from "./threshold-sql.ts";
 import { createTransactionStore } from "./transaction-sql.ts";
 import { createVendorStore } from "./vendor-sql.ts";
+import { createPaymentStore } from "./payment-sql.ts";
 import { createWebhookStore } from "./webhook-sql.ts";
 
 /** Options of {@link createSqlStorage}. */
@@ -78,6 +79,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     ...createAnalyticsStore(ctx),
     ...createActivityStore(ctx),
     ...createVendorStore(ctx),
+    ...createPaymentStore(ctx),
   };
   storage.emissionFactors = factors;
   // A real write that leaves nothing behind, and as large as a burst of writes: a full disk

@@ -57,6 +57,8 @@ export type StoredChange =
       activity?: Activity;
       at: string;
     }
+  /** A promoted registration's Stripe payment got its PaymentIntent: its `attendee.promoted`, held back until now. */
+  | { op: "attendee.promoted"; event: EventRecord; attendee: AttendeeRecord; at: string }
   /** A registration's payment changed (`type` says how; `refund`: the refund that did it); `attendee` as it now is. */
   | {
       op: "payment.changed";

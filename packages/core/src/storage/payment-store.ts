@@ -19,4 +19,43 @@ export interface PaymentWrites {
   sums(attendeeId: string): Promise<LedgerSums[]>;
   /** Clears the references (a bank transfer's may name the payer) of the registration's entries, for its erasure; the amounts stay. */
   scrubReferences(attendeeId: string): Promise<void>;
+  /** Gives a `pending` entry its outcome and Stripe's id of it; `false`, changing nothing, when it is not pending (another process settled it). */
+  settle(entryId: string, status: "succeeded" | "failed", providerReference: string | null): Promise<boolean>;
+  /** Records that Stripe's event `id` is being handled; `false`, writing nothing, when it was before (it rolls back with the transaction). */
+  recordStripeEvent(id: string, type: string, at: string): Promise<boolean>;
+  /** The registration (its ids) whose payment has this PaymentIntent, or `null`; takes no lock. */
+  findByIntent(paymentIntentId: string): Promise<{ accountId: string; eventId: string; attendeeId: string } | null>;
+  /** Sets the account's own Stripe account (`null` unlinks it). */
+  putSettings(accountId: string, stripeAccountId: string | null, at: string): Promise<void>;
+}
+
+/** An account's payment settings. */
+export interface PaymentSettingsRecord {
+  stripeAccountId: string | null;
+  updatedAt: string;
+}
+
+/** A registration by its ids: what the payment worker picks up, then locks through its event. */
+export interface RegistrationRef {
+  accountId: string;
+  eventId: string;
+  attendeeId: string;
+}
+
+/**
+ * Reads of payments outside a transaction: an account's settings, and the payment worker's
+ * work. The worker takes each item up again in a transaction under the event's lock, so what
+ * these return is a hint, never a decision.
+ */
+export interface PaymentStore {
+  /** The account's payment settings, or `null` when it never set any. */
+  getPaymentSettings(accountId: string): Promise<PaymentSettingsRecord | null>;
+  /** Up to `limit` registrations with a payable Stripe payment that has no PaymentIntent yet, oldest first. */
+  intentsToMake(limit: number): Promise<RegistrationRef[]>;
+  /** Up to `limit` registrations with a payable Stripe payment whose hold ended at or before `now`, earliest first. */
+  holdsDue(now: string, limit: number): Promise<RegistrationRef[]>;
+  /** Up to `limit` ledger entries still `pending` (refunds to make at Stripe), oldest first, with the PaymentIntent and account they refund. */
+  refundsDue(
+    limit: number,
+  ): Promise<Array<PaymentEntry & { paymentIntentId: string | null; stripeAccount: string | null }>>;
 }

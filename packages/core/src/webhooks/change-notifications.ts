@@ -20,6 +20,7 @@ import {
   attendeeDeletedNotification,
   attendeeUpdateNotifications,
   paymentNotification,
+  promotedNotification,
   CAPACITY_THRESHOLD_PERCENT,
   completionReports,
   eventUpdateNotifications,
@@ -60,6 +61,11 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
   const apiEvent = (event: EventRecord, figures: KeptFigures) =>
     toApiEvent({ ...event, ...eventStatsOf(event, figures, carbon) });
   const apiAttendee = (attendee: AttendeeRecord) => toApiAttendee(attendee, baseUrl);
+  /** A promoted registration as `attendee.promoted` shows it, or `null` while its Stripe PaymentIntent is still to be made. */
+  const promotedAttendee = (attendee: AttendeeRecord) =>
+    attendee.payment?.provider === "stripe" && attendee.payment.clientSecret === null
+      ? null
+      : toApiAttendee(attendee, baseUrl, true);
   const offsetOf = (attendee: AttendeeRecord) =>
     attendee.carbonOffset?.opted ? offsetKg(attendee.carbonOffset.amount ?? 0, carbon) : 0;
 
@@ -158,7 +164,7 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
           offsetOf(change.after),
           {
             reason: change.op === "attendee.updated" ? change.reason : undefined,
-            promoted: change.before.status === "waitlisted" ? toApiAttendee(change.after, baseUrl, true) : undefined,
+            promoted: change.before.status === "waitlisted" ? promotedAttendee(change.after) : undefined,
           },
         );
         if (own.length === 0) return [];
@@ -176,6 +182,9 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
         const moves = change.type === "vendor.confirmed" || change.type === "vendor.cancelled";
         return moves ? [...own, ...(await oneTime(change.event, reader))] : own;
       }
+      case "attendee.promoted":
+        if (!reader.wants("attendee.promoted")) return [];
+        return [promotedNotification(toApiAttendee(change.attendee, baseUrl, true), change.event)];
       case "payment.changed":
         if (!reader.wants(change.type)) return [];
         return [paymentNotification(change.type, apiAttendee(change.attendee), change.event, change.refund)];

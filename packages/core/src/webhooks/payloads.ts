@@ -95,7 +95,7 @@ export function attendeeUpdateNotifications(
   after: Attendee,
   event: { id: string; name: string },
   offsetKg: number,
-  options: { reason?: string | undefined; promoted?: Attendee } = {},
+  options: { reason?: string | undefined; promoted?: Attendee | null } = {},
 ): Notification[] {
   const previous = previousValues(before, after);
   if (Object.keys(previous).length === 0) return [];
@@ -108,15 +108,22 @@ export function attendeeUpdateNotifications(
     notifications.push({ type, data: options.reason === undefined ? data : { ...data, reason: options.reason } });
   }
   // A priced registration is promoted into `pending`: its payment (with the buyer's client secret) is due.
-  if (before.status === "waitlisted" && (after.status === "confirmed" || after.status === "pending")) {
-    notifications.push({
-      type: "attendee.promoted",
-      data: { attendee: options.promoted ?? after, event: eventRef(event), previousStatus: before.status },
-    });
+  // `promoted: null`: held back until the buyer's client secret exists (a Stripe payment's PaymentIntent).
+  if (
+    before.status === "waitlisted" &&
+    (after.status === "confirmed" || after.status === "pending") &&
+    options.promoted !== null
+  ) {
+    notifications.push(promotedNotification(options.promoted ?? after, event));
   }
   if ("carbonOffset" in previous && contributes(after))
     notifications.push(carbonOffsetNotification(after, event, offsetKg));
   return notifications;
+}
+
+/** `attendee.promoted`: a waiting registration got a place (`attendee` with the buyer's client secret when it is to pay). */
+export function promotedNotification(attendee: Attendee, event: { id: string; name: string }): Notification {
+  return { type: "attendee.promoted", data: { attendee, event: eventRef(event), previousStatus: "waitlisted" } };
 }
 
 /**

@@ -1,0 +1,73 @@
+/**
+ * The part of Stripe's official SDK (`stripe`) that the service uses, as structural types: core
+ * imports no driver, so the host builds `new Stripe(secretKey, { ... })` and hands it in
+ * (`createEventService({ payments: { stripe } })`), and any object of this shape will do (a
+ * test double, an instrumented client). The names and shapes are the SDK's own.
+ */
+
+/** Options of one call (the SDK's `RequestOptions`, the part used). */
+export interface StripeRequestOptions {
+  /** Makes a retried POST safe: Stripe answers the first request's result again. */
+  idempotencyKey?: string;
+  /** A connected account (Connect direct charges): the call acts on that account. */
+  stripeAccount?: string;
+}
+
+/** A PaymentIntent, the fields the service reads. */
+export interface StripePaymentIntent {
+  id: string;
+  amount: number;
+  amount_received: number;
+  currency: string;
+  status: string;
+  client_secret: string | null;
+  metadata: Record<string, string>;
+}
+
+/** A Refund, the fields the service reads. */
+export interface StripeRefund {
+  id: string;
+  status: string | null;
+}
+
+/** An Event Stripe sends to the webhook endpoint, the fields the service reads. */
+export interface StripeEvent {
+  id: string;
+  type: string;
+  /** The connected account it happened on, for Connect. */
+  account?: string | null;
+  data: { object: unknown };
+}
+
+/** What the service calls on Stripe. */
+export interface StripeClient {
+  paymentIntents: {
+    create(
+      params: {
+        amount: number;
+        currency: string;
+        metadata?: Record<string, string>;
+        description?: string;
+        automatic_payment_methods?: { enabled: boolean };
+      },
+      options?: StripeRequestOptions,
+    ): Promise<StripePaymentIntent>;
+    cancel(id: string, params?: Record<string, never>, options?: StripeRequestOptions): Promise<StripePaymentIntent>;
+  };
+  refunds: {
+    create(
+      params: { payment_intent: string; amount?: number; metadata?: Record<string, string> },
+      options?: StripeRequestOptions,
+    ): Promise<StripeRefund>;
+  };
+  accounts: {
+    retrieve(id: string, params?: Record<string, never>, options?: StripeRequestOptions): Promise<{ id: string }>;
+  };
+  webhooks: {
+    /** Verifies `header` (`Stripe-Signature`) over the raw `payload` with `secret`, within `tolerance` seconds; throws otherwise. */
+    constructEventAsync(payload: string, header: string, secret: string, tolerance?: number): Promise<StripeEvent>;
+  };
+}
+
+/** Stripe's own timestamp tolerance for a notification's signature (DECISIONS: 300 s). */
+export const STRIPE_SIGNATURE_TOLERANCE_SECONDS = 300;

@@ -1,0 +1,83 @@
+import * as z from "zod";
+import { parseInput } from "../_internal/parse-input.ts";
+import { ServiceError } from "../errors.ts";
+import type { StripeClient } from "../payments/stripe-client.ts";
+import type { PaymentStore } from "../storage/payment-store.ts";
+import type { OperationContext } from "./operation-context.ts";
+import { runTransaction, type TransactionalStorage } from "./transaction-steps.ts";
+
+/** Body of `PUT /payment-settings`. */
+export const PaymentSettingsInput = z.strictObject({
+  stripeAccountId: z
+    .string()
+    .regex(/^acct_[A-Za-z0-9]{1,64}$/, "must be a Stripe account id, acct_...")
+    .nullable()
+    .meta({ description: "The account's own Stripe account (Connect direct charges); null unlinks it." }),
+});
+export type PaymentSettingsInput = z.input<typeof PaymentSettingsInput>;
+
+/** An account's payment settings as the API shows them. */
+export const AccountPaymentSettings = z.object({
+  provider: z.enum(["stripe", "manual"]).meta({ description: "How the deployment takes payments." }),
+  stripeAccountId: z.string().nullable(),
+  holdMinutes: z.number().meta({ description: "How long an unpaid Stripe payment holds its place." }),
+  updatedAt: z.string().nullable(),
+});
+export type AccountPaymentSettings = z.infer<typeof AccountPaymentSettings>;
+
+/** The payment settings of one account. */
+export interface PaymentOperations {
+  settings(): Promise<AccountPaymentSettings>;
+  /**
+   * Links (or with `null` unlinks) the account's own Stripe account; Stripe must know it as
+   * connected to the platform. Throws `INVALID_REQUEST` (field `stripeAccountId`).
+   */
+  updateSettings(input: PaymentSettingsInput): Promise<AccountPaymentSettings>;
+}
+
+/** The payment settings operations of one account. */
+export function createPaymentOperations(
+  storage: PaymentStore & TransactionalStorage,
+  context: OperationContext,
+  stripe: StripeClient | undefined,
+): PaymentOperations {
+  const { accountId, clock, payments } = context;
+  const shown = async (): Promise<AccountPaymentSettings> => {
+    const stored = await storage.getPaymentSettings(accountId);
+    return {
+      provider: payments.provider,
+      stripeAccountId: stored?.stripeAccountId ?? null,
+      holdMinutes: payments.holdMinutes,
+      updatedAt: stored?.updatedAt ?? null,
+    };
+  };
+  return {
+    settings: shown,
+    async updateSettings(input) {
+      const { stripeAccountId } = parseInput(PaymentSettingsInput, input);
+      if (stripeAccountId !== null) {
+        if (!stripe) {
+          throw new ServiceError("INVALID_REQUEST", {
+            message: "stripeAccountId: this deployment takes no Stripe payments (no STRIPE_SECRET_KEY)",
+            field: "stripeAccountId",
+            details: { reason: "stripe_not_configured" },
+          });
+        }
+        try {
+          await stripe.accounts.retrieve(stripeAccountId);
+        } catch {
+          throw new ServiceError("INVALID_REQUEST", {
+            message: `stripeAccountId: Stripe does not know ${stripeAccountId} as an account connected to this platform`,
+            field: "stripeAccountId",
+            details: { reason: "stripe_account_unknown" },
+          });
+        }
+      }
+      const at = clock().toISOString();
+      await runTransaction(storage, undefined, (steps) =>
+        steps.tx.payments.putSettings(accountId, stripeAccountId, at),
+      );
+      return shown();
+    },
+  };
+}

@@ -1,0 +1,344 @@
+/**
+ * Payments through Stripe (DECISIONS, "Payments"): the PaymentIntent of a registration's
+ * payment, Stripe's events at the webhook endpoint, holds that run out unpaid, and refunds made
+ * at Stripe. Stripe is called outside every transaction (a transaction holds its event's lock,
+ * which no network call may keep), and each result is taken up again in a transaction under
+ * the event's lock that re-reads the registration and decides on what it finds:
+ *
+ * - a PaymentIntent is made with an idempotency key derived from the registration, so a retry,
+ *   or two processes making it at once, get the same one and never charge twice;
+ * - each Stripe event id is recorded in the transaction that applies it (`stripe_events`), so an
+ *   event sent twice, or to two processes, changes things once;
+ * - a refund is decided (and counted) in the change that causes it, as a `pending` ledger entry,
+ *   and made at Stripe afterwards with the entry's id as its idempotency key, so it is made once
+ *   however many processes pick it up.
+ */
+import { ServiceError } from "../errors.ts";
+import type { AttendeeRecord } from "../resources/attendee.ts";
+import type { EventRecord } from "../resources/event.ts";
+import { isPayable, type PaymentEntry, type PaymentRecord } from "../resources/payment.ts";
+import type { StripeClient, StripeEvent, StripePaymentIntent } from "../payments/stripe-client.ts";
+import { STRIPE_SIGNATURE_TOLERANCE_SECONDS } from "../payments/stripe-client.ts";
+import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
+import { outstanding, type PaymentTerms, refundable, withPaid } from "../rules/payments.ts";
+import { registrationChange } from "../rules/registration-change.ts";
+import type { AttendeeStore } from "../storage/attendee-store.ts";
+import type { ChangeNotifier } from "../storage/change-notifier.ts";
+import type { PaymentStore, RegistrationRef } from "../storage/payment-store.ts";
+import { entryOf, notifyPayment, refundSteps } from "./payment-changes.ts";
+import { appendNotifications, moveFigures, runTransaction, type Steps } from "./transaction-steps.ts";
+import type { TransactionalStorage } from "./transaction-steps.ts";
+import { checkEventThresholds } from "./threshold-checks.ts";
+import { settleWaitlist } from "./waitlist.ts";
+
+/** Options of {@link createStripePayments}. */
+export interface StripePaymentsOptions {
+  storage: TransactionalStorage & PaymentStore & Pick<AttendeeStore, "getAttendee">;
+  stripe: StripeClient;
+  /** The endpoint secrets (`whsec_...`) a notification may be signed with: the platform's and the Connect endpoint's. */
+  webhookSecrets: readonly string[];
+  terms: PaymentTerms;
+  /** What the changes notify (links from the service's public URL). */
+  notifier: ChangeNotifier;
+  clock: () => Date;
+  /** Called after a write that may have queued deliveries. */
+  queued: () => void;
+}
+
+/** What one pass of the payment worker did. */
+export interface PaymentPass {
+  intentsMade: number;
+  holdsExpired: number;
+  refundsMade: number;
+  /** Errors met (each item is tried again at the next pass). */
+  errors: unknown[];
+}
+
+/** Stripe's side of the service's payments. */
+export interface StripePayments {
+  /**
+   * Makes the PaymentIntent of the registration's Stripe payment when it has none yet (and it is
+   * still payable), and returns the registration as it then is (`null`: none). A Stripe failure
+   * is thrown; the payment worker tries again.
+   */
+  ensureIntent(ref: RegistrationRef): Promise<AttendeeRecord | null>;
+  /** Verifies and applies a notification Stripe sent (`Stripe-Signature`); throws `INVALID_SIGNATURE`. */
+  receive(rawBody: string, signature: string | null): Promise<void>;
+  /** One pass of the payment worker: intents still to make, holds run out, refunds to make. */
+  runPass(): Promise<PaymentPass>;
+}
+
+const PASS_LIMIT = 100;
+
+/** The idempotency key of a registration's PaymentIntent: a registration has at most one payment. */
+export const intentKey = (attendeeId: string) => `event-service-payment-${attendeeId}`;
+
+/** Creates Stripe's side of the payments. */
+export function createStripePayments(options: StripePaymentsOptions): StripePayments {
+  const { storage, stripe, notifier, clock, terms } = options;
+  const now = () => clock().toISOString();
+  const transaction = <T>(fn: (steps: Steps) => Promise<T>) => runTransaction(storage, notifier, fn, undefined, terms);
+
+  /** The account's registration and its event, the event locked first; `null` when either is gone. */
+  async function lockRegistration(steps: Steps, ref: RegistrationRef) {
+    const event = await steps.tx.events.lock(ref.accountId, ref.eventId);
+    const attendee = event && (await steps.tx.attendees.get(ref.accountId, ref.attendeeId));
+    return event && attendee ? { event, attendee } : null;
+  }
+
+  const needsIntent = (attendee: AttendeeRecord): attendee is AttendeeRecord & { payment: PaymentRecord } =>
+    attendee.payment?.provider === "stripe" &&
+    attendee.payment.paymentIntentId === null &&
+    isPayable(attendee.payment) &&
+    isActiveAttendeeStatus(attendee.status);
+
+  async function cancelIntent(intentId: string, account: string | null): Promise<void> {
+    try {
+      await stripe.paymentIntents.cancel(intentId, {}, account ? { stripeAccount: account } : {});
+    } catch {
+      // Best effort: a payment that still succeeds on it is refunded when its event arrives.
+    }
+  }
+
+  async function ensureIntent(ref: RegistrationRef): Promise<AttendeeRecord | null> {
+    const found = await storage.getAttendee(ref.accountId, ref.attendeeId);
+    if (!found || !needsIntent(found)) return found;
+    const account = (await storage.getPaymentSettings(ref.accountId))?.stripeAccountId ?? null;
+    const intent = await stripe.paymentIntents.create(
+      {
+        amount: found.payment.amount,
+        currency: found.payment.currency.toLowerCase(),
+        automatic_payment_methods: { enabled: true },
+        description: `${found.ticketType} ticket`,
+        metadata: { attendeeId: found.id, eventId: found.eventId, accountId: found.accountId },
+      },
+      { idempotencyKey: intentKey(found.id), ...(account && { stripeAccount: account }) },
+    );
+    const result = await transaction(async (steps) => {
+      const locked = await lockRegistration(steps, ref);
+      if (!locked) return { attendee: null, stale: true };
+      const { event, attendee } = locked;
+      if (!needsIntent(attendee)) return { attendee, stale: attendee.payment?.paymentIntentId !== intent.id };
+      const after: AttendeeRecord = {
+        ...attendee,
+        payment: {
+          ...attendee.payment,
+          paymentIntentId: intent.id,
+          clientSecret: intent.client_secret,
+          stripeAccount: account,
+        },
+      };
+      await steps.tx.attendees.updateStatus(after);
+      if (attendee.payment.promoted)
+        await appendNotifications(steps, event.accountId, {
+          op: "attendee.promoted",
+          event,
+          attendee: after,
+          at: now(),
+        });
+      return { attendee: after, stale: false };
+    });
+    options.queued();
+    // Cancelled or expired while the intent was made: nobody is to pay it.
+    if (result.stale) await cancelIntent(intent.id, account);
+    return result.attendee;
+  }
+
+  async function verify(rawBody: string, signature: string | null): Promise<StripeEvent> {
+    if (signature) {
+      for (const secret of options.webhookSecrets) {
+        try {
+          return await stripe.webhooks.constructEventAsync(
+            rawBody,
+            signature,
+            secret,
+            STRIPE_SIGNATURE_TOLERANCE_SECONDS,
+          );
+        } catch {
+          // Another of the secrets may verify it.
+        }
+      }
+    }
+    throw new ServiceError("INVALID_SIGNATURE", {
+      message: signature
+        ? "The Stripe-Signature does not verify with the endpoint's secrets, or is older than 300 s."
+        : "The Stripe-Signature header is missing.",
+    });
+  }
+
+  /** The registration a PaymentIntent pays: by the intent's id, else by its metadata (made, but not attached yet). */
+  async function registrationOf(steps: Steps, intent: StripePaymentIntent): Promise<RegistrationRef | null> {
+    const byIntent = await steps.tx.payments.findByIntent(intent.id);
+    if (byIntent) return byIntent;
+    const { attendeeId, accountId } = intent.metadata ?? {};
+    if (!attendeeId || !accountId) return null;
+    const eventId = await steps.tx.attendees.eventIdOf(accountId, attendeeId);
+    return eventId === null ? null : { accountId, eventId, attendeeId };
+  }
+
+  /** A payment Stripe took: recorded; it pays a payable registration, and is refunded at once where nothing is owed any more. */
+  async function paid(
+    steps: Steps,
+    event: EventRecord,
+    before: AttendeeRecord & { payment: PaymentRecord },
+    intent: StripePaymentIntent,
+    at: string,
+  ) {
+    const stripeSums = (await steps.tx.payments.sums(before.id)).find((sum) => sum.provider === "stripe");
+    const received = intent.amount_received - (stripeSums?.paid ?? 0);
+    if (received <= 0) return;
+    await steps.tx.payments.insert(
+      entryOf(
+        before,
+        {
+          kind: "payment",
+          amount: received,
+          provider: "stripe",
+          method: "card",
+          reference: null,
+          providerReference: intent.id,
+          status: "succeeded",
+        },
+        at,
+      ),
+    );
+    const payable = isPayable(before.payment) && before.status === "pending";
+    const owed = payable ? outstanding(before.payment) : 0;
+    const payment = withPaid(before.payment, received);
+    let after: AttendeeRecord & { payment: PaymentRecord } = payable
+      ? { ...before, payment, ...(payment.status === "paid" && { status: "confirmed" as const }), updatedAt: at }
+      : { ...before, payment: { ...before.payment, amountPaid: before.payment.amountPaid + received }, updatedAt: at };
+    if (payable && payment.status === "paid") await notifyPayment(steps, event, after, "payment.succeeded", at);
+    // What nothing is owed for any more (a hold that expired, a cancelled registration, paid twice) goes back at once.
+    const excess = received - owed;
+    if (excess > 0) after = await refundSteps(steps, event, after, excess, at, "nothing owed when the payment arrived");
+    await steps.tx.attendees.updateStatus(after);
+    await moveFigures(steps, event.id, before, after);
+    await appendNotifications(steps, event.accountId, { op: "attendee.updated", event, before, after, at });
+  }
+
+  async function receive(rawBody: string, signature: string | null): Promise<void> {
+    const stripeEvent = await verify(rawBody, signature);
+    const at = now();
+    await transaction(async (steps) => {
+      if (!(await steps.tx.payments.recordStripeEvent(stripeEvent.id, stripeEvent.type, at))) return;
+      if (stripeEvent.type !== "payment_intent.succeeded" && stripeEvent.type !== "payment_intent.payment_failed")
+        return;
+      const intent = stripeEvent.data.object as StripePaymentIntent;
+      const ref = await registrationOf(steps, intent);
+      const locked = ref && (await lockRegistration(steps, ref));
+      if (!locked) return;
+      const { event, attendee } = locked;
+      if (attendee.payment?.provider !== "stripe") return;
+      const before = attendee as AttendeeRecord & { payment: PaymentRecord };
+      if (stripeEvent.type === "payment_intent.succeeded") return paid(steps, event, before, intent, at);
+      if (!isPayable(before.payment) || before.status !== "pending") return;
+      const after = { ...before, payment: { ...before.payment, status: "failed" as const }, updatedAt: at };
+      await steps.tx.attendees.updateStatus(after);
+      await appendNotifications(steps, event.accountId, { op: "attendee.updated", event, before, after, at });
+      await notifyPayment(steps, event, after, "payment.failed", at);
+    });
+    options.queued();
+  }
+
+  /** Cancels a registration whose Stripe hold ran out unpaid; returns its PaymentIntent to cancel at Stripe, or `null`. */
+  async function expireHold(ref: RegistrationRef): Promise<{ intentId: string | null; account: string | null } | null> {
+    const at = now();
+    const expired = await transaction(async (steps) => {
+      const locked = await lockRegistration(steps, ref);
+      if (!locked) return null;
+      const { event, attendee } = locked;
+      const payment = attendee.payment;
+      if (
+        payment?.provider !== "stripe" ||
+        !isPayable(payment) ||
+        !isActiveAttendeeStatus(attendee.status) ||
+        payment.expiresAt === null ||
+        payment.expiresAt > at
+      )
+        return null;
+      let after: AttendeeRecord & { payment: PaymentRecord } = { ...attendee, payment };
+      // Part of it paid by hand meanwhile: it goes back, the registration never completed.
+      if (refundable(payment) > 0)
+        after = await refundSteps(steps, event, after, refundable(payment), at, "payment expired");
+      after = {
+        ...after,
+        status: "cancelled",
+        cancelledAt: at,
+        updatedAt: at,
+        payment: { ...after.payment, status: "expired" },
+      };
+      await steps.tx.attendees.updateStatus(after);
+      await moveFigures(steps, event.id, attendee, after);
+      await appendNotifications(steps, event.accountId, {
+        op: "attendee.updated",
+        event,
+        before: attendee,
+        after,
+        at,
+        reason: "payment_expired",
+      });
+      await notifyPayment(steps, event, after, "payment.expired", at);
+      await settleWaitlist(steps, event, registrationChange(attendee, after), at);
+      await checkEventThresholds(steps, event, at, { footprint: true });
+      return { intentId: payment.paymentIntentId, account: payment.stripeAccount };
+    });
+    options.queued();
+    if (expired?.intentId) await cancelIntent(expired.intentId, expired.account);
+    return expired;
+  }
+
+  /** Makes a pending refund at Stripe; a refusal (a 4xx) fails the entry and gives the amount back to the registration's refundable money. */
+  async function makeRefund(entry: PaymentEntry & { paymentIntentId: string | null; stripeAccount: string | null }) {
+    if (!entry.paymentIntentId) return false;
+    let refundId: string | null = null;
+    let refused = false;
+    try {
+      const refund = await stripe.refunds.create(
+        { payment_intent: entry.paymentIntentId, amount: entry.amount, metadata: { refundId: entry.id } },
+        { idempotencyKey: entry.id, ...(entry.stripeAccount && { stripeAccount: entry.stripeAccount }) },
+      );
+      refundId = refund.id;
+    } catch (error) {
+      const status = (error as { statusCode?: unknown }).statusCode;
+      refused = typeof status === "number" && status >= 400 && status < 500 && status !== 429;
+      if (!refused) throw error;
+    }
+    await transaction(async (steps) => {
+      if (!refused) return steps.tx.payments.settle(entry.id, "succeeded", refundId);
+      const locked = await lockRegistration(steps, {
+        accountId: entry.accountId,
+        eventId: entry.eventId,
+        attendeeId: entry.attendeeId,
+      });
+      if (!(await steps.tx.payments.settle(entry.id, "failed", null)) || !locked?.attendee.payment) return false;
+      const { attendee } = locked;
+      const payment = attendee.payment!;
+      const amountRefunded = Math.max(0, payment.amountRefunded - entry.amount);
+      const status =
+        amountRefunded > 0 ? "partially_refunded" : payment.amountPaid >= payment.amount ? "paid" : "requires_payment";
+      await steps.tx.attendees.updateStatus({ ...attendee, payment: { ...payment, amountRefunded, status } });
+      return true;
+    });
+    return !refused;
+  }
+
+  async function runPass(): Promise<PaymentPass> {
+    const pass: PaymentPass = { intentsMade: 0, holdsExpired: 0, refundsMade: 0, errors: [] };
+    const each = async <T>(items: T[], fn: (item: T) => Promise<unknown>, count: keyof Omit<PaymentPass, "errors">) => {
+      for (const item of items) {
+        try {
+          if (await fn(item)) pass[count] += 1;
+        } catch (error) {
+          pass.errors.push(error);
+        }
+      }
+    };
+    await each(await storage.intentsToMake(PASS_LIMIT), ensureIntent, "intentsMade");
+    await each(await storage.holdsDue(now(), PASS_LIMIT), expireHold, "holdsExpired");
+    await each(await storage.refundsDue(PASS_LIMIT), makeRefund, "refundsMade");
+    return pass;
+  }
+
+  return { ensureIntent, receive, runPass };
+}

@@ -1,0 +1,405 @@
+/**
+ * End-to-end: payments through Stripe (DECISIONS, "Payments"; issue 25; docs/api.md,
+ * "Payments") with the real server processes talking to a local HTTPS stand-in of the Stripe API
+ * through Stripe's official SDK (`STRIPE_API_URL`), and Stripe's notifications signed with the
+ * SDK's own test-header helper: a priced registration is pending with its PaymentIntent's client
+ * secret, made once with an idempotency key of its own; the signed `payment_intent.succeeded`
+ * confirms it exactly once, sent twice to two processes; a forged or stale signature is `400
+ * INVALID_SIGNATURE` and changes nothing; a declined card fails it until a success pays it; a
+ * cancellation refunds at Stripe; an unpaid hold expires, frees the place, promotes the next in
+ * line into a hold of its own, cancels its PaymentIntent, and a success that still arrives is
+ * refunded; Connect's account settings; 50 buyers for 10 priced places; no Stripe secret in any
+ * answer or log line.
+ */
+import assert from "node:assert/strict";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import Stripe from "stripe";
+import { startServer, type TestServer } from "./_setup.ts";
+import { type Client, clientFor, createEvent, expectError, expectStatus, moveEvent, register } from "./fixtures/api.ts";
+import { attendeeInput } from "./fixtures/builders.ts";
+import { makeCertificate } from "./fixtures/conventions.ts";
+import { deliveryEnv, type Receiver, startReceiver } from "./fixtures/receiver.ts";
+import { startStripeStandIn, type StripeStandIn } from "./fixtures/stripe-stand-in.ts";
+
+const SECRET_KEY = "sk_test_eventServiceStandIn4242";
+const PLATFORM_SECRET = "whsec_platformEndpointSecret";
+const CONNECT_SECRET = "whsec_connectEndpointSecret";
+/** The SDK's signing helper (no request is made with it). */
+const signer = new Stripe(SECRET_KEY);
+
+let tls: ReturnType<typeof makeCertificate>;
+let receiver: Receiver;
+let standIn: StripeStandIn;
+let a: TestServer;
+let b: TestServer;
+let acme: Client;
+let path: string;
+
+const TYPES = [
+  { name: "General", price: { amount: 0, currency: "EUR" } },
+  { name: "VIP", price: { amount: 12_000, currency: "EUR" } },
+  { name: "Limited", price: { amount: 2_500, currency: "EUR" }, capacity: 10 },
+];
+
+/** The env of a server paying through the stand-in (its CA and the receiver's trusted together). */
+function stripeEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const bundle = join(tls.dir, "trusted.pem");
+  writeFileSync(bundle, `${tls.cert}\n${standIn.ca}`);
+  return deliveryEnv(bundle, {
+    WEBHOOK_TIMEOUT_MS: "15000",
+    STRIPE_SECRET_KEY: SECRET_KEY,
+    STRIPE_WEBHOOK_SECRET: `${PLATFORM_SECRET}, ${CONNECT_SECRET}`,
+    STRIPE_API_URL: standIn.url,
+    PAYMENT_WORKER_INTERVAL_MS: "100",
+    ...extra,
+  });
+}
+
+before(async () => {
+  tls = makeCertificate({ key: "ec" });
+  [receiver, standIn] = await Promise.all([
+    startReceiver({ cert: tls.cert, key: readFileSync(tls.keyPath, "utf8") }),
+    startStripeStandIn({ secretKey: SECRET_KEY }),
+  ]);
+  a = await startServer({ env: stripeEnv() });
+  b = await startServer({ database: a.database, env: stripeEnv() });
+  acme = clientFor(a, (await a.createKey({ account: `Stripe Acme ${Date.now()}`, tier: "enterprise" })).key);
+  path = `/stripe-notify/${Date.now()}`;
+  expectStatus(
+    await acme.post("/webhooks", {
+      url: `${receiver.origin}${path}`,
+      events: ["payment.succeeded", "payment.failed", "payment.expired", "payment.refunded", "attendee.promoted"],
+    }),
+    201,
+  );
+});
+
+after(async () => {
+  const outputs = [a.output(), b.output()];
+  await Promise.all([a.stop("SIGTERM"), b.stop("SIGTERM")]);
+  for (const output of outputs) {
+    assert.doesNotMatch(output, /"msg":"unexpected error"/);
+    // No Stripe secret in any log line.
+    for (const secret of [SECRET_KEY, PLATFORM_SECRET, CONNECT_SECRET, "_secret_"])
+      assert.ok(!output.includes(secret), secret);
+  }
+  await Promise.all([receiver.close(), standIn.close()]);
+  rmSync(tls.dir, { recursive: true, force: true });
+});
+
+async function pricedEvent(client: Client, overrides: Record<string, unknown> = {}) {
+  const event = await createEvent(client, { ticketTypes: TYPES, ...overrides });
+  await moveEvent(client, event.id, "published");
+  return event;
+}
+
+/** Sends Stripe's event to `server` signed with `secret` (`secondsAgo` back), as Stripe would. */
+function deliver(
+  server: TestServer,
+  event: unknown,
+  options: { secret?: string; secondsAgo?: number; raw?: string } = {},
+) {
+  const payload = options.raw ?? JSON.stringify(event, null, 2);
+  const header = signer.webhooks.generateTestHeaderString({
+    payload,
+    secret: options.secret ?? PLATFORM_SECRET,
+    timestamp: Math.floor(Date.now() / 1000) - (options.secondsAgo ?? 0),
+  });
+  return fetch(`${server.url}/v1/payments/stripe/webhook`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "stripe-signature": header },
+    body: options.raw === undefined ? payload : JSON.stringify(event, null, 2),
+  });
+}
+
+/** Notifications of `type` about `attendeeId` received so far (each envelope once). */
+function notified(type: string, attendeeId: string) {
+  const envelopes = new Map(receiver.at(path).map((request) => [request.body.id, request.body]));
+  return [...envelopes.values()].filter((e) => e.type === type && e.data.attendee.id === attendeeId);
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("payments through Stripe", () => {
+  test("a priced registration is pending with its PaymentIntent's client secret, made once with the registration's idempotency key", async () => {
+    const event = await pricedEvent(acme);
+    const buyer = await register(acme, event.id, { ticketType: "VIP" });
+    const intent = standIn.paymentIntents.get(buyer.payment.paymentIntentId)!.intent;
+    assert.equal(buyer.status, "pending");
+    assert.deepEqual(
+      { ...buyer.payment, expiresAt: undefined },
+      {
+        status: "requires_payment",
+        amount: 12_000,
+        currency: "EUR",
+        amountPaid: 0,
+        amountRefunded: 0,
+        provider: "stripe",
+        expiresAt: undefined,
+        paymentIntentId: intent.id,
+        clientSecret: intent.client_secret,
+      },
+    );
+    assert.equal(Date.parse(buyer.payment.expiresAt) - Date.parse(buyer.registrationDate), 30 * 60_000);
+    assert.deepEqual([intent.amount, intent.currency, intent.metadata.attendeeId], [12_000, "eur", buyer.id]);
+    // The request and a payment worker may both make it: one key, so Stripe makes one PaymentIntent.
+    const made = standIn.requests.filter(
+      (r) => r.path === "/v1/payment_intents" && (r.params.metadata as Record<string, string>)?.attendeeId === buyer.id,
+    );
+    assert.ok(made.length >= 1);
+    assert.deepEqual(new Set(made.map((r) => r.idempotencyKey)), new Set([`event-service-payment-${buyer.id}`]));
+    const intents = [...standIn.paymentIntents.values()].filter((p) => p.intent.metadata.attendeeId === buyer.id);
+    assert.equal(intents.length, 1);
+    // The buyer's GET shows the secret; a list never does.
+    assert.equal(
+      expectStatus(await acme.get(`/attendees/${buyer.id}`), 200).payment.clientSecret,
+      intent.client_secret,
+    );
+    const listed = expectStatus(await acme.get(`/attendees?eventId=${event.id}`), 200).attendees;
+    assert.equal(listed[0].payment.clientSecret, undefined);
+    const settings = expectStatus(await acme.get("/payment-settings"), 200);
+    assert.deepEqual(settings, { provider: "stripe", stripeAccountId: null, holdMinutes: 30, updatedAt: null });
+  });
+
+  test("the signed payment_intent.succeeded confirms it once, sent twice to two processes, and notifies once", async () => {
+    const event = await pricedEvent(acme);
+    const buyer = await register(acme, event.id, { ticketType: "VIP" });
+    const succeeded = standIn.succeed(buyer.payment.paymentIntentId);
+    const answers = await Promise.all([
+      deliver(a, succeeded),
+      deliver(b, succeeded),
+      deliver(a, succeeded),
+      deliver(b, succeeded),
+    ]);
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [200, 200, 200, 200],
+    );
+    assert.deepEqual(await answers[0]!.json(), { received: true });
+    const paid = expectStatus(await acme.get(`/attendees/${buyer.id}`), 200);
+    assert.deepEqual(
+      [paid.status, paid.payment.status, paid.payment.amountPaid, paid.payment.clientSecret],
+      ["confirmed", "paid", 12_000, undefined],
+    );
+    await receiver.waitFor(() => notified("payment.succeeded", buyer.id).length >= 1, "payment.succeeded");
+    // Another delivery would have arrived by now with the same ledger: the money is in once.
+    const analytics = expectStatus(await acme.get(`/analytics/events/${event.id}`), 200);
+    assert.deepEqual(analytics.financial.revenue, [
+      { currency: "EUR", gross: 12_000, refunded: 0, net: 12_000, outstanding: 0 },
+    ]);
+    assert.equal(notified("payment.succeeded", buyer.id).length, 1);
+  });
+
+  test("a forged or stale signature is 400 INVALID_SIGNATURE and changes nothing", async () => {
+    const event = await pricedEvent(acme);
+    const buyer = await register(acme, event.id, { ticketType: "VIP" });
+    const succeeded = standIn.succeed(buyer.payment.paymentIntentId);
+    const refused = async (response: Response) => {
+      assert.equal(response.status, 400);
+      assert.equal((await response.json()).error.code, "INVALID_SIGNATURE");
+    };
+    await refused(await deliver(a, succeeded, { secret: "whsec_someoneElse" }));
+    await refused(await deliver(a, succeeded, { secondsAgo: 301 }));
+    // Signed, then altered on the way.
+    await refused(await deliver(a, { ...succeeded, id: "evt_forged" }, { raw: JSON.stringify(succeeded, null, 2) }));
+    const unsigned = await fetch(`${a.url}/v1/payments/stripe/webhook`, {
+      method: "POST",
+      body: JSON.stringify(succeeded),
+    });
+    await refused(unsigned);
+    const still = expectStatus(await acme.get(`/attendees/${buyer.id}`), 200);
+    assert.deepEqual(
+      [still.status, still.payment.status, still.payment.amountPaid],
+      ["pending", "requires_payment", 0],
+    );
+    // The genuine one still works afterwards (its id was never recorded), also signed with the Connect endpoint's secret.
+    assert.equal((await deliver(b, succeeded, { secret: CONNECT_SECRET, secondsAgo: 299 })).status, 200);
+    assert.equal(expectStatus(await acme.get(`/attendees/${buyer.id}`), 200).status, "confirmed");
+  });
+
+  test("a declined card fails the payment and notifies it; a later success pays it", async () => {
+    const event = await pricedEvent(acme);
+    const buyer = await register(acme, event.id, { ticketType: "VIP" });
+    assert.equal((await deliver(a, standIn.fail(buyer.payment.paymentIntentId))).status, 200);
+    const failed = expectStatus(await acme.get(`/attendees/${buyer.id}`), 200);
+    assert.deepEqual([failed.status, failed.payment.status], ["pending", "failed"]);
+    // Still payable: the buyer retries with the same secret.
+    assert.equal(failed.payment.clientSecret, buyer.payment.clientSecret);
+    await receiver.waitFor(() => notified("payment.failed", buyer.id).length === 1, "payment.failed");
+    assert.equal((await deliver(b, standIn.succeed(buyer.payment.paymentIntentId))).status, 200);
+    assert.equal(expectStatus(await acme.get(`/attendees/${buyer.id}`), 200).payment.status, "paid");
+  });
+
+  test("cancelling a paid registration refunds it at Stripe, once, through the payment worker", async () => {
+    const event = await pricedEvent(acme);
+    const buyer = await register(acme, event.id, { ticketType: "VIP" });
+    await deliver(a, standIn.succeed(buyer.payment.paymentIntentId));
+    const cancelled = expectStatus(await acme.put(`/attendees/${buyer.id}`, { status: "cancelled" }), 200);
+    assert.deepEqual([cancelled.payment.status, cancelled.payment.amountRefunded], ["refunded", 12_000]);
+    const refunds = await until(
+      async () =>
+        [...standIn.refunds.values()].filter((r) => r.refund.payment_intent === buyer.payment.paymentIntentId),
+      (found) => found.length > 0,
+      "the refund at Stripe",
+    );
+    // Both processes' workers saw it; the entry's idempotency key made it one refund.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(
+      [...standIn.refunds.values()].filter((r) => r.refund.payment_intent === buyer.payment.paymentIntentId).length,
+      1,
+    );
+    assert.equal(refunds[0]!.refund.amount, 12_000);
+    await receiver.waitFor(() => notified("payment.refunded", buyer.id).length === 1, "payment.refunded");
+  });
+
+  test("Connect: the account links its own Stripe account, and its PaymentIntents are made there", async () => {
+    const connected = clientFor(a, (await a.createKey({ account: `Stripe Connect ${Date.now()}` })).key);
+    expectError(
+      await connected.put("/payment-settings", { stripeAccountId: "acct_unknown000000" }),
+      400,
+      "INVALID_REQUEST",
+      "stripeAccountId",
+    );
+    expectError(
+      await connected.put("/payment-settings", { stripeAccountId: "bank_123" }),
+      400,
+      "INVALID_REQUEST",
+      "stripeAccountId",
+    );
+    standIn.addAccount("acct_1EventServiceTest");
+    const linked = expectStatus(
+      await connected.put("/payment-settings", { stripeAccountId: "acct_1EventServiceTest" }),
+      200,
+    );
+    assert.equal(linked.stripeAccountId, "acct_1EventServiceTest");
+    const event = await pricedEvent(connected);
+    const buyer = await register(connected, event.id, { ticketType: "VIP" });
+    const stored = standIn.paymentIntents.get(buyer.payment.paymentIntentId)!;
+    assert.equal(stored.account, "acct_1EventServiceTest");
+    const succeeded = standIn.succeed(buyer.payment.paymentIntentId, { account: "acct_1EventServiceTest" });
+    assert.equal((await deliver(b, succeeded, { secret: CONNECT_SECRET })).status, 200);
+    assert.equal(expectStatus(await connected.get(`/attendees/${buyer.id}`), 200).status, "confirmed");
+  });
+
+  test("50 buyers at once for 10 priced places: exactly 10 holds, each with its own PaymentIntent", async () => {
+    const event = await pricedEvent(acme);
+    const before = standIn.paymentIntents.size;
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        (i % 2 ? acme : clientFor(b, acme.key)).post("/attendees", attendeeInput(event.id, { ticketType: "Limited" })),
+      ),
+    );
+    const made = answers.filter((answer) => answer.status === 201).map((answer) => answer.body);
+    assert.equal(made.length, 10);
+    for (const answer of answers.filter((x) => x.status !== 201)) {
+      assert.equal(expectError(answer, 400, "EVENT_FULL").details?.ticketType, "Limited");
+    }
+    assert.equal(new Set(made.map((m) => m.payment.paymentIntentId)).size, 10);
+    assert.ok(made.every((m) => typeof m.payment.clientSecret === "string"));
+    assert.equal(standIn.paymentIntents.size - before, 10);
+  });
+});
+
+describe("a hold that runs out", () => {
+  let short: TestServer;
+  let client: Client;
+  before(async () => {
+    // Holds of 1.2 s, looked at every 100 ms; three requests without a valid key or signature a minute per address.
+    short = await startServer({ env: stripeEnv({ PAYMENT_HOLD_MINUTES: "0.02", AUTH_FAILURE_LIMIT_PER_MINUTE: "3" }) });
+    client = clientFor(short, (await short.createKey({ account: `Stripe Holds ${Date.now()}` })).key);
+  });
+  after(async () => {
+    const output = short.output();
+    await short.stop("SIGTERM");
+    assert.doesNotMatch(output, /"msg":"unexpected error"/);
+  });
+
+  test("expires unpaid: cancelled (payment_expired), the place freed and the next in line promoted into a hold of its own; a late success is refunded", async () => {
+    const hookPath = `/holds/${Date.now()}`;
+    expectStatus(
+      await client.post("/webhooks", {
+        url: `${receiver.origin}${hookPath}`,
+        events: ["attendee.cancelled", "attendee.promoted", "payment.expired", "payment.refunded"],
+      }),
+      201,
+    );
+    const event = await pricedEvent(client, { capacity: 1, waitlistEnabled: true });
+    const first = await register(client, event.id, { ticketType: "VIP" });
+    const waiting = await register(client, event.id, { ticketType: "VIP" });
+    assert.deepEqual([first.status, waiting.status, waiting.payment], ["pending", "waitlisted", null]);
+
+    const expired = await until(
+      async () => expectStatus(await client.get(`/attendees/${first.id}`), 200),
+      (attendee) => attendee.status === "cancelled",
+      "the hold to run out",
+    );
+    assert.equal(expired.payment.status, "expired");
+    const promoted = await until(
+      async () => expectStatus(await client.get(`/attendees/${waiting.id}`), 200),
+      (attendee) => attendee.status === "pending" && attendee.payment?.clientSecret !== undefined,
+      "the promotion's PaymentIntent",
+    );
+    assert.equal(promoted.payment.provider, "stripe");
+    assert.notEqual(promoted.payment.paymentIntentId, first.payment.paymentIntentId);
+    // The expired one's PaymentIntent is cancelled at Stripe.
+    await until(
+      async () => standIn.paymentIntents.get(first.payment.paymentIntentId)!.intent.status,
+      (status) => status === "canceled",
+      "the PaymentIntent's cancellation",
+    );
+    const at = (type: string, id: string) =>
+      [...new Map(receiver.at(hookPath).map((r) => [r.body.id, r.body])).values()].filter(
+        (e) => e.type === type && e.data.attendee.id === id,
+      );
+    await receiver.waitFor(
+      () => at("attendee.cancelled", first.id).length === 1 && at("attendee.promoted", waiting.id).length === 1,
+      "attendee.cancelled and attendee.promoted",
+    );
+    assert.equal(at("attendee.cancelled", first.id)[0].data.reason, "payment_expired");
+    assert.equal(
+      at("attendee.promoted", waiting.id)[0].data.attendee.payment.clientSecret,
+      promoted.payment.clientSecret,
+    );
+    await receiver.waitFor(() => at("payment.expired", first.id).length === 1, "payment.expired");
+
+    // A success that still arrives for the expired hold is refunded at once; the registration stays cancelled.
+    const late = standIn.paymentIntents.get(first.payment.paymentIntentId)!;
+    (late.intent as { status: string }).status = "requires_payment_method";
+    assert.equal((await deliver(short, standIn.succeed(first.payment.paymentIntentId))).status, 200);
+    const refunded = expectStatus(await client.get(`/attendees/${first.id}`), 200);
+    assert.deepEqual(
+      [refunded.status, refunded.payment.status, refunded.payment.amountPaid, refunded.payment.amountRefunded],
+      ["cancelled", "refunded", 12_000, 12_000],
+    );
+    await until(
+      async () =>
+        [...standIn.refunds.values()].filter((r) => r.refund.payment_intent === first.payment.paymentIntentId).length,
+      (count) => count === 1,
+      "the late payment's refund at Stripe",
+    );
+  });
+
+  // Last: it spends this address's allowance for the minute, and Stripe's notifications come from it too.
+  test("a notification that does not verify spends its address's allowance of bad credentials; one that verifies does not", async () => {
+    const event = standIn.succeed(
+      (await register(client, (await pricedEvent(client)).id, { ticketType: "VIP" })).payment.paymentIntentId,
+    );
+    // Verified ones, however many, cost nothing.
+    for (let i = 0; i < 4; i++) assert.equal((await deliver(short, event)).status, 200);
+    const forged = () => deliver(short, event, { secret: "whsec_forged" });
+    assert.deepEqual([(await forged()).status, (await forged()).status, (await forged()).status], [400, 400, 400]);
+    const limited = await forged();
+    assert.equal(limited.status, 429);
+    assert.equal((await limited.json()).error.code, "RATE_LIMIT_EXCEEDED");
+  });
+});
