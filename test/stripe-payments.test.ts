@@ -260,6 +260,18 @@ describe("payments through Stripe", () => {
     );
     assert.equal(refunds[0]!.refund.amount, 12_000);
     await receiver.waitFor(() => notified("payment.refunded", buyer.id).length === 1, "payment.refunded");
+
+    // Erased, a paid registration is refunded too, although its row is gone before Stripe is called.
+    const erased = await register(acme, event.id, { ticketType: "VIP" });
+    await deliver(b, standIn.succeed(erased.payment.paymentIntentId));
+    expectStatus(await acme.delete(`/attendees/${erased.id}`), 200);
+    const refund = await until(
+      async () =>
+        [...standIn.refunds.values()].filter((r) => r.refund.payment_intent === erased.payment.paymentIntentId),
+      (found) => found.length === 1,
+      "the erased registration's refund at Stripe",
+    );
+    assert.equal(refund[0]!.refund.amount, 12_000);
   });
 
   test("Connect: the account links its own Stripe account, and its PaymentIntents are made there", async () => {

@@ -315,6 +315,20 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
       assert.deepEqual(await ledger(erased.id), [{ provider: "manual", paid: 12_000, refunded: 12_000 }]);
     });
 
+    test("deleting an event refunds its paid registrations by the policy; the ledger outlives it, without references", async () => {
+      const event = await newEvent();
+      const paid = await register(event, { ticketType: "VIP" });
+      await pay(paid.id, 12_000);
+      const unpaid = await register(event, { ticketType: "VIP" });
+      assert.deepEqual(
+        (await storage.transaction((tx) => tx.attendees.withRefundable(event.id))).map((a) => a.id),
+        [paid.id],
+      );
+      await storage.deleteEvent(acme, event.id);
+      assert.deepEqual(await ledger(paid.id), [{ provider: "manual", paid: 12_000, refunded: 12_000 }]);
+      assert.deepEqual(await ledger(unpaid.id), []);
+    });
+
     test("a priced registration promoted from the waiting list is pending with its payment due", async () => {
       const event = await newEvent({ capacity: 1, waitlistEnabled: true });
       const first = await register(event, { ticketType: "General" });
@@ -369,12 +383,14 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
         method: null,
         reference: null,
         providerReference: null,
+        paymentIntentId: "pi_contract",
+        stripeAccount: null,
         status: "pending",
         createdAt: now(),
       };
       await storage.transaction((tx) => tx.payments.insert(refund));
       const due = (await storage.refundsDue(1000)).filter((entry) => entry.id === refund.id);
-      assert.deepEqual(due, [{ ...refund, paymentIntentId: "pi_contract", stripeAccount: null }]);
+      assert.deepEqual(due, [refund]);
       assert.equal(await storage.transaction((tx) => tx.payments.settle(refund.id, "succeeded", "re_1")), true);
       assert.equal(await storage.transaction((tx) => tx.payments.settle(refund.id, "failed", null)), false);
       assert.deepEqual(

@@ -113,6 +113,9 @@ export interface PaymentEntry {
   reference: string | null;
   /** Stripe's id of the money's movement (`pi_...`, `re_...`), once known. */
   providerReference: string | null;
+  /** The PaymentIntent (and connected account) a Stripe entry is of: where its refund is made, whatever became of the registration. */
+  paymentIntentId: string | null;
+  stripeAccount: string | null;
   status: "pending" | "succeeded" | "failed";
   createdAt: string;
 }

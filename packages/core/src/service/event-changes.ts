@@ -17,6 +17,8 @@ import {
   type TransactionalStorage,
 } from "./transaction-steps.ts";
 import { checkEventThresholds } from "./threshold-checks.ts";
+import { refundOnCancel } from "../rules/payments.ts";
+import { refundSteps } from "./payment-changes.ts";
 import { heldTickets } from "./ticket-counts.ts";
 import { promoteWaitlisted } from "./waitlist.ts";
 
@@ -87,6 +89,14 @@ export function deleteEvent(
     const { tx } = steps;
     const event = await tx.events.lock(accountId, id);
     if (!event) return null;
+    // Its registrations are erased: each refunded first by the event's policy, as an erasure is
+    // (the ledger outlives the event, and the payment worker makes a Stripe refund afterwards).
+    for (const paid of await tx.attendees.withRefundable(id)) {
+      const refund = refundOnCancel(event, paid.payment, erasure.now);
+      if (refund > 0 && paid.payment)
+        await refundSteps(steps, event, { ...paid, payment: paid.payment }, refund, erasure.now, null);
+    }
+    await tx.payments.scrubReferences({ eventId: id });
     // Its registrations' data leaves the stored copies first, so that event.deleted (event data only) is written after.
     await scrubStoredCopies(tx, accountId, { eventId: id }, new Set(await tx.attendees.idsOf(id)), erasure);
     await appendNotifications(steps, accountId, { op: "event.deleted", event, at: erasure.now });

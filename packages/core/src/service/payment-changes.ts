@@ -51,6 +51,8 @@ export function entryOf(
     currency: attendee.payment.currency,
     ticketType: attendee.ticketType,
     providerReference: null,
+    paymentIntentId: fields.provider === "stripe" ? attendee.payment.paymentIntentId : null,
+    stripeAccount: fields.provider === "stripe" ? attendee.payment.stripeAccount : null,
     createdAt: now,
     ...fields,
   };

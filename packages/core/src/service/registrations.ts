@@ -277,7 +277,7 @@ export function eraseAttendee(
       const refund = erased.payment ? refundOnCancel(event, erased.payment, erasure.now) : 0;
       if (refund > 0)
         await refundSteps(steps, event, { ...erased, payment: erased.payment! }, refund, erasure.now, null);
-      if (erased.payment) await tx.payments.scrubReferences(id);
+      if (erased.payment) await tx.payments.scrubReferences({ attendeeId: id });
       await tx.attendees.remove(id);
       await moveFigures(steps, event.id, erased, null);
       await scrubStoredCopies(tx, accountId, { attendeeId: id, eventId: erased.eventId }, new Set([id]), erasure);

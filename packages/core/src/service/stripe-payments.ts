@@ -180,10 +180,15 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
   async function paid(
     steps: Steps,
     event: EventRecord,
-    before: AttendeeRecord & { payment: PaymentRecord },
+    found: AttendeeRecord & { payment: PaymentRecord },
     intent: StripePaymentIntent,
     at: string,
   ) {
+    // Paid before its PaymentIntent was attached (found by the intent's metadata): it is this one.
+    const before = {
+      ...found,
+      payment: { ...found.payment, paymentIntentId: found.payment.paymentIntentId ?? intent.id },
+    };
     const stripeSums = (await steps.tx.payments.sums(before.id)).find((sum) => sum.provider === "stripe");
     const received = intent.amount_received - (stripeSums?.paid ?? 0);
     if (received <= 0) return;
@@ -289,7 +294,7 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
   }
 
   /** Makes a pending refund at Stripe; a refusal (a 4xx) fails the entry and gives the amount back to the registration's refundable money. */
-  async function makeRefund(entry: PaymentEntry & { paymentIntentId: string | null; stripeAccount: string | null }) {
+  async function makeRefund(entry: PaymentEntry) {
     if (!entry.paymentIntentId) return false;
     let refundId: string | null = null;
     let refused = false;

@@ -406,6 +406,9 @@ export interface PaymentsTable {
   method: string | null;
   reference: string | null;
   provider_reference: string | null;
+  /** The PaymentIntent and connected account a Stripe entry is of (a refund is made there). */
+  payment_intent_id: string | null;
+  stripe_account: string | null;
   status: string;
   created_at: string;
 }

@@ -655,12 +655,13 @@ export const MIGRATIONS: Record<string, Migration> = {
         .where(sql.ref("payment_intent_id"), "is not", null)
         .execute();
       // The ledger: every movement of money, kept when its registration is erased (without its
-      // personal data: no name, no email), gone with its event.
+      // personal data: no name, no email) and when its event is deleted.
       await db.schema
         .createTable("payments")
         .addColumn("id", "text", (c) => c.primaryKey())
         .addColumn("account_id", "text", (c) => c.notNull().references("accounts.id"))
-        .addColumn("event_id", "text", (c) => c.notNull().references("events.id").onDelete("cascade"))
+        // No foreign key: the ledger outlives its event, whose deletion may leave refunds to make at Stripe.
+        .addColumn("event_id", "text", (c) => c.notNull())
         .addColumn("attendee_id", "text", (c) => c.notNull())
         .addColumn("kind", "text", (c) => c.notNull())
         .addColumn("amount", "integer", (c) => c.notNull())
@@ -670,6 +671,8 @@ export const MIGRATIONS: Record<string, Migration> = {
         .addColumn("method", "text")
         .addColumn("reference", "text")
         .addColumn("provider_reference", "text")
+        .addColumn("payment_intent_id", "text")
+        .addColumn("stripe_account", "text")
         .addColumn("status", "text", (c) => c.notNull())
         .addColumn("created_at", "text", (c) => c.notNull())
         .execute();

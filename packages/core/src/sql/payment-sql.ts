@@ -21,6 +21,8 @@ function entryToRow(entry: PaymentEntry): PaymentsTable {
     method: entry.method,
     reference: entry.reference,
     provider_reference: entry.providerReference,
+    payment_intent_id: entry.paymentIntentId,
+    stripe_account: entry.stripeAccount,
     status: entry.status,
     created_at: entry.createdAt,
   };
@@ -52,8 +54,10 @@ export function createPaymentWrites(trx: Kysely<Database>): PaymentWrites {
         refunded: Number(row.refunded),
       }));
     },
-    async scrubReferences(attendeeId) {
-      await trx.updateTable("payments").set({ reference: null }).where("attendee_id", "=", attendeeId).execute();
+    async scrubReferences(of) {
+      const [column, value] =
+        "attendeeId" in of ? (["attendee_id", of.attendeeId] as const) : (["event_id", of.eventId] as const);
+      await trx.updateTable("payments").set({ reference: null }).where(column, "=", value).execute();
     },
     async settle(entryId, status, providerReference) {
       const result = await trx
@@ -177,6 +181,8 @@ function rowToEntry(row: PaymentsTable): PaymentEntry {
     method: row.method as PaymentEntry["method"],
     reference: row.reference,
     providerReference: row.provider_reference,
+    paymentIntentId: row.payment_intent_id,
+    stripeAccount: row.stripe_account,
     status: row.status as PaymentEntry["status"],
     createdAt: row.created_at,
   };
@@ -225,19 +231,13 @@ export function createPaymentStore(ctx: SqlContext): PaymentStore {
     },
     async refundsDue(limit) {
       const rows = await db
-        .selectFrom("payments as p")
-        .leftJoin("attendees as a", "a.id", "p.attendee_id")
-        .selectAll("p")
-        .select(["a.payment_intent_id", "a.payment_account"])
-        .where("p.status", "=", "pending")
-        .orderBy("p.created_at")
+        .selectFrom("payments")
+        .selectAll()
+        .where("status", "=", "pending")
+        .orderBy("created_at")
         .limit(limit)
         .execute();
-      return rows.map((row) => ({
-        ...rowToEntry(row),
-        paymentIntentId: row.payment_intent_id ?? row.provider_reference,
-        stripeAccount: row.payment_account,
-      }));
+      return rows.map(rowToEntry);
     },
   };
 }

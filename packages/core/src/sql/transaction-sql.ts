@@ -187,6 +187,15 @@ export function createTransactionStore(
       const rows = await trx.selectFrom("attendees").select("id").where("event_id", "=", eventId).execute();
       return rows.map((row) => row.id);
     },
+    async withRefundable(eventId) {
+      const rows = await trx
+        .selectFrom("attendees")
+        .selectAll()
+        .where("event_id", "=", eventId)
+        .where("payment_paid", ">", (eb) => eb.ref("payment_refunded"))
+        .execute();
+      return rows.map(rowToAttendee);
+    },
     async ticketHolders(eventId) {
       const rows = await trx
         .selectFrom("attendees")

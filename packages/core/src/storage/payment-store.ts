@@ -17,8 +17,8 @@ export interface PaymentWrites {
   insert(entry: PaymentEntry): Promise<void>;
   /** The registration's money by provider: received, and returned or being returned. */
   sums(attendeeId: string): Promise<LedgerSums[]>;
-  /** Clears the references (a bank transfer's may name the payer) of the registration's entries, for its erasure; the amounts stay. */
-  scrubReferences(attendeeId: string): Promise<void>;
+  /** Clears the references (a bank transfer's may name the payer) of a registration's entries, or an event's, for their erasure; the amounts stay. */
+  scrubReferences(of: { attendeeId: string } | { eventId: string }): Promise<void>;
   /** Gives a `pending` entry its outcome and Stripe's id of it; `false`, changing nothing, when it is not pending (another process settled it). */
   settle(entryId: string, status: "succeeded" | "failed", providerReference: string | null): Promise<boolean>;
   /** Records that Stripe's event `id` is being handled; `false`, writing nothing, when it was before (it rolls back with the transaction). */
@@ -54,8 +54,6 @@ export interface PaymentStore {
   intentsToMake(limit: number): Promise<RegistrationRef[]>;
   /** Up to `limit` registrations with a payable Stripe payment whose hold ended at or before `now`, earliest first. */
   holdsDue(now: string, limit: number): Promise<RegistrationRef[]>;
-  /** Up to `limit` ledger entries still `pending` (refunds to make at Stripe), oldest first, with the PaymentIntent and account they refund. */
-  refundsDue(
-    limit: number,
-  ): Promise<Array<PaymentEntry & { paymentIntentId: string | null; stripeAccount: string | null }>>;
+  /** Up to `limit` ledger entries still `pending` (refunds to make at Stripe), oldest first. */
+  refundsDue(limit: number): Promise<PaymentEntry[]>;
 }

@@ -53,6 +53,8 @@ export interface AttendeeWrites {
   getByCode(eventId: string, confirmationCode: string): Promise<AttendeeRecord | null>;
   /** The ids of every registration of the event. Exact under the event's lock. */
   idsOf(eventId: string): Promise<string[]>;
+  /** The event's registrations holding money paid and not refunded (whatever their status). Exact under the event's lock. */
+  withRefundable(eventId: string): Promise<AttendeeRecord[]>;
   /** How many of the event's registrations that are not `cancelled` hold each ticket type and status (one row per pair). Exact under the event's lock. */
   ticketHolders(
     eventId: string,
