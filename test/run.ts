@@ -13,7 +13,7 @@
  * `TEST_EXCLUDE=a.test.ts,b.test.ts` leaves those files out of both runs (e.g. `faults.test.ts`,
  * which needs root, on a machine where someone else may be running it), and says so.
  *
- * The packages' unit test files share one process (see UNIT_TESTS below), and the keys of every
+ * The packages' unit test files share two processes (see UNIT_TESTS below), and the keys of every
  * end-to-end file are made in this process (startKeyService, _setup.ts's KEY_SERVICE): both
  * spare each test process loading core's code again. Each file's wall and CPU time go to the
  * summary (_file-timing.mjs).
@@ -54,6 +54,7 @@ const NOT_DATABASE_BACKED = new Set([
 const SLOW_FIRST = [
   "packages/server/test/cli.test.ts",
   "unit tests",
+  "storage unit tests",
   "test/faults.test.ts",
   "test/fuzz.test.ts",
   "test/festival-footprint.test.ts",
@@ -71,7 +72,8 @@ const SLOW_FIRST = [
   "test/links.test.ts",
 ];
 const slowFirst = (files: string[]) => {
-  const key = (file: string) => (file === UNIT_TESTS ? "unit tests" : file);
+  const key = (file: string) =>
+    file === UNIT_TESTS.path ? "unit tests" : file === STORAGE_TESTS.path ? "storage unit tests" : file;
   return [
     ...SLOW_FIRST.flatMap((name) => files.filter((file) => key(file) === name)),
     ...files.filter((file) => !SLOW_FIRST.includes(key(file))),
@@ -106,27 +108,69 @@ const failed: string[] = [];
 const reportsDir = mkdtempSync(join(tmpdir(), "event-service-tests-"));
 
 /**
- * The packages' unit test files run in one process, all but those that spend their time in
- * processes of their own (cli.test.ts): in a process each, every file loaded core's sources
- * again through tsx's loader, a second or more of CPU per file (the 47 files: some 70 s of CPU
- * apart, 19 s in one process). That process runs a module written here that imports them all,
- * statically: node's runner takes the tests a module registers while it loads, not those
- * registered after the last one ended. Sharing a process, a unit test file must leave no global
- * state behind (environment, globals, process listeners), and none does. Failures still name
- * their own file, and each file still runs alone with `node --test`.
+ * The packages' unit test files run in two processes (STORAGE_UNIT_TESTS in the second), all
+ * but those that spend their time in processes of their own (cli.test.ts): in a process each,
+ * every file loaded core's sources again through tsx's loader, a second or more of CPU per file
+ * (the 47 files: some 70 s of CPU apart, 19 s in one process). Each process runs a module
+ * written here that imports its files, statically: node's runner takes the tests a module
+ * registers while it loads, not those registered after the last one ended. Sharing a process, a
+ * unit test file must leave no global state behind (environment, globals, process listeners),
+ * and none does. Failures still name their own file, and each file still runs alone with
+ * `node --test`.
  */
 const OWN_PROCESS = new Set(["packages/server/test/cli.test.ts"]);
-const UNIT_TESTS = join(reportsDir, "unit-tests.test.mjs");
-const unitTests = packageTests.filter((file) => !OWN_PROCESS.has(file));
-writeFileSync(
-  UNIT_TESTS,
-  unitTests.map((file) => `import ${JSON.stringify(pathToFileURL(join(ROOT, file)).href)};\n`).join(""),
+/**
+ * The unit test files that spend their time waiting on the databases they open (the storage
+ * contract and the other files run on every backend, PostgreSQL's errors) share a second
+ * process. In one process, the unit tests ran one after another for some 55 s alone and 145 to
+ * 175 s in a full run, the longest chain of the SQLite run, while they used under 30 s of CPU;
+ * two chains of about half that run side by side, for some 1.5 s more CPU (core's sources loaded
+ * twice).
+ */
+const STORAGE_UNIT_TESTS = new Set(
+  [
+    "storage.test.ts",
+    "storage-races.test.ts",
+    "storage-concurrency.test.ts",
+    "dialect.test.ts",
+    "kept-tallies.test.ts",
+    "analytics.test.ts",
+    "carbon.test.ts",
+  ].map((name) => join("packages/core/test", name)),
 );
-/** How the summary names a file: the generated module by what it runs. */
-const shownAs = (file: string) =>
-  file.endsWith(basename(UNIT_TESTS)) ? `unit tests (${unitTests.length} files in one process)` : file;
-/** The files of the SQLite run: the unit tests' module stands for them in SLOW_FIRST as "unit tests". */
-const sqliteFiles = [UNIT_TESTS, ...packageTests.filter((file) => OWN_PROCESS.has(file)), ...e2e];
+/** A module that imports `files`, written to the reports' folder as `name`. */
+function unitModule(name: string, files: string[]) {
+  const path = join(reportsDir, name);
+  writeFileSync(
+    path,
+    files.map((file) => `import ${JSON.stringify(pathToFileURL(join(ROOT, file)).href)};\n`).join(""),
+  );
+  return { path, files };
+}
+const UNIT_TESTS = unitModule(
+  "unit-tests.test.mjs",
+  packageTests.filter((file) => !OWN_PROCESS.has(file) && !STORAGE_UNIT_TESTS.has(file)),
+);
+const STORAGE_TESTS = unitModule(
+  "unit-tests-storage.test.mjs",
+  packageTests.filter((file) => STORAGE_UNIT_TESTS.has(file)),
+);
+/** How the summary names a file: the generated modules by what they run. */
+const shownAs = (file: string) => {
+  for (const [module, what] of [
+    [UNIT_TESTS, "unit tests"],
+    [STORAGE_TESTS, "storage unit tests"],
+  ] as const)
+    if (file.endsWith(basename(module.path))) return `${what} (${module.files.length} files in one process)`;
+  return file;
+};
+/** The files of the SQLite run: the unit tests' modules stand for them in SLOW_FIRST as "unit tests" and "storage unit tests". */
+const sqliteFiles = [
+  UNIT_TESTS.path,
+  STORAGE_TESTS.path,
+  ...packageTests.filter((file) => OWN_PROCESS.has(file)),
+  ...e2e,
+];
 
 /** Each run's slowest files, printed with the summary. */
 const slowest: string[] = [];
@@ -228,8 +272,13 @@ const keyService = await startKeyService();
 const sqlite = (concurrency = 2) =>
   run("SQLite: unit and end-to-end tests", sqliteFiles, { E2E_BACKEND: "sqlite" }, { concurrency });
 const onPostgres = e2e.filter((file) => !NOT_DATABASE_BACKED.has(file.slice("test/".length)));
-const postgres = (quiet: boolean) =>
-  run("PostgreSQL: end-to-end tests with E2E_BACKEND=postgres", onPostgres, { E2E_BACKEND: "postgres" }, { quiet });
+const postgres = (quiet: boolean, concurrency = 2) =>
+  run(
+    "PostgreSQL: end-to-end tests with E2E_BACKEND=postgres",
+    onPostgres,
+    { E2E_BACKEND: "postgres" },
+    { quiet, concurrency },
+  );
 
 const results: Array<[string, boolean | string]> = [];
 if (POSTGRES_SKIP) {
