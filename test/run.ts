@@ -66,6 +66,7 @@ const SLOW_FIRST = [
   "test/abuse-limits.test.ts",
   "test/auth.test.ts",
   "test/vendors.test.ts",
+  "test/stripe-payments.test.ts",
   "test/workers.test.ts",
   "test/attendees.test.ts",
   "test/client-package.test.ts",
@@ -83,6 +84,7 @@ const SLOW_FIRST = [
 const SLOW_FIRST_ON_POSTGRES = [
   "test/faults.test.ts",
   "test/festival-footprint.test.ts",
+  "test/stripe-payments.test.ts",
   "test/export.test.ts",
   "test/auth.test.ts",
   "test/abuse-limits.test.ts",
