@@ -13,6 +13,7 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import https from "node:https";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import Stripe from "stripe";
@@ -272,6 +273,37 @@ describe("payments through Stripe", () => {
       "the erased registration's refund at Stripe",
     );
     assert.equal(refund[0]!.refund.amount, 12_000);
+  });
+
+  test("a refund Stripe refuses fails its ledger entry and gives the amount back to what is refundable", async () => {
+    const event = await pricedEvent(acme);
+    const buyer = await register(acme, event.id, { ticketType: "VIP" });
+    await deliver(a, standIn.succeed(buyer.payment.paymentIntentId));
+    // Refunded in Stripe's dashboard meanwhile: the service's own refund is refused (charge_already_refunded).
+    const dashboard = new Stripe(SECRET_KEY, {
+      host: standIn.host,
+      port: standIn.port,
+      protocol: "https",
+      httpAgent: new https.Agent({ ca: standIn.ca }),
+      maxNetworkRetries: 0,
+    });
+    await dashboard.refunds.create({ payment_intent: buyer.payment.paymentIntentId });
+    const refunded = expectStatus(await acme.post(`/attendees/${buyer.id}/refunds`, { amount: 2_000 }), 200);
+    assert.equal(refunded.payment.amountRefunded, 2_000);
+    const reverted = await until(
+      async () => expectStatus(await acme.get(`/attendees/${buyer.id}`), 200).payment,
+      (payment) => payment.amountRefunded === 0,
+      "the refused refund to be given back",
+    );
+    assert.equal(reverted.status, "paid");
+    const analytics = expectStatus(await acme.get(`/analytics/events/${event.id}`), 200);
+    assert.deepEqual(analytics.financial.revenue[0], {
+      currency: "EUR",
+      gross: 12_000,
+      refunded: 0,
+      net: 12_000,
+      outstanding: 0,
+    });
   });
 
   test("Connect: the account links its own Stripe account, and its PaymentIntents are made there", async () => {
