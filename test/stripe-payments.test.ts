@@ -275,6 +275,18 @@ describe("payments through Stripe", () => {
     assert.equal(refund[0]!.refund.amount, 12_000);
   });
 
+  test("cancelled or erased unpaid, a registration's PaymentIntent is cancelled at Stripe", async () => {
+    const event = await pricedEvent(acme);
+    const [cancelled, erased] = [
+      await register(acme, event.id, { ticketType: "VIP" }),
+      await register(acme, event.id, { ticketType: "VIP" }),
+    ];
+    expectStatus(await acme.put(`/attendees/${cancelled.id}`, { status: "cancelled" }), 200);
+    expectStatus(await acme.delete(`/attendees/${erased.id}`), 200);
+    for (const attendee of [cancelled, erased])
+      assert.equal(standIn.paymentIntents.get(attendee.payment.paymentIntentId)!.intent.status, "canceled");
+  });
+
   test("a refund Stripe refuses fails its ledger entry and gives the amount back to what is refundable", async () => {
     const event = await pricedEvent(acme);
     const buyer = await register(acme, event.id, { ticketType: "VIP" });

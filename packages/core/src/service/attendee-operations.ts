@@ -100,8 +100,18 @@ export function createAttendeeOperations(
     },
     async update(id, input) {
       const parsed = parseInput(AttendeeUpdateInput, input);
-      const { after } = await updateAttendee(storage, accountId, id, parsed, clock().toISOString(), notifier, payments);
+      const { before, after } = await updateAttendee(
+        storage,
+        accountId,
+        id,
+        parsed,
+        clock().toISOString(),
+        notifier,
+        payments,
+      );
       queued();
+      // Cancelled unpaid: nobody is to pay its PaymentIntent any more.
+      await context.stripe?.closeIntent(before, after);
       return attendeeOut(after);
     },
     async pay(id, input) {
@@ -132,6 +142,7 @@ export function createAttendeeOperations(
       );
       if (!erased) throw notFound("Attendee", id);
       queued();
+      await context.stripe?.closeIntent(erased, null);
       return { success: true, message: `Attendee ${id} was erased.`, deletedId: id };
     },
     async export(eventId, query = {}) {

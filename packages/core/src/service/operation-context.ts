@@ -31,7 +31,7 @@ export interface OperationContext {
   /** How priced registrations pay (provider, hold). */
   payments: PaymentTerms;
   /** Stripe's side of the payments, when the service takes them through Stripe. */
-  stripe?: Pick<StripePayments, "ensureIntent"> | undefined;
+  stripe?: Pick<StripePayments, "ensureIntent" | "closeIntent"> | undefined;
 }
 
 /** `NOT_FOUND` for a resource of this account, naming the request's `field` that held its id when given. */

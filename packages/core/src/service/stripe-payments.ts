@@ -62,6 +62,12 @@ export interface StripePayments {
    * is thrown; the payment worker tries again.
    */
   ensureIntent(ref: RegistrationRef): Promise<AttendeeRecord | null>;
+  /**
+   * Cancels at Stripe the PaymentIntent of a registration that gave its unpaid Stripe payment up
+   * (`before` and `after` a change that committed: cancelled or erased). Best effort: a payment
+   * that still succeeds on it is refunded when its event arrives.
+   */
+  closeIntent(before: AttendeeRecord, after: AttendeeRecord | null): Promise<void>;
   /** Verifies and applies a notification Stripe sent (`Stripe-Signature`); throws `INVALID_SIGNATURE`. */
   receive(rawBody: string, signature: string | null): Promise<void>;
   /** One pass of the payment worker: intents still to make, holds run out, refunds to make. */
@@ -345,5 +351,12 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
     return pass;
   }
 
-  return { ensureIntent, receive, runPass };
+  async function closeIntent(before: AttendeeRecord, after: AttendeeRecord | null): Promise<void> {
+    const payment = before.payment;
+    const gaveUp = after === null || (isActiveAttendeeStatus(before.status) && after.status === "cancelled");
+    if (!gaveUp || payment?.provider !== "stripe" || payment.paymentIntentId === null || !isPayable(payment)) return;
+    await cancelIntent(payment.paymentIntentId, payment.stripeAccount);
+  }
+
+  return { ensureIntent, closeIntent, receive, runPass };
 }
