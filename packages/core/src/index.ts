@@ -76,7 +76,8 @@ export type {
   StripeRefund,
   StripeRequestOptions,
 } from "./payments/stripe-client.ts";
-export type { AccountPaymentSettings, PaymentOperations, PaymentSettingsInput } from "./service/payment-operations.ts";
+export type { AccountPaymentSettings, PaymentSettingsInput } from "./resources/payment.ts";
+export type { PaymentOperations } from "./service/payment-operations.ts";
 export type { BackgroundPurge, BackgroundPurgeOptions } from "./background-purge.ts";
 export type { Envelope, Notification } from "./storage/envelope.ts";
 

@@ -91,6 +91,25 @@ export const RefundInput = z.strictObject({
 });
 export type RefundInput = z.input<typeof RefundInput>;
 
+/** Body of `PUT /payment-settings`. */
+export const PaymentSettingsInput = z.strictObject({
+  stripeAccountId: z
+    .string()
+    .regex(/^acct_[A-Za-z0-9]{1,64}$/, "must be a Stripe account id, acct_...")
+    .nullable()
+    .meta({ description: "The account's own Stripe account (Connect direct charges); null unlinks it." }),
+});
+export type PaymentSettingsInput = z.input<typeof PaymentSettingsInput>;
+
+/** An account's payment settings as the API shows them. */
+export const AccountPaymentSettings = z.object({
+  provider: z.enum(PAYMENT_PROVIDERS).meta({ description: "How the deployment takes payments." }),
+  stripeAccountId: z.string().nullable(),
+  holdMinutes: z.number().meta({ description: "How long an unpaid Stripe payment holds its place." }),
+  updatedAt: Timestamp.nullable(),
+});
+export type AccountPaymentSettings = z.infer<typeof AccountPaymentSettings>;
+
 /** What one entry of the payment ledger records: money received, or money returned. */
 export const PAYMENT_ENTRY_KINDS = ["payment", "refund"] as const;
 

@@ -116,13 +116,13 @@ export function createAttendeeOperations(
     },
     async pay(id, input) {
       const parsed = parseInput(PaymentInput, input);
-      const { after } = await recordPayment(storage, accountId, id, parsed, clock().toISOString(), notifier, payments);
+      const { after } = await recordPayment(storage, accountId, id, parsed, clock().toISOString(), notifier);
       queued();
       return attendeeOut(after);
     },
     async refund(id, input = {}) {
       const parsed = parseInput(RefundInput, input);
-      const { after } = await refundByHand(storage, accountId, id, parsed, clock().toISOString(), notifier, payments);
+      const { after } = await refundByHand(storage, accountId, id, parsed, clock().toISOString(), notifier);
       queued();
       return attendeeOut(after);
     },

@@ -13,9 +13,8 @@ import { assertPayable, paymentFor, refundAmount, withPaid, withRefunded } from 
 import type { ChangeNotifier, PaymentNotificationType } from "../storage/change-notifier.ts";
 import type { Change } from "../storage/common.ts";
 import { notFound } from "./operation-context.ts";
-import { appendNotifications, moveFigures, runTransaction, type Steps } from "./transaction-steps.ts";
+import { appendNotifications, lockRegistration, moveFigures, runTransaction, type Steps } from "./transaction-steps.ts";
 import type { TransactionalStorage } from "./transaction-steps.ts";
-import type { PaymentTerms } from "../rules/payments.ts";
 import { findTicketType } from "../rules/ticket-types.ts";
 
 /**
@@ -131,45 +130,40 @@ export function recordPayment(
   input: { amount: number; method: PaymentMethod; reference?: string | null | undefined },
   now: string,
   notifier?: ChangeNotifier,
-  terms?: PaymentTerms,
 ): Promise<Change<AttendeeRecord>> {
-  return runTransaction(
-    storage,
-    notifier,
-    async (steps) => {
-      const { event, before } = await lockRegistration(steps, accountId, id);
-      assertPayable(before, input.amount);
-      const payment = withPaid(before.payment, input.amount);
-      const paidInFull = payment.status === "paid";
-      const after: AttendeeRecord = {
-        ...before,
-        payment,
-        ...(paidInFull && { status: "confirmed" as const }),
-        updatedAt: now,
-      };
-      await steps.tx.payments.insert(
-        entryOf(
-          { ...before, payment },
-          {
-            kind: "payment",
-            amount: input.amount,
-            provider: "manual",
-            method: input.method,
-            reference: input.reference ?? null,
-            status: "succeeded",
-          },
-          now,
-        ),
-      );
-      await steps.tx.attendees.updateStatus(after);
-      await moveFigures(steps, event.id, before, after);
-      await appendNotifications(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
-      if (paidInFull) await notifyPayment(steps, event, after, "payment.succeeded", now);
-      return { before, after };
-    },
-    undefined,
-    terms,
-  );
+  return runTransaction(storage, notifier, async (steps) => {
+    const locked = await lockRegistration(steps.tx, accountId, id);
+    if (!locked) throw notFound("Attendee", id);
+    const { event, attendee: before } = locked;
+    assertPayable(before, input.amount);
+    const payment = withPaid(before.payment, input.amount);
+    const paidInFull = payment.status === "paid";
+    const after: AttendeeRecord = {
+      ...before,
+      payment,
+      ...(paidInFull && { status: "confirmed" as const }),
+      updatedAt: now,
+    };
+    await steps.tx.payments.insert(
+      entryOf(
+        { ...before, payment },
+        {
+          kind: "payment",
+          amount: input.amount,
+          provider: "manual",
+          method: input.method,
+          reference: input.reference ?? null,
+          status: "succeeded",
+        },
+        now,
+      ),
+    );
+    await steps.tx.attendees.updateStatus(after);
+    await moveFigures(steps, event.id, before, after);
+    await appendNotifications(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
+    if (paidInFull) await notifyPayment(steps, event, after, "payment.succeeded", now);
+    return { before, after };
+  });
 }
 
 /**
@@ -185,40 +179,22 @@ export function refundByHand(
   input: { amount?: number | undefined; reason?: string | null | undefined },
   now: string,
   notifier?: ChangeNotifier,
-  terms?: PaymentTerms,
 ): Promise<Change<AttendeeRecord>> {
-  return runTransaction(
-    storage,
-    notifier,
-    async (steps) => {
-      const { event, before } = await lockRegistration(steps, accountId, id);
-      const amount = refundAmount(before, input.amount);
-      const after = await refundSteps(
-        steps,
-        event,
-        before as AttendeeRecord & { payment: PaymentRecord },
-        amount,
-        now,
-        input.reason ?? null,
-      );
-      await steps.tx.attendees.updateStatus(after);
-      await appendNotifications(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
-      return { before, after };
-    },
-    undefined,
-    terms,
-  );
-}
-
-/** The account's registration and its event, the event locked first (as every registration change does). Throws `NOT_FOUND`. */
-async function lockRegistration(
-  steps: Steps,
-  accountId: string,
-  id: string,
-): Promise<{ event: EventRecord; before: AttendeeRecord }> {
-  const eventId = await steps.tx.attendees.eventIdOf(accountId, id);
-  const event = eventId === null ? null : await steps.tx.events.lock(accountId, eventId);
-  const before = event && (await steps.tx.attendees.get(accountId, id));
-  if (!event || !before) throw notFound("Attendee", id);
-  return { event, before };
+  return runTransaction(storage, notifier, async (steps) => {
+    const locked = await lockRegistration(steps.tx, accountId, id);
+    if (!locked) throw notFound("Attendee", id);
+    const { event, attendee: before } = locked;
+    const amount = refundAmount(before, input.amount);
+    const after = await refundSteps(
+      steps,
+      event,
+      before as AttendeeRecord & { payment: PaymentRecord },
+      amount,
+      now,
+      input.reason ?? null,
+    );
+    await steps.tx.attendees.updateStatus(after);
+    await appendNotifications(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
+    return { before, after };
+  });
 }

@@ -1,29 +1,10 @@
-import * as z from "zod";
 import { parseInput } from "../_internal/parse-input.ts";
 import { ServiceError } from "../errors.ts";
 import type { StripeClient } from "../payments/stripe-client.ts";
+import { type AccountPaymentSettings, PaymentSettingsInput } from "../resources/payment.ts";
 import type { PaymentStore } from "../storage/payment-store.ts";
 import type { OperationContext } from "./operation-context.ts";
 import { runTransaction, type TransactionalStorage } from "./transaction-steps.ts";
-
-/** Body of `PUT /payment-settings`. */
-export const PaymentSettingsInput = z.strictObject({
-  stripeAccountId: z
-    .string()
-    .regex(/^acct_[A-Za-z0-9]{1,64}$/, "must be a Stripe account id, acct_...")
-    .nullable()
-    .meta({ description: "The account's own Stripe account (Connect direct charges); null unlinks it." }),
-});
-export type PaymentSettingsInput = z.input<typeof PaymentSettingsInput>;
-
-/** An account's payment settings as the API shows them. */
-export const AccountPaymentSettings = z.object({
-  provider: z.enum(["stripe", "manual"]).meta({ description: "How the deployment takes payments." }),
-  stripeAccountId: z.string().nullable(),
-  holdMinutes: z.number().meta({ description: "How long an unpaid Stripe payment holds its place." }),
-  updatedAt: z.string().nullable(),
-});
-export type AccountPaymentSettings = z.infer<typeof AccountPaymentSettings>;
 
 /** The payment settings of one account. */
 export interface PaymentOperations {

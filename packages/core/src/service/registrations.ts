@@ -27,6 +27,7 @@ import type { Erasure } from "../storage/erasure.ts";
 import type { StorageTransaction } from "../storage/transaction.ts";
 import {
   assertNoActiveDuplicate,
+  lockRegistration,
   moveFigures,
   appendNotifications,
   runTransaction,
@@ -116,13 +117,9 @@ export function updateAttendee(
     notifier,
     async (steps) => {
       const { tx } = steps;
-      // The event's lock first (it serialises everything about its registrations), then the
-      // registration read under it: read before the lock, a concurrent change could be lost.
-      // A registration never moves to another event, so its event found unlocked is the one to lock.
-      const eventId = await tx.attendees.eventIdOf(accountId, id);
-      const event = eventId === null ? null : await tx.events.lock(accountId, eventId);
-      const before = event && (await tx.attendees.get(accountId, id));
-      if (!event || !before) throw notFound("Attendee", id);
+      const locked = await lockRegistration(tx, accountId, id);
+      if (!locked) throw notFound("Attendee", id);
+      const { event, attendee: before } = locked;
       let after = applyAttendeeUpdate(before, update, now);
       attempted = after;
       const change = registrationChange(before, after);
@@ -266,12 +263,10 @@ export function eraseAttendee(
     notifier,
     async (steps) => {
       const { tx } = steps;
-      const eventId = await tx.attendees.eventIdOf(accountId, id);
-      if (eventId === null) return null;
-      const event = await tx.events.lock(accountId, eventId);
-      // Read again under the event's lock: a concurrent erasure may have taken it meanwhile.
-      const erased = event && (await tx.attendees.get(accountId, id));
-      if (!event || !erased) return null;
+      // Under the event's lock: a concurrent erasure may have taken it meanwhile.
+      const locked = await lockRegistration(tx, accountId, id);
+      if (!locked) return null;
+      const { event, attendee: erased } = locked;
       // An erasure cancels: what was paid goes back by the event's refund policy, and the ledger
       // keeps the amounts without the references that may name the payer.
       const refund = erased.payment ? refundOnCancel(event, erased.payment, erasure.now) : 0;

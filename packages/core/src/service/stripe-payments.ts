@@ -26,7 +26,7 @@ import type { AttendeeStore } from "../storage/attendee-store.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { PaymentStore, RegistrationRef } from "../storage/payment-store.ts";
 import { entryOf, notifyPayment, refundSteps } from "./payment-changes.ts";
-import { appendNotifications, moveFigures, runTransaction, type Steps } from "./transaction-steps.ts";
+import { appendNotifications, lockRegistration, moveFigures, runTransaction, type Steps } from "./transaction-steps.ts";
 import type { TransactionalStorage } from "./transaction-steps.ts";
 import { checkEventThresholds } from "./threshold-checks.ts";
 import { settleWaitlist } from "./waitlist.ts";
@@ -85,12 +85,8 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
   const now = () => clock().toISOString();
   const transaction = <T>(fn: (steps: Steps) => Promise<T>) => runTransaction(storage, notifier, fn, undefined, terms);
 
-  /** The account's registration and its event, the event locked first; `null` when either is gone. */
-  async function lockRegistration(steps: Steps, ref: RegistrationRef) {
-    const event = await steps.tx.events.lock(ref.accountId, ref.eventId);
-    const attendee = event && (await steps.tx.attendees.get(ref.accountId, ref.attendeeId));
-    return event && attendee ? { event, attendee } : null;
-  }
+  /** The registration `ref` names and its event, locked as every registration change locks them (`null`: gone). */
+  const lockRef = (steps: Steps, ref: RegistrationRef) => lockRegistration(steps.tx, ref.accountId, ref.attendeeId);
 
   const needsIntent = (attendee: AttendeeRecord): attendee is AttendeeRecord & { payment: PaymentRecord } =>
     attendee.payment?.provider === "stripe" &&
@@ -121,7 +117,7 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
       { idempotencyKey: intentKey(found.id), ...(account && { stripeAccount: account }) },
     );
     const result = await transaction(async (steps) => {
-      const locked = await lockRegistration(steps, ref);
+      const locked = await lockRef(steps, ref);
       if (!locked) return { attendee: null, stale: true };
       const { event, attendee } = locked;
       if (!needsIntent(attendee)) return { attendee, stale: attendee.payment?.paymentIntentId !== intent.id };
@@ -237,7 +233,7 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
         return;
       const intent = stripeEvent.data.object as StripePaymentIntent;
       const ref = await registrationOf(steps, intent);
-      const locked = ref && (await lockRegistration(steps, ref));
+      const locked = ref && (await lockRef(steps, ref));
       if (!locked) return;
       const { event, attendee } = locked;
       if (attendee.payment?.provider !== "stripe") return;
@@ -256,7 +252,7 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
   async function expireHold(ref: RegistrationRef): Promise<{ intentId: string | null; account: string | null } | null> {
     const at = now();
     const expired = await transaction(async (steps) => {
-      const locked = await lockRegistration(steps, ref);
+      const locked = await lockRef(steps, ref);
       if (!locked) return null;
       const { event, attendee } = locked;
       const payment = attendee.payment;
@@ -317,7 +313,7 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
     }
     await transaction(async (steps) => {
       if (!refused) return steps.tx.payments.settle(entry.id, "succeeded", refundId);
-      const locked = await lockRegistration(steps, {
+      const locked = await lockRef(steps, {
         accountId: entry.accountId,
         eventId: entry.eventId,
         attendeeId: entry.attendeeId,

@@ -1,6 +1,7 @@
 import { type CarbonSettings, DEFAULT_CARBON_SETTINGS } from "../carbon/carbon-settings.ts";
 import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
+import type { EventRecord } from "../resources/event.ts";
 import { contributionChange } from "../resources/kept-figures.ts";
 import { tallyChange, travelTallyChange } from "../resources/kept-tallies.ts";
 import { MANUAL_PAYMENT_TERMS, type PaymentTerms } from "../rules/payments.ts";
@@ -74,6 +75,23 @@ export async function moveFigures(
 /** Appends the notifications `steps.notifier` makes of `change` of the account to the outbox, in the change's transaction. */
 export function appendNotifications(steps: Steps, accountId: string, change: StoredChange): Promise<number> {
   return appendToOutbox(steps.tx, accountId, change, steps.notifier);
+}
+
+/**
+ * The account's registration `id` and its event, the event locked first (it serialises
+ * everything about its registrations) and the registration read under the lock: read before it,
+ * a concurrent change could be lost. A registration never moves to another event, so the event
+ * found unlocked is the one to lock. `null` when either is gone (a concurrent erasure included).
+ */
+export async function lockRegistration(
+  tx: StorageTransaction,
+  accountId: string,
+  id: string,
+): Promise<{ event: EventRecord; attendee: AttendeeRecord } | null> {
+  const eventId = await tx.attendees.eventIdOf(accountId, id);
+  const event = eventId === null ? null : await tx.events.lock(accountId, eventId);
+  const attendee = event && (await tx.attendees.get(accountId, id));
+  return event && attendee ? { event, attendee } : null;
 }
 
 /** Throws `DUPLICATE_REGISTRATION` when another registration of the event that is not cancelled holds the email. Exact under the event's lock. */
