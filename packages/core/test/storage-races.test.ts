@@ -380,9 +380,17 @@ for (const backend of BACKENDS) {
         let open!: () => void;
         const barrier = new Promise<void>((resolve) => (open = resolve));
         const runs = [0, 0];
+        // Each transaction's end: the one run again waits for the other's before taking a lock,
+        // so a busy machine cannot make the two deadlock a second time (which is not the case tested).
+        const ended = [0, 1].map(() => {
+          let resolve!: () => void;
+          const promise = new Promise<void>((done) => (resolve = done));
+          return { promise, resolve };
+        });
         const lockBoth = (index: number, first: string, second: string) =>
           POSTGRES.writeTransaction(db, async (trx) => {
             runs[index]! += 1;
+            if (runs[index]! > 1) await ended[1 - index]!.promise;
             const lock = (id: string) =>
               POSTGRES.lockRows(trx.selectFrom("events").select("id").where("id", "=", id)).execute();
             await lock(first);
@@ -395,7 +403,7 @@ for (const backend of BACKENDS) {
             await lock(second);
             await trx.updateTable("events").set({ updated_at: tick() }).where("id", "in", [first, second]).execute();
             return index;
-          });
+          }).finally(() => ended[index]!.resolve());
         assert.deepEqual(await Promise.all([lockBoth(0, e1.id, e2.id), lockBoth(1, e2.id, e1.id)]), [0, 1]);
         assert.equal(runs[0]! + runs[1]!, 3, `one of them ran again: ${runs}`);
         assert.equal(dialectOf(db).name, "postgres");
