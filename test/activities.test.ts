@@ -369,6 +369,25 @@ describe("update, delete", () => {
   });
 });
 
+describe("an event that has ended", () => {
+  test("its footprint is recorded after the fact: records are created, changed and listed", async () => {
+    const past = await createEvent(v1, {
+      name: "Festival 2020",
+      location: { address: "Worthy Farm", city: "Pilton", country: "GB" },
+      startDate: "2020-06-24T10:00:00Z",
+      endDate: "2020-06-28T22:00:00Z",
+    });
+    const diesel = await record({ kind: "fuel", quantity: 400, unit: "litres", fuel: "diesel" }, past.id);
+    assert.equal(diesel.emissionsKg, 1000);
+    assert.equal(expectStatus(await v1.put(path(past.id, diesel.id), { quantity: 200 }), 200).emissionsKg, 500);
+    const listed = expectStatus(await v1.get(path(past.id)), 200);
+    assert.deepEqual(
+      listed.activities.map((a: any) => [a.id, a.emissionsKg]),
+      [[diesel.id, 500]],
+    );
+  });
+});
+
 describe("isolation, scopes, prefixes, retries", () => {
   test("another account's event or record is 404 on every route; so is a record under another event", async () => {
     const water = await record({ kind: "water", quantity: 1, unit: "m3" });

@@ -168,6 +168,44 @@ describe("register", () => {
     });
   }
 
+  test("an event whose endDate has passed takes no registrations: 400 INVALID_REQUEST field eventId, reason event_ended", async () => {
+    const past = await createEvent(v1, {
+      startDate: "2020-03-01T09:00:00+01:00",
+      endDate: "2020-03-01T17:00:00+01:00",
+    });
+    await moveEvent(v1, past.id, "published");
+    const refused = expectError(await v1.post("/attendees", attendeeInput(past.id)), 400, "INVALID_REQUEST", "eventId");
+    assert.equal(
+      refused.message,
+      `eventId: event ${past.id} ended at 2020-03-01T16:00:00.000Z and takes no more registrations`,
+    );
+    assert.deepEqual(refused.details, { reason: "event_ended", endDate: "2020-03-01T16:00:00.000Z" });
+    assert.equal(expectStatus(await v1.get(`/events/${past.id}`), 200).attendeeCount, 0);
+  });
+
+  test("after the end a cancelled registration is not re-activated (event_ended); other changes still apply", async () => {
+    const ending = await createEvent(v1, { capacity: 10 });
+    const kept = await register(v1, ending.id);
+    const left = await register(v1, ending.id);
+    await moveAttendee(v1, left.id, "cancelled");
+    // Dated in the past afterwards, as an event is whose footprint is recorded after the fact.
+    const dates = { startDate: "2021-09-10T08:00:00Z", endDate: "2021-09-12T18:00:00Z" };
+    expectStatus(await v1.put(`/events/${ending.id}`, dates), 200);
+    const refused = expectError(
+      await v1.put(`/attendees/${left.id}`, { status: "confirmed" }),
+      400,
+      "INVALID_REQUEST",
+      "eventId",
+    );
+    assert.deepEqual(refused.details, { reason: "event_ended", endDate: "2021-09-12T18:00:00.000Z" });
+    assert.equal(expectStatus(await v1.get(`/attendees/${left.id}`), 200).status, "cancelled");
+    assert.equal(
+      expectStatus(await v1.put(`/attendees/${kept.id}`, { company: "After the fact" }), 200).company,
+      "After the fact",
+    );
+    assert.equal(expectStatus(await v1.get(`/events/${ending.id}`), 200).attendeeCount, 1);
+  });
+
   for (const prefix of PREFIXES) {
     test(`a full event: 400 EVENT_FULL; pending and checked-in registrations hold places, cancelled ones free them (${prefix})`, async () => {
       const c = clientFor(server, v1.key, prefix);

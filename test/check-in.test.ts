@@ -111,6 +111,45 @@ describe("exactly once at the door", () => {
   });
 });
 
+describe("a code as a person types it", () => {
+  test("any case, spaces and dashes find the code; a repeat in another form is 409; something else is 404", async () => {
+    const { client } = await newAccount();
+    const { event, attendee } = await openDoor(client);
+    const others = [await register(client, event.id), await register(client, event.id)];
+    const code: string = attendee.confirmationCode;
+    const bare = code.replaceAll("-", "");
+    const typed = [
+      ` ${code.toLowerCase()} `,
+      bare,
+      `${bare.slice(0, 3).toLowerCase()} ${bare.slice(3, 7).toLowerCase()} ${bare.slice(7).toLowerCase()}`,
+    ];
+    const [first, ...again] = typed;
+    const checkedIn = expectStatus(await client.post(`/events/${event.id}/check-in`, { confirmationCode: first }), 200);
+    assert.deepEqual([checkedIn.id, checkedIn.status, checkedIn.confirmationCode], [attendee.id, "checked-in", code]);
+    for (const confirmationCode of again) {
+      const repeat = expectError(
+        await client.post(`/events/${event.id}/check-in`, { confirmationCode }),
+        409,
+        "ALREADY_CHECKED_IN",
+      );
+      assert.equal(repeat.details.attendee.id, attendee.id, confirmationCode);
+    }
+    for (const other of others) {
+      const spaced = other.confirmationCode.replaceAll("-", " ").toLowerCase();
+      assert.equal(
+        expectStatus(await client.post(`/events/${event.id}/check-in`, { confirmationCode: spaced }), 200).id,
+        other.id,
+      );
+    }
+    expectError(await client.post(`/events/${event.id}/check-in`, { confirmationCode: `${code}-2` }), 404, "NOT_FOUND");
+    expectError(
+      await client.post(`/events/${event.id}/check-in`, { confirmationCode: bare.slice(3) }),
+      404,
+      "NOT_FOUND",
+    );
+  });
+});
+
 describe("the door is open only while the event is published", () => {
   for (const prefix of PREFIXES) {
     test(`a draft, a cancelled and a completed event refuse check-in with reason event_not_published (${prefix})`, async () => {

@@ -94,7 +94,6 @@ describe("unknown routes and methods", () => {
     "/api/nope",
     "/v1",
     "/api",
-    "/",
     "/events",
     "/attendees",
     "/v2/events",

@@ -32,6 +32,26 @@ async function hostileLinks(server: TestServer, key: string, eventId: string) {
   return { attendee: attendee!.body, documentation: missing!.body.error.documentation as string };
 }
 
+/** `GET /` sent without a key and with `Host: evil.example:666`: its status and body. */
+async function hostileIndex(server: TestServer) {
+  const asked = await exchange(server.url, "GET / HTTP/1.1\r\nHost: evil.example:666\r\nConnection: close\r\n\r\n");
+  const [index] = asked.responses;
+  assert.equal(index?.status, 200, asked.raw);
+  return index!.body;
+}
+
+/** The index `GET /` answers for links built on `base`. */
+async function expectedIndex(server: TestServer, base: string) {
+  const { info } = expectStatus(await server.request("GET", "/openapi.json"), 200);
+  return {
+    name: "Event Service",
+    version: info.version,
+    docs: `${base}/docs`,
+    openapi: `${base}/openapi.json`,
+    health: `${base}/health`,
+  };
+}
+
 describe("without PUBLIC_URL, on a loopback address", () => {
   let server: TestServer;
   before(async () => (server = await startServer()));
@@ -54,6 +74,20 @@ describe("without PUBLIC_URL, on a loopback address", () => {
     );
     assert.ok(!logLines(server.output()).some((line) => /PUBLIC_URL/.test(line.msg)), "no warning on loopback");
   });
+
+  test("GET / (no key) is a small index whose links work; HEAD / answers the same without a body", async () => {
+    const origin = server.url.replace(/\/$/, "");
+    const index = await expectedIndex(server, origin);
+    assert.deepEqual(await hostileIndex(server), index);
+    const response = await server.request("GET", "/");
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
+    assert.deepEqual(response.body, index);
+    for (const link of [index.docs, index.openapi, index.health]) assert.equal((await fetch(link)).status, 200, link);
+    const head = await fetch(`${origin}/`, { method: "HEAD" });
+    assert.equal(head.status, 200);
+    assert.equal(await head.text(), "");
+  });
 });
 
 describe("with PUBLIC_URL", () => {
@@ -67,6 +101,7 @@ describe("with PUBLIC_URL", () => {
     const { attendee, documentation } = await hostileLinks(server, key, event.id);
     assert.equal(attendee.qrCode, `https://events.example.com/v1/qr/${attendee.id}.png`);
     assert.equal(documentation, "https://events.example.com/docs#NOT_FOUND");
+    assert.deepEqual(await hostileIndex(server), await expectedIndex(server, "https://events.example.com"));
   });
 });
 
@@ -89,5 +124,6 @@ describe("HOST=0.0.0.0 without PUBLIC_URL", () => {
     const { attendee, documentation } = await hostileLinks(server, key, event.id);
     assert.equal(attendee.qrCode, `http://127.0.0.1:${port}/v1/qr/${attendee.id}.png`);
     assert.equal(documentation, `http://127.0.0.1:${port}/docs#NOT_FOUND`);
+    assert.deepEqual(await hostileIndex(server), await expectedIndex(server, `http://127.0.0.1:${port}`));
   });
 });

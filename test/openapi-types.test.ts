@@ -81,6 +81,7 @@ const CLIENT_METHODS: Record<string, string> = {
 /** Operations the client leaves out on purpose. */
 const NOT_IN_CLIENT: Record<string, string> = {
   health: "a probe for load balancers, unauthenticated",
+  serviceIndex: "links to the reference page, the document and the health check, for a person opening the address",
   qrCode: "an image for attendees' devices, linked from the registration",
   stripeWebhook: "Stripe calls it, signing with the endpoint's secret",
 };

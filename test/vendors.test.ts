@@ -1098,6 +1098,39 @@ describe("the vendor's link, without a key", () => {
     expectError(await silent.record(VEGAN_MEALS), 400, "INVALID_REQUEST", "kind");
   });
 
+  test("a record of a kind the organiser no longer requests: the link reads and deletes it, a change is 400 naming kind", async () => {
+    const vendor = await createVendor(acme);
+    const event = await createEvent(acme);
+    const booking = await book(acme, event.id, vendor.id, { dataRequested: ["catering", "fuel"] });
+    const link = vendorSide(booking);
+    expectStatus(await link.confirm(), 200);
+    const diesel = expectStatus(await link.record({ kind: "fuel", quantity: 10, unit: "litres", fuel: "diesel" }), 201);
+    const meals = expectStatus(await link.record(VEGAN_MEALS), 201);
+    const narrowed = { dataRequested: ["catering"] };
+    expectStatus(await acme.put(`/events/${event.id}/vendors/${booking.id}`, narrowed), 200);
+
+    const refused = expectError(await link.update(diesel.id, { quantity: 20 }), 400, "INVALID_REQUEST", "kind");
+    assert.equal(
+      refused.message,
+      "kind: the organiser no longer requests fuel from this booking (it asks for catering); the record can be read or deleted, not changed",
+    );
+    assert.deepEqual(refused.details, {
+      issues: [{ path: "kind", message: "no longer among the booking's dataRequested" }],
+    });
+    const listed = expectStatus(await link.records("?limit=10"), 200).activities;
+    assert.deepEqual(listed.map((a: any) => [a.kind, a.quantity]).sort(), [
+      ["catering", 300],
+      ["fuel", 10],
+    ]);
+    // A kind still requested changes as before; the one no longer requested goes when deleted.
+    assert.equal(expectStatus(await link.update(meals.id, { quantity: 250 }), 200).quantity, 250);
+    expectStatus(await link.remove(diesel.id), 200);
+    assert.deepEqual(
+      expectStatus(await link.records(), 200).activities.map((a: any) => a.id),
+      [meals.id],
+    );
+  });
+
   test("a record through the link: attributed to the vendor, in the organiser's list and the footprint; the vendor lists, corrects and deletes its own records only", async () => {
     const client = await newAccount("Vendor Data");
     const vendor = await createVendor(client, { name: "Meals on Site" });

@@ -239,6 +239,20 @@ describe("what frees a place, and what waiting means", () => {
     assert.equal(expectStatus(await client.get(`/attendees/${waiting.id}`), 200).status, "confirmed");
   });
 
+  test("an event that has ended promotes no one: a place given up afterwards stays free", async () => {
+    const event = await createEvent(client, { capacity: 1, waitlistEnabled: true });
+    const first = await register(client, event.id);
+    const waiting = await register(client, event.id);
+    expectStatus(
+      await client.put(`/events/${event.id}`, { startDate: "2022-05-01T09:00:00Z", endDate: "2022-05-01T17:00:00Z" }),
+      200,
+    );
+    expectStatus(await client.put(`/attendees/${first.id}`, { status: "cancelled" }), 200);
+    const still = expectStatus(await client.get(`/attendees/${waiting.id}`), 200);
+    assert.deepEqual([still.status, still.waitlistPosition], ["waitlisted", 1]);
+    assert.equal(expectStatus(await client.get(`/events/${event.id}`), 200).attendeeCount, 0);
+  });
+
   test("a cancelled event promotes no one", async () => {
     const event = await createEvent(client, { capacity: 1, waitlistEnabled: true });
     const first = await register(client, event.id);

@@ -58,6 +58,14 @@ describe("OpenAPI document and API reference page", () => {
       assert.equal(names.includes("Idempotency-Key"), route.method === "POST", route.operationId);
     }
     assert.ok(document.paths["/health"].get);
+    assert.deepEqual(document.paths["/"].get.security, []);
+    assert.deepEqual(Object.keys(document.components.schemas.ServiceIndex.properties), [
+      "name",
+      "version",
+      "docs",
+      "openapi",
+      "health",
+    ]);
     assert.ok(document.paths["/v1/qr/{attendeeId}.{format}"].get);
   });
 

@@ -15,6 +15,7 @@ import {
   isEventTransitionAllowed,
 } from "../src/rules/event-status.ts";
 import { assertDoorOpen } from "../src/rules/check-in.ts";
+import { typedConfirmationCode } from "../src/rules/confirmation-code.ts";
 import { newAttendeeRecord, undoCheckIn } from "../src/resources/attendee.ts";
 
 // The expected tables, written out from DECISIONS.md rather than derived from the code's tables.
@@ -145,4 +146,25 @@ describe("the door", () => {
       );
     });
   }
+});
+
+describe("a confirmation code as a person types it", () => {
+  for (const typed of [
+    "EVT-7KQ2-M9XH",
+    "evt-7kq2-m9xh",
+    "evt 7kq2 m9xh",
+    "EVT7KQ2M9XH",
+    " evt-7kq2-m9xh ",
+    "Evt 7KQ2-m9xh",
+    "EVT\u20137KQ2\u2014M9XH",
+    "evt\u00a07kq2\tm9xh",
+  ]) {
+    test(`${JSON.stringify(typed)} is EVT-7KQ2-M9XH`, () =>
+      assert.equal(typedConfirmationCode(typed), "EVT-7KQ2-M9XH"));
+  }
+  test("what is not a code stays what it was, in upper case without spaces and dashes (it matches no code)", () => {
+    assert.equal(typedConfirmationCode("EVT-7KQ2-M9XH-X"), "EVT7KQ2M9XHX");
+    assert.equal(typedConfirmationCode("abc"), "ABC");
+    assert.equal(typedConfirmationCode(" - "), "");
+  });
 });

@@ -3,7 +3,7 @@ import { ERROR_CODES, type ErrorCode } from "../errors.ts";
 import { SCOPES, scopesGranting, TIER_LIMITS } from "../resources/api-key.ts";
 import { NUMBER_PARAM_DOCS } from "../resources/common.ts";
 import { type Route, ROUTES, type RouteSpec, VENDOR_LINK_ROUTES } from "./routes.ts";
-import { ErrorBodySchema, HealthSchema } from "./schemas.ts";
+import { ErrorBodySchema, HealthSchema, ServiceIndexSchema } from "./schemas.ts";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -197,6 +197,20 @@ function buildDocument(): Record<string, unknown> {
     const path = `/v1${route.path.replace(/:(\w+)/g, "{$1}")}`;
     (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
   }
+  paths["/"] = {
+    get: {
+      operationId: "serviceIndex",
+      summary: "What this service is, with links to its reference page, its OpenAPI document and its health check",
+      tags: ["Service"],
+      security: [],
+      responses: {
+        "200": {
+          description: "The index",
+          content: { "application/json": { schema: ref(ServiceIndexSchema, "ServiceIndex", "output") } },
+        },
+      },
+    },
+  };
   paths["/health"] = {
     get: {
       operationId: "health",
@@ -269,7 +283,7 @@ function buildDocument(): Record<string, unknown> {
     openapi: "3.1.0",
     info: {
       title: "Event Service API",
-      version: "1.0.0",
+      version: API_VERSION,
       summary: "Sustainable events: events, registrations, check-in, carbon figures, analytics.",
       description: [
         "Every route is served under `/v1` and, identically, under `/api`. Authenticate with `Authorization: Bearer <API key>`.",
@@ -324,6 +338,9 @@ function buildDocument(): Record<string, unknown> {
     },
   };
 }
+
+/** The version of the API this document describes (also in the answer of `GET /`). */
+export const API_VERSION = "1.0.0";
 
 let cached: string | undefined;
 

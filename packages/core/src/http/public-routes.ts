@@ -3,9 +3,10 @@ import type { EventService } from "../service.ts";
 import { DOCS_ASSETS, DOCS_CSP, type DocsAsset, docsAsset, docsPage } from "./docs-page.ts";
 import { createHealthCheck } from "./health-check.ts";
 import { type MetricsEndpointOptions, serveMetrics } from "./metrics-endpoint.ts";
-import { openApiDocument } from "./openapi.ts";
+import { API_VERSION, openApiDocument } from "./openapi.ts";
 import type { RequestContext } from "./request-context.ts";
 import type { Responder } from "./respond.ts";
+import type { ServiceIndex } from "./schemas.ts";
 import { VERSION_PREFIXES } from "./routes.ts";
 
 /** The file name of a QR image: the registration's id and the format. */
@@ -18,7 +19,7 @@ const QR_FILE = /^([A-Za-z0-9_]+)\.(png|svg)$/;
 const QR_CACHE_CONTROL = "private, max-age=31536000";
 
 /**
- * A route served without an API key (health, the OpenAPI document, the reference page and its
+ * A route served without an API key (the index, health, the OpenAPI document, the reference page and its
  * assets, QR images, metrics): its path, its label in metrics, and how it answers; `undefined`
  * when the path turns out not to be one it serves (an unknown asset), which then goes on to the API.
  */
@@ -49,7 +50,7 @@ export interface PublicRoutesOptions {
 }
 
 /**
- * The routes answered without an API key: `/metrics` (when configured), `/health`,
+ * The routes answered without an API key: `/` (an index of the others), `/metrics` (when configured), `/health`,
  * `/openapi.json`, `/docs` and its assets, and the public QR images under every version prefix.
  */
 export function createPublicRoutes(options: PublicRoutesOptions): PublicRoute[] {
@@ -68,6 +69,17 @@ export function createPublicRoutes(options: PublicRoutesOptions): PublicRoute[] 
       });
     });
   }
+  // Where a newcomer who opens the service's address finds out what it is; links as every link handed out is built.
+  fixed("/", async (ctx) => {
+    const index: ServiceIndex = {
+      name: "Event Service",
+      version: API_VERSION,
+      docs: ctx.docsUrl ?? `${ctx.linkBase}/docs`,
+      openapi: `${ctx.linkBase}/openapi.json`,
+      health: `${ctx.linkBase}/health`,
+    };
+    return reply.json(ctx, index, 200, ctx.headers);
+  });
   // The store's last ping, remembered for a second: a load balancer's polls cost no round trip each.
   const healthy = createHealthCheck(storage);
   fixed("/health", async (ctx) => {

@@ -28,3 +28,13 @@ export const ErrorBodySchema = z.object({
 
 /** Health answer. */
 export const HealthSchema = z.object({ status: z.literal("ok") });
+
+/** The answer of `GET /`: what this is, and where to read about it and check on it. */
+export const ServiceIndexSchema = z.object({
+  name: z.literal("Event Service"),
+  version: z.string().meta({ description: "The API's version, as in the OpenAPI document." }),
+  docs: z.string().meta({ description: "The API reference page." }),
+  openapi: z.string().meta({ description: "The OpenAPI document." }),
+  health: z.string().meta({ description: "The health check." }),
+});
+export type ServiceIndex = z.output<typeof ServiceIndexSchema>;

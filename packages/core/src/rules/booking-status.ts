@@ -1,3 +1,4 @@
+import type { ActivityKind } from "../carbon/activity-kinds.ts";
 import { ServiceError } from "../errors.ts";
 import type { BookingStatus } from "../resources/vendor.ts";
 import { type EventStatus, isOpenForRegistration } from "./event-status.ts";
@@ -64,6 +65,32 @@ export function assertTakesVendorData(status: BookingStatus, endDate: string, no
       details: { dataAcceptedUntil: until },
     });
   }
+}
+
+/** Throws `400 INVALID_REQUEST` naming `kind` unless the booking asks its vendor for records of this kind. */
+export function assertKindRequested(dataRequested: readonly ActivityKind[], kind: ActivityKind): void {
+  if (dataRequested.includes(kind)) return;
+  const asked = dataRequested.join(", ") || "none";
+  throw new ServiceError("INVALID_REQUEST", {
+    message: `kind: this booking asks for ${asked}, not ${kind}`,
+    field: "kind",
+    details: { issues: [{ path: "kind", message: "not among the booking's dataRequested" }] },
+  });
+}
+
+/**
+ * Throws `400 INVALID_REQUEST` naming `kind` when a vendor changes a record of a kind its booking
+ * no longer asks for (the organiser narrowed `dataRequested`): such a record stays the vendor's to
+ * read and delete through the link, not to change.
+ */
+export function assertKindStillRequested(dataRequested: readonly ActivityKind[], kind: ActivityKind): void {
+  if (dataRequested.includes(kind)) return;
+  const asked = dataRequested.join(", ") || "nothing";
+  throw new ServiceError("INVALID_REQUEST", {
+    message: `kind: the organiser no longer requests ${kind} from this booking (it asks for ${asked}); the record can be read or deleted, not changed`,
+    field: "kind",
+    details: { issues: [{ path: "kind", message: "no longer among the booking's dataRequested" }] },
+  });
 }
 
 /**

@@ -25,13 +25,38 @@ export function isOpenForRegistration(status: EventStatus): boolean {
   return EVENT_STATUSES_OPEN_FOR_REGISTRATION.includes(status);
 }
 
-/** Throws `INVALID_REQUEST` (field `eventId`) unless the event takes registrations: a cancelled or completed one takes none, nor re-activations. */
-export function assertOpenForRegistration(event: { id: string; status: EventStatus }): void {
-  if (isOpenForRegistration(event.status)) return;
+/** True once the event's `endDate` has passed at `now`: it may still be dated so (its footprint is recorded after the fact), but takes no one in. */
+export function hasEnded(event: { endDate: string }, now: string): boolean {
+  return Date.parse(event.endDate) < Date.parse(now);
+}
+
+/** True when the event takes registrations at `now`: open by its status ({@link isOpenForRegistration}) and not ended ({@link hasEnded}). */
+export function takesRegistrations(event: { status: EventStatus; endDate: string }, now: string): boolean {
+  return isOpenForRegistration(event.status) && !hasEnded(event, now);
+}
+
+/**
+ * Throws `INVALID_REQUEST` (field `eventId`) unless the event takes registrations at `now`: a
+ * cancelled or completed one takes none, nor re-activations, and neither does one whose end has
+ * passed (`details.reason: "event_ended"`).
+ */
+export function assertOpenForRegistration(
+  event: { id: string; status: EventStatus; endDate: string },
+  now: string,
+): void {
+  if (!isOpenForRegistration(event.status)) {
+    throw new ServiceError("INVALID_REQUEST", {
+      message: `eventId: event ${event.id} is ${event.status} and takes no registrations`,
+      field: "eventId",
+      details: { eventStatus: event.status },
+    });
+  }
+  if (!hasEnded(event, now)) return;
+  const endDate = new Date(event.endDate).toISOString();
   throw new ServiceError("INVALID_REQUEST", {
-    message: `eventId: event ${event.id} is ${event.status} and takes no registrations`,
+    message: `eventId: event ${event.id} ended at ${endDate} and takes no more registrations`,
     field: "eventId",
-    details: { eventStatus: event.status },
+    details: { reason: "event_ended", endDate },
   });
 }
 

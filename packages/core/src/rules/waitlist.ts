@@ -1,6 +1,6 @@
 import type { TicketType } from "../resources/ticket-type.ts";
 import { eventFull, placesLeft } from "./capacity.ts";
-import { type EventStatus, isOpenForRegistration } from "./event-status.ts";
+import { type EventStatus, takesRegistrations } from "./event-status.ts";
 import { ticketPlacesLeft, ticketTypeFull } from "./ticket-types.ts";
 
 /** What a waiting-list decision needs of an event. */
@@ -44,13 +44,13 @@ export function admission(event: WaitlistEvent, standing: Standing, ticket?: Tic
 }
 
 /**
- * How many of those waiting are promoted now, first in line first: as many as there are free
- * places, while the event still takes registrations (a cancelled or completed event promotes no
- * one; its list stays as it was). Promotion does not depend on `waitlistEnabled`: turning the
- * list off stops new entries, and those already waiting keep their turn.
+ * How many of those waiting are promoted at `now`, first in line first: as many as there are free
+ * places, while the event still takes registrations (a cancelled, completed or ended event
+ * promotes no one; its list stays as it was). Promotion does not depend on `waitlistEnabled`:
+ * turning the list off stops new entries, and those already waiting keep their turn.
  */
-export function promotionsDue(event: WaitlistEvent, standing: Standing): number {
-  if (!isOpenForRegistration(event.status)) return 0;
+export function promotionsDue(event: WaitlistEvent & { endDate: string }, standing: Standing, now: string): number {
+  if (!takesRegistrations(event, now)) return 0;
   return Math.min(standing.waitlisted, placesLeft(event, standing.active));
 }
 

@@ -12,6 +12,7 @@ import {
   toApiEvent,
 } from "../resources/event.ts";
 import { alreadyCheckedIn, isCheckedIn } from "../rules/check-in.ts";
+import { typedConfirmationCode } from "../rules/confirmation-code.ts";
 import { ERASED_ANSWER } from "../storage/erasure.ts";
 import type { EventStore } from "../storage/event-store.ts";
 import { deleteEvent, insertEvent, updateEvent } from "./event-changes.ts";
@@ -95,7 +96,7 @@ export function createEventOperations(
         storage,
         accountId,
         eventId,
-        confirmationCode,
+        typedConfirmationCode(confirmationCode),
         clock().toISOString(),
         notifier,
       );

@@ -42,7 +42,8 @@ import { settleWaitlist } from "./waitlist.ts";
 
 /**
  * Registers `attendee` under its event's lock: throws `NOT_FOUND` (field `eventId`) for an unknown
- * event, `INVALID_REQUEST` (field `eventId`) for one not open for registration,
+ * event, `INVALID_REQUEST` (field `eventId`) for one not open for registration or ended by the
+ * time of the registration (its `registrationDate`, the service's clock),
  * `DUPLICATE_REGISTRATION` when the email (case-insensitive) holds a registration of the event
  * that is not cancelled, and `EVENT_FULL` when no place is left and there is no waiting list to
  * join. Its `confirmationCode` is replaced if it is taken. Returns the registration as stored
@@ -62,7 +63,7 @@ export function registerAttendee(
       const { tx } = steps;
       const event = await tx.events.lock(attendee.accountId, attendee.eventId);
       if (!event) throw notFound("Event", attendee.eventId, "eventId");
-      assertOpenForRegistration(event);
+      assertOpenForRegistration(event, attendee.registrationDate);
       const ticket = ticketTypeOf(event, attendee.ticketType, attendee.registrationDate);
       // Duplicates first: "already registered" tells more than "full" when both hold.
       await assertNoActiveDuplicate(tx, attendee);
@@ -99,7 +100,7 @@ export function registerAttendee(
 /**
  * Applies `update` to the account's registration under its event's lock with `applyAttendeeUpdate`
  * (status rules); a change that takes a place (`registrationChange`) needs the event open for
- * registration and a place left (`EVENT_FULL`), and one that could duplicate an email is checked
+ * registration and not ended at `now`, and a place left (`EVENT_FULL`), and one that could duplicate an email is checked
  * (`DUPLICATE_REGISTRATION`). A place given up promotes the first in line. Throws `NOT_FOUND` too.
  */
 export function updateAttendee(
@@ -131,7 +132,7 @@ export function updateAttendee(
       if (ticket) after = { ...after, ticketType: ticket.name };
       if (retyped) assertRetypable(before, findTicketType(event, after.ticketType));
       if (change.takesPlace) {
-        assertOpenForRegistration(event);
+        assertOpenForRegistration(event, now);
         assertPlaceLeft(event, (await tx.figures.read(event.id)).activeRegistrations);
         // One waiting takes its place as a promotion does: a priced ticket is then due.
         if (before.payment === null) {

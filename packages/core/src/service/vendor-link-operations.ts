@@ -18,7 +18,13 @@ import {
   type VendorRecord,
   type VendorRequest,
 } from "../resources/vendor.ts";
-import { assertConfirmed, assertTakesVendorData, dataAcceptedUntil } from "../rules/booking-status.ts";
+import {
+  assertConfirmed,
+  assertKindRequested,
+  assertKindStillRequested,
+  assertTakesVendorData,
+  dataAcceptedUntil,
+} from "../rules/booking-status.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { EventStore } from "../storage/event-store.ts";
 import type { VendorStore } from "../storage/vendor-store.ts";
@@ -51,7 +57,10 @@ export interface VendorLinkOperations {
     create(input: VendorActivityInput): Promise<Activity>;
     /** One page of the records made through this booking's link, oldest first. Throws `INVALID_STATE_TRANSITION` (not confirmed). */
     list(query?: Record<string, unknown>): Promise<ListResult<"activities", Activity>>;
-    /** Partial update of one of its own records. Throws as create, and `NOT_FOUND` for any other record. */
+    /**
+     * Partial update of one of its own records. Throws as create (`INVALID_REQUEST` naming `kind`
+     * also for a record of a kind the booking no longer asks for), and `NOT_FOUND` for any other record.
+     */
     update(id: string, input: VendorActivityUpdateInput): Promise<Activity>;
     /** Deletes one of its own records. Throws `INVALID_STATE_TRANSITION`, `NOT_FOUND`. */
     delete(id: string): Promise<DeleteResult>;
@@ -162,14 +171,7 @@ export function createVendorLinkOperations(
       async create(input) {
         const parsed = parseInput(VendorActivityInput, input);
         const activity = await changeRecords(async (steps, { event, booking, vendor }, now) => {
-          if (!booking.dataRequested.includes(parsed.kind)) {
-            const asked = booking.dataRequested.join(", ") || "none";
-            throw new ServiceError("INVALID_REQUEST", {
-              message: `kind: this booking asks for ${asked}, not ${parsed.kind}`,
-              field: "kind",
-              details: { issues: [{ path: "kind", message: "not among the booking's dataRequested" }] },
-            });
-          }
+          assertKindRequested(booking.dataRequested, parsed.kind);
           const record = newActivityRecord(parsed, {
             id: createId("activity"),
             accountId,
@@ -199,9 +201,11 @@ export function createVendorLinkOperations(
       },
       async update(id, input) {
         const parsed = parseInput(VendorActivityUpdateInput, input);
-        const activity = await changeRecords(async (steps, { event, booking }, now) =>
-          reviseActivity(steps, event, await ownRecord(steps, booking, id), parsed, now),
-        );
+        const activity = await changeRecords(async (steps, { event, booking }, now) => {
+          const record = await ownRecord(steps, booking, id);
+          assertKindStillRequested(booking.dataRequested, record.kind);
+          return reviseActivity(steps, event, record, parsed, now);
+        });
         queued();
         return toApiActivity(activity);
       },

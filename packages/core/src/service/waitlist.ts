@@ -26,7 +26,7 @@ export async function promoteWaitlisted(
   figures: KeptFigures,
   now: string,
 ): Promise<AttendeeRecord[]> {
-  const due = promotionsDue(event, { active: figures.activeRegistrations, waitlisted: figures.waitlisted });
+  const due = promotionsDue(event, { active: figures.activeRegistrations, waitlisted: figures.waitlisted }, now);
   if (due === 0) return [];
   const bounded = event.ticketTypes.some((type) => type.capacity !== null);
   const waiting = await steps.tx.waitlist.firstInLine(event.id, bounded ? figures.waitlisted : due);
