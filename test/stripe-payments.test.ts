@@ -17,7 +17,7 @@ import https from "node:https";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import Stripe from "stripe";
-import { startServer, type TestServer } from "./_setup.ts";
+import { type ApiResponse, startServer, type TestServer } from "./_setup.ts";
 import { type Client, clientFor, createEvent, expectError, expectStatus, moveEvent, register } from "./fixtures/api.ts";
 import { attendeeInput } from "./fixtures/builders.ts";
 import { makeCertificate } from "./fixtures/conventions.ts";
@@ -96,13 +96,17 @@ async function pricedEvent(client: Client, overrides: Record<string, unknown> = 
   return event;
 }
 
-/** Sends Stripe's event to `server` signed with `secret` (`secondsAgo` back), as Stripe would. */
+/**
+ * Sends Stripe's event to `server` signed with `secret` (`secondsAgo` back; negative: ahead), as
+ * Stripe would; `raw` is signed and the event sent instead (altered on the way); `text` is signed
+ * and sent as it is (whatever it holds).
+ */
 function deliver(
   server: TestServer,
   event: unknown,
-  options: { secret?: string; secondsAgo?: number; raw?: string } = {},
+  options: { secret?: string; secondsAgo?: number; raw?: string; text?: string } = {},
 ) {
-  const payload = options.raw ?? JSON.stringify(event, null, 2);
+  const payload = options.text ?? options.raw ?? JSON.stringify(event, null, 2);
   const header = signer.webhooks.generateTestHeaderString({
     payload,
     secret: options.secret ?? PLATFORM_SECRET,
@@ -113,6 +117,17 @@ function deliver(
     headers: { "content-type": "application/json", "stripe-signature": header },
     body: options.raw === undefined ? payload : JSON.stringify(event, null, 2),
   });
+}
+
+/** A webhook answer as the API fixtures read one (the body parsed). */
+async function answerOf(response: Response): Promise<ApiResponse> {
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+}
+
+/** `event` with its PaymentIntent changed by `changes`. */
+function withIntent<T extends { data: { object: object } }>(event: T, changes: Record<string, unknown>): T {
+  return { ...event, data: { ...event.data, object: { ...event.data.object, ...changes } } };
 }
 
 /** Notifications of `type` about `attendeeId` received so far (each envelope once). */
@@ -211,6 +226,8 @@ describe("payments through Stripe", () => {
     };
     await refused(await deliver(a, succeeded, { secret: "whsec_someoneElse" }));
     await refused(await deliver(a, succeeded, { secondsAgo: 301 }));
+    // Signed an hour ahead: a signature from the future is as suspect as a stale one.
+    await refused(await deliver(a, succeeded, { secondsAgo: -3600 }));
     // Signed, then altered on the way.
     await refused(await deliver(a, { ...succeeded, id: "evt_forged" }, { raw: JSON.stringify(succeeded, null, 2) }));
     const unsigned = await fetch(`${a.url}/v1/payments/stripe/webhook`, {
@@ -226,6 +243,106 @@ describe("payments through Stripe", () => {
     // The genuine one still works afterwards (its id was never recorded), also signed with the Connect endpoint's secret.
     assert.equal((await deliver(b, succeeded, { secret: CONNECT_SECRET, secondsAgo: 299 })).status, 200);
     assert.equal(expectStatus(await acme.get(`/attendees/${buyer.id}`), 200).status, "confirmed");
+  });
+
+  test("a verified notification that is not a well-formed event is 400 INVALID_REQUEST with the error body, and is not recorded", async () => {
+    const event = await pricedEvent(acme);
+    const buyer = await register(acme, event.id, { ticketType: "VIP" });
+    const succeeded = standIn.succeed(buyer.payment.paymentIntentId);
+    const { id, type, data } = succeeded;
+    const malformed: Array<[string, string | null]> = [
+      ["{}", "id"],
+      ["[]", null],
+      ["null", null],
+      ['"x"', null],
+      ["42", null],
+      ["x", null],
+      [JSON.stringify({ type, data }), "id"],
+      [JSON.stringify({ id, data }), "type"],
+      [JSON.stringify({ id: 42, type, data }), "id"],
+      [JSON.stringify({ id, type }), "data"],
+      [JSON.stringify({ id, type, data: { object: null } }), "data.object"],
+      [JSON.stringify({ id, type, data: { object: [] } }), "data.object"],
+      [JSON.stringify({ id, type, data: { object: { id: data.object.id } } }), "data.object.amount"],
+      [JSON.stringify({ id, type: "payment_intent.payment_failed", data: { object: "pi_x" } }), "data.object"],
+      // A type the service does not handle still needs an object.
+      [JSON.stringify({ id, type: "customer.created", data: { object: null } }), "data.object"],
+      [
+        JSON.stringify({ id, type, data: { object: { ...data.object, metadata: { attendeeId: 7 } } } }),
+        "data.object.metadata.attendeeId",
+      ],
+    ];
+    for (const [text, field] of malformed) {
+      const answer = await answerOf(await deliver(a, null, { text }));
+      const error = expectError(answer, 400, "INVALID_REQUEST", field);
+      assert.doesNotMatch(
+        JSON.stringify(answer.body),
+        /stripe_events|Cannot read|\bat \S+:\d+|TypeError|SyntaxError/,
+        text,
+      );
+      assert.equal(typeof error.message, "string");
+    }
+    const still = expectStatus(await acme.get(`/attendees/${buyer.id}`), 200);
+    assert.deepEqual(
+      [still.status, still.payment.status, still.payment.amountPaid],
+      ["pending", "requires_payment", 0],
+    );
+    // A well-formed event of a type the service does not handle is taken as before.
+    const other = {
+      id: `evt_other${Date.now()}`,
+      object: "event",
+      type: "customer.created",
+      data: { object: { id: "cus_1" } },
+    };
+    assert.equal((await deliver(b, other)).status, 200);
+    // The refused ones were never recorded under their id: the genuine event with that id still confirms.
+    assert.equal((await deliver(b, succeeded)).status, 200);
+    const paid = expectStatus(await acme.get(`/attendees/${buyer.id}`), 200);
+    assert.deepEqual([paid.status, paid.payment.status, paid.payment.amountPaid], ["confirmed", "paid", 12_000]);
+  });
+
+  test("a success in another currency, or of an amount that is not an integer within 99,999,999, is 400 and changes nothing; the correct one still confirms", async () => {
+    const event = await pricedEvent(acme);
+    const buyer = await register(acme, event.id, { ticketType: "VIP" });
+    const before = expectStatus(await acme.get(`/analytics/events/${event.id}`), 200).financial;
+    const succeeded = standIn.succeed(buyer.payment.paymentIntentId);
+    const refusals: Array<[Record<string, unknown>, string]> = [
+      [{ currency: "jpy" }, "data.object.currency"],
+      [{ currency: "JPY" }, "data.object.currency"],
+      [{ amount_received: 1e20 }, "data.object.amount_received"],
+      [{ amount_received: 12_000.5 }, "data.object.amount_received"],
+      [{ amount_received: 100_000_000 }, "data.object.amount_received"],
+      [{ amount_received: -1 }, "data.object.amount_received"],
+      [{ amount_received: "12000" }, "data.object.amount_received"],
+      [{ amount: 1e20 }, "data.object.amount"],
+    ];
+    for (const [changes, field] of refusals) {
+      const answer = await answerOf(await deliver(a, withIntent(succeeded, changes)));
+      expectError(answer, 400, "INVALID_REQUEST", field);
+    }
+    // A failure goes through the same checks.
+    const failed = withIntent(succeeded, { currency: "jpy", status: "requires_payment_method" });
+    expectError(
+      await answerOf(
+        await deliver(b, { ...failed, id: `${succeeded.id}_failed`, type: "payment_intent.payment_failed" }),
+      ),
+      400,
+      "INVALID_REQUEST",
+      "data.object.currency",
+    );
+    const still = expectStatus(await acme.get(`/attendees/${buyer.id}`), 200);
+    assert.deepEqual(
+      [still.status, still.payment.status, still.payment.amountPaid, still.payment.currency],
+      ["pending", "requires_payment", 0, "EUR"],
+    );
+    assert.deepEqual(expectStatus(await acme.get(`/analytics/events/${event.id}`), 200).financial, before);
+    // The correct event, under the same id (as Stripe resends it), pays it in full: currencies compare whatever their case.
+    assert.equal((await deliver(b, withIntent(succeeded, { currency: "EUR" }))).status, 200);
+    const paid = expectStatus(await acme.get(`/attendees/${buyer.id}`), 200);
+    assert.deepEqual([paid.status, paid.payment.status, paid.payment.amountPaid], ["confirmed", "paid", 12_000]);
+    assert.deepEqual(expectStatus(await acme.get(`/analytics/events/${event.id}`), 200).financial.revenue, [
+      { currency: "EUR", gross: 12_000, refunded: 0, net: 12_000, outstanding: 0 },
+    ]);
   });
 
   test("a declined card fails the payment and notifies it; a later success pays it", async () => {
@@ -450,8 +567,9 @@ describe("a hold that runs out", () => {
     const event = standIn.succeed(
       (await register(client, (await pricedEvent(client)).id, { ticketType: "VIP" })).payment.paymentIntentId,
     );
-    // Verified ones, however many, cost nothing.
+    // Verified ones, however many, cost nothing: well-formed or not.
     for (let i = 0; i < 4; i++) assert.equal((await deliver(short, event)).status, 200);
+    for (let i = 0; i < 4; i++) assert.equal((await deliver(short, null, { text: "{}" })).status, 400);
     const forged = () => deliver(short, event, { secret: "whsec_forged" });
     assert.deepEqual([(await forged()).status, (await forged()).status, (await forged()).status], [400, 400, 400]);
     const limited = await forged();

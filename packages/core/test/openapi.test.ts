@@ -67,6 +67,10 @@ describe("OpenAPI document and API reference page", () => {
       "health",
     ]);
     assert.ok(document.paths["/v1/qr/{attendeeId}.{format}"].get);
+    // Stripe's notifications: a bad signature, or a verified body that is not a well-formed event.
+    const stripe = document.paths["/v1/payments/stripe/webhook"].post;
+    assert.match(stripe.responses["400"].description, /`INVALID_REQUEST`.*`INVALID_SIGNATURE`/);
+    assert.deepEqual(stripe.requestBody.content["application/json"].schema.required, ["id", "type", "data"]);
   });
 
   test("query parameters and bodies come from the validating schemas", () => {

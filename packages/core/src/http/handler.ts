@@ -291,7 +291,14 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     const address = ctx.clientAddress;
     if (address !== undefined) failureLimit.take(address, nowMs);
     const raw = new TextDecoder().decode(await readBodyBytes(ctx.request));
-    await service.stripe.receive(raw, ctx.request.headers.get("stripe-signature"));
+    try {
+      await service.stripe.receive(raw, ctx.request.headers.get("stripe-signature"));
+    } catch (error) {
+      // Verified and refused all the same (malformed): it was Stripe's, so it costs nothing either.
+      if (address !== undefined && !(ServiceError.is(error) && error.code === "INVALID_SIGNATURE"))
+        failureLimit.refund(address, nowMs);
+      throw error;
+    }
     if (address !== undefined) failureLimit.refund(address, nowMs);
     return reply.json(ctx, { received: true }, 200, ctx.headers);
   }

@@ -237,7 +237,19 @@ function buildDocument(): Record<string, unknown> {
       requestBody: {
         required: true,
         content: {
-          "application/json": { schema: { type: "object", description: "A Stripe Event, as Stripe sends it." } },
+          "application/json": {
+            schema: {
+              type: "object",
+              description:
+                "A Stripe Event, as Stripe sends it; for the two types handled, `data.object` is a PaymentIntent (`id`, `amount`, `amount_received`, `currency`, `metadata`).",
+              properties: {
+                id: { type: "string" },
+                type: { type: "string" },
+                data: { type: "object", properties: { object: { type: "object" } }, required: ["object"] },
+              },
+              required: ["id", "type", "data"],
+            },
+          },
         },
       },
       responses: {
@@ -249,7 +261,13 @@ function buildDocument(): Record<string, unknown> {
             },
           },
         },
-        ...errorResponses(["INVALID_SIGNATURE", "NOT_FOUND"]),
+        ...errorResponses([
+          "INVALID_REQUEST",
+          "INVALID_SIGNATURE",
+          "NOT_FOUND",
+          "PAYLOAD_TOO_LARGE",
+          "RATE_LIMIT_EXCEEDED",
+        ]),
       },
     },
   };

@@ -64,10 +64,22 @@ export interface StripeClient {
     retrieve(id: string, params?: Record<string, never>, options?: StripeRequestOptions): Promise<{ id: string }>;
   };
   webhooks: {
-    /** Verifies `header` (`Stripe-Signature`) over the raw `payload` with `secret`, within `tolerance` seconds; throws otherwise. */
-    constructEventAsync(payload: string, header: string, secret: string, tolerance?: number): Promise<StripeEvent>;
+    /**
+     * Verifies `header` (`Stripe-Signature`) over the raw `payload` with `secret`, at most
+     * `tolerance` seconds older than `receivedAt` (ms; default now), and returns the parsed
+     * payload; throws otherwise: a `SyntaxError` (from `JSON.parse`) only once the signature
+     * verified. The payload's shape is not checked: the service parses it.
+     */
+    constructEventAsync(
+      payload: string,
+      header: string,
+      secret: string,
+      tolerance?: number,
+      cryptoProvider?: undefined,
+      receivedAt?: number,
+    ): Promise<StripeEvent>;
   };
 }
 
-/** Stripe's own timestamp tolerance for a notification's signature (DECISIONS: 300 s). */
+/** How far a notification's signature timestamp may be from now, either way (Stripe's own tolerance). */
 export const STRIPE_SIGNATURE_TOLERANCE_SECONDS = 300;

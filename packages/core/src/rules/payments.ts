@@ -17,6 +17,9 @@ export interface PaymentTerms {
 /** Without Stripe: payments recorded by hand, no hold. */
 export const MANUAL_PAYMENT_TERMS: PaymentTerms = { provider: "manual", holdMinutes: 30 };
 
+/** The largest amount one payment may carry, in the currency's minor unit: Stripe's 8 digits. */
+export const MAX_PAYMENT_AMOUNT = 99_999_999;
+
 /**
  * The payment a new or promoted registration of `ticket` owes: `null` for a free one (no type,
  * or a price of 0); with a USD ticket, its opted carbon offset contribution too

@@ -17,8 +17,9 @@ import { ServiceError } from "../errors.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
 import { isPayable, type PaymentEntry, type PaymentRecord } from "../resources/payment.ts";
-import type { StripeClient, StripeEvent, StripePaymentIntent } from "../payments/stripe-client.ts";
+import type { StripeClient } from "../payments/stripe-client.ts";
 import { STRIPE_SIGNATURE_TOLERANCE_SECONDS } from "../payments/stripe-client.ts";
+import { isIntentEvent, parseStripeEvent, type StripeIntentObject } from "../payments/stripe-event.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { outstanding, type PaymentTerms, refundable, withPaid } from "../rules/payments.ts";
 import { registrationChange } from "../rules/registration-change.ts";
@@ -68,13 +69,40 @@ export interface StripePayments {
    * that still succeeds on it is refunded when its event arrives.
    */
   closeIntent(before: AttendeeRecord, after: AttendeeRecord | null): Promise<void>;
-  /** Verifies and applies a notification Stripe sent (`Stripe-Signature`); throws `INVALID_SIGNATURE`. */
+  /**
+   * Verifies and applies a notification Stripe sent (`Stripe-Signature`); throws
+   * `INVALID_SIGNATURE`, or `INVALID_REQUEST` for a verified one that is not a well-formed event
+   * or pays in another currency than the registration's (then nothing changes, its id included).
+   */
   receive(rawBody: string, signature: string | null): Promise<void>;
   /** One pass of the payment worker: intents still to make, holds run out, refunds to make. */
   runPass(): Promise<PaymentPass>;
 }
 
 const PASS_LIMIT = 100;
+
+/**
+ * The `t=` of a `Stripe-Signature` header, read as the SDK reads it (the last one counts, since
+ * that is the one its signature covers); `NaN` without one.
+ */
+function signedAt(header: string): number {
+  let timestamp = Number.NaN;
+  for (const item of header.split(",")) {
+    const [key, value] = item.split("=");
+    if (key === "t") timestamp = Number.parseInt(value ?? "", 10);
+  }
+  return timestamp;
+}
+
+/** Throws `INVALID_REQUEST` (field `data.object.currency`) unless the PaymentIntent is in the payment's currency, whatever its case. */
+function assertIntentCurrency(intent: StripeIntentObject, payment: PaymentRecord): void {
+  if (intent.currency.toUpperCase() === payment.currency) return;
+  throw new ServiceError("INVALID_REQUEST", {
+    message: `data.object.currency: the PaymentIntent is in ${intent.currency}, the registration's payment in ${payment.currency.toLowerCase()}`,
+    field: "data.object.currency",
+    details: { currency: payment.currency },
+  });
+}
 
 /** The idempotency key of a registration's PaymentIntent: a registration has at most one payment. */
 export const intentKey = (attendeeId: string) => `event-service-payment-${attendeeId}`;
@@ -146,30 +174,44 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
     return result.attendee;
   }
 
-  async function verify(rawBody: string, signature: string | null): Promise<StripeEvent> {
+  /**
+   * The notification's JSON once a secret verifies its signature, timestamped within 300 s of
+   * now either way (the SDK bounds only its age). Throws `INVALID_SIGNATURE`, or
+   * `INVALID_REQUEST` for a verified body that is not JSON.
+   */
+  async function verify(rawBody: string, signature: string | null): Promise<unknown> {
     if (signature) {
       for (const secret of options.webhookSecrets) {
+        let verified: unknown;
         try {
-          return await stripe.webhooks.constructEventAsync(
+          verified = await stripe.webhooks.constructEventAsync(
             rawBody,
             signature,
             secret,
             STRIPE_SIGNATURE_TOLERANCE_SECONDS,
+            undefined,
+            clock().getTime(),
           );
-        } catch {
-          // Another of the secrets may verify it.
+        } catch (error) {
+          // The SDK parses the body only once the signature verified.
+          if (error instanceof SyntaxError)
+            throw new ServiceError("INVALID_REQUEST", { message: "Malformed JSON in the Stripe notification." });
+          continue;
         }
+        const ahead = signedAt(signature) - Math.floor(clock().getTime() / 1000);
+        if (Number.isNaN(ahead) || ahead > STRIPE_SIGNATURE_TOLERANCE_SECONDS) break;
+        return verified;
       }
     }
     throw new ServiceError("INVALID_SIGNATURE", {
       message: signature
-        ? "The Stripe-Signature does not verify with the endpoint's secrets, or is older than 300 s."
+        ? `The Stripe-Signature does not verify with the endpoint's secrets, or is more than ${STRIPE_SIGNATURE_TOLERANCE_SECONDS} s old or ahead.`
         : "The Stripe-Signature header is missing.",
     });
   }
 
   /** The registration a PaymentIntent pays: by the intent's id, else by its metadata (made, but not attached yet). */
-  async function registrationOf(steps: Steps, intent: StripePaymentIntent): Promise<RegistrationRef | null> {
+  async function registrationOf(steps: Steps, intent: StripeIntentObject): Promise<RegistrationRef | null> {
     const byIntent = await steps.tx.payments.findByIntent(intent.id);
     if (byIntent) return byIntent;
     const { attendeeId, accountId } = intent.metadata ?? {};
@@ -183,7 +225,7 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
     steps: Steps,
     event: EventRecord,
     found: AttendeeRecord & { payment: PaymentRecord },
-    intent: StripePaymentIntent,
+    intent: StripeIntentObject,
     at: string,
   ) {
     // Paid before its PaymentIntent was attached (found by the intent's metadata): it is this one.
@@ -225,19 +267,20 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
   }
 
   async function receive(rawBody: string, signature: string | null): Promise<void> {
-    const stripeEvent = await verify(rawBody, signature);
+    const stripeEvent = parseStripeEvent(await verify(rawBody, signature));
     const at = now();
     await transaction(async (steps) => {
       if (!(await steps.tx.payments.recordStripeEvent(stripeEvent.id, stripeEvent.type, at))) return;
-      if (stripeEvent.type !== "payment_intent.succeeded" && stripeEvent.type !== "payment_intent.payment_failed")
-        return;
-      const intent = stripeEvent.data.object as StripePaymentIntent;
+      if (!isIntentEvent(stripeEvent)) return;
+      const intent = stripeEvent.data.object;
       const ref = await registrationOf(steps, intent);
       const locked = ref && (await lockRef(steps, ref));
       if (!locked) return;
       const { event, attendee } = locked;
       if (attendee.payment?.provider !== "stripe") return;
       const before = attendee as AttendeeRecord & { payment: PaymentRecord };
+      // Thrown inside the transaction, so the event's id is not kept either: a corrected resend is applied.
+      assertIntentCurrency(intent, before.payment);
       if (stripeEvent.type === "payment_intent.succeeded") return paid(steps, event, before, intent, at);
       if (!isPayable(before.payment) || before.status !== "pending") return;
       const after = { ...before, payment: { ...before.payment, status: "failed" as const }, updatedAt: at };
