@@ -137,7 +137,6 @@ export function isAdmitted(payment: PaymentRecord | null): boolean {
  * on one that gave up its place, `refunded` or `partially_refunded` once money went back.
  */
 export function paymentStatus(payment: PaymentRecord, active: boolean): PaymentStatus {
-  if (payment.status === "expired") return "expired";
   const kept = refundable(payment);
   if (payment.admittedAt !== null)
     return kept >= payment.amount ? "paid" : kept === 0 ? "refunded" : "partially_refunded";
