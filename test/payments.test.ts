@@ -13,7 +13,7 @@ import { after, before, describe, test } from "node:test";
 import { parse } from "csv-parse/sync";
 import { createClient, EventServiceError } from "@event-service/client";
 import { verifyWebhook } from "@event-service/core/webhooks";
-import { startServer, type TestServer } from "./_setup.ts";
+import { errorOf, startServer, type TestServer } from "./_setup.ts";
 import { type Client, clientFor, createEvent, expectError, expectStatus, moveEvent, register } from "./fixtures/api.ts";
 import { attendeeInput } from "./fixtures/builders.ts";
 import { makeCertificate } from "./fixtures/conventions.ts";
@@ -308,6 +308,219 @@ describe("payments recorded by hand", () => {
     assert.equal(refunded.data.refund.amount, 500);
     assert.match(refunded.data.refund.id, /^pay_[0-9a-f]{24}$/);
     assert.doesNotMatch(JSON.stringify(envelopes), /grace@example\.com/);
+  });
+});
+
+describe("admission: the money kept reaching the price, once", () => {
+  const ONE = [{ name: "Ticket", price: { amount: 5_000, currency: "EUR" } }];
+  const pay = (id: string, amount: number) => acme.post(`/attendees/${id}/payments`, { amount, method: "cash" });
+  const refund = (id: string, amount: number) => acme.post(`/attendees/${id}/refunds`, { amount });
+  const checkIn = (eventId: string, code: string) =>
+    acme.post(`/events/${eventId}/check-in`, { confirmationCode: code });
+
+  test("the README's buyer, paid 4500 and refunded 1000 by hand, still checks in, by code and by PUT", async () => {
+    const event = await pricedEvent();
+    for (const via of ["code", "put"]) {
+      const buyer = await register(acme, event.id, { ticketType: "Standard" });
+      expectStatus(await pay(buyer.id, 4_500), 200);
+      const refunded = expectStatus(await refund(buyer.id, 1_000), 200);
+      assert.deepEqual(
+        [refunded.status, refunded.payment.status, refunded.payment.amountPaid, refunded.payment.amountRefunded],
+        ["confirmed", "partially_refunded", 4_500, 1_000],
+      );
+      const inside =
+        via === "code"
+          ? expectStatus(await checkIn(event.id, buyer.confirmationCode), 200)
+          : expectStatus(await acme.put(`/attendees/${buyer.id}`, { status: "checked-in" }), 200);
+      assert.deepEqual([inside.status, inside.payment.status], ["checked-in", "partially_refunded"]);
+    }
+    // Nothing is owed by an admitted registration, whatever went back.
+    const analytics = expectStatus(await acme.get(`/analytics/events/${event.id}`), 200);
+    assert.deepEqual(analytics.financial.revenue, [
+      { currency: "EUR", gross: 9_000, refunded: 2_000, net: 7_000, outstanding: 0 },
+    ]);
+    assert.equal(analytics.financial.byTicketType.find((row: any) => row.ticketType === "Standard").sold, 2);
+  });
+
+  test("paid 2000, refunded 1000, paid 3000: 4000 kept of 5000 is still pending and owes 1000; paying it admits; a refund after that keeps the ticket", async () => {
+    const event = await pricedEvent({ ticketTypes: ONE });
+    const buyer = await register(acme, event.id, { ticketType: "Ticket" });
+    expectStatus(await pay(buyer.id, 2_000), 200);
+    const back = expectStatus(await refund(buyer.id, 1_000), 200);
+    assert.deepEqual([back.status, back.payment.status], ["pending", "requires_payment"]);
+    const short = expectStatus(await pay(buyer.id, 3_000), 200);
+    assert.deepEqual(
+      [short.status, short.payment.status, short.payment.amountPaid, short.payment.amountRefunded],
+      ["pending", "requires_payment", 5_000, 1_000],
+    );
+    for (const refused of [
+      await checkIn(event.id, buyer.confirmationCode),
+      await acme.put(`/attendees/${buyer.id}`, { status: "confirmed" }),
+    ])
+      assert.deepEqual(expectError(refused, 422, "INVALID_STATE_TRANSITION").details, {
+        reason: "payment_required",
+        outstanding: 1_000,
+        currency: "EUR",
+      });
+    const owed = expectStatus(await acme.get(`/analytics/events/${event.id}`), 200).financial;
+    assert.deepEqual(owed.revenue, [
+      { currency: "EUR", gross: 5_000, refunded: 1_000, net: 4_000, outstanding: 1_000 },
+    ]);
+    assert.deepEqual(owed.byTicketType, [{ ticketType: "Ticket", currency: "EUR", sold: 0, gross: 5_000 }]);
+    const over = expectError(await pay(buyer.id, 1_001), 400, "INVALID_REQUEST", "amount");
+    assert.equal(
+      over.message,
+      "amount: 1001 is more than the 1000 still owed (amounts are in the currency's minor units: 1000 is 10.00 EUR)",
+    );
+    assert.deepEqual(over.details, { outstanding: 1_000, currency: "EUR" });
+
+    const admitted = expectStatus(await pay(buyer.id, 1_000), 200);
+    assert.deepEqual(
+      [admitted.status, admitted.payment.status, admitted.payment.amountPaid, admitted.payment.amountRefunded],
+      ["confirmed", "paid", 6_000, 1_000],
+    );
+    expectError(await pay(buyer.id, 1), 422, "INVALID_STATE_TRANSITION");
+    const goodwill = expectStatus(await refund(buyer.id, 500), 200);
+    assert.deepEqual([goodwill.status, goodwill.payment.status], ["confirmed", "partially_refunded"]);
+    assert.equal(expectStatus(await checkIn(event.id, buyer.confirmationCode), 200).status, "checked-in");
+    const after = expectStatus(await acme.get(`/analytics/events/${event.id}`), 200).financial;
+    assert.deepEqual(after.revenue, [{ currency: "EUR", gross: 6_000, refunded: 1_500, net: 4_500, outstanding: 0 }]);
+    assert.deepEqual(after.byTicketType, [{ ticketType: "Ticket", currency: "EUR", sold: 1, gross: 6_000 }]);
+
+    // The same after a full refund: what was refunded is owed again, and paying it admits.
+    const again = await register(acme, event.id, { ticketType: "Ticket" });
+    expectStatus(await pay(again.id, 2_000), 200);
+    const none = expectStatus(await refund(again.id, 2_000), 200);
+    assert.deepEqual([none.status, none.payment.status], ["pending", "requires_payment"]);
+    assert.equal(expectError(await pay(again.id, 5_001), 400, "INVALID_REQUEST", "amount").details?.outstanding, 5_000);
+    assert.deepEqual(
+      [
+        expectStatus(await pay(again.id, 5_000), 200).status,
+        (await acme.get(`/attendees/${again.id}`)).body.payment.status,
+      ],
+      ["confirmed", "paid"],
+    );
+  });
+
+  test("payments and refunds at once on one registration never admit it underpaid nor return more than was kept", async () => {
+    const event = await pricedEvent({ ticketTypes: ONE });
+    const buyer = await register(acme, event.id, { ticketType: "Ticket" });
+    expectStatus(await pay(buyer.id, 3_000), 200);
+    expectStatus(await refund(buyer.id, 1_000), 200);
+    const answers = await Promise.all([
+      ...Array.from({ length: 6 }, () => pay(buyer.id, 1_000)),
+      ...Array.from({ length: 6 }, () => refund(buyer.id, 1_000)),
+    ]);
+    for (const answer of answers) {
+      if (answer.status !== 200) {
+        const error = errorOf(answer);
+        assert.ok(
+          (answer.status === 400 && error.field === "amount") ||
+            (answer.status === 422 && error.details?.reason === "not_payable"),
+          JSON.stringify(answer.body),
+        );
+        continue;
+      }
+      const { status, payment } = answer.body as any;
+      const kept = payment.amountPaid - payment.amountRefunded;
+      assert.ok(kept >= 0, JSON.stringify(payment));
+      // Pending is never paid; confirmed was admitted only when 5000 were kept at once.
+      if (status === "pending") assert.equal(payment.status, "requires_payment");
+      else assert.equal(status, "confirmed");
+    }
+    const paid = answers.slice(0, 6).filter((a) => a.status === 200).length;
+    const refunded = answers.slice(6).filter((a) => a.status === 200).length;
+    const final = expectStatus(await acme.get(`/attendees/${buyer.id}`), 200);
+    assert.deepEqual(
+      [final.payment.amountPaid, final.payment.amountRefunded],
+      [3_000 + paid * 1_000, 1_000 + refunded * 1_000],
+    );
+    const kept = final.payment.amountPaid - final.payment.amountRefunded;
+    assert.ok(kept >= 0);
+    // Admitted iff some payment's answer was the one that brought the money kept to the price.
+    const admittedAnswers = answers.filter((a) => a.status === 200 && (a.body as any).status === "confirmed");
+    if (final.status === "pending") {
+      assert.equal(admittedAnswers.length, 0);
+      assert.ok(kept < 5_000);
+      assert.equal(final.payment.status, "requires_payment");
+    } else {
+      assert.equal(final.status, "confirmed");
+      const first = answers
+        .slice(0, 6)
+        .filter((a) => a.status === 200)
+        .map((a) => a.body as any)
+        .filter((a) => a.status === "confirmed")
+        .sort((x, y) => x.payment.amountPaid - y.payment.amountPaid)[0];
+      assert.ok(first.payment.amountPaid - first.payment.amountRefunded >= 5_000, JSON.stringify(first.payment));
+    }
+    const sums = expectStatus(await acme.get(`/analytics/events/${event.id}`), 200).financial.revenue[0];
+    assert.deepEqual([sums.gross, sums.refunded], [final.payment.amountPaid, final.payment.amountRefunded]);
+  });
+
+  test("sold counts per ticket type and currency, admitted registrations only: a type whose currency changed", async () => {
+    const event = await pricedEvent({ ticketTypes: [{ name: "Pass", price: { amount: 5_000, currency: "EUR" } }] });
+    const early = await register(acme, event.id, { ticketType: "Pass" });
+    expectStatus(await pay(early.id, 5_000), 200);
+    expectStatus(
+      await acme.put(`/events/${event.id}`, {
+        ticketTypes: [{ name: "Pass", price: { amount: 5_000, currency: "USD" } }],
+      }),
+      200,
+    );
+    for (let i = 0; i < 2; i++) {
+      const late = await register(acme, event.id, { ticketType: "Pass" });
+      assert.deepEqual([late.status, late.payment.currency], ["pending", "USD"]);
+    }
+    const financial = expectStatus(await acme.get(`/analytics/events/${event.id}`), 200).financial;
+    assert.deepEqual(financial.byTicketType, [
+      { ticketType: "Pass", currency: "USD", sold: 0, gross: 0 },
+      { ticketType: "Pass", currency: "EUR", sold: 1, gross: 5_000 },
+    ]);
+    assert.deepEqual(financial.revenue, [
+      { currency: "EUR", gross: 5_000, refunded: 0, net: 5_000, outstanding: 0 },
+      { currency: "USD", gross: 0, refunded: 0, net: 0, outstanding: 10_000 },
+    ]);
+  });
+
+  test("a price with its offset contribution past 99,999,999 minor units is refused, naming carbonOffset.amount", async () => {
+    const event = await pricedEvent({
+      capacity: 1,
+      waitlistEnabled: true,
+      ticketTypes: [
+        { name: "Day", price: { amount: 7_000, currency: "USD" } },
+        { name: "Free", price: { amount: 0, currency: "USD" } },
+      ],
+    });
+    const huge = { opted: true, amount: 1_000_000 };
+    const refused = expectError(
+      await acme.post("/attendees", attendeeInput(event.id, { ticketType: "Day", carbonOffset: huge })),
+      400,
+      "INVALID_REQUEST",
+      "carbonOffset.amount",
+    );
+    assert.deepEqual(refused.details, { maximum: 99_999_999, amount: 100_007_000, currency: "USD" });
+    const most = await register(acme, event.id, {
+      ticketType: "Day",
+      carbonOffset: { opted: true, amount: 999_929.99 },
+    });
+    assert.equal(most.payment.amount, 99_999_999);
+    // Waiting with a free ticket, it takes no contribution; moving to the priced type would.
+    const waiting = await register(acme, event.id, { ticketType: "Free", carbonOffset: huge });
+    assert.equal(waiting.status, "waitlisted");
+    expectError(
+      await acme.put(`/attendees/${waiting.id}`, { ticketType: "Day" }),
+      400,
+      "INVALID_REQUEST",
+      "carbonOffset.amount",
+    );
+    const day = await register(acme, event.id, { ticketType: "Day", carbonOffset: { opted: true, amount: 10 } });
+    assert.equal(day.status, "waitlisted");
+    expectError(
+      await acme.put(`/attendees/${day.id}`, { carbonOffset: huge }),
+      400,
+      "INVALID_REQUEST",
+      "carbonOffset.amount",
+    );
   });
 });
 

@@ -245,6 +245,7 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
             clientSecret: null,
             stripeAccount: null,
             promoted: false,
+            admittedAt: null,
           },
         ],
       );

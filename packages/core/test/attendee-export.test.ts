@@ -150,6 +150,7 @@ describe("the attendee columns", () => {
           clientSecret: "pi_123_secret_abc",
           stripeAccount: null,
           promoted: false,
+          admittedAt: "2026-01-01T12:00:00.000Z",
         },
       }),
       "https://events.example",

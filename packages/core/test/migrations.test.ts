@@ -170,3 +170,94 @@ test("0020_vendors gives the keys made with no scope named the scopes added sinc
   );
   await storage.close();
 });
+
+test("0023_payment_admission admits the registrations stored paid for, and reads the others' statuses as admission does", async () => {
+  const database = new Database(":memory:");
+  for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database }) });
+  const migrated = await new Migrator({ db, provider: migrationProvider }).migrateTo("0022_payments");
+  assert.equal(migrated.error, undefined);
+  const at = "2026-01-01T00:00:00.000Z";
+  await db
+    .insertInto("accounts")
+    .values({ id: "acct_1", name: "Acme", per_minute: null, per_day: null, created_at: at })
+    .execute();
+  await db
+    .insertInto("events")
+    .values({
+      id: "evt_a",
+      account_id: "acct_1",
+      name: "Gala",
+      description: null,
+      address: "Main St 1",
+      city: "Berlin",
+      state: null,
+      country: "DE",
+      zip_code: null,
+      lat: null,
+      lng: null,
+      start_date: at,
+      end_date: at,
+      capacity: 10,
+      category: "meetup",
+      goal_carbon_neutral: null,
+      goal_waste_reduction: null,
+      goal_local_sourcing: null,
+      goal_renewable_energy: null,
+      tags: "[]",
+      search_key: "gala",
+      status: "published",
+      created_at: at,
+      updated_at: at,
+    })
+    .execute();
+  const attendee = (id: string, status: string, payment: [string, number, number] | null) => ({
+    id,
+    account_id: "acct_1",
+    event_id: "evt_a",
+    first_name: "A",
+    last_name: "B",
+    email: `${id}@example.com`,
+    email_key: `${id}@example.com`,
+    ticket_type: "Ticket",
+    dietary_preferences: "[]",
+    custom_fields: "{}",
+    search_key: "",
+    status,
+    confirmation_code: `EVT-AAAA-${id}`,
+    registration_date: at,
+    updated_at: `2026-01-0${id.length}T00:00:00.000Z`,
+    payment_status: payment?.[0] ?? null,
+    payment_amount: payment ? 5_000 : null,
+    payment_currency: payment ? "EUR" : null,
+    payment_paid: payment?.[1] ?? null,
+    payment_refunded: payment?.[2] ?? null,
+    payment_provider: payment ? "manual" : null,
+    payment_promoted: payment ? 0 : null,
+  });
+  await db
+    .insertInto("attendees")
+    .values([
+      attendee("readme", "confirmed", ["partially_refunded", 5_000, 1_000]),
+      attendee("under", "confirmed", ["paid", 5_000, 1_000]), // confirmed with 4000 kept: it was let in
+      attendee("owing", "pending", ["partially_refunded", 2_000, 1_000]),
+      attendee("part", "pending", ["requires_payment", 2_000, 0]),
+      attendee("gone", "cancelled", ["refunded", 5_000, 5_000]),
+      attendee("free", "confirmed", null),
+    ])
+    .execute();
+
+  const storage = createSqlStorage({ db: db as Kysely<Schema> });
+  await storage.migrate();
+  const payment = async (id: string) => {
+    const found = (await storage.getAttendee("acct_1", id))?.payment;
+    return found ? [found.status, found.admittedAt] : null;
+  };
+  assert.deepEqual(await payment("readme"), ["partially_refunded", "2026-01-06T00:00:00.000Z"]);
+  assert.deepEqual(await payment("under"), ["partially_refunded", "2026-01-05T00:00:00.000Z"]);
+  assert.deepEqual(await payment("owing"), ["requires_payment", null]);
+  assert.deepEqual(await payment("part"), ["requires_payment", null]);
+  assert.deepEqual(await payment("gone"), ["refunded", null]);
+  assert.equal(await payment("free"), null);
+  await storage.close();
+});

@@ -6,10 +6,15 @@ import { assertTicketTypesCover, promotionOrder, ticketTypeOf } from "../src/rul
 import {
   assertPaidForStatus,
   assertPayable,
+  assertWithinMaximum,
+  inMajorUnits,
   MANUAL_PAYMENT_TERMS,
+  MAX_PAYMENT_AMOUNT,
+  outstanding,
   paymentFor,
   refundAmount,
   refundOnCancel,
+  withAdmission,
   withPaid,
   withRefunded,
 } from "../src/rules/payments.ts";
@@ -162,7 +167,7 @@ describe("ticket types", () => {
         details: { outstanding: 9_900, currency: "EUR" },
       },
     );
-    const part = withPaid(attendee.payment!, 4_000);
+    const part = withPaid(attendee.payment!, 4_000, "2030-01-02T00:00:00.000Z");
     assert.deepEqual([part.status, part.amountPaid], ["requires_payment", 4_000]);
     assert.deepEqual(
       failure(() => assertPaidForStatus({ status: "pending" }, { ...attendee, status: "confirmed", payment: part }))
@@ -173,18 +178,134 @@ describe("ticket types", () => {
         currency: "EUR",
       },
     );
-    const paid = withPaid(part, 5_900);
-    assert.equal(paid.status, "paid");
+    const paid = withPaid(part, 5_900, "2030-01-03T00:00:00.000Z");
+    assert.deepEqual([paid.status, paid.admittedAt], ["paid", "2030-01-03T00:00:00.000Z"]);
     assert.doesNotThrow(() =>
       assertPaidForStatus({ status: "pending" }, { ...attendee, status: "confirmed", payment: paid }),
     );
     assert.equal(refundAmount({ id: "att_1", payment: paid }), 9_900);
     assert.equal(failure(() => refundAmount({ id: "att_1", payment: paid }, 9_901)).field, "amount");
-    assert.equal(withRefunded(paid, 100).status, "partially_refunded");
-    assert.equal(withRefunded(paid, 9_900).status, "refunded");
+    assert.equal(withRefunded(paid, 100, true).status, "partially_refunded");
+    assert.equal(withRefunded(paid, 9_900, true).status, "refunded");
     const event = { refundPolicy: "full" as const, startDate: "2030-06-01T09:00:00.000Z" };
     assert.equal(refundOnCancel(event, paid, "2030-06-01T08:59:59.999Z"), 9_900);
     assert.equal(refundOnCancel(event, paid, "2030-06-01T09:00:00.000Z"), 0);
     assert.equal(refundOnCancel({ ...event, refundPolicy: "none" }, paid, "2030-01-01T00:00:00.000Z"), 0);
+  });
+
+  test("admission: what is owed is the price less the money kept; once admitted a refund by hand never takes the ticket away, a cancellation does", () => {
+    const at = (day: number) => `2030-01-0${day}T00:00:00.000Z`;
+    const fresh = paymentFor({ ...vip, price: { amount: 5_000, currency: "EUR" } }, MANUAL_PAYMENT_TERMS, at(1))!;
+    const pending = { id: "att_1", status: "pending" as const };
+    // 2000 paid, 1000 of it refunded, 3000 paid: 4000 kept of 5000, still owing 1000.
+    const partly = withRefunded(withPaid(fresh, 2_000, at(2)), 1_000, true);
+    assert.deepEqual([partly.status, partly.amountRefunded, outstanding(partly)], ["requires_payment", 1_000, 4_000]);
+    const short = withPaid(partly, 3_000, at(3));
+    assert.deepEqual([short.status, short.admittedAt, outstanding(short)], ["requires_payment", null, 1_000]);
+    assert.deepEqual(
+      failure(() => withAdmission(pending, { ...pending, status: "checked-in", payment: short }, at(3))).details,
+      { reason: "payment_required", outstanding: 1_000, currency: "EUR" },
+    );
+    assert.deepEqual(failure(() => assertPayable({ ...pending, payment: short }, 1_001)).details, {
+      outstanding: 1_000,
+      currency: "EUR",
+    });
+    assert.doesNotThrow(() => assertPayable({ ...pending, payment: short }, 1_000));
+    const admitted = withPaid(short, 1_000, at(4));
+    assert.deepEqual(
+      [admitted.status, admitted.admittedAt, admitted.amountPaid, outstanding(admitted)],
+      ["paid", at(4), 6_000, 0],
+    );
+    // A goodwill refund keeps the ticket: nothing is owed, check-in works.
+    const goodwill = withRefunded(admitted, 500, true);
+    assert.deepEqual([goodwill.status, goodwill.admittedAt, outstanding(goodwill)], ["partially_refunded", at(4), 0]);
+    const confirmed = { id: "att_1", status: "confirmed" as const };
+    const checkedIn = withAdmission(
+      confirmed,
+      { ...confirmed, status: "checked-in" as const, payment: goodwill },
+      at(5),
+    );
+    assert.equal(checkedIn.payment.admittedAt, at(4));
+    assert.equal(withRefunded(goodwill, 4_500, true).status, "refunded");
+    assert.equal(failure(() => assertPayable({ ...pending, payment: goodwill }, 1)).details?.reason, "not_payable");
+    // A cancellation takes admission away: taken back, it must be paid for again.
+    const cancelled = withAdmission(
+      confirmed,
+      { ...confirmed, status: "cancelled" as const, payment: goodwill },
+      at(6),
+    );
+    assert.equal(cancelled.payment.admittedAt, null);
+    assert.equal(withRefunded(cancelled.payment, 4_500, false).status, "refunded");
+    assert.deepEqual(
+      failure(() =>
+        withAdmission(
+          { status: "cancelled" },
+          { ...confirmed, payment: withRefunded(cancelled.payment, 4_500, false) },
+          at(7),
+        ),
+      ).details,
+      { reason: "payment_required", outstanding: 5_000, currency: "EUR" },
+    );
+    // Taken back with the money still kept in full (no refund under `none`), it is admitted again.
+    const kept = withAdmission(
+      { status: "cancelled" },
+      { ...confirmed, payment: { ...admitted, admittedAt: null } },
+      at(8),
+    );
+    assert.deepEqual([kept.payment.status, kept.payment.admittedAt], ["paid", at(8)]);
+    // After a full refund of what a pending registration paid, it owes the whole price again.
+    const back = withRefunded(withPaid(fresh, 2_000, at(2)), 2_000, true);
+    assert.deepEqual([back.status, outstanding(back)], ["requires_payment", 5_000]);
+  });
+
+  test("money messages name the minor unit with the amount in the currency's major unit", () => {
+    assert.equal(inMajorUnits(4_455, "EUR"), "44.55 EUR");
+    assert.equal(inMajorUnits(4_455, "JPY"), "4455 JPY");
+    assert.equal(inMajorUnits(4_455, "BHD"), "4.455 BHD");
+    assert.equal(inMajorUnits(5, "EUR"), "0.05 EUR");
+    const owing = {
+      id: "att_1",
+      status: "pending" as const,
+      payment: { ...paymentFor(vip, MANUAL_PAYMENT_TERMS, "2030-01-01T00:00:00.000Z")!, amount: 4_455 },
+    };
+    assert.equal(
+      (() => {
+        try {
+          assertPayable(owing, 9_000);
+        } catch (error) {
+          return (error as Error).message;
+        }
+      })(),
+      "amount: 9000 is more than the 4455 still owed (amounts are in the currency's minor units: 4455 is 44.55 EUR)",
+    );
+    const paid = withPaid(owing.payment, 4_455, "2030-01-02T00:00:00.000Z");
+    assert.equal(
+      (() => {
+        try {
+          refundAmount({ id: "att_1", payment: paid }, 9_000);
+        } catch (error) {
+          return (error as Error).message;
+        }
+      })(),
+      "amount: 9000 is more than the 4455 paid and not refunded (amounts are in the currency's minor units: 4455 is 44.55 EUR)",
+    );
+  });
+
+  test("a price with its offset contribution stays within the maximum a payment can take", () => {
+    const usd: TicketType = { ...vip, price: { amount: 7_000, currency: "USD" } };
+    assert.equal(MAX_PAYMENT_AMOUNT, 99_999_999);
+    assert.doesNotThrow(() => assertWithinMaximum(usd, { opted: true, amount: 999_929.99 }));
+    assert.deepEqual(
+      failure(() => assertWithinMaximum(usd, { opted: true, amount: 1_000_000 })),
+      {
+        code: "INVALID_REQUEST",
+        field: "carbonOffset.amount",
+        details: { maximum: 99_999_999, amount: 100_007_000, currency: "USD" },
+      },
+    );
+    // Not opted, or a ticket in another currency: no contribution is taken.
+    assert.doesNotThrow(() => assertWithinMaximum(usd, { opted: false, amount: 1_000_000 }));
+    assert.doesNotThrow(() => assertWithinMaximum(vip, { opted: true, amount: 1_000_000 }));
+    assert.doesNotThrow(() => assertWithinMaximum(null, { opted: true, amount: 1_000_000 }));
   });
 });

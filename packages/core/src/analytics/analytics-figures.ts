@@ -18,14 +18,17 @@ export interface RevenueFigures {
   gross: number;
   /** Money returned, or being returned (a Stripe refund on its way). */
   refunded: number;
-  /** What active unpaid registrations still owe. */
+  /** What active registrations not admitted yet still owe: their price less the money kept. */
   outstanding: number;
 }
 
-/** What one event's ticket types took: money received per type and currency, and the active registrations paid in full or free per type. */
+/**
+ * What one event's ticket types took: money received per type and currency, and the active
+ * registrations admitted or free per type and the currency they paid in (`null`: free).
+ */
 export interface TicketMoneyFigures {
   gross: Array<{ ticketType: string; currency: string; gross: number }>;
-  sold: Array<{ ticketType: string; sold: number }>;
+  sold: Array<{ ticketType: string; currency: string | null; sold: number }>;
 }
 
 /** Which events an aggregate covers: the account's events that are not cancelled, narrowed by the filters given. */

@@ -140,23 +140,39 @@ export const EventAnalytics = z.object({
     }),
   }),
   financial: z.object({
-    currency: z.literal("USD").meta({ description: "The currency of the offset contributions." }),
-    offsetContributionsUsd: Num,
+    currency: z.literal("USD").meta({
+      description:
+        "The currency of the carbon-offset figures only (offsetContributionsUsd, averageContributionUsd, " +
+        "offsetPriceUsdPerTonne), in US dollars (major unit). Ticket money is not in it: each entry of revenue " +
+        "and byTicketType names its own currency, in that currency's minor unit.",
+    }),
+    offsetContributionsUsd: Num.meta({ description: "Offset contributions of active registrations, in US dollars." }),
     contributors: z.int(),
-    averageContributionUsd: NullableNum,
+    averageContributionUsd: NullableNum.meta({
+      description: "Mean contribution of those who opted in, in US dollars.",
+    }),
     offsetTonnes: Num,
     offsetPriceUsdPerTonne: Num,
-    revenue: z.array(Revenue).meta({ description: "Ticket money per currency, in its minor unit." }),
+    revenue: z.array(Revenue).meta({
+      description:
+        "Ticket money per currency (each entry's currency), in its minor unit (4500 is 45.00 EUR); not the offsets' USD.",
+    }),
     byTicketType: z
       .array(
         z.object({
           ticketType: z.string(),
-          currency: z.string(),
-          sold: z.int().meta({ description: "Active registrations of the type paid in full, or free." }),
-          gross: z.int().meta({ description: "Money received for the type." }),
+          currency: z.string().meta({ description: "The currency the type's tickets were sold in." }),
+          sold: z.int().meta({
+            description:
+              "Active registrations of the type admitted in this currency (the money kept reached the price once), or free.",
+          }),
+          gross: z.int().meta({ description: "Money received for the type in this currency, in its minor unit." }),
         }),
       )
-      .meta({ description: "Each of the event's ticket types, then any other type money was received for." }),
+      .meta({
+        description:
+          "Each of the event's ticket types, then any other type and currency money was received or tickets sold in.",
+      }),
   }),
   feedback: z.object({
     available: z.literal(false),
@@ -169,20 +185,28 @@ export type EventAnalytics = z.infer<typeof EventAnalytics>;
 
 /**
  * Each of the event's ticket types in its order (sold and money received, 0 when none), then any
- * other type money was received for (a type removed since, or renamed).
+ * other type and currency money was received or tickets sold in (a type removed since, renamed,
+ * or priced in another currency before). A ticket counts in the currency it was paid in; a free
+ * one in its type's.
  */
 export function ticketTypeMoney(event: Pick<EventRecord, "ticketTypes">, money: TicketMoneyFigures) {
-  const sold = new Map(money.sold.map((row) => [row.ticketType, row.sold]));
   const rows = event.ticketTypes.map((type) => ({
     ticketType: type.name,
     currency: type.price.currency,
-    sold: sold.get(type.name) ?? 0,
+    sold: 0,
     gross: 0,
   }));
-  for (const { ticketType, currency, gross } of money.gross) {
-    const row = rows.find((r) => r.ticketType === ticketType && r.currency === currency);
-    if (row) row.gross += gross;
-    else rows.push({ ticketType, currency, sold: sold.get(ticketType) ?? 0, gross });
+  const rowOf = (ticketType: string, currency: string | null) => {
+    const found = rows.find((r) => r.ticketType === ticketType && (currency === null || r.currency === currency));
+    if (found || currency === null) return found;
+    const row = { ticketType, currency, sold: 0, gross: 0 };
+    rows.push(row);
+    return row;
+  };
+  for (const { ticketType, currency, gross } of money.gross) rowOf(ticketType, currency)!.gross += gross;
+  for (const { ticketType, currency, sold } of money.sold) {
+    const row = rowOf(ticketType, currency);
+    if (row) row.sold += sold;
   }
   return rows;
 }

@@ -1,12 +1,13 @@
 import * as z from "zod";
 import { plainText, text, Timestamp } from "./common.ts";
+import { PAYABLE_PAYMENT_STATUSES } from "../rules/payments.ts";
 import { MAX_AMOUNT } from "./ticket-type.ts";
 
 /**
- * A registration's payment: what a priced ticket costs and how much of it was paid and refunded
- * (DECISIONS, "Payments"). `requires_payment` until paid in full (`failed` after a declined card,
- * still payable), `expired` when its hold ran out unpaid, `refunded` or `partially_refunded`
- * after money went back.
+ * A registration's payment: what a priced ticket costs and how much of it was paid and refunded.
+ * `requires_payment` until the money kept reaches the price (`failed` after a declined card,
+ * still payable), whatever went back meanwhile; then `paid`, and `partially_refunded` or
+ * `refunded` after money went back; `expired` when its hold ran out unpaid (`rules/payments.ts`).
  */
 export const PAYMENT_STATUSES = [
   "requires_payment",
@@ -45,11 +46,18 @@ export const PaymentRecord = z.object({
   stripeAccount: z.string().nullable(),
   /** It became due by a promotion from the waiting list: `attendee.promoted` is sent once the PaymentIntent exists. */
   promoted: z.boolean(),
+  /** When the money kept first reached the price (the registration admitted), or null; a cancellation clears it. */
+  admittedAt: Timestamp.nullable(),
 });
 export type PaymentRecord = z.infer<typeof PaymentRecord>;
 
 /** A registration's payment as the API shows it. */
-export const Payment = PaymentRecord.omit({ clientSecret: true, stripeAccount: true, promoted: true }).extend({
+export const Payment = PaymentRecord.omit({
+  clientSecret: true,
+  stripeAccount: true,
+  promoted: true,
+  admittedAt: true,
+}).extend({
   clientSecret: z
     .string()
     .optional()
@@ -59,7 +67,7 @@ export type Payment = z.infer<typeof Payment>;
 
 /** True while the payment can still be paid (nothing or part of it received, not expired). */
 export function isPayable(payment: Pick<PaymentRecord, "status">): boolean {
-  return payment.status === "requires_payment" || payment.status === "failed";
+  return (PAYABLE_PAYMENT_STATUSES as readonly PaymentStatus[]).includes(payment.status);
 }
 
 /**
@@ -67,7 +75,7 @@ export function isPayable(payment: Pick<PaymentRecord, "status">): boolean {
  * answers: the create answer, `GET`, `attendee.promoted`) and only while it is payable.
  */
 export function toApiPayment(payment: PaymentRecord, withSecret: boolean): Payment {
-  const { clientSecret, stripeAccount: _account, promoted: _promoted, ...shown } = payment;
+  const { clientSecret, stripeAccount: _account, promoted: _promoted, admittedAt: _admitted, ...shown } = payment;
   return withSecret && clientSecret !== null && isPayable(payment) ? { ...shown, clientSecret } : shown;
 }
 

@@ -1,12 +1,24 @@
 import { ServiceError } from "../errors.ts";
-import type { PaymentProvider, PaymentRecord } from "../resources/payment.ts";
+import type { PaymentProvider, PaymentRecord, PaymentStatus } from "../resources/payment.ts";
 import type { RefundPolicy, TicketType } from "../resources/ticket-type.ts";
 import type { AttendeeStatus } from "./attendee-status.ts";
 
 /**
- * Payments (DECISIONS, "Payments"): what a registration owes, what paying and refunding do to its
- * payment, and which status changes need it paid. Pure: the service asks under the event's lock.
+ * Payments: what a registration owes, what paying and refunding do to its payment, and which
+ * status changes need it paid. Pure: the service asks under the event's lock.
+ *
+ * Admission: a registration is admitted (may be `confirmed` or `checked-in`) once the money kept
+ * (paid less refunded) reaches its price. It is recorded when it happens (`admittedAt`): the
+ * amounts alone cannot tell 5000 paid then 1000 refunded (a goodwill refund: admitted) from 2000
+ * paid, 1000 refunded, 3000 paid (4000 kept: 1000 still owed). Once admitted, a refund never takes
+ * it away; a cancellation does.
  */
+
+/** The most one payment may be: a price with its offset contribution, in minor units. */
+export const MAX_PAYMENT_AMOUNT = 99_999_999;
+
+/** The payment statuses that still take money (a declined card is `failed`, and may be paid). */
+export const PAYABLE_PAYMENT_STATUSES = ["requires_payment", "failed"] as const satisfies readonly PaymentStatus[];
 
 /** How the deployment takes payments: its provider, and how long a Stripe payment holds its place. */
 export interface PaymentTerms {
@@ -46,7 +58,51 @@ export function paymentFor(
     clientSecret: null,
     stripeAccount: null,
     promoted: false,
+    admittedAt: null,
   };
+}
+
+/**
+ * Throws `400` (field `carbonOffset.amount`) when a priced ticket's price with the attendee's
+ * offset contribution is more than one payment may take ({@link MAX_PAYMENT_AMOUNT}).
+ */
+export function assertWithinMaximum(
+  ticket: TicketType | null,
+  offset: { opted?: boolean | undefined; amount?: number | undefined } | null | undefined,
+): void {
+  if (!ticket || ticket.price.amount === 0) return;
+  const amount = ticket.price.amount + offsetCents(ticket, offset);
+  if (amount <= MAX_PAYMENT_AMOUNT) return;
+  throw new ServiceError("INVALID_REQUEST", {
+    message:
+      `carbonOffset.amount: the ${ticket.name} ticket with this contribution comes to ${amount}, more than ` +
+      `the ${MAX_PAYMENT_AMOUNT} one payment can take ${unitNote(MAX_PAYMENT_AMOUNT, ticket.price.currency)}: ` +
+      `contribute at most ${inMajorUnits(MAX_PAYMENT_AMOUNT - ticket.price.amount, "USD")}`,
+    field: "carbonOffset.amount",
+    details: { maximum: MAX_PAYMENT_AMOUNT, amount, currency: ticket.price.currency },
+  });
+}
+
+/**
+ * `amount` minor units in the currency's major unit, with its code: `4455` EUR is `44.55 EUR`,
+ * JPY has no minor unit (`4455 JPY`), BHD three decimals (`4.455 BHD`).
+ */
+export function inMajorUnits(amount: number, currency: string): string {
+  let digits = 2;
+  try {
+    digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    // A code Intl does not know: two decimals, as most currencies.
+  }
+  const sign = amount < 0 ? "-" : "";
+  const whole = String(Math.abs(amount)).padStart(digits + 1, "0");
+  const major = digits === 0 ? whole : `${whole.slice(0, -digits)}.${whole.slice(-digits)}`;
+  return `${sign}${major} ${currency}`;
+}
+
+/** What a money message adds so a person knows the unit: "(amounts are in the currency's minor units: 4455 is 44.55 EUR)". */
+function unitNote(amount: number, currency: string): string {
+  return `(amounts are in the currency's minor units: ${amount} is ${inMajorUnits(amount, currency)})`;
 }
 
 /**
@@ -62,19 +118,34 @@ export function offsetCents(
   return Math.round((offset.amount ?? 0) * 100);
 }
 
-/** What is still owed. */
+/** What is still owed: the price less the money kept until admitted, nothing once admitted. */
 export function outstanding(payment: PaymentRecord): number {
-  return Math.max(0, payment.amount - payment.amountPaid);
+  return payment.admittedAt !== null ? 0 : Math.max(0, payment.amount - refundable(payment));
 }
 
-/** What was paid and not refunded: the most a refund may return. */
+/** The money kept, paid and not refunded: the most a refund may return. */
 export function refundable(payment: PaymentRecord): number {
   return Math.max(0, payment.amountPaid - payment.amountRefunded);
 }
 
-/** True when the registration owes nothing: free, or paid in full and not refunded. */
-export function isPaidFor(payment: PaymentRecord | null): boolean {
-  return payment === null || payment.amountPaid - payment.amountRefunded >= payment.amount;
+/** True when the registration may be `confirmed` or `checked-in`: free, or admitted. */
+export function isAdmitted(payment: PaymentRecord | null): boolean {
+  return payment === null || payment.admittedAt !== null;
+}
+
+/**
+ * The payment's status from its money: admitted, `paid` while the money kept covers the price,
+ * then `partially_refunded` or `refunded`; not admitted, on a registration holding a place, it
+ * still takes money (`requires_payment`, or `failed` after a declined card) whatever went back;
+ * on one that gave up its place, `refunded` or `partially_refunded` once money went back.
+ */
+export function paymentStatus(payment: PaymentRecord, active: boolean): PaymentStatus {
+  const kept = refundable(payment);
+  if (payment.admittedAt !== null)
+    return kept >= payment.amount ? "paid" : kept === 0 ? "refunded" : "partially_refunded";
+  if (active) return payment.status === "failed" ? "failed" : "requires_payment";
+  if (payment.amountRefunded === 0) return payment.status;
+  return kept === 0 ? "refunded" : "partially_refunded";
 }
 
 /**
@@ -120,23 +191,24 @@ export function assertPayable(
     });
   }
   if (amount > outstanding(payment)) {
+    const owed = outstanding(payment);
     throw new ServiceError("INVALID_REQUEST", {
-      message: `amount: ${amount} is more than the ${outstanding(payment)} still owed`,
+      message: `amount: ${amount} is more than the ${owed} still owed ${unitNote(owed, payment.currency)}`,
       field: "amount",
       details: { outstanding: outstanding(payment), currency: payment.currency },
     });
   }
 }
 
-/** The payment after `amount` was received: `paid` once nothing is owed, else payable as it was (a failed card stays `failed` until paid). */
-export function withPaid(payment: PaymentRecord, amount: number): PaymentRecord {
-  const amountPaid = payment.amountPaid + amount;
-  return {
-    ...payment,
-    amountPaid,
-    status: amountPaid >= payment.amount ? "paid" : "requires_payment",
-    expiresAt: amountPaid >= payment.amount ? null : payment.expiresAt,
-  };
+/**
+ * The payment after `amount` was received at `now`: admitted (`paid`, no hold) once the money kept
+ * reaches the price, else payable as it was (a failed card stays `failed` until paid).
+ */
+export function withPaid(payment: PaymentRecord, amount: number, now: string): PaymentRecord {
+  const paid = { ...payment, amountPaid: payment.amountPaid + amount };
+  if (paid.admittedAt !== null || refundable(paid) < paid.amount) return { ...paid, status: paymentStatus(paid, true) };
+  const admitted = { ...paid, admittedAt: now, expiresAt: null };
+  return { ...admitted, status: paymentStatus(admitted, true) };
 }
 
 /**
@@ -151,7 +223,7 @@ export function refundAmount(attendee: { id: string; payment: PaymentRecord | nu
       message:
         left === 0
           ? `amount: registration ${attendee.id} has nothing paid left to refund`
-          : `amount: ${amount} is more than the ${left} paid and not refunded`,
+          : `amount: ${amount} is more than the ${left} paid and not refunded ${unitNote(left, attendee.payment!.currency)}`,
       field: "amount",
       details: { refundable: left, ...(attendee.payment && { currency: attendee.payment.currency }) },
     });
@@ -159,14 +231,13 @@ export function refundAmount(attendee: { id: string; payment: PaymentRecord | nu
   return amount;
 }
 
-/** The payment after `amount` went back: `refunded` once everything paid is returned, else `partially_refunded`. */
-export function withRefunded(payment: PaymentRecord, amount: number): PaymentRecord {
-  const amountRefunded = payment.amountRefunded + amount;
-  return {
-    ...payment,
-    amountRefunded,
-    status: amountRefunded >= payment.amountPaid ? "refunded" : "partially_refunded",
-  };
+/**
+ * The payment after `amount` went back, on a registration that holds a place (`active`) or not:
+ * its status by {@link paymentStatus} (an admitted one stays admitted).
+ */
+export function withRefunded(payment: PaymentRecord, amount: number, active: boolean): PaymentRecord {
+  const refunded = { ...payment, amountRefunded: payment.amountRefunded + amount };
+  return { ...refunded, status: paymentStatus(refunded, active) };
 }
 
 /**
@@ -183,16 +254,16 @@ export function refundOnCancel(
 }
 
 /**
- * A registration moves into `confirmed` or `checked-in` only when it owes nothing: otherwise
- * `422 INVALID_STATE_TRANSITION` with `details.reason: "payment_required"` (pay it first: by
- * Stripe, or recorded by hand).
+ * A registration moves into `confirmed` or `checked-in` only when admitted, or when the money it
+ * keeps reaches its price (then it is admitted): otherwise `422 INVALID_STATE_TRANSITION` with
+ * `details.reason: "payment_required"` (pay it first: by Stripe, or recorded by hand).
  */
 export function assertPaidForStatus(
   before: { status: AttendeeStatus },
   after: { id: string; status: AttendeeStatus; payment: PaymentRecord | null },
 ): void {
   const entering = (after.status === "confirmed" || after.status === "checked-in") && before.status !== after.status;
-  if (!entering || isPaidFor(after.payment)) return;
+  if (!entering || isAdmitted(after.payment) || outstanding(after.payment!) === 0) return;
   throw new ServiceError("INVALID_STATE_TRANSITION", {
     message: `Registration ${after.id} is not paid for: it cannot become ${after.status}.`,
     details: {
@@ -201,4 +272,23 @@ export function assertPaidForStatus(
       currency: after.payment?.currency,
     },
   });
+}
+
+/**
+ * The registration after a status change, with its admission: entering `confirmed` or
+ * `checked-in` needs it ({@link assertPaidForStatus}) and records it when the money kept reaches
+ * the price; a cancellation takes it away, so one taken back pays again what it does not keep.
+ */
+export function withAdmission<T extends { id: string; status: AttendeeStatus; payment: PaymentRecord | null }>(
+  before: { status: AttendeeStatus },
+  after: T,
+  now: string,
+): T {
+  assertPaidForStatus(before, after);
+  const { payment } = after;
+  if (payment === null || before.status === after.status) return after;
+  if (after.status === "cancelled") return { ...after, payment: { ...payment, admittedAt: null } };
+  if (payment.admittedAt !== null || (after.status !== "confirmed" && after.status !== "checked-in")) return after;
+  const admitted = { ...payment, admittedAt: now, expiresAt: null };
+  return { ...after, payment: { ...admitted, status: paymentStatus(admitted, true) } };
 }

@@ -16,6 +16,7 @@ import { notFound } from "./operation-context.ts";
 import { appendNotifications, lockRegistration, moveFigures, runTransaction, type Steps } from "./transaction-steps.ts";
 import type { TransactionalStorage } from "./transaction-steps.ts";
 import { findTicketType } from "../rules/ticket-types.ts";
+import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 
 /**
  * A registration taking a place (admitted, or `promoted` from the waiting list): `confirmed`, or
@@ -112,7 +113,8 @@ export async function refundSteps(
     firstId ??= entry.id;
     left -= part;
   }
-  const after = { ...attendee, payment: withRefunded(attendee.payment, amount), updatedAt: now };
+  const active = isActiveAttendeeStatus(attendee.status);
+  const after = { ...attendee, payment: withRefunded(attendee.payment, amount, active), updatedAt: now };
   await notifyPayment(steps, event, after, "payment.refunded", now, { id: firstId ?? "", amount });
   return after;
 }
@@ -120,7 +122,8 @@ export async function refundSteps(
 /**
  * Records money the organiser took for a priced registration (`POST /attendees/:id/payments`):
  * under its event's lock, it must be payable and `amount` at most what is owed (`assertPayable`);
- * paid in full, the registration becomes `confirmed` and `payment.succeeded` is sent. Throws
+ * once the money kept reaches the price, the registration is admitted: `confirmed`, and
+ * `payment.succeeded` is sent. Throws
  * `NOT_FOUND`, `INVALID_STATE_TRANSITION`, `INVALID_REQUEST`.
  */
 export function recordPayment(
@@ -136,7 +139,7 @@ export function recordPayment(
     if (!locked) throw notFound("Attendee", id);
     const { event, attendee: before } = locked;
     assertPayable(before, input.amount);
-    const payment = withPaid(before.payment, input.amount);
+    const payment = withPaid(before.payment, input.amount, now);
     const paidInFull = payment.status === "paid";
     const after: AttendeeRecord = {
       ...before,
@@ -170,7 +173,7 @@ export function recordPayment(
  * Refunds part or all of what a registration paid by hand (`POST /attendees/:id/refunds`):
  * `amount` defaults to everything refundable and may not exceed it (`400`, field `amount`), under
  * the event's lock, so two refunds at once never return more than was paid. The registration's
- * status does not change. Throws `NOT_FOUND`, `INVALID_REQUEST`.
+ * status does not change: an admitted one stays admitted, one not yet admitted owes what went back. Throws `NOT_FOUND`, `INVALID_REQUEST`.
  */
 export function refundByHand(
   storage: TransactionalStorage,

@@ -17,7 +17,14 @@ import { assertPlaceLeft } from "../rules/capacity.ts";
 import { assertDoorOpen, isCheckedIn } from "../rules/check-in.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { assertOpenForRegistration } from "../rules/event-status.ts";
-import { assertPaidForStatus, assertRetypable, type PaymentTerms, refundOnCancel } from "../rules/payments.ts";
+import {
+  assertPaidForStatus,
+  assertRetypable,
+  assertWithinMaximum,
+  type PaymentTerms,
+  refundOnCancel,
+  withAdmission,
+} from "../rules/payments.ts";
 import { assertTicketPlaceLeft, findTicketType, ticketTypeOf } from "../rules/ticket-types.ts";
 import { registrationChange } from "../rules/registration-change.ts";
 import { admission } from "../rules/waitlist.ts";
@@ -65,6 +72,7 @@ export function registerAttendee(
       if (!event) throw notFound("Event", attendee.eventId, "eventId");
       assertOpenForRegistration(event, attendee.registrationDate);
       const ticket = ticketTypeOf(event, attendee.ticketType, attendee.registrationDate);
+      assertWithinMaximum(ticket, attendee.carbonOffset);
       // Duplicates first: "already registered" tells more than "full" when both hold.
       await assertNoActiveDuplicate(tx, attendee);
       const figures = await tx.figures.read(event.id);
@@ -141,7 +149,10 @@ export function updateAttendee(
           after = taking;
         }
       }
-      assertPaidForStatus(before, after);
+      // Not paid yet, the payment it will owe (its ticket's price with its offset) must be one payment can take.
+      if (after.payment === null && (update.carbonOffset !== undefined || retyped))
+        assertWithinMaximum(findTicketType(event, after.ticketType), after.carbonOffset);
+      after = withAdmission(before, after, now);
       if (change.freesPlace && after.payment !== null) {
         const refund = refundOnCancel(event, after.payment, now);
         if (refund > 0)
@@ -188,9 +199,7 @@ export function checkIn(
       });
     // Checked in already: left as it is, nothing notified.
     if (isCheckedIn(before)) return { before, after: before };
-    const after = applyAttendeeUpdate(before, { status: "checked-in" }, now);
-    assertPaidForStatus(before, after);
-    return { before, after };
+    return { before, after: withAdmission(before, applyAttendeeUpdate(before, { status: "checked-in" }, now), now) };
   });
 }
 

@@ -21,7 +21,7 @@ import type { StripeClient } from "../payments/stripe-client.ts";
 import { STRIPE_SIGNATURE_TOLERANCE_SECONDS } from "../payments/stripe-client.ts";
 import { isIntentEvent, parseStripeEvent, type StripeIntentObject } from "../payments/stripe-event.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
-import { outstanding, type PaymentTerms, refundable, withPaid } from "../rules/payments.ts";
+import { outstanding, type PaymentTerms, paymentStatus, refundable, withPaid } from "../rules/payments.ts";
 import { registrationChange } from "../rules/registration-change.ts";
 import type { AttendeeStore } from "../storage/attendee-store.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
@@ -253,7 +253,7 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
     );
     const payable = isPayable(before.payment) && before.status === "pending";
     const owed = payable ? outstanding(before.payment) : 0;
-    const payment = withPaid(before.payment, received);
+    const payment = withPaid(before.payment, received, at);
     let after: AttendeeRecord & { payment: PaymentRecord } = payable
       ? { ...before, payment, ...(payment.status === "paid" && { status: "confirmed" as const }), updatedAt: at }
       : { ...before, payment: { ...before.payment, amountPaid: before.payment.amountPaid + received }, updatedAt: at };
@@ -364,10 +364,9 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
       if (!(await steps.tx.payments.settle(entry.id, "failed", null)) || !locked?.attendee.payment) return false;
       const { attendee } = locked;
       const payment = attendee.payment!;
-      const amountRefunded = Math.max(0, payment.amountRefunded - entry.amount);
-      const status =
-        amountRefunded > 0 ? "partially_refunded" : payment.amountPaid >= payment.amount ? "paid" : "requires_payment";
-      await steps.tx.attendees.updateStatus({ ...attendee, payment: { ...payment, amountRefunded, status } });
+      const restored = { ...payment, amountRefunded: Math.max(0, payment.amountRefunded - entry.amount) };
+      const status = paymentStatus(restored, isActiveAttendeeStatus(attendee.status));
+      await steps.tx.attendees.updateStatus({ ...attendee, payment: { ...restored, status } });
       return true;
     });
     return !refused;

@@ -376,6 +376,8 @@ export interface AttendeesTable {
   payment_account: string | null;
   /** 1 when the payment became due by a promotion from the waiting list (its `attendee.promoted` waits for the PaymentIntent). */
   payment_promoted: number | null;
+  /** When the money kept first reached the price (`rules/payments.ts`, admission); null until then and after a cancellation. */
+  payment_admitted_at: string | null;
 }
 
 /** Stripe's events handled (exactly once each). */

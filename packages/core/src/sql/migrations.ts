@@ -701,6 +701,44 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  "0023_payment_admission": {
+    async up(db: Kysely<any>) {
+      // When a registration's money kept first reached its price: the amounts alone cannot tell a
+      // refund after admission (the ticket stays valid) from one before it (still owed).
+      await db.schema.alterTable("attendees").addColumn("payment_admitted_at", "text").execute();
+      // Admitted already: paid, keeping its price, or confirmed or checked in with a payment (a
+      // cancellation took admission away). The time is the best known: its last change.
+      await db
+        .updateTable("attendees")
+        .set({ payment_admitted_at: sql.ref("updated_at") })
+        .where("payment_status", "is not", null)
+        .where("status", "in", [sql.lit("pending"), sql.lit("confirmed"), sql.lit("checked-in")])
+        .where((eb) =>
+          eb.or([
+            eb("payment_status", "=", sql.lit("paid")),
+            eb(sql`payment_paid - payment_refunded`, ">=", sql.ref("payment_amount")),
+            eb("status", "in", [sql.lit("confirmed"), sql.lit("checked-in")]),
+          ]),
+        )
+        .execute();
+      // Statuses as admission now reads them: admitted, by the money kept; not admitted and
+      // holding a place, still taking money whatever went back.
+      await db
+        .updateTable("attendees")
+        .set({
+          payment_status: sql`case when payment_paid - payment_refunded >= payment_amount then 'paid' when payment_paid - payment_refunded <= 0 then 'refunded' else 'partially_refunded' end`,
+        })
+        .where("payment_admitted_at", "is not", null)
+        .execute();
+      await db
+        .updateTable("attendees")
+        .set({ payment_status: sql.lit("requires_payment") })
+        .where("payment_admitted_at", "is", null)
+        .where("status", "in", [sql.lit("pending"), sql.lit("confirmed"), sql.lit("checked-in")])
+        .where("payment_status", "in", [sql.lit("paid"), sql.lit("refunded"), sql.lit("partially_refunded")])
+        .execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

@@ -2,6 +2,7 @@ import { type Kysely, type SelectQueryBuilder, sql } from "kysely";
 import type { RevenueFigures, TicketMoneyFigures } from "../analytics/analytics-figures.ts";
 import type { PaymentEntry } from "../resources/payment.ts";
 import { activeSql } from "../carbon/carbon-sql.ts";
+import { PAYABLE_PAYMENT_STATUSES } from "../rules/payments.ts";
 import type { PaymentStore, PaymentWrites } from "../storage/payment-store.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { Database, EventsTable, PaymentsTable } from "./database.ts";
@@ -94,13 +95,20 @@ export function createPaymentWrites(trx: Kysely<Database>): PaymentWrites {
   };
 }
 
+/** The payment statuses that still take money, as SQL literals. */
+const PAYABLE = PAYABLE_PAYMENT_STATUSES.map((status) => sql.lit(status));
+
+/** The money kept of a registration row: paid less refunded. */
+const keptSql = sql<number>`(payment_paid - payment_refunded)`;
+
 /** The ids of the events a figure covers (`events as e`). */
 export type EventIdQuery = SelectQueryBuilder<Database & { e: EventsTable }, "e", { id: string }>;
 
 /**
  * Money of the events `events` selects, per currency: received (`gross`) and returned or being
- * returned (`refunded`) from the ledger, and what their active unpaid registrations still owe
- * (`outstanding`). Summed in SQL; currencies in code order.
+ * returned (`refunded`) from the ledger, and what their active registrations not admitted yet
+ * still owe, their price less the money kept (`outstanding`, the SQL twin of `outstanding` in
+ * `rules/payments.ts`). Summed in SQL; currencies in code order.
  */
 export async function revenueFigures(db: Kysely<Database>, events: EventIdQuery): Promise<RevenueFigures[]> {
   const [ledger, owed] = await Promise.all([
@@ -116,10 +124,14 @@ export async function revenueFigures(db: Kysely<Database>, events: EventIdQuery)
       .execute(),
     db
       .selectFrom("attendees")
-      .select(["payment_currency", sql<number>`sum(payment_amount - payment_paid)`.as("owed")])
+      .select([
+        "payment_currency",
+        sql<number>`sum(case when payment_amount > ${keptSql} then payment_amount - ${keptSql} else 0 end)`.as("owed"),
+      ])
       .where("event_id", "in", events)
       .where(activeSql)
-      .where("payment_status", "in", ["requires_payment", "failed"])
+      .where("payment_admitted_at", "is", null)
+      .where("payment_status", "in", PAYABLE)
       .groupBy("payment_currency")
       .execute(),
   ]);
@@ -140,7 +152,8 @@ export async function revenueFigures(db: Kysely<Database>, events: EventIdQuery)
 
 /**
  * Per ticket type of one event: money received from the ledger (per currency), and the active
- * registrations that are paid in full or free (`sold`).
+ * registrations that are admitted or free (`sold`), per type and the currency they pay in (null:
+ * free). Admitted is the SQL twin of `isAdmitted` in `rules/payments.ts`.
  */
 export async function ticketTypeFigures(db: Kysely<Database>, eventId: string): Promise<TicketMoneyFigures> {
   const [gross, sold] = await Promise.all([
@@ -153,16 +166,16 @@ export async function ticketTypeFigures(db: Kysely<Database>, eventId: string): 
       .execute(),
     db
       .selectFrom("attendees")
-      .select(["ticket_type", sql<number>`count(*)`.as("sold")])
+      .select(["ticket_type", "payment_currency", sql<number>`count(*)`.as("sold")])
       .where("event_id", "=", eventId)
       .where(activeSql)
-      .where((eb) => eb.or([eb("payment_status", "is", null), eb("payment_paid", ">=", eb.ref("payment_amount"))]))
-      .groupBy("ticket_type")
+      .where((eb) => eb.or([eb("payment_status", "is", null), eb("payment_admitted_at", "is not", null)]))
+      .groupBy(["ticket_type", "payment_currency"])
       .execute(),
   ]);
   return {
     gross: gross.map((row) => ({ ticketType: row.ticket_type, currency: row.currency, gross: Number(row.gross) })),
-    sold: sold.map((row) => ({ ticketType: row.ticket_type, sold: Number(row.sold) })),
+    sold: sold.map((row) => ({ ticketType: row.ticket_type, currency: row.payment_currency, sold: Number(row.sold) })),
   };
 }
 
@@ -187,8 +200,6 @@ function rowToEntry(row: PaymentsTable): PaymentEntry {
     createdAt: row.created_at,
   };
 }
-
-const PAYABLE = ["requires_payment", "failed"];
 
 /** The payment reads outside a transaction (`PaymentStore`). */
 export function createPaymentStore(ctx: SqlContext): PaymentStore {

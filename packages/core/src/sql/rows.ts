@@ -165,6 +165,7 @@ const ATTENDEE_COLUMN_SET: Record<keyof AttendeesTable, true> = {
   payment_client_secret: true,
   payment_account: true,
   payment_promoted: true,
+  payment_admitted_at: true,
 };
 export const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof AttendeesTable>;
 
@@ -218,6 +219,7 @@ export function paymentToRow(payment: PaymentRecord | null) {
     payment_client_secret: payment?.clientSecret ?? null,
     payment_account: payment?.stripeAccount ?? null,
     payment_promoted: payment ? (payment.promoted ? 1 : 0) : null,
+    payment_admitted_at: payment?.admittedAt ?? null,
   } satisfies Partial<AttendeesTable>;
 }
 
@@ -235,6 +237,7 @@ function rowToPayment(row: Selectable<AttendeesTable>): PaymentRecord | null {
     clientSecret: row.payment_client_secret,
     stripeAccount: row.payment_account,
     promoted: Number(row.payment_promoted) === 1,
+    admittedAt: row.payment_admitted_at,
   };
 }
 
