@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { ServiceError } from "../src/errors.ts";
-import { type TicketType, TicketTypesInput, toTicketTypes } from "../src/resources/ticket-type.ts";
+import { MAX_PAYMENT_AMOUNT, type TicketType, TicketTypesInput, toTicketTypes } from "../src/resources/ticket-type.ts";
 import { assertTicketTypesCover, promotionOrder, ticketTypeOf } from "../src/rules/ticket-types.ts";
 import {
   assertPaidForStatus,
@@ -9,7 +9,6 @@ import {
   assertWithinMaximum,
   inMajorUnits,
   MANUAL_PAYMENT_TERMS,
-  MAX_PAYMENT_AMOUNT,
   outstanding,
   paymentFor,
   refundAmount,

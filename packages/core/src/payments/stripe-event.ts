@@ -6,7 +6,7 @@
 import * as z from "zod";
 import { parseInput } from "../_internal/parse-input.ts";
 import { text } from "../resources/common.ts";
-import { MAX_PAYMENT_AMOUNT } from "../rules/payments.ts";
+import { MAX_PAYMENT_AMOUNT } from "../resources/ticket-type.ts";
 
 /** The types of Stripe event the service applies; any other well-formed event is taken and ignored. */
 export const STRIPE_PAYMENT_INTENT_EVENTS = ["payment_intent.succeeded", "payment_intent.payment_failed"] as const;

@@ -7,8 +7,11 @@ import { DateTimeInput, text, Timestamp } from "./common.ts";
  */
 const CURRENCIES = new Set(Intl.supportedValuesOf("currency"));
 
-/** Stripe's largest amount (8 digits in the minor unit), so that every price can be charged there. */
-export const MAX_AMOUNT = 99_999_999;
+/**
+ * The most one payment may be, a price with its offset contribution, in the currency's minor unit:
+ * Stripe's largest amount (8 digits), so that every payment can be charged there.
+ */
+export const MAX_PAYMENT_AMOUNT = 99_999_999;
 
 /** An ISO 4217 currency code in upper case (`EUR`, `USD`, `JPY`). */
 export const Currency = z
@@ -17,7 +20,11 @@ export const Currency = z
 
 /** An amount of money: an integer in the currency's minor unit (cents for EUR, yen for JPY). */
 export const Money = z.strictObject({
-  amount: z.int().min(0).max(MAX_AMOUNT).meta({ description: "Integer, in the currency's minor unit (cents)." }),
+  amount: z
+    .int()
+    .min(0)
+    .max(MAX_PAYMENT_AMOUNT)
+    .meta({ description: "Integer, in the currency's minor unit (cents)." }),
   currency: Currency,
 });
 export type Money = z.infer<typeof Money>;

@@ -1,6 +1,6 @@
 import { ServiceError } from "../errors.ts";
 import type { PaymentProvider, PaymentRecord, PaymentStatus } from "../resources/payment.ts";
-import type { RefundPolicy, TicketType } from "../resources/ticket-type.ts";
+import { MAX_PAYMENT_AMOUNT, type RefundPolicy, type TicketType } from "../resources/ticket-type.ts";
 import type { AttendeeStatus } from "./attendee-status.ts";
 
 /**
@@ -14,9 +14,6 @@ import type { AttendeeStatus } from "./attendee-status.ts";
  * it away; a cancellation does.
  */
 
-/** The most one payment may be: a price with its offset contribution, in minor units. */
-export const MAX_PAYMENT_AMOUNT = 99_999_999;
-
 /** The payment statuses that still take money (a declined card is `failed`, and may be paid). */
 export const PAYABLE_PAYMENT_STATUSES = ["requires_payment", "failed"] as const satisfies readonly PaymentStatus[];
 
@@ -28,9 +25,6 @@ export interface PaymentTerms {
 
 /** Without Stripe: payments recorded by hand, no hold. */
 export const MANUAL_PAYMENT_TERMS: PaymentTerms = { provider: "manual", holdMinutes: 30 };
-
-/** The largest amount one payment may carry, in the currency's minor unit: Stripe's 8 digits. */
-export const MAX_PAYMENT_AMOUNT = 99_999_999;
 
 /**
  * The payment a new or promoted registration of `ticket` owes: `null` for a free one (no type,
