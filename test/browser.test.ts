@@ -295,6 +295,29 @@ describe("in a real browser (headless Chromium)", { skip: SKIP }, () => {
       await page.close();
     });
 
+    test("says how to get a key, and shows each body's example as its request sample", async () => {
+      const { page } = await openDocs(context, `${server.url}/docs`);
+      const text = await page.locator("body").innerText();
+      assert.match(text, /Getting a key/);
+      assert.match(text, /npx event-service keys create --account "Acme" --tier professional --json/);
+      assert.match(text, /Authorization: Bearer esk_/);
+      // Redoc's right panel shows the request sample of an operation from its example.
+      const sample = async (operationId: string) => {
+        const section = await page.evaluate(
+          (id) => (document.querySelector(`[id$='/operation/${id}']`) as HTMLElement | null)?.innerText ?? "",
+          operationId,
+        );
+        return /Request samples([\s\S]*?)Response samples/.exec(section)?.[1] ?? `no request sample in: ${section}`;
+      };
+      const createEvent = await sample("createEvent");
+      assert.match(createEvent, /"country": "DE"/);
+      assert.match(createEvent, /"startDate": "\d{4}-\d\d-\d\dT09:00:00\+02:00"/);
+      assert.doesNotMatch(createEvent, /"string"/);
+      assert.match(await sample("recordPayment"), /"amount": 4500/);
+      await page.screenshot({ path: join(shots, "docs-request-sample.png") });
+      await page.close();
+    });
+
     test("a documentation link (/docs#CODE) lands on its error code once the reference has rendered", async () => {
       const { page } = await openDocs(context, `${server.url}/docs#EVENT_FULL`);
       await page.waitForFunction(

@@ -431,6 +431,41 @@ describe("the error body", () => {
     assert.match(error.documentation!, /^https?:\/\/\S+#INVALID_REQUEST$/);
   });
 
+  test("a validation message says how to fix the input: required with its form, the date-time's form, minor units", async () => {
+    const missing = expectError(
+      await v1.post("/events", eventInput({ endDate: undefined })),
+      400,
+      "INVALID_REQUEST",
+      "endDate",
+    );
+    assert.equal(
+      missing.message,
+      "endDate: required: a date-time with Z or an offset, such as 2027-05-01T09:00:00+02:00",
+    );
+    const local = expectError(
+      await v1.post("/events", eventInput({ startDate: "2027-05-01T09:00:00" })),
+      400,
+      "INVALID_REQUEST",
+      "startDate",
+    );
+    assert.deepEqual(local.details.issues, [
+      { path: "startDate", message: "expected a date-time with Z or an offset, such as 2027-05-01T09:00:00+02:00" },
+    ]);
+    const price = expectError(
+      await v1.post(
+        "/events",
+        eventInput({ ticketTypes: [{ name: "Standard", price: { amount: 45.5, currency: "EUR" } }] }),
+      ),
+      400,
+      "INVALID_REQUEST",
+      "ticketTypes.0.price.amount",
+    );
+    assert.equal(
+      price.message,
+      "ticketTypes.0.price.amount: expected a whole number in the currency's minor units (4500 is 45.00 EUR)",
+    );
+  });
+
   test("a 404: code, message, documentation; no stack or SQL anywhere", async () => {
     const response = await v1.get("/events/evt_unknown");
     const error = expectError(response, 404, "NOT_FOUND", null);

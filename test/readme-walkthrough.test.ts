@@ -87,6 +87,16 @@ test("the README's walkthrough, analytics and vendors examples work when pasted 
   const page = readFileSync(join(server.dir, "report.html"), "utf8");
   assert.match(page, /^<!doctype html>/i);
   assert.match(page, /Diesel/);
+  // The Vendors step adds localSourcing and keeps the goals the event was made with.
+  const located = answers.find((answer) => answer.id === kept[1] && answer.location?.coordinates);
+  assert.deepEqual(
+    [
+      located?.sustainabilityGoals.carbonNeutral,
+      located?.sustainabilityGoals.wasteReduction,
+      located?.sustainabilityGoals.localSourcing,
+    ],
+    [true, 50, true],
+  );
   // The caterer's covers through its link, and the local-sourcing share they make.
   const covers = answers.find((answer) => answer.kind === "catering");
   assert.match(covers?.vendorId, /^ven_/);

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { validate } from "@readme/openapi-parser";
 import { createHandler, type FetchHandler } from "../src/http/handler.ts";
-import { ROUTES } from "../src/http/routes.ts";
+import { ROUTES, VENDOR_LINK_ROUTES } from "../src/http/routes.ts";
 import { createEventService, type EventService } from "../src/service.ts";
 import { ERROR_CODES } from "../src/errors.ts";
 import { sqliteStorage } from "./_sqlite.ts";
@@ -103,6 +103,54 @@ describe("OpenAPI document and API reference page", () => {
     for (const field of ["id", "status", "carbonFootprint", "sustainabilityScore", "attendeeCount", "createdAt"])
       assert.ok(event.properties[field], field);
     assert.deepEqual(document.components.schemas.Error.properties.error.properties.code.enum, Object.keys(ERROR_CODES));
+  });
+
+  test("every operation that takes a body shows an example its schema accepts, dated ahead", () => {
+    const today = new Date().toISOString();
+    for (const route of [...ROUTES, ...VENDOR_LINK_ROUTES]) {
+      if (!route.body) continue;
+      const path = `/v1${route.path.replace(/:(\w+)/g, "{$1}")}`;
+      const media = document.paths[path][route.method.toLowerCase()].requestBody.content["application/json"];
+      const examples = Object.values(media.examples ?? {}) as Array<{ value: unknown }>;
+      assert.equal(examples.length, 1, `${route.operationId}: one example`);
+      const result = route.body.safeParse(examples[0]!.value);
+      assert.ok(result.success, `${route.operationId}: ${JSON.stringify(result.error?.issues)}`);
+      for (const date of JSON.stringify(examples[0]!.value).match(/\d{4}-\d\d-\d\dT[^"]+/g) ?? [])
+        assert.ok(new Date(date).toISOString() > today, `${route.operationId}: ${date} is ahead`);
+    }
+    const event = document.paths["/v1/events"].post.requestBody.content["application/json"].examples.createEvent.value;
+    assert.equal(event.location.country, "DE");
+    assert.match(event.startDate, /^\d{4}-\d\d-\d\dT09:00:00\+02:00$/);
+  });
+
+  test("date-times show their form, not zod's pattern", () => {
+    const forms: string[] = [];
+    const walk = (node: unknown): void => {
+      if (node === null || typeof node !== "object") return;
+      const schema = node as Record<string, unknown>;
+      if (schema.format === "date-time" || schema.format === "date") {
+        assert.equal(schema.pattern, undefined, JSON.stringify(schema));
+        forms.push(String((schema.examples as unknown[] | undefined)?.[0]));
+      }
+      for (const child of Object.values(schema)) walk(child);
+    };
+    walk(document);
+    assert.ok(forms.length > 20, String(forms.length));
+    const start = document.components.schemas.CreateEventBody.properties.startDate;
+    assert.equal(start.format, "date-time");
+    assert.match(start.examples[0], /^\d{4}-\d\d-\d\dT09:00:00\+02:00$/);
+    assert.match(start.description, /Z or an offset/);
+    assert.match(
+      document.components.schemas.Event.properties.startDate.examples[0],
+      /^\d{4}-\d\d-\d\dT07:00:00\.000Z$/,
+    );
+  });
+
+  test("the introduction says how to get a key and send it", () => {
+    const intro: string = document.info.description;
+    assert.match(intro, /## Getting a key/);
+    assert.match(intro, /npx event-service keys create --account "Acme" --tier professional/);
+    assert.match(intro, /Authorization: Bearer esk_/);
   });
 
   test("/docs renders the reference from the package, with an anchor per error code, and loads nothing from elsewhere", async () => {

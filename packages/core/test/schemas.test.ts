@@ -10,6 +10,8 @@ import {
 } from "../src/resources/attendee.ts";
 import { ApiKeyCreateInput, SCOPES, scopesOf, storedScopes } from "../src/resources/api-key.ts";
 import { EventCreateInput, EventListQuery, EventUpdateInput, isCountryCode } from "../src/resources/event.ts";
+import { ActivityInput } from "../src/resources/activity.ts";
+import { PaymentInput, RefundInput } from "../src/resources/payment.ts";
 
 const event = {
   name: "Green Summit",
@@ -220,5 +222,134 @@ describe("ApiKeyCreateInput and countries", () => {
     for (const code of ["DE", "US", "GB", "BR", "JP", "ZA", "AD", "ZW", "XK"])
       assert.equal(isCountryCode(code), true, code);
     for (const code of ["XX", "UK", "EU", "de", "DEU", "", "D"]) assert.equal(isCountryCode(code), false, code);
+  });
+});
+
+describe("messages say how to fix the input", () => {
+  /** The first issue's `field` and message, and `details.issues[0]`, which say the same. */
+  function said(schema: Parameters<typeof parseInput>[0], value: unknown, where?: string) {
+    const error = failure(schema, value, where);
+    const issue = (error.details!.issues as Array<{ path: string; message: string }>)[0]!;
+    assert.equal(error.message.startsWith(`${issue.path || where || "body"}: ${issue.message}`), true, error.message);
+    return { field: error.field, message: error.message, issue };
+  }
+  const electricity = { kind: "electricity", quantity: 1200, unit: "kWh", source: "grid" };
+
+  test("a missing field is required, with the form it takes", () => {
+    assert.equal(
+      said(EventCreateInput, { ...event, endDate: undefined }).message,
+      "endDate: required: a date-time with Z or an offset, such as 2027-05-01T09:00:00+02:00",
+    );
+    assert.equal(said(EventCreateInput, { ...event, name: undefined }).message, "name: required: text");
+    assert.equal(
+      said(EventCreateInput, { ...event, capacity: undefined }).message,
+      "capacity: required: a whole number",
+    );
+    assert.equal(said(EventCreateInput, { ...event, location: undefined }).message, "location: required: an object");
+    assert.equal(
+      said(PaymentInput, { method: "cash" }).message,
+      "amount: required: a whole number in the currency's minor units (4500 is 45.00 EUR)",
+    );
+  });
+
+  test("a date-time without Z or an offset shows the form", () => {
+    const { field, message, issue } = said(EventCreateInput, { ...event, startDate: "2027-05-01T09:00:00" });
+    assert.equal(field, "startDate");
+    assert.equal(message, "startDate: expected a date-time with Z or an offset, such as 2027-05-01T09:00:00+02:00");
+    assert.deepEqual(issue, {
+      path: "startDate",
+      message: "expected a date-time with Z or an offset, such as 2027-05-01T09:00:00+02:00",
+    });
+    // A query date takes a bare date too, and says so.
+    assert.equal(
+      said(EventListQuery, { startDate: "yesterday" }, "query").message,
+      "startDate: expected a date-time with Z or an offset, such as 2027-05-01T09:00:00+02:00, or a date such as 2027-05-01",
+    );
+  });
+
+  test("an enum missing or wrong lists its choices", () => {
+    assert.equal(
+      said(ActivityInput, { ...electricity, source: undefined }).message,
+      "source: required: one of grid, renewable_tariff, onsite_renewable",
+    );
+    assert.equal(
+      said(ActivityInput, { ...electricity, source: "coal" }).message,
+      "source: must be one of grid, renewable_tariff, onsite_renewable",
+    );
+    assert.equal(said(ActivityInput, { ...electricity, unit: "MWh" }).message, "unit: must be kWh");
+  });
+
+  test("a record without its kind: required, one of the kinds", () => {
+    const kinds = "one of electricity, fuel, catering, accommodation, materials, freight, waste, water, staff_travel";
+    const missing = said(ActivityInput, { ...electricity, kind: undefined });
+    assert.equal(missing.field, "kind");
+    assert.equal(missing.message, `kind: required: ${kinds}`);
+    assert.equal(said(ActivityInput, { ...electricity, kind: "solar" }).message, `kind: must be ${kinds}`);
+  });
+
+  test("an amount that is not a whole number says amounts are in the currency's minor units", () => {
+    const minorUnits = "a whole number in the currency's minor units (4500 is 45.00 EUR)";
+    const ticket = { name: "Standard", price: { amount: 45.5, currency: "EUR" } };
+    const price = said(EventCreateInput, { ...event, ticketTypes: [ticket] });
+    assert.equal(price.field, "ticketTypes.0.price.amount");
+    assert.equal(price.message, `ticketTypes.0.price.amount: expected ${minorUnits}`);
+    assert.equal(said(PaymentInput, { amount: 45.5, method: "cash" }).message, `amount: expected ${minorUnits}`);
+    assert.equal(said(PaymentInput, { amount: "45.00", method: "cash" }).message, `amount: expected ${minorUnits}`);
+    assert.equal(said(RefundInput, { amount: 0.5 }).message, `amount: expected ${minorUnits}`);
+    assert.equal(said(RefundInput, { amount: 0 }).message, `amount: must be at least 1, ${minorUnits}`);
+    assert.equal(
+      said(PaymentInput, { amount: 100_000_000, method: "cash" }).message,
+      `amount: must be at most 99999999, ${minorUnits}`,
+    );
+  });
+
+  test("wrong types, sizes and unknown fields read as instructions", () => {
+    assert.equal(said(EventCreateInput, { ...event, name: 42 }).message, "name: expected text");
+    assert.equal(said(EventCreateInput, { ...event, capacity: 2.5 }).message, "capacity: expected a whole number");
+    assert.equal(said(EventCreateInput, { ...event, capacity: "10" }).message, "capacity: expected a whole number");
+    assert.equal(
+      said(EventCreateInput, { ...event, waitlistEnabled: "yes" }).message,
+      "waitlistEnabled: expected true or false",
+    );
+    assert.equal(said(EventCreateInput, { ...event, tags: "food" }).message, "tags: expected a list");
+    assert.equal(said(EventCreateInput, { ...event, capacity: 0 }).message, "capacity: must be at least 1");
+    assert.equal(
+      said(EventCreateInput, { ...event, capacity: 2_000_000 }).message,
+      "capacity: must be at most 1000000",
+    );
+    assert.equal(said(EventCreateInput, { ...event, name: "   " }).message, "name: must not be empty");
+    assert.equal(
+      said(EventCreateInput, { ...event, name: "x".repeat(201) }).message,
+      "name: must be at most 200 characters",
+    );
+    assert.equal(
+      said(EventCreateInput, { ...event, tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }).message,
+      "tags: must have at most 20 items",
+    );
+    assert.equal(
+      said(EventCreateInput, { ...event, color: "green" }).message,
+      "color: is not a field here: remove it, or check its spelling",
+    );
+    assert.equal(
+      said(EventCreateInput, { ...event, color: "green", size: 1 }).message,
+      "body: color, size are not fields here: remove them, or check their spelling",
+    );
+    assert.equal(said(EventCreateInput, [1, 2]).message, "body: expected an object");
+    assert.equal(
+      said(AttendeeCreateInput, { eventId: "evt_1", firstName: "Ada", lastName: "L", email: "ada", ticketType: "x" })
+        .message,
+      "email: expected an email address such as ada@example.com",
+    );
+  });
+
+  test("a message the schema gives itself is kept", () => {
+    assert.equal(
+      said(EventCreateInput, { ...event, location: { ...event.location, country: "de" } }).message,
+      "location.country: must be an ISO 3166-1 alpha-2 country code in upper case, e.g. DE",
+    );
+    assert.equal(
+      said(EventCreateInput, { ...event, endDate: "2027-05-01T06:59:59Z" }).message,
+      "endDate: must not be before startDate",
+    );
   });
 });

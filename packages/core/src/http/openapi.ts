@@ -2,6 +2,7 @@ import * as z from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.ts";
 import { SCOPES, scopesGranting, TIER_LIMITS } from "../resources/api-key.ts";
 import { NUMBER_PARAM_DOCS } from "../resources/common.ts";
+import { requestExamples } from "./request-examples.ts";
 import { type Route, ROUTES, type RouteSpec, VENDOR_LINK_ROUTES } from "./routes.ts";
 import { ErrorBodySchema, HealthSchema, ServiceIndexSchema } from "./schemas.ts";
 
@@ -34,29 +35,50 @@ const RATE_LIMIT_HEADERS = {
   "X-Request-Id": { description: "The request's id (the one sent, or a generated UUID).", schema: { type: "string" } },
 };
 
-function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+/** What a date and a date-time look like in the document: one example each, instead of zod's long `pattern`. */
+interface DateForms {
+  /** A date-time as sent (`2027-05-01T09:00:00+02:00`). */
+  input: string;
+  /** The same instant as answered, in UTC (`2027-05-01T07:00:00.000Z`). */
+  output: string;
+  date: string;
+}
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output", forms: DateForms): JsonSchema {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
     io,
     unrepresentable: "any",
     target: "draft-2020-12",
     override: ({ zodSchema, jsonSchema }) => {
       const documented = NUMBER_PARAM_DOCS.get(zodSchema);
-      if (!documented) return;
-      for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
-      Object.assign(jsonSchema, documented);
+      if (documented) {
+        for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
+        Object.assign(jsonSchema, documented);
+        return;
+      }
+      if (jsonSchema.format !== "date-time" && jsonSchema.format !== "date") return;
+      delete jsonSchema.pattern;
+      const example = jsonSchema.format === "date" ? forms.date : io === "input" ? forms.input : forms.output;
+      jsonSchema.examples ??= [example];
     },
   }) as JsonSchema;
   return rest;
 }
 
-/** Builds the OpenAPI 3.1 document from the route table and the zod schemas the service validates with. */
-function buildDocument(): Record<string, unknown> {
+/**
+ * Builds the OpenAPI 3.1 document from the route table and the zod schemas the service validates
+ * with; its examples are dated from `now`.
+ */
+function buildDocument(now: Date): Record<string, unknown> {
+  const examples = requestExamples(now);
+  const start = (examples.createEvent as { startDate: string }).startDate;
+  const forms: DateForms = { input: start, output: new Date(start).toISOString(), date: start.slice(0, 10) };
   const components: Record<string, JsonSchema> = {};
   const named = new Map<z.ZodType, string>();
   const ref = (schema: z.ZodType, name: string, io: "input" | "output") => {
     if (!named.has(schema)) {
       named.set(schema, name);
-      const { $defs, ...root } = jsonSchema(schema, io);
+      const { $defs, ...root } = jsonSchema(schema, io, forms);
       // A schema given an id (`.meta({ id })`) comes out once, in $defs, referred to from
       // everywhere it appears: it becomes a component of its own (under its id), and the
       // refs point there. A root that is itself one of them is that component.
@@ -104,7 +126,7 @@ function buildDocument(): Record<string, unknown> {
       schema: { type: "string" },
     }));
     const queryProps = route.query
-      ? ((jsonSchema(route.query, "input").properties ?? {}) as Record<string, JsonSchema>)
+      ? ((jsonSchema(route.query, "input", forms).properties ?? {}) as Record<string, JsonSchema>)
       : {};
     const queryParams = Object.entries(queryProps).map(([name, schema]) => ({
       name,
@@ -162,7 +184,14 @@ function buildDocument(): Record<string, unknown> {
       ...(route.body && {
         requestBody: {
           required: route.bodyOptional !== true,
-          content: { "application/json": { schema: ref(route.body, `${name}Body`, "input") } },
+          content: {
+            "application/json": {
+              schema: ref(route.body, `${name}Body`, "input"),
+              ...(examples[route.operationId] !== undefined && {
+                examples: { [route.operationId]: { summary: "Example", value: examples[route.operationId] } },
+              }),
+            },
+          },
         },
       }),
       responses: {
@@ -305,7 +334,28 @@ function buildDocument(): Record<string, unknown> {
       summary: "Sustainable events: events, registrations, check-in, carbon figures, analytics.",
       description: [
         "Every route is served under `/v1` and, identically, under `/api`. Authenticate with `Authorization: Bearer <API key>`.",
-        "Every failure answers one error body (see the `Error` schema and the list of codes on this page).",
+        "Every failure answers one error body (see the `Error` schema and the list of codes on this page); its message says how to fix the input.",
+        "Amounts of money are whole numbers in the currency's minor units: `4500` is 45.00 EUR (JSON's `45.00` is the number 45, so 0.45 EUR).",
+        "",
+        "## Getting a key",
+        "",
+        "Whoever runs the server makes API keys with its command line, on the same database (an unknown account name creates the account). The key is shown once; only its hash is stored:",
+        "",
+        "```sh",
+        'npx event-service keys create --account "Acme" --tier professional --json',
+        "```",
+        "",
+        `\`--scopes events:read,attendees:write\` limits what the key may do (${SCOPES.map((scope) => `\`${scope}\``).join(", ")}; none named: all of them). \`--tier\` (${Object.keys(
+          TIER_LIMITS,
+        )
+          .map((tier) => `\`${tier}\``)
+          .join(", ")}) sets the rate limits below. Send the key on every request:`,
+        "",
+        "```sh",
+        'curl http://127.0.0.1:3000/v1/events -H "Authorization: Bearer esk_…"',
+        "```",
+        "",
+        "## Rate limits",
         "",
         "Rate limits count per account, per minute and per UTC day (enterprise accounts set their own):",
         "",
@@ -364,6 +414,6 @@ let cached: string | undefined;
 
 /** The OpenAPI 3.1 document of the API, as JSON text (built once). */
 export function openApiDocument(): string {
-  cached ??= JSON.stringify(buildDocument());
+  cached ??= JSON.stringify(buildDocument(new Date()));
   return cached;
 }

@@ -56,7 +56,10 @@ export const LocationInput = z.strictObject({
   address: text(500),
   city: text(200),
   state: text(200).nullish(),
-  country: z.string().refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code in upper case, e.g. DE"),
+  country: z
+    .string()
+    .refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code in upper case, e.g. DE")
+    .meta({ description: "ISO 3166-1 alpha-2 code, upper case.", examples: ["DE"] }),
   zipCode: text(20).nullish(),
   coordinates: Coordinates.nullish(),
 });

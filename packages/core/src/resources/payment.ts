@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { plainText, text, Timestamp } from "./common.ts";
 import { PAYABLE_PAYMENT_STATUSES } from "../rules/payments.ts";
-import { MAX_PAYMENT_AMOUNT } from "./ticket-type.ts";
+import { amountInMinorUnits } from "./ticket-type.ts";
 
 /**
  * A registration's payment: what a priced ticket costs and how much of it was paid and refunded.
@@ -81,7 +81,7 @@ export function toApiPayment(payment: PaymentRecord, withSecret: boolean): Payme
 
 /** Body of `POST /attendees/:id/payments`: money the organiser took (at the door, by bank transfer). */
 export const PaymentInput = z.strictObject({
-  amount: z.int().min(1).max(MAX_PAYMENT_AMOUNT).meta({ description: "In the payment's currency's minor unit." }),
+  amount: amountInMinorUnits(1, "In the currency's minor unit: 4500 is 45.00 EUR."),
   method: z.enum(PAYMENT_METHODS),
   reference: text(200).nullish().meta({ description: "The bank transfer's reference, a receipt number." }),
 });
@@ -89,12 +89,10 @@ export type PaymentInput = z.input<typeof PaymentInput>;
 
 /** Body of `POST /attendees/:id/refunds`. */
 export const RefundInput = z.strictObject({
-  amount: z
-    .int()
-    .min(1)
-    .max(MAX_PAYMENT_AMOUNT)
-    .optional()
-    .meta({ description: "In the minor unit; default: everything paid and not yet refunded." }),
+  amount: amountInMinorUnits(
+    1,
+    "In the currency's minor unit (4500 is 45.00 EUR); default: everything paid and not yet refunded.",
+  ).optional(),
   reason: plainText(500).nullish(),
 });
 export type RefundInput = z.input<typeof RefundInput>;

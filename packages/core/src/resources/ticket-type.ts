@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { DateTimeInput, text, Timestamp } from "./common.ts";
+import { DateTimeInput, INPUT_FORMS, text, Timestamp } from "./common.ts";
 
 /**
  * The ISO 4217 codes of the currencies in circulation, as the runtime's ICU data knows them
@@ -18,13 +18,19 @@ export const Currency = z
   .string()
   .refine((code) => CURRENCIES.has(code), "must be an ISO 4217 currency code in upper case, e.g. EUR");
 
+/**
+ * An amount of money in a body: a whole number in the currency's minor unit (cents for EUR, yen
+ * for JPY). JSON's `45.00` is the number 45, so it is 0.45 EUR, never 45 EUR.
+ */
+export function amountInMinorUnits(min: number, description: string) {
+  const schema = z.int().min(min).max(MAX_PAYMENT_AMOUNT).meta({ description });
+  INPUT_FORMS.add(schema, { form: "a whole number in the currency's minor units (4500 is 45.00 EUR)" });
+  return schema;
+}
+
 /** An amount of money: an integer in the currency's minor unit (cents for EUR, yen for JPY). */
 export const Money = z.strictObject({
-  amount: z
-    .int()
-    .min(0)
-    .max(MAX_PAYMENT_AMOUNT)
-    .meta({ description: "Integer, in the currency's minor unit (cents)." }),
+  amount: amountInMinorUnits(0, "A whole number in the currency's minor unit: 4500 is 45.00 EUR."),
   currency: Currency,
 });
 export type Money = z.infer<typeof Money>;
