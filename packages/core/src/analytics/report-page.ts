@@ -1,3 +1,4 @@
+import { localDateTime } from "../_internal/local-time.ts";
 import type { GoalType } from "../rules/goals.ts";
 import type { FootprintKind } from "./footprint.ts";
 import type { SustainabilityReportDocument } from "./report-document.ts";
@@ -98,12 +99,6 @@ function figure(name: string, value: number | null, text: string, tag = "span"):
   return `<${tag} data-figure="${escapeHtml(name)}" data-value="${value === null ? "null" : String(value)}">${escapeHtml(text)}</${tag}>`;
 }
 
-/** "2026-07-10 18:00 UTC" for an ISO timestamp; anything else as given. */
-function when(timestamp: string): string {
-  const time = Date.parse(timestamp);
-  return Number.isNaN(time) ? timestamp : `${new Date(time).toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
-
 /** "total emissions" for "totalEmissionsKg": a metric's name without its unit, in words. */
 function metricWords(key: string): string {
   return key
@@ -182,6 +177,7 @@ function stat(label: string, html: string): string {
 
 function headerSection(doc: SustainabilityReportDocument): string {
   const { event } = doc;
+  const when = (timestamp: string) => localDateTime(timestamp, event.timeZone);
   return `<header>
 <p class="kicker">Sustainability report</p>
 <h1>${escapeHtml(event.name)}</h1>
@@ -624,7 +620,7 @@ ${travelSection(doc)}
 ${goalsSection(doc)}
 ${methodologySection(doc)}
 </main>
-<footer>Event Service sustainability report for event <code>${escapeHtml(doc.event.id)}</code>, generated ${escapeHtml(when(doc.generatedAt))}. All emissions in kg CO2e.</footer>
+<footer>Event Service sustainability report for event <code>${escapeHtml(doc.event.id)}</code>, generated ${escapeHtml(localDateTime(doc.generatedAt, doc.event.timeZone))}. All emissions in kg CO2e.</footer>
 </body>
 </html>
 `;
