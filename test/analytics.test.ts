@@ -605,6 +605,34 @@ describe("GET /analytics/events/:id", () => {
     );
   });
 
+  test("goals the event did not set are set false and met null, whatever the figures, in the analytics and the report", async () => {
+    const c = clientFor(server, (await server.createKey({ account: "Goals Co" })).key);
+    // Figures that would meet carbon_neutral and renewable_energy and miss any waste target.
+    const event = await createEvent(c, { capacity: 5, sustainabilityGoals: { localSourcing: true } });
+    await moveEvent(c, event.id, "published");
+    await register(c, event.id, { carbonOffset: travel("car", 100, 3) });
+    for (const activity of [
+      { kind: "electricity", source: "renewable_tariff", quantity: 500, unit: "kWh" },
+      { kind: "waste", stream: "landfill", quantity: 80, unit: "kg" },
+    ])
+      expectStatus(await c.post(`/events/${event.id}/activities`, activity), 201);
+    const goals = expectStatus(await c.get(`/analytics/events/${event.id}`), 200).sustainability.goalProgress;
+    assert.deepEqual(
+      goals.map((goal: any) => [goal.type, goal.set, goal.met, goal.target]),
+      [
+        ["carbon_neutral", false, null, null],
+        ["renewable_energy", false, null, null],
+        ["waste_reduction", false, null, null],
+        ["local_sourcing", true, null, 50],
+      ],
+    );
+    // The figures stay, so a reader sees what the goal would be judged on.
+    assert.deepEqual(goals[0].metrics, { totalEmissionsKg: 16.844, offsetKg: 200, coveragePercent: 1187.4 });
+    assert.deepEqual(goals[1].metrics, { electricityKwh: 500, renewableKwh: 500, renewableSharePercent: 100 });
+    const report = expectStatus(await c.get(`/events/${event.id}/sustainability-report`), 200);
+    assert.deepEqual(report.goals, goals);
+  });
+
   test("unknown and foreign events are 404; the other account cannot read ours", async () => {
     expectError(await a.get("/analytics/events/evt_nope"), 404, "NOT_FOUND");
     expectError(await a.get(`/analytics/events/${E.other.id}`), 404, "NOT_FOUND");

@@ -19,6 +19,8 @@ import { percent, round3, seriesStatistics } from "../src/analytics/statistics.t
 import { buildTrendReport, TrendQuery } from "../src/analytics/trend-report.ts";
 import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
 import { ServiceError } from "../src/errors.ts";
+import { NO_FIGURES } from "../src/resources/kept-figures.ts";
+import { goalStatuses } from "../src/rules/goals.ts";
 import { dialectOf } from "../src/sql/dialect.ts";
 import { BACKENDS } from "./_backends.ts";
 
@@ -487,5 +489,46 @@ describe("insights and recommendations follow the numbers", () => {
       ["worsening_trend", "offset_uptake"],
     );
     assert.equal(uptake.recommendations[1]!.figures.participationPercent, 20);
+  });
+});
+
+describe("goals", () => {
+  // 100 kg of travel, offset 3 USD (200 kg at 15 USD per tonne); all electricity renewable; all waste landfilled.
+  const figures = {
+    capacity: 10,
+    kept: { ...NO_FIGURES, activeRegistrations: 2, emissionsKg: 100, offsetUsd: 3, travelReported: 2 },
+    activities: { ...NO_ACTIVITY_FIGURES, electricityKwh: 400, renewableKwh: 400, wasteKg: 50 },
+    vendors: { confirmed: 2, local: 2, certified: 0 },
+  };
+  const judged = (goals: Parameters<typeof goalStatuses>[0]) =>
+    goalStatuses(goals, figures, DEFAULT_CARBON_SETTINGS).map((goal) => [goal.type, goal.set, goal.met, goal.target]);
+
+  test("a goal not set is neither met nor missed, whatever the figures say", () => {
+    assert.deepEqual(judged({}), [
+      ["carbon_neutral", false, null, null],
+      ["renewable_energy", false, null, null],
+      ["waste_reduction", false, null, null],
+      ["local_sourcing", false, null, 50],
+    ]);
+    assert.deepEqual(
+      judged({ carbonNeutral: false, renewableEnergy: false, wasteReduction: 0, localSourcing: false }),
+      [
+        ["carbon_neutral", false, null, null],
+        ["renewable_energy", false, null, null],
+        ["waste_reduction", false, null, null],
+        ["local_sourcing", false, null, 50],
+      ],
+    );
+  });
+
+  test("set goals are judged on the same figures, which an unset goal still shows", () => {
+    assert.deepEqual(judged({ carbonNeutral: true, renewableEnergy: true, wasteReduction: 30, localSourcing: true }), [
+      ["carbon_neutral", true, true, null],
+      ["renewable_energy", true, true, null],
+      ["waste_reduction", true, false, 30],
+      ["local_sourcing", true, true, 50],
+    ]);
+    const [unset] = goalStatuses({}, figures, DEFAULT_CARBON_SETTINGS);
+    assert.deepEqual(unset?.metrics, { totalEmissionsKg: 100, offsetKg: 200, coveragePercent: 200 });
   });
 });
