@@ -163,7 +163,8 @@ function table(caption: string, headers: string[], rows: string[][], numeric: nu
         `<tr>${row.map((html, column) => (column === 0 ? cell("th", html, column, ' scope="row"') : cell("td", html, column))).join("")}</tr>`,
     )
     .join("\n");
-  return `<table><caption>${escapeHtml(caption)}</caption><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
+  // A table wider than a phone scrolls inside its own box (focusable, so a keyboard can scroll it), never the page.
+  return `<div class="table-box" role="region" tabindex="0" aria-label="${escapeHtml(caption)}"><table><caption>${escapeHtml(caption)}</caption><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
 }
 
 function empty(text: string): string {
@@ -575,13 +576,23 @@ tbody th { font-weight: 500; }
 .goal.not-met { background: #f6dcd6; color: #8a2c17; }
 .goal.not-set, .goal.not-measurable { background: #eceeed; color: var(--muted); }
 .metrics { margin: 0; padding-left: 1.1em; }
-code { font-size: 9pt; }
+code { font-size: 9pt; overflow-wrap: anywhere; }
+.table-box { overflow-x: auto; max-width: 100%; margin: 6px 0 10px; }
+.table-box > table { margin: 0; }
+.stat { min-width: 0; max-width: 100%; overflow-wrap: anywhere; }
+p, li, dd { overflow-wrap: break-word; }
+@media screen and (max-width: 600px) {
+  body { padding: 12px; font-size: 10pt; }
+  h1 { font-size: 16pt; }
+  .facts, .stats { gap: 6px 14px; }
+}
 footer { margin-top: 18px; font-size: 8.5pt; color: var(--muted); border-top: 1px solid var(--rule); padding-top: 4px; }
 @media print {
   body { padding: 0; max-width: none; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   h2, h3 { break-after: avoid; }
   .chart, table, .stats { break-inside: avoid; }
+  .table-box { overflow: visible; }
   section { break-inside: auto; }
   #methodology { break-before: page; }
 }
