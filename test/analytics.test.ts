@@ -626,8 +626,9 @@ describe("GET /analytics/events/:id", () => {
         ["local_sourcing", true, null, 50],
       ],
     );
-    // The figures stay, so a reader sees what the goal would be judged on.
-    assert.deepEqual(goals[0].metrics, { totalEmissionsKg: 16.844, offsetKg: 200, coveragePercent: 1187.4 });
+    // The figures stay, so a reader sees what the goal would be judged on: 16.844 kg of travel and
+    // 41.627 kg of landfilled waste, 200 kg offset.
+    assert.deepEqual(goals[0].metrics, { totalEmissionsKg: 58.471, offsetKg: 200, coveragePercent: 342.1 });
     assert.deepEqual(goals[1].metrics, { electricityKwh: 500, renewableKwh: 500, renewableSharePercent: 100 });
     const report = expectStatus(await c.get(`/events/${event.id}/sustainability-report`), 200);
     assert.deepEqual(report.goals, goals);
