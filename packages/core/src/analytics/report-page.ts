@@ -164,7 +164,8 @@ function table(caption: string, headers: string[], rows: string[][], numeric: nu
     )
     .join("\n");
   // A table wider than a phone scrolls inside its own box (focusable, so a keyboard can scroll it), never the page.
-  return `<div class="table-box" role="region" tabindex="0" aria-label="${escapeHtml(caption)}"><table><caption>${escapeHtml(caption)}</caption><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
+  const wide = headers.length >= 5 ? ' class="wide"' : "";
+  return `<div class="table-box" role="region" tabindex="0" aria-label="${escapeHtml(caption)}"><table${wide}><caption>${escapeHtml(caption)}</caption><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
 }
 
 function empty(text: string): string {
@@ -483,17 +484,18 @@ function goalsSection(doc: SustainabilityReportDocument): string {
             )
             .join("")}</ul>`;
     const { label, rule } = GOALS[goal.type];
+    // The status beside the goal's name, where a phone shows it without scrolling the table.
     return [
       escapeHtml(label),
-      escapeHtml(rule),
       `<span class="goal ${status}" data-goal="${goal.type}" data-status="${status}">${statusText}</span>`,
+      escapeHtml(rule),
       target,
       figures,
     ];
   });
   return `<section id="goals" aria-labelledby="goals-h">
 <h2 id="goals-h">Goals</h2>
-${table("Sustainability goals", ["Goal", "Met when", "Status", "Target", "Figures"], rows, [3])}
+${table("Sustainability goals", ["Goal", "Status", "Met when", "Target", "Figures"], rows, [3])}
 <p class="note">Not measurable: the goal is set, but nothing is recorded to judge it by.</p>
 </section>`;
 }
@@ -579,6 +581,7 @@ tbody th { font-weight: 500; }
 code { font-size: 9pt; overflow-wrap: anywhere; }
 .table-box { overflow-x: auto; max-width: 100%; margin: 6px 0 10px; }
 .table-box > table { margin: 0; }
+.table-box > table.wide { min-width: 48em; }
 .stat { min-width: 0; max-width: 100%; overflow-wrap: anywhere; }
 p, li, dd { overflow-wrap: break-word; }
 @media screen and (max-width: 600px) {
