@@ -701,7 +701,7 @@ describe("GET /analytics/trends", () => {
     );
     assert.equal(
       report.insights[0].message,
-      "Travel emissions rose from 213.948 kg CO2e (2027-01-01) to 1164.786 kg CO2e (2027-04-01) (+444.424%); the fitted slope is +950.838 kg CO2e per quarter.",
+      "Travel emissions rose from 213.948 kg CO2e (2027-01-01) to 1164.786 kg CO2e (2027-04-01) (+444.4%); the fitted slope is +950.838 kg CO2e per quarter.",
     );
     assert.equal(report.insights[2].figures.coefficientOfVariationPercent, 68.965);
     // Flights and the car: 1,356.912 of 1,378.734 kg (98.417 %), 4 of 8 reported trips.

@@ -377,8 +377,11 @@ describe("insights and recommendations follow the numbers", () => {
     );
     assert.equal(
       insights[0]!.message,
-      "Travel emissions rose from 100 kg CO2e (2027-01-01) to 200 kg CO2e (2027-02-01) (+100%); the fitted slope is +100 kg CO2e per month.",
+      "Travel emissions rose from 100 kg CO2e (2027-01-01) to 200 kg CO2e (2027-02-01) (+100.0%); the fitted slope is +100 kg CO2e per month.",
     );
+    // Percentages in words have one decimal, as the printable report writes them; the figures keep three.
+    assert.equal(insights[3]!.message, "Offsets cover 33.3% of the travel emissions (100 of 300 kg CO2e).");
+    assert.match(recommendations[2]!.message, /\(coverage 33\.3%\)/);
     // Flights: 240 of 300 kg = 80 %, 2 of 10 trips = 20 %.
     assert.deepEqual(insights[2]!.figures, {
       highEmissionSharePercent: 80,
@@ -393,6 +396,16 @@ describe("insights and recommendations follow the numbers", () => {
       ["worsening_trend", "travel_mix", "offset_gap"],
     );
     assert.deepEqual(recommendations[2]!.figures, { gapKg: 200, gapUsd: 3, offsetCoveragePercent: 33.333 });
+  });
+
+  test("a large percentage reads as the report writes it: grouped, one decimal", () => {
+    const values = [10, 180.5873];
+    const points = values.map((value, i) => ({ period: `2027-0${i + 1}-01`, value }));
+    const statistics = seriesStatistics(values.map((value, index) => ({ index, value })));
+    assert.equal(statistics.percentChange, 1705.873);
+    const { insights } = generateInsights(base({ points, statistics }));
+    assert.match(insights[0]!.message, /\(2027-02-01\) \(\+1,705\.9%\);/);
+    assert.equal(insights[0]!.figures.percentChange, 1705.873);
   });
 
   test("a fitted rise whose ends are equal is not told as 'from 0 to 0'", () => {
