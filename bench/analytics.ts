@@ -91,6 +91,7 @@ async function seed(file: string) {
             waitlistEnabled: false,
             ticketTypes: [],
             refundPolicy: "full",
+            timeZone: null,
             createdAt: now,
             updatedAt: now,
           }),

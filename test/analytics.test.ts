@@ -605,6 +605,35 @@ describe("GET /analytics/events/:id", () => {
     );
   });
 
+  test("goals the event did not set are set false and met null, whatever the figures, in the analytics and the report", async () => {
+    const c = clientFor(server, (await server.createKey({ account: "Goals Co" })).key);
+    // Figures that would meet carbon_neutral and renewable_energy and miss any waste target.
+    const event = await createEvent(c, { capacity: 5, sustainabilityGoals: { localSourcing: true } });
+    await moveEvent(c, event.id, "published");
+    await register(c, event.id, { carbonOffset: travel("car", 100, 3) });
+    for (const activity of [
+      { kind: "electricity", source: "renewable_tariff", quantity: 500, unit: "kWh" },
+      { kind: "waste", stream: "landfill", quantity: 80, unit: "kg" },
+    ])
+      expectStatus(await c.post(`/events/${event.id}/activities`, activity), 201);
+    const goals = expectStatus(await c.get(`/analytics/events/${event.id}`), 200).sustainability.goalProgress;
+    assert.deepEqual(
+      goals.map((goal: any) => [goal.type, goal.set, goal.met, goal.target]),
+      [
+        ["carbon_neutral", false, null, null],
+        ["renewable_energy", false, null, null],
+        ["waste_reduction", false, null, null],
+        ["local_sourcing", true, null, 50],
+      ],
+    );
+    // The figures stay, so a reader sees what the goal would be judged on: 16.844 kg of travel and
+    // 41.627 kg of landfilled waste, 200 kg offset.
+    assert.deepEqual(goals[0].metrics, { totalEmissionsKg: 58.471, offsetKg: 200, coveragePercent: 342.1 });
+    assert.deepEqual(goals[1].metrics, { electricityKwh: 500, renewableKwh: 500, renewableSharePercent: 100 });
+    const report = expectStatus(await c.get(`/events/${event.id}/sustainability-report`), 200);
+    assert.deepEqual(report.goals, goals);
+  });
+
   test("unknown and foreign events are 404; the other account cannot read ours", async () => {
     expectError(await a.get("/analytics/events/evt_nope"), 404, "NOT_FOUND");
     expectError(await a.get(`/analytics/events/${E.other.id}`), 404, "NOT_FOUND");
@@ -672,7 +701,7 @@ describe("GET /analytics/trends", () => {
     );
     assert.equal(
       report.insights[0].message,
-      "Travel emissions rose from 213.948 kg CO2e (2027-01-01) to 1164.786 kg CO2e (2027-04-01) (+444.424%); the fitted slope is +950.838 kg CO2e per quarter.",
+      "Travel emissions rose from 213.948 kg CO2e (2027-01-01) to 1164.786 kg CO2e (2027-04-01) (+444.4%); the fitted slope is +950.838 kg CO2e per quarter.",
     );
     assert.equal(report.insights[2].figures.coefficientOfVariationPercent, 68.965);
     // Flights and the car: 1,356.912 of 1,378.734 kg (98.417 %), 4 of 8 reported trips.

@@ -73,6 +73,7 @@ describe("create", () => {
       waitlistEnabled: false,
       ticketTypes: [],
       refundPolicy: "full",
+      timeZone: null,
       createdAt: event.createdAt,
       updatedAt: event.createdAt,
       attendeeCount: 0,
@@ -249,6 +250,86 @@ describe("create", () => {
     expectError(await client.post("/events", eventInput({ capacity: 0 })), 400, "INVALID_REQUEST", "capacity");
     const list = expectStatus(await client.get("/events"), 200);
     assert.equal(list.pagination.total, 0);
+  });
+});
+
+describe("timeZone", () => {
+  test("an IANA name is kept in its own spelling, returned everywhere, changed and cleared by PUT", async () => {
+    const client = await newAccount("Zones Ltd");
+    const event = await createEvent(client, { timeZone: "Europe/Berlin" });
+    assert.equal(event.timeZone, "Europe/Berlin");
+    assert.equal(expectStatus(await client.get(`/events/${event.id}`), 200).timeZone, "Europe/Berlin");
+    assert.deepEqual(
+      expectStatus(await client.get("/events"), 200).events.map((e: any) => e.timeZone),
+      ["Europe/Berlin"],
+    );
+    // The API's date-times stay UTC.
+    assert.equal(event.startDate, "2027-05-01T09:00:00.000Z");
+    assert.equal((await createEvent(client, { timeZone: "america/new_york" })).timeZone, "America/New_York");
+    assert.equal((await createEvent(client, { timeZone: "UTC" })).timeZone, "UTC");
+    assert.equal((await createEvent(client, { timeZone: null })).timeZone, null);
+
+    const moved = expectStatus(await client.put(`/events/${event.id}`, { timeZone: "Asia/Tokyo" }), 200);
+    assert.equal(moved.timeZone, "Asia/Tokyo");
+    assert.equal(expectStatus(await client.put(`/events/${event.id}`, { capacity: 7 }), 200).timeZone, "Asia/Tokyo");
+    const cleared = expectStatus(await client.put(`/events/${event.id}`, { timeZone: null }), 200);
+    assert.equal(cleared.timeZone, null);
+    assert.equal(expectStatus(await client.get(`/events/${event.id}`), 200).timeZone, null);
+  });
+
+  test("anything but an IANA name the runtime knows is 400 naming timeZone and saying what to type", async () => {
+    const event = await createEvent(v1, { timeZone: "Europe/Paris" });
+    for (const timeZone of [
+      "Berlin",
+      "Europe/Atlantis",
+      "+02:00",
+      "CEST",
+      "",
+      " Europe/Berlin",
+      "x".repeat(300),
+      2,
+      {},
+    ]) {
+      for (const response of [
+        await v1.post("/events", eventInput({ timeZone })),
+        await v1.put(`/events/${event.id}`, { timeZone }),
+      ]) {
+        const error = expectError(response, 400, "INVALID_REQUEST", "timeZone");
+        if (typeof timeZone === "string")
+          assert.match(error.message, /^timeZone: .*IANA time zone name such as Europe\/Berlin/);
+      }
+    }
+    assert.equal(expectStatus(await v1.get(`/events/${event.id}`), 200).timeZone, "Europe/Paris");
+  });
+
+  test("the printable report shows the event's times in its zone; without one, in UTC, labelled", async () => {
+    const client = await newAccount("Zoned Reports");
+    const html = async (id: string) => {
+      const response = await fetch(`${server.url}/v1/events/${id}/sustainability-report`, {
+        headers: { authorization: `Bearer ${client.key}`, accept: "text/html" },
+      });
+      assert.equal(response.status, 200);
+      return response.text();
+    };
+    const berlin = await createEvent(client, {
+      startDate: "2027-05-01T09:00:00+02:00",
+      endDate: "2027-05-01T17:30:00+02:00",
+      timeZone: "Europe/Berlin",
+    });
+    assert.match(await html(berlin.id), /<dd>1 May 2027, 09:00 CEST to 1 May 2027, 17:30 CEST<\/dd>/);
+    const report = expectStatus(await client.get(`/events/${berlin.id}/sustainability-report`), 200);
+    assert.deepEqual([report.event.startDate, report.event.timeZone], ["2027-05-01T07:00:00.000Z", "Europe/Berlin"]);
+    const winter = await createEvent(client, {
+      startDate: "2027-12-01T09:00:00+01:00",
+      endDate: "2027-12-01T18:00:00+01:00",
+      timeZone: "Europe/Berlin",
+    });
+    assert.match(await html(winter.id), /<dd>1 Dec 2027, 09:00 CET to 1 Dec 2027, 18:00 CET<\/dd>/);
+    const utc = await createEvent(client, {
+      startDate: "2027-05-01T09:00:00+02:00",
+      endDate: "2027-05-01T17:30:00+02:00",
+    });
+    assert.match(await html(utc.id), /<dd>1 May 2027, 07:00 UTC to 1 May 2027, 15:30 UTC<\/dd>/);
   });
 });
 

@@ -310,6 +310,23 @@ describe("the sustainability report page in a real browser (headless Chromium)",
     });
   });
 
+  test("on a phone, 360 and 390 px wide, the page itself never scrolls sideways", async () => {
+    try {
+      for (const width of [360, 390]) {
+        await page.setViewportSize({ width, height: 800 });
+        const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+          scrollWidth: document.documentElement.scrollWidth,
+          clientWidth: document.documentElement.clientWidth,
+        }));
+        assert.equal(clientWidth, width);
+        assert.ok(scrollWidth <= clientWidth, `${width} px: the page is ${scrollWidth} px wide`);
+        await page.screenshot({ path: join(output, `report-${width}.png`), fullPage: true });
+      }
+    } finally {
+      await page.setViewportSize({ width: 1000, height: 1400 });
+    }
+  });
+
   test("the page requested nothing but itself and reported no error or CSP violation", () => {
     const origin = new URL(source.url).origin;
     assert.deepEqual(

@@ -37,6 +37,7 @@ export const FESTIVAL_REPORT: SustainabilityReportDocument = {
     category: "festival",
     startDate: "2027-07-09T12:00:00.000Z",
     endDate: "2027-07-11T23:00:00.000Z",
+    timeZone: null,
     location: { city: "Glastonbury", country: "GB" },
   },
   generatedAt: "2027-07-12T08:30:00.000Z",

@@ -19,6 +19,8 @@ import { percent, round3, seriesStatistics } from "../src/analytics/statistics.t
 import { buildTrendReport, TrendQuery } from "../src/analytics/trend-report.ts";
 import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
 import { ServiceError } from "../src/errors.ts";
+import { NO_FIGURES } from "../src/resources/kept-figures.ts";
+import { goalStatuses } from "../src/rules/goals.ts";
 import { dialectOf } from "../src/sql/dialect.ts";
 import { BACKENDS } from "./_backends.ts";
 
@@ -375,8 +377,11 @@ describe("insights and recommendations follow the numbers", () => {
     );
     assert.equal(
       insights[0]!.message,
-      "Travel emissions rose from 100 kg CO2e (2027-01-01) to 200 kg CO2e (2027-02-01) (+100%); the fitted slope is +100 kg CO2e per month.",
+      "Travel emissions rose from 100 kg CO2e (2027-01-01) to 200 kg CO2e (2027-02-01) (+100.0%); the fitted slope is +100 kg CO2e per month.",
     );
+    // Percentages in words have one decimal, as the printable report writes them; the figures keep three.
+    assert.equal(insights[3]!.message, "Offsets cover 33.3% of the travel emissions (100 of 300 kg CO2e).");
+    assert.match(recommendations[2]!.message, /\(coverage 33\.3%\)/);
     // Flights: 240 of 300 kg = 80 %, 2 of 10 trips = 20 %.
     assert.deepEqual(insights[2]!.figures, {
       highEmissionSharePercent: 80,
@@ -391,6 +396,16 @@ describe("insights and recommendations follow the numbers", () => {
       ["worsening_trend", "travel_mix", "offset_gap"],
     );
     assert.deepEqual(recommendations[2]!.figures, { gapKg: 200, gapUsd: 3, offsetCoveragePercent: 33.333 });
+  });
+
+  test("a large percentage reads as the report writes it: grouped, one decimal", () => {
+    const values = [10, 180.5873];
+    const points = values.map((value, i) => ({ period: `2027-0${i + 1}-01`, value }));
+    const statistics = seriesStatistics(values.map((value, index) => ({ index, value })));
+    assert.equal(statistics.percentChange, 1705.873);
+    const { insights } = generateInsights(base({ points, statistics }));
+    assert.match(insights[0]!.message, /\(2027-02-01\) \(\+1,705\.9%\);/);
+    assert.equal(insights[0]!.figures.percentChange, 1705.873);
   });
 
   test("a fitted rise whose ends are equal is not told as 'from 0 to 0'", () => {
@@ -487,5 +502,46 @@ describe("insights and recommendations follow the numbers", () => {
       ["worsening_trend", "offset_uptake"],
     );
     assert.equal(uptake.recommendations[1]!.figures.participationPercent, 20);
+  });
+});
+
+describe("goals", () => {
+  // 100 kg of travel, offset 3 USD (200 kg at 15 USD per tonne); all electricity renewable; all waste landfilled.
+  const figures = {
+    capacity: 10,
+    kept: { ...NO_FIGURES, activeRegistrations: 2, emissionsKg: 100, offsetUsd: 3, travelReported: 2 },
+    activities: { ...NO_ACTIVITY_FIGURES, electricityKwh: 400, renewableKwh: 400, wasteKg: 50 },
+    vendors: { confirmed: 2, local: 2, certified: 0 },
+  };
+  const judged = (goals: Parameters<typeof goalStatuses>[0]) =>
+    goalStatuses(goals, figures, DEFAULT_CARBON_SETTINGS).map((goal) => [goal.type, goal.set, goal.met, goal.target]);
+
+  test("a goal not set is neither met nor missed, whatever the figures say", () => {
+    assert.deepEqual(judged({}), [
+      ["carbon_neutral", false, null, null],
+      ["renewable_energy", false, null, null],
+      ["waste_reduction", false, null, null],
+      ["local_sourcing", false, null, 50],
+    ]);
+    assert.deepEqual(
+      judged({ carbonNeutral: false, renewableEnergy: false, wasteReduction: 0, localSourcing: false }),
+      [
+        ["carbon_neutral", false, null, null],
+        ["renewable_energy", false, null, null],
+        ["waste_reduction", false, null, null],
+        ["local_sourcing", false, null, 50],
+      ],
+    );
+  });
+
+  test("set goals are judged on the same figures, which an unset goal still shows", () => {
+    assert.deepEqual(judged({ carbonNeutral: true, renewableEnergy: true, wasteReduction: 30, localSourcing: true }), [
+      ["carbon_neutral", true, true, null],
+      ["renewable_energy", true, true, null],
+      ["waste_reduction", true, false, 30],
+      ["local_sourcing", true, true, 50],
+    ]);
+    const [unset] = goalStatuses({}, figures, DEFAULT_CARBON_SETTINGS);
+    assert.deepEqual(unset?.metrics, { totalEmissionsKg: 100, offsetKg: 200, coveragePercent: 200 });
   });
 });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { SustainabilityReportDocument } from "../src/analytics/report-document.ts";
 import { REPORT_PAGE_CSP, renderReportPage } from "../src/analytics/report-page.ts";
+import { canonicalTimeZone, localDateTime } from "../src/_internal/local-time.ts";
 import { FESTIVAL_REPORT, reportFigures } from "./_report-fixture.ts";
 
 /** Every `data-figure` of a page: name, raw value and the text shown, in page order. */
@@ -72,6 +73,47 @@ describe("the sustainability report document", () => {
     };
     fractional.footprint.byKind[0]!.records = 1.5;
     assert.equal(SustainabilityReportDocument.safeParse(fractional).success, false);
+  });
+});
+
+describe("local times", () => {
+  test("an instant in its zone with the abbreviation, or the offset where none is in common use", () => {
+    assert.equal(localDateTime("2027-05-01T07:00:00.000Z", "Europe/Berlin"), "1 May 2027, 09:00 CEST");
+    assert.equal(localDateTime("2027-01-15T07:00:00.000Z", "Europe/Berlin"), "15 Jan 2027, 08:00 CET");
+    assert.equal(localDateTime("2027-07-01T16:05:00.000Z", "America/New_York"), "1 Jul 2027, 12:05 GMT-4");
+    assert.equal(localDateTime("2027-12-01T17:05:00.000Z", "America/New_York"), "1 Dec 2027, 12:05 GMT-5");
+    assert.equal(localDateTime("2027-03-31T23:30:00.000Z", "Asia/Kolkata"), "1 Apr 2027, 05:00 GMT+5:30");
+    // The night DST ends in Berlin: the same wall time twice, told apart by the abbreviation.
+    assert.equal(localDateTime("2027-10-31T00:30:00.000Z", "Europe/Berlin"), "31 Oct 2027, 02:30 CEST");
+    assert.equal(localDateTime("2027-10-31T01:30:00.000Z", "Europe/Berlin"), "31 Oct 2027, 02:30 CET");
+  });
+
+  test("without a zone: UTC, labelled; a text that is no date-time as given", () => {
+    assert.equal(localDateTime("2027-05-01T07:00:00.000Z", null), "1 May 2027, 07:00 UTC");
+    assert.equal(localDateTime("2027-05-01T07:00:00.000Z", "UTC"), "1 May 2027, 07:00 UTC");
+    assert.equal(localDateTime("soon", "Europe/Berlin"), "soon");
+  });
+
+  test("time zone names: IANA names the runtime knows, in their own spelling; nothing else", () => {
+    assert.equal(canonicalTimeZone("Europe/Berlin"), "Europe/Berlin");
+    assert.equal(canonicalTimeZone("europe/berlin"), "Europe/Berlin");
+    assert.equal(canonicalTimeZone("America/Argentina/Buenos_Aires"), "America/Argentina/Buenos_Aires");
+    assert.equal(canonicalTimeZone("utc"), "UTC");
+    assert.equal(canonicalTimeZone("Etc/GMT-2"), "Etc/GMT-2");
+    assert.equal(canonicalTimeZone("US/Eastern"), "US/Eastern");
+    for (const bad of [
+      "",
+      "Berlin",
+      "Europe/Atlantis",
+      "+02:00",
+      "-05:00",
+      "CEST",
+      "Z",
+      "Europe/Berlin ",
+      "x".repeat(100),
+    ]) {
+      assert.equal(canonicalTimeZone(bad), null, JSON.stringify(bad));
+    }
   });
 });
 
@@ -288,8 +330,33 @@ describe("renderReportPage", () => {
     assert.match(html, /@page \{ size: A4;/);
     assert.match(html, /@media print \{/);
     assert.match(html, /<h1>Green Fields Festival<\/h1>/);
-    assert.match(html, /2027-07-09 12:00 UTC<\/dd>|2027-07-09 12:00 UTC to 2027-07-11 23:00 UTC/);
     assert.match(html, /Glastonbury, GB/);
+  });
+
+  test("times without a time zone: in UTC, labelled", () => {
+    assert.match(html, /<dd>9 Jul 2027, 12:00 UTC to 11 Jul 2027, 23:00 UTC<\/dd>/);
+    assert.match(html, /<dd>12 Jul 2027, 08:30 UTC<\/dd>/);
+    assert.match(html, /generated 12 Jul 2027, 08:30 UTC\./);
+  });
+
+  test("times in the event's time zone, with its abbreviation (summer and winter time)", () => {
+    const summer = renderReportPage({
+      ...FESTIVAL_REPORT,
+      event: { ...FESTIVAL_REPORT.event, timeZone: "Europe/London" },
+    });
+    assert.match(summer, /<dd>9 Jul 2027, 13:00 BST to 12 Jul 2027, 00:00 BST<\/dd>/);
+    assert.match(summer, /generated 12 Jul 2027, 09:30 BST\./);
+    const winter = renderReportPage({
+      ...FESTIVAL_REPORT,
+      event: {
+        ...FESTIVAL_REPORT.event,
+        startDate: "2027-01-15T08:00:00.000Z",
+        endDate: "2027-05-01T07:00:00.000Z",
+        timeZone: "Europe/Berlin",
+      },
+    });
+    assert.match(winter, /<dd>15 Jan 2027, 09:00 CET to 1 May 2027, 09:00 CEST<\/dd>/);
+    assert.doesNotMatch(winter, /\bUTC\b/);
   });
 
   test("empty sections say so instead of showing 0", () => {

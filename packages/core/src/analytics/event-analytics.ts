@@ -32,7 +32,7 @@ export const GoalProgress = z.object({
   set: z.boolean().meta({ description: "Whether the event set the goal (wasteReduction: a target above 0)." }),
   met: z.boolean().nullable().meta({
     description:
-      "Met by the figures now; null when nothing recorded can tell (no waste or electricity recorded; local_sourcing: no confirmed vendor).",
+      "Met by the figures now; null for a goal the event did not set (set false), or when nothing recorded can tell (no waste or electricity recorded; local_sourcing: no confirmed vendor).",
   }),
   target: z.number().nullable(),
   metrics: z.record(z.string(), z.number().nullable()),

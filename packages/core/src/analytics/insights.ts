@@ -94,6 +94,10 @@ export const LOW_OFFSET_PARTICIPATION = 50;
 
 const n = (value: number) => String(round3(value));
 const signed = (value: number) => `${value > 0 ? "+" : ""}${n(value)}`;
+// Percentages in words with one decimal, as the printable report writes them; `figures` keep three.
+const ONE_DECIMAL = new Intl.NumberFormat("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const pct = (value: number) => `${ONE_DECIMAL.format(value + 0)}%`;
+const signedPct = (value: number) => `${value > 0 ? "+" : ""}${pct(value)}`;
 
 /**
  * Insights and recommendations that follow from the computed numbers, each citing them. A rule
@@ -118,7 +122,7 @@ export function generateInsights(input: InsightInput): { insights: Insight[]; re
       figures: { direction: stats.direction, mean: stats.mean, slope: stats.slope, percentChange: stats.percentChange },
     });
   } else {
-    const change = stats.percentChange === null ? "" : ` (${signed(stats.percentChange)}%)`;
+    const change = stats.percentChange === null ? "" : ` (${signedPct(stats.percentChange)})`;
     const trend = stats.direction === "increasing" ? "rose" : "fell";
     // The direction is the fitted slope's; the ends may say otherwise (equal, or the other way).
     const ends =
@@ -162,7 +166,7 @@ export function generateInsights(input: InsightInput): { insights: Insight[]; re
     const cv = round3((100 * stats.standardDeviation) / stats.mean);
     insights.push({
       type: "variability",
-      message: `Strong variation from ${period} to ${period}: the standard deviation (${n(stats.standardDeviation)} ${unit}) is ${n(cv)}% of the mean (${n(stats.mean)} ${unit}).`,
+      message: `Strong variation from ${period} to ${period}: the standard deviation (${n(stats.standardDeviation)} ${unit}) is ${pct(cv)} of the mean (${n(stats.mean)} ${unit}).`,
       figures: { standardDeviation: stats.standardDeviation, mean: stats.mean, coefficientOfVariationPercent: cv },
     });
   }
@@ -175,7 +179,7 @@ export function generateInsights(input: InsightInput): { insights: Insight[]; re
       message:
         b.position === "equal"
           ? `${reference.comparedFigure} (${n(b.value)}) equals the reference value ${n(b.reference)} ${reference.unit}.`
-          : `${capitalise(reference.comparedFigure)} (${n(b.value)} ${reference.unit}) is ${n(Math.abs(b.differencePercent))}% ${b.position} the reference value of ${n(b.reference)}, which is ${b.assessment} (source: ${reference.source}).`,
+          : `${capitalise(reference.comparedFigure)} (${n(b.value)} ${reference.unit}) is ${pct(Math.abs(b.differencePercent))} ${b.position} the reference value of ${n(b.reference)}, which is ${b.assessment} (source: ${reference.source}).`,
       figures: {
         value: b.value,
         reference: b.reference,
@@ -195,7 +199,7 @@ export function generateInsights(input: InsightInput): { insights: Insight[]; re
     if (highKg > 0) {
       insights.push({
         type: "travel_mix",
-        message: `Flights and car trips cause ${n(share)}% of the travel emissions (${n(highKg)} of ${n(totals.emissionsKg)} kg CO2e) while making up ${tripShare === null ? "none" : `${n(tripShare)}%`} of the reported trips.`,
+        message: `Flights and car trips cause ${pct(share)} of the travel emissions (${n(highKg)} of ${n(totals.emissionsKg)} kg CO2e) while making up ${tripShare === null ? "none" : pct(tripShare)} of the reported trips.`,
         figures: {
           highEmissionSharePercent: share,
           highEmissionKg: round3(highKg),
@@ -207,7 +211,7 @@ export function generateInsights(input: InsightInput): { insights: Insight[]; re
     if (share >= HIGH_EMISSION_SHARE) {
       recommendations.push({
         type: "travel_mix",
-        message: `Move attendees to rail and bus: flights and cars cause ${n(share)}% of the travel emissions. Rail emits ${firstFactor(factors, "train")} kg CO2e per passenger-km against ${firstFactor(factors, "car")} by car (${factors.name} ${factors.year}); choose venues near rail hubs and promote train travel in the invitation.`,
+        message: `Move attendees to rail and bus: flights and cars cause ${pct(share)} of the travel emissions. Rail emits ${firstFactor(factors, "train")} kg CO2e per passenger-km against ${firstFactor(factors, "car")} by car (${factors.name} ${factors.year}); choose venues near rail hubs and promote train travel in the invitation.`,
         figures: { highEmissionSharePercent: share },
       });
     }
@@ -218,7 +222,7 @@ export function generateInsights(input: InsightInput): { insights: Insight[]; re
     const coverage = percent(offset, totals.emissionsKg)!;
     insights.push({
       type: "offset_coverage",
-      message: `Offsets cover ${n(coverage)}% of the travel emissions (${n(offset)} of ${n(totals.emissionsKg)} kg CO2e).`,
+      message: `Offsets cover ${pct(coverage)} of the travel emissions (${n(offset)} of ${n(totals.emissionsKg)} kg CO2e).`,
       figures: { offsetCoveragePercent: coverage, offsetKg: round3(offset), emissionsKg: round3(totals.emissionsKg) },
     });
     if (offset < totals.emissionsKg) {
@@ -226,7 +230,7 @@ export function generateInsights(input: InsightInput): { insights: Insight[]; re
       const gapUsd = (gapKg / 1000) * input.carbon.offsetPriceUsdPerTonne;
       recommendations.push({
         type: "offset_gap",
-        message: `${n(gapKg)} kg CO2e of travel emissions are not offset (coverage ${n(coverage)}%); at ${n(input.carbon.offsetPriceUsdPerTonne)} USD per tonne, closing the gap costs ${n(gapUsd)} USD.`,
+        message: `${n(gapKg)} kg CO2e of travel emissions are not offset (coverage ${pct(coverage)}); at ${n(input.carbon.offsetPriceUsdPerTonne)} USD per tonne, closing the gap costs ${n(gapUsd)} USD.`,
         figures: { gapKg: round3(gapKg), gapUsd: round3(gapUsd), offsetCoveragePercent: coverage },
       });
     }
@@ -237,7 +241,7 @@ export function generateInsights(input: InsightInput): { insights: Insight[]; re
     if (participation < LOW_OFFSET_PARTICIPATION) {
       recommendations.push({
         type: "offset_uptake",
-        message: `Only ${n(participation)}% of the registrations (${totals.offsetOpted} of ${totals.attendance}) opted to offset: offer offsetting as the default at registration and show each attendee the footprint of their trip.`,
+        message: `Only ${pct(participation)} of the registrations (${totals.offsetOpted} of ${totals.attendance}) opted to offset: offer offsetting as the default at registration and show each attendee the footprint of their trip.`,
         figures: { participationPercent: participation, opted: totals.offsetOpted, attendance: totals.attendance },
       });
     }
@@ -247,7 +251,7 @@ export function generateInsights(input: InsightInput): { insights: Insight[]; re
     const without = totals.events - totals.goals.renewableEnergy;
     recommendations.push({
       type: "renewable_energy",
-      message: `${without} of the ${totals.events} events in the range (${n(percent(without, totals.events)!)}%) have no renewable-energy goal: ask venues for a renewable electricity tariff and set the goal.`,
+      message: `${without} of the ${totals.events} events in the range (${pct(percent(without, totals.events)!)}) have no renewable-energy goal: ask venues for a renewable electricity tariff and set the goal.`,
       figures: { eventsWithoutGoal: without, events: totals.events },
     });
   }
@@ -257,7 +261,7 @@ export function generateInsights(input: InsightInput): { insights: Insight[]; re
     const mean = round3(totals.wasteTargetSum / totals.events);
     recommendations.push({
       type: "waste_targets",
-      message: `The mean waste-reduction target (${n(mean)}%, events without one counting as 0) is below the EU's ${wasteReference}% re-use and recycling target for 2025: set a target of at least ${wasteReference}% for each event.`,
+      message: `The mean waste-reduction target (${pct(mean)}, events without one counting as 0) is below the EU's ${wasteReference}% re-use and recycling target for 2025: set a target of at least ${wasteReference}% for each event.`,
       figures: {
         meanTargetPercent: mean,
         reference: wasteReference,

@@ -38,6 +38,10 @@ const ReportEvent = z.object({
   category: z.string(),
   startDate: z.string(),
   endDate: z.string(),
+  timeZone: z
+    .string()
+    .nullable()
+    .meta({ description: "The IANA time zone the page shows the times in; null: UTC. The dates here stay UTC." }),
   location: z.object({ city: z.string(), country: z.string() }),
 });
 
@@ -170,6 +174,7 @@ export function buildReportDocument(
       category: event.category,
       startDate: event.startDate,
       endDate: event.endDate,
+      timeZone: event.timeZone,
       location: { city: event.location.city, country: event.location.country },
     },
     generatedAt: at,

@@ -1,3 +1,4 @@
+import { localDateTime } from "../_internal/local-time.ts";
 import type { GoalType } from "../rules/goals.ts";
 import type { FootprintKind } from "./footprint.ts";
 import type { SustainabilityReportDocument } from "./report-document.ts";
@@ -98,12 +99,6 @@ function figure(name: string, value: number | null, text: string, tag = "span"):
   return `<${tag} data-figure="${escapeHtml(name)}" data-value="${value === null ? "null" : String(value)}">${escapeHtml(text)}</${tag}>`;
 }
 
-/** "2026-07-10 18:00 UTC" for an ISO timestamp; anything else as given. */
-function when(timestamp: string): string {
-  const time = Date.parse(timestamp);
-  return Number.isNaN(time) ? timestamp : `${new Date(time).toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
-
 /** "total emissions" for "totalEmissionsKg": a metric's name without its unit, in words. */
 function metricWords(key: string): string {
   return key
@@ -168,7 +163,9 @@ function table(caption: string, headers: string[], rows: string[][], numeric: nu
         `<tr>${row.map((html, column) => (column === 0 ? cell("th", html, column, ' scope="row"') : cell("td", html, column))).join("")}</tr>`,
     )
     .join("\n");
-  return `<table><caption>${escapeHtml(caption)}</caption><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
+  // A table wider than a phone scrolls inside its own box (focusable, so a keyboard can scroll it), never the page.
+  const wide = headers.length >= 5 ? ' class="wide"' : "";
+  return `<div class="table-box" role="region" tabindex="0" aria-label="${escapeHtml(caption)}"><table${wide}><caption>${escapeHtml(caption)}</caption><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
 }
 
 function empty(text: string): string {
@@ -182,6 +179,7 @@ function stat(label: string, html: string): string {
 
 function headerSection(doc: SustainabilityReportDocument): string {
   const { event } = doc;
+  const when = (timestamp: string) => localDateTime(timestamp, event.timeZone);
   return `<header>
 <p class="kicker">Sustainability report</p>
 <h1>${escapeHtml(event.name)}</h1>
@@ -486,17 +484,18 @@ function goalsSection(doc: SustainabilityReportDocument): string {
             )
             .join("")}</ul>`;
     const { label, rule } = GOALS[goal.type];
+    // The status beside the goal's name, where a phone shows it without scrolling the table.
     return [
       escapeHtml(label),
-      escapeHtml(rule),
       `<span class="goal ${status}" data-goal="${goal.type}" data-status="${status}">${statusText}</span>`,
+      escapeHtml(rule),
       target,
       figures,
     ];
   });
   return `<section id="goals" aria-labelledby="goals-h">
 <h2 id="goals-h">Goals</h2>
-${table("Sustainability goals", ["Goal", "Met when", "Status", "Target", "Figures"], rows, [3])}
+${table("Sustainability goals", ["Goal", "Status", "Met when", "Target", "Figures"], rows, [3])}
 <p class="note">Not measurable: the goal is set, but nothing is recorded to judge it by.</p>
 </section>`;
 }
@@ -579,13 +578,24 @@ tbody th { font-weight: 500; }
 .goal.not-met { background: #f6dcd6; color: #8a2c17; }
 .goal.not-set, .goal.not-measurable { background: #eceeed; color: var(--muted); }
 .metrics { margin: 0; padding-left: 1.1em; }
-code { font-size: 9pt; }
+code { font-size: 9pt; overflow-wrap: anywhere; }
+.table-box { overflow-x: auto; max-width: 100%; margin: 6px 0 10px; }
+.table-box > table { margin: 0; }
+.table-box > table.wide { min-width: 48em; }
+.stat { min-width: 0; max-width: 100%; overflow-wrap: anywhere; }
+p, li, dd { overflow-wrap: break-word; }
+@media screen and (max-width: 600px) {
+  body { padding: 12px; font-size: 10pt; }
+  h1 { font-size: 16pt; }
+  .facts, .stats { gap: 6px 14px; }
+}
 footer { margin-top: 18px; font-size: 8.5pt; color: var(--muted); border-top: 1px solid var(--rule); padding-top: 4px; }
 @media print {
   body { padding: 0; max-width: none; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   h2, h3 { break-after: avoid; }
   .chart, table, .stats { break-inside: avoid; }
+  .table-box { overflow: visible; }
   section { break-inside: auto; }
   #methodology { break-before: page; }
 }
@@ -624,7 +634,7 @@ ${travelSection(doc)}
 ${goalsSection(doc)}
 ${methodologySection(doc)}
 </main>
-<footer>Event Service sustainability report for event <code>${escapeHtml(doc.event.id)}</code>, generated ${escapeHtml(when(doc.generatedAt))}. All emissions in kg CO2e.</footer>
+<footer>Event Service sustainability report for event <code>${escapeHtml(doc.event.id)}</code>, generated ${escapeHtml(localDateTime(doc.generatedAt, doc.event.timeZone))}. All emissions in kg CO2e.</footer>
 </body>
 </html>
 `;

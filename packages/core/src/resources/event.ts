@@ -4,6 +4,7 @@ import { assertEventTransition, EVENT_STATUSES, type EventStatus } from "../rule
 import { assertCapacityCovers } from "../rules/capacity.ts";
 import { assertTicketTypesCover, type TicketHolders } from "../rules/ticket-types.ts";
 import { REFUND_POLICIES, TicketType, TicketTypesInput, toTicketTypes } from "./ticket-type.ts";
+import { canonicalTimeZone } from "../_internal/local-time.ts";
 import {
   dateParam,
   DateTimeInput,
@@ -93,6 +94,8 @@ export const Tags = z
   .max(20)
   .transform((tags) => [...new Set(tags)]);
 
+const TIME_ZONE_MESSAGE = "must be an IANA time zone name such as Europe/Berlin, America/New_York or UTC";
+
 const eventFields = {
   name: text(200),
   description: plainText(5000).nullish(),
@@ -114,6 +117,18 @@ const eventFields = {
   refundPolicy: z.enum(REFUND_POLICIES).optional().meta({
     description: "full (the default): a paid registration cancelled before startDate is refunded in full; none: never.",
   }),
+  timeZone: z
+    .string()
+    .transform((name, ctx) => {
+      const zone = canonicalTimeZone(name);
+      if (zone === null) ctx.addIssue({ code: "custom", message: TIME_ZONE_MESSAGE });
+      return zone ?? name;
+    })
+    .nullish()
+    .meta({
+      description:
+        "IANA time zone name (Europe/Berlin, America/New_York, UTC) in which pages and the printable report show the event's times; null: UTC. The API's date-times stay UTC.",
+    }),
 };
 
 function checkDateOrder(value: { startDate?: string | undefined; endDate?: string | undefined }, ctx: z.RefinementCtx) {
@@ -164,6 +179,10 @@ export const EventRecord = z.object({
   waitlistEnabled: z.boolean(),
   ticketTypes: z.array(TicketType),
   refundPolicy: z.enum(REFUND_POLICIES),
+  timeZone: z
+    .string()
+    .nullable()
+    .meta({ description: "IANA time zone name in which pages and the report show the event's times; null: UTC." }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -209,6 +228,7 @@ export function newEventRecord(input: EventCreate, ids: { id: string; accountId:
     waitlistEnabled: input.waitlistEnabled ?? false,
     ticketTypes: toTicketTypes(input.ticketTypes ?? []),
     refundPolicy: input.refundPolicy ?? "full",
+    timeZone: input.timeZone ?? null,
     createdAt: ids.now,
     updatedAt: ids.now,
   };
@@ -255,6 +275,7 @@ export function applyEventUpdate(
     ...(update.waitlistEnabled !== undefined && { waitlistEnabled: update.waitlistEnabled }),
     ...(update.ticketTypes !== undefined && { ticketTypes: toTicketTypes(update.ticketTypes ?? []) }),
     ...(update.refundPolicy !== undefined && { refundPolicy: update.refundPolicy }),
+    ...(update.timeZone !== undefined && { timeZone: update.timeZone }),
     status,
     updatedAt: now,
   };

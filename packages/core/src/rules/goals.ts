@@ -56,7 +56,7 @@ export interface GoalStatus {
   type: GoalType;
   /** Whether the event set the goal (`wasteReduction`: a target above 0). */
   set: boolean;
-  /** Met by the figures now; `null` when nothing recorded can tell (no waste, no electricity), or not measurable yet (`local_sourcing`). */
+  /** Met by the figures now; `null` for a goal not set, or when nothing recorded can tell (no waste, no electricity; `local_sourcing`: no confirmed vendor). */
   met: boolean | null;
   /** The target in percent (`waste_reduction`), else `null`. */
   target: number | null;
@@ -68,13 +68,18 @@ const round = (value: number | null, digits = 3): number | null =>
   value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits + 0;
 
 /**
- * Every goal of an event, set or not, judged on its figures: `carbon_neutral` when offsets
- * cover the whole footprint (above 0); `renewable_energy` when electricity is recorded and all
- * of it is renewable; `waste_reduction` when the measured diversion rate reaches the target;
- * `local_sourcing` when the local share of the confirmed vendors reaches the configured target
- * (`met: null` with no confirmed vendor).
+ * Every goal of an event, set or not, with the figures it is judged on; a set goal is judged:
+ * `carbon_neutral` when offsets cover the whole footprint (above 0); `renewable_energy` when
+ * electricity is recorded and all of it is renewable; `waste_reduction` when the measured
+ * diversion rate reaches the target; `local_sourcing` when the local share of the confirmed
+ * vendors reaches the configured target (`met: null` with no confirmed vendor). A goal not set
+ * is neither met nor missed: `met: null`.
  */
 export function goalStatuses(goals: SustainabilityGoals, figures: EventFigures, carbon: CarbonSettings): GoalStatus[] {
+  return judgedGoals(goals, figures, carbon).map((goal) => (goal.set ? goal : { ...goal, met: null }));
+}
+
+function judgedGoals(goals: SustainabilityGoals, figures: EventFigures, carbon: CarbonSettings): GoalStatus[] {
   const total = footprintKg(figures);
   const offset = offsetKg(figures.kept.offsetUsd, carbon);
   const { electricityKwh, renewableKwh, wasteKg, divertedKg } = figures.activities;
@@ -107,7 +112,7 @@ export function goalStatuses(goals: SustainabilityGoals, figures: EventFigures, 
     {
       type: "waste_reduction",
       set: target > 0,
-      met: diversion === null ? null : target > 0 && diversion >= target,
+      met: diversion === null ? null : diversion >= target,
       target: target > 0 ? target : null,
       metrics: {
         wasteKg: round(wasteKg),

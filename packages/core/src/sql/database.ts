@@ -316,6 +316,8 @@ export interface EventsTable {
   ticket_types: Generated<string>;
   /** `full` or `none`. */
   refund_policy: Generated<string>;
+  /** IANA time zone name the event's times are shown in; null: UTC. */
+  time_zone: string | null;
   /** The kept activity figures (`resources/activity-figures.ts`, columns named in `ACTIVITY_FIGURE_COLUMNS`). */
   activity_emissions_kg: Generated<number>;
   activity_measured_kg: Generated<number>;

@@ -739,6 +739,12 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  "0024_event_time_zone": {
+    async up(db: Kysely<any>) {
+      // The IANA name an event's times are shown in by pages and the report; null: UTC.
+      await db.schema.alterTable("events").addColumn("time_zone", "text").execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

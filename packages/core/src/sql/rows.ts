@@ -53,6 +53,7 @@ export function eventToRow(event: EventRecord): Insertable<EventsTable> {
     waitlist_enabled: event.waitlistEnabled ? 1 : 0,
     ticket_types: JSON.stringify(event.ticketTypes),
     refund_policy: event.refundPolicy,
+    time_zone: event.timeZone,
     created_at: event.createdAt,
     updated_at: event.updatedAt,
   };
@@ -119,6 +120,7 @@ export function rowToEvent(row: Selectable<EventsTable>): EventRecord {
     waitlistEnabled: Number(row.waitlist_enabled) === 1,
     ticketTypes: JSON.parse(row.ticket_types) as EventRecord["ticketTypes"],
     refundPolicy: row.refund_policy as EventRecord["refundPolicy"],
+    timeZone: row.time_zone,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
