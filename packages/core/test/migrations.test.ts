@@ -14,44 +14,54 @@ import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { migrationProvider } from "../src/sql/migrations.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 
-test("0004_event_stats computes the figures, and 0019_event_tallies the tallies, of events stored before them", async () => {
+const AT = "2026-01-01T00:00:00.000Z";
+
+/** A SQLite database in memory migrated up to `migration`, with the account `acct_1`. */
+async function databaseAt(migration: string): Promise<Kysely<any>> {
   const database = new Database(":memory:");
   for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database }) });
-  const migrated = await new Migrator({ db, provider: migrationProvider }).migrateTo("0003_webhooks");
+  const migrated = await new Migrator({ db, provider: migrationProvider }).migrateTo(migration);
   assert.equal(migrated.error, undefined);
-
-  const at = "2026-01-01T00:00:00.000Z";
   await db
     .insertInto("accounts")
-    .values({ id: "acct_1", name: "Acme", per_minute: null, per_day: null, created_at: at })
+    .values({ id: "acct_1", name: "Acme", per_minute: null, per_day: null, created_at: AT })
     .execute();
-  const event = (id: string) => ({
-    id,
-    account_id: "acct_1",
-    name: id,
-    description: null,
-    address: "Main St 1",
-    city: "Berlin",
-    state: null,
-    country: "DE",
-    zip_code: null,
-    lat: null,
-    lng: null,
-    start_date: at,
-    end_date: at,
-    capacity: 10,
-    category: "meetup",
-    goal_carbon_neutral: 1,
-    goal_waste_reduction: null,
-    goal_local_sourcing: null,
-    goal_renewable_energy: null,
-    tags: "[]",
-    search_key: id,
-    status: "published",
-    created_at: at,
-    updated_at: at,
-  });
+  return db;
+}
+
+/** An event row of `acct_1` as the early migrations stored it. */
+const eventRow = (id: string, goalCarbonNeutral: number | null) => ({
+  id,
+  account_id: "acct_1",
+  name: id,
+  description: null,
+  address: "Main St 1",
+  city: "Berlin",
+  state: null,
+  country: "DE",
+  zip_code: null,
+  lat: null,
+  lng: null,
+  start_date: AT,
+  end_date: AT,
+  capacity: 10,
+  category: "meetup",
+  goal_carbon_neutral: goalCarbonNeutral,
+  goal_waste_reduction: null,
+  goal_local_sourcing: null,
+  goal_renewable_energy: null,
+  tags: "[]",
+  search_key: id,
+  status: "published",
+  created_at: AT,
+  updated_at: AT,
+});
+
+test("0004_event_stats computes the figures, and 0019_event_tallies the tallies, of events stored before them", async () => {
+  const db = await databaseAt("0003_webhooks");
+  const at = AT;
+  const event = (id: string) => eventRow(id, 1);
   await db
     .insertInto("events")
     .values([event("evt_a"), event("evt_b")])
@@ -127,16 +137,8 @@ test("0004_event_stats computes the figures, and 0019_event_tallies the tallies,
 });
 
 test("0020_vendors gives the keys made with no scope named the scopes added since: every scope, read as *", async () => {
-  const database = new Database(":memory:");
-  for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
-  const db = new Kysely<any>({ dialect: new SqliteDialect({ database }) });
-  const migrated = await new Migrator({ db, provider: migrationProvider }).migrateTo("0019_event_tallies");
-  assert.equal(migrated.error, undefined);
-  const at = "2026-01-01T00:00:00.000Z";
-  await db
-    .insertInto("accounts")
-    .values({ id: "acct_1", name: "Acme", per_minute: null, per_day: null, created_at: at })
-    .execute();
+  const db = await databaseAt("0019_event_tallies");
+  const at = AT;
   const key = (id: string, scopes: string) => ({
     id,
     account_id: "acct_1",
@@ -172,44 +174,11 @@ test("0020_vendors gives the keys made with no scope named the scopes added sinc
 });
 
 test("0023_payment_admission admits the registrations stored paid for, and reads the others' statuses as admission does", async () => {
-  const database = new Database(":memory:");
-  for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
-  const db = new Kysely<any>({ dialect: new SqliteDialect({ database }) });
-  const migrated = await new Migrator({ db, provider: migrationProvider }).migrateTo("0022_payments");
-  assert.equal(migrated.error, undefined);
-  const at = "2026-01-01T00:00:00.000Z";
-  await db
-    .insertInto("accounts")
-    .values({ id: "acct_1", name: "Acme", per_minute: null, per_day: null, created_at: at })
-    .execute();
+  const db = await databaseAt("0022_payments");
+  const at = AT;
   await db
     .insertInto("events")
-    .values({
-      id: "evt_a",
-      account_id: "acct_1",
-      name: "Gala",
-      description: null,
-      address: "Main St 1",
-      city: "Berlin",
-      state: null,
-      country: "DE",
-      zip_code: null,
-      lat: null,
-      lng: null,
-      start_date: at,
-      end_date: at,
-      capacity: 10,
-      category: "meetup",
-      goal_carbon_neutral: null,
-      goal_waste_reduction: null,
-      goal_local_sourcing: null,
-      goal_renewable_energy: null,
-      tags: "[]",
-      search_key: "gala",
-      status: "published",
-      created_at: at,
-      updated_at: at,
-    })
+    .values({ ...eventRow("evt_a", null), name: "Gala", search_key: "gala" })
     .execute();
   const attendee = (id: string, status: string, payment: [string, number, number] | null) => ({
     id,
