@@ -25,7 +25,7 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
   try {
     // The messages are given per parse, not through zod's global config: the app embedding the
     // service may use zod itself, with messages of its own.
-    result = schema.safeParse(value, { error: instruction });
+    result = schema.safeParse(value, PARSE_PARAMS);
   } catch {
     // zod's length checks also run on a value of the wrong type and compare its `length`: one
     // that cannot become a number (`{"length": {"toString": 0}}`) makes them throw.
@@ -62,6 +62,9 @@ function oddLengthPath(value: unknown): string | undefined {
 }
 
 type RawIssue = z.core.$ZodRawIssue;
+
+/** The parse's options, made once: every request body goes through here. */
+const PARSE_PARAMS = { error: instruction };
 
 /** How the string formats the schemas use are written (docs/api.md, "Errors"). */
 const FORMAT_FORMS: Record<string, string> = {
