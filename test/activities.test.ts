@@ -1,5 +1,5 @@
 /**
- * End-to-end: an event's activity records (DECISIONS, "The whole footprint") over HTTP, on a
+ * End-to-end: an event's activity records (docs/api.md, "Activities") over HTTP, on a
  * server started with a factor file of its own (EMISSION_FACTORS_FILE) so that every figure can
  * be worked out by hand from the file: one record of each kind with its emissions, factor and
  * scope; the 400s naming the field; the partial update checked whole; delete; other accounts'

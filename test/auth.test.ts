@@ -126,7 +126,7 @@ describe("keys via the CLI", () => {
       const revoked = await server.cli(["keys", "revoke", doomed.id]);
       assert.equal(revoked.code, 0, revoked.stderr);
       const revokedAt = performance.now();
-      // DECISIONS: within 1 s from another process. A request every 50 ms for 1.5 s (fewer than the
+      // A revoked key is refused within 1 s from another process. A request every 50 ms for 1.5 s (fewer than the
       // address's 60 a minute for requests without a valid key); every one sent a second or more
       // after the CLI finished must be refused (a slow answer cannot hide staleness: the server
       // judges a request when it gets it, which is after it was sent).
@@ -361,7 +361,7 @@ describe("403 FORBIDDEN: scopes", () => {
     },
   ];
 
-  /** DECISIONS: a `:write` scope includes the `:read` of its family; a read-only key never writes. */
+  /** A `:write` scope includes the `:read` of its family; a read-only key never writes. */
   const grants = (scopes: readonly string[], scope: string) =>
     scopes.includes(scope) || (scope.endsWith(":read") && scopes.includes(scope.replace(":read", ":write")));
 

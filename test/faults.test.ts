@@ -1,5 +1,5 @@
 /**
- * End-to-end fault tests (issue 21, DECISIONS "Faults"): the database restarts, goes away, locks
+ * End-to-end fault tests (issue 21; docs/deploying.md): the database restarts, goes away, locks
  * a table or runs out of disk under the real server, and the server survives, answers `503` with
  * `Retry-After` meanwhile, resumes by itself, and loses or doubles nothing.
  *

@@ -1,5 +1,5 @@
 /**
- * End-to-end: payments recorded by hand (DECISIONS, "Payments"; issue 25; docs/api.md,
+ * End-to-end: payments recorded by hand (issue 25; docs/api.md,
  * "Payments") through the real server without Stripe configured: a priced registration is
  * `pending` with its payment; confirming it unpaid is `422 payment_required`; money recorded by
  * hand pays it (partly, then in full: `confirmed`), overpaying is `400`; refunds by hand never

@@ -1,5 +1,5 @@
 /**
- * End-to-end: payments through Stripe (DECISIONS, "Payments"; issue 25; docs/api.md,
+ * End-to-end: payments through Stripe (issue 25; docs/api.md,
  * "Payments") with the real server processes talking to a local HTTPS stand-in of the Stripe API
  * through Stripe's official SDK (`STRIPE_API_URL`), and Stripe's notifications signed with the
  * SDK's own test-header helper: a priced registration is pending with its PaymentIntent's client

@@ -1,5 +1,5 @@
 /**
- * End-to-end: configured thresholds (DECISIONS, "Thresholds"). CRUD with the documented answers,
+ * End-to-end: configured thresholds (docs/api.md, "Thresholds"). CRUD with the documented answers,
  * another account's threshold or event `404`, bad input `400` naming the field, the scopes; and
  * the crossing, through the real server and its delivery worker to an HTTPS receiver: a
  * `capacity_utilization` threshold at 50% above sends one `analytics.threshold_exceeded` per

@@ -1,5 +1,5 @@
 /**
- * End-to-end: ticket types (DECISIONS, "Payments"; issue 25; docs/api.md, "Ticket types")
+ * End-to-end: ticket types (issue 25; docs/api.md, "Ticket types")
  * through the real server: an event's types shown as stored and validated field by field; a
  * registration naming one (any case; unknown or past its sales end: 400 naming `ticketType`);
  * 50 buyers at once for a type of 10 places get exactly 10, the rest `EVENT_FULL` naming the

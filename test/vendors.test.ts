@@ -1,5 +1,5 @@
 /**
- * End-to-end: vendor coordination (DECISIONS, "Vendors"; issue 24; docs/api.md, "Vendors")
+ * End-to-end: vendor coordination (issue 24; docs/api.md, "Vendors")
  * through the real server, one server for the whole file and an HTTPS receiver for its
  * notifications. The vendors resource (create with normalisation, get, list with filters, search
  * and paging, partial update, delete erasing the contact, 400s naming the field, scopes);

@@ -58,7 +58,7 @@ async function receivedAt(path: string, count: number): Promise<Received[]> {
   return receiver.at(path);
 }
 
-/** Asserts the spec 6.2 headers, a valid signature over the raw body and the envelope; returns the envelope. */
+/** Asserts the documented headers, a valid signature over the raw body and the envelope; returns the envelope. */
 function checkDelivery(request: Received, secret: string, accountId: string, accountName: string) {
   assert.equal(request.method, "POST");
   assert.equal(request.headers["content-type"], "application/json");

@@ -22,7 +22,7 @@ let withAnalytics: Client;
 let withVendors: Client;
 let withPayments: Client;
 
-/** Every vendor coordination type (DECISIONS, "Vendors"): they need vendors:read. */
+/** Every vendor coordination type (docs/api.md, "Vendors"): they need vendors:read. */
 const VENDOR_TYPES = [
   "vendor.booking_requested",
   "vendor.confirmed",

@@ -1,7 +1,7 @@
 /**
  * End-to-end: SIGTERM with webhook deliveries in flight. The receiver holds every request;
- * the server is stopped while it waits for them. DECISIONS: "stop the delivery worker after
- * its current attempt": the attempts in flight finish and are recorded before the store
+ * the server is stopped while it waits for them. The delivery worker stops after
+ * its current attempt: the attempts in flight finish and are recorded before the store
  * closes, the server exits 0, and after a restart on the same database every delivery is
  * received exactly once (counted by envelope id): none lost, none sent twice.
  */

@@ -841,7 +841,7 @@ describe("scopes", () => {
         const readAnswer = await call.send(r!);
         const writeAnswer = await call.send(w!);
         if (call.scope === "webhooks:read") {
-          // webhooks:write includes webhooks:read (DECISIONS); webhooks:read never writes.
+          // webhooks:write includes webhooks:read (docs/api.md, API keys and scopes); webhooks:read never writes.
           expectStatus(readAnswer, call.ok);
           expectStatus(writeAnswer, call.ok);
         } else {

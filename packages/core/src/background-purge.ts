@@ -1,6 +1,6 @@
 import type { PurgeResult, StorageLifecycle } from "./storage/lifecycle-store.ts";
 
-/** How long deliveries and their attempts are kept after their last activity (DECISIONS). */
+/** How long deliveries and their attempts are kept after their last activity (docs/api.md, Webhook delivery). */
 export const DEFAULT_WEBHOOK_RETENTION_DAYS = 30;
 /** How often the background purge runs by default. */
 export const DEFAULT_PURGE_INTERVAL_MS = 10 * 60_000;

@@ -225,7 +225,7 @@ export function createEventService(options: EventServiceOptions): EventService {
 
   // The operations hold no state of their own, so one set serves every request of the same
   // account, origin, scopes and tier: the handler asks for them on every request, and building
-  // four operation objects and a notifier each time is garbage on the hot path. Remembered per
+  // every group of operations and a notifier each time is garbage on the hot path. Remembered per
   // account (the last set asked for), compared field by field: cheaper than building a key.
   const accountScopes = new Map<
     string,

@@ -10,7 +10,7 @@ import {
   statusAfterAttempt,
 } from "../src/rules/delivery-status.ts";
 
-// Written out from the spec's delivery log rather than derived from the table.
+// Written out from docs/api.md (Webhook delivery) rather than derived from the table.
 const DELIVERY_ALLOWED = new Set([
   "pending>pending",
   "pending>succeeded",

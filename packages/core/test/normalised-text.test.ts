@@ -1,5 +1,5 @@
 /**
- * Normalised text (DECISIONS "Normalised text"): a value is checked against its limits after
+ * Normalised text (docs/api.md, Conventions): a value is checked against its limits after
  * trimming and lower-casing, so what is stored can always be sent back (`PUT`) and found
  * (the list filters). The stored value is the parsed input: storage keeps it as it is.
  */

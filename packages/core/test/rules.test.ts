@@ -18,7 +18,7 @@ import { assertDoorOpen } from "../src/rules/check-in.ts";
 import { typedConfirmationCode } from "../src/rules/confirmation-code.ts";
 import { newAttendeeRecord, undoCheckIn } from "../src/resources/attendee.ts";
 
-// The expected tables, written out from DECISIONS.md rather than derived from the code's tables.
+// The expected tables, written out from docs/api.md's status tables rather than derived from the code's tables.
 const EVENT_ALLOWED = new Set([
   "draft>draft",
   "draft>published",

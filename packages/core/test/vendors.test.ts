@@ -1,6 +1,6 @@
 /**
  * Vendors' rules and the parts of the vendor link that live in the handler, in process: the
- * booking's status table (written out from DECISIONS), local sourcing's distance, radius and
+ * booking's status table (written out from docs/api.md), local sourcing's distance, radius and
  * certification date, the link token's shape, an Idempotency-Key on a link's POST, and a
  * vendor's deletion scrubbing the stored answers that showed its contact.
  */
@@ -24,7 +24,7 @@ import { createEventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 import { apiRequest, EVENT } from "./_fixtures.ts";
 
-// Written out from DECISIONS ("Vendors"), not derived from the code's table.
+// Written out from docs/api.md (Vendors), not derived from the code's table.
 const ALLOWED = new Set([
   "requested>requested",
   "requested>confirmed",

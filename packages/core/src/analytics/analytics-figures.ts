@@ -11,7 +11,7 @@ import type { AttendeeStatus } from "../rules/attendee-status.ts";
 import type { BucketGranularity } from "./date-buckets.ts";
 import type { ConfirmedVendor } from "../rules/local-sourcing.ts";
 
-/** Money of a set of events in one currency, in its minor unit (DECISIONS, "Payments"). */
+/** Money of a set of events in one currency, in its minor unit (docs/api.md, Payments). */
 export interface RevenueFigures {
   currency: string;
   /** Money received. */

@@ -11,7 +11,7 @@ export const TREND_GRANULARITIES = ["daily", "weekly", "monthly", "quarterly"] a
 export const BUCKET_GRANULARITIES = ["daily", "weekly", "monthly", "quarterly"] as const;
 export type BucketGranularity = (typeof BUCKET_GRANULARITIES)[number];
 
-/** The longest series an analytics answer holds (DECISIONS: more buckets is `INVALID_DATE_RANGE`). */
+/** The longest series an analytics answer holds (more buckets is `INVALID_DATE_RANGE`). */
 export const MAX_BUCKETS = 366;
 
 /** One calendar period of a series, in UTC. */

@@ -1,5 +1,5 @@
 /**
- * The whole footprint (DECISIONS, "The whole footprint"): attendees' travel and every activity
+ * The whole footprint (docs/api.md, The whole footprint): attendees' travel and every activity
  * record, by kind and by GHG Protocol scope, with the waste and energy they record. Pure
  * functions of aggregated rows (the storage sums in SQL); the per-event analytics, the
  * sustainability analytics and the printable report all build from here.

@@ -95,7 +95,7 @@ export function metricValue(metric: TrendMetric, f: AggregateFigures | undefined
       return f.emissionsKg;
     case "attendance":
       return f.attendance;
-    // Measured where the events record it (DECISIONS): the diversion rate of their waste, the
+    // Measured where the events record it (docs/api.md, Analytics): the diversion rate of their waste, the
     // renewable share of their electricity; else the events' targets and commitments.
     case "waste_reduction":
       return f.activities.wasteKg > 0

@@ -16,8 +16,8 @@ import {
 import type { EmissionFactorSet } from "./emission-factors.ts";
 
 /**
- * Activity factors: the factor set's entries for the kinds of activity records (DECISIONS, "The
- * whole footprint"), in the same file as the travel factors (`activities` of a set). An entry
+ * Activity factors: the factor set's entries for the kinds of activity records (docs/api.md,
+ * Activity factors), in the same file as the travel factors (`activities` of a set). An entry
  * prices the records of its `kind` whose qualifiers equal every qualifier the entry names; of
  * several that match, the one naming most qualifiers wins, then the first listed. Staff travel
  * is priced by the set's travel factors, electricity from a renewable source at 0 (market-based):
@@ -104,7 +104,7 @@ function findEntry(set: EmissionFactorSet, record: PricedRecord): { entry: Activ
 }
 
 /**
- * The factor `set` gives `record`, in kg CO2e per the record's own unit (DECISIONS: so that
+ * The factor `set` gives `record`, in kg CO2e per the record's own unit (so that
  * emissionsKg = quantity x value always); null when the set prices no such record.
  */
 export function activityFactor(set: EmissionFactorSet, record: PricedRecord): ActivityFactor | null {

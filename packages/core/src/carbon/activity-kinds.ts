@@ -3,7 +3,7 @@
  * imports nothing, so that the factor set and the resource can both build on it.
  *
  * Activity records: what an event used, burned, served, shipped and threw away, one quantity of
- * one kind each (DECISIONS, "The whole footprint"). The kinds follow what the event industry's
+ * one kind each (docs/api.md, Activities). The kinds follow what the event industry's
  * tools collect (TRACE, Julie's Bicycle): energy, fuel, catering, accommodation, materials,
  * freight, waste, water and staff travel. Attendees' own travel stays on their registrations.
  */

@@ -3,8 +3,8 @@ import { ActivityFactorEntry } from "./activity-factors.ts";
 import { DEFAULT_ACTIVITY_FACTORS } from "./default-activity-factors.ts";
 
 /**
- * Travel emission factors, kg CO2e per passenger-km: the factor set is data (DECISIONS,
- * "Analytics parameters"). The default is DEFAULT_EMISSION_FACTORS below; a deployment may
+ * Travel emission factors, kg CO2e per passenger-km: the factor set is data
+ * (docs/api.md, Emission factors). The default is DEFAULT_EMISSION_FACTORS below; a deployment may
  * supply its own set (`emissionFactors` of `createSqlStorage` and `createEventService`; the
  * server's `EMISSION_FACTORS_FILE`), validated by the `EmissionFactorSet` schema.
  */

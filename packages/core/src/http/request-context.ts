@@ -74,8 +74,8 @@ function forwardedOrigin(request: Request, url: URL): string | undefined {
 
 /**
  * Makes the context of each request. The links handed out use the service's `publicUrl`, else
- * the origin a trusted proxy forwarded, else `linkOrigin`; never the request's own `Host` (see
- * DECISIONS: a client must not shape the links the service hands out, or stores in notifications).
+ * the origin a trusted proxy forwarded, else `linkOrigin`; never the request's own `Host`: a
+ * client must not shape the links the service hands out, or stores in notifications.
  */
 export function createRequestContexts(options: RequestContextOptions): (request: Request) => RequestContext {
   const { trust, peerAddress, cors, publicUrl, linkOrigin, basePath } = options;

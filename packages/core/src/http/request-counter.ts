@@ -42,7 +42,7 @@ interface AccountCounts {
  * grants nothing, requests are refused here, without a write, until the window ends.
  *
  * With one process the `X-RateLimit-*` headers are exact; with several, `Remaining` is this
- * process's view (DECISIONS, Rate limits). `close` gives the unspent counts back.
+ * process's view (docs/api.md, Rate limits). `close` gives the unspent counts back.
  */
 export interface RequestCounter {
   /** Counts one request of the account; returns the `X-RateLimit-*` headers, or throws `429 RATE_LIMIT_EXCEEDED`. */

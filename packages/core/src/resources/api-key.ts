@@ -20,7 +20,7 @@ export type Scope = (typeof SCOPES)[number];
 
 /**
  * The scopes that grant what each scope permits: itself and, for a `:read` scope, the `:write`
- * of its family (DECISIONS: a write scope includes its read, as Stripe's restricted keys do, so
+ * of its family (a write scope includes its read, as Stripe's restricted keys do, so
  * a door scanner's key reads the attendee it checks in). A `:write` is granted by itself only:
  * a read-only key never writes.
  */
@@ -46,7 +46,7 @@ export function holdsScope(held: readonly Scope[], scope: Scope): boolean {
   return GRANTED_BY[scope].some((granting) => held.includes(granting));
 }
 
-/** Rate-limit tiers, from the spec's limits table. */
+/** Rate-limit tiers (docs/api.md, Rate limits). */
 export const TIERS = ["free", "starter", "professional", "enterprise"] as const;
 export type Tier = (typeof TIERS)[number];
 
@@ -102,7 +102,7 @@ export type ApiKeyCreateInput = z.input<typeof ApiKeyCreateInput>;
 
 /**
  * What a key created with no scope named keeps in place of a list: every scope there is when it
- * is read, so a scope added later reaches it too (DECISIONS).
+ * is read, so a scope added later reaches it too.
  */
 export const EVERY_SCOPE = "*";
 

@@ -59,7 +59,7 @@ export const NO_QUALIFIERS: Readonly<ActivityQualifiers> = {
 
 /**
  * A new activity record of `input` (parsed by `ActivityInput`) for the event, with the defaults
- * of DECISIONS filled in: `dataQuality` measured, an electricity record's `country` the event's,
+ * filled in (docs/api.md, Activities): `dataQuality` measured, an electricity record's `country` the event's,
  * a materials record's `recycledContent` false. Kinds' other qualifiers are null.
  */
 export function newActivityRecord(

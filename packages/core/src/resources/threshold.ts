@@ -2,7 +2,7 @@ import * as z from "zod";
 import { pagingParams, resolvePaging, Timestamp } from "./common.ts";
 
 /**
- * The metrics a threshold can watch (DECISIONS, "Thresholds"): capacity utilisation in percent
+ * The metrics a threshold can watch (docs/api.md, Thresholds): capacity utilisation in percent
  * (active registrations over capacity), emissions per attendee and in total in kg CO2e, and the
  * waste diversion, renewable share and offset coverage rates in percent.
  */

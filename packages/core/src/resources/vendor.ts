@@ -5,7 +5,7 @@ import { Email } from "./attendee.ts";
 import { KeyValueMap, lowerCaseText, pagingParams, plainText, resolvePaging, text, Timestamp } from "./common.ts";
 import { Location, LocationInput } from "./event.ts";
 
-/** What a vendor supplies (DECISIONS, "Vendors"). */
+/** What a vendor supplies (docs/api.md, Vendors). */
 export const VENDOR_CATEGORIES = [
   "venue",
   "catering",

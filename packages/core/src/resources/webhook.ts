@@ -7,7 +7,7 @@ import { BooleanParam, KeyValueMap, pagingParams, plainText, resolvePaging, Time
 /** The type of the test notification of `POST /webhooks/:id/ping` (not subscribable). */
 export const PING_EVENT_TYPE = "webhook.ping";
 
-/** Every notification type a webhook can subscribe to (spec 6.1, and `attendee.deleted`); `*` subscribes to all. */
+/** Every notification type a webhook can subscribe to (docs/api.md, Envelope and types); `*` subscribes to all. */
 export const WEBHOOK_EVENT_TYPES = [
   "event.created",
   "event.updated",
@@ -19,9 +19,9 @@ export const WEBHOOK_EVENT_TYPES = [
   "attendee.updated",
   "attendee.cancelled",
   "attendee.checked_in",
-  // Beyond spec 6.1: a waiting registration got a place (the waiting list).
+  // A waiting registration got a place (the waiting list).
   "attendee.promoted",
-  // Beyond spec 6.1: sent by DELETE /attendees/:id, the erasure of a registration.
+  // Sent by DELETE /attendees/:id, the erasure of a registration.
   "attendee.deleted",
   "sustainability.goal_achieved",
   "sustainability.carbon_offset",
@@ -45,7 +45,7 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /**
  * The scope a key needs to read a notification type's data directly, by the type's family (the
  * part before the dot): a key reaches through webhooks only what its scopes let it read
- * (DECISIONS). The one rule behind both the subscription check ({@link assertSubscribable}) and
+ * (docs/api.md, Webhooks (registration)). The one rule behind both the subscription check ({@link assertSubscribable}) and
  * the delivery log's redaction ({@link canReadNotification}).
  */
 export const READ_SCOPE_BY_FAMILY = {
@@ -224,7 +224,7 @@ export const RotatedWebhook = CreatedWebhook.extend({
 });
 export type RotatedWebhook = z.infer<typeof RotatedWebhook>;
 
-/** How long a rotated-out secret keeps signing beside the new one: 24 hours (DECISIONS). */
+/** How long a rotated-out secret keeps signing beside the new one: 24 hours. */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 /** Query of `GET /webhooks`. */

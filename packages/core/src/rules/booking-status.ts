@@ -5,7 +5,7 @@ import { type EventStatus, isOpenForRegistration } from "./event-status.ts";
 import { assertTransition, type TransitionTable } from "./transitions.ts";
 
 /**
- * The status changes a vendor booking allows (DECISIONS, "Vendors"): `requested -> confirmed |
+ * The status changes a vendor booking allows (docs/api.md, Vendors): `requested -> confirmed |
  * declined | cancelled`, `confirmed -> cancelled`; `declined` and `cancelled` are final. The
  * organiser may make any of them; the vendor's link confirms or declines.
  */

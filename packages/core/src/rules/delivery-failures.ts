@@ -1,4 +1,4 @@
-/** Consecutive failed attempts after which a webhook is disabled (spec 3.3). */
+/** Consecutive failed attempts after which a webhook is disabled (docs/api.md, Webhook delivery). */
 export const DISABLE_AFTER_FAILURES = 10;
 
 /** A webhook's failure count: its consecutive failures, and when its latest counted success began. */

@@ -17,7 +17,7 @@ export function isDeliveryTransitionAllowed(from: DeliveryStatus, to: DeliverySt
   return isTransitionAllowed(DELIVERY_TRANSITIONS, from, to);
 }
 
-/** The waits before each retry: immediately, then after 1 min, 10 min and 1 h (DECISIONS). */
+/** The waits before each retry: immediately, then after 1 min, 10 min and 1 h (docs/api.md, Webhook delivery). */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [0, 60_000, 600_000, 3_600_000];
 
 /**

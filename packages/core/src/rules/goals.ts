@@ -1,6 +1,6 @@
 /**
  * What an event's figures mean for its sustainability goals and its configurable metrics
- * (DECISIONS, "The whole footprint"): the one place where "carbon neutral", "renewable energy"
+ * (docs/api.md, The whole footprint): the one place where "carbon neutral", "renewable energy"
  * and "waste reduction" are judged, and where the metrics thresholds watch are defined. Pure:
  * the notifier, the analytics and the report all ask here.
  */

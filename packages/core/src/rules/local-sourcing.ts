@@ -1,5 +1,5 @@
 /**
- * Local sourcing (DECISIONS, "Vendors"): which of an event's confirmed vendors are local and
+ * Local sourcing (docs/api.md, Local sourcing): which of an event's confirmed vendors are local and
  * certified, and the shares the analytics report and the `localSourcing` goal is judged on.
  * Pure: the storage hands over the confirmed vendors' locations and certifications.
  */

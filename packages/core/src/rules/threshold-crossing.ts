@@ -1,6 +1,6 @@
 /**
- * When a configured threshold is reached and when its crossing notifies (DECISIONS,
- * "Thresholds"), and when the built-in 90% capacity rule still applies. Pure: the service step
+ * When a configured threshold is reached and when its crossing notifies
+ * (docs/api.md, Thresholds), and when the built-in 90% capacity rule still applies. Pure: the service step
  * (`service/threshold-checks.ts`) reads the state, asks these, and writes what they answer.
  */
 import type { ThresholdComparison, ThresholdMetric } from "../resources/threshold.ts";
@@ -53,8 +53,8 @@ export function movedMetrics(metrics: Partial<EventMetrics>): ThresholdMetric[] 
 /**
  * Whether the built-in 90% `capacity_utilization` rule applies to an account's events: while the
  * account has no `capacity_utilization` threshold of its own, for one of its events or for all
- * of them (DECISIONS: the account keeps it "until it configures a capacity_utilization threshold
- * of its own"). Thresholds of other metrics do not replace it.
+ * of them: the account keeps it until it configures a `capacity_utilization` threshold of its
+ * own. Thresholds of other metrics do not replace it.
  */
 export function keepsBuiltInCapacityRule(accountHasCapacityThreshold: boolean): boolean {
   return !accountHasCapacityThreshold;

@@ -10,8 +10,8 @@ import { type ListResult, notFound, type OperationContext } from "./operation-co
 import type { TransactionalStorage } from "./transaction-steps.ts";
 
 /**
- * Operations on the activity records of one account's events (DECISIONS, "The whole
- * footprint"): what an event used, burned, served, shipped and threw away, each priced with the
+ * Operations on the activity records of one account's events (docs/api.md, Activities):
+ * what an event used, burned, served, shipped and threw away, each priced with the
  * storage's factor set when written.
  */
 export interface ActivityOperations {

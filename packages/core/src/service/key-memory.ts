@@ -14,7 +14,7 @@ const MAX_REMEMBERED_KEYS = 10_000;
  * Revocations and limit changes raise the store's key revision (`AccountStore.keysRevision`).
  * `recall` reads it when the last read is {@link KEY_REVISION_CHECK_MS} old (one read in flight
  * at a time, shared) and forgets everything when it moved: a key revoked by another process is
- * refused here within that time plus one read, well inside DECISIONS' second. A revocation
+ * refused here within that time plus one read, well inside the second a revocation is promised in. A revocation
  * through this process calls `forget` and takes effect at once.
  */
 export interface KeyMemory {

@@ -1,5 +1,5 @@
 /**
- * Payments through Stripe (DECISIONS, "Payments"): the PaymentIntent of a registration's
+ * Payments through Stripe (docs/api.md, Through Stripe): the PaymentIntent of a registration's
  * payment, Stripe's events at the webhook endpoint, holds that run out unpaid, and refunds made
  * at Stripe. Stripe is called outside every transaction (a transaction holds its event's lock,
  * which no network call may keep), and each result is taken up again in a transaction under

@@ -1,6 +1,6 @@
 /**
- * The step of a business transaction that judges an event's configured thresholds (DECISIONS,
- * "Thresholds"): at a change that moved a metric, each threshold of that metric that applies to
+ * The step of a business transaction that judges an event's configured thresholds
+ * (docs/api.md, Thresholds): at a change that moved a metric, each threshold of that metric that applies to
  * the event (its own and the account-wide ones) is judged against the new value and its crossing
  * state; a new crossing appends `analytics.threshold_exceeded` to the outbox, in the change's
  * transaction. A threshold is judged at the next change that moves its metric, not when it is

@@ -13,7 +13,7 @@ import type { ThresholdStore } from "../storage/threshold-store.ts";
 import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
 
 /**
- * Operations on one account's configured thresholds (DECISIONS, "Thresholds"). A threshold is
+ * Operations on one account's configured thresholds (docs/api.md, Thresholds). A threshold is
  * judged at the next change that moves its metric (`service/threshold-checks.ts`), never at
  * its creation or update.
  */

@@ -35,7 +35,7 @@ import type { Steps, TransactionalStorage } from "./transaction-steps.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 
 /**
- * What a vendor may do through its booking's link, without an API key (DECISIONS, "Vendors"):
+ * What a vendor may do through its booking's link, without an API key (docs/api.md, The vendor's link):
  * see what is asked, confirm or decline, and, once confirmed, record and correct its own
  * activity data for the event until 30 days after it ends.
  */

@@ -26,7 +26,7 @@ import { deleteVendor, insertBooking, rotateBookingLink, updateBooking } from ".
 import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
 import type { TransactionalStorage } from "./transaction-steps.ts";
 
-/** Operations on one account's vendors (DECISIONS, "Vendors"). */
+/** Operations on one account's vendors (docs/api.md, Vendors). */
 export interface VendorOperations {
   /** Throws `INVALID_REQUEST` (naming the field). */
   create(input: VendorCreateInput): Promise<Vendor>;

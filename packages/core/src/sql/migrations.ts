@@ -532,7 +532,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   },
   "0020_vendors": {
     async up(db: Kysely<any>) {
-      // Vendors of an account and their bookings for its events (DECISIONS, "Vendors"). A
+      // Vendors of an account and their bookings for its events (docs/api.md, Vendors). A
       // booking goes with its event; a deleted vendor's inactive bookings and records keep its id.
       await db.schema
         .createTable("vendors")
@@ -589,7 +589,7 @@ export const MIGRATIONS: Record<string, Migration> = {
         .where(sql.ref("status"), "in", [sql.lit("requested"), sql.lit("confirmed")])
         .execute();
       await db.schema.alterTable("activities").addColumn("booking_id", "text").execute();
-      // A key made with no scope named has every scope, including those added later (DECISIONS):
+      // A key made with no scope named has every scope, including those added later:
       // it was stored with the seven scopes of its day, and now keeps "*". A key that named all
       // seven, in this order, cannot be told apart from it and gains the new ones too.
       await db
@@ -610,7 +610,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   },
   "0021_ticket_types": {
     async up(db: Kysely<any>) {
-      // An event's ticket types and refund policy (DECISIONS, "Payments"): read with the event,
+      // An event's ticket types and refund policy (docs/api.md, Ticket types): read with the event,
       // under its lock, never filtered on, so kept as the event's JSON. A type's active
       // registrations are its `ticket` tally (0019).
       await db.schema
@@ -625,7 +625,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   },
   "0022_payments": {
     async up(db: Kysely<any>) {
-      // A priced registration's payment on its row (DECISIONS, "Payments"), summed by the
+      // A priced registration's payment on its row (docs/api.md, Payments), summed by the
       // financial analytics and read under the event's lock; null for a free one.
       for (const [column, type] of [
         ["payment_status", "text"],

@@ -12,7 +12,7 @@ export interface Notification {
   data: Record<string, unknown>;
 }
 
-/** The body of every delivery (spec 6.2). `id` is the same on every attempt of a delivery. */
+/** The body of every delivery (docs/api.md, Envelope and types). `id` is the same on every attempt of a delivery. */
 export interface Envelope {
   id: string;
   type: string;

@@ -45,7 +45,7 @@ export interface ChangeNotifierOptions {
 }
 
 /**
- * The service's notifier: for each change, its own notifications (spec 6.1: `event.*`,
+ * The service's notifier: for each change, its own notifications (`event.*`,
  * `attendee.*`, `sustainability.carbon_offset`, the completion reports) and the event's
  * one-time ones (carbon-neutral goal first achieved, capacity first at the threshold).
  * Figures and reports are read only while some webhook receives their type, so an account

@@ -10,7 +10,7 @@ import { type AttemptOutcome, sendDelivery, type SendDeliveryOptions } from "./s
 import { DeliverySlots } from "./slots.ts";
 import type { HostResolver } from "./ssrf.ts";
 
-/** The receiver must answer within 5 s (spec 6.4). */
+/** The receiver must answer within 5 s (docs/api.md, Webhook delivery). */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5_000;
 /**
  * How much longer than an attempt's timeout a worker's lease on a delivery lasts: it outlives the

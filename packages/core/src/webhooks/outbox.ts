@@ -1,6 +1,6 @@
 /**
  * The transactional outbox's writing side: inside a change's transaction, hands the change to the
- * {@link ChangeNotifier}, wraps each notification it returns in its envelope (spec 6.2) and
+ * {@link ChangeNotifier}, wraps each notification it returns in its envelope (docs/api.md, Envelope and types) and
  * appends one delivery per notification and active webhook subscribed to its type, so a
  * rolled-back change sends nothing and a committed one is never lost.
  */

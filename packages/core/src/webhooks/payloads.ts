@@ -1,6 +1,6 @@
 /**
- * Which notifications a change causes, and their `data` (spec 6.2 where it gives a shape, the
- * shapes documented in docs/api.md elsewhere). Pure functions of the change:
+ * Which notifications a change causes, and their `data` (docs/api.md, Envelope and
+ * types). Pure functions of the change:
  * `change-notifications.ts` calls them inside the change's transaction, so what is sent is
  * fixed at commit.
  */
@@ -127,7 +127,7 @@ export function promotedNotification(attendee: Attendee, event: { id: string; na
 }
 
 /**
- * `payment.*` of a registration (DECISIONS): its `payment` (never the client secret), the
+ * `payment.*` of a registration (docs/api.md, Payments): its `payment` (never the client secret), the
  * registration by its ids and ticket type only (a payment notification carries no personal
  * data), its event; a refund's own id and amount with `payment.refunded`.
  */
@@ -192,7 +192,7 @@ export function notificationFigures(
 
 const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-/** The carbon-neutral goal's metrics (spec 6.2): kg CO2e of the whole footprint, and the offset share in percent. */
+/** The carbon-neutral goal's metrics: kg CO2e of the whole footprint, and the offset share in percent. */
 export function carbonNeutralMetrics(figures: NotificationFigures) {
   return {
     totalEmissions: round(figures.footprintKg),
@@ -212,7 +212,7 @@ export function isCarbonNeutralAchieved(
 }
 
 /**
- * `sustainability.goal_achieved` (spec 6.2 shape): `carbon_neutral` with the spec's metrics
+ * `sustainability.goal_achieved`: `carbon_neutral` with its documented metrics
  * (`totalEmissions`, `totalOffset`, `percentage`); the other goals with the figures that met them.
  */
 export function goalAchievedNotification(
@@ -249,7 +249,7 @@ export function thresholdNotification(event: { id: string; name: string }, figur
 
 /**
  * `analytics.threshold_exceeded` for a configured threshold crossed by the event's `value` of its
- * metric (DECISIONS, "Thresholds"); the value rounded to 3 decimals (it was judged unrounded).
+ * metric (docs/api.md, Thresholds); the value rounded to 3 decimals (it was judged unrounded).
  */
 export function configuredThresholdNotification(
   event: { id: string; name: string },

@@ -7,7 +7,7 @@ import type { ClaimedDelivery, DeliveryAttempt } from "../resources/webhook-deli
 import { signPayload, signWebhook } from "./signature.ts";
 import { checkedAddresses, type HostResolver, pinnedLookup, systemResolver } from "./ssrf.ts";
 
-/** The `User-Agent` of every delivery (spec 6.2). */
+/** The `User-Agent` of every delivery (docs/api.md, Webhook delivery). */
 export const WEBHOOK_USER_AGENT = "Service-Webhooks/1.0";
 
 /** How much of a receiver's answer the delivery log keeps. */
@@ -15,7 +15,7 @@ const EXCERPT_CHARS = 1024;
 
 /** Options of {@link sendDelivery}. */
 export interface SendDeliveryOptions {
-  /** An attempt without a complete answer after this long fails (the spec's 5 s by default). */
+  /** An attempt without a complete answer after this long fails (5 s by default). */
   timeoutMs: number;
   /** Skip the SSRF guard (tests, private networks). */
   allowPrivateNetworks: boolean;
@@ -165,7 +165,7 @@ function agentFor(options: SendDeliveryOptions): Agent {
 }
 
 /**
- * Makes one attempt of a delivery: POSTs the stored envelope bytes with the spec 6.2 headers
+ * Makes one attempt of a delivery: POSTs the stored envelope bytes with the `X-Service-*` headers
  * and their `sha256=` signature and the Standard Webhooks headers (`webhook-id`,
  * `webhook-timestamp` of this attempt, `webhook-signature` under the current secret and,
  * during a rotation, the previous one), follows no redirect, and gives up after `timeoutMs`.
