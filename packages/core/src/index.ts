@@ -2,9 +2,12 @@
  * @event-service/core: the framework-agnostic core of Event Service.
  *
  * This root export is the public API (covered by semver): the service and its handler, the SQL
- * storage, the webhook delivery worker and background purge a host runs beside them, the error
- * class, and the resource schemas and types. The SQLite helpers are in `@event-service/core/sqlite`,
- * webhook verification for receivers in `@event-service/core/webhooks`.
+ * storage, the webhook delivery worker, payment worker and background purge a host runs beside
+ * them, the error class, the value lists behind the union types, the emission factor set, and
+ * the types of every resource, input and report (the service validates its input itself, so
+ * their schemas are not exported). The SQLite helpers are in `@event-service/core/sqlite`,
+ * webhook verification for receivers in `@event-service/core/webhooks`; docs/embedding.md
+ * ("What the package exports") lists each group.
  *
  * @example
  * import Database from "better-sqlite3";
@@ -57,9 +60,6 @@ export { createSqlStorage } from "./sql/sql-storage.ts";
 export type { SqlStorageOptions } from "./sql/sql-storage.ts";
 export type { Storage } from "./storage.ts";
 export type { Database } from "./sql/database.ts";
-export { createChangeNotifier } from "./webhooks/change-notifications.ts";
-export type { ChangeNotifierOptions } from "./webhooks/change-notifications.ts";
-export type { ChangeNotifier } from "./storage.ts";
 
 // Webhook delivery (the outbox's worker) and the background purge, which a host runs beside the service
 export { createDeliveryWorker } from "./webhooks/delivery-worker.ts";
@@ -81,102 +81,105 @@ export type { PaymentOperations } from "./service/payment-operations.ts";
 export type { BackgroundPurge, BackgroundPurgeOptions } from "./background-purge.ts";
 export type { Envelope, Notification } from "./storage/envelope.ts";
 
-// Resources: schemas (runtime) and their types
-export { Event, EventCreateInput, EventListQuery, EventUpdateInput } from "./resources/event.ts";
-export type { Coordinates, Location, SustainabilityGoals } from "./resources/event.ts";
+// Resources: the types of what the API takes and returns, and the value lists behind their unions
+export type {
+  Event,
+  EventCreateInput,
+  EventListQuery,
+  EventUpdateInput,
+  Coordinates,
+  Location,
+  SustainabilityGoals,
+} from "./resources/event.ts";
 export { EVENT_STATUSES } from "./rules/event-status.ts";
 export type { EventStatus } from "./rules/event-status.ts";
-export {
+export type {
   Attendee,
   AttendeeCreateInput,
   AttendeeListQuery,
   AttendeeUpdateInput,
   CheckInInput,
+  AccessibilityNeeds,
+  CarbonOffset,
+  EmergencyContact,
 } from "./resources/attendee.ts";
-export type { AccessibilityNeeds, CarbonOffset, EmergencyContact } from "./resources/attendee.ts";
 export { ATTENDEE_STATUSES } from "./rules/attendee-status.ts";
 export type { AttendeeStatus } from "./rules/attendee-status.ts";
-export { AttendeeExportQuery } from "./export/attendee-export.ts";
-export type { ExportFormat } from "./export/attendee-export.ts";
-export { DeleteResult, Pagination } from "./resources/common.ts";
-export {
+export type { AttendeeExportQuery, ExportFormat } from "./export/attendee-export.ts";
+export type { DeleteResult, Pagination } from "./resources/common.ts";
+export { WEBHOOK_EVENT_TYPES } from "./resources/webhook.ts";
+export type {
   CreatedWebhook,
   RotatedWebhook,
   Webhook,
   WebhookCreateInput,
-  WEBHOOK_EVENT_TYPES,
   WebhookListQuery,
   WebhookUpdateInput,
+  WebhookEventType,
 } from "./resources/webhook.ts";
-export type { WebhookEventType } from "./resources/webhook.ts";
-export {
+export { THRESHOLD_COMPARISONS, THRESHOLD_METRICS } from "./resources/threshold.ts";
+export type {
   Threshold,
-  THRESHOLD_COMPARISONS,
-  THRESHOLD_METRICS,
   ThresholdCreateInput,
   ThresholdListQuery,
   ThresholdUpdateInput,
+  ThresholdComparison,
+  ThresholdMetric,
 } from "./resources/threshold.ts";
-export type { ThresholdComparison, ThresholdMetric } from "./resources/threshold.ts";
 export type { EventMetrics } from "./rules/goals.ts";
-export {
+export { DELIVERY_STATUSES } from "./resources/webhook-delivery.ts";
+export type {
   DeliveryAttempt,
   DeliveryListQuery,
-  DELIVERY_STATUSES,
   WebhookDelivery,
+  DeliveryStatus,
 } from "./resources/webhook-delivery.ts";
-export type { DeliveryStatus } from "./resources/webhook-delivery.ts";
-export { Activity, ActivityFactor, ActivityInput, VendorActivityInput } from "./resources/activity.ts";
-export { ActivityListQuery, ActivityUpdateInput, VendorActivityUpdateInput } from "./resources/priced-activity.ts";
+export type { Activity, ActivityFactor, ActivityInput, VendorActivityInput } from "./resources/activity.ts";
+export type { ActivityListQuery, ActivityUpdateInput, VendorActivityUpdateInput } from "./resources/priced-activity.ts";
 export { ACTIVITY_KINDS, ACTIVITY_UNITS, DATA_QUALITIES } from "./carbon/activity-kinds.ts";
 export type { ActivityKind, ActivityUnit, DataQuality } from "./carbon/activity-kinds.ts";
-export {
+export { BOOKING_STATUSES, VENDOR_CATEGORIES, redactLinkTokens } from "./resources/vendor.ts";
+export type {
   Booking,
   BookingCreateInput,
   BookingListQuery,
   BookingUpdateInput,
   BookingWithLink,
-  BOOKING_STATUSES,
   Certification,
   Vendor,
   VendorAnswerInput,
-  VENDOR_CATEGORIES,
   VendorCreateInput,
   VendorListQuery,
   VendorRequest,
   VendorUpdateInput,
-  redactLinkTokens,
+  BookingStatus,
+  VendorCategory,
+  VendorContact,
+  VendorLocation,
 } from "./resources/vendor.ts";
-export type { BookingStatus, VendorCategory, VendorContact, VendorLocation } from "./resources/vendor.ts";
-export {
-  Currency,
-  Money,
-  REFUND_POLICIES,
-  TicketType,
-  TicketTypeInput,
-} from "./resources/ticket-type.ts";
-export type { RefundPolicy } from "./resources/ticket-type.ts";
-export {
+export { REFUND_POLICIES } from "./resources/ticket-type.ts";
+export type { Currency, Money, TicketType, TicketTypeInput, RefundPolicy } from "./resources/ticket-type.ts";
+export { PAYMENT_METHODS, PAYMENT_PROVIDERS, PAYMENT_STATUSES } from "./resources/payment.ts";
+export type {
   Payment,
-  PAYMENT_METHODS,
-  PAYMENT_PROVIDERS,
-  PAYMENT_STATUSES,
   PaymentInput,
   RefundInput,
+  PaymentMethod,
+  PaymentProvider,
+  PaymentStatus,
 } from "./resources/payment.ts";
-export type { PaymentMethod, PaymentProvider, PaymentStatus } from "./resources/payment.ts";
-export { ApiKeyCreateInput, SCOPES, TIERS } from "./resources/api-key.ts";
-export type { ApiKeyInfo, AuthContext, CreatedApiKey, Scope, Tier } from "./resources/api-key.ts";
+export { SCOPES, TIERS } from "./resources/api-key.ts";
+export type { ApiKeyCreateInput, ApiKeyInfo, AuthContext, CreatedApiKey, Scope, Tier } from "./resources/api-key.ts";
 
 // Carbon model: the emission factor set (a host loads its own file with `EmissionFactorSet`)
-export { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, EmissionFactorSetResponse } from "./carbon/emission-factors.ts";
-export type { EmissionFactorSetInput, TravelMode } from "./carbon/emission-factors.ts";
+export { DEFAULT_EMISSION_FACTORS, EmissionFactorSet } from "./carbon/emission-factors.ts";
+export type { EmissionFactorSetResponse, EmissionFactorSetInput, TravelMode } from "./carbon/emission-factors.ts";
 export type { CarbonSettings } from "./carbon/carbon-settings.ts";
 
-// Analytics: query and report schemas (runtime) and their types
-export { Methodology } from "./analytics/methodology.ts";
-export { SustainabilityQuery, SustainabilityReport } from "./analytics/sustainability-report.ts";
-export { SustainabilityReportDocument } from "./analytics/report-document.ts";
-export { EventAnalytics } from "./analytics/event-analytics.ts";
-export { TrendQuery, TrendReport } from "./analytics/trend-report.ts";
+// Analytics: the types of its queries and reports
+export type { Methodology } from "./analytics/methodology.ts";
+export type { SustainabilityQuery, SustainabilityReport } from "./analytics/sustainability-report.ts";
+export type { SustainabilityReportDocument } from "./analytics/report-document.ts";
+export type { EventAnalytics } from "./analytics/event-analytics.ts";
+export type { TrendQuery, TrendReport } from "./analytics/trend-report.ts";
 export type { TrendMetric } from "./analytics/trend-metrics.ts";
