@@ -3,9 +3,8 @@
  *
  * This root export is the public API (covered by semver): the service and its handler, the SQL
  * storage, the webhook delivery worker, payment worker and background purge a host runs beside
- * them, the error class, the value lists behind the union types, the emission factor set, and
- * the types of every resource, input and report (the service validates its input itself, so
- * their schemas are not exported). The SQLite helpers are in `@event-service/core/sqlite`,
+ * them, the error class, the value lists behind the union types, the emission factor set, the
+ * schemas of the main resources and inputs, and the types of every other shape. The SQLite helpers are in `@event-service/core/sqlite`,
  * webhook verification for receivers in `@event-service/core/webhooks`; docs/embedding.md
  * ("What the package exports") lists each group.
  *
@@ -82,50 +81,18 @@ export type { BackgroundPurge, BackgroundPurgeOptions } from "./background-purge
 export type { Envelope, Notification } from "./storage/envelope.ts";
 
 // Resources: the types of what the API takes and returns, and the value lists behind their unions
-export type {
-  Event,
-  EventCreateInput,
-  EventListQuery,
-  EventUpdateInput,
-  Coordinates,
-  Location,
-  SustainabilityGoals,
-} from "./resources/event.ts";
+export type { Coordinates, Location, SustainabilityGoals } from "./resources/event.ts";
 export { EVENT_STATUSES } from "./rules/event-status.ts";
 export type { EventStatus } from "./rules/event-status.ts";
-export type {
-  Attendee,
-  AttendeeCreateInput,
-  AttendeeListQuery,
-  AttendeeUpdateInput,
-  CheckInInput,
-  AccessibilityNeeds,
-  CarbonOffset,
-  EmergencyContact,
-} from "./resources/attendee.ts";
+export type { AccessibilityNeeds, CarbonOffset, EmergencyContact } from "./resources/attendee.ts";
 export { ATTENDEE_STATUSES } from "./rules/attendee-status.ts";
 export type { AttendeeStatus } from "./rules/attendee-status.ts";
 export type { AttendeeExportQuery, ExportFormat } from "./export/attendee-export.ts";
 export type { DeleteResult, Pagination } from "./resources/common.ts";
 export { WEBHOOK_EVENT_TYPES } from "./resources/webhook.ts";
-export type {
-  CreatedWebhook,
-  RotatedWebhook,
-  Webhook,
-  WebhookCreateInput,
-  WebhookListQuery,
-  WebhookUpdateInput,
-  WebhookEventType,
-} from "./resources/webhook.ts";
+export type { CreatedWebhook, RotatedWebhook, WebhookListQuery, WebhookEventType } from "./resources/webhook.ts";
 export { THRESHOLD_COMPARISONS, THRESHOLD_METRICS } from "./resources/threshold.ts";
-export type {
-  Threshold,
-  ThresholdCreateInput,
-  ThresholdListQuery,
-  ThresholdUpdateInput,
-  ThresholdComparison,
-  ThresholdMetric,
-} from "./resources/threshold.ts";
+export type { ThresholdListQuery, ThresholdComparison, ThresholdMetric } from "./resources/threshold.ts";
 export type { EventMetrics } from "./rules/goals.ts";
 export { DELIVERY_STATUSES } from "./resources/webhook-delivery.ts";
 export type {
@@ -134,40 +101,27 @@ export type {
   WebhookDelivery,
   DeliveryStatus,
 } from "./resources/webhook-delivery.ts";
-export type { Activity, ActivityFactor, ActivityInput, VendorActivityInput } from "./resources/activity.ts";
-export type { ActivityListQuery, ActivityUpdateInput, VendorActivityUpdateInput } from "./resources/priced-activity.ts";
+export type { ActivityFactor, VendorActivityInput } from "./resources/activity.ts";
+export type { ActivityListQuery, VendorActivityUpdateInput } from "./resources/priced-activity.ts";
 export { ACTIVITY_KINDS, ACTIVITY_UNITS, DATA_QUALITIES } from "./carbon/activity-kinds.ts";
 export type { ActivityKind, ActivityUnit, DataQuality } from "./carbon/activity-kinds.ts";
 export { BOOKING_STATUSES, VENDOR_CATEGORIES, redactLinkTokens } from "./resources/vendor.ts";
 export type {
-  Booking,
-  BookingCreateInput,
   BookingListQuery,
-  BookingUpdateInput,
   BookingWithLink,
   Certification,
-  Vendor,
   VendorAnswerInput,
-  VendorCreateInput,
   VendorListQuery,
   VendorRequest,
-  VendorUpdateInput,
   BookingStatus,
   VendorCategory,
   VendorContact,
   VendorLocation,
 } from "./resources/vendor.ts";
 export { REFUND_POLICIES } from "./resources/ticket-type.ts";
-export type { Currency, Money, TicketType, TicketTypeInput, RefundPolicy } from "./resources/ticket-type.ts";
+export type { Currency, TicketType, RefundPolicy } from "./resources/ticket-type.ts";
 export { PAYMENT_METHODS, PAYMENT_PROVIDERS, PAYMENT_STATUSES } from "./resources/payment.ts";
-export type {
-  Payment,
-  PaymentInput,
-  RefundInput,
-  PaymentMethod,
-  PaymentProvider,
-  PaymentStatus,
-} from "./resources/payment.ts";
+export type { Payment, PaymentMethod, PaymentProvider, PaymentStatus } from "./resources/payment.ts";
 export { SCOPES, TIERS } from "./resources/api-key.ts";
 export type { ApiKeyCreateInput, ApiKeyInfo, AuthContext, CreatedApiKey, Scope, Tier } from "./resources/api-key.ts";
 
@@ -183,3 +137,28 @@ export type { SustainabilityReportDocument } from "./analytics/report-document.t
 export type { EventAnalytics } from "./analytics/event-analytics.ts";
 export type { TrendQuery, TrendReport } from "./analytics/trend-report.ts";
 export type { TrendMetric } from "./analytics/trend-metrics.ts";
+
+// Schemas (zod) of the main resources and inputs, for an app that validates or builds forms on its
+// own side with the rules the service applies; every other shape is a type only.
+export { Event, EventCreateInput, EventUpdateInput, EventListQuery } from "./resources/event.ts";
+export {
+  Attendee,
+  AttendeeCreateInput,
+  AttendeeUpdateInput,
+  AttendeeListQuery,
+  CheckInInput,
+} from "./resources/attendee.ts";
+export { Webhook, WebhookCreateInput, WebhookUpdateInput } from "./resources/webhook.ts";
+export { Threshold, ThresholdCreateInput, ThresholdUpdateInput } from "./resources/threshold.ts";
+export { Activity, ActivityInput } from "./resources/activity.ts";
+export { ActivityUpdateInput } from "./resources/priced-activity.ts";
+export {
+  Vendor,
+  VendorCreateInput,
+  VendorUpdateInput,
+  Booking,
+  BookingCreateInput,
+  BookingUpdateInput,
+} from "./resources/vendor.ts";
+export { Money, TicketTypeInput } from "./resources/ticket-type.ts";
+export { PaymentInput, RefundInput } from "./resources/payment.ts";
