@@ -180,11 +180,15 @@ export function createEventService(options: EventServiceOptions): EventService {
   const stripePayments =
     stripe &&
     createStripePayments({
-      storage,
+      context: {
+        storage,
+        notifier: createChangeNotifier({ baseUrl: defaultBaseUrl, carbon, emissionFactors }),
+        emissionFactors,
+        carbon,
+        payments,
+      },
       stripe,
       webhookSecrets: options.payments?.webhookSecrets ?? [],
-      terms: payments,
-      notifier: createChangeNotifier({ baseUrl: defaultBaseUrl, carbon, emissionFactors }),
       clock,
       queued,
     });
@@ -196,6 +200,7 @@ export function createEventService(options: EventServiceOptions): EventService {
     tier: Tier,
   ): AccountOperations {
     const context: OperationContext = {
+      storage,
       accountId,
       baseUrl,
       scopes,
@@ -260,7 +265,15 @@ export function createEventService(options: EventServiceOptions): EventService {
       if (!booking) return null;
       const baseUrl = publicUrl ?? linkOptions.baseUrl ?? defaultBaseUrl;
       const notifier = createChangeNotifier({ baseUrl, carbon, emissionFactors });
-      return createVendorLinkOperations(storage, booking, { carbon, clock, notifier, queued });
+      return createVendorLinkOperations(storage, booking, {
+        storage,
+        notifier,
+        emissionFactors,
+        carbon,
+        payments,
+        clock,
+        queued,
+      });
     },
     async qrCode(attendeeId, format) {
       const attendee = await storage.findAttendeeById(attendeeId);

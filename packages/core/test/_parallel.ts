@@ -9,11 +9,12 @@
 import { Worker } from "node:worker_threads";
 import { sql } from "kysely";
 import { ServiceError } from "../src/errors.ts";
-import { type DeliveryAttemptRecord, recordDeliveryAttempts } from "../src/service/delivery-operations.ts";
+import type { BookingCreate } from "../src/resources/vendor.ts";
+import type { DeliveryAttemptRecord } from "../src/service/delivery-operations.ts";
 import { deleteVendor, insertBooking } from "../src/service/booking-changes.ts";
-import { changeWebhook } from "./_webhook-helpers.ts";
+import { changeWebhook, recordDeliveryAttempts } from "./_webhook-helpers.ts";
 import type { TestBackend, TestDatabase } from "./_backends.ts";
-import { type TestStorage, withTransactions } from "./_transactions.ts";
+import { type TestStorage, transactionContext, withTransactions } from "./_transactions.ts";
 
 /** The names of the storage's methods and of the business transactions over it (`emissionFactors` is a value, `transaction` takes a function). */
 type StorageMethod = Exclude<keyof TestStorage, "emissionFactors" | "transaction">;
@@ -23,7 +24,15 @@ export type Call =
   | { [M in StorageMethod]: { method: M; args: Parameters<TestStorage[M]> } }[StorageMethod]
   | { method: "updateWebhookUrl"; args: [accountId: string, id: string, url: string] }
   | { method: "recordDeliveryAttempt"; args: [record: DeliveryAttemptRecord, disableAfter: number] }
-  | { method: "insertBooking"; args: Parameters<typeof insertBooking> extends [unknown, ...infer A] ? A : never }
+  | {
+      method: "insertBooking";
+      args: [
+        accountId: string,
+        eventId: string,
+        booking: BookingCreate,
+        ids: { id: string; now: string; linkHash: string },
+      ];
+    }
   | { method: "deleteVendor"; args: [accountId: string, id: string, now: string] };
 
 /** How a call ended: its value, or its error (the `ServiceError` code when it was one). */
@@ -40,8 +49,18 @@ export async function runCall(storage: TestStorage, call: Call): Promise<Outcome
       const [record, disableAfter] = call.args;
       return { ok: true, value: (await recordDeliveryAttempts(storage, [record], disableAfter))[0] };
     }
-    if (call.method === "insertBooking") return { ok: true, value: await insertBooking(storage, ...call.args) };
-    if (call.method === "deleteVendor") return { ok: true, value: await deleteVendor(storage, ...call.args) };
+    if (call.method === "insertBooking") {
+      const [accountId, eventId, booking, ids] = call.args;
+      const context = transactionContext(storage, { notifier: null });
+      return { ok: true, value: await insertBooking(context, { accountId, eventId, booking, ...ids }) };
+    }
+    if (call.method === "deleteVendor") {
+      const [accountId, id, now] = call.args;
+      return {
+        ok: true,
+        value: await deleteVendor(transactionContext(storage, { notifier: null }), { accountId, id, now }),
+      };
+    }
     const method = storage[call.method] as unknown as (...args: unknown[]) => Promise<unknown>;
     return { ok: true, value: await method(...call.args) };
   } catch (error) {

@@ -19,14 +19,14 @@ import {
   DeliveryListQuery,
   type DeliveryRecord,
 } from "../src/resources/webhook-delivery.ts";
+import type { AttemptRecorded, DeliveryAttemptRecord } from "../src/service/delivery-operations.ts";
 import {
-  type AttemptRecorded,
+  changeWebhook,
   createPingDelivery,
-  type DeliveryAttemptRecord,
+  recordAttempt,
   recordDeliveryAttempts,
   redeliverDelivery,
-} from "../src/service/delivery-operations.ts";
-import { changeWebhook, recordAttempt } from "./_webhook-helpers.ts";
+} from "./_webhook-helpers.ts";
 import type { Storage } from "../src/storage.ts";
 import type { TestStorage } from "./_transactions.ts";
 

@@ -12,7 +12,7 @@ import type { AttendeeCreate, AttendeeRecord } from "../src/resources/attendee.t
 import { type EventRecord, EventUpdateInput } from "../src/resources/event.ts";
 import { type TicketTypeInput, TicketTypesInput } from "../src/resources/ticket-type.ts";
 import { at, attendeeAt, eventAt, newAccount } from "./_storage-suite-outbox.ts";
-import type { TestStorage } from "./_transactions.ts";
+import { type TestStorage, transactionContext } from "./_transactions.ts";
 import type { PaymentEntry, PaymentMethod } from "../src/resources/payment.ts";
 import { registerAttendee } from "../src/service/registrations.ts";
 import { recordPayment, refundByHand } from "../src/service/payment-changes.ts";
@@ -222,8 +222,19 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
     });
 
     const pay = (id: string, amount: number, method: PaymentMethod = "cash") =>
-      recordPayment(storage, acme, id, { amount, method, reference: "R-1" }, now());
-    const refund = (id: string, amount?: number) => refundByHand(storage, acme, id, { amount }, now());
+      recordPayment(transactionContext(storage, { notifier: null }), {
+        accountId: acme,
+        id,
+        payment: { amount, method, reference: "R-1" },
+        now: now(),
+      });
+    const refund = (id: string, amount?: number) =>
+      refundByHand(transactionContext(storage, { notifier: null }), {
+        accountId: acme,
+        id,
+        refund: { amount },
+        now: now(),
+      });
     const ledger = (attendeeId: string) => storage.transaction((tx) => tx.payments.sums(attendeeId));
 
     test("a priced registration waits for its payment; paid in full by hand it is confirmed; overpaying is refused", async () => {
@@ -348,7 +359,10 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
       const event = await newEvent();
       const stripe = { provider: "stripe", holdMinutes: 1 } as const;
       const hold = (email: string) =>
-        registerAttendee(storage, attendeeAt(acme, event.id, now(), { ticketType: "VIP", email }), undefined, stripe);
+        registerAttendee(
+          transactionContext(storage, { notifier: null, payments: stripe }),
+          attendeeAt(acme, event.id, now(), { ticketType: "VIP", email }),
+        );
       const [x, y] = [await hold("x@example.com"), await hold("y@example.com")];
       const mine = (refs: Array<{ attendeeId: string }>) =>
         refs.map((ref) => ref.attendeeId).filter((id) => id === x.id || id === y.id);

@@ -27,7 +27,7 @@ import { DEFAULT_EMISSION_FACTORS } from "../src/carbon/emission-factors.ts";
 import { answerBooking, deleteVendor, insertBooking, updateBooking } from "../src/service/booking-changes.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
 import { at, eventAt, newAccount } from "./_storage-suite-outbox.ts";
-import type { TestStorage } from "./_transactions.ts";
+import { type TestStorage, transactionContext } from "./_transactions.ts";
 
 function vendorAt(accountId: string, now: string, overrides: Partial<VendorCreate> = {}): VendorRecord {
   return newVendorRecord(
@@ -234,18 +234,16 @@ export function describeVendors(open: () => Promise<TestStorage>) {
       const { storage, acme, event } = await fresh(t);
       const vendor = vendorAt(acme, at(2));
       await addVendor(storage, vendor);
+      const context = transactionContext(storage, { notifier: null });
       const book = (vendorId: string) =>
-        insertBooking(
-          storage,
-          acme,
-          event.id,
-          { vendorId, services: "Stage", dataRequested: [] },
-          {
-            id: createId("booking"),
-            now: at(5),
-            linkHash: linkHashOf(newLinkToken()),
-          },
-        );
+        insertBooking(context, {
+          accountId: acme,
+          eventId: event.id,
+          booking: { vendorId, services: "Stage", dataRequested: [] },
+          id: createId("booking"),
+          now: at(5),
+          linkHash: linkHashOf(newLinkToken()),
+        });
       const outcomes = await Promise.all(Array.from({ length: 8 }, () => codeOf(book(vendor.id))));
       assert.deepEqual(outcomes.sort(), [...Array(7).fill("DUPLICATE_BOOKING"), "ok"]);
       const [booking] = (await storage.listBookings(acme, event.id, BookingListQuery.parse({}))).items;
@@ -255,9 +253,24 @@ export function describeVendors(open: () => Promise<TestStorage>) {
       // The vendor's answer and the organiser's cancellation race: the booking ends in one state, notified once each way it moved.
       const [answered, cancelled] = await Promise.all([
         codeOf(
-          answerBooking(storage, booking.linkHash, { accountId: acme, eventId: event.id }, "confirmed", null, at(6)),
+          answerBooking(context, {
+            linkHash: booking.linkHash,
+            accountId: acme,
+            eventId: event.id,
+            status: "confirmed",
+            message: null,
+            now: at(6),
+          }),
         ),
-        codeOf(updateBooking(storage, acme, event.id, booking.id, { status: "cancelled" }, at(6))),
+        codeOf(
+          updateBooking(context, {
+            accountId: acme,
+            eventId: event.id,
+            id: booking.id,
+            patch: { status: "cancelled" },
+            now: at(6),
+          }),
+        ),
       ]);
       const final = await storage.getBooking(acme, event.id, booking.id);
       assert.equal(final?.status, "cancelled");
@@ -269,7 +282,7 @@ export function describeVendors(open: () => Promise<TestStorage>) {
         const next = vendorAt(acme, at(10 + round), { name: `Round ${round}` });
         await addVendor(storage, next);
         const [deleted, booked] = await Promise.all([
-          codeOf(deleteVendor(storage, acme, next.id, at(20))),
+          codeOf(deleteVendor(context, { accountId: acme, id: next.id, now: at(20) })),
           codeOf(book(next.id)),
         ]);
         // Either the deletion went first (the booking finds no vendor) or the booking did (the deletion finds it in use).

@@ -15,10 +15,10 @@ import {
 import type { ActivityCreate, ActivityRecord } from "../resources/activity.ts";
 import { parseInput } from "../_internal/parse-input.ts";
 import { ServiceError } from "../errors.ts";
-import type { ChangeNotifier } from "../storage/change-notifier.ts";
-import { notFound } from "./operation-context.ts";
+import { notFound } from "./not-found.ts";
 import { checkEventThresholds } from "./threshold-checks.ts";
-import { appendNotifications, runTransaction, type Steps, type TransactionalStorage } from "./transaction-steps.ts";
+import type { TransactionContext } from "./transaction-context.ts";
+import { appendNotifications, runTransaction, type Steps } from "./transaction-steps.ts";
 
 /**
  * Runs `change` of the account's event's activity records in one transaction, under the
@@ -28,14 +28,11 @@ import { appendNotifications, runTransaction, type Steps, type TransactionalStor
  * thresholds.
  */
 export function changeActivities<T>(
-  storage: TransactionalStorage,
-  accountId: string,
-  eventId: string,
-  now: string,
-  notifier: ChangeNotifier | undefined,
+  context: TransactionContext,
+  { accountId, eventId, now }: { accountId: string; eventId: string; now: string },
   change: (steps: Steps, event: EventRecord) => Promise<T>,
 ): Promise<T> {
-  return runTransaction(storage, notifier, async (steps) => {
+  return runTransaction(context, async (steps) => {
     const event = await steps.tx.events.lock(accountId, eventId);
     if (!event) throw notFound("Event", eventId);
     const result = await change(steps, event);
@@ -106,16 +103,19 @@ export async function reviseActivity(
  * factor set (electricity's `country` defaults to the event's). Throws `NOT_FOUND` (event).
  */
 export function insertActivity(
-  storage: TransactionalStorage,
-  accountId: string,
-  eventId: string,
-  input: ActivityCreate,
-  ids: { id: string; now: string },
-  notifier?: ChangeNotifier,
+  context: TransactionContext,
+  {
+    accountId,
+    eventId,
+    activity: input,
+    id,
+    now,
+  }: { accountId: string; eventId: string; activity: ActivityCreate; id: string; now: string },
 ): Promise<PricedActivity> {
-  return changeActivities(storage, accountId, eventId, ids.now, notifier, async (steps, event) => {
+  return changeActivities(context, { accountId, eventId, now }, async (steps, event) => {
     const record = newActivityRecord(input, {
-      ...ids,
+      id,
+      now,
       accountId,
       eventId,
       eventCountry: event.location.country,
@@ -134,15 +134,16 @@ export function insertActivity(
  * is priced again. Throws `NOT_FOUND` (event or activity).
  */
 export function updateActivity(
-  storage: TransactionalStorage,
-  accountId: string,
-  eventId: string,
-  id: string,
-  patch: ActivityUpdateInput,
-  now: string,
-  notifier?: ChangeNotifier,
+  context: TransactionContext,
+  {
+    accountId,
+    eventId,
+    id,
+    patch,
+    now,
+  }: { accountId: string; eventId: string; id: string; patch: ActivityUpdateInput; now: string },
 ): Promise<PricedActivity> {
-  return changeActivities(storage, accountId, eventId, now, notifier, async (steps, event) => {
+  return changeActivities(context, { accountId, eventId, now }, async (steps, event) => {
     const current = await steps.tx.activities.get(accountId, eventId, id);
     if (!current) throw notFound("Activity", id);
     return reviseActivity(steps, event, current, patch, now);
@@ -151,14 +152,10 @@ export function updateActivity(
 
 /** Deletes the account's activity record; `false` when the event has none with this id. Throws `NOT_FOUND` (event). */
 export function deleteActivity(
-  storage: TransactionalStorage,
-  accountId: string,
-  eventId: string,
-  id: string,
-  now: string,
-  notifier?: ChangeNotifier,
+  context: TransactionContext,
+  { accountId, eventId, id, now }: { accountId: string; eventId: string; id: string; now: string },
 ): Promise<boolean> {
-  return changeActivities(storage, accountId, eventId, now, notifier, (steps) =>
+  return changeActivities(context, { accountId, eventId, now }, (steps) =>
     steps.tx.activities.delete(accountId, eventId, id),
   );
 }

@@ -6,8 +6,9 @@ import { ActivityListQuery, ActivityUpdateInput, toApiActivity } from "../resour
 import type { ActivityStore } from "../storage/activity-store.ts";
 import type { EventStore } from "../storage/event-store.ts";
 import { deleteActivity, insertActivity, updateActivity } from "./activity-changes.ts";
-import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
-import type { TransactionalStorage } from "./transaction-steps.ts";
+import type { ListResult, OperationContext } from "./operation-context.ts";
+import { notFound } from "./not-found.ts";
+import type { TransactionStore } from "../storage/transaction.ts";
 
 /**
  * Operations on the activity records of one account's events (docs/api.md, Activities):
@@ -32,22 +33,21 @@ export interface ActivityOperations {
 
 /** The activity operations of one account. */
 export function createActivityOperations(
-  storage: ActivityStore & Pick<EventStore, "getEvent"> & TransactionalStorage,
+  storage: ActivityStore & Pick<EventStore, "getEvent"> & TransactionStore,
   context: OperationContext,
 ): ActivityOperations {
-  const { accountId, clock, notifier, queued } = context;
+  const { accountId, clock, queued } = context;
 
   const activities: ActivityOperations = {
     async create(eventId, input) {
       const parsed = parseInput(ActivityInput, input);
-      const activity = await insertActivity(
-        storage,
+      const activity = await insertActivity(context, {
         accountId,
         eventId,
-        parsed,
-        { id: createId("activity"), now: clock().toISOString() },
-        notifier,
-      );
+        activity: parsed,
+        id: createId("activity"),
+        now: clock().toISOString(),
+      });
       queued();
       return toApiActivity(activity);
     },
@@ -69,12 +69,18 @@ export function createActivityOperations(
     },
     async update(eventId, id, input) {
       const parsed = parseInput(ActivityUpdateInput, input);
-      const activity = await updateActivity(storage, accountId, eventId, id, parsed, clock().toISOString(), notifier);
+      const activity = await updateActivity(context, {
+        accountId,
+        eventId,
+        id,
+        patch: parsed,
+        now: clock().toISOString(),
+      });
       queued();
       return toApiActivity(activity);
     },
     async delete(eventId, id) {
-      const deleted = await deleteActivity(storage, accountId, eventId, id, clock().toISOString(), notifier);
+      const deleted = await deleteActivity(context, { accountId, eventId, id, now: clock().toISOString() });
       queued();
       if (!deleted) throw notFound("Activity", id);
       return { success: true, message: `Activity ${id} was deleted.`, deletedId: id };

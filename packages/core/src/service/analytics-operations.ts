@@ -11,7 +11,8 @@ import { buildTrendReport, type TrendReport, TrendQuery } from "../analytics/tre
 import { type EmissionFactorSetResponse, emissionFactorSetResponse } from "../carbon/emission-factors.ts";
 import { ServiceError } from "../errors.ts";
 import type { AnalyticsStore } from "../storage/analytics-store.ts";
-import { notFound, type OperationContext } from "./operation-context.ts";
+import type { OperationContext } from "./operation-context.ts";
+import { notFound } from "./not-found.ts";
 
 /** One account's analytics (read-only). */
 export interface AnalyticsOperations {

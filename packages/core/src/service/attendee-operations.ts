@@ -15,10 +15,11 @@ import { AttendeeExportQuery, attendeeExportStream, type ExportFormat } from "..
 import type { AttendeeStore } from "../storage/attendee-store.ts";
 import type { EventStore } from "../storage/event-store.ts";
 import { ERASED_ANSWER } from "../storage/erasure.ts";
-import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
+import type { ListResult, OperationContext } from "./operation-context.ts";
+import { notFound } from "./not-found.ts";
 import { recordPayment, refundByHand } from "./payment-changes.ts";
 import { eraseAttendee, registerAttendee, updateAttendee } from "./registrations.ts";
-import type { TransactionalStorage } from "./transaction-steps.ts";
+import type { TransactionStore } from "../storage/transaction.ts";
 
 /** Operations on one account's registrations. */
 export interface AttendeeOperations {
@@ -57,10 +58,10 @@ export interface AttendeeExport {
 
 /** The registration operations of one account. */
 export function createAttendeeOperations(
-  storage: AttendeeStore & Pick<EventStore, "getEvent"> & TransactionalStorage,
+  storage: AttendeeStore & Pick<EventStore, "getEvent"> & TransactionStore,
   context: OperationContext,
 ): AttendeeOperations {
-  const { accountId, clock, notifier, queued, payments } = context;
+  const { accountId, clock, queued } = context;
   const attendeeOut = (record: AttendeeRecord) => toApiAttendee(record, context.baseUrl);
   // The buyer's answers (the registration's create answer, its GET) carry the payment's client secret.
   const buyerOut = (record: AttendeeRecord) => toApiAttendee(record, context.baseUrl, true);
@@ -89,7 +90,7 @@ export function createAttendeeOperations(
         confirmationCode: createConfirmationCode(),
         now: clock().toISOString(),
       });
-      const registered = await registerAttendee(storage, record, notifier, payments);
+      const registered = await registerAttendee(context, record);
       queued();
       return buyerOut(await withIntent(registered));
     },
@@ -100,15 +101,12 @@ export function createAttendeeOperations(
     },
     async update(id, input) {
       const parsed = parseInput(AttendeeUpdateInput, input);
-      const { before, after } = await updateAttendee(
-        storage,
+      const { before, after } = await updateAttendee(context, {
         accountId,
         id,
-        parsed,
-        clock().toISOString(),
-        notifier,
-        payments,
-      );
+        update: parsed,
+        now: clock().toISOString(),
+      });
       queued();
       // Cancelled unpaid: nobody is to pay its PaymentIntent any more.
       await context.stripe?.closeIntent(before, after);
@@ -116,13 +114,13 @@ export function createAttendeeOperations(
     },
     async pay(id, input) {
       const parsed = parseInput(PaymentInput, input);
-      const { after } = await recordPayment(storage, accountId, id, parsed, clock().toISOString(), notifier);
+      const { after } = await recordPayment(context, { accountId, id, payment: parsed, now: clock().toISOString() });
       queued();
       return attendeeOut(after);
     },
     async refund(id, input = {}) {
       const parsed = parseInput(RefundInput, input);
-      const { after } = await refundByHand(storage, accountId, id, parsed, clock().toISOString(), notifier);
+      const { after } = await refundByHand(context, { accountId, id, refund: parsed, now: clock().toISOString() });
       queued();
       return attendeeOut(after);
     },
@@ -132,14 +130,11 @@ export function createAttendeeOperations(
       return { attendees: page.items.map(attendeeOut), pagination: paginate(parsed.page, parsed.limit, page.total) };
     },
     async delete(id) {
-      const erased = await eraseAttendee(
-        storage,
+      const erased = await eraseAttendee(context, {
         accountId,
         id,
-        { now: clock().toISOString(), replay: ERASED_ANSWER },
-        notifier,
-        payments,
-      );
+        erasure: { now: clock().toISOString(), replay: ERASED_ANSWER },
+      });
       if (!erased) throw notFound("Attendee", id);
       queued();
       await context.stripe?.closeIntent(erased, null);

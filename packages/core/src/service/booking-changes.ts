@@ -23,11 +23,12 @@ import {
   assertBookingTransition,
   bookingsClosedBy,
 } from "../rules/booking-status.ts";
-import type { ChangeNotifier, VendorNotificationType } from "../storage/change-notifier.ts";
+import type { VendorNotificationType } from "../storage/change-notifier.ts";
 import { VENDOR_ERASED_ANSWER } from "../storage/erasure.ts";
 import { StorageConflict } from "../storage/transaction.ts";
-import { notFound } from "./operation-context.ts";
-import { appendNotifications, runTransaction, type Steps, type TransactionalStorage } from "./transaction-steps.ts";
+import { notFound } from "./not-found.ts";
+import type { TransactionContext } from "./transaction-context.ts";
+import { appendNotifications, runTransaction, type Steps } from "./transaction-steps.ts";
 
 /** The notification of a booking's move to `status`. */
 const STATUS_NOTIFICATIONS: Partial<Record<BookingStatus, VendorNotificationType>> = {
@@ -83,15 +84,18 @@ export async function notifyBooking(
  * event), `DUPLICATE_BOOKING`.
  */
 export async function insertBooking(
-  storage: TransactionalStorage,
-  accountId: string,
-  eventId: string,
-  input: BookingCreate,
-  ids: { id: string; now: string; linkHash: string },
-  notifier?: ChangeNotifier,
+  context: TransactionContext,
+  {
+    accountId,
+    eventId,
+    booking: input,
+    id,
+    now,
+    linkHash,
+  }: { accountId: string; eventId: string; booking: BookingCreate; id: string; now: string; linkHash: string },
 ): Promise<BookingRecord> {
   try {
-    return await runTransaction(storage, notifier, async (steps) => {
+    return await runTransaction(context, async (steps) => {
       const { tx } = steps;
       const event = await tx.events.lock(accountId, eventId);
       if (!event) throw notFound("Event", eventId);
@@ -101,7 +105,7 @@ export async function insertBooking(
       const active = await tx.bookings.findByVendor(eventId, vendor.id, ACTIVE_BOOKING_STATUSES);
       if (active !== null) throw duplicateBooking(vendor.id, eventId, active);
       const booking: BookingRecord = {
-        id: ids.id,
+        id,
         accountId,
         eventId,
         vendorId: vendor.id,
@@ -110,12 +114,12 @@ export async function insertBooking(
         dataRequested: input.dataRequested ?? [],
         respondedAt: null,
         message: null,
-        linkHash: ids.linkHash,
-        createdAt: ids.now,
-        updatedAt: ids.now,
+        linkHash,
+        createdAt: now,
+        updatedAt: now,
       };
       await tx.bookings.insert(booking);
-      await notifyBooking(steps, event, booking, "vendor.booking_requested", ids.now, { vendor });
+      await notifyBooking(steps, event, booking, "vendor.booking_requested", now, { vendor });
       return booking;
     });
   } catch (error) {
@@ -158,15 +162,16 @@ async function moveBooking(
  * `INVALID_STATE_TRANSITION`.
  */
 export function updateBooking(
-  storage: TransactionalStorage,
-  accountId: string,
-  eventId: string,
-  id: string,
-  patch: BookingUpdate,
-  now: string,
-  notifier?: ChangeNotifier,
+  context: TransactionContext,
+  {
+    accountId,
+    eventId,
+    id,
+    patch,
+    now,
+  }: { accountId: string; eventId: string; id: string; patch: BookingUpdate; now: string },
 ): Promise<BookingRecord> {
-  return runTransaction(storage, notifier, async (steps) => {
+  return runTransaction(context, async (steps) => {
     const event = await steps.tx.events.lock(accountId, eventId);
     if (!event) throw notFound("Event", eventId);
     const current = await steps.tx.bookings.get(accountId, eventId, id);
@@ -196,14 +201,16 @@ export function updateBooking(
 
 /** Gives the account's booking a new link (its hash): the old one stops working at commit. Throws `NOT_FOUND`, `INVALID_STATE_TRANSITION` (cancelled). */
 export function rotateBookingLink(
-  storage: TransactionalStorage,
-  accountId: string,
-  eventId: string,
-  id: string,
-  linkHash: string,
-  now: string,
+  context: TransactionContext,
+  {
+    accountId,
+    eventId,
+    id,
+    linkHash,
+    now,
+  }: { accountId: string; eventId: string; id: string; linkHash: string; now: string },
 ): Promise<BookingRecord> {
-  return runTransaction(storage, undefined, async ({ tx }) => {
+  return runTransaction(context, async ({ tx }) => {
     if (!(await tx.events.lock(accountId, eventId))) throw notFound("Event", eventId);
     const current = await tx.bookings.get(accountId, eventId, id);
     if (!current) throw notFound("Booking", id);
@@ -251,16 +258,25 @@ export function linkNotFound(): ServiceError {
 
 /** The vendor's answer through its link: `confirmed` or `declined`, with its message. Answering the same again changes nothing. */
 export function answerBooking(
-  storage: TransactionalStorage,
-  linkHash: string,
-  booked: { accountId: string; eventId: string },
-  status: "confirmed" | "declined",
-  message: string | null,
-  now: string,
-  notifier?: ChangeNotifier,
+  context: TransactionContext,
+  {
+    linkHash,
+    accountId,
+    eventId,
+    status,
+    message,
+    now,
+  }: {
+    linkHash: string;
+    accountId: string;
+    eventId: string;
+    status: "confirmed" | "declined";
+    message: string | null;
+    now: string;
+  },
 ): Promise<LinkedBooking> {
-  return runTransaction(storage, notifier, async (steps) => {
-    const event = await steps.tx.events.lock(booked.accountId, booked.eventId);
+  return runTransaction(context, async (steps) => {
+    const event = await steps.tx.events.lock(accountId, eventId);
     const linked = await linkedBookingOf(steps, event, linkHash);
     const booking = await moveBooking(steps, linked.event, linked.booking, status, now, { message });
     return { ...linked, booking };
@@ -284,8 +300,11 @@ export async function closeBookings(steps: Steps, after: EventRecord, now: strin
  * creation locks it too, so none starts between the check and the deletion. Throws `NOT_FOUND`,
  * `VENDOR_IN_USE` (a booking of it is requested or confirmed).
  */
-export function deleteVendor(storage: TransactionalStorage, accountId: string, id: string, now: string): Promise<void> {
-  return runTransaction(storage, undefined, async ({ tx }) => {
+export function deleteVendor(
+  context: TransactionContext,
+  { accountId, id, now }: { accountId: string; id: string; now: string },
+): Promise<void> {
+  return runTransaction(context, async ({ tx }) => {
     if (!(await tx.vendors.lock(accountId, id))) throw notFound("Vendor", id);
     if (await tx.vendors.hasBooking(id, ACTIVE_BOOKING_STATUSES)) {
       throw new ServiceError("VENDOR_IN_USE", {

@@ -6,9 +6,9 @@
 import type { ClaimedDelivery, DeliveryAttempt, DeliveryRecord } from "../resources/webhook-delivery.ts";
 import { countAttempts, DISABLE_AFTER_FAILURES } from "../rules/delivery-failures.ts";
 import { PING_DELIVERY, redelivery, statusAfterAttempt } from "../rules/delivery-status.ts";
-import type { TransactionStore } from "../storage/transaction.ts";
 import { createEnvelope } from "../webhooks/outbox.ts";
 import { pingNotification } from "../webhooks/payloads.ts";
+import type { StorageContext } from "./transaction-context.ts";
 
 /** One attempt's record for {@link recordDeliveryAttempts}. */
 export interface DeliveryAttemptRecord {
@@ -41,9 +41,15 @@ export interface AttemptRecorded {
  * workers' transactions never wait on each other in a circle.
  */
 export async function recordDeliveryAttempts(
-  storage: Pick<TransactionStore, "transaction">,
-  records: readonly DeliveryAttemptRecord[],
-  disableAfter: number = DISABLE_AFTER_FAILURES,
+  { storage }: StorageContext,
+  {
+    records,
+    disableAfter = DISABLE_AFTER_FAILURES,
+  }: {
+    records: readonly DeliveryAttemptRecord[];
+    /** Consecutive failures that disable a webhook (default `DISABLE_AFTER_FAILURES`). */
+    disableAfter?: number | undefined;
+  },
 ): Promise<AttemptRecorded[]> {
   if (records.length === 0) return [];
   const byDelivery = records
@@ -92,11 +98,8 @@ export async function recordDeliveryAttempts(
  * right now is left as it is. The delivery as it is after; `null` when there is none.
  */
 export async function redeliverDelivery(
-  storage: Pick<TransactionStore, "transaction">,
-  accountId: string,
-  webhookId: string,
-  deliveryId: string,
-  now: string,
+  { storage }: StorageContext,
+  { accountId, webhookId, deliveryId, now }: { accountId: string; webhookId: string; deliveryId: string; now: string },
 ): Promise<DeliveryRecord | null> {
   return storage.transaction(async (tx) => {
     const current = await tx.deliveries.lock(accountId, webhookId, deliveryId);
@@ -114,21 +117,22 @@ export async function redeliverDelivery(
  * `null` when the account has no such webhook.
  */
 export async function createPingDelivery(
-  storage: Pick<TransactionStore, "transaction">,
-  accountId: string,
-  webhookId: string,
-  hold: { workerId: string; now: string; leaseUntil: string },
+  { storage }: StorageContext,
+  {
+    accountId,
+    webhookId,
+    workerId,
+    now,
+    leaseUntil,
+  }: { accountId: string; webhookId: string; workerId: string; now: string; leaseUntil: string },
 ): Promise<ClaimedDelivery | null> {
   return storage.transaction(async (tx) => {
     const webhook = await tx.webhooks.get(accountId, webhookId);
     if (!webhook) return null;
     const account = await tx.outbox.account(accountId);
     if (!account) throw new Error(`Account ${accountId} has no row to address its ping from.`);
-    const envelope = createEnvelope(pingNotification(webhook), account, hold.now);
-    const payload = await tx.deliveries.insertHeld(
-      { webhookId, envelope },
-      { workerId: hold.workerId, leaseUntil: hold.leaseUntil, ...PING_DELIVERY },
-    );
+    const envelope = createEnvelope(pingNotification(webhook), account, now);
+    const payload = await tx.deliveries.insertHeld({ webhookId, envelope }, { workerId, leaseUntil, ...PING_DELIVERY });
     return {
       id: envelope.id,
       webhookId,

@@ -4,18 +4,12 @@
  * outbox in it.
  */
 import { applyEventUpdate, type EventRecord, type EventUpdate } from "../resources/event.ts";
-import type { PaymentTerms } from "../rules/payments.ts";
-import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { Change } from "../storage/common.ts";
 import type { Erasure } from "../storage/erasure.ts";
 import { closeBookings } from "./booking-changes.ts";
-import { notFound } from "./operation-context.ts";
-import {
-  appendNotifications,
-  runTransaction,
-  scrubStoredCopies,
-  type TransactionalStorage,
-} from "./transaction-steps.ts";
+import { notFound } from "./not-found.ts";
+import type { TransactionContext } from "./transaction-context.ts";
+import { appendNotifications, runTransaction, scrubStoredCopies } from "./transaction-steps.ts";
 import { checkEventThresholds } from "./threshold-checks.ts";
 import { refundOnCancel } from "../rules/payments.ts";
 import { refundSteps } from "./payment-changes.ts";
@@ -23,12 +17,8 @@ import { heldTickets } from "./ticket-counts.ts";
 import { promoteWaitlisted } from "./waitlist.ts";
 
 /** Stores a new event (and notifies `event.created`). */
-export function insertEvent(
-  storage: TransactionalStorage,
-  event: EventRecord,
-  notifier?: ChangeNotifier,
-): Promise<void> {
-  return runTransaction(storage, notifier, async (steps) => {
+export function insertEvent(context: TransactionContext, event: EventRecord): Promise<void> {
+  return runTransaction(context, async (steps) => {
     await steps.tx.events.insert(event);
     await appendNotifications(steps, event.accountId, { op: "event.created", event, at: event.createdAt });
   });
@@ -40,36 +30,25 @@ export function insertEvent(
  * from the waiting list. Throws `NOT_FOUND`, `INVALID_STATE_TRANSITION` or `INVALID_REQUEST`.
  */
 export function updateEvent(
-  storage: TransactionalStorage,
-  accountId: string,
-  id: string,
-  update: EventUpdate,
-  now: string,
-  notifier?: ChangeNotifier,
-  terms?: PaymentTerms,
+  context: TransactionContext,
+  { accountId, id, update, now }: { accountId: string; id: string; update: EventUpdate; now: string },
 ): Promise<Change<EventRecord>> {
-  return runTransaction(
-    storage,
-    notifier,
-    async (steps) => {
-      const { tx } = steps;
-      const before = await tx.events.lock(accountId, id);
-      if (!before) throw notFound("Event", id);
-      const figures = await tx.figures.read(id);
-      const held = update.ticketTypes === undefined ? undefined : await heldTickets(tx, id);
-      const after = applyEventUpdate(before, update, figures.activeRegistrations, now, held);
-      await tx.events.update(after, { replaceTags: update.tags !== undefined });
-      await appendNotifications(steps, accountId, { op: "event.updated", before, after, at: now });
-      if (after.status !== before.status) await closeBookings(steps, after, now);
-      // A raised capacity, or new ticket types, may free places for those waiting; nothing above moved the figures.
-      if (after.capacity > before.capacity || update.ticketTypes !== undefined)
-        await promoteWaitlisted(steps, after, figures, now);
-      await checkEventThresholds(steps, after, now, { capacityChanged: after.capacity !== before.capacity });
-      return { before, after };
-    },
-    undefined,
-    terms,
-  );
+  return runTransaction(context, async (steps) => {
+    const { tx } = steps;
+    const before = await tx.events.lock(accountId, id);
+    if (!before) throw notFound("Event", id);
+    const figures = await tx.figures.read(id);
+    const held = update.ticketTypes === undefined ? undefined : await heldTickets(tx, id);
+    const after = applyEventUpdate(before, update, figures.activeRegistrations, now, held);
+    await tx.events.update(after, { replaceTags: update.tags !== undefined });
+    await appendNotifications(steps, accountId, { op: "event.updated", before, after, at: now });
+    if (after.status !== before.status) await closeBookings(steps, after, now);
+    // A raised capacity, or new ticket types, may free places for those waiting; nothing above moved the figures.
+    if (after.capacity > before.capacity || update.ticketTypes !== undefined)
+      await promoteWaitlisted(steps, after, figures, now);
+    await checkEventThresholds(steps, after, now, { capacityChanged: after.capacity !== before.capacity });
+    return { before, after };
+  });
 }
 
 /**
@@ -79,13 +58,10 @@ export function updateEvent(
  * them, replaced by `erasure.replay`). Returns the deleted event, or `null` (nothing changes).
  */
 export function deleteEvent(
-  storage: TransactionalStorage,
-  accountId: string,
-  id: string,
-  erasure: Erasure,
-  notifier?: ChangeNotifier,
+  context: TransactionContext,
+  { accountId, id, erasure }: { accountId: string; id: string; erasure: Erasure },
 ): Promise<EventRecord | null> {
-  return runTransaction(storage, notifier, async (steps) => {
+  return runTransaction(context, async (steps) => {
     const { tx } = steps;
     const event = await tx.events.lock(accountId, id);
     if (!event) return null;

@@ -16,9 +16,10 @@ import { typedConfirmationCode } from "../rules/confirmation-code.ts";
 import { ERASED_ANSWER } from "../storage/erasure.ts";
 import type { EventStore } from "../storage/event-store.ts";
 import { deleteEvent, insertEvent, updateEvent } from "./event-changes.ts";
-import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
+import type { ListResult, OperationContext } from "./operation-context.ts";
+import { notFound } from "./not-found.ts";
 import { checkIn, undoCheckIn } from "./registrations.ts";
-import type { TransactionalStorage } from "./transaction-steps.ts";
+import type { TransactionStore } from "../storage/transaction.ts";
 
 /** Operations on one account's events. */
 export interface EventOperations {
@@ -47,10 +48,10 @@ export interface EventOperations {
 
 /** The event operations of one account, over the stores they need. */
 export function createEventOperations(
-  storage: EventStore & TransactionalStorage,
+  storage: EventStore & TransactionStore,
   context: OperationContext,
 ): EventOperations {
-  const { accountId, clock, carbon, notifier, queued } = context;
+  const { accountId, clock, carbon, queued } = context;
 
   async function getEvent(id: string): Promise<Event> {
     const event = await storage.getEvent(accountId, id, carbon);
@@ -62,25 +63,23 @@ export function createEventOperations(
     async create(input) {
       const parsed = parseInput(EventCreateInput, input);
       const record = newEventRecord(parsed, { id: createId("event"), accountId, now: clock().toISOString() });
-      await insertEvent(storage, record, notifier);
+      await insertEvent(context, record);
       queued();
       return toApiEvent({ ...record, ...eventStatsOf(record, NO_FIGURES, carbon) });
     },
     get: getEvent,
     async update(id, input) {
       const parsed = parseInput(EventUpdateInput, input);
-      await updateEvent(storage, accountId, id, parsed, clock().toISOString(), notifier, context.payments);
+      await updateEvent(context, { accountId, id, update: parsed, now: clock().toISOString() });
       queued();
       return getEvent(id);
     },
     async delete(id) {
-      const deleted = await deleteEvent(
-        storage,
+      const deleted = await deleteEvent(context, {
         accountId,
         id,
-        { now: clock().toISOString(), replay: ERASED_ANSWER },
-        notifier,
-      );
+        erasure: { now: clock().toISOString(), replay: ERASED_ANSWER },
+      });
       queued();
       if (!deleted) throw notFound("Event", id);
       return { success: true, message: `Event ${id} and its registrations were deleted.`, deletedId: id };
@@ -92,20 +91,18 @@ export function createEventOperations(
     },
     async checkIn(eventId, input) {
       const { confirmationCode } = parseInput(CheckInInput, input);
-      const { before, after } = await checkIn(
-        storage,
+      const { before, after } = await checkIn(context, {
         accountId,
         eventId,
-        typedConfirmationCode(confirmationCode),
-        clock().toISOString(),
-        notifier,
-      );
+        confirmationCode: typedConfirmationCode(confirmationCode),
+        now: clock().toISOString(),
+      });
       queued();
       if (isCheckedIn(before)) throw alreadyCheckedIn(before, toApiAttendee(before, context.baseUrl));
       return toApiAttendee(after, context.baseUrl);
     },
     async undoCheckIn(eventId, attendeeId) {
-      const { after } = await undoCheckIn(storage, accountId, eventId, attendeeId, clock().toISOString(), notifier);
+      const { after } = await undoCheckIn(context, { accountId, eventId, attendeeId, now: clock().toISOString() });
       queued();
       return toApiAttendee(after, context.baseUrl);
     },

@@ -13,7 +13,7 @@ import {
 } from "../resources/api-key.ts";
 import type { AccountStore } from "../storage/account-store.ts";
 import { createKeyMemory } from "./key-memory.ts";
-import { notFound } from "./operation-context.ts";
+import { notFound } from "./not-found.ts";
 
 /** Options of {@link KeyOperations.authenticate}. */
 export interface AuthenticateOptions {

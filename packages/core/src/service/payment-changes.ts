@@ -10,11 +10,11 @@ import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
 import type { PaymentEntry, PaymentMethod, PaymentRecord } from "../resources/payment.ts";
 import { assertPayable, paymentFor, refundAmount, withPaid, withRefunded } from "../rules/payments.ts";
-import type { ChangeNotifier, PaymentNotificationType } from "../storage/change-notifier.ts";
+import type { PaymentNotificationType } from "../storage/change-notifier.ts";
 import type { Change } from "../storage/common.ts";
-import { notFound } from "./operation-context.ts";
+import { notFound } from "./not-found.ts";
 import { appendNotifications, lockRegistration, moveFigures, runTransaction, type Steps } from "./transaction-steps.ts";
-import type { TransactionalStorage } from "./transaction-steps.ts";
+import type { TransactionContext } from "./transaction-context.ts";
 import { findTicketType } from "../rules/ticket-types.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 
@@ -127,14 +127,20 @@ export async function refundSteps(
  * `NOT_FOUND`, `INVALID_STATE_TRANSITION`, `INVALID_REQUEST`.
  */
 export function recordPayment(
-  storage: TransactionalStorage,
-  accountId: string,
-  id: string,
-  input: { amount: number; method: PaymentMethod; reference?: string | null | undefined },
-  now: string,
-  notifier?: ChangeNotifier,
+  context: TransactionContext,
+  {
+    accountId,
+    id,
+    payment: input,
+    now,
+  }: {
+    accountId: string;
+    id: string;
+    payment: { amount: number; method: PaymentMethod; reference?: string | null | undefined };
+    now: string;
+  },
 ): Promise<Change<AttendeeRecord>> {
-  return runTransaction(storage, notifier, async (steps) => {
+  return runTransaction(context, async (steps) => {
     const locked = await lockRegistration(steps.tx, accountId, id);
     if (!locked) throw notFound("Attendee", id);
     const { event, attendee: before } = locked;
@@ -176,14 +182,20 @@ export function recordPayment(
  * status does not change: an admitted one stays admitted, one not yet admitted owes what went back. Throws `NOT_FOUND`, `INVALID_REQUEST`.
  */
 export function refundByHand(
-  storage: TransactionalStorage,
-  accountId: string,
-  id: string,
-  input: { amount?: number | undefined; reason?: string | null | undefined },
-  now: string,
-  notifier?: ChangeNotifier,
+  context: TransactionContext,
+  {
+    accountId,
+    id,
+    refund: input,
+    now,
+  }: {
+    accountId: string;
+    id: string;
+    refund: { amount?: number | undefined; reason?: string | null | undefined };
+    now: string;
+  },
 ): Promise<Change<AttendeeRecord>> {
-  return runTransaction(storage, notifier, async (steps) => {
+  return runTransaction(context, async (steps) => {
     const locked = await lockRegistration(steps.tx, accountId, id);
     if (!locked) throw notFound("Attendee", id);
     const { event, attendee: before } = locked;

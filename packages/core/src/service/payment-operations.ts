@@ -4,7 +4,8 @@ import type { StripeClient } from "../payments/stripe-client.ts";
 import { type AccountPaymentSettings, PaymentSettingsInput } from "../resources/payment.ts";
 import type { PaymentStore } from "../storage/payment-store.ts";
 import type { OperationContext } from "./operation-context.ts";
-import { runTransaction, type TransactionalStorage } from "./transaction-steps.ts";
+import type { TransactionStore } from "../storage/transaction.ts";
+import { runTransaction } from "./transaction-steps.ts";
 
 /** The payment settings of one account. */
 export interface PaymentOperations {
@@ -18,7 +19,7 @@ export interface PaymentOperations {
 
 /** The payment settings operations of one account. */
 export function createPaymentOperations(
-  storage: PaymentStore & TransactionalStorage,
+  storage: PaymentStore & TransactionStore,
   context: OperationContext,
   stripe: StripeClient | undefined,
 ): PaymentOperations {
@@ -55,9 +56,7 @@ export function createPaymentOperations(
         }
       }
       const at = clock().toISOString();
-      await runTransaction(storage, undefined, (steps) =>
-        steps.tx.payments.putSettings(accountId, stripeAccountId, at),
-      );
+      await runTransaction(context, (steps) => steps.tx.payments.putSettings(accountId, stripeAccountId, at));
       return shown();
     },
   };

@@ -21,14 +21,12 @@ import {
   assertPaidForStatus,
   assertRetypable,
   assertWithinMaximum,
-  type PaymentTerms,
   refundOnCancel,
   withAdmission,
 } from "../rules/payments.ts";
 import { assertTicketPlaceLeft, findTicketType, ticketTypeOf } from "../rules/ticket-types.ts";
 import { registrationChange } from "../rules/registration-change.ts";
 import { admission } from "../rules/waitlist.ts";
-import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { Change } from "../storage/common.ts";
 import type { Erasure } from "../storage/erasure.ts";
 import type { StorageTransaction } from "../storage/transaction.ts";
@@ -37,11 +35,12 @@ import {
   lockRegistration,
   moveFigures,
   appendNotifications,
+  runRegistrationTransaction,
   runTransaction,
   scrubStoredCopies,
-  type TransactionalStorage,
 } from "./transaction-steps.ts";
-import { notFound } from "./operation-context.ts";
+import type { TransactionContext } from "./transaction-context.ts";
+import { notFound } from "./not-found.ts";
 import { refundSteps, takingPlace } from "./payment-changes.ts";
 import { checkEventThresholds } from "./threshold-checks.ts";
 import { ticketActive } from "./ticket-counts.ts";
@@ -57,15 +56,9 @@ import { settleWaitlist } from "./waitlist.ts";
  * (`confirmed`; `pending` with its payment for a priced ticket; or `waitlisted` with its place in
  * line).
  */
-export function registerAttendee(
-  storage: TransactionalStorage,
-  attendee: AttendeeRecord,
-  notifier?: ChangeNotifier,
-  terms?: PaymentTerms,
-): Promise<AttendeeRecord> {
-  return runTransaction(
-    storage,
-    notifier,
+export function registerAttendee(context: TransactionContext, attendee: AttendeeRecord): Promise<AttendeeRecord> {
+  return runRegistrationTransaction(
+    context,
     async (steps) => {
       const { tx } = steps;
       const event = await tx.events.lock(attendee.accountId, attendee.eventId);
@@ -101,7 +94,6 @@ export function registerAttendee(
       return record;
     },
     () => attendee,
-    terms,
   );
 }
 
@@ -112,18 +104,12 @@ export function registerAttendee(
  * (`DUPLICATE_REGISTRATION`). A place given up promotes the first in line. Throws `NOT_FOUND` too.
  */
 export function updateAttendee(
-  storage: TransactionalStorage,
-  accountId: string,
-  id: string,
-  update: AttendeeUpdate,
-  now: string,
-  notifier?: ChangeNotifier,
-  terms?: PaymentTerms,
+  context: TransactionContext,
+  { accountId, id, update, now }: { accountId: string; id: string; update: AttendeeUpdate; now: string },
 ): Promise<Change<AttendeeRecord>> {
   let attempted: AttendeeRecord | undefined;
-  return runTransaction(
-    storage,
-    notifier,
+  return runRegistrationTransaction(
+    context,
     async (steps) => {
       const { tx } = steps;
       const locked = await lockRegistration(tx, accountId, id);
@@ -171,7 +157,6 @@ export function updateAttendee(
       return { before, after };
     },
     () => attempted,
-    terms,
   );
 }
 
@@ -182,14 +167,15 @@ export function updateAttendee(
  * (`isCheckedIn`) is left as it is and returned with `before === after`.
  */
 export function checkIn(
-  storage: TransactionalStorage,
-  accountId: string,
-  eventId: string,
-  confirmationCode: string,
-  now: string,
-  notifier?: ChangeNotifier,
+  context: TransactionContext,
+  {
+    accountId,
+    eventId,
+    confirmationCode,
+    now,
+  }: { accountId: string; eventId: string; confirmationCode: string; now: string },
 ): Promise<Change<AttendeeRecord>> {
-  return changeCheckIn(storage, notifier, accountId, eventId, "attendee.checked_in", now, async (tx, event) => {
+  return changeCheckIn(context, accountId, eventId, "attendee.checked_in", now, async (tx, event) => {
     assertDoorOpen(event);
     const before = await tx.attendees.getByCode(eventId, confirmationCode);
     if (!before)
@@ -209,14 +195,10 @@ export function checkIn(
  * or no such registration of it) or `INVALID_STATE_TRANSITION` (not checked in).
  */
 export function undoCheckIn(
-  storage: TransactionalStorage,
-  accountId: string,
-  eventId: string,
-  attendeeId: string,
-  now: string,
-  notifier?: ChangeNotifier,
+  context: TransactionContext,
+  { accountId, eventId, attendeeId, now }: { accountId: string; eventId: string; attendeeId: string; now: string },
 ): Promise<Change<AttendeeRecord>> {
-  return changeCheckIn(storage, notifier, accountId, eventId, "attendee.updated", now, async (tx) => {
+  return changeCheckIn(context, accountId, eventId, "attendee.updated", now, async (tx) => {
     const found = await tx.attendees.get(accountId, attendeeId);
     if (!found || found.eventId !== eventId) throw notFound("Attendee", `${attendeeId} of event ${eventId}`);
     return { before: found, after: undoneCheckIn(found, now) };
@@ -230,15 +212,14 @@ export function undoCheckIn(
  * fields, the kept figures and the notification `op` are all that is written.
  */
 function changeCheckIn(
-  storage: TransactionalStorage,
-  notifier: ChangeNotifier | undefined,
+  context: TransactionContext,
   accountId: string,
   eventId: string,
   op: "attendee.checked_in" | "attendee.updated",
   now: string,
   decide: (tx: StorageTransaction, event: EventRecord) => Promise<Change<AttendeeRecord>>,
 ): Promise<Change<AttendeeRecord>> {
-  return runTransaction(storage, notifier, async (steps) => {
+  return runTransaction(context, async (steps) => {
     const event = await steps.tx.events.lock(accountId, eventId);
     if (!event) throw notFound("Event", eventId);
     const { before, after } = await decide(steps.tx, event);
@@ -261,37 +242,26 @@ function changeCheckIn(
  * account has none with this id (nothing changes). Never throws for a registration's status.
  */
 export function eraseAttendee(
-  storage: TransactionalStorage,
-  accountId: string,
-  id: string,
-  erasure: Erasure,
-  notifier?: ChangeNotifier,
-  terms?: PaymentTerms,
+  context: TransactionContext,
+  { accountId, id, erasure }: { accountId: string; id: string; erasure: Erasure },
 ): Promise<AttendeeRecord | null> {
-  return runTransaction(
-    storage,
-    notifier,
-    async (steps) => {
-      const { tx } = steps;
-      // Under the event's lock: a concurrent erasure may have taken it meanwhile.
-      const locked = await lockRegistration(tx, accountId, id);
-      if (!locked) return null;
-      const { event, attendee: erased } = locked;
-      // An erasure cancels: what was paid goes back by the event's refund policy, and the ledger
-      // keeps the amounts without the references that may name the payer.
-      const refund = erased.payment ? refundOnCancel(event, erased.payment, erasure.now) : 0;
-      if (refund > 0)
-        await refundSteps(steps, event, { ...erased, payment: erased.payment! }, refund, erasure.now, null);
-      if (erased.payment) await tx.payments.scrubReferences({ attendeeId: id });
-      await tx.attendees.remove(id);
-      await moveFigures(steps, event.id, erased, null);
-      await scrubStoredCopies(tx, accountId, { attendeeId: id, eventId: erased.eventId }, new Set([id]), erasure);
-      await appendNotifications(steps, accountId, { op: "attendee.erased", event, attendee: erased, at: erasure.now });
-      await settleWaitlist(steps, event, registrationChange(erased, null), erasure.now);
-      await checkEventThresholds(steps, event, erasure.now, { footprint: true });
-      return erased;
-    },
-    undefined,
-    terms,
-  );
+  return runTransaction(context, async (steps) => {
+    const { tx } = steps;
+    // Under the event's lock: a concurrent erasure may have taken it meanwhile.
+    const locked = await lockRegistration(tx, accountId, id);
+    if (!locked) return null;
+    const { event, attendee: erased } = locked;
+    // An erasure cancels: what was paid goes back by the event's refund policy, and the ledger
+    // keeps the amounts without the references that may name the payer.
+    const refund = erased.payment ? refundOnCancel(event, erased.payment, erasure.now) : 0;
+    if (refund > 0) await refundSteps(steps, event, { ...erased, payment: erased.payment! }, refund, erasure.now, null);
+    if (erased.payment) await tx.payments.scrubReferences({ attendeeId: id });
+    await tx.attendees.remove(id);
+    await moveFigures(steps, event.id, erased, null);
+    await scrubStoredCopies(tx, accountId, { attendeeId: id, eventId: erased.eventId }, new Set([id]), erasure);
+    await appendNotifications(steps, accountId, { op: "attendee.erased", event, attendee: erased, at: erasure.now });
+    await settleWaitlist(steps, event, registrationChange(erased, null), erasure.now);
+    await checkEventThresholds(steps, event, erasure.now, { footprint: true });
+    return erased;
+  });
 }

@@ -21,26 +21,24 @@ import type { StripeClient } from "../payments/stripe-client.ts";
 import { STRIPE_SIGNATURE_TOLERANCE_SECONDS } from "../payments/stripe-client.ts";
 import { isIntentEvent, parseStripeEvent, type StripeIntentObject } from "../payments/stripe-event.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
-import { outstanding, type PaymentTerms, paymentStatus, refundable, withPaid } from "../rules/payments.ts";
+import { outstanding, paymentStatus, refundable, withPaid } from "../rules/payments.ts";
 import { registrationChange } from "../rules/registration-change.ts";
 import type { AttendeeStore } from "../storage/attendee-store.ts";
-import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { PaymentStore, RegistrationRef } from "../storage/payment-store.ts";
 import { entryOf, notifyPayment, refundSteps } from "./payment-changes.ts";
 import { appendNotifications, lockRegistration, moveFigures, runTransaction, type Steps } from "./transaction-steps.ts";
-import type { TransactionalStorage } from "./transaction-steps.ts";
+import type { TransactionStore } from "../storage/transaction.ts";
+import type { TransactionContext } from "./transaction-context.ts";
 import { checkEventThresholds } from "./threshold-checks.ts";
 import { settleWaitlist } from "./waitlist.ts";
 
 /** Options of {@link createStripePayments}. */
 export interface StripePaymentsOptions {
-  storage: TransactionalStorage & PaymentStore & Pick<AttendeeStore, "getAttendee">;
+  /** What its transactions run with: the storage, what the changes notify (links from the service's public URL), the payment terms. */
+  context: TransactionContext<TransactionStore & PaymentStore & Pick<AttendeeStore, "getAttendee">>;
   stripe: StripeClient;
   /** The endpoint secrets (`whsec_...`) a notification may be signed with: the platform's and the Connect endpoint's. */
   webhookSecrets: readonly string[];
-  terms: PaymentTerms;
-  /** What the changes notify (links from the service's public URL). */
-  notifier: ChangeNotifier;
   clock: () => Date;
   /** Called after a write that may have queued deliveries. */
   queued: () => void;
@@ -109,9 +107,10 @@ export const intentKey = (attendeeId: string) => `event-service-payment-${attend
 
 /** Creates Stripe's side of the payments. */
 export function createStripePayments(options: StripePaymentsOptions): StripePayments {
-  const { storage, stripe, notifier, clock, terms } = options;
+  const { context, stripe, clock } = options;
+  const { storage } = context;
   const now = () => clock().toISOString();
-  const transaction = <T>(fn: (steps: Steps) => Promise<T>) => runTransaction(storage, notifier, fn, undefined, terms);
+  const transaction = <T>(fn: (steps: Steps) => Promise<T>) => runTransaction(context, fn);
 
   /** The registration `ref` names and its event, locked as every registration change locks them (`null`: gone). */
   const lockRef = (steps: Steps, ref: RegistrationRef) => lockRegistration(steps.tx, ref.accountId, ref.attendeeId);

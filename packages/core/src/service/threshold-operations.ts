@@ -10,7 +10,8 @@ import {
   toApiThreshold,
 } from "../resources/threshold.ts";
 import type { ThresholdStore } from "../storage/threshold-store.ts";
-import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
+import type { ListResult, OperationContext } from "./operation-context.ts";
+import { notFound } from "./not-found.ts";
 
 /**
  * Operations on one account's configured thresholds (docs/api.md, Thresholds). A threshold is

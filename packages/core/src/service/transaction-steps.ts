@@ -1,28 +1,25 @@
-import { type CarbonSettings, DEFAULT_CARBON_SETTINGS } from "../carbon/carbon-settings.ts";
-import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
+import type { CarbonSettings } from "../carbon/carbon-settings.ts";
+import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
 import { contributionChange } from "../resources/kept-figures.ts";
 import { tallyChange, travelTallyChange } from "../resources/kept-tallies.ts";
-import { MANUAL_PAYMENT_TERMS, type PaymentTerms } from "../rules/payments.ts";
+import type { PaymentTerms } from "../rules/payments.ts";
 import { duplicateRegistration } from "../rules/registration-change.ts";
 import type { ChangeNotifier, StoredChange } from "../storage/change-notifier.ts";
 import { type ErasureSubject, redactEnvelope } from "../storage/envelope.ts";
 import type { Erasure } from "../storage/erasure.ts";
-import type { StorageLifecycle } from "../storage/lifecycle-store.ts";
-import { StorageConflict, type StorageTransaction, type TransactionStore } from "../storage/transaction.ts";
+import { StorageConflict, type StorageTransaction } from "../storage/transaction.ts";
 import { appendToOutbox } from "../webhooks/outbox.ts";
+import type { TransactionContext } from "./transaction-context.ts";
 
-/** What the business transactions need of a storage: its unit of work, and the factor set its kept figures are computed with. */
-export type TransactionalStorage = TransactionStore & Pick<StorageLifecycle, "emissionFactors">;
-
-/** What the steps of one business transaction share: its unit of work, the factor set of the kept figures, and what its changes notify. */
+/** What the steps of one business transaction share: its unit of work, and what its context gave it. */
 export interface Steps {
   tx: StorageTransaction;
   factors: EmissionFactorSet;
-  /** The carbon settings of the figures the transaction judges (the notifier's, else the default). */
+  /** The carbon settings of the figures the transaction judges. */
   carbon: CarbonSettings;
-  notifier: ChangeNotifier | undefined;
+  notifier: ChangeNotifier | null;
   /**
    * The net change of the event's active registrations that {@link moveFigures} made so far in
    * this transaction: its capacity utilisation moved when it is not 0 (a cancellation whose
@@ -33,28 +30,36 @@ export interface Steps {
   payments: PaymentTerms;
 }
 
+/** Runs `fn` as one business transaction on the context's storage (see `TransactionStore.transaction`). */
+export function runTransaction<T>(context: TransactionContext, fn: (steps: Steps) => Promise<T>): Promise<T> {
+  return context.storage.transaction((tx) =>
+    fn({
+      tx,
+      factors: context.emissionFactors,
+      carbon: context.carbon,
+      notifier: context.notifier,
+      activeDelta: 0,
+      payments: context.payments,
+    }),
+  );
+}
+
 /**
- * Runs `fn` as one business transaction on `storage` (see `TransactionStore.transaction`). A
- * write that broke the one-active-registration-per-email uniqueness (a race the event's lock did
- * not cover) is answered as `DUPLICATE_REGISTRATION` for `duplicateOf()`, read in a transaction
- * of its own after the failed one rolled back. `payments`: how the registrations it admits or
- * promotes pay (default: by hand).
+ * {@link runTransaction} for a change that may write a registration: a write that broke the
+ * one-active-registration-per-email uniqueness (a race the event's lock did not cover) is
+ * answered as `DUPLICATE_REGISTRATION` for `attempted()`, read in a transaction of its own after
+ * the failed one rolled back.
  */
-export async function runTransaction<T>(
-  storage: TransactionalStorage,
-  notifier: ChangeNotifier | undefined,
+export async function runRegistrationTransaction<T>(
+  context: TransactionContext,
   fn: (steps: Steps) => Promise<T>,
-  duplicateOf?: () => AttendeeRecord | undefined,
-  payments: PaymentTerms = MANUAL_PAYMENT_TERMS,
+  attempted: () => AttendeeRecord | undefined,
 ): Promise<T> {
-  const factors = storage.emissionFactors ?? DEFAULT_EMISSION_FACTORS;
   try {
-    return await storage.transaction((tx) =>
-      fn({ tx, factors, carbon: notifier?.carbon ?? DEFAULT_CARBON_SETTINGS, notifier, activeDelta: 0, payments }),
-    );
+    return await runTransaction(context, fn);
   } catch (error) {
-    const attendee = StorageConflict.is(error, "active-email") ? duplicateOf?.() : undefined;
-    if (attendee) await storage.transaction((tx) => assertNoActiveDuplicate(tx, attendee));
+    const attendee = StorageConflict.is(error, "active-email") ? attempted() : undefined;
+    if (attendee) await context.storage.transaction((tx) => assertNoActiveDuplicate(tx, attendee));
     throw error;
   }
 }
@@ -74,7 +79,7 @@ export async function moveFigures(
 
 /** Appends the notifications `steps.notifier` makes of `change` of the account to the outbox, in the change's transaction. */
 export function appendNotifications(steps: Steps, accountId: string, change: StoredChange): Promise<number> {
-  return appendToOutbox(steps.tx, accountId, change, steps.notifier);
+  return appendToOutbox(steps.tx, accountId, change, steps.notifier ?? undefined);
 }
 
 /**

@@ -25,14 +25,14 @@ import {
   assertTakesVendorData,
   dataAcceptedUntil,
 } from "../rules/booking-status.ts";
-import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { EventStore } from "../storage/event-store.ts";
 import type { VendorStore } from "../storage/vendor-store.ts";
 import { changeActivities, priced, reviseActivity } from "./activity-changes.ts";
 import { answerBooking, type LinkedBooking, linkedBookingOf, linkNotFound, notifyBooking } from "./booking-changes.ts";
 import type { ListResult } from "./operation-context.ts";
-import type { Steps, TransactionalStorage } from "./transaction-steps.ts";
-import type { CarbonSettings } from "../carbon/carbon-settings.ts";
+import type { TransactionStore } from "../storage/transaction.ts";
+import type { TransactionContext } from "./transaction-context.ts";
+import type { Steps } from "./transaction-steps.ts";
 
 /**
  * What a vendor may do through its booking's link, without an API key (docs/api.md, The vendor's link):
@@ -67,12 +67,9 @@ export interface VendorLinkOperations {
   };
 }
 
-/** What the link operations need beside the storage. */
-export interface VendorLinkContext {
-  carbon: CarbonSettings;
+/** What the link operations need beside the storage: the context of their transactions (the booking's account's notifier), the clock and the wake-up of deliveries. */
+export interface VendorLinkContext extends TransactionContext {
   clock: () => Date;
-  /** The booking's account's notifier. */
-  notifier: ChangeNotifier;
   queued: () => void;
 }
 
@@ -112,18 +109,17 @@ export async function findLinkedBooking(storage: VendorStore, token: string): Pr
  * booking cancelled meanwhile is `404`.
  */
 export function createVendorLinkOperations(
-  storage: VendorStore & Pick<EventStore, "getEvent"> & TransactionalStorage,
+  storage: VendorStore & Pick<EventStore, "getEvent"> & TransactionStore,
   found: BookingRecord,
   context: VendorLinkContext,
 ): VendorLinkOperations {
   const { linkHash, accountId, eventId } = found;
-  const { clock, notifier, queued } = context;
-  const booked = { accountId, eventId };
+  const { clock, queued } = context;
 
   /** Runs `change` of the vendor's records in one activity transaction (`changeActivities`), its booking checked open for data. */
   const changeRecords = <T>(change: (steps: Steps, linked: LinkedBooking, now: string) => Promise<T>): Promise<T> => {
     const now = clock().toISOString();
-    return changeActivities(storage, accountId, eventId, now, notifier, async (steps, event: EventRecord) => {
+    return changeActivities(context, { accountId, eventId, now }, async (steps, event: EventRecord) => {
       const linked = await linkedBookingOf(steps, event, linkHash);
       assertTakesVendorData(linked.booking.status, event.endDate, now);
       return change(steps, linked, now);
@@ -141,15 +137,14 @@ export function createVendorLinkOperations(
   const answer = async (status: "confirmed" | "declined", input: VendorAnswerInput | undefined) => {
     // No body is no message; any other body, `null` too, is checked as the answer's.
     const parsed = parseInput(VendorAnswerInput, input === undefined ? {} : input);
-    const linked = await answerBooking(
-      storage,
+    const linked = await answerBooking(context, {
       linkHash,
-      booked,
+      accountId,
+      eventId,
       status,
-      parsed.message ?? null,
-      clock().toISOString(),
-      notifier,
-    );
+      message: parsed.message ?? null,
+      now: clock().toISOString(),
+    });
     queued();
     return viewOf(linked);
   };

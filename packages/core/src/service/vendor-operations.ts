@@ -23,8 +23,9 @@ import {
 import type { EventStore } from "../storage/event-store.ts";
 import type { VendorStore } from "../storage/vendor-store.ts";
 import { deleteVendor, insertBooking, rotateBookingLink, updateBooking } from "./booking-changes.ts";
-import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
-import type { TransactionalStorage } from "./transaction-steps.ts";
+import type { ListResult, OperationContext } from "./operation-context.ts";
+import { notFound } from "./not-found.ts";
+import type { TransactionStore } from "../storage/transaction.ts";
 
 /** Operations on one account's vendors (docs/api.md, Vendors). */
 export interface VendorOperations {
@@ -64,10 +65,10 @@ export interface BookingOperations {
 
 /** The vendor and booking operations of one account. */
 export function createVendorOperations(
-  storage: VendorStore & Pick<EventStore, "getEvent"> & TransactionalStorage,
+  storage: VendorStore & Pick<EventStore, "getEvent"> & TransactionStore,
   context: OperationContext,
 ): { vendors: VendorOperations; bookings: BookingOperations } {
-  const { accountId, clock, notifier, queued, baseUrl } = context;
+  const { accountId, clock, queued, baseUrl } = context;
   const withLink = (booking: BookingRecord, token: string): BookingWithLink => ({
     ...toApiBooking(booking),
     vendorLink: vendorLinkOf(baseUrl, token),
@@ -102,7 +103,7 @@ export function createVendorOperations(
       return toApiVendor(vendor);
     },
     async delete(id) {
-      await deleteVendor(storage, accountId, id, clock().toISOString());
+      await deleteVendor(context, { accountId, id, now: clock().toISOString() });
       return { success: true, message: `Vendor ${id} was deleted.`, deletedId: id };
     },
   };
@@ -111,8 +112,14 @@ export function createVendorOperations(
     async create(eventId, input) {
       const parsed = parseInput(BookingCreateInput, input);
       const token = newLinkToken();
-      const ids = { id: createId("booking"), now: clock().toISOString(), linkHash: linkHashOf(token) };
-      const booking = await insertBooking(storage, accountId, eventId, parsed, ids, notifier);
+      const booking = await insertBooking(context, {
+        accountId,
+        eventId,
+        booking: parsed,
+        id: createId("booking"),
+        now: clock().toISOString(),
+        linkHash: linkHashOf(token),
+      });
       queued();
       return withLink(booking, token);
     },
@@ -131,20 +138,25 @@ export function createVendorOperations(
     },
     async update(eventId, id, input) {
       const parsed = parseInput(BookingUpdateInput, input);
-      const booking = await updateBooking(storage, accountId, eventId, id, parsed, clock().toISOString(), notifier);
+      const booking = await updateBooking(context, {
+        accountId,
+        eventId,
+        id,
+        patch: parsed,
+        now: clock().toISOString(),
+      });
       queued();
       return toApiBooking(booking);
     },
     async rotateLink(eventId, id) {
       const token = newLinkToken();
-      const booking = await rotateBookingLink(
-        storage,
+      const booking = await rotateBookingLink(context, {
         accountId,
         eventId,
         id,
-        linkHashOf(token),
-        clock().toISOString(),
-      );
+        linkHash: linkHashOf(token),
+        now: clock().toISOString(),
+      });
       return withLink(booking, token);
     },
   };

@@ -8,15 +8,16 @@
 import { duplicateWebhook, type WebhookRecord } from "../resources/webhook.ts";
 import { StorageConflict, type TransactionStore } from "../storage/transaction.ts";
 import type { WebhookStore } from "../storage/webhook-store.ts";
+import type { StorageContext } from "./transaction-context.ts";
 
 /**
- * Stores a new webhook unless its account already holds `maxPerAccount` (`WebhookStore.insertWebhook`):
- * `false`, storing nothing, at the bound. Throws `DUPLICATE_WEBHOOK` when the account has one with this URL.
+ * Stores a new webhook unless its account already holds `maxPerAccount` (`WebhookStore.insertWebhook`;
+ * `Infinity`: no bound): `false`, storing nothing, at the bound. Throws `DUPLICATE_WEBHOOK` when the
+ * account has one with this URL.
  */
 export async function insertWebhook(
-  storage: Pick<WebhookStore, "insertWebhook"> & Pick<TransactionStore, "transaction">,
-  webhook: WebhookRecord,
-  maxPerAccount?: number,
+  { storage }: StorageContext<TransactionStore & Pick<WebhookStore, "insertWebhook">>,
+  { webhook, maxPerAccount }: { webhook: WebhookRecord; maxPerAccount: number },
 ): Promise<boolean> {
   try {
     return await storage.insertWebhook(webhook, maxPerAccount);
@@ -34,9 +35,8 @@ export async function insertWebhook(
  * account. Returns the webhook before and after, or `null` when the account has no such webhook.
  */
 export async function changeWebhook(
-  storage: Pick<TransactionStore, "transaction">,
-  accountId: string,
-  id: string,
+  { storage }: StorageContext,
+  { accountId, id }: { accountId: string; id: string },
   decide: (current: WebhookRecord) => WebhookRecord,
 ): Promise<{ before: WebhookRecord; after: WebhookRecord } | null> {
   let saved: WebhookRecord | undefined;

@@ -31,7 +31,8 @@ import type { WebhookStore } from "../storage/webhook-store.ts";
 import { attemptDelivery, DEFAULT_WEBHOOK_TIMEOUT_MS, DELIVERY_LEASE_MARGIN_MS } from "../webhooks/delivery-worker.ts";
 import { assertPublicHost, type HostResolver } from "../webhooks/ssrf.ts";
 import { createPingDelivery, recordDeliveryAttempts, redeliverDelivery } from "./delivery-operations.ts";
-import { type ListResult, notFound, type OperationContext } from "./operation-context.ts";
+import type { ListResult, OperationContext } from "./operation-context.ts";
+import { notFound } from "./not-found.ts";
 import { changeWebhook, insertWebhook } from "./webhook-changes.ts";
 
 /** Webhook settings of the service (`EventServiceOptions.webhooks`). */
@@ -94,12 +95,14 @@ export function createWebhookOperations(
   settings: WebhookSettings = {},
 ): WebhookOperations {
   const { accountId, scopes, tier, clock, queued } = context;
+  // The webhooks' and deliveries' transactions write rows and notify nothing: they take the storage alone.
+  const writes = { storage };
   const webhookLimit = WEBHOOK_LIMITS[tier];
   const deliveryOut = (delivery: DeliveryRecord) => toApiDelivery(delivery, scopes);
 
   /** The webhook as `decide` changes it (`changeWebhook`); throws `NOT_FOUND` when the account has none. */
   async function change(id: string, decide: (current: WebhookRecord) => WebhookRecord): Promise<WebhookRecord> {
-    const changed = await changeWebhook(storage, accountId, id, decide);
+    const changed = await changeWebhook(writes, { accountId, id }, decide);
     if (!changed) throw notFound("Webhook", id);
     return changed.after;
   }
@@ -133,7 +136,7 @@ export function createWebhookOperations(
         createdAt: at,
         updatedAt: at,
       };
-      if (!(await insertWebhook(storage, record, webhookLimit))) {
+      if (!(await insertWebhook(writes, { webhook: record, maxPerAccount: webhookLimit }))) {
         throw new ServiceError("INVALID_REQUEST", {
           message: `This account already has ${webhookLimit} webhooks, the limit of its ${tier} tier; delete one first.`,
           details: { limit: webhookLimit, tier },
@@ -197,7 +200,12 @@ export function createWebhookOperations(
           details: { requiredScopes: missing },
         });
       }
-      const delivery = await redeliverDelivery(storage, accountId, id, deliveryId, clock().toISOString());
+      const delivery = await redeliverDelivery(writes, {
+        accountId,
+        webhookId: id,
+        deliveryId,
+        now: clock().toISOString(),
+      });
       if (!delivery) throw notFound("Delivery", deliveryId);
       queued();
       return deliveryOut(delivery);
@@ -206,14 +214,16 @@ export function createWebhookOperations(
       const timeoutMs = settings.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
       const at = clock();
       const workerId = `ping_${createId("delivery")}`;
-      const held = await createPingDelivery(storage, accountId, id, {
+      const held = await createPingDelivery(writes, {
+        accountId,
+        webhookId: id,
         workerId,
         now: at.toISOString(),
         leaseUntil: new Date(at.getTime() + timeoutMs + DELIVERY_LEASE_MARGIN_MS).toISOString(),
       });
       if (!held) throw notFound("Webhook", id);
       await attemptDelivery(held, {
-        record: async (record) => (await recordDeliveryAttempts(storage, [record]))[0]!,
+        record: async (record) => (await recordDeliveryAttempts(writes, { records: [record] }))[0]!,
         workerId,
         retryDelaysMs: [],
         timeoutMs,

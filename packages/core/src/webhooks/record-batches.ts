@@ -24,11 +24,7 @@ export function createBatchRecorder(
   function flush() {
     const taken = batch;
     batch = [];
-    recordDeliveryAttempts(
-      storage,
-      taken.map((entry) => entry.record),
-      disableAfter,
-    ).then(
+    recordDeliveryAttempts({ storage }, { records: taken.map((entry) => entry.record), disableAfter }).then(
       (results) => {
         for (const [index, entry] of taken.entries()) entry.resolve(results[index]!);
       },
