@@ -24,10 +24,17 @@ import {
 } from "../src/resources/vendor.ts";
 import { ACTIVE_BOOKING_STATUSES } from "../src/rules/booking-status.ts";
 import { DEFAULT_EMISSION_FACTORS } from "../src/carbon/emission-factors.ts";
-import { answerBooking, deleteVendor, insertBooking, updateBooking } from "../src/service/booking-changes.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
 import { at, eventAt, newAccount } from "./_storage-suite-outbox.ts";
-import type { TestStorage } from "./_transactions.ts";
+import {
+  answerBooking,
+  deleteEvent,
+  deleteVendor,
+  insertBooking,
+  insertEvent,
+  updateBooking,
+} from "./_transactions.ts";
+import type { Storage } from "../src/storage.ts";
 
 function vendorAt(accountId: string, now: string, overrides: Partial<VendorCreate> = {}): VendorRecord {
   return newVendorRecord(
@@ -62,7 +69,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   );
 }
 
-export function describeVendors(open: () => Promise<TestStorage>) {
+export function describeVendors(open: () => Promise<Storage>) {
   const fresh = async (t: TestContext) => {
     const storage = await open();
     t.after(() => storage.close());
@@ -71,11 +78,10 @@ export function describeVendors(open: () => Promise<TestStorage>) {
     const event = eventAt(acme, at(1), {
       location: { address: "A 1", city: "Berlin", country: "DE", coordinates: { lat: 52.52, lng: 13.405 } },
     });
-    await storage.insertEvent(event);
+    await insertEvent(storage, event);
     return { storage, acme, globex, event };
   };
-  const addVendor = (storage: TestStorage, vendor: VendorRecord) =>
-    storage.transaction((tx) => tx.vendors.insert(vendor));
+  const addVendor = (storage: Storage, vendor: VendorRecord) => storage.transaction((tx) => tx.vendors.insert(vendor));
 
   describe("vendors and bookings", () => {
     test("vendors: written in a transaction, read by account only, listed newest first by category and name", async (t) => {
@@ -211,7 +217,7 @@ export function describeVendors(open: () => Promise<TestStorage>) {
       assert.deepEqual((await storage.listBookingActivities(first.id, { page: 2, limit: 1 })).items, [mine[1]]);
 
       // The event's deletion takes its bookings along.
-      await storage.deleteEvent(acme, event.id);
+      await deleteEvent(storage, acme, event.id);
       assert.equal(await storage.findBookingByLink(first.linkHash), null);
     });
 
