@@ -27,8 +27,8 @@ import {
 } from "../src/resources/kept-tallies.ts";
 import { ERASED_ANSWER } from "../src/storage/erasure.ts";
 import { BACKENDS } from "./_backends.ts";
-import { newAccount } from "./_storage-suite-outbox.ts";
-import { attendeeRecord } from "./_storage-suite.ts";
+import { newAccount } from "./_service-transactions-outbox.ts";
+import { attendeeRecord } from "./_service-transactions.ts";
 import { checkIn, deleteEvent, eraseAttendee, insertEvent, registerAttendee, updateAttendee } from "./_transactions.ts";
 
 let clock = Date.parse("2027-03-01T08:00:00.000Z");

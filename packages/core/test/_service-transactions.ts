@@ -1,6 +1,10 @@
 /**
- * The storage contract, as one suite run against every storage backend
- * (`describeStorage(name, create)`). It talks to the `Storage` interface only.
+ * The business transactions of `service/` over a real storage, as one suite run against every
+ * storage backend (`describeServiceTransactions(name, create)`): what each transaction writes,
+ * refuses and notifies, and the storage's own reads and guarded operations as the service uses
+ * them. It talks to the `Storage` interface and the service's functions only
+ * (`_transactions.ts`). The storage's transaction operations on their own are the storage
+ * contract's (`_storage-contract.ts`).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -25,10 +29,10 @@ import { WebhookListQuery, type WebhookRecord } from "../src/resources/webhook.t
 import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import type { Erasure, Storage } from "../src/storage.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
-import { describeOutboxAndDeliveries } from "./_storage-suite-outbox.ts";
-import { describeThresholds } from "./_storage-suite-thresholds.ts";
-import { describeTicketTypes } from "./_storage-suite-tickets.ts";
-import { describeVendors } from "./_storage-suite-vendors.ts";
+import { describeOutboxAndDeliveries } from "./_service-transactions-outbox.ts";
+import { describeThresholds } from "./_service-transactions-thresholds.ts";
+import { describeTicketTypes } from "./_service-transactions-tickets.ts";
+import { describeVendors } from "./_service-transactions-vendors.ts";
 import { changeWebhook, recordAttempt } from "./_webhook-helpers.ts";
 import {
   checkIn,
@@ -132,10 +136,10 @@ function storageMethods(storage: Storage): string[] {
 }
 
 /**
- * Runs the storage contract against storages made by `create` (each call: a new, empty, migrated
- * storage), with the business transactions of `service/` run over them.
+ * Runs the business transactions of `service/` over storages made by `create` (each call: a new,
+ * empty, migrated storage).
  */
-export function describeStorage(name: string, createStorage: () => Promise<Storage>) {
+export function describeServiceTransactions(name: string, createStorage: () => Promise<Storage>) {
   // Every method a test calls is recorded, so that the last test can name the methods no test covers.
   const called = new Set<string>();
   let live: Storage | undefined;
@@ -151,7 +155,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
     });
   };
 
-  describe(`storage contract: ${name}`, () => {
+  describe(`service transactions: ${name}`, () => {
     let storage: Storage;
     let acme: string;
     let globex: string;

@@ -1,5 +1,5 @@
 /**
- * The storage contract of the outbox and the deliveries (part of `describeStorage`): what each
+ * The service's transactions on the outbox and the deliveries over a real storage (part of `describeServiceTransactions`): what each
  * write puts in the outbox, claiming under a lease with its bounds, recording attempts (retry,
  * final, disabling), redelivery, held deliveries (pings), the delivery log, the backlog and the
  * purge, and the idempotency records' life cycle. Every test opens a database of its own, since

@@ -1,5 +1,5 @@
 /**
- * The storage contract of ticket types (part of `describeStorage`): an event's types stored and
+ * The service's transactions on ticket types over a real storage (part of `describeServiceTransactions`): an event's types stored and
  * read back, the reads a ticket-type decision makes under the event's lock (the `ticket`
  * tallies, the holders of each type), a type's capacity held by registrations racing for it, and
  * the waiting list promoting by type. The tests share one database, each on events of its own.
@@ -11,7 +11,7 @@ import { ServiceError } from "../src/errors.ts";
 import type { AttendeeCreate, AttendeeRecord } from "../src/resources/attendee.ts";
 import { type EventRecord, EventUpdateInput } from "../src/resources/event.ts";
 import { type TicketTypeInput, TicketTypesInput } from "../src/resources/ticket-type.ts";
-import { at, attendeeAt, eventAt, newAccount } from "./_storage-suite-outbox.ts";
+import { at, attendeeAt, eventAt, newAccount } from "./_service-transactions-outbox.ts";
 import type { PaymentEntry, PaymentMethod } from "../src/resources/payment.ts";
 import {
   checkIn,

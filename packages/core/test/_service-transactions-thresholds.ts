@@ -1,5 +1,5 @@
 /**
- * The storage contract of configured thresholds (part of `describeStorage`): their storage
+ * The service's transactions on configured thresholds over a real storage (part of `describeServiceTransactions`): their storage
  * operations (account isolation, an event of the account only, the crossing state going with
  * the threshold and with the event), and the crossing step of the registrations' transactions
  * (`service/threshold-checks.ts`): one notification per crossing, again after the value went
@@ -17,7 +17,7 @@ import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import { checkThresholds } from "../src/service/threshold-checks.ts";
 import type { Storage } from "../src/storage.ts";
 import { createChangeNotifier } from "../src/webhooks/change-notifications.ts";
-import { at, attendeeAt, eventAt, newAccount, webhookRecord } from "./_storage-suite-outbox.ts";
+import { at, attendeeAt, eventAt, newAccount, webhookRecord } from "./_service-transactions-outbox.ts";
 import {
   deleteEvent,
   insertEvent,

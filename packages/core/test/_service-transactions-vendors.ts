@@ -1,5 +1,5 @@
 /**
- * The storage contract of vendors and their bookings (part of `describeStorage`): the reads
+ * The service's transactions on vendors and their bookings over a real storage (part of `describeServiceTransactions`): the reads
  * (account isolation, the list's filters and paging, a link found by its hash alone), the
  * operations of a transaction, the one-active-booking index as the backstop of the check made
  * under the event's lock, and the races the locks settle: many bookings of one vendor for one
@@ -25,7 +25,7 @@ import {
 import { ACTIVE_BOOKING_STATUSES } from "../src/rules/booking-status.ts";
 import { DEFAULT_EMISSION_FACTORS } from "../src/carbon/emission-factors.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
-import { at, eventAt, newAccount } from "./_storage-suite-outbox.ts";
+import { at, eventAt, newAccount } from "./_service-transactions-outbox.ts";
 import {
   answerBooking,
   deleteEvent,
