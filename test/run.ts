@@ -168,6 +168,7 @@ const OWN_PROCESS = new Set(["packages/server/test/cli.test.ts"]);
 const STORAGE_UNIT_TESTS = new Set(
   [
     "storage.test.ts",
+    "service-transactions.test.ts",
     "storage-races.test.ts",
     "storage-concurrency.test.ts",
     "dialect.test.ts",

@@ -9,37 +9,31 @@
 import { Worker } from "node:worker_threads";
 import { sql } from "kysely";
 import { ServiceError } from "../src/errors.ts";
-import type { BookingCreate } from "../src/resources/vendor.ts";
 import type { DeliveryAttemptRecord } from "../src/service/delivery-operations.ts";
-import { deleteVendor, insertBooking } from "../src/service/booking-changes.ts";
 import { changeWebhook, recordDeliveryAttempts } from "./_webhook-helpers.ts";
 import type { TestBackend, TestDatabase } from "./_backends.ts";
-import { type TestStorage, transactionContext, withTransactions } from "./_transactions.ts";
+import type { Storage } from "../src/storage.ts";
+import { TRANSACTIONS, type TransactionArgs, type TransactionName } from "./_transactions.ts";
 
-/** The names of the storage's methods and of the business transactions over it (`emissionFactors` is a value, `transaction` takes a function). */
-type StorageMethod = Exclude<keyof TestStorage, "emissionFactors" | "transaction">;
+/** The names of the storage's methods (`emissionFactors` is a value, `transaction` takes a function). */
+type StorageMethod = Exclude<keyof Storage, "emissionFactors" | "transaction" | TransactionName>;
 
-/** One call: a method of `Storage` or a business transaction (`withTransactions`) and its (structured-cloneable) arguments, `updateWebhookUrl`, or one attempt recorded as a worker records it. */
+/**
+ * One call: a method of `Storage` or a business transaction (`_transactions.ts`, which wins where
+ * the names meet: `insertWebhook`) and its (structured-cloneable) arguments, `updateWebhookUrl`,
+ * or one attempt recorded as a worker records it.
+ */
 export type Call =
-  | { [M in StorageMethod]: { method: M; args: Parameters<TestStorage[M]> } }[StorageMethod]
+  | { [M in StorageMethod]: { method: M; args: Parameters<Storage[M]> } }[StorageMethod]
+  | { [N in TransactionName]: { method: N; args: TransactionArgs<N> } }[TransactionName]
   | { method: "updateWebhookUrl"; args: [accountId: string, id: string, url: string] }
-  | { method: "recordDeliveryAttempt"; args: [record: DeliveryAttemptRecord, disableAfter: number] }
-  | {
-      method: "insertBooking";
-      args: [
-        accountId: string,
-        eventId: string,
-        booking: BookingCreate,
-        ids: { id: string; now: string; linkHash: string },
-      ];
-    }
-  | { method: "deleteVendor"; args: [accountId: string, id: string, now: string] };
+  | { method: "recordDeliveryAttempt"; args: [record: DeliveryAttemptRecord, disableAfter: number] };
 
 /** How a call ended: its value, or its error (the `ServiceError` code when it was one). */
 export type Outcome = { ok: true; value: any } | { ok: false; code: string | null; message: string };
 
 /** Runs one call on `storage` and reports how it ended; never throws. */
-export async function runCall(storage: TestStorage, call: Call): Promise<Outcome> {
+export async function runCall(storage: Storage, call: Call): Promise<Outcome> {
   try {
     if (call.method === "updateWebhookUrl") {
       const [accountId, id, url] = call.args;
@@ -49,20 +43,12 @@ export async function runCall(storage: TestStorage, call: Call): Promise<Outcome
       const [record, disableAfter] = call.args;
       return { ok: true, value: (await recordDeliveryAttempts(storage, [record], disableAfter))[0] };
     }
-    if (call.method === "insertBooking") {
-      const [accountId, eventId, booking, ids] = call.args;
-      const context = transactionContext(storage, { notifier: null });
-      return { ok: true, value: await insertBooking(context, { accountId, eventId, booking, ...ids }) };
+    if (Object.hasOwn(TRANSACTIONS, call.method)) {
+      const transaction = TRANSACTIONS[call.method as TransactionName] as (...args: unknown[]) => Promise<unknown>;
+      return { ok: true, value: await transaction(storage, ...call.args) };
     }
-    if (call.method === "deleteVendor") {
-      const [accountId, id, now] = call.args;
-      return {
-        ok: true,
-        value: await deleteVendor(transactionContext(storage, { notifier: null }), { accountId, id, now }),
-      };
-    }
-    const method = storage[call.method] as unknown as (...args: unknown[]) => Promise<unknown>;
-    return { ok: true, value: await method(...call.args) };
+    const method = storage[call.method as StorageMethod] as unknown as (...args: unknown[]) => Promise<unknown>;
+    return { ok: true, value: await method.apply(storage, call.args) };
   } catch (error) {
     return {
       ok: false,
@@ -96,7 +82,7 @@ function deal(calls: Call[], count: number): Array<Array<{ index: number; call: 
   return hands;
 }
 
-function storageRacers(storages: TestStorage[]): Racers {
+function storageRacers(storages: Storage[]): Racers {
   return {
     count: storages.length,
     async race(calls) {
@@ -176,7 +162,7 @@ export async function racersFor(backend: TestBackend, database: TestDatabase, co
   switch (backend.name) {
     case "sqlite-memory":
     case "pglite":
-      return storageRacers([withTransactions(database.storage)]);
+      return storageRacers([database.storage]);
     case "sqlite-file": {
       const path = await sqlitePath(database);
       return workerRacers(Array.from({ length: count }, () => storageWorker(path)));
@@ -184,7 +170,7 @@ export async function racersFor(backend: TestBackend, database: TestDatabase, co
     default: {
       const storages = [database.storage];
       while (storages.length < count) storages.push(await database.another());
-      return storageRacers(storages.map((storage) => withTransactions(storage)));
+      return storageRacers(storages.map((storage) => storage));
     }
   }
 }

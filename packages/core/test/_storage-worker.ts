@@ -15,14 +15,12 @@ import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { createSqliteDialect } from "../src/sql/sqlite-driver.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import { type Call, type Outcome, runCall } from "./_parallel.ts";
-import { type TestStorage, withTransactions } from "./_transactions.ts";
+import type { Storage } from "../src/storage.ts";
 
 const { path } = workerData as { path: string };
 const database = new BetterSqlite(path);
 for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
-const storage: TestStorage = withTransactions(
-  createSqlStorage({ db: new Kysely<Database>({ dialect: createSqliteDialect(database) }) }),
-);
+const storage: Storage = createSqlStorage({ db: new Kysely<Database>({ dialect: createSqliteDialect(database) }) });
 
 parentPort!.on("message", async (message: { calls: Call[]; go: SharedArrayBuffer } | "close") => {
   if (message === "close") {

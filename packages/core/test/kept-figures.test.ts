@@ -20,8 +20,8 @@ import type { Database as Schema } from "../src/sql/database.ts";
 import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { KEPT_FIGURE_COLUMNS, rowToKeptFigures } from "../src/sql/rows.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
-import { withTransactions } from "./_transactions.ts";
 import { ERASED_ANSWER } from "../src/storage/erasure.ts";
+import { checkIn, eraseAttendee, insertEvent, registerAttendee, updateAttendee } from "./_transactions.ts";
 
 const NOW = "2027-01-01T00:00:00.000Z";
 
@@ -72,7 +72,7 @@ for (const factors of [DEFAULT_EMISSION_FACTORS, BANDED])
     const database = new Database(":memory:");
     for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
-    const storage = withTransactions(createSqlStorage({ db, emissionFactors: factors }));
+    const storage = createSqlStorage({ db, emissionFactors: factors });
     await storage.migrate();
     const { accountId } = await storage.createApiKey({
       id: createId("apiKey"),
@@ -100,7 +100,7 @@ for (const factors of [DEFAULT_EMISSION_FACTORS, BANDED])
       ),
       status: "published",
     };
-    await storage.insertEvent(event);
+    await insertEvent(storage, event);
     const next = random(42);
     const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
     const carbonOffset = () => {
@@ -169,7 +169,7 @@ for (const factors of [DEFAULT_EMISSION_FACTORS, BANDED])
         },
         { id: createId("attendee"), accountId, confirmationCode: createConfirmationCode(), now: NOW },
       );
-      registered.push(await storage.registerAttendee(record));
+      registered.push(await registerAttendee(storage, record));
     }
     const afterRegistrations = await check("after registrations");
     assert.equal(afterRegistrations.activeRegistrations, 60);
@@ -178,21 +178,22 @@ for (const factors of [DEFAULT_EMISSION_FACTORS, BANDED])
     );
 
     for (const [index, attendee] of registered.entries()) {
-      if (index % 5 === 0) await storage.updateAttendee(accountId, attendee.id, { carbonOffset: carbonOffset() }, NOW);
-      if (index % 7 === 0) await storage.updateAttendee(accountId, attendee.id, { status: "cancelled" }, NOW);
+      if (index % 5 === 0) await updateAttendee(storage, accountId, attendee.id, { carbonOffset: carbonOffset() }, NOW);
+      if (index % 7 === 0) await updateAttendee(storage, accountId, attendee.id, { status: "cancelled" }, NOW);
       if (index % 11 === 0)
-        await storage.checkIn(accountId, event.id, attendee.confirmationCode, NOW).catch(() => undefined);
+        await checkIn(storage, accountId, event.id, attendee.confirmationCode, NOW).catch(() => undefined);
     }
     await check("after updates, cancellations and check-ins");
     for (const [index, attendee] of registered.entries()) {
       if (index % 14 === 0)
-        await storage.updateAttendee(
+        await updateAttendee(
+          storage,
           accountId,
           attendee.id,
           { status: "confirmed", carbonOffset: carbonOffset() },
           NOW,
         );
-      if (index % 9 === 4) await storage.eraseAttendee(accountId, attendee.id, { now: NOW, replay: ERASED_ANSWER });
+      if (index % 9 === 4) await eraseAttendee(storage, accountId, attendee.id, { now: NOW, replay: ERASED_ANSWER });
     }
     const final = await check("after re-activations and erasures");
     assert.ok(final.activeRegistrations < 60 && final.activeRegistrations > 40);

@@ -27,9 +27,9 @@ import {
 } from "../src/resources/kept-tallies.ts";
 import { ERASED_ANSWER } from "../src/storage/erasure.ts";
 import { BACKENDS } from "./_backends.ts";
-import { newAccount } from "./_storage-suite-outbox.ts";
-import { attendeeRecord } from "./_storage-suite.ts";
-import { withTransactions } from "./_transactions.ts";
+import { newAccount } from "./_service-transactions-outbox.ts";
+import { attendeeRecord } from "./_service-transactions.ts";
+import { checkIn, deleteEvent, eraseAttendee, insertEvent, registerAttendee, updateAttendee } from "./_transactions.ts";
 
 let clock = Date.parse("2027-03-01T08:00:00.000Z");
 const tick = () => new Date((clock += 61_000)).toISOString();
@@ -178,7 +178,7 @@ for (const backend of BACKENDS) {
   test(`${backend.name}: the stored tallies equal the definition and the SQL recount after every kind of change`, async () => {
     const database = await backend.open();
     try {
-      const storage = withTransactions(database.storage);
+      const storage = database.storage;
       const account = await newAccount(storage, "Tallies");
       const event = {
         ...newEventRecord(
@@ -208,9 +208,9 @@ for (const backend of BACKENDS) {
         },
         { id: createId("event"), accountId: account, now: tick() },
       );
-      await storage.insertEvent(event);
-      await storage.insertEvent(other);
-      await storage.registerAttendee(registration({ company: "Elsewhere", ticketType: "other" }, account, other.id));
+      await insertEvent(storage, event);
+      await insertEvent(storage, other);
+      await registerAttendee(storage, registration({ company: "Elsewhere", ticketType: "other" }, account, other.id));
 
       let seed = 23;
       const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
@@ -238,7 +238,7 @@ for (const backend of BACKENDS) {
         const roll = random();
         try {
           if (roll < 0.4 || ids.length === 0) {
-            ids.push((await storage.registerAttendee(registration(values(), account, event.id))).id);
+            ids.push((await registerAttendee(storage, registration(values(), account, event.id))).id);
           } else if (roll < 0.6) {
             const { ticketType, company, dietaryPreferences, accessibilityNeeds, carbonOffset } = values();
             const update = pick([
@@ -246,9 +246,10 @@ for (const backend of BACKENDS) {
               { dietaryPreferences, accessibilityNeeds },
               { carbonOffset },
             ]);
-            await storage.updateAttendee(account, pick(ids), update, tick());
+            await updateAttendee(storage, account, pick(ids), update, tick());
           } else if (roll < 0.8) {
-            await storage.updateAttendee(
+            await updateAttendee(
+              storage,
               account,
               pick(ids),
               { status: pick(["confirmed", "pending", "cancelled"] as const) },
@@ -256,11 +257,11 @@ for (const backend of BACKENDS) {
             );
           } else if (roll < 0.88) {
             const id = pick(ids);
-            await storage.eraseAttendee(account, id, { now: tick(), replay: ERASED_ANSWER });
+            await eraseAttendee(storage, account, id, { now: tick(), replay: ERASED_ANSWER });
             ids.splice(ids.indexOf(id), 1);
           } else {
             const attendee = await storage.getAttendee(account, pick(ids));
-            await storage.checkIn(account, event.id, attendee!.confirmationCode, tick());
+            await checkIn(storage, account, event.id, attendee!.confirmationCode, tick());
           }
         } catch (error) {
           // Refused transitions and check-ins of those not confirmed change nothing.
@@ -371,7 +372,7 @@ for (const backend of BACKENDS) {
       );
 
       // An event's deletion takes its tallies with it.
-      await storage.deleteEvent(account, event.id);
+      await deleteEvent(storage, account, event.id);
       const gone = await stored();
       assert.deepEqual([gone.rows.length, gone.travel.length], [0, 0]);
     } finally {

@@ -17,9 +17,9 @@ import { BookingListQuery, linkHashOf, newLinkToken, newVendorRecord } from "../
 import { WebhookListQuery, type WebhookRecord } from "../src/resources/webhook.ts";
 import type { ClaimedDelivery } from "../src/resources/webhook-delivery.ts";
 import type { Storage } from "../src/storage.ts";
-import { type TestStorage, withTransactions } from "./_transactions.ts";
 import { BACKENDS, type TestBackend, type TestDatabase } from "./_backends.ts";
 import { type Call, type Outcome, type Racers, racersFor } from "./_parallel.ts";
+import { insertEvent, insertWebhook, registerAttendee, updateAttendee } from "./_transactions.ts";
 
 /**
  * Connections that race on the backends that have several: storages of their own on PostgreSQL
@@ -94,12 +94,12 @@ const webhookRecord = (accountId: string, url: string): WebhookRecord => ({
 for (const backend of BACKENDS) {
   describe(`storage concurrency: ${backend.name}`, () => {
     let database: TestDatabase;
-    let storage: TestStorage;
+    let storage: Storage;
     let racers: Racers;
 
     before(async () => {
       database = await backend.open();
-      storage = withTransactions(database.storage);
+      storage = database.storage;
       racers = await racersFor(backend, database, racerCount(backend));
     });
     after(async () => {
@@ -110,7 +110,7 @@ for (const backend of BACKENDS) {
     test("registrations racing for the last places: exactly capacity stored, the rest EVENT_FULL, kept figures and tallies = recount", async () => {
       const account = await newAccount(storage, "Race registrations");
       const event = eventRecord(account, 10);
-      await storage.insertEvent(event);
+      await insertEvent(storage, event);
       const outcomes = await racers.race(
         Array.from(
           { length: 30 },
@@ -144,7 +144,7 @@ for (const backend of BACKENDS) {
     test("the same email registering at once: one registration, the rest DUPLICATE_REGISTRATION", async () => {
       const account = await newAccount(storage, "Race duplicates");
       const event = eventRecord(account, 50);
-      await storage.insertEvent(event);
+      await insertEvent(storage, event);
       const outcomes = await racers.race(
         Array.from(
           { length: 8 },
@@ -161,7 +161,7 @@ for (const backend of BACKENDS) {
     test("the same vendor booked for one event at once: one booking, the rest DUPLICATE_BOOKING", async () => {
       const account = await newAccount(storage, "Race bookings");
       const event = eventRecord(account, 50);
-      await storage.insertEvent(event);
+      await insertEvent(storage, event);
       const vendor = newVendorRecord(
         { name: "Race Catering", category: "catering" },
         { id: createId("vendor"), accountId: account, now: NOW },
@@ -184,7 +184,7 @@ for (const backend of BACKENDS) {
     test("a vendor deleted while it is booked: the deletion and the booking never both succeed", async () => {
       const account = await newAccount(storage, "Race vendor deletion");
       const event = eventRecord(account, 50);
-      await storage.insertEvent(event);
+      await insertEvent(storage, event);
       for (let round = 0; round < 3; round++) {
         const vendor = newVendorRecord(
           { name: `Round ${round}`, category: "energy" },
@@ -218,11 +218,11 @@ for (const backend of BACKENDS) {
     test("a cancelled registration re-activated while others take the last place: never over capacity", async () => {
       const account = await newAccount(storage, "Race reactivation");
       const event = eventRecord(account, 5);
-      await storage.insertEvent(event);
+      await insertEvent(storage, event);
       const cancelled: string[] = [];
       for (let i = 0; i < 5; i++) {
-        const attendee = await storage.registerAttendee(attendeeRecord(account, event.id));
-        await storage.updateAttendee(account, attendee.id, { status: "cancelled" }, NOW);
+        const attendee = await registerAttendee(storage, attendeeRecord(account, event.id));
+        await updateAttendee(storage, account, attendee.id, { status: "cancelled" }, NOW);
         cancelled.push(attendee.id);
       }
       const calls: Call[] = [
@@ -322,8 +322,8 @@ for (const backend of BACKENDS) {
       // Two webhooks changed to one new URL at once: one gets it.
       const first = webhookRecord(account, "https://93.184.216.34/one");
       const second = webhookRecord(account, "https://93.184.216.34/two");
-      await storage.insertWebhook(first);
-      await storage.insertWebhook(second);
+      await insertWebhook(storage, first);
+      await insertWebhook(storage, second);
       const changes = await racers.race(
         [first, second].map(
           (w): Call => ({ method: "updateWebhookUrl", args: [account, w.id, "https://93.184.216.34/target"] }),
@@ -366,10 +366,10 @@ for (const backend of BACKENDS) {
         webhookRecord(account, "https://93.184.216.34/d2"),
         webhookRecord(other, "https://93.184.216.34/d3"),
       ];
-      for (const webhook of webhooks) await storage.insertWebhook(webhook);
+      for (const webhook of webhooks) await insertWebhook(storage, webhook);
       for (let i = 0; i < 12; i++) {
-        await storage.insertEvent(eventRecord(account, 10, `2030-01-01T00:00:${String(i).padStart(2, "0")}.000Z`));
-        await storage.insertEvent(eventRecord(other, 10, `2030-01-01T00:00:${String(i).padStart(2, "0")}.000Z`));
+        await insertEvent(storage, eventRecord(account, 10, `2030-01-01T00:00:${String(i).padStart(2, "0")}.000Z`));
+        await insertEvent(storage, eventRecord(other, 10, `2030-01-01T00:00:${String(i).padStart(2, "0")}.000Z`));
       }
       const total = 36;
       const claim = (workerId: string): Call => ({
@@ -439,8 +439,8 @@ for (const backend of BACKENDS) {
     test("the same delivery's attempt recorded twice at once: recorded once", async () => {
       const account = await newAccount(storage, "Race attempts");
       const webhook = webhookRecord(account, "https://93.184.216.34/attempts");
-      await storage.insertWebhook(webhook);
-      await storage.insertEvent(eventRecord(account, 10, "2030-06-01T00:00:00.000Z"));
+      await insertWebhook(storage, webhook);
+      await insertEvent(storage, eventRecord(account, 10, "2030-06-01T00:00:00.000Z"));
       const [delivery] = (
         await storage.claimDueDeliveries({
           workerId: "w",
@@ -486,9 +486,9 @@ for (const backend of BACKENDS) {
     test("attempts of one webhook recorded at once: failures count in the order attempts began, whatever the order of the commits", async () => {
       const account = await newAccount(storage, "Race failure counts");
       const webhook = webhookRecord(account, "https://93.184.216.34/failures");
-      await storage.insertWebhook(webhook);
+      await insertWebhook(storage, webhook);
       for (let i = 0; i < 24; i++)
-        await storage.insertEvent(eventRecord(account, 10, `2030-07-01T00:00:${String(i).padStart(2, "0")}.000Z`));
+        await insertEvent(storage, eventRecord(account, 10, `2030-07-01T00:00:${String(i).padStart(2, "0")}.000Z`));
       const deliveries = (
         await storage.claimDueDeliveries({
           workerId: "w",

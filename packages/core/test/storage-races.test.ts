@@ -17,8 +17,9 @@ import type { Database } from "../src/sql/database.ts";
 import { dialectOf, POSTGRES } from "../src/sql/dialect.ts";
 import { attendeeToRow, webhookToRow } from "../src/sql/rows.ts";
 import { BACKENDS, type TestDatabase } from "./_backends.ts";
-import { type TestStorage, withTransactions } from "./_transactions.ts";
 import { changeWebhook } from "./_webhook-helpers.ts";
+import { eraseAttendee, insertEvent, insertWebhook, registerAttendee, updateAttendee } from "./_transactions.ts";
+import type { Storage } from "../src/storage.ts";
 
 let clock = Date.parse("2026-03-01T00:00:00.000Z");
 const tick = () => new Date((clock += 1000)).toISOString();
@@ -39,19 +40,16 @@ const count = (list: string[], value: string) => list.filter((item) => item === 
 for (const backend of BACKENDS) {
   describe(`storage races: ${backend.name}`, () => {
     /** The database, its storage with the business transactions of `service/` over it. */
-    let database: Omit<TestDatabase, "storage"> & { storage: TestStorage };
+    let database: Omit<TestDatabase, "storage"> & { storage: Storage };
     /** The storages racing: the first and three "other processes" (one storage on SQLite in memory). */
-    let storages: TestStorage[];
+    let storages: Storage[];
     const pick = (i: number) => storages[i % storages.length]!;
 
     before(async () => {
       const opened = await backend.open();
-      database = { ...opened, storage: withTransactions(opened.storage) };
+      database = { ...opened, storage: opened.storage };
       const others = await Promise.all([opened.another(), opened.another(), opened.another()]);
-      storages = [
-        database.storage,
-        ...others.map((other) => (other === opened.storage ? database.storage : withTransactions(other))),
-      ];
+      storages = [database.storage, ...others.map((other) => (other === opened.storage ? database.storage : other))];
     });
     after(() => database.drop());
 
@@ -83,7 +81,7 @@ for (const backend of BACKENDS) {
         },
         { id: createId("event"), accountId, now: tick() },
       );
-      await database.storage.insertEvent({ ...event, status: "published" });
+      await insertEvent(database.storage, { ...event, status: "published" });
       return event;
     }
 
@@ -180,21 +178,21 @@ for (const backend of BACKENDS) {
       const account = await newAccount("Webhook race");
       const results = outcomes(
         await Promise.allSettled(
-          Array.from({ length: 10 }, (_, i) => pick(i).insertWebhook(webhook(account, "https://93.184.216.34/same"))),
+          Array.from({ length: 10 }, (_, i) => insertWebhook(pick(i), webhook(account, "https://93.184.216.34/same"))),
         ),
       );
       assert.deepEqual([count(results, "ok"), count(results, "DUPLICATE_WEBHOOK")], [1, 9], results.join(", "));
 
       // Updates of two webhooks to one URL, with an insert of it, at once: one of the three gets it.
       const [a, b] = [webhook(account, "https://93.184.216.34/a"), webhook(account, "https://93.184.216.34/b")];
-      await database.storage.insertWebhook(a);
-      await database.storage.insertWebhook(b);
+      await insertWebhook(database.storage, a);
+      await insertWebhook(database.storage, b);
       const target = "https://93.184.216.34/target";
       const moves = outcomes(
         await Promise.allSettled([
           changeWebhook(pick(1), account, a.id, (w) => ({ ...w, url: target })),
           changeWebhook(pick(2), account, b.id, (w) => ({ ...w, url: target })),
-          pick(3).insertWebhook(webhook(account, target)),
+          insertWebhook(pick(3), webhook(account, target)),
         ]),
       );
       assert.deepEqual([count(moves, "ok"), count(moves, "DUPLICATE_WEBHOOK")], [1, 2], moves.join(", "));
@@ -204,7 +202,7 @@ for (const backend of BACKENDS) {
       const account = await newAccount("Webhook cap race");
       const results = await Promise.all(
         Array.from({ length: 12 }, (_, i) =>
-          pick(i).insertWebhook(webhook(account, `https://93.184.216.34/cap${i}`), 4),
+          insertWebhook(pick(i), webhook(account, `https://93.184.216.34/cap${i}`), 4),
         ),
       );
       assert.equal(results.filter(Boolean).length, 4);
@@ -221,7 +219,7 @@ for (const backend of BACKENDS) {
       const event = await newEvent(account, { capacity: 5 });
       const results = outcomes(
         await Promise.allSettled(
-          Array.from({ length: 16 }, (_, i) => pick(i).registerAttendee(attendee(account, event.id))),
+          Array.from({ length: 16 }, (_, i) => registerAttendee(pick(i), attendee(account, event.id))),
         ),
       );
       assert.deepEqual([count(results, "ok"), count(results, "EVENT_FULL")], [5, 11], results.join(", "));
@@ -231,13 +229,13 @@ for (const backend of BACKENDS) {
       // One registration cancelled, two cancelled ones reactivated at once: one place, one wins.
       const list = await database.db.selectFrom("attendees").select("id").where("event_id", "=", event.id).execute();
       const [first, second] = list.map((row) => row.id);
-      await database.storage.updateAttendee(account, first!, { status: "cancelled" }, tick());
-      await database.storage.updateAttendee(account, second!, { status: "cancelled" }, tick());
-      await pick(1).registerAttendee(attendee(account, event.id));
+      await updateAttendee(database.storage, account, first!, { status: "cancelled" }, tick());
+      await updateAttendee(database.storage, account, second!, { status: "cancelled" }, tick());
+      await registerAttendee(pick(1), attendee(account, event.id));
       const reactivations = outcomes(
         await Promise.allSettled([
-          pick(2).updateAttendee(account, first!, { status: "confirmed" }, tick()),
-          pick(3).updateAttendee(account, second!, { status: "confirmed" }, tick()),
+          updateAttendee(pick(2), account, first!, { status: "confirmed" }, tick()),
+          updateAttendee(pick(3), account, second!, { status: "confirmed" }, tick()),
         ]),
       );
       assert.deepEqual(reactivations.sort(), ["EVENT_FULL", "ok"]);
@@ -247,13 +245,13 @@ for (const backend of BACKENDS) {
     test("updates of one registration from every process at once: none is lost", async () => {
       const account = await newAccount("Lost update race");
       const event = await newEvent(account);
-      const registered = await database.storage.registerAttendee(attendee(account, event.id));
+      const registered = await registerAttendee(database.storage, attendee(account, event.id));
       // Each update changes a different field: read before the lock, one would overwrite the others with what it read.
       await Promise.all([
-        pick(0).updateAttendee(account, registered.id, { company: "Analytical Engines" }, tick()),
-        pick(1).updateAttendee(account, registered.id, { title: "Countess" }, tick()),
-        pick(2).updateAttendee(account, registered.id, { phone: "+44 20 7946 0000" }, tick()),
-        pick(3).updateAttendee(account, registered.id, { firstName: "Augusta Ada" }, tick()),
+        updateAttendee(pick(0), account, registered.id, { company: "Analytical Engines" }, tick()),
+        updateAttendee(pick(1), account, registered.id, { title: "Countess" }, tick()),
+        updateAttendee(pick(2), account, registered.id, { phone: "+44 20 7946 0000" }, tick()),
+        updateAttendee(pick(3), account, registered.id, { firstName: "Augusta Ada" }, tick()),
       ]);
       const stored = await database.storage.getAttendee(account, registered.id);
       assert.deepEqual(
@@ -264,10 +262,10 @@ for (const backend of BACKENDS) {
 
     test("two workers claiming deliveries at once: each delivery goes to one of them", async () => {
       const account = await newAccount("Claim race");
-      await database.storage.insertWebhook(webhook(account, "https://93.184.216.34/claims-1"));
-      await database.storage.insertWebhook(webhook(account, "https://93.184.216.34/claims-2"));
+      await insertWebhook(database.storage, webhook(account, "https://93.184.216.34/claims-1"));
+      await insertWebhook(database.storage, webhook(account, "https://93.184.216.34/claims-2"));
       const event = await newEvent(account, { capacity: 100 });
-      for (let i = 0; i < 12; i++) await database.storage.registerAttendee(attendee(account, event.id));
+      for (let i = 0; i < 12; i++) await registerAttendee(database.storage, attendee(account, event.id));
       const { n } = await database.db
         .selectFrom("webhook_deliveries")
         .select(sql<number>`count(*)`.as("n"))
@@ -304,12 +302,12 @@ for (const backend of BACKENDS) {
     test("erasures and updates of one registration at once: erased once, no update resurrects it", async () => {
       const account = await newAccount("Erase race");
       const event = await newEvent(account);
-      const registered = await database.storage.registerAttendee(attendee(account, event.id));
+      const registered = await registerAttendee(database.storage, attendee(account, event.id));
       const results = await Promise.allSettled([
-        pick(0).eraseAttendee(account, registered.id, { now: tick(), replay: { status: 404, body: "{}" } }),
-        pick(1).updateAttendee(account, registered.id, { company: "Late Inc" }, tick()),
-        pick(2).eraseAttendee(account, registered.id, { now: tick(), replay: { status: 404, body: "{}" } }),
-        pick(3).updateAttendee(account, registered.id, { status: "cancelled" }, tick()),
+        eraseAttendee(pick(0), account, registered.id, { now: tick(), replay: { status: 404, body: "{}" } }),
+        updateAttendee(pick(1), account, registered.id, { company: "Late Inc" }, tick()),
+        eraseAttendee(pick(2), account, registered.id, { now: tick(), replay: { status: 404, body: "{}" } }),
+        updateAttendee(pick(3), account, registered.id, { status: "cancelled" }, tick()),
       ]);
       const erasures = [results[0]!, results[2]!].map((result) =>
         result.status === "fulfilled" ? result.value !== null : "rejected",
@@ -337,7 +335,7 @@ for (const backend of BACKENDS) {
                 .insertInto("webhooks")
                 .values(webhookToRow(webhook(account, "https://93.184.216.34/backstop")))
                 .execute(),
-            call: () => pick(1).insertWebhook(webhook(account, "https://93.184.216.34/backstop")),
+            call: () => insertWebhook(pick(1), webhook(account, "https://93.184.216.34/backstop")),
             code: "DUPLICATE_WEBHOOK",
           },
           {
@@ -346,7 +344,7 @@ for (const backend of BACKENDS) {
                 .insertInto("attendees")
                 .values(attendeeToRow(attendee(account, event.id, { email })))
                 .execute(),
-            call: () => pick(1).registerAttendee(attendee(account, event.id, { email })),
+            call: () => registerAttendee(pick(1), attendee(account, event.id, { email })),
             code: "DUPLICATE_REGISTRATION",
           },
         ];

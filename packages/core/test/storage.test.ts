@@ -1,14 +1,4 @@
-import { after } from "node:test";
-import { BACKENDS, type TestDatabase } from "./_backends.ts";
-import { describeStorage } from "./_storage-suite.ts";
+import { BACKENDS } from "./_backends.ts";
+import { describeStorageContract } from "./_storage-contract.ts";
 
-const opened: TestDatabase[] = [];
-after(() => Promise.all(opened.map((database) => database.drop())));
-
-for (const backend of BACKENDS) {
-  describeStorage(backend.name, async () => {
-    const database = await backend.open();
-    opened.push(database);
-    return database.storage;
-  });
-}
+for (const backend of BACKENDS) describeStorageContract(backend);

@@ -9,7 +9,7 @@ import { registerAttendee, updateAttendee } from "../src/service/registrations.t
 import type { TransactionContext } from "../src/service/transaction-context.ts";
 import { createChangeNotifier } from "../src/webhooks/change-notifications.ts";
 import { sqliteStorage } from "./_sqlite.ts";
-import { at, attendeeAt, eventAt, newAccount } from "./_storage-suite-outbox.ts";
+import { at, attendeeAt, eventAt, newAccount } from "./_service-transactions-outbox.ts";
 import { transactionContext } from "./_transactions.ts";
 
 describe("the business transactions' context", () => {

@@ -1,6 +1,10 @@
 /**
- * The storage contract, as one suite run against every storage backend
- * (`describeStorage(name, create)`). It talks to the `Storage` interface only.
+ * The business transactions of `service/` over a real storage, as one suite run against every
+ * storage backend (`describeServiceTransactions(name, create)`): what each transaction writes,
+ * refuses and notifies, and the storage's own reads and guarded operations as the service uses
+ * them. It talks to the `Storage` interface and the service's functions only
+ * (`_transactions.ts`). The storage's transaction operations on their own are the storage
+ * contract's (`_storage-contract.ts`).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -25,12 +29,22 @@ import { WebhookListQuery, type WebhookRecord } from "../src/resources/webhook.t
 import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import type { Erasure, Storage } from "../src/storage.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
-import { describeOutboxAndDeliveries } from "./_storage-suite-outbox.ts";
-import { describeThresholds } from "./_storage-suite-thresholds.ts";
-import { describeTicketTypes } from "./_storage-suite-tickets.ts";
-import { describeVendors } from "./_storage-suite-vendors.ts";
-import { type TestStorage, withTransactions } from "./_transactions.ts";
+import { describeOutboxAndDeliveries } from "./_service-transactions-outbox.ts";
+import { describeThresholds } from "./_service-transactions-thresholds.ts";
+import { describeTicketTypes } from "./_service-transactions-tickets.ts";
+import { describeVendors } from "./_service-transactions-vendors.ts";
 import { changeWebhook, recordAttempt } from "./_webhook-helpers.ts";
+import {
+  checkIn,
+  deleteEvent,
+  eraseAttendee,
+  insertEvent,
+  insertWebhook,
+  registerAttendee,
+  undoCheckIn,
+  updateAttendee,
+  updateEvent,
+} from "./_transactions.ts";
 
 const carbon = DEFAULT_CARBON_SETTINGS;
 let clock = Date.parse("2026-01-01T00:00:00.000Z");
@@ -122,29 +136,27 @@ function storageMethods(storage: Storage): string[] {
 }
 
 /**
- * Runs the storage contract against storages made by `create` (each call: a new, empty, migrated
- * storage), with the business transactions of `service/` run over them (`withTransactions`).
+ * Runs the business transactions of `service/` over storages made by `create` (each call: a new,
+ * empty, migrated storage).
  */
-export function describeStorage(name: string, createStorage: () => Promise<Storage>) {
+export function describeServiceTransactions(name: string, createStorage: () => Promise<Storage>) {
   // Every method a test calls is recorded, so that the last test can name the methods no test covers.
   const called = new Set<string>();
   let live: Storage | undefined;
   const create = async () => {
     const made = await createStorage();
     live ??= made;
-    return withTransactions(
-      new Proxy(made, {
-        get(target, property, receiver) {
-          const value = Reflect.get(target, property, receiver);
-          if (typeof value === "function" && typeof property === "string") called.add(property);
-          return value;
-        },
-      }),
-    );
+    return new Proxy(made, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (typeof value === "function" && typeof property === "string") called.add(property);
+        return value;
+      },
+    });
   };
 
-  describe(`storage contract: ${name}`, () => {
-    let storage: TestStorage;
+  describe(`service transactions: ${name}`, () => {
+    let storage: Storage;
     let acme: string;
     let globex: string;
 
@@ -420,25 +432,24 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
 
       test("insert, get, list, update and delete, one URL per account", async () => {
         const first = webhook(acme, "https://93.184.216.34/a");
-        await storage.insertWebhook(first);
+        await insertWebhook(storage, first);
         assert.deepEqual(await storage.getWebhook(acme, first.id), first);
         assert.equal(await storage.getWebhook(globex, first.id), null);
-        // The storage reports a taken URL as a conflict; the service (here withTransactions) names the webhook that has it.
-        const store = Object.getPrototypeOf(storage) as Storage;
-        await assert.rejects(store.insertWebhook(webhook(acme, first.url)), (error: unknown) =>
+        // The storage reports a taken URL as a conflict; the service names the webhook that has it.
+        await assert.rejects(storage.insertWebhook(webhook(acme, first.url)), (error: unknown) =>
           StorageConflict.is(error, "webhook-url"),
         );
         await assert.rejects(
-          storage.insertWebhook(webhook(acme, first.url)),
+          insertWebhook(storage, webhook(acme, first.url)),
           (error: unknown) =>
             ServiceError.is(error) &&
             error.code === "DUPLICATE_WEBHOOK" &&
             error.field === "url" &&
             (error.details as { webhookId: string }).webhookId === first.id,
         );
-        await storage.insertWebhook(webhook(globex, first.url));
+        await insertWebhook(storage, webhook(globex, first.url));
         const second = webhook(acme, "https://93.184.216.34/b");
-        await storage.insertWebhook({ ...second, active: false });
+        await insertWebhook(storage, { ...second, active: false });
         await rejectsWith(
           changeWebhook(storage, acme, second.id, (w) => ({ ...w, url: first.url })),
           "DUPLICATE_WEBHOOK",
@@ -469,16 +480,16 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
 
       test("a bound on the account's webhooks holds under concurrent inserts; other accounts are not counted", async () => {
         const capped = await newAccount(storage, `Capped ${tick()}`);
-        assert.equal(await storage.insertWebhook(webhook(capped, "https://93.184.216.34/c0"), 3), true);
+        assert.equal(await insertWebhook(storage, webhook(capped, "https://93.184.216.34/c0"), 3), true);
         const results = await Promise.all(
           Array.from({ length: 6 }, (_, i) =>
-            storage.insertWebhook(webhook(capped, `https://93.184.216.34/c${i + 1}`), 3),
+            insertWebhook(storage, webhook(capped, `https://93.184.216.34/c${i + 1}`), 3),
           ),
         );
         assert.deepEqual(results.filter(Boolean).length, 2);
         assert.equal((await storage.listWebhooks(capped, WebhookListQuery.parse({}))).total, 3);
-        assert.equal(await storage.insertWebhook(webhook(capped, "https://93.184.216.34/c9"), 3), false);
-        assert.equal(await storage.insertWebhook(webhook(capped, "https://93.184.216.34/c9"), 4), true);
+        assert.equal(await insertWebhook(storage, webhook(capped, "https://93.184.216.34/c9"), 3), false);
+        assert.equal(await insertWebhook(storage, webhook(capped, "https://93.184.216.34/c9"), 4), true);
       });
     });
 
@@ -497,7 +508,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
           sustainabilityGoals: { carbonNeutral: true, wasteReduction: 40.5, localSourcing: false },
           tags: ["climate", "food"],
         });
-        await storage.insertEvent(event);
+        await insertEvent(storage, event);
         const stored = await storage.getEvent(acme, event.id, carbon);
         assert.deepEqual(stored, {
           ...event,
@@ -510,21 +521,22 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
 
       test("another account's event does not exist", async () => {
         const event = eventRecord(acme);
-        await storage.insertEvent(event);
+        await insertEvent(storage, event);
         assert.equal(await storage.getEvent(globex, event.id, carbon), null);
-        assert.equal(await storage.deleteEvent(globex, event.id), null);
-        await rejectsWith(storage.updateEvent(globex, event.id, { name: "x" }, tick()), "NOT_FOUND");
-        await rejectsWith(storage.registerAttendee(attendeeRecord(globex, event.id)), "NOT_FOUND", "eventId");
+        assert.equal(await deleteEvent(storage, globex, event.id), null);
+        await rejectsWith(updateEvent(storage, globex, event.id, { name: "x" }, tick()), "NOT_FOUND");
+        await rejectsWith(registerAttendee(storage, attendeeRecord(globex, event.id)), "NOT_FOUND", "eventId");
         assert.notEqual(await storage.getEvent(acme, event.id, carbon), null);
       });
 
       test("update applies status rules and keeps capacity above active registrations", async () => {
         const event = eventRecord(acme, { capacity: 3 });
-        await storage.insertEvent(event);
-        await storage.registerAttendee(attendeeRecord(acme, event.id));
-        await storage.registerAttendee(attendeeRecord(acme, event.id));
-        await rejectsWith(storage.updateEvent(acme, event.id, { capacity: 1 }, tick()), "INVALID_REQUEST", "capacity");
-        const { before: b, after: a } = await storage.updateEvent(
+        await insertEvent(storage, event);
+        await registerAttendee(storage, attendeeRecord(acme, event.id));
+        await registerAttendee(storage, attendeeRecord(acme, event.id));
+        await rejectsWith(updateEvent(storage, acme, event.id, { capacity: 1 }, tick()), "INVALID_REQUEST", "capacity");
+        const { before: b, after: a } = await updateEvent(
+          storage,
           acme,
           event.id,
           { capacity: 2, status: "published", tags: ["new"] },
@@ -534,12 +546,12 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         assert.equal(a.status, "published");
         assert.equal(a.capacity, 2);
         await rejectsWith(
-          storage.updateEvent(acme, event.id, { status: "draft" }, tick()),
+          updateEvent(storage, acme, event.id, { status: "draft" }, tick()),
           "INVALID_STATE_TRANSITION",
           "status",
         );
         await rejectsWith(
-          storage.updateEvent(acme, event.id, { endDate: "2027-04-01T00:00:00.000Z" }, tick()),
+          updateEvent(storage, acme, event.id, { endDate: "2027-04-01T00:00:00.000Z" }, tick()),
           "INVALID_REQUEST",
           "endDate",
         );
@@ -556,12 +568,12 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
 
       test("delete removes the event and its registrations in one go", async () => {
         const event = eventRecord(acme);
-        await storage.insertEvent(event);
-        const attendee = await storage.registerAttendee(attendeeRecord(acme, event.id));
-        assert.equal((await storage.deleteEvent(acme, event.id))?.id, event.id);
+        await insertEvent(storage, event);
+        const attendee = await registerAttendee(storage, attendeeRecord(acme, event.id));
+        assert.equal((await deleteEvent(storage, acme, event.id))?.id, event.id);
         assert.equal(await storage.getEvent(acme, event.id, carbon), null);
         assert.equal(await storage.getAttendee(acme, attendee.id), null);
-        assert.equal(await storage.deleteEvent(acme, event.id), null);
+        assert.equal(await deleteEvent(storage, acme, event.id), null);
       });
     });
 
@@ -610,13 +622,15 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         for (const [key, overrides] of specs) {
           const event = eventRecord(account, overrides);
           ids[key] = event.id;
-          await storage.insertEvent(event);
+          await insertEvent(storage, event);
         }
         // gamma: one car trip of 100 km (16.844 kg), beta: one train trip (3.546 kg) with offsets.
-        await storage.registerAttendee(
+        await registerAttendee(
+          storage,
           attendeeRecord(account, ids.gamma!, { carbonOffset: { travelMode: "car", travelDistance: 100 } }),
         );
-        await storage.registerAttendee(
+        await registerAttendee(
+          storage,
           attendeeRecord(account, ids.beta!, {
             carbonOffset: { opted: true, amount: 1, travelMode: "train", travelDistance: 100 },
           }),
@@ -698,7 +712,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       const account = await newAccount(storage, "Kept figures");
       // Published, so that check-ins are among the changes.
       const event = publishedEventRecord(account, { capacity: 50 });
-      await storage.insertEvent(event);
+      await insertEvent(storage, event);
       const modes: Array<TravelMode | undefined> = ["car", "flight", "train", "bus", "bike", "walk", undefined];
       let seed = 11;
       const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
@@ -717,17 +731,19 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         try {
           if (roll < 0.35 || ids.length === 0) {
             ids.push(
-              (await storage.registerAttendee(attendeeRecord(account, event.id, { carbonOffset: travel() }))).id,
+              (await registerAttendee(storage, attendeeRecord(account, event.id, { carbonOffset: travel() }))).id,
             );
           } else if (roll < 0.6) {
-            await storage.updateAttendee(
+            await updateAttendee(
+              storage,
               account,
               pick(ids),
               { carbonOffset: random() < 0.2 ? null : travel() },
               tick(),
             );
           } else if (roll < 0.85) {
-            await storage.updateAttendee(
+            await updateAttendee(
+              storage,
               account,
               pick(ids),
               { status: pick(["confirmed", "pending", "cancelled", "checked-in"] as const) },
@@ -735,11 +751,11 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
             );
           } else if (roll < 0.9) {
             const id = pick(ids);
-            assert.equal((await storage.eraseAttendee(account, id, erasure()))?.id, id);
+            assert.equal((await eraseAttendee(storage, account, id, erasure()))?.id, id);
             ids.splice(ids.indexOf(id), 1);
           } else {
             const attendee = await storage.getAttendee(account, pick(ids));
-            await storage.checkIn(account, event.id, attendee!.confirmationCode, tick());
+            await checkIn(storage, account, event.id, attendee!.confirmationCode, tick());
           }
         } catch (error) {
           // Refused transitions (checked-in is final, ...) change nothing, as their contract says.
@@ -792,7 +808,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
             ...(random() < 0.5 && { wasteReduction: Math.round(random() * 1000) / 10 }),
           };
           const event = eventRecord(account, { capacity: 20, sustainabilityGoals: goals });
-          await storage.insertEvent(event);
+          await insertEvent(storage, event);
           let emissions = 0,
             offsetUsd = 0,
             reported = 0,
@@ -804,13 +820,14 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
             const opted = random() < 0.5;
             const amount = Math.round(random() * 5000) / 100;
             const cancelled = random() < 0.2;
-            const attendee = await storage.registerAttendee(
+            const attendee = await registerAttendee(
+              storage,
               attendeeRecord(account, event.id, {
                 carbonOffset: { opted, amount, ...(mode && { travelMode: mode, travelDistance: distance }) },
               }),
             );
             if (cancelled) {
-              await storage.updateAttendee(account, attendee.id, { status: "cancelled" }, tick());
+              await updateAttendee(storage, account, attendee.id, { status: "cancelled" }, tick());
               continue;
             }
             if (mode) {
@@ -884,23 +901,26 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
           endDate: "2027-01-05T10:00:00.000Z",
         });
         const foreign = eventRecord(theirs);
-        for (const event of [kept, dropped, foreign]) await storage.insertEvent(event);
-        await storage.registerAttendee(
+        for (const event of [kept, dropped, foreign]) await insertEvent(storage, event);
+        await registerAttendee(
+          storage,
           attendeeRecord(mine, kept.id, {
             carbonOffset: { opted: true, amount: 3, travelMode: "car", travelDistance: 100 },
           }),
         );
-        await storage.registerAttendee(
+        await registerAttendee(
+          storage,
           attendeeRecord(mine, dropped.id, {
             carbonOffset: { opted: false, travelMode: "flight", travelDistance: 100 },
           }),
         );
-        await storage.registerAttendee(
+        await registerAttendee(
+          storage,
           attendeeRecord(theirs, foreign.id, {
             carbonOffset: { opted: false, travelMode: "flight", travelDistance: 100 },
           }),
         );
-        await storage.updateEvent(mine, dropped.id, { status: "cancelled" }, tick());
+        await updateEvent(storage, mine, dropped.id, { status: "cancelled" }, tick());
         const figures = await storage.analyticsFigures({ accountId: mine, granularity: "weekly" }, carbon);
         assert.deepEqual([figures.totals.events, figures.totals.attendance, figures.totals.offsetUsd], [1, 1, 3]);
         assert.ok(Math.abs(figures.totals.emissionsKg - 16.844) < 1e-9);
@@ -966,20 +986,21 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("takes the registration out of every read, frees its place, and is per account", async () => {
         const account = await newAccount(storage, "Erasure reads");
         const event = publishedEventRecord(account, { capacity: 2, sustainabilityGoals: { carbonNeutral: true } });
-        await storage.insertEvent(event);
-        const erased = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
-        const kept = await storage.registerAttendee(
+        await insertEvent(storage, event);
+        const erased = await registerAttendee(storage, attendeeRecord(account, event.id, personal));
+        const kept = await registerAttendee(
+          storage,
           attendeeRecord(account, event.id, { carbonOffset: { travelMode: "train", travelDistance: 50 } }),
         );
-        await rejectsWith(storage.registerAttendee(attendeeRecord(account, event.id)), "EVENT_FULL");
+        await rejectsWith(registerAttendee(storage, attendeeRecord(account, event.id)), "EVENT_FULL");
         assert.equal(
-          await storage.eraseAttendee(globex, erased.id, erasure()),
+          await eraseAttendee(storage, globex, erased.id, erasure()),
           null,
           "another account's registration does not exist",
         );
         assert.deepEqual(await storage.getAttendee(account, erased.id), erased);
 
-        assert.deepEqual(await storage.eraseAttendee(account, erased.id, erasure()), erased);
+        assert.deepEqual(await eraseAttendee(storage, account, erased.id, erasure()), erased);
         assert.equal(await storage.getAttendee(account, erased.id), null);
         assert.equal(await storage.findAttendeeById(erased.id), null);
         assert.deepEqual(
@@ -987,12 +1008,12 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
           [kept.id],
         );
         await rejectsWith(
-          storage.checkIn(account, event.id, erased.confirmationCode, tick()),
+          checkIn(storage, account, event.id, erased.confirmationCode, tick()),
           "NOT_FOUND",
           "confirmationCode",
         );
         assert.equal(
-          await storage.eraseAttendee(account, erased.id, erasure()),
+          await eraseAttendee(storage, account, erased.id, erasure()),
           null,
           "a second erasure finds nothing",
         );
@@ -1010,24 +1031,24 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
             offsetKg: 0,
           }),
         );
-        const again = await storage.registerAttendee(attendeeRecord(account, event.id, { email: personal.email }));
+        const again = await registerAttendee(storage, attendeeRecord(account, event.id, { email: personal.email }));
         assert.equal(again.status, "confirmed", "the freed place and the email take a new registration");
 
         // A cancelled registration holds no place: erasing it changes no figure.
-        await storage.updateAttendee(account, kept.id, { status: "cancelled" }, tick());
+        await updateAttendee(storage, account, kept.id, { status: "cancelled" }, tick());
         const before = await storage.getEvent(account, event.id, carbon);
-        await storage.eraseAttendee(account, kept.id, erasure());
+        await eraseAttendee(storage, account, kept.id, erasure());
         assert.deepEqual(await storage.getEvent(account, event.id, carbon), before);
       });
 
       test("concurrent erasures of one registration: one erases, the others find nothing", async () => {
         const account = await newAccount(storage, "Erasure race");
         const event = eventRecord(account);
-        await storage.insertEvent(event);
-        const attendee = await storage.registerAttendee(attendeeRecord(account, event.id));
-        await storage.registerAttendee(attendeeRecord(account, event.id));
+        await insertEvent(storage, event);
+        const attendee = await registerAttendee(storage, attendeeRecord(account, event.id));
+        await registerAttendee(storage, attendeeRecord(account, event.id));
         const results = await Promise.all(
-          Array.from({ length: 8 }, () => storage.eraseAttendee(account, attendee.id, erasure())),
+          Array.from({ length: 8 }, () => eraseAttendee(storage, account, attendee.id, erasure())),
         );
         assert.equal(results.filter((r) => r !== null).length, 1);
         assert.equal((await storage.getEvent(account, event.id, carbon))!.attendeeCount, 1);
@@ -1036,12 +1057,13 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("redacts the stored payloads that carry it, clears their attempts' excerpts, and writes attendee.deleted with ids only", async () => {
         const account = await newAccount(storage, "Erasure payloads");
         const webhook = hook(account);
-        await storage.insertWebhook(webhook);
+        await insertWebhook(storage, webhook);
         const event = eventRecord(account, { capacity: 5 });
-        await storage.insertEvent(event);
-        const erased = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
-        const other = await storage.registerAttendee(attendeeRecord(account, event.id, { company: "Stays Inc" }));
-        await storage.updateAttendee(
+        await insertEvent(storage, event);
+        const erased = await registerAttendee(storage, attendeeRecord(account, event.id, personal));
+        const other = await registerAttendee(storage, attendeeRecord(account, event.id, { company: "Stays Inc" }));
+        await updateAttendee(
+          storage,
           account,
           erased.id,
           { email: "erasmus.new@example.org", title: "Chief Forgetter" },
@@ -1077,7 +1099,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         assert.deepEqual(carrying.sort(), ["attendee.registered", "attendee.updated", "sustainability.carbon_offset"]);
 
         const at = erasure();
-        await storage.eraseAttendee(account, erased.id, at);
+        await eraseAttendee(storage, account, erased.id, at);
         const after = await deliveries(account, webhook.id);
         assert.equal(after.length, beforeErasure.length + 1);
         for (const [index, delivery] of beforeErasure.entries()) {
@@ -1129,17 +1151,17 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("an attempt that was out while its payload was redacted keeps no response excerpt", async () => {
         const account = await newAccount(storage, "Erasure in flight");
         const webhook = hook(account);
-        await storage.insertWebhook(webhook);
+        await insertWebhook(storage, webhook);
         const event = eventRecord(account);
-        await storage.insertEvent(event);
-        const erased = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
+        await insertEvent(storage, event);
+        const erased = await registerAttendee(storage, attendeeRecord(account, event.id, personal));
         const claimed = await storage.claimDueDeliveries({
           workerId: "w2",
           now: "2100-01-01T00:00:00.000Z",
           leaseUntil: "2100-01-01T00:01:00.000Z",
           limit: 100,
         });
-        await storage.eraseAttendee(account, erased.id, erasure());
+        await eraseAttendee(storage, account, erased.id, erasure());
         for (const [index, delivery] of claimed.entries()) {
           const result = await recordAttempt(storage, {
             deliveryId: delivery.id,
@@ -1181,16 +1203,16 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("redacts its event's analytics.report_ready, whose report names the companies it counted", async () => {
         const account = await newAccount(storage, "Erasure report");
         const webhook = hook(account);
-        await storage.insertWebhook(webhook);
+        await insertWebhook(storage, webhook);
         const event = eventRecord(account);
-        await storage.insertEvent(event);
-        const erased = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
-        await storage.updateEvent(account, event.id, { status: "published" }, tick());
-        await storage.updateEvent(account, event.id, { status: "completed" }, tick());
+        await insertEvent(storage, event);
+        const erased = await registerAttendee(storage, attendeeRecord(account, event.id, personal));
+        await updateEvent(storage, account, event.id, { status: "published" }, tick());
+        await updateEvent(storage, account, event.id, { status: "completed" }, tick());
         const report = (await deliveries(account, webhook.id)).find((d) => d.type === "analytics.report_ready")!;
         assert.ok(JSON.stringify(report.payload).includes(personal.company));
         const at = erasure();
-        await storage.eraseAttendee(account, erased.id, at);
+        await eraseAttendee(storage, account, erased.id, at);
         const redacted = (await deliveries(account, webhook.id)).find((d) => d.id === report.id)!;
         const envelope = report.payload as Record<string, any>;
         assert.deepEqual(redacted.payload, {
@@ -1207,9 +1229,9 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("replaces the stored Idempotency-Key answers that name it", async () => {
         const account = await newAccount(storage, "Erasure replays");
         const event = eventRecord(account);
-        await storage.insertEvent(event);
-        const erased = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
-        const other = await storage.registerAttendee(attendeeRecord(account, event.id));
+        await insertEvent(storage, event);
+        const erased = await registerAttendee(storage, attendeeRecord(account, event.id, personal));
+        const other = await registerAttendee(storage, attendeeRecord(account, event.id));
         const stored = async (key: string, body: unknown) => {
           const now = tick();
           const claim = {
@@ -1233,7 +1255,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
           },
         });
         const unrelated = await stored("other", other);
-        await storage.eraseAttendee(account, erased.id, erasure());
+        await eraseAttendee(storage, account, erased.id, erasure());
         assert.deepEqual((await registration())?.response, ERASED);
         assert.deepEqual((await duplicate())?.response, ERASED);
         assert.deepEqual((await unrelated())?.response, { status: 201, body: JSON.stringify(other) });
@@ -1242,14 +1264,20 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("deleting an event scrubs its registrations from stored payloads and answers, and keeps the event's own", async () => {
         const account = await newAccount(storage, "Erasure event");
         const webhook = hook(account);
-        await storage.insertWebhook(webhook);
+        await insertWebhook(storage, webhook);
         const event = eventRecord(account);
         const elsewhere = eventRecord(account);
-        await storage.insertEvent(event);
-        await storage.insertEvent(elsewhere);
-        const first = await storage.registerAttendee(attendeeRecord(account, event.id, personal));
-        const second = await storage.registerAttendee(attendeeRecord(account, event.id, { lastName: "Second-Person" }));
-        const outside = await storage.registerAttendee(attendeeRecord(account, elsewhere.id, { lastName: "Outsider" }));
+        await insertEvent(storage, event);
+        await insertEvent(storage, elsewhere);
+        const first = await registerAttendee(storage, attendeeRecord(account, event.id, personal));
+        const second = await registerAttendee(
+          storage,
+          attendeeRecord(account, event.id, { lastName: "Second-Person" }),
+        );
+        const outside = await registerAttendee(
+          storage,
+          attendeeRecord(account, elsewhere.id, { lastName: "Outsider" }),
+        );
         const claim = {
           accountId: account,
           key: "k1",
@@ -1268,7 +1296,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         });
 
         const at = erasure();
-        assert.equal((await storage.deleteEvent(account, event.id, undefined, at))?.id, event.id);
+        assert.equal((await deleteEvent(storage, account, event.id, undefined, at))?.id, event.id);
         const log = await deliveries(account, webhook.id);
         const text = JSON.stringify(log);
         for (const value of [
@@ -1314,42 +1342,43 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
     describe("registrations", () => {
       test("capacity, duplicates (case-insensitive) and closed events", async () => {
         const event = eventRecord(acme, { capacity: 2 });
-        await storage.insertEvent(event);
-        const first = await storage.registerAttendee(attendeeRecord(acme, event.id, { email: "Ada@Example.com" }));
+        await insertEvent(storage, event);
+        const first = await registerAttendee(storage, attendeeRecord(acme, event.id, { email: "Ada@Example.com" }));
         assert.equal(first.status, "confirmed");
         await rejectsWith(
-          storage.registerAttendee(attendeeRecord(acme, event.id, { email: "ada@example.COM" })),
+          registerAttendee(storage, attendeeRecord(acme, event.id, { email: "ada@example.COM" })),
           "DUPLICATE_REGISTRATION",
           "email",
         );
-        await storage.registerAttendee(attendeeRecord(acme, event.id));
-        await rejectsWith(storage.registerAttendee(attendeeRecord(acme, event.id)), "EVENT_FULL");
+        await registerAttendee(storage, attendeeRecord(acme, event.id));
+        await rejectsWith(registerAttendee(storage, attendeeRecord(acme, event.id)), "EVENT_FULL");
         // Cancelling frees the place and the email.
-        await storage.updateAttendee(acme, first.id, { status: "cancelled" }, tick());
-        const again = await storage.registerAttendee(attendeeRecord(acme, event.id, { email: "ada@example.com" }));
+        await updateAttendee(storage, acme, first.id, { status: "cancelled" }, tick());
+        const again = await registerAttendee(storage, attendeeRecord(acme, event.id, { email: "ada@example.com" }));
         assert.equal(again.status, "confirmed");
         // Re-activating the cancelled one now finds the event full, then a duplicate.
-        await rejectsWith(storage.updateAttendee(acme, first.id, { status: "confirmed" }, tick()), "EVENT_FULL");
-        await storage.updateEvent(acme, event.id, { capacity: 3 }, tick());
+        await rejectsWith(updateAttendee(storage, acme, first.id, { status: "confirmed" }, tick()), "EVENT_FULL");
+        await updateEvent(storage, acme, event.id, { capacity: 3 }, tick());
         await rejectsWith(
-          storage.updateAttendee(acme, first.id, { status: "confirmed" }, tick()),
+          updateAttendee(storage, acme, first.id, { status: "confirmed" }, tick()),
           "DUPLICATE_REGISTRATION",
         );
-        await storage.updateEvent(acme, event.id, { status: "cancelled" }, tick());
-        await rejectsWith(storage.registerAttendee(attendeeRecord(acme, event.id)), "INVALID_REQUEST", "eventId");
-        await rejectsWith(storage.registerAttendee(attendeeRecord(acme, createId("event"))), "NOT_FOUND", "eventId");
+        await updateEvent(storage, acme, event.id, { status: "cancelled" }, tick());
+        await rejectsWith(registerAttendee(storage, attendeeRecord(acme, event.id)), "INVALID_REQUEST", "eventId");
+        await rejectsWith(registerAttendee(storage, attendeeRecord(acme, createId("event"))), "NOT_FOUND", "eventId");
       });
 
       test("an email change of an active registration checks duplicates", async () => {
         const event = eventRecord(acme);
-        await storage.insertEvent(event);
-        await storage.registerAttendee(attendeeRecord(acme, event.id, { email: "taken@example.com" }));
-        const other = await storage.registerAttendee(attendeeRecord(acme, event.id));
+        await insertEvent(storage, event);
+        await registerAttendee(storage, attendeeRecord(acme, event.id, { email: "taken@example.com" }));
+        const other = await registerAttendee(storage, attendeeRecord(acme, event.id));
         await rejectsWith(
-          storage.updateAttendee(acme, other.id, { email: "TAKEN@example.com" }, tick()),
+          updateAttendee(storage, acme, other.id, { email: "TAKEN@example.com" }, tick()),
           "DUPLICATE_REGISTRATION",
         );
-        const { after: changed } = await storage.updateAttendee(
+        const { after: changed } = await updateAttendee(
+          storage,
           acme,
           other.id,
           { email: "free@example.com", company: "Acme" },
@@ -1359,26 +1388,26 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         assert.equal(changed.company, "Acme");
         assert.deepEqual(await storage.getAttendee(acme, other.id), changed);
         assert.equal(await storage.getAttendee(globex, other.id), null);
-        await rejectsWith(storage.updateAttendee(globex, other.id, { company: "x" }, tick()), "NOT_FOUND");
+        await rejectsWith(updateAttendee(storage, globex, other.id, { company: "x" }, tick()), "NOT_FOUND");
       });
 
       test("check-in by code: once, then reported as already checked in", async () => {
         const event = publishedEventRecord(acme);
-        await storage.insertEvent(event);
-        const attendee = await storage.registerAttendee(attendeeRecord(acme, event.id));
-        const first = await storage.checkIn(acme, event.id, attendee.confirmationCode, tick());
+        await insertEvent(storage, event);
+        const attendee = await registerAttendee(storage, attendeeRecord(acme, event.id));
+        const first = await checkIn(storage, acme, event.id, attendee.confirmationCode, tick());
         assert.equal(first.before.status, "confirmed");
         assert.equal(first.after.status, "checked-in");
         assert.notEqual(first.after.checkedInAt, null);
-        const second = await storage.checkIn(acme, event.id, attendee.confirmationCode, tick());
+        const second = await checkIn(storage, acme, event.id, attendee.confirmationCode, tick());
         assert.equal(second.before.status, "checked-in");
         assert.deepEqual(second.before, second.after);
-        await rejectsWith(storage.checkIn(acme, event.id, "EVT-2222-2222", tick()), "NOT_FOUND", "confirmationCode");
-        await rejectsWith(storage.checkIn(globex, event.id, attendee.confirmationCode, tick()), "NOT_FOUND");
-        const cancelled = await storage.registerAttendee(attendeeRecord(acme, event.id));
-        await storage.updateAttendee(acme, cancelled.id, { status: "cancelled" }, tick());
+        await rejectsWith(checkIn(storage, acme, event.id, "EVT-2222-2222", tick()), "NOT_FOUND", "confirmationCode");
+        await rejectsWith(checkIn(storage, globex, event.id, attendee.confirmationCode, tick()), "NOT_FOUND");
+        const cancelled = await registerAttendee(storage, attendeeRecord(acme, event.id));
+        await updateAttendee(storage, acme, cancelled.id, { status: "cancelled" }, tick());
         await rejectsWith(
-          storage.checkIn(acme, event.id, cancelled.confirmationCode, tick()),
+          checkIn(storage, acme, event.id, cancelled.confirmationCode, tick()),
           "INVALID_STATE_TRANSITION",
         );
         assert.equal((await storage.findAttendeeById(attendee.id))?.confirmationCode, attendee.confirmationCode);
@@ -1387,11 +1416,11 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("check-in only while the event is published: the door's reason, nothing written", async () => {
         for (const status of ["draft", "cancelled", "completed"] as const) {
           const event = { ...eventRecord(acme), status };
-          await storage.insertEvent(event);
-          const attendee = await storage.registerAttendee(attendeeRecord(acme, event.id)).catch(() => null);
+          await insertEvent(storage, event);
+          const attendee = await registerAttendee(storage, attendeeRecord(acme, event.id)).catch(() => null);
           const code = attendee?.confirmationCode ?? "EVT-2222-2222";
           await assert.rejects(
-            storage.checkIn(acme, event.id, code, tick()),
+            checkIn(storage, acme, event.id, code, tick()),
             (error: unknown) =>
               ServiceError.is(error) &&
               error.code === "INVALID_STATE_TRANSITION" &&
@@ -1403,16 +1432,17 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
 
       test("undo of a check-in: back to confirmed under the event's lock, the figures unchanged", async () => {
         const event = publishedEventRecord(acme, { capacity: 2 });
-        await storage.insertEvent(event);
-        const attendee = await storage.registerAttendee(
+        await insertEvent(storage, event);
+        const attendee = await registerAttendee(
+          storage,
           attendeeRecord(acme, event.id, { carbonOffset: { travelMode: "car", travelDistance: 120 } }),
         );
         const figures = async () => (await storage.getEvent(acme, event.id, carbon))!;
         const registered = await figures();
-        await rejectsWith(storage.undoCheckIn(acme, event.id, attendee.id, tick()), "INVALID_STATE_TRANSITION");
-        const { after: checkedIn } = await storage.checkIn(acme, event.id, attendee.confirmationCode, tick());
+        await rejectsWith(undoCheckIn(storage, acme, event.id, attendee.id, tick()), "INVALID_STATE_TRANSITION");
+        const { after: checkedIn } = await checkIn(storage, acme, event.id, attendee.confirmationCode, tick());
         const undoneAt = tick();
-        const undone = await storage.undoCheckIn(acme, event.id, attendee.id, undoneAt);
+        const undone = await undoCheckIn(storage, acme, event.id, attendee.id, undoneAt);
         assert.deepEqual(undone.before, checkedIn);
         assert.deepEqual(undone.after, { ...checkedIn, status: "confirmed", checkedInAt: null, updatedAt: undoneAt });
         assert.deepEqual(await storage.getAttendee(acme, attendee.id), undone.after);
@@ -1421,38 +1451,38 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         assert.equal(after.carbonFootprint, registered.carbonFootprint);
         assert.ok(registered.carbonFootprint > 0);
         // Not checked in any more: a second undo is refused; the door lets it in again.
-        await rejectsWith(storage.undoCheckIn(acme, event.id, attendee.id, tick()), "INVALID_STATE_TRANSITION");
+        await rejectsWith(undoCheckIn(storage, acme, event.id, attendee.id, tick()), "INVALID_STATE_TRANSITION");
         assert.equal(
-          (await storage.checkIn(acme, event.id, attendee.confirmationCode, tick())).after.status,
+          (await checkIn(storage, acme, event.id, attendee.confirmationCode, tick())).after.status,
           "checked-in",
         );
         // Unknown event, a registration of another event, another account: not found.
         const other = publishedEventRecord(acme);
-        await storage.insertEvent(other);
-        await rejectsWith(storage.undoCheckIn(acme, other.id, attendee.id, tick()), "NOT_FOUND");
-        await rejectsWith(storage.undoCheckIn(acme, "evt_unknown", attendee.id, tick()), "NOT_FOUND");
-        await rejectsWith(storage.undoCheckIn(globex, event.id, attendee.id, tick()), "NOT_FOUND");
-        await rejectsWith(storage.undoCheckIn(acme, event.id, "att_unknown", tick()), "NOT_FOUND");
+        await insertEvent(storage, other);
+        await rejectsWith(undoCheckIn(storage, acme, other.id, attendee.id, tick()), "NOT_FOUND");
+        await rejectsWith(undoCheckIn(storage, acme, "evt_unknown", attendee.id, tick()), "NOT_FOUND");
+        await rejectsWith(undoCheckIn(storage, globex, event.id, attendee.id, tick()), "NOT_FOUND");
+        await rejectsWith(undoCheckIn(storage, acme, event.id, "att_unknown", tick()), "NOT_FOUND");
       });
 
       test("an event's registrations in keyset pages: registration order, ties by id, nothing else, erased ones left out", async () => {
         const event = eventRecord(acme, { capacity: 20 });
         const other = eventRecord(acme);
-        await storage.insertEvent(event);
-        await storage.insertEvent(other);
+        await insertEvent(storage, event);
+        await insertEvent(storage, other);
         const sameTime = tick();
         const registered: AttendeeRecord[] = [];
         for (let i = 0; i < 8; i++) {
           // Three share one registration time: the id orders them.
           const attendee = attendeeRecord(acme, event.id);
           registered.push(
-            await storage.registerAttendee(i >= 2 && i < 5 ? { ...attendee, registrationDate: sameTime } : attendee),
+            await registerAttendee(storage, i >= 2 && i < 5 ? { ...attendee, registrationDate: sameTime } : attendee),
           );
         }
-        await storage.registerAttendee(attendeeRecord(acme, other.id));
+        await registerAttendee(storage, attendeeRecord(acme, other.id));
         const erased = registered.splice(6, 1)[0]!;
-        await storage.eraseAttendee(acme, erased.id, { now: tick(), replay: { status: 404, body: "{}" } });
-        await storage.updateAttendee(acme, registered[0]!.id, { status: "cancelled" }, tick());
+        await eraseAttendee(storage, acme, erased.id, { now: tick(), replay: { status: 404, body: "{}" } });
+        await updateAttendee(storage, acme, registered[0]!.id, { status: "cancelled" }, tick());
         const expected = [...registered]
           .sort(
             (a, b) => a.registrationDate.localeCompare(b.registrationDate) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
@@ -1483,8 +1513,8 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
 
       test("waiting list: a full event takes registrations in line; a freed place promotes the first in line in the same write; the line closes up", async () => {
         const event: EventRecord = { ...publishedEventRecord(acme, { capacity: 2 }), waitlistEnabled: true };
-        await storage.insertEvent(event);
-        const register = (email: string) => storage.registerAttendee(attendeeRecord(acme, event.id, { email }));
+        await insertEvent(storage, event);
+        const register = (email: string) => registerAttendee(storage, attendeeRecord(acme, event.id, { email }));
         const [a, b, c, d, e] = [
           await register("a@example.com"),
           await register("b@example.com"),
@@ -1532,10 +1562,10 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         });
         // A waiting registration holds its email, and cannot check in.
         await rejectsWith(register("C@example.com"), "DUPLICATE_REGISTRATION");
-        await rejectsWith(storage.checkIn(acme, event.id, c.confirmationCode, tick()), "INVALID_STATE_TRANSITION");
+        await rejectsWith(checkIn(storage, acme, event.id, c.confirmationCode, tick()), "INVALID_STATE_TRANSITION");
 
         // A cancellation promotes the first in line; the rest move up.
-        await storage.updateAttendee(acme, a.id, { status: "cancelled" }, tick());
+        await updateAttendee(storage, acme, a.id, { status: "cancelled" }, tick());
         assert.deepEqual(await storage.getAttendee(acme, c.id).then((x) => [x?.status, x?.waitlistPosition]), [
           "confirmed",
           null,
@@ -1549,32 +1579,32 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
           ],
         });
         // One leaving the line: those behind move up, no one is promoted.
-        await storage.updateAttendee(acme, d.id, { status: "cancelled" }, tick());
+        await updateAttendee(storage, acme, d.id, { status: "cancelled" }, tick());
         assert.deepEqual(await standing(), { attendeeCount: 2, waitlistCount: 1, line: [["e@example.com", 1]] });
         // An erasure of one holding a place promotes too.
-        await storage.eraseAttendee(acme, b.id, { now: tick(), replay: { status: 404, body: "{}" } });
+        await eraseAttendee(storage, acme, b.id, { now: tick(), replay: { status: 404, body: "{}" } });
         assert.deepEqual(await standing(), { attendeeCount: 2, waitlistCount: 0, line: [] });
         assert.equal((await storage.getAttendee(acme, e.id))?.status, "confirmed");
 
         const [f, g] = [await register("f@example.com"), await register("g@example.com")];
         assert.deepEqual([f.waitlistPosition, g.waitlistPosition], [1, 2]);
         // By hand only with a place free; a raised capacity promotes in order.
-        await rejectsWith(storage.updateAttendee(acme, g.id, { status: "confirmed" }, tick()), "EVENT_FULL");
-        await storage.updateEvent(acme, event.id, { capacity: 3 }, tick());
+        await rejectsWith(updateAttendee(storage, acme, g.id, { status: "confirmed" }, tick()), "EVENT_FULL");
+        await updateEvent(storage, acme, event.id, { capacity: 3 }, tick());
         assert.deepEqual(await standing(), { attendeeCount: 3, waitlistCount: 1, line: [["g@example.com", 1]] });
         assert.equal((await storage.getAttendee(acme, f.id))?.status, "confirmed");
         // Erasing one waiting closes the line up; turning the list off keeps the full event closed.
-        await storage.eraseAttendee(acme, g.id, { now: tick(), replay: { status: 404, body: "{}" } });
+        await eraseAttendee(storage, acme, g.id, { now: tick(), replay: { status: 404, body: "{}" } });
         assert.deepEqual(await standing(), { attendeeCount: 3, waitlistCount: 0, line: [] });
-        await storage.updateEvent(acme, event.id, { waitlistEnabled: false }, tick());
+        await updateEvent(storage, acme, event.id, { waitlistEnabled: false }, tick());
         await rejectsWith(register("h@example.com"), "EVENT_FULL");
         const h = await (async () => {
-          await storage.updateEvent(acme, event.id, { waitlistEnabled: true }, tick());
+          await updateEvent(storage, acme, event.id, { waitlistEnabled: true }, tick());
           return register("h@example.com");
         })();
         assert.equal(h.waitlistPosition, 1);
         // A re-activation of a cancelled registration takes a place, not a turn: refused while full.
-        await rejectsWith(storage.updateAttendee(acme, a.id, { status: "confirmed" }, tick()), "EVENT_FULL");
+        await rejectsWith(updateAttendee(storage, acme, a.id, { status: "confirmed" }, tick()), "EVENT_FULL");
         // Those waiting are no one's figures: the kept ones equal a recount of the places held.
         const listed = (await storage.listAttendees(acme, AttendeeListQuery.parse({ eventId: event.id, limit: "100" })))
           .items;
@@ -1584,10 +1614,10 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
 
       test("waiting list under load: registrations racing for the last places, then cancellations racing", async () => {
         const event: EventRecord = { ...publishedEventRecord(acme, { capacity: 5 }), waitlistEnabled: true };
-        await storage.insertEvent(event);
+        await insertEvent(storage, event);
         const made = await Promise.all(
           Array.from({ length: 25 }, (_, i) =>
-            storage.registerAttendee(attendeeRecord(acme, event.id, { email: `race${i}@example.com` })),
+            registerAttendee(storage, attendeeRecord(acme, event.id, { email: `race${i}@example.com` })),
           ),
         );
         const confirmed = made.filter((x) => x.status === "confirmed");
@@ -1600,7 +1630,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
           Array.from({ length: 20 }, (_, i) => i + 1),
         );
         await Promise.all(
-          confirmed.slice(0, 3).map((x) => storage.updateAttendee(acme, x.id, { status: "cancelled" }, tick())),
+          confirmed.slice(0, 3).map((x) => updateAttendee(storage, acme, x.id, { status: "cancelled" }, tick())),
         );
         const after = await Promise.all(waiting.map((x) => storage.getAttendee(acme, x.id)));
         assert.deepEqual(
@@ -1621,19 +1651,19 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
 
       test("a taken confirmation code is replaced", async () => {
         const event = eventRecord(acme);
-        await storage.insertEvent(event);
-        const first = await storage.registerAttendee(attendeeRecord(acme, event.id));
+        await insertEvent(storage, event);
+        const first = await registerAttendee(storage, attendeeRecord(acme, event.id));
         const clash = { ...attendeeRecord(acme, event.id), confirmationCode: first.confirmationCode };
-        const second = await storage.registerAttendee(clash);
+        const second = await registerAttendee(storage, clash);
         assert.notEqual(second.confirmationCode, first.confirmationCode);
         assert.equal((await storage.getAttendee(acme, second.id))?.confirmationCode, second.confirmationCode);
       });
 
       test("concurrent registrations never overfill", async () => {
         const event = eventRecord(acme, { capacity: 7 });
-        await storage.insertEvent(event);
+        await insertEvent(storage, event);
         const results = await Promise.allSettled(
-          Array.from({ length: 30 }, () => storage.registerAttendee(attendeeRecord(acme, event.id))),
+          Array.from({ length: 30 }, () => registerAttendee(storage, attendeeRecord(acme, event.id))),
         );
         assert.equal(results.filter((r) => r.status === "fulfilled").length, 7);
         for (const r of results)
@@ -1644,7 +1674,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("attendee lists filter, search and sort", async () => {
         const account = await newAccount(storage, "People");
         const event = eventRecord(account, { capacity: 50 });
-        await storage.insertEvent(event);
+        await insertEvent(storage, event);
         const people: Array<Partial<AttendeeCreate>> = [
           {
             firstName: "Grace",
@@ -1666,8 +1696,8 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
         ];
         const made: AttendeeRecord[] = [];
         for (const person of people)
-          made.push(await storage.registerAttendee(attendeeRecord(account, event.id, person)));
-        await storage.updateAttendee(account, made[1]!.id, { status: "pending" }, tick());
+          made.push(await registerAttendee(storage, attendeeRecord(account, event.id, person)));
+        await updateAttendee(storage, account, made[1]!.id, { status: "pending" }, tick());
         const list = async (query: Record<string, string>) =>
           (await storage.listAttendees(account, AttendeeListQuery.parse(query))).items.map((a) => a.firstName);
         assert.deepEqual(await list({}), ["ada", "Alan", "Grace"]);
@@ -1737,8 +1767,8 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("insert, get, update and delete an event's record, scoped by account and event, figures kept exactly", async () => {
         const event = eventRecord(acme);
         const other = eventRecord(acme);
-        await storage.insertEvent(event);
-        await storage.insertEvent(other);
+        await insertEvent(storage, event);
+        await insertEvent(storage, other);
         const fuel = activity(acme, event.id, { note: "Generator, stage B" });
         const waste = activity(acme, event.id, {
           kind: "waste",
@@ -1804,8 +1834,8 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("an event's list is oldest first (ties by id), a page at a time with the total; deleting the event removes them", async () => {
         const event = eventRecord(acme);
         const other = eventRecord(acme);
-        await storage.insertEvent(event);
-        await storage.insertEvent(other);
+        await insertEvent(storage, event);
+        await insertEvent(storage, other);
         const at = tick();
         const tied = [activity(acme, event.id, { createdAt: at }), activity(acme, event.id, { createdAt: at })].sort(
           (a, b) => (a.id < b.id ? -1 : 1),
@@ -1836,7 +1866,7 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
           total: 0,
         });
 
-        await storage.deleteEvent(acme, event.id);
+        await deleteEvent(storage, acme, event.id);
         assert.deepEqual(await storage.listActivities(acme, event.id, ActivityListQuery.parse({})), {
           items: [],
           total: 0,
@@ -1848,8 +1878,8 @@ export function describeStorage(name: string, createStorage: () => Promise<Stora
       test("recountActivities keeps on the event what activityFiguresOf sums of its records (the SQL twin); readActivities reads it", async () => {
         const event = eventRecord(acme);
         const other = eventRecord(acme);
-        await storage.insertEvent(event);
-        await storage.insertEvent(other);
+        await insertEvent(storage, event);
+        await insertEvent(storage, other);
         const electricity = (source: ElectricitySource, quantity: number, emissionsKg: number) =>
           activity(acme, event.id, {
             kind: "electricity",

@@ -1,5 +1,5 @@
 /**
- * The storage contract of the outbox and the deliveries (part of `describeStorage`): what each
+ * The service's transactions on the outbox and the deliveries over a real storage (part of `describeServiceTransactions`): what each
  * write puts in the outbox, claiming under a lease with its bounds, recording attempts (retry,
  * final, disabling), redelivery, held deliveries (pings), the delivery log, the backlog and the
  * purge, and the idempotency records' life cycle. Every test opens a database of its own, since
@@ -28,7 +28,17 @@ import {
   redeliverDelivery,
 } from "./_webhook-helpers.ts";
 import type { Storage } from "../src/storage.ts";
-import type { TestStorage } from "./_transactions.ts";
+import {
+  checkIn,
+  deleteEvent,
+  eraseAttendee,
+  insertEvent,
+  insertWebhook,
+  registerAttendee,
+  undoCheckIn,
+  updateAttendee,
+  updateEvent,
+} from "./_transactions.ts";
 
 /** `2030-01-01T00:00:00Z` plus `seconds`, as stored timestamps are written. */
 export const at = (seconds: number) => new Date(Date.UTC(2030, 0, 1) + seconds * 1000).toISOString();
@@ -159,7 +169,7 @@ const countBy = (claimed: ClaimedDelivery[], key: "webhookId" | "accountId") =>
  * The outbox, delivery and idempotency parts of the contract. `open` makes a new, empty, migrated
  * storage; each test closes the one it opened.
  */
-export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
+export function describeOutboxAndDeliveries(open: () => Promise<Storage>) {
   const fresh = async (t: TestContext) => {
     const storage = await open();
     t.after(() => storage.close());
@@ -177,19 +187,20 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       const inactive = webhookRecord(acme, { events: ["*"], active: false });
       const foreign = webhookRecord(other, { events: ["*"] });
       for (const webhook of [all, attendees, events, inactive, foreign])
-        assert.equal(await storage.insertWebhook(webhook), true);
+        assert.equal(await insertWebhook(storage, webhook), true);
 
       const event = eventAt(acme, at(10));
-      await storage.insertEvent(event);
-      const ada = await storage.registerAttendee(attendeeAt(acme, event.id, at(11)));
-      const bob = await storage.registerAttendee(
+      await insertEvent(storage, event);
+      const ada = await registerAttendee(storage, attendeeAt(acme, event.id, at(11)));
+      const bob = await registerAttendee(
+        storage,
         attendeeAt(acme, event.id, at(12), { carbonOffset: { opted: true, amount: 5 } }),
       );
-      await storage.updateAttendee(acme, ada.id, { status: "cancelled" }, at(13));
-      await storage.updateEvent(acme, event.id, { status: "published" }, at(14));
-      await storage.checkIn(acme, event.id, bob.confirmationCode, at(15));
-      await storage.eraseAttendee(acme, bob.id, { now: at(16), replay: { status: 404, body: "{}" } });
-      await storage.deleteEvent(acme, event.id);
+      await updateAttendee(storage, acme, ada.id, { status: "cancelled" }, at(13));
+      await updateEvent(storage, acme, event.id, { status: "published" }, at(14));
+      await checkIn(storage, acme, event.id, bob.confirmationCode, at(15));
+      await eraseAttendee(storage, acme, bob.id, { now: at(16), replay: { status: 404, body: "{}" } });
+      await deleteEvent(storage, acme, event.id);
 
       assert.deepEqual(await types(storage, acme, all.id), [
         "attendee.cancelled",
@@ -245,10 +256,10 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       const storage = await fresh(t);
       const acme = await newAccount(storage, "Outbox Failing");
       const webhook = webhookRecord(acme);
-      await storage.insertWebhook(webhook);
+      await insertWebhook(storage, webhook);
       const event = eventAt(acme, at(10), { capacity: 1 });
-      await storage.insertEvent(event);
-      const first = await storage.registerAttendee(attendeeAt(acme, event.id, at(11), { email: "taken@example.com" }));
+      await insertEvent(storage, event);
+      const first = await registerAttendee(storage, attendeeAt(acme, event.id, at(11), { email: "taken@example.com" }));
       const before = await log(storage, acme, webhook.id);
       assert.deepEqual(before.map((d) => d.type).sort(), [
         "analytics.threshold_exceeded",
@@ -256,26 +267,26 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
         "event.created",
       ]);
 
-      await rejectsWith(storage.registerAttendee(attendeeAt(acme, event.id, at(12))), "EVENT_FULL");
+      await rejectsWith(registerAttendee(storage, attendeeAt(acme, event.id, at(12))), "EVENT_FULL");
       await rejectsWith(
-        storage.registerAttendee(attendeeAt(acme, event.id, at(12), { email: "TAKEN@example.com" })),
+        registerAttendee(storage, attendeeAt(acme, event.id, at(12), { email: "TAKEN@example.com" })),
         "DUPLICATE_REGISTRATION",
       );
       await rejectsWith(
-        storage.updateEvent(acme, event.id, { status: "completed", name: "Renamed" }, at(13)),
+        updateEvent(storage, acme, event.id, { status: "completed", name: "Renamed" }, at(13)),
         "INVALID_STATE_TRANSITION",
       );
       await rejectsWith(
-        storage.updateEvent(acme, event.id, { capacity: 0, name: "Renamed" }, at(13)),
+        updateEvent(storage, acme, event.id, { capacity: 0, name: "Renamed" }, at(13)),
         "INVALID_REQUEST",
       );
       // A draft: the door is closed; and nothing to undo yet.
-      await rejectsWith(storage.checkIn(acme, event.id, first.confirmationCode, at(14)), "INVALID_STATE_TRANSITION");
-      await rejectsWith(storage.undoCheckIn(acme, event.id, first.id, at(14)), "INVALID_STATE_TRANSITION");
-      await storage.updateAttendee(acme, first.id, { status: "checked-in" }, at(15));
+      await rejectsWith(checkIn(storage, acme, event.id, first.confirmationCode, at(14)), "INVALID_STATE_TRANSITION");
+      await rejectsWith(undoCheckIn(storage, acme, event.id, first.id, at(14)), "INVALID_STATE_TRANSITION");
+      await updateAttendee(storage, acme, first.id, { status: "checked-in" }, at(15));
       const afterCheckIn = await log(storage, acme, webhook.id);
       await rejectsWith(
-        storage.updateAttendee(acme, first.id, { status: "confirmed", company: "Changed" }, at(16)),
+        updateAttendee(storage, acme, first.id, { status: "confirmed", company: "Changed" }, at(16)),
         "INVALID_STATE_TRANSITION",
       );
 
@@ -307,9 +318,9 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       const a1 = webhookRecord(acme),
         a2 = webhookRecord(acme),
         g1 = webhookRecord(globex);
-      for (const webhook of [a1, a2, g1]) await storage.insertWebhook(webhook);
-      for (let i = 0; i < n.acme; i++) await storage.insertEvent(eventAt(acme, at(10 + i)));
-      for (let i = 0; i < n.globex; i++) await storage.insertEvent(eventAt(globex, at(10 + i)));
+      for (const webhook of [a1, a2, g1]) await insertWebhook(storage, webhook);
+      for (let i = 0; i < n.acme; i++) await insertEvent(storage, eventAt(acme, at(10 + i)));
+      for (let i = 0; i < n.globex; i++) await insertEvent(storage, eventAt(globex, at(10 + i)));
       return { storage, acme, globex, a1, a2, g1 };
     }
 
@@ -776,7 +787,7 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
         previousSecret: "whsec_old",
         previousSecretExpiresAt: at(1000),
       });
-      await storage.insertWebhook(webhook);
+      await insertWebhook(storage, webhook);
       const held = await createPingDelivery(storage, acme, webhook.id, {
         workerId: "ping_1",
         now: at(20),
@@ -894,9 +905,9 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       const acme = await newAccount(storage, "Backlog");
       const live = webhookRecord(acme),
         paused = webhookRecord(acme);
-      await storage.insertWebhook(live);
-      await storage.insertWebhook(paused);
-      for (const second of [10, 20, 30]) await storage.insertEvent(eventAt(acme, at(second)));
+      await insertWebhook(storage, live);
+      await insertWebhook(storage, paused);
+      for (const second of [10, 20, 30]) await insertEvent(storage, eventAt(acme, at(second)));
       await changeWebhook(storage, acme, paused.id, (w) => ({ ...w, active: false }));
       assert.deepEqual(await storage.outboxBacklog(at(25)), {
         due: 2,
@@ -947,9 +958,9 @@ export function describeOutboxAndDeliveries(open: () => Promise<TestStorage>) {
       const acme = await newAccount(storage, "Purge");
       const live = webhookRecord(acme),
         off = webhookRecord(acme);
-      await storage.insertWebhook(live);
-      await storage.insertWebhook(off);
-      for (const second of [10, 11, 12, 13]) await storage.insertEvent(eventAt(acme, at(second)));
+      await insertWebhook(storage, live);
+      await insertWebhook(storage, off);
+      for (const second of [10, 11, 12, 13]) await insertEvent(storage, eventAt(acme, at(second)));
       const claimed = await claimAll(storage, "w1", at(20), at(1000));
       const ofLive = claimed.filter((d) => d.webhookId === live.id);
       const ofOff = claimed.filter((d) => d.webhookId === off.id);

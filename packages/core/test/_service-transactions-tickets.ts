@@ -1,5 +1,5 @@
 /**
- * The storage contract of ticket types (part of `describeStorage`): an event's types stored and
+ * The service's transactions on ticket types over a real storage (part of `describeServiceTransactions`): an event's types stored and
  * read back, the reads a ticket-type decision makes under the event's lock (the `ticket`
  * tallies, the holders of each type), a type's capacity held by registrations racing for it, and
  * the waiting list promoting by type. The tests share one database, each on events of its own.
@@ -11,11 +11,20 @@ import { ServiceError } from "../src/errors.ts";
 import type { AttendeeCreate, AttendeeRecord } from "../src/resources/attendee.ts";
 import { type EventRecord, EventUpdateInput } from "../src/resources/event.ts";
 import { type TicketTypeInput, TicketTypesInput } from "../src/resources/ticket-type.ts";
-import { at, attendeeAt, eventAt, newAccount } from "./_storage-suite-outbox.ts";
-import { type TestStorage, transactionContext } from "./_transactions.ts";
+import { at, attendeeAt, eventAt, newAccount } from "./_service-transactions-outbox.ts";
 import type { PaymentEntry, PaymentMethod } from "../src/resources/payment.ts";
-import { registerAttendee } from "../src/service/registrations.ts";
-import { recordPayment, refundByHand } from "../src/service/payment-changes.ts";
+import {
+  checkIn,
+  deleteEvent,
+  eraseAttendee,
+  insertEvent,
+  recordPayment,
+  refundByHand,
+  registerAttendee,
+  updateAttendee,
+  updateEvent,
+} from "./_transactions.ts";
+import type { Storage } from "../src/storage.ts";
 
 const TYPES: TicketTypeInput[] = [
   { name: "General", price: { amount: 0, currency: "EUR" } },
@@ -31,9 +40,9 @@ async function code(promise: Promise<unknown>): Promise<string> {
   );
 }
 
-export function describeTicketTypes(open: () => Promise<TestStorage>) {
+export function describeTicketTypes(open: () => Promise<Storage>) {
   describe("ticket types", () => {
-    let storage: TestStorage;
+    let storage: Storage;
     let acme: string;
     before(async () => {
       storage = await open();
@@ -48,11 +57,11 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
         ...eventAt(acme, at(1), { ticketTypes: TicketTypesInput.parse(TYPES), ...overrides }),
         status: "published",
       };
-      await storage.insertEvent(event);
+      await insertEvent(storage, event);
       return event;
     }
     const register = (event: EventRecord, fields: Partial<AttendeeCreate>) =>
-      storage.registerAttendee(attendeeAt(acme, event.id, now(), fields));
+      registerAttendee(storage, attendeeAt(acme, event.id, now(), fields));
     const line = async (event: EventRecord) =>
       (await storage.eventAttendeesAfter(acme, event.id, null, 100))
         .filter((a) => a.status === "waitlisted")
@@ -81,7 +90,7 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
       await register(event, { ticketType: "General", email: "g1@example.com" });
       await register(event, { ticketType: "general", email: "g2@example.com" });
       const gone = await register(event, { ticketType: "General", email: "g3@example.com" });
-      await storage.updateAttendee(acme, gone.id, { status: "cancelled" }, now());
+      await updateAttendee(storage, acme, gone.id, { status: "cancelled" }, now());
       await storage.transaction(async (tx) => {
         const tallies = await tx.tallies.read(event.id, "ticket");
         assert.deepEqual(
@@ -106,7 +115,7 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
       assert.equal(await code(register(event, { ticketType: "Student" })), "INVALID_REQUEST");
       // Early-bird sales end at 00:10 on the event's clock: registrations at or after it are refused.
       const late = attendeeAt(acme, event.id, "2030-01-01T00:10:00.000Z", { ticketType: "Early bird" });
-      await assert.rejects(storage.registerAttendee(late), (error: unknown) => {
+      await assert.rejects(registerAttendee(storage, late), (error: unknown) => {
         assert.ok(ServiceError.is(error));
         assert.deepEqual(
           [error.code, error.field, error.details?.reason],
@@ -136,13 +145,13 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
       const general = await register(event, { ticketType: "General" });
       assert.equal(general.status, "confirmed");
       assert.equal(
-        await code(storage.updateAttendee(acme, general.id, { ticketType: "Workshop" }, now())),
+        await code(updateAttendee(storage, acme, general.id, { ticketType: "Workshop" }, now())),
         "EVENT_FULL",
       );
       // One leaving the workshop frees its place for a change of type.
-      await storage.updateAttendee(acme, made[0]!.id, { ticketType: "General" }, now());
+      await updateAttendee(storage, acme, made[0]!.id, { ticketType: "General" }, now());
       assert.equal(
-        (await storage.updateAttendee(acme, general.id, { ticketType: "workshop" }, now())).after.ticketType,
+        (await updateAttendee(storage, acme, general.id, { ticketType: "workshop" }, now())).after.ticketType,
         "Workshop",
       );
     });
@@ -167,14 +176,14 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
       ]);
 
       // A general place frees: the workshop is still sold out, so the first general one in line gets it.
-      await storage.updateAttendee(acme, gen1.id, { status: "cancelled" }, now());
+      await updateAttendee(storage, acme, gen1.id, { status: "cancelled" }, now());
       assert.deepEqual(await line(event), [
         ["ws3@example.com", 1],
         ["ws4@example.com", 2],
         ["gen3@example.com", 3],
       ]);
       // A workshop place frees: the first workshop one in line gets it.
-      await storage.updateAttendee(acme, ws1.id, { status: "cancelled" }, now());
+      await updateAttendee(storage, acme, ws1.id, { status: "cancelled" }, now());
       assert.deepEqual(await line(event), [
         ["ws4@example.com", 1],
         ["gen3@example.com", 2],
@@ -184,7 +193,7 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
         capacity: 5,
         ticketTypes: TYPES.map((type) => (type.name === "Workshop" ? { ...type, capacity: 3 } : type)),
       });
-      await storage.updateEvent(acme, event.id, raised, now());
+      await updateEvent(storage, acme, event.id, raised, now());
       assert.deepEqual(await line(event), []);
       const stats = await storage.transaction((tx) => tx.figures.read(event.id));
       assert.deepEqual([stats.activeRegistrations, stats.waitlisted], [5, 0]);
@@ -196,7 +205,7 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
       await register(event, { ticketType: "VIP" });
       const without = (name: string) => TYPES.filter((type) => type.name !== name);
       const update = (ticketTypes: unknown) =>
-        storage.updateEvent(acme, event.id, EventUpdateInput.parse({ ticketTypes }), now());
+        updateEvent(storage, acme, event.id, EventUpdateInput.parse({ ticketTypes }), now());
       await assert.rejects(update(without("VIP")), (error: unknown) => {
         assert.ok(ServiceError.is(error));
         assert.deepEqual(
@@ -222,19 +231,8 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
     });
 
     const pay = (id: string, amount: number, method: PaymentMethod = "cash") =>
-      recordPayment(transactionContext(storage, { notifier: null }), {
-        accountId: acme,
-        id,
-        payment: { amount, method, reference: "R-1" },
-        now: now(),
-      });
-    const refund = (id: string, amount?: number) =>
-      refundByHand(transactionContext(storage, { notifier: null }), {
-        accountId: acme,
-        id,
-        refund: { amount },
-        now: now(),
-      });
+      recordPayment(storage, acme, id, { amount, method, reference: "R-1" }, now());
+    const refund = (id: string, amount?: number) => refundByHand(storage, acme, id, { amount }, now());
     const ledger = (attendeeId: string) => storage.transaction((tx) => tx.payments.sums(attendeeId));
 
     test("a priced registration waits for its payment; paid in full by hand it is confirmed; overpaying is refused", async () => {
@@ -261,13 +259,13 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
         ],
       );
       // Unpaid, it can be neither confirmed nor checked in.
-      await assert.rejects(storage.updateAttendee(acme, vip.id, { status: "confirmed" }, now()), (error: unknown) => {
+      await assert.rejects(updateAttendee(storage, acme, vip.id, { status: "confirmed" }, now()), (error: unknown) => {
         assert.ok(ServiceError.is(error));
         assert.deepEqual([error.code, error.details?.reason], ["INVALID_STATE_TRANSITION", "payment_required"]);
         return true;
       });
       assert.equal(
-        await code(storage.checkIn(acme, event.id, vip.confirmationCode, now())),
+        await code(checkIn(storage, acme, event.id, vip.confirmationCode, now())),
         "INVALID_STATE_TRANSITION",
       );
       assert.equal(await code(pay(vip.id, 12_001)), "INVALID_REQUEST");
@@ -281,7 +279,7 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
       assert.equal(await code(pay(vip.id, 1)), "INVALID_STATE_TRANSITION");
       // A priced ticket's type stays; a free one cannot pay.
       assert.equal(
-        await code(storage.updateAttendee(acme, vip.id, { ticketType: "General" }, now())),
+        await code(updateAttendee(storage, acme, vip.id, { ticketType: "General" }, now())),
         "INVALID_STATE_TRANSITION",
       );
       const free = await register(event, { ticketType: "General" });
@@ -304,12 +302,12 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
         ["confirmed", "partially_refunded", 10_000],
       );
       // Cancelled before the event under `full`: what is left goes back.
-      const cancelled = (await storage.updateAttendee(acme, vip.id, { status: "cancelled" }, now())).after;
+      const cancelled = (await updateAttendee(storage, acme, vip.id, { status: "cancelled" }, now())).after;
       assert.deepEqual([cancelled.payment?.status, cancelled.payment?.amountRefunded], ["refunded", 12_000]);
       assert.equal(await code(refund(vip.id)), "INVALID_REQUEST");
       // Refunded, it cannot be taken back without paying again.
       assert.equal(
-        await code(storage.updateAttendee(acme, vip.id, { status: "confirmed" }, now())),
+        await code(updateAttendee(storage, acme, vip.id, { status: "confirmed" }, now())),
         "INVALID_STATE_TRANSITION",
       );
 
@@ -317,13 +315,13 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
       const strict = await newEvent({ refundPolicy: "none" });
       const kept = await register(strict, { ticketType: "VIP" });
       await pay(kept.id, 12_000);
-      await storage.eraseAttendee(acme, kept.id, { now: now(), replay: { status: 404, body: "{}" } });
+      await eraseAttendee(storage, acme, kept.id, { now: now(), replay: { status: 404, body: "{}" } });
       assert.equal(await storage.getAttendee(acme, kept.id), null);
       assert.deepEqual(await ledger(kept.id), [{ provider: "manual", paid: 12_000, refunded: 0 }]);
       // Erased under `full` before the event: refunded first.
       const erased = await register(event, { ticketType: "VIP" });
       await pay(erased.id, 12_000);
-      await storage.eraseAttendee(acme, erased.id, { now: now(), replay: { status: 404, body: "{}" } });
+      await eraseAttendee(storage, acme, erased.id, { now: now(), replay: { status: 404, body: "{}" } });
       assert.deepEqual(await ledger(erased.id), [{ provider: "manual", paid: 12_000, refunded: 12_000 }]);
     });
 
@@ -336,7 +334,7 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
         (await storage.transaction((tx) => tx.attendees.withRefundable(event.id))).map((a) => a.id),
         [paid.id],
       );
-      await storage.deleteEvent(acme, event.id);
+      await deleteEvent(storage, acme, event.id);
       assert.deepEqual(await ledger(paid.id), [{ provider: "manual", paid: 12_000, refunded: 12_000 }]);
       assert.deepEqual(await ledger(unpaid.id), []);
     });
@@ -347,7 +345,7 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
       const waiting = await register(event, { ticketType: "VIP" });
       assert.deepEqual([waiting.status, waiting.payment], ["waitlisted", null]);
       // By hand, a priced one is promoted into `pending`, never straight into `confirmed`.
-      await storage.updateAttendee(acme, first.id, { status: "cancelled" }, now());
+      await updateAttendee(storage, acme, first.id, { status: "cancelled" }, now());
       const promoted = (await storage.getAttendee(acme, waiting.id))!;
       assert.deepEqual(
         [promoted.status, promoted.payment?.status, promoted.payment?.amount],
@@ -359,10 +357,7 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
       const event = await newEvent();
       const stripe = { provider: "stripe", holdMinutes: 1 } as const;
       const hold = (email: string) =>
-        registerAttendee(
-          transactionContext(storage, { notifier: null, payments: stripe }),
-          attendeeAt(acme, event.id, now(), { ticketType: "VIP", email }),
-        );
+        registerAttendee(storage, attendeeAt(acme, event.id, now(), { ticketType: "VIP", email }), undefined, stripe);
       const [x, y] = [await hold("x@example.com"), await hold("y@example.com")];
       const mine = (refs: Array<{ attendeeId: string }>) =>
         refs.map((ref) => ref.attendeeId).filter((id) => id === x.id || id === y.id);
@@ -371,7 +366,7 @@ export function describeTicketTypes(open: () => Promise<TestStorage>) {
       assert.deepEqual(mine(await storage.holdsDue(x.registrationDate, 1000)), []);
       assert.deepEqual(mine(await storage.holdsDue(x.payment!.expiresAt!, 1000)), [x.id]);
       // A cancelled hold is nobody's work; one with its PaymentIntent needs none made.
-      await storage.updateAttendee(acme, y.id, { status: "cancelled" }, now());
+      await updateAttendee(storage, acme, y.id, { status: "cancelled" }, now());
       const withIntent = {
         ...x,
         payment: { ...x.payment!, paymentIntentId: "pi_contract", clientSecret: "pi_contract_secret_x" },

@@ -1,5 +1,5 @@
 /**
- * The storage contract of configured thresholds (part of `describeStorage`): their storage
+ * The service's transactions on configured thresholds over a real storage (part of `describeServiceTransactions`): their storage
  * operations (account isolation, an event of the account only, the crossing state going with
  * the threshold and with the event), and the crossing step of the registrations' transactions
  * (`service/threshold-checks.ts`): one notification per crossing, again after the value went
@@ -17,8 +17,15 @@ import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import { checkThresholds } from "../src/service/threshold-checks.ts";
 import type { Storage } from "../src/storage.ts";
 import { createChangeNotifier } from "../src/webhooks/change-notifications.ts";
-import { at, attendeeAt, eventAt, newAccount, webhookRecord } from "./_storage-suite-outbox.ts";
-import type { TestStorage } from "./_transactions.ts";
+import { at, attendeeAt, eventAt, newAccount, webhookRecord } from "./_service-transactions-outbox.ts";
+import {
+  deleteEvent,
+  insertEvent,
+  insertWebhook,
+  registerAttendee,
+  updateAttendee,
+  updateEvent,
+} from "./_transactions.ts";
 
 function thresholdRecord(accountId: string, overrides: Partial<ThresholdRecord> = {}): ThresholdRecord {
   return {
@@ -49,7 +56,7 @@ function statesOf(storage: Storage, eventId: string, ids: string[]) {
   return storage.transaction((tx) => tx.thresholds.states(eventId, ids));
 }
 
-export function describeThresholds(open: () => Promise<TestStorage>) {
+export function describeThresholds(open: () => Promise<Storage>) {
   const fresh = async (t: TestContext) => {
     const storage = await open();
     t.after(() => storage.close());
@@ -63,8 +70,8 @@ export function describeThresholds(open: () => Promise<TestStorage>) {
       const globex = await newAccount(storage, "Threshold Globex");
       const event = eventAt(acme, at(0));
       const foreign = eventAt(globex, at(0));
-      await storage.insertEvent(event);
-      await storage.insertEvent(foreign);
+      await insertEvent(storage, event);
+      await insertEvent(storage, foreign);
 
       const wide = thresholdRecord(acme, { createdAt: at(1), updatedAt: at(1) });
       const own = thresholdRecord(acme, {
@@ -111,7 +118,7 @@ export function describeThresholds(open: () => Promise<TestStorage>) {
       const storage = await fresh(t);
       const acme = await newAccount(storage, "Threshold States");
       const event = eventAt(acme, at(0));
-      await storage.insertEvent(event);
+      await insertEvent(storage, event);
       const first = thresholdRecord(acme);
       const second = thresholdRecord(acme, { eventId: event.id, metric: "total_emissions_kg", value: 10 });
       await storage.insertThreshold(first);
@@ -148,7 +155,7 @@ export function describeThresholds(open: () => Promise<TestStorage>) {
 
       await storage.deleteThreshold(acme, first.id);
       assert.equal((await statesOf(storage, event.id, [second.id])).length, 1);
-      await storage.deleteEvent(acme, event.id);
+      await deleteEvent(storage, acme, event.id);
       assert.deepEqual(await statesOf(storage, event.id, [second.id]), []);
       assert.equal(await storage.getThreshold(acme, second.id), null, "the event's own threshold went with it");
     });
@@ -159,23 +166,23 @@ export function describeThresholds(open: () => Promise<TestStorage>) {
       const plain = await newAccount(storage, "Threshold Plain");
       const webhook = webhookRecord(acme);
       const plainWebhook = webhookRecord(plain);
-      await storage.insertWebhook(webhook);
-      await storage.insertWebhook(plainWebhook);
+      await insertWebhook(storage, webhook);
+      await insertWebhook(storage, plainWebhook);
       const event = eventAt(acme, at(0), { capacity: 10 });
       const other = eventAt(plain, at(0), { capacity: 10 });
-      await storage.insertEvent(event);
-      await storage.insertEvent(other);
-      await storage.updateEvent(acme, event.id, { status: "published" }, at(1));
-      await storage.updateEvent(plain, other.id, { status: "published" }, at(1));
+      await insertEvent(storage, event);
+      await insertEvent(storage, other);
+      await updateEvent(storage, acme, event.id, { status: "published" }, at(1));
+      await updateEvent(storage, plain, other.id, { status: "published" }, at(1));
       // Set for one event of the account: the built-in rule stops for all its events.
       const half = thresholdRecord(acme, { eventId: event.id });
       await storage.insertThreshold(half);
 
       const registered = [];
       for (let i = 0; i < 4; i++)
-        registered.push(await storage.registerAttendee(attendeeAt(acme, event.id, at(10 + i))));
+        registered.push(await registerAttendee(storage, attendeeAt(acme, event.id, at(10 + i))));
       assert.deepEqual(await exceeded(storage, acme, webhook.id), []);
-      registered.push(await storage.registerAttendee(attendeeAt(acme, event.id, at(20))));
+      registered.push(await registerAttendee(storage, attendeeAt(acme, event.id, at(20))));
       assert.deepEqual(await exceeded(storage, acme, webhook.id), [
         {
           event: { id: event.id, name: event.name },
@@ -186,7 +193,7 @@ export function describeThresholds(open: () => Promise<TestStorage>) {
         },
       ]);
       for (let i = 0; i < 5; i++)
-        registered.push(await storage.registerAttendee(attendeeAt(acme, event.id, at(30 + i))));
+        registered.push(await registerAttendee(storage, attendeeAt(acme, event.id, at(30 + i))));
       assert.equal(
         (await exceeded(storage, acme, webhook.id)).length,
         1,
@@ -194,17 +201,17 @@ export function describeThresholds(open: () => Promise<TestStorage>) {
       );
 
       // A cancellation whose place the first in line takes moves nothing.
-      await storage.updateEvent(acme, event.id, { waitlistEnabled: true }, at(39));
-      const waiting = await storage.registerAttendee(attendeeAt(acme, event.id, at(40)));
+      await updateEvent(storage, acme, event.id, { waitlistEnabled: true }, at(39));
+      const waiting = await registerAttendee(storage, attendeeAt(acme, event.id, at(40)));
       assert.equal(waiting.status, "waitlisted");
-      await storage.updateAttendee(acme, registered.pop()!.id, { status: "cancelled" }, at(41));
+      await updateAttendee(storage, acme, registered.pop()!.id, { status: "cancelled" }, at(41));
       assert.equal((await exceeded(storage, acme, webhook.id)).length, 1);
 
       // Down to 4 of 10 (40%), then up to 5 again: a new crossing.
       for (let i = 0; i < 6; i++)
-        await storage.updateAttendee(acme, registered.pop()!.id, { status: "cancelled" }, at(50 + i));
+        await updateAttendee(storage, acme, registered.pop()!.id, { status: "cancelled" }, at(50 + i));
       assert.deepEqual(await statesOf(storage, event.id, [half.id]), [{ thresholdId: half.id, reached: false }]);
-      await storage.registerAttendee(attendeeAt(acme, event.id, at(60)));
+      await registerAttendee(storage, attendeeAt(acme, event.id, at(60)));
       const crossings = await exceeded(storage, acme, webhook.id);
       assert.deepEqual(
         crossings.map((data) => [data.value, data.thresholdId]),
@@ -215,7 +222,7 @@ export function describeThresholds(open: () => Promise<TestStorage>) {
       );
 
       // The account without a capacity threshold keeps the built-in rule.
-      for (let i = 0; i < 9; i++) await storage.registerAttendee(attendeeAt(plain, other.id, at(70 + i)));
+      for (let i = 0; i < 9; i++) await registerAttendee(storage, attendeeAt(plain, other.id, at(70 + i)));
       const builtIn = await exceeded(storage, plain, plainWebhook.id);
       assert.deepEqual(
         builtIn.map((data) => [data.metric, data.threshold, data.value]),
@@ -227,11 +234,11 @@ export function describeThresholds(open: () => Promise<TestStorage>) {
       const storage = await fresh(t);
       const acme = await newAccount(storage, "Threshold Metrics");
       const webhook = webhookRecord(acme, { events: ["analytics.threshold_exceeded"] });
-      await storage.insertWebhook(webhook);
+      await insertWebhook(storage, webhook);
       const event = eventAt(acme, at(0));
       const sibling = eventAt(acme, at(0));
-      await storage.insertEvent(event);
-      await storage.insertEvent(sibling);
+      await insertEvent(storage, event);
+      await insertEvent(storage, sibling);
       const total = thresholdRecord(acme, { metric: "total_emissions_kg", value: 1000 });
       const renewable = thresholdRecord(acme, {
         metric: "renewable_share_percent",
@@ -283,13 +290,13 @@ export function describeThresholds(open: () => Promise<TestStorage>) {
       const storage = await fresh(t);
       const acme = await newAccount(storage, "Threshold Race");
       const webhook = webhookRecord(acme);
-      await storage.insertWebhook(webhook);
+      await insertWebhook(storage, webhook);
       const event = eventAt(acme, at(0), { capacity: 20 });
-      await storage.insertEvent(event);
-      await storage.updateEvent(acme, event.id, { status: "published" }, at(1));
+      await insertEvent(storage, event);
+      await updateEvent(storage, acme, event.id, { status: "published" }, at(1));
       await storage.insertThreshold(thresholdRecord(acme, { value: 25 }));
       await Promise.all(
-        Array.from({ length: 12 }, (_, i) => storage.registerAttendee(attendeeAt(acme, event.id, at(10 + i)))),
+        Array.from({ length: 12 }, (_, i) => registerAttendee(storage, attendeeAt(acme, event.id, at(10 + i)))),
       );
       const crossings = await exceeded(storage, acme, webhook.id);
       assert.deepEqual(

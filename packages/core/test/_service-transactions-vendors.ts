@@ -1,5 +1,5 @@
 /**
- * The storage contract of vendors and their bookings (part of `describeStorage`): the reads
+ * The service's transactions on vendors and their bookings over a real storage (part of `describeServiceTransactions`): the reads
  * (account isolation, the list's filters and paging, a link found by its hash alone), the
  * operations of a transaction, the one-active-booking index as the backstop of the check made
  * under the event's lock, and the races the locks settle: many bookings of one vendor for one
@@ -24,10 +24,17 @@ import {
 } from "../src/resources/vendor.ts";
 import { ACTIVE_BOOKING_STATUSES } from "../src/rules/booking-status.ts";
 import { DEFAULT_EMISSION_FACTORS } from "../src/carbon/emission-factors.ts";
-import { answerBooking, deleteVendor, insertBooking, updateBooking } from "../src/service/booking-changes.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
-import { at, eventAt, newAccount } from "./_storage-suite-outbox.ts";
-import { type TestStorage, transactionContext } from "./_transactions.ts";
+import { at, eventAt, newAccount } from "./_service-transactions-outbox.ts";
+import {
+  answerBooking,
+  deleteEvent,
+  deleteVendor,
+  insertBooking,
+  insertEvent,
+  updateBooking,
+} from "./_transactions.ts";
+import type { Storage } from "../src/storage.ts";
 
 function vendorAt(accountId: string, now: string, overrides: Partial<VendorCreate> = {}): VendorRecord {
   return newVendorRecord(
@@ -62,7 +69,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   );
 }
 
-export function describeVendors(open: () => Promise<TestStorage>) {
+export function describeVendors(open: () => Promise<Storage>) {
   const fresh = async (t: TestContext) => {
     const storage = await open();
     t.after(() => storage.close());
@@ -71,11 +78,10 @@ export function describeVendors(open: () => Promise<TestStorage>) {
     const event = eventAt(acme, at(1), {
       location: { address: "A 1", city: "Berlin", country: "DE", coordinates: { lat: 52.52, lng: 13.405 } },
     });
-    await storage.insertEvent(event);
+    await insertEvent(storage, event);
     return { storage, acme, globex, event };
   };
-  const addVendor = (storage: TestStorage, vendor: VendorRecord) =>
-    storage.transaction((tx) => tx.vendors.insert(vendor));
+  const addVendor = (storage: Storage, vendor: VendorRecord) => storage.transaction((tx) => tx.vendors.insert(vendor));
 
   describe("vendors and bookings", () => {
     test("vendors: written in a transaction, read by account only, listed newest first by category and name", async (t) => {
@@ -211,7 +217,7 @@ export function describeVendors(open: () => Promise<TestStorage>) {
       assert.deepEqual((await storage.listBookingActivities(first.id, { page: 2, limit: 1 })).items, [mine[1]]);
 
       // The event's deletion takes its bookings along.
-      await storage.deleteEvent(acme, event.id);
+      await deleteEvent(storage, acme, event.id);
       assert.equal(await storage.findBookingByLink(first.linkHash), null);
     });
 
@@ -234,16 +240,18 @@ export function describeVendors(open: () => Promise<TestStorage>) {
       const { storage, acme, event } = await fresh(t);
       const vendor = vendorAt(acme, at(2));
       await addVendor(storage, vendor);
-      const context = transactionContext(storage, { notifier: null });
       const book = (vendorId: string) =>
-        insertBooking(context, {
-          accountId: acme,
-          eventId: event.id,
-          booking: { vendorId, services: "Stage", dataRequested: [] },
-          id: createId("booking"),
-          now: at(5),
-          linkHash: linkHashOf(newLinkToken()),
-        });
+        insertBooking(
+          storage,
+          acme,
+          event.id,
+          { vendorId, services: "Stage", dataRequested: [] },
+          {
+            id: createId("booking"),
+            now: at(5),
+            linkHash: linkHashOf(newLinkToken()),
+          },
+        );
       const outcomes = await Promise.all(Array.from({ length: 8 }, () => codeOf(book(vendor.id))));
       assert.deepEqual(outcomes.sort(), [...Array(7).fill("DUPLICATE_BOOKING"), "ok"]);
       const [booking] = (await storage.listBookings(acme, event.id, BookingListQuery.parse({}))).items;
@@ -253,24 +261,9 @@ export function describeVendors(open: () => Promise<TestStorage>) {
       // The vendor's answer and the organiser's cancellation race: the booking ends in one state, notified once each way it moved.
       const [answered, cancelled] = await Promise.all([
         codeOf(
-          answerBooking(context, {
-            linkHash: booking.linkHash,
-            accountId: acme,
-            eventId: event.id,
-            status: "confirmed",
-            message: null,
-            now: at(6),
-          }),
+          answerBooking(storage, booking.linkHash, { accountId: acme, eventId: event.id }, "confirmed", null, at(6)),
         ),
-        codeOf(
-          updateBooking(context, {
-            accountId: acme,
-            eventId: event.id,
-            id: booking.id,
-            patch: { status: "cancelled" },
-            now: at(6),
-          }),
-        ),
+        codeOf(updateBooking(storage, acme, event.id, booking.id, { status: "cancelled" }, at(6))),
       ]);
       const final = await storage.getBooking(acme, event.id, booking.id);
       assert.equal(final?.status, "cancelled");
@@ -282,7 +275,7 @@ export function describeVendors(open: () => Promise<TestStorage>) {
         const next = vendorAt(acme, at(10 + round), { name: `Round ${round}` });
         await addVendor(storage, next);
         const [deleted, booked] = await Promise.all([
-          codeOf(deleteVendor(context, { accountId: acme, id: next.id, now: at(20) })),
+          codeOf(deleteVendor(storage, acme, next.id, at(20))),
           codeOf(book(next.id)),
         ]);
         // Either the deletion went first (the booking finds no vendor) or the booking did (the deletion finds it in use).
