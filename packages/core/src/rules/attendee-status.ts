@@ -18,6 +18,14 @@ export const ACTIVE_ATTENDEE_STATUSES = [
 ] as const satisfies readonly AttendeeStatus[];
 
 /**
+ * The status of a registration that gave up its email and its ticket: in every other status
+ * (`waitlisted` too) it holds both, so the same email cannot register for the event again and its
+ * ticket type cannot be removed. The partial unique index `attendees_event_email_active` keeps
+ * this status as a literal (migrations are frozen text); a test keeps the two in agreement.
+ */
+export const RELEASED_ATTENDEE_STATUS = "cancelled" as const satisfies AttendeeStatus;
+
+/**
  * The status changes a registration allows: `confirmed <-> pending`,
  * `confirmed | pending -> checked-in | cancelled`, `cancelled -> confirmed` (a re-activation,
  * subject to capacity and duplicates), `waitlisted -> confirmed | pending` (a promotion, subject

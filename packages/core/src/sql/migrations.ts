@@ -135,6 +135,8 @@ export const MIGRATIONS: Record<string, Migration> = {
         .columns(["account_id", "registration_date", "id"])
         .execute();
       // The backstop of the duplicate rule: one active registration per email and event.
+      // Its status literal is RELEASED_ATTENDEE_STATUS (rules/attendee-status.ts), written out
+      // because a migration is frozen text; a test keeps the two in agreement.
       await db.schema
         .createIndex("attendees_event_email_active")
         .on("attendees")
@@ -642,6 +644,8 @@ export const MIGRATIONS: Record<string, Migration> = {
       ] as const)
         await db.schema.alterTable("attendees").addColumn(column, type).execute();
       // Holds that run out unpaid are found by their end (the expiry worker), intents by their id (Stripe's events).
+      // Its status list is PAYABLE_PAYMENT_STATUSES (rules/payments.ts), written out because a
+      // migration is frozen text; a test keeps the two in agreement.
       await db.schema
         .createIndex("attendees_payment_hold")
         .on("attendees")
