@@ -17,6 +17,7 @@ import {
   VendorAnswerInput,
   type VendorRecord,
   type VendorRequest,
+  linkNotFound,
 } from "../resources/vendor.ts";
 import {
   assertConfirmed,
@@ -29,7 +30,7 @@ import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { EventStore } from "../storage/event-store.ts";
 import type { VendorStore } from "../storage/vendor-store.ts";
 import { changeActivities, priced, reviseActivity } from "./activity-changes.ts";
-import { answerBooking, type LinkedBooking, linkedBookingOf, linkNotFound, notifyBooking } from "./booking-changes.ts";
+import { answerBooking, type LinkedBooking, linkedBookingOf, notifyBooking } from "./booking-changes.ts";
 import type { ListResult } from "./operation-context.ts";
 import type { Steps, TransactionalStorage } from "./transaction-steps.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
