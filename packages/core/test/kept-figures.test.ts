@@ -14,11 +14,11 @@ import { contributionOf, type KeptFigures, NO_FIGURES } from "../src/resources/k
 import { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, TRAVEL_MODES } from "../src/carbon/emission-factors.ts";
 import { type AttendeeRecord, AttendeeListQuery, newAttendeeRecord } from "../src/resources/attendee.ts";
 import { type EventRecord, newEventRecord } from "../src/resources/event.ts";
-import { contributionSql } from "../src/carbon/carbon-sql.ts";
+import { contributionSql, KEPT_FIGURE_COLUMNS } from "../src/sql/carbon-sql.ts";
 import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
 import type { Database as Schema } from "../src/sql/database.ts";
 import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
-import { KEPT_FIGURE_COLUMNS, rowToKeptFigures } from "../src/sql/rows.ts";
+import { rowToKeptFigures } from "../src/sql/rows.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import { withTransactions } from "./_transactions.ts";
 import { ERASED_ANSWER } from "../src/storage/erasure.ts";

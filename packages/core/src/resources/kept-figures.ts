@@ -2,7 +2,7 @@
  * The figures an event keeps on its own record, summed from its registrations: the one
  * definition of what a registration contributes. The storage adds a change's difference under
  * the event's lock (`contributionOf(after) - contributionOf(before)`), so reading them costs one
- * row however many registrations the event has; `contributionSql` in `carbon/carbon-sql.ts` is the
+ * row however many registrations the event has; `contributionSql` in `sql/carbon-sql.ts` is the
  * SQL twin that analytics and the migration's backfill sum over registration rows (a test keeps
  * the two in agreement). Event payloads, lists, scores and webhook notifications all read these.
  */

@@ -28,7 +28,7 @@ import {
   contributionSql,
   scoreSql,
   scoreThreshold,
-} from "../carbon/carbon-sql.ts";
+} from "./carbon-sql.ts";
 import { AttendeeRecord } from "../resources/attendee.ts";
 import { epochDays, type TallyFacet } from "../resources/kept-tallies.ts";
 import { ACTIVE_ATTENDEE_STATUSES, isActiveAttendeeStatus } from "../rules/attendee-status.ts";

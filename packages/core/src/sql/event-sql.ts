@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Selectable, sql } from "kysely";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import type { EventListQuery, EventWithStats } from "../resources/event.ts";
 import type { Page } from "../storage.ts";
-import { scoreSql, scoreThreshold } from "../carbon/carbon-sql.ts";
+import { scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { Database, EventsTable } from "./database.ts";
 import { type Param, precompile } from "./precompiled.ts";
 import { rowToEvent, rowToKeptFigures } from "./rows.ts";

@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import { leaseFree, PENDING } from "./outbox-sql.ts";
 import type { Database } from "./database.ts";
 import { factorSetIdentity } from "../carbon/emission-factors.ts";
-import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql, contributionSql } from "../carbon/carbon-sql.ts";
+import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql, contributionSql } from "./carbon-sql.ts";
 import { priceActivity } from "../resources/priced-activity.ts";
 import { repriceActivities } from "./activity-sql.ts";
 import { migrationProvider } from "./migrations.ts";

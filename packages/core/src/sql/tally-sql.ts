@@ -7,7 +7,7 @@
  * agreement on every backend.
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
-import { activeSql, contributionSql, travelBandSql } from "../carbon/carbon-sql.ts";
+import { activeSql, contributionSql, travelBandSql } from "./carbon-sql.ts";
 import { type EmissionFactorSet, factorSetIdentity } from "../carbon/emission-factors.ts";
 import { FLAG_NEEDS, TALLY_DEFINITION } from "../resources/kept-tallies.ts";
 import type { TallyWrites } from "../storage/transaction.ts";

@@ -8,7 +8,7 @@
  */
 import { type Kysely, sql } from "kysely";
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
-import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql } from "../carbon/carbon-sql.ts";
+import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql, KEPT_FIGURE_COLUMNS } from "./carbon-sql.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { KeptFigures } from "../resources/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
@@ -40,7 +40,6 @@ import {
   attendeeToRow,
   eventToRow,
   paymentToRow,
-  KEPT_FIGURE_COLUMNS,
   rowToActivityFigures,
   rowToAttendee,
   rowToEvent,
