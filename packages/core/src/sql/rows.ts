@@ -1,4 +1,4 @@
-import { ACTIVITY_FIGURE_COLUMNS, KEPT_FIGURE_COLUMNS } from "./carbon-sql.ts";
+import { ACTIVITY_FIGURE_COLUMNS, type KEPT_FIGURE_COLUMNS } from "./carbon-sql.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { Insertable, Selectable } from "kysely";
 import type { KeptFigures } from "../resources/kept-figures.ts";
