@@ -13,7 +13,7 @@ import type { Database as Schema } from "../src/sql/database.ts";
 import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { migrationProvider } from "../src/sql/migrations.ts";
 import { RELEASED_ATTENDEE_STATUS } from "../src/rules/attendee-status.ts";
-import { PAYABLE_PAYMENT_STATUSES } from "../src/rules/payments.ts";
+import { PAYABLE_PAYMENT_STATUSES } from "../src/resources/payment.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 
 const AT = "2026-01-01T00:00:00.000Z";

@@ -15,13 +15,6 @@ import type { AttendeeStatus } from "./attendee-status.ts";
  */
 
 /**
- * The payment statuses that still take money (a declined card is `failed`, and may be paid). The
- * partial index `attendees_payment_hold` keeps this list as literals (migrations are frozen
- * text); a test keeps the two in agreement.
- */
-export const PAYABLE_PAYMENT_STATUSES = ["requires_payment", "failed"] as const satisfies readonly PaymentStatus[];
-
-/**
  * The ledger status of a refund that returned nothing: every other refund counts as money
  * returned, a `pending` one (being returned) too.
  */

@@ -644,7 +644,7 @@ export const MIGRATIONS: Record<string, Migration> = {
       ] as const)
         await db.schema.alterTable("attendees").addColumn(column, type).execute();
       // Holds that run out unpaid are found by their end (the expiry worker), intents by their id (Stripe's events).
-      // Its status list is PAYABLE_PAYMENT_STATUSES (rules/payments.ts), written out because a
+      // Its status list is PAYABLE_PAYMENT_STATUSES (resources/payment.ts), written out because a
       // migration is frozen text; a test keeps the two in agreement.
       await db.schema
         .createIndex("attendees_payment_hold")

@@ -1,8 +1,8 @@
 import { type Kysely, type SelectQueryBuilder, sql } from "kysely";
 import type { RevenueFigures, TicketMoneyFigures } from "../analytics/analytics-figures.ts";
-import type { PaymentEntry } from "../resources/payment.ts";
+import { PAYABLE_PAYMENT_STATUSES, type PaymentEntry } from "../resources/payment.ts";
 import { activeSql } from "./carbon-sql.ts";
-import { FAILED_REFUND_STATUS, PAYABLE_PAYMENT_STATUSES } from "../rules/payments.ts";
+import { FAILED_REFUND_STATUS } from "../rules/payments.ts";
 import type { PaymentStore, PaymentWrites } from "../storage/payment-store.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { Database, EventsTable, PaymentsTable } from "./database.ts";
