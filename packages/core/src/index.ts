@@ -84,8 +84,8 @@ export type { Envelope, Notification } from "./storage/envelope.ts";
 // Resources: schemas (runtime) and their types
 export { Event, EventCreateInput, EventListQuery, EventUpdateInput } from "./resources/event.ts";
 export type { Coordinates, Location, SustainabilityGoals } from "./resources/event.ts";
-export { EVENT_STATUSES } from "./rules/event-status.ts";
-export type { EventStatus } from "./rules/event-status.ts";
+export { EVENT_STATUSES } from "./resources/event.ts";
+export type { EventStatus } from "./resources/event.ts";
 export {
   Attendee,
   AttendeeCreateInput,
@@ -94,8 +94,8 @@ export {
   CheckInInput,
 } from "./resources/attendee.ts";
 export type { AccessibilityNeeds, CarbonOffset, EmergencyContact } from "./resources/attendee.ts";
-export { ATTENDEE_STATUSES } from "./rules/attendee-status.ts";
-export type { AttendeeStatus } from "./rules/attendee-status.ts";
+export { ATTENDEE_STATUSES } from "./resources/attendee.ts";
+export type { AttendeeStatus } from "./resources/attendee.ts";
 export { AttendeeExportQuery } from "./export/attendee-export.ts";
 export type { ExportFormat } from "./export/attendee-export.ts";
 export { DeleteResult, Pagination } from "./resources/common.ts";

@@ -10,7 +10,7 @@ import { test } from "node:test";
 import Database from "better-sqlite3";
 import { Kysely, sql, SqliteDialect } from "kysely";
 import { createConfirmationCode, createId } from "../src/_internal/ids.ts";
-import { contributionOf, type KeptFigures, NO_FIGURES } from "../src/resources/kept-figures.ts";
+import { contributionOf, type KeptFigures, NO_FIGURES } from "../src/rules/kept-figures.ts";
 import { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, TRAVEL_MODES } from "../src/carbon/emission-factors.ts";
 import { type AttendeeRecord, AttendeeListQuery, newAttendeeRecord } from "../src/resources/attendee.ts";
 import { type EventRecord, newEventRecord } from "../src/resources/event.ts";

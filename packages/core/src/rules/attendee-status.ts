@@ -1,11 +1,5 @@
+import type { AttendeeStatus } from "../resources/attendee.ts";
 import { assertTransition, isTransitionAllowed, type TransitionTable } from "./transitions.ts";
-
-/**
- * Every status a registration can have. A new registration is `confirmed`, or `waitlisted` when
- * its event is full and keeps a waiting list.
- */
-export const ATTENDEE_STATUSES = ["confirmed", "pending", "cancelled", "checked-in", "waitlisted"] as const;
-export type AttendeeStatus = (typeof ATTENDEE_STATUSES)[number];
 
 /**
  * Registrations that hold a place: they count against capacity and in the event's figures.

@@ -8,7 +8,7 @@ import { isCarbonNeutral } from "../carbon/carbon-neutral.ts";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { SustainabilityGoals } from "../resources/event.ts";
-import type { KeptFigures } from "../resources/kept-figures.ts";
+import type { KeptFigures } from "./kept-figures.ts";
 import type { ThresholdMetric } from "../resources/threshold.ts";
 import type { VendorFigures } from "./local-sourcing.ts";
 

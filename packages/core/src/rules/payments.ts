@@ -1,7 +1,7 @@
 import { ServiceError } from "../errors.ts";
 import type { PaymentEntry, PaymentProvider, PaymentRecord, PaymentStatus } from "../resources/payment.ts";
 import { MAX_PAYMENT_AMOUNT, type RefundPolicy, type TicketType } from "../resources/ticket-type.ts";
-import type { AttendeeStatus } from "./attendee-status.ts";
+import type { AttendeeStatus } from "../resources/attendee.ts";
 
 /**
  * Payments: what a registration owes, what paying and refunding do to its payment, and which

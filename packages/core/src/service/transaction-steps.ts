@@ -2,8 +2,8 @@ import { type CarbonSettings, DEFAULT_CARBON_SETTINGS } from "../carbon/carbon-s
 import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
-import { contributionChange } from "../resources/kept-figures.ts";
-import { tallyChange, travelTallyChange } from "../resources/kept-tallies.ts";
+import { contributionChange } from "../rules/kept-figures.ts";
+import { tallyChange, travelTallyChange } from "../rules/kept-tallies.ts";
 import { MANUAL_PAYMENT_TERMS, type PaymentTerms } from "../rules/payments.ts";
 import { duplicateRegistration } from "../rules/registration-change.ts";
 import type { ChangeNotifier, StoredChange } from "../storage/change-notifier.ts";

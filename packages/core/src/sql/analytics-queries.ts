@@ -30,7 +30,7 @@ import {
   scoreThreshold,
 } from "./carbon-sql.ts";
 import { AttendeeRecord } from "../resources/attendee.ts";
-import { epochDays, type TallyFacet } from "../resources/kept-tallies.ts";
+import { epochDays, type TallyFacet } from "../rules/kept-tallies.ts";
 import { ACTIVE_ATTENDEE_STATUSES, isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import type { EventRecord } from "../resources/event.ts";
 import type { Database, EventsTable } from "./database.ts";

@@ -74,7 +74,7 @@ export const activeSql = sql<boolean>`status in (${sql.join(ACTIVE_ATTENDEE_STAT
 
 /**
  * What one attendee row adds to its event's kept figures, column by column of the event row:
- * the SQL twin of `contributionOf` (`resources/kept-figures.ts`) under the factor set `factors`, 0 in every column for a
+ * the SQL twin of `contributionOf` (`rules/kept-figures.ts`) under the factor set `factors`, 0 in every column for a
  * registration that is not active. Summed over registration rows they give the kept figures:
  * analytics and the migration's backfill sum them; a test keeps the twins in agreement.
  */

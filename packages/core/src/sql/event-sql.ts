@@ -6,7 +6,7 @@ import { scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { Database, EventsTable } from "./database.ts";
 import { type Param, precompile } from "./precompiled.ts";
 import { rowToEvent, rowToKeptFigures } from "./rows.ts";
-import { eventStatsOf } from "../resources/kept-figures.ts";
+import { eventStatsOf } from "../rules/kept-figures.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { likePattern, readPage } from "./sql-context.ts";
 import type { EventStore } from "../storage/event-store.ts";

@@ -7,7 +7,7 @@ import { priceActivity } from "../resources/priced-activity.ts";
 import { repriceActivities } from "./activity-sql.ts";
 import { migrationProvider } from "./migrations.ts";
 import { recountTallies, talliesState } from "./tally-sql.ts";
-import { TALLY_DEFINITION } from "../resources/kept-tallies.ts";
+import { TALLY_DEFINITION } from "../rules/kept-tallies.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { StorageLifecycle } from "../storage/lifecycle-store.ts";
 import { FINAL_DELIVERY_STATUSES } from "../rules/delivery-status.ts";

@@ -504,7 +504,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0019_event_tallies": {
     async up(db: Kysely<any>) {
       // The per-event report's counts, kept per event and value in each registration's
-      // transaction (resources/kept-tallies.ts) instead of grouped from the registrations at
+      // transaction (rules/kept-tallies.ts) instead of grouped from the registrations at
       // every read; the index that served the grouping goes. The storage counts them from the
       // registrations when it starts (`definition` 0: never counted).
       await db.schema

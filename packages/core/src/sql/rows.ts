@@ -1,7 +1,7 @@
 import { ACTIVITY_FIGURE_COLUMNS, type KEPT_FIGURE_COLUMNS } from "./carbon-sql.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { Insertable, Selectable } from "kysely";
-import type { KeptFigures } from "../resources/kept-figures.ts";
+import type { KeptFigures } from "../rules/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import { type ApiKeyInfo, scopesOf, type Tier } from "../resources/api-key.ts";
 import type { EventRecord } from "../resources/event.ts";

@@ -10,7 +10,7 @@ import { type Kysely, sql } from "kysely";
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
 import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql, KEPT_FIGURE_COLUMNS } from "./carbon-sql.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
-import type { KeptFigures } from "../resources/kept-figures.ts";
+import type { KeptFigures } from "../rules/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { Envelope } from "../storage/envelope.ts";
 import {

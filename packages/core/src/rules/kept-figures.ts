@@ -6,9 +6,9 @@
  * SQL twin that analytics and the migration's backfill sum over registration rows (a test keeps
  * the two in agreement). Event payloads, lists, scores and webhook notifications all read these.
  */
-import type { AttendeeRecord } from "./attendee.ts";
-import type { EventRecord, EventStats } from "./event.ts";
-import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
+import type { AttendeeRecord } from "../resources/attendee.ts";
+import type { EventRecord, EventStats } from "../resources/event.ts";
+import { isActiveAttendeeStatus } from "./attendee-status.ts";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
 import {
   DEFAULT_EMISSION_FACTORS,
