@@ -20,8 +20,8 @@ import { openDatabase } from "@event-service/server";
 import { sql } from "kysely";
 // Internal to the core: the benchmark writes real rows fast, sums the kept figures with the
 // service's own SQL twin, and checks them against the one definition.
-import { contributionSql } from "../packages/core/src/carbon/carbon-sql.ts";
-import { contributionOf } from "../packages/core/src/resources/kept-figures.ts";
+import { contributionSql } from "../packages/core/src/sql/carbon-sql.ts";
+import { contributionOf } from "../packages/core/src/rules/kept-figures.ts";
 import type { AttendeeRecord } from "../packages/core/src/resources/attendee.ts";
 import { attendeeToRow } from "../packages/core/src/sql/rows.ts";
 import { type FreshDatabase, freshPostgres, freshSqlite, POSTGRES_ADMIN_URL, POSTGRES_SKIPPED } from "./databases.ts";

@@ -82,11 +82,11 @@ export type { Envelope, Notification } from "./storage/envelope.ts";
 
 // Resources: the types of what the API takes and returns, and the value lists behind their unions
 export type { Coordinates, Location, SustainabilityGoals } from "./resources/event.ts";
-export { EVENT_STATUSES } from "./rules/event-status.ts";
-export type { EventStatus } from "./rules/event-status.ts";
+export { EVENT_STATUSES } from "./resources/event.ts";
+export type { EventStatus } from "./resources/event.ts";
 export type { AccessibilityNeeds, CarbonOffset, EmergencyContact } from "./resources/attendee.ts";
-export { ATTENDEE_STATUSES } from "./rules/attendee-status.ts";
-export type { AttendeeStatus } from "./rules/attendee-status.ts";
+export { ATTENDEE_STATUSES } from "./resources/attendee.ts";
+export type { AttendeeStatus } from "./resources/attendee.ts";
 export type { AttendeeExportQuery, ExportFormat } from "./export/attendee-export.ts";
 export type { DeleteResult, Pagination } from "./resources/common.ts";
 export { WEBHOOK_EVENT_TYPES } from "./resources/webhook.ts";

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createId } from "../src/_internal/ids.ts";
 import type { AttendeeRecord } from "../src/resources/attendee.ts";
-import type { KeptFigures } from "../src/resources/kept-figures.ts";
+import type { KeptFigures } from "../src/rules/kept-figures.ts";
 import type { PaymentEntry } from "../src/resources/payment.ts";
 import type { ThresholdRecord } from "../src/resources/threshold.ts";
 import { linkHashOf, newLinkToken, newVendorRecord, type BookingRecord } from "../src/resources/vendor.ts";

@@ -19,7 +19,7 @@ import { percent, round3, seriesStatistics } from "../src/analytics/statistics.t
 import { buildTrendReport, TrendQuery } from "../src/analytics/trend-report.ts";
 import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
 import { ServiceError } from "../src/errors.ts";
-import { NO_FIGURES } from "../src/resources/kept-figures.ts";
+import { NO_FIGURES } from "../src/rules/kept-figures.ts";
 import { goalStatuses } from "../src/rules/goals.ts";
 import { dialectOf } from "../src/sql/dialect.ts";
 import { BACKENDS } from "./_backends.ts";

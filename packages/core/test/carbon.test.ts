@@ -10,7 +10,7 @@ import {
   travelEmissionsKg,
 } from "../src/carbon/emission-factors.ts";
 import { sustainabilityScore } from "../src/carbon/sustainability-score.ts";
-import { carbonNeutralSql, travelBandSql } from "../src/carbon/carbon-sql.ts";
+import { carbonNeutralSql, travelBandSql } from "../src/sql/carbon-sql.ts";
 import { BACKENDS } from "./_backends.ts";
 
 const close = (actual: number, expected: number) =>

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
-import { activityFactor, type PricedRecord } from "../src/carbon/activity-factors.ts";
+import { activityFactor, type PricedRecord } from "../src/resources/activity-factor.ts";
 import {
   DEFAULT_EMISSION_FACTORS,
   EmissionFactorSet,

@@ -24,7 +24,7 @@ import {
   talliesOf,
   travelTallyChange,
   travelTallyOf,
-} from "../src/resources/kept-tallies.ts";
+} from "../src/rules/kept-tallies.ts";
 import { ERASED_ANSWER } from "../src/storage/erasure.ts";
 import { BACKENDS } from "./_backends.ts";
 import { newAccount } from "./_service-transactions-outbox.ts";

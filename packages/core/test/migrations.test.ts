@@ -12,6 +12,8 @@ import { SCOPES } from "../src/resources/api-key.ts";
 import type { Database as Schema } from "../src/sql/database.ts";
 import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { migrationProvider } from "../src/sql/migrations.ts";
+import { RELEASED_ATTENDEE_STATUS } from "../src/rules/attendee-status.ts";
+import { PAYABLE_PAYMENT_STATUSES } from "../src/resources/payment.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 
 const AT = "2026-01-01T00:00:00.000Z";
@@ -229,4 +231,29 @@ test("0023_payment_admission admits the registrations stored paid for, and reads
   assert.deepEqual(await payment("gone"), ["refunded", null]);
   assert.equal(await payment("free"), null);
   await storage.close();
+});
+
+test("partial indexes keep the literal lists of the rules they depend on", async () => {
+  const latest = Object.keys(await migrationProvider.getMigrations()).at(-1)!;
+  const db = await databaseAt(latest);
+  const definition = async (name: string) =>
+    (
+      (await db
+        .selectFrom("sqlite_master")
+        .select("sql")
+        .where("type", "=", "index")
+        .where("name", "=", name)
+        .executeTakeFirstOrThrow()) as { sql: string }
+    ).sql;
+  const hold = await definition("attendees_payment_hold");
+  const listed = /"payment_status" in \(([^)]*)\)/.exec(hold)?.[1];
+  assert.deepEqual(
+    listed?.split(",").map((literal) => literal.trim().replace(/^'|'$/g, "")),
+    [...PAYABLE_PAYMENT_STATUSES],
+  );
+  assert.deepEqual(PAYABLE_PAYMENT_STATUSES, ["requires_payment", "failed"]);
+  const email = await definition("attendees_event_email_active");
+  assert.equal(/"status" <> '([^']*)'/.exec(email)?.[1], RELEASED_ATTENDEE_STATUS);
+  assert.equal(RELEASED_ATTENDEE_STATUS, "cancelled");
+  await db.destroy();
 });

@@ -3,20 +3,23 @@ import { describe, test } from "node:test";
 import { ServiceError } from "../src/errors.ts";
 import {
   assertAttendeeTransition,
-  ATTENDEE_STATUSES,
-  type AttendeeStatus,
   isActiveAttendeeStatus,
   isAttendeeTransitionAllowed,
+  RELEASED_ATTENDEE_STATUS,
 } from "../src/rules/attendee-status.ts";
-import {
-  assertEventTransition,
-  EVENT_STATUSES,
-  type EventStatus,
-  isEventTransitionAllowed,
-} from "../src/rules/event-status.ts";
+import { assertEventTransition, isEventTransitionAllowed } from "../src/rules/event-status.ts";
 import { assertDoorOpen } from "../src/rules/check-in.ts";
 import { typedConfirmationCode } from "../src/rules/confirmation-code.ts";
-import { newAttendeeRecord, undoCheckIn } from "../src/resources/attendee.ts";
+import { FINAL_DELIVERY_STATUSES } from "../src/rules/delivery-status.ts";
+import { isClaimLive } from "../src/rules/idempotency-claim.ts";
+import { SOURCING_BOOKING_STATUS } from "../src/rules/local-sourcing.ts";
+import { PAYABLE_PAYMENT_STATUSES } from "../src/resources/payment.ts";
+import { FAILED_REFUND_STATUS } from "../src/rules/payments.ts";
+import { reserveInWindows } from "../src/rules/rate-limit.ts";
+import { hasWebhookRoom, WEBHOOK_LIMITS } from "../src/rules/webhook-quota.ts";
+import { ATTENDEE_STATUSES, type AttendeeStatus, newAttendeeRecord } from "../src/resources/attendee.ts";
+import { EVENT_STATUSES, type EventStatus } from "../src/resources/event.ts";
+import { undoCheckIn } from "../src/rules/attendee-update.ts";
 
 // The expected tables, written out from docs/api.md's status tables rather than derived from the code's tables.
 const EVENT_ALLOWED = new Set([
@@ -166,5 +169,69 @@ describe("a confirmation code as a person types it", () => {
     assert.equal(typedConfirmationCode("EVT-7KQ2-M9XH-X"), "EVT7KQ2M9XHX");
     assert.equal(typedConfirmationCode("abc"), "ABC");
     assert.equal(typedConfirmationCode(" - "), "");
+  });
+});
+
+describe("definitions the storage's queries ask for", () => {
+  const limits = { perMinute: 3, perDay: 5 };
+  const stored = { minuteStart: 60, minute: 2, dayStart: 0, day: 4 };
+
+  test("a reservation is granted up to the tighter limit, in the stored windows", () => {
+    assert.deepEqual(reserveInWindows(stored, { windows: { minute: 60, day: 0 }, want: 4, limits }), {
+      minuteStart: 60,
+      minute: 3,
+      dayStart: 0,
+      day: 5,
+      granted: 1,
+    });
+  });
+
+  test("a newer window starts at 0; unspent requests go back to the windows they were taken from", () => {
+    assert.deepEqual(reserveInWindows(stored, { windows: { minute: 120, day: 0 }, want: 4, limits }), {
+      minuteStart: 120,
+      minute: 1,
+      dayStart: 0,
+      day: 5,
+      granted: 1,
+    });
+    const giveBack = { windows: { minute: 60, day: 0 }, count: 2 };
+    assert.deepEqual(reserveInWindows(stored, { windows: { minute: 120, day: 0 }, want: 4, limits, giveBack }), {
+      minuteStart: 120,
+      minute: 3,
+      dayStart: 0,
+      day: 5,
+      granted: 3,
+    });
+    const older = { windows: { minute: 0, day: 0 }, count: 2 };
+    assert.deepEqual(reserveInWindows(stored, { windows: { minute: 60, day: 0 }, want: 0, limits, giveBack: older }), {
+      minuteStart: 60,
+      minute: 2,
+      dayStart: 0,
+      day: 2,
+      granted: 0,
+    });
+  });
+
+  test("an Idempotency-Key claim holds its key until it expires, or while running until it goes stale", () => {
+    const at = { now: "2026-06-01T12:00:00.000Z", staleBefore: "2026-06-01T11:59:00.000Z" };
+    const claim = { state: "running", createdAt: "2026-06-01T11:59:30.000Z", expiresAt: "2026-06-02T11:59:30.000Z" };
+    assert.equal(isClaimLive(claim, at), true);
+    assert.equal(isClaimLive({ ...claim, createdAt: "2026-06-01T11:58:59.000Z" }, at), false);
+    assert.equal(isClaimLive({ ...claim, state: "done", createdAt: "2026-06-01T11:00:00.000Z" }, at), true);
+    assert.equal(isClaimLive({ ...claim, state: "done", expiresAt: at.now }, at), false);
+  });
+
+  test("every webhook an account holds counts against its tier's limit", () => {
+    assert.deepEqual(WEBHOOK_LIMITS, { free: 5, starter: 20, professional: 50, enterprise: 200 });
+    assert.equal(hasWebhookRoom(4, WEBHOOK_LIMITS.free), true);
+    assert.equal(hasWebhookRoom(5, WEBHOOK_LIMITS.free), false);
+  });
+
+  test("named statuses: released, payable, a refund that failed, sourcing bookings, final deliveries", () => {
+    assert.equal(RELEASED_ATTENDEE_STATUS, "cancelled");
+    assert.deepEqual(PAYABLE_PAYMENT_STATUSES, ["requires_payment", "failed"]);
+    assert.equal(FAILED_REFUND_STATUS, "failed");
+    assert.equal(SOURCING_BOOKING_STATUS, "confirmed");
+    assert.deepEqual(FINAL_DELIVERY_STATUSES, ["succeeded", "failed"]);
   });
 });

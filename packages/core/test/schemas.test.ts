@@ -9,7 +9,8 @@ import {
   CheckInInput,
 } from "../src/resources/attendee.ts";
 import { ApiKeyCreateInput, SCOPES, scopesOf, storedScopes } from "../src/resources/api-key.ts";
-import { EventCreateInput, EventListQuery, EventUpdateInput, isCountryCode } from "../src/resources/event.ts";
+import { isCountryCode } from "../src/_internal/country-codes.ts";
+import { EventCreateInput, EventListQuery, EventUpdateInput } from "../src/resources/event.ts";
 import { ActivityInput } from "../src/resources/activity.ts";
 import { PaymentInput, RefundInput } from "../src/resources/payment.ts";
 

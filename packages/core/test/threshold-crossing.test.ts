@@ -3,8 +3,8 @@ import { describe, test } from "node:test";
 import { parseInput } from "../src/_internal/parse-input.ts";
 import { ServiceError } from "../src/errors.ts";
 import { ThresholdCreateInput, ThresholdUpdateInput } from "../src/resources/threshold.ts";
+import { capacityUtilizationOf } from "../src/rules/goals.ts";
 import {
-  capacityUtilizationOf,
   isThresholdReached,
   judgeThreshold,
   keepsBuiltInCapacityRule,

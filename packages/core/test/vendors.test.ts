@@ -19,7 +19,7 @@ import {
 import { goalStatuses } from "../src/rules/goals.ts";
 import { distanceKm, vendorFiguresOf, vendorShares } from "../src/rules/local-sourcing.ts";
 import { NO_ACTIVITY_FIGURES } from "../src/resources/activity-figures.ts";
-import { NO_FIGURES } from "../src/resources/kept-figures.ts";
+import { NO_FIGURES } from "../src/rules/kept-figures.ts";
 import { createEventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 import { apiRequest, EVENT } from "./_fixtures.ts";

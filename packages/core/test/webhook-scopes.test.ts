@@ -13,8 +13,8 @@ import {
   READ_SCOPE_BY_FAMILY,
   readScopesFor,
   WEBHOOK_EVENT_TYPES,
-  WEBHOOK_LIMITS,
 } from "../src/resources/webhook.ts";
+import { WEBHOOK_LIMITS } from "../src/rules/webhook-quota.ts";
 import { toApiDelivery } from "../src/resources/webhook-delivery.ts";
 import { createEventService } from "../src/service.ts";
 import { PING_EVENT_TYPE } from "../src/resources/webhook.ts";

@@ -1,6 +1,11 @@
-import type * as z from "zod";
+import * as z from "zod";
 import { ServiceError } from "../errors.ts";
-import { INPUT_FORMS } from "../resources/common.ts";
+
+/**
+ * How a value is written, where its type alone does not say it: the validation messages name it
+ * (`amount: required: a whole number in the currency's minor units (4500 is 45.00 EUR)`).
+ */
+export const INPUT_FORMS = z.registry<{ form: string }>();
 
 /** One zod issue as the error body shows it in `details.issues`. */
 export interface InputIssue {

@@ -7,7 +7,7 @@
 import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { EventRecord } from "../resources/event.ts";
 import type { ActivityGroup, KindFigures } from "./footprint.ts";
-import type { AttendeeStatus } from "../rules/attendee-status.ts";
+import type { AttendeeStatus } from "../resources/attendee.ts";
 import type { BucketGranularity } from "./date-buckets.ts";
 import type { ConfirmedVendor } from "../rules/local-sourcing.ts";
 

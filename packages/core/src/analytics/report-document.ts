@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { ELECTRICITY_SOURCES, FUEL_UNITS, FUELS, WASTE_STREAMS } from "../carbon/activity-kinds.ts";
-import { EVENT_STATUSES } from "../rules/event-status.ts";
+import { EVENT_STATUSES } from "../resources/event.ts";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
 import { type EmissionFactorSet, factorBands, TRAVEL_MODES, type TravelMode } from "../carbon/emission-factors.ts";
 import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";

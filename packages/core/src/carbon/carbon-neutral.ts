@@ -4,7 +4,7 @@
  * offsets cover it (offset kg >= emissions kg). An event with no emissions (nothing recorded,
  * everyone walked or cycled) is not carbon neutral: there is nothing it offset. The `sustainability.goal_achieved` notification, the
  * completion report's `carbonNeutralAchieved` and the `carbonNeutral` certification of the
- * analytics all use it; `carbonNeutralSql` (`carbon/carbon-sql.ts`) is its SQL twin, which a test
+ * analytics all use it; `carbonNeutralSql` (`sql/carbon-sql.ts`) is its SQL twin, which a test
  * keeps equal to it.
  */
 

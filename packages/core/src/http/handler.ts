@@ -1,7 +1,6 @@
 import { ServiceError } from "../errors.ts";
 import type { EventService } from "../service.ts";
-import { redactLinkTokens } from "../resources/vendor.ts";
-import { linkNotFound } from "../service/booking-changes.ts";
+import { linkNotFound, redactLinkTokens } from "../resources/vendor.ts";
 import { DEFAULT_PUBLIC_URL } from "../webhooks/change-notifications.ts";
 import { createAuthFailureLimit, createMinuteLimit } from "./auth-failure-limit.ts";
 import { assertScope, createAuthenticator } from "./authenticate.ts";

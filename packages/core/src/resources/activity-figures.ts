@@ -2,7 +2,7 @@
  * The figures an event keeps from its activity records, beside those it keeps from its
  * registrations (`kept-figures.ts`): the one definition of what the records add up to.
  * The storage recounts them from the records in the transaction of every activity change
- * (`activityFiguresSql` in `carbon/carbon-sql.ts` is the SQL twin; a test keeps the two equal),
+ * (`activityFiguresSql` in `sql/carbon-sql.ts` is the SQL twin; a test keeps the two equal),
  * so goals, thresholds and analytics read one event row, however many records the event has.
  */
 import {

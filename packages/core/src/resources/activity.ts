@@ -23,7 +23,7 @@ import {
   type WasteStream,
 } from "../carbon/activity-kinds.ts";
 import { TRAVEL_MODES } from "../carbon/emission-factors.ts";
-import { isCountryCode } from "./event.ts";
+import { isCountryCode } from "../_internal/country-codes.ts";
 import { plainText, Timestamp } from "./common.ts";
 
 const country = z.string().refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code in upper case, e.g. DE");

@@ -3,12 +3,6 @@ import * as z from "zod";
 /** Text never holds U+0000: databases cut strings there (and it is never meant). */
 const NO_NUL = [(value: string) => !value.includes("\u0000"), "must not contain the character U+0000"] as const;
 
-/**
- * How a value is written, where its type alone does not say it: the validation messages name it
- * (`amount: required: a whole number in the currency's minor units (4500 is 45.00 EUR)`).
- */
-export const INPUT_FORMS = z.registry<{ form: string }>();
-
 /** A string of at most `max` characters, trimmed, without U+0000 (may be empty). */
 export const plainText = (max: number) =>
   z

@@ -1,10 +1,7 @@
 import * as z from "zod";
-import { ServiceError } from "../errors.ts";
-import { assertEventTransition, EVENT_STATUSES, type EventStatus } from "../rules/event-status.ts";
-import { assertCapacityCovers } from "../rules/capacity.ts";
-import { assertTicketTypesCover, type TicketHolders } from "../rules/ticket-types.ts";
 import { REFUND_POLICIES, TicketType, TicketTypesInput, toTicketTypes } from "./ticket-type.ts";
 import { canonicalTimeZone } from "../_internal/local-time.ts";
+import { isCountryCode } from "../_internal/country-codes.ts";
 import {
   dateParam,
   DateTimeInput,
@@ -18,34 +15,6 @@ import {
   text,
   Timestamp,
 } from "./common.ts";
-
-/**
- * The 249 officially assigned ISO 3166-1 alpha-2 codes, and XK (Kosovo): user-assigned, but in
- * common use and accepted since the first release. A list of our own rather than a countries
- * package: only the codes are needed, not the names.
- */
-const ALPHA2 = new Set(
-  [
-    "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ",
-    "BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR",
-    "CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR",
-    "GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU",
-    "ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ",
-    "LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ",
-    "MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF",
-    "PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI",
-    "SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR",
-    "TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW",
-  ]
-    .join(" ")
-    .split(" ")
-    .concat("XK"),
-);
-
-/** True for an assigned ISO 3166-1 alpha-2 code, upper-case (`DE`, `US`). */
-export function isCountryCode(value: string): boolean {
-  return ALPHA2.has(value);
-}
 
 export const Coordinates = z.strictObject({
   lat: z.number().min(-90).max(90),
@@ -83,6 +52,10 @@ export const SustainabilityGoals = z.strictObject({
   renewableEnergy: z.boolean().optional(),
 });
 export type SustainabilityGoals = z.infer<typeof SustainabilityGoals>;
+
+/** Every status an event can have. A new event is always `draft`. */
+export const EVENT_STATUSES = ["draft", "published", "cancelled", "completed"] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
 
 /**
  * Tags: trimmed, lower-cased and de-duplicated; at most 20 of up to 50 characters, without a
@@ -234,7 +207,7 @@ export function newEventRecord(input: EventCreate, ids: { id: string; accountId:
   };
 }
 
-function normaliseLocation(location: z.output<typeof LocationInput>): Location {
+export function normaliseLocation(location: z.output<typeof LocationInput>): Location {
   return {
     address: location.address,
     city: location.city,
@@ -243,51 +216,6 @@ function normaliseLocation(location: z.output<typeof LocationInput>): Location {
     zipCode: location.zipCode ?? null,
     coordinates: location.coordinates ?? null,
   };
-}
-
-/**
- * Applies a partial update to an event, enforcing the status rules, the date order of the
- * merged event, that capacity stays at or above the active registrations and that new ticket
- * types keep every registration's (`heldTickets`: the registrations not cancelled by lower-cased
- * type name, needed when `update.ticketTypes` is given). Pure: the service calls it while its
- * transaction holds the event's lock.
- */
-export function applyEventUpdate(
-  current: EventRecord,
-  update: EventUpdate,
-  activeRegistrations: number,
-  now: string,
-  heldTickets: ReadonlyMap<string, TicketHolders> = new Map(),
-): EventRecord {
-  const status: EventStatus = update.status ?? current.status;
-  assertEventTransition(current.status, status);
-  const next: EventRecord = {
-    ...current,
-    ...(update.name !== undefined && { name: update.name }),
-    ...(update.description !== undefined && { description: update.description }),
-    ...(update.location && { location: normaliseLocation(update.location) }),
-    ...(update.startDate !== undefined && { startDate: update.startDate }),
-    ...(update.endDate !== undefined && { endDate: update.endDate }),
-    ...(update.capacity !== undefined && { capacity: update.capacity }),
-    ...(update.category !== undefined && { category: update.category }),
-    ...(update.sustainabilityGoals !== undefined && { sustainabilityGoals: update.sustainabilityGoals ?? {} }),
-    ...(update.tags !== undefined && { tags: update.tags ?? [] }),
-    ...(update.waitlistEnabled !== undefined && { waitlistEnabled: update.waitlistEnabled }),
-    ...(update.ticketTypes !== undefined && { ticketTypes: toTicketTypes(update.ticketTypes ?? []) }),
-    ...(update.refundPolicy !== undefined && { refundPolicy: update.refundPolicy }),
-    ...(update.timeZone !== undefined && { timeZone: update.timeZone }),
-    status,
-    updatedAt: now,
-  };
-  if (next.endDate < next.startDate) {
-    throw new ServiceError("INVALID_REQUEST", {
-      message: `${update.endDate !== undefined ? "endDate" : "startDate"}: the event would end (${next.endDate}) before it starts (${next.startDate})`,
-      field: update.endDate !== undefined ? "endDate" : "startDate",
-    });
-  }
-  assertCapacityCovers(next.capacity, activeRegistrations);
-  if (update.ticketTypes !== undefined) assertTicketTypesCover(next.ticketTypes, heldTickets);
-  return next;
 }
 
 export const EVENT_SORT_FIELDS = ["createdAt", "startDate", "name", "capacity", "carbonFootprint"] as const;

@@ -1,6 +1,5 @@
 import * as z from "zod";
 import { plainText, text, Timestamp } from "./common.ts";
-import { PAYABLE_PAYMENT_STATUSES } from "../rules/payments.ts";
 import { amountInMinorUnits } from "./ticket-type.ts";
 
 /**
@@ -64,6 +63,13 @@ export const Payment = PaymentRecord.omit({
     .meta({ description: "Stripe's PaymentIntent client secret, while payable: hand it to Stripe's Payment Element." }),
 });
 export type Payment = z.infer<typeof Payment>;
+
+/**
+ * The payment statuses that still take money (a declined card is `failed`, and may be paid). The
+ * partial index `attendees_payment_hold` keeps this list as literals (migrations are frozen
+ * text); a test keeps the two in agreement.
+ */
+export const PAYABLE_PAYMENT_STATUSES = ["requires_payment", "failed"] as const satisfies readonly PaymentStatus[];
 
 /** True while the payment can still be paid (nothing or part of it received, not expired). */
 export function isPayable(payment: Pick<PaymentRecord, "status">): boolean {

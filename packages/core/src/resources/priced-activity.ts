@@ -1,5 +1,4 @@
 import * as z from "zod";
-import { activityFactor } from "../carbon/activity-factors.ts";
 import {
   ACTIVITY_KINDS,
   ACTIVITY_UNITS,
@@ -24,7 +23,8 @@ import {
   KIND_QUALIFIERS,
 } from "./activity.ts";
 import { pagingParams, plainText, resolvePaging } from "./common.ts";
-import { isCountryCode } from "./event.ts";
+import { isCountryCode } from "../_internal/country-codes.ts";
+import { activityFactor } from "./activity-factor.ts";
 
 /**
  * An activity record as stored: the record and the figures the factor set in use priced it

@@ -1,5 +1,6 @@
 import * as z from "zod";
-import { DateTimeInput, INPUT_FORMS, text, Timestamp } from "./common.ts";
+import { INPUT_FORMS } from "../_internal/parse-input.ts";
+import { DateTimeInput, text, Timestamp } from "./common.ts";
 
 /**
  * The ISO 4217 codes of the currencies in circulation, as the runtime's ICU data knows them

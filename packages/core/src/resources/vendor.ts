@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { ServiceError } from "../errors.ts";
 import * as z from "zod";
 import { ACTIVITY_KINDS } from "../carbon/activity-kinds.ts";
 import { Email } from "./attendee.ts";
@@ -293,6 +294,11 @@ export function isLinkToken(token: string): boolean {
 }
 
 const LINK_TOKENS = /vrq_[A-Za-z0-9_-]+/g;
+
+/** The one answer to a vendor link that leads nowhere, whatever the reason. */
+export function linkNotFound(): ServiceError {
+  return new ServiceError("NOT_FOUND", { message: "No open vendor request at this link." });
+}
 
 /** `text` (a request's path) with every vendor link token in it cut to its prefix, for a log: a token is a credential. */
 export function redactLinkTokens(text: string): string {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import * as z from "zod";
 import { ServiceError } from "../errors.ts";
-import { holdsScope, type Scope, type Tier } from "./api-key.ts";
+import { holdsScope, type Scope } from "./api-key.ts";
 import { BooleanParam, KeyValueMap, pagingParams, plainText, resolvePaging, Timestamp } from "./common.ts";
 
 /** The type of the test notification of `POST /webhooks/:id/ping` (not subscribable). */
@@ -116,12 +116,6 @@ export function assertSubscribable(types: readonly string[], scopes: readonly Sc
     details: { requiredScopes: missing },
   });
 }
-
-/** How many webhooks an account may hold, by the tier of the key that creates one (like its rate limits). */
-export const WEBHOOK_LIMITS = { free: 5, starter: 20, professional: 50, enterprise: 200 } as const satisfies Record<
-  Tier,
-  number
->;
 
 const URL_MAX = 2048;
 

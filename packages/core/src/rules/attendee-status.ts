@@ -1,11 +1,5 @@
+import type { AttendeeStatus } from "../resources/attendee.ts";
 import { assertTransition, isTransitionAllowed, type TransitionTable } from "./transitions.ts";
-
-/**
- * Every status a registration can have. A new registration is `confirmed`, or `waitlisted` when
- * its event is full and keeps a waiting list.
- */
-export const ATTENDEE_STATUSES = ["confirmed", "pending", "cancelled", "checked-in", "waitlisted"] as const;
-export type AttendeeStatus = (typeof ATTENDEE_STATUSES)[number];
 
 /**
  * Registrations that hold a place: they count against capacity and in the event's figures.
@@ -16,6 +10,14 @@ export const ACTIVE_ATTENDEE_STATUSES = [
   "pending",
   "checked-in",
 ] as const satisfies readonly AttendeeStatus[];
+
+/**
+ * The status of a registration that gave up its email and its ticket: in every other status
+ * (`waitlisted` too) it holds both, so the same email cannot register for the event again and its
+ * ticket type cannot be removed. The partial unique index `attendees_event_email_active` keeps
+ * this status as a literal (migrations are frozen text); a test keeps the two in agreement.
+ */
+export const RELEASED_ATTENDEE_STATUS = "cancelled" as const satisfies AttendeeStatus;
 
 /**
  * The status changes a registration allows: `confirmed <-> pending`,

@@ -1,7 +1,8 @@
 import type { ActivityKind } from "../carbon/activity-kinds.ts";
 import { ServiceError } from "../errors.ts";
 import type { BookingStatus } from "../resources/vendor.ts";
-import { type EventStatus, isOpenForRegistration } from "./event-status.ts";
+import type { EventStatus } from "../resources/event.ts";
+import { isOpenForRegistration } from "./event-status.ts";
 import { assertTransition, type TransitionTable } from "./transitions.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { ServiceError } from "../errors.ts";
-import type { AttendeeStatus } from "./attendee-status.ts";
-import type { EventStatus } from "./event-status.ts";
+import type { AttendeeStatus } from "../resources/attendee.ts";
+import type { EventStatus } from "../resources/event.ts";
 
 /**
  * The door is open only while the event is `published`: a scan before publication or after

@@ -12,6 +12,12 @@ export const DELIVERY_TRANSITIONS: TransitionTable<DeliveryStatus> = {
   failed: ["pending"],
 };
 
+/**
+ * The statuses of deliveries no worker sends again (only a redelivery would): past the retention
+ * period they are purged, with their attempts.
+ */
+export const FINAL_DELIVERY_STATUSES = ["succeeded", "failed"] as const satisfies readonly DeliveryStatus[];
+
 /** True when a delivery may move from `from` to `to` (including staying where it is). */
 export function isDeliveryTransitionAllowed(from: DeliveryStatus, to: DeliveryStatus): boolean {
   return isTransitionAllowed(DELIVERY_TRANSITIONS, from, to);

@@ -1,9 +1,6 @@
 import { ServiceError } from "../errors.ts";
+import type { EventStatus } from "../resources/event.ts";
 import { assertTransition, isTransitionAllowed, type TransitionTable } from "./transitions.ts";
-
-/** Every status an event can have. A new event is always `draft`. */
-export const EVENT_STATUSES = ["draft", "published", "cancelled", "completed"] as const;
-export type EventStatus = (typeof EVENT_STATUSES)[number];
 
 /**
  * The status changes an event allows: `draft -> published | cancelled`,

@@ -8,10 +8,9 @@ import { isCarbonNeutral } from "../carbon/carbon-neutral.ts";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { SustainabilityGoals } from "../resources/event.ts";
-import type { KeptFigures } from "../resources/kept-figures.ts";
+import type { KeptFigures } from "./kept-figures.ts";
 import type { ThresholdMetric } from "../resources/threshold.ts";
 import type { VendorFigures } from "./local-sourcing.ts";
-import { capacityUtilizationOf } from "./threshold-crossing.ts";
 
 /** The goals an event may set, as notifications and reports name them. */
 export const GOAL_TYPES = ["carbon_neutral", "renewable_energy", "waste_reduction", "local_sourcing"] as const;
@@ -29,6 +28,14 @@ export interface EventFigures {
   vendors?: VendorFigures;
 }
 
+/**
+ * An event's capacity utilisation in percent: `active * 100 / capacity`, so that a whole
+ * percentage comes out exact (29 of 100 is 29, where `29 / 100 * 100` is 28.999...); `null`
+ * without a capacity.
+ */
+export function capacityUtilizationOf(activeRegistrations: number, capacity: number): number | null {
+  return capacity > 0 ? (activeRegistrations * 100) / capacity : null;
+}
 const share = (part: number, whole: number): number | null => (whole > 0 ? (100 * part) / whole : null);
 
 /** The whole footprint: attendees' travel and every priced activity record, kg CO2e. */

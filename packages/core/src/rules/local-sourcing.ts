@@ -5,7 +5,10 @@
  */
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import type { Coordinates } from "../resources/event.ts";
-import type { Certification } from "../resources/vendor.ts";
+import type { BookingStatus, Certification } from "../resources/vendor.ts";
+
+/** The status of the bookings local sourcing counts: only confirmed vendors supply the event. */
+export const SOURCING_BOOKING_STATUS = "confirmed" as const satisfies BookingStatus;
 
 /** A confirmed vendor of an event, as far as local sourcing asks. */
 export interface ConfirmedVendor {

@@ -1,7 +1,7 @@
 import { ServiceError } from "../errors.ts";
-import type { PaymentProvider, PaymentRecord, PaymentStatus } from "../resources/payment.ts";
+import type { PaymentEntry, PaymentProvider, PaymentRecord, PaymentStatus } from "../resources/payment.ts";
 import { MAX_PAYMENT_AMOUNT, type RefundPolicy, type TicketType } from "../resources/ticket-type.ts";
-import type { AttendeeStatus } from "./attendee-status.ts";
+import type { AttendeeStatus } from "../resources/attendee.ts";
 
 /**
  * Payments: what a registration owes, what paying and refunding do to its payment, and which
@@ -14,8 +14,11 @@ import type { AttendeeStatus } from "./attendee-status.ts";
  * it away; a cancellation does.
  */
 
-/** The payment statuses that still take money (a declined card is `failed`, and may be paid). */
-export const PAYABLE_PAYMENT_STATUSES = ["requires_payment", "failed"] as const satisfies readonly PaymentStatus[];
+/**
+ * The ledger status of a refund that returned nothing: every other refund counts as money
+ * returned, a `pending` one (being returned) too.
+ */
+export const FAILED_REFUND_STATUS = "failed" as const satisfies PaymentEntry["status"];
 
 /** How the deployment takes payments: its provider, and how long a Stripe payment holds its place. */
 export interface PaymentTerms {

@@ -1,5 +1,6 @@
 import { ServiceError } from "../errors.ts";
-import { type AttendeeStatus, isActiveAttendeeStatus } from "./attendee-status.ts";
+import type { AttendeeStatus } from "../resources/attendee.ts";
+import { isActiveAttendeeStatus } from "./attendee-status.ts";
 
 /** What a registration change needs of the two states: status, email and waiting-list place. */
 export interface RegistrationState {

@@ -59,12 +59,3 @@ export function movedMetrics(metrics: Partial<EventMetrics>): ThresholdMetric[] 
 export function keepsBuiltInCapacityRule(accountHasCapacityThreshold: boolean): boolean {
   return !accountHasCapacityThreshold;
 }
-
-/**
- * An event's capacity utilisation in percent: `active * 100 / capacity`, so that a whole
- * percentage comes out exact (29 of 100 is 29, where `29 / 100 * 100` is 28.999...); `null`
- * without a capacity.
- */
-export function capacityUtilizationOf(activeRegistrations: number, capacity: number): number | null {
-  return capacity > 0 ? (activeRegistrations * 100) / capacity : null;
-}

@@ -1,6 +1,7 @@
 import type { TicketType } from "../resources/ticket-type.ts";
 import { eventFull, placesLeft } from "./capacity.ts";
-import { type EventStatus, takesRegistrations } from "./event-status.ts";
+import type { EventStatus } from "../resources/event.ts";
+import { takesRegistrations } from "./event-status.ts";
 import { ticketPlacesLeft, ticketTypeFull } from "./ticket-types.ts";
 
 /** What a waiting-list decision needs of an event. */

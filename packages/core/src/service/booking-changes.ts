@@ -16,6 +16,7 @@ import {
   type BookingUpdate,
   toApiBooking,
   type VendorRecord,
+  linkNotFound,
 } from "../resources/vendor.ts";
 import {
   ACTIVE_BOOKING_STATUSES,
@@ -249,11 +250,6 @@ export interface LinkedBooking {
   event: EventRecord;
   booking: BookingRecord;
   vendor: VendorRecord;
-}
-
-/** The one answer to a link that leads nowhere, whatever the reason. */
-export function linkNotFound(): ServiceError {
-  return new ServiceError("NOT_FOUND", { message: "No open vendor request at this link." });
 }
 
 /** The vendor's answer through its link: `confirmed` or `declined`, with its message. Answering the same again changes nothing. */

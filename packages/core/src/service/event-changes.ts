@@ -3,7 +3,8 @@
  * transaction (under the event's lock once it exists) and appends its notifications to the
  * outbox in it.
  */
-import { applyEventUpdate, type EventRecord, type EventUpdate } from "../resources/event.ts";
+import type { EventRecord, EventUpdate } from "../resources/event.ts";
+import { applyEventUpdate } from "../rules/event-update.ts";
 import type { Change } from "../storage/common.ts";
 import type { Erasure } from "../storage/erasure.ts";
 import { closeBookings } from "./booking-changes.ts";

@@ -1,6 +1,6 @@
 import { createId } from "../_internal/ids.ts";
 import { parseInput } from "../_internal/parse-input.ts";
-import { eventStatsOf, NO_FIGURES } from "../resources/kept-figures.ts";
+import { eventStatsOf, NO_FIGURES } from "../rules/kept-figures.ts";
 import { type Attendee, CheckInInput, toApiAttendee } from "../resources/attendee.ts";
 import { type DeleteResult, paginate } from "../resources/common.ts";
 import {

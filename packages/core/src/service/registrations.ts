@@ -6,12 +6,8 @@
  */
 import { createConfirmationCode } from "../_internal/ids.ts";
 import { ServiceError } from "../errors.ts";
-import {
-  applyAttendeeUpdate,
-  type AttendeeRecord,
-  type AttendeeUpdate,
-  undoCheckIn as undoneCheckIn,
-} from "../resources/attendee.ts";
+import type { AttendeeRecord, AttendeeUpdate } from "../resources/attendee.ts";
+import { applyAttendeeUpdate, undoCheckIn as undoneCheckIn } from "../rules/attendee-update.ts";
 import type { EventRecord } from "../resources/event.ts";
 import { assertPlaceLeft } from "../rules/capacity.ts";
 import { assertDoorOpen, isCheckedIn } from "../rules/check-in.ts";

@@ -17,6 +17,7 @@ import {
   VendorAnswerInput,
   type VendorRecord,
   type VendorRequest,
+  linkNotFound,
 } from "../resources/vendor.ts";
 import {
   assertConfirmed,
@@ -28,7 +29,7 @@ import {
 import type { EventStore } from "../storage/event-store.ts";
 import type { VendorStore } from "../storage/vendor-store.ts";
 import { changeActivities, priced, reviseActivity } from "./activity-changes.ts";
-import { answerBooking, type LinkedBooking, linkedBookingOf, linkNotFound, notifyBooking } from "./booking-changes.ts";
+import { answerBooking, type LinkedBooking, linkedBookingOf, notifyBooking } from "./booking-changes.ts";
 import type { ListResult } from "./operation-context.ts";
 import type { TransactionStore } from "../storage/transaction.ts";
 import type { TransactionContext } from "./transaction-context.ts";

@@ -3,9 +3,10 @@
  * behind a registration that left the list, and promoting the first in line into free places.
  * When and how many is `rules/waitlist.ts`'s to say.
  */
-import { type AttendeeRecord, promoteAttendee } from "../resources/attendee.ts";
+import type { AttendeeRecord } from "../resources/attendee.ts";
+import { promoteAttendee } from "../rules/attendee-update.ts";
 import type { EventRecord } from "../resources/event.ts";
-import type { KeptFigures } from "../resources/kept-figures.ts";
+import type { KeptFigures } from "../rules/kept-figures.ts";
 import type { RegistrationChange } from "../rules/registration-change.ts";
 import { promotionOrder } from "../rules/ticket-types.ts";
 import { closeUpAfterPromotion, closeUpBehind, promotionsDue } from "../rules/waitlist.ts";

@@ -14,11 +14,11 @@ import {
   toApiWebhook,
   type Webhook,
   WebhookCreateInput,
-  WEBHOOK_LIMITS,
   WebhookListQuery,
   type WebhookRecord,
   WebhookUpdateInput,
 } from "../resources/webhook.ts";
+import { WEBHOOK_LIMITS } from "../rules/webhook-quota.ts";
 import {
   DeliveryListQuery,
   type DeliveryRecord,

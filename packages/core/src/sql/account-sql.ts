@@ -4,6 +4,7 @@ import { type Param, precompile } from "./precompiled.ts";
 import { rowToApiKeyInfo } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { AccountStore } from "../storage/account-store.ts";
+import { reserveInWindows } from "../rules/rate-limit.ts";
 
 /** Accounts, API keys and request counts (`AccountStore`) on SQL. */
 export function createAccountStore(ctx: SqlContext): AccountStore {
@@ -156,20 +157,18 @@ export function createAccountStore(ctx: SqlContext): AccountStore {
         const row = await dialect
           .lockRows(trx.selectFrom("rate_limit_counters").selectAll().where("account_id", "=", accountId))
           .executeTakeFirstOrThrow();
-        let minuteStart = Number(row.minute_start);
-        let minute = Number(row.minute_count);
-        let dayStart = Number(row.day_start);
-        let day = Number(row.day_count);
-        if (giveBack && giveBack.count > 0) {
-          if (giveBack.windows.minute === minuteStart) minute = Math.max(0, minute - giveBack.count);
-          if (giveBack.windows.day === dayStart) day = Math.max(0, day - giveBack.count);
-        }
-        // A newer window starts again at 0; a reservation for an older one counts in the stored ones.
-        if (windows.minute > minuteStart) [minuteStart, minute] = [windows.minute, 0];
-        if (windows.day > dayStart) [dayStart, day] = [windows.day, 0];
-        const granted = Math.max(0, Math.min(want, limits.perMinute - minute, limits.perDay - day));
-        minute += granted;
-        day += granted;
+        const stored = {
+          minuteStart: Number(row.minute_start),
+          minute: Number(row.minute_count),
+          dayStart: Number(row.day_start),
+          day: Number(row.day_count),
+        };
+        const { minuteStart, minute, dayStart, day, granted } = reserveInWindows(stored, {
+          windows,
+          want,
+          limits,
+          giveBack,
+        });
         await trx
           .updateTable("rate_limit_counters")
           .set({ minute_start: minuteStart, minute_count: minute, day_start: dayStart, day_count: day })

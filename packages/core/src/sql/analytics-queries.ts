@@ -28,9 +28,9 @@ import {
   contributionSql,
   scoreSql,
   scoreThreshold,
-} from "../carbon/carbon-sql.ts";
+} from "./carbon-sql.ts";
 import { AttendeeRecord } from "../resources/attendee.ts";
-import { epochDays, type TallyFacet } from "../resources/kept-tallies.ts";
+import { epochDays, type TallyFacet } from "../rules/kept-tallies.ts";
 import { ACTIVE_ATTENDEE_STATUSES, isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import type { EventRecord } from "../resources/event.ts";
 import type { Database, EventsTable } from "./database.ts";

@@ -69,7 +69,7 @@ export interface VendorBookingsTable {
 }
 
 /**
- * An event's registrations with one value of a facet (resources/kept-tallies.ts), or (facet
+ * An event's registrations with one value of a facet (rules/kept-tallies.ts), or (facet
  * `travel`) its active ones with one travel mode (`value`, `''`: none given) and band of its
  * factors, with their travel sums (0 in the other facets). Rows at 0 registrations are deleted.
  */
@@ -297,7 +297,7 @@ export interface EventsTable {
   created_at: string;
   updated_at: string;
   /*
-   * The event's kept figures over its active registrations (`resources/kept-figures.ts`): each
+   * The event's kept figures over its active registrations (`rules/kept-figures.ts`): each
    * change of a registration adds its difference (`contributionOf(after) - contributionOf(before)`)
    * in its own transaction, under the event's lock, so reads and list sorts need no aggregate.
    */

@@ -99,7 +99,7 @@ export interface SqlDialect {
   jsonFlag(column: RawBuilder<unknown>, key: string): RawBuilder<number>;
   /** 1 when the JSON object (text) in `column` has a non-empty text under `key`, else 0. */
   jsonTextPresent(column: RawBuilder<unknown>, key: string): RawBuilder<number>;
-  /** The ISO 8601 timestamp `value` in days (fractional, a float) since 1970-01-01 UTC: the SQL twin of `epochDays` (`resources/kept-tallies.ts`). */
+  /** The ISO 8601 timestamp `value` in days (fractional, a float) since 1970-01-01 UTC: the SQL twin of `epochDays` (`rules/kept-tallies.ts`). */
   epochDays(value: RawBuilder<unknown>): RawBuilder<number>;
   /**
    * `text` with its ASCII letters lower-cased (and no other), as a sort key ordered by code

@@ -1,5 +1,6 @@
 import type { SqlContext } from "./sql-context.ts";
 import type { IdempotencyStore } from "../storage/idempotency-store.ts";
+import { isClaimLive } from "../rules/idempotency-claim.ts";
 
 /** Idempotency-Key claims and their stored answers (`IdempotencyStore`) on SQL. */
 export function createIdempotencyStore(ctx: SqlContext): IdempotencyStore {
@@ -39,7 +40,7 @@ export function createIdempotencyStore(ctx: SqlContext): IdempotencyStore {
             .executeTakeFirst();
           // Released or purged between the insert and the read: claim it again.
           if (!row) continue;
-          const live = row.expires_at > claim.now && !(row.state === "running" && row.created_at < claim.staleBefore);
+          const live = isClaimLive({ state: row.state, createdAt: row.created_at, expiresAt: row.expires_at }, claim);
           if (live) {
             return {
               accountId: row.account_id,

@@ -1,19 +1,17 @@
 import { type ExpressionBuilder, type Kysely, sql } from "kysely";
-import { DELIVERY_STATUSES } from "../resources/webhook-delivery.ts";
 import { leaseFree, PENDING } from "./outbox-sql.ts";
 import type { Database } from "./database.ts";
 import { factorSetIdentity } from "../carbon/emission-factors.ts";
-import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql, contributionSql } from "../carbon/carbon-sql.ts";
+import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql, contributionSql } from "./carbon-sql.ts";
 import { priceActivity } from "../resources/priced-activity.ts";
 import { repriceActivities } from "./activity-sql.ts";
 import { migrationProvider } from "./migrations.ts";
 import { recountTallies, talliesState } from "./tally-sql.ts";
-import { TALLY_DEFINITION } from "../resources/kept-tallies.ts";
+import { TALLY_DEFINITION } from "../rules/kept-tallies.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { StorageLifecycle } from "../storage/lifecycle-store.ts";
+import { FINAL_DELIVERY_STATUSES } from "../rules/delivery-status.ts";
 
-/** The statuses of deliveries that will never be sent again. */
-const FINAL_STATUSES = DELIVERY_STATUSES.filter((status) => status !== PENDING);
 /** Deliveries deleted per write transaction of a purge: small enough not to hold up the API's writes. */
 const PURGE_BATCH = 500;
 
@@ -30,7 +28,7 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
       eb.and([
         eb("webhook_deliveries.updated_at", "<", before),
         eb.or([
-          eb("webhook_deliveries.status", "in", FINAL_STATUSES),
+          eb("webhook_deliveries.status", "in", FINAL_DELIVERY_STATUSES),
           eb.and([
             eb("webhook_deliveries.status", "=", PENDING),
             leaseFree(now)(eb),

@@ -135,6 +135,8 @@ export const MIGRATIONS: Record<string, Migration> = {
         .columns(["account_id", "registration_date", "id"])
         .execute();
       // The backstop of the duplicate rule: one active registration per email and event.
+      // Its status literal is RELEASED_ATTENDEE_STATUS (rules/attendee-status.ts), written out
+      // because a migration is frozen text; a test keeps the two in agreement.
       await db.schema
         .createIndex("attendees_event_email_active")
         .on("attendees")
@@ -502,7 +504,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0019_event_tallies": {
     async up(db: Kysely<any>) {
       // The per-event report's counts, kept per event and value in each registration's
-      // transaction (resources/kept-tallies.ts) instead of grouped from the registrations at
+      // transaction (rules/kept-tallies.ts) instead of grouped from the registrations at
       // every read; the index that served the grouping goes. The storage counts them from the
       // registrations when it starts (`definition` 0: never counted).
       await db.schema
@@ -642,6 +644,8 @@ export const MIGRATIONS: Record<string, Migration> = {
       ] as const)
         await db.schema.alterTable("attendees").addColumn(column, type).execute();
       // Holds that run out unpaid are found by their end (the expiry worker), intents by their id (Stripe's events).
+      // Its status list is PAYABLE_PAYMENT_STATUSES (resources/payment.ts), written out because a
+      // migration is frozen text; a test keeps the two in agreement.
       await db.schema
         .createIndex("attendees_payment_hold")
         .on("attendees")

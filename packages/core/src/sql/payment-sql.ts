@@ -1,11 +1,16 @@
 import { type Kysely, type SelectQueryBuilder, sql } from "kysely";
 import type { RevenueFigures, TicketMoneyFigures } from "../analytics/analytics-figures.ts";
-import type { PaymentEntry } from "../resources/payment.ts";
-import { activeSql } from "../carbon/carbon-sql.ts";
-import { PAYABLE_PAYMENT_STATUSES } from "../rules/payments.ts";
+import { PAYABLE_PAYMENT_STATUSES, type PaymentEntry } from "../resources/payment.ts";
+import { activeSql } from "./carbon-sql.ts";
+import { FAILED_REFUND_STATUS } from "../rules/payments.ts";
 import type { PaymentStore, PaymentWrites } from "../storage/payment-store.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { Database, EventsTable, PaymentsTable } from "./database.ts";
+
+/** The payment statuses that still take money, as SQL literals. */
+const PAYABLE = PAYABLE_PAYMENT_STATUSES.map((status) => sql.lit(status));
+/** The status of a refund that returned nothing, as an SQL literal: every other refund counts. */
+const FAILED = sql.lit(FAILED_REFUND_STATUS);
 
 /** The row of a ledger entry. */
 function entryToRow(entry: PaymentEntry): PaymentsTable {
@@ -41,7 +46,7 @@ export function createPaymentWrites(trx: Kysely<Database>): PaymentWrites {
         .select([
           "provider",
           sql<number>`coalesce(sum(case when kind = 'payment' then amount else 0 end), 0)`.as("paid"),
-          sql<number>`coalesce(sum(case when kind = 'refund' and status <> 'failed' then amount else 0 end), 0)`.as(
+          sql<number>`coalesce(sum(case when kind = 'refund' and status <> ${FAILED} then amount else 0 end), 0)`.as(
             "refunded",
           ),
         ])
@@ -95,9 +100,6 @@ export function createPaymentWrites(trx: Kysely<Database>): PaymentWrites {
   };
 }
 
-/** The payment statuses that still take money, as SQL literals. */
-const PAYABLE = PAYABLE_PAYMENT_STATUSES.map((status) => sql.lit(status));
-
 /** The money kept of a registration row: paid less refunded. */
 const keptSql = sql<number>`(payment_paid - payment_refunded)`;
 
@@ -117,7 +119,7 @@ export async function revenueFigures(db: Kysely<Database>, events: EventIdQuery)
       .select([
         "currency",
         sql<number>`sum(case when kind = 'payment' then amount else 0 end)`.as("gross"),
-        sql<number>`sum(case when kind = 'refund' and status <> 'failed' then amount else 0 end)`.as("refunded"),
+        sql<number>`sum(case when kind = 'refund' and status <> ${FAILED} then amount else 0 end)`.as("refunded"),
       ])
       .where("event_id", "in", events)
       .groupBy("currency")

@@ -1,7 +1,7 @@
-import { ACTIVITY_FIGURE_COLUMNS } from "../carbon/carbon-sql.ts";
+import { ACTIVITY_FIGURE_COLUMNS, type KEPT_FIGURE_COLUMNS } from "./carbon-sql.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { Insertable, Selectable } from "kysely";
-import type { KeptFigures } from "../resources/kept-figures.ts";
+import type { KeptFigures } from "../rules/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import { type ApiKeyInfo, scopesOf, type Tier } from "../resources/api-key.ts";
 import type { EventRecord } from "../resources/event.ts";
@@ -58,16 +58,6 @@ export function eventToRow(event: EventRecord): Insertable<EventsTable> {
     updated_at: event.updatedAt,
   };
 }
-
-/** The columns of an event row that hold its kept figures. */
-export const KEPT_FIGURE_COLUMNS = [
-  "active_count",
-  "emissions_kg",
-  "offset_usd",
-  "travel_reported",
-  "low_carbon",
-  "waitlist_count",
-] as const;
 
 /** The kept figures of an event row. */
 export function rowToKeptFigures(

@@ -1,5 +1,5 @@
 /**
- * The tallies an event keeps of its registrations' values (`resources/kept-tallies.ts`), one
+ * The tallies an event keeps of its registrations' values (`rules/kept-tallies.ts`), one
  * table for both kinds (the travel ones under the facet `travel`, keyed by mode and band), so a
  * registration's change is one statement: their changes in a registration's transaction, their
  * recount from the registration rows, and their reads for the per-event report. The recount's
@@ -7,9 +7,9 @@
  * agreement on every backend.
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
-import { activeSql, contributionSql, travelBandSql } from "../carbon/carbon-sql.ts";
+import { activeSql, contributionSql, travelBandSql } from "./carbon-sql.ts";
 import { type EmissionFactorSet, factorSetIdentity } from "../carbon/emission-factors.ts";
-import { FLAG_NEEDS, TALLY_DEFINITION } from "../resources/kept-tallies.ts";
+import { FLAG_NEEDS, TALLY_DEFINITION } from "../rules/kept-tallies.ts";
 import type { TallyWrites } from "../storage/transaction.ts";
 import type { Database } from "./database.ts";
 import type { SqlDialect } from "./dialect.ts";

@@ -8,9 +8,9 @@
  */
 import { type Kysely, sql } from "kysely";
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
-import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql } from "../carbon/carbon-sql.ts";
+import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql, KEPT_FIGURE_COLUMNS } from "./carbon-sql.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
-import type { KeptFigures } from "../resources/kept-figures.ts";
+import type { KeptFigures } from "../rules/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { Envelope } from "../storage/envelope.ts";
 import {
@@ -34,12 +34,12 @@ import type { UniqueIndex } from "./dialect.ts";
 import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
 import { pendingDeliveryRow, type DeliveryColumn, DELIVERY_COLUMNS } from "./outbox-sql.ts";
 import { type Param, params, precompile } from "./precompiled.ts";
+import { RELEASED_ATTENDEE_STATUS } from "../rules/attendee-status.ts";
 import {
   ATTENDEE_COLUMNS,
   attendeeToRow,
   eventToRow,
   paymentToRow,
-  KEPT_FIGURE_COLUMNS,
   rowToActivityFigures,
   rowToAttendee,
   rowToEvent,
@@ -86,10 +86,10 @@ export function createTransactionStore(
       .select("id")
       .where("event_id", "=", param("event"))
       .where("email_key", "=", param("email"))
-      // Not cancelled, written as the literal of the partial unique index
+      // Not released, written as a literal as in the partial unique index
       // attendees_event_email_active, so the planner uses it instead of reading every
       // registration of the event.
-      .where("status", "<>", sql.lit("cancelled"))
+      .where("status", "<>", sql.lit(RELEASED_ATTENDEE_STATUS))
       .where("id", "<>", param("id")),
   );
   const codeQuery = precompile(db, (conn, param: Param<{ code: string }>) =>
@@ -201,7 +201,7 @@ export function createTransactionStore(
         .selectFrom("attendees")
         .select(["ticket_type", "status", (eb) => eb.fn.countAll<number>().as("registrations")])
         .where("event_id", "=", eventId)
-        .where("status", "<>", sql.lit("cancelled"))
+        .where("status", "<>", sql.lit(RELEASED_ATTENDEE_STATUS))
         .groupBy(["ticket_type", "status"])
         .execute();
       return rows.map((row) => ({

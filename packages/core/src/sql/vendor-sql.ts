@@ -14,7 +14,7 @@ import type {
   VendorLocation,
   VendorRecord,
 } from "../resources/vendor.ts";
-import type { ConfirmedVendor } from "../rules/local-sourcing.ts";
+import { type ConfirmedVendor, SOURCING_BOOKING_STATUS } from "../rules/local-sourcing.ts";
 import type { BookingWrites, VendorStore, VendorWrites } from "../storage/vendor-store.ts";
 import { rowToActivity } from "./activity-sql.ts";
 import type { Database, VendorBookingsTable, VendorsTable } from "./database.ts";
@@ -236,7 +236,7 @@ export async function confirmedVendors(conn: Kysely<Database>, eventId: string):
     .innerJoin("vendors as v", "v.id", "b.vendor_id")
     .select(["v.location", "v.certifications"])
     .where("b.event_id", "=", eventId)
-    .where("b.status", "=", "confirmed")
+    .where("b.status", "=", SOURCING_BOOKING_STATUS)
     .execute();
   return rows.map((row) => ({
     coordinates: row.location === null ? null : ((JSON.parse(row.location) as VendorLocation).coordinates ?? null),

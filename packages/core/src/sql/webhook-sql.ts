@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { hasWebhookRoom } from "../rules/webhook-quota.ts";
 import type { Database } from "./database.ts";
 import type { SqlDialect, UniqueIndex } from "./dialect.ts";
 import { type Param, precompile } from "./precompiled.ts";
@@ -139,7 +140,7 @@ export function createWebhookStore(ctx: SqlContext): WebhookStore {
               .select(sql<number>`count(*)`.as("n"))
               .where("account_id", "=", webhook.accountId)
               .executeTakeFirstOrThrow();
-            if (Number(n) >= maxPerAccount) return false;
+            if (!hasWebhookRoom(Number(n), maxPerAccount)) return false;
           }
           const taken = await trx
             .selectFrom("webhooks")

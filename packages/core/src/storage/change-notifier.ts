@@ -1,7 +1,7 @@
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
-import type { KeptFigures } from "../resources/kept-figures.ts";
+import type { KeptFigures } from "../rules/kept-figures.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
 import type { ThresholdMetric } from "../resources/threshold.ts";

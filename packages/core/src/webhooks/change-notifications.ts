@@ -8,7 +8,7 @@ import { buildEventAnalytics } from "../analytics/event-analytics.ts";
 import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
 import { type CarbonSettings, DEFAULT_CARBON_SETTINGS, offsetKg } from "../carbon/carbon-settings.ts";
 import { NO_ACTIVITY_FIGURES } from "../resources/activity-figures.ts";
-import { eventStatsOf, type KeptFigures } from "../resources/kept-figures.ts";
+import { eventStatsOf, type KeptFigures } from "../rules/kept-figures.ts";
 import { goalStatuses } from "../rules/goals.ts";
 import { vendorFiguresOf } from "../rules/local-sourcing.ts";
 import { type AttendeeRecord, toApiAttendee } from "../resources/attendee.ts";

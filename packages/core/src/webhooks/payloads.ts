@@ -10,7 +10,7 @@ import { isCarbonNeutral } from "../carbon/carbon-neutral.ts";
 import { type ActivityFigures, NO_ACTIVITY_FIGURES } from "../resources/activity-figures.ts";
 import { footprintKg, type GoalStatus } from "../rules/goals.ts";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
-import { type KeptFigures, scoreOf } from "../resources/kept-figures.ts";
+import { type KeptFigures, scoreOf } from "../rules/kept-figures.ts";
 import type { Event, EventRecord } from "../resources/event.ts";
 import { PING_EVENT_TYPE, type WebhookRecord } from "../resources/webhook.ts";
 import type { PaymentNotificationType, StoredChange } from "../storage/change-notifier.ts";
@@ -160,7 +160,7 @@ export function attendeeDeletedNotification(attendee: { id: string; eventId: str
 
 /**
  * The figures of an event that the derived notifications (goal, threshold, reports) are computed
- * from: its kept figures (`resources/kept-figures.ts`) and activity figures
+ * from: its kept figures (`rules/kept-figures.ts`) and activity figures
  * (`resources/activity-figures.ts`), with its capacity, its offsets in kg, its whole footprint
  * and its score.
  */

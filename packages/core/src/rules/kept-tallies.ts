@@ -5,8 +5,8 @@
  * report reads a few rows per event however many registrations it has. `sql/tally-sql.ts` holds
  * the SQL twins that a recount sums over registration rows (a test keeps each pair in agreement).
  */
-import type { AttendeeRecord } from "./attendee.ts";
-import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
+import type { AttendeeRecord } from "../resources/attendee.ts";
+import { isActiveAttendeeStatus } from "./attendee-status.ts";
 import { contributionOf } from "./kept-figures.ts";
 import {
   DEFAULT_EMISSION_FACTORS,

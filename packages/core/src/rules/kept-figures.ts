@@ -2,13 +2,13 @@
  * The figures an event keeps on its own record, summed from its registrations: the one
  * definition of what a registration contributes. The storage adds a change's difference under
  * the event's lock (`contributionOf(after) - contributionOf(before)`), so reading them costs one
- * row however many registrations the event has; `contributionSql` in `carbon/carbon-sql.ts` is the
+ * row however many registrations the event has; `contributionSql` in `sql/carbon-sql.ts` is the
  * SQL twin that analytics and the migration's backfill sum over registration rows (a test keeps
  * the two in agreement). Event payloads, lists, scores and webhook notifications all read these.
  */
-import type { AttendeeRecord } from "./attendee.ts";
-import type { EventRecord, EventStats } from "./event.ts";
-import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
+import type { AttendeeRecord } from "../resources/attendee.ts";
+import type { EventRecord, EventStats } from "../resources/event.ts";
+import { isActiveAttendeeStatus } from "./attendee-status.ts";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
 import {
   DEFAULT_EMISSION_FACTORS,

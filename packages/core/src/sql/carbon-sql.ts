@@ -2,23 +2,33 @@
  * The SQL twins of the carbon and figure definitions, generated from them: what a registration
  * row contributes to its event's figures (`contributionOf`), its travel emissions
  * (`travelEmissionsKg`), an event row's score (`sustainabilityScore`), "carbon neutral"
- * (`isCarbonNeutral`) and "active" (`ACTIVE_ATTENDEE_STATUSES`). Kept beside the definitions,
- * not in `sql/`, which runs them and decides nothing; tests keep each twin equal to its definition.
+ * (`isCarbonNeutral`) and "active" (`ACTIVE_ATTENDEE_STATUSES`), each imported from where it is
+ * defined (`carbon/`, `rules/`) and deciding nothing itself; tests keep each twin equal to its
+ * definition.
  */
 import { type RawBuilder, sql } from "kysely";
-import type { CarbonSettings } from "./carbon-settings.ts";
+import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import {
   DEFAULT_EMISSION_FACTORS,
   type EmissionFactorSet,
   factorBands,
   LOW_CARBON_TRAVEL_MODES,
   TRAVEL_MODES,
-} from "./emission-factors.ts";
-import { SCORE_WEIGHTS } from "./sustainability-score.ts";
+} from "../carbon/emission-factors.ts";
+import { SCORE_WEIGHTS } from "../carbon/sustainability-score.ts";
 import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
-import type { KEPT_FIGURE_COLUMNS } from "../sql/rows.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
-import { DISPOSAL_WASTE_STREAMS, RENEWABLE_ELECTRICITY_SOURCES } from "./activity-kinds.ts";
+import { DISPOSAL_WASTE_STREAMS, RENEWABLE_ELECTRICITY_SOURCES } from "../carbon/activity-kinds.ts";
+
+/** The columns of an event row that hold its kept figures. */
+export const KEPT_FIGURE_COLUMNS = [
+  "active_count",
+  "emissions_kg",
+  "offset_usd",
+  "travel_reported",
+  "low_carbon",
+  "waitlist_count",
+] as const;
 
 /** kg CO2e of one attendee row's travel under the factor set `factors`, the SQL twin of `travelEmissionsKg`. */
 export function emissionsSql(factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS): RawBuilder<number> {
@@ -64,7 +74,7 @@ export const activeSql = sql<boolean>`status in (${sql.join(ACTIVE_ATTENDEE_STAT
 
 /**
  * What one attendee row adds to its event's kept figures, column by column of the event row:
- * the SQL twin of `contributionOf` (`resources/kept-figures.ts`) under the factor set `factors`, 0 in every column for a
+ * the SQL twin of `contributionOf` (`rules/kept-figures.ts`) under the factor set `factors`, 0 in every column for a
  * registration that is not active. Summed over registration rows they give the kept figures:
  * analytics and the migration's backfill sum them; a test keeps the twins in agreement.
  */
