@@ -221,7 +221,7 @@ describe("POST /webhooks: create", () => {
     }
   });
 
-  test("events: every type of spec 6.1 and `*` are accepted; repeats are dropped in order", async () => {
+  test("events: every notification type and `*` are accepted; repeats are dropped in order", async () => {
     const everything = keep(expectStatus(await v1.post("/webhooks", webhookInput({ events: [...EVENT_TYPES] })), 201));
     assert.deepEqual(everything.events, [...EVENT_TYPES]);
     const repeated = keep(

@@ -37,7 +37,7 @@ const ALLOWED = new Set([
 ]);
 
 describe("the booking's rules", () => {
-  test("every status change is allowed exactly as DECISIONS lists it; the rest are 422 naming status", () => {
+  test("every status change is allowed exactly as docs/api.md lists it; the rest are 422 naming status", () => {
     for (const from of BOOKING_STATUSES) {
       for (const to of BOOKING_STATUSES) {
         const allowed = ALLOWED.has(`${from}>${to}`);

@@ -59,7 +59,7 @@ function findEntry(set: EmissionFactorSet, record: PricedRecord): { entry: Activ
 }
 
 /**
- * The factor `set` gives `record`, in kg CO2e per the record's own unit (DECISIONS: so that
+ * The factor `set` gives `record`, in kg CO2e per the record's own unit (so that
  * emissionsKg = quantity x value always); null when the set prices no such record.
  */
 export function activityFactor(set: EmissionFactorSet, record: PricedRecord): ActivityFactor | null {

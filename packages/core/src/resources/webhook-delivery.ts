@@ -42,7 +42,7 @@ export const WebhookDelivery = z.object({
   updatedAt: Timestamp,
   payload: z
     .record(z.string(), z.unknown())
-    .meta({ description: "The envelope sent (spec 6.2); its `data` is null when `redacted`." }),
+    .meta({ description: "The envelope sent (docs/api.md, Webhooks); its `data` is null when `redacted`." }),
   redacted: z.boolean().meta({
     description:
       "True when the reading key may not read this type's data directly (attendees:read for attendee.*, events:read for event.* and sustainability.*, analytics:read for analytics.*; each :write grants its :read): `payload.data` and every attempt's `responseExcerpt` are then null.",

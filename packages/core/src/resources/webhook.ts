@@ -132,7 +132,7 @@ const webhookFields = {
     .min(1)
     .max(100)
     .transform((types) => [...new Set(types)])
-    .meta({ description: "Event types (spec 6.1), or `*` for all." }),
+    .meta({ description: "Event types (docs/api.md, Webhooks), or `*` for all." }),
   description: plainText(500).nullish(),
   active: z.boolean().optional(),
   metadata: KeyValueMap.nullish(),
