@@ -3,9 +3,11 @@
  * (commit, rollback, its result) and the small operations its `tx` offers, called directly with
  * concrete values: what each writes and reads back, what it returns when nothing matches, the
  * uniqueness the database guards (`StorageConflict`), and the event's lock serialising two
- * transactions (on PostgreSQL from two connections). Run on every backend by `storage.test.ts`,
- * on one database per backend, each test on rows of its own. The business transactions over a
- * storage are `_service-transactions.ts`'s.
+ * transactions (on PostgreSQL from two connections); the methods outside `transaction` are
+ * `_storage-contract-reads.ts`'s. Run on every backend by `storage.test.ts`, on one database per
+ * backend, each test on rows of its own. The last two tests fail when an operation of `tx` or a
+ * method of `Storage` is run by no test here, so a new one comes with its test. The business
+ * transactions over a storage are `_service-transactions.ts`'s.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -24,6 +26,7 @@ import { NO_ACTIVITY_FIGURES } from "../src/resources/activity-figures.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
 import { type DeliveryAttempt, DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import type { TestBackend, TestDatabase } from "./_backends.ts";
+import { describeStorageReads, late, storageMethods } from "./_storage-contract-reads.ts";
 import { at, attendeeAt, eventAt, newAccount, webhookRecord } from "./_service-transactions-outbox.ts";
 
 const NO_FIGURES: KeptFigures = {
@@ -36,25 +39,33 @@ const NO_FIGURES: KeptFigures = {
 };
 
 /**
- * `storage` whose transactions hand `fn` a `tx` that records in `called` every operation run
- * (`group.operation`), so the last test can name the operations no test ran.
+ * `storage` with every method called recorded in `methods` and every operation its transactions'
+ * `tx` runs recorded in `operations` (`group.operation`), so that the last tests can name what no
+ * test ran.
  */
-function recording(storage: Storage, called: Set<string>): Storage {
+function recording(storage: Storage, methods: Set<string>, operations: Set<string>): Storage {
   const wrap = (tx: StorageTransaction) =>
     new Proxy(tx, {
       get(target, group: string) {
-        const operations = Reflect.get(target, group) as Record<string, unknown>;
-        return new Proxy(operations, {
+        const operationsOf = Reflect.get(target, group) as Record<string, unknown>;
+        return new Proxy(operationsOf, {
           get(inner, name: string) {
             const value = Reflect.get(inner, name);
-            if (typeof value === "function") called.add(`${group}.${name}`);
+            if (typeof value === "function") operations.add(`${group}.${name}`);
             return value;
           },
         });
       },
     });
-  return Object.assign(Object.create(storage) as Storage, {
-    transaction: <T>(fn: (tx: StorageTransaction) => Promise<T>) => storage.transaction((tx) => fn(wrap(tx))),
+  return new Proxy(storage, {
+    get(target, property) {
+      const value = Reflect.get(target, property);
+      if (typeof value !== "function" || typeof property !== "string") return value;
+      methods.add(property);
+      if (property === "transaction")
+        return <T>(fn: (tx: StorageTransaction) => Promise<T>) => target.transaction((tx) => fn(wrap(tx)));
+      return value.bind(target);
+    },
   });
 }
 
@@ -71,9 +82,6 @@ async function operationsOf(storage: Storage): Promise<string[]> {
   );
 }
 
-/** `2038-01-01T00:00:00Z` plus `seconds`: the times of the tests added since the dates of the others moved. */
-const late = (seconds: number) => new Date(Date.UTC(2038, 0, 1) + seconds * 1000).toISOString();
-
 /** A successful attempt started at `startedAt`. */
 const attemptAt = (startedAt: string): DeliveryAttempt => ({
   number: 1,
@@ -88,6 +96,8 @@ const attemptAt = (startedAt: string): DeliveryAttempt => ({
 export function describeStorageContract(backend: TestBackend) {
   describe(`storage contract: ${backend.name}`, () => {
     const called = new Set<string>();
+    const calledMethods = new Set<string>();
+    const record = (storage: Storage) => recording(storage, calledMethods, called);
     let database: TestDatabase;
     let storage: Storage;
     let acme: string;
@@ -95,7 +105,7 @@ export function describeStorageContract(backend: TestBackend) {
 
     before(async () => {
       database = await backend.open();
-      storage = recording(database.storage, called);
+      storage = record(database.storage);
       acme = await newAccount(storage, "Acme");
       globex = await newAccount(storage, "Globex");
     });
@@ -913,9 +923,21 @@ export function describeStorageContract(backend: TestBackend) {
       });
     });
 
+    describeStorageReads(backend, () => storage, record);
+
     test("every operation of a transaction is run by a test", async () => {
       const untested = (await operationsOf(database.storage)).filter((operation) => !called.has(operation));
       assert.deepEqual(untested, [], "operations of a transaction that no test here runs");
+    });
+
+    test("every method of Storage is called by a test", () => {
+      const methods = storageMethods(database.storage);
+      assert.ok(methods.length >= 40 && methods.includes("transaction"), `found the methods: ${methods.join(", ")}`);
+      assert.deepEqual(
+        methods.filter((method) => !calledMethods.has(method)),
+        [],
+        "methods of Storage that no test here calls",
+      );
     });
   });
 }
