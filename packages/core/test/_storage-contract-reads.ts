@@ -37,6 +37,14 @@ export const late = (seconds: number) => new Date(Date.UTC(2038, 0, 1) + seconds
 /** Epoch seconds of `late(seconds)`. */
 const lateEpoch = (seconds: number) => Date.UTC(2038, 0, 1) / 1000 + seconds;
 
+/** An event on 2038-05-01 (unless `overrides` say otherwise), made at `late(0)`. */
+export const lateEventRecord = (accountId: string, overrides: Parameters<typeof eventAt>[2] = {}) =>
+  eventAt(accountId, late(0), {
+    startDate: "2038-05-01T09:00:00.000Z",
+    endDate: "2038-05-01T17:00:00.000Z",
+    ...overrides,
+  });
+
 const NO_KEPT = { attendeeCount: 0, carbonFootprint: 0, waitlistCount: 0 };
 
 /**
@@ -67,11 +75,7 @@ export function describeStorageReads(
 ) {
   const run = <T>(fn: (tx: StorageTransaction) => Promise<T>) => storage().transaction(fn);
   const lateEvent = async (accountId: string, overrides: Parameters<typeof eventAt>[2] = {}) => {
-    const event = eventAt(accountId, late(0), {
-      startDate: "2038-05-01T09:00:00.000Z",
-      endDate: "2038-05-01T17:00:00.000Z",
-      ...overrides,
-    });
+    const event = lateEventRecord(accountId, overrides);
     await run((tx) => tx.events.insert(event));
     return event;
   };
@@ -643,7 +647,7 @@ export function describeStorageReads(
     const runWhole = <T>(fn: (tx: StorageTransaction) => Promise<T>) => whole.transaction(fn);
 
     test("migrate again changes nothing; ping answers", async () => {
-      const event = eventAt(accountId, late(0));
+      const event = lateEventRecord(accountId);
       await runWhole((tx) => tx.events.insert(event));
       await whole.migrate();
       assert.equal((await whole.getEvent(accountId, event.id, DEFAULT_CARBON_SETTINGS))?.id, event.id);
@@ -734,7 +738,7 @@ export function describeStorageReads(
     });
 
     test("intentsToMake, holdsDue and refundsDue list the payment worker's work, oldest first", async () => {
-      const event = eventAt(accountId, late(0));
+      const event = lateEventRecord(accountId);
       await runWhole((tx) => tx.events.insert(event));
       const payment = (expiresAt: string, paymentIntentId: string | null): AttendeeRecord["payment"] => ({
         status: "requires_payment",

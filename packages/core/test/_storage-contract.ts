@@ -26,7 +26,7 @@ import { NO_ACTIVITY_FIGURES } from "../src/resources/activity-figures.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
 import { type DeliveryAttempt, DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import type { TestBackend, TestDatabase } from "./_backends.ts";
-import { describeStorageReads, late, storageMethods } from "./_storage-contract-reads.ts";
+import { describeStorageReads, late, lateEventRecord, storageMethods } from "./_storage-contract-reads.ts";
 import { at, attendeeAt, eventAt, newAccount, webhookRecord } from "./_service-transactions-outbox.ts";
 
 const NO_FIGURES: KeptFigures = {
@@ -117,12 +117,9 @@ export function describeStorageContract(backend: TestBackend) {
       await run((tx) => tx.events.insert(event));
       return event;
     };
-    /** An event in 2038, out of reach of the dates the other tests move. */
+    /** An event on 2038-05-01, out of reach of the dates the other tests move. */
     const newLateEvent = async () => {
-      const event = eventAt(acme, late(0), {
-        startDate: "2038-05-01T09:00:00.000Z",
-        endDate: "2038-05-01T17:00:00.000Z",
-      });
+      const event = lateEventRecord(acme);
       await run((tx) => tx.events.insert(event));
       return event;
     };
