@@ -48,8 +48,8 @@ async function seed(file: string) {
     "cancelled",
   ] as const;
   const diets = [[], ["vegan"], ["vegetarian"], ["vegan", "gluten-free"], ["halal"], []];
-  const now = "2026-01-01T00:00:00.000Z";
-  const start = Date.parse("2026-01-01T09:00:00.000Z");
+  const now = "2037-01-01T00:00:00.000Z";
+  const start = Date.parse("2037-01-01T09:00:00.000Z");
   const eventIds: string[] = [];
   let code = 0;
   await db.transaction().execute(async (trx) => {
