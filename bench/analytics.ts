@@ -48,8 +48,8 @@ async function seed(file: string) {
     "cancelled",
   ] as const;
   const diets = [[], ["vegan"], ["vegetarian"], ["vegan", "gluten-free"], ["halal"], []];
-  const now = "2026-01-01T00:00:00.000Z";
-  const start = Date.parse("2026-01-01T09:00:00.000Z");
+  const now = "2037-01-01T00:00:00.000Z";
+  const start = Date.parse("2037-01-01T09:00:00.000Z");
   const eventIds: string[] = [];
   let code = 0;
   await db.transaction().execute(async (trx) => {
@@ -188,11 +188,11 @@ try {
   const cases = [
     "/api/analytics/sustainability",
     "/api/analytics/sustainability?granularity=monthly",
-    "/api/analytics/sustainability?granularity=daily&startDate=2027-01-01&endDate=2027-12-31",
+    "/api/analytics/sustainability?granularity=daily&startDate=2038-01-01&endDate=2038-12-31",
     `/api/analytics/sustainability?eventIds=${eventId},evt_bench000001,evt_bench000999`,
     `/api/analytics/events/${eventId}`,
     "/api/analytics/trends?metric=carbon_emissions&granularity=monthly&includeBenchmark=true",
-    "/api/analytics/trends?metric=offset_participation&granularity=weekly&startDate=2027-01-01&endDate=2027-12-31",
+    "/api/analytics/trends?metric=offset_participation&granularity=weekly&startDate=2038-01-01&endDate=2038-12-31",
     "/api/analytics/trends?metric=attendance&granularity=quarterly&category=conference",
   ];
   // The per-event report counts the event's registrations (from its tallies), so its timing is of a real answer.

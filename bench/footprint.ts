@@ -85,7 +85,7 @@ function registration(accountId: string, eventId: string, n: number): AttendeeRe
   const [mode, , low, high] = pick(TRAVEL, n);
   const [status] = pick(STATUSES, Math.floor(n / 7));
   // Registrations over the 200 days before the festival; check-ins on its first day.
-  const registered = new Date(Date.parse("2026-12-01T00:00:00.000Z") + ((n * 86_413) % (200 * 86_400)) * 1000);
+  const registered = new Date(Date.parse("2037-12-01T00:00:00.000Z") + ((n * 86_413) % (200 * 86_400)) * 1000);
   const opted = n % 4 === 0;
   return {
     id: `att_fest${String(n).padStart(8, "0")}`,
@@ -115,7 +115,7 @@ function registration(accountId: string, eventId: string, n: number): AttendeeRe
     confirmationCode: `FEST-${String(n).padStart(8, "0")}`,
     registrationDate: registered.toISOString(),
     updatedAt: registered.toISOString(),
-    checkedInAt: status === "checked-in" ? "2027-07-01T10:00:00.000Z" : null,
+    checkedInAt: status === "checked-in" ? "2038-07-01T10:00:00.000Z" : null,
     cancelledAt: status === "cancelled" ? registered.toISOString() : null,
     payment: null,
   };
@@ -230,8 +230,8 @@ async function seed(database: BenchDatabase) {
       name: "Bench Festival",
       description: "Four days, three stages, camping: seeded for the footprint benchmark",
       location: { address: "Worthy Farm", city: "Pilton", country: "GB" },
-      startDate: "2027-07-01T10:00:00Z",
-      endDate: "2027-07-04T23:00:00Z",
+      startDate: "2038-07-01T10:00:00Z",
+      endDate: "2038-07-04T23:00:00Z",
       capacity: REGISTRATIONS,
       category: "festival",
       tags: ["festival", "outdoor"],

@@ -60,8 +60,8 @@ const env = {
 
 const EVENT = {
   location: { address: "Main St 1", city: "Berlin", country: "DE" },
-  startDate: "2027-05-01T09:00:00Z",
-  endDate: "2027-05-01T17:00:00Z",
+  startDate: "2038-05-01T09:00:00Z",
+  endDate: "2038-05-01T17:00:00Z",
   capacity: 100,
   category: "conference",
 };

@@ -6,7 +6,7 @@
  * car 0.16844, train 0.03546, bus 0.10231, flight 0.27257 (<= 500 km), 0.18592 (<= 3,700 km),
  * 0.26128 (beyond); offsets 15 USD per tonne.
  *
- * E1 conference, 2027-01-04T09:00Z (Monday), capacity 10, goals carbonNeutral, renewableEnergy, wasteReduction 50
+ * E1 conference, 2038-01-04T09:00Z (Monday), capacity 10, goals carbonNeutral, renewableEnergy, wasteReduction 50
  *   r1 car 100 km = 16.844, offset 3 USD (200 kg), vip, Acme, vegan + gluten-free, wheelchair   confirmed
  *   r2 flight 1,000 km = 185.92, no offset, general, Acme, vegan                               confirmed
  *   r3 train 200 km = 7.092, offset 0.3 USD (20 kg), general, Globex, sign language + other    checked-in
@@ -14,13 +14,13 @@
  *   r5 car 50 km, vip, Initech, halal                                                          cancelled (not counted)
  *   active 4, emissions 209.856, offsets 220 kg (104.834 %): carbon neutral; low-carbon 2 of 4;
  *   score 15 + 15 + 7.5 + 20 x 2/4 + 20 = 67.5 (silver)
- * E2 meetup, 2027-01-03T18:00Z (Sunday: ISO week of 2026-12-28), capacity 4, goal localSourcing
+ * E2 meetup, 2038-01-03T18:00Z (Sunday: ISO week of 2037-12-28), capacity 4, goal localSourcing
  *   r6 bus 40 km = 4.0924, opted with 0 USD, general; r7 no travel reported, speaker
  *   score 15 + 20 x 1/1 + 0 = 35 (no tier); low-carbon travel certified (1 of 1)
- * E3 conference, 2027-04-01T00:00Z (first instant of Q2), capacity 5, goal wasteReduction 20
+ * E3 conference, 2038-04-01T00:00Z (first instant of Q2), capacity 5, goal wasteReduction 20
  *   r8 flight 400 km = 109.028, offset 1.5 USD (100 kg); r9 flight 4,000 km = 1,045.12; r10 train 300 km = 10.638 (checked-in)
  *   emissions 1,164.786; score 3 + 20/3 + 20 x 100/1164.786 = 11.384 (11.4)
- * E4 conference, 2027-02-15, cancelled, with a car registration of 1,000 km: excluded everywhere.
+ * E4 conference, 2038-02-15, cancelled, with a car registration of 1,000 km: excluded everywhere.
  *
  * Totals over E1..E3: 3 events, 9 active registrations, 2 checked in, emissions 1,378.734 kg,
  * offsets 4.8 USD = 320 kg, net 1,058.734 kg, coverage 23.21 %, 153.193 kg per attendee.
@@ -70,8 +70,8 @@ before(async () => {
     category: "conference",
     capacity: 10,
     location,
-    startDate: "2027-01-04T09:00:00Z",
-    endDate: "2027-01-04T17:00:00Z",
+    startDate: "2038-01-04T09:00:00Z",
+    endDate: "2038-01-04T17:00:00Z",
     sustainabilityGoals: { carbonNeutral: true, renewableEnergy: true, wasteReduction: 50 },
   });
   E.e2 = await createEvent(a, {
@@ -79,8 +79,8 @@ before(async () => {
     category: "meetup",
     capacity: 4,
     location,
-    startDate: "2027-01-03T18:00:00Z",
-    endDate: "2027-01-03T21:00:00Z",
+    startDate: "2038-01-03T18:00:00Z",
+    endDate: "2038-01-03T21:00:00Z",
     sustainabilityGoals: { localSourcing: true },
   });
   E.e3 = await createEvent(a, {
@@ -88,8 +88,8 @@ before(async () => {
     category: "conference",
     capacity: 5,
     location,
-    startDate: "2027-04-01T00:00:00Z",
-    endDate: "2027-04-01T08:00:00Z",
+    startDate: "2038-04-01T00:00:00Z",
+    endDate: "2038-04-01T08:00:00Z",
     sustainabilityGoals: { wasteReduction: 20 },
   });
   E.e4 = await createEvent(a, {
@@ -97,8 +97,8 @@ before(async () => {
     category: "conference",
     capacity: 5,
     location,
-    startDate: "2027-02-15T10:00:00Z",
-    endDate: "2027-02-15T20:00:00Z",
+    startDate: "2038-02-15T10:00:00Z",
+    endDate: "2038-02-15T20:00:00Z",
   });
 
   R.r1 = await register(a, E.e1.id, {
@@ -143,8 +143,8 @@ before(async () => {
   E.other = await createEvent(b, {
     name: "Other Summit",
     category: "conference",
-    startDate: "2027-01-05T09:00:00Z",
-    endDate: "2027-01-05T17:00:00Z",
+    startDate: "2038-01-05T09:00:00Z",
+    endDate: "2038-01-05T17:00:00Z",
     location,
   });
   await register(b, E.other.id, { carbonOffset: travel("flight", 2000, 500) });
@@ -172,8 +172,8 @@ describe("GET /analytics/sustainability", () => {
       report,
     );
     assert.deepEqual(report.range, {
-      startDate: "2027-01-03T18:00:00.000Z",
-      endDate: "2027-04-01T00:00:00.000Z",
+      startDate: "2038-01-03T18:00:00.000Z",
+      endDate: "2038-04-01T00:00:00.000Z",
       granularity: "total",
     });
     assert.deepEqual(report.methodology, METHODOLOGY);
@@ -241,12 +241,12 @@ describe("GET /analytics/sustainability", () => {
   test("weekly: ISO weeks from Monday in UTC, empty weeks present with zeros", async () => {
     const { trend, range } = expectStatus(await a.get("/analytics/sustainability?granularity=weekly"), 200);
     assert.equal(range.granularity, "weekly");
-    // From the week of 2027-01-03 (Monday 2026-12-28) to the week of 2027-04-01 (Monday 2027-03-29): 14 weeks.
+    // From the week of 2038-01-03 (Monday 2037-12-28) to the week of 2038-04-01 (Monday 2038-03-29): 14 weeks.
     assert.equal(trend.length, 14);
     assert.deepEqual(trend[0], {
-      period: "2026-12-28",
-      startDate: "2026-12-28T00:00:00.000Z",
-      endDate: "2027-01-03T23:59:59.999Z",
+      period: "2037-12-28",
+      startDate: "2037-12-28T00:00:00.000Z",
+      endDate: "2038-01-03T23:59:59.999Z",
       events: 1,
       attendance: 2,
       emissionsKg: 4.092,
@@ -257,9 +257,9 @@ describe("GET /analytics/sustainability", () => {
       renewableEnergySharePercent: 0,
     });
     assert.deepEqual(trend[1], {
-      period: "2027-01-04",
-      startDate: "2027-01-04T00:00:00.000Z",
-      endDate: "2027-01-10T23:59:59.999Z",
+      period: "2038-01-04",
+      startDate: "2038-01-04T00:00:00.000Z",
+      endDate: "2038-01-10T23:59:59.999Z",
       events: 1,
       attendance: 4,
       emissionsKg: 209.856,
@@ -270,9 +270,9 @@ describe("GET /analytics/sustainability", () => {
       renewableEnergySharePercent: 100,
     });
     assert.deepEqual(trend[2], {
-      period: "2027-01-11",
-      startDate: "2027-01-11T00:00:00.000Z",
-      endDate: "2027-01-17T23:59:59.999Z",
+      period: "2038-01-11",
+      startDate: "2038-01-11T00:00:00.000Z",
+      endDate: "2038-01-17T23:59:59.999Z",
       events: 0,
       attendance: 0,
       emissionsKg: 0,
@@ -282,7 +282,7 @@ describe("GET /analytics/sustainability", () => {
       averageWasteTargetPercent: null,
       renewableEnergySharePercent: null,
     });
-    assert.equal(trend[13].period, "2027-03-29");
+    assert.equal(trend[13].period, "2038-03-29");
     assert.deepEqual(
       [trend[13].events, trend[13].attendance, trend[13].emissionsKg, trend[13].offsetKg],
       [1, 3, 1164.786, 100],
@@ -295,33 +295,33 @@ describe("GET /analytics/sustainability", () => {
 
   test("monthly over a given range: the cancelled event's month is empty", async () => {
     const { trend, range } = expectStatus(
-      await a.get("/analytics/sustainability?granularity=monthly&startDate=2027-01-01&endDate=2027-04-30"),
+      await a.get("/analytics/sustainability?granularity=monthly&startDate=2038-01-01&endDate=2038-04-30"),
       200,
     );
     assert.deepEqual(range, {
-      startDate: "2027-01-01T00:00:00.000Z",
-      endDate: "2027-04-30T23:59:59.999Z",
+      startDate: "2038-01-01T00:00:00.000Z",
+      endDate: "2038-04-30T23:59:59.999Z",
       granularity: "monthly",
     });
     assert.deepEqual(
       trend.map((m: any) => [m.period, m.events, m.attendance, m.emissionsKg]),
       [
-        ["2027-01-01", 2, 6, 213.948],
-        ["2027-02-01", 0, 0, 0],
-        ["2027-03-01", 0, 0, 0],
-        ["2027-04-01", 1, 3, 1164.786],
+        ["2038-01-01", 2, 6, 213.948],
+        ["2038-02-01", 0, 0, 0],
+        ["2038-03-01", 0, 0, 0],
+        ["2038-04-01", 1, 3, 1164.786],
       ],
     );
-    assert.equal(trend[1].endDate, "2027-02-28T23:59:59.999Z");
+    assert.equal(trend[1].endDate, "2038-02-28T23:59:59.999Z");
   });
 
   test("dates with an offset are read as UTC instants; eventIds narrow the scope", async () => {
-    // 2027-01-04T00:00+01:00 is 2027-01-03T23:00Z: E2 (18:00Z) is before it, E1 and E3 after.
+    // 2038-01-04T00:00+01:00 is 2038-01-03T23:00Z: E2 (18:00Z) is before it, E1 and E3 after.
     const fromOffset = expectStatus(
-      await a.get(`/analytics/sustainability?startDate=${encodeURIComponent("2027-01-04T00:00:00+01:00")}`),
+      await a.get(`/analytics/sustainability?startDate=${encodeURIComponent("2038-01-04T00:00:00+01:00")}`),
       200,
     );
-    assert.equal(fromOffset.range.startDate, "2027-01-03T23:00:00.000Z");
+    assert.equal(fromOffset.range.startDate, "2038-01-03T23:00:00.000Z");
     assert.deepEqual(
       [fromOffset.summary.events, fromOffset.summary.attendance, fromOffset.carbonFootprint.totalEmissionsKg],
       [2, 7, 1374.642],
@@ -342,26 +342,26 @@ describe("GET /analytics/sustainability", () => {
       [2, 6, 213.948, 220],
     );
     assert.deepEqual(picked.range, {
-      startDate: "2027-01-03T18:00:00.000Z",
-      endDate: "2027-01-04T09:00:00.000Z",
+      startDate: "2038-01-03T18:00:00.000Z",
+      endDate: "2038-01-04T09:00:00.000Z",
       granularity: "total",
     });
   });
 
   test("errors: reversed range, too many buckets, unknown parameters and values, foreign eventIds", async () => {
     expectError(
-      await a.get("/analytics/sustainability?startDate=2027-02-01&endDate=2027-01-31"),
+      await a.get("/analytics/sustainability?startDate=2038-02-01&endDate=2038-01-31"),
       400,
       "INVALID_DATE_RANGE",
       "startDate",
     );
-    // 2027-01-01 .. 2028-01-01 is 366 days (fine); one more day is 367.
+    // 2038-01-01 .. 2039-01-01 is 366 days (fine); one more day is 367.
     expectStatus(
-      await a.get("/analytics/sustainability?granularity=daily&startDate=2027-01-01&endDate=2028-01-01"),
+      await a.get("/analytics/sustainability?granularity=daily&startDate=2038-01-01&endDate=2039-01-01"),
       200,
     );
     const tooLong = expectError(
-      await a.get("/analytics/sustainability?granularity=daily&startDate=2027-01-01&endDate=2028-01-02"),
+      await a.get("/analytics/sustainability?granularity=daily&startDate=2038-01-01&endDate=2039-01-02"),
       400,
       "INVALID_DATE_RANGE",
     );
@@ -408,7 +408,7 @@ describe("GET /analytics/events/:id", () => {
       report,
     );
     const active = [R.r1, R.r2, R.r3, R.r4];
-    const start = Date.parse("2027-01-04T09:00:00.000Z");
+    const start = Date.parse("2038-01-04T09:00:00.000Z");
     const leadDays =
       active.reduce((sum, r) => sum + (start - Date.parse(r.registrationDate)) / 86_400_000, 0) / active.length;
     const { averageLeadTimeDays, ...engagement } = report.engagement;
@@ -428,8 +428,8 @@ describe("GET /analytics/events/:id", () => {
       eventName: "Spring Summit",
       status: "draft",
       category: "conference",
-      startDate: "2027-01-04T09:00:00.000Z",
-      endDate: "2027-01-04T17:00:00.000Z",
+      startDate: "2038-01-04T09:00:00.000Z",
+      endDate: "2038-01-04T17:00:00.000Z",
       attendance: {
         capacity: 10,
         registered: 5,
@@ -565,8 +565,8 @@ describe("GET /analytics/events/:id", () => {
   test("an event without registrations, and a cancelled event", async () => {
     const bare = await createEvent(a, {
       capacity: 3,
-      startDate: "2030-01-01T00:00:00Z",
-      endDate: "2030-01-01T01:00:00Z",
+      startDate: "2041-01-01T00:00:00Z",
+      endDate: "2041-01-01T01:00:00Z",
     });
     const report = expectStatus(await a.get(`/analytics/events/${bare.id}`), 200);
     assert.deepEqual(report.attendance, {
@@ -652,20 +652,20 @@ describe("GET /analytics/trends", () => {
     assert.equal(report.metric, "carbon_emissions");
     assert.equal(report.unit, "kg CO2e");
     assert.equal(report.category, null);
-    assert.deepEqual(report.dateRange, { startDate: "2027-01-03T18:00:00.000Z", endDate: "2027-04-01T00:00:00.000Z" });
+    assert.deepEqual(report.dateRange, { startDate: "2038-01-03T18:00:00.000Z", endDate: "2038-04-01T00:00:00.000Z" });
     // E3 starts on the first instant of Q2, so it falls in Q2.
     assert.deepEqual(report.dataPoints, [
       {
-        period: "2027-01-01",
-        startDate: "2027-01-01T00:00:00.000Z",
-        endDate: "2027-03-31T23:59:59.999Z",
+        period: "2038-01-01",
+        startDate: "2038-01-01T00:00:00.000Z",
+        endDate: "2038-03-31T23:59:59.999Z",
         value: 213.948,
         events: 2,
       },
       {
-        period: "2027-04-01",
-        startDate: "2027-04-01T00:00:00.000Z",
-        endDate: "2027-06-30T23:59:59.999Z",
+        period: "2038-04-01",
+        startDate: "2038-04-01T00:00:00.000Z",
+        endDate: "2038-06-30T23:59:59.999Z",
         value: 1164.786,
         events: 1,
       },
@@ -701,7 +701,7 @@ describe("GET /analytics/trends", () => {
     );
     assert.equal(
       report.insights[0].message,
-      "Travel emissions rose from 213.948 kg CO2e (2027-01-01) to 1164.786 kg CO2e (2027-04-01) (+444.4%); the fitted slope is +950.838 kg CO2e per quarter.",
+      "Travel emissions rose from 213.948 kg CO2e (2038-01-01) to 1164.786 kg CO2e (2038-04-01) (+444.4%); the fitted slope is +950.838 kg CO2e per quarter.",
     );
     assert.equal(report.insights[2].figures.coefficientOfVariationPercent, 68.965);
     // Flights and the car: 1,356.912 of 1,378.734 kg (98.417 %), 4 of 8 reported trips.
@@ -727,7 +727,7 @@ describe("GET /analytics/trends", () => {
     const report = expectStatus(
       await server.request(
         "GET",
-        "/api/analytics/trends?metric=attendance&granularity=monthly&startDate=2027-01-01&endDate=2027-04-30",
+        "/api/analytics/trends?metric=attendance&granularity=monthly&startDate=2038-01-01&endDate=2038-04-30",
         { key: a.key },
       ),
       200,
@@ -735,10 +735,10 @@ describe("GET /analytics/trends", () => {
     assert.deepEqual(
       report.dataPoints.map((p: any) => [p.period, p.value, p.events]),
       [
-        ["2027-01-01", 6, 2],
-        ["2027-02-01", null, 0],
-        ["2027-03-01", null, 0],
-        ["2027-04-01", 3, 1],
+        ["2038-01-01", 6, 2],
+        ["2038-02-01", null, 0],
+        ["2038-03-01", null, 0],
+        ["2038-04-01", 3, 1],
       ],
     );
     // Points at months 0 and 3: slope (3 - 6) / 3 = -1 per month.
@@ -765,9 +765,9 @@ describe("GET /analytics/trends", () => {
     );
     const withData = report.dataPoints.filter((p: any) => p.value !== null).map((p: any) => [p.period, p.value]);
     assert.deepEqual(withData, [
-      ["2026-12-28", 0],
-      ["2027-01-04", 50],
-      ["2027-03-29", 20],
+      ["2037-12-28", 0],
+      ["2038-01-04", 50],
+      ["2038-03-29", 20],
     ]);
     assert.equal(report.dataPoints.length, 14);
     // Values 0, 50, 20 at weeks 0, 1, 13: slope -0.159 per week; first value 0, so no percent change.
@@ -851,7 +851,7 @@ describe("GET /analytics/trends", () => {
       "INSUFFICIENT_DATA",
     );
     assert.deepEqual([meetups.details.dataPoints, meetups.details.required], [1, 2]);
-    expectError(await a.get("/analytics/trends?granularity=quarterly&startDate=2028-01-01"), 400, "INSUFFICIENT_DATA");
+    expectError(await a.get("/analytics/trends?granularity=quarterly&startDate=2039-01-01"), 400, "INSUFFICIENT_DATA");
     const empty = clientFor(server, (await server.createKey({ account: "Empty Trends" })).key);
     expectError(await empty.get("/analytics/trends"), 400, "INSUFFICIENT_DATA");
     // The other account's single event is never mixed into ours, nor ours into theirs.
@@ -860,13 +860,13 @@ describe("GET /analytics/trends", () => {
 
   test("errors: reversed range, too many buckets, unknown metric, granularity, switch, parameter", async () => {
     expectError(
-      await a.get("/analytics/trends?startDate=2027-05-01&endDate=2027-04-30"),
+      await a.get("/analytics/trends?startDate=2038-05-01&endDate=2038-04-30"),
       400,
       "INVALID_DATE_RANGE",
       "startDate",
     );
     expectError(
-      await a.get("/analytics/trends?granularity=daily&startDate=2027-01-01&endDate=2028-06-30"),
+      await a.get("/analytics/trends?granularity=daily&startDate=2038-01-01&endDate=2039-06-30"),
       400,
       "INVALID_DATE_RANGE",
     );
@@ -961,8 +961,8 @@ describe("configuration", () => {
       const client = clientFor(priced, (await priced.createKey({ account: "Priced" })).key);
       const event = await createEvent(client, {
         location,
-        startDate: "2027-01-04T09:00:00Z",
-        endDate: "2027-01-04T17:00:00Z",
+        startDate: "2038-01-04T09:00:00Z",
+        endDate: "2038-01-04T17:00:00Z",
         sustainabilityGoals: {},
       });
       await register(client, event.id, { carbonOffset: travel("car", 100, 3) });

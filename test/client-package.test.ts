@@ -146,7 +146,7 @@ import { SIGNATURE_HEADER, verifySignature } from "@event-service/client/webhook
 const client = createClient({ baseUrl: "http://127.0.0.1:3000", apiKey: "esk_test", retry: { retries: 2 } });
 const input: EventCreateInput = {
   name: "Green Summit", location: { address: "Alexanderplatz 1", city: "Berlin", country: "DE" },
-  startDate: "2027-05-01T09:00:00Z", endDate: "2027-05-01T17:00:00Z", capacity: 200, category: "conference",
+  startDate: "2038-05-01T09:00:00Z", endDate: "2038-05-01T17:00:00Z", capacity: 200, category: "conference",
 };
 export async function main(): Promise<void> {
   const event: Event = await client.events.create(input, { idempotencyKey: "create-1" });

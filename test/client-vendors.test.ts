@@ -30,7 +30,7 @@ const caterer = (overrides: Partial<VendorCreateInput> = {}): VendorCreateInput 
   category: "catering",
   contact: { name: "Mina Okafor", email: "mina@greenfork.example" },
   location: { city: "Bernau bei Berlin", country: "DE", coordinates: BERNAU },
-  certifications: [{ scheme: "ISO 20121", reference: "CERT-2041", validUntil: "2028-12-31" }],
+  certifications: [{ scheme: "ISO 20121", reference: "CERT-2041", validUntil: "2039-12-31" }],
   ...overrides,
 });
 
@@ -77,7 +77,7 @@ describe("@event-service/client: vendors, bookings and the vendor's link", () =>
           zipCode: null,
           coordinates: BERNAU,
         },
-        certifications: [{ scheme: "ISO 20121", reference: "CERT-2041", validUntil: "2028-12-31" }],
+        certifications: [{ scheme: "ISO 20121", reference: "CERT-2041", validUntil: "2039-12-31" }],
         notes: null,
         metadata: {},
         createdAt: undefined,
@@ -196,11 +196,11 @@ describe("@event-service/client: vendors, bookings and the vendor's link", () =>
       vendor: { name: "Green Fork Catering" },
       event: {
         name: "Link Summit",
-        startDate: "2027-05-01T09:00:00.000Z",
-        endDate: "2027-05-01T17:00:00.000Z",
+        startDate: "2038-05-01T09:00:00.000Z",
+        endDate: "2038-05-01T17:00:00.000Z",
         location: { city: "Berlin", country: "DE" },
       },
-      dataAcceptedUntil: "2027-05-31T17:00:00.000Z",
+      dataAcceptedUntil: "2038-05-31T17:00:00.000Z",
     };
     assert.deepEqual(await link.get(), expected);
     const meals = { kind: "catering", quantity: 100, unit: "meals", mealType: "vegan" } as const;
@@ -337,7 +337,7 @@ describe("@event-service/client: vendors, bookings and the vendor's link", () =>
       caterer({
         name: "Alpine Kitchens",
         location: { city: "München", country: "DE", coordinates: MUNICH },
-        certifications: [{ scheme: "ISO 14001", validUntil: "2027-04-30" }],
+        certifications: [{ scheme: "ISO 14001", validUntil: "2038-04-30" }],
       }),
     );
     // In Berlin but without coordinates: not counted as local.
@@ -396,14 +396,14 @@ describe("@event-service/client: vendors, bookings and the vendor's link", () =>
     const link = createVendorLinkClient({ link: booking.vendorLink });
     await link.confirm();
     const meals = { kind: "catering", quantity: 40, unit: "meals", mealType: "vegetarian" } as const;
-    const first = await link.activities.create(meals, { idempotencyKey: "till-2027-05-01" });
-    assert.deepEqual(await link.activities.create(meals, { idempotencyKey: "till-2027-05-01" }), first);
+    const first = await link.activities.create(meals, { idempotencyKey: "till-2038-05-01" });
+    assert.deepEqual(await link.activities.create(meals, { idempotencyKey: "till-2038-05-01" }), first);
     // The key is kept under the booking, not the token: the new link's retry is the same request.
     const rotated = await client.bookings.rotateLink(event.id, booking.id);
     const relinked = createVendorLinkClient({ link: rotated.vendorLink });
-    assert.deepEqual(await relinked.activities.create(meals, { idempotencyKey: "till-2027-05-01" }), first);
+    assert.deepEqual(await relinked.activities.create(meals, { idempotencyKey: "till-2038-05-01" }), first);
     await refused(
-      relinked.activities.create({ ...meals, quantity: 41 }, { idempotencyKey: "till-2027-05-01" }),
+      relinked.activities.create({ ...meals, quantity: 41 }, { idempotencyKey: "till-2038-05-01" }),
       422,
       "IDEMPOTENCY_KEY_REUSED",
     );

@@ -116,10 +116,10 @@ describe("@event-service/client", () => {
       apiKey: (await server.createKey({ account: "Client Analytics" })).key,
     });
     const first = await analyst.events.create(
-      eventInput({ startDate: "2027-01-04T09:00:00Z", endDate: "2027-01-04T10:00:00Z" }) as never,
+      eventInput({ startDate: "2038-01-04T09:00:00Z", endDate: "2038-01-04T10:00:00Z" }) as never,
     );
     const second = await analyst.events.create(
-      eventInput({ startDate: "2027-04-04T09:00:00Z", endDate: "2027-04-04T10:00:00Z" }) as never,
+      eventInput({ startDate: "2038-04-04T09:00:00Z", endDate: "2038-04-04T10:00:00Z" }) as never,
     );
     await analyst.attendees.register(
       attendeeInput(first.id, { carbonOffset: { opted: false, travelMode: "train", travelDistance: 100 } }) as never,

@@ -443,7 +443,7 @@ describe("the error body", () => {
       "endDate: required: a date-time with Z or an offset, such as 2027-05-01T09:00:00+02:00",
     );
     const local = expectError(
-      await v1.post("/events", eventInput({ startDate: "2027-05-01T09:00:00" })),
+      await v1.post("/events", eventInput({ startDate: "2038-05-01T09:00:00" })),
       400,
       "INVALID_REQUEST",
       "startDate",

@@ -63,8 +63,8 @@ describe("create", () => {
         zipCode: null,
         coordinates: null,
       },
-      startDate: "2027-05-01T09:00:00.000Z",
-      endDate: "2027-05-01T17:00:00.000Z",
+      startDate: "2038-05-01T09:00:00.000Z",
+      endDate: "2038-05-01T17:00:00.000Z",
       capacity: 100,
       category: "conference",
       sustainabilityGoals: {},
@@ -95,8 +95,8 @@ describe("create", () => {
         zipCode: "94105",
         coordinates: { lat: 37.7937, lng: -122.3965 },
       },
-      startDate: "2027-05-01T09:00:00+02:00",
-      endDate: "2027-05-02T18:30:00-07:00",
+      startDate: "2038-05-01T09:00:00+02:00",
+      endDate: "2038-05-02T18:30:00-07:00",
       capacity: 1_000_000,
       category: "festival",
       sustainabilityGoals: { carbonNeutral: true, wasteReduction: 40, localSourcing: false, renewableEnergy: true },
@@ -111,8 +111,8 @@ describe("create", () => {
       zipCode: "94105",
       coordinates: { lat: 37.7937, lng: -122.3965 },
     });
-    assert.equal(event.startDate, "2027-05-01T07:00:00.000Z");
-    assert.equal(event.endDate, "2027-05-03T01:30:00.000Z");
+    assert.equal(event.startDate, "2038-05-01T07:00:00.000Z");
+    assert.equal(event.endDate, "2038-05-03T01:30:00.000Z");
     assert.equal(event.capacity, 1_000_000);
     assert.deepEqual(event.sustainabilityGoals, {
       carbonNeutral: true,
@@ -131,8 +131,8 @@ describe("create", () => {
       capacity: 1,
       location: { address: "Pole", city: "Nowhere", country: "AQ", coordinates: { lat: -90, lng: 180 } },
       sustainabilityGoals: { wasteReduction: 100 },
-      startDate: "2027-01-01T00:00:00Z",
-      endDate: "2027-01-01T00:00:00Z",
+      startDate: "2038-01-01T00:00:00Z",
+      endDate: "2038-01-01T00:00:00Z",
     });
     assert.equal(one.capacity, 1);
     assert.deepEqual(one.location.coordinates, { lat: -90, lng: 180 });
@@ -180,11 +180,11 @@ describe("create", () => {
     ["missing startDate", { startDate: undefined }, "startDate"],
     ["missing endDate", { endDate: undefined }, "endDate"],
     ["startDate not a date", { startDate: "next monday" }, "startDate"],
-    ["startDate without a zone", { startDate: "2027-05-01T09:00:00" }, "startDate"],
-    ["endDate before startDate", { startDate: "2027-05-01T09:00:00Z", endDate: "2027-05-01T08:59:59Z" }, "endDate"],
+    ["startDate without a zone", { startDate: "2038-05-01T09:00:00" }, "startDate"],
+    ["endDate before startDate", { startDate: "2038-05-01T09:00:00Z", endDate: "2038-05-01T08:59:59Z" }, "endDate"],
     [
       "endDate before startDate across offsets",
-      { startDate: "2027-05-01T09:00:00Z", endDate: "2027-05-01T10:00:00+02:00" },
+      { startDate: "2038-05-01T09:00:00Z", endDate: "2038-05-01T10:00:00+02:00" },
       "endDate",
     ],
     ["missing capacity", { capacity: undefined }, "capacity"],
@@ -264,7 +264,7 @@ describe("timeZone", () => {
       ["Europe/Berlin"],
     );
     // The API's date-times stay UTC.
-    assert.equal(event.startDate, "2027-05-01T09:00:00.000Z");
+    assert.equal(event.startDate, "2038-05-01T09:00:00.000Z");
     assert.equal((await createEvent(client, { timeZone: "america/new_york" })).timeZone, "America/New_York");
     assert.equal((await createEvent(client, { timeZone: "UTC" })).timeZone, "UTC");
     assert.equal((await createEvent(client, { timeZone: null })).timeZone, null);
@@ -312,24 +312,24 @@ describe("timeZone", () => {
       return response.text();
     };
     const berlin = await createEvent(client, {
-      startDate: "2027-05-01T09:00:00+02:00",
-      endDate: "2027-05-01T17:30:00+02:00",
+      startDate: "2038-05-01T09:00:00+02:00",
+      endDate: "2038-05-01T17:30:00+02:00",
       timeZone: "Europe/Berlin",
     });
-    assert.match(await html(berlin.id), /<dd>1 May 2027, 09:00 CEST to 1 May 2027, 17:30 CEST<\/dd>/);
+    assert.match(await html(berlin.id), /<dd>1 May 2038, 09:00 CEST to 1 May 2038, 17:30 CEST<\/dd>/);
     const report = expectStatus(await client.get(`/events/${berlin.id}/sustainability-report`), 200);
-    assert.deepEqual([report.event.startDate, report.event.timeZone], ["2027-05-01T07:00:00.000Z", "Europe/Berlin"]);
+    assert.deepEqual([report.event.startDate, report.event.timeZone], ["2038-05-01T07:00:00.000Z", "Europe/Berlin"]);
     const winter = await createEvent(client, {
-      startDate: "2027-12-01T09:00:00+01:00",
-      endDate: "2027-12-01T18:00:00+01:00",
+      startDate: "2038-12-01T09:00:00+01:00",
+      endDate: "2038-12-01T18:00:00+01:00",
       timeZone: "Europe/Berlin",
     });
-    assert.match(await html(winter.id), /<dd>1 Dec 2027, 09:00 CET to 1 Dec 2027, 18:00 CET<\/dd>/);
+    assert.match(await html(winter.id), /<dd>1 Dec 2038, 09:00 CET to 1 Dec 2038, 18:00 CET<\/dd>/);
     const utc = await createEvent(client, {
-      startDate: "2027-05-01T09:00:00+02:00",
-      endDate: "2027-05-01T17:30:00+02:00",
+      startDate: "2038-05-01T09:00:00+02:00",
+      endDate: "2038-05-01T17:30:00+02:00",
     });
-    assert.match(await html(utc.id), /<dd>1 May 2027, 07:00 UTC to 1 May 2027, 15:30 UTC<\/dd>/);
+    assert.match(await html(utc.id), /<dd>1 May 2038, 07:00 UTC to 1 May 2038, 15:30 UTC<\/dd>/);
   });
 });
 
@@ -367,14 +367,14 @@ describe("update", () => {
     const event = await createEvent(viaApi);
     const updated = expectStatus(
       await viaApi.put(`/events/${event.id}`, {
-        startDate: "2027-05-01T10:00:00+01:00",
-        endDate: "2027-05-01T20:00:00+01:00",
+        startDate: "2038-05-01T10:00:00+01:00",
+        endDate: "2038-05-01T20:00:00+01:00",
         tags: ["B", "a", "b "],
       }),
       200,
     );
-    assert.equal(updated.startDate, "2027-05-01T09:00:00.000Z");
-    assert.equal(updated.endDate, "2027-05-01T19:00:00.000Z");
+    assert.equal(updated.startDate, "2038-05-01T09:00:00.000Z");
+    assert.equal(updated.endDate, "2038-05-01T19:00:00.000Z");
     assert.deepEqual(updated.tags, ["b", "a"]);
   });
 
@@ -449,32 +449,32 @@ describe("update", () => {
   });
 
   test("the merged dates are checked: 400 on the field that makes the event end before it starts", async () => {
-    const event = await createEvent(v1, { startDate: "2027-05-01T09:00:00Z", endDate: "2027-05-01T17:00:00Z" });
+    const event = await createEvent(v1, { startDate: "2038-05-01T09:00:00Z", endDate: "2038-05-01T17:00:00Z" });
     expectError(
-      await v1.put(`/events/${event.id}`, { startDate: "2027-05-01T17:00:01Z" }),
+      await v1.put(`/events/${event.id}`, { startDate: "2038-05-01T17:00:01Z" }),
       400,
       "INVALID_REQUEST",
       "startDate",
     );
     expectError(
-      await v1.put(`/events/${event.id}`, { endDate: "2027-05-01T08:59:59Z" }),
+      await v1.put(`/events/${event.id}`, { endDate: "2038-05-01T08:59:59Z" }),
       400,
       "INVALID_REQUEST",
       "endDate",
     );
     expectError(
-      await v1.put(`/events/${event.id}`, { startDate: "2027-06-02T00:00:00Z", endDate: "2027-06-01T00:00:00Z" }),
+      await v1.put(`/events/${event.id}`, { startDate: "2038-06-02T00:00:00Z", endDate: "2038-06-01T00:00:00Z" }),
       400,
       "INVALID_REQUEST",
       "endDate",
     );
     const moved = expectStatus(
-      await v1.put(`/events/${event.id}`, { startDate: "2027-06-01T09:00:00Z", endDate: "2027-06-01T17:00:00Z" }),
+      await v1.put(`/events/${event.id}`, { startDate: "2038-06-01T09:00:00Z", endDate: "2038-06-01T17:00:00Z" }),
       200,
     );
-    assert.equal(moved.startDate, "2027-06-01T09:00:00.000Z");
-    assert.equal(moved.endDate, "2027-06-01T17:00:00.000Z");
-    const same = expectStatus(await v1.put(`/events/${event.id}`, { endDate: "2027-06-01T09:00:00Z" }), 200);
+    assert.equal(moved.startDate, "2038-06-01T09:00:00.000Z");
+    assert.equal(moved.endDate, "2038-06-01T17:00:00.000Z");
+    const same = expectStatus(await v1.put(`/events/${event.id}`, { endDate: "2038-06-01T09:00:00Z" }), 200);
     assert.equal(same.endDate, same.startDate);
   });
 
@@ -622,8 +622,8 @@ describe("list", () => {
       description: "Solar energy talks",
       category: "conference",
       tags: ["climate", "energy"],
-      startDate: "2027-03-01T09:00:00Z",
-      endDate: "2027-03-01T17:00:00Z",
+      startDate: "2038-03-01T09:00:00Z",
+      endDate: "2038-03-01T17:00:00Z",
       capacity: 50,
     });
     made.beta = await createEvent(client, {
@@ -631,8 +631,8 @@ describe("list", () => {
       description: "Hands-on repair café",
       category: "workshop",
       tags: ["repair"],
-      startDate: "2027-04-10T09:00:00Z",
-      endDate: "2027-04-11T17:00:00Z",
+      startDate: "2038-04-10T09:00:00Z",
+      endDate: "2038-04-11T17:00:00Z",
       capacity: 20,
     });
     made.gamma = await createEvent(client, {
@@ -640,8 +640,8 @@ describe("list", () => {
       description: null,
       category: "festival",
       tags: ["music", "energy"],
-      startDate: "2027-06-01T12:00:00Z",
-      endDate: "2027-06-03T23:00:00Z",
+      startDate: "2038-06-01T12:00:00Z",
+      endDate: "2038-06-03T23:00:00Z",
       capacity: 5000,
     });
     made.delta = await createEvent(client, {
@@ -649,8 +649,8 @@ describe("list", () => {
       description: "100% local food",
       category: "meetup",
       tags: [],
-      startDate: "2027-05-01T18:00:00Z",
-      endDate: "2027-05-01T21:00:00Z",
+      startDate: "2038-05-01T18:00:00Z",
+      endDate: "2038-05-01T21:00:00Z",
       capacity: 20,
     });
     made.epsilon = await createEvent(client, {
@@ -658,8 +658,8 @@ describe("list", () => {
       description: "On zero waste",
       category: "Conference",
       tags: ["waste"],
-      startDate: "2027-05-01T09:00:00Z",
-      endDate: "2027-05-02T10:00:00Z",
+      startDate: "2038-05-01T09:00:00Z",
+      endDate: "2038-05-02T10:00:00Z",
       capacity: 50,
     });
     made.beta = await moveEvent(client, made.beta.id, "published");
@@ -710,10 +710,10 @@ describe("list", () => {
 
   test("startDate keeps events starting at or after it (a bare date is the start of that day)", async () => {
     const order = "&sortBy=startDate&order=asc";
-    assert.deepEqual(await listNames(`?startDate=2027-05-01T09:00:00Z${order}`), ["epsilon", "delta", "gamma"]);
-    assert.deepEqual(await listNames(`?startDate=2027-05-01T09:00:00.001Z${order}`), ["delta", "gamma"]);
-    assert.deepEqual(await listNames(`?startDate=2027-05-01${order}`), ["epsilon", "delta", "gamma"]);
-    assert.deepEqual(await listNames(`?startDate=${encodeURIComponent("2027-05-01T11:00:00+02:00")}${order}`), [
+    assert.deepEqual(await listNames(`?startDate=2038-05-01T09:00:00Z${order}`), ["epsilon", "delta", "gamma"]);
+    assert.deepEqual(await listNames(`?startDate=2038-05-01T09:00:00.001Z${order}`), ["delta", "gamma"]);
+    assert.deepEqual(await listNames(`?startDate=2038-05-01${order}`), ["epsilon", "delta", "gamma"]);
+    assert.deepEqual(await listNames(`?startDate=${encodeURIComponent("2038-05-01T11:00:00+02:00")}${order}`), [
       "epsilon",
       "delta",
       "gamma",
@@ -722,16 +722,16 @@ describe("list", () => {
 
   test("endDate keeps events ending at or before it (a bare date is the end of that day)", async () => {
     const order = "&sortBy=startDate&order=asc";
-    assert.deepEqual(await listNames(`?endDate=2027-05-01T21:00:00Z${order}`), ["alpha", "beta", "delta"]);
-    assert.deepEqual(await listNames(`?endDate=2027-05-01T20:59:59Z${order}`), ["alpha", "beta"]);
-    assert.deepEqual(await listNames(`?endDate=2027-05-01${order}`), ["alpha", "beta", "delta"]);
-    assert.deepEqual(await listNames(`?endDate=2027-04-30${order}`), ["alpha", "beta"]);
-    assert.deepEqual(await listNames(`?endDate=${encodeURIComponent("2027-05-01T23:00:00+02:00")}${order}`), [
+    assert.deepEqual(await listNames(`?endDate=2038-05-01T21:00:00Z${order}`), ["alpha", "beta", "delta"]);
+    assert.deepEqual(await listNames(`?endDate=2038-05-01T20:59:59Z${order}`), ["alpha", "beta"]);
+    assert.deepEqual(await listNames(`?endDate=2038-05-01${order}`), ["alpha", "beta", "delta"]);
+    assert.deepEqual(await listNames(`?endDate=2038-04-30${order}`), ["alpha", "beta"]);
+    assert.deepEqual(await listNames(`?endDate=${encodeURIComponent("2038-05-01T23:00:00+02:00")}${order}`), [
       "alpha",
       "beta",
       "delta",
     ]);
-    assert.deepEqual(await listNames(`?startDate=2027-04-01&endDate=2027-05-02T10:00:00Z${order}`), [
+    assert.deepEqual(await listNames(`?startDate=2038-04-01&endDate=2038-05-02T10:00:00Z${order}`), [
       "beta",
       "epsilon",
       "delta",
@@ -825,7 +825,7 @@ describe("list", () => {
     ["order=up", "order"],
     ["order=ASC", "order"],
     ["startDate=tomorrow", "startDate"],
-    ["endDate=2027-13-01", "endDate"],
+    ["endDate=2038-13-01", "endDate"],
     ["minScore=abc", "minScore"],
     ["minScore=101", "minScore"],
     ["minScore=-1", "minScore"],

@@ -46,8 +46,8 @@ function serve(script: string): Promise<{ child: ChildProcess; url: string; api:
 const eventBody = {
   name: "Embedded",
   location: { address: "Main St 1", city: "Berlin", country: "DE" },
-  startDate: "2027-01-01T10:00:00Z",
-  endDate: "2027-01-01T12:00:00Z",
+  startDate: "2038-01-01T10:00:00Z",
+  endDate: "2038-01-01T12:00:00Z",
   capacity: 5,
   category: "meetup",
 };
@@ -225,8 +225,8 @@ describe("examples/vendor-caterer", () => {
         services: "Lunch and coffee breaks for 300, both days",
         dataRequested: ["catering"],
         event: "Circular Cities Forum",
-        // 30 days after the event's end (2027-06-11T18:00:00+02:00).
-        dataAcceptedUntil: "2027-07-11T16:00:00.000Z",
+        // 30 days after the event's end (2038-06-11T18:00:00+02:00).
+        dataAcceptedUntil: "2038-07-11T16:00:00.000Z",
       });
       assert.equal(out.caterer.status, "confirmed");
       // Meals by type at the default factors (Scarborough et al. 2014), the vegan count corrected
@@ -241,7 +241,7 @@ describe("examples/vendor-caterer", () => {
         status: "confirmed",
         message: "Happy to cater: seasonal menu from our Bernau kitchen.",
       });
-      // Bernau is some 21 km from Alexanderplatz, within 160 km; its ISO 20121 runs to 2028.
+      // Bernau is some 21 km from Alexanderplatz, within 160 km; its ISO 20121 runs to 2039.
       assert.deepEqual(out.vendors, {
         confirmed: 1,
         local: 1,

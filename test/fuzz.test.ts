@@ -1419,7 +1419,7 @@ describe("regressions found by the fuzzing", () => {
   //     -> 400 "endDate: must not be before startDate";
   //   startDate "9999-12-31T23:00:00-05:00", endDate "9999-12-31T23:30:00Z" (3.5 hours earlier)
   //     -> 201 with startDate "+010000-01-01T04:00:00.000Z": accepted though it ends before it
-  //     starts, and returned in the 6-digit-year form, not the documented `2027-05-01T07:00:00.000Z`.
+  //     starts, and returned in the 6-digit-year form, not the documented `2038-05-01T07:00:00.000Z`.
   //   Dates are compared (and sorted: sortBy=startDate puts year 10000 before year 9999) as
   //   strings, which breaks once a UTC rendering leaves the 4-digit years.
   test("D: dates whose UTC instant leaves years 0000..9999 are refused or kept in order and format", async () => {
@@ -1492,7 +1492,7 @@ describe("regressions found by the fuzzing", () => {
 
   // Found by property 4a (FUZZ_SEED=10 FUZZ_SCALE=4). Shrunk counterexample:
   //   GET /v1/events?startDate=9999-12-31T23:59:59-23:59 (= year 10000 in UTC) -> 200 listing
-  //   events of 2027: the filter value is normalised to "+010000-01-01T23:58:59.000Z" and
+  //   events of 2038: the filter value is normalised to "+010000-01-01T23:58:59.000Z" and
   //   compared with the stored dates as strings. Same root cause as bug D.
   test("D2: list date filters with an instant outside years 0000..9999 filter by time", async () => {
     const tag = `edge-${unique()}`;

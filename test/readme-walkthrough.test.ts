@@ -73,7 +73,7 @@ test("the README's walkthrough, analytics and vendors examples work when pasted 
   const trend = answers.find((answer) => answer.metric === "carbon_emissions");
   assert.deepEqual(
     trend?.dataPoints.map((point: { period: string }) => point.period),
-    ["2027-04-01", "2027-07-01", "2027-10-01"],
+    ["2038-04-01", "2038-07-01", "2038-10-01"],
   );
   assert.equal(trend?.dataPoints[1].value, null);
   // Ada by train (420 km) and Grace by car (190 km), with the README's carbon model.

@@ -210,8 +210,8 @@ describe("the client's thresholds", () => {
     const event = await client.events.create({
       name: "Client Summit",
       location: { address: "Main St 1", city: "Berlin", country: "DE" },
-      startDate: "2027-05-01T09:00:00.000Z",
-      endDate: "2027-05-01T17:00:00.000Z",
+      startDate: "2038-05-01T09:00:00.000Z",
+      endDate: "2038-05-01T17:00:00.000Z",
       capacity: 20,
       category: "conference",
     });

@@ -182,7 +182,7 @@ describe("the vendors resource", () => {
           coordinates: { lat: 51.4545, lng: -2.5879 },
         },
         certifications: [
-          { scheme: " ISO 14001 ", reference: "EMS-123", validUntil: "2030-12-31" },
+          { scheme: " ISO 14001 ", reference: "EMS-123", validUntil: "2041-12-31" },
           { scheme: "B Corp" },
           { scheme: "Green Key", reference: null, validUntil: null },
         ],
@@ -207,7 +207,7 @@ describe("the vendors resource", () => {
         coordinates: { lat: 51.4545, lng: -2.5879 },
       },
       certifications: [
-        { scheme: "ISO 14001", reference: "EMS-123", validUntil: "2030-12-31" },
+        { scheme: "ISO 14001", reference: "EMS-123", validUntil: "2041-12-31" },
         { scheme: "B Corp", reference: null, validUntil: null },
         { scheme: "Green Key", reference: null, validUntil: null },
       ],
@@ -252,11 +252,11 @@ describe("the vendors resource", () => {
         "certifications.0.validUntil",
       ],
       [
-        vendorInput({ certifications: [{ scheme: "ISO 20121", validUntil: "2030-02-30" }] }),
+        vendorInput({ certifications: [{ scheme: "ISO 20121", validUntil: "2041-02-30" }] }),
         "certifications.0.validUntil",
       ],
       [
-        vendorInput({ certifications: [{ scheme: "ISO 20121", validUntil: "2030-12-31T00:00:00Z" }] }),
+        vendorInput({ certifications: [{ scheme: "ISO 20121", validUntil: "2041-12-31T00:00:00Z" }] }),
         "certifications.0.validUntil",
       ],
       [vendorInput({ certifications: [{ reference: "x" }] }), "certifications.0.scheme"],
@@ -963,7 +963,7 @@ describe("the vendor's link, without a key", () => {
     assert.deepEqual(Object.keys(view.event.location).sort(), ["city", "country"]);
     assert.deepEqual(Object.keys(view.vendor), ["name"]);
     assert.deepEqual(view, expectedView(booking, vendor, event));
-    assert.equal(view.dataAcceptedUntil, "2027-05-31T17:00:00.000Z");
+    assert.equal(view.dataAcceptedUntil, "2038-05-31T17:00:00.000Z");
     const text = JSON.stringify(view);
     for (const secret of [
       acmeName,
@@ -1651,14 +1651,14 @@ describe("local sourcing", () => {
       name: "Bernau Bakery",
       category: "catering",
       location: { city: "Bernau bei Berlin", country: "DE", coordinates: { lat: 52.6797, lng: 13.5874 } },
-      certifications: [{ scheme: "EU Ecolabel", validUntil: "2027-05-01" }],
+      certifications: [{ scheme: "EU Ecolabel", validUntil: "2038-05-01" }],
     });
     // Munich, 504 km; its certificate ran out the day before the event's start.
     const far = await createVendor(client, {
       name: "Munich Staging",
       category: "production",
       location: { city: "München", country: "DE", coordinates: { lat: 48.1351, lng: 11.582 } },
-      certifications: [{ scheme: "ISO 20121", validUntil: "2027-04-30" }],
+      certifications: [{ scheme: "ISO 20121", validUntil: "2038-04-30" }],
     });
     const analytics = async () => expectStatus(await client.get(`/analytics/events/${event.id}`), 200);
     const localGoal = (report: any) =>

@@ -15,8 +15,8 @@ try {
   const event = await client.events.create({
     name: "Green Summit",
     location: { address: "Alexanderplatz 1", city: "Berlin", country: "DE" },
-    startDate: "2027-05-01T09:00:00+02:00",
-    endDate: "2027-05-01T17:00:00+02:00",
+    startDate: "2038-05-01T09:00:00+02:00",
+    endDate: "2038-05-01T17:00:00+02:00",
     capacity: 100,
     category: "conference",
     sustainabilityGoals: { carbonNeutral: true, renewableEnergy: true },

@@ -38,8 +38,8 @@ try {
   const event = await client.events.create({
     name: "Meadow Sounds Festival",
     location: { address: "Home Farm", city: "Stroud", country: "GB" },
-    startDate: "2027-07-16T12:00:00+01:00",
-    endDate: "2027-07-18T23:00:00+01:00",
+    startDate: "2038-07-16T12:00:00+01:00",
+    endDate: "2038-07-18T23:00:00+01:00",
     capacity: 2_000,
     category: "festival",
     sustainabilityGoals: { carbonNeutral: true, wasteReduction: 50 },

@@ -21,8 +21,8 @@ const acme = service.forAccount(accountId);
 const event = await acme.events.create({
   name: "Repair Café",
   location: { address: "Mariahilfer Str. 1", city: "Vienna", country: "AT" },
-  startDate: "2027-03-06T10:00:00+01:00",
-  endDate: "2027-03-06T16:00:00+01:00",
+  startDate: "2038-03-06T10:00:00+01:00",
+  endDate: "2038-03-06T16:00:00+01:00",
   capacity: 2,
   category: "workshop",
   sustainabilityGoals: { localSourcing: true, wasteReduction: 80 },

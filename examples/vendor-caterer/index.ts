@@ -66,8 +66,8 @@ try {
       country: "DE",
       coordinates: { lat: 52.5219, lng: 13.4132 },
     },
-    startDate: "2027-06-10T09:00:00+02:00",
-    endDate: "2027-06-11T18:00:00+02:00",
+    startDate: "2038-06-10T09:00:00+02:00",
+    endDate: "2038-06-11T18:00:00+02:00",
     capacity: 300,
     category: "conference",
     sustainabilityGoals: { localSourcing: true },
@@ -80,7 +80,7 @@ try {
     category: "catering",
     contact: { name: "Mina Okafor", email: "mina@greenfork.example" },
     location: { city: "Bernau bei Berlin", country: "DE", coordinates: { lat: 52.6798, lng: 13.5874 } },
-    certifications: [{ scheme: "ISO 20121", reference: "DE-20121-0417", validUntil: "2028-03-31" }],
+    certifications: [{ scheme: "ISO 20121", reference: "DE-20121-0417", validUntil: "2039-03-31" }],
   });
   const booking = await organiser.bookings.create(event.id, {
     vendorId: greenFork.id,

@@ -40,8 +40,8 @@ import {
   updateEvent,
 } from "./_transactions.ts";
 
-/** `2030-01-01T00:00:00Z` plus `seconds`, as stored timestamps are written. */
-export const at = (seconds: number) => new Date(Date.UTC(2030, 0, 1) + seconds * 1000).toISOString();
+/** `2041-01-01T00:00:00Z` plus `seconds`, as stored timestamps are written. */
+export const at = (seconds: number) => new Date(Date.UTC(2041, 0, 1) + seconds * 1000).toISOString();
 
 export async function newAccount(storage: Storage, name: string): Promise<string> {
   const info = await storage.createApiKey({
@@ -83,8 +83,8 @@ export function eventAt(accountId: string, now: string, overrides: Partial<Event
       name: "Outbox Summit",
       description: null,
       location: { address: "Main St 1", city: "Berlin", country: "DE" },
-      startDate: "2031-05-01T09:00:00.000Z",
-      endDate: "2031-05-01T17:00:00.000Z",
+      startDate: "2042-05-01T09:00:00.000Z",
+      endDate: "2042-05-01T17:00:00.000Z",
       capacity: 50,
       category: "conference",
       ...overrides,

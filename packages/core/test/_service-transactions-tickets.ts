@@ -30,7 +30,7 @@ const TYPES: TicketTypeInput[] = [
   { name: "General", price: { amount: 0, currency: "EUR" } },
   { name: "VIP", price: { amount: 12_000, currency: "EUR" }, capacity: 2 },
   { name: "Workshop", price: { amount: 0, currency: "EUR" }, capacity: 2 },
-  { name: "Early bird", price: { amount: 4_500, currency: "EUR" }, salesEndAt: "2030-01-01T00:10:00Z" },
+  { name: "Early bird", price: { amount: 4_500, currency: "EUR" }, salesEndAt: "2041-01-01T00:10:00Z" },
 ];
 
 async function code(promise: Promise<unknown>): Promise<string> {
@@ -79,7 +79,7 @@ export function describeTicketTypes(open: () => Promise<Storage>) {
           name: "Early bird",
           price: { amount: 4_500, currency: "EUR" },
           capacity: null,
-          salesEndAt: "2030-01-01T00:10:00.000Z",
+          salesEndAt: "2041-01-01T00:10:00.000Z",
         },
       ]);
       assert.equal(read?.refundPolicy, "none");
@@ -114,7 +114,7 @@ export function describeTicketTypes(open: () => Promise<Storage>) {
 
       assert.equal(await code(register(event, { ticketType: "Student" })), "INVALID_REQUEST");
       // Early-bird sales end at 00:10 on the event's clock: registrations at or after it are refused.
-      const late = attendeeAt(acme, event.id, "2030-01-01T00:10:00.000Z", { ticketType: "Early bird" });
+      const late = attendeeAt(acme, event.id, "2041-01-01T00:10:00.000Z", { ticketType: "Early bird" });
       await assert.rejects(registerAttendee(storage, late), (error: unknown) => {
         assert.ok(ServiceError.is(error));
         assert.deepEqual(

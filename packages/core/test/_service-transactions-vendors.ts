@@ -89,7 +89,7 @@ export function describeVendors(open: () => Promise<Storage>) {
       const plate = vendorAt(acme, at(2), {
         contact: { name: "Ana", email: "ana@example.com", phone: null },
         location: { city: "Potsdam", country: "DE", coordinates: { lat: 52.39, lng: 13.06 } },
-        certifications: [{ scheme: "ISO 20121", reference: "C-1", validUntil: "2032-01-01" }],
+        certifications: [{ scheme: "ISO 20121", reference: "C-1", validUntil: "2043-01-01" }],
         metadata: { po: "4711" },
       });
       const sound = vendorAt(acme, at(3), { name: "ÄRGER Sound", category: "audio_visual" });

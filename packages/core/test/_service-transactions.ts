@@ -62,8 +62,8 @@ function eventRecord(accountId: string, overrides: Partial<EventCreate> = {}): E
       name: "Green Summit",
       description: null,
       location: { address: "Main St 1", city: "Berlin", country: "DE" },
-      startDate: "2027-05-01T09:00:00.000Z",
-      endDate: "2027-05-01T17:00:00.000Z",
+      startDate: "2038-05-01T09:00:00.000Z",
+      endDate: "2038-05-01T17:00:00.000Z",
       capacity: 10,
       category: "conference",
       ...overrides,
@@ -551,7 +551,7 @@ export function describeServiceTransactions(name: string, createStorage: () => P
           "status",
         );
         await rejectsWith(
-          updateEvent(storage, acme, event.id, { endDate: "2027-04-01T00:00:00.000Z" }, tick()),
+          updateEvent(storage, acme, event.id, { endDate: "2038-04-01T00:00:00.000Z" }, tick()),
           "INVALID_REQUEST",
           "endDate",
         );
@@ -590,8 +590,8 @@ export function describeServiceTransactions(name: string, createStorage: () => P
               category: "meetup",
               capacity: 5,
               tags: ["climate"],
-              startDate: "2027-01-10T10:00:00.000Z",
-              endDate: "2027-01-10T12:00:00.000Z",
+              startDate: "2038-01-10T10:00:00.000Z",
+              endDate: "2038-01-10T12:00:00.000Z",
             },
           ],
           [
@@ -602,8 +602,8 @@ export function describeServiceTransactions(name: string, createStorage: () => P
               capacity: 50,
               tags: ["food", "climate"],
               description: "Zero waste catering",
-              startDate: "2027-02-10T10:00:00.000Z",
-              endDate: "2027-02-11T12:00:00.000Z",
+              startDate: "2038-02-10T10:00:00.000Z",
+              endDate: "2038-02-11T12:00:00.000Z",
               sustainabilityGoals: { renewableEnergy: true },
             },
           ],
@@ -613,8 +613,8 @@ export function describeServiceTransactions(name: string, createStorage: () => P
               name: "Gamma",
               category: "conference",
               capacity: 50,
-              startDate: "2027-03-10T10:00:00.000Z",
-              endDate: "2027-03-10T12:00:00.000Z",
+              startDate: "2038-03-10T10:00:00.000Z",
+              endDate: "2038-03-10T12:00:00.000Z",
               sustainabilityGoals: { carbonNeutral: true, localSourcing: true },
             },
           ],
@@ -662,9 +662,9 @@ export function describeServiceTransactions(name: string, createStorage: () => P
         assert.deepEqual(await names({ search: "100%" }), ["Alpha 100% Green"]);
         assert.deepEqual(await names({ search: "a_t" }), ["beta_talk"]);
         assert.deepEqual(await names({ search: "%" }), ["Alpha 100% Green"]);
-        assert.deepEqual(await names({ startDate: "2027-02-10T10:00:00Z", order: "asc" }), ["beta_talk", "Gamma"]);
-        assert.deepEqual(await names({ endDate: "2027-02-11" }), ["beta_talk", "Alpha 100% Green"]);
-        assert.deepEqual(await names({ endDate: "2027-02-11T11:59:59Z" }), ["Alpha 100% Green"]);
+        assert.deepEqual(await names({ startDate: "2038-02-10T10:00:00Z", order: "asc" }), ["beta_talk", "Gamma"]);
+        assert.deepEqual(await names({ endDate: "2038-02-11" }), ["beta_talk", "Alpha 100% Green"]);
+        assert.deepEqual(await names({ endDate: "2038-02-11T11:59:59Z" }), ["Alpha 100% Green"]);
         assert.deepEqual(await names({ status: "published" }), []);
       });
 
@@ -882,12 +882,12 @@ export function describeServiceTransactions(name: string, createStorage: () => P
         const { gold, silver, bronze } = figures.perEvent.certifications;
         assert.deepEqual({ gold, silver, bronze }, tiers);
         assert.ok(Math.abs(figures.perEvent.score!.max - Math.max(...values.map((v) => v.score))) <= 0.05);
-        // Every event starts 2027-05-01: one monthly bucket holding all of them.
+        // Every event starts 2038-05-01: one monthly bucket holding all of them.
         assert.deepEqual(
           figures.buckets.map((bucket) => [bucket.period, bucket.events]),
-          [["2027-05-01", 25]],
+          [["2038-05-01", 25]],
         );
-        assert.deepEqual(figures.span, { first: "2027-05-01T09:00:00.000Z", last: "2027-05-01T09:00:00.000Z" });
+        assert.deepEqual(figures.span, { first: "2038-05-01T09:00:00.000Z", last: "2038-05-01T09:00:00.000Z" });
       });
     });
 
@@ -895,10 +895,10 @@ export function describeServiceTransactions(name: string, createStorage: () => P
       test("are per account; eventIds of another account are reported missing; cancelled events are left out", async () => {
         const mine = await newAccount(storage, "Analytics Mine");
         const theirs = await newAccount(storage, "Analytics Theirs");
-        const kept = eventRecord(mine, { startDate: "2027-01-04T09:00:00.000Z", endDate: "2027-01-04T10:00:00.000Z" });
+        const kept = eventRecord(mine, { startDate: "2038-01-04T09:00:00.000Z", endDate: "2038-01-04T10:00:00.000Z" });
         const dropped = eventRecord(mine, {
-          startDate: "2027-01-05T09:00:00.000Z",
-          endDate: "2027-01-05T10:00:00.000Z",
+          startDate: "2038-01-05T09:00:00.000Z",
+          endDate: "2038-01-05T10:00:00.000Z",
         });
         const foreign = eventRecord(theirs);
         for (const event of [kept, dropped, foreign]) await insertEvent(storage, event);
@@ -930,7 +930,7 @@ export function describeServiceTransactions(name: string, createStorage: () => P
         );
         assert.deepEqual(
           figures.buckets.map((bucket) => bucket.period),
-          ["2027-01-04"],
+          ["2038-01-04"],
         );
         const scoped = await storage.analyticsFigures(
           { accountId: mine, eventIds: [kept.id, foreign.id], granularity: null },

@@ -30,15 +30,15 @@ function throwsCode(fn: () => unknown, code: string) {
 
 describe("calendar buckets (UTC)", () => {
   test("bucketStart: day, ISO week from Monday, month, quarter", () => {
-    // 2027-01-03 is a Sunday: its week began on Monday 2026-12-28 (across the year boundary).
-    assert.equal(bucketStart("2027-01-03T23:59:59.999Z", "weekly"), "2026-12-28");
-    assert.equal(bucketStart("2027-01-04T00:00:00.000Z", "weekly"), "2027-01-04");
-    assert.equal(bucketStart("2027-01-10T12:00:00.000Z", "weekly"), "2027-01-04");
-    assert.equal(bucketStart("2027-03-31T23:59:59.999Z", "quarterly"), "2027-01-01");
-    assert.equal(bucketStart("2027-04-01T00:00:00.000Z", "quarterly"), "2027-04-01");
-    assert.equal(bucketStart("2027-12-31T23:59:59.999Z", "quarterly"), "2027-10-01");
-    assert.equal(bucketStart("2028-02-29T08:00:00.000Z", "monthly"), "2028-02-01");
-    assert.equal(bucketStart("2028-02-29T08:00:00.000Z", "daily"), "2028-02-29");
+    // 2038-01-03 is a Sunday: its week began on Monday 2037-12-28 (across the year boundary).
+    assert.equal(bucketStart("2038-01-03T23:59:59.999Z", "weekly"), "2037-12-28");
+    assert.equal(bucketStart("2038-01-04T00:00:00.000Z", "weekly"), "2038-01-04");
+    assert.equal(bucketStart("2038-01-10T12:00:00.000Z", "weekly"), "2038-01-04");
+    assert.equal(bucketStart("2038-03-31T23:59:59.999Z", "quarterly"), "2038-01-01");
+    assert.equal(bucketStart("2038-04-01T00:00:00.000Z", "quarterly"), "2038-04-01");
+    assert.equal(bucketStart("2038-12-31T23:59:59.999Z", "quarterly"), "2038-10-01");
+    assert.equal(bucketStart("2056-02-29T08:00:00.000Z", "monthly"), "2056-02-01");
+    assert.equal(bucketStart("2056-02-29T08:00:00.000Z", "daily"), "2056-02-29");
   });
 
   test("periods are clamped to the years 0000 to 9999, which events can use", () => {
@@ -70,16 +70,16 @@ describe("calendar buckets (UTC)", () => {
       const { db } = database;
       const dialect = dialectOf(db);
       const instants = [
-        "2026-12-28T00:00:00.000Z",
-        "2027-01-03T23:59:59.999Z",
-        "2027-01-04T00:00:00.000Z",
-        "2027-03-31T23:59:59.999Z",
-        "2027-04-01T00:00:00.000Z",
-        "2027-06-30T12:00:00.000Z",
-        "2027-09-30T23:00:00.000Z",
-        "2027-10-01T00:00:00.000Z",
-        "2028-02-29T08:00:00.000Z",
-        "2028-12-31T23:59:59.999Z",
+        "2037-12-28T00:00:00.000Z",
+        "2038-01-03T23:59:59.999Z",
+        "2038-01-04T00:00:00.000Z",
+        "2038-03-31T23:59:59.999Z",
+        "2038-04-01T00:00:00.000Z",
+        "2038-06-30T12:00:00.000Z",
+        "2038-09-30T23:00:00.000Z",
+        "2038-10-01T00:00:00.000Z",
+        "2056-02-29T08:00:00.000Z",
+        "2056-12-31T23:59:59.999Z",
         "2000-01-01T00:00:00.000Z",
         // The ends of the years the service stores: the week of 0000-01-01 began in the year -1.
         "0000-01-01T00:00:00.000Z",
@@ -100,34 +100,34 @@ describe("calendar buckets (UTC)", () => {
   }
 
   test("enumerateBuckets: every period of the range, bounds to the millisecond", () => {
-    assert.deepEqual(enumerateBuckets("2027-01-03T10:00:00.000Z", "2027-01-11T00:00:00.000Z", "weekly"), [
-      { period: "2026-12-28", startDate: "2026-12-28T00:00:00.000Z", endDate: "2027-01-03T23:59:59.999Z" },
-      { period: "2027-01-04", startDate: "2027-01-04T00:00:00.000Z", endDate: "2027-01-10T23:59:59.999Z" },
-      { period: "2027-01-11", startDate: "2027-01-11T00:00:00.000Z", endDate: "2027-01-17T23:59:59.999Z" },
+    assert.deepEqual(enumerateBuckets("2038-01-03T10:00:00.000Z", "2038-01-11T00:00:00.000Z", "weekly"), [
+      { period: "2037-12-28", startDate: "2037-12-28T00:00:00.000Z", endDate: "2038-01-03T23:59:59.999Z" },
+      { period: "2038-01-04", startDate: "2038-01-04T00:00:00.000Z", endDate: "2038-01-10T23:59:59.999Z" },
+      { period: "2038-01-11", startDate: "2038-01-11T00:00:00.000Z", endDate: "2038-01-17T23:59:59.999Z" },
     ]);
     assert.deepEqual(
-      enumerateBuckets("2027-11-15T00:00:00.000Z", "2028-04-01T00:00:00.000Z", "quarterly").map((b) => [
+      enumerateBuckets("2038-11-15T00:00:00.000Z", "2039-04-01T00:00:00.000Z", "quarterly").map((b) => [
         b.period,
         b.endDate,
       ]),
       [
-        ["2027-10-01", "2027-12-31T23:59:59.999Z"],
-        ["2028-01-01", "2028-03-31T23:59:59.999Z"],
-        ["2028-04-01", "2028-06-30T23:59:59.999Z"],
+        ["2038-10-01", "2038-12-31T23:59:59.999Z"],
+        ["2039-01-01", "2039-03-31T23:59:59.999Z"],
+        ["2039-04-01", "2039-06-30T23:59:59.999Z"],
       ],
     );
     assert.equal(
-      enumerateBuckets("2028-02-01T00:00:00.000Z", "2028-02-29T23:59:59.999Z", "monthly")[0]!.endDate,
-      "2028-02-29T23:59:59.999Z",
+      enumerateBuckets("2056-02-01T00:00:00.000Z", "2056-02-29T23:59:59.999Z", "monthly")[0]!.endDate,
+      "2056-02-29T23:59:59.999Z",
     );
-    assert.equal(enumerateBuckets("2027-05-01T10:00:00.000Z", "2027-05-01T11:00:00.000Z", "daily").length, 1);
+    assert.equal(enumerateBuckets("2038-05-01T10:00:00.000Z", "2038-05-01T11:00:00.000Z", "daily").length, 1);
   });
 
   test("at most 366 buckets; a reversed range is INVALID_DATE_RANGE", () => {
-    // 2028 is a leap year: 366 days fit, one more does not.
-    assert.equal(enumerateBuckets("2028-01-01T00:00:00.000Z", "2028-12-31T23:59:59.999Z", "daily").length, MAX_BUCKETS);
+    // 2056 is a leap year: 366 days fit, one more does not.
+    assert.equal(enumerateBuckets("2056-01-01T00:00:00.000Z", "2056-12-31T23:59:59.999Z", "daily").length, MAX_BUCKETS);
     throwsCode(
-      () => enumerateBuckets("2028-01-01T00:00:00.000Z", "2029-01-01T00:00:00.000Z", "daily"),
+      () => enumerateBuckets("2056-01-01T00:00:00.000Z", "2057-01-01T00:00:00.000Z", "daily"),
       "INVALID_DATE_RANGE",
     );
     assert.equal(enumerateBuckets("0001-01-01T00:00:00.000Z", "0092-06-30T00:00:00.000Z", "quarterly").length, 366);
@@ -136,7 +136,7 @@ describe("calendar buckets (UTC)", () => {
       "INVALID_DATE_RANGE",
     );
     throwsCode(
-      () => enumerateBuckets("2027-02-01T00:00:00.000Z", "2027-01-31T00:00:00.000Z", "monthly"),
+      () => enumerateBuckets("2038-02-01T00:00:00.000Z", "2038-01-31T00:00:00.000Z", "monthly"),
       "INVALID_DATE_RANGE",
     );
   });
@@ -248,12 +248,12 @@ function mode(name: string, registrations: number, emissionsKg: number): ModeFig
 }
 
 describe("trend report", () => {
-  const buckets = enumerateBuckets("2027-01-01T00:00:00.000Z", "2027-03-31T00:00:00.000Z", "monthly");
+  const buckets = enumerateBuckets("2038-01-01T00:00:00.000Z", "2038-03-31T00:00:00.000Z", "monthly");
   const figures = (
     rows: Array<[string, Partial<AggregateFigures>]>,
     totals: Partial<AggregateFigures> = {},
   ): AnalyticsFigures => ({
-    span: { first: "2027-01-01T00:00:00.000Z", last: "2027-03-31T00:00:00.000Z" },
+    span: { first: "2038-01-01T00:00:00.000Z", last: "2038-03-31T00:00:00.000Z" },
     totals: aggregate(totals),
     perEvent: {
       score: null,
@@ -265,7 +265,7 @@ describe("trend report", () => {
     activityKinds: [],
     revenue: [],
   });
-  const range = { startDate: "2027-01-01T00:00:00.000Z", endDate: "2027-03-31T00:00:00.000Z" };
+  const range = { startDate: "2038-01-01T00:00:00.000Z", endDate: "2038-03-31T00:00:00.000Z" };
 
   test("empty periods are null, statistics over the periods with data", () => {
     const report = buildTrendReport({
@@ -274,8 +274,8 @@ describe("trend report", () => {
       buckets,
       figures: figures(
         [
-          ["2027-01-01", { events: 1, attendance: 4 }],
-          ["2027-03-01", { events: 2, attendance: 10 }],
+          ["2038-01-01", { events: 1, attendance: 4 }],
+          ["2038-03-01", { events: 2, attendance: 10 }],
         ],
         { events: 3, attendance: 14 },
       ),
@@ -284,9 +284,9 @@ describe("trend report", () => {
     assert.deepEqual(
       report.dataPoints.map((p) => [p.period, p.value, p.events]),
       [
-        ["2027-01-01", 4, 1],
-        ["2027-02-01", null, 0],
-        ["2027-03-01", 10, 2],
+        ["2038-01-01", 4, 1],
+        ["2038-02-01", null, 0],
+        ["2038-03-01", 10, 2],
       ],
     );
     // Points at positions 0 and 2: slope (10 - 4) / 2 = 3 per month; +150 %.
@@ -303,7 +303,7 @@ describe("trend report", () => {
           query: TrendQuery.parse({ metric: "attendance" }),
           range,
           buckets,
-          figures: figures([["2027-02-01", { events: 1, attendance: 3 }]]),
+          figures: figures([["2038-02-01", { events: 1, attendance: 3 }]]),
           carbon: DEFAULT_CARBON_SETTINGS,
         }),
       "INSUFFICIENT_DATA",
@@ -315,8 +315,8 @@ describe("trend report", () => {
           range,
           buckets,
           figures: figures([
-            ["2027-01-01", { events: 1, attendance: 2, offsetOpted: 1 }],
-            ["2027-02-01", { events: 1, attendance: 0 }],
+            ["2038-01-01", { events: 1, attendance: 2, offsetOpted: 1 }],
+            ["2038-02-01", { events: 1, attendance: 0 }],
           ]),
           carbon: DEFAULT_CARBON_SETTINGS,
         }),
@@ -331,8 +331,8 @@ describe("trend report", () => {
       buckets,
       figures: figures(
         [
-          ["2027-01-01", { events: 1, attendance: 4 }],
-          ["2027-02-01", { events: 1, attendance: 4 }],
+          ["2038-01-01", { events: 1, attendance: 4 }],
+          ["2038-02-01", { events: 1, attendance: 4 }],
         ],
         { events: 2, attendance: 8 },
       ),
@@ -355,8 +355,8 @@ describe("insights and recommendations follow the numbers", () => {
     unit: "kg CO2e",
     granularity: "monthly" as BucketGranularity,
     points: [
-      { period: "2027-01-01", value: 100 },
-      { period: "2027-02-01", value: 200 },
+      { period: "2038-01-01", value: 100 },
+      { period: "2038-02-01", value: 200 },
     ],
     statistics: seriesStatistics([
       { index: 0, value: 100 },
@@ -377,7 +377,7 @@ describe("insights and recommendations follow the numbers", () => {
     );
     assert.equal(
       insights[0]!.message,
-      "Travel emissions rose from 100 kg CO2e (2027-01-01) to 200 kg CO2e (2027-02-01) (+100.0%); the fitted slope is +100 kg CO2e per month.",
+      "Travel emissions rose from 100 kg CO2e (2038-01-01) to 200 kg CO2e (2038-02-01) (+100.0%); the fitted slope is +100 kg CO2e per month.",
     );
     // Percentages in words have one decimal, as the printable report writes them; the figures keep three.
     assert.equal(insights[3]!.message, "Offsets cover 33.3% of the travel emissions (100 of 300 kg CO2e).");
@@ -400,23 +400,23 @@ describe("insights and recommendations follow the numbers", () => {
 
   test("a large percentage reads as the report writes it: grouped, one decimal", () => {
     const values = [10, 180.5873];
-    const points = values.map((value, i) => ({ period: `2027-0${i + 1}-01`, value }));
+    const points = values.map((value, i) => ({ period: `2038-0${i + 1}-01`, value }));
     const statistics = seriesStatistics(values.map((value, index) => ({ index, value })));
     assert.equal(statistics.percentChange, 1705.873);
     const { insights } = generateInsights(base({ points, statistics }));
-    assert.match(insights[0]!.message, /\(2027-02-01\) \(\+1,705\.9%\);/);
+    assert.match(insights[0]!.message, /\(2038-02-01\) \(\+1,705\.9%\);/);
     assert.equal(insights[0]!.figures.percentChange, 1705.873);
   });
 
   test("a fitted rise whose ends are equal is not told as 'from 0 to 0'", () => {
     const values = [0, 4, 8, 0];
-    const points = values.map((value, i) => ({ period: `2027-0${i + 1}-01`, value }));
+    const points = values.map((value, i) => ({ period: `2038-0${i + 1}-01`, value }));
     const { insights } = generateInsights(
       base({ points, statistics: seriesStatistics(values.map((value, index) => ({ index, value }))) }),
     );
     assert.equal(
       insights[0]!.message,
-      "Travel emissions rose over the range, though it was 0 kg CO2e in 2027-01-01 and 0 kg CO2e in 2027-04-01; the fitted slope is +0.4 kg CO2e per month.",
+      "Travel emissions rose over the range, though it was 0 kg CO2e in 2038-01-01 and 0 kg CO2e in 2038-04-01; the fitted slope is +0.4 kg CO2e per month.",
     );
   });
 
@@ -424,8 +424,8 @@ describe("insights and recommendations follow the numbers", () => {
     const { insights, recommendations } = generateInsights(
       base({
         points: [
-          { period: "2027-01-01", value: 200 },
-          { period: "2027-02-01", value: 100 },
+          { period: "2038-01-01", value: 200 },
+          { period: "2038-02-01", value: 100 },
         ],
         statistics: seriesStatistics([
           { index: 0, value: 200 },
@@ -480,8 +480,8 @@ describe("insights and recommendations follow the numbers", () => {
       base({
         metric: "offset_participation",
         points: [
-          { period: "2027-01-01", value: 40 },
-          { period: "2027-02-01", value: 10 },
+          { period: "2038-01-01", value: 40 },
+          { period: "2038-02-01", value: 10 },
         ],
         statistics: seriesStatistics([
           { index: 0, value: 40 },

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createHandler, type FetchHandler } from "../src/http/handler.ts";
 import { requestFingerprint } from "../src/http/idempotency.ts";
 import { ServiceError } from "../src/errors.ts";
@@ -10,8 +13,8 @@ import { apiRequest } from "./_fixtures.ts";
 const EVENT = {
   name: "Green Summit",
   location: { address: "a", city: "Berlin", country: "DE" },
-  startDate: "2027-01-01T10:00:00Z",
-  endDate: "2027-01-01T12:00:00Z",
+  startDate: "2038-01-01T10:00:00Z",
+  endDate: "2038-01-01T12:00:00Z",
   capacity: 5,
   category: "meetup",
 };
@@ -249,5 +252,42 @@ describe("Idempotency-Key when the store falters after the effect", () => {
       1,
     );
     await storage.close();
+  });
+});
+
+describe("the tests' dates", () => {
+  const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+  const SOURCES = ["test", "packages/core/test", "packages/server/test", "packages/client/test", "examples", "bench"];
+  const files = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory()
+        ? entry.name === "node_modules" || entry.name === "dist"
+          ? []
+          : files(join(dir, entry.name))
+        : /\.(ts|mts|mjs|js|json|md)$/.test(entry.name)
+          ? [join(dir, entry.name)]
+          : [],
+    );
+  // From the day an ended event stopped taking registrations (docs/api.md, Events) to ten years later.
+  const SOON = [
+    /\b(?:2026-12-(?:0[2-9]|[1-3]\d)|20(?:2[7-9]|3[0-6])-\d\d-\d\d)/,
+    /\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) 20(?:2[7-9]|3[0-6])\b/,
+    /Date\.UTC\(20(?:2[7-9]|3[0-6])\b/,
+  ];
+  // The service's own validation message, which names an example date.
+  const ALLOWED = ["such as 2027-05-01"];
+
+  test("event dates are 11 or more years ahead or relative to now, so registrations keep working", () => {
+    const found: string[] = [];
+    for (const file of [...SOURCES.flatMap((dir) => files(join(ROOT, dir))), join(ROOT, "README.md")]) {
+      readFileSync(file, "utf8")
+        .split("\n")
+        .forEach((line, i) => {
+          const rest = ALLOWED.reduce((text, allowed) => text.replaceAll(allowed, ""), line);
+          if (SOON.some((pattern) => pattern.test(rest)))
+            found.push(`${relative(ROOT, file)}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    assert.deepEqual(found, []);
   });
 });

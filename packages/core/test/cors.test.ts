@@ -108,8 +108,8 @@ describe("the handler with CORS for listed origins", () => {
       JSON.stringify({
         name: "Browser made",
         location: { address: "Main St 1", city: "Berlin", country: "DE" },
-        startDate: "2027-01-01T10:00:00Z",
-        endDate: "2027-01-01T12:00:00Z",
+        startDate: "2038-01-01T10:00:00Z",
+        endDate: "2038-01-01T12:00:00Z",
         capacity: 5,
         category: "meetup",
       }),

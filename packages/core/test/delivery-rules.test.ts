@@ -34,9 +34,9 @@ describe("delivery status transitions", () => {
   test("an attempt ends a pending delivery as succeeded, failed (no attempt left) or pending (a retry), each allowed by the table", () => {
     const outcomes = [
       statusAfterAttempt(true, null),
-      statusAfterAttempt(true, "2030-01-01T00:00:00.000Z"),
+      statusAfterAttempt(true, "2041-01-01T00:00:00.000Z"),
       statusAfterAttempt(false, null),
-      statusAfterAttempt(false, "2030-01-01T00:00:00.000Z"),
+      statusAfterAttempt(false, "2041-01-01T00:00:00.000Z"),
     ];
     assert.deepEqual(outcomes, ["succeeded", "succeeded", "failed", "pending"]);
     for (const to of outcomes) assert.ok(isDeliveryTransitionAllowed("pending", to));
@@ -65,7 +65,7 @@ describe("delivery status transitions", () => {
 });
 
 describe("the failure count", () => {
-  const t = (second: number) => new Date(Date.UTC(2030, 0, 1) + second * 1000).toISOString();
+  const t = (second: number) => new Date(Date.UTC(2041, 0, 1) + second * 1000).toISOString();
   const fail = (second: number, gone = false) => ({ startedAt: t(second), succeeded: false, gone });
   const ok = (second: number) => ({ startedAt: t(second), succeeded: true, gone: false });
   const fresh = { consecutiveFailures: 0, lastSuccessStartedAt: null, active: true };

@@ -313,7 +313,7 @@ describe("dialect: checkOnly", () => {
         .set({ lease_owner: "w" })
         .where("id", "in", ["d1", "d2", "d3", "d4"])
         .where((eb) => {
-          const due = eb.and([eb("status", "=", "pending"), eb("next_attempt_at", "<=", "2030-01-01")]);
+          const due = eb.and([eb("status", "=", "pending"), eb("next_attempt_at", "<=", "2041-01-01")]);
           return check ? SQLITE.checkOnly(due) : due;
         })
         .compile();

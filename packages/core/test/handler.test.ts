@@ -92,8 +92,8 @@ describe("the web-standard handler, without a server", () => {
       body: JSON.stringify({
         name: "Green Summit",
         location: { address: "a", city: "Berlin", country: "DE" },
-        startDate: "2027-01-01T10:00:00Z",
-        endDate: "2027-01-01T12:00:00Z",
+        startDate: "2038-01-01T10:00:00Z",
+        endDate: "2038-01-01T12:00:00Z",
         capacity: 5,
         category: "meetup",
       }),
@@ -135,8 +135,8 @@ describe("the web-standard handler, without a server", () => {
     const event = await scope.events.create({
       name: "E",
       location: { address: "a", city: "b", country: "FR" },
-      startDate: "2027-01-01T10:00:00Z",
-      endDate: "2027-01-01T12:00:00Z",
+      startDate: "2038-01-01T10:00:00Z",
+      endDate: "2038-01-01T12:00:00Z",
       capacity: 1,
       category: "c",
     });
@@ -196,8 +196,8 @@ describe("a handler mounted under a base path", () => {
         body: JSON.stringify({
           name: "Mounted",
           location: { address: "Main St 1", city: "Berlin", country: "DE" },
-          startDate: "2027-01-01T10:00:00Z",
-          endDate: "2027-01-01T12:00:00Z",
+          startDate: "2038-01-01T10:00:00Z",
+          endDate: "2038-01-01T12:00:00Z",
           capacity: 5,
           category: "meetup",
         }),
@@ -398,8 +398,8 @@ describe("the links a handler hands out: never from the request's Host", () => {
       await scope.events.create({
         name: "Links",
         location: { address: "a", city: "b", country: "FR" },
-        startDate: "2027-01-01T10:00:00Z",
-        endDate: "2027-01-01T12:00:00Z",
+        startDate: "2038-01-01T10:00:00Z",
+        endDate: "2038-01-01T12:00:00Z",
         capacity: 10,
         category: "c",
       })

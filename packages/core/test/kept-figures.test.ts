@@ -23,7 +23,7 @@ import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import { ERASED_ANSWER } from "../src/storage/erasure.ts";
 import { checkIn, eraseAttendee, insertEvent, registerAttendee, updateAttendee } from "./_transactions.ts";
 
-const NOW = "2027-01-01T00:00:00.000Z";
+const NOW = "2038-01-01T00:00:00.000Z";
 
 /** A deterministic pseudo-random sequence, so that a failure can be replayed. */
 function random(seed: number) {
@@ -91,8 +91,8 @@ for (const factors of [DEFAULT_EMISSION_FACTORS, BANDED])
           name: "Figures",
           description: null,
           location: { address: "A 1", city: "Berlin", country: "DE" },
-          startDate: "2027-05-01T09:00:00.000Z",
-          endDate: "2027-05-01T17:00:00.000Z",
+          startDate: "2038-05-01T09:00:00.000Z",
+          endDate: "2038-05-01T17:00:00.000Z",
           capacity: 500,
           category: "conference",
         },

@@ -31,7 +31,7 @@ import { newAccount } from "./_service-transactions-outbox.ts";
 import { attendeeRecord } from "./_service-transactions.ts";
 import { checkIn, deleteEvent, eraseAttendee, insertEvent, registerAttendee, updateAttendee } from "./_transactions.ts";
 
-let clock = Date.parse("2027-03-01T08:00:00.000Z");
+let clock = Date.parse("2038-03-01T08:00:00.000Z");
 const tick = () => new Date((clock += 61_000)).toISOString();
 
 /** A new registration (registered a second after the last), of a placeholder account and event unless given. */
@@ -186,8 +186,8 @@ for (const backend of BACKENDS) {
             name: "Tallied",
             description: null,
             location: { address: "Main St 1", city: "Leeds", country: "GB" },
-            startDate: "2027-06-01T09:00:00.000Z",
-            endDate: "2027-06-01T17:00:00.000Z",
+            startDate: "2038-06-01T09:00:00.000Z",
+            endDate: "2038-06-01T17:00:00.000Z",
             capacity: 40,
             category: "conference",
             waitlistEnabled: true,
@@ -201,8 +201,8 @@ for (const backend of BACKENDS) {
           name: "Beside it",
           description: null,
           location: { address: "Main St 2", city: "Leeds", country: "GB" },
-          startDate: "2027-06-02T09:00:00.000Z",
-          endDate: "2027-06-02T17:00:00.000Z",
+          startDate: "2038-06-02T09:00:00.000Z",
+          endDate: "2038-06-02T17:00:00.000Z",
           capacity: 10,
           category: "workshop",
         },

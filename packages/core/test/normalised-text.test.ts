@@ -15,8 +15,8 @@ import { EventCreateInput, EventListQuery, EventUpdateInput } from "../src/resou
 const EVENT = {
   name: "Green Summit",
   location: { address: "Main St 1", city: "Berlin", country: "DE" },
-  startDate: "2027-05-01T09:00:00Z",
-  endDate: "2027-05-01T17:00:00Z",
+  startDate: "2038-05-01T09:00:00Z",
+  endDate: "2038-05-01T17:00:00Z",
   capacity: 50,
   category: "conference",
 };

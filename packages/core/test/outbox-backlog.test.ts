@@ -10,10 +10,10 @@ import { sqliteStorage } from "./_sqlite.ts";
 import { EVENT } from "./_fixtures.ts";
 import { recordAttempt } from "./_webhook-helpers.ts";
 
-const T1 = "2030-01-01T00:00:00.000Z";
-const T2 = "2030-01-01T00:00:10.000Z";
-const NOW = "2030-01-01T00:01:00.000Z";
-const RETRY_AT = "2030-01-01T00:10:00.000Z";
+const T1 = "2041-01-01T00:00:00.000Z";
+const T2 = "2041-01-01T00:00:10.000Z";
+const NOW = "2041-01-01T00:01:00.000Z";
+const RETRY_AT = "2041-01-01T00:10:00.000Z";
 
 test("pending deliveries by state and the earliest due of an active webhook", async () => {
   const storage = await sqliteStorage();
@@ -32,7 +32,7 @@ test("pending deliveries by state and the earliest due of an active webhook", as
   await account.events.create(EVENT); // three due at T2
   assert.deepEqual(await storage.outboxBacklog(NOW), { due: 6, scheduled: 0, paused: 0, oldestNextAttemptAt: T1 });
   // Before T2 the second event's deliveries are not due yet.
-  assert.deepEqual(await storage.outboxBacklog("2030-01-01T00:00:05.000Z"), {
+  assert.deepEqual(await storage.outboxBacklog("2041-01-01T00:00:05.000Z"), {
     due: 3,
     scheduled: 3,
     paused: 0,

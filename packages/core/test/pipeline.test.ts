@@ -7,8 +7,8 @@ import { sqliteStorage } from "./_sqlite.ts";
 const EVENT = {
   name: "Green Summit",
   location: { address: "a", city: "Berlin", country: "DE" },
-  startDate: "2027-01-01T10:00:00Z",
-  endDate: "2027-01-01T12:00:00Z",
+  startDate: "2038-01-01T10:00:00Z",
+  endDate: "2038-01-01T12:00:00Z",
   capacity: 5,
   category: "meetup",
 };

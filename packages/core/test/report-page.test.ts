@@ -78,19 +78,19 @@ describe("the sustainability report document", () => {
 
 describe("local times", () => {
   test("an instant in its zone with the abbreviation, or the offset where none is in common use", () => {
-    assert.equal(localDateTime("2027-05-01T07:00:00.000Z", "Europe/Berlin"), "1 May 2027, 09:00 CEST");
-    assert.equal(localDateTime("2027-01-15T07:00:00.000Z", "Europe/Berlin"), "15 Jan 2027, 08:00 CET");
-    assert.equal(localDateTime("2027-07-01T16:05:00.000Z", "America/New_York"), "1 Jul 2027, 12:05 GMT-4");
-    assert.equal(localDateTime("2027-12-01T17:05:00.000Z", "America/New_York"), "1 Dec 2027, 12:05 GMT-5");
-    assert.equal(localDateTime("2027-03-31T23:30:00.000Z", "Asia/Kolkata"), "1 Apr 2027, 05:00 GMT+5:30");
+    assert.equal(localDateTime("2038-05-01T07:00:00.000Z", "Europe/Berlin"), "1 May 2038, 09:00 CEST");
+    assert.equal(localDateTime("2038-01-15T07:00:00.000Z", "Europe/Berlin"), "15 Jan 2038, 08:00 CET");
+    assert.equal(localDateTime("2038-07-01T16:05:00.000Z", "America/New_York"), "1 Jul 2038, 12:05 GMT-4");
+    assert.equal(localDateTime("2038-12-01T17:05:00.000Z", "America/New_York"), "1 Dec 2038, 12:05 GMT-5");
+    assert.equal(localDateTime("2038-03-31T23:30:00.000Z", "Asia/Kolkata"), "1 Apr 2038, 05:00 GMT+5:30");
     // The night DST ends in Berlin: the same wall time twice, told apart by the abbreviation.
-    assert.equal(localDateTime("2027-10-31T00:30:00.000Z", "Europe/Berlin"), "31 Oct 2027, 02:30 CEST");
-    assert.equal(localDateTime("2027-10-31T01:30:00.000Z", "Europe/Berlin"), "31 Oct 2027, 02:30 CET");
+    assert.equal(localDateTime("2038-10-31T00:30:00.000Z", "Europe/Berlin"), "31 Oct 2038, 02:30 CEST");
+    assert.equal(localDateTime("2038-10-31T01:30:00.000Z", "Europe/Berlin"), "31 Oct 2038, 02:30 CET");
   });
 
   test("without a zone: UTC, labelled; a text that is no date-time as given", () => {
-    assert.equal(localDateTime("2027-05-01T07:00:00.000Z", null), "1 May 2027, 07:00 UTC");
-    assert.equal(localDateTime("2027-05-01T07:00:00.000Z", "UTC"), "1 May 2027, 07:00 UTC");
+    assert.equal(localDateTime("2038-05-01T07:00:00.000Z", null), "1 May 2038, 07:00 UTC");
+    assert.equal(localDateTime("2038-05-01T07:00:00.000Z", "UTC"), "1 May 2038, 07:00 UTC");
     assert.equal(localDateTime("soon", "Europe/Berlin"), "soon");
   });
 
@@ -334,9 +334,9 @@ describe("renderReportPage", () => {
   });
 
   test("times without a time zone: in UTC, labelled", () => {
-    assert.match(html, /<dd>9 Jul 2027, 12:00 UTC to 11 Jul 2027, 23:00 UTC<\/dd>/);
-    assert.match(html, /<dd>12 Jul 2027, 08:30 UTC<\/dd>/);
-    assert.match(html, /generated 12 Jul 2027, 08:30 UTC\./);
+    assert.match(html, /<dd>9 Jul 2038, 12:00 UTC to 11 Jul 2038, 23:00 UTC<\/dd>/);
+    assert.match(html, /<dd>12 Jul 2038, 08:30 UTC<\/dd>/);
+    assert.match(html, /generated 12 Jul 2038, 08:30 UTC\./);
   });
 
   test("times in the event's time zone, with its abbreviation (summer and winter time)", () => {
@@ -344,18 +344,18 @@ describe("renderReportPage", () => {
       ...FESTIVAL_REPORT,
       event: { ...FESTIVAL_REPORT.event, timeZone: "Europe/London" },
     });
-    assert.match(summer, /<dd>9 Jul 2027, 13:00 BST to 12 Jul 2027, 00:00 BST<\/dd>/);
-    assert.match(summer, /generated 12 Jul 2027, 09:30 BST\./);
+    assert.match(summer, /<dd>9 Jul 2038, 13:00 BST to 12 Jul 2038, 00:00 BST<\/dd>/);
+    assert.match(summer, /generated 12 Jul 2038, 09:30 BST\./);
     const winter = renderReportPage({
       ...FESTIVAL_REPORT,
       event: {
         ...FESTIVAL_REPORT.event,
-        startDate: "2027-01-15T08:00:00.000Z",
-        endDate: "2027-05-01T07:00:00.000Z",
+        startDate: "2038-01-15T08:00:00.000Z",
+        endDate: "2038-05-01T07:00:00.000Z",
         timeZone: "Europe/Berlin",
       },
     });
-    assert.match(winter, /<dd>15 Jan 2027, 09:00 CET to 1 May 2027, 09:00 CEST<\/dd>/);
+    assert.match(winter, /<dd>15 Jan 2038, 09:00 CET to 1 May 2038, 09:00 CEST<\/dd>/);
     assert.doesNotMatch(winter, /\bUTC\b/);
   });
 

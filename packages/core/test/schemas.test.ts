@@ -17,8 +17,8 @@ import { PaymentInput, RefundInput } from "../src/resources/payment.ts";
 const event = {
   name: "Green Summit",
   location: { address: "Main St 1", city: "Berlin", country: "DE" },
-  startDate: "2027-05-01T09:00:00+02:00",
-  endDate: "2027-05-01T17:00:00Z",
+  startDate: "2038-05-01T09:00:00+02:00",
+  endDate: "2038-05-01T17:00:00Z",
   capacity: 50,
   category: "conference",
 };
@@ -38,8 +38,8 @@ function failure(schema: Parameters<typeof parseInput>[0], value: unknown, where
 describe("EventCreateInput", () => {
   test("normalises dates to UTC, tags to lower-case unique", () => {
     const parsed = parseInput(EventCreateInput, { ...event, tags: [" Climate ", "climate", "Food"] });
-    assert.equal(parsed.startDate, "2027-05-01T07:00:00.000Z");
-    assert.equal(parsed.endDate, "2027-05-01T17:00:00.000Z");
+    assert.equal(parsed.startDate, "2038-05-01T07:00:00.000Z");
+    assert.equal(parsed.endDate, "2038-05-01T17:00:00.000Z");
     assert.deepEqual(parsed.tags, ["climate", "food"]);
   });
 
@@ -63,8 +63,8 @@ describe("EventCreateInput", () => {
     ["zero capacity", { capacity: 0 }, "capacity"],
     ["fractional capacity", { capacity: 2.5 }, "capacity"],
     ["capacity as string", { capacity: "10" }, "capacity"],
-    ["date without time", { startDate: "2027-05-01" }, "startDate"],
-    ["end before start", { endDate: "2027-05-01T06:59:59Z" }, "endDate"],
+    ["date without time", { startDate: "2038-05-01" }, "startDate"],
+    ["end before start", { endDate: "2038-05-01T06:59:59Z" }, "endDate"],
     [
       "waste reduction over 100",
       { sustainabilityGoals: { wasteReduction: 101 } },
@@ -126,9 +126,9 @@ describe("EventListQuery", () => {
     assert.equal(failure(EventListQuery, { perPage: "50", limit: "10" }, "query").field, "perPage");
   });
   test("dates: a bare endDate means the end of that day", () => {
-    const parsed = parseInput(EventListQuery, { startDate: "2027-01-01", endDate: "2027-01-31" }, "query");
-    assert.equal(parsed.startDate, "2027-01-01T00:00:00.000Z");
-    assert.equal(parsed.endDate, "2027-01-31T23:59:59.999Z");
+    const parsed = parseInput(EventListQuery, { startDate: "2038-01-01", endDate: "2038-01-31" }, "query");
+    assert.equal(parsed.startDate, "2038-01-01T00:00:00.000Z");
+    assert.equal(parsed.endDate, "2038-01-31T23:59:59.999Z");
   });
   test("tags are split, trimmed and lower-cased", () => {
     assert.deepEqual(parseInput(EventListQuery, { tags: "Food, climate,,food" }, "query").tags, ["food", "climate"]);
@@ -254,7 +254,7 @@ describe("messages say how to fix the input", () => {
   });
 
   test("a date-time without Z or an offset shows the form", () => {
-    const { field, message, issue } = said(EventCreateInput, { ...event, startDate: "2027-05-01T09:00:00" });
+    const { field, message, issue } = said(EventCreateInput, { ...event, startDate: "2038-05-01T09:00:00" });
     assert.equal(field, "startDate");
     assert.equal(message, "startDate: expected a date-time with Z or an offset, such as 2027-05-01T09:00:00+02:00");
     assert.deepEqual(issue, {
@@ -349,7 +349,7 @@ describe("messages say how to fix the input", () => {
       "location.country: must be an ISO 3166-1 alpha-2 country code in upper case, e.g. DE",
     );
     assert.equal(
-      said(EventCreateInput, { ...event, endDate: "2027-05-01T06:59:59Z" }).message,
+      said(EventCreateInput, { ...event, endDate: "2038-05-01T06:59:59Z" }).message,
       "endDate: must not be before startDate",
     );
   });

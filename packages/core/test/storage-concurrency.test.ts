@@ -27,7 +27,7 @@ import { insertEvent, insertWebhook, registerAttendee, updateAttendee } from "./
  * while on a loaded machine).
  */
 const racerCount = (backend: TestBackend) => (backend.name === "postgres" ? 4 : 3);
-const NOW = "2030-01-01T00:00:00.000Z";
+const NOW = "2041-01-01T00:00:00.000Z";
 
 const codes = (outcomes: Outcome[]) => outcomes.map((o) => (o.ok ? "ok" : (o.code ?? o.message))).sort();
 const tally = (outcomes: Outcome[]) =>
@@ -52,8 +52,8 @@ const eventRecord = (accountId: string, capacity: number, now = NOW) =>
     {
       name: "Race Day",
       location: { address: "Main St 1", city: "Berlin", country: "DE" },
-      startDate: "2031-05-01T09:00:00.000Z",
-      endDate: "2031-05-01T17:00:00.000Z",
+      startDate: "2042-05-01T09:00:00.000Z",
+      endDate: "2042-05-01T17:00:00.000Z",
       capacity,
       category: "conference",
     },
@@ -245,10 +245,10 @@ for (const backend of BACKENDS) {
 
     test("the same Idempotency-Key claimed at once: one holder; the others see its claim", async () => {
       const account = await newAccount(storage, "Race idempotency");
-      const claim = (requestHash: string, now = NOW, staleBefore = "2029-12-31T23:59:00.000Z"): Call => ({
+      const claim = (requestHash: string, now = NOW, staleBefore = "2040-12-31T23:59:00.000Z"): Call => ({
         method: "claimIdempotencyKey",
         args: [
-          { accountId: account, key: "same-key", requestHash, now, expiresAt: "2030-01-02T00:00:00.000Z", staleBefore },
+          { accountId: account, key: "same-key", requestHash, now, expiresAt: "2041-01-02T00:00:00.000Z", staleBefore },
         ],
       });
       const outcomes = await racers.race(Array.from({ length: 12 }, (_, i) => claim(`hash-${i}`)));
@@ -265,7 +265,7 @@ for (const backend of BACKENDS) {
       // The claim is abandoned (stale): again exactly one of those that race for it takes it over.
       const later = await racers.race(
         Array.from({ length: 12 }, (_, i) =>
-          claim(`late-${i}`, "2030-01-01T00:10:00.000Z", "2030-01-01T00:05:00.000Z"),
+          claim(`late-${i}`, "2041-01-01T00:10:00.000Z", "2041-01-01T00:05:00.000Z"),
         ),
       );
       assert.ok(
@@ -368,8 +368,8 @@ for (const backend of BACKENDS) {
       ];
       for (const webhook of webhooks) await insertWebhook(storage, webhook);
       for (let i = 0; i < 12; i++) {
-        await insertEvent(storage, eventRecord(account, 10, `2030-01-01T00:00:${String(i).padStart(2, "0")}.000Z`));
-        await insertEvent(storage, eventRecord(other, 10, `2030-01-01T00:00:${String(i).padStart(2, "0")}.000Z`));
+        await insertEvent(storage, eventRecord(account, 10, `2041-01-01T00:00:${String(i).padStart(2, "0")}.000Z`));
+        await insertEvent(storage, eventRecord(other, 10, `2041-01-01T00:00:${String(i).padStart(2, "0")}.000Z`));
       }
       const total = 36;
       const claim = (workerId: string): Call => ({
@@ -377,8 +377,8 @@ for (const backend of BACKENDS) {
         args: [
           {
             workerId,
-            now: "2030-01-01T00:01:00.000Z",
-            leaseUntil: "2030-01-01T01:00:00.000Z",
+            now: "2041-01-01T00:01:00.000Z",
+            leaseUntil: "2041-01-01T01:00:00.000Z",
             limit: 5,
             webhookRoom: { each: 3, left: {} },
             accountRoom: { each: 4, left: {} },
@@ -440,12 +440,12 @@ for (const backend of BACKENDS) {
       const account = await newAccount(storage, "Race attempts");
       const webhook = webhookRecord(account, "https://93.184.216.34/attempts");
       await insertWebhook(storage, webhook);
-      await insertEvent(storage, eventRecord(account, 10, "2030-06-01T00:00:00.000Z"));
+      await insertEvent(storage, eventRecord(account, 10, "2041-06-01T00:00:00.000Z"));
       const [delivery] = (
         await storage.claimDueDeliveries({
           workerId: "w",
-          now: "2030-06-01T00:00:00.000Z",
-          leaseUntil: "2030-06-01T01:00:00.000Z",
+          now: "2041-06-01T00:00:00.000Z",
+          leaseUntil: "2041-06-01T01:00:00.000Z",
           limit: 100,
         })
       ).filter((d) => d.webhookId === webhook.id);
@@ -469,7 +469,7 @@ for (const backend of BACKENDS) {
                 deliveryId: delivery.id,
                 workerId: "w",
                 attempt,
-                nextAttemptAt: "2030-06-01T00:05:00.000Z",
+                nextAttemptAt: "2041-06-01T00:05:00.000Z",
                 gone: false,
                 now: NOW,
               },
@@ -488,26 +488,26 @@ for (const backend of BACKENDS) {
       const webhook = webhookRecord(account, "https://93.184.216.34/failures");
       await insertWebhook(storage, webhook);
       for (let i = 0; i < 24; i++)
-        await insertEvent(storage, eventRecord(account, 10, `2030-07-01T00:00:${String(i).padStart(2, "0")}.000Z`));
+        await insertEvent(storage, eventRecord(account, 10, `2041-07-01T00:00:${String(i).padStart(2, "0")}.000Z`));
       const deliveries = (
         await storage.claimDueDeliveries({
           workerId: "w",
-          now: "2030-07-01T00:01:00.000Z",
-          leaseUntil: "2030-07-01T02:00:00.000Z",
+          now: "2041-07-01T00:01:00.000Z",
+          leaseUntil: "2041-07-01T02:00:00.000Z",
           limit: 100,
         })
       ).filter((d) => d.webhookId === webhook.id);
       assert.equal(deliveries.length, 24);
-      const started = (second: number) => new Date(Date.UTC(2030, 6, 1, 1) + second * 1000).toISOString();
+      const started = (second: number) => new Date(Date.UTC(2041, 6, 1, 1) + second * 1000).toISOString();
       const record = (delivery: ClaimedDelivery, second: number, succeeded: boolean): Call => ({
         method: "recordDeliveryAttempt",
         args: [
           {
             deliveryId: delivery.id,
             workerId: "w",
-            nextAttemptAt: "2030-07-01T03:00:00.000Z",
+            nextAttemptAt: "2041-07-01T03:00:00.000Z",
             gone: false,
-            now: "2030-07-01T01:10:00.000Z",
+            now: "2041-07-01T01:10:00.000Z",
             attempt: {
               number: 1,
               startedAt: started(second),

@@ -24,7 +24,7 @@ const general: TicketType = {
   name: "General",
   price: { amount: 0, currency: "EUR" },
   capacity: null,
-  salesEndAt: "2030-03-01T00:00:00.000Z",
+  salesEndAt: "2041-03-01T00:00:00.000Z",
 };
 const event = { id: "evt_1", ticketTypes: [vip, general], capacity: 10, status: "published" as const };
 
@@ -66,14 +66,14 @@ describe("ticket types", () => {
     assert.equal(issues([{ name: "A", price: eur(1), capacity: 0 }])[0]?.[0], "0.capacity");
     assert.deepEqual(
       toTicketTypes(
-        TicketTypesInput.parse([{ name: " A ", price: eur(0, "JPY"), salesEndAt: "2030-01-01T01:00:00+01:00" }]),
+        TicketTypesInput.parse([{ name: " A ", price: eur(0, "JPY"), salesEndAt: "2041-01-01T01:00:00+01:00" }]),
       ),
-      [{ name: "A", price: eur(0, "JPY"), capacity: null, salesEndAt: "2030-01-01T00:00:00.000Z" }],
+      [{ name: "A", price: eur(0, "JPY"), capacity: null, salesEndAt: "2041-01-01T00:00:00.000Z" }],
     );
   });
 
   test("a registration's type: one of the event's (any case), on sale until salesEndAt; any text without types", () => {
-    assert.equal(ticketTypeOf(event, "vip", "2030-01-01T00:00:00.000Z"), vip);
+    assert.equal(ticketTypeOf(event, "vip", "2041-01-01T00:00:00.000Z"), vip);
     assert.equal(ticketTypeOf({ id: "evt_2", ticketTypes: [] }, "anything"), null);
     assert.deepEqual(
       failure(() => ticketTypeOf(event, "Student")),
@@ -83,10 +83,10 @@ describe("ticket types", () => {
         details: { ticketTypes: ["VIP", "General"] },
       },
     );
-    assert.equal(ticketTypeOf(event, "General", "2030-02-28T23:59:59.999Z"), general);
-    assert.deepEqual(failure(() => ticketTypeOf(event, "General", "2030-03-01T00:00:00.000Z")).details, {
+    assert.equal(ticketTypeOf(event, "General", "2041-02-28T23:59:59.999Z"), general);
+    assert.deepEqual(failure(() => ticketTypeOf(event, "General", "2041-03-01T00:00:00.000Z")).details, {
       reason: "sales_ended",
-      salesEndAt: "2030-03-01T00:00:00.000Z",
+      salesEndAt: "2041-03-01T00:00:00.000Z",
     });
     // Without a time (a place taken back by the organiser), the sale's end does not apply.
     assert.equal(ticketTypeOf(event, "General"), general);
@@ -142,21 +142,21 @@ describe("ticket types", () => {
   test("payments: what a ticket owes (with a USD ticket's offset), holds, parts, refunds and the policy", () => {
     const usd: TicketType = { ...vip, price: { amount: 5_000, currency: "USD" } };
     const stripe = { provider: "stripe" as const, holdMinutes: 0.5 };
-    assert.equal(paymentFor(general, MANUAL_PAYMENT_TERMS, "2030-01-01T00:00:00.000Z"), null);
-    assert.equal(paymentFor(null, stripe, "2030-01-01T00:00:00.000Z"), null);
-    const held = paymentFor(usd, stripe, "2030-01-01T00:00:00.000Z", { opted: true, amount: 12.5 })!;
-    assert.deepEqual([held.amount, held.currency, held.expiresAt], [6_250, "USD", "2030-01-01T00:00:30.000Z"]);
+    assert.equal(paymentFor(general, MANUAL_PAYMENT_TERMS, "2041-01-01T00:00:00.000Z"), null);
+    assert.equal(paymentFor(null, stripe, "2041-01-01T00:00:00.000Z"), null);
+    const held = paymentFor(usd, stripe, "2041-01-01T00:00:00.000Z", { opted: true, amount: 12.5 })!;
+    assert.deepEqual([held.amount, held.currency, held.expiresAt], [6_250, "USD", "2041-01-01T00:00:30.000Z"]);
     // Offsets are in USD: a EUR ticket takes none, nor one not opted.
-    assert.equal(paymentFor(vip, stripe, "2030-01-01T00:00:00.000Z", { opted: true, amount: 12.5 })!.amount, 9_900);
+    assert.equal(paymentFor(vip, stripe, "2041-01-01T00:00:00.000Z", { opted: true, amount: 12.5 })!.amount, 9_900);
     assert.equal(
-      paymentFor(usd, MANUAL_PAYMENT_TERMS, "2030-01-01T00:00:00.000Z", { opted: false, amount: 9 })!.expiresAt,
+      paymentFor(usd, MANUAL_PAYMENT_TERMS, "2041-01-01T00:00:00.000Z", { opted: false, amount: 9 })!.expiresAt,
       null,
     );
 
     const attendee = {
       id: "att_1",
       status: "pending" as const,
-      payment: paymentFor(vip, MANUAL_PAYMENT_TERMS, "2030-01-01T00:00:00.000Z"),
+      payment: paymentFor(vip, MANUAL_PAYMENT_TERMS, "2041-01-01T00:00:00.000Z"),
     };
     assert.deepEqual(
       failure(() => assertPayable(attendee, 9_901)),
@@ -166,7 +166,7 @@ describe("ticket types", () => {
         details: { outstanding: 9_900, currency: "EUR" },
       },
     );
-    const part = withPaid(attendee.payment!, 4_000, "2030-01-02T00:00:00.000Z");
+    const part = withPaid(attendee.payment!, 4_000, "2041-01-02T00:00:00.000Z");
     assert.deepEqual([part.status, part.amountPaid], ["requires_payment", 4_000]);
     assert.deepEqual(
       failure(() => assertPaidForStatus({ status: "pending" }, { ...attendee, status: "confirmed", payment: part }))
@@ -177,8 +177,8 @@ describe("ticket types", () => {
         currency: "EUR",
       },
     );
-    const paid = withPaid(part, 5_900, "2030-01-03T00:00:00.000Z");
-    assert.deepEqual([paid.status, paid.admittedAt], ["paid", "2030-01-03T00:00:00.000Z"]);
+    const paid = withPaid(part, 5_900, "2041-01-03T00:00:00.000Z");
+    assert.deepEqual([paid.status, paid.admittedAt], ["paid", "2041-01-03T00:00:00.000Z"]);
     assert.doesNotThrow(() =>
       assertPaidForStatus({ status: "pending" }, { ...attendee, status: "confirmed", payment: paid }),
     );
@@ -186,14 +186,14 @@ describe("ticket types", () => {
     assert.equal(failure(() => refundAmount({ id: "att_1", payment: paid }, 9_901)).field, "amount");
     assert.equal(withRefunded(paid, 100, true).status, "partially_refunded");
     assert.equal(withRefunded(paid, 9_900, true).status, "refunded");
-    const event = { refundPolicy: "full" as const, startDate: "2030-06-01T09:00:00.000Z" };
-    assert.equal(refundOnCancel(event, paid, "2030-06-01T08:59:59.999Z"), 9_900);
-    assert.equal(refundOnCancel(event, paid, "2030-06-01T09:00:00.000Z"), 0);
-    assert.equal(refundOnCancel({ ...event, refundPolicy: "none" }, paid, "2030-01-01T00:00:00.000Z"), 0);
+    const event = { refundPolicy: "full" as const, startDate: "2041-06-01T09:00:00.000Z" };
+    assert.equal(refundOnCancel(event, paid, "2041-06-01T08:59:59.999Z"), 9_900);
+    assert.equal(refundOnCancel(event, paid, "2041-06-01T09:00:00.000Z"), 0);
+    assert.equal(refundOnCancel({ ...event, refundPolicy: "none" }, paid, "2041-01-01T00:00:00.000Z"), 0);
   });
 
   test("admission: what is owed is the price less the money kept; once admitted a refund by hand never takes the ticket away, a cancellation does", () => {
-    const at = (day: number) => `2030-01-0${day}T00:00:00.000Z`;
+    const at = (day: number) => `2041-01-0${day}T00:00:00.000Z`;
     const fresh = paymentFor({ ...vip, price: { amount: 5_000, currency: "EUR" } }, MANUAL_PAYMENT_TERMS, at(1))!;
     const pending = { id: "att_1", status: "pending" as const };
     // 2000 paid, 1000 of it refunded, 3000 paid: 4000 kept of 5000, still owing 1000.
@@ -265,7 +265,7 @@ describe("ticket types", () => {
     const owing = {
       id: "att_1",
       status: "pending" as const,
-      payment: { ...paymentFor(vip, MANUAL_PAYMENT_TERMS, "2030-01-01T00:00:00.000Z")!, amount: 4_455 },
+      payment: { ...paymentFor(vip, MANUAL_PAYMENT_TERMS, "2041-01-01T00:00:00.000Z")!, amount: 4_455 },
     };
     assert.equal(
       (() => {
@@ -277,7 +277,7 @@ describe("ticket types", () => {
       })(),
       "amount: 9000 is more than the 4455 still owed (amounts are in the currency's minor units: 4455 is 44.55 EUR)",
     );
-    const paid = withPaid(owing.payment, 4_455, "2030-01-02T00:00:00.000Z");
+    const paid = withPaid(owing.payment, 4_455, "2041-01-02T00:00:00.000Z");
     assert.equal(
       (() => {
         try {

@@ -60,13 +60,13 @@ describe("the booking's rules", () => {
   });
 
   test("a link takes data once confirmed, until 30 days after the event's end, to the millisecond", () => {
-    const end = "2027-06-02T18:00:00.000Z";
-    assert.equal(dataAcceptedUntil(end), "2027-07-02T18:00:00.000Z");
-    assert.doesNotThrow(() => assertTakesVendorData("confirmed", end, "2027-07-02T18:00:00.000Z"));
+    const end = "2038-06-02T18:00:00.000Z";
+    assert.equal(dataAcceptedUntil(end), "2038-07-02T18:00:00.000Z");
+    assert.doesNotThrow(() => assertTakesVendorData("confirmed", end, "2038-07-02T18:00:00.000Z"));
     for (const [status, now] of [
-      ["confirmed", "2027-07-02T18:00:00.001Z"],
-      ["requested", "2027-06-01T00:00:00.000Z"],
-      ["declined", "2027-06-01T00:00:00.000Z"],
+      ["confirmed", "2038-07-02T18:00:00.001Z"],
+      ["requested", "2038-06-01T00:00:00.000Z"],
+      ["declined", "2038-06-01T00:00:00.000Z"],
     ] as const) {
       assert.throws(
         () => assertTakesVendorData(status, end, now),
@@ -101,10 +101,10 @@ describe("local sourcing", () => {
   });
 
   test("local within the radius by coordinates; certified by a validity not before the start's day", () => {
-    const event = { startDate: "2027-06-01T08:00:00.000Z", location: { coordinates: berlin } };
+    const event = { startDate: "2038-06-01T08:00:00.000Z", location: { coordinates: berlin } };
     const vendors = [
-      { coordinates: { lat: 52.39, lng: 13.064 }, certifications: [{ validUntil: "2027-06-01" }] },
-      { coordinates: { lat: 48.137, lng: 11.575 }, certifications: [{ validUntil: "2027-05-31" }] },
+      { coordinates: { lat: 52.39, lng: 13.064 }, certifications: [{ validUntil: "2038-06-01" }] },
+      { coordinates: { lat: 48.137, lng: 11.575 }, certifications: [{ validUntil: "2038-05-31" }] },
       { coordinates: null, certifications: [{ validUntil: null }] },
       { coordinates: { lat: 53.55, lng: 9.993 }, certifications: [] },
     ];

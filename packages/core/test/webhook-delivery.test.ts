@@ -32,8 +32,8 @@ async function setUp(options: { webhooks?: number; events?: number } = {}) {
   return { storage, service, account, accountId, hooks };
 }
 
-const NOW = "2030-01-01T00:00:00.000Z";
-const LATER = "2030-01-01T00:01:00.000Z";
+const NOW = "2041-01-01T00:00:00.000Z";
+const LATER = "2041-01-01T00:01:00.000Z";
 const claim = (
   storage: Storage,
   workerId: string,
@@ -59,8 +59,8 @@ describe("claiming due deliveries", () => {
     assert.equal(first.length, 3);
     assert.deepEqual(await claim(storage, "b"), []);
     const afterLease = await claim(storage, "b", {
-      now: "2030-01-01T00:01:00.001Z",
-      leaseUntil: "2030-01-01T00:02:00.000Z",
+      now: "2041-01-01T00:01:00.001Z",
+      leaseUntil: "2041-01-01T00:02:00.000Z",
     });
     assert.deepEqual(afterLease.map((d) => d.id).sort(), first.map((d) => d.id).sort());
     // The first worker lost its lease: its late record changes nothing.
@@ -138,7 +138,7 @@ describe("recording attempts", () => {
       now: NOW,
     });
     assert.equal((await account.webhooks.get(hooks[0]!.id)).consecutiveFailures, 0);
-    const again = await claim(storage, "b", { now: LATER, leaseUntil: "2030-01-01T00:05:00.000Z" });
+    const again = await claim(storage, "b", { now: LATER, leaseUntil: "2041-01-01T00:05:00.000Z" });
     let disabledAt = -1;
     for (const [index, delivery] of [...again, deliveries[10]!, deliveries[11]!].entries()) {
       const workerId = index < again.length ? "b" : "a";
@@ -223,7 +223,7 @@ describe("redelivery", () => {
       deliveryId: waiting!.id,
       workerId: "a",
       attempt: attempt(1, false),
-      nextAttemptAt: "2030-01-01T05:00:00.000Z",
+      nextAttemptAt: "2041-01-01T05:00:00.000Z",
       gone: false,
       now: NOW,
     });
@@ -231,7 +231,7 @@ describe("redelivery", () => {
     assert.deepEqual([again.status, again.attemptCount], ["pending", 1]);
     const forward = await account.webhooks.redeliver(hooks[0]!.id, waiting!.id);
     assert.equal(forward.status, "pending");
-    assert.notEqual(forward.nextAttemptAt, "2030-01-01T05:00:00.000Z");
+    assert.notEqual(forward.nextAttemptAt, "2041-01-01T05:00:00.000Z");
     const [one, two] = (
       await claim(storage, "b", { now: "2100-01-01T00:00:00.000Z", leaseUntil: "2100-01-01T00:01:00.000Z" })
     ).sort((x, y) => (x.id === done!.id ? -1 : y.id === done!.id ? 1 : 0));
@@ -911,8 +911,8 @@ describe("fair slots between accounts", () => {
     const { storage } = await hangingAccount();
     const due = {
       workerId: "w",
-      now: "2030-01-01T00:00:00.000Z",
-      leaseUntil: "2030-01-01T00:01:00.000Z",
+      now: "2041-01-01T00:00:00.000Z",
+      leaseUntil: "2041-01-01T00:01:00.000Z",
       limit: 10,
       webhookRoom: { each: 10, left: {} },
     };

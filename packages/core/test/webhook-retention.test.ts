@@ -21,16 +21,16 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const EVENT = {
   name: "Green Summit",
   location: { address: "Alexanderplatz 1", city: "Berlin", country: "DE" },
-  startDate: "2030-05-01T09:00:00.000Z",
-  endDate: "2030-05-01T17:00:00.000Z",
+  startDate: "2041-05-01T09:00:00.000Z",
+  endDate: "2041-05-01T17:00:00.000Z",
   capacity: 10,
   category: "conference",
 };
 
-const CREATED = "2030-01-01T00:00:00.000Z";
-const NOW = new Date("2030-03-01T00:00:00.000Z");
+const CREATED = "2041-01-01T00:00:00.000Z";
+const NOW = new Date("2041-03-01T00:00:00.000Z");
 /** 30 days before NOW. */
-const CUTOFF = "2030-01-30T00:00:00.000Z";
+const CUTOFF = "2041-01-30T00:00:00.000Z";
 
 const attempt = (number: number, at: string, succeeded: boolean) => ({
   number,
@@ -100,22 +100,22 @@ test("the purge removes exactly the old final deliveries (and pending ones of an
     string,
     string,
   ];
-  await attemptAt(storage, oldSucceeded, "2030-01-02T00:00:00.000Z", true);
-  await attemptAt(storage, oldFailed, "2030-01-02T00:02:00.000Z", false);
+  await attemptAt(storage, oldSucceeded, "2041-01-02T00:00:00.000Z", true);
+  await attemptAt(storage, oldFailed, "2041-01-02T00:02:00.000Z", false);
   // Old and still pending (its retry due long ago): the worker will send it, so it stays.
-  await attemptAt(storage, oldPending, "2030-01-02T00:04:00.000Z", false, "2030-01-02T00:05:00.000Z");
-  await attemptAt(storage, justBefore, "2030-01-29T23:59:59.999Z", true);
+  await attemptAt(storage, oldPending, "2041-01-02T00:04:00.000Z", false, "2041-01-02T00:05:00.000Z");
+  await attemptAt(storage, justBefore, "2041-01-29T23:59:59.999Z", true);
   await attemptAt(storage, atCutoff, CUTOFF, true);
-  await attemptAt(storage, recent, "2030-02-20T00:00:00.000Z", false);
+  await attemptAt(storage, recent, "2041-02-20T00:00:00.000Z", false);
 
   // An idempotency record expired by NOW, and one still live.
   const claim = { accountId, requestHash: "h", now: CREATED, staleBefore: CREATED };
   assert.equal(
-    await storage.claimIdempotencyKey({ ...claim, key: "expired", expiresAt: "2030-01-02T00:00:00.000Z" }),
+    await storage.claimIdempotencyKey({ ...claim, key: "expired", expiresAt: "2041-01-02T00:00:00.000Z" }),
     null,
   );
   assert.equal(
-    await storage.claimIdempotencyKey({ ...claim, key: "live", expiresAt: "2030-03-02T00:00:00.000Z" }),
+    await storage.claimIdempotencyKey({ ...claim, key: "live", expiresAt: "2041-03-02T00:00:00.000Z" }),
     null,
   );
 

@@ -99,13 +99,13 @@ describe("the rule", () => {
       status: "succeeded" as const,
       attemptCount: 1,
       nextAttemptAt: null,
-      createdAt: "2030-01-01T00:00:00.000Z",
-      updatedAt: "2030-01-01T00:00:00.000Z",
+      createdAt: "2041-01-01T00:00:00.000Z",
+      updatedAt: "2041-01-01T00:00:00.000Z",
       payload: { data: { attendee: { email: "ada@example.org" } } },
       attempts: [
         {
           number: 1,
-          startedAt: "2030-01-01T00:00:00.000Z",
+          startedAt: "2041-01-01T00:00:00.000Z",
           durationMs: 5,
           statusCode: 200,
           error: null,
@@ -137,7 +137,7 @@ describe("the rule", () => {
     const echo = JSON.stringify({ got: { data: { attendee: { email: "ada@example.org", phone: "+49 30 1234567" } } } });
     const attempt = (number: number, responseExcerpt: string | null) => ({
       number,
-      startedAt: "2030-01-01T00:00:00.000Z",
+      startedAt: "2041-01-01T00:00:00.000Z",
       durationMs: 5,
       statusCode: 500,
       error: null,
@@ -151,9 +151,9 @@ describe("the rule", () => {
       type: "attendee.registered",
       status: "pending" as const,
       attemptCount: 2,
-      nextAttemptAt: "2030-01-01T00:01:00.000Z",
-      createdAt: "2030-01-01T00:00:00.000Z",
-      updatedAt: "2030-01-01T00:00:00.000Z",
+      nextAttemptAt: "2041-01-01T00:01:00.000Z",
+      createdAt: "2041-01-01T00:00:00.000Z",
+      updatedAt: "2041-01-01T00:00:00.000Z",
       payload: { id: "del_1", type: "attendee.registered", data: { attendee: { email: "ada@example.org" } } },
       attempts: [attempt(1, echo), attempt(2, "plain")],
     };

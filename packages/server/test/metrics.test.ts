@@ -30,7 +30,7 @@ const attempt = (
   webhookDisabled,
   attempt: {
     number: 1,
-    startedAt: "2030-01-01T00:00:00.000Z",
+    startedAt: "2041-01-01T00:00:00.000Z",
     durationMs: 250,
     statusCode,
     error: null,
@@ -48,15 +48,15 @@ const sample = (body: string, series: string) => {
 test("hook reports become bounded labels, and the backlog is read at scrape time", async () => {
   const storage = createSqlStorage({ db: openSqlite(":memory:") });
   await storage.migrate();
-  const queuedAt = new Date("2030-01-01T00:00:00.000Z");
+  const queuedAt = new Date("2041-01-01T00:00:00.000Z");
   const service = createEventService({ storage, now: () => queuedAt, webhooks: { allowPrivateNetworks: true } });
   const account = service.forAccount((await service.keys.create({ account: "Acme" })).accountId);
   await account.webhooks.create({ url: "https://93.184.216.34/hook", events: ["event.created"] });
   await account.events.create({
     name: "Summit",
     location: { address: "Main St 1", city: "Berlin", country: "DE" },
-    startDate: "2030-05-01T09:00:00.000Z",
-    endDate: "2030-05-01T17:00:00.000Z",
+    startDate: "2041-05-01T09:00:00.000Z",
+    endDate: "2041-05-01T17:00:00.000Z",
     capacity: 10,
     category: "conference",
   });
