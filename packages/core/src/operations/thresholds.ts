@@ -1,0 +1,78 @@
+import { DeleteResult } from "../resources/common.ts";
+import { Threshold, ThresholdCreateInput, ThresholdListQuery, ThresholdUpdateInput } from "../resources/threshold.ts";
+import { listOf } from "./define.ts";
+import { accountOperation } from "./context.ts";
+
+/** The metric thresholds of an account's events. */
+export const THRESHOLD_OPERATIONS = [
+  accountOperation({
+    id: "thresholds.create",
+    method: "POST",
+    path: "/thresholds",
+    scope: "events:write",
+    tag: "Thresholds",
+    operationId: "createThreshold",
+    summary: "Configure a metric threshold for one event or every event of the account",
+    body: ThresholdCreateInput,
+    response: { status: 201, schema: Threshold, name: "Threshold", description: "The created threshold" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND"],
+    run: (account, { body }) => account.thresholds.create(body),
+  }),
+  accountOperation({
+    id: "thresholds.list",
+    method: "GET",
+    path: "/thresholds",
+    scope: "events:read",
+    orScope: "analytics:read",
+    tag: "Thresholds",
+    operationId: "listThresholds",
+    summary: "List the account's thresholds",
+    query: ThresholdListQuery,
+    response: {
+      status: 200,
+      schema: listOf("thresholds", Threshold),
+      name: "ThresholdList",
+      description: "One page of thresholds",
+    },
+    errors: ["INVALID_REQUEST"],
+    run: (account, { query }) => account.thresholds.list(query),
+  }),
+  accountOperation({
+    id: "thresholds.get",
+    method: "GET",
+    path: "/thresholds/:id",
+    scope: "events:read",
+    orScope: "analytics:read",
+    tag: "Thresholds",
+    operationId: "getThreshold",
+    summary: "Get a threshold",
+    response: { status: 200, schema: Threshold, name: "Threshold", description: "The threshold" },
+    errors: ["NOT_FOUND"],
+    run: (account, { params }) => account.thresholds.get(params.id),
+  }),
+  accountOperation({
+    id: "thresholds.update",
+    method: "PUT",
+    path: "/thresholds/:id",
+    scope: "events:write",
+    tag: "Thresholds",
+    operationId: "updateThreshold",
+    summary: "Update a threshold (partial; a changed threshold is judged afresh at its metric's next change)",
+    body: ThresholdUpdateInput,
+    response: { status: 200, schema: Threshold, name: "Threshold", description: "The updated threshold" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND"],
+    run: (account, { params, body }) => account.thresholds.update(params.id, body),
+  }),
+  accountOperation({
+    id: "thresholds.delete",
+    method: "DELETE",
+    path: "/thresholds/:id",
+    scope: "events:write",
+    tag: "Thresholds",
+    operationId: "deleteThreshold",
+    summary: "Remove a threshold and its crossing state",
+    response: { status: 200, schema: DeleteResult, name: "DeleteResult", description: "The deletion" },
+    errors: ["NOT_FOUND"],
+    run: (account, { params }) => account.thresholds.delete(params.id),
+  }),
+];

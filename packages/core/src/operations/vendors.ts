@@ -1,0 +1,76 @@
+import { DeleteResult } from "../resources/common.ts";
+import { Vendor, VendorCreateInput, VendorListQuery, VendorUpdateInput } from "../resources/vendor.ts";
+import { listOf } from "./define.ts";
+import { accountOperation } from "./context.ts";
+
+/** The vendors (suppliers) of an account. */
+export const VENDOR_OPERATIONS = [
+  accountOperation({
+    id: "vendors.create",
+    method: "POST",
+    path: "/vendors",
+    scope: "vendors:write",
+    tag: "Vendors",
+    operationId: "createVendor",
+    summary: "Add a vendor (a supplier of the account's events)",
+    body: VendorCreateInput,
+    response: { status: 201, schema: Vendor, name: "Vendor", description: "The created vendor" },
+    errors: ["INVALID_REQUEST"],
+    run: (account, { body }) => account.vendors.create(body),
+  }),
+  accountOperation({
+    id: "vendors.list",
+    method: "GET",
+    path: "/vendors",
+    scope: "vendors:read",
+    tag: "Vendors",
+    operationId: "listVendors",
+    summary: "List the account's vendors, newest first",
+    query: VendorListQuery,
+    response: {
+      status: 200,
+      schema: listOf("vendors", Vendor),
+      name: "VendorList",
+      description: "One page of vendors",
+    },
+    errors: ["INVALID_REQUEST"],
+    run: (account, { query }) => account.vendors.list(query),
+  }),
+  accountOperation({
+    id: "vendors.get",
+    method: "GET",
+    path: "/vendors/:id",
+    scope: "vendors:read",
+    tag: "Vendors",
+    operationId: "getVendor",
+    summary: "Get a vendor",
+    response: { status: 200, schema: Vendor, name: "Vendor", description: "The vendor" },
+    errors: ["NOT_FOUND"],
+    run: (account, { params }) => account.vendors.get(params.id),
+  }),
+  accountOperation({
+    id: "vendors.update",
+    method: "PUT",
+    path: "/vendors/:id",
+    scope: "vendors:write",
+    tag: "Vendors",
+    operationId: "updateVendor",
+    summary: "Update a vendor (partial; a given contact or location replaces the stored one)",
+    body: VendorUpdateInput,
+    response: { status: 200, schema: Vendor, name: "Vendor", description: "The updated vendor" },
+    errors: ["INVALID_REQUEST", "NOT_FOUND"],
+    run: (account, { params, body }) => account.vendors.update(params.id, body),
+  }),
+  accountOperation({
+    id: "vendors.delete",
+    method: "DELETE",
+    path: "/vendors/:id",
+    scope: "vendors:write",
+    tag: "Vendors",
+    operationId: "deleteVendor",
+    summary: "Delete a vendor and its contact data (not while a booking of it is requested or confirmed)",
+    response: { status: 200, schema: DeleteResult, name: "DeleteResult", description: "The deletion" },
+    errors: ["NOT_FOUND", "VENDOR_IN_USE"],
+    run: (account, { params }) => account.vendors.delete(params.id),
+  }),
+];
