@@ -77,6 +77,7 @@ export type {
 } from "./payments/stripe-client.ts";
 export type { AccountPaymentSettings, PaymentSettingsInput } from "./resources/payment.ts";
 export type { PaymentOperations } from "./service.ts";
+export type { OperationTypes } from "./operations/all.ts";
 export type { BackgroundPurge, BackgroundPurgeOptions } from "./background-purge.ts";
 export type { Envelope, Notification } from "./storage/envelope.ts";
 

@@ -2,7 +2,8 @@ import { ACTIVITY_OPERATIONS } from "./activities.ts";
 import { ANALYTICS_OPERATIONS } from "./analytics.ts";
 import { ATTENDEE_OPERATIONS } from "./attendees.ts";
 import { BOOKING_OPERATIONS } from "./bookings.ts";
-import type { MethodsOf } from "./define.ts";
+import type * as z from "zod";
+import type { MethodsOf, Operation } from "./define.ts";
 import { EVENT_OPERATIONS } from "./events.ts";
 import { PAYMENT_OPERATIONS } from "./payments.ts";
 import { THRESHOLD_OPERATIONS } from "./thresholds.ts";
@@ -50,4 +51,25 @@ export type VendorLinkOperations = MethodsOf<LinkOperation, "link"> & {
   /** Whose link it is: the booking's id (what an Idempotency-Key of its requests is kept under) and account. */
   readonly booking: { readonly id: string; readonly accountId: string };
   activities: MethodsOf<LinkOperation, "link.activities">;
+};
+
+type InputOf<S> = S extends z.ZodType ? z.input<S> : never;
+type ParsedOf<S> = S extends z.ZodType ? z.output<S> : never;
+
+/**
+ * Each operation's types by its `id`, for the typed client: the body it takes (as sent), its
+ * query (as parsed: the client sends each value as text), and what it answers.
+ */
+export type OperationTypes = {
+  [D in AccountOperation | LinkOperation as D["id"]]: D extends Operation<
+    infer _C,
+    infer _Id,
+    infer _P,
+    infer Q,
+    infer B,
+    infer _O,
+    infer R
+  >
+    ? { body: InputOf<B>; query: ParsedOf<Q>; result: Awaited<R> }
+    : never;
 };
