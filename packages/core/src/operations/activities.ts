@@ -16,6 +16,13 @@ export const ACTIVITY_OPERATIONS = [
     summary:
       "Record an activity of the event (energy, fuel, catering, accommodation, materials, freight, waste, water, staff travel)",
     body: ActivityInput,
+    example: () => ({
+      kind: "electricity",
+      quantity: 1200,
+      unit: "kWh",
+      source: "grid",
+      note: "Venue meter, main hall",
+    }),
     response: {
       status: 201,
       schema: Activity,
@@ -64,6 +71,7 @@ export const ACTIVITY_OPERATIONS = [
     operationId: "updateActivity",
     summary: "Update an activity (partial; the result is checked whole, and its kind cannot change)",
     body: ActivityUpdateInput,
+    example: () => ({ quantity: 1350, dataQuality: "measured" }),
     response: { status: 200, schema: Activity, name: "Activity", description: "The updated activity, priced again" },
     errors: ["INVALID_REQUEST", "NOT_FOUND"],
     run: (account, { params, body }) => account.activities.update(params.id, params.activityId, body),

@@ -22,6 +22,11 @@ export const BOOKING_OPERATIONS = [
     operationId: "createBooking",
     summary: "Book a vendor for the event: the answer holds the vendor's own link (shown this once)",
     body: BookingCreateInput,
+    example: () => ({
+      vendorId: "ven_5h2n8c4r1z6t",
+      services: "Lunch and coffee for 200 guests",
+      dataRequested: ["catering", "waste"],
+    }),
     response: {
       status: 201,
       schema: BookingWithLink,
@@ -72,6 +77,7 @@ export const BOOKING_OPERATIONS = [
     summary:
       "Change a booking's services, data asked or status (requested -> confirmed | declined | cancelled, confirmed -> cancelled)",
     body: BookingUpdateInput,
+    example: () => ({ services: "Lunch, coffee and a dinner for 200 guests" }),
     response: { status: 200, schema: Booking, name: "Booking", description: "The updated booking" },
     errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION"],
     run: (account, { params, body }) => account.bookings.update(params.id, params.bookingId, body),

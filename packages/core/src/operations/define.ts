@@ -24,6 +24,20 @@ export type PathArgs<P extends string> = P extends `${string}:${infer N}/${infer
 
 type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
 
+/** The dates of the request examples: an event three months ahead, on one day, in Central European Summer Time's offset. */
+export interface ExampleDates {
+  /** `2027-05-01`. */
+  day: string;
+  startDate: string;
+  endDate: string;
+}
+
+/** The dates of the request examples of a document built at `now`. */
+export function exampleDates(now: Date): ExampleDates {
+  const day = new Date(now.getTime() + 90 * 86_400_000).toISOString().slice(0, 10);
+  return { day, startDate: `${day}T09:00:00+02:00`, endDate: `${day}T17:00:00+02:00` };
+}
+
 /** What an operation runs with: its path's parameters, and its query and body as its schemas parsed them. */
 export interface OperationInput<P extends string, Q, B> {
   params: Record<PathNames<P>, string>;
@@ -95,6 +109,11 @@ export interface Operation<
     /** With `media`: the operation answers JSON as well (by `Accept`), so the document lists both. */
     jsonToo?: boolean;
   };
+  /**
+   * A request body for `/docs`, valid against `body` (a test parses it), its dates from `at`: a
+   * little ahead of when the document is built, so that it is what the API accepts that day.
+   */
+  example?: (at: ExampleDates) => unknown;
   /** Errors particular to this operation (the ones every route can answer are added by the document). */
   errors: readonly ErrorCode[];
   /** The scope the caller's key must hold (an account's operation; a vendor link's has none). */

@@ -22,6 +22,11 @@ export const WEBHOOK_OPERATIONS = [
     operationId: "createWebhook",
     summary: "Register a webhook (the answer is the only one that shows its secret)",
     body: WebhookCreateInput,
+    example: () => ({
+      url: "https://example.com/hooks/event-service",
+      events: ["attendee.registered", "attendee.checked_in"],
+      description: "Badge printer",
+    }),
     response: {
       status: 201,
       schema: CreatedWebhook,
@@ -70,6 +75,7 @@ export const WEBHOOK_OPERATIONS = [
     operationId: "updateWebhook",
     summary: "Update a webhook (partial; active: true re-enables it and resets its failure count)",
     body: WebhookUpdateInput,
+    example: () => ({ events: ["*"], active: true }),
     response: { status: 200, schema: Webhook, name: "Webhook", description: "The updated webhook" },
     errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_URL", "INVALID_EVENT_TYPE", "DUPLICATE_WEBHOOK"],
     run: (account, { params, body }) => account.webhooks.update(params.id, body),
