@@ -15,7 +15,7 @@ export const EVENT_OPERATIONS = [
     operationId: "createEvent",
     summary: "Create an event (as a draft)",
     body: EventCreateInput,
-    example: ({ startDate, endDate, day }) => ({
+    example: ({ startDate, endDate }) => ({
       name: "Green Summit",
       description: "A day on climate action for event organisers.",
       location: { address: "Alexanderplatz 1", city: "Berlin", country: "DE", zipCode: "10178" },

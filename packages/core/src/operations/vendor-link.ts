@@ -42,7 +42,7 @@ export const VENDOR_LINK_OPERATIONS = [
     summary: "The vendor declines the booking (optional message)",
     body: VendorAnswerInput,
     bodyOptional: true,
-    example: ({ day }) => ({ message: "We are fully booked that day." }),
+    example: () => ({ message: "We are fully booked that day." }),
     response: { status: 200, schema: VendorRequest, name: "VendorRequest", description: "The request, declined" },
     errors: ["INVALID_REQUEST", "NOT_FOUND", "INVALID_STATE_TRANSITION"],
     run: (link, { body }) => link.decline(body),
