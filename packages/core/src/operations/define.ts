@@ -193,9 +193,16 @@ export type MethodsOf<D, G extends string> = {
   [X in D as X extends { id: `${G}.${infer M}` } ? (M extends `${string}.${string}` ? never : M) : never]: MethodOf<X>;
 };
 
-/** The names of a path's parameters that an embedder passes, in order (a link's token is bound). */
-function argNames(path: string): string[] {
-  return [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!).filter((name) => name !== "token");
+const ARG_NAMES = new Map<string, readonly string[]>();
+
+/** The names of a path's parameters that an embedder passes, in order (a link's token is bound); read once per path. */
+function argNames(path: string): readonly string[] {
+  let names = ARG_NAMES.get(path);
+  if (!names) {
+    names = [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!).filter((name) => name !== "token");
+    ARG_NAMES.set(path, names);
+  }
+  return names;
 }
 
 /**
