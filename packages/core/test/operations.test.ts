@@ -58,6 +58,15 @@ describe("one definition per operation", () => {
     assert.equal(new Set(all.map((operation) => operation.id)).size, 58);
     assert.equal(new Set(all.map((operation) => operation.operationId)).size, 58);
     assert.equal(ROUTES.find((operation) => operation.operationId === "updateActivity")?.id, "activities.update");
+    // An embedder's method takes the body or the query after the path's parameters: never both.
+    assert.deepEqual(
+      all.filter((operation) => operation.body && operation.query).map((operation) => operation.id),
+      [],
+    );
+    assert.deepEqual(
+      VENDOR_LINK_ROUTES.filter((operation) => !operation.path.startsWith("/vendor-requests/:token")),
+      [],
+    );
   });
 
   test("an account's embedder methods are the account's definitions, one each, by id", () => {
