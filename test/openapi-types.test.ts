@@ -14,70 +14,19 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import openapiTS, { astToString } from "openapi-typescript";
+import { ACCOUNT_OPERATIONS, VENDOR_LINK_OPERATIONS } from "../packages/core/src/operations/all.ts";
 import { ROOT, startServer, type TestServer } from "./_setup.ts";
 
-/** The client method of each operation, as `resource.method`. */
-const CLIENT_METHODS: Record<string, string> = {
-  createEvent: "events.create",
-  listEvents: "events.list",
-  getEvent: "events.get",
-  updateEvent: "events.update",
-  deleteEvent: "events.delete",
-  checkIn: "events.checkIn",
-  undoCheckIn: "events.undoCheckIn",
-  registerAttendee: "attendees.register",
-  listAttendees: "attendees.list",
-  getAttendee: "attendees.get",
-  updateAttendee: "attendees.update",
-  deleteAttendee: "attendees.delete",
-  exportAttendees: "attendees.export",
-  recordPayment: "attendees.pay",
-  refundAttendee: "attendees.refund",
-  getPaymentSettings: "payments.settings",
-  updatePaymentSettings: "payments.updateSettings",
-  createWebhook: "webhooks.create",
-  listWebhooks: "webhooks.list",
-  getWebhook: "webhooks.get",
-  updateWebhook: "webhooks.update",
-  deleteWebhook: "webhooks.delete",
-  listWebhookDeliveries: "webhooks.deliveries",
-  redeliverWebhookDelivery: "webhooks.redeliver",
-  pingWebhook: "webhooks.ping",
-  rotateWebhookSecret: "webhooks.rotateSecret",
-  getSustainabilityAnalytics: "analytics.sustainability",
-  getEventAnalytics: "analytics.event",
-  getTrendAnalytics: "analytics.trends",
-  getEmissionFactors: "analytics.emissionFactors",
-  getSustainabilityReport: "events.sustainabilityReport",
-  createActivity: "activities.create",
-  listActivities: "activities.list",
-  getActivity: "activities.get",
-  updateActivity: "activities.update",
-  deleteActivity: "activities.delete",
-  createThreshold: "thresholds.create",
-  listThresholds: "thresholds.list",
-  getThreshold: "thresholds.get",
-  updateThreshold: "thresholds.update",
-  deleteThreshold: "thresholds.delete",
-  createVendor: "vendors.create",
-  listVendors: "vendors.list",
-  getVendor: "vendors.get",
-  updateVendor: "vendors.update",
-  deleteVendor: "vendors.delete",
-  createBooking: "bookings.create",
-  listBookings: "bookings.list",
-  getBooking: "bookings.get",
-  updateBooking: "bookings.update",
-  rotateBookingLink: "bookings.rotateLink",
-  // A vendor's link: createVendorLinkClient's methods, which take the link (and its token) once.
-  getVendorRequest: "link.get",
-  confirmVendorRequest: "link.confirm",
-  declineVendorRequest: "link.decline",
-  createVendorActivity: "link.activities.create",
-  listVendorActivities: "link.activities.list",
-  updateVendorActivity: "link.activities.update",
-  deleteVendorActivity: "link.activities.delete",
-};
+/**
+ * The client method of each operation, as `resource.method`: its definition's `client`, else its
+ * `id` (a vendor's link: `link.*`, createVendorLinkClient's methods, which take the link and its token once).
+ */
+const CLIENT_METHODS: Record<string, string> = Object.fromEntries(
+  [...ACCOUNT_OPERATIONS, ...VENDOR_LINK_OPERATIONS].map((operation) => [
+    operation.operationId,
+    operation.client ?? operation.id,
+  ]),
+);
 /** Operations the client leaves out on purpose. */
 const NOT_IN_CLIENT: Record<string, string> = {
   health: "a probe for load balancers, unauthenticated",
@@ -211,6 +160,23 @@ test("every operation of the document has a client method, or a reason it has no
     [],
     "entries for operations the document lacks",
   );
+});
+
+test("every definition has a method in the built client, by its `client` or `id`", async () => {
+  const { createClient, createVendorLinkClient } = await import(join(ROOT, "packages/client/dist/index.js"));
+  const client = {
+    ...createClient({ baseUrl: "http://unused.test", apiKey: "esk_unused" }),
+    link: createVendorLinkClient({ link: "http://unused.test/v1/vendor-requests/vlk_unused" }),
+  };
+  const missing = Object.values(CLIENT_METHODS).filter(
+    (method) =>
+      typeof method.split(".").reduce<unknown>((at, name) => (at as Record<string, unknown>)?.[name], client) !==
+      "function",
+  );
+  assert.deepEqual(missing, []);
+  assert.equal(Object.keys(CLIENT_METHODS).length, 58);
+  assert.equal(CLIENT_METHODS.getSustainabilityReport, "events.sustainabilityReport");
+  assert.equal(CLIENT_METHODS.updateVendorActivity, "link.activities.update");
 });
 
 test("openapi-typescript's types of /openapi.json agree with the client's for every operation", async () => {

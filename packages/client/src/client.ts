@@ -1,52 +1,24 @@
 import type {
   AccountPaymentSettings,
   Activity,
-  ActivityInput,
-  ActivityListQuery,
-  ActivityUpdateInput,
   Attendee,
-  AttendeeCreateInput,
-  AttendeeExportQuery,
-  AttendeeListQuery,
-  AttendeeUpdateInput,
   Booking,
-  BookingCreateInput,
-  BookingListQuery,
-  BookingUpdateInput,
   BookingWithLink,
-  CheckInInput,
   CreatedWebhook,
   DeleteResult,
-  DeliveryListQuery,
   EmissionFactorSetResponse,
   Event,
-  PaymentInput,
-  PaymentSettingsInput,
-  RefundInput,
   EventAnalytics,
-  EventCreateInput,
-  EventListQuery,
-  EventUpdateInput,
   ListResult,
   RotatedWebhook,
-  SustainabilityQuery,
   SustainabilityReport,
-  TrendQuery,
   Threshold,
-  ThresholdCreateInput,
-  ThresholdListQuery,
-  ThresholdUpdateInput,
   TrendReport,
   Vendor,
-  VendorCreateInput,
-  VendorListQuery,
-  VendorUpdateInput,
   Webhook,
-  WebhookCreateInput,
   WebhookDelivery,
-  WebhookListQuery,
-  WebhookUpdateInput,
   SustainabilityReportDocument,
+  OperationTypes,
 } from "@event-service/core";
 import type { RetryOptions } from "./retry.ts";
 import { type CallOptions, createTransport } from "./transport.ts";
@@ -84,47 +56,53 @@ type ParamValue<T> = T extends readonly (infer E)[]
       ? boolean | "true" | "false"
       : T;
 
+/** The body an operation takes, its query as the service parses it, and its answer: from core's definition of the operation, by its id. */
+type Body<K extends keyof OperationTypes> = OperationTypes[K]["body"];
+type Query<K extends keyof OperationTypes> = OperationTypes[K]["query"];
+type Result<K extends keyof OperationTypes> = OperationTypes[K]["result"];
+export type { Body as OperationBody, Result as OperationResult };
+
 /** A call's query parameters, named and typed after the service's query schema. */
 export type QueryParams<Q> = { [K in keyof Q]?: ParamValue<Q[K]> };
 /** A list call's query parameters, named and typed after the service's list schema. */
 export type ListParams<Q> = QueryParams<Q> & { perPage?: number };
 
-export type EventListParams = ListParams<EventListQuery>;
-export type ActivityListParams = ListParams<ActivityListQuery>;
-export type AttendeeListParams = ListParams<AttendeeListQuery>;
+export type EventListParams = ListParams<Query<"events.list">>;
+export type ActivityListParams = ListParams<Query<"activities.list">>;
+export type AttendeeListParams = ListParams<Query<"attendees.list">>;
 /** Query of `attendees.export`: `format`, `csv` (default) or `ndjson`. */
-export type AttendeeExportParams = QueryParams<AttendeeExportQuery>;
-export type WebhookListParams = ListParams<WebhookListQuery>;
-export type DeliveryListParams = ListParams<DeliveryListQuery>;
-export type ThresholdListParams = ListParams<ThresholdListQuery>;
+export type AttendeeExportParams = QueryParams<Query<"attendees.export">>;
+export type WebhookListParams = ListParams<Query<"webhooks.list">>;
+export type DeliveryListParams = ListParams<Query<"webhooks.deliveries">>;
+export type ThresholdListParams = ListParams<Query<"thresholds.list">>;
 /** Query of `vendors.list`: `category`, `search` (part of the name) and paging. */
-export type VendorListParams = ListParams<VendorListQuery>;
+export type VendorListParams = ListParams<Query<"vendors.list">>;
 /** Query of `bookings.list`: `status` and paging. */
-export type BookingListParams = ListParams<BookingListQuery>;
+export type BookingListParams = ListParams<Query<"bookings.list">>;
 /** Query of `analytics.sustainability`: `startDate`, `endDate`, `eventIds` (a list, or comma-separated), `granularity`. */
-export type SustainabilityParams = QueryParams<SustainabilityQuery>;
+export type SustainabilityParams = QueryParams<Query<"analytics.sustainability">>;
 /** Query of `analytics.trends`: `metric`, `startDate`, `endDate`, `granularity`, `category`, `includeBenchmark`. */
-export type TrendParams = QueryParams<TrendQuery>;
+export type TrendParams = QueryParams<Query<"analytics.trends">>;
 
 /** Events of the caller's account. */
 export interface EventsResource {
   /** Creates an event (a draft). */
-  create(input: EventCreateInput, call?: CallOptions): Promise<Event>;
-  get(eventId: string, call?: CallOptions): Promise<Event>;
+  create(input: Body<"events.create">, call?: CallOptions): Promise<Result<"events.create">>;
+  get(eventId: string, call?: CallOptions): Promise<Result<"events.get">>;
   /** A partial update; `status` follows the event status rules. */
-  update(eventId: string, input: EventUpdateInput, call?: CallOptions): Promise<Event>;
+  update(eventId: string, input: Body<"events.update">, call?: CallOptions): Promise<Result<"events.update">>;
   /** Deletes the event and its registrations. */
-  delete(eventId: string, call?: CallOptions): Promise<DeleteResult>;
+  delete(eventId: string, call?: CallOptions): Promise<Result<"events.delete">>;
   /** One page of events. */
-  list(query?: EventListParams, call?: CallOptions): Promise<ListResult<"events", Event>>;
+  list(query?: EventListParams, call?: CallOptions): Promise<Result<"events.list">>;
   /** Every event the query matches, fetched page by page as you iterate. */
   listAll(query?: EventListParams, call?: CallOptions): AsyncGenerator<Event, void, undefined>;
   /** Checks a registration in by its confirmation code (what its QR code holds). */
-  checkIn(eventId: string, input: CheckInInput, call?: CallOptions): Promise<Attendee>;
+  checkIn(eventId: string, input: Body<"events.checkIn">, call?: CallOptions): Promise<Result<"events.checkIn">>;
   /** Undoes a mistaken check-in: the registration goes back to `confirmed`. */
-  undoCheckIn(eventId: string, attendeeId: string, call?: CallOptions): Promise<Attendee>;
+  undoCheckIn(eventId: string, attendeeId: string, call?: CallOptions): Promise<Result<"events.undoCheckIn">>;
   /** The event's sustainability report: footprint by kind and scope, waste, energy, travel, goals and every factor used. */
-  sustainabilityReport(eventId: string, call?: CallOptions): Promise<SustainabilityReportDocument>;
+  sustainabilityReport(eventId: string, call?: CallOptions): Promise<Result<"analytics.report">>;
   /** The same report as a printable HTML page (self-contained: inline SVG charts, no script, nothing from another origin). */
   sustainabilityReportPage(eventId: string, call?: CallOptions): Promise<string>;
 }
@@ -132,19 +110,19 @@ export interface EventsResource {
 /** Registrations of the caller's account. */
 export interface AttendeesResource {
   /** Registers an attendee (confirmed). */
-  register(input: AttendeeCreateInput, call?: CallOptions): Promise<Attendee>;
-  get(attendeeId: string, call?: CallOptions): Promise<Attendee>;
+  register(input: Body<"attendees.register">, call?: CallOptions): Promise<Result<"attendees.register">>;
+  get(attendeeId: string, call?: CallOptions): Promise<Result<"attendees.get">>;
   /** A partial update; `status` follows the registration status rules. */
-  update(attendeeId: string, input: AttendeeUpdateInput, call?: CallOptions): Promise<Attendee>;
+  update(attendeeId: string, input: Body<"attendees.update">, call?: CallOptions): Promise<Result<"attendees.update">>;
   /** One page of registrations. */
-  list(query?: AttendeeListParams, call?: CallOptions): Promise<ListResult<"attendees", Attendee>>;
+  list(query?: AttendeeListParams, call?: CallOptions): Promise<Result<"attendees.list">>;
   /** Every registration the query matches, fetched page by page as you iterate. */
   listAll(query?: AttendeeListParams, call?: CallOptions): AsyncGenerator<Attendee, void, undefined>;
   /**
    * Erases a registration: its personal data leaves the service (stored webhook payloads
    * included), an active one frees its place, and `attendee.deleted` is sent.
    */
-  delete(attendeeId: string, call?: CallOptions): Promise<DeleteResult>;
+  delete(attendeeId: string, call?: CallOptions): Promise<Result<"attendees.delete">>;
   /**
    * Every registration of the event, in registration order, as the service streams it: CSV
    * (default; a header row, RFC 4180) or NDJSON (one attendee a line). Resolves once the answer's
@@ -163,15 +141,15 @@ export interface AttendeesResource {
    * @example
    * await client.attendees.pay(attendee.id, { amount: 4500, method: "bank_transfer", reference: "INV-1042" });
    */
-  pay(attendeeId: string, input: PaymentInput, call?: CallOptions): Promise<Attendee>;
+  pay(attendeeId: string, input: Body<"attendees.pay">, call?: CallOptions): Promise<Result<"attendees.pay">>;
   /** Refunds part (`amount`) or all of what the registration paid, through the provider it was paid with. Needs `payments:write`. */
-  refund(attendeeId: string, input?: RefundInput, call?: CallOptions): Promise<Attendee>;
+  refund(attendeeId: string, input?: Body<"attendees.refund">, call?: CallOptions): Promise<Result<"attendees.refund">>;
 }
 
 /** The account's payment settings. */
 export interface PaymentsResource {
   /** The deployment's provider and hold, and the account's own Stripe account. Needs `payments:read`. */
-  settings(call?: CallOptions): Promise<AccountPaymentSettings>;
+  settings(call?: CallOptions): Promise<Result<"payments.settings">>;
   /**
    * Links (or with `null` unlinks) the account's own Stripe account, for Connect direct charges.
    * Needs `payments:write`.
@@ -179,27 +157,26 @@ export interface PaymentsResource {
    * @example
    * await client.payments.updateSettings({ stripeAccountId: "acct_1Nv0FGQ9RKHgCVdK" });
    */
-  updateSettings(input: PaymentSettingsInput, call?: CallOptions): Promise<AccountPaymentSettings>;
+  updateSettings(
+    input: Body<"payments.updateSettings">,
+    call?: CallOptions,
+  ): Promise<Result<"payments.updateSettings">>;
 }
 
 /** Webhooks of the caller's account. */
 export interface WebhooksResource {
   /** Registers a webhook; the answer is the only one that shows its signing secret. */
-  create(input: WebhookCreateInput, call?: CallOptions): Promise<CreatedWebhook>;
-  get(webhookId: string, call?: CallOptions): Promise<Webhook>;
+  create(input: Body<"webhooks.create">, call?: CallOptions): Promise<Result<"webhooks.create">>;
+  get(webhookId: string, call?: CallOptions): Promise<Result<"webhooks.get">>;
   /** A partial update; `active: true` re-enables a disabled webhook. */
-  update(webhookId: string, input: WebhookUpdateInput, call?: CallOptions): Promise<Webhook>;
-  delete(webhookId: string, call?: CallOptions): Promise<DeleteResult>;
+  update(webhookId: string, input: Body<"webhooks.update">, call?: CallOptions): Promise<Result<"webhooks.update">>;
+  delete(webhookId: string, call?: CallOptions): Promise<Result<"webhooks.delete">>;
   /** One page of webhooks (never their secrets). */
-  list(query?: WebhookListParams, call?: CallOptions): Promise<ListResult<"webhooks", Webhook>>;
+  list(query?: WebhookListParams, call?: CallOptions): Promise<Result<"webhooks.list">>;
   /** Every webhook the query matches, fetched page by page as you iterate. */
   listAll(query?: WebhookListParams, call?: CallOptions): AsyncGenerator<Webhook, void, undefined>;
   /** One page of the webhook's delivery log (notifications with every attempt), newest first. */
-  deliveries(
-    webhookId: string,
-    query?: DeliveryListParams,
-    call?: CallOptions,
-  ): Promise<ListResult<"deliveries", WebhookDelivery>>;
+  deliveries(webhookId: string, query?: DeliveryListParams, call?: CallOptions): Promise<Result<"webhooks.deliveries">>;
   /** Every delivery of the webhook the query matches, page by page. */
   allDeliveries(
     webhookId: string,
@@ -207,11 +184,11 @@ export interface WebhooksResource {
     call?: CallOptions,
   ): AsyncGenerator<WebhookDelivery, void, undefined>;
   /** Queues one more attempt of a delivery, with the same envelope, due now. */
-  redeliver(webhookId: string, deliveryId: string, call?: CallOptions): Promise<WebhookDelivery>;
+  redeliver(webhookId: string, deliveryId: string, call?: CallOptions): Promise<Result<"webhooks.redeliver">>;
   /** Sends a signed `webhook.ping` now; the answer holds the attempt's result. */
-  ping(webhookId: string, call?: CallOptions): Promise<WebhookDelivery>;
+  ping(webhookId: string, call?: CallOptions): Promise<Result<"webhooks.ping">>;
   /** Gives the webhook a new signing secret, shown this once; the previous one keeps signing beside it for 24 hours. */
-  rotateSecret(webhookId: string, call?: CallOptions): Promise<RotatedWebhook>;
+  rotateSecret(webhookId: string, call?: CallOptions): Promise<Result<"webhooks.rotateSecret">>;
 }
 
 /**
@@ -221,13 +198,17 @@ export interface WebhooksResource {
  */
 export interface ThresholdsResource {
   /** Configures a threshold for one event (`eventId`) or every event of the account (`eventId` null or left out). */
-  create(input: ThresholdCreateInput, call?: CallOptions): Promise<Threshold>;
-  get(thresholdId: string, call?: CallOptions): Promise<Threshold>;
+  create(input: Body<"thresholds.create">, call?: CallOptions): Promise<Result<"thresholds.create">>;
+  get(thresholdId: string, call?: CallOptions): Promise<Result<"thresholds.get">>;
   /** A partial update; a changed threshold is judged afresh at its metric's next change. */
-  update(thresholdId: string, input: ThresholdUpdateInput, call?: CallOptions): Promise<Threshold>;
-  delete(thresholdId: string, call?: CallOptions): Promise<DeleteResult>;
+  update(
+    thresholdId: string,
+    input: Body<"thresholds.update">,
+    call?: CallOptions,
+  ): Promise<Result<"thresholds.update">>;
+  delete(thresholdId: string, call?: CallOptions): Promise<Result<"thresholds.delete">>;
   /** One page of the account's thresholds, newest first. */
-  list(query?: ThresholdListParams, call?: CallOptions): Promise<ListResult<"thresholds", Threshold>>;
+  list(query?: ThresholdListParams, call?: CallOptions): Promise<Result<"thresholds.list">>;
   /** Every threshold of the account, fetched page by page as you iterate. */
   listAll(query?: ThresholdListParams, call?: CallOptions): AsyncGenerator<Threshold, void, undefined>;
 }
@@ -235,13 +216,13 @@ export interface ThresholdsResource {
 /** Read-only analytics of the caller's account. */
 export interface AnalyticsResource {
   /** Footprint, waste, energy, adoption, certifications, trend buckets and summary statistics. */
-  sustainability(query?: SustainabilityParams, call?: CallOptions): Promise<SustainabilityReport>;
+  sustainability(query?: SustainabilityParams, call?: CallOptions): Promise<Result<"analytics.sustainability">>;
   /** One event's attendance, demographics, sustainability, engagement, financial and feedback figures. */
-  event(eventId: string, call?: CallOptions): Promise<EventAnalytics>;
+  event(eventId: string, call?: CallOptions): Promise<Result<"analytics.event">>;
   /** A metric over time with statistics, an optional industry benchmark, insights and recommendations. */
-  trends(query?: TrendParams, call?: CallOptions): Promise<TrendReport>;
+  trends(query?: TrendParams, call?: CallOptions): Promise<Result<"analytics.trends">>;
   /** The travel emission factor set in use: name, year, source, each mode's factor (by distance band) and unit. */
-  emissionFactors(call?: CallOptions): Promise<EmissionFactorSetResponse>;
+  emissionFactors(call?: CallOptions): Promise<Result<"analytics.emissionFactors">>;
 }
 
 /**
@@ -254,13 +235,18 @@ export interface AnalyticsResource {
  */
 export interface ActivitiesResource {
   /** Records an activity of the event (one kind, its unit and qualifiers). */
-  create(eventId: string, input: ActivityInput, call?: CallOptions): Promise<Activity>;
-  get(eventId: string, activityId: string, call?: CallOptions): Promise<Activity>;
+  create(eventId: string, input: Body<"activities.create">, call?: CallOptions): Promise<Result<"activities.create">>;
+  get(eventId: string, activityId: string, call?: CallOptions): Promise<Result<"activities.get">>;
   /** A partial update, checked whole; the kind cannot change. */
-  update(eventId: string, activityId: string, input: ActivityUpdateInput, call?: CallOptions): Promise<Activity>;
-  delete(eventId: string, activityId: string, call?: CallOptions): Promise<DeleteResult>;
+  update(
+    eventId: string,
+    activityId: string,
+    input: Body<"activities.update">,
+    call?: CallOptions,
+  ): Promise<Result<"activities.update">>;
+  delete(eventId: string, activityId: string, call?: CallOptions): Promise<Result<"activities.delete">>;
   /** One page of the event's activities, oldest first. */
-  list(eventId: string, query?: ActivityListParams, call?: CallOptions): Promise<ListResult<"activities", Activity>>;
+  list(eventId: string, query?: ActivityListParams, call?: CallOptions): Promise<Result<"activities.list">>;
   /** Every activity of the event, fetched page by page as you iterate. */
   listAll(eventId: string, query?: ActivityListParams, call?: CallOptions): AsyncGenerator<Activity, void, undefined>;
 }
@@ -276,14 +262,14 @@ export interface ActivitiesResource {
  *   certifications: [{ scheme: "ISO 20121" }] });
  */
 export interface VendorsResource {
-  create(input: VendorCreateInput, call?: CallOptions): Promise<Vendor>;
-  get(vendorId: string, call?: CallOptions): Promise<Vendor>;
+  create(input: Body<"vendors.create">, call?: CallOptions): Promise<Result<"vendors.create">>;
+  get(vendorId: string, call?: CallOptions): Promise<Result<"vendors.get">>;
   /** A partial update; a given `contact` or `location` replaces the stored one whole, `null` clears it. */
-  update(vendorId: string, input: VendorUpdateInput, call?: CallOptions): Promise<Vendor>;
+  update(vendorId: string, input: Body<"vendors.update">, call?: CallOptions): Promise<Result<"vendors.update">>;
   /** Deletes the vendor; `409 VENDOR_IN_USE` while one of its bookings is requested or confirmed. */
-  delete(vendorId: string, call?: CallOptions): Promise<DeleteResult>;
+  delete(vendorId: string, call?: CallOptions): Promise<Result<"vendors.delete">>;
   /** One page of the account's vendors. */
-  list(query?: VendorListParams, call?: CallOptions): Promise<ListResult<"vendors", Vendor>>;
+  list(query?: VendorListParams, call?: CallOptions): Promise<Result<"vendors.list">>;
   /** Every vendor the query matches, fetched page by page as you iterate. */
   listAll(query?: VendorListParams, call?: CallOptions): AsyncGenerator<Vendor, void, undefined>;
 }
@@ -300,16 +286,21 @@ export interface VendorsResource {
  */
 export interface BookingsResource {
   /** Books a vendor for the event (`requested`); the answer is one of the two that show `vendorLink`. */
-  create(eventId: string, input: BookingCreateInput, call?: CallOptions): Promise<BookingWithLink>;
+  create(eventId: string, input: Body<"bookings.create">, call?: CallOptions): Promise<Result<"bookings.create">>;
   /** One page of the event's bookings. */
-  list(eventId: string, query?: BookingListParams, call?: CallOptions): Promise<ListResult<"bookings", Booking>>;
+  list(eventId: string, query?: BookingListParams, call?: CallOptions): Promise<Result<"bookings.list">>;
   /** Every booking of the event the query matches, fetched page by page as you iterate. */
   listAll(eventId: string, query?: BookingListParams, call?: CallOptions): AsyncGenerator<Booking, void, undefined>;
-  get(eventId: string, bookingId: string, call?: CallOptions): Promise<Booking>;
+  get(eventId: string, bookingId: string, call?: CallOptions): Promise<Result<"bookings.get">>;
   /** A partial update; `status` follows the booking's rules (`requested` to `confirmed`, `declined` or `cancelled`; `confirmed` to `cancelled`). */
-  update(eventId: string, bookingId: string, input: BookingUpdateInput, call?: CallOptions): Promise<Booking>;
+  update(
+    eventId: string,
+    bookingId: string,
+    input: Body<"bookings.update">,
+    call?: CallOptions,
+  ): Promise<Result<"bookings.update">>;
   /** Gives the booking a new `vendorLink`, shown this once; the previous link answers `404` from now. */
-  rotateLink(eventId: string, bookingId: string, call?: CallOptions): Promise<BookingWithLink>;
+  rotateLink(eventId: string, bookingId: string, call?: CallOptions): Promise<Result<"bookings.rotateLink">>;
 }
 
 /** The client {@link createClient} returns. */

@@ -1,13 +1,5 @@
-import type {
-  Activity,
-  DeleteResult,
-  ListResult,
-  VendorActivityInput,
-  VendorActivityUpdateInput,
-  VendorAnswerInput,
-  VendorRequest,
-} from "@event-service/core";
-import type { ActivityListParams } from "./client.ts";
+import type { Activity, DeleteResult, ListResult, VendorAnswerInput, VendorRequest } from "@event-service/core";
+import type { ActivityListParams, OperationBody as Body, OperationResult as Result } from "./client.ts";
 import type { RetryOptions } from "./retry.ts";
 import { type CallOptions, createTransport } from "./transport.ts";
 
@@ -47,24 +39,28 @@ export interface VendorLinkActivitiesResource {
    * Records one activity: `400 INVALID_REQUEST` naming `kind` for a kind the booking does not
    * ask for, `422 INVALID_STATE_TRANSITION` before confirmation, once declined, or after the data window.
    */
-  create(input: VendorActivityInput, call?: CallOptions): Promise<Activity>;
+  create(input: Body<"link.activities.create">, call?: CallOptions): Promise<Result<"link.activities.create">>;
   /** One page of the records made through this link, oldest first (once the booking is confirmed). */
-  list(query?: ActivityListParams, call?: CallOptions): Promise<ListResult<"activities", Activity>>;
+  list(query?: ActivityListParams, call?: CallOptions): Promise<Result<"link.activities.list">>;
   /** Every record made through this link, fetched page by page as you iterate. */
   listAll(query?: ActivityListParams, call?: CallOptions): AsyncGenerator<Activity, void, undefined>;
   /** A partial update of one of this link's records, checked whole; the kind cannot change. */
-  update(activityId: string, input: VendorActivityUpdateInput, call?: CallOptions): Promise<Activity>;
-  delete(activityId: string, call?: CallOptions): Promise<DeleteResult>;
+  update(
+    activityId: string,
+    input: Body<"link.activities.update">,
+    call?: CallOptions,
+  ): Promise<Result<"link.activities.update">>;
+  delete(activityId: string, call?: CallOptions): Promise<Result<"link.activities.delete">>;
 }
 
 /** The client {@link createVendorLinkClient} returns. */
 export interface VendorLinkClient {
   /** What the organiser asks: the booking's services and requested data, the event's name, dates and place. */
-  get(call?: CallOptions): Promise<VendorRequest>;
+  get(call?: CallOptions): Promise<Result<"link.view">>;
   /** Accepts the booking, with an optional message to the organiser; the answer shows it `confirmed`. */
-  confirm(input?: VendorAnswerInput, call?: CallOptions): Promise<VendorRequest>;
+  confirm(input?: Body<"link.confirm">, call?: CallOptions): Promise<Result<"link.confirm">>;
   /** Declines the booking, with an optional message; the link then still shows it and refuses records. */
-  decline(input?: VendorAnswerInput, call?: CallOptions): Promise<VendorRequest>;
+  decline(input?: Body<"link.decline">, call?: CallOptions): Promise<Result<"link.decline">>;
   activities: VendorLinkActivitiesResource;
 }
 

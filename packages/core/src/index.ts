@@ -76,7 +76,8 @@ export type {
   StripeRequestOptions,
 } from "./payments/stripe-client.ts";
 export type { AccountPaymentSettings, PaymentSettingsInput } from "./resources/payment.ts";
-export type { PaymentOperations } from "./service/payment-operations.ts";
+export type { PaymentOperations } from "./service.ts";
+export type { OperationTypes } from "./operations/all.ts";
 export type { BackgroundPurge, BackgroundPurgeOptions } from "./background-purge.ts";
 export type { Envelope, Notification } from "./storage/envelope.ts";
 

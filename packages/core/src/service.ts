@@ -1,5 +1,5 @@
 import type { StripeClient } from "./payments/stripe-client.ts";
-import { createPaymentOperations, type PaymentOperations } from "./service/payment-operations.ts";
+import { createPaymentOperations } from "./service/payment-operations.ts";
 import { createStripePayments, type StripePayments } from "./service/stripe-payments.ts";
 import { MANUAL_PAYMENT_TERMS, type PaymentTerms } from "./rules/payments.ts";
 import { type CarbonSettings, DEFAULT_CARBON_SETTINGS } from "./carbon/carbon-settings.ts";
@@ -11,33 +11,68 @@ import {
 } from "./carbon/emission-factors.ts";
 import { createQrCodeRenderer, type QrCodeImage } from "./qr-code.ts";
 import { type Scope, SCOPES, type Tier } from "./resources/api-key.ts";
-import { type ActivityOperations, createActivityOperations } from "./service/activity-operations.ts";
-import { type AnalyticsOperations, createAnalyticsOperations } from "./service/analytics-operations.ts";
-import { type AttendeeOperations, createAttendeeOperations } from "./service/attendee-operations.ts";
-import { createEventOperations, type EventOperations } from "./service/event-operations.ts";
+import { createActivityOperations } from "./service/activity-operations.ts";
+import { createAnalyticsOperations } from "./service/analytics-operations.ts";
+import { createAttendeeOperations } from "./service/attendee-operations.ts";
+import { createEventOperations } from "./service/event-operations.ts";
 import { createKeyOperations, type KeyOperations } from "./service/key-operations.ts";
 import type { OperationContext } from "./service/operation-context.ts";
-import { createThresholdOperations, type ThresholdOperations } from "./service/threshold-operations.ts";
+import { createThresholdOperations } from "./service/threshold-operations.ts";
+import { createVendorLinkOperations, findLinkedBooking } from "./service/vendor-link-operations.ts";
+import { createVendorOperations } from "./service/vendor-operations.ts";
+import { createWebhookOperations, type WebhookSettings } from "./service/webhook-operations.ts";
 import {
-  createVendorLinkOperations,
-  findLinkedBooking,
+  ACCOUNT_OPERATIONS,
+  type ActivityOperations,
+  type AnalyticsOperations,
+  type AttendeeOperations,
+  type BookingOperations,
+  type EventOperations,
+  type PaymentOperations,
+  type ThresholdOperations,
+  VENDOR_LINK_OPERATIONS,
   type VendorLinkOperations,
-} from "./service/vendor-link-operations.ts";
-import { type BookingOperations, createVendorOperations, type VendorOperations } from "./service/vendor-operations.ts";
-import { createWebhookOperations, type WebhookOperations, type WebhookSettings } from "./service/webhook-operations.ts";
+  type VendorOperations,
+  type WebhookOperations,
+} from "./operations/all.ts";
+import type { AccountContext, LinkContext } from "./operations/context.ts";
+import { methodsOf } from "./operations/define.ts";
 import type { Storage } from "./storage.ts";
 import { createChangeNotifier, DEFAULT_PUBLIC_URL } from "./webhooks/change-notifications.ts";
 
-export type { ActivityOperations } from "./service/activity-operations.ts";
-export type { AnalyticsOperations } from "./service/analytics-operations.ts";
-export type { AttendeeExport, AttendeeOperations } from "./service/attendee-operations.ts";
-export type { EventOperations } from "./service/event-operations.ts";
+export type {
+  ActivityOperations,
+  AnalyticsOperations,
+  AttendeeOperations,
+  BookingOperations,
+  EventOperations,
+  PaymentOperations,
+  ThresholdOperations,
+  VendorLinkOperations,
+  VendorOperations,
+  WebhookOperations,
+} from "./operations/all.ts";
+export type { AttendeeExport } from "./service/attendee-operations.ts";
 export type { KeyOperations } from "./service/key-operations.ts";
 export type { ListResult } from "./service/operation-context.ts";
-export type { ThresholdOperations } from "./service/threshold-operations.ts";
-export type { VendorLinkOperations } from "./service/vendor-link-operations.ts";
-export type { BookingOperations, VendorOperations } from "./service/vendor-operations.ts";
-export type { WebhookOperations, WebhookSettings } from "./service/webhook-operations.ts";
+export type { WebhookSettings } from "./service/webhook-operations.ts";
+
+/** What the operations of each account's (and vendor link's) methods run with, for the handler. */
+const contexts = new WeakMap<object, AccountContext | LinkContext>();
+
+/** The context an account's operations run with, for the handler, which validates and runs them itself. */
+export function accountContextOf(account: AccountOperations): AccountContext {
+  const context = contexts.get(account);
+  if (!context || !("accountId" in context)) throw new Error("accountContextOf: not an account's operations");
+  return context;
+}
+
+/** The context a vendor link's operations run with. */
+export function linkContextOf(link: VendorLinkOperations): LinkContext {
+  const context = contexts.get(link);
+  if (!context || "accountId" in context) throw new Error("linkContextOf: not a vendor link's operations");
+  return context;
+}
 
 /** How many accounts' operations {@link EventService.forAccount} keeps built. */
 const ACCOUNT_SCOPE_CACHE_SIZE = 1_000;
@@ -214,7 +249,7 @@ export function createEventService(options: EventServiceOptions): EventService {
       stripe: stripePayments,
     };
     const { vendors, bookings } = createVendorOperations(storage, context);
-    return {
+    const runs: AccountContext = {
       accountId,
       vendors,
       bookings,
@@ -226,6 +261,21 @@ export function createEventService(options: EventServiceOptions): EventService {
       thresholds: createThresholdOperations(storage, context),
       payments: createPaymentOperations(storage, context, stripe),
     };
+    // What an embedder calls: each method validates its arguments by its operation's schemas, then runs it.
+    const account: AccountOperations = {
+      accountId,
+      events: methodsOf(ACCOUNT_OPERATIONS, runs, "events"),
+      attendees: methodsOf(ACCOUNT_OPERATIONS, runs, "attendees"),
+      webhooks: methodsOf(ACCOUNT_OPERATIONS, runs, "webhooks"),
+      analytics: methodsOf(ACCOUNT_OPERATIONS, runs, "analytics"),
+      activities: methodsOf(ACCOUNT_OPERATIONS, runs, "activities"),
+      thresholds: methodsOf(ACCOUNT_OPERATIONS, runs, "thresholds"),
+      vendors: methodsOf(ACCOUNT_OPERATIONS, runs, "vendors"),
+      bookings: methodsOf(ACCOUNT_OPERATIONS, runs, "bookings"),
+      payments: methodsOf(ACCOUNT_OPERATIONS, runs, "payments"),
+    };
+    contexts.set(account, runs);
+    return account;
   }
 
   // The operations hold no state of their own, so one set serves every request of the same
@@ -265,7 +315,7 @@ export function createEventService(options: EventServiceOptions): EventService {
       if (!booking) return null;
       const baseUrl = publicUrl ?? linkOptions.baseUrl ?? defaultBaseUrl;
       const notifier = createChangeNotifier({ baseUrl, carbon, emissionFactors });
-      return createVendorLinkOperations(storage, booking, {
+      const runs = createVendorLinkOperations(storage, booking, {
         storage,
         notifier,
         emissionFactors,
@@ -274,6 +324,13 @@ export function createEventService(options: EventServiceOptions): EventService {
         clock,
         queued,
       });
+      const link: VendorLinkOperations = {
+        ...methodsOf(VENDOR_LINK_OPERATIONS, runs, "link"),
+        activities: methodsOf(VENDOR_LINK_OPERATIONS, runs, "link.activities"),
+        booking: runs.booking,
+      };
+      contexts.set(link, runs);
+      return link;
     },
     async qrCode(attendeeId, format) {
       const attendee = await storage.findAttendeeById(attendeeId);

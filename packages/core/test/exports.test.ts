@@ -173,6 +173,7 @@ test("the root export holds exactly these type-only names", () => {
     "MetricsEndpointOptions",
     "MetricsExposition",
     "Notification",
+    "OperationTypes",
     "Pagination",
     "Payment",
     "PaymentMethod",

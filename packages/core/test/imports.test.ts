@@ -27,7 +27,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["storage/", "storage.ts"],
   ["sql/", "sqlite.ts"],
   ["webhooks/"],
-  ["service/", "service.ts"],
+  ["service/"],
+  ["operations/"],
+  ["service.ts"],
   ["http/"],
   ["background-purge.ts", "payment-worker.ts", "internal.ts", "index.ts"],
 ];

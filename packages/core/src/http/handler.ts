@@ -14,9 +14,10 @@ import { createRequestContexts, type RequestContext } from "./request-context.ts
 import { createRequestCounter } from "./request-counter.ts";
 import { bearerToken, readBodyBytes } from "./request.ts";
 import { createResponder, type ResponseConstructor } from "./respond.ts";
-import { readRouteInput } from "./route-input.ts";
+import { readRouteInput, runRoute } from "./route-input.ts";
 import { createRouteTable, isApiMatch, type LinkEntry, normaliseBasePath, noRoute } from "./route-table.ts";
 import type { RouteResult } from "./routes.ts";
+import { accountContextOf, linkContextOf } from "../service.ts";
 
 /** Options of {@link createHandler}. */
 export interface HandlerOptions {
@@ -226,8 +227,9 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     assertScope(auth.scopes, route.scope, route.orScope);
 
     const account = service.forAccount(auth.accountId, { baseUrl: ctx.linkBase, scopes: auth.scopes, tier: auth.tier });
-    const input = await readRouteInput(ctx, route, api.params, { account });
-    const run = () => route.handle(input.context);
+    const context = accountContextOf(account);
+    const input = await readRouteInput(ctx, route, api.params);
+    const run = () => runRoute(route, context, input, ctx.request);
     const idempotencyKey = ctx.request.method === "POST" ? ctx.request.headers.get("idempotency-key") : null;
     if (idempotencyKey === null) return sendResult(ctx, await run());
     // The path without its version prefix: `/v1/events` and `/api/events` are one request.
@@ -259,8 +261,8 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     if (address !== undefined) failureLimit.refund(address, nowMs);
     // A vendor is not the account's caller, so its link does not spend the account's requests: it has its own budget.
     linkLimit.take(link.booking.id, nowMs);
-    const input = await readRouteInput(ctx, entry.route, params, { link });
-    const run = () => entry.route.handle(input.context);
+    const input = await readRouteInput(ctx, entry.route, params);
+    const run = () => runRoute(entry.route, linkContextOf(link), input, ctx.request);
     const idempotencyKey = ctx.request.method === "POST" ? ctx.request.headers.get("idempotency-key") : null;
     if (idempotencyKey === null) return sendResult(ctx, await run());
     // Kept under the booking's id, a namespace of its own (never the token): a vendor's keys

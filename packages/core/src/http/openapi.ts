@@ -2,7 +2,7 @@ import * as z from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.ts";
 import { SCOPES, scopesGranting, TIER_LIMITS } from "../resources/api-key.ts";
 import { NUMBER_PARAM_DOCS } from "../resources/common.ts";
-import { requestExamples } from "./request-examples.ts";
+import { exampleDates } from "../operations/define.ts";
 import { type Route, ROUTES, type RouteSpec, VENDOR_LINK_ROUTES } from "./routes.ts";
 import { ErrorBodySchema, HealthSchema, ServiceIndexSchema } from "./schemas.ts";
 
@@ -70,8 +70,8 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output", forms: DateForms)
  * with; its examples are dated from `now`.
  */
 function buildDocument(now: Date): Record<string, unknown> {
-  const examples = requestExamples(now);
-  const start = (examples.createEvent as { startDate: string }).startDate;
+  const dates = exampleDates(now);
+  const start = dates.startDate;
   const forms: DateForms = { input: start, output: new Date(start).toISOString(), date: start.slice(0, 10) };
   const components: Record<string, JsonSchema> = {};
   const named = new Map<z.ZodType, string>();
@@ -187,8 +187,8 @@ function buildDocument(now: Date): Record<string, unknown> {
           content: {
             "application/json": {
               schema: ref(route.body, `${name}Body`, "input"),
-              ...(examples[route.operationId] !== undefined && {
-                examples: { [route.operationId]: { summary: "Example", value: examples[route.operationId] } },
+              ...(route.example && {
+                examples: { [route.operationId]: { summary: "Example", value: route.example(dates) } },
               }),
             },
           },

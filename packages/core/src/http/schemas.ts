@@ -1,13 +1,5 @@
 import * as z from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.ts";
-import { Pagination } from "../resources/common.ts";
-
-/** The schema of a list response: the items under `key` and the pagination object. */
-export function listOf<K extends string, T extends z.ZodType>(key: K, item: T) {
-  return z.object({ [key]: z.array(item), pagination: Pagination } as { [P in K]: z.ZodArray<T> } & {
-    pagination: typeof Pagination;
-  });
-}
 
 /** The one error body, as a schema (for the OpenAPI document). */
 export const ErrorBodySchema = z.object({

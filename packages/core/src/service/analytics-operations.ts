@@ -1,49 +1,24 @@
-import { parseInput } from "../_internal/parse-input.ts";
+import type * as z from "zod";
 import { assertDateOrder, type Bucket, enumerateBuckets } from "../analytics/date-buckets.ts";
-import { buildEventAnalytics, type EventAnalytics } from "../analytics/event-analytics.ts";
-import { buildReportDocument, type SustainabilityReportDocument } from "../analytics/report-document.ts";
-import {
-  buildSustainabilityReport,
-  type SustainabilityReport,
-  SustainabilityQuery,
-} from "../analytics/sustainability-report.ts";
-import { buildTrendReport, type TrendReport, TrendQuery } from "../analytics/trend-report.ts";
-import { type EmissionFactorSetResponse, emissionFactorSetResponse } from "../carbon/emission-factors.ts";
+import { buildEventAnalytics } from "../analytics/event-analytics.ts";
+import { buildReportDocument } from "../analytics/report-document.ts";
+import { buildSustainabilityReport, type SustainabilityQuery } from "../analytics/sustainability-report.ts";
+import { buildTrendReport, type TrendQuery } from "../analytics/trend-report.ts";
+import { emissionFactorSetResponse } from "../carbon/emission-factors.ts";
 import { ServiceError } from "../errors.ts";
 import type { AnalyticsStore } from "../storage/analytics-store.ts";
 import type { OperationContext } from "./operation-context.ts";
 import { notFound } from "./not-found.ts";
 
-/** One account's analytics (read-only). */
-export interface AnalyticsOperations {
-  /** Sustainability metrics over the account's events; `query` holds query-string values. Throws `INVALID_REQUEST`, `INVALID_DATE_RANGE`, `NOT_FOUND` (eventIds). */
-  sustainability(query?: Record<string, unknown>): Promise<SustainabilityReport>;
-  /**
-   * The analytics report of one event (attendance, demographics, sustainability, engagement,
-   * finance, feedback). Throws `NOT_FOUND`. Also what an `analytics.report_ready` payload carries.
-   */
-  event(eventId: string): Promise<EventAnalytics>;
-  /**
-   * The sustainability report of one event (`GET /events/:id/sustainability-report`): its
-   * footprint, waste, energy, travel, goals and every factor used. Throws `NOT_FOUND`.
-   */
-  report(eventId: string): Promise<SustainabilityReportDocument>;
-  /** Trend analysis of one metric. Throws `INVALID_REQUEST`, `INVALID_DATE_RANGE`, `INSUFFICIENT_DATA`. */
-  trends(query?: Record<string, unknown>): Promise<TrendReport>;
-  /** The travel emission factor set in use (name, year, source, each mode's factors and unit): what every figure is computed with. */
-  emissionFactors(): EmissionFactorSetResponse;
-}
-
 /** The analytics of one account: the store aggregates, these build the reports. */
 export function createAnalyticsOperations(
   storage: AnalyticsStore,
   context: Pick<OperationContext, "accountId" | "carbon" | "emissionFactors" | "clock">,
-): AnalyticsOperations {
+) {
   const { accountId, carbon, emissionFactors: factors, clock } = context;
 
-  const analytics: AnalyticsOperations = {
-    async sustainability(query = {}) {
-      const parsed = parseInput(SustainabilityQuery, query, "query");
+  const analytics = {
+    async sustainability(parsed: z.output<typeof SustainabilityQuery>) {
       assertDateOrder(parsed.startDate, parsed.endDate);
       const granularity = parsed.granularity === "total" ? null : parsed.granularity;
       // A range given whole is checked before any query runs.
@@ -77,18 +52,17 @@ export function createAnalyticsOperations(
         factors,
       });
     },
-    async event(eventId) {
+    async event(eventId: string) {
       const figures = await storage.eventAnalyticsFigures(accountId, eventId);
       if (!figures) throw notFound("Event", eventId);
       return buildEventAnalytics(figures, carbon, factors);
     },
-    async report(eventId) {
+    async report(eventId: string) {
       const figures = await storage.eventAnalyticsFigures(accountId, eventId);
       if (!figures) throw notFound("Event", eventId);
       return buildReportDocument(figures, carbon, factors, clock().toISOString());
     },
-    async trends(query = {}) {
-      const parsed = parseInput(TrendQuery, query, "query");
+    async trends(parsed: z.output<typeof TrendQuery>) {
       assertDateOrder(parsed.startDate, parsed.endDate);
       if (parsed.startDate && parsed.endDate) enumerateBuckets(parsed.startDate, parsed.endDate, parsed.granularity);
       const figures = await storage.analyticsFigures(

@@ -1,28 +1,18 @@
-import { parseInput } from "../_internal/parse-input.ts";
+import type * as z from "zod";
 import { ServiceError } from "../errors.ts";
 import type { StripeClient } from "../payments/stripe-client.ts";
-import { type AccountPaymentSettings, PaymentSettingsInput } from "../resources/payment.ts";
+import type { AccountPaymentSettings, PaymentSettingsInput } from "../resources/payment.ts";
 import type { PaymentStore } from "../storage/payment-store.ts";
 import type { OperationContext } from "./operation-context.ts";
 import type { TransactionStore } from "../storage/transaction.ts";
 import { runTransaction } from "./transaction-steps.ts";
-
-/** The payment settings of one account. */
-export interface PaymentOperations {
-  settings(): Promise<AccountPaymentSettings>;
-  /**
-   * Links (or with `null` unlinks) the account's own Stripe account; Stripe must know it as
-   * connected to the platform. Throws `INVALID_REQUEST` (field `stripeAccountId`).
-   */
-  updateSettings(input: PaymentSettingsInput): Promise<AccountPaymentSettings>;
-}
 
 /** The payment settings operations of one account. */
 export function createPaymentOperations(
   storage: PaymentStore & TransactionStore,
   context: OperationContext,
   stripe: StripeClient | undefined,
-): PaymentOperations {
+) {
   const { accountId, clock, payments } = context;
   const shown = async (): Promise<AccountPaymentSettings> => {
     const stored = await storage.getPaymentSettings(accountId);
@@ -35,8 +25,7 @@ export function createPaymentOperations(
   };
   return {
     settings: shown,
-    async updateSettings(input) {
-      const { stripeAccountId } = parseInput(PaymentSettingsInput, input);
+    async updateSettings({ stripeAccountId }: z.output<typeof PaymentSettingsInput>) {
       if (stripeAccountId !== null) {
         if (!stripe) {
           throw new ServiceError("INVALID_REQUEST", {

@@ -1,20 +1,20 @@
+import type * as z from "zod";
 import { createId } from "../_internal/ids.ts";
-import { parseInput } from "../_internal/parse-input.ts";
 import { ServiceError } from "../errors.ts";
-import { type Activity, VendorActivityInput } from "../resources/activity.ts";
-import { type DeleteResult, paginate } from "../resources/common.ts";
+import type { VendorActivityInput } from "../resources/activity.ts";
+import { paginate } from "../resources/common.ts";
 import type { EventRecord } from "../resources/event.ts";
 import {
-  ActivityListQuery,
+  type ActivityListQuery,
   newActivityRecord,
   toApiActivity,
-  VendorActivityUpdateInput,
+  type VendorActivityUpdateInput,
 } from "../resources/priced-activity.ts";
 import {
   type BookingRecord,
   linkHashOf,
   isLinkToken,
-  VendorAnswerInput,
+  type VendorAnswerInput,
   type VendorRecord,
   type VendorRequest,
   linkNotFound,
@@ -30,43 +30,9 @@ import type { EventStore } from "../storage/event-store.ts";
 import type { VendorStore } from "../storage/vendor-store.ts";
 import { changeActivities, priced, reviseActivity } from "./activity-changes.ts";
 import { answerBooking, type LinkedBooking, linkedBookingOf, notifyBooking } from "./booking-changes.ts";
-import type { ListResult } from "./operation-context.ts";
 import type { TransactionStore } from "../storage/transaction.ts";
 import type { TransactionContext } from "./transaction-context.ts";
 import type { Steps } from "./transaction-steps.ts";
-
-/**
- * What a vendor may do through its booking's link, without an API key (docs/api.md, The vendor's link):
- * see what is asked, confirm or decline, and, once confirmed, record and correct its own
- * activity data for the event until 30 days after it ends.
- */
-export interface VendorLinkOperations {
-  /** Whose link it is: the booking's id (what an Idempotency-Key of its requests is kept under) and account. */
-  readonly booking: { readonly id: string; readonly accountId: string };
-  /** The booking's id, status, services and data asked, the vendor's name, the event's name, dates and city. */
-  view(): Promise<VendorRequest>;
-  /** Confirms the booking (again: no change). Throws `INVALID_REQUEST`, `INVALID_STATE_TRANSITION` (declined). */
-  confirm(input?: VendorAnswerInput): Promise<VendorRequest>;
-  /** Declines the booking (again: no change). Throws `INVALID_REQUEST`, `INVALID_STATE_TRANSITION` (confirmed). */
-  decline(input?: VendorAnswerInput): Promise<VendorRequest>;
-  activities: {
-    /**
-     * Records an activity of the event attributed to the booking's vendor. Throws
-     * `INVALID_REQUEST` (naming the field; `kind` outside `dataRequested`),
-     * `INVALID_STATE_TRANSITION` (not confirmed; the event's records closed).
-     */
-    create(input: VendorActivityInput): Promise<Activity>;
-    /** One page of the records made through this booking's link, oldest first. Throws `INVALID_STATE_TRANSITION` (not confirmed). */
-    list(query?: Record<string, unknown>): Promise<ListResult<"activities", Activity>>;
-    /**
-     * Partial update of one of its own records. Throws as create (`INVALID_REQUEST` naming `kind`
-     * also for a record of a kind the booking no longer asks for), and `NOT_FOUND` for any other record.
-     */
-    update(id: string, input: VendorActivityUpdateInput): Promise<Activity>;
-    /** Deletes one of its own records. Throws `INVALID_STATE_TRANSITION`, `NOT_FOUND`. */
-    delete(id: string): Promise<DeleteResult>;
-  };
-}
 
 /** What the link operations need beside the storage: the context of their transactions (the booking's account's notifier), the clock and the wake-up of deliveries. */
 export interface VendorLinkContext extends TransactionContext {
@@ -113,7 +79,7 @@ export function createVendorLinkOperations(
   storage: VendorStore & Pick<EventStore, "getEvent"> & TransactionStore,
   found: BookingRecord,
   context: VendorLinkContext,
-): VendorLinkOperations {
+) {
   const { linkHash, accountId, eventId } = found;
   const { clock, queued } = context;
 
@@ -135,9 +101,7 @@ export function createVendorLinkOperations(
     return record;
   };
 
-  const answer = async (status: "confirmed" | "declined", input: VendorAnswerInput | undefined) => {
-    // No body is no message; any other body, `null` too, is checked as the answer's.
-    const parsed = parseInput(VendorAnswerInput, input === undefined ? {} : input);
+  const answer = async (status: "confirmed" | "declined", parsed: z.output<typeof VendorAnswerInput>) => {
     const linked = await answerBooking(context, {
       linkHash,
       accountId,
@@ -161,11 +125,10 @@ export function createVendorLinkOperations(
       if (!booking || !event || !vendor || booking.status === "cancelled") throw linkNotFound();
       return viewOf({ booking, vendor, event });
     },
-    confirm: (input) => answer("confirmed", input),
-    decline: (input) => answer("declined", input),
+    confirm: (parsed: z.output<typeof VendorAnswerInput>) => answer("confirmed", parsed),
+    decline: (parsed: z.output<typeof VendorAnswerInput>) => answer("declined", parsed),
     activities: {
-      async create(input) {
-        const parsed = parseInput(VendorActivityInput, input);
+      async create(parsed: z.output<typeof VendorActivityInput>) {
         const activity = await changeRecords(async (steps, { event, booking, vendor }, now) => {
           assertKindRequested(booking.dataRequested, parsed.kind);
           const record = newActivityRecord(parsed, {
@@ -184,8 +147,7 @@ export function createVendorLinkOperations(
         queued();
         return activity;
       },
-      async list(query = {}) {
-        const parsed = parseInput(ActivityListQuery, query, "query");
+      async list(parsed: z.output<typeof ActivityListQuery>) {
         const booking = await storage.findBookingByLink(linkHash);
         if (!booking || booking.status === "cancelled") throw linkNotFound();
         assertConfirmed(booking.status);
@@ -195,8 +157,7 @@ export function createVendorLinkOperations(
           pagination: paginate(parsed.page, parsed.limit, page.total),
         };
       },
-      async update(id, input) {
-        const parsed = parseInput(VendorActivityUpdateInput, input);
+      async update(id: string, parsed: z.output<typeof VendorActivityUpdateInput>) {
         const activity = await changeRecords(async (steps, { event, booking }, now) => {
           const record = await ownRecord(steps, booking, id);
           assertKindStillRequested(booking.dataRequested, record.kind);
@@ -205,13 +166,13 @@ export function createVendorLinkOperations(
         queued();
         return toApiActivity(activity);
       },
-      async delete(id) {
+      async delete(id: string) {
         await changeRecords(async (steps, { booking }) => {
           await ownRecord(steps, booking, id);
           await steps.tx.activities.delete(accountId, eventId, id);
         });
         queued();
-        return { success: true, message: `Activity ${id} was deleted.`, deletedId: id };
+        return { success: true as const, message: `Activity ${id} was deleted.`, deletedId: id };
       },
     },
   };

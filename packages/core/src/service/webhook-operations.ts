@@ -1,37 +1,29 @@
+import type * as z from "zod";
 import { createId } from "../_internal/ids.ts";
-import { parseInput } from "../_internal/parse-input.ts";
 import { ServiceError } from "../errors.ts";
-import { type DeleteResult, paginate } from "../resources/common.ts";
+import { paginate } from "../resources/common.ts";
 import {
   assertEventTypes,
   assertHttpsUrl,
   assertSubscribable,
-  type CreatedWebhook,
   generateWebhookSecret,
   missingReadScopes,
-  type RotatedWebhook,
   SECRET_ROTATION_OVERLAP_MS,
   toApiWebhook,
-  type Webhook,
-  WebhookCreateInput,
-  WebhookListQuery,
+  type WebhookCreateInput,
+  type WebhookListQuery,
   type WebhookRecord,
-  WebhookUpdateInput,
+  type WebhookUpdateInput,
 } from "../resources/webhook.ts";
 import { WEBHOOK_LIMITS } from "../rules/webhook-quota.ts";
-import {
-  DeliveryListQuery,
-  type DeliveryRecord,
-  toApiDelivery,
-  type WebhookDelivery,
-} from "../resources/webhook-delivery.ts";
+import { type DeliveryListQuery, type DeliveryRecord, toApiDelivery } from "../resources/webhook-delivery.ts";
 import type { DeliveryStore } from "../storage/delivery-store.ts";
 import type { TransactionStore } from "../storage/transaction.ts";
 import type { WebhookStore } from "../storage/webhook-store.ts";
 import { attemptDelivery, DEFAULT_WEBHOOK_TIMEOUT_MS, DELIVERY_LEASE_MARGIN_MS } from "../webhooks/delivery-worker.ts";
 import { assertPublicHost, type HostResolver } from "../webhooks/ssrf.ts";
 import { createPingDelivery, recordDeliveryAttempts, redeliverDelivery } from "./delivery-operations.ts";
-import type { ListResult, OperationContext } from "./operation-context.ts";
+import type { OperationContext } from "./operation-context.ts";
 import { notFound } from "./not-found.ts";
 import { changeWebhook, insertWebhook } from "./webhook-changes.ts";
 
@@ -51,49 +43,12 @@ export interface WebhookSettings {
   secretOverlapMs?: number;
 }
 
-/**
- * Operations on one account's webhooks. A caller reaches through them only what its scopes let
- * it read directly (`AccountOptions.scopes`): it subscribes only to types it may read, and the
- * delivery log shows the data of other types as `null` (`redacted: true`).
- */
-export interface WebhookOperations {
-  /**
-   * Throws `INVALID_REQUEST` (also past the tier's number of webhooks, `WEBHOOK_LIMITS`), `INVALID_URL`,
-   * `INVALID_EVENT_TYPE`, `FORBIDDEN` (a type the caller may not read), `DUPLICATE_WEBHOOK`. The only answer that shows the secret.
-   */
-  create(input: WebhookCreateInput): Promise<CreatedWebhook>;
-  /** Throws `NOT_FOUND`. */
-  get(id: string): Promise<Webhook>;
-  /**
-   * Partial update; `active: true` re-enables and resets the failure count. Throws as create,
-   * and `NOT_FOUND`; `FORBIDDEN` when the update sets `url` or `events`, or `active: true`, and
-   * the caller may not read every type the webhook is subscribed to after it (so a key cannot
-   * re-point a subscription it could not make).
-   */
-  update(id: string, input: WebhookUpdateInput): Promise<Webhook>;
-  /** Throws `NOT_FOUND`. */
-  delete(id: string): Promise<DeleteResult>;
-  list(query?: Record<string, unknown>): Promise<ListResult<"webhooks", Webhook>>;
-  /** One page of the webhook's delivery log, newest first. Throws `NOT_FOUND`, `INVALID_REQUEST`. */
-  deliveries(id: string, query?: Record<string, unknown>): Promise<ListResult<"deliveries", WebhookDelivery>>;
-  /** Queues one more attempt of a delivery (same envelope), due now. Throws `NOT_FOUND`; `FORBIDDEN` for a type the caller may not read. */
-  redeliver(id: string, deliveryId: string): Promise<WebhookDelivery>;
-  /** Sends a signed `webhook.ping` at once (active or not) and returns the delivery with its attempt. Throws `NOT_FOUND`. */
-  ping(id: string): Promise<WebhookDelivery>;
-  /**
-   * Gives the webhook a new generated secret, returned this once. The previous one keeps
-   * signing beside it for 24 hours (`secretOverlapMs`); a secret rotated out earlier stops at
-   * once. Throws `NOT_FOUND`.
-   */
-  rotateSecret(id: string): Promise<RotatedWebhook>;
-}
-
 /** The webhook operations of one account: its subscriptions and their delivery log. */
 export function createWebhookOperations(
   storage: WebhookStore & DeliveryStore & TransactionStore,
   context: OperationContext,
   settings: WebhookSettings = {},
-): WebhookOperations {
+) {
   const { accountId, scopes, tier, clock, queued } = context;
   // The webhooks' and deliveries' transactions write rows and notify nothing: they take the storage alone.
   const writes = { storage };
@@ -113,9 +68,8 @@ export function createWebhookOperations(
     return url.href;
   }
 
-  const webhooks: WebhookOperations = {
-    async create(input) {
-      const parsed = parseInput(WebhookCreateInput, input);
+  const webhooks = {
+    async create(parsed: z.output<typeof WebhookCreateInput>) {
       assertEventTypes(parsed.events);
       assertSubscribable(parsed.events, scopes);
       const url = await checkUrl(parsed.url);
@@ -144,13 +98,12 @@ export function createWebhookOperations(
       }
       return { ...toApiWebhook(record), secret: record.secret };
     },
-    async get(id) {
+    async get(id: string) {
       const webhook = await storage.getWebhook(accountId, id);
       if (!webhook) throw notFound("Webhook", id);
       return toApiWebhook(webhook);
     },
-    async update(id, input) {
-      const parsed = parseInput(WebhookUpdateInput, input);
+    async update(id: string, parsed: z.output<typeof WebhookUpdateInput>) {
       if (parsed.events) assertEventTypes(parsed.events);
       const url = parsed.url === undefined ? undefined : await checkUrl(parsed.url);
       const at = clock().toISOString();
@@ -174,22 +127,20 @@ export function createWebhookOperations(
       });
       return toApiWebhook(after);
     },
-    async delete(id) {
+    async delete(id: string) {
       if (!(await storage.deleteWebhook(accountId, id))) throw notFound("Webhook", id);
-      return { success: true, message: `Webhook ${id} was deleted.`, deletedId: id };
+      return { success: true as const, message: `Webhook ${id} was deleted.`, deletedId: id };
     },
-    async list(query = {}) {
-      const parsed = parseInput(WebhookListQuery, query, "query");
+    async list(parsed: z.output<typeof WebhookListQuery>) {
       const page = await storage.listWebhooks(accountId, parsed);
       return { webhooks: page.items.map(toApiWebhook), pagination: paginate(parsed.page, parsed.limit, page.total) };
     },
-    async deliveries(id, query = {}) {
-      const parsed = parseInput(DeliveryListQuery, query, "query");
+    async deliveries(id: string, parsed: z.output<typeof DeliveryListQuery>) {
       const page = await storage.listDeliveries(accountId, id, parsed);
       if (!page) throw notFound("Webhook", id);
       return { deliveries: page.items.map(deliveryOut), pagination: paginate(parsed.page, parsed.limit, page.total) };
     },
-    async redeliver(id, deliveryId) {
+    async redeliver(id: string, deliveryId: string) {
       // A delivery's type never changes, so this read guards the redelivery below.
       const existing = await storage.getDelivery(accountId, id, deliveryId);
       if (!existing) throw notFound("Delivery", deliveryId);
@@ -210,7 +161,7 @@ export function createWebhookOperations(
       queued();
       return deliveryOut(delivery);
     },
-    async ping(id) {
+    async ping(id: string) {
       const timeoutMs = settings.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
       const at = clock();
       const workerId = `ping_${createId("delivery")}`;
@@ -236,7 +187,7 @@ export function createWebhookOperations(
       if (!delivery) throw notFound("Delivery", held.id);
       return deliveryOut(delivery);
     },
-    async rotateSecret(id) {
+    async rotateSecret(id: string) {
       const at = clock();
       const expiresAt = new Date(at.getTime() + (settings.secretOverlapMs ?? SECRET_ROTATION_OVERLAP_MS)).toISOString();
       const secret = generateWebhookSecret();
