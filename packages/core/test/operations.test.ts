@@ -17,8 +17,8 @@ const SRC = resolve(dirname(fileURLToPath(import.meta.url)), "../src");
 const EVENT = {
   name: "Green Summit",
   location: { address: "Hauptstr. 1", city: "Berlin", country: "DE" },
-  startDate: "2027-01-01T10:00:00Z",
-  endDate: "2027-01-01T12:00:00Z",
+  startDate: "2038-01-01T10:00:00Z",
+  endDate: "2038-01-01T12:00:00Z",
   capacity: 5,
   category: "meetup",
 };
