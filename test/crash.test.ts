@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
-import { DELIVERY_LEASE_MARGIN_MS } from "../packages/core/src/webhooks/delivery-worker.ts";
+import { DELIVERY_LEASE_MARGIN_MS } from "../packages/core/src/webhooks/attempt-delivery.ts";
 import { type ApiResponse, queryDatabase, startServer, type TestServer } from "./_setup.ts";
 import { type Client, clientFor, createEvent, expectStatus } from "./fixtures/api.ts";
 import { BACKENDS } from "./fixtures/backends.ts";

@@ -61,8 +61,8 @@ export type { Storage } from "./storage.ts";
 export type { Database } from "./sql/database.ts";
 
 // Webhook delivery (the outbox's worker) and the background purge, which a host runs beside the service
-export { createDeliveryWorker } from "./webhooks/delivery-worker.ts";
-export type { DeliveryWorker, DeliveryWorkerOptions } from "./webhooks/delivery-worker.ts";
+export { createDeliveryWorker } from "./delivery-worker.ts";
+export type { DeliveryWorker, DeliveryWorkerOptions } from "./delivery-worker.ts";
 export type { HostResolver } from "./webhooks/ssrf.ts";
 export { createBackgroundPurge } from "./background-purge.ts";
 export { createPaymentWorker } from "./payment-worker.ts";

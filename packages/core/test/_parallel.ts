@@ -9,7 +9,7 @@
 import { Worker } from "node:worker_threads";
 import { sql } from "kysely";
 import { ServiceError } from "../src/errors.ts";
-import type { DeliveryAttemptRecord } from "../src/service/delivery-operations.ts";
+import type { DeliveryAttemptRecord } from "../src/resources/webhook-delivery.ts";
 import { changeWebhook, recordDeliveryAttempts } from "./_webhook-helpers.ts";
 import type { TestBackend, TestDatabase } from "./_backends.ts";
 import type { Storage } from "../src/storage.ts";

@@ -19,7 +19,7 @@ import {
   DeliveryListQuery,
   type DeliveryRecord,
 } from "../src/resources/webhook-delivery.ts";
-import type { AttemptRecorded, DeliveryAttemptRecord } from "../src/service/delivery-operations.ts";
+import type { AttemptRecorded, DeliveryAttemptRecord } from "../src/resources/webhook-delivery.ts";
 import {
   changeWebhook,
   createPingDelivery,

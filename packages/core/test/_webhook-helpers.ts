@@ -1,10 +1,13 @@
 /** Test helpers that run the webhook side's business transactions on a storage, as the service and the worker do. */
 import type { WebhookRecord } from "../src/resources/webhook.ts";
-import type { ClaimedDelivery, DeliveryRecord } from "../src/resources/webhook-delivery.ts";
+import type {
+  AttemptRecorded,
+  ClaimedDelivery,
+  DeliveryAttemptRecord,
+  DeliveryRecord,
+} from "../src/resources/webhook-delivery.ts";
 import {
-  type AttemptRecorded,
   createPingDelivery as pingTransaction,
-  type DeliveryAttemptRecord,
   recordDeliveryAttempts as recordTransaction,
   redeliverDelivery as redeliverTransaction,
 } from "../src/service/delivery-operations.ts";

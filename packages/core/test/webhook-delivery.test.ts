@@ -12,7 +12,7 @@ import { describe, test } from "node:test";
 import { createEventService } from "../src/service.ts";
 import { nextAttemptAt } from "../src/rules/delivery-status.ts";
 import type { AttemptWrite, Storage, StorageTransaction } from "../src/storage.ts";
-import { createDeliveryWorker } from "../src/webhooks/delivery-worker.ts";
+import { createDeliveryWorker } from "../src/delivery-worker.ts";
 import { parseRetryAfterMs, sendDelivery } from "../src/webhooks/send-delivery.ts";
 import { verifySignature } from "../src/webhooks/signature.ts";
 import { sqliteStorage } from "./_sqlite.ts";

@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { createHandler } from "../src/http/handler.ts";
 import { createEventService } from "../src/service.ts";
-import { createDeliveryWorker } from "../src/webhooks/delivery-worker.ts";
+import { createDeliveryWorker } from "../src/delivery-worker.ts";
 import { sendDelivery } from "../src/webhooks/send-delivery.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 import { EVENT } from "./_fixtures.ts";

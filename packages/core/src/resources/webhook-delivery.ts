@@ -28,6 +28,25 @@ export const DeliveryAttempt = z.object({
 });
 export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
 
+/** One attempt's record, as the delivery worker hands it to be recorded (`recordDeliveryAttempts`). */
+export interface DeliveryAttemptRecord {
+  deliveryId: string;
+  /** Who holds the delivery's lease: only its holder records the attempt. */
+  workerId: string;
+  attempt: DeliveryAttempt;
+  /** When the next attempt is due (the retry schedule's `nextAttemptAt`); `null`: the delivery is final. */
+  nextAttemptAt: string | null;
+  /** The receiver answered `410 Gone`. */
+  gone: boolean;
+  now: string;
+}
+
+/** What recording an attempt did: nothing when the worker no longer held the delivery, and whether it disabled the webhook. */
+export interface AttemptRecorded {
+  recorded: boolean;
+  webhookDisabled: boolean;
+}
+
 /** One notification to one webhook with its attempts: an entry of the delivery log. */
 export const WebhookDelivery = z.object({
   id: z.string().meta({ description: "The envelope id and `X-Service-Delivery`: the same on every attempt." }),

@@ -3,31 +3,18 @@
  * its webhook's failure count), redelivery, and a ping's delivery. Each asks `rules/` what a change
  * means and has the storage apply it in one `storage.transaction` (`tx.deliveries`, `tx.webhooks`).
  */
-import type { ClaimedDelivery, DeliveryAttempt, DeliveryRecord } from "../resources/webhook-delivery.ts";
+import type {
+  AttemptRecorded,
+  ClaimedDelivery,
+  DeliveryAttempt,
+  DeliveryAttemptRecord,
+  DeliveryRecord,
+} from "../resources/webhook-delivery.ts";
 import { countAttempts, DISABLE_AFTER_FAILURES } from "../rules/delivery-failures.ts";
 import { PING_DELIVERY, redelivery, statusAfterAttempt } from "../rules/delivery-status.ts";
 import { createEnvelope } from "../webhooks/outbox.ts";
 import { pingNotification } from "../webhooks/payloads.ts";
 import type { StorageContext } from "./transaction-context.ts";
-
-/** One attempt's record for {@link recordDeliveryAttempts}. */
-export interface DeliveryAttemptRecord {
-  deliveryId: string;
-  /** Who holds the delivery's lease: only its holder records the attempt. */
-  workerId: string;
-  attempt: DeliveryAttempt;
-  /** When the next attempt is due (`rules/delivery-status.ts`' `nextAttemptAt`); `null`: the delivery is final. */
-  nextAttemptAt: string | null;
-  /** The receiver answered `410 Gone`. */
-  gone: boolean;
-  now: string;
-}
-
-/** What recording an attempt did: nothing when the worker no longer held the delivery, and whether it disabled the webhook. */
-export interface AttemptRecorded {
-  recorded: boolean;
-  webhookDisabled: boolean;
-}
 
 /**
  * Records attempts in one transaction (one commit for the attempts a worker saw end together);

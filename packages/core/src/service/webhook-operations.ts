@@ -20,7 +20,7 @@ import { type DeliveryListQuery, type DeliveryRecord, toApiDelivery } from "../r
 import type { DeliveryStore } from "../storage/delivery-store.ts";
 import type { TransactionStore } from "../storage/transaction.ts";
 import type { WebhookStore } from "../storage/webhook-store.ts";
-import { attemptDelivery, DEFAULT_WEBHOOK_TIMEOUT_MS, DELIVERY_LEASE_MARGIN_MS } from "../webhooks/delivery-worker.ts";
+import { attemptDelivery, DEFAULT_WEBHOOK_TIMEOUT_MS, DELIVERY_LEASE_MARGIN_MS } from "../webhooks/attempt-delivery.ts";
 import { assertPublicHost, type HostResolver } from "../webhooks/ssrf.ts";
 import { createPingDelivery, recordDeliveryAttempts, redeliverDelivery } from "./delivery-operations.ts";
 import type { OperationContext } from "./operation-context.ts";

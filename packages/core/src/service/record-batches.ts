@@ -1,9 +1,6 @@
+import type { AttemptRecorded, DeliveryAttemptRecord } from "../resources/webhook-delivery.ts";
 import type { TransactionStore } from "../storage/transaction.ts";
-import {
-  type AttemptRecorded,
-  type DeliveryAttemptRecord,
-  recordDeliveryAttempts,
-} from "../service/delivery-operations.ts";
+import { recordDeliveryAttempts } from "./delivery-operations.ts";
 
 /**
  * Records the attempts ending in one turn of the event loop together (`recordDeliveryAttempts`):
