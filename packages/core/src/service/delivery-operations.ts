@@ -6,7 +6,6 @@
 import type {
   AttemptRecorded,
   ClaimedDelivery,
-  DeliveryAttempt,
   DeliveryAttemptRecord,
   DeliveryRecord,
 } from "../resources/webhook-delivery.ts";
