@@ -68,29 +68,29 @@ export function assertTakesVendorData(status: BookingStatus, endDate: string, no
   }
 }
 
-/** Throws `400 INVALID_REQUEST` naming `kind` unless the booking asks its vendor for records of this kind. */
-export function assertKindRequested(dataRequested: readonly ActivityKind[], kind: ActivityKind): void {
-  if (dataRequested.includes(kind)) return;
-  const asked = dataRequested.join(", ") || "none";
-  throw new ServiceError("INVALID_REQUEST", {
-    message: `kind: this booking asks for ${asked}, not ${kind}`,
-    field: "kind",
-    details: { issues: [{ path: "kind", message: "not among the booking's dataRequested" }] },
-  });
-}
-
 /**
- * Throws `400 INVALID_REQUEST` naming `kind` when a vendor changes a record of a kind its booking
- * no longer asks for (the organiser narrowed `dataRequested`): such a record stays the vendor's to
- * read and delete through the link, not to change.
+ * Throws `400 INVALID_REQUEST` naming `kind` unless the booking asks its vendor for records of this
+ * kind: for a new record (`"create"`), or for a change to one the vendor made (`"change"`) after
+ * the organiser narrowed `dataRequested` (such a record stays the vendor's to read and delete
+ * through the link, not to change).
  */
-export function assertKindStillRequested(dataRequested: readonly ActivityKind[], kind: ActivityKind): void {
+export function assertKindRequested(
+  dataRequested: readonly ActivityKind[],
+  kind: ActivityKind,
+  action: "create" | "change",
+): void {
   if (dataRequested.includes(kind)) return;
-  const asked = dataRequested.join(", ") || "nothing";
+  const [message, issue] =
+    action === "create"
+      ? [`this booking asks for ${dataRequested.join(", ") || "none"}, not ${kind}`, "not among"]
+      : [
+          `the organiser no longer requests ${kind} from this booking (it asks for ${dataRequested.join(", ") || "nothing"}); the record can be read or deleted, not changed`,
+          "no longer among",
+        ];
   throw new ServiceError("INVALID_REQUEST", {
-    message: `kind: the organiser no longer requests ${kind} from this booking (it asks for ${asked}); the record can be read or deleted, not changed`,
+    message: `kind: ${message}`,
     field: "kind",
-    details: { issues: [{ path: "kind", message: "no longer among the booking's dataRequested" }] },
+    details: { issues: [{ path: "kind", message: `${issue} the booking's dataRequested` }] },
   });
 }
 

@@ -22,7 +22,6 @@ import {
 import {
   assertConfirmed,
   assertKindRequested,
-  assertKindStillRequested,
   assertTakesVendorData,
   dataAcceptedUntil,
 } from "../rules/booking-status.ts";
@@ -130,7 +129,7 @@ export function createVendorLinkOperations(
     activities: {
       async create(parsed: z.output<typeof VendorActivityInput>) {
         const activity = await changeRecords(async (steps, { event, booking, vendor }, now) => {
-          assertKindRequested(booking.dataRequested, parsed.kind);
+          assertKindRequested(booking.dataRequested, parsed.kind, "create");
           const record = newActivityRecord(parsed, {
             id: createId("activity"),
             accountId,
@@ -160,7 +159,7 @@ export function createVendorLinkOperations(
       async update(id: string, parsed: z.output<typeof VendorActivityUpdateInput>) {
         const activity = await changeRecords(async (steps, { event, booking }, now) => {
           const record = await ownRecord(steps, booking, id);
-          assertKindStillRequested(booking.dataRequested, record.kind);
+          assertKindRequested(booking.dataRequested, record.kind, "change");
           return reviseActivity(steps, event, record, parsed, now);
         });
         queued();
