@@ -12,6 +12,7 @@ import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
 import { ServiceError } from "../src/errors.ts";
 import { type AttendeeCreate, type AttendeeRecord, newAttendeeRecord } from "../src/resources/attendee.ts";
 import { type EventCreate, type EventRecord, newEventRecord } from "../src/resources/event.ts";
+import type { PricedActivity } from "../src/resources/priced-activity.ts";
 import type { WebhookRecord } from "../src/resources/webhook.ts";
 import {
   type ClaimedDelivery,
@@ -55,6 +56,40 @@ export async function newAccount(storage: Storage, name: string): Promise<string
     now: at(0),
   });
   return info.accountId;
+}
+
+/** A diesel record of 100 litres at 2.5 kg a litre, stored at `now`; `overrides` change any field. */
+export function fuelRecord(
+  accountId: string,
+  eventId: string,
+  now: string,
+  overrides: Partial<PricedActivity> = {},
+): PricedActivity {
+  return {
+    id: createId("activity"),
+    accountId,
+    eventId,
+    kind: "fuel",
+    quantity: 100,
+    unit: "litres",
+    source: null,
+    country: null,
+    fuel: "diesel",
+    mealType: null,
+    material: null,
+    recycledContent: null,
+    mode: null,
+    stream: null,
+    dataQuality: "measured",
+    vendorId: null,
+    bookingId: null,
+    note: null,
+    emissionsKg: 250,
+    factor: { name: "Diesel", value: 2.5, unit: "kg CO2e per litre", source: "DESNZ", year: 2024 },
+    createdAt: now,
+    updatedAt: now,
+    ...overrides,
+  };
 }
 
 export function webhookRecord(accountId: string, overrides: Partial<WebhookRecord> = {}): WebhookRecord {

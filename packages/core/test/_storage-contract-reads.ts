@@ -29,7 +29,7 @@ import type { Storage, StorageTransaction } from "../src/storage.ts";
 import type { Envelope } from "../src/storage/envelope.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
 import type { TestBackend, TestDatabase } from "./_backends.ts";
-import { attendeeAt, eventAt, newAccount, webhookRecord } from "./_service-transactions-outbox.ts";
+import { attendeeAt, eventAt, fuelRecord, newAccount, webhookRecord } from "./_service-transactions-outbox.ts";
 
 /** `2038-01-01T00:00:00Z` plus `seconds`: the times of these tests, out of reach of the dates other tests move. */
 export const late = (seconds: number) => new Date(Date.UTC(2038, 0, 1) + seconds * 1000).toISOString();
@@ -495,31 +495,8 @@ export function describeStorageReads(
         createdAt: late(3),
         updatedAt: late(3),
       };
-      const activity = (seconds: number, overrides: Partial<PricedActivity> = {}): PricedActivity => ({
-        id: createId("activity"),
-        accountId,
-        eventId: event.id,
-        kind: "fuel",
-        quantity: seconds,
-        unit: "litres",
-        source: null,
-        country: null,
-        fuel: "diesel",
-        mealType: null,
-        material: null,
-        recycledContent: null,
-        mode: null,
-        stream: null,
-        dataQuality: "measured",
-        vendorId: null,
-        bookingId: null,
-        note: null,
-        emissionsKg: seconds * 2.5,
-        factor: { name: "Diesel", value: 2.5, unit: "kg CO2e per litre", source: "DESNZ", year: 2024 },
-        createdAt: late(seconds),
-        updatedAt: late(seconds),
-        ...overrides,
-      });
+      const activity = (seconds: number, overrides: Partial<PricedActivity> = {}): PricedActivity =>
+        fuelRecord(accountId, event.id, late(seconds), { quantity: seconds, emissionsKg: seconds * 2.5, ...overrides });
       const second = activity(20);
       const first = activity(10);
       const byLink = activity(30, { vendorId: vendor.id, bookingId: booking.id });

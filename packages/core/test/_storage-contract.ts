@@ -27,7 +27,7 @@ import { StorageConflict } from "../src/storage/transaction.ts";
 import { type DeliveryAttempt, DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import type { TestBackend, TestDatabase } from "./_backends.ts";
 import { describeStorageReads, late, lateEventRecord, storageMethods } from "./_storage-contract-reads.ts";
-import { at, attendeeAt, eventAt, newAccount, webhookRecord } from "./_service-transactions-outbox.ts";
+import { at, attendeeAt, eventAt, fuelRecord, newAccount, webhookRecord } from "./_service-transactions-outbox.ts";
 
 const NO_FIGURES: KeptFigures = {
   activeRegistrations: 0,
@@ -580,31 +580,8 @@ export function describeStorageContract(backend: TestBackend) {
     });
 
     describe("activities and their figures", () => {
-      const fuel = (eventId: string, overrides: Partial<PricedActivity> = {}): PricedActivity => ({
-        id: createId("activity"),
-        accountId: acme,
-        eventId,
-        kind: "fuel",
-        quantity: 100,
-        unit: "litres",
-        source: null,
-        country: null,
-        fuel: "diesel",
-        mealType: null,
-        material: null,
-        recycledContent: null,
-        mode: null,
-        stream: null,
-        dataQuality: "measured",
-        vendorId: null,
-        bookingId: null,
-        note: "Generator",
-        emissionsKg: 250,
-        factor: { name: "Diesel", value: 2.5, unit: "kg CO2e per litre", source: "DESNZ", year: 2024 },
-        createdAt: late(1),
-        updatedAt: late(1),
-        ...overrides,
-      });
+      const fuel = (eventId: string, overrides: Partial<PricedActivity> = {}): PricedActivity =>
+        fuelRecord(acme, eventId, late(1), { note: "Generator", ...overrides });
 
       test("insert, get, update, delete; null or false for another account's, event's or none", async () => {
         const event = await newLateEvent();
