@@ -26,6 +26,11 @@ export default defineConfig({
   // imports three), and a module that one route loads on first use (`import()`) stays out of
   // the startup graph.
   splitting: true,
+  // The pages are JSX rendered by Preact (an auto-escaping renderer), as the root tsconfig says for tsc and tsx.
+  esbuildOptions(options) {
+    options.jsx = "automatic";
+    options.jsxImportSource = "preact";
+  },
   // The renderer ships inside the package (no CDN, and none of redoc's own dependencies, React
   // and the rest, in the trees of the package's users): redoc is a devDependency.
   async onSuccess() {

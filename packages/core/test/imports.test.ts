@@ -29,6 +29,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["webhooks/"],
   ["service/"],
   ["operations/"],
+  ["pages/"],
   ["service.ts"],
   ["http/"],
   ["background-purge.ts", "delivery-worker.ts", "payment-worker.ts", "internal.ts", "index.ts"],
@@ -36,7 +37,7 @@ export const LAYERS: readonly (readonly string[])[] = [
 
 const files = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? files(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : [],
+    entry.isDirectory() ? files(join(dir, entry.name)) : /\.tsx?$/.test(entry.name) ? [join(dir, entry.name)] : [],
   );
 
 /** Every relative import and re-export of every source file, type-only ones too, as paths under src/. */

@@ -1,4 +1,9 @@
 import { ServiceError } from "../errors.ts";
+import type { LinkContext } from "../operations/context.ts";
+import { prefersHtml } from "../operations/analytics.ts";
+import { renderErrorPage } from "../pages/error-page.tsx";
+import type { LinkPage } from "../pages/link-page.ts";
+import { pageHeaders } from "../pages/page-response.ts";
 import type { EventService } from "../service.ts";
 import { linkNotFound, redactLinkTokens } from "../resources/vendor.ts";
 import { DEFAULT_PUBLIC_URL } from "../webhooks/change-notifications.ts";
@@ -15,7 +20,14 @@ import { createRequestCounter } from "./request-counter.ts";
 import { bearerToken, readBodyBytes } from "./request.ts";
 import { createResponder, type ResponseConstructor } from "./respond.ts";
 import { readRouteInput, runRoute } from "./route-input.ts";
-import { createRouteTable, isApiMatch, type LinkEntry, normaliseBasePath, noRoute } from "./route-table.ts";
+import {
+  createRouteTable,
+  isApiMatch,
+  type LinkEntry,
+  normaliseBasePath,
+  noRoute,
+  type PageFormEntry,
+} from "./route-table.ts";
 import type { RouteResult } from "./routes.ts";
 import { accountContextOf, linkContextOf } from "../service.ts";
 
@@ -210,6 +222,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       if (response) return response;
     }
     if (match?.entry.kind === "link") return serveLink(ctx, match.entry, match.params);
+    if (match?.entry.kind === "page-form") return servePageForm(ctx, match.entry, match.params);
     if (match?.entry.kind === "stripe") return serveStripe(ctx, match.entry.label);
     const api = isApiMatch(match) ? match : undefined;
     ctx.route = api?.entry.label;
@@ -247,12 +260,12 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   }
 
   /**
-   * A vendor link's request: its token is looked up like an API key, so a token that opens no
+   * The operations of a vendor link's token: looked up like an API key, so a token that opens no
    * booking spends one of its address's requests without a valid key (`429` past the limit, before
-   * any lookup) and a live one gets its request back.
+   * any lookup) and a live one gets its request back. A live link spends its own budget.
    */
-  async function serveLink(ctx: RequestContext, entry: LinkEntry, params: Record<string, string>): Promise<Response> {
-    ctx.route = entry.label;
+  async function openLink(ctx: RequestContext, label: string, params: Record<string, string>) {
+    ctx.route = label;
     const nowMs = service.clock().getTime();
     const address = ctx.clientAddress;
     if (address !== undefined) failureLimit.take(address, nowMs);
@@ -261,6 +274,14 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     if (address !== undefined) failureLimit.refund(address, nowMs);
     // A vendor is not the account's caller, so its link does not spend the account's requests: it has its own budget.
     linkLimit.take(link.booking.id, nowMs);
+    return { link, nowMs };
+  }
+
+  /** A request to a vendor link's JSON route, or its page when a browser asks (`Accept` preferring `text/html`). */
+  async function serveLink(ctx: RequestContext, entry: LinkEntry, params: Record<string, string>): Promise<Response> {
+    if (entry.page && prefersHtml(ctx.request.headers.get("accept"))) ctx.page = true;
+    const { link, nowMs } = await openLink(ctx, entry.label, params);
+    if (ctx.page && entry.page) return sendPage(ctx, entry.page, linkContextOf(link), 200);
     const input = await readRouteInput(ctx, entry.route, params);
     const run = () => runRoute(entry.route, linkContextOf(link), input, ctx.request);
     const idempotencyKey = ctx.request.method === "POST" ? ctx.request.headers.get("idempotency-key") : null;
@@ -277,6 +298,53 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       docs: ctx.docsUrl,
     };
     return sendResult(ctx, await withIdempotency(storage, keyed, run));
+  }
+
+  /**
+   * A form posted by a link's page to its own URL: its `action` runs through the link's
+   * operations; a success redirects back to the page (`303`), a refusal draws the page again
+   * with the reason and the request's status, keeping what was typed.
+   */
+  async function servePageForm(
+    ctx: RequestContext,
+    entry: PageFormEntry,
+    params: Record<string, string>,
+  ): Promise<Response> {
+    ctx.page = true;
+    const { link } = await openLink(ctx, entry.label, params);
+    const type = ctx.request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+    if (type !== "application/x-www-form-urlencoded")
+      throw new ServiceError("UNSUPPORTED_MEDIA_TYPE", {
+        message: "A page's form is sent as application/x-www-form-urlencoded.",
+      });
+    const form = new URLSearchParams(new TextDecoder().decode(await readBodyBytes(ctx.request)));
+    const action = entry.page.actions[form.get("action") ?? ""];
+    const context = linkContextOf(link);
+    if (!action) {
+      const error = new ServiceError("INVALID_REQUEST", { message: "The form asked for nothing this page does." });
+      return sendPage(ctx, entry.page, context, error.status, { error, form });
+    }
+    let done: string;
+    try {
+      done = await action(context, form);
+    } catch (thrown) {
+      if (!ServiceError.is(thrown) || thrown.status >= 500 || thrown.code === "NOT_FOUND") throw thrown;
+      return sendPage(ctx, entry.page, context, thrown.status, { error: thrown, form });
+    }
+    return reply.raw(ctx, null, 303, { ...ctx.headers, location: `${ctx.url.pathname}?done=${done}` });
+  }
+
+  /** A link's page, drawn for its link, with what the last form did or why it was refused. */
+  async function sendPage(
+    ctx: RequestContext,
+    page: LinkPage<LinkContext>,
+    context: LinkContext,
+    status: number,
+    state: { error?: ServiceError; form?: URLSearchParams } = {},
+  ): Promise<Response> {
+    const done = status === 200 ? ctx.url.searchParams.get("done") : null;
+    const html = await page.render(context, { done, error: state.error ?? null, form: state.form ?? null });
+    return reply.raw(ctx, html, status, Object.assign({}, ctx.headers, pageHeaders()));
   }
 
   /**
@@ -322,6 +390,8 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     const error = ServiceError.from(thrown);
     if (error.code === "INTERNAL_ERROR") options.onError?.(thrown, ctx.request);
     const headers = error.headers ? Object.assign({}, ctx.headers, error.headers) : ctx.headers;
+    if (ctx.page)
+      return reply.raw(ctx, renderErrorPage(error), error.status, Object.assign({}, headers, pageHeaders()));
     return reply.json(ctx, error.toJSON(ctx.docsUrl), error.status, headers);
   }
 

@@ -34,6 +34,8 @@ export interface RequestContext {
   route?: string;
   /** The authenticated account, for the log. */
   accountId?: string;
+  /** A browser asked a link for its page: an error answers as a page too. */
+  page?: boolean;
 }
 
 /** What {@link createRequestContexts} needs from the handler's options. */

@@ -2,7 +2,9 @@ import { addRoute, createRouter, findRoute } from "rou3";
 import { ServiceError } from "../errors.ts";
 import type { PublicRoute } from "./public-routes.ts";
 import type { RequestContext } from "./request-context.ts";
-import { type LinkRoute, type Route, ROUTES, VENDOR_LINK_ROUTES, VERSION_PREFIXES } from "./routes.ts";
+import type { LinkContext } from "../operations/context.ts";
+import type { LinkPage } from "../pages/link-page.ts";
+import { LINK_PAGES, type LinkRoute, type Route, ROUTES, VENDOR_LINK_ROUTES, VERSION_PREFIXES } from "./routes.ts";
 
 /** Where Stripe sends its notifications, under each version prefix. */
 export const STRIPE_WEBHOOK_PATH = "/payments/stripe/webhook";
@@ -23,6 +25,15 @@ export interface LinkEntry {
   route: LinkRoute;
   /** The route's template with its prefix (`/v1/vendor-requests/:token`): its label in the log and metrics. */
   label: string;
+  /** The page a browser gets at this URL instead of the JSON (`Accept` preferring `text/html`). */
+  page?: LinkPage<LinkContext>;
+}
+
+/** A page's form posted to its link's URL (`POST /v1/vendor-requests/:token`): no API key, the token opens the link. */
+export interface PageFormEntry {
+  kind: "page-form";
+  page: LinkPage<LinkContext>;
+  label: string;
 }
 
 /** Stripe's notifications (`POST /v1/payments/stripe/webhook`): no API key, Stripe's signature instead. */
@@ -39,7 +50,12 @@ export interface PublicEntry {
 
 /** What a request's path matched, with the path's parameters. */
 export interface RouteMatch<
-  T extends ApiEntry | LinkEntry | PublicEntry | StripeEntry = ApiEntry | LinkEntry | PublicEntry | StripeEntry,
+  T extends ApiEntry | LinkEntry | PageFormEntry | PublicEntry | StripeEntry =
+    | ApiEntry
+    | LinkEntry
+    | PageFormEntry
+    | PublicEntry
+    | StripeEntry,
 > {
   entry: T;
   params: Record<string, string>;
@@ -73,13 +89,23 @@ export function createRouteTable(
   basePath: string,
   publicRoutes: readonly PublicRoute[],
 ): (ctx: RequestContext) => RouteMatch | undefined {
-  const router = createRouter<ApiEntry | LinkEntry | PublicEntry | StripeEntry>();
+  const router = createRouter<ApiEntry | LinkEntry | PageFormEntry | PublicEntry | StripeEntry>();
   for (const prefix of VERSION_PREFIXES) {
     const label = `${prefix}${STRIPE_WEBHOOK_PATH}`;
     addRoute(router, "POST", label, { kind: "stripe", label });
     for (const route of VENDOR_LINK_ROUTES) {
       const label = `${prefix}${route.path}`;
-      addRoute(router, route.method, label, { kind: "link", route, label });
+      const page = route.method === "GET" ? LINK_PAGES[route.path] : undefined;
+      addRoute(
+        router,
+        route.method,
+        label,
+        page ? { kind: "link", route, label, page } : { kind: "link", route, label },
+      );
+    }
+    for (const [path, page] of Object.entries(LINK_PAGES)) {
+      const label = `${prefix}${path}`;
+      addRoute(router, "POST", label, { kind: "page-form", page, label });
     }
     for (const route of ROUTES)
       addRoute(router, route.method, `${prefix}${route.path}`, {

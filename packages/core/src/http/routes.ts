@@ -1,6 +1,8 @@
 import { ACCOUNT_OPERATIONS, VENDOR_LINK_OPERATIONS } from "../operations/all.ts";
 import type { AccountContext, LinkContext } from "../operations/context.ts";
 import type { AnyOperation } from "../operations/define.ts";
+import type { LinkPage } from "../pages/link-page.ts";
+import { VENDOR_PAGE } from "../pages/vendor-page.tsx";
 import type { Scope } from "../resources/api-key.ts";
 
 export type { RouteResult } from "../operations/define.ts";
@@ -26,3 +28,8 @@ export const VENDOR_LINK_ROUTES: readonly LinkRoute[] = VENDOR_LINK_OPERATIONS;
 
 /** The path prefixes every route is served under: the versioned base and the reference pages' alias. */
 export const VERSION_PREFIXES = ["/v1", "/api"] as const;
+
+/** The pages at links' URLs (a browser's `GET`, and the forms it posts there), by the path of their JSON twin. */
+export const LINK_PAGES: Readonly<Record<string, LinkPage<LinkContext>>> = {
+  "/vendor-requests/:token": VENDOR_PAGE,
+};

@@ -1,0 +1,42 @@
+import { createHash } from "node:crypto";
+import type { ComponentChildren } from "preact";
+import { renderToString } from "preact-render-to-string";
+
+/** What {@link renderDocument} draws: the page's title, its own stylesheet and its body. */
+export interface HtmlDocumentProps {
+  title: string;
+  /** The page's stylesheet, inlined: the service's own text, never anyone's input. */
+  style: string;
+  /** A script of the service's own, loaded from the same origin (`<script src defer>`); most pages have none. */
+  script?: string;
+  children: ComponentChildren;
+}
+
+/**
+ * A whole HTML page as text: `<!doctype html>`, `lang="en"`, a viewport for phones, and the body
+ * rendered by Preact, which escapes every value it is given, so text from an organiser or an
+ * attendee shows as text whatever it holds.
+ */
+export function renderDocument({ title, style, script, children }: HtmlDocumentProps): string {
+  const page = (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex" />
+        <meta name="referrer" content="no-referrer" />
+        <title>{title}</title>
+        {/* The stylesheet is a constant of the page's module; escaping would break its selectors. */}
+        <style dangerouslySetInnerHTML={{ __html: style }} />
+        {script !== undefined && <script src={script} defer />}
+      </head>
+      <body>{children}</body>
+    </html>
+  );
+  return `<!doctype html>${renderToString(page)}`;
+}
+
+/** The CSP source that allows exactly one inline stylesheet (`'sha256-…'`): the page needs no `'unsafe-inline'`. */
+export function styleSource(style: string): string {
+  return `'sha256-${createHash("sha256").update(style, "utf8").digest("base64")}'`;
+}
