@@ -22,7 +22,7 @@ import {
   SustainabilityReportDocument,
   type SustainabilityReportDocument as ReportDocument,
 } from "../packages/core/src/analytics/report-document.ts";
-import { REPORT_PAGE_CSP } from "../packages/core/src/analytics/report-page.ts";
+import { REPORT_PAGE_CSP } from "../packages/core/src/analytics/report-page.tsx";
 import { reportFigures } from "../packages/core/test/_report-fixture.ts";
 import { startServer } from "./_setup.ts";
 import { type FestivalFigures, festivalByHand, recordFestival, round3 } from "./fixtures/festival.ts";
