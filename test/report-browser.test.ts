@@ -6,7 +6,8 @@
  * four streams, 400 room-nights, 20 tonne-km of freight, 200 attendees' travel). Every figure
  * the page shows is the JSON's, the festival's totals are the ones worked out by hand from the
  * factor listing, the page requests nothing from another origin and runs no script, and it
- * prints to a PDF. The PDF and a screenshot are written to a temporary folder the test prints.
+ * prints to a PDF. The PDF and the screenshots are written to a temporary folder the test prints;
+ * with `SCREENSHOTS=docs` the one docs/api.md shows is written to docs/images/report.png too.
  *
  * Without Chromium (a developer machine) the suite is skipped, saying why; under `CI=true` a
  * missing Chromium fails it.
@@ -22,7 +23,7 @@ import {
   SustainabilityReportDocument,
   type SustainabilityReportDocument as ReportDocument,
 } from "../packages/core/src/analytics/report-document.ts";
-import { REPORT_PAGE_CSP } from "../packages/core/src/analytics/report-page.ts";
+import { REPORT_PAGE_CSP } from "../packages/core/src/analytics/report-page.tsx";
 import { reportFigures } from "../packages/core/test/_report-fixture.ts";
 import { startServer } from "./_setup.ts";
 import { type FestivalFigures, festivalByHand, recordFestival, round3 } from "./fixtures/festival.ts";
@@ -346,5 +347,27 @@ describe("the sustainability report page in a real browser (headless Chromium)",
     assert.ok(pages.length >= 1 && pages.length <= 8, `${pages.length} pages`);
     assert.ok(pdf.length > 10_000, `${pdf.length} bytes`);
     assert.deepEqual(problems, []);
+  });
+
+  test("a screenshot for docs/api.md: the top of the report on a 390 px phone", async () => {
+    // The documentation shows the event under a plain name; the hostile one has had its tests above.
+    const renamed = await fetch(source.url.replace(/\/sustainability-report$/, ""), {
+      method: "PUT",
+      headers: { ...source.headers, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Green Fields Festival" }),
+    });
+    assert.equal(renamed.status, 200);
+    try {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(source.url, { waitUntil: "load" });
+      assert.equal(await page.locator("h1").innerText(), "Green Fields Festival");
+      const image = await page.screenshot();
+      writeFileSync(join(output, "report-top-390.png"), image);
+      if (process.env.SCREENSHOTS === "docs")
+        writeFileSync(new URL("../docs/images/report.png", import.meta.url), image);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.setViewportSize({ width: 1000, height: 1400 });
+    }
   });
 });

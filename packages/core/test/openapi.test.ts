@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { validate } from "@readme/openapi-parser";
+import { docsPage } from "../src/http/docs-page.tsx";
 import { createHandler, type FetchHandler } from "../src/http/handler.ts";
 import { ROUTES, VENDOR_LINK_ROUTES } from "../src/http/routes.ts";
 import { createEventService, type EventService } from "../src/service.ts";
@@ -182,5 +183,15 @@ describe("OpenAPI document and API reference page", () => {
     assert.equal((await handler(new Request("http://service.test/docs/swagger-ui-bundle.js"))).status, 404);
     const off = createHandler(service, { docs: false });
     assert.equal((await off(new Request("http://service.test/docs"))).status, 404);
+  });
+
+  test("the /docs page is drawn by the template library: an embedder's base path is an attribute's text", () => {
+    const html = docsPage(`/api"><script>alert(1)</script>`);
+    assert.ok(html.startsWith('<!doctype html><html lang="en"><head><meta charset="utf-8"/>'));
+    assert.ok(html.includes('data-spec="/api&quot;>&lt;script>alert(1)&lt;/script>/openapi.json"'));
+    assert.ok(
+      html.includes('<script src="/api&quot;>&lt;script>alert(1)&lt;/script>/docs/redoc.standalone.js"></script>'),
+    );
+    assert.equal((html.match(/<script/g) ?? []).length, 2, "the bundle and the inline script only");
   });
 });

@@ -1,9 +1,14 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { describe, test } from "node:test";
 import { SustainabilityReportDocument } from "../src/analytics/report-document.ts";
-import { REPORT_PAGE_CSP, renderReportPage } from "../src/analytics/report-page.ts";
+import { REPORT_PAGE_CSP, renderReportPage } from "../src/analytics/report-page.tsx";
 import { canonicalTimeZone, localDateTime } from "../src/_internal/local-time.ts";
+import { createHandler } from "../src/http/handler.ts";
+import { createEventService } from "../src/service.ts";
+import { apiRequest } from "./_fixtures.ts";
 import { FESTIVAL_REPORT, reportFigures } from "./_report-fixture.ts";
+import { sqliteStorage } from "./_sqlite.ts";
 
 /** Every `data-figure` of a page: name, raw value and the text shown, in page order. */
 function figuresOf(html: string): Array<{ name: string; value: string; text: string }> {
@@ -200,7 +205,7 @@ describe("renderReportPage", () => {
       [354, 212.4, 141.6, 141.6],
     );
     // A bar of a value far below the largest still shows.
-    assert.match(charts[0]![3]!, /<rect [^>]*width="1" [^>]*\/><text [^>]*data-figure="footprint.byKind.freight/);
+    assert.match(charts[0]![3]!, /<rect [^>]*width="1" [^>]*><\/rect><text [^>]*data-figure="footprint.byKind.freight/);
   });
 
   test("goals: met, not met and not set, with their targets and figures; not measurable when set without records", () => {
@@ -292,18 +297,12 @@ describe("renderReportPage", () => {
     }
     assert.ok(
       page.includes(
-        "<title>Sustainability report: &#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62; &#38; &#39;Friends&#39; &#34;Fest&#34;</title>",
+        "<title>Sustainability report: &lt;script>alert(&quot;x&quot;)&lt;/script> &amp; 'Friends' &quot;Fest&quot;</title>",
       ),
     );
-    assert.ok(
-      page.includes(
-        "<h1>&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62; &#38; &#39;Friends&#39; &#34;Fest&#34;</h1>",
-      ),
-    );
-    assert.ok(page.includes("Bath&#34; onmouseover=&#34;alert(1)"));
-    assert.ok(
-      page.includes('data-figure="goals.carbon_neutral.metrics.&#34;&#62;&#60;script&#62;alert(1)&#60;/script&#62;Kg"'),
-    );
+    assert.ok(page.includes("<h1>&lt;script>alert(&quot;x&quot;)&lt;/script> &amp; 'Friends' &quot;Fest&quot;</h1>"));
+    assert.ok(page.includes("Bath&quot; onmouseover=&quot;alert(1)"));
+    assert.ok(page.includes('data-figure="goals.carbon_neutral.metrics.&quot;>&lt;script>alert(1)&lt;/script>Kg"'));
   });
 
   test("loads nothing: no src, href or url() anywhere, a strict CSP, no script", () => {
@@ -314,18 +313,22 @@ describe("renderReportPage", () => {
     for (const page of [html, renderReportPage(withUrls), renderReportPage(EMPTY_REPORT)]) {
       assert.doesNotMatch(page, /\s(?:src|href|srcset|action|poster|data|xlink:href)\s*=/i);
       assert.doesNotMatch(page, /url\(|@import|<link|<script|<iframe|<object|<embed|<img/i);
-      assert.ok(page.includes(`<meta http-equiv="Content-Security-Policy" content="${REPORT_PAGE_CSP}">`));
+      assert.ok(page.includes(`<meta http-equiv="Content-Security-Policy" content="${REPORT_PAGE_CSP}"/>`));
     }
+    // The one stylesheet is allowed by its hash, no 'unsafe-inline': the hash of the page's own <style>.
+    const style = html.match(/<style>([\s\S]*?)<\/style>/)![1]!;
+    assert.equal((html.match(/<style/g) ?? []).length, 1);
     assert.equal(
       REPORT_PAGE_CSP,
-      "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'",
+      `default-src 'none'; style-src 'sha256-${createHash("sha256").update(style).digest("base64")}'; img-src data:; base-uri 'none'; form-action 'none'`,
     );
+    assert.doesNotMatch(REPORT_PAGE_CSP, /unsafe-inline/);
     // The URLs of the document are text, not links.
     assert.ok(renderReportPage(withUrls).includes("source: https://www.gov.uk/government/collections/"));
   });
 
   test("an accessible, printable HTML5 page", () => {
-    assert.ok(html.startsWith('<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">'));
+    assert.ok(html.startsWith('<!doctype html><html lang="en"><head><meta charset="utf-8"/>'));
     assert.match(html, /<title>Sustainability report: Green Fields Festival<\/title>/);
     assert.match(html, /@page \{ size: A4;/);
     assert.match(html, /@media print \{/);
@@ -386,5 +389,61 @@ describe("renderReportPage", () => {
     });
     assert.equal(shown(zero, "waste.totalKg"), "0.0 kg");
     assert.equal(shown(zero, "waste.diversionRatePercent"), "Not measurable");
+  });
+});
+
+describe("the report page through the handler", () => {
+  test("an organiser's hostile text is shown as text; the page's headers: a CSP by hash, no-store, noindex, no-referrer", async (t) => {
+    const storage = await sqliteStorage();
+    t.after(() => storage.close());
+    const service = createEventService({ storage });
+    const handler = createHandler(service);
+    const { key } = await service.keys.create({ account: "Hostile" });
+    const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+      handler(apiRequest(method, `http://service.test/v1${path}`, key, body, headers));
+    const created = await call("POST", "/events", {
+      name: `Fest </title><script>alert("name")</script> & 'Co'`,
+      description: `<img src=x onerror=alert("description")>`,
+      location: { address: `<iframe src="https://evil.example">`, city: `Bath" onmouseover="alert(1)`, country: "GB" },
+      startDate: "2038-05-01T09:00:00Z",
+      endDate: "2038-05-01T17:00:00Z",
+      capacity: 10,
+      category: "<b>festival</b>",
+    });
+    assert.equal(created.status, 201);
+    const event = await created.json();
+    const activity = await call("POST", `/events/${event.id}/activities`, {
+      kind: "fuel",
+      quantity: 40,
+      unit: "litres",
+      fuel: "diesel",
+      note: `</td><script>alert("note")</script>`,
+    });
+    assert.equal(activity.status, 201);
+
+    const response = await call("GET", `/events/${event.id}/sustainability-report`, undefined, { accept: "text/html" });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("content-type"), "text/html; charset=utf-8");
+    assert.equal(response.headers.get("content-security-policy"), `${REPORT_PAGE_CSP}; frame-ancestors 'none'`);
+    assert.match(REPORT_PAGE_CSP, /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; /);
+    assert.doesNotMatch(response.headers.get("content-security-policy")!, /unsafe-inline|unsafe-eval|https?:/);
+    assert.equal(response.headers.get("cache-control"), "no-store");
+    assert.equal(response.headers.get("x-robots-tag"), "noindex");
+    assert.equal(response.headers.get("referrer-policy"), "no-referrer");
+    assert.equal(response.headers.get("vary"), "accept");
+    const page = await response.text();
+    // The name, city and category as text, escaped where they show.
+    const name = "Fest &lt;/title>&lt;script>alert(&quot;name&quot;)&lt;/script> &amp; 'Co'";
+    assert.ok(page.includes(`<title>Sustainability report: ${name}</title>`));
+    assert.ok(page.includes(`<h1>${name}</h1>`));
+    assert.ok(page.includes("<dd>Bath&quot; onmouseover=&quot;alert(1), GB</dd>"));
+    assert.ok(page.includes("<dd>&lt;b>festival&lt;/b></dd>"));
+    // Nothing of it is markup: no element, attribute or closing tag the organiser typed.
+    for (const tag of ["<script", "<img", "<iframe", "<b>", "</td><script", "onerror=", 'onmouseover="']) {
+      assert.ok(!page.includes(tag), `${tag} must not appear unescaped`);
+    }
+    assert.equal((page.match(/<title>/g) ?? []).length, 1);
+    // The fuel is in the report: the page was drawn from the event's records.
+    assert.match(page, /data-figure="energy.fuels.diesel.litres.quantity" data-value="40">40.0 litres</);
   });
 });

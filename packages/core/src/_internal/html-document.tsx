@@ -9,6 +9,11 @@ export interface HtmlDocumentProps {
   style: string;
   /** A script of the service's own, loaded from the same origin (`<script src defer>`); most pages have none. */
   script?: string;
+  /**
+   * A Content-Security-Policy carried in the page itself (`<meta http-equiv>`), for a page that
+   * may be saved and opened as a file; a server sends it as a header too.
+   */
+  csp?: string;
   children: ComponentChildren;
 }
 
@@ -17,11 +22,12 @@ export interface HtmlDocumentProps {
  * rendered by Preact, which escapes every value it is given, so text from an organiser or an
  * attendee shows as text whatever it holds.
  */
-export function renderDocument({ title, style, script, children }: HtmlDocumentProps): string {
+export function renderDocument({ title, style, script, csp, children }: HtmlDocumentProps): string {
   const page = (
     <html lang="en">
       <head>
         <meta charset="utf-8" />
+        {csp !== undefined && <meta http-equiv="Content-Security-Policy" content={csp} />}
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="robots" content="noindex" />
         <meta name="referrer" content="no-referrer" />
@@ -39,4 +45,20 @@ export function renderDocument({ title, style, script, children }: HtmlDocumentP
 /** The CSP source that allows exactly one inline stylesheet (`'sha256-…'`): the page needs no `'unsafe-inline'`. */
 export function styleSource(style: string): string {
   return `'sha256-${createHash("sha256").update(style, "utf8").digest("base64")}'`;
+}
+
+/**
+ * The headers of a page that is someone's own (a ticket, a booking, a report behind a key):
+ * nothing keeps it (`no-store`), no search engine lists it, and no link on it tells the next site
+ * the address it was opened at, which may hold a token.
+ */
+export function documentHeaders(csp: string): Record<string, string> {
+  return {
+    "content-type": "text/html; charset=utf-8",
+    "content-security-policy": csp,
+    "cache-control": "no-store",
+    "x-robots-tag": "noindex",
+    "referrer-policy": "no-referrer",
+    vary: "accept",
+  };
 }

@@ -1,6 +1,6 @@
 import { ServiceError } from "../errors.ts";
 import type { EventService } from "../service.ts";
-import { DOCS_ASSETS, DOCS_CSP, type DocsAsset, docsAsset, docsPage } from "./docs-page.ts";
+import { DOCS_ASSETS, DOCS_CSP, type DocsAsset, docsAsset, docsPage } from "./docs-page.tsx";
 import { createHealthCheck } from "./health-check.ts";
 import { type MetricsEndpointOptions, serveMetrics } from "./metrics-endpoint.ts";
 import { API_VERSION, openApiDocument } from "./openapi.ts";

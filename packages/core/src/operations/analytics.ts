@@ -1,6 +1,7 @@
+import { documentHeaders } from "../_internal/html-document.tsx";
 import { EventAnalytics } from "../analytics/event-analytics.ts";
 import { SustainabilityReportDocument } from "../analytics/report-document.ts";
-import { REPORT_PAGE_CSP, renderReportPage } from "../analytics/report-page.ts";
+import { REPORT_PAGE_CSP, renderReportPage } from "../analytics/report-page.tsx";
 import { SustainabilityQuery, SustainabilityReport } from "../analytics/sustainability-report.ts";
 import { TrendQuery, TrendReport } from "../analytics/trend-report.ts";
 import { EmissionFactorSetResponse } from "../carbon/emission-factors.ts";
@@ -87,13 +88,8 @@ export const ANALYTICS_OPERATIONS = [
       if (!prefersHtml(request.headers.get("accept")))
         return { status: 200, body: report, headers: { vary: "accept" } };
       const page = new TextEncoder().encode(renderReportPage(report));
-      const headers = {
-        "content-type": "text/html; charset=utf-8",
-        // frame-ancestors holds in a header only (a meta tag cannot carry it).
-        "content-security-policy": `${REPORT_PAGE_CSP}; frame-ancestors 'none'`,
-        "cache-control": "no-store",
-        vary: "accept",
-      };
+      // frame-ancestors holds in a header only (a meta tag cannot carry it).
+      const headers = documentHeaders(`${REPORT_PAGE_CSP}; frame-ancestors 'none'`);
       return { status: 200, body: new Blob([page]).stream(), headers };
     },
   }),

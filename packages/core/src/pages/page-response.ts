@@ -1,4 +1,4 @@
-import { styleSource } from "../_internal/html-document.tsx";
+import { documentHeaders, styleSource } from "../_internal/html-document.tsx";
 import { PAGE_STYLE } from "./page-style.ts";
 
 /** Where a page's forms may send the browser: its own origin, and Stripe's payment page after "Pay" redirects there. */
@@ -22,12 +22,5 @@ const DEFAULT_CSP = pageCsp();
  * site the address it was opened at, which holds the token.
  */
 export function pageHeaders(csp = DEFAULT_CSP): Record<string, string> {
-  return {
-    "content-type": "text/html; charset=utf-8",
-    "content-security-policy": csp,
-    "cache-control": "no-store",
-    "x-robots-tag": "noindex",
-    "referrer-policy": "no-referrer",
-    vary: "accept",
-  };
+  return documentHeaders(csp);
 }

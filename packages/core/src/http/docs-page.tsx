@@ -2,13 +2,12 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { renderToString } from "preact-render-to-string";
 import { ERROR_CODES } from "../errors.ts";
 
 /** Files served under `/docs/`: Redoc's standalone bundle, shipped inside this package. */
 export const DOCS_ASSETS = { "redoc.standalone.js": "text/javascript; charset=utf-8" } as const;
 export type DocsAsset = keyof typeof DOCS_ASSETS;
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * The page's one inline script: it renders the document named by the container's `data-spec`
@@ -40,41 +39,61 @@ export const DOCS_CSP = [
   "form-action 'none'",
 ].join("; ");
 
+/** The page's own stylesheet (the error table; Redoc styles the rest). */
+const DOCS_STYLE =
+  "body{margin:0;font-family:system-ui,sans-serif}#errors{margin:0 auto;padding:20px 40px 40px;border-top:1px solid #ddd}#errors table{border-collapse:collapse}#errors td,#errors th{border-bottom:1px solid #ddd;padding:4px 12px;text-align:left}#errors tr:target{background:#fff3c4}";
+
 /**
  * The API reference page: Redoc rendering `/openapi.json`, then the error codes (each with an
  * anchor, which the `documentation` links of error bodies point to), all served from the package
- * (no CDN). `basePath` is where the handler is mounted.
+ * (no CDN). `basePath` is where the handler is mounted. Rendered by Preact, which escapes every
+ * value; the stylesheet and the inline script are this module's constants.
  */
 export function docsPage(basePath = ""): string {
-  const rows = Object.entries(ERROR_CODES)
-    .map(
-      ([code, { status, message }]) =>
-        `<tr id="${code}"><td><code>${code}</code></td><td>${status}</td><td>${escapeHtml(message)}</td></tr>`,
-    )
-    .join("\n");
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Event Service API reference</title>
-<link rel="icon" href="data:,">
-<style>body{margin:0;font-family:system-ui,sans-serif}#errors{margin:0 auto;padding:20px 40px 40px;border-top:1px solid #ddd}#errors table{border-collapse:collapse}#errors td,#errors th{border-bottom:1px solid #ddd;padding:4px 12px;text-align:left}#errors tr:target{background:#fff3c4}</style>
-</head>
-<body>
-<div id="reference" data-spec="${escapeHtml(`${basePath}/openapi.json`)}"></div>
-<section id="errors">
-<h2 id="error-codes">Error codes</h2>
-<p>Every failure answers <code>{"error": {"code", "message", "field"?, "details"?, "documentation"}}</code> with one of these codes.</p>
-<table><thead><tr><th>code</th><th>status</th><th>meaning</th></tr></thead>
-<tbody>
-${rows}
-</tbody></table>
-</section>
-<script src="${escapeHtml(`${basePath}/docs/redoc.standalone.js`)}"></script>
-<script>${INIT_SCRIPT}</script>
-</body>
-</html>`;
+  const page = (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>Event Service API reference</title>
+        <link rel="icon" href="data:," />
+        <style dangerouslySetInnerHTML={{ __html: DOCS_STYLE }} />
+      </head>
+      <body>
+        <div id="reference" data-spec={`${basePath}/openapi.json`} />
+        <section id="errors">
+          <h2 id="error-codes">Error codes</h2>
+          <p>
+            Every failure answers <code>{`{"error": {"code", "message", "field"?, "details"?, "documentation"}}`}</code>{" "}
+            with one of these codes.
+          </p>
+          <table>
+            <thead>
+              <tr>
+                <th>code</th>
+                <th>status</th>
+                <th>meaning</th>
+              </tr>
+            </thead>
+            <tbody>
+              {Object.entries(ERROR_CODES).map(([code, { status, message }]) => (
+                <tr key={code} id={code}>
+                  <td>
+                    <code>{code}</code>
+                  </td>
+                  <td>{status}</td>
+                  <td>{message}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+        <script src={`${basePath}/docs/redoc.standalone.js`} />
+        <script dangerouslySetInnerHTML={{ __html: INIT_SCRIPT }} />
+      </body>
+    </html>
+  );
+  return `<!doctype html>${renderToString(page)}`;
 }
 
 /**
