@@ -19,7 +19,7 @@ import type { Database as Schema, EventService } from "@event-service/core";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import Stripe from "stripe";
 import { isPostgres, startServer, type TestServer } from "./_setup.ts";
-import { type Client, clientFor, createEvent, expectError, expectStatus, moveEvent, register } from "./fixtures/api.ts";
+import { type Client, clientFor, createEvent, expectStatus, moveEvent, register } from "./fixtures/api.ts";
 import { makeCertificate } from "./fixtures/conventions.ts";
 import { deliveryEnv, type Receiver, startReceiver } from "./fixtures/receiver.ts";
 import { startStripeStandIn, type StripeStandIn } from "./fixtures/stripe-stand-in.ts";
