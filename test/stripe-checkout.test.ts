@@ -18,7 +18,7 @@ import { after, before, describe, test } from "node:test";
 import type { Database as Schema, EventService } from "@event-service/core";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import Stripe from "stripe";
-import { isPostgres, startServer, type TestServer } from "./_setup.ts";
+import { isPostgres, queryDatabase, startServer, type TestServer } from "./_setup.ts";
 import { type Client, clientFor, createEvent, expectStatus, moveEvent, register } from "./fixtures/api.ts";
 import { makeCertificate } from "./fixtures/conventions.ts";
 import { deliveryEnv, type Receiver, startReceiver } from "./fixtures/receiver.ts";
@@ -338,6 +338,23 @@ describe("paying through Stripe Checkout", () => {
     assert.equal((await deliver(a, completed)).status, 200);
     const paid = expectStatus(await acme.get(`/attendees/${buyer.id}`), 200);
     assert.deepEqual([paid.status, paid.payment.status, paid.payment.amountPaid], ["confirmed", "paid", 12_000]);
+  });
+
+  test("a recorded session Stripe no longer shows (404) is replaced by a new one", async () => {
+    const event = await pricedEvent(acme);
+    const buyer = await register(acme, event.id, { ticketType: "VIP" });
+    await queryDatabase(a.database, "update attendees set payment_checkout_session_id = ? where id = ?", [
+      "cs_test_gone",
+      buyer.id,
+    ]);
+    const { url } = await service.stripe!.checkout({ accountId: acmeId, attendeeId: buyer.id }, URLS);
+    assert.deepEqual([sessionOf(url).session.status, sessionOf(url).session.amount_total], ["open", 12_000]);
+    const stored = await queryDatabase<{ session: string }>(
+      a.database,
+      "select payment_checkout_session_id as session from attendees where id = ?",
+      [buyer.id],
+    );
+    assert.deepEqual(stored, [{ session: sessionOf(url).session.id }]);
   });
 
   test("a registration that takes no payment through Stripe now is 422 with its reason; an unknown one 404", async () => {

@@ -147,6 +147,12 @@ async function sessionKey(attendeeId: string, params: unknown): Promise<string> 
   return `event-service-checkout-${attendeeId}-${hex}`;
 }
 
+/** True for Stripe's answer that the request itself is refused (a 4xx other than 429): trying again will not help. */
+function isRefusal(error: unknown): boolean {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === "number" && status >= 400 && status < 500 && status !== 429;
+}
+
 /** Turns a failed call to Stripe into `SERVICE_UNAVAILABLE` (the cause kept for the log). */
 function unavailable(cause: unknown): ServiceError {
   return new ServiceError("SERVICE_UNAVAILABLE", {
@@ -496,8 +502,7 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
       );
       refundId = refund.id;
     } catch (error) {
-      const status = (error as { statusCode?: unknown }).statusCode;
-      refused = typeof status === "number" && status >= 400 && status < 500 && status !== 429;
+      refused = isRefusal(error);
       if (!refused) throw error;
     }
     await transaction(async (steps) => {
@@ -564,13 +569,15 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
     const currency = payment.currency.toLowerCase();
     const previous = payment.checkoutSessionId;
     if (previous !== null) {
+      // One Stripe refuses to show (gone, or on an account no longer linked) is replaced.
       const session = await stripe.checkout.sessions.retrieve(previous, {}, on).catch((error: unknown) => {
+        if (isRefusal(error)) return null;
         throw unavailable(error);
       });
-      const same = session.amount_total === amount && session.currency === currency;
-      if (session.status === "open" && same && session.url) return { url: session.url };
+      const same = session?.amount_total === amount && session.currency === currency;
+      if (session?.status === "open" && same && session.url) return { url: session.url };
       // Asks for another amount (paid in part by hand since): only the new one may be paid.
-      if (session.status === "open") await expireSession(previous, account);
+      if (session?.status === "open") await expireSession(previous, account);
     }
     const metadata = { attendeeId: found.id, eventId: found.eventId, accountId: found.accountId };
     const params = {
