@@ -340,6 +340,32 @@ describe("paying through Stripe Checkout", () => {
     assert.deepEqual([paid.status, paid.payment.status, paid.payment.amountPaid], ["confirmed", "paid", 12_000]);
   });
 
+  test("a payment still on its way: completed unpaid changes nothing, async_payment_failed fails it, async_payment_succeeded pays; expired changes nothing", async () => {
+    const event = await pricedEvent(acme);
+    const buyer = await register(acme, event.id, { ticketType: "VIP" });
+    const { url } = await service.stripe!.checkout({ accountId: acmeId, attendeeId: buyer.id }, URLS);
+    const { completed } = standIn.completeSession(sessionOf(url).session.id);
+    // What Stripe sends for a bank debit: completed while the money is on its way, then its outcome.
+    const as = (type: string, paymentStatus: string) => ({
+      ...completed,
+      id: `${completed.id}_${type.split(".").at(-1)}`,
+      type,
+      data: { object: { ...completed.data.object, payment_status: paymentStatus } },
+    });
+    const read = async () => expectStatus(await acme.get(`/attendees/${buyer.id}`), 200);
+    assert.equal((await deliver(a, as("checkout.session.completed", "unpaid"))).status, 200);
+    assert.equal((await deliver(a, as("checkout.session.expired", "unpaid"))).status, 200);
+    assert.deepEqual(
+      [(await read()).status, (await read()).payment.status, (await read()).payment.amountPaid],
+      ["pending", "requires_payment", 0],
+    );
+    assert.equal((await deliver(b, as("checkout.session.async_payment_failed", "unpaid"))).status, 200);
+    assert.deepEqual([(await read()).status, (await read()).payment.status], ["pending", "failed"]);
+    assert.equal((await deliver(a, as("checkout.session.async_payment_succeeded", "paid"))).status, 200);
+    const paid = await read();
+    assert.deepEqual([paid.status, paid.payment.status, paid.payment.amountPaid], ["confirmed", "paid", 12_000]);
+  });
+
   test("a recorded session Stripe no longer shows (404) is replaced by a new one", async () => {
     const event = await pricedEvent(acme);
     const buyer = await register(acme, event.id, { ticketType: "VIP" });
