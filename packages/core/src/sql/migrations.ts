@@ -749,6 +749,13 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable("events").addColumn("time_zone", "text").execute();
     },
   },
+  "0026_checkout_sessions": {
+    async up(db: Kysely<any>) {
+      // The Stripe Checkout Session a registration pays through from its ticket page (its latest
+      // one: a new one expires the old), so the hold's end expires it at Stripe; null: none.
+      await db.schema.alterTable("attendees").addColumn("payment_checkout_session_id", "text").execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */
