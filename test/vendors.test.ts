@@ -156,6 +156,7 @@ function expectedView(booking: any, vendor: any, event: any, status = booking.st
       name: event.name,
       startDate: event.startDate,
       endDate: event.endDate,
+      timeZone: event.timeZone,
       location: { city: event.location.city, country: event.location.country },
     },
     dataAcceptedUntil: new Date(Date.parse(event.endDate) + 30 * DAY_MS).toISOString(),
