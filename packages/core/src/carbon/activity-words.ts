@@ -112,6 +112,6 @@ export const TRAVEL_MODE_WORDS: Readonly<Record<TravelMode, string>> = {
 };
 
 export const DATA_QUALITY_WORDS: Readonly<Record<DataQuality, string>> = {
-  measured: "Measured (metered, weighed or invoiced)",
+  measured: "Measured",
   estimated: "Estimated",
 };

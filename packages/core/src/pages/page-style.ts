@@ -46,4 +46,6 @@ h3{font-size:1.05rem;margin:0 0 .25rem;overflow-wrap:anywhere}
 .records li{border-top:1px solid #e1e4df;padding:.75rem 0}
 .records li:first-child{border-top:0}
 .records p{margin:0 0 .5rem}
+.hint{margin:.25rem 0 0;font-size:.9rem}
+@media (max-width:30rem){dl{grid-template-columns:1fr;gap:0}dd{margin:0 0 .5rem}}
 `;

@@ -287,8 +287,11 @@ function KindForm(props: {
         choices={DATA_QUALITY_CHOICES}
         value={values.get("dataQuality") ?? "measured"}
         invalid={invalid("dataQuality")}
-        describedBy={describedBy("dataQuality")}
+        describedBy={describedBy("dataQuality", `${prefix}-dataQuality-hint`)}
       />
+      <p class="muted hint" id={`${prefix}-dataQuality-hint`}>
+        Measured: metered, weighed or invoiced. Estimated: worked out from plans or averages.
+      </p>
       <label for={`${prefix}-note`}>Note</label>
       <textarea
         id={`${prefix}-note`}
