@@ -463,6 +463,34 @@ describe("the vendor's page", () => {
     assert.deepEqual((await account.activities.list(event.id)).activities, []);
   });
 
+  test("forms sent at once: each record is made once with its notification, and a record deleted twice at once is deleted once", async (t) => {
+    const { storage, account, event, post } = await vendorPage(["catering"]);
+    t.after(() => storage.close());
+    const hook = await account.webhooks.create({ url: "https://93.184.216.34/v", events: ["vendor.data_submitted"] });
+    const sent = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => post({ ...VEGAN_FORM, quantity: String(10 + i), note: `Batch ${i}` })),
+    );
+    assert.deepEqual(
+      sent.map((response) => response.status),
+      Array(8).fill(303),
+    );
+    const { activities } = await account.activities.list(event.id);
+    assert.deepEqual(
+      activities.map((activity) => activity.quantity).sort((a, b) => a - b),
+      [10, 11, 12, 13, 14, 15, 16, 17],
+    );
+    assert.equal((await account.webhooks.deliveries(hook.id)).deliveries.length, 8);
+    const twice = await Promise.all([
+      post({ action: "delete", activityId: activities[0]!.id }),
+      post({ action: "delete", activityId: activities[0]!.id }),
+    ]);
+    assert.deepEqual(
+      twice.map((response) => response.status),
+      [303, 303],
+    );
+    assert.equal((await account.activities.list(event.id)).activities.length, 7);
+  });
+
   test("declined, or once the event's records closed, the page still shows the booking and says what is possible", async (t) => {
     const declined = await vendorPage(["catering"], { confirm: false });
     t.after(() => declined.storage.close());
