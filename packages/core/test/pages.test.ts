@@ -491,6 +491,20 @@ describe("the vendor's page", () => {
     assert.equal((await account.activities.list(event.id)).activities.length, 7);
   });
 
+  test("lists the first 100 records and says how many there are", async (t) => {
+    const { storage, page, json } = await vendorPage(["catering"]);
+    t.after(() => storage.close());
+    for (let i = 1; i <= 101; i++)
+      assert.equal(
+        (await json("POST", "/activities", { kind: "catering", quantity: i, unit: "meals", mealType: "vegan" })).status,
+        201,
+      );
+    const { html } = await page();
+    assert.ok(html.includes("Showing the first 100 of 101 records."));
+    assert.equal(html.match(/aria-label="Delete Catering record of /g)?.length, 100);
+    assert.ok(html.includes("<p>100 meals, Meal type: Vegan</p>") && !html.includes("<p>101 meals"));
+  });
+
   test("declined, or once the event's records closed, the page still shows the booking and says what is possible", async (t) => {
     const declined = await vendorPage(["catering"], { confirm: false });
     t.after(() => declined.storage.close());
