@@ -50,6 +50,9 @@ import { createThresholdWrites } from "./threshold-sql.ts";
 import { ACTIVE_BOOKING_INDEX, createBookingWrites, createVendorWrites } from "./vendor-sql.ts";
 import { createWebhookWrites, WEBHOOK_URL_INDEX } from "./webhook-sql.ts";
 
+/** Registrations one `setStatuses` statement changes. */
+const STATUS_BATCH = 500;
+
 /*
  * A violation of this unique index is the backstop of the duplicate check (a race the event's
  * lock did not cover): `transaction` reports it as a StorageConflict, which the service answers
@@ -196,6 +199,18 @@ export function createTransactionStore(
         .execute();
       return rows.map(rowToAttendee);
     },
+    async inStatuses(eventId, statuses) {
+      if (statuses.length === 0) return [];
+      const rows = await trx
+        .selectFrom("attendees")
+        .selectAll()
+        .where("event_id", "=", eventId)
+        .where("status", "in", statuses)
+        .orderBy("registration_date")
+        .orderBy("id")
+        .execute();
+      return rows.map(rowToAttendee);
+    },
     async ticketHolders(eventId) {
       const rows = await trx
         .selectFrom("attendees")
@@ -245,6 +260,20 @@ export function createTransactionStore(
         })
         .where("id", "=", attendee.id)
         .execute();
+    },
+    async setStatuses(ids, change) {
+      // In chunks: a statement takes a bounded number of parameters.
+      for (let start = 0; start < ids.length; start += STATUS_BATCH)
+        await trx
+          .updateTable("attendees")
+          .set({
+            status: change.status,
+            waitlist_position: change.waitlistPosition,
+            cancelled_at: change.cancelledAt,
+            updated_at: change.updatedAt,
+          })
+          .where("id", "in", ids.slice(start, start + STATUS_BATCH))
+          .execute();
     },
     async remove(id) {
       await trx.deleteFrom("attendees").where("id", "=", id).execute();

@@ -17,6 +17,10 @@ export interface PaymentWrites {
   insert(entry: PaymentEntry): Promise<void>;
   /** The registration's money by provider: received, and returned or being returned. */
   sums(attendeeId: string): Promise<LedgerSums[]>;
+  /** {@link insert} of each entry, a bounded number of entries a statement. */
+  insertMany(entries: readonly PaymentEntry[]): Promise<void>;
+  /** {@link sums} of every registration of the event that has an entry, in one query. */
+  sumsOfEvent(eventId: string): Promise<Array<LedgerSums & { attendeeId: string }>>;
   /** Clears the references (a bank transfer's may name the payer) of a registration's entries, or an event's, for their erasure; the amounts stay. */
   scrubReferences(of: { attendeeId: string } | { eventId: string }): Promise<void>;
   /** Gives a `pending` entry its outcome and Stripe's id of it; `false`, changing nothing, when it is not pending (another process settled it). */
