@@ -3,7 +3,8 @@
  * "Payments") through the real server without Stripe configured: a priced registration is
  * `pending` with its payment; confirming it unpaid is `422 payment_required`; money recorded by
  * hand pays it (partly, then in full: `confirmed`), overpaying is `400`; refunds by hand never
- * exceed what was paid, even ten at once; a cancellation refunds by the event's policy; the
+ * exceed what was paid, even ten at once; a cancellation refunds by the event's policy, an
+ * event's cancellation everything paid, whatever the policy; the
  * `payment.*` notifications are delivered signed; the financial analytics and the export match
  * the payments; scopes, validation and another account.
  */
