@@ -399,6 +399,26 @@ export function describeStorageContract(backend: TestBackend) {
         assert.equal(page?.items[0]?.id, envelope.id);
         assert.deepEqual(page?.items[0]?.attempts, []);
       });
+
+      test("append writes many deliveries at once, each pending with its own envelope", async () => {
+        const hook = webhookRecord(acme);
+        await storage.insertWebhook(hook);
+        const envelopes = Array.from({ length: 250 }, (_, n) => ({
+          id: createId("delivery"),
+          type: "attendee.cancelled",
+          createdAt: at(10),
+          data: { n },
+          account: { id: acme, name: "Acme" },
+        }));
+        await run((tx) => tx.outbox.append(envelopes.map((envelope) => ({ webhookId: hook.id, envelope }))));
+        const page = await storage.listDeliveries(acme, hook.id, DeliveryListQuery.parse({ limit: "100" }));
+        assert.equal(page?.total, 250);
+        const byId = new Map(envelopes.map((envelope) => [envelope.id, envelope]));
+        for (const delivery of page?.items ?? []) {
+          assert.equal(delivery.status, "pending");
+          assert.deepEqual(delivery.payload, byId.get(delivery.id));
+        }
+      });
     });
 
     describe("webhooks", () => {

@@ -52,6 +52,9 @@ import { createWebhookWrites, WEBHOOK_URL_INDEX } from "./webhook-sql.ts";
 
 /** Registrations one `setStatuses` statement changes. */
 const STATUS_BATCH = 500;
+/** From this many deliveries on, `outbox.append` writes them in multi-row statements of {@link DELIVERY_BATCH} rows. */
+const MANY_DELIVERIES = 8;
+const DELIVERY_BATCH = 100;
 
 /*
  * A violation of this unique index is the backstop of the duplicate check (a race the event's
@@ -381,8 +384,22 @@ export function createTransactionStore(
       return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
     },
     async append(deliveries) {
-      for (const delivery of deliveries)
-        await insertDeliveryQuery(pendingDeliveryRow(delivery.webhookId, delivery.envelope), trx);
+      // A change's few deliveries go through the prepared statement; many (a change of many
+      // registrations) in multi-row statements, a bounded number of rows each.
+      if (deliveries.length < MANY_DELIVERIES) {
+        for (const delivery of deliveries)
+          await insertDeliveryQuery(pendingDeliveryRow(delivery.webhookId, delivery.envelope), trx);
+        return;
+      }
+      for (let start = 0; start < deliveries.length; start += DELIVERY_BATCH)
+        await trx
+          .insertInto("webhook_deliveries")
+          .values(
+            deliveries
+              .slice(start, start + DELIVERY_BATCH)
+              .map((delivery) => pendingDeliveryRow(delivery.webhookId, delivery.envelope)),
+          )
+          .execute();
     },
   });
 
