@@ -347,7 +347,7 @@ export function describeTicketTypes(open: () => Promise<Storage>) {
       await insertWebhook(storage, hook);
       const event: EventRecord = {
         ...eventAt(org, at(1), {
-          capacity: 4,
+          capacity: 5,
           waitlistEnabled: true,
           refundPolicy: "none",
           ticketTypes: TicketTypesInput.parse([
@@ -365,6 +365,10 @@ export function describeTicketTypes(open: () => Promise<Storage>) {
       const partly = await reg("VIP");
       await payOf(partly.id, 2_000);
       const free = await reg("General");
+      // Refunded in full by hand and still admitted (a goodwill refund): nothing left to refund.
+      const goodwill = await reg("VIP");
+      await payOf(goodwill.id, 12_000);
+      await refundByHand(storage, org, goodwill.id, {}, now());
       const door = await reg("VIP");
       await payOf(door.id, 12_000);
       await checkIn(storage, org, event.id, door.confirmationCode, now());
@@ -380,7 +384,7 @@ export function describeTicketTypes(open: () => Promise<Storage>) {
       // After the start, under `none`: the organiser called it off, so everything goes back.
       const cancelledAt = "2042-05-01T12:00:00.000Z";
       const { registrations } = await updateEvent(storage, org, event.id, { status: "cancelled" }, cancelledAt);
-      assert.equal(registrations.length, 6);
+      assert.equal(registrations.length, 7);
       const read = async (id: string) => (await storage.getAttendee(org, id))!;
       const state = async (id: string) => {
         const a = await read(id);
@@ -395,6 +399,8 @@ export function describeTicketTypes(open: () => Promise<Storage>) {
       assert.deepEqual(await state(paid.id), ["cancelled", cancelledAt, null, "refunded", 12_000]);
       assert.deepEqual(await state(partly.id), ["cancelled", cancelledAt, null, "refunded", 2_000]);
       assert.deepEqual(await state(free.id), ["cancelled", cancelledAt, null, null, null]);
+      assert.deepEqual(await state(goodwill.id), ["cancelled", cancelledAt, null, "refunded", 12_000]);
+      assert.equal((await read(goodwill.id)).payment?.admittedAt, null);
       for (const a of waiting) assert.deepEqual(await state(a.id), ["cancelled", cancelledAt, null, null, null]);
       // Checked in, it attended and stays so; its money goes back all the same.
       assert.deepEqual(await state(door.id), ["checked-in", null, null, "refunded", 12_000]);
@@ -425,6 +431,7 @@ export function describeTicketTypes(open: () => Promise<Storage>) {
           [paid.id, "confirmed", "event_cancelled"],
           [partly.id, "pending", "event_cancelled"],
           [free.id, "confirmed", "event_cancelled"],
+          [goodwill.id, "confirmed", "event_cancelled"],
           [waiting[0]!.id, "waitlisted", "event_cancelled"],
           [waiting[1]!.id, "waitlisted", "event_cancelled"],
         ].sort(),
@@ -443,7 +450,7 @@ export function describeTicketTypes(open: () => Promise<Storage>) {
         ].sort(),
       );
       assert.equal(sent("event.cancelled").length, 1);
-      assert.equal(sent("attendee.updated").length, 6);
+      assert.equal(sent("attendee.updated").length, 7);
       assert.deepEqual(sent("attendee.promoted"), []);
 
       // Off, it takes nobody in, nor back; cancelling again changes nothing.

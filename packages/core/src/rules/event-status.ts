@@ -66,6 +66,11 @@ export function assertOpenForRegistration(
  */
 export const CANCELLED_WITH_EVENT = ["confirmed", "pending", "waitlisted"] as const satisfies readonly AttendeeStatus[];
 
+/** True when an event's cancellation cancels a registration of this status ({@link CANCELLED_WITH_EVENT}). */
+export function isCancelledWithEvent(status: AttendeeStatus): boolean {
+  return (CANCELLED_WITH_EVENT as readonly AttendeeStatus[]).includes(status);
+}
+
 /**
  * The registrations whose money an event's cancellation returns in full, whatever the event's
  * `refundPolicy` and whether it started (the organiser called it off): those it cancels and the

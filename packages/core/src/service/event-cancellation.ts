@@ -1,22 +1,22 @@
 /**
  * An event's cancellation, inside the transaction that cancels it under its lock: its
  * registrations cancelled (`CANCELLED_WITH_EVENT`, nobody promoted) and every paid one refunded in
- * full (`REFUNDED_WITH_EVENT`, `refundOnEventCancel`). Done in a fixed number of statements for
- * the registrations without money to move, one more write per registration whose payment changes,
- * and the notifications appended together; a registration arriving meanwhile waits on the lock
- * and then finds the event cancelled.
+ * full (`REFUNDED_WITH_EVENT`, `refundOnEventCancel`). Written in batches (one read of the
+ * registrations and one of the ledger, the statuses of those whose money does not move, the
+ * refunds, the figures, tallies and notifications each a few statements for hundreds of
+ * registrations), plus one write per registration whose payment changes; a registration
+ * arriving meanwhile waits on the event's lock and then finds the event cancelled.
  */
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
-import type { PaymentRecord } from "../resources/payment.ts";
+import type { PaymentEntry, PaymentRecord } from "../resources/payment.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { applyAttendeeUpdate } from "../rules/attendee-update.ts";
-import { CANCELLED_WITH_EVENT, EVENT_CANCELLED_REASON, REFUNDED_WITH_EVENT } from "../rules/event-status.ts";
+import { EVENT_CANCELLED_REASON, isCancelledWithEvent, REFUNDED_WITH_EVENT } from "../rules/event-status.ts";
 import { refundOnEventCancel, withAdmission, withRefunded } from "../rules/payments.ts";
 import type { StoredChange } from "../storage/change-notifier.ts";
 import type { Change } from "../storage/common.ts";
 import type { LedgerSums } from "../storage/payment-store.ts";
-import type { PaymentEntry } from "../resources/payment.ts";
 import { refundEntries } from "./payment-changes.ts";
 import { appendManyNotifications, moveFiguresOfMany, type Steps } from "./transaction-steps.ts";
 
@@ -36,8 +36,6 @@ export async function cancelRegistrationsWithEvent(
   const { tx } = steps;
   const found = await tx.attendees.inStatuses(event.id, REFUNDED_WITH_EVENT);
   if (found.length === 0) return [];
-  const cancels = (status: AttendeeRecord["status"]) =>
-    (CANCELLED_WITH_EVENT as readonly AttendeeRecord["status"][]).includes(status);
   const refunding = found.some((attendee) => refundOnEventCancel(attendee.payment) > 0);
   const ledger = new Map<string, LedgerSums[]>();
   if (refunding)
@@ -50,7 +48,7 @@ export async function cancelRegistrationsWithEvent(
   const entries: PaymentEntry[] = [];
   const notifications: StoredChange[] = [];
   for (const before of found) {
-    let after = cancels(before.status)
+    let after = isCancelledWithEvent(before.status)
       ? withAdmission(before, applyAttendeeUpdate(before, { status: "cancelled" }, now), now)
       : before;
     const refund = refundOnEventCancel(after.payment);
@@ -74,15 +72,17 @@ export async function cancelRegistrationsWithEvent(
     }
     if (after === before) continue;
     changes.push({ before, after });
-    if (JSON.stringify(after.payment) === JSON.stringify(before.payment)) statusOnly.push(after);
-    else withPayment.push(after);
+    // A cancellation takes an admission away (the payment's `admittedAt`), a refund moves its totals.
+    const paymentMoved = refund > 0 || (after.payment?.admittedAt ?? null) !== (before.payment?.admittedAt ?? null);
+    if (paymentMoved) withPayment.push(after);
+    else statusOnly.push(after);
     notifications.push({
       op: "attendee.updated",
       event,
       before,
       after,
       at: now,
-      ...(cancels(before.status) && { reason: EVENT_CANCELLED_REASON }),
+      ...(isCancelledWithEvent(before.status) && { reason: EVENT_CANCELLED_REASON }),
     });
   }
 
