@@ -111,6 +111,18 @@ export interface EventServiceOptions {
   webhooks?: WebhookSettings;
   /** How priced registrations pay; without Stripe, payments are recorded by hand. */
   payments?: PaymentSettings;
+  /**
+   * Emails (docs/api.md, Email): given, registrations, promotions, payments and bookings queue
+   * the emails they send in the email outbox, which `createEmailWorker` sends; without it nothing
+   * is queued. `onQueued` is called after a write that may have queued some.
+   */
+  emails?: EmailSettings;
+}
+
+/** Options of emails. */
+export interface EmailSettings {
+  /** Called after a write that may have queued emails (`EmailWorker.wake`). */
+  onQueued?: () => void;
 }
 
 /** Options of payments. */
@@ -206,7 +218,11 @@ export function createEventService(options: EventServiceOptions): EventService {
   const clock = options.now ?? (() => new Date());
   const publicUrl = options.publicUrl?.replace(/\/+$/, "") || undefined;
   const defaultBaseUrl = publicUrl ?? DEFAULT_PUBLIC_URL;
-  const queued = () => options.webhooks?.onQueued?.();
+  const emails = options.emails !== undefined;
+  const queued = () => {
+    options.webhooks?.onQueued?.();
+    options.emails?.onQueued?.();
+  };
   const stripe = options.payments?.stripe;
   const payments: PaymentTerms = {
     provider: stripe ? "stripe" : "manual",
@@ -221,6 +237,7 @@ export function createEventService(options: EventServiceOptions): EventService {
         emissionFactors,
         carbon,
         payments,
+        emails,
       },
       stripe,
       webhookSecrets: options.payments?.webhookSecrets ?? [],
@@ -246,6 +263,7 @@ export function createEventService(options: EventServiceOptions): EventService {
       notifier: createChangeNotifier({ baseUrl, carbon, emissionFactors }),
       queued,
       payments,
+      emails,
       stripe: stripePayments,
     };
     const { vendors, bookings } = createVendorOperations(storage, context);
@@ -321,6 +339,7 @@ export function createEventService(options: EventServiceOptions): EventService {
         emissionFactors,
         carbon,
         payments,
+        emails,
         clock,
         queued,
       });

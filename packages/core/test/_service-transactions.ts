@@ -32,6 +32,7 @@ import { StorageConflict } from "../src/storage/transaction.ts";
 import { describeOutboxAndDeliveries } from "./_service-transactions-outbox.ts";
 import { describeThresholds } from "./_service-transactions-thresholds.ts";
 import { describeTicketTypes } from "./_service-transactions-tickets.ts";
+import { describeEmails } from "./_service-transactions-emails.ts";
 import { describeVendors } from "./_service-transactions-vendors.ts";
 import { changeWebhook, recordAttempt } from "./_webhook-helpers.ts";
 import {
@@ -1941,6 +1942,7 @@ export function describeServiceTransactions(name: string, createStorage: () => P
     describeThresholds(create);
     describeVendors(create);
     describeTicketTypes(create);
+    describeEmails(create);
 
     // Last: a method of Storage that no test above called fails here, so a new method comes with its test.
     test("every method of Storage is covered by a test", () => {

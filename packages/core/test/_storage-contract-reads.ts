@@ -491,10 +491,10 @@ export function describeStorageReads(
         dataRequested: ["catering"],
         respondedAt: null,
         message: null,
-        linkHash: linkHashOf(newLinkToken()),
         createdAt: late(3),
         updatedAt: late(3),
       };
+      const linkHash = linkHashOf(newLinkToken());
       const activity = (seconds: number, overrides: Partial<PricedActivity> = {}): PricedActivity =>
         fuelRecord(accountId, event.id, late(seconds), { quantity: seconds, emissionsKg: seconds * 2.5, ...overrides });
       const second = activity(20);
@@ -503,7 +503,7 @@ export function describeStorageReads(
       await run(async (tx) => {
         await tx.vendors.insert(vendor);
         await tx.vendors.insert(venue);
-        await tx.bookings.insert(booking);
+        await tx.bookings.insert(booking, linkHash);
         for (const record of [second, first, byLink]) await tx.activities.insert(record);
       });
       assert.deepEqual(await storage().getActivity(accountId, event.id, first.id), first);
@@ -540,8 +540,19 @@ export function describeStorageReads(
 
       assert.deepEqual(await storage().getBooking(accountId, event.id, booking.id), booking);
       assert.equal(await storage().getBooking(other, event.id, booking.id), null);
-      assert.deepEqual(await storage().findBookingByLink(booking.linkHash), booking);
+      assert.deepEqual(await storage().findBookingByLink(linkHash), booking);
       assert.equal(await storage().findBookingByLink(linkHashOf(newLinkToken())), null);
+      // A link added while the booking is in one of the statuses given opens it beside the first; none otherwise.
+      const emailed = linkHashOf(newLinkToken());
+      const add = (hash: string, statuses: BookingRecord["status"][], bookingId = booking.id) =>
+        storage().addBookingLink({ bookingId, linkHash: hash, at: late(4), statuses });
+      assert.equal(await add(emailed, ["requested", "confirmed"]), true);
+      assert.deepEqual(await storage().findBookingByLink(emailed), booking);
+      assert.deepEqual(await storage().findBookingByLink(linkHash), booking);
+      const refused = linkHashOf(newLinkToken());
+      assert.equal(await add(refused, ["confirmed"]), false);
+      assert.equal(await add(refused, ["requested"], createId("booking")), false);
+      assert.equal(await storage().findBookingByLink(refused), null);
       assert.deepEqual(await storage().listBookings(accountId, event.id, BookingListQuery.parse({})), {
         items: [booking],
         total: 1,

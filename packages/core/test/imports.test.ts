@@ -31,7 +31,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["operations/"],
   ["service.ts"],
   ["http/"],
-  ["background-purge.ts", "delivery-worker.ts", "payment-worker.ts", "internal.ts", "index.ts"],
+  ["background-purge.ts", "delivery-worker.ts", "email-worker.ts", "payment-worker.ts", "internal.ts", "index.ts"],
 ];
 
 const files = (dir: string): string[] =>
