@@ -62,6 +62,9 @@ const emissionFactorsFile = z.string().transform((file, ctx) => {
   return z.NEVER;
 });
 
+/** What `SMTP_URL` must look like; its value is never repeated in the error (it holds the password). */
+const SMTP_URL_FORMAT = "an SMTP URL, smtp://user:password@host:587 or smtps://user:password@host:465";
+
 /** A TCP port number (0: any free port). */
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -153,10 +156,7 @@ export const ServerConfig = z
     PAYMENT_WORKER_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(5_000),
     // Unset: nothing is emailed. Holds the SMTP password: never logged whole (redactSmtpUrl).
     SMTP_URL: z
-      .url({
-        protocol: /^smtps?$/,
-        error: "an SMTP URL, smtp://user:password@host:587 or smtps://user:password@host:465",
-      })
+      .url({ protocol: /^smtps?$/, hostname: /./, error: SMTP_URL_FORMAT })
       .transform((url) => new URL(url))
       .optional(),
     EMAIL_FROM: z
