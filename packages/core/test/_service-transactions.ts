@@ -407,6 +407,7 @@ export function describeServiceTransactions(name: string, createStorage: () => P
             await storage.purgeExpired({
               now: "2026-01-04T00:00:00.000Z",
               deliveriesBefore: "2000-01-01T00:00:00.000Z",
+              emailsBefore: "2000-01-01T00:00:00.000Z",
             })
           ).idempotencyKeys >= 2,
         );

@@ -823,23 +823,64 @@ export function describeStorageReads(
       await done(oldDone, 11);
       await done(newDone, 300);
       const before = (await whole.listDeliveries(accountId, hook.id, DeliveryListQuery.parse({})))?.total ?? 0;
-      // Gone: the old succeeded one, and the pending one of the paused webhook of the claims' test.
-      assert.deepEqual(await whole.purgeExpired({ now: late(100), deliveriesBefore: late(200) }), {
-        idempotencyKeys: 1,
-        deliveries: 2,
-        attempts: 1,
+      // Emails: one sent before the cut, one sent after, one still pending from before it.
+      const email = (subjectId: string) => ({
+        kind: "vendor_link" as const,
+        reason: "booked" as const,
+        accountId,
+        eventId: createId("event"),
+        subjectId,
+        at: late(10),
       });
+      await runWhole((tx) => tx.emails.append([email("sent-old"), email("sent-new"), email("pending-old")]));
+      const claimed = await whole.claimDueEmails({
+        workerId: "mailer-p",
+        now: late(10),
+        leaseUntil: late(9_000),
+        limit: 3,
+        kinds: ["vendor_link"],
+      });
+      for (const [subject, at] of [
+        ["sent-old", 20],
+        ["sent-new", 400],
+      ] as const) {
+        const id = claimed.find((e) => e.subjectId === subject)!.id;
+        await whole.recordEmailAttempt({
+          id,
+          workerId: "mailer-p",
+          attempt: 1,
+          status: "sent",
+          nextAttemptAt: null,
+          error: null,
+          now: late(at),
+        });
+      }
+      // Gone: the old succeeded one, and the pending one of the paused webhook of the claims' test; the old sent email.
+      assert.deepEqual(
+        await whole.purgeExpired({ now: late(100), deliveriesBefore: late(200), emailsBefore: late(200) }),
+        { idempotencyKeys: 1, deliveries: 2, attempts: 1, emails: 1 },
+      );
+      const left = await whole.claimDueEmails({
+        workerId: "mailer-q",
+        now: late(9_001),
+        leaseUntil: late(9_500),
+        limit: 3,
+        kinds: ["vendor_link"],
+      });
+      assert.deepEqual(
+        left.map((e) => e.subjectId),
+        ["pending-old"],
+      );
       assert.equal(await whole.getDelivery(accountId, hook.id, oldDone.id), null);
       assert.equal((await whole.getDelivery(accountId, hook.id, newDone.id))?.status, "succeeded");
       assert.equal((await whole.listDeliveries(accountId, hook.id, DeliveryListQuery.parse({})))?.total, before - 1);
       assert.equal((await whole.outboxBacklog(late(170))).paused, 0);
       assert.equal(await claim("old", late(600)), null, "the expired key is free again");
       assert.equal((await claim("new", late(600)))?.state, "running");
-      assert.deepEqual(await whole.purgeExpired({ now: late(100), deliveriesBefore: late(200) }), {
-        idempotencyKeys: 0,
-        deliveries: 0,
-        attempts: 0,
-      });
+      assert.deepEqual(
+        await whole.purgeExpired({ now: late(100), deliveriesBefore: late(200), emailsBefore: late(200) }),
+        { idempotencyKeys: 0, deliveries: 0, attempts: 0, emails: 0 },
+      );
       await whole.close();
       await assert.rejects(whole.ping());
     });

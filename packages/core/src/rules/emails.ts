@@ -39,6 +39,12 @@ export const EMAILED_BOOKING_STATUSES: readonly BookingStatus[] = ACTIVE_BOOKING
 /** The waits before the 2nd, 3rd, ... attempt of an email the SMTP server refused or did not answer: 1 min, 5 min, 30 min, 2 h, 6 h. */
 export const EMAIL_RETRY_DELAYS_MS: readonly number[] = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000];
 
+/** The statuses of emails no worker sends again: past {@link EMAIL_RETENTION_DAYS} they are purged. */
+export const FINAL_EMAIL_STATUSES = ["sent", "failed", "skipped"] as const satisfies readonly EmailStatus[];
+
+/** Days a final email's row (ids and outcome, no address, no link) is kept after its last attempt. */
+export const EMAIL_RETENTION_DAYS = 30;
+
 /** How long a worker holds an email it claimed: no other worker sends it before then. */
 export const EMAIL_LEASE_MS = 120_000;
 
