@@ -1,6 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { coalesced } from "./_internal/coalesced.ts";
-import type { ClaimedEmail, EmailKind, EmailStatus, EmailTransport } from "./resources/email.ts";
+import {
+  type ClaimedEmail,
+  type EmailKind,
+  type EmailStatus,
+  type EmailTransport,
+  redactAddresses,
+} from "./resources/email.ts";
 import { EMAIL_LEASE_MS, EMAIL_RETRY_DELAYS_MS, emailAfterAttempt } from "./rules/emails.ts";
 import { composeEmail, type EmailSource, type MintTicketLink } from "./service/email-sending.ts";
 import type { EmailStore } from "./storage/email-store.ts";
@@ -48,7 +54,7 @@ export interface EmailAttemptInfo {
   status: EmailStatus;
   /** The recipient's domain (`example.com`), or `null` when the email was skipped. */
   recipientDomain: string | null;
-  /** Why the attempt failed (the SMTP server's answer), or `null`. */
+  /** Why the attempt failed (the SMTP server's answer, every address in it cut to its domain), or `null`. */
   error: string | null;
   durationMs: number;
 }
@@ -132,7 +138,7 @@ export function createEmailWorker(options: EmailWorkerOptions): EmailWorker {
         status = "sent";
       }
     } catch (failure) {
-      error = (failure instanceof Error ? failure.message : String(failure)).slice(0, ERROR_LENGTH);
+      error = redactAddresses(failure instanceof Error ? failure.message : String(failure)).slice(0, ERROR_LENGTH);
       status = "failed";
     }
     const now = clock();

@@ -45,6 +45,16 @@ export interface ClaimedEmail {
   createdAt: string;
 }
 
+const ADDRESSES = /[^\s<>()[\]"',;:]+@([A-Za-z0-9.-]+)/g;
+
+/**
+ * `text` (an SMTP server's answer, which often repeats the recipient) with every email address
+ * cut to its domain, `…@example.com`: what is logged and kept of a failed attempt.
+ */
+export function redactAddresses(text: string): string {
+  return text.replace(ADDRESSES, "…@$1");
+}
+
 /** A message as a transport sends it. */
 export interface EmailMessage {
   to: string;

@@ -46,7 +46,7 @@ export const FINAL_EMAIL_STATUSES = ["sent", "failed", "skipped"] as const satis
 export const EMAIL_RETENTION_DAYS = 30;
 
 /** How long a worker holds an email it claimed: no other worker sends it before then. */
-export const EMAIL_LEASE_MS = 120_000;
+export const EMAIL_LEASE_MS = 300_000;
 
 /**
  * What an email's attempt number `attempt` (1 for the first) leads to: `sent`, or after a
