@@ -59,7 +59,7 @@ test("a restart with WEBHOOK_RETENTION_DAYS=0 purges the final deliveries and th
         attempts.map((row) => row.delivery_id),
         [pending.id],
       );
-      assert.match(second.output(), /"deliveries":2,"attempts":2,"msg":"purged expired records"/);
+      assert.match(second.output(), /"deliveries":2,"attempts":2,"emails":0,"msg":"purged expired records"/);
     } finally {
       assert.equal(await second.stop(), 0);
     }

@@ -1,4 +1,5 @@
 import type { PurgeResult, StorageLifecycle } from "./storage/lifecycle-store.ts";
+import { EMAIL_RETENTION_DAYS } from "./rules/emails.ts";
 
 /** How long deliveries and their attempts are kept after their last activity (docs/api.md, Webhook delivery). */
 export const DEFAULT_WEBHOOK_RETENTION_DAYS = 30;
@@ -73,8 +74,9 @@ export function createBackgroundPurge(options: BackgroundPurgeOptions): Backgrou
         const result = await storage.purgeExpired({
           now: now.toISOString(),
           deliveriesBefore: retentionCutoff(now, retentionDays).toISOString(),
+          emailsBefore: retentionCutoff(now, EMAIL_RETENTION_DAYS).toISOString(),
         });
-        if (result.idempotencyKeys + result.deliveries > 0) options.onPurged?.(result);
+        if (result.idempotencyKeys + result.deliveries + result.emails > 0) options.onPurged?.(result);
         return result;
       } finally {
         running = undefined;

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { coalesced } from "./_internal/coalesced.ts";
 import { DISABLE_AFTER_FAILURES } from "./rules/delivery-failures.ts";
 import { DEFAULT_RETRY_DELAYS_MS } from "./rules/delivery-status.ts";
 import { createBatchRecorder } from "./service/record-batches.ts";
@@ -174,32 +175,4 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       while (inFlight.size > 0) await Promise.all([...inFlight]);
     },
   };
-}
-
-/**
- * Runs `run` when requested, one run at a time: a request during a run makes one more run
- * after it, however many came. `run` asks for another at once by returning true.
- */
-function coalesced(run: () => Promise<boolean>, onError: (error: unknown) => void) {
-  let running: Promise<void> | undefined;
-  let again = false;
-  async function loop() {
-    do {
-      again = false;
-      if (await run()) again = true;
-    } while (again);
-  }
-  function request() {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = loop()
-      .catch(onError)
-      .finally(() => {
-        running = undefined;
-        if (again) request();
-      });
-  }
-  return { request, idle: async () => void (await running) };
 }

@@ -32,6 +32,7 @@ export type {
   AttendeeOperations,
   EventOperations,
   EventService,
+  EmailSettings,
   EventServiceOptions,
   PaymentSettings,
   KeyOperations,
@@ -63,6 +64,10 @@ export type { Database } from "./sql/database.ts";
 // Webhook delivery (the outbox's worker) and the background purge, which a host runs beside the service
 export { createDeliveryWorker } from "./delivery-worker.ts";
 export type { DeliveryWorker, DeliveryWorkerOptions } from "./delivery-worker.ts";
+export { createEmailWorker } from "./email-worker.ts";
+export type { EmailAttemptInfo, EmailWorker, EmailWorkerOptions } from "./email-worker.ts";
+export type { EmailKind, EmailMessage, EmailReason, EmailStatus, EmailTransport } from "./resources/email.ts";
+export type { MintTicketLink } from "./service/email-sending.ts";
 export type { HostResolver } from "./webhooks/ssrf.ts";
 export { createBackgroundPurge } from "./background-purge.ts";
 export { createPaymentWorker } from "./payment-worker.ts";

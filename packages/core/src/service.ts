@@ -111,6 +111,18 @@ export interface EventServiceOptions {
   webhooks?: WebhookSettings;
   /** How priced registrations pay; without Stripe, payments are recorded by hand. */
   payments?: PaymentSettings;
+  /**
+   * Emails (docs/api.md, Email): given, registrations, promotions, payments and bookings queue
+   * the emails they send in the email outbox, which `createEmailWorker` sends; without it nothing
+   * is queued. `onQueued` is called after a write that may have queued some.
+   */
+  emails?: EmailSettings;
+}
+
+/** Options of emails. */
+export interface EmailSettings {
+  /** Called after a write that may have queued emails (`EmailWorker.wake`). */
+  onQueued?: () => void;
 }
 
 /** Options of payments. */
@@ -207,7 +219,11 @@ export function createEventService(options: EventServiceOptions): EventService {
   const clock = options.now ?? (() => new Date());
   const publicUrl = options.publicUrl?.replace(/\/+$/, "") || undefined;
   const defaultBaseUrl = publicUrl ?? DEFAULT_PUBLIC_URL;
-  const queued = () => options.webhooks?.onQueued?.();
+  const emails = options.emails !== undefined;
+  const queued = () => {
+    options.webhooks?.onQueued?.();
+    options.emails?.onQueued?.();
+  };
   const stripe = options.payments?.stripe;
   const payments: PaymentTerms = {
     provider: stripe ? "stripe" : "manual",
@@ -222,6 +238,7 @@ export function createEventService(options: EventServiceOptions): EventService {
         emissionFactors,
         carbon,
         payments,
+        emails,
       },
       stripe,
       webhookSecrets: options.payments?.webhookSecrets ?? [],
@@ -247,6 +264,7 @@ export function createEventService(options: EventServiceOptions): EventService {
       notifier: createChangeNotifier({ baseUrl, carbon, emissionFactors }),
       queued,
       payments,
+      emails,
       stripe: stripePayments,
     };
     const { vendors, bookings } = createVendorOperations(storage, context);
@@ -322,6 +340,7 @@ export function createEventService(options: EventServiceOptions): EventService {
         emissionFactors,
         carbon,
         payments,
+        emails,
         clock,
         queued,
       });

@@ -3,6 +3,7 @@ import type { ActivityStore } from "./storage/activity-store.ts";
 import type { AnalyticsStore } from "./storage/analytics-store.ts";
 import type { AttendeeStore } from "./storage/attendee-store.ts";
 import type { DeliveryStore } from "./storage/delivery-store.ts";
+import type { EmailStore } from "./storage/email-store.ts";
 import type { EventStore } from "./storage/event-store.ts";
 import type { IdempotencyStore } from "./storage/idempotency-store.ts";
 import type { StorageLifecycle } from "./storage/lifecycle-store.ts";
@@ -26,6 +27,7 @@ export type { AttendeeStore } from "./storage/attendee-store.ts";
 export type { ChangeNotifier, OutboxReader, StoredChange } from "./storage/change-notifier.ts";
 export type { Change, Page } from "./storage/common.ts";
 export type { DeliveryClaim, DeliveryStore, OutboxBacklog, RoomPerKey } from "./storage/delivery-store.ts";
+export type { EmailAttemptWrite, EmailClaim, EmailStore, EmailWrites } from "./storage/email-store.ts";
 export type { Erasure } from "./storage/erasure.ts";
 export type { EventStore } from "./storage/event-store.ts";
 export type { IdempotencyRecord, IdempotencyStore } from "./storage/idempotency-store.ts";
@@ -86,4 +88,5 @@ export interface Storage
     AnalyticsStore,
     ActivityStore,
     VendorStore,
-    PaymentStore {}
+    PaymentStore,
+    EmailStore {}

@@ -1018,22 +1018,27 @@ export function describeOutboxAndDeliveries(open: () => Promise<Storage>) {
       // ofOff[2] and [3] stay held by w1 until at(1000): a worker has them, kept.
       await changeWebhook(storage, acme, off.id, (w) => ({ ...w, active: false }));
 
-      const purged = await storage.purgeExpired({ now: at(400), deliveriesBefore: at(200) });
-      assert.deepEqual(purged, { idempotencyKeys: 0, deliveries: 3, attempts: 3 });
+      const purged = await storage.purgeExpired({ now: at(400), deliveriesBefore: at(200), emailsBefore: at(200) });
+      assert.deepEqual(purged, { idempotencyKeys: 0, deliveries: 3, attempts: 3, emails: 0 });
       const left = async (webhook: WebhookRecord) => (await log(storage, acme, webhook.id)).map((d) => d.id).sort();
       assert.deepEqual(await left(live), [ofLive[2]!.id, ofLive[3]!.id].sort());
       assert.deepEqual(await left(off), [ofOff[1]!.id, ofOff[2]!.id, ofOff[3]!.id].sort());
-      assert.deepEqual(await storage.purgeExpired({ now: at(400), deliveriesBefore: at(200) }), {
+      assert.deepEqual(await storage.purgeExpired({ now: at(400), deliveriesBefore: at(200), emailsBefore: at(200) }), {
         idempotencyKeys: 0,
         deliveries: 0,
         attempts: 0,
+        emails: 0,
       });
       // Once the lease is over, the held ones of the inactive webhook go too.
-      assert.deepEqual(await storage.purgeExpired({ now: at(1001), deliveriesBefore: at(200) }), {
-        idempotencyKeys: 0,
-        deliveries: 2,
-        attempts: 0,
-      });
+      assert.deepEqual(
+        await storage.purgeExpired({ now: at(1001), deliveriesBefore: at(200), emailsBefore: at(200) }),
+        {
+          idempotencyKeys: 0,
+          deliveries: 2,
+          attempts: 0,
+          emails: 0,
+        },
+      );
     });
   });
 
@@ -1090,13 +1095,13 @@ export function describeOutboxAndDeliveries(open: () => Promise<Storage>) {
       );
 
       assert.deepEqual(
-        await storage.purgeExpired({ now: at(3600), deliveriesBefore: at(0) }),
-        { idempotencyKeys: 1, deliveries: 0, attempts: 0 },
+        await storage.purgeExpired({ now: at(3600), deliveriesBefore: at(0), emailsBefore: at(0) }),
+        { idempotencyKeys: 1, deliveries: 0, attempts: 0, emails: 0 },
         "k1 expired at 3600",
       );
       assert.deepEqual(
-        await storage.purgeExpired({ now: at(3700), deliveriesBefore: at(0) }),
-        { idempotencyKeys: 2, deliveries: 0, attempts: 0 },
+        await storage.purgeExpired({ now: at(3700), deliveriesBefore: at(0), emailsBefore: at(0) }),
+        { idempotencyKeys: 2, deliveries: 0, attempts: 0, emails: 0 },
         "k2 and k3",
       );
       assert.equal(await claim("k1", 3700), null, "gone: a new claim");

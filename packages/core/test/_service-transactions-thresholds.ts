@@ -259,6 +259,7 @@ export function describeThresholds(open: () => Promise<Storage>) {
             notifier: createChangeNotifier(),
             activeDelta: 0,
             payments: MANUAL_PAYMENT_TERMS,
+            emails: false,
           };
           return (await checkThresholds(steps, locked, metrics, now)).map((n) => n.data as Record<string, unknown>);
         });

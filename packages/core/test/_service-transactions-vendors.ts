@@ -43,9 +43,15 @@ function vendorAt(accountId: string, now: string, overrides: Partial<VendorCreat
   );
 }
 
+/** The link's hash each booking of these tests was made with, by the booking's id. */
+const linkHashes = new Map<string, string>();
+const linkOf = (booking: BookingRecord): string => linkHashes.get(booking.id)!;
+
 function bookingOf(vendor: VendorRecord, eventId: string, overrides: Partial<BookingRecord> = {}): BookingRecord {
+  const id = overrides.id ?? createId("booking");
+  linkHashes.set(id, linkHashOf(newLinkToken()));
   return {
-    id: createId("booking"),
+    id,
     accountId: vendor.accountId,
     eventId,
     vendorId: vendor.id,
@@ -54,7 +60,6 @@ function bookingOf(vendor: VendorRecord, eventId: string, overrides: Partial<Boo
     dataRequested: ["catering"],
     respondedAt: null,
     message: null,
-    linkHash: linkHashOf(newLinkToken()),
     createdAt: at(5),
     updatedAt: at(5),
     ...overrides,
@@ -140,14 +145,14 @@ export function describeVendors(open: () => Promise<Storage>) {
       const first = bookingOf(near, event.id, { createdAt: at(5) });
       const second = bookingOf(far, event.id, { createdAt: at(6), status: "confirmed", respondedAt: at(6) });
       await storage.transaction(async (tx) => {
-        await tx.bookings.insert(first);
-        await tx.bookings.insert(second);
+        await tx.bookings.insert(first, linkOf(first));
+        await tx.bookings.insert(second, linkOf(second));
       });
 
       assert.deepEqual(await storage.getBooking(acme, event.id, first.id), first);
       assert.equal(await storage.getBooking(globex, event.id, first.id), null);
       assert.equal(await storage.getBooking(acme, createId("event"), first.id), null);
-      assert.deepEqual(await storage.findBookingByLink(second.linkHash), second);
+      assert.deepEqual(await storage.findBookingByLink(linkOf(second)), second);
       assert.equal(await storage.findBookingByLink(linkHashOf(newLinkToken())), null);
       const listed = await storage.listBookings(acme, event.id, BookingListQuery.parse({}));
       assert.deepEqual([listed.total, listed.items.map((b) => b.id)], [2, [first.id, second.id]]);
@@ -160,7 +165,7 @@ export function describeVendors(open: () => Promise<Storage>) {
 
       await storage.transaction(async (tx) => {
         assert.deepEqual(await tx.bookings.get(acme, event.id, first.id), first);
-        assert.deepEqual(await tx.bookings.getByLink(first.linkHash), first);
+        assert.deepEqual(await tx.bookings.getByLink(linkOf(first)), first);
         assert.equal(await tx.bookings.findByVendor(event.id, near.id, ACTIVE_BOOKING_STATUSES), first.id);
         assert.equal(await tx.bookings.findByVendor(event.id, near.id, ["cancelled"]), null);
         assert.deepEqual(
@@ -218,7 +223,7 @@ export function describeVendors(open: () => Promise<Storage>) {
 
       // The event's deletion takes its bookings along.
       await deleteEvent(storage, acme, event.id);
-      assert.equal(await storage.findBookingByLink(first.linkHash), null);
+      assert.equal(await storage.findBookingByLink(linkOf(first)), null);
     });
 
     test("one active booking per vendor and event: the unique index refuses a second, a closed one makes room", async (t) => {
@@ -226,13 +231,15 @@ export function describeVendors(open: () => Promise<Storage>) {
       const vendor = vendorAt(acme, at(2));
       await addVendor(storage, vendor);
       const first = bookingOf(vendor, event.id);
-      await storage.transaction((tx) => tx.bookings.insert(first));
+      await storage.transaction((tx) => tx.bookings.insert(first, linkOf(first)));
       await assert.rejects(
-        storage.transaction((tx) => tx.bookings.insert(bookingOf(vendor, event.id, { status: "confirmed" }))),
+        storage.transaction((tx) =>
+          tx.bookings.insert(bookingOf(vendor, event.id, { status: "confirmed" }), linkHashOf(newLinkToken())),
+        ),
         (error: unknown) => StorageConflict.is(error, "active-booking"),
       );
       await storage.transaction((tx) => tx.bookings.update({ ...first, status: "declined", updatedAt: at(6) }));
-      await storage.transaction((tx) => tx.bookings.insert(bookingOf(vendor, event.id)));
+      await storage.transaction((tx) => tx.bookings.insert(bookingOf(vendor, event.id), linkHashOf(newLinkToken())));
       assert.equal((await storage.listBookings(acme, event.id, BookingListQuery.parse({}))).total, 2);
     });
 
@@ -246,11 +253,11 @@ export function describeVendors(open: () => Promise<Storage>) {
           acme,
           event.id,
           { vendorId, services: "Stage", dataRequested: [] },
-          {
-            id: createId("booking"),
-            now: at(5),
-            linkHash: linkHashOf(newLinkToken()),
-          },
+          (() => {
+            const id = createId("booking");
+            linkHashes.set(id, linkHashOf(newLinkToken()));
+            return { id, now: at(5), linkHash: linkHashes.get(id)! };
+          })(),
         );
       const outcomes = await Promise.all(Array.from({ length: 8 }, () => codeOf(book(vendor.id))));
       assert.deepEqual(outcomes.sort(), [...Array(7).fill("DUPLICATE_BOOKING"), "ok"]);
@@ -261,7 +268,7 @@ export function describeVendors(open: () => Promise<Storage>) {
       // The vendor's answer and the organiser's cancellation race: the booking ends in one state, notified once each way it moved.
       const [answered, cancelled] = await Promise.all([
         codeOf(
-          answerBooking(storage, booking.linkHash, { accountId: acme, eventId: event.id }, "confirmed", null, at(6)),
+          answerBooking(storage, linkOf(booking), { accountId: acme, eventId: event.id }, "confirmed", null, at(6)),
         ),
         codeOf(updateBooking(storage, acme, event.id, booking.id, { status: "cancelled" }, at(6))),
       ]);

@@ -32,6 +32,7 @@ import { StorageConflict } from "../src/storage/transaction.ts";
 import { describeOutboxAndDeliveries } from "./_service-transactions-outbox.ts";
 import { describeThresholds } from "./_service-transactions-thresholds.ts";
 import { describeTicketTypes } from "./_service-transactions-tickets.ts";
+import { describeEmails } from "./_service-transactions-emails.ts";
 import { describeVendors } from "./_service-transactions-vendors.ts";
 import { changeWebhook, recordAttempt } from "./_webhook-helpers.ts";
 import {
@@ -406,6 +407,7 @@ export function describeServiceTransactions(name: string, createStorage: () => P
             await storage.purgeExpired({
               now: "2026-01-04T00:00:00.000Z",
               deliveriesBefore: "2000-01-01T00:00:00.000Z",
+              emailsBefore: "2000-01-01T00:00:00.000Z",
             })
           ).idempotencyKeys >= 2,
         );
@@ -1955,6 +1957,7 @@ export function describeServiceTransactions(name: string, createStorage: () => P
     describeThresholds(create);
     describeVendors(create);
     describeTicketTypes(create);
+    describeEmails(create);
 
     // Last: a method of Storage that no test above called fails here, so a new method comes with its test.
     test("every method of Storage is covered by a test", () => {

@@ -491,10 +491,10 @@ export function describeStorageReads(
         dataRequested: ["catering"],
         respondedAt: null,
         message: null,
-        linkHash: linkHashOf(newLinkToken()),
         createdAt: late(3),
         updatedAt: late(3),
       };
+      const linkHash = linkHashOf(newLinkToken());
       const activity = (seconds: number, overrides: Partial<PricedActivity> = {}): PricedActivity =>
         fuelRecord(accountId, event.id, late(seconds), { quantity: seconds, emissionsKg: seconds * 2.5, ...overrides });
       const second = activity(20);
@@ -503,7 +503,7 @@ export function describeStorageReads(
       await run(async (tx) => {
         await tx.vendors.insert(vendor);
         await tx.vendors.insert(venue);
-        await tx.bookings.insert(booking);
+        await tx.bookings.insert(booking, linkHash);
         for (const record of [second, first, byLink]) await tx.activities.insert(record);
       });
       assert.deepEqual(await storage().getActivity(accountId, event.id, first.id), first);
@@ -540,8 +540,19 @@ export function describeStorageReads(
 
       assert.deepEqual(await storage().getBooking(accountId, event.id, booking.id), booking);
       assert.equal(await storage().getBooking(other, event.id, booking.id), null);
-      assert.deepEqual(await storage().findBookingByLink(booking.linkHash), booking);
+      assert.deepEqual(await storage().findBookingByLink(linkHash), booking);
       assert.equal(await storage().findBookingByLink(linkHashOf(newLinkToken())), null);
+      // A link added while the booking is in one of the statuses given opens it beside the first; none otherwise.
+      const emailed = linkHashOf(newLinkToken());
+      const add = (hash: string, statuses: BookingRecord["status"][], bookingId = booking.id) =>
+        storage().addBookingLink({ bookingId, linkHash: hash, at: late(4), statuses });
+      assert.equal(await add(emailed, ["requested", "confirmed"]), true);
+      assert.deepEqual(await storage().findBookingByLink(emailed), booking);
+      assert.deepEqual(await storage().findBookingByLink(linkHash), booking);
+      const refused = linkHashOf(newLinkToken());
+      assert.equal(await add(refused, ["confirmed"]), false);
+      assert.equal(await add(refused, ["requested"], createId("booking")), false);
+      assert.equal(await storage().findBookingByLink(refused), null);
       assert.deepEqual(await storage().listBookings(accountId, event.id, BookingListQuery.parse({})), {
         items: [booking],
         total: 1,
@@ -813,23 +824,64 @@ export function describeStorageReads(
       await done(oldDone, 11);
       await done(newDone, 300);
       const before = (await whole.listDeliveries(accountId, hook.id, DeliveryListQuery.parse({})))?.total ?? 0;
-      // Gone: the old succeeded one, and the pending one of the paused webhook of the claims' test.
-      assert.deepEqual(await whole.purgeExpired({ now: late(100), deliveriesBefore: late(200) }), {
-        idempotencyKeys: 1,
-        deliveries: 2,
-        attempts: 1,
+      // Emails: one sent before the cut, one sent after, one still pending from before it.
+      const email = (subjectId: string) => ({
+        kind: "vendor_link" as const,
+        reason: "booked" as const,
+        accountId,
+        eventId: createId("event"),
+        subjectId,
+        at: late(10),
       });
+      await runWhole((tx) => tx.emails.append([email("sent-old"), email("sent-new"), email("pending-old")]));
+      const claimed = await whole.claimDueEmails({
+        workerId: "mailer-p",
+        now: late(10),
+        leaseUntil: late(9_000),
+        limit: 3,
+        kinds: ["vendor_link"],
+      });
+      for (const [subject, at] of [
+        ["sent-old", 20],
+        ["sent-new", 400],
+      ] as const) {
+        const id = claimed.find((e) => e.subjectId === subject)!.id;
+        await whole.recordEmailAttempt({
+          id,
+          workerId: "mailer-p",
+          attempt: 1,
+          status: "sent",
+          nextAttemptAt: null,
+          error: null,
+          now: late(at),
+        });
+      }
+      // Gone: the old succeeded one, and the pending one of the paused webhook of the claims' test; the old sent email.
+      assert.deepEqual(
+        await whole.purgeExpired({ now: late(100), deliveriesBefore: late(200), emailsBefore: late(200) }),
+        { idempotencyKeys: 1, deliveries: 2, attempts: 1, emails: 1 },
+      );
+      const left = await whole.claimDueEmails({
+        workerId: "mailer-q",
+        now: late(9_001),
+        leaseUntil: late(9_500),
+        limit: 3,
+        kinds: ["vendor_link"],
+      });
+      assert.deepEqual(
+        left.map((e) => e.subjectId),
+        ["pending-old"],
+      );
       assert.equal(await whole.getDelivery(accountId, hook.id, oldDone.id), null);
       assert.equal((await whole.getDelivery(accountId, hook.id, newDone.id))?.status, "succeeded");
       assert.equal((await whole.listDeliveries(accountId, hook.id, DeliveryListQuery.parse({})))?.total, before - 1);
       assert.equal((await whole.outboxBacklog(late(170))).paused, 0);
       assert.equal(await claim("old", late(600)), null, "the expired key is free again");
       assert.equal((await claim("new", late(600)))?.state, "running");
-      assert.deepEqual(await whole.purgeExpired({ now: late(100), deliveriesBefore: late(200) }), {
-        idempotencyKeys: 0,
-        deliveries: 0,
-        attempts: 0,
-      });
+      assert.deepEqual(
+        await whole.purgeExpired({ now: late(100), deliveriesBefore: late(200), emailsBefore: late(200) }),
+        { idempotencyKeys: 0, deliveries: 0, attempts: 0, emails: 0 },
+      );
       await whole.close();
       await assert.rejects(whole.ping());
     });

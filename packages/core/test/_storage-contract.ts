@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createId } from "../src/_internal/ids.ts";
 import type { AttendeeRecord } from "../src/resources/attendee.ts";
+import type { EmailKind, EmailStatus } from "../src/resources/email.ts";
 import type { KeptFigures } from "../src/rules/kept-figures.ts";
 import type { Tally } from "../src/rules/kept-tallies.ts";
 import type { PaymentEntry } from "../src/resources/payment.ts";
@@ -497,22 +498,37 @@ export function describeStorageContract(backend: TestBackend) {
           dataRequested: ["catering"],
           respondedAt: null,
           message: null,
-          linkHash: linkHashOf(newLinkToken()),
           createdAt: at(2),
           updatedAt: at(2),
         };
-        await run((tx) => tx.bookings.insert(booking));
+        const linkHash = linkHashOf(newLinkToken());
+        await run((tx) => tx.bookings.insert(booking, linkHash));
         assert.deepEqual(await run((tx) => tx.bookings.get(acme, event.id, booking.id)), booking);
         assert.equal(await run((tx) => tx.bookings.get(globex, event.id, booking.id)), null);
-        assert.equal((await run((tx) => tx.bookings.getByLink(booking.linkHash)))?.id, booking.id);
+        assert.equal((await run((tx) => tx.bookings.getByLink(linkHash)))?.id, booking.id);
         assert.equal(await run((tx) => tx.bookings.getByLink(linkHashOf(newLinkToken()))), null);
+        // A second live link (an email's), then a rotation: the one new link replaces both.
+        const emailed = linkHashOf(newLinkToken());
+        assert.equal(
+          await storage.addBookingLink({
+            bookingId: booking.id,
+            linkHash: emailed,
+            at: at(2),
+            statuses: ["requested"],
+          }),
+          true,
+        );
+        assert.equal((await run((tx) => tx.bookings.getByLink(emailed)))?.id, booking.id);
+        const rotated = linkHashOf(newLinkToken());
+        await run((tx) => tx.bookings.replaceLinks(booking.id, rotated, at(3)));
+        assert.equal(await run((tx) => tx.bookings.getByLink(linkHash)), null);
+        assert.equal(await run((tx) => tx.bookings.getByLink(emailed)), null);
+        assert.equal((await run((tx) => tx.bookings.getByLink(rotated)))?.id, booking.id);
         assert.equal(await run((tx) => tx.bookings.findByVendor(event.id, vendor.id, ["requested"])), booking.id);
         assert.equal(await run((tx) => tx.bookings.findByVendor(event.id, vendor.id, ["confirmed"])), null);
         assert.equal(await run((tx) => tx.vendors.hasBooking(vendor.id, ["requested"])), true);
         await assert.rejects(
-          run((tx) =>
-            tx.bookings.insert({ ...booking, id: createId("booking"), linkHash: linkHashOf(newLinkToken()) }),
-          ),
+          run((tx) => tx.bookings.insert({ ...booking, id: createId("booking") }, linkHashOf(newLinkToken()))),
           (error) => StorageConflict.is(error, "active-booking"),
         );
         assert.deepEqual(await run((tx) => tx.bookings.confirmedVendors(event.id)), []);
@@ -526,6 +542,71 @@ export function describeStorageContract(backend: TestBackend) {
         assert.deepEqual(await run((tx) => tx.bookings.listByStatus(event.id, ["requested"])), []);
         const confirmed = await run((tx) => tx.bookings.confirmedVendors(event.id));
         assert.equal(confirmed.length, 1);
+      });
+    });
+
+    describe("email outbox", () => {
+      test("append, claimDueEmails (kinds, due order, lease), recordEmailAttempt by the holder only; concurrent claims take each email once", async () => {
+        const eventId = createId("event");
+        const ada = createId("attendee");
+        const booking = createId("booking");
+        await run((tx) =>
+          tx.emails.append([
+            { kind: "ticket_link", reason: "registered", accountId: acme, eventId, subjectId: ada, at: at(10) },
+            { kind: "vendor_link", reason: "booked", accountId: acme, eventId, subjectId: booking, at: at(11) },
+            { kind: "ticket_link", reason: "paid", accountId: acme, eventId, subjectId: ada, at: at(12) },
+          ]),
+        );
+        await run((tx) => tx.emails.append([]));
+        const plus = (iso: string, seconds: number) => new Date(Date.parse(iso) + seconds * 1000).toISOString();
+        const claim = (
+          workerId: string,
+          now: string,
+          kinds: EmailKind[] = ["ticket_link", "vendor_link"],
+          limit = 10,
+        ) => storage.claimDueEmails({ workerId, now, leaseUntil: plus(now, 60), limit, kinds });
+        // Not due yet; then the vendor kind alone.
+        assert.deepEqual(await claim("w1", at(9)), []);
+        const vendorOnly = await claim("w1", at(20), ["vendor_link"]);
+        assert.deepEqual(
+          vendorOnly.map((e) => [e.kind, e.reason, e.subjectId, e.eventId, e.accountId, e.attempts]),
+          [["vendor_link", "booked", booking, eventId, acme, 0]],
+        );
+        // Leased: nobody else gets it; the ticket ones go to the next claims, oldest first, each once.
+        const [first, second] = await Promise.all([
+          claim("w2", at(20), undefined, 1),
+          claim("w3", at(20), undefined, 1),
+        ]);
+        assert.deepEqual([...(first ?? []), ...(second ?? [])].map((e) => e.reason).sort(), ["paid", "registered"]);
+        assert.deepEqual(await claim("w4", at(20)), []);
+        const vendorEmail = vendorOnly[0]!;
+        const attempt = (workerId: string, n: number, status: EmailStatus, next: string | null) =>
+          storage.recordEmailAttempt({
+            id: vendorEmail.id,
+            workerId,
+            attempt: n,
+            status,
+            nextAttemptAt: next,
+            error: status === "pending" ? "451 try later" : null,
+            now: at(21),
+          });
+        // Only its holder records, and only the attempt due.
+        assert.equal(await attempt("w2", 1, "pending", at(30)), false);
+        assert.equal(await attempt("w1", 2, "pending", at(30)), false);
+        assert.equal(await attempt("w1", 1, "pending", at(30)), true);
+        assert.equal(await attempt("w1", 1, "pending", at(30)), false);
+        // Retried when due, with its attempts counted; then sent, and never claimed again.
+        assert.deepEqual(await claim("w5", at(29), ["vendor_link"]), []);
+        const retried = await claim("w5", at(30), ["vendor_link"]);
+        assert.deepEqual(
+          retried.map((e) => [e.id, e.attempts]),
+          [[vendorEmail.id, 1]],
+        );
+        assert.equal(await attempt("w5", 2, "sent", null), true);
+        assert.deepEqual(await claim("w6", plus(at(30), 3600), ["vendor_link"]), []);
+        // A crashed worker's lease runs out: the email comes back.
+        const back = await claim("w7", plus(at(20), 61), ["ticket_link"]);
+        assert.equal(back.length, 2);
       });
     });
 

@@ -31,7 +31,11 @@ import { createChangeNotifier } from "../src/webhooks/change-notifications.ts";
  */
 export function transactionContext<S extends Storage>(
   storage: S,
-  { notifier, payments = MANUAL_PAYMENT_TERMS }: { notifier: ChangeNotifier | null; payments?: PaymentTerms },
+  {
+    notifier,
+    payments = MANUAL_PAYMENT_TERMS,
+    emails = false,
+  }: { notifier: ChangeNotifier | null; payments?: PaymentTerms; emails?: boolean },
 ): TransactionContext<S> {
   return {
     storage,
@@ -39,6 +43,7 @@ export function transactionContext<S extends Storage>(
     emissionFactors: storage.emissionFactors ?? DEFAULT_EMISSION_FACTORS,
     carbon: notifier?.carbon ?? DEFAULT_CARBON_SETTINGS,
     payments,
+    emails,
   };
 }
 

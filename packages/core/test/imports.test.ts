@@ -32,7 +32,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["pages/"],
   ["service.ts"],
   ["http/"],
-  ["background-purge.ts", "delivery-worker.ts", "payment-worker.ts", "internal.ts", "index.ts"],
+  ["background-purge.ts", "delivery-worker.ts", "email-worker.ts", "payment-worker.ts", "internal.ts", "index.ts"],
 ];
 
 const files = (dir: string): string[] =>

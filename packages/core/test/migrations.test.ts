@@ -1,7 +1,7 @@
 /**
  * Migrations on a database that already holds data: `0004_event_stats` gives existing events
  * the figures of their active registrations, as later writes keep them, and the start after
- * `0019_event_tallies` counts their tallies.
+ * `0019_event_tallies` counts their tallies; `0027_email_outbox` moves the bookings' links.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -230,6 +230,62 @@ test("0023_payment_admission admits the registrations stored paid for, and reads
   assert.deepEqual(await payment("part"), ["requires_payment", null]);
   assert.deepEqual(await payment("gone"), ["refunded", null]);
   assert.equal(await payment("free"), null);
+  await storage.close();
+});
+
+test("0027_email_outbox keeps the links of the bookings stored before it: each opens its booking, a rotation replaces it", async () => {
+  const db = await databaseAt("0024_event_time_zone");
+  await db.insertInto("events").values(eventRow("evt_v", null)).execute();
+  await db
+    .insertInto("vendors")
+    .values({
+      id: "ven_1",
+      account_id: "acct_1",
+      name: "Plate",
+      search_key: "plate",
+      category: "catering",
+      contact: null,
+      location: null,
+      certifications: "[]",
+      notes: null,
+      metadata: "{}",
+      created_at: AT,
+      updated_at: AT,
+    })
+    .execute();
+  const booking = (id: string, status: string) => ({
+    id,
+    account_id: "acct_1",
+    event_id: "evt_v",
+    vendor_id: "ven_1",
+    status,
+    services: "Lunch",
+    data_requested: "[]",
+    link_hash: `hash_${id}`,
+    responded_at: null,
+    message: null,
+    created_at: AT,
+    updated_at: AT,
+  });
+  await db
+    .insertInto("vendor_bookings")
+    .values([booking("vbk_1", "confirmed"), booking("vbk_2", "declined")])
+    .execute();
+
+  const storage = createSqlStorage({ db: db as Kysely<Schema> });
+  await storage.migrate();
+  assert.equal((await storage.findBookingByLink("hash_vbk_1"))?.id, "vbk_1");
+  assert.equal((await storage.findBookingByLink("hash_vbk_2"))?.status, "declined");
+  assert.deepEqual(
+    await db.selectFrom("vendor_booking_links").select(["link_hash", "booking_id"]).orderBy("link_hash").execute(),
+    [
+      { link_hash: "hash_vbk_1", booking_id: "vbk_1" },
+      { link_hash: "hash_vbk_2", booking_id: "vbk_2" },
+    ],
+  );
+  await storage.transaction((tx) => tx.bookings.replaceLinks("vbk_1", "hash_new", AT));
+  assert.equal(await storage.findBookingByLink("hash_vbk_1"), null);
+  assert.equal((await storage.findBookingByLink("hash_new"))?.id, "vbk_1");
   await storage.close();
 });
 

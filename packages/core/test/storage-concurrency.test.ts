@@ -16,6 +16,7 @@ import { newEventRecord } from "../src/resources/event.ts";
 import { BookingListQuery, linkHashOf, newLinkToken, newVendorRecord } from "../src/resources/vendor.ts";
 import { WebhookListQuery, type WebhookRecord } from "../src/resources/webhook.ts";
 import type { ClaimedDelivery } from "../src/resources/webhook-delivery.ts";
+import type { ClaimedEmail } from "../src/resources/email.ts";
 import type { Storage } from "../src/storage.ts";
 import { BACKENDS, type TestBackend, type TestDatabase } from "./_backends.ts";
 import { type Call, type Outcome, type Racers, racersFor } from "./_parallel.ts";
@@ -434,6 +435,73 @@ for (const backend of BACKENDS) {
         records.map((o) => o.ok && o.value.recorded),
         [true, false],
       );
+    });
+
+    test("workers claiming emails at once: none handed out twice, every one handed out in the end; its attempt recorded by its holder only", async () => {
+      const account = await newAccount(storage, "Race emails");
+      const eventId = createId("event");
+      const total = 24;
+      await storage.transaction((tx) =>
+        tx.emails.append(
+          Array.from({ length: total }, (_, i) => ({
+            kind: "vendor_link" as const,
+            reason: "booked" as const,
+            accountId: account,
+            eventId,
+            subjectId: `vbk_race_${i}`,
+            at: `2041-01-01T00:00:${String(i).padStart(2, "0")}.000Z`,
+          })),
+        ),
+      );
+      const claim = (workerId: string): Call => ({
+        method: "claimDueEmails",
+        args: [
+          {
+            workerId,
+            now: "2041-01-01T00:01:00.000Z",
+            leaseUntil: "2041-01-01T01:00:00.000Z",
+            limit: 3,
+            kinds: ["vendor_link"],
+          },
+        ],
+      });
+      const seen = new Map<string, string>();
+      for (let round = 0; round < 20 && seen.size < total; round++) {
+        const outcomes = await racers.race(Array.from({ length: 4 }, (_, i) => claim(`mailer-${round}-${i}`)));
+        for (const [i, outcome] of outcomes.entries()) {
+          assert.ok(outcome.ok, JSON.stringify(outcome));
+          const claimed = outcome.value as ClaimedEmail[];
+          assert.ok(claimed.length <= 3, "limit");
+          for (const email of claimed) {
+            assert.equal(seen.get(email.id), undefined, `email ${email.id} handed out twice`);
+            seen.set(email.id, `mailer-${round}-${i}`);
+          }
+        }
+      }
+      assert.equal(seen.size, total);
+      const [id, owner] = [...seen][0]!;
+      const records = await racers.race(
+        [owner, "intruder", owner].map(
+          (workerId): Call => ({
+            method: "recordEmailAttempt",
+            args: [
+              {
+                id,
+                workerId,
+                attempt: 1,
+                status: "sent",
+                nextAttemptAt: null,
+                error: null,
+                now: "2041-01-01T00:02:00.000Z",
+              },
+            ],
+          }),
+        ),
+      );
+      // The holder's attempt is recorded once however often it is sent at once; another worker's never.
+      assert.ok(records.every((o) => o.ok));
+      assert.equal(records.filter((o) => o.ok && o.value === true).length, 1);
+      assert.equal(records[1]!.ok && records[1]!.value, false);
     });
 
     test("the same delivery's attempt recorded twice at once: recorded once", async () => {

@@ -129,7 +129,7 @@ test("the purge removes exactly the old final deliveries (and pending ones of an
   });
   const result = await purge.run();
   // 3 final deliveries of the active webhook (2 old, 1 a millisecond before the cutoff) and the inactive one's 6 pending ones.
-  assert.deepEqual(result, { idempotencyKeys: 1, deliveries: 9, attempts: 3 });
+  assert.deepEqual(result, { idempotencyKeys: 1, deliveries: 9, attempts: 3, emails: 0 });
   assert.deepEqual(purged, [result]);
 
   assert.deepEqual((await log(active.id)).map((d) => d.id).sort(), [atCutoff, recent, oldPending].sort());
@@ -156,7 +156,7 @@ test("the purge removes exactly the old final deliveries (and pending ones of an
   }
 
   // A second run finds nothing more, and says nothing.
-  assert.deepEqual(await purge.run(), { idempotencyKeys: 0, deliveries: 0, attempts: 0 });
+  assert.deepEqual(await purge.run(), { idempotencyKeys: 0, deliveries: 0, attempts: 0, emails: 0 });
   assert.equal(purged.length, 1);
   await storage.close();
 });
@@ -165,9 +165,11 @@ test("start runs at once and then on its timer; stop waits for the run", async (
   const storage = await sqliteStorage();
   let runs = 0;
   const counting: Storage = Object.assign(Object.create(storage) as Storage, {
-    purgeExpired: async (purge: { now: string; deliveriesBefore: string }) => {
+    purgeExpired: async (purge: { now: string; deliveriesBefore: string; emailsBefore: string }) => {
       runs += 1;
       assert.equal(purge.deliveriesBefore, CUTOFF);
+      // Final emails are kept 30 days whatever the webhooks' retention.
+      assert.equal(purge.emailsBefore, "2041-01-30T00:00:00.000Z");
       return storage.purgeExpired(purge);
     },
   });

@@ -62,6 +62,9 @@ const emissionFactorsFile = z.string().transform((file, ctx) => {
   return z.NEVER;
 });
 
+/** What `SMTP_URL` must look like; its value is never repeated in the error (it holds the password). */
+const SMTP_URL_FORMAT = "an SMTP URL, smtp://user:password@host:587 or smtps://user:password@host:465";
+
 /** A TCP port number (0: any free port). */
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -151,6 +154,24 @@ export const ServerConfig = z
       .max(7 * 24 * 60)
       .default(30),
     PAYMENT_WORKER_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(5_000),
+    // Unset: nothing is emailed. Holds the SMTP password: never logged whole (redactSmtpUrl).
+    SMTP_URL: z
+      .url({ protocol: /^smtps?$/, hostname: /./, error: SMTP_URL_FORMAT })
+      .transform((url) => new URL(url))
+      .optional(),
+    EMAIL_FROM: z
+      .string()
+      .max(320)
+      .regex(
+        /^(?:[^\r\n<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/,
+        'an address, events@example.com, or a name and an address, "Green Events <events@example.com>"',
+      )
+      .optional(),
+    EMAIL_RETRY_DELAYS_MS: z
+      .string()
+      .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, "a comma-separated list of milliseconds, e.g. 60000,300000,1800000")
+      .transform((list) => list.split(",").map((ms) => Number(ms.trim())))
+      .optional(),
   })
   .superRefine((config, ctx) => {
     if ((config.TLS_CERT === undefined) !== (config.TLS_KEY === undefined)) {
@@ -165,6 +186,13 @@ export const ServerConfig = z
         code: "custom",
         path: ["STRIPE_WEBHOOK_SECRET"],
         message: "STRIPE_SECRET_KEY needs the webhook endpoint's signing secret, or payments would never be confirmed",
+      });
+    }
+    if (config.SMTP_URL !== undefined && config.EMAIL_FROM === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["EMAIL_FROM"],
+        message: "SMTP_URL needs EMAIL_FROM, the address the emails are sent from",
       });
     }
     if (config.HTTP_REDIRECT_PORT !== undefined && config.TLS_CERT === undefined) {
@@ -209,6 +237,9 @@ export const CONFIG_VARIABLES = [
   "STRIPE_API_URL",
   "PAYMENT_HOLD_MINUTES",
   "PAYMENT_WORKER_INTERVAL_MS",
+  "SMTP_URL",
+  "EMAIL_FROM",
+  "EMAIL_RETRY_DELAYS_MS",
 ] as const;
 
 /** Reads the configuration from `env`; throws an error naming every bad variable. */

@@ -5,7 +5,13 @@
  * them with prom-client and renders the text format the handler serves at `/metrics`.
  */
 import { createRequire } from "node:module";
-import type { DeliveryWorkerOptions, MetricsExposition, RequestLogEntry, Storage } from "@event-service/core";
+import type {
+  DeliveryWorkerOptions,
+  EmailAttemptInfo,
+  MetricsExposition,
+  RequestLogEntry,
+  Storage,
+} from "@event-service/core";
 import type * as PromClient from "prom-client";
 import type { Registry } from "prom-client";
 
@@ -69,6 +75,8 @@ export interface Metrics {
   observeRequest(entry: RequestLogEntry): void;
   /** For the delivery worker's `onAttempt`. */
   observeAttempt(info: AttemptInfo): void;
+  /** For the email worker's `onAttempt`. */
+  observeEmail(info: Pick<EmailAttemptInfo, "kind" | "status">): void;
   /** Reads the outbox's backlog and renders every metric in the Prometheus text format. */
   collect(): Promise<MetricsExposition>;
 }
@@ -111,6 +119,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
     name: "event_service_webhook_delivery_attempts_total",
     help: "Webhook delivery attempts recorded by this process's worker, by outcome (succeeded, retrying, failed).",
     labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  const emails = new Counter({
+    name: "event_service_email_attempts_total",
+    help: "Email attempts recorded by this process's email worker, by kind (ticket_link, vendor_link) and outcome (sent, retrying, failed, skipped).",
+    labelNames: ["kind", "outcome"] as const,
     registers: [registry],
   });
   const attemptDuration = new Histogram({
@@ -174,6 +188,9 @@ export function createMetrics(options: MetricsOptions): Metrics {
       attempts.inc({ outcome });
       attemptDuration.observe(info.attempt.durationMs / 1000);
       if (info.webhookDisabled) disabled.inc({ reason: info.attempt.statusCode === 410 ? "gone" : "failures" });
+    },
+    observeEmail(info) {
+      emails.inc({ kind: info.kind, outcome: info.status === "pending" ? "retrying" : info.status });
     },
     async collect() {
       return { body: await registry.metrics(), contentType: registry.contentType };

@@ -7,6 +7,7 @@ import {
   createBackgroundPurge,
   createPaymentWorker,
   createDeliveryWorker,
+  createEmailWorker,
   createEventService,
   createHandler,
   createSqlStorage,
@@ -23,6 +24,7 @@ import { createMetrics } from "./metrics.ts";
 import { trackConnections } from "./connections.ts";
 import { answerParserErrors } from "./parser-errors.ts";
 import { createRedirectServer } from "./redirect.ts";
+import { redactSmtpUrl, smtpTransport } from "./email.ts";
 import { stripeClient } from "./stripe.ts";
 import { isPostgresUrl, openDatabase, redactDatabaseUrl } from "./database.ts";
 
@@ -139,9 +141,29 @@ export async function startServer(
     onPurged: (removed) => logger.info(removed, "purged expired records"),
     onError: logRepeated(logger, "error", "background purge error"),
   });
+  // Known once listening (PORT may be 0); read by the handler for each request's links and by the emails' links.
+  let linkOrigin = "";
+  // Only with SMTP_URL: without it nothing is queued, and the links are in the answers alone.
+  const transport = config.SMTP_URL && smtpTransport(config.SMTP_URL);
+  const mailer =
+    transport &&
+    createEmailWorker({
+      storage,
+      transport,
+      from: config.EMAIL_FROM!,
+      baseUrl: () => config.PUBLIC_URL?.replace(/\/+$/, "") || linkOrigin,
+      ...(config.EMAIL_RETRY_DELAYS_MS && { retryDelaysMs: config.EMAIL_RETRY_DELAYS_MS }),
+      // Ids, kind and outcome, and the recipient's domain at most: never the address, the link or the body.
+      onAttempt: (info) => {
+        logger.info(info, "email attempt");
+        metrics?.observeEmail(info);
+      },
+      onError: logRepeated(logger, "error", "email worker error"),
+    });
   const service = createEventService({
     storage,
     ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
+    ...(mailer && { emails: { onQueued: mailer.wake } }),
     webhooks: {
       allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -166,8 +188,6 @@ export async function startServer(
     onError: logRepeated(logger, "error", "payment worker error"),
   });
   let draining = false;
-  // Known once listening (PORT may be 0); read by the handler for each request's links.
-  let linkOrigin = "";
   const handler = createHandler(service, {
     // srvx serves its own Response class without web streams: a large share of a small request's cost.
     Response: FastResponse,
@@ -224,6 +244,7 @@ export async function startServer(
   linkOrigin = listenOrigin(config.HOST, port, tls !== undefined);
 
   worker.start();
+  mailer?.start();
   purge.start();
   payments.start();
 
@@ -237,7 +258,12 @@ export async function startServer(
   }
 
   logger.info(
-    { url, ...(redirectUrl && { redirectUrl }), database: redactDatabaseUrl(config.DATABASE_URL) },
+    {
+      url,
+      ...(redirectUrl && { redirectUrl }),
+      database: redactDatabaseUrl(config.DATABASE_URL),
+      ...(config.SMTP_URL && { smtp: redactSmtpUrl(config.SMTP_URL) }),
+    },
     "listening",
   );
   if (!config.PUBLIC_URL && !isLoopback(config.HOST)) {
@@ -276,9 +302,11 @@ export async function startServer(
           redirect && new Promise<void>((resolve) => redirect.close(() => resolve())),
           // The worker finishes (and records) the attempts in flight before the store closes.
           worker.stop(),
+          mailer?.stop(),
           purge.stop(),
           payments.stop(),
         ]);
+        transport?.close();
         clearTimeout(force);
         // Requests have stopped: the rate-limit counts leased and not spent go back for other processes.
         await handler

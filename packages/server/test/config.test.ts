@@ -37,7 +37,35 @@ test("defaults", () => {
     STRIPE_API_URL: undefined,
     PAYMENT_HOLD_MINUTES: 30,
     PAYMENT_WORKER_INTERVAL_MS: 5_000,
+    SMTP_URL: undefined,
+    EMAIL_FROM: undefined,
+    EMAIL_RETRY_DELAYS_MS: undefined,
   });
+});
+
+test("email: SMTP_URL is smtp:// or smtps:// and needs EMAIL_FROM; the password never appears in an error; retries as milliseconds", () => {
+  const email = loadConfig({
+    SMTP_URL: "smtps://mailer:p%40ss@mail.example.com:465",
+    EMAIL_FROM: "Green Events <events@example.com>",
+    EMAIL_RETRY_DELAYS_MS: "1000, 5000",
+  });
+  assert.equal(email.SMTP_URL?.protocol, "smtps:");
+  assert.equal(email.SMTP_URL?.password, "p%40ss");
+  assert.deepEqual(email.EMAIL_RETRY_DELAYS_MS, [1000, 5000]);
+  assert.equal(
+    loadConfig({ SMTP_URL: "smtp://mail:587", EMAIL_FROM: "events@example.com" }).EMAIL_FROM,
+    "events@example.com",
+  );
+  assert.throws(() => loadConfig({ SMTP_URL: "smtp://mail.example.com:587" }), /EMAIL_FROM: SMTP_URL needs EMAIL_FROM/);
+  for (const bad of ["http://user:topSecretPw@mail.example.com", "mail.example.com:587", "smtp://"]) {
+    assert.throws(
+      () => loadConfig({ SMTP_URL: bad, EMAIL_FROM: "events@example.com" }),
+      (error: Error) => /SMTP_URL: an SMTP URL/.test(error.message) && !error.message.includes("topSecretPw"),
+    );
+  }
+  for (const bad of ["events", "a@b\r\nBcc: x@y.z", "<events@example.com"])
+    assert.throws(() => loadConfig({ SMTP_URL: "smtp://mail:587", EMAIL_FROM: bad }), /EMAIL_FROM/);
+  assert.throws(() => loadConfig({ EMAIL_RETRY_DELAYS_MS: "soon" }), /EMAIL_RETRY_DELAYS_MS/);
 });
 
 test("Stripe: a secret key needs the webhook secrets; several secrets, comma-separated; hold minutes may be fractions", () => {

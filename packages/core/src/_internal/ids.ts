@@ -13,6 +13,7 @@ export const ID_PREFIXES = {
   vendor: "ven",
   booking: "vbk",
   payment: "pay",
+  email: "eml",
 } as const;
 
 /** Bytes drawn from the CSPRNG at once: one call per 4 KiB, not per id (as `randomUUID` caches its entropy). */

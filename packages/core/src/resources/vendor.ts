@@ -234,15 +234,14 @@ export const BookingWithLink = Booking.extend({
 });
 export type BookingWithLink = z.infer<typeof BookingWithLink>;
 
-/** A booking as stored: its account, and the hash of its link's token. */
+/** A booking as stored: its account (its links are kept apart, as hashes of their tokens). */
 export interface BookingRecord extends Booking {
   accountId: string;
-  linkHash: string;
 }
 
 /** The API form of a stored booking. */
 export function toApiBooking(record: BookingRecord): Booking {
-  const { accountId: _accountId, linkHash: _linkHash, ...booking } = record;
+  const { accountId: _accountId, ...booking } = record;
   return booking;
 }
 

@@ -115,12 +115,16 @@ export async function insertBooking(
         dataRequested: input.dataRequested ?? [],
         respondedAt: null,
         message: null,
-        linkHash,
         createdAt: now,
         updatedAt: now,
       };
-      await tx.bookings.insert(booking);
+      await tx.bookings.insert(booking, linkHash);
       await notifyBooking(steps, event, booking, "vendor.booking_requested", now, { vendor });
+      // Its contact is emailed a link of its own, made when the email is sent.
+      if (steps.emails && vendor.contact?.email)
+        await tx.emails.append([
+          { kind: "vendor_link", reason: "booked", accountId, eventId, subjectId: booking.id, at: now },
+        ]);
       return booking;
     });
   } catch (error) {
@@ -222,8 +226,9 @@ export function rotateBookingLink(
         details: { status: current.status },
       });
     }
-    const booking = { ...current, linkHash, updatedAt: now > current.updatedAt ? now : current.updatedAt };
+    const booking = { ...current, updatedAt: now > current.updatedAt ? now : current.updatedAt };
     await tx.bookings.update(booking);
+    await tx.bookings.replaceLinks(id, linkHash, now);
     return booking;
   });
 }

@@ -21,6 +21,8 @@ export interface TransactionContext<S extends TransactionStore = TransactionStor
   carbon: CarbonSettings;
   /** How the registrations the transactions admit or promote pay (provider, hold). */
   payments: PaymentTerms;
+  /** Whether the service sends emails: the changes that email someone then queue them in the email outbox. */
+  emails: boolean;
 }
 
 /** What the transactions that only write rows (webhooks, deliveries) run with: the storage alone. */

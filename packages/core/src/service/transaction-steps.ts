@@ -5,6 +5,7 @@ import type { EventRecord } from "../resources/event.ts";
 import { contributionChange, sumFigures } from "../rules/kept-figures.ts";
 import { mergeTallyChanges, tallyChange, travelTallyChange } from "../rules/kept-tallies.ts";
 import type { PaymentTerms } from "../rules/payments.ts";
+import { ticketEmailReason } from "../rules/emails.ts";
 import { duplicateRegistration } from "../rules/registration-change.ts";
 import type { ChangeNotifier, StoredChange } from "../storage/change-notifier.ts";
 import { type ErasureSubject, redactEnvelope } from "../storage/envelope.ts";
@@ -28,6 +29,8 @@ export interface Steps {
   activeDelta: number;
   /** How the registrations the transaction admits or promotes pay. */
   payments: PaymentTerms;
+  /** Whether the changes queue their emails (the service has a transport). */
+  emails: boolean;
 }
 
 /** Runs `fn` as one business transaction on the context's storage (see `TransactionStore.transaction`). */
@@ -40,6 +43,7 @@ export function runTransaction<T>(context: TransactionContext, fn: (steps: Steps
       notifier: context.notifier,
       activeDelta: 0,
       payments: context.payments,
+      emails: context.emails,
     }),
   );
 }
@@ -114,8 +118,21 @@ export function appendManyNotifications(
   return appendChangesToOutbox(steps.tx, accountId, changes, steps.notifier ?? undefined);
 }
 
-/** Appends the notifications `steps.notifier` makes of `change` of the account to the outbox, in the change's transaction. */
-export function appendNotifications(steps: Steps, accountId: string, change: StoredChange): Promise<number> {
+/**
+ * Appends the notifications `steps.notifier` makes of `change` of the account to the outbox, in
+ * the change's transaction, and the ticket email a registration's change sends its attendee
+ * (`ticketEmailReason`) to the email outbox when the service sends emails. Returns how many
+ * deliveries were appended.
+ */
+export async function appendNotifications(steps: Steps, accountId: string, change: StoredChange): Promise<number> {
+  if (steps.emails && (change.op === "attendee.registered" || change.op === "attendee.updated")) {
+    const after = change.op === "attendee.registered" ? change.attendee : change.after;
+    const reason = ticketEmailReason(change.op === "attendee.registered" ? null : change.before, after);
+    if (reason !== null)
+      await steps.tx.emails.append([
+        { kind: "ticket_link", reason, accountId, eventId: after.eventId, subjectId: after.id, at: change.at },
+      ]);
+  }
   return appendToOutbox(steps.tx, accountId, change, steps.notifier ?? undefined);
 }
 

@@ -58,16 +58,20 @@ function viewOf({ booking, vendor, event }: Pick<LinkedBooking, "booking" | "ven
   };
 }
 
+/** A booking found by one of its links, with that link's hash (the one its operations look it up by again). */
+export type FoundBooking = BookingRecord & { linkHash: string };
+
 /**
  * The booking of a vendor link's token, as found outside a transaction (its account and event,
  * which never change), or `null`: a token of the wrong shape is not looked up.
  */
-export async function findLinkedBooking(storage: VendorStore, token: string): Promise<BookingRecord | null> {
+export async function findLinkedBooking(storage: VendorStore, token: string): Promise<FoundBooking | null> {
   if (!isLinkToken(token)) return null;
-  const booking = await storage.findBookingByLink(linkHashOf(token));
+  const linkHash = linkHashOf(token);
+  const booking = await storage.findBookingByLink(linkHash);
   if (!booking || booking.status === "cancelled") return null;
   // A deleted vendor's booking (a declined one, say) opens nothing either.
-  return (await storage.getVendor(booking.accountId, booking.vendorId)) ? booking : null;
+  return (await storage.getVendor(booking.accountId, booking.vendorId)) ? { ...booking, linkHash } : null;
 }
 
 /**
@@ -77,7 +81,7 @@ export async function findLinkedBooking(storage: VendorStore, token: string): Pr
  */
 export function createVendorLinkOperations(
   storage: VendorStore & Pick<EventStore, "getEvent"> & TransactionStore,
-  found: BookingRecord,
+  found: FoundBooking,
   context: VendorLinkContext,
 ) {
   const { linkHash, accountId, eventId } = found;

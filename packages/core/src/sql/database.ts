@@ -29,6 +29,8 @@ export interface Database {
   kept_tallies: KeptTalliesTable;
   vendors: VendorsTable;
   vendor_bookings: VendorBookingsTable;
+  vendor_booking_links: VendorBookingLinksTable;
+  email_outbox: EmailOutboxTable;
 }
 
 /** A supplier of an account's events. Deleting one deletes the row; its activity records keep its id. */
@@ -51,7 +53,7 @@ export interface VendorsTable {
   updated_at: string;
 }
 
-/** A vendor booked for an event. Its link's token is kept as a SHA-256 hash only. */
+/** A vendor booked for an event. Its links are in `vendor_booking_links`. */
 export interface VendorBookingsTable {
   id: string;
   account_id: string;
@@ -61,9 +63,38 @@ export interface VendorBookingsTable {
   services: string;
   /** JSON array of activity kinds. */
   data_requested: string;
-  link_hash: string;
   responded_at: string | null;
   message: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A live link of a booking, kept as its token's SHA-256 hash only; a rotation deletes them all. */
+export interface VendorBookingLinksTable {
+  link_hash: string;
+  booking_id: string;
+  created_at: string;
+}
+
+/**
+ * An email to send (`resources/email.ts`): its kind and reason, and whom it is about
+ * (`subject_id`: an attendee's or a booking's id); claimed by a worker under a lease as the
+ * webhook deliveries are. No address and no token: both are read or made when it is sent.
+ */
+export interface EmailOutboxTable {
+  id: string;
+  account_id: string;
+  event_id: string;
+  kind: string;
+  reason: string;
+  subject_id: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  lease_owner: string | null;
+  lease_until: string | null;
+  /** Why the last attempt failed (the SMTP server's answer), or null. */
+  last_error: string | null;
   created_at: string;
   updated_at: string;
 }

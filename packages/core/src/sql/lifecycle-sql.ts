@@ -11,6 +11,7 @@ import { TALLY_DEFINITION } from "../rules/kept-tallies.ts";
 import type { SqlContext } from "./sql-context.ts";
 import type { StorageLifecycle } from "../storage/lifecycle-store.ts";
 import { FINAL_DELIVERY_STATUSES } from "../rules/delivery-status.ts";
+import { FINAL_EMAIL_STATUSES } from "../rules/emails.ts";
 
 /** Deliveries deleted per write transaction of a purge: small enough not to hold up the API's writes. */
 const PURGE_BATCH = 500;
@@ -18,6 +19,37 @@ const PURGE_BATCH = 500;
 /** Migrating, pinging, closing and purging (`StorageLifecycle`) on SQL. */
 export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
   const { db, dialect, write } = ctx;
+
+  /** Deletes the final emails last attempted before `before`, a batch per write transaction. */
+  async function purgeEmails(before: string): Promise<number> {
+    let emails = 0;
+    for (;;) {
+      const gone = await write(async (trx) => {
+        const rows = await dialect
+          .claimRows(
+            trx
+              .selectFrom("email_outbox")
+              .select("id")
+              .where("status", "in", FINAL_EMAIL_STATUSES)
+              .where("updated_at", "<", before)
+              .limit(PURGE_BATCH),
+          )
+          .execute();
+        if (rows.length === 0) return 0;
+        const deleted = await trx
+          .deleteFrom("email_outbox")
+          .where(
+            "id",
+            "in",
+            rows.map((row) => row.id),
+          )
+          .executeTakeFirst();
+        return Number(deleted.numDeletedRows);
+      });
+      emails += gone;
+      if (gone < PURGE_BATCH) return emails;
+    }
+  }
 
   /**
    * Deletes the deliveries past retention that will never be sent again, with their attempts,
@@ -163,10 +195,11 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
       await db.destroy();
     },
 
-    async purgeExpired({ now, deliveriesBefore }) {
+    async purgeExpired({ now, deliveriesBefore, emailsBefore }) {
       const keys = await db.deleteFrom("idempotency_keys").where("expires_at", "<=", now).executeTakeFirst();
       const purged = await purgeDeliveries(now, deliveriesBefore);
-      return { idempotencyKeys: Number(keys.numDeletedRows), ...purged };
+      const emails = await purgeEmails(emailsBefore);
+      return { idempotencyKeys: Number(keys.numDeletedRows), ...purged, emails };
     },
   };
 }

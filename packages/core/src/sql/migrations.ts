@@ -756,6 +756,54 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable("attendees").addColumn("payment_checkout_session_id", "text").execute();
     },
   },
+  "0027_email_outbox": {
+    async up(db: Kysely<any>) {
+      // Emails to send, written in the transaction of the change they tell of. Neither the
+      // address nor the link is kept: both are read or made when the email is sent.
+      await db.schema
+        .createTable("email_outbox")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("account_id", "text", (c) => c.notNull().references("accounts.id"))
+        .addColumn("event_id", "text", (c) => c.notNull())
+        .addColumn("kind", "text", (c) => c.notNull())
+        .addColumn("reason", "text", (c) => c.notNull())
+        .addColumn("subject_id", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("attempts", "integer", (c) => c.notNull())
+        .addColumn("next_attempt_at", "text", (c) => c.notNull())
+        .addColumn("lease_owner", "text")
+        .addColumn("lease_until", "text")
+        .addColumn("last_error", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("email_outbox_due")
+        .on("email_outbox")
+        .columns(["status", "next_attempt_at"])
+        .execute();
+      await db.schema.createIndex("email_outbox_event").on("email_outbox").column("event_id").execute();
+      // A booking's live links: the one its creation or rotation answered, and one per email sent.
+      await db.schema
+        .createTable("vendor_booking_links")
+        .addColumn("link_hash", "text", (c) => c.primaryKey())
+        .addColumn("booking_id", "text", (c) => c.notNull().references("vendor_bookings.id").onDelete("cascade"))
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("vendor_booking_links_booking")
+        .on("vendor_booking_links")
+        .column("booking_id")
+        .execute();
+      await db
+        .insertInto("vendor_booking_links")
+        .columns(["link_hash", "booking_id", "created_at"])
+        .expression((eb: any) => eb.selectFrom("vendor_bookings").select(["link_hash", "id", "updated_at"]))
+        .execute();
+      await db.schema.dropIndex("vendor_bookings_link").execute();
+      await db.schema.alterTable("vendor_bookings").dropColumn("link_hash").execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

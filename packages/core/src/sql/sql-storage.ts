@@ -15,6 +15,7 @@ import { createAnalyticsStore } from "./analytics-sql.ts";
 import { createAttendeeStore } from "./attendee-sql.ts";
 import type { Database } from "./database.ts";
 import { createDeliveryMethods } from "./delivery-sql.ts";
+import { createEmailStore } from "./email-sql.ts";
 import { dialectOf } from "./dialect.ts";
 import { createEventStore } from "./event-sql.ts";
 import { createIdempotencyStore } from "./idempotency-sql.ts";
@@ -80,6 +81,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     ...createActivityStore(ctx),
     ...createVendorStore(ctx),
     ...createPaymentStore(ctx),
+    ...createEmailStore(db, dialect, ctx.write),
   };
   storage.emissionFactors = factors;
   // A real write that leaves nothing behind, and as large as a burst of writes: a full disk

@@ -45,6 +45,7 @@ import {
   rowToEvent,
   rowToKeptFigures,
 } from "./rows.ts";
+import { createEmailWrites } from "./email-sql.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { createThresholdWrites } from "./threshold-sql.ts";
 import { ACTIVE_BOOKING_INDEX, createBookingWrites, createVendorWrites } from "./vendor-sql.ts";
@@ -160,7 +161,12 @@ export function createTransactionStore(
       // store enforces the foreign keys' cascade.
       await trx.deleteFrom("activities").where("event_id", "=", id).execute();
       await trx.deleteFrom("event_tallies").where("event_id", "=", id).execute();
+      await trx
+        .deleteFrom("vendor_booking_links")
+        .where("booking_id", "in", (eb) => eb.selectFrom("vendor_bookings").select("id").where("event_id", "=", id))
+        .execute();
       await trx.deleteFrom("vendor_bookings").where("event_id", "=", id).execute();
+      await trx.deleteFrom("email_outbox").where("event_id", "=", id).execute();
       await trx.deleteFrom("attendees").where("event_id", "=", id).execute();
       await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
       await trx.deleteFrom("events").where("id", "=", id).execute();
@@ -429,6 +435,7 @@ export function createTransactionStore(
             vendors: createVendorWrites(trx, dialect),
             bookings: createBookingWrites(trx),
             payments: createPaymentWrites(trx),
+            emails: createEmailWrites(trx),
           };
           return fn(tx);
         });

@@ -73,7 +73,6 @@ function bookingToRow(booking: BookingRecord): VendorBookingsTable {
     status: booking.status,
     services: booking.services,
     data_requested: JSON.stringify(booking.dataRequested),
-    link_hash: booking.linkHash,
     responded_at: booking.respondedAt,
     message: booking.message,
     created_at: booking.createdAt,
@@ -90,7 +89,6 @@ function rowToBooking(row: Selectable<VendorBookingsTable>): BookingRecord {
     status: row.status as BookingStatus,
     services: row.services,
     dataRequested: JSON.parse(row.data_requested) as ActivityKind[],
-    linkHash: row.link_hash,
     respondedAt: row.responded_at,
     message: row.message,
     createdAt: row.created_at,
@@ -110,7 +108,12 @@ async function readBooking(conn: Kysely<Database>, accountId: string, eventId: s
 }
 
 async function readBookingByLink(conn: Kysely<Database>, linkHash: string) {
-  const row = await conn.selectFrom("vendor_bookings").selectAll().where("link_hash", "=", linkHash).executeTakeFirst();
+  const row = await conn
+    .selectFrom("vendor_booking_links as l")
+    .innerJoin("vendor_bookings", "vendor_bookings.id", "l.booking_id")
+    .selectAll("vendor_bookings")
+    .where("l.link_hash", "=", linkHash)
+    .executeTakeFirst();
   return row ? rowToBooking(row) : null;
 }
 
@@ -143,6 +146,21 @@ export function createVendorStore(ctx: SqlContext): VendorStore {
       return { items: page.items.map(rowToBooking), total: page.total };
     },
     findBookingByLink: (linkHash) => readBookingByLink(db, linkHash),
+    async addBookingLink({ bookingId, linkHash, at, statuses }) {
+      const added = await db
+        .insertInto("vendor_booking_links")
+        .columns(["link_hash", "booking_id", "created_at"])
+        .expression((eb) =>
+          eb
+            .selectFrom("vendor_bookings")
+            .select([sql.val(linkHash).as("link_hash"), "id", sql.val(at).as("created_at")])
+            .where("id", "=", bookingId)
+            .where("status", "in", statuses),
+        )
+        .returning("link_hash")
+        .execute();
+      return added.length > 0;
+    },
     async listBookingActivities(bookingId, query) {
       const base = db.selectFrom("activities").where("booking_id", "=", bookingId);
       const page = await readPage(base, query, (q) => q.selectAll().orderBy("created_at").orderBy("id"));
@@ -188,8 +206,19 @@ export function createVendorWrites(trx: Kysely<Database>, dialect: SqlDialect): 
 /** The booking operations of `storage.transaction` (`tx.bookings`) on SQL, bound to one transaction's connection. */
 export function createBookingWrites(trx: Kysely<Database>): BookingWrites {
   return {
-    async insert(booking) {
+    async insert(booking, linkHash) {
       await trx.insertInto("vendor_bookings").values(bookingToRow(booking)).execute();
+      await trx
+        .insertInto("vendor_booking_links")
+        .values({ link_hash: linkHash, booking_id: booking.id, created_at: booking.createdAt })
+        .execute();
+    },
+    async replaceLinks(bookingId, linkHash, at) {
+      await trx.deleteFrom("vendor_booking_links").where("booking_id", "=", bookingId).execute();
+      await trx
+        .insertInto("vendor_booking_links")
+        .values({ link_hash: linkHash, booking_id: bookingId, created_at: at })
+        .execute();
     },
     get: (accountId, eventId, id) => readBooking(trx, accountId, eventId, id),
     getByLink: (linkHash) => readBookingByLink(trx, linkHash),

@@ -38,6 +38,8 @@ export interface PurgeResult {
   idempotencyKeys: number;
   deliveries: number;
   attempts: number;
+  /** Emails of the email outbox, sent, failed or skipped. */
+  emails: number;
 }
 
 /**
@@ -71,8 +73,10 @@ export interface StorageLifecycle {
    * records expired by `now`, and the deliveries (with their attempts) last active (`updatedAt`:
    * created, attempted or redelivered) before `deliveriesBefore` that will never be sent again:
    * `succeeded` and `failed` ones, and `pending` ones of an inactive webhook that no worker
-   * holds. A pending delivery of an active webhook is never deleted. Works in small
-   * transactions, so the API's writes are not held up; each is atomic.
+   * holds. A pending delivery of an active webhook is never deleted. And the emails of the email
+   * outbox that are final (sent, failed, skipped) and last attempted before `emailsBefore`; a
+   * pending one is never deleted. Works in small transactions, so the API's writes are not held
+   * up; each is atomic.
    */
-  purgeExpired(purge: { now: string; deliveriesBefore: string }): Promise<PurgeResult>;
+  purgeExpired(purge: { now: string; deliveriesBefore: string; emailsBefore: string }): Promise<PurgeResult>;
 }

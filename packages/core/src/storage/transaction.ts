@@ -13,6 +13,7 @@
  * recording attempts locks deliveries (in the order of their ids), then their webhooks (in the
  * order of theirs). No transaction locks an event and a webhook.
  */
+import type { EmailWrites } from "./email-store.ts";
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
 import type { PricedActivity } from "../resources/priced-activity.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
@@ -323,6 +324,7 @@ export interface StorageTransaction {
   vendors: VendorWrites;
   bookings: BookingWrites;
   payments: PaymentWrites;
+  emails: EmailWrites;
 }
 
 /** Units of work. */

@@ -23,8 +23,19 @@ export interface VendorStore {
   getBooking(accountId: string, eventId: string, id: string): Promise<BookingRecord | null>;
   /** One page of the account's bookings of the event, oldest first, filtered by `status`. */
   listBookings(accountId: string, eventId: string, query: BookingListQuery): Promise<Page<BookingRecord>>;
-  /** The booking whose link's token hashes to `linkHash`, whatever its account, or `null`. */
+  /** The booking of which `linkHash` is a live link's hash, whatever its account, or `null`. */
   findBookingByLink(linkHash: string): Promise<BookingRecord | null>;
+  /**
+   * Adds a live link (its token's hash) to the booking while it is in one of `statuses`, beside
+   * those it has: `false`, adding nothing, when it is not (or is gone). One guarded insert, so a
+   * cancellation that commits first is never given a link after it.
+   */
+  addBookingLink(link: {
+    bookingId: string;
+    linkHash: string;
+    at: string;
+    statuses: readonly BookingStatus[];
+  }): Promise<boolean>;
   /** One page of the activity records made through the booking's link, oldest first. */
   listBookingActivities(bookingId: string, query: { page: number; limit: number }): Promise<Page<PricedActivity>>;
 }
@@ -51,11 +62,16 @@ export interface VendorWrites {
 
 /** Bookings in a write transaction. Call them under their event's lock (`events.lock`). */
 export interface BookingWrites {
-  /** Inserts a new booking. Throws {@link StorageConflict} (`active-booking`) when the vendor has an active one for the event. */
-  insert(booking: BookingRecord): Promise<void>;
+  /**
+   * Inserts a new booking with its first live link (`linkHash`, its token's hash). Throws
+   * {@link StorageConflict} (`active-booking`) when the vendor has an active one for the event.
+   */
+  insert(booking: BookingRecord, linkHash: string): Promise<void>;
+  /** Replaces every live link of the booking by the one of `linkHash` (a rotation): the others stop working at commit. */
+  replaceLinks(bookingId: string, linkHash: string, at: string): Promise<void>;
   /** The account's booking of the event as of this point of the transaction, or `null`. */
   get(accountId: string, eventId: string, id: string): Promise<BookingRecord | null>;
-  /** The booking of its link's hash as of this point of the transaction, or `null`. */
+  /** The booking of which `linkHash` is a live link's hash, as of this point of the transaction, or `null`. */
   getByLink(linkHash: string): Promise<BookingRecord | null>;
   /** The id of the event's booking of the vendor in one of `statuses`, or `null`. */
   findByVendor(eventId: string, vendorId: string, statuses: readonly BookingStatus[]): Promise<string | null>;
