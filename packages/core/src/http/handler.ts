@@ -1,6 +1,7 @@
 import { ServiceError } from "../errors.ts";
 import type { EventService } from "../service.ts";
-import { linkNotFound, redactLinkTokens } from "../resources/vendor.ts";
+import { linkNotFound } from "../resources/vendor.ts";
+import { redactLinkTokens } from "../resources/link-token.ts";
 import { DEFAULT_PUBLIC_URL } from "../webhooks/change-notifications.ts";
 import { createAuthFailureLimit, createMinuteLimit } from "./auth-failure-limit.ts";
 import { assertScope, createAuthenticator } from "./authenticate.ts";
