@@ -1,7 +1,8 @@
 import { ServiceError } from "../errors.ts";
 import type { EventService } from "../service.ts";
 import { linkNotFound } from "../resources/vendor.ts";
-import { redactLinkTokens } from "../resources/link-token.ts";
+import { type LinkKind, redactLinkTokens } from "../resources/link-token.ts";
+import { ticketNotFound } from "../resources/ticket-link.ts";
 import { DEFAULT_PUBLIC_URL } from "../webhooks/change-notifications.ts";
 import { createAuthFailureLimit, createMinuteLimit } from "./auth-failure-limit.ts";
 import { assertScope, createAuthenticator } from "./authenticate.ts";
@@ -18,14 +19,14 @@ import { createResponder, type ResponseConstructor } from "./respond.ts";
 import { readRouteInput, runRoute } from "./route-input.ts";
 import { createRouteTable, isApiMatch, type LinkEntry, normaliseBasePath, noRoute } from "./route-table.ts";
 import type { RouteResult } from "./routes.ts";
-import { accountContextOf, linkContextOf } from "../service.ts";
+import { accountContextOf, linkContextOf, ticketContextOf } from "../service.ts";
 
 /** Options of {@link createHandler}. */
 export interface HandlerOptions {
   /**
    * Called with every unexpected error (a 500) and its request, for the host's log. The
-   * response never shows it. A vendor link's path holds its token, a credential: log the path
-   * through `redactLinkTokens` (exported), as `RequestLogEntry.path` is.
+   * response never shows it. A link's path (a vendor's, a ticket's) holds its token, a credential:
+   * log the path through `redactLinkTokens` (exported), as `RequestLogEntry.path` is.
    */
   onError?: (error: unknown, request: Request) => void;
   /**
@@ -58,7 +59,12 @@ export interface HandlerOptions {
   clientAddress?: (request: Request) => string | undefined;
   /** Requests without a valid API key allowed per client address and minute (default 60), counted in this process. */
   authFailureLimitPerMinute?: number;
-  /** Requests through one vendor link allowed per minute (default 120), counted in this process. */
+  /**
+   * Requests through one link allowed per minute (default 120), counted in this process: each
+   * vendor link (by its booking) and each ticket link (by its registration) has its own budget.
+   */
+  linkLimitPerMinute?: number;
+  /** @deprecated The former name of {@link HandlerOptions.linkLimitPerMinute}, still read when that is not given. */
   vendorLinkLimitPerMinute?: number;
   /** While this answers true (the host is shutting down), every request gets `503 SERVICE_UNAVAILABLE`. */
   isDraining?: () => boolean;
@@ -94,7 +100,7 @@ export interface HandlerOptions {
 export interface RequestLogEntry {
   requestId: string;
   method: string;
-  /** The request's path, a vendor link's token cut to its prefix (`/v1/vendor-requests/vrq_…`): it is a credential. */
+  /** The request's path, a link's token cut to its prefix (`/v1/vendor-requests/vrq_…`, `/v1/tickets/tkt_…`): it is a credential. */
   path: string;
   status: number;
   durationMs: number;
@@ -123,8 +129,14 @@ export interface ServiceHandler extends FetchHandler {
   close(): Promise<void>;
 }
 
-/** Requests through one vendor link allowed per minute and process, by default. */
-const DEFAULT_VENDOR_LINK_LIMIT_PER_MINUTE = 120;
+/** Requests through one link allowed per minute and process, by default. */
+const DEFAULT_LINK_LIMIT_PER_MINUTE = 120;
+
+/** Each kind of link as its limit's refusal names it: in the message and in `details.scope`. */
+const LINK_LIMIT_NAMES: Readonly<Record<LinkKind, { words: string; scope: string }>> = {
+  vendor: { words: "vendor link", scope: "vendorLink" },
+  ticket: { words: "ticket link", scope: "ticketLink" },
+};
 
 /** The answer to every request while the host shuts down: the client retries, on a new connection. */
 function shuttingDown(): ServiceError {
@@ -174,15 +186,35 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     options.authFailureLimitPerMinute === undefined ? {} : { perMinute: options.authFailureLimitPerMinute },
   );
   const authenticate = createAuthenticator(service.keys, failureLimit);
-  const linkPerMinute = options.vendorLinkLimitPerMinute ?? DEFAULT_VENDOR_LINK_LIMIT_PER_MINUTE;
-  const linkLimit = createMinuteLimit({
-    perMinute: linkPerMinute,
-    maxKeys: 10_000,
-    refusal: (resetAt) => ({
-      message: `Too many requests through this vendor link (limit ${linkPerMinute} per minute); retry after ${resetAt}.`,
-      scope: "vendorLink",
-    }),
-  });
+  const linkPerMinute = options.linkLimitPerMinute ?? options.vendorLinkLimitPerMinute ?? DEFAULT_LINK_LIMIT_PER_MINUTE;
+  const linkLimitOf = (kind: LinkKind) =>
+    createMinuteLimit({
+      perMinute: linkPerMinute,
+      maxKeys: 10_000,
+      refusal: (resetAt) => ({
+        message: `Too many requests through this ${LINK_LIMIT_NAMES[kind].words} (limit ${linkPerMinute} per minute); retry after ${resetAt}.`,
+        scope: LINK_LIMIT_NAMES[kind].scope,
+      }),
+    });
+  const linkLimits = { vendor: linkLimitOf("vendor"), ticket: linkLimitOf("ticket") };
+
+  /**
+   * What a link's token opens, by its kind: whose it is (the booking's or the registration's id,
+   * its budget and its Idempotency-Keys' namespace) and the context its operations run with;
+   * `null` when it opens nothing.
+   */
+  async function openLink(
+    kind: LinkKind,
+    token: string,
+    baseUrl: string,
+  ): Promise<{ ownerId: string; context: unknown } | null> {
+    if (kind === "vendor") {
+      const link = await service.vendorLink(token, { baseUrl });
+      return link && { ownerId: link.booking.id, context: linkContextOf(link) };
+    }
+    const ticket = await service.ticketLink(token, { baseUrl });
+    return ticket && { ownerId: ticket.attendee.id, context: ticketContextOf(ticket) };
+  }
   const counter = createRequestCounter(storage);
 
   /**
@@ -248,28 +280,28 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   }
 
   /**
-   * A vendor link's request: its token is looked up like an API key, so a token that opens no
-   * booking spends one of its address's requests without a valid key (`429` past the limit, before
-   * any lookup) and a live one gets its request back.
+   * A link's request (a vendor's, a ticket's): its token is looked up like an API key, so a token
+   * that opens nothing spends one of its address's requests without a valid key (`429` past the
+   * limit, before any lookup) and a live one gets its request back.
    */
   async function serveLink(ctx: RequestContext, entry: LinkEntry, params: Record<string, string>): Promise<Response> {
     ctx.route = entry.label;
     const nowMs = service.clock().getTime();
     const address = ctx.clientAddress;
     if (address !== undefined) failureLimit.take(address, nowMs);
-    const link = await service.vendorLink(params.token ?? "", { baseUrl: ctx.linkBase });
-    if (!link) throw linkNotFound();
+    const link = await openLink(entry.link, params.token ?? "", ctx.linkBase);
+    if (!link) throw entry.link === "vendor" ? linkNotFound() : ticketNotFound();
     if (address !== undefined) failureLimit.refund(address, nowMs);
-    // A vendor is not the account's caller, so its link does not spend the account's requests: it has its own budget.
-    linkLimit.take(link.booking.id, nowMs);
+    // A vendor or an attendee is not the account's caller, so its link does not spend the account's requests: it has its own budget.
+    linkLimits[entry.link].take(link.ownerId, nowMs);
     const input = await readRouteInput(ctx, entry.route, params);
-    const run = () => runRoute(entry.route, linkContextOf(link), input, ctx.request);
+    const run = () => runRoute(entry.route, link.context, input, ctx.request);
     const idempotencyKey = ctx.request.method === "POST" ? ctx.request.headers.get("idempotency-key") : null;
     if (idempotencyKey === null) return sendResult(ctx, await run());
-    // Kept under the booking's id, a namespace of its own (never the token): a vendor's keys
-    // meet neither the account's nor another booking's.
+    // Kept under the booking's or registration's id, a namespace of its own (never the token):
+    // a link's keys meet neither the account's nor another link's.
     const keyed = {
-      accountId: link.booking.id,
+      accountId: link.ownerId,
       key: idempotencyKey,
       method: "POST",
       path: entry.route.path.replace("/:token", ""),
