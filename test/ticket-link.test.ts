@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
+import { createClient, createTicketLinkClient, EventServiceError } from "@event-service/client";
 import { databaseTables, queryDatabase, startServer, type TestServer } from "./_setup.ts";
 import { type Client, clientFor, createEvent, expectError, expectStatus, register } from "./fixtures/api.ts";
 import { makeCertificate } from "./fixtures/conventions.ts";
@@ -406,6 +407,53 @@ describe("the ticket link", () => {
       lines().every((line) => line.includes("/v1/tickets/tkt_…")),
       lines().join("\n"),
     );
+  });
+
+  test("through the client: createTicketLinkClient(ticketUrl) gets, updates, adds to a calendar and cancels; attendees.ticketLink makes a new link", async () => {
+    const key = (await server.createKey({ account: `Ticket Client ${Date.now()}` })).key;
+    const organiser = createClient({ baseUrl: server.url, apiKey: key });
+    const event = await organiser.events.create({
+      name: "Client Ticket Summit",
+      location: { address: "Main St 1", city: "Leipzig", country: "DE" },
+      startDate: "2038-06-01T08:00:00.000Z",
+      endDate: "2038-06-01T16:00:00.000Z",
+      capacity: 10,
+      category: "conference",
+    });
+    const created = await organiser.attendees.register({
+      eventId: event.id,
+      firstName: "Katherine",
+      lastName: "Johnson",
+      email: "katherine.client@example.com",
+      ticketType: "general",
+    });
+    const ticket = createTicketLinkClient(created.ticketUrl);
+    const seen = await ticket.get();
+    assert.deepEqual([seen.event.name, seen.attendee.email, seen.attendee.status], [
+      "Client Ticket Summit",
+      "katherine.client@example.com",
+      "confirmed",
+    ]);
+    const changed = await ticket.update({ carbonOffset: { travelMode: "bike", travelDistance: 12 } });
+    assert.deepEqual(changed.attendee.carbonOffset, { opted: null, travelMode: "bike", travelDistance: 12 });
+    const calendar = await ticket.calendar();
+    assert.match(calendar, /\r\nSUMMARY:Client Ticket Summit\r\n/);
+    assert.match(calendar, /\r\nDTSTART:20380601T080000Z\r\n/);
+    const renewed = await organiser.attendees.ticketLink(created.id);
+    assert.notEqual(renewed.ticketUrl, created.ticketUrl);
+    await assert.rejects(ticket.get(), (error) => error instanceof EventServiceError && error.status === 404);
+    const current = createTicketLinkClient({ link: renewed.ticketUrl });
+    assert.equal((await current.cancel()).attendee.status, "cancelled");
+    await assert.rejects(
+      current.cancel(),
+      (error) =>
+        error instanceof EventServiceError &&
+        error.code === "INVALID_STATE_TRANSITION" &&
+        (error.details as { reason?: string })?.reason === "registration_cancelled",
+    );
+    const read = await organiser.attendees.get(created.id);
+    assert.equal(read.ticketUrl, null);
+    assert.throws(() => createTicketLinkClient(read.ticketUrl), TypeError);
   });
 
   test("bad tokens spend the per-address allowance of bad keys (429 after it); a valid link spends neither it nor the account's limit", async () => {
