@@ -167,7 +167,7 @@ describe("email with SMTP_URL", () => {
     const answered = VENDOR_LINK.exec(booking.vendorLink)![1]!;
     assert.notEqual(emailed, answered);
     assert.ok((mail.html || "").includes(`href="${link[0]}"`));
-    assert.ok((mail.html || "").includes("Harvest &#60;Fair&#62; 2038"));
+    assert.ok((mail.html || "").includes("Harvest &lt;Fair> 2038"));
 
     // Both links open the booking.
     for (const token of [emailed, answered]) {

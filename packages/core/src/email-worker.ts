@@ -8,7 +8,7 @@ import {
   redactAddresses,
 } from "./resources/email.ts";
 import { EMAIL_LEASE_MS, EMAIL_RETRY_DELAYS_MS, emailAfterAttempt } from "./rules/emails.ts";
-import { composeEmail, type EmailSource, type MintTicketLink } from "./service/email-sending.ts";
+import { composeEmail, type EmailSource } from "./service/email-sending.ts";
 import type { EmailStore } from "./storage/email-store.ts";
 
 /** Options of {@link createEmailWorker}. */
@@ -19,11 +19,6 @@ export interface EmailWorkerOptions {
   from: string;
   /** The base of the links in the emails (`<base>/v1/...`): the service's public URL. Read when each email is composed. */
   baseUrl: () => string;
-  /**
-   * Makes a ticket link for an attendee's email. Without it, ticket emails stay queued (this
-   * worker claims none) and vendor emails are sent.
-   */
-  mintTicketLink?: MintTicketLink;
   /** Waits before the 2nd, 3rd, ... attempt of an email that failed; its length is the number of retries. Default `EMAIL_RETRY_DELAYS_MS`. */
   retryDelaysMs?: readonly number[];
   /** How often to look for work written by other processes. Default 1,000 ms. */
@@ -97,7 +92,7 @@ export function createEmailWorker(options: EmailWorkerOptions): EmailWorker {
   const clock = options.now ?? (() => new Date());
   const workerId = options.workerId ?? `mailer_${randomBytes(8).toString("hex")}`;
   const onError = options.onError ?? (() => {});
-  const kinds: EmailKind[] = options.mintTicketLink ? ["vendor_link", "ticket_link"] : ["vendor_link"];
+  const kinds: EmailKind[] = ["vendor_link", "ticket_link"];
   const inFlight = new Set<Promise<void>>();
   const claims = coalesced(claimDue, onError);
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -129,7 +124,6 @@ export function createEmailWorker(options: EmailWorkerOptions): EmailWorker {
       const message = await composeEmail(storage, email, started.toISOString(), {
         from: options.from,
         baseUrl: options.baseUrl(),
-        mintTicketLink: options.mintTicketLink,
       });
       if (message === null) status = "skipped";
       else {

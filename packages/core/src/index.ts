@@ -39,6 +39,7 @@ export type {
   ListResult,
   BookingOperations,
   ThresholdOperations,
+  TicketLinkOperations,
   VendorLinkOperations,
   VendorOperations,
   WebhookOperations,
@@ -67,7 +68,6 @@ export type { DeliveryWorker, DeliveryWorkerOptions } from "./delivery-worker.ts
 export { createEmailWorker } from "./email-worker.ts";
 export type { EmailAttemptInfo, EmailWorker, EmailWorkerOptions } from "./email-worker.ts";
 export type { EmailKind, EmailMessage, EmailReason, EmailStatus, EmailTransport } from "./resources/email.ts";
-export type { MintTicketLink } from "./service/email-sending.ts";
 export type { HostResolver } from "./webhooks/ssrf.ts";
 export { createBackgroundPurge } from "./background-purge.ts";
 export { createPaymentWorker } from "./payment-worker.ts";
@@ -113,7 +113,8 @@ export type { ActivityFactor, VendorActivityInput } from "./resources/activity.t
 export type { ActivityListQuery, VendorActivityUpdateInput } from "./resources/priced-activity.ts";
 export { ACTIVITY_KINDS, ACTIVITY_UNITS, DATA_QUALITIES } from "./carbon/activity-kinds.ts";
 export type { ActivityKind, ActivityUnit, DataQuality } from "./carbon/activity-kinds.ts";
-export { BOOKING_STATUSES, VENDOR_CATEGORIES, redactLinkTokens } from "./resources/vendor.ts";
+export { BOOKING_STATUSES, VENDOR_CATEGORIES } from "./resources/vendor.ts";
+export { redactLinkTokens } from "./resources/link-token.ts";
 export type {
   BookingListQuery,
   BookingWithLink,
@@ -126,6 +127,7 @@ export type {
   VendorContact,
   VendorLocation,
 } from "./resources/vendor.ts";
+export type { Ticket, TicketTravelInput, TicketUpdateInput } from "./resources/ticket-link.ts";
 export { REFUND_POLICIES } from "./resources/ticket-type.ts";
 export type { Currency, TicketType, RefundPolicy } from "./resources/ticket-type.ts";
 export { PAYMENT_METHODS, PAYMENT_PROVIDERS, PAYMENT_STATUSES } from "./resources/payment.ts";

@@ -15,13 +15,12 @@ import { newActivityRecord, priceActivity } from "../src/resources/priced-activi
 import {
   type BookingRecord,
   BookingListQuery,
-  linkHashOf,
-  newLinkToken,
   newVendorRecord,
   type VendorCreate,
   VendorListQuery,
   type VendorRecord,
 } from "../src/resources/vendor.ts";
+import { linkHashOf, newLinkToken } from "../src/resources/link-token.ts";
 import { ACTIVE_BOOKING_STATUSES } from "../src/rules/booking-status.ts";
 import { DEFAULT_EMISSION_FACTORS } from "../src/carbon/emission-factors.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
@@ -49,7 +48,7 @@ const linkOf = (booking: BookingRecord): string => linkHashes.get(booking.id)!;
 
 function bookingOf(vendor: VendorRecord, eventId: string, overrides: Partial<BookingRecord> = {}): BookingRecord {
   const id = overrides.id ?? createId("booking");
-  linkHashes.set(id, linkHashOf(newLinkToken()));
+  linkHashes.set(id, linkHashOf(newLinkToken("vendor")));
   return {
     id,
     accountId: vendor.accountId,
@@ -153,7 +152,7 @@ export function describeVendors(open: () => Promise<Storage>) {
       assert.equal(await storage.getBooking(globex, event.id, first.id), null);
       assert.equal(await storage.getBooking(acme, createId("event"), first.id), null);
       assert.deepEqual(await storage.findBookingByLink(linkOf(second)), second);
-      assert.equal(await storage.findBookingByLink(linkHashOf(newLinkToken())), null);
+      assert.equal(await storage.findBookingByLink(linkHashOf(newLinkToken("vendor"))), null);
       const listed = await storage.listBookings(acme, event.id, BookingListQuery.parse({}));
       assert.deepEqual([listed.total, listed.items.map((b) => b.id)], [2, [first.id, second.id]]);
       const confirmedOnly = await storage.listBookings(acme, event.id, BookingListQuery.parse({ status: "confirmed" }));
@@ -234,12 +233,14 @@ export function describeVendors(open: () => Promise<Storage>) {
       await storage.transaction((tx) => tx.bookings.insert(first, linkOf(first)));
       await assert.rejects(
         storage.transaction((tx) =>
-          tx.bookings.insert(bookingOf(vendor, event.id, { status: "confirmed" }), linkHashOf(newLinkToken())),
+          tx.bookings.insert(bookingOf(vendor, event.id, { status: "confirmed" }), linkHashOf(newLinkToken("vendor"))),
         ),
         (error: unknown) => StorageConflict.is(error, "active-booking"),
       );
       await storage.transaction((tx) => tx.bookings.update({ ...first, status: "declined", updatedAt: at(6) }));
-      await storage.transaction((tx) => tx.bookings.insert(bookingOf(vendor, event.id), linkHashOf(newLinkToken())));
+      await storage.transaction((tx) =>
+        tx.bookings.insert(bookingOf(vendor, event.id), linkHashOf(newLinkToken("vendor"))),
+      );
       assert.equal((await storage.listBookings(acme, event.id, BookingListQuery.parse({}))).total, 2);
     });
 
@@ -255,7 +256,7 @@ export function describeVendors(open: () => Promise<Storage>) {
           { vendorId, services: "Stage", dataRequested: [] },
           (() => {
             const id = createId("booking");
-            linkHashes.set(id, linkHashOf(newLinkToken()));
+            linkHashes.set(id, linkHashOf(newLinkToken("vendor")));
             return { id, now: at(5), linkHash: linkHashes.get(id)! };
           })(),
         );

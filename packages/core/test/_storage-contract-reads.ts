@@ -15,14 +15,8 @@ import { type EventRecord, EventListQuery } from "../src/resources/event.ts";
 import type { PaymentEntry } from "../src/resources/payment.ts";
 import { ActivityListQuery, type PricedActivity } from "../src/resources/priced-activity.ts";
 import { ThresholdListQuery, type ThresholdRecord } from "../src/resources/threshold.ts";
-import {
-  type BookingRecord,
-  BookingListQuery,
-  linkHashOf,
-  newLinkToken,
-  newVendorRecord,
-  VendorListQuery,
-} from "../src/resources/vendor.ts";
+import { type BookingRecord, BookingListQuery, newVendorRecord, VendorListQuery } from "../src/resources/vendor.ts";
+import { linkHashOf, newLinkToken } from "../src/resources/link-token.ts";
 import { WebhookListQuery } from "../src/resources/webhook.ts";
 import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import type { Storage, StorageTransaction } from "../src/storage.ts";
@@ -494,7 +488,7 @@ export function describeStorageReads(
         createdAt: late(3),
         updatedAt: late(3),
       };
-      const linkHash = linkHashOf(newLinkToken());
+      const linkHash = linkHashOf(newLinkToken("vendor"));
       const activity = (seconds: number, overrides: Partial<PricedActivity> = {}): PricedActivity =>
         fuelRecord(accountId, event.id, late(seconds), { quantity: seconds, emissionsKg: seconds * 2.5, ...overrides });
       const second = activity(20);
@@ -541,15 +535,15 @@ export function describeStorageReads(
       assert.deepEqual(await storage().getBooking(accountId, event.id, booking.id), booking);
       assert.equal(await storage().getBooking(other, event.id, booking.id), null);
       assert.deepEqual(await storage().findBookingByLink(linkHash), booking);
-      assert.equal(await storage().findBookingByLink(linkHashOf(newLinkToken())), null);
+      assert.equal(await storage().findBookingByLink(linkHashOf(newLinkToken("vendor"))), null);
       // A link added while the booking is in one of the statuses given opens it beside the first; none otherwise.
-      const emailed = linkHashOf(newLinkToken());
+      const emailed = linkHashOf(newLinkToken("vendor"));
       const add = (hash: string, statuses: BookingRecord["status"][], bookingId = booking.id) =>
         storage().addBookingLink({ bookingId, linkHash: hash, at: late(4), statuses });
       assert.equal(await add(emailed, ["requested", "confirmed"]), true);
       assert.deepEqual(await storage().findBookingByLink(emailed), booking);
       assert.deepEqual(await storage().findBookingByLink(linkHash), booking);
-      const refused = linkHashOf(newLinkToken());
+      const refused = linkHashOf(newLinkToken("vendor"));
       assert.equal(await add(refused, ["confirmed"]), false);
       assert.equal(await add(refused, ["requested"], createId("booking")), false);
       assert.equal(await storage().findBookingByLink(refused), null);

@@ -6,37 +6,30 @@
  */
 import { DEFAULT_CARBON_SETTINGS } from "../carbon/carbon-settings.ts";
 import type { ClaimedEmail, EmailMessage } from "../resources/email.ts";
-import { linkHashOf, newLinkToken, vendorLinkOf } from "../resources/vendor.ts";
+import { createId } from "../_internal/ids.ts";
+import { linkHashOf, newLinkToken } from "../resources/link-token.ts";
+import { ticketUrlOf } from "../resources/ticket-link.ts";
+import { vendorLinkOf } from "../resources/vendor.ts";
 import { EMAILED_BOOKING_STATUSES, takesTicketEmail } from "../rules/emails.ts";
 import type { AccountStore } from "../storage/account-store.ts";
 import type { AttendeeStore } from "../storage/attendee-store.ts";
 import type { EventStore } from "../storage/event-store.ts";
+import type { TicketLinkStore } from "../storage/ticket-link-store.ts";
 import type { VendorStore } from "../storage/vendor-store.ts";
 import { ticketEmail, vendorEmail } from "./email-messages.tsx";
-
-/**
- * Makes a live ticket link for the account's registration `attendeeId` at `at` (a new token,
- * stored as a hash only beside its other live links) and returns its URL; `null` when the
- * registration has none to take (erased). The ticket links' store provides it.
- */
-export type MintTicketLink = (
-  attendee: { accountId: string; attendeeId: string },
-  at: string,
-) => Promise<string | null>;
 
 /** What composing an email reads and writes. */
 export type EmailSource = Pick<AccountStore, "findAccount"> &
   Pick<EventStore, "getEvent"> &
   Pick<AttendeeStore, "getAttendee"> &
-  Pick<VendorStore, "getBooking" | "getVendor" | "addBookingLink">;
+  Pick<VendorStore, "getBooking" | "getVendor" | "addBookingLink"> &
+  Pick<TicketLinkStore, "addTicketLink">;
 
 /** What {@link composeEmail} needs beside the store. */
 export interface ComposeOptions {
   from: string;
   /** The base of the links (`<base>/v1/...`). */
   baseUrl: string;
-  /** The ticket links' minting; without it no ticket email is composed (the worker claims none). */
-  mintTicketLink?: MintTicketLink | undefined;
 }
 
 /**
@@ -62,7 +55,7 @@ export async function composeEmail(
     ]);
     const to = vendor?.contact?.email;
     if (!vendor || !to || !account) return null;
-    const token = newLinkToken();
+    const token = newLinkToken("vendor");
     const linked = await storage.addBookingLink({
       bookingId: booking.id,
       linkHash: linkHashOf(token),
@@ -80,11 +73,19 @@ export async function composeEmail(
     });
     return { to, from: options.from, ...content };
   }
-  if (!options.mintTicketLink) return null;
   if (email.reason === "booked") return null;
   const attendee = await storage.getAttendee(email.accountId, email.subjectId);
   if (!attendee || !takesTicketEmail(attendee)) return null;
-  const url = await options.mintTicketLink({ accountId: email.accountId, attendeeId: attendee.id }, at);
-  if (url === null) return null;
+  const token = newLinkToken("ticket");
+  const linked = await storage.addTicketLink({
+    id: createId("ticketLink"),
+    accountId: email.accountId,
+    attendeeId: attendee.id,
+    linkHash: linkHashOf(token),
+    createdAt: at,
+  });
+  // Erased since it was read: nobody to write to.
+  if (!linked) return null;
+  const url = ticketUrlOf(options.baseUrl, token);
   return { to: attendee.email, from: options.from, ...ticketEmail(email.reason, { event, attendee, url }) };
 }

@@ -12,13 +12,12 @@ import {
 } from "../resources/priced-activity.ts";
 import {
   type BookingRecord,
-  linkHashOf,
-  isLinkToken,
   type VendorAnswerInput,
   type VendorRecord,
   type VendorRequest,
   linkNotFound,
 } from "../resources/vendor.ts";
+import { linkHashOf, isLinkToken } from "../resources/link-token.ts";
 import {
   assertConfirmed,
   assertKindRequested,
@@ -66,7 +65,7 @@ export type FoundBooking = BookingRecord & { linkHash: string };
  * which never change), or `null`: a token of the wrong shape is not looked up.
  */
 export async function findLinkedBooking(storage: VendorStore, token: string): Promise<FoundBooking | null> {
-  if (!isLinkToken(token)) return null;
+  if (!isLinkToken(token, "vendor")) return null;
   const linkHash = linkHashOf(token);
   const booking = await storage.findBookingByLink(linkHash);
   if (!booking || booking.status === "cancelled") return null;

@@ -25,6 +25,7 @@ import { createThresholdStore } from "./threshold-sql.ts";
 import { createTransactionStore } from "./transaction-sql.ts";
 import { createVendorStore } from "./vendor-sql.ts";
 import { createPaymentStore } from "./payment-sql.ts";
+import { createTicketLinkStore } from "./ticket-link-sql.ts";
 import { createWebhookStore } from "./webhook-sql.ts";
 
 /** Options of {@link createSqlStorage}. */
@@ -82,6 +83,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     ...createVendorStore(ctx),
     ...createPaymentStore(ctx),
     ...createEmailStore(db, dialect, ctx.write),
+    ...createTicketLinkStore(ctx),
   };
   storage.emissionFactors = factors;
   // A real write that leaves nothing behind, and as large as a burst of writes: a full disk

@@ -49,6 +49,7 @@ import { createEmailWrites } from "./email-sql.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { createThresholdWrites } from "./threshold-sql.ts";
 import { ACTIVE_BOOKING_INDEX, createBookingWrites, createVendorWrites } from "./vendor-sql.ts";
+import { createTicketLinkWrites, deleteTicketLinks } from "./ticket-link-sql.ts";
 import { createWebhookWrites, WEBHOOK_URL_INDEX } from "./webhook-sql.ts";
 
 /** Registrations one `setStatuses` statement changes. */
@@ -167,6 +168,10 @@ export function createTransactionStore(
         .execute();
       await trx.deleteFrom("vendor_bookings").where("event_id", "=", id).execute();
       await trx.deleteFrom("email_outbox").where("event_id", "=", id).execute();
+      await trx
+        .deleteFrom("ticket_links")
+        .where("attendee_id", "in", (eb) => eb.selectFrom("attendees").select("id").where("event_id", "=", id))
+        .execute();
       await trx.deleteFrom("attendees").where("event_id", "=", id).execute();
       await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
       await trx.deleteFrom("events").where("id", "=", id).execute();
@@ -285,6 +290,7 @@ export function createTransactionStore(
           .execute();
     },
     async remove(id) {
+      await deleteTicketLinks(trx, id);
       await trx.deleteFrom("attendees").where("id", "=", id).execute();
     },
   });
@@ -436,6 +442,7 @@ export function createTransactionStore(
             bookings: createBookingWrites(trx),
             payments: createPaymentWrites(trx),
             emails: createEmailWrites(trx),
+            ticketLinks: createTicketLinkWrites(trx),
           };
           return fn(tx);
         });
