@@ -19,6 +19,7 @@ import { sleep } from "./fixtures/conventions.ts";
 const SMTP_USER = "mailer";
 const SMTP_PASSWORD = "s3cret-smtp-pass";
 const FROM = "Green Events <events@green.example>";
+const TICKET_LINK = /http:\/\/127\.0\.0\.1:\d+\/v1\/tickets\/(tkt_[A-Za-z0-9_-]{43})/;
 const VENDOR_LINK = /http:\/\/127\.0\.0\.1:\d+\/v1\/vendor-requests\/(vrq_[A-Za-z0-9_-]{43})/;
 
 interface Smtp {
@@ -205,6 +206,67 @@ describe("email with SMTP_URL", () => {
     for (const token of [emailed, answered])
       assert.equal((await server.request("GET", `/v1/vendor-requests/${token}`)).status, 404);
     assert.equal((await server.request("GET", new URL(rotated.vendorLink).pathname)).status, 200);
+  });
+
+  test("an attendee is emailed their ticket link on registering, when paid and when promoted; each emailed link opens the ticket", async () => {
+    const event = await createEvent(acme, {
+      name: "Ticket Mail Fest",
+      capacity: 1,
+      waitlistEnabled: true,
+      ticketTypes: [{ name: "Day pass", price: { amount: 2_500, currency: "EUR" } }],
+    });
+    const mailTo = (address: string) => smtp.received.filter((m) => JSON.stringify(m.to ?? "").includes(address));
+    const linkOf = (mail: ParsedMail) => {
+      const match = TICKET_LINK.exec(mail.text ?? "");
+      assert.ok(match, mail.text);
+      assert.ok((mail.html || "").includes(`href="${match[0]}"`));
+      return match[1]!;
+    };
+    const ticket = async (token: string) =>
+      expectStatus(await server.request("GET", `/v1/tickets/${token}`), 200).attendee;
+
+    const ada = await register(acme, event.id, { email: "ada@mail.example", ticketType: "Day pass" });
+    const bob = await register(acme, event.id, { email: "bob@mail.example", ticketType: "Day pass" });
+    assert.deepEqual([ada.status, bob.status], ["pending", "waitlisted"]);
+    const [adaRegistered] = await waitFor("Ada's ticket email", () =>
+      mailTo("ada@mail.example").length ? mailTo("ada@mail.example") : undefined,
+    );
+    assert.equal(adaRegistered!.subject, "Your ticket for Ticket Mail Fest");
+    assert.match(adaRegistered!.text ?? "", /Amount due: €25\.00|Amount due: 25\.00 EUR/);
+    const adaFirst = linkOf(adaRegistered!);
+    assert.deepEqual([(await ticket(adaFirst)).status, (await ticket(adaFirst)).qrCode], ["pending", null]);
+    const [bobRegistered] = await waitFor("Bob's ticket email", () =>
+      mailTo("bob@mail.example").length ? mailTo("bob@mail.example") : undefined,
+    );
+    assert.match(bobRegistered!.text ?? "", /waiting list \(place 1\)/);
+
+    // Paid by hand: confirmed, and a second email with a link of its own; the QR shows now.
+    expectStatus(await acme.post(`/attendees/${ada.id}/payments`, { amount: 2_500, method: "cash" }), 200);
+    const paid = await waitFor("Ada's payment email", () =>
+      mailTo("ada@mail.example").find((m) => m.subject?.startsWith("Payment received")),
+    );
+    assert.equal(paid.subject, "Payment received: Ticket Mail Fest");
+    const adaPaid = linkOf(paid);
+    assert.notEqual(adaPaid, adaFirst);
+    for (const token of [adaPaid, adaFirst, TICKET_LINK.exec(ada.ticketUrl)![1]!]) {
+      const view = await ticket(token);
+      assert.equal(view.status, "confirmed");
+      assert.match(view.qrCode, new RegExp(`/v1/qr/${ada.id}\\.png$`));
+    }
+
+    // Ada cancels through her emailed link: Bob is promoted and emailed.
+    expectStatus(await server.request("POST", `/v1/tickets/${adaPaid}/cancel`), 200);
+    const promoted = await waitFor("Bob's promotion email", () =>
+      mailTo("bob@mail.example").find((m) => m.subject?.startsWith("You're off")),
+    );
+    assert.equal(promoted.subject, "You're off the waiting list: Ticket Mail Fest");
+    assert.equal((await ticket(linkOf(promoted))).status, "pending");
+
+    // Each change once: no second copy arrives.
+    await sleep(500);
+    assert.deepEqual([mailTo("ada@mail.example").length, mailTo("bob@mail.example").length], [2, 2]);
+    const stored = await everything(server.database);
+    for (const mail of [adaRegistered!, paid, bobRegistered!, promoted]) assert.ok(!stored.includes(linkOf(mail)));
   });
 
   test("an attempt the SMTP server refuses is retried: one email, recorded after two attempts", async () => {
