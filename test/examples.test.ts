@@ -270,3 +270,76 @@ describe("examples/vendor-caterer", () => {
     }
   });
 });
+
+describe("examples/attendee-ticket", () => {
+  test("two register for one place; the first changes their travel, adds the event to a calendar and cancels through their link; the second is promoted; a replaced link is 404", async () => {
+    const server = await startServer();
+    try {
+      const { key } = await server.createKey({ account: "Ticket example" });
+      const { code, stdout, stderr } = await run("examples/attendee-ticket/index.ts", {
+        EVENT_SERVICE_URL: server.url,
+        EVENT_SERVICE_KEY: key,
+      });
+      assert.equal(code, 0, stderr);
+      const out = JSON.parse(stdout);
+      assert.deepEqual(out.event, { id: out.event.id, name: "Repair Café Evening", capacity: 1 });
+      const codeShape = /^EVT-[2-9A-HJ-NP-Z]{4}-[2-9A-HJ-NP-Z]{4}$/;
+      const adaCode = out.ada.registered.confirmationCode;
+      assert.match(adaCode, codeShape);
+      assert.deepEqual(out.ada.registered, {
+        status: "confirmed",
+        confirmationCode: adaCode,
+        qrCode: `${server.url}/v1/qr/${out.ada.id}.png`,
+        waitlistPosition: null,
+      });
+      assert.deepEqual(out.ada.changed, {
+        dietaryPreferences: ["vegan"],
+        carbonOffset: { opted: true, travelMode: "train", travelDistance: 240 },
+      });
+      // 18:00 in Berlin (summer time) is 16:00 UTC.
+      assert.deepEqual(out.ada.calendar, ["DTSTART:20380915T160000Z", "SUMMARY:Repair Café Evening"]);
+      // A cancelled ticket keeps its code and loses its QR.
+      assert.deepEqual(out.ada.cancelled, {
+        status: "cancelled",
+        confirmationCode: adaCode,
+        qrCode: null,
+        waitlistPosition: null,
+      });
+      const graceCode = out.grace.waiting.confirmationCode;
+      assert.match(graceCode, codeShape);
+      assert.notEqual(graceCode, adaCode);
+      assert.deepEqual(out.grace.waiting, {
+        status: "waitlisted",
+        confirmationCode: graceCode,
+        qrCode: null,
+        waitlistPosition: 1,
+      });
+      const admitted = {
+        status: "confirmed",
+        confirmationCode: graceCode,
+        qrCode: `${server.url}/v1/qr/${out.grace.id}.png`,
+        waitlistPosition: null,
+      };
+      assert.deepEqual(out.grace.promoted, admitted);
+      assert.deepEqual(out.grace.oldLink, { status: 404, code: "NOT_FOUND" });
+      assert.deepEqual(out.grace.newLink, admitted);
+      // Only a registration holding a place counts: car 240 km x 0.16844 = 40.4256; train
+      // 240 km x 0.03546 = 8.5104; then Grace's bus 60 km x 0.10231 = 6.1386.
+      assert.deepEqual(out.travelFootprint, {
+        registered: { kind: "attendee_travel", emissionsKg: 40.426, records: 1 },
+        travelChanged: { kind: "attendee_travel", emissionsKg: 8.51, records: 1 },
+        afterPromotion: { kind: "attendee_travel", emissionsKg: 6.139, records: 1 },
+      });
+      // No link is printed: each is its attendee's alone.
+      assert.doesNotMatch(stdout, /tkt_/);
+      const failing = await run("examples/attendee-ticket/index.ts", {
+        EVENT_SERVICE_URL: server.url,
+        EVENT_SERVICE_KEY: "esk_wrong",
+      });
+      assert.equal(failing.code, 1);
+      assert.match(failing.stderr, /^401 UNAUTHORIZED: /);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+});
