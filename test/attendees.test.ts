@@ -72,8 +72,11 @@ describe("register", () => {
       cancelledAt: null,
       payment: null,
       qrCode: attendee.qrCode,
+      ticketUrl: attendee.ticketUrl,
     });
-    assert.deepEqual(expectStatus(await v1.get(`/attendees/${attendee.id}`), 200), attendee);
+    assert.match(attendee.ticketUrl, /^http:\/\/127\.0\.0\.1:\d+\/v1\/tickets\/tkt_[A-Za-z0-9_-]{43}$/);
+    // The ticket link is in the create answer only.
+    assert.deepEqual(expectStatus(await v1.get(`/attendees/${attendee.id}`), 200), { ...attendee, ticketUrl: null });
   });
 
   test("a full registration through /api keeps every field; dietary preferences are normalised", async () => {
@@ -100,7 +103,7 @@ describe("register", () => {
     );
     assert.equal(attendee.qrCode, `${server.url}/v1/qr/${attendee.id}.png`);
     assert.deepEqual(
-      { ...attendee, id: 0, confirmationCode: 0, registrationDate: 0, updatedAt: 0, qrCode: 0 },
+      { ...attendee, id: 0, confirmationCode: 0, registrationDate: 0, updatedAt: 0, qrCode: 0, ticketUrl: 0 },
       {
         id: 0,
         eventId: event.id,
@@ -125,9 +128,10 @@ describe("register", () => {
         cancelledAt: null,
         payment: null,
         qrCode: 0,
+        ticketUrl: 0,
       },
     );
-    assert.deepEqual(expectStatus(await v1.get(`/attendees/${attendee.id}`), 200), attendee);
+    assert.deepEqual(expectStatus(await v1.get(`/attendees/${attendee.id}`), 200), { ...attendee, ticketUrl: null });
   });
 
   test("confirmation codes are unique and unambiguous", async () => {
@@ -421,6 +425,7 @@ describe("read and update", () => {
     );
     assert.deepEqual(updated, {
       ...attendee,
+      ticketUrl: null,
       company: "Babbage & Co",
       dietaryPreferences: ["halal", "kosher"],
       updatedAt: updated.updatedAt,
@@ -454,6 +459,7 @@ describe("read and update", () => {
         emergencyContact: null,
         customFields: {},
         updatedAt: 0,
+        ticketUrl: null,
       },
     );
     assert.deepEqual(expectStatus(await v1.get(`/attendees/${attendee.id}`), 200), cleared);
@@ -472,7 +478,7 @@ describe("read and update", () => {
       "INVALID_REQUEST",
       "eventId",
     );
-    assert.deepEqual(expectStatus(await v1.get(`/attendees/${attendee.id}`), 200), attendee);
+    assert.deepEqual(expectStatus(await v1.get(`/attendees/${attendee.id}`), 200), { ...attendee, ticketUrl: null });
   });
 
   test("invalid updates: bad status value, bad email, phone, unknown fields, server-set fields", async () => {
@@ -493,7 +499,7 @@ describe("read and update", () => {
       "INVALID_REQUEST",
       "carbonOffset.travelMode",
     );
-    assert.deepEqual(expectStatus(await v1.get(`/attendees/${attendee.id}`), 200), attendee);
+    assert.deepEqual(expectStatus(await v1.get(`/attendees/${attendee.id}`), 200), { ...attendee, ticketUrl: null });
   });
 
   test("changing the email to one already active for the event: 409 DUPLICATE_REGISTRATION", async () => {
@@ -518,7 +524,8 @@ describe("read and update", () => {
       const allowed = ALLOWED[from]!.includes(to);
       test(`status ${from} -> ${to}: ${allowed ? (from === to ? "200 no-op" : "200") : "422 INVALID_STATE_TRANSITION"}`, async () => {
         const attendee = await register(v1, event.id);
-        const current = from === "confirmed" ? attendee : await moveAttendee(v1, attendee.id, from);
+        const current =
+          from === "confirmed" ? { ...attendee, ticketUrl: null } : await moveAttendee(v1, attendee.id, from);
         assert.equal(current.status, from);
         const response = await v1.put(`/attendees/${attendee.id}`, { status: to });
         if (allowed) {
@@ -607,6 +614,7 @@ describe("check-in", () => {
       assert.match(checkedIn.checkedInAt, ISO_UTC);
       assert.deepEqual(checkedIn, {
         ...attendee,
+        ticketUrl: null,
         status: "checked-in",
         checkedInAt: checkedIn.checkedInAt,
         updatedAt: checkedIn.updatedAt,

@@ -89,7 +89,10 @@ async function race(client: Client, path: string, input: unknown, count: number)
   const created = responses.filter((r) => r.status === 201);
   const originals = created.filter((r) => replayed(r) === null);
   assert.equal(originals.length, 1, `exactly one original answer: ${JSON.stringify(counts)}`);
-  for (const response of created) assert.deepEqual(response.body, originals[0]!.body);
+  // A replay shows what was answered, but a link made for the first answer (ticketUrl) is kept nowhere in the clear.
+  const asReplayed = (body: Record<string, unknown>) => ("ticketUrl" in body ? { ...body, ticketUrl: null } : body);
+  for (const response of created)
+    assert.deepEqual(response.body, response === originals[0] ? originals[0].body : asReplayed(originals[0]!.body));
   for (const response of responses.filter((r) => r.status === 409)) {
     expectError(response, 409, "IDEMPOTENCY_KEY_IN_USE");
     assert.equal(response.headers.get("retry-after"), "1");
@@ -98,7 +101,7 @@ async function race(client: Client, path: string, input: unknown, count: number)
   const retry = await client.post(path, input, withKey(key));
   assert.equal(retry.status, 201);
   assert.equal(replayed(retry), "true");
-  assert.deepEqual(retry.body, originals[0]!.body);
+  assert.deepEqual(retry.body, asReplayed(originals[0]!.body));
   return originals[0]!.body;
 }
 

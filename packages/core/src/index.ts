@@ -106,7 +106,8 @@ export type { ActivityFactor, VendorActivityInput } from "./resources/activity.t
 export type { ActivityListQuery, VendorActivityUpdateInput } from "./resources/priced-activity.ts";
 export { ACTIVITY_KINDS, ACTIVITY_UNITS, DATA_QUALITIES } from "./carbon/activity-kinds.ts";
 export type { ActivityKind, ActivityUnit, DataQuality } from "./carbon/activity-kinds.ts";
-export { BOOKING_STATUSES, VENDOR_CATEGORIES, redactLinkTokens } from "./resources/vendor.ts";
+export { BOOKING_STATUSES, VENDOR_CATEGORIES } from "./resources/vendor.ts";
+export { redactLinkTokens } from "./resources/link-token.ts";
 export type {
   BookingListQuery,
   BookingWithLink,

@@ -18,6 +18,7 @@ import { createEventOperations } from "./service/event-operations.ts";
 import { createKeyOperations, type KeyOperations } from "./service/key-operations.ts";
 import type { OperationContext } from "./service/operation-context.ts";
 import { createThresholdOperations } from "./service/threshold-operations.ts";
+import { createTicketLinkOperations, findLinkedRegistration } from "./service/ticket-link-operations.ts";
 import { createVendorLinkOperations, findLinkedBooking } from "./service/vendor-link-operations.ts";
 import { createVendorOperations } from "./service/vendor-operations.ts";
 import { createWebhookOperations, type WebhookSettings } from "./service/webhook-operations.ts";
@@ -30,12 +31,14 @@ import {
   type EventOperations,
   type PaymentOperations,
   type ThresholdOperations,
+  TICKET_LINK_OPERATIONS,
+  type TicketLinkOperations,
   VENDOR_LINK_OPERATIONS,
   type VendorLinkOperations,
   type VendorOperations,
   type WebhookOperations,
 } from "./operations/all.ts";
-import type { AccountContext, LinkContext } from "./operations/context.ts";
+import type { AccountContext, LinkContext, TicketContext } from "./operations/context.ts";
 import { methodsOf } from "./operations/define.ts";
 import type { Storage } from "./storage.ts";
 import { createChangeNotifier, DEFAULT_PUBLIC_URL } from "./webhooks/change-notifications.ts";
@@ -48,6 +51,7 @@ export type {
   EventOperations,
   PaymentOperations,
   ThresholdOperations,
+  TicketLinkOperations,
   VendorLinkOperations,
   VendorOperations,
   WebhookOperations,
@@ -71,6 +75,16 @@ export function accountContextOf(account: AccountOperations): AccountContext {
 export function linkContextOf(link: VendorLinkOperations): LinkContext {
   const context = contexts.get(link);
   if (!context || "accountId" in context) throw new Error("linkContextOf: not a vendor link's operations");
+  return context;
+}
+
+/** What the operations of each ticket link's methods run with, for the handler. */
+const ticketContexts = new WeakMap<object, TicketContext>();
+
+/** The context a ticket link's operations run with. */
+export function ticketContextOf(link: TicketLinkOperations): TicketContext {
+  const context = ticketContexts.get(link);
+  if (!context) throw new Error("ticketContextOf: not a ticket link's operations");
   return context;
 }
 
@@ -183,6 +197,12 @@ export interface EventService {
    * hand out when the service has no `publicUrl`.
    */
   vendorLink(token: string, options?: { baseUrl?: string }): Promise<VendorLinkOperations | null>;
+  /**
+   * What an attendee may do through their ticket link (no API key), or `null` when `token` opens
+   * no registration (unknown, rotated, erased). `baseUrl`: the base of the links it hands out
+   * (the QR image, the calendar) when the service has no `publicUrl`.
+   */
+  ticketLink(token: string, options?: { baseUrl?: string }): Promise<TicketLinkOperations | null>;
   /**
    * Stripe's side of the payments, when the service has a Stripe client: `receive` takes what
    * Stripe sends to the webhook endpoint (throws `INVALID_SIGNATURE`), `runPass` is one pass of
@@ -330,6 +350,29 @@ export function createEventService(options: EventServiceOptions): EventService {
         booking: runs.booking,
       };
       contexts.set(link, runs);
+      return link;
+    },
+    async ticketLink(token, linkOptions = {}) {
+      const attendee = await findLinkedRegistration(storage, token);
+      if (!attendee) return null;
+      const baseUrl = publicUrl ?? linkOptions.baseUrl ?? defaultBaseUrl;
+      const runs = createTicketLinkOperations(storage, token, attendee, {
+        storage,
+        notifier: createChangeNotifier({ baseUrl, carbon, emissionFactors }),
+        emissionFactors,
+        carbon,
+        payments,
+        accountId: attendee.accountId,
+        baseUrl,
+        clock,
+        queued,
+        stripe: stripePayments,
+      });
+      const link: TicketLinkOperations = {
+        ...methodsOf(TICKET_LINK_OPERATIONS, runs, "ticket"),
+        attendee: runs.attendee,
+      };
+      ticketContexts.set(link, runs);
       return link;
     },
     async qrCode(attendeeId, format) {

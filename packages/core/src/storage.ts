@@ -9,6 +9,7 @@ import type { StorageLifecycle } from "./storage/lifecycle-store.ts";
 import type { ThresholdStore } from "./storage/threshold-store.ts";
 import type { TransactionStore } from "./storage/transaction.ts";
 import type { PaymentStore } from "./storage/payment-store.ts";
+import type { TicketLinkStore } from "./storage/ticket-link-store.ts";
 import type { VendorStore } from "./storage/vendor-store.ts";
 import type { WebhookStore } from "./storage/webhook-store.ts";
 
@@ -52,6 +53,7 @@ export type {
   WebhookWrites,
 } from "./storage/transaction.ts";
 export type { ThresholdState, ThresholdStore, ThresholdWrites } from "./storage/threshold-store.ts";
+export type { TicketLinkStore, TicketLinkWrites } from "./storage/ticket-link-store.ts";
 export type { BookingWrites, VendorStore, VendorWrites } from "./storage/vendor-store.ts";
 export type { WebhookStore } from "./storage/webhook-store.ts";
 
@@ -86,4 +88,5 @@ export interface Storage
     AnalyticsStore,
     ActivityStore,
     VendorStore,
-    PaymentStore {}
+    PaymentStore,
+    TicketLinkStore {}

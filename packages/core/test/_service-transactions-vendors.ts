@@ -15,13 +15,12 @@ import { newActivityRecord, priceActivity } from "../src/resources/priced-activi
 import {
   type BookingRecord,
   BookingListQuery,
-  linkHashOf,
-  newLinkToken,
   newVendorRecord,
   type VendorCreate,
   VendorListQuery,
   type VendorRecord,
 } from "../src/resources/vendor.ts";
+import { linkHashOf, newLinkToken } from "../src/resources/link-token.ts";
 import { ACTIVE_BOOKING_STATUSES } from "../src/rules/booking-status.ts";
 import { DEFAULT_EMISSION_FACTORS } from "../src/carbon/emission-factors.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
@@ -54,7 +53,7 @@ function bookingOf(vendor: VendorRecord, eventId: string, overrides: Partial<Boo
     dataRequested: ["catering"],
     respondedAt: null,
     message: null,
-    linkHash: linkHashOf(newLinkToken()),
+    linkHash: linkHashOf(newLinkToken("vendor")),
     createdAt: at(5),
     updatedAt: at(5),
     ...overrides,
@@ -148,7 +147,7 @@ export function describeVendors(open: () => Promise<Storage>) {
       assert.equal(await storage.getBooking(globex, event.id, first.id), null);
       assert.equal(await storage.getBooking(acme, createId("event"), first.id), null);
       assert.deepEqual(await storage.findBookingByLink(second.linkHash), second);
-      assert.equal(await storage.findBookingByLink(linkHashOf(newLinkToken())), null);
+      assert.equal(await storage.findBookingByLink(linkHashOf(newLinkToken("vendor"))), null);
       const listed = await storage.listBookings(acme, event.id, BookingListQuery.parse({}));
       assert.deepEqual([listed.total, listed.items.map((b) => b.id)], [2, [first.id, second.id]]);
       const confirmedOnly = await storage.listBookings(acme, event.id, BookingListQuery.parse({ status: "confirmed" }));
@@ -249,7 +248,7 @@ export function describeVendors(open: () => Promise<Storage>) {
           {
             id: createId("booking"),
             now: at(5),
-            linkHash: linkHashOf(newLinkToken()),
+            linkHash: linkHashOf(newLinkToken("vendor")),
           },
         );
       const outcomes = await Promise.all(Array.from({ length: 8 }, () => codeOf(book(vendor.id))));

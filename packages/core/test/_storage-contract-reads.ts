@@ -15,14 +15,8 @@ import { type EventRecord, EventListQuery } from "../src/resources/event.ts";
 import type { PaymentEntry } from "../src/resources/payment.ts";
 import { ActivityListQuery, type PricedActivity } from "../src/resources/priced-activity.ts";
 import { ThresholdListQuery, type ThresholdRecord } from "../src/resources/threshold.ts";
-import {
-  type BookingRecord,
-  BookingListQuery,
-  linkHashOf,
-  newLinkToken,
-  newVendorRecord,
-  VendorListQuery,
-} from "../src/resources/vendor.ts";
+import { type BookingRecord, BookingListQuery, newVendorRecord, VendorListQuery } from "../src/resources/vendor.ts";
+import { linkHashOf, newLinkToken } from "../src/resources/link-token.ts";
 import { WebhookListQuery } from "../src/resources/webhook.ts";
 import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import type { Storage, StorageTransaction } from "../src/storage.ts";
@@ -491,7 +485,7 @@ export function describeStorageReads(
         dataRequested: ["catering"],
         respondedAt: null,
         message: null,
-        linkHash: linkHashOf(newLinkToken()),
+        linkHash: linkHashOf(newLinkToken("vendor")),
         createdAt: late(3),
         updatedAt: late(3),
       };
@@ -541,7 +535,7 @@ export function describeStorageReads(
       assert.deepEqual(await storage().getBooking(accountId, event.id, booking.id), booking);
       assert.equal(await storage().getBooking(other, event.id, booking.id), null);
       assert.deepEqual(await storage().findBookingByLink(booking.linkHash), booking);
-      assert.equal(await storage().findBookingByLink(linkHashOf(newLinkToken())), null);
+      assert.equal(await storage().findBookingByLink(linkHashOf(newLinkToken("vendor"))), null);
       assert.deepEqual(await storage().listBookings(accountId, event.id, BookingListQuery.parse({})), {
         items: [booking],
         total: 1,

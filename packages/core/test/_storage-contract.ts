@@ -13,11 +13,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createId } from "../src/_internal/ids.ts";
 import type { AttendeeRecord } from "../src/resources/attendee.ts";
+import type { TicketLinkRecord } from "../src/resources/ticket-link.ts";
 import type { KeptFigures } from "../src/rules/kept-figures.ts";
 import type { Tally } from "../src/rules/kept-tallies.ts";
 import type { PaymentEntry } from "../src/resources/payment.ts";
 import type { ThresholdRecord } from "../src/resources/threshold.ts";
-import { linkHashOf, newLinkToken, newVendorRecord, type BookingRecord } from "../src/resources/vendor.ts";
+import { newVendorRecord, type BookingRecord } from "../src/resources/vendor.ts";
+import { linkHashOf, newLinkToken } from "../src/resources/link-token.ts";
 import type { NewDelivery, Storage, StorageTransaction } from "../src/storage.ts";
 import { type Envelope, redactEnvelope } from "../src/storage/envelope.ts";
 import { ERASED_ANSWER } from "../src/storage/erasure.ts";
@@ -431,7 +433,7 @@ export function describeStorageContract(backend: TestBackend) {
           dataRequested: ["catering"],
           respondedAt: null,
           message: null,
-          linkHash: linkHashOf(newLinkToken()),
+          linkHash: linkHashOf(newLinkToken("vendor")),
           createdAt: at(2),
           updatedAt: at(2),
         };
@@ -439,13 +441,13 @@ export function describeStorageContract(backend: TestBackend) {
         assert.deepEqual(await run((tx) => tx.bookings.get(acme, event.id, booking.id)), booking);
         assert.equal(await run((tx) => tx.bookings.get(globex, event.id, booking.id)), null);
         assert.equal((await run((tx) => tx.bookings.getByLink(booking.linkHash)))?.id, booking.id);
-        assert.equal(await run((tx) => tx.bookings.getByLink(linkHashOf(newLinkToken()))), null);
+        assert.equal(await run((tx) => tx.bookings.getByLink(linkHashOf(newLinkToken("vendor")))), null);
         assert.equal(await run((tx) => tx.bookings.findByVendor(event.id, vendor.id, ["requested"])), booking.id);
         assert.equal(await run((tx) => tx.bookings.findByVendor(event.id, vendor.id, ["confirmed"])), null);
         assert.equal(await run((tx) => tx.vendors.hasBooking(vendor.id, ["requested"])), true);
         await assert.rejects(
           run((tx) =>
-            tx.bookings.insert({ ...booking, id: createId("booking"), linkHash: linkHashOf(newLinkToken()) }),
+            tx.bookings.insert({ ...booking, id: createId("booking"), linkHash: linkHashOf(newLinkToken("vendor")) }),
           ),
           (error) => StorageConflict.is(error, "active-booking"),
         );
@@ -460,6 +462,82 @@ export function describeStorageContract(backend: TestBackend) {
         assert.deepEqual(await run((tx) => tx.bookings.listByStatus(event.id, ["requested"])), []);
         const confirmed = await run((tx) => tx.bookings.confirmedVendors(event.id));
         assert.equal(confirmed.length, 1);
+      });
+    });
+
+    describe("ticket links", () => {
+      const ticketLink = (attendeeId: string, seconds: number, accountId = acme): TicketLinkRecord => ({
+        id: createId("ticketLink"),
+        accountId,
+        attendeeId,
+        linkHash: linkHashOf(newLinkToken("ticket")),
+        createdAt: at(seconds),
+      });
+
+      test("add keeps every live link of a registration; replace leaves the new one alone; attendeeOf, findTicketLink", async () => {
+        const event = await newEvent();
+        const ada = await newAttendee(event.id, { email: "ada.links@example.com" });
+        const bob = await newAttendee(event.id, { id: createId("attendee"), email: "bob.links@example.com" });
+        const [first, second, third, bobs] = [
+          ticketLink(ada.id, 3),
+          ticketLink(ada.id, 4),
+          ticketLink(ada.id, 5),
+          ticketLink(bob.id, 6),
+        ];
+        await run(async (tx) => {
+          await tx.ticketLinks.add(first);
+          await tx.ticketLinks.add(bobs);
+        });
+        assert.equal(await storage.addTicketLink(second), true);
+        assert.equal((await storage.findTicketLink(first.linkHash))?.id, ada.id);
+        assert.deepEqual(await storage.findTicketLink(second.linkHash), ada);
+        assert.equal(await run((tx) => tx.ticketLinks.attendeeOf(second.linkHash)), ada.id);
+        assert.equal(await storage.findTicketLink(linkHashOf(newLinkToken("ticket"))), null);
+        assert.equal(await run((tx) => tx.ticketLinks.attendeeOf(linkHashOf(newLinkToken("ticket")))), null);
+
+        await run((tx) => tx.ticketLinks.replace(third));
+        assert.deepEqual(
+          [
+            await storage.findTicketLink(first.linkHash),
+            await storage.findTicketLink(second.linkHash),
+            (await storage.findTicketLink(third.linkHash))?.id,
+            (await storage.findTicketLink(bobs.linkHash))?.id,
+          ],
+          [null, null, ada.id, bob.id],
+        );
+        // One hash names one link.
+        await assert.rejects(run((tx) => tx.ticketLinks.add({ ...third, id: createId("ticketLink") })));
+      });
+
+      test("addTicketLink writes nothing for another account's or an unknown registration", async () => {
+        const event = await newEvent();
+        const ada = await newAttendee(event.id, { id: createId("attendee"), email: "ada.other@example.com" });
+        const foreign = ticketLink(ada.id, 3, globex);
+        assert.equal(await storage.addTicketLink(foreign), false);
+        assert.equal(await storage.findTicketLink(foreign.linkHash), null);
+        const unknown = ticketLink(createId("attendee"), 3);
+        assert.equal(await storage.addTicketLink(unknown), false);
+        assert.equal(await storage.findTicketLink(unknown.linkHash), null);
+      });
+
+      test("a registration's links go with it: attendees.remove and events.delete", async () => {
+        const event = await newEvent();
+        const ada = await newAttendee(event.id, { id: createId("attendee"), email: "ada.gone@example.com" });
+        const bob = await newAttendee(event.id, { id: createId("attendee"), email: "bob.gone@example.com" });
+        const [adas, bobs] = [ticketLink(ada.id, 3), ticketLink(bob.id, 3)];
+        assert.deepEqual([await storage.addTicketLink(adas), await storage.addTicketLink(bobs)], [true, true]);
+        await run((tx) => tx.attendees.remove(ada.id));
+        assert.equal(await storage.findTicketLink(adas.linkHash), null);
+        assert.equal(await run((tx) => tx.ticketLinks.attendeeOf(adas.linkHash)), null);
+        assert.equal(await storage.addTicketLink(ticketLink(ada.id, 4)), false);
+        await run((tx) => tx.events.delete(event.id));
+        assert.equal(await run((tx) => tx.ticketLinks.attendeeOf(bobs.linkHash)), null);
+        const rows = await database.db
+          .selectFrom("ticket_links")
+          .select("id")
+          .where("attendee_id", "in", [ada.id, bob.id])
+          .execute();
+        assert.deepEqual(rows, []);
       });
     });
 

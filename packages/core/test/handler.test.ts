@@ -260,7 +260,7 @@ describe("operations that take no body", () => {
   const NO_BODY_ROUTES = ROUTES.filter((route) => !route.body && route.method !== "GET");
   const unknown = (route: (typeof ROUTES)[number]) => `/v1${route.path.replace(/:(\w+)/g, "nothing_$1")}`;
 
-  test("the routes without a body are the POSTs ping, rotate-secret, rotate-link, redeliver and every DELETE", () => {
+  test("the routes without a body are the POSTs ping, rotate-secret, rotate-link, ticket-link, redeliver and every DELETE", () => {
     assert.deepEqual(NO_BODY_ROUTES.map((route) => `${route.method} ${route.path}`).sort(), [
       "DELETE /attendees/:id",
       "DELETE /events/:id",
@@ -269,6 +269,7 @@ describe("operations that take no body", () => {
       "DELETE /thresholds/:id",
       "DELETE /vendors/:id",
       "DELETE /webhooks/:id",
+      "POST /attendees/:id/ticket-link",
       "POST /events/:id/vendors/:bookingId/rotate-link",
       "POST /webhooks/:id/deliveries/:deliveryId/redeliver",
       "POST /webhooks/:id/ping",

@@ -4,8 +4,8 @@ import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { createHandler, type FetchHandler } from "../src/http/handler.ts";
-import { ROUTES, VENDOR_LINK_ROUTES } from "../src/http/routes.ts";
-import { ACCOUNT_OPERATIONS, VENDOR_LINK_OPERATIONS } from "../src/operations/all.ts";
+import { ROUTES, TICKET_LINK_ROUTES, VENDOR_LINK_ROUTES } from "../src/http/routes.ts";
+import { ACCOUNT_OPERATIONS, TICKET_LINK_OPERATIONS, VENDOR_LINK_OPERATIONS } from "../src/operations/all.ts";
 import { DEFAULT_EMISSION_FACTORS } from "../src/carbon/emission-factors.ts";
 import { EventCreateInput } from "../src/resources/event.ts";
 import { ServiceError } from "../src/errors.ts";
@@ -52,11 +52,13 @@ describe("one definition per operation", () => {
   test("the route tables are the definitions, each with a unique id and operationId", () => {
     assert.equal(ROUTES, ACCOUNT_OPERATIONS);
     assert.equal(VENDOR_LINK_ROUTES, VENDOR_LINK_OPERATIONS);
-    assert.equal(ROUTES.length, 51);
+    assert.equal(TICKET_LINK_ROUTES, TICKET_LINK_OPERATIONS);
+    assert.equal(ROUTES.length, 52);
     assert.equal(VENDOR_LINK_ROUTES.length, 7);
-    const all = [...ROUTES, ...VENDOR_LINK_ROUTES];
-    assert.equal(new Set(all.map((operation) => operation.id)).size, 58);
-    assert.equal(new Set(all.map((operation) => operation.operationId)).size, 58);
+    assert.equal(TICKET_LINK_ROUTES.length, 4);
+    const all = [...ROUTES, ...VENDOR_LINK_ROUTES, ...TICKET_LINK_ROUTES];
+    assert.equal(new Set(all.map((operation) => operation.id)).size, 63);
+    assert.equal(new Set(all.map((operation) => operation.operationId)).size, 63);
     assert.equal(ROUTES.find((operation) => operation.operationId === "updateActivity")?.id, "activities.update");
     // An embedder's method takes the body or the query after the path's parameters: never both.
     assert.deepEqual(
@@ -67,12 +69,16 @@ describe("one definition per operation", () => {
       VENDOR_LINK_ROUTES.filter((operation) => !operation.path.startsWith("/vendor-requests/:token")),
       [],
     );
+    assert.deepEqual(
+      TICKET_LINK_ROUTES.filter((operation) => !operation.path.startsWith("/tickets/:token")),
+      [],
+    );
   });
 
   test("an account's embedder methods are the account's definitions, one each, by id", () => {
     const { accountId: _id, ...groups } = service.forAccount(accountId);
     assert.deepEqual(methodNames(groups, ""), ROUTES.map((operation) => operation.id).sort());
-    assert.equal(methodNames(groups, "").length, 51);
+    assert.equal(methodNames(groups, "").length, 52);
   });
 
   test("a vendor link's methods are the link's definitions, one each, by id", async () => {
@@ -90,6 +96,25 @@ describe("one definition per operation", () => {
     const { booking: whose, ...methods } = link;
     assert.deepEqual(whose, { id: booking.id, accountId });
     assert.deepEqual(methodNames(methods, "link."), VENDOR_LINK_ROUTES.map((operation) => operation.id).sort());
+  });
+
+  test("a ticket link's methods are the link's definitions, one each, by id", async () => {
+    const account = service.forAccount(accountId);
+    const event = await account.events.create({ ...EVENT, name: "Ticket methods" });
+    const attendee = await account.attendees.register({
+      eventId: event.id,
+      firstName: "Ada",
+      lastName: "Lovelace",
+      email: "ada.methods@example.com",
+      ticketType: "Standard",
+    });
+    const token = new URL(attendee.ticketUrl!).pathname.split("/").at(-1)!;
+    const link = await service.ticketLink(token);
+    assert.ok(link);
+    const { attendee: whose, ...methods } = link;
+    assert.deepEqual(whose, { id: attendee.id, accountId });
+    assert.deepEqual(methodNames(methods, "ticket."), TICKET_LINK_ROUTES.map((operation) => operation.id).sort());
+    assert.equal((await link.view()).attendee.email, "ada.methods@example.com");
   });
 
   test("a body is validated once, by the definition's schema: over HTTP and through an embedder's method", async () => {

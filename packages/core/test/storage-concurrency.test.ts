@@ -13,7 +13,8 @@ import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
 import { travelEmissionsKg } from "../src/carbon/emission-factors.ts";
 import { AttendeeListQuery, newAttendeeRecord } from "../src/resources/attendee.ts";
 import { newEventRecord } from "../src/resources/event.ts";
-import { BookingListQuery, linkHashOf, newLinkToken, newVendorRecord } from "../src/resources/vendor.ts";
+import { BookingListQuery, newVendorRecord } from "../src/resources/vendor.ts";
+import { linkHashOf, newLinkToken } from "../src/resources/link-token.ts";
 import { WebhookListQuery, type WebhookRecord } from "../src/resources/webhook.ts";
 import type { ClaimedDelivery } from "../src/resources/webhook-delivery.ts";
 import type { Storage } from "../src/storage.ts";
@@ -173,7 +174,7 @@ for (const backend of BACKENDS) {
           account,
           event.id,
           { vendorId: vendor.id, services: "Lunch", dataRequested: [] },
-          { id: createId("booking"), now: NOW, linkHash: linkHashOf(newLinkToken()) },
+          { id: createId("booking"), now: NOW, linkHash: linkHashOf(newLinkToken("vendor")) },
         ],
       });
       const outcomes = await racers.race(Array.from({ length: 8 }, book));
@@ -200,7 +201,7 @@ for (const backend of BACKENDS) {
                 account,
                 event.id,
                 { vendorId: vendor.id, services: "Power", dataRequested: [] },
-                { id: createId("booking"), now: NOW, linkHash: linkHashOf(newLinkToken()) },
+                { id: createId("booking"), now: NOW, linkHash: linkHashOf(newLinkToken("vendor")) },
               ],
             },
           ]),

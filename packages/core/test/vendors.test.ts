@@ -9,7 +9,8 @@ import { describe, test } from "node:test";
 import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
 import { ServiceError } from "../src/errors.ts";
 import { createHandler, type RequestLogEntry } from "../src/http/handler.ts";
-import { BOOKING_STATUSES, isLinkToken, linkHashOf, newLinkToken } from "../src/resources/vendor.ts";
+import { BOOKING_STATUSES } from "../src/resources/vendor.ts";
+import { isLinkToken, linkHashOf, newLinkToken } from "../src/resources/link-token.ts";
 import {
   assertBookingTransition,
   assertTakesVendorData,
@@ -76,12 +77,12 @@ describe("the booking's rules", () => {
   });
 
   test("a link token is 256 random bits, URL-safe, looked up by its SHA-256 only", () => {
-    const token = newLinkToken();
+    const token = newLinkToken("vendor");
     assert.match(token, /^vrq_[A-Za-z0-9_-]{43}$/);
-    assert.notEqual(newLinkToken(), token);
-    assert.equal(isLinkToken(token), true);
-    assert.equal(isLinkToken(`${token}x`), false);
-    assert.equal(isLinkToken("esk_0123"), false);
+    assert.notEqual(newLinkToken("vendor"), token);
+    assert.equal(isLinkToken(token, "vendor"), true);
+    assert.equal(isLinkToken(`${token}x`, "vendor"), false);
+    assert.equal(isLinkToken("esk_0123", "vendor"), false);
     assert.match(linkHashOf(token), /^[0-9a-f]{64}$/);
     assert.equal(linkHashOf(token), linkHashOf(token));
   });

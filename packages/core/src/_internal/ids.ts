@@ -12,6 +12,7 @@ export const ID_PREFIXES = {
   threshold: "thr",
   vendor: "ven",
   booking: "vbk",
+  ticketLink: "tkl",
   payment: "pay",
 } as const;
 

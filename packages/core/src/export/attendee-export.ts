@@ -54,10 +54,11 @@ function columnsOf(schema: z.ZodObject, prefix: string[] = []): Column[] {
 
 /**
  * The CSV columns of a registration: the fields of the API's `Attendee`, but the payment's client
- * secret, which only the buyer's own answers carry.
+ * secret, which only the buyer's own answers carry, and the ticket link, which only the answers
+ * that make one carry.
  */
 export const ATTENDEE_EXPORT_COLUMNS: readonly Column[] = columnsOf(Attendee).filter(
-  (column) => column.header !== "payment.clientSecret",
+  (column) => column.header !== "payment.clientSecret" && column.header !== "ticketUrl",
 );
 
 function cell(attendee: Attendee, column: Column): string {

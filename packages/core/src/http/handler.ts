@@ -1,11 +1,12 @@
 import { ServiceError } from "../errors.ts";
-import type { LinkContext } from "../operations/context.ts";
 import { prefersHtml } from "../operations/analytics.ts";
 import { renderErrorPage } from "../pages/error-page.tsx";
 import type { LinkPage } from "../pages/link-page.ts";
 import { pageHeaders } from "../pages/page-response.ts";
 import type { EventService } from "../service.ts";
-import { linkNotFound, redactLinkTokens } from "../resources/vendor.ts";
+import { linkNotFound } from "../resources/vendor.ts";
+import { type LinkKind, redactLinkTokens } from "../resources/link-token.ts";
+import { ticketNotFound } from "../resources/ticket-link.ts";
 import { DEFAULT_PUBLIC_URL } from "../webhooks/change-notifications.ts";
 import { createAuthFailureLimit, createMinuteLimit } from "./auth-failure-limit.ts";
 import { assertScope, createAuthenticator } from "./authenticate.ts";
@@ -29,14 +30,14 @@ import {
   type PageFormEntry,
 } from "./route-table.ts";
 import type { RouteResult } from "./routes.ts";
-import { accountContextOf, linkContextOf } from "../service.ts";
+import { accountContextOf, linkContextOf, ticketContextOf } from "../service.ts";
 
 /** Options of {@link createHandler}. */
 export interface HandlerOptions {
   /**
    * Called with every unexpected error (a 500) and its request, for the host's log. The
-   * response never shows it. A vendor link's path holds its token, a credential: log the path
-   * through `redactLinkTokens` (exported), as `RequestLogEntry.path` is.
+   * response never shows it. A link's path (a vendor's, a ticket's) holds its token, a credential:
+   * log the path through `redactLinkTokens` (exported), as `RequestLogEntry.path` is.
    */
   onError?: (error: unknown, request: Request) => void;
   /**
@@ -69,7 +70,12 @@ export interface HandlerOptions {
   clientAddress?: (request: Request) => string | undefined;
   /** Requests without a valid API key allowed per client address and minute (default 60), counted in this process. */
   authFailureLimitPerMinute?: number;
-  /** Requests through one vendor link allowed per minute (default 120), counted in this process. */
+  /**
+   * Requests through one link allowed per minute (default 120), counted in this process: each
+   * vendor link (by its booking) and each ticket link (by its registration) has its own budget.
+   */
+  linkLimitPerMinute?: number;
+  /** @deprecated The former name of {@link HandlerOptions.linkLimitPerMinute}, still read when that is not given. */
   vendorLinkLimitPerMinute?: number;
   /** While this answers true (the host is shutting down), every request gets `503 SERVICE_UNAVAILABLE`. */
   isDraining?: () => boolean;
@@ -105,7 +111,7 @@ export interface HandlerOptions {
 export interface RequestLogEntry {
   requestId: string;
   method: string;
-  /** The request's path, a vendor link's token cut to its prefix (`/v1/vendor-requests/vrq_…`): it is a credential. */
+  /** The request's path, a link's token cut to its prefix (`/v1/vendor-requests/vrq_…`, `/v1/tickets/tkt_…`): it is a credential. */
   path: string;
   status: number;
   durationMs: number;
@@ -134,8 +140,14 @@ export interface ServiceHandler extends FetchHandler {
   close(): Promise<void>;
 }
 
-/** Requests through one vendor link allowed per minute and process, by default. */
-const DEFAULT_VENDOR_LINK_LIMIT_PER_MINUTE = 120;
+/** Requests through one link allowed per minute and process, by default. */
+const DEFAULT_LINK_LIMIT_PER_MINUTE = 120;
+
+/** Each kind of link as its limit's refusal names it: in the message and in `details.scope`. */
+const LINK_LIMIT_NAMES: Readonly<Record<LinkKind, { words: string; scope: string }>> = {
+  vendor: { words: "vendor link", scope: "vendorLink" },
+  ticket: { words: "ticket link", scope: "ticketLink" },
+};
 
 /** The answer to every request while the host shuts down: the client retries, on a new connection. */
 function shuttingDown(): ServiceError {
@@ -185,15 +197,35 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     options.authFailureLimitPerMinute === undefined ? {} : { perMinute: options.authFailureLimitPerMinute },
   );
   const authenticate = createAuthenticator(service.keys, failureLimit);
-  const linkPerMinute = options.vendorLinkLimitPerMinute ?? DEFAULT_VENDOR_LINK_LIMIT_PER_MINUTE;
-  const linkLimit = createMinuteLimit({
-    perMinute: linkPerMinute,
-    maxKeys: 10_000,
-    refusal: (resetAt) => ({
-      message: `Too many requests through this vendor link (limit ${linkPerMinute} per minute); retry after ${resetAt}.`,
-      scope: "vendorLink",
-    }),
-  });
+  const linkPerMinute = options.linkLimitPerMinute ?? options.vendorLinkLimitPerMinute ?? DEFAULT_LINK_LIMIT_PER_MINUTE;
+  const linkLimitOf = (kind: LinkKind) =>
+    createMinuteLimit({
+      perMinute: linkPerMinute,
+      maxKeys: 10_000,
+      refusal: (resetAt) => ({
+        message: `Too many requests through this ${LINK_LIMIT_NAMES[kind].words} (limit ${linkPerMinute} per minute); retry after ${resetAt}.`,
+        scope: LINK_LIMIT_NAMES[kind].scope,
+      }),
+    });
+  const linkLimits = { vendor: linkLimitOf("vendor"), ticket: linkLimitOf("ticket") };
+
+  /**
+   * What a link's token opens, by its kind: whose it is (the booking's or the registration's id,
+   * its budget and its Idempotency-Keys' namespace) and the context its operations run with;
+   * `null` when it opens nothing.
+   */
+  async function openLink(
+    kind: LinkKind,
+    token: string,
+    baseUrl: string,
+  ): Promise<{ ownerId: string; context: unknown } | null> {
+    if (kind === "vendor") {
+      const link = await service.vendorLink(token, { baseUrl });
+      return link && { ownerId: link.booking.id, context: linkContextOf(link) };
+    }
+    const ticket = await service.ticketLink(token, { baseUrl });
+    return ticket && { ownerId: ticket.attendee.id, context: ticketContextOf(ticket) };
+  }
   const counter = createRequestCounter(storage);
 
   /**
@@ -260,36 +292,36 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   }
 
   /**
-   * The operations of a vendor link's token: looked up like an API key, so a token that opens no
-   * booking spends one of its address's requests without a valid key (`429` past the limit, before
-   * any lookup) and a live one gets its request back. A live link spends its own budget.
+   * A link's token (a vendor's, a ticket's), looked up like an API key: a token that opens nothing
+   * spends one of its address's requests without a valid key (`429` past the limit, before any
+   * lookup) and a live one gets its request back. A live link spends its own budget.
    */
-  async function openLink(ctx: RequestContext, label: string, params: Record<string, string>) {
+  async function enterLink(ctx: RequestContext, kind: LinkKind, label: string, params: Record<string, string>) {
     ctx.route = label;
     const nowMs = service.clock().getTime();
     const address = ctx.clientAddress;
     if (address !== undefined) failureLimit.take(address, nowMs);
-    const link = await service.vendorLink(params.token ?? "", { baseUrl: ctx.linkBase });
-    if (!link) throw linkNotFound();
+    const link = await openLink(kind, params.token ?? "", ctx.linkBase);
+    if (!link) throw kind === "vendor" ? linkNotFound() : ticketNotFound();
     if (address !== undefined) failureLimit.refund(address, nowMs);
-    // A vendor is not the account's caller, so its link does not spend the account's requests: it has its own budget.
-    linkLimit.take(link.booking.id, nowMs);
+    // A vendor or an attendee is not the account's caller, so its link does not spend the account's requests: it has its own budget.
+    linkLimits[kind].take(link.ownerId, nowMs);
     return { link, nowMs };
   }
 
-  /** A request to a vendor link's JSON route, or its page when a browser asks (`Accept` preferring `text/html`). */
+  /** A request to a link's JSON route, or its page when a browser asks (`Accept` preferring `text/html`). */
   async function serveLink(ctx: RequestContext, entry: LinkEntry, params: Record<string, string>): Promise<Response> {
     if (entry.page && prefersHtml(ctx.request.headers.get("accept"))) ctx.page = true;
-    const { link, nowMs } = await openLink(ctx, entry.label, params);
-    if (ctx.page && entry.page) return sendPage(ctx, entry.page, linkContextOf(link), 200);
+    const { link, nowMs } = await enterLink(ctx, entry.link, entry.label, params);
+    if (ctx.page && entry.page) return sendPage(ctx, entry.page, link.context, 200);
     const input = await readRouteInput(ctx, entry.route, params);
-    const run = () => runRoute(entry.route, linkContextOf(link), input, ctx.request);
+    const run = () => runRoute(entry.route, link.context, input, ctx.request);
     const idempotencyKey = ctx.request.method === "POST" ? ctx.request.headers.get("idempotency-key") : null;
     if (idempotencyKey === null) return sendResult(ctx, await run());
-    // Kept under the booking's id, a namespace of its own (never the token): a vendor's keys
-    // meet neither the account's nor another booking's.
+    // Kept under the booking's or registration's id, a namespace of its own (never the token):
+    // a link's keys meet neither the account's nor another link's.
     const keyed = {
-      accountId: link.booking.id,
+      accountId: link.ownerId,
       key: idempotencyKey,
       method: "POST",
       path: entry.route.path.replace("/:token", ""),
@@ -311,7 +343,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     params: Record<string, string>,
   ): Promise<Response> {
     ctx.page = true;
-    const { link } = await openLink(ctx, entry.label, params);
+    const { link } = await enterLink(ctx, entry.link, entry.label, params);
     const type = ctx.request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
     if (type !== "application/x-www-form-urlencoded")
       throw new ServiceError("UNSUPPORTED_MEDIA_TYPE", {
@@ -319,14 +351,14 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       });
     const form = new URLSearchParams(new TextDecoder().decode(await readBodyBytes(ctx.request)));
     const action = entry.page.actions[form.get("action") ?? ""];
-    const context = linkContextOf(link);
+    const context = link.context;
     if (!action) {
       const error = new ServiceError("INVALID_REQUEST", { message: "The form asked for nothing this page does." });
       return sendPage(ctx, entry.page, context, error.status, { error, form });
     }
     let done: string;
     try {
-      done = await action(context, form);
+      done = await action(context as never, form);
     } catch (thrown) {
       if (!ServiceError.is(thrown) || thrown.status >= 500 || thrown.code === "NOT_FOUND") throw thrown;
       return sendPage(ctx, entry.page, context, thrown.status, { error: thrown, form });
@@ -337,13 +369,13 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   /** A link's page, drawn for its link, with what the last form did or why it was refused. */
   async function sendPage(
     ctx: RequestContext,
-    page: LinkPage<LinkContext>,
-    context: LinkContext,
+    page: LinkPage<never>,
+    context: unknown,
     status: number,
     state: { error?: ServiceError; form?: URLSearchParams } = {},
   ): Promise<Response> {
     const done = status === 200 ? ctx.url.searchParams.get("done") : null;
-    const html = await page.render(context, { done, error: state.error ?? null, form: state.form ?? null });
+    const html = await page.render(context as never, { done, error: state.error ?? null, form: state.form ?? null });
     return reply.raw(ctx, html, status, Object.assign({}, ctx.headers, pageHeaders()));
   }
 

@@ -2,9 +2,10 @@ import { addRoute, createRouter, findRoute } from "rou3";
 import { ServiceError } from "../errors.ts";
 import type { PublicRoute } from "./public-routes.ts";
 import type { RequestContext } from "./request-context.ts";
-import type { LinkContext } from "../operations/context.ts";
 import type { LinkPage } from "../pages/link-page.ts";
-import { LINK_PAGES, type LinkRoute, type Route, ROUTES, VENDOR_LINK_ROUTES, VERSION_PREFIXES } from "./routes.ts";
+import type { AnyOperation } from "../operations/define.ts";
+import { LINK_KINDS, type LinkKind } from "../resources/link-token.ts";
+import { LINK_PAGES, LINK_ROUTES, type Route, ROUTES, VERSION_PREFIXES } from "./routes.ts";
 
 /** Where Stripe sends its notifications, under each version prefix. */
 export const STRIPE_WEBHOOK_PATH = "/payments/stripe/webhook";
@@ -19,20 +20,24 @@ export interface ApiEntry {
   label: string;
 }
 
-/** A route of a vendor's link under one version prefix: no API key, its token opens one booking. */
+/** A route of a link under one version prefix: no API key, its token opens one booking (a vendor's) or registration (a ticket). */
 export interface LinkEntry {
   kind: "link";
-  route: LinkRoute;
+  /** Which kind of link's token the path holds. */
+  link: LinkKind;
+  route: AnyOperation;
   /** The route's template with its prefix (`/v1/vendor-requests/:token`): its label in the log and metrics. */
   label: string;
   /** The page a browser gets at this URL instead of the JSON (`Accept` preferring `text/html`). */
-  page?: LinkPage<LinkContext>;
+  page?: LinkPage<never>;
 }
 
 /** A page's form posted to its link's URL (`POST /v1/vendor-requests/:token`): no API key, the token opens the link. */
 export interface PageFormEntry {
   kind: "page-form";
-  page: LinkPage<LinkContext>;
+  /** Which kind of link's token the path holds. */
+  link: LinkKind;
+  page: LinkPage<never>;
   label: string;
 }
 
@@ -80,7 +85,7 @@ export function normaliseBasePath(basePath = ""): string {
 }
 
 /**
- * Every route the handler serves in one rou3 table: the API's routes and a vendor link's under
+ * Every route the handler serves in one rou3 table: the API's routes and each kind of link's under
  * each version prefix, and the routes served without a key (no path matches two). The returned function finds a
  * request's route by its context's `method` (a `HEAD` looks up the `GET` route), below the base
  * path: `undefined` when none matches, `404` for a path outside the base path.
@@ -93,19 +98,20 @@ export function createRouteTable(
   for (const prefix of VERSION_PREFIXES) {
     const label = `${prefix}${STRIPE_WEBHOOK_PATH}`;
     addRoute(router, "POST", label, { kind: "stripe", label });
-    for (const route of VENDOR_LINK_ROUTES) {
-      const label = `${prefix}${route.path}`;
-      const page = route.method === "GET" ? LINK_PAGES[route.path] : undefined;
-      addRoute(
-        router,
-        route.method,
-        label,
-        page ? { kind: "link", route, label, page } : { kind: "link", route, label },
-      );
-    }
-    for (const [path, page] of Object.entries(LINK_PAGES)) {
+    for (const link of LINK_KINDS)
+      for (const route of LINK_ROUTES[link]) {
+        const label = `${prefix}${route.path}`;
+        const page = route.method === "GET" ? LINK_PAGES[route.path]?.page : undefined;
+        addRoute(
+          router,
+          route.method,
+          label,
+          page ? { kind: "link", link, route, label, page } : { kind: "link", link, route, label },
+        );
+      }
+    for (const [path, { link, page }] of Object.entries(LINK_PAGES)) {
       const label = `${prefix}${path}`;
-      addRoute(router, "POST", label, { kind: "page-form", page, label });
+      addRoute(router, "POST", label, { kind: "page-form", link, page, label });
     }
     for (const route of ROUTES)
       addRoute(router, route.method, `${prefix}${route.path}`, {

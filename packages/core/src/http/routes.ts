@@ -1,5 +1,6 @@
-import { ACCOUNT_OPERATIONS, VENDOR_LINK_OPERATIONS } from "../operations/all.ts";
-import type { AccountContext, LinkContext } from "../operations/context.ts";
+import { ACCOUNT_OPERATIONS, TICKET_LINK_OPERATIONS, VENDOR_LINK_OPERATIONS } from "../operations/all.ts";
+import type { AccountContext, LinkContext, TicketContext } from "../operations/context.ts";
+import type { LinkKind } from "../resources/link-token.ts";
 import type { AnyOperation } from "../operations/define.ts";
 import type { LinkPage } from "../pages/link-page.ts";
 import { VENDOR_PAGE } from "../pages/vendor-page.tsx";
@@ -16,6 +17,9 @@ export type Route = AnyOperation<AccountContext> & { scope: Scope };
 /** One route of a vendor's link (`/vendor-requests/:token/...`): no API key, the token in its path is the capability. */
 export type LinkRoute = AnyOperation<LinkContext>;
 
+/** One route of an attendee's ticket link (`/tickets/:token/...`): no API key, the token in its path is the capability. */
+export type TicketLinkRoute = AnyOperation<TicketContext>;
+
 /** Every authenticated route of the API: the account's operations. */
 export const ROUTES: readonly Route[] = ACCOUNT_OPERATIONS;
 
@@ -26,10 +30,23 @@ export const ROUTES: readonly Route[] = ACCOUNT_OPERATIONS;
  */
 export const VENDOR_LINK_ROUTES: readonly LinkRoute[] = VENDOR_LINK_OPERATIONS;
 
+/**
+ * The routes of an attendee's ticket link, served without an API key: the token in the path opens
+ * one registration, and a token that opens none (unknown, rotated, erased) is `404` and counts
+ * against its address's limit of requests without a valid key.
+ */
+export const TICKET_LINK_ROUTES: readonly TicketLinkRoute[] = TICKET_LINK_OPERATIONS;
+
+/** The routes opened by a link's token, by the kind of link. */
+export const LINK_ROUTES: Readonly<Record<LinkKind, readonly AnyOperation[]>> = {
+  vendor: VENDOR_LINK_ROUTES,
+  ticket: TICKET_LINK_ROUTES,
+};
+
 /** The path prefixes every route is served under: the versioned base and the reference pages' alias. */
 export const VERSION_PREFIXES = ["/v1", "/api"] as const;
 
 /** The pages at links' URLs (a browser's `GET`, and the forms it posts there), by the path of their JSON twin. */
-export const LINK_PAGES: Readonly<Record<string, LinkPage<LinkContext>>> = {
-  "/vendor-requests/:token": VENDOR_PAGE,
+export const LINK_PAGES: Readonly<Record<string, { link: LinkKind; page: LinkPage<never> }>> = {
+  "/vendor-requests/:token": { link: "vendor", page: VENDOR_PAGE as LinkPage<never> },
 };

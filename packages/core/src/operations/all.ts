@@ -7,6 +7,7 @@ import type { MethodsOf, Operation } from "./define.ts";
 import { EVENT_OPERATIONS } from "./events.ts";
 import { PAYMENT_OPERATIONS } from "./payments.ts";
 import { THRESHOLD_OPERATIONS } from "./thresholds.ts";
+import { TICKET_LINK_OPERATIONS } from "./ticket-link.ts";
 import { VENDOR_LINK_OPERATIONS } from "./vendor-link.ts";
 import { VENDOR_OPERATIONS } from "./vendors.ts";
 import { WEBHOOK_OPERATIONS } from "./webhooks.ts";
@@ -24,11 +25,12 @@ export const ACCOUNT_OPERATIONS = [
   ...BOOKING_OPERATIONS,
 ];
 
-/** Every operation of a vendor's link. */
-export { VENDOR_LINK_OPERATIONS };
+/** Every operation of a vendor's link, and of an attendee's ticket link. */
+export { TICKET_LINK_OPERATIONS, VENDOR_LINK_OPERATIONS };
 
 type AccountOperation = (typeof ACCOUNT_OPERATIONS)[number];
 type LinkOperation = (typeof VENDOR_LINK_OPERATIONS)[number];
+type TicketOperation = (typeof TICKET_LINK_OPERATIONS)[number];
 
 /** An account's operations as an embedder calls them (`service.forAccount(id).events.create(input)`). */
 export type EventOperations = MethodsOf<AccountOperation, "events">;
@@ -53,6 +55,15 @@ export type VendorLinkOperations = MethodsOf<LinkOperation, "link"> & {
   activities: MethodsOf<LinkOperation, "link.activities">;
 };
 
+/**
+ * What an attendee may do through their ticket link: see their ticket, change their own details
+ * and travel, cancel (both until the event starts), and fetch the event as a calendar file.
+ */
+export type TicketLinkOperations = MethodsOf<TicketOperation, "ticket"> & {
+  /** Whose link it is: the registration's id (what an Idempotency-Key of its requests is kept under) and account. */
+  readonly attendee: { readonly id: string; readonly accountId: string };
+};
+
 type InputOf<S> = S extends z.ZodType ? z.input<S> : never;
 type ParsedOf<S> = S extends z.ZodType ? z.output<S> : never;
 
@@ -61,7 +72,7 @@ type ParsedOf<S> = S extends z.ZodType ? z.output<S> : never;
  * query (as parsed: the client sends each value as text), and what it answers.
  */
 export type OperationTypes = {
-  [D in AccountOperation | LinkOperation as D["id"]]: D extends Operation<
+  [D in AccountOperation | LinkOperation | TicketOperation as D["id"]]: D extends Operation<
     infer _C,
     infer _Id,
     infer _P,

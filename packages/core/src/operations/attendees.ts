@@ -4,6 +4,9 @@ import { DeleteResult } from "../resources/common.ts";
 import { listOf } from "./define.ts";
 import { accountOperation } from "./context.ts";
 
+/** A registration's answer as a replay shows it: its ticket link is kept nowhere in the clear. */
+const withoutTicketUrl = (attendee: Attendee) => ({ ...attendee, ticketUrl: null });
+
 /** The operations on an account's registrations. */
 export const ATTENDEE_OPERATIONS = [
   accountOperation({
@@ -24,9 +27,33 @@ export const ATTENDEE_OPERATIONS = [
       dietaryPreferences: ["vegetarian"],
       carbonOffset: { opted: true, amount: 5, travelDistance: 420, travelMode: "train" },
     }),
-    response: { status: 201, schema: Attendee, name: "Attendee", description: "The registration, confirmed" },
+    response: {
+      status: 201,
+      schema: Attendee,
+      name: "Attendee",
+      description: "The registration, with the attendee's ticket link (`ticketUrl`, shown here only)",
+    },
     errors: ["INVALID_REQUEST", "EVENT_FULL", "NOT_FOUND", "DUPLICATE_REGISTRATION"],
     run: (account, { body }) => account.attendees.register(body),
+    replay: withoutTicketUrl,
+  }),
+  accountOperation({
+    id: "attendees.ticketLink",
+    method: "POST",
+    path: "/attendees/:id/ticket-link",
+    scope: "attendees:write",
+    tag: "Attendees",
+    operationId: "rotateTicketLink",
+    summary: "Make a new ticket link for the attendee; every older one stops working",
+    response: {
+      status: 200,
+      schema: Attendee,
+      name: "Attendee",
+      description: "The registration, with its new ticket link (`ticketUrl`, shown here only)",
+    },
+    errors: ["NOT_FOUND"],
+    run: (account, { params }) => account.attendees.ticketLink(params.id),
+    replay: withoutTicketUrl,
   }),
   accountOperation({
     id: "attendees.list",

@@ -5,6 +5,7 @@ import type { createAttendeeOperations } from "../service/attendee-operations.ts
 import type { createEventOperations } from "../service/event-operations.ts";
 import type { createPaymentOperations } from "../service/payment-operations.ts";
 import type { createThresholdOperations } from "../service/threshold-operations.ts";
+import type { createTicketLinkOperations } from "../service/ticket-link-operations.ts";
 import type { createVendorLinkOperations } from "../service/vendor-link-operations.ts";
 import type { createVendorOperations } from "../service/vendor-operations.ts";
 import type { createWebhookOperations } from "../service/webhook-operations.ts";
@@ -31,6 +32,9 @@ export interface AccountContext {
 /** What a vendor link's operations run with: the business operations of the booking its token opens. */
 export type LinkContext = ReturnType<typeof createVendorLinkOperations>;
 
+/** What a ticket link's operations run with: the business operations of the registration its token opens. */
+export type TicketContext = ReturnType<typeof createTicketLinkOperations>;
+
 /** Declares an operation of an account (its route takes an API key with `scope`). */
 export const accountOperation = <
   const Id extends string,
@@ -53,4 +57,16 @@ export const linkOperation = <
   O extends boolean = false,
 >(
   operation: Operation<LinkContext, Id, P, Q, B, O, R>,
+) => defineOperation(operation);
+
+/** Declares an operation of an attendee's ticket link (its route takes no API key: the token in its path opens the registration). */
+export const ticketOperation = <
+  const Id extends string,
+  const P extends string,
+  R,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  O extends boolean = false,
+>(
+  operation: Operation<TicketContext, Id, P, Q, B, O, R>,
 ) => defineOperation(operation);

@@ -55,6 +55,7 @@ export type OperationTag =
   | "Thresholds"
   | "Vendors"
   | "Vendor link"
+  | "Ticket link"
   | "Payments";
 
 /** An operation's answer over HTTP: a body for `status`, JSON-encoded (a `ReadableStream` is sent as it is), and headers to add. */
@@ -116,7 +117,7 @@ export interface Operation<
   example?: (at: ExampleDates) => unknown;
   /** Errors particular to this operation (the ones every route can answer are added by the document). */
   errors: readonly ErrorCode[];
-  /** The scope the caller's key must hold (an account's operation; a vendor link's has none). */
+  /** The scope the caller's key must hold (an account's operation; a link's has none). */
   scope?: Scope;
   /** Another scope that serves it too (a threshold is read with `events:read` or `analytics:read`). */
   orScope?: Scope;

@@ -149,21 +149,31 @@ export const Attendee = AttendeeRecord.omit({ accountId: true }).extend({
     description: "What a priced ticket costs and how it is paid; null for a free registration and while waitlisted.",
   }),
   qrCode: z.url().meta({ description: "URL of a PNG QR code that encodes confirmationCode, for check-in." }),
+  ticketUrl: z.url().nullable().meta({
+    description:
+      "The attendee's own ticket link (no API key: its token opens this registration). Shown in the registration's create answer and in the answer of POST /attendees/:id/ticket-link only; null in every other answer, in a replay and in notifications.",
+  }),
 });
 export type Attendee = z.infer<typeof Attendee>;
 
 /**
  * The API form of a registration: its QR code image under `baseUrl`, and its payment with the
  * client secret only in the buyer's answers (`withSecret`: the create answer, `GET`,
- * `attendee.promoted`).
+ * `attendee.promoted`). `ticketUrl` is null: only the answers that make a link show it.
  */
 export function toApiAttendee(attendee: AttendeeRecord, baseUrl: string, withSecret = false): Attendee {
   const { accountId: _accountId, payment, ...rest } = attendee;
   return {
     ...rest,
     payment: payment && toApiPayment(payment, withSecret),
-    qrCode: `${baseUrl}/v1/qr/${attendee.id}.png`,
+    qrCode: qrCodeUrlOf(baseUrl, attendee.id),
+    ticketUrl: null,
   };
+}
+
+/** The public QR code image of a registration's confirmation code, under `baseUrl`. */
+export function qrCodeUrlOf(baseUrl: string, attendeeId: string): string {
+  return `${baseUrl}/v1/qr/${attendeeId}.png`;
 }
 
 /** Builds the stored record of a new registration. */

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from "node:crypto";
 import { ServiceError } from "../errors.ts";
 import * as z from "zod";
 import { ACTIVITY_KINDS } from "../carbon/activity-kinds.ts";
@@ -275,34 +274,9 @@ export const VendorRequest = z.object({
 });
 export type VendorRequest = z.infer<typeof VendorRequest>;
 
-/** The prefix of a vendor link's token: tells what it is when one turns up in a log or a ticket. */
-const LINK_TOKEN_PREFIX = "vrq_";
-
-/** A new vendor link token: 256 random bits, URL-safe. Shown once; only its hash is stored. */
-export function newLinkToken(): string {
-  return `${LINK_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
-}
-
-/** What is stored of a link's token and looked up by: its SHA-256, hex. */
-export function linkHashOf(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
-}
-
-/** Whether `token` has a link token's shape (a lookup of anything else is skipped: it cannot match). */
-export function isLinkToken(token: string): boolean {
-  return token.startsWith(LINK_TOKEN_PREFIX) && token.length === LINK_TOKEN_PREFIX.length + 43;
-}
-
-const LINK_TOKENS = /vrq_[A-Za-z0-9_-]+/g;
-
 /** The one answer to a vendor link that leads nowhere, whatever the reason. */
 export function linkNotFound(): ServiceError {
   return new ServiceError("NOT_FOUND", { message: "No open vendor request at this link." });
-}
-
-/** `text` (a request's path) with every vendor link token in it cut to its prefix, for a log: a token is a credential. */
-export function redactLinkTokens(text: string): string {
-  return text.includes(LINK_TOKEN_PREFIX) ? text.replace(LINK_TOKENS, `${LINK_TOKEN_PREFIX}…`) : text;
 }
 
 /** The vendor's link of a booking: where its token is served, under the versioned base. */

@@ -1,6 +1,7 @@
 import type * as z from "zod";
 import { createConfirmationCode, createId } from "../_internal/ids.ts";
 import {
+  type Attendee,
   type AttendeeCreateInput,
   type AttendeeListQuery,
   type AttendeeRecord,
@@ -17,7 +18,9 @@ import { ERASED_ANSWER } from "../storage/erasure.ts";
 import type { OperationContext } from "./operation-context.ts";
 import { notFound } from "./not-found.ts";
 import { recordPayment, refundByHand } from "./payment-changes.ts";
-import { eraseAttendee, registerAttendee, updateAttendee } from "./registrations.ts";
+import { eraseAttendee, registerAttendee } from "./registrations.ts";
+import { changeRegistration, newTicketLink, rotateTicketLink } from "./ticket-link-operations.ts";
+import { ticketUrlOf } from "../resources/ticket-link.ts";
 import type { TransactionStore } from "../storage/transaction.ts";
 
 /** A started export: its format and the stream of its bytes. */
@@ -52,16 +55,24 @@ export function createAttendeeOperations(
   }
 
   const attendees = {
-    async register(parsed: z.output<typeof AttendeeCreateInput>) {
+    // Attendee, not its ticketUrl as a string: a replay of the answer shows null.
+    async register(parsed: z.output<typeof AttendeeCreateInput>): Promise<Attendee> {
+      const now = clock().toISOString();
       const record = newAttendeeRecord(parsed, {
         id: createId("attendee"),
         accountId,
         confirmationCode: createConfirmationCode(),
-        now: clock().toISOString(),
+        now,
       });
-      const registered = await registerAttendee(context, record);
+      const { token, link } = newTicketLink(accountId, record.id, now);
+      const registered = await registerAttendee(context, record, link);
       queued();
-      return buyerOut(await withIntent(registered));
+      return { ...buyerOut(await withIntent(registered)), ticketUrl: ticketUrlOf(context.baseUrl, token) };
+    },
+    async ticketLink(id: string): Promise<Attendee> {
+      const { token, link } = newTicketLink(accountId, id, clock().toISOString());
+      const attendee = await rotateTicketLink(context, { accountId, id, link });
+      return { ...attendeeOut(attendee), ticketUrl: ticketUrlOf(context.baseUrl, token) };
     },
     async get(id: string) {
       const attendee = await storage.getAttendee(accountId, id);
@@ -69,15 +80,7 @@ export function createAttendeeOperations(
       return buyerOut(await withIntent(attendee));
     },
     async update(id: string, parsed: z.output<typeof AttendeeUpdateInput>) {
-      const { before, after } = await updateAttendee(context, {
-        accountId,
-        id,
-        update: parsed,
-        now: clock().toISOString(),
-      });
-      queued();
-      // Cancelled unpaid: nobody is to pay its PaymentIntent any more.
-      await context.stripe?.closeIntent(before, after);
+      const { after } = await changeRegistration(context, { id, update: parsed });
       return attendeeOut(after);
     },
     async pay(id: string, parsed: z.output<typeof PaymentInput>) {

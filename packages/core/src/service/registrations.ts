@@ -26,7 +26,9 @@ import { admission } from "../rules/waitlist.ts";
 import type { Change } from "../storage/common.ts";
 import type { Erasure } from "../storage/erasure.ts";
 import type { StorageTransaction } from "../storage/transaction.ts";
+import type { TicketLinkRecord } from "../resources/ticket-link.ts";
 import {
+  type Steps,
   assertNoActiveDuplicate,
   lockRegistration,
   moveFigures,
@@ -50,9 +52,13 @@ import { settleWaitlist } from "./waitlist.ts";
  * that is not cancelled, and `EVENT_FULL` when no place is left and there is no waiting list to
  * join. Its `confirmationCode` is replaced if it is taken. Returns the registration as stored
  * (`confirmed`; `pending` with its payment for a priced ticket; or `waitlisted` with its place in
- * line).
+ * line). `ticketLink`, when given, is the registration's first ticket link, written with it.
  */
-export function registerAttendee(context: TransactionContext, attendee: AttendeeRecord): Promise<AttendeeRecord> {
+export function registerAttendee(
+  context: TransactionContext,
+  attendee: AttendeeRecord,
+  ticketLink?: TicketLinkRecord,
+): Promise<AttendeeRecord> {
   return runRegistrationTransaction(
     context,
     async (steps) => {
@@ -79,6 +85,7 @@ export function registerAttendee(context: TransactionContext, attendee: Attendee
       while (await tx.attendees.codeTaken(record.confirmationCode))
         record = { ...record, confirmationCode: createConfirmationCode() };
       await tx.attendees.insert(record);
+      if (ticketLink) await tx.ticketLinks.add(ticketLink);
       await moveFigures(steps, event.id, null, record);
       await appendNotifications(steps, event.accountId, {
         op: "attendee.registered",
@@ -98,10 +105,25 @@ export function registerAttendee(context: TransactionContext, attendee: Attendee
  * (status rules); a change that takes a place (`registrationChange`) needs the event open for
  * registration and not ended at `now`, and a place left (`EVENT_FULL`), and one that could duplicate an email is checked
  * (`DUPLICATE_REGISTRATION`). A place given up promotes the first in line. Throws `NOT_FOUND` too.
+ * `guard`, when given, runs first under the lock with the event and the registration as they are,
+ * and may refuse the change by throwing (the attendee's own link: its token still live, the event
+ * not started).
  */
 export function updateAttendee(
   context: TransactionContext,
-  { accountId, id, update, now }: { accountId: string; id: string; update: AttendeeUpdate; now: string },
+  {
+    accountId,
+    id,
+    update,
+    now,
+    guard,
+  }: {
+    accountId: string;
+    id: string;
+    update: AttendeeUpdate | ((before: AttendeeRecord) => AttendeeUpdate);
+    now: string;
+    guard?: (steps: Steps, event: EventRecord, before: AttendeeRecord) => Promise<void>;
+  },
 ): Promise<Change<AttendeeRecord>> {
   let attempted: AttendeeRecord | undefined;
   return runRegistrationTransaction(
@@ -111,7 +133,9 @@ export function updateAttendee(
       const locked = await lockRegistration(tx, accountId, id);
       if (!locked) throw notFound("Attendee", id);
       const { event, attendee: before } = locked;
-      let after = applyAttendeeUpdate(before, update, now);
+      await guard?.(steps, event, before);
+      const changes = typeof update === "function" ? update(before) : update;
+      let after = applyAttendeeUpdate(before, changes, now);
       attempted = after;
       const change = registrationChange(before, after);
       // A new ticket type must be one of the event's and on sale; a place taken or a type
@@ -132,7 +156,7 @@ export function updateAttendee(
         }
       }
       // Not paid yet, the payment it will owe (its ticket's price with its offset) must be one payment can take.
-      if (after.payment === null && (update.carbonOffset !== undefined || retyped))
+      if (after.payment === null && (changes.carbonOffset !== undefined || retyped))
         assertWithinMaximum(findTicketType(event, after.ticketType), after.carbonOffset);
       after = withAdmission(before, after, now);
       if (change.freesPlace && after.payment !== null) {

@@ -12,13 +12,12 @@ import {
 } from "../resources/priced-activity.ts";
 import {
   type BookingRecord,
-  linkHashOf,
-  isLinkToken,
   type VendorAnswerInput,
   type VendorRecord,
   type VendorRequest,
   linkNotFound,
 } from "../resources/vendor.ts";
+import { linkHashOf, isLinkToken } from "../resources/link-token.ts";
 import {
   assertConfirmed,
   assertKindRequested,
@@ -62,7 +61,7 @@ function viewOf({ booking, vendor, event }: Pick<LinkedBooking, "booking" | "ven
  * which never change), or `null`: a token of the wrong shape is not looked up.
  */
 export async function findLinkedBooking(storage: VendorStore, token: string): Promise<BookingRecord | null> {
-  if (!isLinkToken(token)) return null;
+  if (!isLinkToken(token, "vendor")) return null;
   const booking = await storage.findBookingByLink(linkHashOf(token));
   if (!booking || booking.status === "cancelled") return null;
   // A deleted vendor's booking (a declined one, say) opens nothing either.

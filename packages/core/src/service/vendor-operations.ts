@@ -8,8 +8,6 @@ import {
   type BookingRecord,
   type BookingUpdateInput,
   type BookingWithLink,
-  linkHashOf,
-  newLinkToken,
   newVendorRecord,
   toApiBooking,
   toApiVendor,
@@ -18,6 +16,7 @@ import {
   type VendorUpdateInput,
   vendorLinkOf,
 } from "../resources/vendor.ts";
+import { linkHashOf, newLinkToken } from "../resources/link-token.ts";
 import type { EventStore } from "../storage/event-store.ts";
 import type { VendorStore } from "../storage/vendor-store.ts";
 import { deleteVendor, insertBooking, rotateBookingLink, updateBooking } from "./booking-changes.ts";
@@ -69,7 +68,7 @@ export function createVendorOperations(
 
   const bookings = {
     async create(eventId: string, parsed: z.output<typeof BookingCreateInput>) {
-      const token = newLinkToken();
+      const token = newLinkToken("vendor");
       const booking = await insertBooking(context, {
         accountId,
         eventId,
@@ -105,7 +104,7 @@ export function createVendorOperations(
       return toApiBooking(booking);
     },
     async rotateLink(eventId: string, id: string) {
-      const token = newLinkToken();
+      const token = newLinkToken("vendor");
       const booking = await rotateBookingLink(context, {
         accountId,
         eventId,

@@ -29,6 +29,16 @@ export interface Database {
   kept_tallies: KeptTalliesTable;
   vendors: VendorsTable;
   vendor_bookings: VendorBookingsTable;
+  ticket_links: TicketLinksTable;
+}
+
+/** A live link of an attendee's registration (several may be live at once). Its token is kept as a SHA-256 hash only. */
+export interface TicketLinksTable {
+  id: string;
+  account_id: string;
+  attendee_id: string;
+  link_hash: string;
+  created_at: string;
 }
 
 /** A supplier of an account's events. Deleting one deletes the row; its activity records keep its id. */

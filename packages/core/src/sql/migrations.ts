@@ -749,6 +749,22 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable("events").addColumn("time_zone", "text").execute();
     },
   },
+  "0025_ticket_links": {
+    async up(db: Kysely<any>) {
+      // An attendee's ticket links (docs/api.md, Ticket link): a token's hash each, found by it;
+      // a registration may hold several, and they go with it.
+      await db.schema
+        .createTable("ticket_links")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("account_id", "text", (c) => c.notNull().references("accounts.id"))
+        .addColumn("attendee_id", "text", (c) => c.notNull().references("attendees.id").onDelete("cascade"))
+        .addColumn("link_hash", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("ticket_links_hash").on("ticket_links").column("link_hash").unique().execute();
+      await db.schema.createIndex("ticket_links_attendee").on("ticket_links").column("attendee_id").execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

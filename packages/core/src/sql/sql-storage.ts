@@ -24,6 +24,7 @@ import { createThresholdStore } from "./threshold-sql.ts";
 import { createTransactionStore } from "./transaction-sql.ts";
 import { createVendorStore } from "./vendor-sql.ts";
 import { createPaymentStore } from "./payment-sql.ts";
+import { createTicketLinkStore } from "./ticket-link-sql.ts";
 import { createWebhookStore } from "./webhook-sql.ts";
 
 /** Options of {@link createSqlStorage}. */
@@ -80,6 +81,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     ...createActivityStore(ctx),
     ...createVendorStore(ctx),
     ...createPaymentStore(ctx),
+    ...createTicketLinkStore(ctx),
   };
   storage.emissionFactors = factors;
   // A real write that leaves nothing behind, and as large as a burst of writes: a full disk

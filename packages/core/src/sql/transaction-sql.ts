@@ -48,6 +48,7 @@ import {
 import type { SqlContext } from "./sql-context.ts";
 import { createThresholdWrites } from "./threshold-sql.ts";
 import { ACTIVE_BOOKING_INDEX, createBookingWrites, createVendorWrites } from "./vendor-sql.ts";
+import { createTicketLinkWrites, deleteTicketLinks } from "./ticket-link-sql.ts";
 import { createWebhookWrites, WEBHOOK_URL_INDEX } from "./webhook-sql.ts";
 
 /*
@@ -155,6 +156,10 @@ export function createTransactionStore(
       await trx.deleteFrom("activities").where("event_id", "=", id).execute();
       await trx.deleteFrom("event_tallies").where("event_id", "=", id).execute();
       await trx.deleteFrom("vendor_bookings").where("event_id", "=", id).execute();
+      await trx
+        .deleteFrom("ticket_links")
+        .where("attendee_id", "in", (eb) => eb.selectFrom("attendees").select("id").where("event_id", "=", id))
+        .execute();
       await trx.deleteFrom("attendees").where("event_id", "=", id).execute();
       await trx.deleteFrom("event_tags").where("event_id", "=", id).execute();
       await trx.deleteFrom("events").where("id", "=", id).execute();
@@ -247,6 +252,7 @@ export function createTransactionStore(
         .execute();
     },
     async remove(id) {
+      await deleteTicketLinks(trx, id);
       await trx.deleteFrom("attendees").where("id", "=", id).execute();
     },
   });
@@ -383,6 +389,7 @@ export function createTransactionStore(
             vendors: createVendorWrites(trx, dialect),
             bookings: createBookingWrites(trx),
             payments: createPaymentWrites(trx),
+            ticketLinks: createTicketLinkWrites(trx),
           };
           return fn(tx);
         });

@@ -27,6 +27,7 @@ import type { Envelope, ErasureSubject } from "./envelope.ts";
 import type { ThresholdWrites } from "./threshold-store.ts";
 import type { PaymentWrites } from "./payment-store.ts";
 import type { BookingWrites, VendorWrites } from "./vendor-store.ts";
+import type { TicketLinkWrites } from "./ticket-link-store.ts";
 
 /** Events in a write transaction. */
 export interface EventWrites {
@@ -39,7 +40,7 @@ export interface EventWrites {
    * replaces its tags when `replaceTags` is set. Leaves the kept figures alone. Call it under the event's lock.
    */
   update(event: EventRecord, options: { replaceTags: boolean }): Promise<void>;
-  /** Deletes the event with its registrations, tags, activity records, tallies and vendor bookings (nothing else). Call it under the event's lock. */
+  /** Deletes the event with its registrations and their ticket links, tags, activity records, tallies and vendor bookings (nothing else). Call it under the event's lock. */
   delete(id: string): Promise<void>;
 }
 
@@ -76,7 +77,7 @@ export interface AttendeeWrites {
   update(attendee: AttendeeRecord): Promise<void>;
   /** Writes only the status and payment fields of `attendee` (`status`, `waitlistPosition`, `checkedInAt`, `cancelledAt`, `updatedAt`, `payment`): a check-in, its undoing, a promotion, a payment. */
   updateStatus(attendee: AttendeeRecord): Promise<void>;
-  /** Deletes the registration (nothing else: its figures and copies are the caller's). */
+  /** Deletes the registration and its ticket links (nothing else: its figures and copies are the caller's). */
   remove(id: string): Promise<void>;
 }
 
@@ -312,6 +313,7 @@ export interface StorageTransaction {
   vendors: VendorWrites;
   bookings: BookingWrites;
   payments: PaymentWrites;
+  ticketLinks: TicketLinkWrites;
 }
 
 /** Units of work. */

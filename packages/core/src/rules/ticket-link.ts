@@ -1,0 +1,70 @@
+import { ServiceError } from "../errors.ts";
+import type { AttendeeRecord, AttendeeStatus, AttendeeUpdate, CarbonOffset } from "../resources/attendee.ts";
+import type { TicketUpdate } from "../resources/ticket-link.ts";
+import type { EventStatus } from "../resources/event.ts";
+import { RELEASED_ATTENDEE_STATUS } from "./attendee-status.ts";
+
+/**
+ * What an attendee may still do through their ticket link: change their details or cancel until
+ * the event starts, while the registration is not cancelled. Afterwards the link only shows the
+ * ticket. Returns why not (`event_started`, `registration_cancelled`), or `null` when they may.
+ */
+export function ticketChangeRefusal(
+  event: { startDate: string },
+  attendee: { status: AttendeeStatus },
+  now: string,
+): "event_started" | "registration_cancelled" | null {
+  if (now >= event.startDate) return "event_started";
+  if (attendee.status === RELEASED_ATTENDEE_STATUS) return "registration_cancelled";
+  return null;
+}
+
+/**
+ * Throws `422 INVALID_STATE_TRANSITION` (with `details.reason`) unless the attendee may change or
+ * cancel their registration through the ticket link now ({@link ticketChangeRefusal}).
+ */
+export function assertTicketChangeable(
+  event: { id: string; startDate: string },
+  attendee: { id: string; status: AttendeeStatus },
+  now: string,
+): void {
+  const reason = ticketChangeRefusal(event, attendee, now);
+  if (reason === null) return;
+  const message =
+    reason === "event_started"
+      ? `Event ${event.id} started at ${event.startDate}: the ticket can no longer be changed or cancelled here.`
+      : `Registration ${attendee.id} is cancelled: it can no longer be changed here.`;
+  throw new ServiceError("INVALID_STATE_TRANSITION", { message, details: { reason } });
+}
+
+/** Statuses whose ticket admits at the door (a checked-in one may show it again): its QR code is shown. */
+export const ADMITTED_ATTENDEE_STATUSES = ["confirmed", "checked-in"] as const satisfies readonly AttendeeStatus[];
+
+/** Whether the ticket link shows the QR code: the registration is admitted and its event not called off. */
+export function showsQrCode(event: { status: EventStatus }, attendee: { status: AttendeeStatus }): boolean {
+  return (
+    event.status !== "cancelled" && (ADMITTED_ATTENDEE_STATUSES as readonly AttendeeStatus[]).includes(attendee.status)
+  );
+}
+
+/**
+ * The organiser's kind of update that an attendee's change through the ticket link makes: the
+ * details as given, and the travel merged into the registration's `carbonOffset` (a field left
+ * out stays, `null` clears it; the offset contribution's `amount` is the organiser's).
+ */
+export function ticketUpdateOf(before: Pick<AttendeeRecord, "carbonOffset">, input: TicketUpdate): AttendeeUpdate {
+  const update: AttendeeUpdate = {};
+  if (input.dietaryPreferences !== undefined) update.dietaryPreferences = input.dietaryPreferences;
+  if (input.accessibilityNeeds !== undefined) update.accessibilityNeeds = input.accessibilityNeeds;
+  if (input.emergencyContact !== undefined) update.emergencyContact = input.emergencyContact;
+  if (input.carbonOffset !== undefined) {
+    const offset: CarbonOffset = { ...before.carbonOffset };
+    for (const key of ["travelMode", "travelDistance", "opted"] as const) {
+      const value = input.carbonOffset[key];
+      if (value === null) delete offset[key];
+      else if (value !== undefined) Object.assign(offset, { [key]: value });
+    }
+    update.carbonOffset = offset;
+  }
+  return update;
+}

@@ -1,0 +1,79 @@
+/**
+ * Attendees' ticket links on SQL: the reads and guarded adds outside a transaction
+ * (`TicketLinkStore`) and the operations of a write transaction (`tx.ticketLinks`). Queries only.
+ */
+import type { Kysely } from "kysely";
+import type { TicketLinkRecord } from "../resources/ticket-link.ts";
+import type { TicketLinkStore, TicketLinkWrites } from "../storage/ticket-link-store.ts";
+import type { Database, TicketLinksTable } from "./database.ts";
+import { rowToAttendee } from "./rows.ts";
+import type { SqlContext } from "./sql-context.ts";
+
+function ticketLinkToRow(link: TicketLinkRecord): TicketLinksTable {
+  return {
+    id: link.id,
+    account_id: link.accountId,
+    attendee_id: link.attendeeId,
+    link_hash: link.linkHash,
+    created_at: link.createdAt,
+  };
+}
+
+/** Deletes the live links of the registration `attendeeId` on `trx` (the registration goes, or a new link replaces them). */
+export async function deleteTicketLinks(trx: Kysely<Database>, attendeeId: string): Promise<void> {
+  await trx.deleteFrom("ticket_links").where("attendee_id", "=", attendeeId).execute();
+}
+
+/** The ticket links' reads and adds outside a transaction. */
+export function createTicketLinkStore(ctx: SqlContext): TicketLinkStore {
+  const { db, dialect } = ctx;
+  return {
+    addTicketLink(link) {
+      return ctx.write(async (trx) => {
+        // Held (FOR SHARE on PostgreSQL) until the insert commits: an erasure waits, or went first and the row is gone.
+        const held = await dialect
+          .shareRows(
+            trx
+              .selectFrom("attendees")
+              .select("id")
+              .where("id", "=", link.attendeeId)
+              .where("account_id", "=", link.accountId),
+          )
+          .executeTakeFirst();
+        if (!held) return false;
+        await trx.insertInto("ticket_links").values(ticketLinkToRow(link)).execute();
+        return true;
+      });
+    },
+    async findTicketLink(linkHash) {
+      const row = await db
+        .selectFrom("ticket_links as l")
+        .innerJoin("attendees as a", "a.id", "l.attendee_id")
+        .selectAll("a")
+        .where("l.link_hash", "=", linkHash)
+        .executeTakeFirst();
+      return row ? rowToAttendee(row) : null;
+    },
+  };
+}
+
+/** The ticket links' operations in a write transaction on `trx`. */
+export function createTicketLinkWrites(trx: Kysely<Database>): TicketLinkWrites {
+  return {
+    async add(link) {
+      await trx.insertInto("ticket_links").values(ticketLinkToRow(link)).execute();
+    },
+    async replace(link) {
+      await deleteTicketLinks(trx, link.attendeeId);
+      await trx.insertInto("ticket_links").values(ticketLinkToRow(link)).execute();
+    },
+    async attendeeOf(linkHash) {
+      const row = await trx
+        .selectFrom("ticket_links")
+        .select("attendee_id")
+        .where("link_hash", "=", linkHash)
+        .executeTakeFirst();
+      return row?.attendee_id ?? null;
+    },
+  };
+}
