@@ -2,7 +2,7 @@
  * The Stripe stand-in (fixtures/stripe-stand-in.ts) checked against Stripe's official SDK, the
  * client the service takes payments with: PaymentIntents created, retrieved and cancelled, Connect
  * accounts kept apart by the `stripeAccount` option, idempotent replays and refused key reuse,
- * refunds and over-refunds, authentication, the errors each surfaces as (the SDK's own classes),
+ * refunds and over-refunds, Checkout Sessions made, retrieved, expired and completed, authentication, the errors each surfaces as (the SDK's own classes),
  * events of the controls signed and verified by the SDK's webhook helpers, the SDK's retries of a
  * dropped connection and of a 500, and a separate Node process reaching the stand-in through
  * `STRIPE_API_URL` and `NODE_EXTRA_CA_CERTS`, as the server process will.
@@ -538,6 +538,135 @@ describe("the Stripe stand-in, through the official SDK", () => {
       standIn.events.slice(-2).map((item) => item.id),
       [failed.id, paid.id],
     );
+  });
+
+  /** The parameters of a Checkout Session as the service makes one. */
+  const sessionParams = (overrides: Partial<Stripe.Checkout.SessionCreateParams> = {}) =>
+    ({
+      mode: "payment",
+      line_items: [
+        { price_data: { currency: "eur", unit_amount: 4500, product_data: { name: "Standard" } }, quantity: 1 },
+      ],
+      client_reference_id: "attendee_1",
+      metadata: { attendeeId: "attendee_1", accountId: "account_1" },
+      payment_intent_data: {
+        metadata: { attendeeId: "attendee_1", accountId: "account_1" },
+        description: "Standard ticket",
+      },
+      success_url: "https://events.example/v1/tickets/t?paid=1",
+      cancel_url: "https://events.example/v1/tickets/t",
+      expires_at: nowSeconds() + 45 * 60,
+      ...overrides,
+    }) satisfies Stripe.Checkout.SessionCreateParams;
+
+  test("Checkout Sessions: made open at a Stripe URL, retrieved, expired once; expires_at within 30 minutes to 24 hours", async () => {
+    const params = sessionParams();
+    const session = await stripe.checkout.sessions.create(params, { idempotencyKey: "checkout-1" });
+    assert.match(session.id, /^cs_test_[0-9A-Za-z]{58}$/);
+    assert.deepEqual(
+      [
+        session.object,
+        session.status,
+        session.payment_status,
+        session.mode,
+        session.amount_total,
+        session.currency,
+        session.client_reference_id,
+        session.metadata,
+        session.payment_intent,
+        session.expires_at,
+        session.success_url,
+        session.url,
+      ],
+      [
+        "checkout.session",
+        "open",
+        "unpaid",
+        "payment",
+        4500,
+        "eur",
+        "attendee_1",
+        { attendeeId: "attendee_1", accountId: "account_1" },
+        null,
+        params.expires_at,
+        params.success_url,
+        `https://checkout.stripe.com/c/pay/${session.id}`,
+      ],
+    );
+    // The same key and parameters: the same session.
+    assert.equal((await stripe.checkout.sessions.create(params, { idempotencyKey: "checkout-1" })).id, session.id);
+    assert.equal((await stripe.checkout.sessions.retrieve(session.id)).status, "open");
+
+    const expired = await stripe.checkout.sessions.expire(session.id);
+    assert.deepEqual([expired.status, expired.url], ["expired", null]);
+    const again = await stripeError(stripe.checkout.sessions.expire(session.id));
+    assert.deepEqual([again.statusCode, again.rawType], [400, "invalid_request_error"]);
+    assert.match(again.message, /status of "expired"/);
+    assert.throws(() => standIn.completeSession(session.id), /is expired: it can no longer be paid/);
+
+    const early = await stripeError(
+      stripe.checkout.sessions.create(sessionParams({ expires_at: nowSeconds() + 29 * 60 })),
+    );
+    const late = await stripeError(
+      stripe.checkout.sessions.create(sessionParams({ expires_at: nowSeconds() + 25 * 3600 })),
+    );
+    const unknown = await stripeError(
+      stripe.checkout.sessions.create({
+        ...sessionParams(),
+        shipping_rate: "shr_1",
+      } as Stripe.Checkout.SessionCreateParams),
+    );
+    const missing = await stripeError(stripe.checkout.sessions.create({ mode: "payment" }));
+    assert.deepEqual(
+      [early, late, unknown, missing].map((error) => [error.statusCode, error.param, error.code]),
+      [
+        [400, "expires_at", undefined],
+        [400, "expires_at", undefined],
+        [400, "shipping_rate", "parameter_unknown"],
+        [400, "line_items", undefined],
+      ],
+    );
+    const lost = await stripeError(stripe.checkout.sessions.retrieve("cs_test_none"));
+    assert.deepEqual([lost.statusCode, lost.code], [404, "resource_missing"]);
+  });
+
+  test("completeSession() makes the session's PaymentIntent, succeeded with its payment_intent_data, and returns both events, with a connected account's", async () => {
+    const organizer = "acct_1StandInCheckout";
+    standIn.addAccount(organizer);
+    const session = await stripe.checkout.sessions.create(sessionParams(), { stripeAccount: organizer });
+    assert.equal((await stripeError(stripe.checkout.sessions.retrieve(session.id))).statusCode, 404);
+    assert.throws(
+      () => standIn.completeSession(session.id),
+      /no Checkout Session cs_test_\w+ under the platform account/,
+    );
+
+    const { completed, succeeded } = standIn.completeSession(session.id, { account: organizer });
+    const intent = succeeded.data.object;
+    assert.deepEqual(
+      [completed.type, completed.account, completed.data.object.status, completed.data.object.payment_status],
+      ["checkout.session.completed", organizer, "complete", "paid"],
+    );
+    assert.equal(completed.data.object.payment_intent, intent.id);
+    assert.deepEqual(
+      [succeeded.type, succeeded.account, intent.status, intent.amount, intent.amount_received, intent.currency],
+      ["payment_intent.succeeded", organizer, "succeeded", 4500, 4500, "eur"],
+    );
+    assert.deepEqual(
+      [intent.metadata, intent.description],
+      [{ attendeeId: "attendee_1", accountId: "account_1" }, "Standard ticket"],
+    );
+    const seen = await stripe.paymentIntents.retrieve(intent.id, {}, { stripeAccount: organizer });
+    assert.equal(seen.status, "succeeded");
+    const refund = await stripe.refunds.create({ payment_intent: intent.id }, { stripeAccount: organizer });
+    assert.equal(refund.amount, 4500);
+    const notOpen = await stripeError(stripe.checkout.sessions.expire(session.id, {}, { stripeAccount: organizer }));
+    assert.match(notOpen.message, /status of "complete"/);
+    const header = stripe.webhooks.generateTestHeaderString({
+      payload: JSON.stringify(completed),
+      secret: WEBHOOK_SECRET,
+    });
+    const verified = await stripe.webhooks.constructEventAsync(JSON.stringify(completed), header, WEBHOOK_SECRET);
+    assert.equal(verified.id, completed.id);
   });
 });
 

@@ -67,8 +67,10 @@ export type { HostResolver } from "./webhooks/ssrf.ts";
 export { createBackgroundPurge } from "./background-purge.ts";
 export { createPaymentWorker } from "./payment-worker.ts";
 export type { PaymentWorker, PaymentWorkerOptions } from "./payment-worker.ts";
-export type { PaymentPass } from "./service/stripe-payments.ts";
+export type { CheckoutUrls, PaymentPass } from "./service/stripe-payments.ts";
 export type {
+  StripeCheckoutSession,
+  StripeCheckoutSessionParams,
   StripeClient,
   StripeEvent,
   StripePaymentIntent,

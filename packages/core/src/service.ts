@@ -206,9 +206,10 @@ export interface EventService {
   /**
    * Stripe's side of the payments, when the service has a Stripe client: `receive` takes what
    * Stripe sends to the webhook endpoint (throws `INVALID_SIGNATURE`), `runPass` is one pass of
-   * the payment worker (`createPaymentWorker` runs it on a timer).
+   * the payment worker (`createPaymentWorker` runs it on a timer), `checkout` makes the Stripe
+   * Checkout Session a registration pays through from its ticket page and answers its URL.
    */
-  readonly stripe: Pick<StripePayments, "receive" | "runPass"> | undefined;
+  readonly stripe: Pick<StripePayments, "receive" | "runPass" | "checkout"> | undefined;
 }
 
 /**

@@ -255,6 +255,7 @@ export function describeTicketTypes(open: () => Promise<Storage>) {
             stripeAccount: null,
             promoted: false,
             admittedAt: null,
+            checkoutSessionId: null,
           },
         ],
       );

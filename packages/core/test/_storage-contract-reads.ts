@@ -724,6 +724,7 @@ export function describeStorageReads(
         stripeAccount: null,
         promoted: false,
         admittedAt: null,
+        checkoutSessionId: null,
       });
       const registration = async (payment: AttendeeRecord["payment"]) => {
         const attendee = { ...attendeeAt(accountId, event.id, late(1)), status: "pending" as const, payment };

@@ -591,8 +591,30 @@ export function describeStorageContract(backend: TestBackend) {
               stripeAccount: null,
               promoted: false,
               admittedAt: null,
+              checkoutSessionId: "cs_contract_1",
             },
           }),
+        );
+        assert.equal((await storage.getAttendee(acme, ada.id))?.payment?.checkoutSessionId, "cs_contract_1");
+        // What one PaymentIntent brought: its payments only, not its refunds nor another intent's money.
+        await run((tx) =>
+          tx.payments.insert(entry({ provider: "stripe", amount: 3000, providerReference: "pi_contract_1" })),
+        );
+        await run((tx) =>
+          tx.payments.insert(entry({ provider: "stripe", amount: 700, providerReference: "pi_contract_2" })),
+        );
+        await run((tx) =>
+          tx.payments.insert(
+            entry({ provider: "stripe", kind: "refund", amount: 3000, providerReference: "pi_contract_1" }),
+          ),
+        );
+        assert.deepEqual(
+          await run(async (tx) => [
+            await tx.payments.receivedOn(ada.id, "pi_contract_1"),
+            await tx.payments.receivedOn(ada.id, "pi_contract_2"),
+            await tx.payments.receivedOn(ada.id, "pi_none"),
+          ]),
+          [3000, 700, 0],
         );
         assert.deepEqual(await run((tx) => tx.payments.findByIntent("pi_contract_1")), {
           accountId: acme,

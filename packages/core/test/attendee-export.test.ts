@@ -151,6 +151,7 @@ describe("the attendee columns", () => {
           stripeAccount: null,
           promoted: false,
           admittedAt: "2026-01-01T12:00:00.000Z",
+          checkoutSessionId: "cs_123",
         },
       }),
       "https://events.example",

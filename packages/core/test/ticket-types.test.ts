@@ -4,8 +4,10 @@ import { ServiceError } from "../src/errors.ts";
 import { MAX_PAYMENT_AMOUNT, type TicketType, TicketTypesInput, toTicketTypes } from "../src/resources/ticket-type.ts";
 import { assertTicketTypesCover, promotionOrder, ticketTypeOf } from "../src/rules/ticket-types.ts";
 import {
+  assertCheckoutPayable,
   assertPaidForStatus,
   assertPayable,
+  checkoutExpiresAt,
   assertWithinMaximum,
   inMajorUnits,
   MANUAL_PAYMENT_TERMS,
@@ -306,5 +308,45 @@ describe("ticket types", () => {
     assert.doesNotThrow(() => assertWithinMaximum(usd, { opted: false, amount: 1_000_000 }));
     assert.doesNotThrow(() => assertWithinMaximum(vip, { opted: true, amount: 1_000_000 }));
     assert.doesNotThrow(() => assertWithinMaximum(null, { opted: true, amount: 1_000_000 }));
+  });
+
+  test("a Checkout payment: only a pending Stripe registration that owes something, before its hold ends; refusals by reason", () => {
+    const now = "2038-05-01T10:00:00.000Z";
+    const owing = paymentFor(vip, { provider: "stripe", holdMinutes: 30 }, now)!;
+    const pending = { id: "att_1", status: "pending" as const, payment: owing };
+    assert.doesNotThrow(() => assertCheckoutPayable(pending, now));
+    assert.doesNotThrow(() => assertCheckoutPayable({ ...pending, payment: { ...owing, status: "failed" } }, now));
+    const reason = (attendee: Parameters<typeof assertCheckoutPayable>[0], at = now) =>
+      failure(() => assertCheckoutPayable(attendee, at));
+    assert.deepEqual(reason({ ...pending, status: "confirmed", payment: null }), {
+      code: "INVALID_STATE_TRANSITION",
+      field: undefined,
+      details: { reason: "not_priced", status: "confirmed", paymentStatus: null },
+    });
+    const manual = paymentFor(vip, MANUAL_PAYMENT_TERMS, now)!;
+    assert.equal(reason({ ...pending, payment: manual }).details?.reason, "manual_payment");
+    assert.equal(reason({ ...pending, status: "cancelled" }).details?.reason, "not_payable");
+    assert.equal(reason({ ...pending, payment: { ...owing, status: "expired" } }).details?.reason, "not_payable");
+    const paid = withPaid(owing, 9_900, now);
+    assert.equal(reason({ ...pending, payment: paid }).details?.reason, "not_payable");
+    assert.equal(reason(pending, "2038-05-01T10:30:00.000Z").details?.reason, "payment_expired");
+  });
+
+  test("a Checkout Session ends with the hold, within Stripe's 30 minutes to 24 hours, the shortest rounded up to the minute", () => {
+    const now = "2038-05-01T10:00:20.000Z";
+    const seconds = (iso: string) => Date.parse(iso) / 1000;
+    // A hold of 30 minutes ends sooner than Stripe allows: 31 minutes, rounded up to the minute.
+    assert.equal(checkoutExpiresAt("2038-05-01T10:30:20.000Z", now), seconds("2038-05-01T10:32:00.000Z"));
+    assert.equal(checkoutExpiresAt("2038-05-01T10:00:30.000Z", now), seconds("2038-05-01T10:32:00.000Z"));
+    // A longer hold: the session ends with it.
+    assert.equal(checkoutExpiresAt("2038-05-01T12:00:00.000Z", now), seconds("2038-05-01T12:00:00.000Z"));
+    // A hold beyond 24 hours, or none: a minute short of Stripe's longest.
+    assert.equal(checkoutExpiresAt("2038-05-03T00:00:00.000Z", now), seconds("2038-05-02T09:59:20.000Z"));
+    assert.equal(checkoutExpiresAt(null, now), seconds("2038-05-02T09:59:20.000Z"));
+    // Within the same minute, the same expiry (so the same session is asked for).
+    assert.equal(
+      checkoutExpiresAt("2038-05-01T10:30:00.000Z", "2038-05-01T10:00:01.000Z"),
+      checkoutExpiresAt("2038-05-01T10:30:00.000Z", "2038-05-01T10:00:59.000Z"),
+    );
   });
 });

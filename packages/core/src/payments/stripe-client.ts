@@ -24,6 +24,33 @@ export interface StripePaymentIntent {
   metadata: Record<string, string>;
 }
 
+/** A Checkout Session, the fields the service reads. */
+export interface StripeCheckoutSession {
+  id: string;
+  /** `open` (payable at `url`), `complete` or `expired`. */
+  status: string | null;
+  amount_total: number | null;
+  currency: string | null;
+  /** Stripe's hosted payment page, while open. */
+  url: string | null;
+}
+
+/** The parameters of a Checkout Session the service makes: one line item, paid once. */
+export interface StripeCheckoutSessionParams {
+  mode: "payment";
+  line_items: Array<{
+    price_data: { currency: string; unit_amount: number; product_data: { name: string } };
+    quantity: number;
+  }>;
+  client_reference_id: string;
+  metadata: Record<string, string>;
+  payment_intent_data: { metadata: Record<string, string>; description?: string };
+  success_url: string;
+  cancel_url: string;
+  /** Unix seconds, 30 minutes to 24 hours from its creation. */
+  expires_at: number;
+}
+
 /** A Refund, the fields the service reads. */
 export interface StripeRefund {
   id: string;
@@ -53,6 +80,21 @@ export interface StripeClient {
       options?: StripeRequestOptions,
     ): Promise<StripePaymentIntent>;
     cancel(id: string, params?: Record<string, never>, options?: StripeRequestOptions): Promise<StripePaymentIntent>;
+  };
+  checkout: {
+    sessions: {
+      create(params: StripeCheckoutSessionParams, options?: StripeRequestOptions): Promise<StripeCheckoutSession>;
+      retrieve(
+        id: string,
+        params?: Record<string, never>,
+        options?: StripeRequestOptions,
+      ): Promise<StripeCheckoutSession>;
+      expire(
+        id: string,
+        params?: Record<string, never>,
+        options?: StripeRequestOptions,
+      ): Promise<StripeCheckoutSession>;
+    };
   };
   refunds: {
     create(

@@ -57,17 +57,67 @@ export const StripeIntentEvent = StripeEventEnvelope.extend({
 export type StripeIntentEvent = z.infer<typeof StripeIntentEvent>;
 
 /**
+ * The types of Checkout Session event the service applies: a completed session whose
+ * `payment_status` is `paid` pays (as does an asynchronous payment that succeeded later), an
+ * asynchronous payment that failed fails; an expired session changes nothing.
+ */
+export const STRIPE_CHECKOUT_SESSION_EVENTS = [
+  "checkout.session.completed",
+  "checkout.session.async_payment_succeeded",
+  "checkout.session.async_payment_failed",
+  "checkout.session.expired",
+] as const;
+export type StripeCheckoutSessionEventType = (typeof STRIPE_CHECKOUT_SESSION_EVENTS)[number];
+
+/** A Checkout Session as a notification carries it: the fields the service reads. */
+export const StripeSessionObject = z.object({
+  id: StripeText,
+  /** The PaymentIntent it made (Stripe makes it when the buyer pays): the money's key in the ledger. */
+  payment_intent: StripeText.nullish(),
+  /** `paid`, `unpaid` (an asynchronous payment still on its way) or `no_payment_required`. */
+  payment_status: StripeText,
+  amount_total: StripeAmount.nullish(),
+  currency: z
+    .string(expected("a three-letter ISO 4217 currency code"))
+    .regex(/^[A-Za-z]{3}$/, "must be a three-letter ISO 4217 currency code")
+    .nullish(),
+  /** The registration's id, as the service made the session. */
+  client_reference_id: StripeText.nullish(),
+  metadata: z.object({ attendeeId: StripeText.optional(), accountId: StripeText.optional() }).nullish(),
+});
+export type StripeSessionObject = z.infer<typeof StripeSessionObject>;
+
+/** An event about a Checkout Session that the service applies. */
+export const StripeSessionEvent = StripeEventEnvelope.extend({
+  type: z.enum(STRIPE_CHECKOUT_SESSION_EVENTS),
+  data: z.object({ object: StripeSessionObject }, expected("an object")),
+});
+export type StripeSessionEvent = z.infer<typeof StripeSessionEvent>;
+
+/** A parsed notification: one the service applies, or any other well-formed event. */
+export type ParsedStripeEvent = StripeEventEnvelope | StripeIntentEvent | StripeSessionEvent;
+
+/**
  * Parses a verified notification's JSON: every event needs `id`, `type` and `data.object` (an
  * object); one of {@link STRIPE_PAYMENT_INTENT_EVENTS} needs its PaymentIntent's fields as
- * well. Throws `INVALID_REQUEST`.
+ * well, one of {@link STRIPE_CHECKOUT_SESSION_EVENTS} its Checkout Session's. Throws
+ * `INVALID_REQUEST`.
  */
-export function parseStripeEvent(value: unknown): StripeEventEnvelope | StripeIntentEvent {
+export function parseStripeEvent(value: unknown): ParsedStripeEvent {
   const envelope = parseInput(StripeEventEnvelope, value);
-  return isIntentEventType(envelope.type) ? parseInput(StripeIntentEvent, value) : envelope;
+  if (isIntentEventType(envelope.type)) return parseInput(StripeIntentEvent, value);
+  if ((STRIPE_CHECKOUT_SESSION_EVENTS as readonly string[]).includes(envelope.type))
+    return parseInput(StripeSessionEvent, value);
+  return envelope;
+}
+
+/** True for a parsed event that carries a Checkout Session the service applies. */
+export function isSessionEvent(event: ParsedStripeEvent): event is StripeSessionEvent {
+  return (STRIPE_CHECKOUT_SESSION_EVENTS as readonly string[]).includes(event.type);
 }
 
 /** True for a parsed event that carries a PaymentIntent the service applies. */
-export function isIntentEvent(event: StripeEventEnvelope | StripeIntentEvent): event is StripeIntentEvent {
+export function isIntentEvent(event: ParsedStripeEvent): event is StripeIntentEvent {
   return isIntentEventType(event.type);
 }
 

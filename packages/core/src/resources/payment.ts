@@ -47,6 +47,8 @@ export const PaymentRecord = z.object({
   promoted: z.boolean(),
   /** When the money kept first reached the price (the registration admitted), or null; a cancellation clears it. */
   admittedAt: Timestamp.nullable(),
+  /** The Stripe Checkout Session (`cs_...`) it pays through from the ticket page, the latest one made (on `stripeAccount`), or null. */
+  checkoutSessionId: z.string().nullable(),
 });
 export type PaymentRecord = z.infer<typeof PaymentRecord>;
 
@@ -56,6 +58,7 @@ export const Payment = PaymentRecord.omit({
   stripeAccount: true,
   promoted: true,
   admittedAt: true,
+  checkoutSessionId: true,
 }).extend({
   clientSecret: z
     .string()
@@ -81,7 +84,14 @@ export function isPayable(payment: Pick<PaymentRecord, "status">): boolean {
  * answers: the create answer, `GET`, `attendee.promoted`) and only while it is payable.
  */
 export function toApiPayment(payment: PaymentRecord, withSecret: boolean): Payment {
-  const { clientSecret, stripeAccount: _account, promoted: _promoted, admittedAt: _admitted, ...shown } = payment;
+  const {
+    clientSecret,
+    stripeAccount: _account,
+    promoted: _promoted,
+    admittedAt: _admitted,
+    checkoutSessionId: _session,
+    ...shown
+  } = payment;
   return withSecret && clientSecret !== null && isPayable(payment) ? { ...shown, clientSecret } : shown;
 }
 

@@ -1,5 +1,11 @@
 import { ServiceError } from "../errors.ts";
-import type { PaymentEntry, PaymentProvider, PaymentRecord, PaymentStatus } from "../resources/payment.ts";
+import {
+  isPayable,
+  type PaymentEntry,
+  type PaymentProvider,
+  type PaymentRecord,
+  type PaymentStatus,
+} from "../resources/payment.ts";
 import { MAX_PAYMENT_AMOUNT, type RefundPolicy, type TicketType } from "../resources/ticket-type.ts";
 import type { AttendeeStatus } from "../resources/attendee.ts";
 
@@ -56,6 +62,7 @@ export function paymentFor(
     stripeAccount: null,
     promoted: false,
     admittedAt: null,
+    checkoutSessionId: null,
   };
 }
 
@@ -288,4 +295,50 @@ export function withAdmission<T extends { id: string; status: AttendeeStatus; pa
   if (payment.admittedAt !== null || (after.status !== "confirmed" && after.status !== "checked-in")) return after;
   const admitted = { ...payment, admittedAt: now, expiresAt: null };
   return { ...after, payment: { ...admitted, status: paymentStatus(admitted, true) } };
+}
+
+/**
+ * Throws unless the registration may pay through a Stripe Checkout Session now: a priced one
+ * (`not_priced` otherwise), paid through Stripe (`manual_payment`: the organiser records it by
+ * hand), `pending` with its payment still payable and something owed (`not_payable`), and its
+ * hold not run out at `now` (`payment_expired`): `422 INVALID_STATE_TRANSITION` with the reason.
+ */
+export function assertCheckoutPayable(
+  attendee: { id: string; status: AttendeeStatus; payment: PaymentRecord | null },
+  now: string,
+): asserts attendee is { id: string; status: AttendeeStatus; payment: PaymentRecord } {
+  const { payment } = attendee;
+  const refuse = (reason: string, message: string) => {
+    throw new ServiceError("INVALID_STATE_TRANSITION", {
+      message,
+      details: { reason, status: attendee.status, paymentStatus: payment?.status ?? null },
+    });
+  };
+  if (!payment) return refuse("not_priced", `Registration ${attendee.id} is free: there is nothing to pay.`);
+  if (payment.provider !== "stripe")
+    return refuse("manual_payment", `Registration ${attendee.id} is paid to the organiser, not through Stripe.`);
+  if (attendee.status !== "pending" || !isPayable(payment) || outstanding(payment) === 0)
+    return refuse(
+      "not_payable",
+      `Registration ${attendee.id} is ${attendee.status} with its payment ${payment.status}: it takes no payment.`,
+    );
+  if (payment.expiresAt !== null && payment.expiresAt <= now)
+    return refuse("payment_expired", `Registration ${attendee.id}'s hold ran out at ${payment.expiresAt}.`);
+}
+
+/** Stripe's bounds on a Checkout Session's `expires_at`: 30 minutes to 24 hours from its creation. */
+export const CHECKOUT_SESSION_LIFETIME = { minSeconds: 30 * 60, maxSeconds: 24 * 60 * 60 } as const;
+
+/**
+ * When a Checkout Session made at `now` for a hold ending at `holdEndsAt` expires (Unix
+ * seconds): with the hold, within Stripe's bounds. A hold ending sooner than Stripe's 30 minutes
+ * gets a session of 30 minutes (rounded up to the minute, so requests within one minute ask for
+ * the same session), which the hold's end expires at Stripe.
+ */
+export function checkoutExpiresAt(holdEndsAt: string | null, now: string): number {
+  const start = Math.ceil(Date.parse(now) / 1000);
+  const earliest = Math.ceil((start + CHECKOUT_SESSION_LIFETIME.minSeconds + 60) / 60) * 60;
+  const latest = start + CHECKOUT_SESSION_LIFETIME.maxSeconds - 60;
+  const hold = holdEndsAt === null ? latest : Math.floor(Date.parse(holdEndsAt) / 1000);
+  return Math.min(latest, Math.max(earliest, hold));
 }

@@ -40,7 +40,7 @@ export function takingPlace(
 export function entryOf(
   attendee: AttendeeRecord & { payment: PaymentRecord },
   fields: Pick<PaymentEntry, "kind" | "amount" | "provider" | "method" | "reference" | "status"> &
-    Partial<Pick<PaymentEntry, "providerReference">>,
+    Partial<Pick<PaymentEntry, "providerReference" | "paymentIntentId" | "stripeAccount">>,
   now: string,
 ): PaymentEntry {
   return {
@@ -82,7 +82,8 @@ export function notifyPayment(
  * lock: what Stripe took goes back first, through Stripe (a `pending` entry, made by the payment
  * worker), the rest is recorded as returned by hand. Writes the ledger and notifies
  * `payment.refunded`; returns the registration with its payment's new totals, which the caller
- * writes.
+ * writes. `from`: the PaymentIntent (and its account) Stripe's part goes back on, when it is not
+ * the registration's own (money that came through a Checkout Session's).
  */
 export async function refundSteps(
   steps: Steps,
@@ -91,6 +92,7 @@ export async function refundSteps(
   amount: number,
   now: string,
   reason: string | null,
+  from?: Pick<PaymentEntry, "paymentIntentId" | "stripeAccount">,
 ): Promise<AttendeeRecord & { payment: PaymentRecord }> {
   let left = amount;
   let firstId: string | null = null;
@@ -106,6 +108,7 @@ export async function refundSteps(
         method: null,
         reference: reason,
         status: provider === "stripe" ? "pending" : "succeeded",
+        ...(provider === "stripe" && from),
       },
       now,
     );

@@ -19,12 +19,26 @@ import type { EventRecord } from "../resources/event.ts";
 import { isPayable, type PaymentEntry, type PaymentRecord } from "../resources/payment.ts";
 import type { StripeClient } from "../payments/stripe-client.ts";
 import { STRIPE_SIGNATURE_TOLERANCE_SECONDS } from "../payments/stripe-client.ts";
-import { isIntentEvent, parseStripeEvent, type StripeIntentObject } from "../payments/stripe-event.ts";
+import {
+  isIntentEvent,
+  isSessionEvent,
+  parseStripeEvent,
+  type StripeIntentObject,
+  type StripeSessionEvent,
+} from "../payments/stripe-event.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
-import { outstanding, paymentStatus, refundable, withPaid } from "../rules/payments.ts";
+import {
+  assertCheckoutPayable,
+  checkoutExpiresAt,
+  outstanding,
+  paymentStatus,
+  refundable,
+  withPaid,
+} from "../rules/payments.ts";
 import { registrationChange } from "../rules/registration-change.ts";
 import type { AttendeeStore } from "../storage/attendee-store.ts";
 import type { PaymentStore, RegistrationRef } from "../storage/payment-store.ts";
+import { notFound } from "./not-found.ts";
 import { entryOf, notifyPayment, refundSteps } from "./payment-changes.ts";
 import { appendNotifications, lockRegistration, moveFigures, runTransaction, type Steps } from "./transaction-steps.ts";
 import type { TransactionStore } from "../storage/transaction.ts";
@@ -75,6 +89,27 @@ export interface StripePayments {
   receive(rawBody: string, signature: string | null): Promise<void>;
   /** One pass of the payment worker: intents still to make, holds run out, refunds to make. */
   runPass(): Promise<PaymentPass>;
+  /**
+   * The URL of a Stripe Checkout Session that pays what the registration still owes (its ticket
+   * page's "Pay"): the open session made before when it still asks for that amount, else a new
+   * one (the old one expired at Stripe), ending with the hold (docs/api.md, Paying through
+   * Stripe Checkout). Throws `NOT_FOUND`, `INVALID_STATE_TRANSITION` when it takes no payment
+   * through Stripe now (`details.reason`), `SERVICE_UNAVAILABLE` when Stripe could not make it.
+   */
+  checkout(ref: { accountId: string; attendeeId: string }, urls: CheckoutUrls): Promise<{ url: string }>;
+}
+
+/** Where Stripe's payment page sends the buyer back: after paying, or after giving up. */
+export interface CheckoutUrls {
+  successUrl: string;
+  cancelUrl: string;
+}
+
+/** Ways to pay a registration that are still open at Stripe once it is paid or given up: closed there, best effort. */
+interface OpenAtStripe {
+  intentId: string | null;
+  sessionId: string | null;
+  account: string | null;
 }
 
 const PASS_LIMIT = 100;
@@ -105,6 +140,27 @@ function assertIntentCurrency(intent: StripeIntentObject, payment: PaymentRecord
 /** The idempotency key of a registration's PaymentIntent: a registration has at most one payment. */
 export const intentKey = (attendeeId: string) => `event-service-payment-${attendeeId}`;
 
+/** The idempotency key of a Checkout Session: the same request (same parameters) asks for the same session. */
+async function sessionKey(attendeeId: string, params: unknown): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(params)));
+  const hex = Array.from(new Uint8Array(digest).slice(0, 12), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `event-service-checkout-${attendeeId}-${hex}`;
+}
+
+/** True for Stripe's answer that the request itself is refused (a 4xx other than 429): trying again will not help. */
+function isRefusal(error: unknown): boolean {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === "number" && status >= 400 && status < 500 && status !== 429;
+}
+
+/** Turns a failed call to Stripe into `SERVICE_UNAVAILABLE` (the cause kept for the log). */
+function unavailable(cause: unknown): ServiceError {
+  return new ServiceError("SERVICE_UNAVAILABLE", {
+    message: "Stripe could not take the payment now; try again.",
+    cause,
+  });
+}
+
 /** Creates Stripe's side of the payments. */
 export function createStripePayments(options: StripePaymentsOptions): StripePayments {
   const { context, stripe, clock } = options;
@@ -127,6 +183,20 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
     } catch {
       // Best effort: a payment that still succeeds on it is refunded when its event arrives.
     }
+  }
+
+  async function expireSession(sessionId: string, account: string | null): Promise<void> {
+    try {
+      await stripe.checkout.sessions.expire(sessionId, {}, account ? { stripeAccount: account } : {});
+    } catch {
+      // Best effort, as an intent's cancellation: a payment that still completes on it is refunded when its event arrives.
+    }
+  }
+
+  /** Closes at Stripe what could still pay a registration that is paid or gave its place up. */
+  async function closeAtStripe(open: OpenAtStripe | null): Promise<void> {
+    if (open?.intentId) await cancelIntent(open.intentId, open.account);
+    if (open?.sessionId) await expireSession(open.sessionId, open.account);
   }
 
   async function ensureIntent(ref: RegistrationRef): Promise<AttendeeRecord | null> {
@@ -219,22 +289,40 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
     return eventId === null ? null : { accountId, eventId, attendeeId };
   }
 
-  /** A payment Stripe took: recorded; it pays a payable registration, and is refunded at once where nothing is owed any more. */
+  /**
+   * A payment Stripe took on `intent` (the registration's own PaymentIntent, or the one a Checkout
+   * Session made; `account`: the connected account the notification came from): recorded once per
+   * intent, whichever of its notifications arrives first; it pays a payable registration (and
+   * becomes its PaymentIntent, where later refunds go back), and what nothing is owed for any more
+   * (a hold that expired, a cancelled registration, paid twice) goes back at once on the same
+   * intent. Returns what could still pay it at Stripe once it is paid (`sessionId`: the session
+   * that paid, which is not).
+   */
   async function paid(
     steps: Steps,
     event: EventRecord,
     found: AttendeeRecord & { payment: PaymentRecord },
     intent: StripeIntentObject,
+    account: string | null,
     at: string,
-  ) {
-    // Paid before its PaymentIntent was attached (found by the intent's metadata): it is this one.
-    const before = {
-      ...found,
-      payment: { ...found.payment, paymentIntentId: found.payment.paymentIntentId ?? intent.id },
-    };
-    const stripeSums = (await steps.tx.payments.sums(before.id)).find((sum) => sum.provider === "stripe");
-    const received = intent.amount_received - (stripeSums?.paid ?? 0);
-    if (received <= 0) return;
+    sessionId: string | null = null,
+  ): Promise<OpenAtStripe | null> {
+    const received = intent.amount_received - (await steps.tx.payments.receivedOn(found.id, intent.id));
+    if (received <= 0) return null;
+    const own = found.payment.paymentIntentId === null || found.payment.paymentIntentId === intent.id;
+    const source = { paymentIntentId: intent.id, stripeAccount: account ?? (own ? found.payment.stripeAccount : null) };
+    const payable = isPayable(found.payment) && found.status === "pending";
+    const before: AttendeeRecord & { payment: PaymentRecord } = payable
+      ? {
+          ...found,
+          payment: {
+            ...found.payment,
+            paymentIntentId: intent.id,
+            stripeAccount: source.stripeAccount,
+            clientSecret: own ? found.payment.clientSecret : null,
+          },
+        }
+      : found;
     await steps.tx.payments.insert(
       entryOf(
         before,
@@ -246,52 +334,113 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
           reference: null,
           providerReference: intent.id,
           status: "succeeded",
+          ...source,
         },
         at,
       ),
     );
-    const payable = isPayable(before.payment) && before.status === "pending";
     const owed = payable ? outstanding(before.payment) : 0;
     const payment = withPaid(before.payment, received, at);
     let after: AttendeeRecord & { payment: PaymentRecord } = payable
       ? { ...before, payment, ...(payment.status === "paid" && { status: "confirmed" as const }), updatedAt: at }
       : { ...before, payment: { ...before.payment, amountPaid: before.payment.amountPaid + received }, updatedAt: at };
     if (payable && payment.status === "paid") await notifyPayment(steps, event, after, "payment.succeeded", at);
-    // What nothing is owed for any more (a hold that expired, a cancelled registration, paid twice) goes back at once.
     const excess = received - owed;
-    if (excess > 0) after = await refundSteps(steps, event, after, excess, at, "nothing owed when the payment arrived");
+    if (excess > 0)
+      after = await refundSteps(steps, event, after, excess, at, "nothing owed when the payment arrived", source);
     await steps.tx.attendees.updateStatus(after);
-    await moveFigures(steps, event.id, before, after);
+    await moveFigures(steps, event.id, found, after);
+    await appendNotifications(steps, event.accountId, { op: "attendee.updated", event, before: found, after, at });
+    if (!payable || payment.status !== "paid") return null;
+    const { paymentIntentId: ownIntent, checkoutSessionId } = found.payment;
+    return {
+      intentId: ownIntent !== null && ownIntent !== intent.id ? ownIntent : null,
+      sessionId: checkoutSessionId !== null && checkoutSessionId !== sessionId ? checkoutSessionId : null,
+      account: found.payment.stripeAccount,
+    };
+  }
+
+  /** A payment attempt that failed: a payable registration's payment is `failed` (still payable) and `payment.failed` is sent. */
+  async function failed(
+    steps: Steps,
+    event: EventRecord,
+    before: AttendeeRecord & { payment: PaymentRecord },
+    at: string,
+  ) {
+    if (!isPayable(before.payment) || before.status !== "pending") return;
+    const after = { ...before, payment: { ...before.payment, status: "failed" as const }, updatedAt: at };
+    await steps.tx.attendees.updateStatus(after);
     await appendNotifications(steps, event.accountId, { op: "attendee.updated", event, before, after, at });
+    await notifyPayment(steps, event, after, "payment.failed", at);
+  }
+
+  /**
+   * A Checkout Session's notification: a completed one that is `paid` (or an asynchronous
+   * payment that succeeded later) pays as its PaymentIntent's success does, keyed by that
+   * PaymentIntent, so the intent's own `payment_intent.succeeded` adds nothing; an asynchronous
+   * payment that failed fails it; anything else changes nothing.
+   */
+  async function sessionChanged(steps: Steps, stripeEvent: StripeSessionEvent, at: string) {
+    const session = stripeEvent.data.object;
+    const pays =
+      (stripeEvent.type === "checkout.session.completed" && session.payment_status === "paid") ||
+      stripeEvent.type === "checkout.session.async_payment_succeeded";
+    if (!pays && stripeEvent.type !== "checkout.session.async_payment_failed") return null;
+    const { attendeeId, accountId } = session.metadata ?? {};
+    const locked = attendeeId && accountId ? await lockRegistration(steps.tx, accountId, attendeeId) : null;
+    if (locked?.attendee.payment?.provider !== "stripe") return null;
+    const { event } = locked;
+    const before = locked.attendee as AttendeeRecord & { payment: PaymentRecord };
+    if (!pays) return failed(steps, event, before, at).then(() => null);
+    const { payment_intent: intentId, amount_total: amount, currency } = session;
+    for (const [field, value] of [
+      ["payment_intent", intentId],
+      ["amount_total", amount],
+      ["currency", currency],
+    ] as const)
+      if (value === null || value === undefined)
+        throw new ServiceError("INVALID_REQUEST", {
+          message: `data.object.${field}: is required on a paid Checkout Session`,
+          field: `data.object.${field}`,
+        });
+    const intent: StripeIntentObject = {
+      id: intentId!,
+      amount: amount!,
+      amount_received: amount!,
+      currency: currency!,
+      metadata: session.metadata,
+    };
+    assertIntentCurrency(intent, before.payment);
+    return paid(steps, event, before, intent, stripeEvent.account ?? null, at, session.id);
   }
 
   async function receive(rawBody: string, signature: string | null): Promise<void> {
     const stripeEvent = parseStripeEvent(await verify(rawBody, signature));
     const at = now();
-    await transaction(async (steps) => {
-      if (!(await steps.tx.payments.recordStripeEvent(stripeEvent.id, stripeEvent.type, at))) return;
-      if (!isIntentEvent(stripeEvent)) return;
+    const open = await transaction(async (steps): Promise<OpenAtStripe | null> => {
+      if (!(await steps.tx.payments.recordStripeEvent(stripeEvent.id, stripeEvent.type, at))) return null;
+      if (isSessionEvent(stripeEvent)) return sessionChanged(steps, stripeEvent, at);
+      if (!isIntentEvent(stripeEvent)) return null;
       const intent = stripeEvent.data.object;
       const ref = await registrationOf(steps, intent);
       const locked = ref && (await lockRef(steps, ref));
-      if (!locked) return;
+      if (!locked) return null;
       const { event, attendee } = locked;
-      if (attendee.payment?.provider !== "stripe") return;
+      if (attendee.payment?.provider !== "stripe") return null;
       const before = attendee as AttendeeRecord & { payment: PaymentRecord };
       // Thrown inside the transaction, so the event's id is not kept either: a corrected resend is applied.
       assertIntentCurrency(intent, before.payment);
-      if (stripeEvent.type === "payment_intent.succeeded") return paid(steps, event, before, intent, at);
-      if (!isPayable(before.payment) || before.status !== "pending") return;
-      const after = { ...before, payment: { ...before.payment, status: "failed" as const }, updatedAt: at };
-      await steps.tx.attendees.updateStatus(after);
-      await appendNotifications(steps, event.accountId, { op: "attendee.updated", event, before, after, at });
-      await notifyPayment(steps, event, after, "payment.failed", at);
+      if (stripeEvent.type === "payment_intent.succeeded")
+        return paid(steps, event, before, intent, stripeEvent.account ?? null, at);
+      await failed(steps, event, before, at);
+      return null;
     });
     options.queued();
+    await closeAtStripe(open);
   }
 
-  /** Cancels a registration whose Stripe hold ran out unpaid; returns its PaymentIntent to cancel at Stripe, or `null`. */
-  async function expireHold(ref: RegistrationRef): Promise<{ intentId: string | null; account: string | null } | null> {
+  /** Cancels a registration whose Stripe hold ran out unpaid, then its PaymentIntent and open Checkout Session at Stripe; returns them, or `null`. */
+  async function expireHold(ref: RegistrationRef): Promise<OpenAtStripe | null> {
     const at = now();
     const expired = await transaction(async (steps) => {
       const locked = await lockRef(steps, ref);
@@ -330,10 +479,14 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
       await notifyPayment(steps, event, after, "payment.expired", at);
       await settleWaitlist(steps, event, registrationChange(attendee, after), at);
       await checkEventThresholds(steps, event, at, { footprint: true });
-      return { intentId: payment.paymentIntentId, account: payment.stripeAccount };
+      return {
+        intentId: payment.paymentIntentId,
+        sessionId: payment.checkoutSessionId,
+        account: payment.stripeAccount,
+      };
     });
     options.queued();
-    if (expired?.intentId) await cancelIntent(expired.intentId, expired.account);
+    await closeAtStripe(expired);
     return expired;
   }
 
@@ -349,8 +502,7 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
       );
       refundId = refund.id;
     } catch (error) {
-      const status = (error as { statusCode?: unknown }).statusCode;
-      refused = typeof status === "number" && status >= 400 && status < 500 && status !== 429;
+      refused = isRefusal(error);
       if (!refused) throw error;
     }
     await transaction(async (steps) => {
@@ -391,9 +543,92 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
   async function closeIntent(before: AttendeeRecord, after: AttendeeRecord | null): Promise<void> {
     const payment = before.payment;
     const gaveUp = after === null || (isActiveAttendeeStatus(before.status) && after.status === "cancelled");
-    if (!gaveUp || payment?.provider !== "stripe" || payment.paymentIntentId === null || !isPayable(payment)) return;
-    await cancelIntent(payment.paymentIntentId, payment.stripeAccount);
+    if (!gaveUp || payment?.provider !== "stripe" || !isPayable(payment)) return;
+    await closeAtStripe({
+      intentId: payment.paymentIntentId,
+      sessionId: payment.checkoutSessionId,
+      account: payment.stripeAccount,
+    });
   }
 
-  return { ensureIntent, closeIntent, receive, runPass };
+  async function checkout(
+    ref: { accountId: string; attendeeId: string },
+    urls: CheckoutUrls,
+  ): Promise<{ url: string }> {
+    const found = await storage.getAttendee(ref.accountId, ref.attendeeId);
+    if (!found) throw notFound("Attendee", ref.attendeeId);
+    assertCheckoutPayable(found, now());
+    const { payment } = found;
+    // The registration's money stays on one account: its PaymentIntent's where it has one.
+    const account =
+      payment.paymentIntentId !== null
+        ? payment.stripeAccount
+        : ((await storage.getPaymentSettings(ref.accountId))?.stripeAccountId ?? null);
+    const on = account ? { stripeAccount: account } : {};
+    const amount = outstanding(payment);
+    const currency = payment.currency.toLowerCase();
+    const previous = payment.checkoutSessionId;
+    if (previous !== null) {
+      // One Stripe refuses to show (gone, or on an account no longer linked) is replaced.
+      const session = await stripe.checkout.sessions.retrieve(previous, {}, on).catch((error: unknown) => {
+        if (isRefusal(error)) return null;
+        throw unavailable(error);
+      });
+      const same = session?.amount_total === amount && session.currency === currency;
+      if (session?.status === "open" && same && session.url) return { url: session.url };
+      // Asks for another amount (paid in part by hand since): only the new one may be paid.
+      if (session?.status === "open") await expireSession(previous, account);
+    }
+    const metadata = { attendeeId: found.id, eventId: found.eventId, accountId: found.accountId };
+    const params = {
+      mode: "payment" as const,
+      line_items: [
+        { price_data: { currency, unit_amount: amount, product_data: { name: found.ticketType } }, quantity: 1 },
+      ],
+      client_reference_id: found.id,
+      metadata,
+      payment_intent_data: { metadata, description: `${found.ticketType} ticket` },
+      success_url: urls.successUrl,
+      cancel_url: urls.cancelUrl,
+      expires_at: checkoutExpiresAt(payment.expiresAt, now()),
+    };
+    const key = await sessionKey(found.id, { params, account, previous });
+    const made = await stripe.checkout.sessions
+      .create(params, { idempotencyKey: key, ...on })
+      .catch((error: unknown) => {
+        throw unavailable(error);
+      });
+    const kept = await transaction(async (steps) => {
+      const locked = await lockRef(steps, { ...ref, eventId: found.eventId });
+      const attendee = locked?.attendee;
+      if (!attendee) return { stale: true, error: notFound("Attendee", ref.attendeeId) };
+      try {
+        assertCheckoutPayable(attendee, now());
+      } catch (error) {
+        return { stale: true, error };
+      }
+      const recorded = attendee.payment.checkoutSessionId;
+      // Another request made one meanwhile: the buyer pays that one, this one is expired.
+      if (recorded !== previous && recorded !== made.id) return { stale: true, other: recorded };
+      const stripeAccount = attendee.payment.paymentIntentId === null ? account : attendee.payment.stripeAccount;
+      await steps.tx.attendees.updateStatus({
+        ...attendee,
+        payment: { ...attendee.payment, checkoutSessionId: made.id, stripeAccount },
+      });
+      return { stale: false };
+    });
+    if (kept.stale) await expireSession(made.id, account);
+    if ("error" in kept) throw kept.error;
+    if ("other" in kept && kept.other) {
+      const other = await stripe.checkout.sessions.retrieve(kept.other, {}, on).catch((error: unknown) => {
+        throw unavailable(error);
+      });
+      if (other.status === "open" && other.url) return { url: other.url };
+      throw unavailable(new Error(`Checkout Session ${kept.other} is ${other.status}`));
+    }
+    if (!made.url) throw unavailable(new Error(`Checkout Session ${made.id} has no url`));
+    return { url: made.url };
+  }
+
+  return { ensureIntent, closeIntent, receive, runPass, checkout };
 }

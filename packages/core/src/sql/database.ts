@@ -390,6 +390,8 @@ export interface AttendeesTable {
   payment_promoted: number | null;
   /** When the money kept first reached the price (`rules/payments.ts`, admission); null until then and after a cancellation. */
   payment_admitted_at: string | null;
+  /** The Stripe Checkout Session it pays through from the ticket page (the latest one made), or null. */
+  payment_checkout_session_id: string | null;
 }
 
 /** Stripe's events handled (exactly once each). */

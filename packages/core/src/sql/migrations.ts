@@ -765,6 +765,13 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex("ticket_links_attendee").on("ticket_links").column("attendee_id").execute();
     },
   },
+  "0026_checkout_sessions": {
+    async up(db: Kysely<any>) {
+      // The Stripe Checkout Session a registration pays through from its ticket page (its latest
+      // one: a new one expires the old), so the hold's end expires it at Stripe; null: none.
+      await db.schema.alterTable("attendees").addColumn("payment_checkout_session_id", "text").execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

@@ -60,6 +60,16 @@ export function createPaymentWrites(trx: Kysely<Database>): PaymentWrites {
         refunded: Number(row.refunded),
       }));
     },
+    async receivedOn(attendeeId, paymentIntentId) {
+      const row = await trx
+        .selectFrom("payments")
+        .select(sql<number>`coalesce(sum(amount), 0)`.as("received"))
+        .where("attendee_id", "=", attendeeId)
+        .where("kind", "=", "payment")
+        .where("provider_reference", "=", paymentIntentId)
+        .executeTakeFirstOrThrow();
+      return Number(row.received);
+    },
     async scrubReferences(of) {
       const [column, value] =
         "attendeeId" in of ? (["attendee_id", of.attendeeId] as const) : (["event_id", of.eventId] as const);

@@ -158,6 +158,7 @@ const ATTENDEE_COLUMN_SET: Record<keyof AttendeesTable, true> = {
   payment_account: true,
   payment_promoted: true,
   payment_admitted_at: true,
+  payment_checkout_session_id: true,
 };
 export const ATTENDEE_COLUMNS = Object.keys(ATTENDEE_COLUMN_SET) as Array<keyof AttendeesTable>;
 
@@ -212,6 +213,7 @@ export function paymentToRow(payment: PaymentRecord | null) {
     payment_account: payment?.stripeAccount ?? null,
     payment_promoted: payment ? (payment.promoted ? 1 : 0) : null,
     payment_admitted_at: payment?.admittedAt ?? null,
+    payment_checkout_session_id: payment?.checkoutSessionId ?? null,
   } satisfies Partial<AttendeesTable>;
 }
 
@@ -230,6 +232,7 @@ function rowToPayment(row: Selectable<AttendeesTable>): PaymentRecord | null {
     stripeAccount: row.payment_account,
     promoted: Number(row.payment_promoted) === 1,
     admittedAt: row.payment_admitted_at,
+    checkoutSessionId: row.payment_checkout_session_id,
   };
 }
 

@@ -17,6 +17,8 @@ export interface PaymentWrites {
   insert(entry: PaymentEntry): Promise<void>;
   /** The registration's money by provider: received, and returned or being returned. */
   sums(attendeeId: string): Promise<LedgerSums[]>;
+  /** What the ledger received on one Stripe PaymentIntent for the registration (its payments whose provider reference is `paymentIntentId`). */
+  receivedOn(attendeeId: string, paymentIntentId: string): Promise<number>;
   /** Clears the references (a bank transfer's may name the payer) of a registration's entries, or an event's, for their erasure; the amounts stay. */
   scrubReferences(of: { attendeeId: string } | { eventId: string }): Promise<void>;
   /** Gives a `pending` entry its outcome and Stripe's id of it; `false`, changing nothing, when it is not pending (another process settled it). */
