@@ -598,10 +598,16 @@ describe("GET /analytics/events/:id", () => {
     });
     assert.equal(report.financial.averageContributionUsd, null);
     await a.delete(`/events/${bare.id}`);
+    // Its registration was cancelled with it: nobody active, no travel in its footprint.
     const cancelled = expectStatus(await a.get(`/analytics/events/${E.e4.id}`), 200);
     assert.deepEqual(
-      [cancelled.status, cancelled.attendance.active, cancelled.sustainability.carbonFootprintKg],
-      ["cancelled", 1, 168.44],
+      [
+        cancelled.status,
+        cancelled.attendance.active,
+        cancelled.attendance.cancelled,
+        cancelled.sustainability.carbonFootprintKg,
+      ],
+      ["cancelled", 0, 1, 0],
     );
   });
 

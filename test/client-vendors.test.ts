@@ -180,7 +180,7 @@ describe("@event-service/client: vendors, bookings and the vendor's link", () =>
 
   test("the vendor's link: the request, a confirmation with a message, records of the requested kinds, a correction, a deletion", async () => {
     const client = await organiser("Vendor link");
-    const event = await client.events.create(eventInput({ name: "Link Summit" }) as never);
+    const event = await client.events.create(eventInput({ name: "Link Summit", timeZone: "Europe/Berlin" }) as never);
     const vendor = await client.vendors.create(caterer());
     const booking = await client.bookings.create(event.id, {
       vendorId: vendor.id,
@@ -198,6 +198,7 @@ describe("@event-service/client: vendors, bookings and the vendor's link", () =>
         name: "Link Summit",
         startDate: "2038-05-01T09:00:00.000Z",
         endDate: "2038-05-01T17:00:00.000Z",
+        timeZone: "Europe/Berlin",
         location: { city: "Berlin", country: "DE" },
       },
       dataAcceptedUntil: "2038-05-31T17:00:00.000Z",

@@ -562,6 +562,31 @@ describe("update", () => {
     );
   });
 
+  test("registrations racing the event's cancellation: each 201 ends cancelled, the rest 400 naming eventId; none holds a place", async () => {
+    const client = await newAccount(`Called off ${Date.now()}`);
+    const event = await createEvent(client, { capacity: 10, waitlistEnabled: true });
+    await moveEvent(client, event.id, "published");
+    // The cancellation is sent among them: those before it are likely in first, those after it refused.
+    const register = (i: number) =>
+      client.post("/attendees", attendeeInput(event.id, { email: `racer${i}@example.com` }));
+    const registering = Array.from({ length: 10 }, (_, i) => register(i));
+    const cancelling = client.put(`/events/${event.id}`, { status: "cancelled" });
+    registering.push(...Array.from({ length: 10 }, (_, i) => register(10 + i)));
+    const answers = await Promise.all(registering);
+    expectStatus(await cancelling, 200);
+    for (const answer of answers.filter((a) => a.status !== 201))
+      expectError(answer, 400, "INVALID_REQUEST", "eventId");
+    const made = answers.filter((a) => a.status === 201).map((a) => a.body.id);
+    const { attendees } = expectStatus(await client.get(`/attendees?eventId=${event.id}&limit=100`), 200);
+    assert.deepEqual(ids(attendees).sort(), made.sort());
+    assert.deepEqual(
+      attendees.filter((a: { status: string }) => a.status !== "cancelled"),
+      [],
+    );
+    const cancelled = expectStatus(await client.get(`/events/${event.id}`), 200);
+    assert.deepEqual([cancelled.status, cancelled.attendeeCount, cancelled.waitlistCount], ["cancelled", 0, 0]);
+  });
+
   test("a forbidden status change rejects the whole update", async () => {
     const event = await createEvent(v1);
     await moveEvent(v1, event.id, "cancelled");

@@ -3,7 +3,8 @@
  * "Payments") through the real server without Stripe configured: a priced registration is
  * `pending` with its payment; confirming it unpaid is `422 payment_required`; money recorded by
  * hand pays it (partly, then in full: `confirmed`), overpaying is `400`; refunds by hand never
- * exceed what was paid, even ten at once; a cancellation refunds by the event's policy; the
+ * exceed what was paid, even ten at once; a cancellation refunds by the event's policy, an
+ * event's cancellation everything paid, whatever the policy; the
  * `payment.*` notifications are delivered signed; the financial analytics and the export match
  * the payments; scopes, validation and another account.
  */
@@ -192,6 +193,84 @@ describe("payments recorded by hand", () => {
     // By hand, the organiser may still refund it.
     const goodwill = expectStatus(await acme.post(`/attendees/${kept.id}/refunds`), 200);
     assert.deepEqual([goodwill.payment.status, goodwill.payment.amountRefunded], ["refunded", 12_000]);
+  });
+
+  test("an event cancelled by its organiser cancels every registration and refunds each paid one in full under `none`; one notification each, nobody promoted", async () => {
+    const webhook = expectStatus(
+      await acme.post("/webhooks", {
+        url: `${receiver.origin}/called-off/${Date.now()}`,
+        events: ["attendee.cancelled", "attendee.promoted", "payment.refunded", "event.cancelled"],
+      }),
+      201,
+    );
+    const event = await pricedEvent({ capacity: 3, waitlistEnabled: true, refundPolicy: "none" });
+    const pay = async (id: string, amount: number) =>
+      expectStatus(await acme.post(`/attendees/${id}/payments`, { amount, method: "bank_transfer" }), 200);
+    const vip = await register(acme, event.id, { ticketType: "VIP" });
+    await pay(vip.id, 12_000);
+    const standard = await register(acme, event.id, { ticketType: "Standard" });
+    await pay(standard.id, 4_500);
+    const unpaid = await register(acme, event.id, { ticketType: "VIP" });
+    const waiting = [
+      await register(acme, event.id, { ticketType: "General" }),
+      await register(acme, event.id, { ticketType: "VIP" }),
+    ];
+    assert.deepEqual([unpaid.status, ...waiting.map((a) => a.status)], ["pending", "waitlisted", "waitlisted"]);
+
+    const cancelled = expectStatus(await acme.put(`/events/${event.id}`, { status: "cancelled" }), 200);
+    assert.deepEqual([cancelled.status, cancelled.attendeeCount], ["cancelled", 0]);
+    const { attendees } = expectStatus(await acme.get(`/attendees?eventId=${event.id}&limit=100`), 200);
+    const byId = new Map(attendees.map((a: any) => [a.id, a]));
+    const state = (id: string) => {
+      const a: any = byId.get(id);
+      return [a.status, a.waitlistPosition, a.payment?.status ?? null, a.payment?.amountRefunded ?? null];
+    };
+    assert.deepEqual(state(vip.id), ["cancelled", null, "refunded", 12_000]);
+    assert.deepEqual(state(standard.id), ["cancelled", null, "refunded", 4_500]);
+    assert.deepEqual(state(unpaid.id), ["cancelled", null, "requires_payment", 0]);
+    for (const a of waiting) assert.deepEqual(state(a.id), ["cancelled", null, null, null]);
+
+    const analytics = expectStatus(await acme.get(`/analytics/events/${event.id}`), 200);
+    assert.deepEqual(
+      [analytics.attendance.active, analytics.attendance.cancelled, analytics.attendance.waitlisted],
+      [0, 5, 0],
+    );
+    assert.deepEqual(analytics.financial.revenue, [
+      { currency: "EUR", gross: 16_500, refunded: 16_500, net: 0, outstanding: 0 },
+    ]);
+
+    const { deliveries } = expectStatus(await acme.get(`/webhooks/${webhook.id}/deliveries?limit=100`), 200);
+    const of = (type: string) => deliveries.filter((d: any) => d.type === type).map((d: any) => d.payload.data);
+    assert.deepEqual(
+      of("attendee.cancelled")
+        .map((data: any) => [data.attendee.id, data.previousStatus, data.reason])
+        .sort(),
+      [
+        [vip.id, "confirmed", "event_cancelled"],
+        [standard.id, "confirmed", "event_cancelled"],
+        [unpaid.id, "pending", "event_cancelled"],
+        [waiting[0]!.id, "waitlisted", "event_cancelled"],
+        [waiting[1]!.id, "waitlisted", "event_cancelled"],
+      ].sort(),
+    );
+    assert.deepEqual(
+      of("payment.refunded")
+        .map((data: any) => [data.attendee.id, data.refund.amount, data.payment.status])
+        .sort(),
+      [
+        [vip.id, 12_000, "refunded"],
+        [standard.id, 4_500, "refunded"],
+      ].sort(),
+    );
+    assert.equal(of("event.cancelled").length, 1);
+    assert.deepEqual(of("attendee.promoted"), []);
+    // Off, it takes nobody in.
+    expectError(
+      await acme.post("/attendees", attendeeInput(event.id, { ticketType: "General" })),
+      400,
+      "INVALID_REQUEST",
+      "eventId",
+    );
   });
 
   test("the financial analytics and the export match the payments made by hand", async () => {

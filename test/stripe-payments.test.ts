@@ -8,8 +8,9 @@
  * INVALID_SIGNATURE` and changes nothing; a declined card fails it until a success pays it; a
  * cancellation refunds at Stripe; an unpaid hold expires, frees the place, promotes the next in
  * line into a hold of its own, cancels its PaymentIntent, and a success that still arrives is
- * refunded; Connect's account settings; 50 buyers for 10 priced places; no Stripe secret in any
- * answer or log line.
+ * refunded; an event cancelled by its organiser refunds its Stripe payments at Stripe once (an
+ * answer lost on the way back included) and cancels its open holds' PaymentIntents; Connect's
+ * account settings; 50 buyers for 10 priced places; no Stripe secret in any answer or log line.
  */
 import assert from "node:assert/strict";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -402,6 +403,49 @@ describe("payments through Stripe", () => {
     expectStatus(await acme.delete(`/attendees/${erased.id}`), 200);
     for (const attendee of [cancelled, erased])
       assert.equal(standIn.paymentIntents.get(attendee.payment.paymentIntentId)!.intent.status, "canceled");
+  });
+
+  test("an event cancelled by its organiser refunds its Stripe payments in full at Stripe once, even with the answer lost; its open holds' PaymentIntents are cancelled", async () => {
+    const event = await pricedEvent(acme, { capacity: 1, waitlistEnabled: true, refundPolicy: "none" });
+    const buyer = await register(acme, event.id, { ticketType: "VIP" });
+    await deliver(a, standIn.succeed(buyer.payment.paymentIntentId));
+    const waiting = await register(acme, event.id, { ticketType: "VIP" });
+    assert.deepEqual([buyer.status, waiting.status], ["pending", "waitlisted"]);
+    const toStripe = (intent: string) =>
+      standIn.requests.filter((r) => r.path === "/v1/refunds" && r.params.payment_intent === intent);
+    // The refund runs at Stripe but its answer is lost: it is asked again with the same key, and made once.
+    standIn.failNext(1, "drop-after");
+    expectStatus(await acme.put(`/events/${event.id}`, { status: "cancelled" }), 200);
+    const cancelled = expectStatus(await acme.get(`/attendees/${buyer.id}`), 200);
+    assert.deepEqual(
+      [cancelled.status, cancelled.payment.status, cancelled.payment.amountRefunded],
+      ["cancelled", "refunded", 12_000],
+    );
+    assert.equal(expectStatus(await acme.get(`/attendees/${waiting.id}`), 200).status, "cancelled");
+    await until(
+      async () => toStripe(buyer.payment.paymentIntentId).filter((r) => r.status === 200 && r.replayed),
+      (found) => found.length > 0,
+      "the refund asked again after its answer was lost",
+    );
+    assert.equal(toStripe(buyer.payment.paymentIntentId)[0]!.fault, "drop-after");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const refunds = [...standIn.refunds.values()].filter(
+      (r) => r.refund.payment_intent === buyer.payment.paymentIntentId,
+    );
+    assert.deepEqual(
+      refunds.map((r) => r.refund.amount),
+      [12_000],
+    );
+    await receiver.waitFor(() => notified("payment.refunded", buyer.id).length === 1, "payment.refunded");
+    assert.deepEqual(notified("attendee.promoted", waiting.id), []);
+
+    // An unpaid hold: cancelled with the event, its PaymentIntent cancelled at Stripe, nothing refunded.
+    const other = await pricedEvent(acme);
+    const hold = await register(acme, other.id, { ticketType: "VIP" });
+    expectStatus(await acme.put(`/events/${other.id}`, { status: "cancelled" }), 200);
+    assert.equal(expectStatus(await acme.get(`/attendees/${hold.id}`), 200).status, "cancelled");
+    assert.equal(standIn.paymentIntents.get(hold.payment.paymentIntentId)!.intent.status, "canceled");
+    assert.deepEqual(toStripe(hold.payment.paymentIntentId), []);
   });
 
   test("a refund Stripe refuses fails its ledger entry and gives the amount back to what is refundable", async () => {

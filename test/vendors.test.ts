@@ -156,6 +156,7 @@ function expectedView(booking: any, vendor: any, event: any, status = booking.st
       name: event.name,
       startDate: event.startDate,
       endDate: event.endDate,
+      timeZone: event.timeZone,
       location: { city: event.location.city, country: event.location.country },
     },
     dataAcceptedUntil: new Date(Date.parse(event.endDate) + 30 * DAY_MS).toISOString(),
@@ -946,6 +947,7 @@ describe("the vendor's link, without a key", () => {
       location: { address: "7 Quay Street", city: "Bristol", country: "GB", zipCode: "BS1 4DJ" },
       capacity: 321,
       tags: ["invite-only"],
+      timeZone: "Europe/London",
     });
     const booking = await book(acme, event.id, vendor.id, { services: "Lunch for 321" });
     const link = vendorSide(booking);
@@ -959,7 +961,8 @@ describe("the vendor's link, without a key", () => {
       "status",
       "vendor",
     ]);
-    assert.deepEqual(Object.keys(view.event).sort(), ["endDate", "location", "name", "startDate"]);
+    assert.deepEqual(Object.keys(view.event).sort(), ["endDate", "location", "name", "startDate", "timeZone"]);
+    assert.equal(view.event.timeZone, "Europe/London");
     assert.deepEqual(Object.keys(view.event.location).sort(), ["city", "country"]);
     assert.deepEqual(Object.keys(view.vendor), ["name"]);
     assert.deepEqual(view, expectedView(booking, vendor, event));

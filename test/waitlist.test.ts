@@ -253,13 +253,19 @@ describe("what frees a place, and what waiting means", () => {
     assert.equal(expectStatus(await client.get(`/events/${event.id}`), 200).attendeeCount, 0);
   });
 
-  test("a cancelled event promotes no one", async () => {
+  test("a cancelled event promotes no one: those waiting are cancelled with it, and none is taken back", async () => {
     const event = await createEvent(client, { capacity: 1, waitlistEnabled: true });
     const first = await register(client, event.id);
     const waiting = await register(client, event.id);
     await moveEvent(client, event.id, "cancelled");
-    expectStatus(await client.put(`/attendees/${first.id}`, { status: "cancelled" }), 200);
-    const still = expectStatus(await client.get(`/attendees/${waiting.id}`), 200);
-    assert.deepEqual([still.status, still.waitlistPosition], ["waitlisted", 1]);
+    const gone = expectStatus(await client.get(`/attendees/${first.id}`), 200);
+    const left = expectStatus(await client.get(`/attendees/${waiting.id}`), 200);
+    assert.deepEqual([gone.status, left.status, left.waitlistPosition], ["cancelled", "cancelled", null]);
+    expectError(
+      await client.put(`/attendees/${waiting.id}`, { status: "confirmed" }),
+      400,
+      "INVALID_REQUEST",
+      "eventId",
+    );
   });
 });

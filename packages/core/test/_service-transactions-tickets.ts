@@ -11,13 +11,15 @@ import { ServiceError } from "../src/errors.ts";
 import type { AttendeeCreate, AttendeeRecord } from "../src/resources/attendee.ts";
 import { type EventRecord, EventUpdateInput } from "../src/resources/event.ts";
 import { type TicketTypeInput, TicketTypesInput } from "../src/resources/ticket-type.ts";
-import { at, attendeeAt, eventAt, newAccount } from "./_service-transactions-outbox.ts";
+import { at, attendeeAt, eventAt, newAccount, webhookRecord } from "./_service-transactions-outbox.ts";
+import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import type { PaymentEntry, PaymentMethod } from "../src/resources/payment.ts";
 import {
   checkIn,
   deleteEvent,
   eraseAttendee,
   insertEvent,
+  insertWebhook,
   recordPayment,
   refundByHand,
   registerAttendee,
@@ -338,6 +340,153 @@ export function describeTicketTypes(open: () => Promise<Storage>) {
       await deleteEvent(storage, acme, event.id);
       assert.deepEqual(await ledger(paid.id), [{ provider: "manual", paid: 12_000, refunded: 12_000 }]);
       assert.deepEqual(await ledger(unpaid.id), []);
+    });
+
+    test("cancelling an event cancels its registrations and refunds every paid one in full, under `none` after the start too; nobody is promoted", async () => {
+      const org = await newAccount(storage, `Called off ${now()}`);
+      const hook = webhookRecord(org, { events: ["*"] });
+      await insertWebhook(storage, hook);
+      const event: EventRecord = {
+        ...eventAt(org, at(1), {
+          capacity: 5,
+          waitlistEnabled: true,
+          refundPolicy: "none",
+          ticketTypes: TicketTypesInput.parse([
+            { name: "General", price: { amount: 0, currency: "EUR" } },
+            { name: "VIP", price: { amount: 12_000, currency: "EUR" } },
+          ]),
+        }),
+        status: "published",
+      };
+      await insertEvent(storage, event);
+      const reg = (ticketType: string) => registerAttendee(storage, attendeeAt(org, event.id, now(), { ticketType }));
+      const payOf = (id: string, amount: number) => recordPayment(storage, org, id, { amount, method: "cash" }, now());
+      const paid = await reg("VIP");
+      await payOf(paid.id, 12_000);
+      const partly = await reg("VIP");
+      await payOf(partly.id, 2_000);
+      const free = await reg("General");
+      // Refunded in full by hand and still admitted (a goodwill refund): nothing left to refund.
+      const goodwill = await reg("VIP");
+      await payOf(goodwill.id, 12_000);
+      await refundByHand(storage, org, goodwill.id, {}, now());
+      const door = await reg("VIP");
+      await payOf(door.id, 12_000);
+      await checkIn(storage, org, event.id, door.confirmationCode, now());
+      const waiting = [await reg("General"), await reg("VIP")];
+      assert.deepEqual(
+        waiting.map((a) => [a.status, a.waitlistPosition]),
+        [
+          ["waitlisted", 1],
+          ["waitlisted", 2],
+        ],
+      );
+
+      // After the start, under `none`: the organiser called it off, so everything goes back.
+      const cancelledAt = "2042-05-01T12:00:00.000Z";
+      const { registrations } = await updateEvent(storage, org, event.id, { status: "cancelled" }, cancelledAt);
+      assert.equal(registrations.length, 7);
+      const read = async (id: string) => (await storage.getAttendee(org, id))!;
+      const state = async (id: string) => {
+        const a = await read(id);
+        return [
+          a.status,
+          a.cancelledAt,
+          a.waitlistPosition,
+          a.payment?.status ?? null,
+          a.payment?.amountRefunded ?? null,
+        ];
+      };
+      assert.deepEqual(await state(paid.id), ["cancelled", cancelledAt, null, "refunded", 12_000]);
+      assert.deepEqual(await state(partly.id), ["cancelled", cancelledAt, null, "refunded", 2_000]);
+      assert.deepEqual(await state(free.id), ["cancelled", cancelledAt, null, null, null]);
+      assert.deepEqual(await state(goodwill.id), ["cancelled", cancelledAt, null, "refunded", 12_000]);
+      assert.equal((await read(goodwill.id)).payment?.admittedAt, null);
+      for (const a of waiting) assert.deepEqual(await state(a.id), ["cancelled", cancelledAt, null, null, null]);
+      // Checked in, it attended and stays so; its money goes back all the same.
+      assert.deepEqual(await state(door.id), ["checked-in", null, null, "refunded", 12_000]);
+      assert.equal((await read(paid.id)).payment?.admittedAt, null);
+      const ledgerOf = (id: string) => storage.transaction((tx) => tx.payments.sums(id));
+      assert.deepEqual(await ledgerOf(paid.id), [{ provider: "manual", paid: 12_000, refunded: 12_000 }]);
+      assert.deepEqual(await ledgerOf(partly.id), [{ provider: "manual", paid: 2_000, refunded: 2_000 }]);
+      assert.deepEqual(await ledgerOf(door.id), [{ provider: "manual", paid: 12_000, refunded: 12_000 }]);
+      const figures = await storage.transaction((tx) => tx.figures.read(event.id));
+      assert.deepEqual([figures.activeRegistrations, figures.waitlisted], [1, 0]);
+      assert.deepEqual(
+        await storage.transaction(async (tx) =>
+          (await tx.tallies.read(event.id, "ticket")).map((t) => [t.value, t.registrations]),
+        ),
+        [["VIP", 1]],
+      );
+
+      const deliveries = (await storage.listDeliveries(org, hook.id, DeliveryListQuery.parse({ limit: "100" })))!.items;
+      const sent = (type: string) => deliveries.filter((d) => d.type === type && d.createdAt === cancelledAt);
+      assert.deepEqual(
+        sent("attendee.cancelled")
+          .map((d) => {
+            const data = d.payload.data as { attendee: { id: string }; reason: string; previousStatus: string };
+            return [data.attendee.id, data.previousStatus, data.reason];
+          })
+          .sort(),
+        [
+          [paid.id, "confirmed", "event_cancelled"],
+          [partly.id, "pending", "event_cancelled"],
+          [free.id, "confirmed", "event_cancelled"],
+          [goodwill.id, "confirmed", "event_cancelled"],
+          [waiting[0]!.id, "waitlisted", "event_cancelled"],
+          [waiting[1]!.id, "waitlisted", "event_cancelled"],
+        ].sort(),
+      );
+      assert.deepEqual(
+        sent("payment.refunded")
+          .map((d) => {
+            const data = d.payload.data as { attendee: { id: string }; payment: { amountRefunded: number } };
+            return [data.attendee.id, data.payment.amountRefunded];
+          })
+          .sort(),
+        [
+          [paid.id, 12_000],
+          [partly.id, 2_000],
+          [door.id, 12_000],
+        ].sort(),
+      );
+      assert.equal(sent("event.cancelled").length, 1);
+      assert.equal(sent("attendee.updated").length, 7);
+      assert.deepEqual(sent("attendee.promoted"), []);
+
+      // Off, it takes nobody in, nor back; cancelling again changes nothing.
+      assert.equal(await code(reg("General")), "INVALID_REQUEST");
+      assert.equal(
+        await code(updateAttendee(storage, org, free.id, { status: "confirmed" }, now())),
+        "INVALID_REQUEST",
+      );
+      assert.deepEqual((await updateEvent(storage, org, event.id, { status: "cancelled" }, now())).registrations, []);
+      assert.deepEqual(await ledgerOf(paid.id), [{ provider: "manual", paid: 12_000, refunded: 12_000 }]);
+    });
+
+    test("registrations racing an event's cancellation are refused or cancelled by it, never left holding a place", async () => {
+      const event = await newEvent({ capacity: 10, waitlistEnabled: true });
+      const racers = Array.from({ length: 16 }, (_, i) =>
+        registerAttendee(
+          storage,
+          attendeeAt(acme, event.id, now(), { ticketType: "General", email: `race${i}@example.com` }),
+        ),
+      );
+      const cancelling = updateEvent(storage, acme, event.id, { status: "cancelled" }, now());
+      const results = await Promise.allSettled(racers);
+      await cancelling;
+      for (const result of results)
+        if (result.status === "rejected")
+          assert.deepEqual([result.reason.code, result.reason.field], ["INVALID_REQUEST", "eventId"]);
+      const registered = results.flatMap((r) => (r.status === "fulfilled" ? [r.value.id] : []));
+      const stored = await storage.eventAttendeesAfter(acme, event.id, null, 100);
+      assert.deepEqual(stored.map((a) => a.id).sort(), registered.sort());
+      assert.deepEqual(
+        stored.filter((a) => a.status !== "cancelled"),
+        [],
+      );
+      const figures = await storage.transaction((tx) => tx.figures.read(event.id));
+      assert.deepEqual([figures.activeRegistrations, figures.waitlisted], [0, 0]);
     });
 
     test("a priced registration promoted from the waiting list is pending with its payment due", async () => {

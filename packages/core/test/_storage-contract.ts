@@ -268,6 +268,52 @@ export function describeStorageContract(backend: TestBackend) {
         ]);
         assert.deepEqual(await run((tx) => tx.attendees.withRefundable(event.id)), []);
       });
+
+      test("inStatuses lists the event's registrations in those statuses in registration order; setStatuses writes many alike", async () => {
+        const event = await newEvent();
+        const first = await newAttendee(event.id, { registrationDate: at(2) });
+        const waiting = await newAttendee(event.id, {
+          registrationDate: at(3),
+          status: "waitlisted",
+          waitlistPosition: 1,
+        });
+        const gone = await newAttendee(event.id, { registrationDate: at(4), status: "cancelled", cancelledAt: at(4) });
+        await newAttendee((await newEvent()).id);
+        const listed = await run((tx) => tx.attendees.inStatuses(event.id, ["confirmed", "waitlisted"]));
+        assert.deepEqual(
+          listed.map((a) => a.id),
+          [first.id, waiting.id],
+        );
+        assert.deepEqual(listed[0], first);
+        assert.deepEqual(await run((tx) => tx.attendees.inStatuses(event.id, [])), []);
+        await run((tx) =>
+          tx.attendees.setStatuses([first.id, waiting.id], {
+            status: "cancelled",
+            waitlistPosition: null,
+            cancelledAt: at(5),
+            updatedAt: at(6),
+          }),
+        );
+        await run((tx) =>
+          tx.attendees.setStatuses([], {
+            status: "confirmed",
+            waitlistPosition: null,
+            cancelledAt: null,
+            updatedAt: at(7),
+          }),
+        );
+        for (const id of [first.id, waiting.id]) {
+          const read = await run((tx) => tx.attendees.get(acme, id));
+          assert.deepEqual(
+            [read?.status, read?.waitlistPosition, read?.cancelledAt, read?.updatedAt, read?.firstName],
+            ["cancelled", null, at(5), at(6), first.firstName],
+          );
+        }
+        assert.deepEqual(
+          (await run((tx) => tx.attendees.inStatuses(event.id, ["cancelled"]))).map((a) => a.id),
+          [first.id, waiting.id, gone.id],
+        );
+      });
     });
 
     describe("waiting list", () => {
@@ -354,6 +400,26 @@ export function describeStorageContract(backend: TestBackend) {
         assert.equal(page?.items[0]?.status, "pending");
         assert.equal(page?.items[0]?.id, envelope.id);
         assert.deepEqual(page?.items[0]?.attempts, []);
+      });
+
+      test("append writes many deliveries at once, each pending with its own envelope", async () => {
+        const hook = webhookRecord(acme);
+        await storage.insertWebhook(hook);
+        const envelopes = Array.from({ length: 250 }, (_, n) => ({
+          id: createId("delivery"),
+          type: "attendee.cancelled",
+          createdAt: at(10),
+          data: { n },
+          account: { id: acme, name: "Acme" },
+        }));
+        await run((tx) => tx.outbox.append(envelopes.map((envelope) => ({ webhookId: hook.id, envelope }))));
+        const page = await storage.listDeliveries(acme, hook.id, DeliveryListQuery.parse({ limit: "100" }));
+        assert.equal(page?.total, 250);
+        const byId = new Map(envelopes.map((envelope) => [envelope.id, envelope]));
+        for (const delivery of page?.items ?? []) {
+          assert.equal(delivery.status, "pending");
+          assert.deepEqual(delivery.payload, byId.get(delivery.id));
+        }
       });
     });
 
@@ -571,6 +637,35 @@ export function describeStorageContract(backend: TestBackend) {
         assert.deepEqual(await run((tx) => tx.payments.sums(ada.id)), [
           { provider: "manual", paid: 5000, refunded: 1500 },
         ]);
+        // Many at once, and the sums of every registration of the event in one read.
+        const bob = await newAttendee(event.id);
+        await run((tx) =>
+          tx.payments.insertMany([
+            entry({ attendeeId: bob.id, amount: 3000 }),
+            entry({ attendeeId: bob.id, provider: "stripe", method: "card", amount: 2000 }),
+            entry({
+              attendeeId: bob.id,
+              kind: "refund",
+              provider: "stripe",
+              method: null,
+              amount: 500,
+              status: "pending",
+            }),
+            entry({ attendeeId: bob.id, kind: "refund", amount: 700, status: "failed" }),
+          ]),
+        );
+        await run((tx) => tx.payments.insertMany([]));
+        assert.deepEqual(
+          (await run((tx) => tx.payments.sumsOfEvent(event.id))).toSorted((a, b) =>
+            `${a.attendeeId}${a.provider}`.localeCompare(`${b.attendeeId}${b.provider}`),
+          ),
+          [
+            { attendeeId: ada.id, provider: "manual", paid: 5000, refunded: 1500 },
+            { attendeeId: bob.id, provider: "manual", paid: 3000, refunded: 0 },
+            { attendeeId: bob.id, provider: "stripe", paid: 2000, refunded: 500 },
+          ].toSorted((a, b) => `${a.attendeeId}${a.provider}`.localeCompare(`${b.attendeeId}${b.provider}`)),
+        );
+        assert.deepEqual(await run((tx) => tx.payments.sumsOfEvent(createId("event"))), []);
         assert.equal(await run((tx) => tx.payments.settle(refund.id, "succeeded", "re_1")), true);
         assert.equal(await run((tx) => tx.payments.settle(refund.id, "failed", null)), false);
         assert.equal(await run((tx) => tx.payments.settle(createId("payment"), "failed", null)), false);

@@ -55,7 +55,7 @@ export function updateEvent(
   update: EventUpdate,
   now: string,
   notifier: ChangeNotifier = notifies,
-): Promise<Change<EventRecord>> {
+): ReturnType<typeof eventChanges.updateEvent> {
   return eventChanges.updateEvent(transactionContext(storage, { notifier }), { accountId, id, update, now });
 }
 

@@ -29,7 +29,15 @@ import { ERASED_ANSWER } from "../src/storage/erasure.ts";
 import { BACKENDS } from "./_backends.ts";
 import { newAccount } from "./_service-transactions-outbox.ts";
 import { attendeeRecord } from "./_service-transactions.ts";
-import { checkIn, deleteEvent, eraseAttendee, insertEvent, registerAttendee, updateAttendee } from "./_transactions.ts";
+import {
+  checkIn,
+  deleteEvent,
+  eraseAttendee,
+  insertEvent,
+  registerAttendee,
+  updateAttendee,
+  updateEvent,
+} from "./_transactions.ts";
 
 let clock = Date.parse("2038-03-01T08:00:00.000Z");
 const tick = () => new Date((clock += 61_000)).toISOString();
@@ -370,6 +378,18 @@ for (const backend of BACKENDS) {
         ) / active.length,
         "lead time",
       );
+
+      // Its cancellation moves every registration it cancels at once, merged by value; the checked-in stay.
+      // (by the deployment's storage, given the set the tallies were counted under)
+      const deployed = createSqlStorage({ db: database.db, emissionFactors: oneBand });
+      await updateEvent(deployed, account, event.id, { status: "cancelled" }, tick());
+      const cancelled = (
+        await storage.listAttendees(account, AttendeeListQuery.parse({ eventId: event.id, limit: "100" }))
+      ).items;
+      assert.deepEqual([...new Set(cancelled.map((a) => a.status))].sort(), ["cancelled", "checked-in"]);
+      expected = expectedTallies(cancelled, oneBand);
+      await check("after the event's cancellation");
+      assert.equal((await stored()).rows.filter((r) => Number(r.registrations) === 0).length, 0, "no empty value kept");
 
       // An event's deletion takes its tallies with it.
       await deleteEvent(storage, account, event.id);

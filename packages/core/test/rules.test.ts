@@ -7,14 +7,26 @@ import {
   isAttendeeTransitionAllowed,
   RELEASED_ATTENDEE_STATUS,
 } from "../src/rules/attendee-status.ts";
-import { assertEventTransition, isEventTransitionAllowed } from "../src/rules/event-status.ts";
+import {
+  assertEventTransition,
+  CANCELLED_WITH_EVENT,
+  cancelsEvent,
+  isEventTransitionAllowed,
+  REFUNDED_WITH_EVENT,
+} from "../src/rules/event-status.ts";
 import { assertDoorOpen } from "../src/rules/check-in.ts";
 import { typedConfirmationCode } from "../src/rules/confirmation-code.ts";
 import { FINAL_DELIVERY_STATUSES } from "../src/rules/delivery-status.ts";
 import { isClaimLive } from "../src/rules/idempotency-claim.ts";
 import { SOURCING_BOOKING_STATUS } from "../src/rules/local-sourcing.ts";
 import { PAYABLE_PAYMENT_STATUSES } from "../src/resources/payment.ts";
-import { FAILED_REFUND_STATUS } from "../src/rules/payments.ts";
+import {
+  FAILED_REFUND_STATUS,
+  MANUAL_PAYMENT_TERMS,
+  paymentFor,
+  refundOnCancel,
+  refundOnEventCancel,
+} from "../src/rules/payments.ts";
 import { reserveInWindows } from "../src/rules/rate-limit.ts";
 import { hasWebhookRoom, WEBHOOK_LIMITS } from "../src/rules/webhook-quota.ts";
 import { ATTENDEE_STATUSES, type AttendeeStatus, newAttendeeRecord } from "../src/resources/attendee.ts";
@@ -75,6 +87,36 @@ describe("event status transitions", () => {
     }
   }
   test("the table covers 16 pairs", () => assert.equal(EVENT_STATUSES.length ** 2, 16));
+
+  test("a cancellation cancels the registrations holding an unused place or waiting, and refunds those and the checked-in in full", () => {
+    assert.deepEqual(
+      EVENT_STATUSES.flatMap((from) => EVENT_STATUSES.map((to) => [from, to, cancelsEvent(from, to)] as const))
+        .filter(([, , cancels]) => cancels)
+        .map(([from, to]) => `${from}>${to}`),
+      ["draft>cancelled", "published>cancelled", "completed>cancelled"],
+    );
+    assert.deepEqual([...CANCELLED_WITH_EVENT], ["confirmed", "pending", "waitlisted"]);
+    assert.deepEqual(
+      ATTENDEE_STATUSES.filter((status) => !(REFUNDED_WITH_EVENT as readonly string[]).includes(status)),
+      ["cancelled"],
+    );
+    const paid = {
+      ...paymentFor(
+        { name: "VIP", price: { amount: 5000, currency: "EUR" }, capacity: null, salesEndAt: null },
+        MANUAL_PAYMENT_TERMS,
+        "2038-01-01T00:00:00.000Z",
+      )!,
+      amountPaid: 5000,
+      amountRefunded: 1200,
+    };
+    const strict = { refundPolicy: "none" as const, startDate: "2038-05-01T09:00:00.000Z" };
+    // Under `none`, or after the start, a registration's own cancellation keeps the money; the event's returns what is kept.
+    assert.equal(refundOnCancel(strict, paid, "2038-04-01T00:00:00.000Z"), 0);
+    assert.equal(refundOnCancel({ ...strict, refundPolicy: "full" }, paid, "2038-06-01T00:00:00.000Z"), 0);
+    assert.equal(refundOnEventCancel(paid), 3800);
+    assert.equal(refundOnEventCancel(null), 0);
+    assert.equal(refundOnEventCancel({ ...paid, amountPaid: 0, amountRefunded: 0 }), 0);
+  });
 });
 
 describe("attendee status transitions", () => {

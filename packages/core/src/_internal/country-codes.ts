@@ -21,6 +21,9 @@ const ALPHA2 = new Set(
     .concat("XK"),
 );
 
+/** Every code {@link isCountryCode} takes, in alphabetical order: a page's choice of country. */
+export const COUNTRY_CODES: readonly string[] = [...ALPHA2].sort();
+
 /** True for an assigned ISO 3166-1 alpha-2 code, upper-case (`DE`, `US`). */
 export function isCountryCode(value: string): boolean {
   return ALPHA2.has(value);

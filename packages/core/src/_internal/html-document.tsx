@@ -32,6 +32,8 @@ export function renderDocument({ title, style, script, csp, children }: HtmlDocu
         <meta name="robots" content="noindex" />
         <meta name="referrer" content="no-referrer" />
         <title>{title}</title>
+        {/* No icon: else the browser asks the server for /favicon.ico, a 404 on every page. */}
+        <link rel="icon" href="data:," />
         {/* The stylesheet is a constant of the page's module; escaping would break its selectors. */}
         <style dangerouslySetInnerHTML={{ __html: style }} />
         {script !== undefined && <script src={script} defer />}

@@ -1,4 +1,11 @@
 import type { ComponentChildren } from "preact";
+import {
+  ACTIVITY_KIND_WORDS,
+  ELECTRICITY_SOURCE_WORDS,
+  FUEL_WORDS,
+  TRAVEL_MODE_WORDS,
+  WASTE_STREAM_WORDS,
+} from "../carbon/activity-words.ts";
 import { renderDocument, styleSource } from "../_internal/html-document.tsx";
 import { localDateTime } from "../_internal/local-time.ts";
 import type { GoalType } from "../rules/goals.ts";
@@ -39,50 +46,11 @@ import { REPORT_STYLE } from "./report-style.ts";
  */
 export const REPORT_PAGE_CSP = `default-src 'none'; style-src ${styleSource(REPORT_STYLE)}; img-src data:; base-uri 'none'; form-action 'none'`;
 
-const KIND_LABELS: Record<FootprintKind, string> = {
-  electricity: "Electricity",
-  fuel: "Fuel burned on site",
-  catering: "Catering",
-  accommodation: "Accommodation",
-  materials: "Materials and printing",
-  freight: "Freight",
-  waste: "Waste",
-  water: "Water",
-  staff_travel: "Staff travel",
-  attendee_travel: "Attendee travel",
-};
-
-const STREAM_LABELS: Record<string, string> = {
-  landfill: "Landfill",
-  incineration: "Incineration (energy recovery)",
-  recycling: "Recycling",
-  composting: "Composting",
-  anaerobic_digestion: "Anaerobic digestion",
-  reuse: "Reuse",
-};
-
-const SOURCE_LABELS: Record<string, string> = {
-  grid: "Grid",
-  renewable_tariff: "Renewable tariff",
-  onsite_renewable: "On-site renewable",
-};
-
-const FUEL_LABELS: Record<string, string> = {
-  diesel: "Diesel",
-  petrol: "Petrol",
-  hvo: "HVO",
-  lpg: "LPG",
-  natural_gas: "Natural gas",
-};
-
-const MODE_LABELS: Record<string, string> = {
-  car: "Car",
-  flight: "Flight",
-  train: "Train",
-  bus: "Bus",
-  bike: "Bike",
-  walk: "Walk",
-};
+const KIND_LABELS: Record<FootprintKind, string> = { ...ACTIVITY_KIND_WORDS, attendee_travel: "Attendee travel" };
+const STREAM_LABELS: Record<string, string> = WASTE_STREAM_WORDS;
+const SOURCE_LABELS: Record<string, string> = ELECTRICITY_SOURCE_WORDS;
+const FUEL_LABELS: Record<string, string> = FUEL_WORDS;
+const MODE_LABELS: Record<string, string> = TRAVEL_MODE_WORDS;
 
 const GOALS: Record<GoalType, { label: string; rule: string }> = {
   carbon_neutral: { label: "Carbon neutral", rule: "Offsets cover the whole footprint" },

@@ -375,7 +375,12 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     state: { error?: ServiceError; form?: URLSearchParams } = {},
   ): Promise<Response> {
     const done = status === 200 ? ctx.url.searchParams.get("done") : null;
-    const html = await page.render(context as never, { done, error: state.error ?? null, form: state.form ?? null });
+    const html = await page.render(context as never, {
+      done,
+      error: state.error ?? null,
+      form: state.form ?? null,
+      query: ctx.url.searchParams,
+    });
     return reply.raw(ctx, html, status, Object.assign({}, ctx.headers, pageHeaders()));
   }
 

@@ -9,6 +9,8 @@ export interface PageState {
   error: ServiceError | null;
   /** The fields of the refused form, so that the person need not type them again. */
   form: URLSearchParams | null;
+  /** The query of the page's URL (`?edit=<id>` opens a record's form): what a link on the page asked for. */
+  query: URLSearchParams;
 }
 
 /** A form's handling: runs what it asks through the link's operations and names the note the page shows next. */

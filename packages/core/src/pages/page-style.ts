@@ -37,4 +37,15 @@ table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.4rem .25rem;border-bottom:1px solid #e1e4df;vertical-align:top}
 .actions{display:flex;flex-wrap:wrap;gap:0 .5rem}
 .actions form{display:inline}
+h3{font-size:1.05rem;margin:0 0 .25rem;overflow-wrap:anywhere}
+.quantity{display:flex;gap:.5rem;align-items:center}
+.quantity input{flex:1 1 auto;min-width:0}
+.unit{white-space:nowrap}
+[aria-invalid=true]{border:2px solid #a3261b}
+.records{list-style:none;padding:0;margin:0}
+.records li{border-top:1px solid #e1e4df;padding:.75rem 0}
+.records li:first-child{border-top:0}
+.records p{margin:0 0 .5rem}
+.hint{margin:.25rem 0 0;font-size:.9rem}
+@media (max-width:30rem){dl{grid-template-columns:1fr;gap:0}dd{margin:0 0 .5rem}}
 `;

@@ -88,7 +88,8 @@ const eventFields = {
       "The tickets sold, each with its price and optional capacity and sales end; one currency. Empty or null: any ticketType text is taken, free.",
   }),
   refundPolicy: z.enum(REFUND_POLICIES).optional().meta({
-    description: "full (the default): a paid registration cancelled before startDate is refunded in full; none: never.",
+    description:
+      "full (the default): a paid registration cancelled before startDate is refunded in full; none: never. Cancelling the event refunds every paid registration in full whatever this says.",
   }),
   timeZone: z
     .string()

@@ -266,6 +266,9 @@ export const VendorRequest = z.object({
     name: z.string(),
     startDate: Timestamp,
     endDate: Timestamp,
+    timeZone: z.string().nullable().meta({
+      description: "The event's IANA time zone (`Europe/Berlin`), for showing its times; null when it has none.",
+    }),
     location: z.object({ city: z.string(), country: z.string() }),
   }),
   dataAcceptedUntil: Timestamp.meta({

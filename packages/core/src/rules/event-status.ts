@@ -1,4 +1,5 @@
 import { ServiceError } from "../errors.ts";
+import type { AttendeeStatus } from "../resources/attendee.ts";
 import type { EventStatus } from "../resources/event.ts";
 import { assertTransition, isTransitionAllowed, type TransitionTable } from "./transitions.ts";
 
@@ -55,6 +56,34 @@ export function assertOpenForRegistration(
     field: "eventId",
     details: { reason: "event_ended", endDate },
   });
+}
+
+/**
+ * The registrations an event's cancellation cancels: those holding a place not used yet
+ * (`confirmed`, `pending`) and those waiting for one. Nobody is promoted: the event is off. A
+ * `checked-in` one attended and stays so (its status is final); its money goes back all the same
+ * ({@link REFUNDED_WITH_EVENT}).
+ */
+export const CANCELLED_WITH_EVENT = ["confirmed", "pending", "waitlisted"] as const satisfies readonly AttendeeStatus[];
+
+/** True when an event's cancellation cancels a registration of this status ({@link CANCELLED_WITH_EVENT}). */
+export function isCancelledWithEvent(status: AttendeeStatus): boolean {
+  return (CANCELLED_WITH_EVENT as readonly AttendeeStatus[]).includes(status);
+}
+
+/**
+ * The registrations whose money an event's cancellation returns in full, whatever the event's
+ * `refundPolicy` and whether it started (the organiser called it off): those it cancels and the
+ * checked-in ones. One cancelled before keeps what its own cancellation decided.
+ */
+export const REFUNDED_WITH_EVENT = [...CANCELLED_WITH_EVENT, "checked-in"] as const satisfies readonly AttendeeStatus[];
+
+/** Why the registrations an event's cancellation cancels were cancelled (`attendee.cancelled`'s `data.reason`). */
+export const EVENT_CANCELLED_REASON = "event_cancelled";
+
+/** True when an event's change from `from` to `to` cancels it (and with it its registrations). */
+export function cancelsEvent(from: EventStatus, to: EventStatus): boolean {
+  return from !== "cancelled" && to === "cancelled";
 }
 
 /** True when an event may move from `from` to `to` (including staying where it is). */

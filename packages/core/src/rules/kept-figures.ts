@@ -80,6 +80,13 @@ export function contributionChange(
   };
 }
 
+/** The sum of figures (several registrations' changes, written to their event at once). */
+export function sumFigures(all: readonly KeptFigures[]): KeptFigures {
+  const sum = { ...NO_FIGURES };
+  for (const figures of all) for (const key of Object.keys(sum) as Array<keyof KeptFigures>) sum[key] += figures[key];
+  return sum;
+}
+
 /** The event's kept figures in kg of offsets and its score, the inputs of its stats and reports. */
 export function scoreOf(
   event: Pick<EventRecord, "sustainabilityGoals">,

@@ -149,3 +149,33 @@ export function travelTallyChange(
   // Out of the one mode and band (nothing less it), into the other.
   return [...(was ? [less(less(was, was), was)] : []), ...(is ? [is] : [])];
 }
+
+/**
+ * Several registrations' tally changes as one: one entry per value (facet and value; mode and
+ * band for travel), summed, those that sum to nothing left out, so the event's tallies take them
+ * in one write.
+ */
+export function mergeTallyChanges(
+  tallies: readonly Tally[],
+  travel: readonly TravelTally[],
+): { tallies: Tally[]; travel: TravelTally[] } {
+  const byValue = new Map<string, Tally>();
+  for (const tally of tallies) {
+    const key = `${tally.facet}\u0000${tally.value}`;
+    const entry = byValue.get(key) ?? { ...tally, registrations: 0, registeredDays: 0 };
+    entry.registrations += tally.registrations;
+    entry.registeredDays += tally.registeredDays;
+    byValue.set(key, entry);
+  }
+  const byMode = new Map<string, TravelTally>();
+  for (const tally of travel) {
+    const key = `${tally.mode}\u0000${tally.band}`;
+    const entry = byMode.get(key) ?? { ...tally };
+    if (byMode.has(key)) for (const sum of TRAVEL_SUMS) entry[sum] += tally[sum];
+    byMode.set(key, entry);
+  }
+  return {
+    tallies: [...byValue.values()].filter((tally) => tally.registrations !== 0),
+    travel: [...byMode.values()].filter((tally) => TRAVEL_SUMS.some((sum) => tally[sum] !== 0)),
+  };
+}

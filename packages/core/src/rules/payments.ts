@@ -258,6 +258,14 @@ export function refundOnCancel(
 }
 
 /**
+ * What an event's cancellation refunds of a registration's payment: everything kept, whatever the
+ * event's `refundPolicy` and whether it started (the organiser called it off).
+ */
+export function refundOnEventCancel(payment: PaymentRecord | null): number {
+  return payment ? refundable(payment) : 0;
+}
+
+/**
  * A registration moves into `confirmed` or `checked-in` only when admitted, or when the money it
  * keeps reaches its price (then it is admitted): otherwise `422 INVALID_STATE_TRANSITION` with
  * `details.reason: "payment_required"` (pay it first: by Stripe, or recorded by hand).

@@ -3,11 +3,14 @@
  * transaction (under the event's lock once it exists) and appends its notifications to the
  * outbox in it.
  */
+import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord, EventUpdate } from "../resources/event.ts";
+import { cancelsEvent } from "../rules/event-status.ts";
 import { applyEventUpdate } from "../rules/event-update.ts";
 import type { Change } from "../storage/common.ts";
 import type { Erasure } from "../storage/erasure.ts";
 import { closeBookings } from "./booking-changes.ts";
+import { cancelRegistrationsWithEvent } from "./event-cancellation.ts";
 import { notFound } from "./not-found.ts";
 import type { TransactionContext } from "./transaction-context.ts";
 import { appendNotifications, runTransaction, scrubStoredCopies } from "./transaction-steps.ts";
@@ -28,12 +31,14 @@ export function insertEvent(context: TransactionContext, event: EventRecord): Pr
 /**
  * Applies `update` to the account's event under its lock with `applyEventUpdate` (status rules,
  * date order, capacity at or above the active registrations as kept); a raised capacity promotes
- * from the waiting list. Throws `NOT_FOUND`, `INVALID_STATE_TRANSITION` or `INVALID_REQUEST`.
+ * from the waiting list. Cancelling it closes its open bookings and cancels and refunds its
+ * registrations (`cancelRegistrationsWithEvent`: those it changed are returned as
+ * `registrations`). Throws `NOT_FOUND`, `INVALID_STATE_TRANSITION` or `INVALID_REQUEST`.
  */
 export function updateEvent(
   context: TransactionContext,
   { accountId, id, update, now }: { accountId: string; id: string; update: EventUpdate; now: string },
-): Promise<Change<EventRecord>> {
+): Promise<Change<EventRecord> & { registrations: Array<Change<AttendeeRecord>> }> {
   return runTransaction(context, async (steps) => {
     const { tx } = steps;
     const before = await tx.events.lock(accountId, id);
@@ -44,11 +49,17 @@ export function updateEvent(
     await tx.events.update(after, { replaceTags: update.tags !== undefined });
     await appendNotifications(steps, accountId, { op: "event.updated", before, after, at: now });
     if (after.status !== before.status) await closeBookings(steps, after, now);
+    const registrations = cancelsEvent(before.status, after.status)
+      ? await cancelRegistrationsWithEvent(steps, after, now)
+      : [];
     // A raised capacity, or new ticket types, may free places for those waiting; nothing above moved the figures.
     if (after.capacity > before.capacity || update.ticketTypes !== undefined)
       await promoteWaitlisted(steps, after, figures, now);
-    await checkEventThresholds(steps, after, now, { capacityChanged: after.capacity !== before.capacity });
-    return { before, after };
+    await checkEventThresholds(steps, after, now, {
+      capacityChanged: after.capacity !== before.capacity,
+      footprint: registrations.length > 0,
+    });
+    return { before, after, registrations };
   });
 }
 

@@ -40,8 +40,15 @@ export function createEventOperations(storage: EventStore & TransactionStore, co
     },
     get: getEvent,
     async update(id: string, parsed: z.output<typeof EventUpdateInput>) {
-      await updateEvent(context, { accountId, id, update: parsed, now: clock().toISOString() });
+      const { registrations } = await updateEvent(context, {
+        accountId,
+        id,
+        update: parsed,
+        now: clock().toISOString(),
+      });
       queued();
+      // Cancelled with the event, unpaid: nobody is to pay their PaymentIntents any more.
+      for (const { before, after } of registrations) await context.stripe?.closeIntent(before, after);
       return getEvent(id);
     },
     async delete(id: string) {

@@ -12,6 +12,7 @@ import type { PaymentEntry, PaymentMethod, PaymentRecord } from "../resources/pa
 import { assertPayable, paymentFor, refundAmount, withPaid, withRefunded } from "../rules/payments.ts";
 import type { PaymentNotificationType } from "../storage/change-notifier.ts";
 import type { Change } from "../storage/common.ts";
+import type { LedgerSums } from "../storage/payment-store.ts";
 import { notFound } from "./not-found.ts";
 import { appendNotifications, lockRegistration, moveFigures, runTransaction, type Steps } from "./transaction-steps.ts";
 import type { TransactionContext } from "./transaction-context.ts";
@@ -78,6 +79,45 @@ export function notifyPayment(
 }
 
 /**
+ * The ledger entries of a refund of `amount` of what the registration paid (`sums`: its ledger
+ * by provider, taken in that order): Stripe's part goes back through Stripe (a `pending` entry,
+ * which the payment worker makes at Stripe with the entry's id as its idempotency key), the rest
+ * is recorded as returned by hand.
+ */
+export function refundEntries(
+  attendee: AttendeeRecord & { payment: PaymentRecord },
+  sums: readonly LedgerSums[],
+  amount: number,
+  now: string,
+  reason: string | null,
+  from?: Pick<PaymentEntry, "paymentIntentId" | "stripeAccount">,
+): PaymentEntry[] {
+  let left = amount;
+  const entries: PaymentEntry[] = [];
+  for (const { provider, paid, refunded } of sums) {
+    const part = Math.min(left, paid - refunded);
+    if (part <= 0) continue;
+    entries.push(
+      entryOf(
+        attendee,
+        {
+          kind: "refund",
+          amount: part,
+          provider,
+          method: null,
+          reference: reason,
+          status: provider === "stripe" ? "pending" : "succeeded",
+          ...(provider === "stripe" && from),
+        },
+        now,
+      ),
+    );
+    left -= part;
+  }
+  return entries;
+}
+
+/**
  * Refunds `amount` of what the registration paid, in the steps' transaction under its event's
  * lock: what Stripe took goes back first, through Stripe (a `pending` entry, made by the payment
  * worker), the rest is recorded as returned by hand. Writes the ledger and notifies
@@ -94,28 +134,9 @@ export async function refundSteps(
   reason: string | null,
   from?: Pick<PaymentEntry, "paymentIntentId" | "stripeAccount">,
 ): Promise<AttendeeRecord & { payment: PaymentRecord }> {
-  let left = amount;
-  let firstId: string | null = null;
-  for (const { provider, paid, refunded } of await steps.tx.payments.sums(attendee.id)) {
-    const part = Math.min(left, paid - refunded);
-    if (part <= 0) continue;
-    const entry = entryOf(
-      attendee,
-      {
-        kind: "refund",
-        amount: part,
-        provider,
-        method: null,
-        reference: reason,
-        status: provider === "stripe" ? "pending" : "succeeded",
-        ...(provider === "stripe" && from),
-      },
-      now,
-    );
-    await steps.tx.payments.insert(entry);
-    firstId ??= entry.id;
-    left -= part;
-  }
+  const entries = refundEntries(attendee, await steps.tx.payments.sums(attendee.id), amount, now, reason, from);
+  for (const entry of entries) await steps.tx.payments.insert(entry);
+  const firstId = entries[0]?.id ?? null;
   const active = isActiveAttendeeStatus(attendee.status);
   const after = { ...attendee, payment: withRefunded(attendee.payment, amount, active), updatedAt: now };
   await notifyPayment(steps, event, after, "payment.refunded", now, { id: firstId ?? "", amount });

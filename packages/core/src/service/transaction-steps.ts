@@ -2,15 +2,15 @@ import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
-import { contributionChange } from "../rules/kept-figures.ts";
-import { tallyChange, travelTallyChange } from "../rules/kept-tallies.ts";
+import { contributionChange, sumFigures } from "../rules/kept-figures.ts";
+import { mergeTallyChanges, tallyChange, travelTallyChange } from "../rules/kept-tallies.ts";
 import type { PaymentTerms } from "../rules/payments.ts";
 import { duplicateRegistration } from "../rules/registration-change.ts";
 import type { ChangeNotifier, StoredChange } from "../storage/change-notifier.ts";
 import { type ErasureSubject, redactEnvelope } from "../storage/envelope.ts";
 import type { Erasure } from "../storage/erasure.ts";
 import { StorageConflict, type StorageTransaction } from "../storage/transaction.ts";
-import { appendToOutbox } from "../webhooks/outbox.ts";
+import { appendChangesToOutbox, appendToOutbox } from "../webhooks/outbox.ts";
 import type { TransactionContext } from "./transaction-context.ts";
 
 /** What the steps of one business transaction share: its unit of work, and what its context gave it. */
@@ -75,6 +75,43 @@ export async function moveFigures(
   steps.activeDelta += delta.activeRegistrations;
   await steps.tx.figures.adjust(eventId, delta);
   await steps.tx.tallies.adjust(eventId, tallyChange(before, after), travelTallyChange(before, after, steps.factors));
+}
+
+/** Tally entries one adjustment writes: a statement takes a bounded number of parameters. */
+const TALLY_BATCH = 200;
+
+/**
+ * {@link moveFigures} of many registrations' changes of one event at once: their figures summed
+ * into one adjustment, their tallies merged by value into as few writes as their values need.
+ */
+export async function moveFiguresOfMany(
+  steps: Steps,
+  eventId: string,
+  changes: ReadonlyArray<{ before: AttendeeRecord | null; after: AttendeeRecord | null }>,
+): Promise<void> {
+  if (changes.length === 0) return;
+  const delta = sumFigures(changes.map(({ before, after }) => contributionChange(before, after, steps.factors)));
+  steps.activeDelta += delta.activeRegistrations;
+  await steps.tx.figures.adjust(eventId, delta);
+  const { tallies, travel } = mergeTallyChanges(
+    changes.flatMap(({ before, after }) => tallyChange(before, after)),
+    changes.flatMap(({ before, after }) => travelTallyChange(before, after, steps.factors)),
+  );
+  for (let start = 0; start < Math.max(tallies.length, travel.length); start += TALLY_BATCH)
+    await steps.tx.tallies.adjust(
+      eventId,
+      tallies.slice(start, start + TALLY_BATCH),
+      travel.slice(start, start + TALLY_BATCH),
+    );
+}
+
+/** Appends the notifications of several changes of the account made by one transaction, together (`appendChangesToOutbox`). */
+export function appendManyNotifications(
+  steps: Steps,
+  accountId: string,
+  changes: readonly StoredChange[],
+): Promise<number> {
+  return appendChangesToOutbox(steps.tx, accountId, changes, steps.notifier ?? undefined);
 }
 
 /** Appends the notifications `steps.notifier` makes of `change` of the account to the outbox, in the change's transaction. */

@@ -50,6 +50,7 @@ function viewOf({ booking, vendor, event }: Pick<LinkedBooking, "booking" | "ven
       name: event.name,
       startDate: event.startDate,
       endDate: event.endDate,
+      timeZone: event.timeZone,
       location: { city: event.location.city, country: event.location.country },
     },
     dataAcceptedUntil: dataAcceptedUntil(event.endDate),
@@ -114,6 +115,8 @@ export function createVendorLinkOperations(
 
   return {
     booking: { id: found.id, accountId },
+    /** The service's clock: a page tells by it whether the link still takes records. */
+    now: () => clock().toISOString(),
     async view() {
       const [booking, event] = await Promise.all([
         storage.findBookingByLink(linkHash),

@@ -12,6 +12,17 @@ const PAYABLE = PAYABLE_PAYMENT_STATUSES.map((status) => sql.lit(status));
 /** The status of a refund that returned nothing, as an SQL literal: every other refund counts. */
 const FAILED = sql.lit(FAILED_REFUND_STATUS);
 
+/** A registration's money in the ledger: received (`paid`), and returned or being returned (`refunded`). */
+const sumColumns = [
+  sql<number>`coalesce(sum(case when kind = 'payment' then amount else 0 end), 0)`.as("paid"),
+  sql<number>`coalesce(sum(case when kind = 'refund' and status <> ${FAILED} then amount else 0 end), 0)`.as(
+    "refunded",
+  ),
+] as const;
+
+/** Ledger entries a multi-row insert takes (16 columns each, within every database's bound on parameters). */
+const INSERT_BATCH = 200;
+
 /** The row of a ledger entry. */
 function entryToRow(entry: PaymentEntry): PaymentsTable {
   return {
@@ -40,16 +51,34 @@ export function createPaymentWrites(trx: Kysely<Database>): PaymentWrites {
     async insert(entry) {
       await trx.insertInto("payments").values(entryToRow(entry)).execute();
     },
+    async insertMany(entries) {
+      // In chunks: a statement takes a bounded number of parameters.
+      for (let start = 0; start < entries.length; start += INSERT_BATCH)
+        await trx
+          .insertInto("payments")
+          .values(entries.slice(start, start + INSERT_BATCH).map(entryToRow))
+          .execute();
+    },
+    async sumsOfEvent(eventId) {
+      const rows = await trx
+        .selectFrom("payments")
+        .select(["attendee_id", "provider", ...sumColumns])
+        .where("event_id", "=", eventId)
+        .groupBy(["attendee_id", "provider"])
+        .orderBy("attendee_id")
+        .orderBy("provider")
+        .execute();
+      return rows.map((row) => ({
+        attendeeId: row.attendee_id,
+        provider: row.provider as PaymentEntry["provider"],
+        paid: Number(row.paid),
+        refunded: Number(row.refunded),
+      }));
+    },
     async sums(attendeeId) {
       const rows = await trx
         .selectFrom("payments")
-        .select([
-          "provider",
-          sql<number>`coalesce(sum(case when kind = 'payment' then amount else 0 end), 0)`.as("paid"),
-          sql<number>`coalesce(sum(case when kind = 'refund' and status <> ${FAILED} then amount else 0 end), 0)`.as(
-            "refunded",
-          ),
-        ])
+        .select(["provider", ...sumColumns])
         .where("attendee_id", "=", attendeeId)
         .groupBy("provider")
         .orderBy("provider")

@@ -51,6 +51,12 @@ import { ACTIVE_BOOKING_INDEX, createBookingWrites, createVendorWrites } from ".
 import { createTicketLinkWrites, deleteTicketLinks } from "./ticket-link-sql.ts";
 import { createWebhookWrites, WEBHOOK_URL_INDEX } from "./webhook-sql.ts";
 
+/** Registrations one `setStatuses` statement changes. */
+const STATUS_BATCH = 500;
+/** From this many deliveries on, `outbox.append` writes them in multi-row statements of {@link DELIVERY_BATCH} rows. */
+const MANY_DELIVERIES = 8;
+const DELIVERY_BATCH = 100;
+
 /*
  * A violation of this unique index is the backstop of the duplicate check (a race the event's
  * lock did not cover): `transaction` reports it as a StorageConflict, which the service answers
@@ -201,6 +207,18 @@ export function createTransactionStore(
         .execute();
       return rows.map(rowToAttendee);
     },
+    async inStatuses(eventId, statuses) {
+      if (statuses.length === 0) return [];
+      const rows = await trx
+        .selectFrom("attendees")
+        .selectAll()
+        .where("event_id", "=", eventId)
+        .where("status", "in", statuses)
+        .orderBy("registration_date")
+        .orderBy("id")
+        .execute();
+      return rows.map(rowToAttendee);
+    },
     async ticketHolders(eventId) {
       const rows = await trx
         .selectFrom("attendees")
@@ -250,6 +268,20 @@ export function createTransactionStore(
         })
         .where("id", "=", attendee.id)
         .execute();
+    },
+    async setStatuses(ids, change) {
+      // In chunks: a statement takes a bounded number of parameters.
+      for (let start = 0; start < ids.length; start += STATUS_BATCH)
+        await trx
+          .updateTable("attendees")
+          .set({
+            status: change.status,
+            waitlist_position: change.waitlistPosition,
+            cancelled_at: change.cancelledAt,
+            updated_at: change.updatedAt,
+          })
+          .where("id", "in", ids.slice(start, start + STATUS_BATCH))
+          .execute();
     },
     async remove(id) {
       await deleteTicketLinks(trx, id);
@@ -358,8 +390,22 @@ export function createTransactionStore(
       return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
     },
     async append(deliveries) {
-      for (const delivery of deliveries)
-        await insertDeliveryQuery(pendingDeliveryRow(delivery.webhookId, delivery.envelope), trx);
+      // A change's few deliveries go through the prepared statement; many (a change of many
+      // registrations) in multi-row statements, a bounded number of rows each.
+      if (deliveries.length < MANY_DELIVERIES) {
+        for (const delivery of deliveries)
+          await insertDeliveryQuery(pendingDeliveryRow(delivery.webhookId, delivery.envelope), trx);
+        return;
+      }
+      for (let start = 0; start < deliveries.length; start += DELIVERY_BATCH)
+        await trx
+          .insertInto("webhook_deliveries")
+          .values(
+            deliveries
+              .slice(start, start + DELIVERY_BATCH)
+              .map((delivery) => pendingDeliveryRow(delivery.webhookId, delivery.envelope)),
+          )
+          .execute();
     },
   });
 

@@ -19,6 +19,10 @@ export interface PaymentWrites {
   sums(attendeeId: string): Promise<LedgerSums[]>;
   /** What the ledger received on one Stripe PaymentIntent for the registration (its payments whose provider reference is `paymentIntentId`). */
   receivedOn(attendeeId: string, paymentIntentId: string): Promise<number>;
+  /** {@link insert} of each entry, a bounded number of entries a statement. */
+  insertMany(entries: readonly PaymentEntry[]): Promise<void>;
+  /** {@link sums} of every registration of the event that has an entry, in one query. */
+  sumsOfEvent(eventId: string): Promise<Array<LedgerSums & { attendeeId: string }>>;
   /** Clears the references (a bank transfer's may name the payer) of a registration's entries, or an event's, for their erasure; the amounts stay. */
   scrubReferences(of: { attendeeId: string } | { eventId: string }): Promise<void>;
   /** Gives a `pending` entry its outcome and Stripe's id of it; `false`, changing nothing, when it is not pending (another process settled it). */

@@ -56,6 +56,8 @@ export interface AttendeeWrites {
   idsOf(eventId: string): Promise<string[]>;
   /** The event's registrations holding money paid and not refunded (whatever their status). Exact under the event's lock. */
   withRefundable(eventId: string): Promise<AttendeeRecord[]>;
+  /** The event's registrations in any of `statuses`, in registration order (ties by id). Exact under the event's lock. */
+  inStatuses(eventId: string, statuses: readonly AttendeeRecord["status"][]): Promise<AttendeeRecord[]>;
   /** How many of the event's registrations that are not `cancelled` hold each ticket type and status (one row per pair). Exact under the event's lock. */
   ticketHolders(
     eventId: string,
@@ -77,6 +79,15 @@ export interface AttendeeWrites {
   update(attendee: AttendeeRecord): Promise<void>;
   /** Writes only the status and payment fields of `attendee` (`status`, `waitlistPosition`, `checkedInAt`, `cancelledAt`, `updatedAt`, `payment`): a check-in, its undoing, a promotion, a payment. */
   updateStatus(attendee: AttendeeRecord): Promise<void>;
+  /**
+   * Writes the same status fields to each registration of `ids` (`status`, `waitlistPosition`,
+   * `cancelledAt`, `updatedAt`; nothing else), a bounded number of ids a statement: a change of
+   * many registrations at once (an event's cancellation).
+   */
+  setStatuses(
+    ids: readonly string[],
+    change: Pick<AttendeeRecord, "status" | "waitlistPosition" | "cancelledAt" | "updatedAt">,
+  ): Promise<void>;
   /** Deletes the registration and its ticket links (nothing else: its figures and copies are the caller's). */
   remove(id: string): Promise<void>;
 }

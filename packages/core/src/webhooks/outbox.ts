@@ -100,3 +100,57 @@ export async function appendToOutbox(
   await tx.outbox.append(deliveries);
   return deliveries.length;
 }
+
+/**
+ * {@link appendToOutbox} of several changes of the account made by one transaction (an event's
+ * cancellation and the registrations it cancels): the subscriptions and the account read once,
+ * what the notifier reads of an event read once for all of them (they are handed it after every
+ * write of the transaction), and their deliveries appended together, in the changes' order.
+ * Returns how many deliveries were appended.
+ */
+export async function appendChangesToOutbox(
+  tx: StorageTransaction,
+  accountId: string,
+  changes: readonly StoredChange[],
+  notifier: ChangeNotifier | undefined,
+): Promise<number> {
+  if (!notifier || changes.length === 0) return 0;
+  const subscriptions = await tx.outbox.subscriptions(accountId);
+  if (subscriptions.length === 0) return 0;
+  const wants = (type: string) => subscriptions.some((subscription) => isSubscribed(subscription.types, type));
+  const once = <K, V>(read: (key: K) => Promise<V>) => {
+    const seen = new Map<K, Promise<V>>();
+    return (key: K) => {
+      let value = seen.get(key);
+      if (!value) seen.set(key, (value = read(key)));
+      return value;
+    };
+  };
+  // A one-time notification recorded for one of the changes is not the others' to record.
+  const marked = new Set<string>();
+  const reader: OutboxReader = {
+    wants,
+    keptFigures: once((eventId: string) => tx.figures.read(eventId)),
+    activityFigures: once((eventId: string) => tx.figures.readActivities(eventId)),
+    confirmedVendors: once((eventId: string) => tx.bookings.confirmedVendors(eventId)),
+    recordOneTime: async (eventId, kind) => {
+      const key = `${eventId}\u0000${kind}`;
+      if (marked.has(key)) return false;
+      marked.add(key);
+      return tx.outbox.recordOneTime(eventId, kind, changes[0]!.at);
+    },
+    hasThreshold: (account, metric) => tx.thresholds.accountHas(account, metric),
+    eventAnalyticsFigures: (account, eventId) => tx.figures.eventAnalytics(account, eventId),
+  };
+  const deliveries: NewDelivery[] = [];
+  let account: { id: string; name: string } | null = null;
+  for (const change of changes) {
+    const wanted = (await notifier(change, reader)).filter((notification) => wants(notification.type));
+    if (wanted.length === 0) continue;
+    account ??= await tx.outbox.account(accountId);
+    if (!account) throw new Error(`Account ${accountId} has no row to address its notifications from.`);
+    deliveries.push(...deliveriesOf(subscriptions, account, wanted, change.at));
+  }
+  if (deliveries.length > 0) await tx.outbox.append(deliveries);
+  return deliveries.length;
+}
