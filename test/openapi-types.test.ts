@@ -14,15 +14,20 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import openapiTS, { astToString } from "openapi-typescript";
-import { ACCOUNT_OPERATIONS, VENDOR_LINK_OPERATIONS } from "../packages/core/src/operations/all.ts";
+import {
+  ACCOUNT_OPERATIONS,
+  TICKET_LINK_OPERATIONS,
+  VENDOR_LINK_OPERATIONS,
+} from "../packages/core/src/operations/all.ts";
 import { ROOT, startServer, type TestServer } from "./_setup.ts";
 
 /**
  * The client method of each operation, as `resource.method`: its definition's `client`, else its
- * `id` (a vendor's link: `link.*`, createVendorLinkClient's methods, which take the link and its token once).
+ * `id` (a vendor's link: `link.*`, createVendorLinkClient's methods, which take the link and its token once;
+ * an attendee's: `ticket.*`, createTicketLinkClient's).
  */
 const CLIENT_METHODS: Record<string, string> = Object.fromEntries(
-  [...ACCOUNT_OPERATIONS, ...VENDOR_LINK_OPERATIONS].map((operation) => [
+  [...ACCOUNT_OPERATIONS, ...VENDOR_LINK_OPERATIONS, ...TICKET_LINK_OPERATIONS].map((operation) => [
     operation.operationId,
     operation.client ?? operation.id,
   ]),
@@ -72,7 +77,7 @@ function checksOf(operation: Operation): string {
   const names = CLIENT_METHODS[id]!.split(".");
   const member = names.map((name) => `[${JSON.stringify(name)}]`).join("");
   // A link client is made of its link: the token, the first path parameter, is no argument.
-  const link = names[0] === "link";
+  const link = names[0] === "link" || names[0] === "ticket";
   const pathParams = (operation.parameters ?? []).filter((p) => p.in === "path").length - (link ? 1 : 0);
   const hasQuery = (operation.parameters ?? []).some((p) => p.in === "query");
   const success = Object.keys(operation.responses).filter((status) => /^2\d\d$/.test(status));
@@ -93,6 +98,9 @@ function checksOf(operation: Operation): string {
       `type ${id}_DocResponse = ${id}_Op["responses"][${success[0]}]["content"]["application/json"];`,
       `export const ${id}__response: Agree<${id}_Response, ${id}_DocResponse> = true;`,
     );
+  } else if ("text/calendar" in content) {
+    // A calendar file: the client resolves with its text.
+    lines.push(`export const ${id}__text: Agree<${id}_Response, string> = true;`);
   } else {
     // A streamed answer of another format (an export): the client hands over the byte stream.
     lines.push(`export const ${id}__stream: Agree<${id}_Response, ReadableStream<Uint8Array>> = true;`);
@@ -163,10 +171,13 @@ test("every operation of the document has a client method, or a reason it has no
 });
 
 test("every definition has a method in the built client, by its `client` or `id`", async () => {
-  const { createClient, createVendorLinkClient } = await import(join(ROOT, "packages/client/dist/index.js"));
+  const { createClient, createTicketLinkClient, createVendorLinkClient } = await import(
+    join(ROOT, "packages/client/dist/index.js")
+  );
   const client = {
     ...createClient({ baseUrl: "http://unused.test", apiKey: "esk_unused" }),
     link: createVendorLinkClient({ link: "http://unused.test/v1/vendor-requests/vlk_unused" }),
+    ticket: createTicketLinkClient("http://unused.test/v1/tickets/tkt_unused"),
   };
   const missing = Object.values(CLIENT_METHODS).filter(
     (method) =>
@@ -174,7 +185,8 @@ test("every definition has a method in the built client, by its `client` or `id`
       "function",
   );
   assert.deepEqual(missing, []);
-  assert.equal(Object.keys(CLIENT_METHODS).length, 58);
+  assert.equal(Object.keys(CLIENT_METHODS).length, 63);
+  assert.equal(CLIENT_METHODS.getTicket, "ticket.get");
   assert.equal(CLIENT_METHODS.getSustainabilityReport, "events.sustainabilityReport");
   assert.equal(CLIENT_METHODS.updateVendorActivity, "link.activities.update");
 });
@@ -187,8 +199,8 @@ test("openapi-typescript's types of /openapi.json agree with the client's for ev
     join(dir, "checks.ts"),
     [
       `import type { operations } from "./openapi.ts";`,
-      `import type { EventServiceClient, VendorLinkClient } from ${JSON.stringify(client)};`,
-      "type Client = EventServiceClient & { link: VendorLinkClient };",
+      `import type { EventServiceClient, TicketLinkClient, VendorLinkClient } from ${JSON.stringify(client)};`,
+      "type Client = EventServiceClient & { link: VendorLinkClient; ticket: TicketLinkClient };",
       HELPERS,
       ...checked.map(({ operation }) => checksOf(operation)),
     ].join("\n"),

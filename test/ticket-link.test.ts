@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
+import { createClient, createTicketLinkClient, EventServiceError } from "@event-service/client";
 import { databaseTables, queryDatabase, startServer, type TestServer } from "./_setup.ts";
 import { type Client, clientFor, createEvent, expectError, expectStatus, register } from "./fixtures/api.ts";
 import { makeCertificate } from "./fixtures/conventions.ts";
@@ -56,8 +57,8 @@ function ticketSide(ticketUrl: string) {
 }
 
 /** An event of Acme's that takes 45.00 EUR a ticket, one place, with a waiting list, refunded in full. */
-async function pricedEvent(overrides: Record<string, unknown> = {}) {
-  return createEvent(acme, {
+async function pricedEvent(client: Client, overrides: Record<string, unknown> = {}) {
+  return createEvent(client, {
     capacity: 1,
     waitlistEnabled: true,
     refundPolicy: "full",
@@ -253,8 +254,17 @@ describe("the ticket link", () => {
   });
 
   test("cancel refunds a paid registration in full under refundPolicy full and promotes the next in line, once however many arrive together", async () => {
-    const event = await pricedEvent({ name: "Paid Ticket Summit" });
-    const paid = await register(acme, event.id, { ticketType: "Standard" });
+    const organiser = clientFor(server, (await server.createKey({ account: `Ticket Refunds ${Date.now()}` })).key);
+    const hook = `/ticket-cancel-${randomBytes(4).toString("hex")}`;
+    expectStatus(
+      await organiser.post("/webhooks", {
+        url: `${receiver.origin}${hook}`,
+        events: ["attendee.cancelled", "attendee.promoted", "payment.refunded"],
+      }),
+      201,
+    );
+    const event = await pricedEvent(organiser, { name: "Paid Ticket Summit" });
+    const paid = await register(organiser, event.id, { ticketType: "Standard" });
     assert.equal(paid.status, "pending");
     const paidLink = ticketSide(paid.ticketUrl);
     const due = expectStatus(await paidLink.view(), 200);
@@ -269,8 +279,8 @@ describe("the ticket link", () => {
       amountDue: 4500,
       expiresAt: null,
     });
-    expectStatus(await acme.post(`/attendees/${paid.id}/payments`, { amount: 4500, method: "cash" }), 200);
-    const waiting = await register(acme, event.id, { ticketType: "Standard" });
+    expectStatus(await organiser.post(`/attendees/${paid.id}/payments`, { amount: 4500, method: "cash" }), 200);
+    const waiting = await register(organiser, event.id, { ticketType: "Standard" });
     assert.equal(waiting.status, "waitlisted");
     const waitingView = expectStatus(await ticketSide(waiting.ticketUrl).view(), 200);
     assert.deepEqual(
@@ -298,12 +308,12 @@ describe("the ticket link", () => {
     );
     for (const refused of answers.filter((answer) => answer.status === 422))
       assert.equal(expectError(refused, 422, "INVALID_STATE_TRANSITION").details.reason, "registration_cancelled");
-    const promoted = expectStatus(await acme.get(`/attendees/${waiting.id}`), 200);
+    const promoted = expectStatus(await organiser.get(`/attendees/${waiting.id}`), 200);
     assert.deepEqual(
       [promoted.status, promoted.waitlistPosition, promoted.payment.amountDue ?? promoted.payment.amount],
       ["pending", null, 4500],
     );
-    const analytics = expectStatus(await acme.get(`/analytics/events/${event.id}`), 200);
+    const analytics = expectStatus(await organiser.get(`/analytics/events/${event.id}`), 200);
     assert.deepEqual(
       analytics.financial.revenue.map(({ currency, gross, refunded }: Record<string, unknown>) => ({
         currency,
@@ -312,6 +322,14 @@ describe("the ticket link", () => {
       })),
       [{ currency: "EUR", gross: 4500, refunded: 4500 }],
     );
+    // Notified as the organiser's cancellation is: each once.
+    await receiver.waitFor(() => receiver.at(hook).length >= 3, "the cancellation's notifications");
+    const notified = receiver.at(hook).map((request) => [request.body.type, request.body.data.attendee.id]);
+    assert.deepEqual(notified.sort(), [
+      ["attendee.cancelled", paid.id],
+      ["attendee.promoted", waiting.id],
+      ["payment.refunded", paid.id],
+    ]);
     // A cancelled registration's link still shows it, and takes no change.
     expectStatus(await paidLink.view(), 200);
     const refusedChange = expectError(
@@ -406,6 +424,52 @@ describe("the ticket link", () => {
       lines().every((line) => line.includes("/v1/tickets/tkt_…")),
       lines().join("\n"),
     );
+  });
+
+  test("through the client: createTicketLinkClient(ticketUrl) gets, updates, adds to a calendar and cancels; attendees.ticketLink makes a new link", async () => {
+    const key = (await server.createKey({ account: `Ticket Client ${Date.now()}` })).key;
+    const organiser = createClient({ baseUrl: server.url, apiKey: key });
+    const event = await organiser.events.create({
+      name: "Client Ticket Summit",
+      location: { address: "Main St 1", city: "Leipzig", country: "DE" },
+      startDate: "2038-06-01T08:00:00.000Z",
+      endDate: "2038-06-01T16:00:00.000Z",
+      capacity: 10,
+      category: "conference",
+    });
+    const created = await organiser.attendees.register({
+      eventId: event.id,
+      firstName: "Katherine",
+      lastName: "Johnson",
+      email: "katherine.client@example.com",
+      ticketType: "general",
+    });
+    const ticket = createTicketLinkClient(created.ticketUrl);
+    const seen = await ticket.get();
+    assert.deepEqual(
+      [seen.event.name, seen.attendee.email, seen.attendee.status],
+      ["Client Ticket Summit", "katherine.client@example.com", "confirmed"],
+    );
+    const changed = await ticket.update({ carbonOffset: { travelMode: "bike", travelDistance: 12 } });
+    assert.deepEqual(changed.attendee.carbonOffset, { opted: null, travelMode: "bike", travelDistance: 12 });
+    const calendar = await ticket.calendar();
+    assert.match(calendar, /\r\nSUMMARY:Client Ticket Summit\r\n/);
+    assert.match(calendar, /\r\nDTSTART:20380601T080000Z\r\n/);
+    const renewed = await organiser.attendees.ticketLink(created.id);
+    assert.notEqual(renewed.ticketUrl, created.ticketUrl);
+    await assert.rejects(ticket.get(), (error) => error instanceof EventServiceError && error.status === 404);
+    const current = createTicketLinkClient({ link: renewed.ticketUrl });
+    assert.equal((await current.cancel()).attendee.status, "cancelled");
+    await assert.rejects(
+      current.cancel(),
+      (error) =>
+        error instanceof EventServiceError &&
+        error.code === "INVALID_STATE_TRANSITION" &&
+        (error.details as { reason?: string })?.reason === "registration_cancelled",
+    );
+    const read = await organiser.attendees.get(created.id);
+    assert.equal(read.ticketUrl, null);
+    assert.throws(() => createTicketLinkClient(read.ticketUrl), TypeError);
   });
 
   test("bad tokens spend the per-address allowance of bad keys (429 after it); a valid link spends neither it nor the account's limit", async () => {

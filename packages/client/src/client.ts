@@ -109,8 +109,13 @@ export interface EventsResource {
 
 /** Registrations of the caller's account. */
 export interface AttendeesResource {
-  /** Registers an attendee (confirmed). */
+  /**
+   * Registers an attendee (confirmed). The answer's `ticketUrl` is the attendee's own link
+   * ({@link createTicketLinkClient}), shown here only: null in every other answer and in a replay.
+   */
   register(input: Body<"attendees.register">, call?: CallOptions): Promise<Result<"attendees.register">>;
+  /** A new ticket link for the attendee (`ticketUrl` in the answer, shown there only); every older one stops working. */
+  ticketLink(attendeeId: string, call?: CallOptions): Promise<Result<"attendees.ticketLink">>;
   get(attendeeId: string, call?: CallOptions): Promise<Result<"attendees.get">>;
   /** A partial update; `status` follows the registration status rules. */
   update(attendeeId: string, input: Body<"attendees.update">, call?: CallOptions): Promise<Result<"attendees.update">>;
@@ -359,6 +364,7 @@ export function createClient(options: ClientOptions): EventServiceClient {
     },
     attendees: {
       register: (input, call) => request<Attendee>("POST", "/attendees", { body: input, ...call }),
+      ticketLink: (attendeeId, call) => request<Attendee>("POST", `/attendees/${id(attendeeId)}/ticket-link`, call),
       get: (attendeeId, call) => request<Attendee>("GET", `/attendees/${id(attendeeId)}`, call),
       update: (attendeeId, input, call) =>
         request<Attendee>("PUT", `/attendees/${id(attendeeId)}`, { body: input, ...call }),

@@ -4,7 +4,8 @@
  * package's own declarations (scripts/inline-core-types.ts): core is a development dependency,
  * and the installed package is this and ofetch, for Node 20.19+ and browsers alike.
  * `createClient` takes an API key; `createVendorLinkClient` takes a booking's `vendorLink`, the
- * vendor's only credential, and runs in the vendor's browser as well.
+ * vendor's only credential, and runs in the vendor's browser as well; `createTicketLinkClient`
+ * takes a registration's `ticketUrl`, the attendee's.
  *
  * @example
  * import { createClient, EventServiceError } from "@event-service/client";
@@ -12,6 +13,7 @@
  * const page = await client.events.list({ status: "published", limit: 10 });
  */
 export { createClient } from "./client.ts";
+export { createTicketLinkClient } from "./ticket-link-client.ts";
 export { createVendorLinkClient } from "./vendor-link-client.ts";
 export type {
   ActivitiesResource,
@@ -38,6 +40,13 @@ export type {
   WebhookListParams,
   WebhooksResource,
 } from "./client.ts";
+export type {
+  Ticket,
+  TicketLinkClient,
+  TicketLinkClientOptions,
+  TicketTravelInput,
+  TicketUpdateInput,
+} from "./ticket-link-client.ts";
 export type {
   VendorActivityInput,
   VendorActivityUpdateInput,

@@ -36,6 +36,8 @@ export interface RequestInit extends CallOptions {
   stream?: boolean;
   /** Ask for and resolve with HTML text. */
   html?: boolean;
+  /** Ask for this media type (`text/calendar`) and resolve with the answer's text. */
+  textOf?: string;
 }
 
 /**
@@ -161,11 +163,13 @@ export function createTransport(options: TransportOptions): Transport {
           ...(init.query && { query: toQuery(init.query) }),
           ...(key !== undefined && { headers: { "idempotency-key": key } as Record<string, string> }),
           ...(init.html && { headers: { accept: "text/html" } as Record<string, string> }),
+          ...(init.textOf && { headers: { accept: init.textOf } as Record<string, string> }),
           ...(init.signal && { signal: init.signal }),
         };
         // A stream resolves with the answer's headers; its body is the caller's to read.
         if (init.stream) return (await api<T, "stream">(path, { ...options, responseType: "stream" })) as T;
-        if (init.html) return (await api<string, "text">(path, { ...options, responseType: "text" })) as T;
+        if (init.html || init.textOf)
+          return (await api<string, "text">(path, { ...options, responseType: "text" })) as T;
         return await api<T>(path, options);
       } catch (thrown) {
         const error = toClientError(thrown, await errorBodyOf(thrown));

@@ -38,6 +38,7 @@ export type {
   ListResult,
   BookingOperations,
   ThresholdOperations,
+  TicketLinkOperations,
   VendorLinkOperations,
   VendorOperations,
   WebhookOperations,
@@ -122,6 +123,7 @@ export type {
   VendorContact,
   VendorLocation,
 } from "./resources/vendor.ts";
+export type { Ticket, TicketTravelInput, TicketUpdateInput } from "./resources/ticket-link.ts";
 export { REFUND_POLICIES } from "./resources/ticket-type.ts";
 export type { Currency, TicketType, RefundPolicy } from "./resources/ticket-type.ts";
 export { PAYMENT_METHODS, PAYMENT_PROVIDERS, PAYMENT_STATUSES } from "./resources/payment.ts";

@@ -31,6 +31,7 @@ import type { Erasure, Storage } from "../src/storage.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
 import { describeOutboxAndDeliveries } from "./_service-transactions-outbox.ts";
 import { describeThresholds } from "./_service-transactions-thresholds.ts";
+import { describeTicketLinks } from "./_service-transactions-ticket-links.ts";
 import { describeTicketTypes } from "./_service-transactions-tickets.ts";
 import { describeVendors } from "./_service-transactions-vendors.ts";
 import { changeWebhook, recordAttempt } from "./_webhook-helpers.ts";
@@ -1955,6 +1956,7 @@ export function describeServiceTransactions(name: string, createStorage: () => P
     describeThresholds(create);
     describeVendors(create);
     describeTicketTypes(create);
+    describeTicketLinks(create);
 
     // Last: a method of Storage that no test above called fails here, so a new method comes with its test.
     test("every method of Storage is covered by a test", () => {

@@ -16,6 +16,7 @@ import type { WebhookRecord } from "../src/resources/webhook.ts";
 import type { Database } from "../src/sql/database.ts";
 import { dialectOf, POSTGRES } from "../src/sql/dialect.ts";
 import { attendeeToRow, webhookToRow } from "../src/sql/rows.ts";
+import { linkHashOf, newLinkToken } from "../src/resources/link-token.ts";
 import { BACKENDS, type TestDatabase } from "./_backends.ts";
 import { changeWebhook } from "./_webhook-helpers.ts";
 import { eraseAttendee, insertEvent, insertWebhook, registerAttendee, updateAttendee } from "./_transactions.ts";
@@ -319,6 +320,37 @@ for (const backend of BACKENDS) {
       }
       assert.equal(await database.storage.getAttendee(account, registered.id), null);
       assert.equal((await database.storage.getEvent(account, event.id, DEFAULT_CARBON_SETTINGS))!.attendeeCount, 0);
+    });
+
+    test("ticket links added from every process while the registration is erased: none outlives it", async () => {
+      const account = await newAccount("Link race");
+      const event = await newEvent(account);
+      for (let round = 0; round < 3; round++) {
+        const registered = await registerAttendee(database.storage, attendee(account, event.id));
+        const links = Array.from({ length: 6 }, () => ({
+          id: createId("ticketLink"),
+          accountId: account,
+          attendeeId: registered.id,
+          linkHash: linkHashOf(newLinkToken("ticket")),
+          createdAt: tick(),
+        }));
+        const results = await Promise.allSettled([
+          ...links.slice(0, 3).map((link, i) => pick(i + 1).addTicketLink(link)),
+          eraseAttendee(pick(0), account, registered.id, { now: tick(), replay: { status: 404, body: "{}" } }),
+          ...links.slice(3).map((link, i) => pick(i + 1).addTicketLink(link)),
+        ]);
+        assert.deepEqual(
+          outcomes(results).filter((outcome) => outcome !== "ok"),
+          [],
+        );
+        const rows = await database.db
+          .selectFrom("ticket_links")
+          .select("id")
+          .where("attendee_id", "=", registered.id)
+          .execute();
+        assert.deepEqual(rows, [], "no link of an erased registration is left");
+        for (const link of links) assert.equal(await database.storage.findTicketLink(link.linkHash), null);
+      }
     });
 
     if (backend.name === "postgres") {

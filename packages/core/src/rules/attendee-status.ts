@@ -34,6 +34,14 @@ export const ATTENDEE_TRANSITIONS: TransitionTable<AttendeeStatus> = {
   waitlisted: ["confirmed", "pending", "cancelled"],
 };
 
+/** The statuses of an admitted registration: its ticket admits at the door (a checked-in one may be shown again). */
+export const ADMITTED_ATTENDEE_STATUSES = ["confirmed", "checked-in"] as const satisfies readonly AttendeeStatus[];
+
+/** True when the status is one of an admitted registration ({@link ADMITTED_ATTENDEE_STATUSES}). */
+export function isAdmittedStatus(status: AttendeeStatus): boolean {
+  return (ADMITTED_ATTENDEE_STATUSES as readonly AttendeeStatus[]).includes(status);
+}
+
 /** True when the status holds a place in the event. */
 export function isActiveAttendeeStatus(status: AttendeeStatus): boolean {
   return (ACTIVE_ATTENDEE_STATUSES as readonly AttendeeStatus[]).includes(status);

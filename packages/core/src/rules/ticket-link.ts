@@ -2,7 +2,7 @@ import { ServiceError } from "../errors.ts";
 import type { AttendeeRecord, AttendeeStatus, AttendeeUpdate, CarbonOffset } from "../resources/attendee.ts";
 import type { TicketUpdate } from "../resources/ticket-link.ts";
 import type { EventStatus } from "../resources/event.ts";
-import { RELEASED_ATTENDEE_STATUS } from "./attendee-status.ts";
+import { isAdmittedStatus, RELEASED_ATTENDEE_STATUS } from "./attendee-status.ts";
 
 /**
  * What an attendee may still do through their ticket link: change their details or cancel until
@@ -37,14 +37,9 @@ export function assertTicketChangeable(
   throw new ServiceError("INVALID_STATE_TRANSITION", { message, details: { reason } });
 }
 
-/** Statuses whose ticket admits at the door (a checked-in one may show it again): its QR code is shown. */
-export const ADMITTED_ATTENDEE_STATUSES = ["confirmed", "checked-in"] as const satisfies readonly AttendeeStatus[];
-
-/** Whether the ticket link shows the QR code: the registration is admitted and its event not called off. */
+/** Whether the ticket link shows the QR code: the registration is admitted (its ticket admits at the door) and its event not called off. */
 export function showsQrCode(event: { status: EventStatus }, attendee: { status: AttendeeStatus }): boolean {
-  return (
-    event.status !== "cancelled" && (ADMITTED_ATTENDEE_STATUSES as readonly AttendeeStatus[]).includes(attendee.status)
-  );
+  return event.status !== "cancelled" && isAdmittedStatus(attendee.status);
 }
 
 /**
