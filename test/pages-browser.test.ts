@@ -291,7 +291,9 @@ describe("the attendee's ticket page in a real browser (headless Chromium)", { s
         assert.equal(session.cancel_url, `${link}?done=payment_cancelled`);
         const item = standIn.requests.find(
           (request) => request.path === "/v1/checkout/sessions" && request.params.client_reference_id === buyer.id,
-        )!.params.line_items as Array<{ price_data: { product_data: { name: string }; unit_amount: string } }>;
+        )!.params.line_items as unknown as Array<{
+          price_data: { product_data: { name: string }; unit_amount: string };
+        }>;
         assert.equal(item[0]!.price_data.product_data.name, TICKET_TYPE);
         const { completed } = standIn.completeSession(sessionId);
         // Back before Stripe's notification: the page says so and shows the real status.

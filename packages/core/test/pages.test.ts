@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { localDateTime } from "../src/_internal/local-time.ts";
 import { createHandler } from "../src/http/handler.ts";
+import type { StripeCheckoutSessionParams, StripeClient } from "../src/payments/stripe-client.ts";
 import { createEventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 import { EVENT } from "./_fixtures.ts";
@@ -531,11 +532,11 @@ describe("the vendor's page", () => {
 
 /** A Stripe client in process, of the shape the service calls (`StripeClient`): it keeps the sessions it made. */
 function fakeStripe() {
-  const sessions = new Map<string, { params: Record<string, unknown>; status: string }>();
+  const sessions = new Map<string, { params: StripeCheckoutSessionParams; status: string }>();
   let next = 0;
   const session = (id: string) => {
     const made = sessions.get(id)!;
-    const items = made.params.line_items as Array<{ price_data: { unit_amount: number; currency: string } }>;
+    const items = made.params.line_items;
     return {
       id,
       status: made.status,
@@ -553,7 +554,7 @@ function fakeStripe() {
     client_secret: `${id}_secret_x`,
     metadata: {},
   });
-  const client = {
+  const client: StripeClient = {
     paymentIntents: {
       create: async (params: { amount: number; currency: string }) =>
         intent(`pi_${++next}`, params.amount, params.currency),
@@ -561,7 +562,7 @@ function fakeStripe() {
     },
     checkout: {
       sessions: {
-        create: async (params: Record<string, unknown>) => {
+        create: async (params: StripeCheckoutSessionParams) => {
           const id = `cs_test_${++next}`;
           sessions.set(id, { params, status: "open" });
           return session(id);
@@ -862,7 +863,8 @@ describe("the attendee's ticket page", () => {
     assert.ok(before.includes("<dt>Pay by</dt>"));
     const response = await post(url, { action: "pay" });
     assert.equal(response.status, 303);
-    const [[id, made]] = [...stripe!.sessions];
+    assert.equal(stripe!.sessions.size, 1);
+    const [id, made] = [...stripe!.sessions][0]!;
     assert.equal(response.headers.get("location"), `https://checkout.stripe.com/c/pay/${id}`);
     assert.deepEqual(made!.params.line_items, [
       { price_data: { currency: "eur", unit_amount: 12_000, product_data: { name: "VIP <b>x</b>" } }, quantity: 1 },

@@ -47,7 +47,7 @@ const when = (view: TicketView, timestamp: string) => localDateTime(timestamp, v
 const money = (amount: number, currency: string) => inMajorUnits(amount, currency);
 
 /** The registration's status in words. */
-export function statusWords(ticket: Ticket): string {
+function statusWords(ticket: Ticket): string {
   const { attendee, payment } = ticket;
   switch (attendee.status) {
     case "confirmed":
@@ -497,7 +497,7 @@ function listOf(text: string | undefined): string[] {
  * The details form as the `PUT /tickets/:token` body: every field is on the form, so a blank one
  * clears (`null`); a checkbox is sent only when ticked. The operation's schema judges the rest.
  */
-export function ticketUpdateBody(form: URLSearchParams): Record<string, unknown> {
+function ticketUpdateBody(form: URLSearchParams): Record<string, unknown> {
   const other = field(form, "accessibilityOther");
   const needs = {
     wheelchairAccess: form.has("wheelchairAccess"),
