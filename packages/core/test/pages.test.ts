@@ -883,6 +883,31 @@ describe("the attendee's ticket page", () => {
     assert.ok((await page(url, "?done=payment_cancelled")).html.includes("The payment was not made."));
   });
 
+  test("forms sent at once: Pay twice gives one open session, Confirm cancellation twice cancels once (the other refused 422)", async (t) => {
+    const { storage, register, post, json, account, stripe } = await ticketPage({ stripe: true });
+    t.after(() => storage.close());
+    const payer = await register("VIP <b>x</b>");
+    const paid = await Promise.all([post(payer.url, { action: "pay" }), post(payer.url, { action: "pay" })]);
+    assert.deepEqual(
+      paid.map((response) => response.status),
+      [303, 303],
+    );
+    const open = [...stripe!.sessions].filter(([, made]) => made.status === "open").map(([id]) => id);
+    assert.equal(open.length, 1);
+    assert.deepEqual(
+      paid.map((response) => response.headers.get("location")),
+      [0, 1].map(() => `https://checkout.stripe.com/c/pay/${open[0]}`),
+    );
+
+    const free = await register("Free", "Cy");
+    const cancels = await Promise.all([post(free.url, { action: "cancel" }), post(free.url, { action: "cancel" })]);
+    assert.deepEqual(cancels.map((response) => response.status).sort(), [303, 422]);
+    const refused = cancels.find((response) => response.status === 422)!;
+    assert.match(await refused.text(), /is cancelled: it can no longer be changed here/);
+    assert.equal((await json("GET", free.url)).body.attendee.status, "cancelled");
+    assert.equal((await account.attendees.get(free.attendee.id)).status, "cancelled");
+  });
+
   test("checkout refused with its reason: 422 on the JSON twin, the page drawn again; a free ticket shows no Pay", async (t) => {
     const manual = await ticketPage();
     t.after(() => manual.storage.close());
