@@ -690,6 +690,7 @@ describe("the attendee's ticket page", () => {
     assert.ok(html.includes("<dt>Amount due</dt><dd>120.00 EUR</dd>"));
     assert.ok(!html.includes("QR code for check-in"), "no QR code while unpaid");
     assert.ok(!html.includes('value="pay"'), "no Pay without Stripe");
+    assert.ok(html.includes("The organiser takes this payment in person or by bank transfer; once it is recorded"));
     const token = new URL(url).pathname.split("/").at(-1)!;
     assert.ok(html.includes(`<a class="button secondary" href="${token}/calendar.ics">Add to calendar</a>`));
     assert.deepEqual(unlabelled(html), []);

@@ -207,7 +207,10 @@ function Payment({ view }: { view: TicketView }) {
         payment.provider === "manual" &&
         payment.amountDue > 0 &&
         view.ticket.attendee.status === "pending" && (
-          <p class="muted">The organiser takes this payment in person or by bank transfer, and confirms it here.</p>
+          <p class="muted">
+            The organiser takes this payment in person or by bank transfer; once it is recorded, your ticket is
+            confirmed here.
+          </p>
         )
       )}
     </section>
