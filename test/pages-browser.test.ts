@@ -10,7 +10,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createClient } from "@event-service/client";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import Stripe from "stripe";
 import { startServer, type TestServer } from "./_setup.ts";
 import {
   assertFitsWidth,
@@ -21,7 +22,8 @@ import {
   unlabelledControls,
   watchedPage,
 } from "./fixtures/browser.ts";
-import { eventInput, vendorInput } from "./fixtures/builders.ts";
+import { attendeeInput, eventInput, vendorInput } from "./fixtures/builders.ts";
+import { startStripeStandIn, type StripeStandIn } from "./fixtures/stripe-stand-in.ts";
 
 const SKIP = browserSkip("pages browser tests");
 
@@ -156,6 +158,220 @@ describe("the vendor's page in a real browser (headless Chromium)", { skip: SKIP
         assert.equal(emptied.footprint.byKind.find((entry) => entry.kind === "catering")?.emissionsKg ?? 0, 0);
 
         watch.assertClean(new URL(link).origin);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
+
+const STRIPE_PAGE_HOST = "checkout.stripe.com";
+const STRIPE_KEY = "sk_test_eventServiceTicketPage4242";
+const STRIPE_WEBHOOK = "whsec_ticketPageSecret";
+const TICKET_TYPE = `VIP <img src=x onerror=alert("type")>`;
+const ATTENDEE_NAME = `Ann <b onclick=alert(1)>Lee</b>`;
+
+describe("the attendee's ticket page in a real browser (headless Chromium)", { skip: SKIP }, () => {
+  let server: TestServer;
+  let browser: Browser;
+  let standIn: StripeStandIn;
+  let client: ReturnType<typeof createClient>;
+  let trainFactor: number;
+  const signer = new Stripe(STRIPE_KEY);
+
+  before(async () => {
+    // Stripe's payment page is never loaded: its name resolves nowhere, so "Pay" ends at its address.
+    browser = await launchBrowser([`--host-resolver-rules=MAP ${STRIPE_PAGE_HOST} ~NOTFOUND`]);
+    standIn = await startStripeStandIn({ secretKey: STRIPE_KEY });
+    server = await startServer({
+      env: {
+        NODE_EXTRA_CA_CERTS: standIn.caFile,
+        STRIPE_SECRET_KEY: STRIPE_KEY,
+        STRIPE_WEBHOOK_SECRET: STRIPE_WEBHOOK,
+        STRIPE_API_URL: standIn.url,
+      },
+    });
+    const { key } = await server.createKey({ account: `Ticket page ${Date.now()}` });
+    client = createClient({ baseUrl: server.url, apiKey: key });
+    const factors = await client.analytics.emissionFactors();
+    const train = factors.factors.filter((entry) => entry.mode === "train");
+    assert.equal(train.length, 1, "one train factor in the set in use");
+    trainFactor = train[0]!.factor;
+  });
+  after(async () => {
+    await browser?.close();
+    if (server) assert.equal(await server.stop(), 0);
+    await standIn?.close();
+  });
+
+  /** A published event (Berlin time, hostile names, one place, a waiting list, 120.00 EUR tickets) with a buyer and one waiting. */
+  async function registrations(run: string) {
+    const event = await client.events.create(
+      eventInput({
+        name: `${EVENT_NAME} (${run})`,
+        timeZone: "Europe/Berlin",
+        capacity: 1,
+        waitlistEnabled: true,
+        ticketTypes: [{ name: TICKET_TYPE, price: { amount: 12_000, currency: "EUR" } }],
+      }) as never,
+    );
+    await client.events.update(event.id, { status: "published" });
+    const buyer = await client.attendees.register(
+      attendeeInput(event.id, { firstName: ATTENDEE_NAME, ticketType: TICKET_TYPE }) as never,
+    );
+    const waiting = await client.attendees.register(attendeeInput(event.id, { ticketType: TICKET_TYPE }) as never);
+    assert.equal(waiting.status, "waitlisted");
+    return { event, buyer, waiting, link: buyer.ticketUrl! };
+  }
+
+  /** Sends Stripe's event to the server, signed as Stripe signs it. */
+  async function deliver(event: unknown) {
+    const payload = JSON.stringify(event);
+    const header = signer.webhooks.generateTestHeaderString({ payload, secret: STRIPE_WEBHOOK });
+    const response = await fetch(`${server.url}/v1/payments/stripe/webhook`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": header },
+      body: payload,
+    });
+    assert.equal(response.status, 200);
+  }
+
+  /** The QR image's natural width: above 0 once it loaded. */
+  const qrWidth = (page: Page) =>
+    page.getByRole("img", { name: "QR code for check-in" }).evaluate((img) => (img as HTMLImageElement).naturalWidth);
+
+  for (const javaScript of [false, true]) {
+    test(`the attendee opens the ticket, pays through Checkout, changes travel, cancels after the confirmation step (JavaScript ${javaScript ? "on" : "off"}, 360 px)`, async () => {
+      const { event, buyer, waiting, link } = await registrations(javaScript ? "js" : "no-js");
+      const context = await phoneContext(browser, { javaScript });
+      try {
+        const watch = await watchedPage(context);
+        const { page } = watch;
+        const opened = await page.goto(link, { waitUntil: "load" });
+        assert.equal(opened?.status(), 200);
+        assert.match(opened.headers()["content-type"] ?? "", /^text\/html/);
+
+        // The ticket, the organiser's and the attendee's text as text.
+        assert.equal(
+          await page.getByRole("heading", { level: 1 }).innerText(),
+          `${EVENT_NAME} (${javaScript ? "js" : "no-js"})`,
+        );
+        const text = await page.locator("body").innerText();
+        for (const shown of [
+          TICKET_TYPE,
+          ATTENDEE_NAME,
+          buyer.confirmationCode,
+          "1 May 2038, 11:00 CEST",
+          "120.00 EUR",
+        ])
+          assert.ok(text.includes(shown), shown);
+        assert.equal(await page.locator(".status").innerText(), "Waiting for payment");
+        assert.equal(await page.getByRole("img", { name: "QR code for check-in" }).count(), 0);
+        assert.equal(
+          await page.getByRole("link", { name: "Add to calendar" }).getAttribute("href"),
+          `${new URL(link).pathname.split("/").at(-1)}/calendar.ics`,
+        );
+        await assertFitsWidth(page);
+        assert.deepEqual(await unlabelledControls(page), []);
+
+        // Pay: a Checkout Session for the ticket type, then back to the page.
+        const [toStripe] = await Promise.all([
+          page.waitForEvent("requestfailed", (request) => request.url().startsWith(`https://${STRIPE_PAGE_HOST}/`)),
+          // The browser's own error page for the address that resolves nowhere: the navigation ended.
+          page.waitForEvent("framenavigated", (frame) => frame === page.mainFrame() && !frame.url().startsWith("http")),
+          page.getByRole("button", { name: "Pay 120.00 EUR" }).click(),
+        ]);
+        assert.equal(toStripe.isNavigationRequest(), true);
+        const sessionId = toStripe.url().split("/").at(-1)!;
+        const { session } = standIn.checkoutSessions.get(sessionId)!;
+        assert.equal(session.client_reference_id, buyer.id);
+        assert.equal(session.amount_total, 12_000);
+        assert.equal(session.currency, "eur");
+        assert.equal(session.success_url, `${link}?done=paid`);
+        assert.equal(session.cancel_url, `${link}?done=payment_cancelled`);
+        const item = standIn.requests.find(
+          (request) => request.path === "/v1/checkout/sessions" && request.params.client_reference_id === buyer.id,
+        )!.params.line_items as unknown as Array<{
+          price_data: { product_data: { name: string }; unit_amount: string };
+        }>;
+        assert.equal(item[0]!.price_data.product_data.name, TICKET_TYPE);
+        const { completed } = standIn.completeSession(sessionId);
+        // Back before Stripe's notification: the page says so and shows the real status.
+        await page.goto(session.success_url!, { waitUntil: "load" });
+        assert.match(await page.getByRole("status").innerText(), /^Thank you — your payment is being confirmed\./);
+        assert.equal(await page.locator(".status").innerText(), "Waiting for payment");
+        await deliver(completed);
+        await deliver(completed);
+        await page.reload({ waitUntil: "load" });
+        assert.equal(await page.getByRole("status").innerText(), "Thank you — your payment was received.");
+        assert.equal(await page.locator(".status").innerText(), "Confirmed");
+        assert.ok((await qrWidth(page)) > 0, "the QR image loaded");
+        const paid = await client.attendees.get(buyer.id);
+        assert.deepEqual([paid.payment?.amountPaid, paid.payment?.status], [12_000, "paid"]);
+        await assertFitsWidth(page);
+        if (!javaScript) await screenshot(page, "ticket-page.png");
+
+        // Travel changed on the page is in the footprint: the train factor x 420 km.
+        const details = page.getByRole("form", { name: "Your details" });
+        await details.getByLabel("Travel mode").selectOption("train");
+        await details.getByLabel("Travel distance (km)").fill("420");
+        await details.getByLabel("Offset my travel").check();
+        await details.getByLabel("Dietary preferences").fill(`vegan, <script>alert("diet")</script>`);
+        await details.getByRole("button", { name: "Save" }).click();
+        await page.waitForURL(/\?done=saved$/);
+        assert.equal(await page.getByRole("status").innerText(), "Your details were saved.");
+        assert.equal(await details.getByLabel("Travel mode").inputValue(), "train");
+        const analytics = await client.analytics.event(event.id);
+        assert.deepEqual(
+          analytics.footprint.byKind.find((entry) => entry.kind === "attendee_travel"),
+          { kind: "attendee_travel", emissionsKg: Math.round(420 * trainFactor * 1000) / 1000, records: 1 },
+        );
+
+        // Cancel: the confirmation step says the refund; Keep goes back; Confirm cancels.
+        await page.getByRole("button", { name: "Cancel registration" }).click();
+        await page.waitForURL(/\?confirm=cancel$/);
+        const step = page.getByRole("region", { name: "Cancel your registration?" });
+        assert.ok(
+          (await step.innerText()).includes(
+            "120.00 EUR will be refunded to you, as the event's refund policy gives a full refund until it starts.",
+          ),
+        );
+        await assertFitsWidth(page);
+        if (!javaScript) await screenshot(page, "ticket-page-cancel.png");
+        await step.getByRole("link", { name: "Keep my registration" }).click();
+        await page.waitForURL((url) => !url.search.includes("confirm"));
+        assert.equal((await client.attendees.get(buyer.id)).status, "confirmed");
+        await page.getByRole("button", { name: "Cancel registration" }).click();
+        await page.getByRole("button", { name: "Confirm cancellation" }).click();
+        await page.waitForURL(/\?done=cancelled$/);
+        assert.equal(await page.getByRole("status").innerText(), "Your registration was cancelled.");
+        assert.equal(await page.locator(".status").innerText(), "Cancelled");
+        assert.equal(await page.getByRole("img", { name: "QR code for check-in" }).count(), 0);
+        assert.equal(await page.getByRole("form", { name: "Your details" }).count(), 0);
+        const cancelled = await client.attendees.get(buyer.id);
+        assert.deepEqual(
+          [cancelled.status, cancelled.payment?.amountRefunded, cancelled.payment?.status],
+          ["cancelled", 12_000, "refunded"],
+        );
+        // The refund at Stripe, on the PaymentIntent the session paid with (made by the payment worker).
+        const intentId = completed.data.object.payment_intent;
+        const refundsAtStripe = () =>
+          [...standIn.refunds.values()].filter((stored) => stored.refund.payment_intent === intentId);
+        for (let tries = 0; refundsAtStripe().length === 0 && tries < 600; tries++)
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.deepEqual(
+          refundsAtStripe().map((stored) => stored.refund.amount),
+          [12_000],
+        );
+        assert.equal((await client.attendees.get(waiting.id)).status, "pending", "the next in line promoted");
+        await assertFitsWidth(page);
+
+        // Nothing from another origin but Stripe's page, which "Pay" sent the browser to (and
+        // which resolves nowhere here); no other problem.
+        const origin = new URL(link).origin;
+        const stripePage = `https://${STRIPE_PAGE_HOST}/c/pay/${sessionId}`;
+        assert.deepEqual([...new Set(watch.requests.filter((url) => !url.startsWith(`${origin}/`)))], [stripePage]);
+        assert.deepEqual(watch.problems, [`request failed: ${stripePage} net::ERR_NAME_NOT_RESOLVED`]);
       } finally {
         await context.close();
       }

@@ -45,6 +45,16 @@ export interface TicketLinkClient {
   cancel(call?: CallOptions): Promise<Result<"ticket.cancel">>;
   /** The event as the text of an iCalendar (`.ics`) file: one VEVENT, its times in UTC. */
   calendar(call?: CallOptions): Promise<string>;
+  /**
+   * A Stripe Checkout Session paying what the registration still owes: send the attendee to its
+   * `url`; Stripe sends them back to the ticket page. `422 INVALID_STATE_TRANSITION` (with
+   * `details.reason`) when it takes no payment through Stripe now.
+   *
+   * @example
+   * const { url } = await ticket.checkout();
+   * window.location.assign(url);
+   */
+  checkout(call?: CallOptions): Promise<Result<"ticket.checkout">>;
 }
 
 /** The path of a ticket link below the service's version prefix, ending in its token. */
@@ -98,5 +108,6 @@ export function createTicketLinkClient(options: string | null | TicketLinkClient
     update: (input, call) => request<Ticket>("PUT", "", { body: input, ...call }),
     cancel: (call) => request<Ticket>("POST", "/cancel", call),
     calendar: (call) => request<string>("GET", "/calendar.ics", { textOf: "text/calendar", ...call }),
+    checkout: (call) => request<Result<"ticket.checkout">>("POST", "/checkout", call),
   };
 }

@@ -37,6 +37,20 @@ describe("the ticket link client", () => {
     assert.equal(sent[3]!.headers.get("accept"), "text/calendar");
   });
 
+  test("checkout posts below the link (with an Idempotency-Key) and answers the session's url; a refusal is an EventServiceError", async () => {
+    const url = "https://checkout.stripe.com/c/pay/cs_test_1";
+    const { fetch, sent } = scripted([json(200, { url }), failure(422, "INVALID_STATE_TRANSITION")]);
+    const client = createTicketLinkClient({ link: LINK, fetch, retry: false });
+    assert.deepEqual(await client.checkout(), { url });
+    assert.equal(`${sent[0]!.method} ${sent[0]!.url}`, `POST ${LINK}/checkout`);
+    assert.equal(sent[0]!.body, null);
+    assert.match(sent[0]!.headers.get("idempotency-key") ?? "", /^[0-9a-f-]{36}$/);
+    await assert.rejects(
+      client.checkout(),
+      (error) => error instanceof EventServiceError && error.code === "INVALID_STATE_TRANSITION",
+    );
+  });
+
   test("takes the ticketUrl itself; a 404 is an EventServiceError; null or another URL is a TypeError", async () => {
     const { fetch } = scripted([failure(404, "NOT_FOUND")]);
     const client = createTicketLinkClient({ link: LINK, fetch, retry: false });

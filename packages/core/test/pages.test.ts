@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { localDateTime } from "../src/_internal/local-time.ts";
 import { createHandler } from "../src/http/handler.ts";
+import type { StripeCheckoutSessionParams, StripeClient } from "../src/payments/stripe-client.ts";
 import { createEventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
 import { EVENT } from "./_fixtures.ts";
@@ -528,3 +529,407 @@ describe("the vendor's page", () => {
     assert.match(await late.text(), /id="page-error" role="alert">The event's records closed/);
   });
 });
+
+/** A Stripe client in process, of the shape the service calls (`StripeClient`): it keeps the sessions it made. */
+function fakeStripe() {
+  const sessions = new Map<string, { params: StripeCheckoutSessionParams; status: string }>();
+  let next = 0;
+  const session = (id: string) => {
+    const made = sessions.get(id)!;
+    const items = made.params.line_items;
+    return {
+      id,
+      status: made.status,
+      amount_total: items[0]!.price_data.unit_amount,
+      currency: items[0]!.price_data.currency,
+      url: made.status === "open" ? `https://checkout.stripe.com/c/pay/${id}` : null,
+    };
+  };
+  const intent = (id: string, amount: number, currency: string) => ({
+    id,
+    amount,
+    amount_received: 0,
+    currency,
+    status: "requires_payment_method",
+    client_secret: `${id}_secret_x`,
+    metadata: {},
+  });
+  const client: StripeClient = {
+    paymentIntents: {
+      create: async (params: { amount: number; currency: string }) =>
+        intent(`pi_${++next}`, params.amount, params.currency),
+      cancel: async (id: string) => ({ ...intent(id, 0, "eur"), status: "canceled" }),
+    },
+    checkout: {
+      sessions: {
+        create: async (params: StripeCheckoutSessionParams) => {
+          const id = `cs_test_${++next}`;
+          sessions.set(id, { params, status: "open" });
+          return session(id);
+        },
+        retrieve: async (id: string) => session(id),
+        expire: async (id: string) => {
+          sessions.get(id)!.status = "expired";
+          return session(id);
+        },
+      },
+    },
+    refunds: { create: async () => ({ id: `re_${++next}`, status: "succeeded" }) },
+    accounts: { retrieve: async (id: string) => ({ id }) },
+    webhooks: {
+      constructEventAsync: async () => {
+        throw new Error("not used");
+      },
+    },
+  };
+  return { client, sessions };
+}
+
+/** Every visible control of the HTML whose id no `<label for>` names. */
+function unlabelled(html: string): string[] {
+  return [...html.matchAll(/<(input|select|textarea)\b([^>]*)>/g)]
+    .filter(([, , attributes]) => !/type="hidden"/.test(attributes!))
+    .map(([, , attributes]) => /\bid="([^"]+)"/.exec(attributes!)?.[1] ?? "(no id)")
+    .filter((id) => !html.includes(`for="${id}"`));
+}
+
+const HOSTILE = '<img src=x onerror="alert(1)">';
+
+/**
+ * An attendee's ticket page: an event in Berlin's time zone with hostile text from the organiser
+ * (its name, address and ticket type), a priced type (120.00 EUR) and a free one, one place and a
+ * waiting list; paid through Stripe (a client in process) when `stripe`, else by hand.
+ */
+async function ticketPage(options: { stripe?: boolean; refundPolicy?: "full" | "none" } = {}) {
+  const storage = await sqliteStorage();
+  let clock = new Date("2038-04-01T10:00:00.000Z");
+  const stripe = options.stripe ? fakeStripe() : undefined;
+  const service = createEventService({
+    storage,
+    now: () => clock,
+    ...(stripe && { payments: { stripe: stripe.client, webhookSecrets: ["whsec_x"] } }),
+  });
+  const handler = createHandler(service, { clientAddress: () => "198.51.100.9" });
+  const { accountId } = await service.keys.create({ account: "Acme" });
+  const account = service.forAccount(accountId);
+  const event = await account.events.create({
+    ...EVENT,
+    name: `Summit ${HOSTILE}`,
+    location: { address: `Hall </dd>${HOSTILE}`, city: "Berlin", country: "DE" },
+    timeZone: "Europe/Berlin",
+    capacity: 1,
+    waitlistEnabled: true,
+    refundPolicy: options.refundPolicy ?? "full",
+    ticketTypes: [
+      { name: "VIP <b>x</b>", price: { amount: 12_000, currency: "EUR" } },
+      { name: "Free", price: { amount: 0, currency: "EUR" } },
+    ],
+  });
+  const register = async (ticketType: string, firstName = "Ann") => {
+    const attendee = await account.attendees.register({
+      eventId: event.id,
+      firstName,
+      lastName: "Lee",
+      email: `${firstName.replace(/\W/g, "").toLowerCase() || "x"}@example.com`,
+      ticketType,
+    });
+    return { attendee, url: attendee.ticketUrl! };
+  };
+  const page = async (url: string, query = "") => {
+    const response = await handler(new Request(`${url}${query}`, { headers: { accept: HTML } }));
+    return { status: response.status, html: await response.text() };
+  };
+  const post = (url: string, form: Record<string, string>) =>
+    handler(
+      new Request(url, {
+        method: "POST",
+        headers: { accept: HTML, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(form).toString(),
+      }),
+    );
+  const json = async (method: string, url: string) => {
+    const response = await handler(new Request(url, { method, headers: { accept: "application/json" } }));
+    return { status: response.status, body: await response.json() };
+  };
+  const at = (iso: string) => {
+    clock = new Date(iso);
+  };
+  return { storage, service, account, event, register, page, post, json, at, stripe };
+}
+
+const SAVE_FORM = {
+  action: "save",
+  dietaryPreferences: "Vegan, nut allergy",
+  wheelchairAccess: "on",
+  accessibilityOther: "Step-free seat",
+  emergencyName: "Bo Lee",
+  emergencyPhone: "+49 30 1234567",
+  emergencyRelationship: "Brother",
+  travelMode: "train",
+  travelDistance: "420",
+  opted: "on",
+};
+
+describe("the attendee's ticket page", () => {
+  test("shows the event in its time zone, the attendee, status in words, code, amount due; hostile text as text; every control labelled", async (t) => {
+    const { storage, register, page, event } = await ticketPage();
+    t.after(() => storage.close());
+    const { attendee, url } = await register("VIP <b>x</b>", "<i>Ann</i>");
+    const { status, html } = await page(url);
+    assert.equal(status, 200);
+    assert.match(html, /^<!doctype html><html lang="en">/);
+    assert.ok(html.includes("<h1>Summit &lt;img src=x onerror=&quot;alert(1)&quot;></h1>"));
+    assert.ok(html.includes("Hall &lt;/dd>&lt;img src=x"), "the address escaped");
+    assert.ok(html.includes("<dd>VIP &lt;b>x&lt;/b></dd>"), "the ticket type escaped");
+    assert.ok(html.includes("&lt;i>Ann&lt;/i> Lee"), "the attendee's own name escaped");
+    assert.ok(!html.includes("<img src=x") && !html.includes("<i>Ann"));
+    assert.ok(html.includes(`<dd>${localDateTime(event.startDate, "Europe/Berlin")}</dd>`));
+    assert.ok(html.includes("1 May 2038, 11:00 CEST"));
+    assert.ok(html.includes('<span class="status">Waiting for payment</span>'));
+    assert.ok(html.includes(`<dd class="code">${attendee.confirmationCode}</dd>`));
+    assert.ok(html.includes("<dt>Amount due</dt><dd>120.00 EUR</dd>"));
+    assert.ok(!html.includes("QR code for check-in"), "no QR code while unpaid");
+    assert.ok(!html.includes('value="pay"'), "no Pay without Stripe");
+    assert.ok(html.includes("The organiser takes this payment in person or by bank transfer; once it is recorded"));
+    const token = new URL(url).pathname.split("/").at(-1)!;
+    assert.ok(html.includes(`<a class="button secondary" href="${token}/calendar.ics">Add to calendar</a>`));
+    assert.deepEqual(unlabelled(html), []);
+    for (const label of [
+      "Dietary preferences",
+      "Wheelchair access",
+      "Travel mode",
+      "Travel distance (km)",
+      "Offset my travel",
+      "Emergency contact phone",
+    ])
+      assert.ok(html.includes(`>${label}</label>`) || html.includes(`/>${label}</label>`), label);
+    assert.deepEqual(
+      [...html.slice(html.indexOf('<select id="travelMode"')).matchAll(/<option value(?:="([^"]*)")?/g)]
+        .map((match) => match[1] ?? "")
+        .slice(0, 7),
+      ["", "car", "flight", "train", "bus", "bike", "walk"],
+    );
+    assert.ok(html.includes('<button type="submit" class="secondary">Cancel registration</button>'));
+    // The calendar link, relative to the page, is the JSON twin's file.
+    const calendar = await fetchRelative(url, `${token}/calendar.ics`);
+    assert.equal(calendar, `${url}/calendar.ics`);
+  });
+
+  test("the QR image only while the registration can check in: after payment, never waitlisted or cancelled", async (t) => {
+    const { storage, register, page, account, post } = await ticketPage();
+    t.after(() => storage.close());
+    const first = await register("VIP <b>x</b>");
+    const second = await register("Free", "Cy");
+    assert.ok(!(await page(first.url)).html.includes("QR code for check-in"));
+    const waiting = await page(second.url);
+    assert.ok(waiting.html.includes('<span class="status">On the waiting list, place 1</span>'));
+    assert.ok(!waiting.html.includes("QR code for check-in"));
+    await account.attendees.pay(first.attendee.id, { amount: 12_000, method: "cash" });
+    const paid = await page(first.url);
+    assert.ok(paid.html.includes('<span class="status">Confirmed</span>'));
+    assert.ok(paid.html.includes(`<img class="qr" alt="QR code for check-in" src="../qr/${first.attendee.id}.png"/>`));
+    assert.equal(new URL(`../qr/${first.attendee.id}.png`, first.url).pathname, `/v1/qr/${first.attendee.id}.png`);
+    assert.equal((await post(first.url, { action: "cancel" })).status, 303);
+    const cancelled = await page(first.url);
+    assert.ok(cancelled.html.includes('<span class="status">Cancelled</span>'));
+    assert.ok(cancelled.html.includes("This registration is cancelled. 120.00 EUR was refunded."));
+    assert.ok(!cancelled.html.includes("QR code for check-in"));
+    assert.ok(!cancelled.html.includes('value="save"') && !cancelled.html.includes("Cancel registration"));
+  });
+
+  test("Save changes the attendee's details as the JSON twin's PUT; a refusal is drawn again with the field marked and what was typed kept", async (t) => {
+    const { storage, register, page, post, json } = await ticketPage();
+    t.after(() => storage.close());
+    const { url } = await register("Free");
+    const saved = await post(url, SAVE_FORM);
+    assert.equal(saved.status, 303);
+    assert.equal(saved.headers.get("location"), `${new URL(url).pathname}?done=saved`);
+    const { body } = await json("GET", url);
+    assert.deepEqual(body.attendee.dietaryPreferences, ["vegan", "nut allergy"]);
+    assert.deepEqual(body.attendee.accessibilityNeeds, {
+      wheelchairAccess: true,
+      signLanguage: false,
+      visualAid: false,
+      other: "Step-free seat",
+    });
+    assert.deepEqual(body.attendee.emergencyContact, {
+      name: "Bo Lee",
+      phone: "+49 30 1234567",
+      relationship: "Brother",
+    });
+    assert.deepEqual(body.attendee.carbonOffset, { opted: true, travelMode: "train", travelDistance: 420 });
+    const after = (await page(url, "?done=saved")).html;
+    assert.ok(after.includes('<p class="notice" role="status">Your details were saved.</p>'));
+    assert.ok(after.includes('<option value="train" selected>Train</option>'));
+    assert.ok(after.includes('id="travelDistance" name="travelDistance" value="420"'));
+
+    const refused = await post(url, { ...SAVE_FORM, emergencyPhone: "call <b>me</b>", travelMode: "", opted: "" });
+    assert.equal(refused.status, 400);
+    const html = await refused.text();
+    assert.match(html, /<p class="error" id="details-error" role="alert">Emergency contact phone: /);
+    assert.ok(
+      html.includes('id="emergencyPhone" name="emergencyPhone" value="call &lt;b>me&lt;/b>" aria-invalid="true"'),
+    );
+    assert.deepEqual((await json("GET", url)).body.attendee.carbonOffset, {
+      opted: true,
+      travelMode: "train",
+      travelDistance: 420,
+    });
+    // Cleared on the form (a blank field, an unticked box), cleared in the registration.
+    await post(url, { action: "save", travelMode: "", travelDistance: "" });
+    const cleared = (await json("GET", url)).body.attendee;
+    assert.deepEqual(cleared.carbonOffset, { opted: false, travelMode: null, travelDistance: null });
+    assert.equal(cleared.emergencyContact, null);
+    assert.deepEqual(cleared.dietaryPreferences, []);
+  });
+
+  test("Cancel registration leads to a confirmation step saying the refund; Confirm cancellation refunds by the policy and promotes the next in line", async (t) => {
+    const { storage, register, page, post, json, account } = await ticketPage();
+    t.after(() => storage.close());
+    const first = await register("VIP <b>x</b>");
+    const second = await register("Free", "Cy");
+    await account.attendees.pay(first.attendee.id, { amount: 12_000, method: "bank_transfer" });
+    const step = (await page(first.url, "?confirm=cancel")).html;
+    assert.ok(step.includes('<h2 id="confirm-title">Cancel your registration?</h2>'));
+    assert.ok(
+      step.includes(
+        "<p>120.00 EUR will be refunded to you, as the event's refund policy gives a full refund until it starts.</p>",
+      ),
+    );
+    assert.ok(step.includes('<button type="submit" class="danger">Confirm cancellation</button>'));
+    assert.ok(step.includes('<a class="button secondary" href="?">Keep my registration</a>'));
+    assert.ok(!step.includes('value="save"'), "the step shows only the cancellation");
+    assert.equal((await json("GET", first.url)).body.attendee.status, "confirmed", "the step alone changes nothing");
+    const done = await post(first.url, { action: "cancel" });
+    assert.equal(done.status, 303);
+    assert.equal(done.headers.get("location"), `${new URL(first.url).pathname}?done=cancelled`);
+    const { body } = await json("GET", first.url);
+    assert.equal(body.attendee.status, "cancelled");
+    assert.equal(body.payment.amountRefunded, 12_000);
+    assert.equal((await account.attendees.get(second.attendee.id)).status, "confirmed");
+    assert.ok((await page(first.url, "?done=cancelled")).html.includes("Your registration was cancelled."));
+  });
+
+  test("under refundPolicy none the step says nothing is refunded", async (t) => {
+    const { storage, register, page, account } = await ticketPage({ refundPolicy: "none" });
+    t.after(() => storage.close());
+    const { attendee, url } = await register("VIP <b>x</b>");
+    await account.attendees.pay(attendee.id, { amount: 12_000, method: "cash" });
+    assert.ok(
+      (await page(url, "?confirm=cancel")).html.includes(
+        "<p>Nothing will be refunded: the event's refund policy gives no refunds.</p>",
+      ),
+    );
+  });
+
+  test("after the event starts: the ticket without forms, and a form sent anyway is refused 422 with the reason", async (t) => {
+    const { storage, register, page, post, json, at, account } = await ticketPage();
+    t.after(() => storage.close());
+    const { attendee, url } = await register("Free");
+    at("2038-05-01T09:30:00.000Z");
+    const { html } = await page(url);
+    assert.ok(html.includes("The event has started: your details can no longer be changed here."));
+    assert.ok(html.includes("QR code for check-in"));
+    assert.ok(!html.includes('value="save"') && !html.includes("Cancel registration"));
+    for (const form of [SAVE_FORM, { action: "cancel" }]) {
+      const refused = await post(url, form);
+      assert.equal(refused.status, 422);
+      assert.match(await refused.text(), /<p class="error" id="page-error" role="alert">Event \S+ started at /);
+    }
+    assert.equal((await account.attendees.get(attendee.id)).status, "confirmed");
+    assert.equal((await json("GET", url)).body.attendee.carbonOffset.travelMode, null);
+  });
+
+  test("an event cancelled by its organiser: the page says so, with the refund", async (t) => {
+    const { storage, register, page, account, event } = await ticketPage();
+    t.after(() => storage.close());
+    const { attendee, url } = await register("VIP <b>x</b>");
+    await account.attendees.pay(attendee.id, { amount: 12_000, method: "cash" });
+    await account.events.update(event.id, { status: "cancelled" });
+    const { html } = await page(url);
+    assert.ok(
+      html.includes('<p class="notice">This event was cancelled by its organiser. 120.00 EUR was refunded.</p>'),
+    );
+    assert.ok(!html.includes("QR code for check-in") && !html.includes("Add to calendar"));
+    assert.ok(!html.includes('value="save"'));
+  });
+
+  test("Pay makes a Checkout Session for what is owed and redirects to it (303); back with ?done=paid the page shows the real status", async (t) => {
+    const { storage, register, page, post, json, stripe } = await ticketPage({ stripe: true });
+    t.after(() => storage.close());
+    const { attendee, url } = await register("VIP <b>x</b>");
+    const before = (await page(url)).html;
+    assert.ok(before.includes('<button type="submit">Pay 120.00 EUR</button>'));
+    assert.ok(before.includes('<form method="post" aria-label="Pay">'));
+    assert.ok(before.includes("<dt>Pay by</dt>"));
+    const response = await post(url, { action: "pay" });
+    assert.equal(response.status, 303);
+    assert.equal(stripe!.sessions.size, 1);
+    const [id, made] = [...stripe!.sessions][0]!;
+    assert.equal(response.headers.get("location"), `https://checkout.stripe.com/c/pay/${id}`);
+    assert.deepEqual(made!.params.line_items, [
+      { price_data: { currency: "eur", unit_amount: 12_000, product_data: { name: "VIP <b>x</b>" } }, quantity: 1 },
+    ]);
+    assert.equal(made!.params.client_reference_id, attendee.id);
+    assert.equal(made!.params.success_url, `${url}?done=paid`);
+    assert.equal(made!.params.cancel_url, `${url}?done=payment_cancelled`);
+    // The JSON twin answers the same open session.
+    assert.deepEqual(await json("POST", `${url}/checkout`), {
+      status: 200,
+      body: { url: `https://checkout.stripe.com/c/pay/${id}` },
+    });
+    const back = (await page(url, "?done=paid")).html;
+    assert.ok(back.includes("Thank you — your payment is being confirmed."));
+    assert.ok(back.includes('<span class="status">Waiting for payment</span>'));
+    assert.ok((await page(url, "?done=payment_cancelled")).html.includes("The payment was not made."));
+  });
+
+  test("forms sent at once: Pay twice gives one open session, Confirm cancellation twice cancels once (the other refused 422)", async (t) => {
+    const { storage, register, post, json, account, stripe } = await ticketPage({ stripe: true });
+    t.after(() => storage.close());
+    const payer = await register("VIP <b>x</b>");
+    const paid = await Promise.all([post(payer.url, { action: "pay" }), post(payer.url, { action: "pay" })]);
+    assert.deepEqual(
+      paid.map((response) => response.status),
+      [303, 303],
+    );
+    const open = [...stripe!.sessions].filter(([, made]) => made.status === "open").map(([id]) => id);
+    assert.equal(open.length, 1);
+    assert.deepEqual(
+      paid.map((response) => response.headers.get("location")),
+      [0, 1].map(() => `https://checkout.stripe.com/c/pay/${open[0]}`),
+    );
+
+    const free = await register("Free", "Cy");
+    const cancels = await Promise.all([post(free.url, { action: "cancel" }), post(free.url, { action: "cancel" })]);
+    assert.deepEqual(cancels.map((response) => response.status).sort(), [303, 422]);
+    const refused = cancels.find((response) => response.status === 422)!;
+    assert.match(await refused.text(), /is cancelled: it can no longer be changed here/);
+    assert.equal((await json("GET", free.url)).body.attendee.status, "cancelled");
+    assert.equal((await account.attendees.get(free.attendee.id)).status, "cancelled");
+  });
+
+  test("checkout refused with its reason: 422 on the JSON twin, the page drawn again; a free ticket shows no Pay", async (t) => {
+    const manual = await ticketPage();
+    t.after(() => manual.storage.close());
+    const priced = await manual.register("VIP <b>x</b>");
+    const refused = await manual.json("POST", `${priced.url}/checkout`);
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.error.code, "INVALID_STATE_TRANSITION");
+    assert.equal(refused.body.error.details.reason, "manual_payment");
+    const form = await manual.post(priced.url, { action: "pay" });
+    assert.equal(form.status, 422);
+    assert.match(await form.text(), /paid to the organiser, not through Stripe/);
+
+    const stripe = await ticketPage({ stripe: true });
+    t.after(() => stripe.storage.close());
+    const free = await stripe.register("Free");
+    assert.ok(!(await stripe.page(free.url)).html.includes('value="pay"'));
+    assert.equal((await stripe.json("POST", `${free.url}/checkout`)).body.error.details.reason, "not_priced");
+  });
+});
+
+/** Where a link relative to the page leads, as a browser resolves it. */
+async function fetchRelative(page: string, href: string): Promise<string> {
+  return new URL(href, page).href;
+}

@@ -1,7 +1,7 @@
 import { ServiceError } from "../errors.ts";
 import { prefersHtml } from "../operations/analytics.ts";
 import { renderErrorPage } from "../pages/error-page.tsx";
-import type { LinkPage } from "../pages/link-page.ts";
+import type { LinkPage, PageOutcome } from "../pages/link-page.ts";
 import { pageHeaders } from "../pages/page-response.ts";
 import type { EventService } from "../service.ts";
 import { linkNotFound } from "../resources/vendor.ts";
@@ -334,7 +334,8 @@ export function createHandler(service: EventService, options: HandlerOptions = {
 
   /**
    * A form posted by a link's page to its own URL: its `action` runs through the link's
-   * operations; a success redirects back to the page (`303`), a refusal draws the page again
+   * operations; a success redirects back to the page (`303`), or where the form's outcome names
+   * (the payment page "Pay" made), a refusal draws the page again
    * with the reason and the request's status, keeping what was typed.
    */
   async function servePageForm(
@@ -356,14 +357,15 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       const error = new ServiceError("INVALID_REQUEST", { message: "The form asked for nothing this page does." });
       return sendPage(ctx, entry.page, context, error.status, { error, form });
     }
-    let done: string;
+    let done: PageOutcome;
     try {
       done = await action(context as never, form);
     } catch (thrown) {
       if (!ServiceError.is(thrown) || thrown.status >= 500 || thrown.code === "NOT_FOUND") throw thrown;
       return sendPage(ctx, entry.page, context, thrown.status, { error: thrown, form });
     }
-    return reply.raw(ctx, null, 303, { ...ctx.headers, location: `${ctx.url.pathname}?done=${done}` });
+    const location = typeof done === "string" ? `${ctx.url.pathname}?done=${done}` : done.redirect;
+    return reply.raw(ctx, null, 303, { ...ctx.headers, location });
   }
 
   /** A link's page, drawn for its link, with what the last form did or why it was refused. */

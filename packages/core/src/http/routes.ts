@@ -3,6 +3,7 @@ import type { AccountContext, LinkContext, TicketContext } from "../operations/c
 import type { LinkKind } from "../resources/link-token.ts";
 import type { AnyOperation } from "../operations/define.ts";
 import type { LinkPage } from "../pages/link-page.ts";
+import { TICKET_PAGE } from "../pages/ticket-page.tsx";
 import { VENDOR_PAGE } from "../pages/vendor-page.tsx";
 import type { Scope } from "../resources/api-key.ts";
 
@@ -49,4 +50,5 @@ export const VERSION_PREFIXES = ["/v1", "/api"] as const;
 /** The pages at links' URLs (a browser's `GET`, and the forms it posts there), by the path of their JSON twin. */
 export const LINK_PAGES: Readonly<Record<string, { link: LinkKind; page: LinkPage<never> }>> = {
   "/vendor-requests/:token": { link: "vendor", page: VENDOR_PAGE as LinkPage<never> },
+  "/tickets/:token": { link: "ticket", page: TICKET_PAGE as LinkPage<never> },
 };

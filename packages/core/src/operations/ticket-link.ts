@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { Ticket, TicketUpdateInput } from "../resources/ticket-link.ts";
+import { CheckoutSession, Ticket, TicketUpdateInput } from "../resources/ticket-link.ts";
 import { ticketOperation } from "./context.ts";
 import type { RouteResult } from "./define.ts";
 
@@ -58,6 +58,18 @@ export const TICKET_LINK_OPERATIONS = [
     response: { status: 200, schema: Ticket, name: "Ticket", description: "The ticket, cancelled" },
     errors: ["NOT_FOUND", "INVALID_STATE_TRANSITION"],
     run: (ticket) => ticket.cancel(),
+  }),
+  ticketOperation({
+    id: "ticket.checkout",
+    method: "POST",
+    path: "/tickets/:token/checkout",
+    tag: "Ticket link",
+    operationId: "checkoutTicket",
+    summary:
+      "A Stripe Checkout Session paying what the registration still owes; send the attendee to its url (they come back to the ticket page)",
+    response: { status: 200, schema: CheckoutSession, name: "CheckoutSession", description: "The session to pay on" },
+    errors: ["NOT_FOUND", "INVALID_STATE_TRANSITION", "SERVICE_UNAVAILABLE"],
+    run: (ticket) => ticket.checkout(),
   }),
   ticketOperation({
     id: "ticket.calendar",

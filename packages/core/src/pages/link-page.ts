@@ -13,8 +13,15 @@ export interface PageState {
   query: URLSearchParams;
 }
 
-/** A form's handling: runs what it asks through the link's operations and names the note the page shows next. */
-export type PageAction<C> = (context: C, form: URLSearchParams) => Promise<string>;
+/**
+ * What a form's success leads to: the page again with a note (`?done=<note>`), or another
+ * address altogether (`{ redirect }`: an absolute URL the link's operation gave, such as the
+ * payment page of a Stripe Checkout Session).
+ */
+export type PageOutcome = string | { redirect: string };
+
+/** A form's handling: runs what it asks through the link's operations and says where the browser goes next. */
+export type PageAction<C> = (context: C, form: URLSearchParams) => Promise<PageOutcome>;
 
 /**
  * A page at a link's URL, beside its JSON twin: a browser (`Accept` preferring `text/html`)

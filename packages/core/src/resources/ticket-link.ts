@@ -110,3 +110,11 @@ export const Ticket = z.object({
   }),
 });
 export type Ticket = z.infer<typeof Ticket>;
+
+/** The answer of `POST /tickets/:token/checkout`: where the attendee pays. */
+export const CheckoutSession = z.object({
+  url: z
+    .url()
+    .meta({ description: "The Stripe Checkout Session's page (on checkout.stripe.com); valid until it expires." }),
+});
+export type CheckoutSession = z.infer<typeof CheckoutSession>;

@@ -9,8 +9,11 @@ import {
   type TicketLinkRecord,
   type TicketUpdateInput,
   ticketNotFound,
+  ticketUrlOf,
 } from "../resources/ticket-link.ts";
-import { outstanding } from "../rules/payments.ts";
+import { assertCheckoutPayable, outstanding, refundOnCancel } from "../rules/payments.ts";
+import type { RefundPolicy } from "../resources/ticket-type.ts";
+import { ServiceError } from "../errors.ts";
 import { assertTicketChangeable, showsQrCode, ticketChangeRefusal, ticketUpdateOf } from "../rules/ticket-link.ts";
 import type { AttendeeUpdate } from "../resources/attendee.ts";
 import type { EventStore } from "../storage/event-store.ts";
@@ -18,6 +21,7 @@ import type { TicketLinkStore } from "../storage/ticket-link-store.ts";
 import type { TransactionStore } from "../storage/transaction.ts";
 import { notFound } from "./not-found.ts";
 import type { OperationContext } from "./operation-context.ts";
+import type { StripePayments } from "./stripe-payments.ts";
 import { updateAttendee } from "./registrations.ts";
 import type { TransactionContext } from "./transaction-context.ts";
 import { lockRegistration, runTransaction } from "./transaction-steps.ts";
@@ -160,9 +164,21 @@ export function ticketCalendarOf(event: EventRecord, now: string): string {
   );
 }
 
+/** What the ticket's page is drawn from besides the ticket (`overview()`). */
+export interface TicketOverview {
+  ticket: Ticket;
+  refundPolicy: RefundPolicy;
+  /** What cancelling now would refund, in the currency's minor unit. */
+  refundOnCancel: number;
+  /** Whether "Pay" would make a Checkout Session now (Stripe configured, something owed, the hold running). */
+  payable: boolean;
+}
+
 /** What the ticket link's operations run with: the context of a change of the registration's account, and the base of its links. */
 export interface TicketLinkContext extends RegistrationChangeContext {
   baseUrl: string;
+  /** Stripe's side of payments, with the Checkout Sessions "Pay" makes; absent without Stripe. */
+  stripe: Pick<StripePayments, "ensureIntent" | "closeIntent" | "checkout"> | undefined;
 }
 
 /**
@@ -204,9 +220,50 @@ export function createTicketLinkOperations(
 
   return {
     attendee: { id, accountId },
+    /** The link's token, for its page's links to itself (never logged or stored). */
+    token,
     view,
+    /**
+     * The ticket with what its page offers now, from one reading: the refund a cancellation would
+     * make by the event's refund policy (minor units), and whether Stripe would take a payment.
+     */
+    async overview(): Promise<TicketOverview> {
+      const { attendee, event } = await current();
+      const now = context.clock().toISOString();
+      let payable = context.stripe !== undefined;
+      try {
+        assertCheckoutPayable(attendee, now);
+      } catch {
+        payable = false;
+      }
+      return {
+        ticket: ticketOf(event, attendee, { baseUrl: context.baseUrl, now }),
+        refundPolicy: event.refundPolicy,
+        refundOnCancel: refundOnCancel(event, attendee.payment, now),
+        payable,
+      };
+    },
     update: (parsed: z.output<typeof TicketUpdateInput>) => change((before) => ticketUpdateOf(before, parsed)),
     cancel: () => change({ status: "cancelled" }),
+    /**
+     * A Stripe Checkout Session paying what is still owed, back to the ticket page after (`?done=paid`
+     * or `?done=payment_cancelled`). Without Stripe configured, a registration that takes no payment
+     * through Stripe is refused as `checkout()` refuses it (`422` with its reason), any other `503`.
+     */
+    async checkout(): Promise<{ url: string }> {
+      const { attendee } = await current();
+      if (!context.stripe) {
+        assertCheckoutPayable(attendee, context.clock().toISOString());
+        throw new ServiceError("SERVICE_UNAVAILABLE", {
+          message: "Payments through Stripe are not configured on this service; ask the organiser.",
+        });
+      }
+      const ticketUrl = ticketUrlOf(context.baseUrl, token);
+      return context.stripe.checkout(
+        { accountId, attendeeId: id },
+        { successUrl: `${ticketUrl}?done=paid`, cancelUrl: `${ticketUrl}?done=payment_cancelled` },
+      );
+    },
     async calendar() {
       const { event } = await current();
       return ticketCalendarOf(event, context.clock().toISOString());
