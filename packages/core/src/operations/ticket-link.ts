@@ -26,7 +26,17 @@ export const TICKET_LINK_OPERATIONS = [
     tag: "Ticket link",
     operationId: "getTicket",
     summary: "The attendee's own ticket: the event, their registration, its QR code while admitted, the payment due",
-    response: { status: 200, schema: Ticket, name: "Ticket", description: "The ticket" },
+    response: {
+      status: 200,
+      schema: Ticket,
+      name: "Ticket",
+      description: "The ticket (JSON unless the request's Accept prefers text/html)",
+      jsonToo: true,
+      media: {
+        "text/html":
+          "The attendee's ticket page (docs/api.md, Ticket page): its forms post to this URL; it loads nothing from another origin.",
+      },
+    },
     errors: ["NOT_FOUND"],
     run: (ticket) => ticket.view(),
   }),

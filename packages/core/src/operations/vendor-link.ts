@@ -15,7 +15,17 @@ export const VENDOR_LINK_OPERATIONS = [
     tag: "Vendor link",
     operationId: "getVendorRequest",
     summary: "What the vendor is asked: the booking, its services and data, the event's name, dates and city",
-    response: { status: 200, schema: VendorRequest, name: "VendorRequest", description: "The request" },
+    response: {
+      status: 200,
+      schema: VendorRequest,
+      name: "VendorRequest",
+      description: "The request (JSON unless the request's Accept prefers text/html)",
+      jsonToo: true,
+      media: {
+        "text/html":
+          "The vendor's page (docs/api.md, Vendor page): its forms post to this URL; it loads nothing from another origin.",
+      },
+    },
     errors: ["NOT_FOUND"],
     run: (link) => link.view(),
   }),
