@@ -184,9 +184,9 @@ async function call(request: RawRequest, what = `${request.method} ${request.pat
         created.registrationsForEvent += 1;
         forEventIds.add(id);
       }
-    } else if (!["wh_", "act_", "thr_", "ven_", `${BOOKING_PREFIX}_`].some((prefix) => id.startsWith(prefix)))
+    } else if (!["wh_", "act_", "thr_", "ven_", "chl_", `${BOOKING_PREFIX}_`].some((prefix) => id.startsWith(prefix)))
       assert.fail(
-        `${what}: a 201 without an evt_, att_, wh_, act_, thr_, ven_ or ${BOOKING_PREFIX}_ id: ${show(answer.body)}`,
+        `${what}: a 201 without an evt_, att_, wh_, act_, thr_, ven_, chl_ or ${BOOKING_PREFIX}_ id: ${show(answer.body)}`,
       );
   }
   // Property 7 deletes events it made (without registrations) and erases registrations it made (confirmed, so active).
@@ -575,7 +575,7 @@ after(async () => {
 });
 
 describe("fuzzing every route", () => {
-  test("0. every route of the route tables (the API's, a vendor link's and a ticket link's) has a request generator (fixtures/route-fuzzers.ts), and no generator is left without its route", () => {
+  test("0. every route of the route tables (the API's and a vendor, ticket or check-in link's) has a request generator (fixtures/route-fuzzers.ts), and no generator is left without its route", () => {
     const keys = ALL_ROUTES.map(routeKey);
     assert.deepEqual(
       keys.filter((name) => !Object.hasOwn(ROUTE_FUZZERS, name)),
