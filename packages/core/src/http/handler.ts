@@ -74,6 +74,7 @@ export interface HandlerOptions {
   /**
    * Requests through one link allowed per minute (default 120), counted in this process: each
    * vendor link (by its booking) and each ticket link (by its registration) has its own budget.
+   * A door's check-in link has {@link HandlerOptions.doorLinkLimitPerMinute} instead.
    */
   linkLimitPerMinute?: number;
   /**
@@ -230,8 +231,8 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   };
 
   /**
-   * What a link's token opens, by its kind: whose it is (the booking's or the registration's id,
-   * its budget and its Idempotency-Keys' namespace) and the context its operations run with;
+   * What a link's token opens, by its kind: whose it is (the booking's, the registration's or the
+   * check-in link's own id: its budget and its Idempotency-Keys' namespace) and the context its operations run with;
    * `null` when it opens nothing.
    */
   async function openLink(
