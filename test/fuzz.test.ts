@@ -23,7 +23,7 @@ import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../packages/core/src/http/request.ts";
-import { ROUTES, TICKET_LINK_ROUTES, VENDOR_LINK_ROUTES } from "../packages/core/src/http/routes.ts";
+import { DOOR_LINK_ROUTES, ROUTES, TICKET_LINK_ROUTES, VENDOR_LINK_ROUTES } from "../packages/core/src/http/routes.ts";
 import { startServer, type TestServer } from "./_setup.ts";
 import {
   BOOKING_PREFIX,
@@ -102,7 +102,7 @@ function settings<T>(n: number, numRuns: number): fc.Parameters<T> {
 const PREFIX = fc.constantFrom("/v1", "/api");
 
 /** The API's routes and a vendor link's and a ticket link's (served without a key; the key sent along changes nothing). */
-const ALL_ROUTES = [...ROUTES, ...VENDOR_LINK_ROUTES, ...TICKET_LINK_ROUTES];
+const ALL_ROUTES = [...ROUTES, ...VENDOR_LINK_ROUTES, ...TICKET_LINK_ROUTES, ...DOOR_LINK_ROUTES];
 
 let server: TestServer;
 let client: RawClient;
@@ -184,9 +184,9 @@ async function call(request: RawRequest, what = `${request.method} ${request.pat
         created.registrationsForEvent += 1;
         forEventIds.add(id);
       }
-    } else if (!["wh_", "act_", "thr_", "ven_", `${BOOKING_PREFIX}_`].some((prefix) => id.startsWith(prefix)))
+    } else if (!["wh_", "act_", "thr_", "ven_", "chl_", `${BOOKING_PREFIX}_`].some((prefix) => id.startsWith(prefix)))
       assert.fail(
-        `${what}: a 201 without an evt_, att_, wh_, act_, thr_, ven_ or ${BOOKING_PREFIX}_ id: ${show(answer.body)}`,
+        `${what}: a 201 without an evt_, att_, wh_, act_, thr_, ven_, chl_ or ${BOOKING_PREFIX}_ id: ${show(answer.body)}`,
       );
   }
   // Property 7 deletes events it made (without registrations) and erases registrations it made (confirmed, so active).
@@ -523,6 +523,18 @@ before(async () => {
     json: { confirmationCode: registered.confirmationCode },
   });
   assert.ok([200, 422].includes(checkIn.status), show(checkIn.body));
+  // Check-in links of the target event, the door routes' cases spread over them.
+  const doorTokens: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const made = await call({
+      method: "POST",
+      path: `/v1/events/${registrationEvent.id}/check-in-links`,
+      key,
+      json: {},
+    });
+    assert.equal(made.status, 201, show(made.body));
+    doorTokens.push(made.body.url.split("/").at(-1));
+  }
   targets = {
     eventId: registrationEvent.id,
     attendeeId: registered.id,
@@ -541,6 +553,8 @@ before(async () => {
     vendorLinks,
     ticketTokens,
     ticketToken: ticketTokens[0]!,
+    doorTokens,
+    doorToken: doorTokens[0]!,
     unique,
   };
 });
@@ -561,7 +575,7 @@ after(async () => {
 });
 
 describe("fuzzing every route", () => {
-  test("0. every route of the route tables (the API's, a vendor link's and a ticket link's) has a request generator (fixtures/route-fuzzers.ts), and no generator is left without its route", () => {
+  test("0. every route of the route tables (the API's and a vendor, ticket or check-in link's) has a request generator (fixtures/route-fuzzers.ts), and no generator is left without its route", () => {
     const keys = ALL_ROUTES.map(routeKey);
     assert.deepEqual(
       keys.filter((name) => !Object.hasOwn(ROUTE_FUZZERS, name)),

@@ -18,20 +18,26 @@ import {
   ACCOUNT_OPERATIONS,
   TICKET_LINK_OPERATIONS,
   VENDOR_LINK_OPERATIONS,
+  DOOR_LINK_OPERATIONS,
 } from "../packages/core/src/operations/all.ts";
 import { ROOT, startServer, type TestServer } from "./_setup.ts";
 
 /**
  * The client method of each operation, as `resource.method`: its definition's `client`, else its
  * `id` (a vendor's link: `link.*`, createVendorLinkClient's methods, which take the link and its token once;
- * an attendee's: `ticket.*`, createTicketLinkClient's).
+ * an attendee's: `ticket.*`, createTicketLinkClient's; a door's: `door.*`, createCheckInLinkClient's).
  */
 const CLIENT_METHODS: Record<string, string> = Object.fromEntries(
-  [...ACCOUNT_OPERATIONS, ...VENDOR_LINK_OPERATIONS, ...TICKET_LINK_OPERATIONS].map((operation) => [
-    operation.operationId,
-    operation.client ?? operation.id,
-  ]),
+  [...ACCOUNT_OPERATIONS, ...VENDOR_LINK_OPERATIONS, ...TICKET_LINK_OPERATIONS, ...DOOR_LINK_OPERATIONS].map(
+    (operation) => [operation.operationId, operation.client ?? operation.id],
+  ),
 );
+/**
+ * Client methods that take the one field of their body or query as a plain argument (a door's
+ * `scan(code)` and `search(text)`): checked as that field's object.
+ */
+const UNWRAPPED: Record<string, string> = { scanAtDoor: "code", searchAtDoor: "search" };
+
 /** Operations the client leaves out on purpose. */
 const NOT_IN_CLIENT: Record<string, string> = {
   health: "a probe for load balancers, unauthenticated",
@@ -77,7 +83,8 @@ function checksOf(operation: Operation): string {
   const names = CLIENT_METHODS[id]!.split(".");
   const member = names.map((name) => `[${JSON.stringify(name)}]`).join("");
   // A link client is made of its link: the token, the first path parameter, is no argument.
-  const link = names[0] === "link" || names[0] === "ticket";
+  const link = names[0] === "link" || names[0] === "ticket" || names[0] === "door";
+  const unwrapped = UNWRAPPED[id];
   const pathParams = (operation.parameters ?? []).filter((p) => p.in === "path").length - (link ? 1 : 0);
   const hasQuery = (operation.parameters ?? []).some((p) => p.in === "query");
   const success = Object.keys(operation.responses).filter((status) => /^2\d\d$/.test(status));
@@ -113,14 +120,18 @@ function checksOf(operation: Operation): string {
         `export const ${id}__bodyOptional: undefined extends Parameters<${id}_Method>[${pathParams}] ? true : false = true;`,
       );
     lines.push(
-      `type ${id}_Body = ${optional ? "NonNullable<" : ""}Parameters<${id}_Method>[${pathParams}]${optional ? ">" : ""};`,
+      unwrapped
+        ? `type ${id}_Body = { ${unwrapped}: Parameters<${id}_Method>[${pathParams}] };`
+        : `type ${id}_Body = ${optional ? "NonNullable<" : ""}Parameters<${id}_Method>[${pathParams}]${optional ? ">" : ""};`,
       `type ${id}_DocBody = NonNullable<${id}_Op["requestBody"]>["content"]["application/json"];`,
       `export const ${id}__body: Agree<${id}_Body, ${id}_DocBody> = true;`,
     );
   }
   if (hasQuery) {
     lines.push(
-      `type ${id}_Query = NonNullable<Parameters<${id}_Method>[${pathParams}]>;`,
+      unwrapped
+        ? `type ${id}_Query = { ${unwrapped}?: Parameters<${id}_Method>[${pathParams}] };`
+        : `type ${id}_Query = NonNullable<Parameters<${id}_Method>[${pathParams}]>;`,
       `type ${id}_DocQuery = NonNullable<${id}_Op["parameters"]["query"]>;`,
       `export const ${id}__query: AgreeQuery<${id}_Query, ${id}_DocQuery> = true;`,
     );
@@ -171,13 +182,14 @@ test("every operation of the document has a client method, or a reason it has no
 });
 
 test("every definition has a method in the built client, by its `client` or `id`", async () => {
-  const { createClient, createTicketLinkClient, createVendorLinkClient } = await import(
+  const { createCheckInLinkClient, createClient, createTicketLinkClient, createVendorLinkClient } = await import(
     join(ROOT, "packages/client/dist/index.js")
   );
   const client = {
     ...createClient({ baseUrl: "http://unused.test", apiKey: "esk_unused" }),
     link: createVendorLinkClient({ link: "http://unused.test/v1/vendor-requests/vlk_unused" }),
     ticket: createTicketLinkClient("http://unused.test/v1/tickets/tkt_unused"),
+    door: createCheckInLinkClient("http://unused.test/v1/check-in/chk_unused"),
   };
   const missing = Object.values(CLIENT_METHODS).filter(
     (method) =>
@@ -185,8 +197,10 @@ test("every definition has a method in the built client, by its `client` or `id`
       "function",
   );
   assert.deepEqual(missing, []);
-  assert.equal(Object.keys(CLIENT_METHODS).length, 64);
+  assert.equal(Object.keys(CLIENT_METHODS).length, 72);
   assert.equal(CLIENT_METHODS.getTicket, "ticket.get");
+  assert.equal(CLIENT_METHODS.getDoor, "door.get");
+  assert.equal(CLIENT_METHODS.createCheckInLink, "events.checkInLinks.create");
   assert.equal(CLIENT_METHODS.getSustainabilityReport, "events.sustainabilityReport");
   assert.equal(CLIENT_METHODS.updateVendorActivity, "link.activities.update");
 });
@@ -199,8 +213,8 @@ test("openapi-typescript's types of /openapi.json agree with the client's for ev
     join(dir, "checks.ts"),
     [
       `import type { operations } from "./openapi.ts";`,
-      `import type { EventServiceClient, TicketLinkClient, VendorLinkClient } from ${JSON.stringify(client)};`,
-      "type Client = EventServiceClient & { link: VendorLinkClient; ticket: TicketLinkClient };",
+      `import type { CheckInLinkClient, EventServiceClient, TicketLinkClient, VendorLinkClient } from ${JSON.stringify(client)};`,
+      "type Client = EventServiceClient & { link: VendorLinkClient; ticket: TicketLinkClient; door: CheckInLinkClient };",
       HELPERS,
       ...checked.map(({ operation }) => checksOf(operation)),
     ].join("\n"),

@@ -1,5 +1,6 @@
 import type {
   AccountPaymentSettings,
+  CheckInLink,
   Activity,
   Attendee,
   Booking,
@@ -70,6 +71,8 @@ export type ListParams<Q> = QueryParams<Q> & { perPage?: number };
 export type EventListParams = ListParams<Query<"events.list">>;
 export type ActivityListParams = ListParams<Query<"activities.list">>;
 export type AttendeeListParams = ListParams<Query<"attendees.list">>;
+/** Query of `events.checkInLinks.list`: paging only. */
+export type CheckInLinkListParams = ListParams<Query<"events.listCheckInLinks">>;
 /** Query of `attendees.export`: `format`, `csv` (default) or `ndjson`. */
 export type AttendeeExportParams = QueryParams<Query<"attendees.export">>;
 export type WebhookListParams = ListParams<Query<"webhooks.list">>;
@@ -83,6 +86,20 @@ export type BookingListParams = ListParams<Query<"bookings.list">>;
 export type SustainabilityParams = QueryParams<Query<"analytics.sustainability">>;
 /** Query of `analytics.trends`: `metric`, `startDate`, `endDate`, `granularity`, `category`, `includeBenchmark`. */
 export type TrendParams = QueryParams<Query<"analytics.trends">>;
+
+/** An event's check-in links: each opens the event's door without an API key ({@link createCheckInLinkClient}). */
+export interface CheckInLinksResource {
+  /** Makes a link (optional `label` and `expiresAt`); its `url` is in this answer only (null in lists and replays). */
+  create(
+    eventId: string,
+    input?: Body<"events.createCheckInLink">,
+    call?: CallOptions,
+  ): Promise<Result<"events.createCheckInLink">>;
+  /** One page of the event's links, oldest first, without their url. */
+  list(eventId: string, query?: CheckInLinkListParams, call?: CallOptions): Promise<Result<"events.listCheckInLinks">>;
+  /** Revokes a link: it answers `404` from the next request on. */
+  revoke(eventId: string, linkId: string, call?: CallOptions): Promise<Result<"events.revokeCheckInLink">>;
+}
 
 /** Events of the caller's account. */
 export interface EventsResource {
@@ -101,6 +118,8 @@ export interface EventsResource {
   checkIn(eventId: string, input: Body<"events.checkIn">, call?: CallOptions): Promise<Result<"events.checkIn">>;
   /** Undoes a mistaken check-in: the registration goes back to `confirmed`. */
   undoCheckIn(eventId: string, attendeeId: string, call?: CallOptions): Promise<Result<"events.undoCheckIn">>;
+  /** The event's check-in links, for its door staff. */
+  checkInLinks: CheckInLinksResource;
   /** The event's sustainability report: footprint by kind and scope, waste, energy, travel, goals and every factor used. */
   sustainabilityReport(eventId: string, call?: CallOptions): Promise<Result<"analytics.report">>;
   /** The same report as a printable HTML page (self-contained: inline SVG charts, no script, nothing from another origin). */
@@ -357,6 +376,17 @@ export function createClient(options: ClientOptions): EventServiceClient {
         request<Attendee>("POST", `/events/${id(eventId)}/check-in`, { body: input, ...call }),
       undoCheckIn: (eventId, attendeeId, call) =>
         request<Attendee>("DELETE", `/events/${id(eventId)}/check-in/${id(attendeeId)}`, call),
+      checkInLinks: {
+        create: (eventId, input = {}, call) =>
+          request<CheckInLink>("POST", `/events/${id(eventId)}/check-in-links`, { body: input, ...call }),
+        list: (eventId, query = {}, call) =>
+          request<ListResult<"checkInLinks", CheckInLink>>("GET", `/events/${id(eventId)}/check-in-links`, {
+            query,
+            ...call,
+          }),
+        revoke: (eventId, linkId, call) =>
+          request<DeleteResult>("DELETE", `/events/${id(eventId)}/check-in-links/${id(linkId)}`, call),
+      },
       sustainabilityReport: (eventId, call) =>
         request<SustainabilityReportDocument>("GET", `/events/${id(eventId)}/sustainability-report`, call),
       sustainabilityReportPage: (eventId, call) =>

@@ -5,7 +5,8 @@
  * and the installed package is this and ofetch, for Node 20.19+ and browsers alike.
  * `createClient` takes an API key; `createVendorLinkClient` takes a booking's `vendorLink`, the
  * vendor's only credential, and runs in the vendor's browser as well; `createTicketLinkClient`
- * takes a registration's `ticketUrl`, the attendee's.
+ * takes a registration's `ticketUrl`, the attendee's; `createCheckInLinkClient` takes a check-in
+ * link's `url`, a door's.
  *
  * @example
  * import { createClient, EventServiceError } from "@event-service/client";
@@ -14,6 +15,7 @@
  */
 export { createClient } from "./client.ts";
 export { createTicketLinkClient } from "./ticket-link-client.ts";
+export { createCheckInLinkClient } from "./check-in-link-client.ts";
 export { createVendorLinkClient } from "./vendor-link-client.ts";
 export type {
   ActivitiesResource,
@@ -24,6 +26,8 @@ export type {
   BookingListParams,
   BookingsResource,
   CallOptions,
+  CheckInLinkListParams,
+  CheckInLinksResource,
   ClientOptions,
   DeliveryListParams,
   EventListParams,
@@ -47,6 +51,14 @@ export type {
   TicketTravelInput,
   TicketUpdateInput,
 } from "./ticket-link-client.ts";
+export type {
+  CheckInLinkClient,
+  CheckInLinkClientOptions,
+  Door,
+  DoorScan,
+  DoorSearch,
+  OfflineList,
+} from "./check-in-link-client.ts";
 export type {
   VendorActivityInput,
   VendorActivityUpdateInput,

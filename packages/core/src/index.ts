@@ -40,6 +40,7 @@ export type {
   BookingOperations,
   ThresholdOperations,
   TicketLinkOperations,
+  DoorLinkOperations,
   VendorLinkOperations,
   VendorOperations,
   WebhookOperations,
@@ -128,6 +129,20 @@ export type {
   VendorLocation,
 } from "./resources/vendor.ts";
 export type { Ticket, TicketTravelInput, TicketUpdateInput } from "./resources/ticket-link.ts";
+export { DOOR_RESULTS } from "./resources/check-in-link.ts";
+export type {
+  CheckInLink,
+  CheckInLinkCreateInput,
+  Door,
+  DoorAttendee,
+  DoorEvent,
+  DoorResult,
+  DoorScan,
+  DoorScanInput,
+  DoorSearch,
+  OfflineEntry,
+  OfflineList,
+} from "./resources/check-in-link.ts";
 export { REFUND_POLICIES } from "./resources/ticket-type.ts";
 export type { Currency, TicketType, RefundPolicy } from "./resources/ticket-type.ts";
 export { PAYMENT_METHODS, PAYMENT_PROVIDERS, PAYMENT_STATUSES } from "./resources/payment.ts";

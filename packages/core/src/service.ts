@@ -19,6 +19,7 @@ import { createKeyOperations, type KeyOperations } from "./service/key-operation
 import type { OperationContext } from "./service/operation-context.ts";
 import { createThresholdOperations } from "./service/threshold-operations.ts";
 import { createTicketLinkOperations, findLinkedRegistration } from "./service/ticket-link-operations.ts";
+import { createCheckInLinkOperations, createDoorLinkOperations, findDoorLink } from "./service/door-link-operations.ts";
 import { createVendorLinkOperations, findLinkedBooking } from "./service/vendor-link-operations.ts";
 import { createVendorOperations } from "./service/vendor-operations.ts";
 import { createWebhookOperations, type WebhookSettings } from "./service/webhook-operations.ts";
@@ -28,6 +29,8 @@ import {
   type AnalyticsOperations,
   type AttendeeOperations,
   type BookingOperations,
+  DOOR_LINK_OPERATIONS,
+  type DoorLinkOperations,
   type EventOperations,
   type PaymentOperations,
   type ThresholdOperations,
@@ -38,7 +41,7 @@ import {
   type VendorOperations,
   type WebhookOperations,
 } from "./operations/all.ts";
-import type { AccountContext, LinkContext, TicketContext } from "./operations/context.ts";
+import type { AccountContext, DoorContext, LinkContext, TicketContext } from "./operations/context.ts";
 import { methodsOf } from "./operations/define.ts";
 import type { Storage } from "./storage.ts";
 import { createChangeNotifier, DEFAULT_PUBLIC_URL } from "./webhooks/change-notifications.ts";
@@ -48,6 +51,7 @@ export type {
   AnalyticsOperations,
   AttendeeOperations,
   BookingOperations,
+  DoorLinkOperations,
   EventOperations,
   PaymentOperations,
   ThresholdOperations,
@@ -85,6 +89,16 @@ const ticketContexts = new WeakMap<object, TicketContext>();
 export function ticketContextOf(link: TicketLinkOperations): TicketContext {
   const context = ticketContexts.get(link);
   if (!context) throw new Error("ticketContextOf: not a ticket link's operations");
+  return context;
+}
+
+/** What the operations of each door link's methods run with, for the handler. */
+const doorContexts = new WeakMap<object, DoorContext>();
+
+/** The context a door link's operations run with. */
+export function doorContextOf(link: DoorLinkOperations): DoorContext {
+  const context = doorContexts.get(link);
+  if (!context) throw new Error("doorContextOf: not a door link's operations");
   return context;
 }
 
@@ -216,6 +230,12 @@ export interface EventService {
    */
   ticketLink(token: string, options?: { baseUrl?: string }): Promise<TicketLinkOperations | null>;
   /**
+   * What a door may do through its event's check-in link (no API key), or `null` when `token`
+   * opens no door (unknown, revoked, expired, its event deleted). Looked up afresh on every call:
+   * a revoked link opens nothing from the next call on, on every process.
+   */
+  doorLink(token: string, options?: { baseUrl?: string }): Promise<DoorLinkOperations | null>;
+  /**
    * Stripe's side of the payments, when the service has a Stripe client: `receive` takes what
    * Stripe sends to the webhook endpoint (throws `INVALID_SIGNATURE`), `runPass` is one pass of
    * the payment worker (`createPaymentWorker` runs it on a timer), `checkout` makes the Stripe
@@ -299,6 +319,7 @@ export function createEventService(options: EventServiceOptions): EventService {
       activities: createActivityOperations(storage, context),
       thresholds: createThresholdOperations(storage, context),
       payments: createPaymentOperations(storage, context, stripe),
+      checkInLinks: createCheckInLinkOperations(storage, context),
     };
     // What an embedder calls: each method validates its arguments by its operation's schemas, then runs it.
     const account: AccountOperations = {
@@ -395,6 +416,25 @@ export function createEventService(options: EventServiceOptions): EventService {
       };
       ticketContexts.set(link, runs);
       return link;
+    },
+    async doorLink(token, linkOptions = {}) {
+      const link = await findDoorLink(storage, token, clock().toISOString());
+      if (!link) return null;
+      const baseUrl = publicUrl ?? linkOptions.baseUrl ?? defaultBaseUrl;
+      const runs = createDoorLinkOperations(storage, link, {
+        storage,
+        notifier: createChangeNotifier({ baseUrl, carbon, emissionFactors }),
+        emissionFactors,
+        carbon,
+        payments,
+        emails,
+        accountId: link.accountId,
+        clock,
+        queued,
+      });
+      const door: DoorLinkOperations = { ...methodsOf(DOOR_LINK_OPERATIONS, runs, "door"), link: runs.link };
+      doorContexts.set(door, runs);
+      return door;
     },
     async qrCode(attendeeId, format) {
       const attendee = await storage.findAttendeeById(attendeeId);

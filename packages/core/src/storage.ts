@@ -11,6 +11,7 @@ import type { ThresholdStore } from "./storage/threshold-store.ts";
 import type { TransactionStore } from "./storage/transaction.ts";
 import type { PaymentStore } from "./storage/payment-store.ts";
 import type { TicketLinkStore } from "./storage/ticket-link-store.ts";
+import type { CheckInLinkStore } from "./storage/check-in-link-store.ts";
 import type { VendorStore } from "./storage/vendor-store.ts";
 import type { WebhookStore } from "./storage/webhook-store.ts";
 
@@ -56,6 +57,7 @@ export type {
 } from "./storage/transaction.ts";
 export type { ThresholdState, ThresholdStore, ThresholdWrites } from "./storage/threshold-store.ts";
 export type { TicketLinkStore, TicketLinkWrites } from "./storage/ticket-link-store.ts";
+export type { CheckInLinkStore, DoorListEntry } from "./storage/check-in-link-store.ts";
 export type { BookingWrites, VendorStore, VendorWrites } from "./storage/vendor-store.ts";
 export type { WebhookStore } from "./storage/webhook-store.ts";
 
@@ -92,4 +94,5 @@ export interface Storage
     VendorStore,
     PaymentStore,
     EmailStore,
-    TicketLinkStore {}
+    TicketLinkStore,
+    CheckInLinkStore {}

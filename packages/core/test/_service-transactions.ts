@@ -32,6 +32,7 @@ import { StorageConflict } from "../src/storage/transaction.ts";
 import { describeOutboxAndDeliveries } from "./_service-transactions-outbox.ts";
 import { describeThresholds } from "./_service-transactions-thresholds.ts";
 import { describeTicketLinks } from "./_service-transactions-ticket-links.ts";
+import { describeDoorLinks } from "./_service-transactions-door.ts";
 import { describeTicketTypes } from "./_service-transactions-tickets.ts";
 import { describeEmails } from "./_service-transactions-emails.ts";
 import { describeVendors } from "./_service-transactions-vendors.ts";
@@ -1960,6 +1961,7 @@ export function describeServiceTransactions(name: string, createStorage: () => P
     describeTicketTypes(create);
     describeEmails(create);
     describeTicketLinks(create);
+    describeDoorLinks(create);
 
     // Last: a method of Storage that no test above called fails here, so a new method comes with its test.
     test("every method of Storage is covered by a test", () => {

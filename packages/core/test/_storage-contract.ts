@@ -15,6 +15,7 @@ import { createId } from "../src/_internal/ids.ts";
 import type { AttendeeRecord } from "../src/resources/attendee.ts";
 import type { EmailKind, EmailStatus } from "../src/resources/email.ts";
 import type { TicketLinkRecord } from "../src/resources/ticket-link.ts";
+import type { CheckInLinkRecord } from "../src/resources/check-in-link.ts";
 import type { KeptFigures } from "../src/rules/kept-figures.ts";
 import type { Tally } from "../src/rules/kept-tallies.ts";
 import type { PaymentEntry } from "../src/resources/payment.ts";
@@ -685,6 +686,144 @@ export function describeStorageContract(backend: TestBackend) {
           .where("attendee_id", "in", [ada.id, bob.id])
           .execute();
         assert.deepEqual(rows, []);
+      });
+    });
+
+    describe("check-in links and the door's reads", () => {
+      const checkInLink = (eventId: string, seconds: number, overrides: Partial<CheckInLinkRecord> = {}) => ({
+        id: createId("checkInLink"),
+        accountId: acme,
+        eventId,
+        linkHash: linkHashOf(newLinkToken("door")),
+        label: null,
+        expiresAt: null,
+        createdAt: at(seconds),
+        ...overrides,
+      });
+
+      test("add (own events only), list oldest first by page, find while not expired, revoke; the event's deletion takes them", async () => {
+        const event = await newEvent();
+        const other = await newEvent();
+        const [first, second, third] = [
+          checkInLink(event.id, 3, { label: "North", expiresAt: "2038-01-01T00:00:00.000Z" }),
+          checkInLink(event.id, 4),
+          checkInLink(event.id, 5),
+        ];
+        for (const link of [third, first, second]) assert.equal(await storage.addCheckInLink(link), true);
+        const elsewhere = checkInLink(other.id, 3);
+        assert.equal(await storage.addCheckInLink(elsewhere), true);
+        assert.equal(await storage.addCheckInLink(checkInLink(event.id, 6, { accountId: globex })), false);
+        assert.equal(await storage.addCheckInLink(checkInLink(createId("event"), 6)), false);
+
+        assert.deepEqual(await storage.listCheckInLinks(acme, event.id, { page: 1, limit: 2 }), {
+          items: [first, second],
+          total: 3,
+        });
+        assert.deepEqual(await storage.listCheckInLinks(acme, event.id, { page: 2, limit: 2 }), {
+          items: [third],
+          total: 3,
+        });
+        assert.equal(await storage.listCheckInLinks(globex, event.id, { page: 1, limit: 2 }), null);
+        assert.equal(await storage.listCheckInLinks(acme, createId("event"), { page: 1, limit: 2 }), null);
+
+        assert.deepEqual(await storage.findCheckInLink(first.linkHash, "2037-12-31T23:59:59.999Z"), first);
+        assert.equal(await storage.findCheckInLink(first.linkHash, "2038-01-01T00:00:00.000Z"), null);
+        assert.deepEqual(await storage.findCheckInLink(second.linkHash, "2999-01-01T00:00:00.000Z"), second);
+        assert.equal(await storage.findCheckInLink(linkHashOf(newLinkToken("door")), at(1)), null);
+
+        assert.equal(await storage.revokeCheckInLink(globex, event.id, second.id), false);
+        assert.equal(await storage.revokeCheckInLink(acme, other.id, second.id), false);
+        assert.equal(await storage.revokeCheckInLink(acme, event.id, second.id), true);
+        assert.equal(await storage.revokeCheckInLink(acme, event.id, second.id), false);
+        assert.equal(await storage.findCheckInLink(second.linkHash, at(1)), null);
+
+        await run((tx) => tx.events.delete(event.id));
+        assert.equal(await storage.findCheckInLink(third.linkHash, at(1)), null);
+        const rows = await database.db
+          .selectFrom("check_in_links")
+          .select("id")
+          .where("event_id", "=", event.id)
+          .execute();
+        assert.deepEqual(rows, []);
+        assert.deepEqual(await storage.findCheckInLink(elsewhere.linkHash, at(1)), elsewhere);
+      });
+
+      test("doorCounts, searchDoorAttendees (names only), doorList, findAttendeeByCode (the account's only)", async () => {
+        const event = await newEvent();
+        const other = await newEvent();
+        const admitted = { admittedAt: at(3) };
+        const ada = await newAttendee(event.id, {
+          firstName: "Ada",
+          lastName: "Lovelace",
+          email: "zed.door@example.com",
+        });
+        const alan = await newAttendee(event.id, {
+          firstName: "Alan",
+          lastName: "Turing",
+          email: "ada.door@example.com",
+          company: "Adastra",
+          status: "checked-in",
+          checkedInAt: at(4),
+        });
+        const payment = {
+          status: "requires_payment" as const,
+          amount: 5000,
+          currency: "EUR",
+          amountPaid: 0,
+          amountRefunded: 0,
+          provider: "manual" as const,
+          expiresAt: null,
+          paymentIntentId: null,
+          clientSecret: null,
+          stripeAccount: null,
+          promoted: false,
+          admittedAt: null,
+          checkoutSessionId: null,
+        };
+        const owing = await newAttendee(event.id, { firstName: "Olga", lastName: "Owing", status: "pending", payment });
+        const paid = await newAttendee(event.id, {
+          firstName: "Paul",
+          lastName: "Paid",
+          payment: { ...payment, status: "paid", amountPaid: 5000, ...admitted },
+        });
+        const waiting = await newAttendee(event.id, { firstName: "Wanda", lastName: "Waits", status: "waitlisted" });
+        const gone = await newAttendee(event.id, { firstName: "Gus", lastName: "Gone", status: "cancelled" });
+        const elsewhere = await newAttendee(other.id, { firstName: "Ada", lastName: "Elsewhere" });
+
+        assert.deepEqual(await storage.doorCounts(event.id), { checkedIn: 1, expected: 3 });
+        assert.deepEqual(await storage.doorCounts(createId("event")), { checkedIn: 0, expected: 0 });
+
+        const entry = (a: AttendeeRecord) => ({
+          id: a.id,
+          firstName: a.firstName,
+          lastName: a.lastName,
+          ticketType: a.ticketType,
+          status: a.status,
+          confirmationCode: a.confirmationCode,
+          checkedInAt: a.checkedInAt,
+          payment: a.payment && { admittedAt: a.payment.admittedAt },
+        });
+        assert.deepEqual(await storage.searchDoorAttendees(event.id, "ADA", 20), [entry(ada)]);
+        assert.deepEqual(await storage.searchDoorAttendees(event.id, "zed", 20), []);
+        assert.deepEqual(await storage.searchDoorAttendees(event.id, "alan tu", 20), [entry(alan)]);
+        assert.deepEqual(await storage.searchDoorAttendees(event.id, "a", 2), [entry(ada), entry(owing)]);
+        assert.deepEqual(await storage.searchDoorAttendees(event.id, "%", 20), []);
+        const list = await storage.doorList(event.id);
+        assert.deepEqual(
+          list,
+          [ada, alan, owing, paid, waiting, gone].map(entry).sort((a, b) => (a.id < b.id ? -1 : 1)),
+        );
+        assert.deepEqual(
+          list.filter((e) => e.payment !== null).map((e) => [e.id, e.payment]),
+          [
+            [owing.id, { admittedAt: null }],
+            [paid.id, admitted],
+          ].sort((a, b) => ((a[0] as string) < (b[0] as string) ? -1 : 1)),
+        );
+
+        assert.deepEqual(await storage.findAttendeeByCode(acme, elsewhere.confirmationCode), elsewhere);
+        assert.equal(await storage.findAttendeeByCode(globex, elsewhere.confirmationCode), null);
+        assert.equal(await storage.findAttendeeByCode(acme, "EVT-0000-0000"), null);
       });
     });
 

@@ -265,6 +265,7 @@ describe("operations that take no body", () => {
       "DELETE /attendees/:id",
       "DELETE /events/:id",
       "DELETE /events/:id/activities/:activityId",
+      "DELETE /events/:id/check-in-links/:linkId",
       "DELETE /events/:id/check-in/:attendeeId",
       "DELETE /thresholds/:id",
       "DELETE /vendors/:id",

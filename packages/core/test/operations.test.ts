@@ -4,8 +4,13 @@ import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { createHandler, type FetchHandler } from "../src/http/handler.ts";
-import { ROUTES, TICKET_LINK_ROUTES, VENDOR_LINK_ROUTES } from "../src/http/routes.ts";
-import { ACCOUNT_OPERATIONS, TICKET_LINK_OPERATIONS, VENDOR_LINK_OPERATIONS } from "../src/operations/all.ts";
+import { DOOR_LINK_ROUTES, ROUTES, TICKET_LINK_ROUTES, VENDOR_LINK_ROUTES } from "../src/http/routes.ts";
+import {
+  ACCOUNT_OPERATIONS,
+  DOOR_LINK_OPERATIONS,
+  TICKET_LINK_OPERATIONS,
+  VENDOR_LINK_OPERATIONS,
+} from "../src/operations/all.ts";
 import { DEFAULT_EMISSION_FACTORS } from "../src/carbon/emission-factors.ts";
 import { EventCreateInput } from "../src/resources/event.ts";
 import { ServiceError } from "../src/errors.ts";
@@ -53,12 +58,14 @@ describe("one definition per operation", () => {
     assert.equal(ROUTES, ACCOUNT_OPERATIONS);
     assert.equal(VENDOR_LINK_ROUTES, VENDOR_LINK_OPERATIONS);
     assert.equal(TICKET_LINK_ROUTES, TICKET_LINK_OPERATIONS);
-    assert.equal(ROUTES.length, 52);
+    assert.equal(DOOR_LINK_ROUTES, DOOR_LINK_OPERATIONS);
+    assert.equal(ROUTES.length, 55);
     assert.equal(VENDOR_LINK_ROUTES.length, 7);
     assert.equal(TICKET_LINK_ROUTES.length, 5);
-    const all = [...ROUTES, ...VENDOR_LINK_ROUTES, ...TICKET_LINK_ROUTES];
-    assert.equal(new Set(all.map((operation) => operation.id)).size, 64);
-    assert.equal(new Set(all.map((operation) => operation.operationId)).size, 64);
+    assert.equal(DOOR_LINK_ROUTES.length, 5);
+    const all = [...ROUTES, ...VENDOR_LINK_ROUTES, ...TICKET_LINK_ROUTES, ...DOOR_LINK_ROUTES];
+    assert.equal(new Set(all.map((operation) => operation.id)).size, 72);
+    assert.equal(new Set(all.map((operation) => operation.operationId)).size, 72);
     assert.equal(ROUTES.find((operation) => operation.operationId === "updateActivity")?.id, "activities.update");
     // An embedder's method takes the body or the query after the path's parameters: never both.
     assert.deepEqual(
@@ -73,12 +80,16 @@ describe("one definition per operation", () => {
       TICKET_LINK_ROUTES.filter((operation) => !operation.path.startsWith("/tickets/:token")),
       [],
     );
+    assert.deepEqual(
+      DOOR_LINK_ROUTES.filter((operation) => !operation.path.startsWith("/check-in/:token")),
+      [],
+    );
   });
 
   test("an account's embedder methods are the account's definitions, one each, by id", () => {
     const { accountId: _id, ...groups } = service.forAccount(accountId);
     assert.deepEqual(methodNames(groups, ""), ROUTES.map((operation) => operation.id).sort());
-    assert.equal(methodNames(groups, "").length, 52);
+    assert.equal(methodNames(groups, "").length, 55);
   });
 
   test("a vendor link's methods are the link's definitions, one each, by id", async () => {
@@ -115,6 +126,24 @@ describe("one definition per operation", () => {
     assert.deepEqual(whose, { id: attendee.id, accountId });
     assert.deepEqual(methodNames(methods, "ticket."), TICKET_LINK_ROUTES.map((operation) => operation.id).sort());
     assert.equal((await link.view()).attendee.email, "ada.methods@example.com");
+  });
+
+  test("a door link's methods are the link's definitions, one each, by id", async () => {
+    const account = service.forAccount(accountId);
+    const event = await account.events.create({ ...EVENT, name: "Door methods" });
+    const made = await account.events.createCheckInLink(event.id, { label: "Gate" });
+    const link = await service.doorLink(new URL(made.url!).pathname.split("/").at(-1)!);
+    assert.ok(link);
+    const { link: whose, ...methods } = link;
+    assert.deepEqual(whose, { id: made.id, accountId, eventId: event.id });
+    assert.deepEqual(methodNames(methods, "door."), DOOR_LINK_ROUTES.map((operation) => operation.id).sort());
+    assert.deepEqual(await link.scan({ code: "EVT-2222-2222" }), {
+      result: "event_not_open",
+      attendee: null,
+      checkedInAt: null,
+    });
+    await account.events.revokeCheckInLink(event.id, made.id);
+    assert.equal(await service.doorLink(new URL(made.url!).pathname.split("/").at(-1)!), null);
   });
 
   test("a body is validated once, by the definition's schema: over HTTP and through an embedder's method", async () => {

@@ -19,7 +19,14 @@ import { attendeeToRow, webhookToRow } from "../src/sql/rows.ts";
 import { linkHashOf, newLinkToken } from "../src/resources/link-token.ts";
 import { BACKENDS, type TestDatabase } from "./_backends.ts";
 import { changeWebhook } from "./_webhook-helpers.ts";
-import { eraseAttendee, insertEvent, insertWebhook, registerAttendee, updateAttendee } from "./_transactions.ts";
+import {
+  deleteEvent,
+  eraseAttendee,
+  insertEvent,
+  insertWebhook,
+  registerAttendee,
+  updateAttendee,
+} from "./_transactions.ts";
 import type { Storage } from "../src/storage.ts";
 
 let clock = Date.parse("2026-03-01T00:00:00.000Z");
@@ -350,6 +357,38 @@ for (const backend of BACKENDS) {
           .execute();
         assert.deepEqual(rows, [], "no link of an erased registration is left");
         for (const link of links) assert.equal(await database.storage.findTicketLink(link.linkHash), null);
+      }
+    });
+
+    test("check-in links added from every process while their event is deleted: none outlives it", async () => {
+      const account = await newAccount("Door race");
+      for (let round = 0; round < 3; round++) {
+        const event = await newEvent(account);
+        const links = Array.from({ length: 6 }, () => ({
+          id: createId("checkInLink"),
+          accountId: account,
+          eventId: event.id,
+          linkHash: linkHashOf(newLinkToken("door")),
+          label: null,
+          expiresAt: null,
+          createdAt: tick(),
+        }));
+        const results = await Promise.allSettled([
+          ...links.slice(0, 3).map((link, i) => pick(i + 1).addCheckInLink(link)),
+          deleteEvent(pick(0), account, event.id),
+          ...links.slice(3).map((link, i) => pick(i + 1).addCheckInLink(link)),
+        ]);
+        assert.deepEqual(
+          outcomes(results).filter((outcome) => outcome !== "ok"),
+          [],
+        );
+        const rows = await database.db
+          .selectFrom("check_in_links")
+          .select("id")
+          .where("event_id", "=", event.id)
+          .execute();
+        assert.deepEqual(rows, [], "no link of a deleted event is left");
+        for (const link of links) assert.equal(await database.storage.findCheckInLink(link.linkHash, tick()), null);
       }
     });
 

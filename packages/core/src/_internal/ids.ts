@@ -13,6 +13,7 @@ export const ID_PREFIXES = {
   vendor: "ven",
   booking: "vbk",
   ticketLink: "tkl",
+  checkInLink: "chl",
   payment: "pay",
   email: "eml",
 } as const;

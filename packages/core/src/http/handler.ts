@@ -7,6 +7,7 @@ import type { EventService } from "../service.ts";
 import { linkNotFound } from "../resources/vendor.ts";
 import { type LinkKind, redactLinkTokens } from "../resources/link-token.ts";
 import { ticketNotFound } from "../resources/ticket-link.ts";
+import { doorLinkNotFound } from "../resources/check-in-link.ts";
 import { DEFAULT_PUBLIC_URL } from "../webhooks/change-notifications.ts";
 import { createAuthFailureLimit, createMinuteLimit } from "./auth-failure-limit.ts";
 import { assertScope, createAuthenticator } from "./authenticate.ts";
@@ -30,7 +31,7 @@ import {
   type PageFormEntry,
 } from "./route-table.ts";
 import type { RouteResult } from "./routes.ts";
-import { accountContextOf, linkContextOf, ticketContextOf } from "../service.ts";
+import { accountContextOf, doorContextOf, linkContextOf, ticketContextOf } from "../service.ts";
 
 /** Options of {@link createHandler}. */
 export interface HandlerOptions {
@@ -73,8 +74,14 @@ export interface HandlerOptions {
   /**
    * Requests through one link allowed per minute (default 120), counted in this process: each
    * vendor link (by its booking) and each ticket link (by its registration) has its own budget.
+   * A door's check-in link has {@link HandlerOptions.doorLinkLimitPerMinute} instead.
    */
   linkLimitPerMinute?: number;
+  /**
+   * Requests through one door's check-in link allowed per minute (default 600: a door scans a
+   * queue of people), counted in this process, each link its own budget.
+   */
+  doorLinkLimitPerMinute?: number;
   /** @deprecated The former name of {@link HandlerOptions.linkLimitPerMinute}, still read when that is not given. */
   vendorLinkLimitPerMinute?: number;
   /** While this answers true (the host is shutting down), every request gets `503 SERVICE_UNAVAILABLE`. */
@@ -142,11 +149,21 @@ export interface ServiceHandler extends FetchHandler {
 
 /** Requests through one link allowed per minute and process, by default. */
 const DEFAULT_LINK_LIMIT_PER_MINUTE = 120;
+/** Requests through one door's check-in link allowed per minute and process, by default: a scan every 100 ms. */
+const DEFAULT_DOOR_LINK_LIMIT_PER_MINUTE = 600;
 
 /** Each kind of link as its limit's refusal names it: in the message and in `details.scope`. */
 const LINK_LIMIT_NAMES: Readonly<Record<LinkKind, { words: string; scope: string }>> = {
   vendor: { words: "vendor link", scope: "vendorLink" },
   ticket: { words: "ticket link", scope: "ticketLink" },
+  door: { words: "check-in link", scope: "checkInLink" },
+};
+
+/** The answer to a link's token that opens nothing, by the kind of link. */
+const LINK_NOT_FOUND: Readonly<Record<LinkKind, () => ServiceError>> = {
+  vendor: linkNotFound,
+  ticket: ticketNotFound,
+  door: doorLinkNotFound,
 };
 
 /** The answer to every request while the host shuts down: the client retries, on a new connection. */
@@ -198,20 +215,24 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   );
   const authenticate = createAuthenticator(service.keys, failureLimit);
   const linkPerMinute = options.linkLimitPerMinute ?? options.vendorLinkLimitPerMinute ?? DEFAULT_LINK_LIMIT_PER_MINUTE;
-  const linkLimitOf = (kind: LinkKind) =>
+  const linkLimitOf = (kind: LinkKind, perMinute: number) =>
     createMinuteLimit({
-      perMinute: linkPerMinute,
+      perMinute,
       maxKeys: 10_000,
       refusal: (resetAt) => ({
-        message: `Too many requests through this ${LINK_LIMIT_NAMES[kind].words} (limit ${linkPerMinute} per minute); retry after ${resetAt}.`,
+        message: `Too many requests through this ${LINK_LIMIT_NAMES[kind].words} (limit ${perMinute} per minute); retry after ${resetAt}.`,
         scope: LINK_LIMIT_NAMES[kind].scope,
       }),
     });
-  const linkLimits = { vendor: linkLimitOf("vendor"), ticket: linkLimitOf("ticket") };
+  const linkLimits = {
+    vendor: linkLimitOf("vendor", linkPerMinute),
+    ticket: linkLimitOf("ticket", linkPerMinute),
+    door: linkLimitOf("door", options.doorLinkLimitPerMinute ?? DEFAULT_DOOR_LINK_LIMIT_PER_MINUTE),
+  };
 
   /**
-   * What a link's token opens, by its kind: whose it is (the booking's or the registration's id,
-   * its budget and its Idempotency-Keys' namespace) and the context its operations run with;
+   * What a link's token opens, by its kind: whose it is (the booking's, the registration's or the
+   * check-in link's own id: its budget and its Idempotency-Keys' namespace) and the context its operations run with;
    * `null` when it opens nothing.
    */
   async function openLink(
@@ -223,8 +244,12 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       const link = await service.vendorLink(token, { baseUrl });
       return link && { ownerId: link.booking.id, context: linkContextOf(link) };
     }
-    const ticket = await service.ticketLink(token, { baseUrl });
-    return ticket && { ownerId: ticket.attendee.id, context: ticketContextOf(ticket) };
+    if (kind === "ticket") {
+      const ticket = await service.ticketLink(token, { baseUrl });
+      return ticket && { ownerId: ticket.attendee.id, context: ticketContextOf(ticket) };
+    }
+    const door = await service.doorLink(token, { baseUrl });
+    return door && { ownerId: door.link.id, context: doorContextOf(door) };
   }
   const counter = createRequestCounter(storage);
 
@@ -302,7 +327,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     const address = ctx.clientAddress;
     if (address !== undefined) failureLimit.take(address, nowMs);
     const link = await openLink(kind, params.token ?? "", ctx.linkBase);
-    if (!link) throw kind === "vendor" ? linkNotFound() : ticketNotFound();
+    if (!link) throw LINK_NOT_FOUND[kind]();
     if (address !== undefined) failureLimit.refund(address, nowMs);
     // A vendor or an attendee is not the account's caller, so its link does not spend the account's requests: it has its own budget.
     linkLimits[kind].take(link.ownerId, nowMs);

@@ -3,7 +3,14 @@ import { ERROR_CODES, type ErrorCode } from "../errors.ts";
 import { SCOPES, scopesGranting, TIER_LIMITS } from "../resources/api-key.ts";
 import { NUMBER_PARAM_DOCS } from "../resources/common.ts";
 import { exampleDates } from "../operations/define.ts";
-import { type Route, ROUTES, type RouteSpec, TICKET_LINK_ROUTES, VENDOR_LINK_ROUTES } from "./routes.ts";
+import {
+  DOOR_LINK_ROUTES,
+  type Route,
+  ROUTES,
+  type RouteSpec,
+  TICKET_LINK_ROUTES,
+  VENDOR_LINK_ROUTES,
+} from "./routes.ts";
 import { ErrorBodySchema, HealthSchema, ServiceIndexSchema } from "./schemas.ts";
 
 type JsonSchema = Record<string, unknown>;
@@ -170,13 +177,15 @@ function buildDocument(now: Date): Record<string, unknown> {
       tags: [route.tag],
       ...(route.scope === undefined && { security: [] }),
       description: [
-        route.scope === undefined && route.tag === "Ticket link"
-          ? "No API key: the attendee's ticket link (its token, in the path) is the capability. A token that opens no registration (unknown, replaced by a new link, or its registration erased) is `404` and counts against its address's limit of requests without a valid key."
-          : route.scope === undefined
-            ? "No API key: the vendor's link (its token, in the path) is the capability. A token that opens no booking (unknown, rotated, or its booking cancelled) is `404` and counts against its address's limit of requests without a valid key."
-            : `Needs the ${[...scopesGranting(route.scope), ...(route.orScope ? scopesGranting(route.orScope) : [])]
-                .map((scope) => `\`${scope}\``)
-                .join(" or the ")} scope.`,
+        route.scope === undefined && route.tag === "Check-in link"
+          ? "No API key: the door's check-in link (its token, in the path) is the capability. A token that opens no door (unknown, revoked, expired, or its event deleted) is `404` and counts against its address's limit of requests without a valid key."
+          : route.scope === undefined && route.tag === "Ticket link"
+            ? "No API key: the attendee's ticket link (its token, in the path) is the capability. A token that opens no registration (unknown, replaced by a new link, or its registration erased) is `404` and counts against its address's limit of requests without a valid key."
+            : route.scope === undefined
+              ? "No API key: the vendor's link (its token, in the path) is the capability. A token that opens no booking (unknown, rotated, or its booking cancelled) is `404` and counts against its address's limit of requests without a valid key."
+              : `Needs the ${[...scopesGranting(route.scope), ...(route.orScope ? scopesGranting(route.orScope) : [])]
+                  .map((scope) => `\`${scope}\``)
+                  .join(" or the ")} scope.`,
         ...(!route.body && route.method !== "GET"
           ? ["Takes no body: a non-empty one (anything but `{}`) is `400 INVALID_REQUEST`."]
           : []),
@@ -224,7 +233,7 @@ function buildDocument(now: Date): Record<string, unknown> {
   };
 
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of [...ROUTES, ...VENDOR_LINK_ROUTES, ...TICKET_LINK_ROUTES]) {
+  for (const route of [...ROUTES, ...VENDOR_LINK_ROUTES, ...TICKET_LINK_ROUTES, ...DOOR_LINK_ROUTES]) {
     const path = `/v1${route.path.replace(/:(\w+)/g, "{$1}")}`;
     (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
   }
@@ -393,6 +402,11 @@ function buildDocument(now: Date): Record<string, unknown> {
         name: "Ticket link",
         description:
           "What an attendee does through their own ticket link, without an API key: see the ticket, change their details and travel, cancel, add the event to a calendar",
+      },
+      {
+        name: "Check-in link",
+        description:
+          "What a door does through its event's check-in link, without an API key: scan tickets (a person's ticket is never a 4xx: the result says what is wrong), undo a check-in, find a registration by name, download the offline list",
       },
       {
         name: "Payments",

@@ -1,5 +1,10 @@
-import { ACCOUNT_OPERATIONS, TICKET_LINK_OPERATIONS, VENDOR_LINK_OPERATIONS } from "../operations/all.ts";
-import type { AccountContext, LinkContext, TicketContext } from "../operations/context.ts";
+import {
+  ACCOUNT_OPERATIONS,
+  DOOR_LINK_OPERATIONS,
+  TICKET_LINK_OPERATIONS,
+  VENDOR_LINK_OPERATIONS,
+} from "../operations/all.ts";
+import type { AccountContext, DoorContext, LinkContext, TicketContext } from "../operations/context.ts";
 import type { LinkKind } from "../resources/link-token.ts";
 import type { AnyOperation } from "../operations/define.ts";
 import type { LinkPage } from "../pages/link-page.ts";
@@ -38,10 +43,21 @@ export const VENDOR_LINK_ROUTES: readonly LinkRoute[] = VENDOR_LINK_OPERATIONS;
  */
 export const TICKET_LINK_ROUTES: readonly TicketLinkRoute[] = TICKET_LINK_OPERATIONS;
 
+/** One route of a door's check-in link (`/check-in/:token/...`): no API key, the token in its path is the capability. */
+export type DoorLinkRoute = AnyOperation<DoorContext>;
+
+/**
+ * The routes of a door's check-in link, served without an API key: the token in the path opens
+ * one event's door, and a token that opens none (unknown, revoked, expired, its event deleted) is
+ * `404` and counts against its address's limit of requests without a valid key.
+ */
+export const DOOR_LINK_ROUTES: readonly DoorLinkRoute[] = DOOR_LINK_OPERATIONS;
+
 /** The routes opened by a link's token, by the kind of link. */
 export const LINK_ROUTES: Readonly<Record<LinkKind, readonly AnyOperation[]>> = {
   vendor: VENDOR_LINK_ROUTES,
   ticket: TICKET_LINK_ROUTES,
+  door: DOOR_LINK_ROUTES,
 };
 
 /** The path prefixes every route is served under: the versioned base and the reference pages' alias. */

@@ -5,6 +5,8 @@ import { BOOKING_OPERATIONS } from "./bookings.ts";
 import type * as z from "zod";
 import type { MethodsOf, Operation } from "./define.ts";
 import { EVENT_OPERATIONS } from "./events.ts";
+import { CHECK_IN_LINK_OPERATIONS } from "./check-in-links.ts";
+import { DOOR_LINK_OPERATIONS } from "./door-link.ts";
 import { PAYMENT_OPERATIONS } from "./payments.ts";
 import { THRESHOLD_OPERATIONS } from "./thresholds.ts";
 import { TICKET_LINK_OPERATIONS } from "./ticket-link.ts";
@@ -15,6 +17,7 @@ import { WEBHOOK_OPERATIONS } from "./webhooks.ts";
 /** Every operation of an account, each served under every version prefix with an API key. */
 export const ACCOUNT_OPERATIONS = [
   ...EVENT_OPERATIONS,
+  ...CHECK_IN_LINK_OPERATIONS,
   ...ATTENDEE_OPERATIONS,
   ...PAYMENT_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
@@ -25,12 +28,13 @@ export const ACCOUNT_OPERATIONS = [
   ...BOOKING_OPERATIONS,
 ];
 
-/** Every operation of a vendor's link, and of an attendee's ticket link. */
-export { TICKET_LINK_OPERATIONS, VENDOR_LINK_OPERATIONS };
+/** Every operation of a vendor's link, of an attendee's ticket link, and of a door's check-in link. */
+export { DOOR_LINK_OPERATIONS, TICKET_LINK_OPERATIONS, VENDOR_LINK_OPERATIONS };
 
 type AccountOperation = (typeof ACCOUNT_OPERATIONS)[number];
 type LinkOperation = (typeof VENDOR_LINK_OPERATIONS)[number];
 type TicketOperation = (typeof TICKET_LINK_OPERATIONS)[number];
+type DoorOperation = (typeof DOOR_LINK_OPERATIONS)[number];
 
 /** An account's operations as an embedder calls them (`service.forAccount(id).events.create(input)`). */
 export type EventOperations = MethodsOf<AccountOperation, "events">;
@@ -64,6 +68,15 @@ export type TicketLinkOperations = MethodsOf<TicketOperation, "ticket"> & {
   readonly attendee: { readonly id: string; readonly accountId: string };
 };
 
+/**
+ * What a door does through its event's check-in link: see the event and its counts, scan tickets,
+ * undo a check-in, find a registration by name, and download the offline list.
+ */
+export type DoorLinkOperations = MethodsOf<DoorOperation, "door"> & {
+  /** Whose link it is: the link's id (what an Idempotency-Key of its requests is kept under), account and event. */
+  readonly link: { readonly id: string; readonly accountId: string; readonly eventId: string };
+};
+
 type InputOf<S> = S extends z.ZodType ? z.input<S> : never;
 type ParsedOf<S> = S extends z.ZodType ? z.output<S> : never;
 
@@ -72,7 +85,7 @@ type ParsedOf<S> = S extends z.ZodType ? z.output<S> : never;
  * query (as parsed: the client sends each value as text), and what it answers.
  */
 export type OperationTypes = {
-  [D in AccountOperation | LinkOperation | TicketOperation as D["id"]]: D extends Operation<
+  [D in AccountOperation | LinkOperation | TicketOperation | DoorOperation as D["id"]]: D extends Operation<
     infer _C,
     infer _Id,
     infer _P,

@@ -6,6 +6,7 @@ import type { createEventOperations } from "../service/event-operations.ts";
 import type { createPaymentOperations } from "../service/payment-operations.ts";
 import type { createThresholdOperations } from "../service/threshold-operations.ts";
 import type { createTicketLinkOperations } from "../service/ticket-link-operations.ts";
+import type { createCheckInLinkOperations, createDoorLinkOperations } from "../service/door-link-operations.ts";
 import type { createVendorLinkOperations } from "../service/vendor-link-operations.ts";
 import type { createVendorOperations } from "../service/vendor-operations.ts";
 import type { createWebhookOperations } from "../service/webhook-operations.ts";
@@ -27,6 +28,7 @@ export interface AccountContext {
   vendors: ReturnType<typeof createVendorOperations>["vendors"];
   bookings: ReturnType<typeof createVendorOperations>["bookings"];
   payments: ReturnType<typeof createPaymentOperations>;
+  checkInLinks: ReturnType<typeof createCheckInLinkOperations>;
 }
 
 /** What a vendor link's operations run with: the business operations of the booking its token opens. */
@@ -34,6 +36,9 @@ export type LinkContext = ReturnType<typeof createVendorLinkOperations>;
 
 /** What a ticket link's operations run with: the business operations of the registration its token opens. */
 export type TicketContext = ReturnType<typeof createTicketLinkOperations>;
+
+/** What a door's operations run with: the business operations of the event its check-in link opens. */
+export type DoorContext = ReturnType<typeof createDoorLinkOperations>;
 
 /** Declares an operation of an account (its route takes an API key with `scope`). */
 export const accountOperation = <
@@ -69,4 +74,16 @@ export const ticketOperation = <
   O extends boolean = false,
 >(
   operation: Operation<TicketContext, Id, P, Q, B, O, R>,
+) => defineOperation(operation);
+
+/** Declares an operation of a door's check-in link (its route takes no API key: the token in its path opens the event's door). */
+export const doorOperation = <
+  const Id extends string,
+  const P extends string,
+  R,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  O extends boolean = false,
+>(
+  operation: Operation<DoorContext, Id, P, Q, B, O, R>,
 ) => defineOperation(operation);

@@ -56,6 +56,7 @@ export type OperationTag =
   | "Vendors"
   | "Vendor link"
   | "Ticket link"
+  | "Check-in link"
   | "Payments";
 
 /** An operation's answer over HTTP: a body for `status`, JSON-encoded (a `ReadableStream` is sent as it is), and headers to add. */

@@ -2,14 +2,18 @@ import { createHash, randomBytes } from "node:crypto";
 
 /**
  * The kinds of link the service hands out, each opening one thing without an API key: a
- * vendor's booking (`/v1/vendor-requests/<token>`) and an attendee's registration
- * (`/v1/tickets/<token>`).
+ * vendor's booking (`/v1/vendor-requests/<token>`), an attendee's registration
+ * (`/v1/tickets/<token>`) and an event's door (`/v1/check-in/<token>`).
  */
-export const LINK_KINDS = ["vendor", "ticket"] as const;
+export const LINK_KINDS = ["vendor", "ticket", "door"] as const;
 export type LinkKind = (typeof LINK_KINDS)[number];
 
 /** The prefix of each kind's token: tells what it is when one turns up in a log or a ticket. */
-export const LINK_TOKEN_PREFIXES: Readonly<Record<LinkKind, string>> = { vendor: "vrq_", ticket: "tkt_" };
+export const LINK_TOKEN_PREFIXES: Readonly<Record<LinkKind, string>> = {
+  vendor: "vrq_",
+  ticket: "tkt_",
+  door: "chk_",
+};
 
 /** Characters of 32 random bytes in base64url. */
 const TOKEN_BODY_LENGTH = 43;

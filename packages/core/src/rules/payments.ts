@@ -133,7 +133,7 @@ export function refundable(payment: PaymentRecord): number {
 }
 
 /** True when the registration may be `confirmed` or `checked-in`: free, or admitted. */
-export function isAdmitted(payment: PaymentRecord | null): boolean {
+export function isAdmitted(payment: Pick<PaymentRecord, "admittedAt"> | null): boolean {
   return payment === null || payment.admittedAt !== null;
 }
 

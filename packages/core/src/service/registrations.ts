@@ -10,7 +10,8 @@ import type { AttendeeRecord, AttendeeUpdate } from "../resources/attendee.ts";
 import { applyAttendeeUpdate, undoCheckIn as undoneCheckIn } from "../rules/attendee-update.ts";
 import type { EventRecord } from "../resources/event.ts";
 import { assertPlaceLeft } from "../rules/capacity.ts";
-import { assertDoorOpen, isCheckedIn } from "../rules/check-in.ts";
+import { assertDoorOpen, doorResultOf, isCheckedIn, isDoorOpen } from "../rules/check-in.ts";
+import type { DoorResult } from "../resources/check-in-link.ts";
 import { isActiveAttendeeStatus } from "../rules/attendee-status.ts";
 import { assertOpenForRegistration } from "../rules/event-status.ts";
 import {
@@ -210,6 +211,35 @@ export function checkIn(
 }
 
 /**
+ * A scan at a door: the event's registration with this confirmation code, under the event's lock,
+ * checked in as {@link checkIn} does when the door rules say it may be (`doorResultOf`), else left
+ * as it is with what the scan came to. `attendee` is `null` when the event has no such code
+ * (`confirmationCode` null: what was scanned is no code at all).
+ * Throws `NOT_FOUND` only when the event itself is gone.
+ */
+export async function scanAtDoor(
+  context: TransactionContext,
+  {
+    accountId,
+    eventId,
+    confirmationCode,
+    now,
+  }: { accountId: string; eventId: string; confirmationCode: string | null; now: string },
+): Promise<{ result: Exclude<DoorResult, "wrong_event">; attendee: AttendeeRecord | null }> {
+  let result: Exclude<DoorResult, "wrong_event"> = "not_found";
+  const { after } = await changeCheckIn(context, accountId, eventId, "attendee.checked_in", now, async (tx, event) => {
+    const before = confirmationCode === null ? null : await tx.attendees.getByCode(eventId, confirmationCode);
+    // A closed door says so whatever is scanned.
+    if (!before) result = isDoorOpen(event) ? "not_found" : "event_not_open";
+    if (!before) return { before: null, after: null };
+    result = doorResultOf(event, before);
+    if (result !== "checked_in") return { before, after: before };
+    return { before, after: withAdmission(before, applyAttendeeUpdate(before, { status: "checked-in" }, now), now) };
+  });
+  return { result, attendee: after };
+}
+
+/**
  * Undoes the check-in of the event's registration `attendeeId` under the event's lock (back to
  * `confirmed`: `undoCheckIn`), notified as `attendee.updated`. Throws `NOT_FOUND` (no such event,
  * or no such registration of it) or `INVALID_STATE_TRANSITION` (not checked in).
@@ -231,19 +261,19 @@ export function undoCheckIn(
  * changes (then nothing is written). A check-in and its undoing move no place, so the status
  * fields, the kept figures and the notification `op` are all that is written.
  */
-function changeCheckIn(
+function changeCheckIn<T extends AttendeeRecord | null = AttendeeRecord>(
   context: TransactionContext,
   accountId: string,
   eventId: string,
   op: "attendee.checked_in" | "attendee.updated",
   now: string,
-  decide: (tx: StorageTransaction, event: EventRecord) => Promise<Change<AttendeeRecord>>,
-): Promise<Change<AttendeeRecord>> {
+  decide: (tx: StorageTransaction, event: EventRecord) => Promise<Change<T>>,
+): Promise<Change<T>> {
   return runTransaction(context, async (steps) => {
     const event = await steps.tx.events.lock(accountId, eventId);
     if (!event) throw notFound("Event", eventId);
     const { before, after } = await decide(steps.tx, event);
-    if (after === before) return { before, after };
+    if (after === before || before === null || after === null) return { before, after };
     await steps.tx.attendees.updateStatus(after);
     await moveFigures(steps, eventId, before, after);
     await appendNotifications(steps, accountId, { op, event, before, after, at: now });

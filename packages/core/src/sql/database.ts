@@ -32,6 +32,18 @@ export interface Database {
   vendor_booking_links: VendorBookingLinksTable;
   email_outbox: EmailOutboxTable;
   ticket_links: TicketLinksTable;
+  check_in_links: CheckInLinksTable;
+}
+
+/** An event's check-in link (revoking deletes it). Its token is kept as a SHA-256 hash only. */
+export interface CheckInLinksTable {
+  id: string;
+  account_id: string;
+  event_id: string;
+  link_hash: string;
+  label: string | null;
+  expires_at: string | null;
+  created_at: string;
 }
 
 /** A live link of an attendee's registration (several may be live at once). Its token is kept as a SHA-256 hash only. */

@@ -820,6 +820,28 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable("vendor_bookings").dropColumn("link_hash").execute();
     },
   },
+  "0028_check_in_links": {
+    async up(db: Kysely<any>) {
+      // An event's check-in links (docs/api.md, Door): a token's hash each, found by it on
+      // every request; revoking one deletes it, and they go with their event.
+      await db.schema
+        .createTable("check_in_links")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("account_id", "text", (c) => c.notNull().references("accounts.id"))
+        .addColumn("event_id", "text", (c) => c.notNull().references("events.id").onDelete("cascade"))
+        .addColumn("link_hash", "text", (c) => c.notNull())
+        .addColumn("label", "text")
+        .addColumn("expires_at", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("check_in_links_hash").on("check_in_links").column("link_hash").unique().execute();
+      await db.schema
+        .createIndex("check_in_links_event")
+        .on("check_in_links")
+        .columns(["event_id", "created_at"])
+        .execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

@@ -20,6 +20,19 @@ export function searchKey(...fields: Array<string | null>): string {
     .toLowerCase();
 }
 
+/**
+ * The LIKE pattern (escape `\\`) that finds `text` in the first field of a registration's
+ * search key, its name (`first last`): two separators must follow it, and only the name has two
+ * fields after it (the email and the company), so an email or a company never matches.
+ */
+export function nameSearchPattern(text: string): string {
+  const bare = text
+    .toLowerCase()
+    .replaceAll(FIELD_SEPARATOR, "")
+    .replace(/[\\%_]/g, (c) => `\\${c}`);
+  return `%${bare}%${FIELD_SEPARATOR}%${FIELD_SEPARATOR}%`;
+}
+
 const bool = (value: boolean | null | undefined): number | null =>
   value === undefined || value === null ? null : value ? 1 : 0;
 const json = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));

@@ -26,6 +26,7 @@ import { createTransactionStore } from "./transaction-sql.ts";
 import { createVendorStore } from "./vendor-sql.ts";
 import { createPaymentStore } from "./payment-sql.ts";
 import { createTicketLinkStore } from "./ticket-link-sql.ts";
+import { createCheckInLinkStore } from "./check-in-link-sql.ts";
 import { createWebhookStore } from "./webhook-sql.ts";
 
 /** Options of {@link createSqlStorage}. */
@@ -84,6 +85,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     ...createPaymentStore(ctx),
     ...createEmailStore(db, dialect, ctx.write),
     ...createTicketLinkStore(ctx),
+    ...createCheckInLinkStore(ctx),
   };
   storage.emissionFactors = factors;
   // A real write that leaves nothing behind, and as large as a burst of writes: a full disk

@@ -168,6 +168,7 @@ export function createTransactionStore(
         .execute();
       await trx.deleteFrom("vendor_bookings").where("event_id", "=", id).execute();
       await trx.deleteFrom("email_outbox").where("event_id", "=", id).execute();
+      await trx.deleteFrom("check_in_links").where("event_id", "=", id).execute();
       await trx
         .deleteFrom("ticket_links")
         .where("attendee_id", "in", (eb) => eb.selectFrom("attendees").select("id").where("event_id", "=", id))
