@@ -3,11 +3,14 @@
  * (`TicketLinkStore`) and the operations of a write transaction (`tx.ticketLinks`). Queries only.
  */
 import type { Kysely } from "kysely";
+import { type Param, params, precompile } from "./precompiled.ts";
 import type { TicketLinkRecord } from "../resources/ticket-link.ts";
 import type { TicketLinkStore, TicketLinkWrites } from "../storage/ticket-link-store.ts";
 import type { Database, TicketLinksTable } from "./database.ts";
 import { rowToAttendee } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
+
+const TICKET_LINK_COLUMNS = ["id", "account_id", "attendee_id", "link_hash", "created_at"] as const;
 
 function ticketLinkToRow(link: TicketLinkRecord): TicketLinksTable {
   return {
@@ -57,15 +60,21 @@ export function createTicketLinkStore(ctx: SqlContext): TicketLinkStore {
   };
 }
 
-/** The ticket links' operations in a write transaction on `trx`. */
-export function createTicketLinkWrites(trx: Kysely<Database>): TicketLinkWrites {
-  return {
+/**
+ * The ticket links' operations in a write transaction, given its `trx`: the insert compiled once
+ * for `db`, since every registration writes its first link.
+ */
+export function createTicketLinkWrites(db: Kysely<Database>): (trx: Kysely<Database>) => TicketLinkWrites {
+  const insertQuery = precompile(db, (conn, param: Param<TicketLinksTable>) =>
+    conn.insertInto("ticket_links").values(params(param, TICKET_LINK_COLUMNS)),
+  );
+  return (trx) => ({
     async add(link) {
-      await trx.insertInto("ticket_links").values(ticketLinkToRow(link)).execute();
+      await insertQuery(ticketLinkToRow(link), trx);
     },
     async replace(link) {
       await deleteTicketLinks(trx, link.attendeeId);
-      await trx.insertInto("ticket_links").values(ticketLinkToRow(link)).execute();
+      await insertQuery(ticketLinkToRow(link), trx);
     },
     async attendeeOf(linkHash) {
       const row = await trx
@@ -75,5 +84,5 @@ export function createTicketLinkWrites(trx: Kysely<Database>): TicketLinkWrites 
         .executeTakeFirst();
       return row?.attendee_id ?? null;
     },
-  };
+  });
 }

@@ -82,6 +82,7 @@ export function createTransactionStore(
   const webhooks = createWebhookWrites(db, dialect);
   const thresholds = createThresholdWrites(dialect);
   const tallies = createTallyWrites(db);
+  const ticketLinks = createTicketLinkWrites(db);
 
   const lockQuery = precompile(db, (conn, param: Param<{ id: string; account: string }>) =>
     dialect.lockRows(
@@ -443,7 +444,7 @@ export function createTransactionStore(
             bookings: createBookingWrites(trx),
             payments: createPaymentWrites(trx),
             emails: createEmailWrites(trx),
-            ticketLinks: createTicketLinkWrites(trx),
+            ticketLinks: ticketLinks(trx),
           };
           return fn(tx);
         });
