@@ -126,12 +126,14 @@ describe("keys via the CLI", () => {
       const revoked = await server.cli(["keys", "revoke", doomed.id]);
       assert.equal(revoked.code, 0, revoked.stderr);
       const revokedAt = performance.now();
-      // A revoked key is refused within 1 s from another process. A request every 50 ms for 1.5 s (fewer than the
-      // address's 60 a minute for requests without a valid key); every one sent a second or more
-      // after the CLI finished must be refused (a slow answer cannot hide staleness: the server
-      // judges a request when it gets it, which is after it was sent).
+      // A revoked key is refused within 1 s from another process. A request every 50 ms until
+      // 1.5 s have passed and at least three were sent a second or more after the CLI finished (on a
+      // loaded machine one answer may take longer than the whole window); every one of those must
+      // be refused (a slow answer cannot hide staleness: the server judges a request when it gets
+      // it, which is after it was sent).
       const answers: Array<{ sentAfterMs: number; status: number }> = [];
-      while (performance.now() - revokedAt < 1_500) {
+      const lateCount = () => answers.filter((answer) => answer.sentAfterMs >= 1_000).length;
+      while (performance.now() - revokedAt < 1_500 || lateCount() < 3) {
         const sentAfterMs = Math.round(performance.now() - revokedAt);
         answers.push({
           sentAfterMs,
@@ -141,7 +143,7 @@ describe("keys via the CLI", () => {
       }
       const late = answers.filter((answer) => answer.sentAfterMs >= 1_000);
       const seen = answers.map((answer) => `${answer.sentAfterMs}ms:${answer.status}`).join(" ");
-      assert.ok(late.length > 0, "requests were sent after the second");
+      assert.ok(late.length >= 3, "requests were sent after the second");
       assert.ok(
         late.every((answer) => answer.status === 401),
         seen,
