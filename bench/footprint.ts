@@ -18,12 +18,10 @@ import { performance } from "node:perf_hooks";
 import { type ActivityInput, createEventService, createSqlStorage } from "@event-service/core";
 import { openDatabase } from "@event-service/server";
 import { sql } from "kysely";
-// Internal to the core: the benchmark writes real rows fast, sums the kept figures with the
-// service's own SQL twin, and checks them against the one definition.
-import { contributionSql } from "../packages/core/src/sql/carbon-sql.ts";
+// Internal to the core: the benchmark checks its answers against the one definition.
 import { contributionOf } from "../packages/core/src/rules/kept-figures.ts";
 import type { AttendeeRecord } from "../packages/core/src/resources/attendee.ts";
-import { attendeeToRow } from "../packages/core/src/sql/rows.ts";
+import { insertRegistrations, parameterLimit } from "./bulk-registrations.ts";
 import { type FreshDatabase, freshPostgres, freshSqlite, POSTGRES_ADMIN_URL, POSTGRES_SKIPPED } from "./databases.ts";
 import { startProcess, stopProcess } from "./start-process.ts";
 
@@ -39,17 +37,16 @@ const load = () =>
 
 /** A database for one backend's run, and how many parameters one statement may bind. */
 interface BenchDatabase extends FreshDatabase {
-  /** SQLite binds at most 32,766 parameters a statement, PostgreSQL 65,535. */
   parameters: number;
   postgres: boolean;
 }
 
 async function sqliteDatabase(): Promise<BenchDatabase> {
-  return { ...freshSqlite("event-service-bench-footprint-"), parameters: 32_766, postgres: false };
+  return { ...freshSqlite("event-service-bench-footprint-"), parameters: parameterLimit(false), postgres: false };
 }
 
 async function postgresDatabase(): Promise<BenchDatabase> {
-  return { ...(await freshPostgres("es_bench_footprint_")), parameters: 65_535, postgres: true };
+  return { ...(await freshPostgres("es_bench_footprint_")), parameters: parameterLimit(true), postgres: true };
 }
 
 const TRAVEL = [
@@ -249,48 +246,24 @@ async function seed(database: BenchDatabase) {
       electricityKwh: 0,
     };
     const companies = new Set<string>();
-    await db.transaction().execute(async (trx) => {
-      // As many rows a statement as its parameters allow: a registration's row gains columns with the service.
-      const batch = Math.floor(
-        database.parameters / Object.keys(attendeeToRow(registration(accountId, event.id, 0))).length,
-      );
-      for (let from = 0; from < REGISTRATIONS; from += batch) {
-        const rows = [];
-        for (let n = from; n < Math.min(REGISTRATIONS, from + batch); n++) {
-          const record = registration(accountId, event.id, n);
-          const adds = contributionOf(record);
-          expected.travelKg += adds.emissionsKg;
-          expected.active += adds.activeRegistrations;
-          if (adds.activeRegistrations === 1) {
-            expected.leadDays += (Date.parse(event.startDate) - Date.parse(record.registrationDate)) / 86_400_000;
-            if (record.company !== null) companies.add(record.company);
-          }
-          rows.push(attendeeToRow(record));
-        }
-        await trx.insertInto("attendees").values(rows).execute();
+    for (let n = 0; n < REGISTRATIONS; n++) {
+      const record = registration(accountId, event.id, n);
+      const adds = contributionOf(record);
+      expected.travelKg += adds.emissionsKg;
+      expected.active += adds.activeRegistrations;
+      if (adds.activeRegistrations === 1) {
+        expected.leadDays += (Date.parse(event.startDate) - Date.parse(record.registrationDate)) / 86_400_000;
+        if (record.company !== null) companies.add(record.company);
       }
-      // The event's kept figures, summed from its rows with the service's own SQL twin of
-      // `contributionOf`, as its migration's backfill and its factor-set recount do.
-      const contribution = contributionSql();
-      const sums = await trx
-        .selectFrom("attendees")
-        .where("event_id", "=", event.id)
-        .select(Object.entries(contribution).map(([column, adds]) => sql`coalesce(sum(${adds}), 0)`.as(column)))
-        .executeTakeFirstOrThrow();
-      await trx
-        .updateTable("events")
-        .set(Object.fromEntries(Object.entries(sums).map(([column, value]) => [column, Number(value)])))
-        .where("id", "=", event.id)
-        .execute();
+    }
+    await insertRegistrations(db, storage, {
+      eventId: event.id,
+      count: REGISTRATIONS,
+      parameters: database.parameters,
+      record: (n) => registration(accountId, event.id, n),
     });
-
     expected.leadDays /= expected.active;
     expected.companies = companies.size;
-    // The event's tallies (statuses, tickets, companies, diets, needs, travel by band), counted
-    // from its rows by the storage's own recount, as it does when it starts on rows it has not
-    // counted.
-    await db.updateTable("kept_tallies").set({ definition: 0 }).execute();
-    await storage.migrate();
 
     // Through the service: each record priced with the factor set, the event's activity figures
     // recounted and its thresholds and goals judged, as the API does.

@@ -668,15 +668,20 @@ describe("a revoked link on two processes, and bad tokens", () => {
     }
   });
 
-  test("bad tokens spend the per-address allowance of bad keys (429 after it); a live link spends none of it", async () => {
-    const limited = await startServer({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: "3" } });
+  test("bad tokens spend the per-address allowance of bad keys (429 after it); a live link spends none of it, only its own budget (DOOR_LINK_LIMIT_PER_MINUTE)", async () => {
+    const limited = await startServer({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: "3", DOOR_LINK_LIMIT_PER_MINUTE: "7" } });
     try {
       const client = clientFor(limited, (await limited.createKey({ account: "Door Limited" })).key);
       const event = await createEvent(client);
       const link = expectStatus(await client.post(`/events/${event.id}/check-in-links`, {}), 201);
       const good = new URL(link.url).pathname;
       const bad = good.replace(/[^/]+$/, `chk_${randomBytes(32).toString("base64url")}`);
-      for (let i = 0; i < 6; i++) expectStatus(await limited.request("GET", good), 200);
+      // Past the address's allowance of 3: a live link spends none of it, only its own 7.
+      for (let i = 0; i < 7; i++) expectStatus(await limited.request("GET", good), 200);
+      const spent = await limited.request("POST", `${good}/scan`, { body: { code: "EVT-2222-2222" } });
+      const overBudget = expectError(spent, 429, "RATE_LIMIT_EXCEEDED");
+      assert.equal(overBudget.details.scope, "checkInLink");
+      assert.match(overBudget.message, /through this check-in link \(limit 7 per minute\)/);
       for (let i = 0; i < 3; i++) expectError(await limited.request("GET", bad), 404, "NOT_FOUND");
       const refused = expectError(
         await limited.request("POST", `${bad}/scan`, { body: { code: "EVT-2222-2222" } }),

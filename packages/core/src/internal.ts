@@ -6,4 +6,5 @@
 export { DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE } from "./http/auth-failure-limit.ts";
 export { compileTrustProxy } from "./http/client-address.ts";
 export { parseCorsOrigins } from "./http/cors.ts";
+export { DEFAULT_DOOR_LINK_LIMIT_PER_MINUTE } from "./http/link-limits.ts";
 export { DEFAULT_RETRY_DELAYS_MS } from "./rules/delivery-status.ts";

@@ -1,7 +1,7 @@
 /**
  * The door's check-in link in core: its token (`chk_`, redacted in logs), the rule deciding what
  * a scan comes to, the code hash a browser computes the same way with Web Crypto, and each
- * link's own per-minute budget in the handler (600 by default, `doorLinkLimitPerMinute`).
+ * link's own per-minute budget in the handler (1,200 by default, `doorLinkLimitPerMinute`).
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -80,16 +80,16 @@ describe("the door link in the handler", () => {
     return { storage, paths, status };
   }
 
-  test("each link has a budget of its own, 600 a minute by default: past it 429 naming checkInLink, another link unaffected", async (t) => {
+  test("each link has a budget of its own, 1,200 a minute by default: past it 429 naming checkInLink, another link unaffected", async (t) => {
     const { storage, paths, status } = await setUp({ linkLimitPerMinute: 5 });
     t.after(() => storage.close());
     const answers = new Set<number>();
-    for (let i = 0; i < 600; i++) answers.add((await status(paths[0]!)).status);
+    for (let i = 0; i < 1_200; i++) answers.add((await status(paths[0]!)).status);
     assert.deepEqual([...answers], [200]);
     const refused = await status(`${paths[0]}/offline-list`);
     assert.equal(refused.status, 429);
     assert.equal(refused.body.error.details.scope, "checkInLink");
-    assert.match(refused.body.error.message, /through this check-in link \(limit 600 per minute\)/);
+    assert.match(refused.body.error.message, /through this check-in link \(limit 1200 per minute\)/);
     assert.equal((await status(paths[1]!)).status, 200);
   });
 

@@ -271,6 +271,7 @@ test("INTERNAL: the ./internal subpath exports exactly these names", async () =>
   const internal = await import("@event-service/core/internal");
   assert.deepEqual(Object.keys(internal).sort(), [
     "DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE",
+    "DEFAULT_DOOR_LINK_LIMIT_PER_MINUTE",
     "DEFAULT_RETRY_DELAYS_MS",
     "compileTrustProxy",
     "parseCorsOrigins",

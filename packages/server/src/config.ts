@@ -3,6 +3,7 @@ import { EmissionFactorSet, type TrustProxy } from "@event-service/core";
 import {
   compileTrustProxy,
   DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE,
+  DEFAULT_DOOR_LINK_LIMIT_PER_MINUTE,
   parseCorsOrigins,
 } from "@event-service/core/internal";
 import * as z from "zod";
@@ -89,6 +90,12 @@ export const ServerConfig = z
       .min(1)
       .max(1_000_000_000)
       .default(DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE),
+    DOOR_LINK_LIMIT_PER_MINUTE: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000_000)
+      .default(DEFAULT_DOOR_LINK_LIMIT_PER_MINUTE),
     LOG_LEVEL: z.enum(["silent", "fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
     WORKERS: z.coerce.number().int().min(1).max(64).default(1),
@@ -218,6 +225,7 @@ export const CONFIG_VARIABLES = [
   "HTTP_REDIRECT_PORT",
   "TRUST_PROXY",
   "AUTH_FAILURE_LIMIT_PER_MINUTE",
+  "DOOR_LINK_LIMIT_PER_MINUTE",
   "LOG_LEVEL",
   "SHUTDOWN_TIMEOUT_MS",
   "WEBHOOK_ALLOW_PRIVATE_NETWORKS",

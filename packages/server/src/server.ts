@@ -197,6 +197,7 @@ export async function startServer(
     // srvx's request knows the connection's peer; core walks X-Forwarded-For from it.
     clientAddress: (request) => (request as { ip?: string }).ip,
     authFailureLimitPerMinute: config.AUTH_FAILURE_LIMIT_PER_MINUTE,
+    doorLinkLimitPerMinute: config.DOOR_LINK_LIMIT_PER_MINUTE,
     ...(config.CORS_ORIGINS && { cors: { origins: config.CORS_ORIGINS } }),
     isDraining: () => draining,
     onRequestEnd: (entry) => {

@@ -18,6 +18,7 @@ test("defaults", () => {
     HTTP_REDIRECT_PORT: undefined,
     TRUST_PROXY: false,
     AUTH_FAILURE_LIMIT_PER_MINUTE: 60,
+    DOOR_LINK_LIMIT_PER_MINUTE: 1_200,
     LOG_LEVEL: "info",
     SHUTDOWN_TIMEOUT_MS: 10_000,
     WORKERS: 1,
@@ -235,6 +236,12 @@ test("AUTH_FAILURE_LIMIT_PER_MINUTE: a positive integer", () => {
   assert.equal(loadConfig({ AUTH_FAILURE_LIMIT_PER_MINUTE: "5" }).AUTH_FAILURE_LIMIT_PER_MINUTE, 5);
   for (const value of ["0", "-1", "1.5", "many"])
     assert.throws(() => loadConfig({ AUTH_FAILURE_LIMIT_PER_MINUTE: value }), /AUTH_FAILURE_LIMIT_PER_MINUTE/, value);
+});
+
+test("DOOR_LINK_LIMIT_PER_MINUTE: a positive integer", () => {
+  assert.equal(loadConfig({ DOOR_LINK_LIMIT_PER_MINUTE: "100000" }).DOOR_LINK_LIMIT_PER_MINUTE, 100_000);
+  for (const value of ["0", "-1", "1.5", "many"])
+    assert.throws(() => loadConfig({ DOOR_LINK_LIMIT_PER_MINUTE: value }), /DOOR_LINK_LIMIT_PER_MINUTE/, value);
 });
 
 test("DATABASE_URL forms", () => {

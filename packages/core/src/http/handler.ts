@@ -15,6 +15,7 @@ import { compileTrustProxy, type TrustProxy } from "./client-address.ts";
 import { type CorsOptions, createCors } from "./cors.ts";
 import { httpsRedirect } from "./https-redirect.ts";
 import { withIdempotency } from "./idempotency.ts";
+import { DEFAULT_DOOR_LINK_LIMIT_PER_MINUTE, DEFAULT_LINK_LIMIT_PER_MINUTE } from "./link-limits.ts";
 import type { MetricsEndpointOptions } from "./metrics-endpoint.ts";
 import { createPublicRoutes } from "./public-routes.ts";
 import { createRequestContexts, type RequestContext } from "./request-context.ts";
@@ -78,8 +79,9 @@ export interface HandlerOptions {
    */
   linkLimitPerMinute?: number;
   /**
-   * Requests through one door's check-in link allowed per minute (default 600: a door scans a
-   * queue of people), counted in this process, each link its own budget.
+   * Requests through one door's check-in link allowed per minute (default 1,200: a gate's
+   * phones may share a link, and a door back online sends its queue at once), counted in this
+   * process, each link its own budget.
    */
   doorLinkLimitPerMinute?: number;
   /** @deprecated The former name of {@link HandlerOptions.linkLimitPerMinute}, still read when that is not given. */
@@ -146,11 +148,6 @@ export interface ServiceHandler extends FetchHandler {
    */
   close(): Promise<void>;
 }
-
-/** Requests through one link allowed per minute and process, by default. */
-const DEFAULT_LINK_LIMIT_PER_MINUTE = 120;
-/** Requests through one door's check-in link allowed per minute and process, by default: a scan every 100 ms. */
-const DEFAULT_DOOR_LINK_LIMIT_PER_MINUTE = 600;
 
 /** Each kind of link as its limit's refusal names it: in the message and in `details.scope`. */
 const LINK_LIMIT_NAMES: Readonly<Record<LinkKind, { words: string; scope: string }>> = {
