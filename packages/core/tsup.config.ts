@@ -46,10 +46,10 @@ export default defineConfig({
       minify: true,
       outfile: "dist/pages/door.js",
     });
-    await copyFile(
-      createRequire(import.meta.url).resolve("zxing-wasm/reader/zxing_reader.wasm"),
-      "dist/pages/zxing_reader.wasm",
-    );
+    const wasm = createRequire(import.meta.url).resolve("zxing-wasm/reader/zxing_reader.wasm");
+    await copyFile(wasm, "dist/pages/zxing_reader.wasm");
+    // The script bundles zxing-wasm (MIT): its licence travels with it.
+    await copyFile(join(dirname(wasm), "../../LICENSE"), "dist/pages/zxing-wasm.LICENSE");
     const redoc = dirname(createRequire(import.meta.url).resolve("redoc/package.json"));
     await mkdir("dist/docs", { recursive: true });
     for (const [from, to] of REDOC_FILES) await copyFile(join(redoc, from), join("dist/docs", to));
