@@ -91,7 +91,7 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
   });
 
   /** A published event (Berlin time) with attendees, a webhook on check-ins at its own receiver path, and a check-in link. */
-  async function door(names: { event?: string; people?: [string, string][] } = {}) {
+  async function door(names: { event?: string; people?: [string, string][]; ticketType?: string } = {}) {
     const { key } = await server.createKey({ account: `Door page ${++accounts} ${Date.now()}`, tier: "enterprise" });
     const client = clientFor(server, key);
     const path = `/door-page/${accounts}`;
@@ -110,7 +110,7 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
       ["Ann", `Lee <img src=x onerror=alert("ann")>`],
       ["Bo", "Stone"],
     ])
-      people.push(await register(client, event.id, { firstName, lastName }));
+      people.push(await register(client, event.id, { firstName, lastName, ticketType: names.ticketType ?? "general" }));
     const link = expectStatus(await client.post(`/events/${event.id}/check-in-links`, { label: "North gate" }), 201);
     return { client, event, people, url: link.url as string, linkId: link.id as string, path };
   }
@@ -349,6 +349,7 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
   test("the screenshot docs/api.md shows (plain names, 360 px)", async () => {
     const { people, url } = await door({
       event: "Harvest Forum 2038",
+      ticketType: "Standard",
       people: [
         ["Ann", "Lee"],
         ["Bo", "Stone"],
