@@ -6,6 +6,7 @@
  * video of a real ticket's QR code) checks in; the network dropped and restored loses no
  * check-in and makes none twice, at one door and at two; a revoked link is dead at the next
  * action. Every check-in is read back through the API and counted at a webhook receiver.
+ * A reload without the network opens the page from its service worker, the queue intact.
  */
 import assert from "node:assert/strict";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -13,7 +14,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { Browser, BrowserContext } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import QRCode from "qrcode";
 import { startServer, type TestServer } from "./_setup.ts";
 import { type Client, clientFor, createEvent, expectStatus, moveEvent, register } from "./fixtures/api.ts";
@@ -251,12 +252,27 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
     return watch;
   }
 
+  /** Waits until the service worker controls the page and keeps the page itself (for a reload offline). */
+  async function pageKept(watch: { page: Page }, url: string) {
+    for (;;) {
+      const kept = await watch.page.evaluate(
+        async (address) =>
+          navigator.serviceWorker.controller !== null &&
+          (await caches.match(address, { ignoreVary: true })) !== undefined,
+        url,
+      );
+      if (kept) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   test("offline: a scan is decided from the door list, survives closing the tab, and reaches the server once when back online", async () => {
     const { client, people, url, path } = await door();
     const [ann] = people;
     const context = await phoneContext(browser, { javaScript: true });
     try {
       const first = await openDoor(context, url);
+      await pageKept(first, url);
       await context.setOffline(true);
       await first.page.getByLabel("Code").fill(ann.confirmationCode);
       await first.page.getByLabel("Code").press("Enter");
@@ -271,6 +287,16 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
       await first.page.getByLabel("Code").press("Enter");
       await status.getByText(/^Already checked in/).waitFor();
       assert.equal((await stored(client, ann.id)).status, "confirmed", "nothing reached the server");
+
+      // Reloaded without the network: the service worker gives the page, the queue is still there.
+      await first.page.reload();
+      assert.equal(await first.page.getByRole("heading", { level: 1 }).innerText(), EVENT_NAME);
+      await first.page.getByRole("button", { name: "Scan with camera" }).waitFor();
+      const queued = await first.page.evaluate(
+        (key) => JSON.parse(localStorage.getItem(key) ?? "[]").length,
+        `door-queue:${new URL(url).pathname}`,
+      );
+      assert.equal(queued, 1);
       await first.page.close();
 
       // The tab closed; back online, the page opened again sends the queue.

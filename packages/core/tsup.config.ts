@@ -38,13 +38,13 @@ export default defineConfig({
     // The door page's script runs in a browser: one file of its own (the QR decoder inside), next to
     // the decoder's WebAssembly, which the script loads from the service rather than a CDN.
     await build({
-      entryPoints: ["src/pages/door-script/door.ts"],
+      entryPoints: ["src/pages/door-script/door.ts", "src/pages/door-script/sw.ts"],
       bundle: true,
       format: "iife",
       platform: "browser",
       target: "es2022",
       minify: true,
-      outfile: "dist/pages/door.js",
+      outdir: "dist/pages",
     });
     const wasm = createRequire(import.meta.url).resolve("zxing-wasm/reader/zxing_reader.wasm");
     await copyFile(wasm, "dist/pages/zxing_reader.wasm");

@@ -1160,6 +1160,11 @@ describe("the door's page", () => {
       (await handler(new Request(`${origin}/pages/door.js`))).headers.get("content-type"),
       "text/javascript; charset=utf-8",
     );
+    const worker = await handler(new Request(`${origin}/pages/sw.js`));
+    assert.equal(worker.status, 200);
+    assert.equal(worker.headers.get("service-worker-allowed"), "/");
+    assert.equal(worker.headers.get("cache-control"), "public, max-age=86400");
+    assert.equal((await handler(new Request(`${origin}/pages/door.js`))).headers.get("service-worker-allowed"), null);
     assert.equal((await handler(new Request(`${origin}/pages/..%2Fpackage.json`))).status, 404);
     assert.equal((await handler(new Request(`${origin}/pages/other.js`))).status, 404);
     await revoke();

@@ -129,6 +129,8 @@ export function createPublicRoutes(options: PublicRoutesOptions): PublicRoute[] 
         "content-type": PAGE_ASSETS[asset],
         "cache-control": "public, max-age=86400",
         "x-content-type-options": "nosniff",
+        // The door's service worker keeps the pages of the check-in links, which are not under /pages/.
+        ...(asset === "sw.js" && { "service-worker-allowed": "/" }),
       });
     },
   });

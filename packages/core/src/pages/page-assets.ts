@@ -4,11 +4,12 @@ import { fileURLToPath } from "node:url";
 
 /**
  * The files the pages load besides themselves, served from the service's own origin under
- * `/pages/<name>` (a fixed list: nothing else is read from disk): the door page's script, built
- * for the browser, and the QR decoder's WebAssembly it compiles.
+ * `/pages/<name>` (a fixed list: nothing else is read from disk): the door page's script and its
+ * service worker, built for the browser, and the QR decoder's WebAssembly the script compiles.
  */
 export const PAGE_ASSETS = {
   "door.js": "text/javascript; charset=utf-8",
+  "sw.js": "text/javascript; charset=utf-8",
   "zxing_reader.wasm": "application/wasm",
 } as const;
 export type PageAsset = keyof typeof PAGE_ASSETS;

@@ -119,8 +119,13 @@ function undoButton(attendeeId: string): HTMLButtonElement {
 }
 
 async function refreshCount(): Promise<void> {
-  if (dead) return;
-  const response = await fetch(base, { headers: { accept: "application/json" } });
+  if (dead || !navigator.onLine) return;
+  let response: Response;
+  try {
+    response = await fetch(base, { headers: { accept: "application/json" } });
+  } catch {
+    return; // Offline after all: the count shown stays until the network is back.
+  }
   if (response.status === 404) return showDead();
   if (!response.ok) return;
   const door = (await response.json()) as Door;
@@ -305,8 +310,15 @@ if (navigator.mediaDevices?.getUserMedia) {
   (document.getElementById("camera-stop") as HTMLButtonElement).addEventListener("click", stopCamera);
 }
 
+// The service worker keeps this page and its files for a reload without the network.
+if ("serviceWorker" in navigator && location.search === "") {
+  navigator.serviceWorker
+    .register(new URL("sw.js", scriptUrl).href, { scope: "./" })
+    .then(() => navigator.serviceWorker.ready)
+    .then((registration) => registration.active?.postMessage({ keep: location.pathname }))
+    .catch(() => undefined);
+}
+
 window.addEventListener("online", () => void sync());
-setInterval(() => {
-  if (navigator.onLine && !dead) void refreshCount().catch(() => undefined);
-}, POLL_MS);
+setInterval(() => void refreshCount(), POLL_MS);
 void sync();
