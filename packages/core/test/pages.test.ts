@@ -1156,10 +1156,9 @@ describe("the door's page", () => {
     assert.equal(wasm.status, 200);
     assert.equal(wasm.headers.get("content-type"), "application/wasm");
     assert.deepEqual([...new Uint8Array(await wasm.arrayBuffer()).slice(0, 4)], [0, 0x61, 0x73, 0x6d]);
-    assert.equal(
-      (await handler(new Request(`${origin}/pages/door.js`))).headers.get("content-type"),
-      "text/javascript; charset=utf-8",
-    );
+    const script = await handler(new Request(`${origin}/pages/door.js`));
+    assert.equal(script.headers.get("content-type"), "text/javascript; charset=utf-8");
+    assert.doesNotMatch(await script.text(), /https?:\/\//, "the script names no other origin (no CDN)");
     const worker = await handler(new Request(`${origin}/pages/sw.js`));
     assert.equal(worker.status, 200);
     assert.equal(worker.headers.get("service-worker-allowed"), "/");

@@ -133,8 +133,11 @@ async function refreshCount(): Promise<void> {
   (document.getElementById("expected") as HTMLElement).textContent = String(door.counts.expected);
 }
 
-/** A scan sent to the service; `null` when the network is gone. */
-async function send(body: unknown, key: string): Promise<DoorScan | "dead" | null> {
+/**
+ * A scan sent to the service: its answer, `"dead"` (the link is gone), `"refused"` (anything else
+ * the service refused, such as too many requests at once), or `null` when the network is gone.
+ */
+async function send(body: unknown, key: string): Promise<DoorScan | "dead" | "refused" | null> {
   if (!navigator.onLine) return null;
   let response: Response;
   try {
@@ -147,7 +150,7 @@ async function send(body: unknown, key: string): Promise<DoorScan | "dead" | nul
     return null;
   }
   if (response.status === 404) return "dead";
-  if (!response.ok) throw new Error(`The scan was refused (${response.status}).`);
+  if (!response.ok) return "refused";
   return (await response.json()) as DoorScan;
 }
 
@@ -207,6 +210,11 @@ async function scan(code: string): Promise<void> {
   const answer = await send({ code }, key);
   if (answer === "dead") return showDead();
   if (answer === null) return scanOffline(code, key);
+  if (answer === "refused") {
+    resultBox.className = "result result-stop";
+    resultBox.replaceChildren(paragraph("result-words", "Not checked in: the service is busy. Scan again."));
+    return;
+  }
   show(answer);
   void refreshCount();
 }
@@ -221,7 +229,8 @@ async function sync(): Promise<void> {
     for (let waiting = queue(); waiting.length > 0; waiting = queue()) {
       const next = waiting[0] as Queued;
       const answer = await send({ code: next.code }, next.key);
-      if (answer === null) return;
+      // Kept for the next try (the poll tries again) when the network or the service is not there yet.
+      if (answer === null || answer === "refused") return;
       if (answer === "dead") return showDead();
       save(QUEUE_KEY, queue().slice(1));
       if (answer.result === "already_checked_in") show(answer);
@@ -320,5 +329,5 @@ if ("serviceWorker" in navigator && location.search === "") {
 }
 
 window.addEventListener("online", () => void sync());
-setInterval(() => void refreshCount(), POLL_MS);
+setInterval(() => void (queue().length > 0 ? sync() : refreshCount()), POLL_MS);
 void sync();
