@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { localDateTime } from "../src/_internal/local-time.ts";
 import { createHandler } from "../src/http/handler.ts";
+import { openApiDocument } from "../src/http/openapi.ts";
 import type { StripeCheckoutSessionParams, StripeClient } from "../src/payments/stripe-client.ts";
 import { createEventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
@@ -1028,6 +1029,12 @@ describe("the door's page", () => {
     assert.match(html, /<button type="button" id="camera-button" class="secondary" hidden>Scan with camera<\/button>/);
     assert.deepEqual(unlabelled(html), []);
     assert.match(html, /<div id="door-result" class="result" role="status"><\/div>/);
+    // The document says the link's GET answers the page too.
+    const document = JSON.parse(openApiDocument() as string);
+    assert.deepEqual(Object.keys(document.paths["/v1/check-in/{token}"].get.responses["200"].content), [
+      "application/json",
+      "text/html",
+    ]);
   });
 
   test("the Code form shows each result's words with the name and ticket type (200, no redirect); Undo undoes the last check-in", async (t) => {
