@@ -34,7 +34,8 @@ const CLIENT_METHODS: Record<string, string> = Object.fromEntries(
 );
 /**
  * Client methods that take the one field of their body or query as a plain argument (a door's
- * `scan(code)` and `search(text)`): checked as that field's object.
+ * `scan(code)` and `search(text)`): checked as that field's object (with `scan({attendeeId})`,
+ * the body's other field, as the alternative).
  */
 const UNWRAPPED: Record<string, string> = { scanAtDoor: "code", searchAtDoor: "search" };
 
@@ -121,7 +122,9 @@ function checksOf(operation: Operation): string {
       );
     lines.push(
       unwrapped
-        ? `type ${id}_Body = { ${unwrapped}: Parameters<${id}_Method>[${pathParams}] };`
+        ? // The plain argument is that field; an object argument beside it (a scan's `{attendeeId}`) is its alternative.
+          `type ${id}_Arg = Parameters<${id}_Method>[${pathParams}];
+type ${id}_Body = { ${unwrapped}?: Extract<${id}_Arg, string> } & ([Exclude<${id}_Arg, string>] extends [never] ? {} : Partial<Exclude<${id}_Arg, string>>);`
         : `type ${id}_Body = ${optional ? "NonNullable<" : ""}Parameters<${id}_Method>[${pathParams}]${optional ? ">" : ""};`,
       `type ${id}_DocBody = NonNullable<${id}_Op["requestBody"]>["content"]["application/json"];`,
       `export const ${id}__body: Agree<${id}_Body, ${id}_DocBody> = true;`,

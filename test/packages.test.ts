@@ -16,9 +16,10 @@ import { ROOT } from "./_setup.ts";
 const PACKAGES = ["core", "server", "client"] as const;
 const ENGINES = "^20.19.0 || ^22.12.0 || >=24.0.0";
 // dist/docs/ also carries the bundled API reference renderer's licences (core, and the server's
-// copy for its CLI bundle); dist/cli.js.LICENSE.txt those of the packages bundled into the CLI.
+// copy for its CLI bundle); dist/cli.js.LICENSE.txt those of the packages bundled into the CLI;
+// dist/pages/ the door page's QR decoder (WebAssembly) and the licence of the library bundled in its script.
 const SHIPPED =
-  /^(dist\/.+\.(js|d\.ts|js\.map)|dist\/cli\.js\.LICENSE\.txt|dist\/docs\/[\w.-]+\.LICENSE(\.txt)?|bin\/[\w-]+\.js|README\.md|LICENSE|package\.json)$/;
+  /^(dist\/.+\.(js|d\.ts|js\.map)|dist\/cli\.js\.LICENSE\.txt|dist\/docs\/[\w.-]+\.LICENSE(\.txt)?|dist\/pages\/zxing_reader\.wasm|dist\/pages\/zxing-wasm\.LICENSE|bin\/[\w-]+\.js|README\.md|LICENSE|package\.json)$/;
 
 /** What `npm pack` would ship of each workspace package, by name: one npm process for the three. */
 let packed: Promise<Map<string, string[]>> | undefined;
@@ -83,6 +84,10 @@ for (const name of PACKAGES) {
         "dist/docs/redoc.standalone.js",
         "dist/docs/redoc.standalone.js.LICENSE.txt",
         "dist/docs/redoc.LICENSE",
+        "dist/pages/door.js",
+        "dist/pages/sw.js",
+        "dist/pages/zxing_reader.wasm",
+        "dist/pages/zxing-wasm.LICENSE",
       ])
         assert.ok(files.includes(file), file);
     }

@@ -34,13 +34,15 @@ import { POSTGRES_SKIP, ROOT, startKeyService } from "./_setup.ts";
  * browser, package, client-package, dependency-telemetry, OpenAPI-types and examples tests check
  * builds, packages and documents (their servers' storage plays no part), the fuzz test feeds
  * the request parser, which answers before any storage is reached, and the Stripe stand-in's test
- * starts no server of ours. The pages' browser tests (the vendor and ticket pages, the printable
- * report) drive the same handler whatever the store: what those pages write runs on PostgreSQL
- * in vendors, ticket-link, stripe-checkout and email, so Chromium starts once per run, not twice.
+ * starts no server of ours. The pages' browser tests (the vendor, ticket and door pages, the
+ * printable report) drive the same handler whatever the store: what those pages write runs on
+ * PostgreSQL in vendors, ticket-link, stripe-checkout, email and check-in-links (the door's scans,
+ * concurrent and replayed by Idempotency-Key), so Chromium starts once per run, not twice.
  */
 const NOT_DATABASE_BACKED = new Set([
   "browser.test.ts",
   "pages-browser.test.ts",
+  "door-browser.test.ts",
   "report-browser.test.ts",
   "packages.test.ts",
   "client-package.test.ts",

@@ -36,6 +36,8 @@ export default defineConfig({
     // bundle, that is this folder.
     const core = dirname(require.resolve("@event-service/core/package.json"));
     await cp(join(core, "dist/docs"), "dist/docs", { recursive: true });
+    // And the door page's script and QR decoder likewise.
+    await cp(join(core, "dist/pages"), "dist/pages", { recursive: true });
     await writeFile("dist/cli.js.LICENSE.txt", await bundledLicences());
   },
 });

@@ -34,8 +34,9 @@ export interface CheckInLinkClient {
    * Scans a ticket: its confirmation code in any case and spacing, or its QR code's content.
    * Always answers (never throws) for a person's code: `result` says what it came to. Pass the
    * same `idempotencyKey` when sending a scan again (an offline queue), and it counts once.
+   * `{ attendeeId }` instead checks in a registration found by name (`search`).
    */
-  scan(code: string, call?: CallOptions): Promise<Result<"door.scan">>;
+  scan(code: string | { attendeeId: string }, call?: CallOptions): Promise<Result<"door.scan">>;
   /** Undoes a check-in of the door's event (`422 INVALID_STATE_TRANSITION` when not checked in). */
   undo(attendeeId: string, call?: CallOptions): Promise<Result<"door.undo">>;
   /** The event's registrations whose name holds `search` (none under 2 characters), at most 20. */
@@ -90,7 +91,8 @@ export function createCheckInLinkClient(options: string | null | CheckInLinkClie
   });
   return {
     get: (call) => request<Door>("GET", "", call),
-    scan: (code, call) => request<DoorScan>("POST", "/scan", { body: { code }, ...call }),
+    scan: (code, call) =>
+      request<DoorScan>("POST", "/scan", { body: typeof code === "string" ? { code } : code, ...call }),
     undo: (attendeeId, call) => request<DoorScan>("DELETE", `/scan/${encodeURIComponent(attendeeId)}`, call),
     search: (search, call) => request<DoorSearch>("GET", "/attendees", { query: { search }, ...call }),
     offlineList: (call) => request<OfflineList>("GET", "/offline-list", call),

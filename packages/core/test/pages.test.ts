@@ -8,10 +8,11 @@ import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { localDateTime } from "../src/_internal/local-time.ts";
 import { createHandler } from "../src/http/handler.ts";
+import { openApiDocument } from "../src/http/openapi.ts";
 import type { StripeCheckoutSessionParams, StripeClient } from "../src/payments/stripe-client.ts";
 import { createEventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
-import { EVENT } from "./_fixtures.ts";
+import { apiRequest, EVENT } from "./_fixtures.ts";
 
 const HTML = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 
@@ -933,3 +934,249 @@ describe("the attendee's ticket page", () => {
 async function fetchRelative(page: string, href: string): Promise<string> {
   return new URL(href, page).href;
 }
+
+/**
+ * A door's page: a published event in Berlin's time zone with hostile text from the organiser
+ * and the attendees, a free ticket type and a priced one (paid by hand), and a check-in link.
+ */
+async function doorPage() {
+  const storage = await sqliteStorage();
+  let clock = new Date("2038-05-01T08:00:00.000Z");
+  const service = createEventService({ storage, now: () => clock });
+  const handler = createHandler(service, { clientAddress: () => "198.51.100.9" });
+  const { accountId, key } = await service.keys.create({ account: "Acme" });
+  const account = service.forAccount(accountId);
+  const event = await account.events.create({
+    ...EVENT,
+    name: `Summit ${HOSTILE}`,
+    timeZone: "Europe/Berlin",
+    capacity: 2,
+    waitlistEnabled: true,
+    ticketTypes: [
+      { name: `Free ${HOSTILE}`, price: { amount: 0, currency: "EUR" } },
+      { name: "Paid", price: { amount: 5000, currency: "EUR" } },
+    ],
+  });
+  await account.events.update(event.id, { status: "published" });
+  const other = await account.events.create({ ...EVENT, name: "Other Fest" });
+  await account.events.update(other.id, { status: "published" });
+  const register = (firstName: string, ticketType = `Free ${HOSTILE}`, eventId = event.id) =>
+    account.attendees.register({
+      eventId,
+      firstName,
+      lastName: "Lee",
+      email: `${firstName.toLowerCase()}@example.com`,
+      ticketType,
+    });
+  const api = async (method: string, path: string, body?: unknown) =>
+    (await handler(apiRequest(method, `http://localhost/v1${path}`, key, body))).json() as Promise<{
+      id: string;
+      url: string;
+    }>;
+  const made = await api("POST", `/events/${event.id}/check-in-links`, { label: "North <gate>" });
+  const link = made.url;
+  const revoke = () => api("DELETE", `/events/${event.id}/check-in-links/${made.id}`);
+  const page = async (query = "", url = link) => {
+    const response = await handler(new Request(`${url}${query}`, { headers: { accept: HTML } }));
+    return { status: response.status, html: await response.text(), headers: response.headers };
+  };
+  const post = async (form: Record<string, string>) => {
+    const response = await handler(
+      new Request(link, {
+        method: "POST",
+        headers: { accept: HTML, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(form).toString(),
+      }),
+    );
+    return { status: response.status, html: await response.text(), location: response.headers.get("location") };
+  };
+  const at = (iso: string) => {
+    clock = new Date(iso);
+  };
+  return { storage, service, account, event, other, register, link, page, post, at, handler, revoke };
+}
+
+/** The text of the page's status element, its tags dropped. */
+function statusText(html: string): string {
+  const element = /<div id="door-result" class="([^"]*)" role="status">(.*?)<\/div>/.exec(html);
+  assert.ok(element, "the result element");
+  return `${element[1]}: ${element[2]!
+    .replace(/<[^>]+>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim()}`;
+}
+
+describe("the door's page", () => {
+  test("shows the event in its time zone, the label and the count; every control labelled; its script from the service and nothing else", async (t) => {
+    const { storage, page, register } = await doorPage();
+    t.after(() => storage.close());
+    await register("Ann");
+    const { status, html, headers } = await page();
+    assert.equal(status, 200);
+    const csp = headers.get("content-security-policy") ?? "";
+    assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; worker-src 'self';/);
+    assert.doesNotMatch(csp, /unsafe-inline|(?<!wasm-)unsafe-eval|https?:\/\/(?!checkout\.stripe\.com)|\*/);
+    assert.equal(headers.get("cache-control"), "no-store");
+    assert.match(html, /<script src="..\/..\/pages\/door.js" defer><\/script>/);
+    assert.equal([...html.matchAll(/<script/g)].length, 1, "one script, the service's own file");
+    assert.ok(html.includes("<h1>Summit &lt;img src=x onerror=&quot;alert(1)&quot;></h1>"));
+    assert.ok(html.includes("<strong>North &lt;gate></strong>"));
+    assert.ok(html.includes(localDateTime(EVENT.startDate, "Europe/Berlin")));
+    assert.match(html, /<span id="checked-in">0<\/span> of <span id="expected">1<\/span> checked in/);
+    assert.match(html, /<label for="code">Code<\/label><input type="text" id="code" name="code"[^>]*autofocus/);
+    assert.match(html, /<label for="search">Name<\/label>/);
+    assert.match(html, /<form method="get" aria-labelledby="search-title">/);
+    assert.match(html, /<button type="button" id="camera-button" class="secondary" hidden>Scan with camera<\/button>/);
+    assert.deepEqual(unlabelled(html), []);
+    assert.match(html, /<div id="door-result" class="result" role="status"><\/div>/);
+    // The document says the link's GET answers the page too.
+    const document = JSON.parse(openApiDocument() as string);
+    assert.deepEqual(Object.keys(document.paths["/v1/check-in/{token}"].get.responses["200"].content), [
+      "application/json",
+      "text/html",
+    ]);
+  });
+
+  test("the Code form shows each result's words with the name and ticket type (200, no redirect); Undo undoes the last check-in", async (t) => {
+    const { storage, account, event, other, register, post, page, at } = await doorPage();
+    t.after(() => storage.close());
+    const ann = await register("Ann");
+    const bo = await register("Bo", "Paid");
+    const cy = await register("Cy");
+    const elsewhere = await register("Di", "General", other.id);
+    await account.attendees.update(cy.id, { status: "cancelled" });
+    at("2038-05-01T08:15:00.000Z");
+    const scan = async (code: string) => {
+      const answer = await post({ action: "scan", code });
+      assert.equal(answer.status, 200);
+      return answer;
+    };
+    const first = await scan(ann.confirmationCode.toLowerCase().replaceAll("-", " "));
+    assert.equal(
+      statusText(first.html),
+      "result result-ok: Checked in Ann Lee Free &lt;img src=x onerror=&quot;alert(1)&quot;>",
+    );
+    assert.match(
+      first.html,
+      new RegExp(
+        `name="action" value="undo"/><input type="hidden" name="attendeeId" value="${ann.id}"/><button type="submit" class="secondary">Undo</button>`,
+      ),
+    );
+    assert.match(first.html, /<span id="checked-in">1<\/span> of <span id="expected">1<\/span>/);
+    at("2038-05-01T08:20:00.000Z");
+    const again = await scan(ann.confirmationCode);
+    assert.equal(
+      statusText(again.html),
+      `result result-warn: Already checked in at ${localDateTime("2038-05-01T08:15:00.000Z", "Europe/Berlin")} Ann Lee Free &lt;img src=x onerror=&quot;alert(1)&quot;>`,
+    );
+    assert.doesNotMatch(again.html, /value="undo"/);
+    assert.equal(statusText((await scan("EVT-0000-0000")).html), "result result-stop: Not found");
+    assert.equal(
+      statusText((await scan(bo.confirmationCode)).html),
+      "result result-stop: Payment required Bo Lee Paid",
+    );
+    assert.equal(
+      statusText((await scan(cy.confirmationCode)).html),
+      `result result-stop: Cancelled Cy Lee Free &lt;img src=x onerror=&quot;alert(1)&quot;>`,
+    );
+    assert.equal(
+      statusText((await scan(elsewhere.confirmationCode)).html),
+      "result result-stop: For another event: Other Fest Di Lee General",
+    );
+    const undone = await post({ action: "undo", attendeeId: ann.id });
+    assert.equal(undone.status, 303);
+    assert.match(undone.location ?? "", /\?done=undone$/);
+    assert.equal((await account.attendees.get(ann.id)).status, "confirmed");
+    assert.ok((await page("?done=undone")).html.includes("The check-in was undone."));
+    await account.events.update(event.id, { status: "cancelled" });
+    assert.equal(
+      statusText((await scan(ann.confirmationCode)).html),
+      "result result-stop: Event not open Ann Lee Free &lt;img src=x onerror=&quot;alert(1)&quot;>",
+    );
+  });
+
+  test("a waitlisted ticket is Not admitted; the search lists nobody before 2 characters, never an email, and checks in by its button", async (t) => {
+    const { storage, register, post, page } = await doorPage();
+    t.after(() => storage.close());
+    await register("Ann");
+    await register("Anton");
+    const eve = await register("Eve");
+    assert.equal(eve.status, "waitlisted");
+    assert.equal(
+      statusText((await post({ action: "scan", code: eve.confirmationCode })).html),
+      "result result-stop: Not admitted Eve Lee Free &lt;img src=x onerror=&quot;alert(1)&quot;>",
+    );
+    const one = await page("?search=A");
+    assert.doesNotMatch(one.html, /search-results|Nobody/);
+    const two = await page("?search=an");
+    assert.doesNotMatch(two.html, /@example\.com/);
+    const rows = [...two.html.matchAll(/aria-label="Check in ([^"]+)"/g)].map((match) => match[1]);
+    assert.deepEqual(rows, ["Ann Lee", "Anton Lee"]);
+    assert.deepEqual(unlabelled(two.html), []);
+    const id =
+      /aria-label="Check in Anton Lee"><input type="hidden" name="action" value="checkin"\/><input type="hidden" name="attendeeId" value="([^"]+)"/.exec(
+        two.html,
+      )?.[1];
+    assert.ok(id);
+    const checked = await post({ action: "checkin", attendeeId: id });
+    assert.equal(
+      statusText(checked.html),
+      "result result-ok: Checked in Anton Lee Free &lt;img src=x onerror=&quot;alert(1)&quot;>",
+    );
+    assert.equal(
+      statusText((await post({ action: "checkin", attendeeId: "att_nope" })).html),
+      "result result-stop: Not found",
+    );
+    assert.equal((await page("?search=nobody")).html.includes("Nobody of that name."), true);
+  });
+
+  test("the JSON scan takes an attendeeId instead of a code, and refuses both or neither (400 naming code)", async (t) => {
+    const { storage, register, link, handler } = await doorPage();
+    t.after(() => storage.close());
+    const ann = await register("Ann");
+    const scan = async (body: unknown) => {
+      const response = await handler(
+        new Request(`${link}/scan`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }),
+      );
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const byId = await scan({ attendeeId: ann.id });
+    assert.equal(byId.status, 200);
+    assert.equal(byId.body.result, "checked_in");
+    assert.equal((await scan({ attendeeId: ann.id })).body.result, "already_checked_in");
+    for (const body of [{}, { code: ann.confirmationCode, attendeeId: ann.id }]) {
+      const refused = await scan(body);
+      assert.equal(refused.status, 400);
+      assert.equal((refused.body.error as { field?: string }).field, "code");
+    }
+  });
+
+  test("serves its script and the decoder from its own origin, a fixed list; a revoked link's page is a 404 page", async (t) => {
+    const { storage, handler, link, page, post, revoke } = await doorPage();
+    t.after(() => storage.close());
+    const origin = new URL(link).origin;
+    const wasm = await handler(new Request(`${origin}/pages/zxing_reader.wasm`));
+    assert.equal(wasm.status, 200);
+    assert.equal(wasm.headers.get("content-type"), "application/wasm");
+    assert.deepEqual([...new Uint8Array(await wasm.arrayBuffer()).slice(0, 4)], [0, 0x61, 0x73, 0x6d]);
+    const script = await handler(new Request(`${origin}/pages/door.js`));
+    assert.equal(script.headers.get("content-type"), "text/javascript; charset=utf-8");
+    assert.doesNotMatch(await script.text(), /https?:\/\//, "the script names no other origin (no CDN)");
+    const worker = await handler(new Request(`${origin}/pages/sw.js`));
+    assert.equal(worker.status, 200);
+    assert.equal(worker.headers.get("service-worker-allowed"), "/");
+    assert.equal(worker.headers.get("cache-control"), "public, max-age=86400");
+    assert.equal((await handler(new Request(`${origin}/pages/door.js`))).headers.get("service-worker-allowed"), null);
+    assert.equal((await handler(new Request(`${origin}/pages/..%2Fpackage.json`))).status, 404);
+    assert.equal((await handler(new Request(`${origin}/pages/other.js`))).status, 404);
+    await revoke();
+    const gone = await page();
+    assert.equal(gone.status, 404);
+    assert.match(gone.html, /^<!doctype html>/);
+    assert.equal((await post({ action: "scan", code: "EVT-0000-0000" })).status, 404);
+  });
+});

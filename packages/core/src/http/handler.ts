@@ -2,7 +2,7 @@ import { ServiceError } from "../errors.ts";
 import { prefersHtml } from "../operations/analytics.ts";
 import { renderErrorPage } from "../pages/error-page.tsx";
 import type { LinkPage, PageOutcome } from "../pages/link-page.ts";
-import { pageHeaders } from "../pages/page-response.ts";
+import { pageCsp, pageHeaders } from "../pages/page-response.ts";
 import type { EventService } from "../service.ts";
 import { linkNotFound } from "../resources/vendor.ts";
 import { type LinkKind, redactLinkTokens } from "../resources/link-token.ts";
@@ -386,6 +386,8 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       if (!ServiceError.is(thrown) || thrown.status >= 500 || thrown.code === "NOT_FOUND") throw thrown;
       return sendPage(ctx, entry.page, context, thrown.status, { error: thrown, form });
     }
+    if (typeof done === "object" && "show" in done)
+      return sendPage(ctx, entry.page, context, 200, { shown: done.show, fresh: true });
     const location = typeof done === "string" ? `${ctx.url.pathname}?done=${done}` : done.redirect;
     return reply.raw(ctx, null, 303, { ...ctx.headers, location });
   }
@@ -396,16 +398,20 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     page: LinkPage<never>,
     context: unknown,
     status: number,
-    state: { error?: ServiceError; form?: URLSearchParams } = {},
+    state: { error?: ServiceError; form?: URLSearchParams; shown?: unknown; fresh?: boolean } = {},
   ): Promise<Response> {
-    const done = status === 200 ? ctx.url.searchParams.get("done") : null;
+    // A page drawn as a form's answer takes nothing from the URL's query: the form said what to show.
+    const query = state.fresh ? new URLSearchParams() : ctx.url.searchParams;
+    const done = status === 200 ? query.get("done") : null;
     const html = await page.render(context as never, {
       done,
       error: state.error ?? null,
       form: state.form ?? null,
-      query: ctx.url.searchParams,
+      shown: state.shown ?? null,
+      query,
     });
-    return reply.raw(ctx, html, status, Object.assign({}, ctx.headers, pageHeaders()));
+    const csp = page.script === undefined ? undefined : pageCsp({ script: true });
+    return reply.raw(ctx, html, status, Object.assign({}, ctx.headers, pageHeaders(csp)));
   }
 
   /**

@@ -1,6 +1,7 @@
 import { ServiceError } from "../errors.ts";
 import type { EventService } from "../service.ts";
 import { DOCS_ASSETS, DOCS_CSP, type DocsAsset, docsAsset, docsPage } from "./docs-page.tsx";
+import { isPageAsset, PAGE_ASSETS, pageAsset } from "../pages/page-assets.ts";
 import { createHealthCheck } from "./health-check.ts";
 import { type MetricsEndpointOptions, serveMetrics } from "./metrics-endpoint.ts";
 import { API_VERSION, openApiDocument } from "./openapi.ts";
@@ -117,6 +118,22 @@ export function createPublicRoutes(options: PublicRoutesOptions): PublicRoute[] 
       },
     });
   }
+  // The pages' script and the decoder it loads: the same for every link, so caches may keep them a day.
+  routes.push({
+    path: "/pages/:asset",
+    label: ({ asset }) => (asset !== undefined && isPageAsset(asset) ? "/pages/:asset" : undefined),
+    async serve(ctx, { asset }) {
+      if (asset === undefined || !isPageAsset(asset)) return undefined;
+      return reply.raw(ctx, (await pageAsset(asset)) as BodyInit, 200, {
+        ...ctx.headers,
+        "content-type": PAGE_ASSETS[asset],
+        "cache-control": "public, max-age=86400",
+        "x-content-type-options": "nosniff",
+        // The door's service worker keeps the pages of the check-in links, which are not under /pages/.
+        ...(asset === "sw.js" && { "service-worker-allowed": "/" }),
+      });
+    },
+  });
   for (const prefix of VERSION_PREFIXES) {
     routes.push({
       path: `${prefix}/qr/:file`,

@@ -7,6 +7,7 @@ import {
 import type { AccountContext, DoorContext, LinkContext, TicketContext } from "../operations/context.ts";
 import type { LinkKind } from "../resources/link-token.ts";
 import type { AnyOperation } from "../operations/define.ts";
+import { DOOR_PAGE } from "../pages/door-page.tsx";
 import type { LinkPage } from "../pages/link-page.ts";
 import { TICKET_PAGE } from "../pages/ticket-page.tsx";
 import { VENDOR_PAGE } from "../pages/vendor-page.tsx";
@@ -67,4 +68,5 @@ export const VERSION_PREFIXES = ["/v1", "/api"] as const;
 export const LINK_PAGES: Readonly<Record<string, { link: LinkKind; page: LinkPage<never> }>> = {
   "/vendor-requests/:token": { link: "vendor", page: VENDOR_PAGE as LinkPage<never> },
   "/tickets/:token": { link: "ticket", page: TICKET_PAGE as LinkPage<never> },
+  "/check-in/:token": { link: "door", page: DOOR_PAGE as LinkPage<never> },
 };

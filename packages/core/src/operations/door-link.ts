@@ -11,7 +11,17 @@ export const DOOR_LINK_OPERATIONS = [
     tag: "Check-in link",
     operationId: "getDoor",
     summary: "The door's event, its label, whether the door is open, and how many of the admitted are checked in",
-    response: { status: 200, schema: Door, name: "Door", description: "The door" },
+    response: {
+      status: 200,
+      schema: Door,
+      name: "Door",
+      description: "The door (JSON unless the request's Accept prefers text/html)",
+      jsonToo: true,
+      media: {
+        "text/html":
+          "The door's check-in page (docs/api.md, Door page): its forms post to this URL; it loads nothing from another origin.",
+      },
+    },
     errors: ["NOT_FOUND"],
     run: (door) => door.view(),
   }),

@@ -9,6 +9,11 @@ export interface PageState {
   error: ServiceError | null;
   /** The fields of the refused form, so that the person need not type them again. */
   form: URLSearchParams | null;
+  /**
+   * What a form just did, drawn at once in the answer to its POST (`{ show }`): a door's scan,
+   * whose result names a person and so never goes into a redirect's URL; `null` otherwise.
+   */
+  shown: unknown;
   /** The query of the page's URL (`?edit=<id>` opens a record's form): what a link on the page asked for. */
   query: URLSearchParams;
 }
@@ -16,9 +21,10 @@ export interface PageState {
 /**
  * What a form's success leads to: the page again with a note (`?done=<note>`), or another
  * address altogether (`{ redirect }`: an absolute URL the link's operation gave, such as the
- * payment page of a Stripe Checkout Session).
+ * payment page of a Stripe Checkout Session), or the page drawn at once with what the form did
+ * (`{ show }`, status 200, no redirect: for a form whose sending twice changes nothing more).
  */
-export type PageOutcome = string | { redirect: string };
+export type PageOutcome = string | { redirect: string } | { show: unknown };
 
 /** A form's handling: runs what it asks through the link's operations and says where the browser goes next. */
 export type PageAction<C> = (context: C, form: URLSearchParams) => Promise<PageOutcome>;

@@ -47,5 +47,17 @@ h3{font-size:1.05rem;margin:0 0 .25rem;overflow-wrap:anywhere}
 .records li:first-child{border-top:0}
 .records p{margin:0 0 .5rem}
 .hint{margin:.25rem 0 0;font-size:.9rem}
+.count{font-size:1.25rem;font-weight:600;margin:0 0 1rem}
+.result{border-radius:8px;padding:0;margin:0 0 1rem;min-height:1rem}
+.result p{margin:0}
+.result-ok,.result-warn,.result-stop{padding:1rem}
+.result-ok{background:#1f6f43;color:#fff}
+.result-warn{background:#ffd866;color:#1b1f23;border:3px solid #8a5a00}
+.result-stop{background:#a3261b;color:#fff}
+.result-words{font-size:1.75rem;font-weight:700;line-height:1.2;overflow-wrap:anywhere}
+.result-person{font-size:1.25rem;margin-top:.25rem!important}
+.result-name{font-weight:600}
+#camera video{display:block;width:100%;max-width:100%;margin:.75rem 0 0;background:#000}
+[hidden]{display:none!important}
 @media (max-width:30rem){dl{grid-template-columns:1fr;gap:0}dd{margin:0 0 .5rem}}
 `;

@@ -102,13 +102,26 @@ export const Door = z.object({
 });
 export type Door = z.infer<typeof Door>;
 
-/** Body of `POST /check-in/:token/scan`: what was typed or scanned. */
-export const DoorScanInput = z.strictObject({
-  code: z.string().max(200).meta({
-    description:
-      "A confirmation code (`EVT-7KQ2-M9XH`; case, spaces and dashes do not count) or a ticket's QR code content (the same code).",
-  }),
-});
+/**
+ * Body of `POST /check-in/:token/scan`: what was typed or scanned (`code`), or a registration
+ * picked from the door's search (`attendeeId`); exactly one of them.
+ */
+export const DoorScanInput = z
+  .strictObject({
+    code: z.string().max(200).optional().meta({
+      description:
+        "A confirmation code (`EVT-7KQ2-M9XH`; case, spaces and dashes do not count) or a ticket's QR code content (the same code).",
+    }),
+    attendeeId: z
+      .string()
+      .max(100)
+      .optional()
+      .meta({ description: "Instead of `code`: a registration the door found by name (its `id`)." }),
+  })
+  .superRefine((body, issues) => {
+    if ((body.code === undefined) === (body.attendeeId === undefined))
+      issues.addIssue({ code: "custom", path: ["code"], message: "give either code or attendeeId" });
+  });
 export type DoorScanInput = z.input<typeof DoorScanInput>;
 
 /** Answer of a scan, and of an undo: what it came to, whose ticket it is, when it was checked in. */

@@ -152,13 +152,14 @@ export function createDoorLinkOperations(
       const [found, counts] = await Promise.all([event(), storage.doorCounts(eventId)]);
       return { event: doorEventOf(found), label: link.label, doorOpen: isDoorOpen(found), counts };
     },
-    async scan({ code }: z.output<typeof DoorScanInput>): Promise<DoorScan> {
-      const typed = typedConfirmationCode(code);
+    async scan({ code, attendeeId }: z.output<typeof DoorScanInput>): Promise<DoorScan> {
+      const typed = code === undefined ? "" : typedConfirmationCode(code);
       // Text that is no code matches none: it is not looked up (nor sent to the database as is).
       const confirmationCode = isStoredConfirmationCode(typed) ? typed : null;
       let scanned: Awaited<ReturnType<typeof scanAtDoor>>;
       try {
-        scanned = await scanAtDoor(context, { accountId, eventId, confirmationCode, now: clock().toISOString() });
+        const now = clock().toISOString();
+        scanned = await scanAtDoor(context, { accountId, eventId, confirmationCode, attendeeId, now });
       } catch (error) {
         if (ServiceError.is(error) && error.code === "NOT_FOUND") throw doorLinkNotFound();
         throw error;

@@ -223,12 +223,13 @@ export async function scanAtDoor(
     accountId,
     eventId,
     confirmationCode,
+    attendeeId,
     now,
-  }: { accountId: string; eventId: string; confirmationCode: string | null; now: string },
+  }: { accountId: string; eventId: string; confirmationCode: string | null; attendeeId?: string; now: string },
 ): Promise<{ result: Exclude<DoorResult, "wrong_event">; attendee: AttendeeRecord | null }> {
   let result: Exclude<DoorResult, "wrong_event"> = "not_found";
   const { after } = await changeCheckIn(context, accountId, eventId, "attendee.checked_in", now, async (tx, event) => {
-    const before = confirmationCode === null ? null : await tx.attendees.getByCode(eventId, confirmationCode);
+    const before = await scannedRegistration(tx, { accountId, eventId, confirmationCode, attendeeId });
     // A closed door says so whatever is scanned.
     if (!before) result = isDoorOpen(event) ? "not_found" : "event_not_open";
     if (!before) return { before: null, after: null };
@@ -237,6 +238,18 @@ export async function scanAtDoor(
     return { before, after: withAdmission(before, applyAttendeeUpdate(before, { status: "checked-in" }, now), now) };
   });
   return { result, attendee: after };
+}
+
+/** The event's registration a scan names: by its code, or by its id when the door picked it from a search. */
+async function scannedRegistration(
+  tx: StorageTransaction,
+  scan: { accountId: string; eventId: string; confirmationCode: string | null; attendeeId?: string },
+): Promise<AttendeeRecord | null> {
+  if (scan.attendeeId !== undefined) {
+    const found = await tx.attendees.get(scan.accountId, scan.attendeeId);
+    return found && found.eventId === scan.eventId ? found : null;
+  }
+  return scan.confirmationCode === null ? null : tx.attendees.getByCode(scan.eventId, scan.confirmationCode);
 }
 
 /**

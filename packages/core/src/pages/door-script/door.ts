@@ -1,0 +1,333 @@
+/**
+ * The door page's script, run in the browser: scans through the JSON twin without a reload,
+ * the camera's QR codes, the count kept current, and offline check-in from the downloaded list
+ * with a queue kept in the browser and sent, in order and each with its Idempotency-Key, once the
+ * network is back. Without it the page's forms do the same, minus the camera and offline.
+ */
+import { prepareZXingModule, readBarcodes } from "zxing-wasm/reader";
+import { localDateTime } from "../../_internal/local-time.ts";
+import type { Door, DoorResult, DoorScan, OfflineList } from "../../resources/check-in-link.ts";
+import { doorResultText, doorToneOf } from "../door-words.ts";
+
+/** How often the count is asked for while online (other doors check people in too). */
+const POLL_MS = 3000;
+/** A code the camera keeps seeing is sent once in this long. */
+const CAMERA_REPEAT_MS = 4000;
+/** Frames the camera decodes, at most, per second. */
+const CAMERA_FRAME_MS = 200;
+
+// The decoder's WebAssembly is the service's own file beside this script, never a CDN's.
+const scriptUrl = (document.currentScript as HTMLScriptElement | null)?.src ?? location.href;
+prepareZXingModule({
+  overrides: {
+    locateFile: (path: string, prefix: string) =>
+      path.endsWith(".wasm") ? new URL("zxing_reader.wasm", scriptUrl).href : prefix + path,
+  },
+});
+
+/** The link's JSON twin: the page's own address. */
+const base = location.pathname.replace(/\/+$/, "");
+const root = document.getElementById("door") as HTMLElement;
+const timeZone = root.dataset.timeZone === "UTC" ? null : (root.dataset.timeZone ?? null);
+const resultBox = document.getElementById("door-result") as HTMLElement;
+const undoBox = document.getElementById("undo") as HTMLElement;
+const codeInput = document.getElementById("code") as HTMLInputElement;
+const offlineNote = document.getElementById("offline-note") as HTMLElement;
+
+interface Queued {
+  code: string;
+  key: string;
+}
+
+// The browser's own storage, per link: the door list (names, statuses, hashed codes) and the queue.
+const LIST_KEY = `door-list:${base}`;
+const QUEUE_KEY = `door-queue:${base}`;
+
+const load = <T>(key: string): T | null => {
+  const text = localStorage.getItem(key);
+  return text === null ? null : (JSON.parse(text) as T);
+};
+const save = (key: string, value: unknown) => localStorage.setItem(key, JSON.stringify(value));
+const queue = (): Queued[] => load<Queued[]>(QUEUE_KEY) ?? [];
+
+let dead = false;
+
+/** The link no longer opens the door (revoked, expired, its event deleted): nothing more is sent. */
+function showDead(): void {
+  dead = true;
+  resultBox.className = "result result-stop";
+  resultBox.replaceChildren(paragraph("result-words", "This check-in link no longer works."));
+  undoBox.replaceChildren();
+  codeInput.disabled = true;
+}
+
+function paragraph(className: string, text: string): HTMLParagraphElement {
+  const p = document.createElement("p");
+  p.className = className;
+  p.textContent = text;
+  return p;
+}
+
+/** A scan's result in the status element, as the server draws it; `offline` marks one decided from the list. */
+function show(scan: DoorScan, offline = false): void {
+  undoBox.replaceChildren();
+  if (scan.result === "undone") {
+    resultBox.className = "result result-warn";
+    resultBox.replaceChildren(paragraph("result-words", "The check-in was undone."));
+    return;
+  }
+  const result = scan.result as DoorResult;
+  const at = scan.checkedInAt === null ? undefined : localDateTime(scan.checkedInAt, timeZone);
+  let text = doorResultText(result, { eventName: scan.event?.name, at });
+  if (offline) text += " (offline)";
+  resultBox.className = `result result-${doorToneOf(result)}`;
+  const words = paragraph("result-words", text);
+  const children: Node[] = [words];
+  if (scan.attendee) {
+    const person = paragraph("result-person", "");
+    const name = document.createElement("span");
+    name.className = "result-name";
+    name.textContent = `${scan.attendee.firstName} ${scan.attendee.lastName}`;
+    const ticket = document.createElement("span");
+    ticket.className = "result-ticket";
+    ticket.textContent = scan.attendee.ticketType;
+    person.append(name, " ", ticket);
+    children.push(person);
+  }
+  resultBox.replaceChildren(...children);
+  if (result === "checked_in" && scan.attendee && !offline) undoBox.replaceChildren(undoButton(scan.attendee.id));
+}
+
+function undoButton(attendeeId: string): HTMLButtonElement {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "secondary";
+  button.textContent = "Undo";
+  button.addEventListener("click", async () => {
+    const response = await fetch(`${base}/scan/${encodeURIComponent(attendeeId)}`, {
+      method: "DELETE",
+      headers: { accept: "application/json" },
+    });
+    if (response.status === 404) return showDead();
+    if (response.ok) {
+      show((await response.json()) as DoorScan);
+      void refreshCount();
+    }
+    codeInput.focus();
+  });
+  return button;
+}
+
+async function refreshCount(): Promise<void> {
+  if (dead || !navigator.onLine) return;
+  let response: Response;
+  try {
+    response = await fetch(base, { headers: { accept: "application/json" } });
+  } catch {
+    return; // Offline after all: the count shown stays until the network is back.
+  }
+  if (response.status === 404) return showDead();
+  if (!response.ok) return;
+  const door = (await response.json()) as Door;
+  (document.getElementById("checked-in") as HTMLElement).textContent = String(door.counts.checkedIn);
+  (document.getElementById("expected") as HTMLElement).textContent = String(door.counts.expected);
+}
+
+/**
+ * A scan sent to the service: its answer, `"dead"` (the link is gone), `"refused"` (anything else
+ * the service refused, such as too many requests at once), or `null` when the network is gone.
+ */
+async function send(body: unknown, key: string): Promise<DoorScan | "dead" | "refused" | null> {
+  if (!navigator.onLine) return null;
+  let response: Response;
+  try {
+    response = await fetch(`${base}/scan`, {
+      method: "POST",
+      headers: { accept: "application/json", "content-type": "application/json", "idempotency-key": key },
+      body: JSON.stringify(body),
+    });
+  } catch {
+    return null;
+  }
+  if (response.status === 404) return "dead";
+  if (!response.ok) return "refused";
+  return (await response.json()) as DoorScan;
+}
+
+// The normalised code and its hash, exactly as docs/api.md ("Offline list") gives them.
+function normalisedCode(typed: string): string {
+  const bare = typed.replace(/[\s\-\u2010-\u2015\u2212]+/g, "").toUpperCase();
+  const parts = /^EVT([0-9A-Z]{4})([0-9A-Z]{4})$/.exec(bare);
+  return parts ? `EVT-${parts[1]}-${parts[2]}` : bare;
+}
+async function codeHash(typed: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(normalisedCode(typed)));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** A scan decided from the downloaded list, in the service's order; a check-in is marked there and queued. */
+async function scanOffline(code: string, key: string): Promise<void> {
+  const list = load<OfflineList>(LIST_KEY);
+  if (!list) {
+    resultBox.className = "result result-stop";
+    resultBox.replaceChildren(paragraph("result-words", "Offline, and no door list yet: try again when online."));
+    return;
+  }
+  const hash = await codeHash(code);
+  const entry = list.attendees.find((candidate) => candidate.codeHash === hash);
+  const attendee = entry
+    ? {
+        id: entry.id,
+        firstName: entry.firstName,
+        lastName: entry.lastName,
+        ticketType: entry.ticketType,
+        status: entry.status,
+      }
+    : null;
+  let result: DoorResult;
+  if (list.event.status !== "published") result = "event_not_open";
+  else if (!entry) result = "not_found";
+  else if (entry.status === "cancelled") result = "cancelled";
+  else if (entry.status === "waitlisted") result = "not_admitted";
+  else if (entry.status === "checked-in") result = "already_checked_in";
+  else if (entry.paymentRequired) result = "payment_required";
+  else result = "checked_in";
+  if (entry && result === "checked_in") {
+    entry.status = "checked-in";
+    entry.checkedInAt = new Date().toISOString();
+    save(LIST_KEY, list);
+    save(QUEUE_KEY, [...queue(), { code, key }]);
+  }
+  show({ result, attendee, checkedInAt: entry?.checkedInAt ?? null }, true);
+  offlineNote.hidden = false;
+  offlineNote.textContent = `Offline: ${queue().length} check-in(s) waiting to be sent.`;
+}
+
+/** A code typed or scanned: to the service when online, else decided from the list. */
+async function scan(code: string): Promise<void> {
+  if (dead) return;
+  const key = crypto.randomUUID();
+  const answer = await send({ code }, key);
+  if (answer === "dead") return showDead();
+  if (answer === null) return scanOffline(code, key);
+  if (answer === "refused") {
+    resultBox.className = "result result-stop";
+    resultBox.replaceChildren(paragraph("result-words", "Not checked in: the service is busy. Scan again."));
+    return;
+  }
+  show(answer);
+  void refreshCount();
+}
+
+let syncing = false;
+
+/** The queue sent in order, each scan with its own key; "Already checked in" means another door was first. */
+async function sync(): Promise<void> {
+  if (syncing || dead) return;
+  syncing = true;
+  try {
+    for (let waiting = queue(); waiting.length > 0; waiting = queue()) {
+      const next = waiting[0] as Queued;
+      const answer = await send({ code: next.code }, next.key);
+      // Kept for the next try (the poll tries again) when the network or the service is not there yet.
+      if (answer === null || answer === "refused") return;
+      if (answer === "dead") return showDead();
+      save(QUEUE_KEY, queue().slice(1));
+      if (answer.result === "already_checked_in") show(answer);
+    }
+    offlineNote.hidden = true;
+    await refreshList();
+    await refreshCount();
+  } finally {
+    syncing = false;
+  }
+}
+
+/** The door list, downloaded again while online (and kept for when it is not). */
+async function refreshList(): Promise<void> {
+  if (!navigator.onLine || dead) return;
+  try {
+    const response = await fetch(`${base}/offline-list`, { headers: { accept: "application/json" } });
+    if (response.status === 404) return showDead();
+    if (response.ok) save(LIST_KEY, await response.json());
+  } catch {
+    // Offline after all: the list kept is used.
+  }
+}
+
+const scanForm = document.getElementById("scan-form") as HTMLFormElement;
+scanForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const code = codeInput.value;
+  codeInput.value = "";
+  codeInput.focus();
+  if (code.trim() !== "") void scan(code);
+});
+
+// The camera: frames drawn to a canvas and decoded here; a code is sent once per few seconds.
+const cameraButton = document.getElementById("camera-button") as HTMLButtonElement;
+const cameraBox = document.getElementById("camera") as HTMLElement;
+const video = document.getElementById("camera-video") as HTMLVideoElement;
+let stream: MediaStream | null = null;
+const seen = new Map<string, number>();
+
+async function decodeFrames(canvas: HTMLCanvasElement): Promise<void> {
+  while (stream) {
+    if (video.videoWidth > 0) {
+      canvas.width = video.videoWidth;
+      canvas.height = video.videoHeight;
+      const drawing = canvas.getContext("2d", { willReadFrequently: true }) as CanvasRenderingContext2D;
+      drawing.drawImage(video, 0, 0);
+      const found = await readBarcodes(drawing.getImageData(0, 0, canvas.width, canvas.height), {
+        formats: ["QRCode"],
+        tryHarder: true,
+      });
+      const now = Date.now();
+      for (const { text, isValid } of found) {
+        if (!isValid || text === "" || now - (seen.get(text) ?? 0) < CAMERA_REPEAT_MS) continue;
+        seen.set(text, now);
+        await scan(text);
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, CAMERA_FRAME_MS));
+  }
+}
+
+function stopCamera(): void {
+  for (const track of stream?.getTracks() ?? []) track.stop();
+  stream = null;
+  cameraBox.hidden = true;
+  cameraButton.hidden = false;
+}
+
+if (navigator.mediaDevices?.getUserMedia) {
+  cameraButton.hidden = false;
+  cameraButton.addEventListener("click", async () => {
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" } });
+    } catch {
+      resultBox.className = "result result-stop";
+      resultBox.replaceChildren(paragraph("result-words", "The camera could not be opened."));
+      return;
+    }
+    video.srcObject = stream;
+    cameraBox.hidden = false;
+    cameraButton.hidden = true;
+    await video.play();
+    void decodeFrames(document.createElement("canvas"));
+  });
+  (document.getElementById("camera-stop") as HTMLButtonElement).addEventListener("click", stopCamera);
+}
+
+// The service worker keeps this page and its files for a reload without the network.
+if ("serviceWorker" in navigator && location.search === "") {
+  navigator.serviceWorker
+    .register(new URL("sw.js", scriptUrl).href, { scope: "./" })
+    .then(() => navigator.serviceWorker.ready)
+    .then((registration) => registration.active?.postMessage({ keep: location.pathname }))
+    .catch(() => undefined);
+}
+
+window.addEventListener("online", () => void sync());
+setInterval(() => void (queue().length > 0 ? sync() : refreshCount()), POLL_MS);
+void sync();
