@@ -1,7 +1,8 @@
 import type { Door, DoorScan, DoorSearch, OfflineList } from "@event-service/core";
 import type { OperationResult as Result } from "./client.ts";
 import type { RetryOptions } from "./retry.ts";
-import { type CallOptions, createTransport } from "./transport.ts";
+import { createLinkTransport, type LinkKindOfClient } from "./link-transport.ts";
+import type { CallOptions } from "./transport.ts";
 
 export type { Door, DoorScan, DoorSearch, OfflineList } from "@event-service/core";
 
@@ -45,29 +46,15 @@ export interface CheckInLinkClient {
   offlineList(call?: CallOptions): Promise<Result<"door.offlineList">>;
 }
 
-/** The path of a check-in link below the service's version prefix, ending in its token. */
-const LINK_PATH = /\/check-in\/[^/]+$/;
-
-/** The link's address without query, fragment or trailing slash; throws a `TypeError` for anything but a check-in link. */
-function linkBase(link: string | null): string {
-  if (link === null)
-    throw new TypeError(
-      "createCheckInLinkClient: no link: a check-in link's url is shown in its create answer only (null in lists and replays); make a new one with events.checkInLinks.create.",
-    );
-  let url: URL;
-  try {
-    url = new URL(link);
-  } catch {
-    throw new TypeError("createCheckInLinkClient: `link` must be the check-in link's url, an absolute URL.");
-  }
-  const path = url.pathname.replace(/\/+$/, "");
-  if (!/^https?:$/.test(url.protocol) || !LINK_PATH.test(path)) {
-    throw new TypeError(
-      "createCheckInLinkClient: `link` must be the check-in link's url, e.g. https://events.example.com/v1/check-in/chk_….",
-    );
-  }
-  return `${url.origin}${path}`;
-}
+/** A check-in link as its client checks it. */
+const LINK_KIND: LinkKindOfClient = {
+  factory: "createCheckInLinkClient",
+  segment: "check-in",
+  name: "the check-in link's url",
+  example: "https://events.example.com/v1/check-in/chk_…",
+  missing:
+    "a check-in link's url is shown in its create answer only (null in lists and replays); make a new one with events.checkInLinks.create.",
+};
 
 /**
  * Creates a client of one door's check-in link, for a door's app or page, with the link as the
@@ -81,14 +68,7 @@ function linkBase(link: string | null): string {
  */
 export function createCheckInLinkClient(options: string | null | CheckInLinkClientOptions): CheckInLinkClient {
   const given = typeof options === "string" || options === null ? { link: options } : options;
-  const { request } = createTransport({
-    baseUrl: linkBase(given.link),
-    headers: { accept: "application/json" },
-    retry: given.retry,
-    idempotencyKeys: given.idempotencyKeys,
-    timeoutMs: given.timeoutMs,
-    fetch: given.fetch,
-  });
+  const { request } = createLinkTransport(given, LINK_KIND);
   return {
     get: (call) => request<Door>("GET", "", call),
     scan: (code, call) =>

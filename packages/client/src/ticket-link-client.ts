@@ -1,7 +1,8 @@
 import type { Ticket } from "@event-service/core";
 import type { OperationBody as Body, OperationResult as Result } from "./client.ts";
 import type { RetryOptions } from "./retry.ts";
-import { type CallOptions, createTransport } from "./transport.ts";
+import { createLinkTransport, type LinkKindOfClient } from "./link-transport.ts";
+import type { CallOptions } from "./transport.ts";
 
 export type { Ticket, TicketTravelInput, TicketUpdateInput } from "@event-service/core";
 
@@ -57,29 +58,15 @@ export interface TicketLinkClient {
   checkout(call?: CallOptions): Promise<Result<"ticket.checkout">>;
 }
 
-/** The path of a ticket link below the service's version prefix, ending in its token. */
-const LINK_PATH = /\/tickets\/[^/]+$/;
-
-/** The link's address without query, fragment or trailing slash; throws a `TypeError` for anything but a ticket link. */
-function linkBase(link: string | null): string {
-  if (link === null)
-    throw new TypeError(
-      "createTicketLinkClient: no link: ticketUrl is shown in the create answer only (null in every other answer); make a new one with attendees.ticketLink.",
-    );
-  let url: URL;
-  try {
-    url = new URL(link);
-  } catch {
-    throw new TypeError("createTicketLinkClient: `link` must be the registration's ticketUrl, an absolute URL.");
-  }
-  const path = url.pathname.replace(/\/+$/, "");
-  if (!/^https?:$/.test(url.protocol) || !LINK_PATH.test(path)) {
-    throw new TypeError(
-      "createTicketLinkClient: `link` must be the registration's ticketUrl, e.g. https://events.example.com/v1/tickets/tkt_….",
-    );
-  }
-  return `${url.origin}${path}`;
-}
+/** A ticket link as its client checks it. */
+const LINK_KIND: LinkKindOfClient = {
+  factory: "createTicketLinkClient",
+  segment: "tickets",
+  name: "the registration's ticketUrl",
+  example: "https://events.example.com/v1/tickets/tkt_…",
+  missing:
+    "ticketUrl is shown in the create answer only (null in every other answer); make a new one with attendees.ticketLink.",
+};
 
 /**
  * Creates a client of one attendee's ticket link, for the attendee's own use (an app, a page),
@@ -95,14 +82,7 @@ function linkBase(link: string | null): string {
  */
 export function createTicketLinkClient(options: string | null | TicketLinkClientOptions): TicketLinkClient {
   const given = typeof options === "string" || options === null ? { link: options } : options;
-  const { request } = createTransport({
-    baseUrl: linkBase(given.link),
-    headers: { accept: "application/json" },
-    retry: given.retry,
-    idempotencyKeys: given.idempotencyKeys,
-    timeoutMs: given.timeoutMs,
-    fetch: given.fetch,
-  });
+  const { request } = createLinkTransport(given, LINK_KIND);
   return {
     get: (call) => request<Ticket>("GET", "", call),
     update: (input, call) => request<Ticket>("PUT", "", { body: input, ...call }),

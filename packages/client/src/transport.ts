@@ -155,21 +155,23 @@ export function createTransport(options: TransportOptions): Transport {
   async function request<T>(method: Method, path: string, init: RequestInit = {}): Promise<T> {
     const key = method === "POST" ? (init.idempotencyKey ?? (generateKeys ? randomKey() : undefined)) : undefined;
     const retriable = method !== "POST" || key !== undefined;
+    // An answer read as text (a page, a calendar file) asks for its own type.
+    const textType = init.textOf ?? (init.html ? "text/html" : undefined);
+    const headers: Record<string, string> = {};
+    if (key !== undefined) headers["idempotency-key"] = key;
+    if (textType !== undefined) headers.accept = textType;
     for (let attempt = 1; ; attempt++) {
       try {
         const options = {
           method,
           ...(init.body !== undefined && { body: init.body as Record<string, unknown> }),
           ...(init.query && { query: toQuery(init.query) }),
-          ...(key !== undefined && { headers: { "idempotency-key": key } as Record<string, string> }),
-          ...(init.html && { headers: { accept: "text/html" } as Record<string, string> }),
-          ...(init.textOf && { headers: { accept: init.textOf } as Record<string, string> }),
+          headers,
           ...(init.signal && { signal: init.signal }),
         };
         // A stream resolves with the answer's headers; its body is the caller's to read.
         if (init.stream) return (await api<T, "stream">(path, { ...options, responseType: "stream" })) as T;
-        if (init.html || init.textOf)
-          return (await api<string, "text">(path, { ...options, responseType: "text" })) as T;
+        if (textType !== undefined) return (await api<string, "text">(path, { ...options, responseType: "text" })) as T;
         return await api<T>(path, options);
       } catch (thrown) {
         const error = toClientError(thrown, await errorBodyOf(thrown));

@@ -1,7 +1,8 @@
 import type { Activity, DeleteResult, ListResult, VendorAnswerInput, VendorRequest } from "@event-service/core";
 import type { ActivityListParams, OperationBody as Body, OperationResult as Result } from "./client.ts";
 import type { RetryOptions } from "./retry.ts";
-import { type CallOptions, createTransport } from "./transport.ts";
+import { createLinkTransport, type LinkKindOfClient } from "./link-transport.ts";
+import type { CallOptions } from "./transport.ts";
 
 export type { VendorActivityInput, VendorActivityUpdateInput } from "@event-service/core";
 
@@ -64,29 +65,15 @@ export interface VendorLinkClient {
   activities: VendorLinkActivitiesResource;
 }
 
-/** The path of a vendor's link below the service's version prefix, ending in its token. */
-const LINK_PATH = /\/vendor-requests\/[^/]+$/;
-
-/** The link's address without query, fragment or trailing slash; throws a `TypeError` for anything but a vendor link. */
-function linkBase(link: string | null): string {
-  if (link === null)
-    throw new TypeError(
-      "createVendorLinkClient: no link: a replayed booking answer shows vendorLink null (the link is shown once); rotate it with bookings.rotateLink for a new one.",
-    );
-  let url: URL;
-  try {
-    url = new URL(link);
-  } catch {
-    throw new TypeError("createVendorLinkClient: `link` must be the booking's vendorLink, an absolute URL.");
-  }
-  const path = url.pathname.replace(/\/+$/, "");
-  if (!/^https?:$/.test(url.protocol) || !LINK_PATH.test(path)) {
-    throw new TypeError(
-      "createVendorLinkClient: `link` must be the booking's vendorLink, e.g. https://events.example.com/v1/vendor-requests/vrq_….",
-    );
-  }
-  return `${url.origin}${path}`;
-}
+/** A vendor's link as its client checks it. */
+const LINK_KIND: LinkKindOfClient = {
+  factory: "createVendorLinkClient",
+  segment: "vendor-requests",
+  name: "the booking's vendorLink",
+  example: "https://events.example.com/v1/vendor-requests/vrq_…",
+  missing:
+    "a replayed booking answer shows vendorLink null (the link is shown once); rotate it with bookings.rotateLink for a new one.",
+};
 
 /**
  * Creates a client of one vendor link, for the vendor's own use: in its browser or its systems,
@@ -103,14 +90,7 @@ function linkBase(link: string | null): string {
  * await vendor.activities.create({ kind: "catering", quantity: 120, unit: "meals", mealType: "vegan" });
  */
 export function createVendorLinkClient(options: VendorLinkClientOptions): VendorLinkClient {
-  const { request, walk } = createTransport({
-    baseUrl: linkBase(options.link),
-    headers: { accept: "application/json" },
-    retry: options.retry,
-    idempotencyKeys: options.idempotencyKeys,
-    timeoutMs: options.timeoutMs,
-    fetch: options.fetch,
-  });
+  const { request, walk } = createLinkTransport(options, LINK_KIND);
   const id = (value: string) => encodeURIComponent(value);
   // No body unless one is given: a bare POST is the simplest request a browser can send.
   const answer = (path: string, input: VendorAnswerInput | undefined, call: CallOptions | undefined) =>
