@@ -52,38 +52,26 @@ export const accountOperation = <
   operation: Operation<AccountContext, Id, P, Q, B, O, R> & { scope: Scope },
 ) => operation;
 
+/** The declarer of operations run with context `C`: each one's `run` gets its input typed by its schemas. */
+const declarerOf =
+  <C>() =>
+  <
+    const Id extends string,
+    const P extends string,
+    R,
+    Q extends z.ZodType | undefined = undefined,
+    B extends z.ZodType | undefined = undefined,
+    O extends boolean = false,
+  >(
+    operation: Operation<C, Id, P, Q, B, O, R>,
+  ) =>
+    defineOperation(operation);
+
 /** Declares an operation of a vendor's link (its route takes no API key: the token in its path opens the booking). */
-export const linkOperation = <
-  const Id extends string,
-  const P extends string,
-  R,
-  Q extends z.ZodType | undefined = undefined,
-  B extends z.ZodType | undefined = undefined,
-  O extends boolean = false,
->(
-  operation: Operation<LinkContext, Id, P, Q, B, O, R>,
-) => defineOperation(operation);
+export const linkOperation = declarerOf<LinkContext>();
 
 /** Declares an operation of an attendee's ticket link (its route takes no API key: the token in its path opens the registration). */
-export const ticketOperation = <
-  const Id extends string,
-  const P extends string,
-  R,
-  Q extends z.ZodType | undefined = undefined,
-  B extends z.ZodType | undefined = undefined,
-  O extends boolean = false,
->(
-  operation: Operation<TicketContext, Id, P, Q, B, O, R>,
-) => defineOperation(operation);
+export const ticketOperation = declarerOf<TicketContext>();
 
 /** Declares an operation of a door's check-in link (its route takes no API key: the token in its path opens the event's door). */
-export const doorOperation = <
-  const Id extends string,
-  const P extends string,
-  R,
-  Q extends z.ZodType | undefined = undefined,
-  B extends z.ZodType | undefined = undefined,
-  O extends boolean = false,
->(
-  operation: Operation<DoorContext, Id, P, Q, B, O, R>,
-) => defineOperation(operation);
+export const doorOperation = declarerOf<DoorContext>();

@@ -10,6 +10,7 @@ import { inMajorUnits } from "../rules/payments.ts";
 import type { TicketOverview } from "../service/ticket-link-operations.ts";
 import { field, type LinkPage, numberField, type PageState, runLinkOperation } from "./link-page.ts";
 import { PAGE_STYLE } from "./page-style.ts";
+import { FormError } from "./form-error.tsx";
 
 /** What the page says after each of its forms succeeded (`?done=`): a fixed text per note, never the query's own. */
 const DONE: Readonly<Record<string, string>> = {
@@ -65,20 +66,6 @@ function statusWords(ticket: Ticket): string {
   }
 }
 
-/** A refusal in words, the field named in the form's own words (the API's message starts with the field's path). */
-function FormError({ id, error }: { id: string; error: ServiceError }) {
-  const named = error.field !== undefined ? FIELD_WORDS[error.field] : undefined;
-  const message =
-    error.field !== undefined && error.message.startsWith(`${error.field}: `)
-      ? error.message.slice(error.field.length + 2)
-      : error.message;
-  return (
-    <p class="error" id={id} role="alert">
-      {named !== undefined ? `${named}: ${message}` : message}
-    </p>
-  );
-}
-
 /** The note after "Pay" came back: what Stripe's redirect says is not proof, so the payment's own status decides. */
 function paidNote(ticket: Ticket): string {
   const { payment } = ticket;
@@ -106,7 +93,7 @@ function Notices({ view }: { view: TicketView }) {
           {done}
         </p>
       )}
-      {state.error && !detailsRefused(view) && <FormError id="page-error" error={state.error} />}
+      {state.error && !detailsRefused(view) && <FormError id="page-error" error={state.error} words={FIELD_WORDS} />}
     </>
   );
 }
@@ -299,7 +286,7 @@ function Details({ view }: { view: TicketView }) {
     <section aria-labelledby="details-title">
       <h2 id="details-title">Your details</h2>
       <form method="post" aria-labelledby="details-title">
-        {error && <FormError id="details-error" error={error} />}
+        {error && <FormError id="details-error" error={error} words={FIELD_WORDS} />}
         <input type="hidden" name="action" value="save" />
         <TextField
           id="dietaryPreferences"

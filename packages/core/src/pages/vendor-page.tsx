@@ -10,6 +10,7 @@ import type { VendorRequest } from "../resources/vendor.ts";
 import { type Choice, DATA_QUALITY_CHOICES, kindFields, type QualifierField, wordsOf } from "./activity-fields.ts";
 import { field, type LinkPage, numberField, type PageState, runLinkOperation } from "./link-page.ts";
 import { PAGE_STYLE } from "./page-style.ts";
+import { FormError } from "./form-error.tsx";
 
 /** What the page says after each of its forms succeeded (`?done=`): a fixed text per note, never the query's own. */
 const DONE: Readonly<Record<string, string>> = {
@@ -100,20 +101,6 @@ const FIELD_WORDS: Readonly<Record<string, string>> = {
   stream: "Stream",
 };
 
-/** A refusal in words, naming the field in the form's own words (the API's message starts with the field's path). */
-function FormError({ id, error }: { id: string; error: ServiceError }) {
-  const named = error.field !== undefined ? FIELD_WORDS[error.field] : undefined;
-  const message =
-    error.field !== undefined && error.message.startsWith(`${error.field}: `)
-      ? error.message.slice(error.field.length + 2)
-      : error.message;
-  return (
-    <p class="error" id={id} role="alert">
-      {named !== undefined ? `${named}: ${message}` : message}
-    </p>
-  );
-}
-
 function Notices({ view }: { view: VendorView }) {
   const { state } = view;
   const done = state.done === null ? undefined : DONE[state.done];
@@ -124,7 +111,7 @@ function Notices({ view }: { view: VendorView }) {
           {done}
         </p>
       )}
-      {state.error && view.errorAt === null && <FormError id="page-error" error={state.error} />}
+      {state.error && view.errorAt === null && <FormError id="page-error" error={state.error} words={FIELD_WORDS} />}
     </>
   );
 }
@@ -136,7 +123,7 @@ function Answer({ view }: { view: VendorView }) {
     <section aria-labelledby="answer-title">
       <h2 id="answer-title">Your answer</h2>
       <form method="post" aria-labelledby="answer-title">
-        {refused && <FormError id="answer-error" error={refused} />}
+        {refused && <FormError id="answer-error" error={refused} words={FIELD_WORDS} />}
         <label for="message">Message</label>
         <textarea
           id="message"
@@ -225,7 +212,7 @@ function KindForm(props: {
   return (
     <form method="post" class="card" aria-labelledby={title}>
       <h3 id={title}>{activity ? `Change the ${recordName(view, activity)}` : kindWords(kind)}</h3>
-      {error && <FormError id={errorId} error={error} />}
+      {error && <FormError id={errorId} error={error} words={FIELD_WORDS} />}
       <input type="hidden" name="action" value={activity ? "update" : "record"} />
       <input type="hidden" name="kind" value={kind} />
       {activity && <input type="hidden" name="activityId" value={activity.id} />}
@@ -389,7 +376,7 @@ function Records({ view }: { view: VendorView }) {
   return (
     <section aria-labelledby="records-title">
       <h2 id="records-title">Your records</h2>
-      {refused && <FormError id="records-error" error={refused} />}
+      {refused && <FormError id="records-error" error={refused} words={FIELD_WORDS} />}
       {records.length === 0 && <p class="muted">No records yet.</p>}
       {total > records.length && (
         <p class="muted">
