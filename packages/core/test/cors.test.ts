@@ -56,7 +56,8 @@ describe("the handler with CORS for listed origins", () => {
   let tight: string;
 
   before(async () => {
-    service = createEventService({ storage: await sqliteStorage() });
+    // A clock that stands still: the tight key's minute never turns between its three requests.
+    service = createEventService({ storage: await sqliteStorage(), now: () => new Date("2037-01-01T12:00:30.000Z") });
     handler = createHandler(service, { cors: { origins: [APP, "http://localhost:5173"] } });
     key = (await service.keys.create({ account: "Browser" })).key;
     tight = (await service.keys.create({ account: "Tight", tier: "enterprise", perMinute: 2, perDay: 100 })).key;

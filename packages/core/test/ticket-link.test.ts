@@ -164,7 +164,8 @@ describe("the calendar file", () => {
 describe("the ticket link in the handler", () => {
   async function setUp(options: HandlerOptions) {
     const storage = await sqliteStorage();
-    const service = createEventService({ storage });
+    // A clock that stands still: the budget's minute never turns during the test.
+    const service = createEventService({ storage, now: () => new Date("2037-01-01T12:00:30.000Z") });
     const handler = createHandler(service, { clientAddress: () => "198.51.100.9", ...options });
     const { accountId } = await service.keys.create({ account: "Acme" });
     const account = service.forAccount(accountId);

@@ -159,7 +159,8 @@ describe("local sourcing", () => {
 describe("the vendor link in the handler", () => {
   async function setUp() {
     const storage = await sqliteStorage();
-    const service = createEventService({ storage });
+    // A clock that stands still: a link's budget's minute never turns during a test.
+    const service = createEventService({ storage, now: () => new Date("2037-01-01T12:00:30.000Z") });
     const logged: RequestLogEntry[] = [];
     const handler = createHandler(service, {
       clientAddress: () => "198.51.100.7",
