@@ -52,11 +52,18 @@ async function burstAndRestart(first: TestServer, database: string) {
   );
   assert.ok(stopping, "SIGTERM was sent");
   assert.equal(await stopping, 0, `exit code after SIGTERM\n${first.output()}`);
+  // Every request's outcome by email, for the messages below: what each client was told.
+  const told = new Map(emails.map((email, i) => [email, describeOutcome(outcomes[i]!)]));
+  const toldAll = () => byOutcome(told);
 
   const responses = outcomes.flatMap((o) => ("response" in o ? [o.response] : []));
   const failures = outcomes.flatMap((o) => ("error" in o ? [o.error] : []));
   const statuses = responses.map((r) => r.status);
-  assert.ok(!statuses.includes(500), `no 500: ${statuses.join(",")}`);
+  assert.ok(!statuses.includes(500), `no 500:\n${toldAll()}`);
+  assert.ok(
+    statuses.every((status) => status === 201 || status === 503),
+    `only 201 and 503:\n${toldAll()}`,
+  );
   for (const response of responses) {
     if (response.status === 201) continue;
     expectError(response, 503, "SERVICE_UNAVAILABLE");
@@ -64,10 +71,7 @@ async function burstAndRestart(first: TestServer, database: string) {
   }
   // A request that fails is one the server never took: a connection error, not an HTTP answer.
   for (const failure of failures)
-    assert.match(
-      `${failure.message} ${(failure as any).cause?.code ?? (failure as any).cause?.message ?? ""}`,
-      /fetch failed|ECONNRESET|ECONNREFUSED|EPIPE|socket|closed/i,
-    );
+    assert.match(errorText(failure), /fetch failed|ECONNRESET|ECONNREFUSED|EPIPE|socket|closed/i, toldAll());
   const created = responses.filter((r) => r.status === 201).map((r) => r.body);
   assert.ok(created.length >= 20, `${created.length} x 201`);
   const logged = logLines(first.output()).map((line) => line.msg);
@@ -84,25 +88,59 @@ async function burstAndRestart(first: TestServer, database: string) {
       assert.equal(stored.status, "confirmed");
     }
     const listed = expectStatus(await v1.get(`/attendees?eventId=${event.id}&limit=100`), 200);
+    const pages = Math.ceil(listed.pagination.total / 100);
+    const stored: Array<{ id: string; email: string }> = [];
+    for (let page = 1; page <= pages; page++) {
+      stored.push(
+        ...expectStatus(await v1.get(`/attendees?eventId=${event.id}&limit=100&page=${page}`), 200).attendees,
+      );
+    }
+    // The requests whose answer and stored state disagree, each with what its client was told.
+    const answered201 = new Set(created.map((a) => a.email));
+    const storedEmails = new Set(stored.map((a) => a.email));
+    const disagreeing = emails
+      .filter((email) => answered201.has(email) !== storedEmails.has(email))
+      .map((email) => `${email} (${storedEmails.has(email) ? "stored" : "not stored"}): ${told.get(email)}`);
     assert.equal(
       listed.pagination.total,
       created.length,
-      `${created.length} answered 201, ${listed.pagination.total} stored`,
+      `${created.length} answered 201, ${listed.pagination.total} stored; disagreeing:\n${disagreeing.join("\n")}\n` +
+        `every outcome:\n${toldAll()}\nthe server's log but its access lines:\n${notRequests(first.output())}`,
     );
     assert.equal(expectStatus(await v1.get(`/events/${event.id}`), 200).attendeeCount, created.length);
-    const pages = Math.ceil(listed.pagination.total / 100);
-    const storedIds: string[] = [];
-    for (let page = 1; page <= pages; page++) {
-      storedIds.push(
-        ...expectStatus(await v1.get(`/attendees?eventId=${event.id}&limit=100&page=${page}`), 200).attendees.map(
-          (a: any) => a.id,
-        ),
-      );
-    }
-    assert.deepEqual(storedIds.sort(), created.map((a) => a.id).sort());
+    assert.deepEqual(stored.map((a) => a.id).sort(), created.map((a) => a.id).sort(), disagreeing.join("\n"));
   } finally {
     assert.equal(await second.stop("SIGTERM"), 0);
   }
+}
+
+/** A connection error's message with its cause's code (`fetch failed ECONNRESET`). */
+function errorText(error: Error): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return `${error.message} ${cause?.code ?? cause?.message ?? ""}`.trim();
+}
+
+/** What a request's client was told: its status and error code, or its connection error. */
+function describeOutcome(outcome: Outcome): string {
+  if ("error" in outcome) return `no answer: ${errorText(outcome.error)}`;
+  const { status, body } = outcome.response;
+  const code = (body as { error?: { code?: string } } | null)?.error?.code;
+  return code ? `${status} ${code}` : String(status);
+}
+
+/** The emails grouped by what their clients were told, one outcome a line: short enough for a failure message. */
+function byOutcome(told: Map<string, string>): string {
+  const groups = new Map<string, string[]>();
+  for (const [email, outcome] of told) groups.set(outcome, [...(groups.get(outcome) ?? []), email.split("@")[0]!]);
+  return [...groups].map(([outcome, names]) => `${names.length} x ${outcome}: ${names.join(" ")}`).join("\n");
+}
+
+/** A server's log lines without the access log's (one a request): what it said about itself. */
+function notRequests(output: string): string {
+  return logLines(output)
+    .filter((line) => line.msg !== "request")
+    .map((line) => JSON.stringify(line))
+    .join("\n");
 }
 
 /** Gathers everything a raw socket receives, and when it closes. */
