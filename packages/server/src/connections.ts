@@ -26,6 +26,42 @@ export interface Connections {
    * sessions are left to Node. Call before the server's `close()`.
    */
   drain(): void;
+  /**
+   * Ends the drain at the shutdown's timeout: closes every HTTP/1 connection (an idle one, one
+   * whose request is still arriving, one whose answer is still being sent) but those whose
+   * request has been read whole and not yet answered. The service may be committing that
+   * request's change: cutting its connection would leave a client told nothing (a connection
+   * error) about a change that is stored. Each of those connections ends (without a reset) once
+   * its answers are written. Returns how many connections it closed and how many wait for answers.
+   */
+  closeUnlessWorking(): { closed: number; answering: number };
+}
+
+/** How long a connection ended after its last answer may take to close before it is destroyed. */
+const LINGER_MS = 2_000;
+
+/** A request in flight and its response. */
+interface Exchange {
+  request: IncomingMessage;
+  response: ServerResponse;
+}
+
+/** Whether the service is working on the request: read whole, its answer not begun. */
+function isWorking({ request, response }: Exchange): boolean {
+  return request.complete && !response.headersSent;
+}
+
+/**
+ * Ends `socket` after what is written to it, without a reset: the peer reads the answers, then
+ * the close; whatever it still sends is read and dropped (closing a socket with unread data
+ * sends RST), and the socket is destroyed if the peer does not close its side in time.
+ */
+function endGently(socket: Socket): void {
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+  linger.unref();
+  socket.once("close", () => clearTimeout(linger));
+  socket.end();
+  socket.resume();
 }
 
 /**
@@ -34,19 +70,21 @@ export interface Connections {
  */
 export function trackConnections(server: TrackedServer, tls: boolean): Connections {
   const open = new Set<Socket>();
-  // Responses in flight per connection: pipelined requests can stack on one.
-  const inFlight = new Map<object, number>();
+  // Requests in flight per connection: pipelined requests can stack on one.
+  const inFlight = new Map<object, Set<Exchange>>();
   server.on(tls ? "secureConnection" : "connection", (socket) => {
     open.add(socket);
     socket.once("close", () => open.delete(socket));
   });
   server.on("request", (request, response) => {
     const socket = request.socket;
-    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    let exchanges = inFlight.get(socket);
+    if (!exchanges) inFlight.set(socket, (exchanges = new Set()));
+    const exchange = { request, response };
+    exchanges.add(exchange);
     response.once("close", () => {
-      const left = inFlight.get(socket)! - 1;
-      if (left === 0) inFlight.delete(socket);
-      else inFlight.set(socket, left);
+      exchanges.delete(exchange);
+      if (exchanges.size === 0 && inFlight.get(socket) === exchanges) inFlight.delete(socket);
     });
   });
   return {
@@ -60,6 +98,28 @@ export function trackConnections(server: TrackedServer, tls: boolean): Connectio
         // A busy one gets Node's keep-alive timeout after its answer; an idle one (or one never used) gets it now.
         if (!inFlight.has(socket)) socket.setTimeout(idleMs);
       }
+    },
+    closeUnlessWorking() {
+      const counts = { closed: 0, answering: 0 };
+      for (const socket of [...open]) {
+        if ((socket as TLSSocket).alpnProtocol === "h2") continue;
+        const working = [...(inFlight.get(socket) ?? [])].filter(isWorking);
+        if (working.length === 0) {
+          counts.closed += 1;
+          socket.destroy();
+          continue;
+        }
+        counts.answering += 1;
+        // The service's work may be quiet on the socket for longer than an idle timeout set on it.
+        socket.setTimeout(0);
+        let left = working.length;
+        for (const { response } of working)
+          response.once("close", () => {
+            left -= 1;
+            if (left === 0) endGently(socket);
+          });
+      }
+      return counts;
     },
   };
 }

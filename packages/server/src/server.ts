@@ -22,6 +22,7 @@ import type { ServerConfig } from "./config.ts";
 import { createLogger, type Logger, logRepeated } from "./log.ts";
 import { createMetrics } from "./metrics.ts";
 import { trackConnections } from "./connections.ts";
+import { countRequestsInFlight } from "./requests-in-flight.ts";
 import { answerParserErrors } from "./parser-errors.ts";
 import { createRedirectServer } from "./redirect.ts";
 import { redactSmtpUrl, smtpTransport } from "./email.ts";
@@ -37,8 +38,9 @@ export interface RunningServer {
   service: EventService;
   /**
    * Shuts down gracefully: new requests get `503` while the listeners stop accepting, requests
-   * in flight finish (for up to `SHUTDOWN_TIMEOUT_MS`), the delivery worker finishes its attempts
-   * in flight, then the store is closed.
+   * in flight finish, the delivery worker finishes its attempts in flight, then the store is
+   * closed. At `SHUTDOWN_TIMEOUT_MS` the connections still open are closed, but never one whose
+   * request has been read whole and not yet answered: that one ends after its answer.
    */
   close(): Promise<void>;
 }
@@ -219,9 +221,11 @@ export async function startServer(
         "unexpected error",
       ),
   });
+  // Counted, so that the store closes only after every request has been answered.
+  const requests = countRequestsInFlight(createApp(handler).fetch);
   // srvx, h3's own server layer, serves the app's fetch (what h3's serve() does for a routed app).
   const server = serve({
-    fetch: createApp(handler).fetch,
+    fetch: requests.fetch,
     port: config.PORT,
     hostname: config.HOST,
     silent: true,
@@ -291,11 +295,13 @@ export async function startServer(
         draining = true;
         connections.drain();
         const force = setTimeout(() => {
+          // A request read whole and not yet answered keeps its connection until its answer is
+          // written: its change may be committing, and a cut connection would tell its client nothing.
+          const { closed, answering } = connections.closeUnlessWorking();
           logger.warn(
-            { timeoutMs: config.SHUTDOWN_TIMEOUT_MS },
-            "requests still open at the shutdown timeout; closing them",
+            { timeoutMs: config.SHUTDOWN_TIMEOUT_MS, closed, answering },
+            "connections still open at the shutdown timeout; closing them, but those whose request is being answered",
           );
-          void server.close(true);
         }, config.SHUTDOWN_TIMEOUT_MS);
         force.unref();
         await Promise.all([
@@ -309,6 +315,9 @@ export async function startServer(
         ]);
         transport?.close();
         clearTimeout(force);
+        // A request whose client left is still at work (a transaction, a lost COMMIT's lookup):
+        // the store stays open for it.
+        await requests.settled();
         // Requests have stopped: the rate-limit counts leased and not spent go back for other processes.
         await handler
           .close()
