@@ -1,4 +1,4 @@
-import type { StripeClient } from "@event-service/core";
+import { ServiceError, type StripeClient } from "@event-service/core";
 import { onFirstUse } from "@event-service/core/internal";
 import type Stripe from "stripe";
 
@@ -10,12 +10,18 @@ import type Stripe from "stripe";
  *
  * The SDK (a few hundred modules) is loaded by the first call, not at start: a server whose
  * events take no payments never holds it. Calls at once share the one load; a load that fails
- * fails its calls (the service answers them as it answers any unexpected error) and is tried
- * again by the next.
+ * fails its calls with `INTERNAL_ERROR` (a notification from Stripe is then answered 500, and
+ * Stripe sends it again) and is tried again by the next.
  */
 export function stripeClient(secretKey: string, apiUrl?: URL): StripeClient {
   const sdk = onFirstUse(() =>
-    import("stripe").then(({ default: StripeSdk }) => createSdk(StripeSdk, secretKey, apiUrl)),
+    import("stripe").then(
+      ({ default: StripeSdk }) => createSdk(StripeSdk, secretKey, apiUrl),
+      // A failure of this process, never of the notification or payment at hand: a 500 with its cause logged.
+      (error: unknown) => {
+        throw new ServiceError("INTERNAL_ERROR", { cause: error });
+      },
+    ),
   );
   return {
     paymentIntents: {
