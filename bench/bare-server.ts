@@ -5,6 +5,7 @@
  * with no auth, rate limit, validation, capacity or duplicate check. Its reads are the fastest
  * this driver offers: rows read raw (arrays) and turned into objects in JavaScript, as the
  * service's own SQLite driver does. Started as its own process by run.ts:
+ * `node <bareServerScript()> <sqlite file> <account id>` (plain node: see bare-server-script.ts), or
  * `node --import tsx bench/bare-server.ts <sqlite file> <account id>`.
  */
 import { randomBytes } from "node:crypto";

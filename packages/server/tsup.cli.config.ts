@@ -30,6 +30,8 @@ export default defineConfig({
   metafile: true,
   esbuildOptions(options) {
     options.chunkNames = "cli-[name]-[hash]";
+    // Characters past ASCII in code written as escapes: see oneByteSource.
+    options.charset = "ascii";
   },
   async onSuccess() {
     // Core's API reference page reads its renderer beside the module that serves it: in the
@@ -39,8 +41,23 @@ export default defineConfig({
     // And the door page's script and QR decoder likewise.
     await cp(join(core, "dist/pages"), "dist/pages", { recursive: true });
     await writeFile("dist/cli.js.LICENSE.txt", await bundledLicences());
+    for (const file of await readdir("dist"))
+      if (/^cli.*\.js$/.test(file))
+        await writeFile(join("dist", file), oneByteSource(await readFile(join("dist", file), "utf8")));
   },
 });
+
+/**
+ * A module's source as V8 keeps it in one byte a character: V8 holds each module's source text
+ * for as long as the process runs, in two bytes a character if a single character is past
+ * U+00FF. esbuild writes such characters in code as escapes (`charset: "ascii"`) but copies the
+ * comments it keeps as they are (a dash in one of zod's, an ellipsis in one of core's): those
+ * are written as `\uXXXX` too, which in a comment changes nothing.
+ */
+function oneByteSource(source: string): string {
+  // Each UTF-16 unit on its own (no `u` flag): a surrogate pair becomes two escapes.
+  return source.replace(/[\u0100-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
 
 /**
  * The licence texts of the packages bundled into the CLI, found from esbuild's list of its

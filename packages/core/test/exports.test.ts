@@ -274,6 +274,7 @@ test("INTERNAL: the ./internal subpath exports exactly these names", async () =>
     "DEFAULT_DOOR_LINK_LIMIT_PER_MINUTE",
     "DEFAULT_RETRY_DELAYS_MS",
     "compileTrustProxy",
+    "onFirstUse",
     "parseCorsOrigins",
   ]);
   assert.deepEqual(typeOnlyNames("@event-service/core/internal", Object.keys(internal)), []);

@@ -4,22 +4,32 @@
  * Core knows only the `EmailTransport` shape; this is where nodemailer lives.
  */
 import type { EmailTransport } from "@event-service/core";
-import nodemailer from "nodemailer";
+import { onFirstUse } from "@event-service/core/internal";
+import type { Transporter } from "nodemailer";
 
 /** Waits of one SMTP conversation: well inside the email worker's lease, so a hung server never lets a second worker send. */
 const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 };
 
-/** An email transport that sends through the SMTP server of `smtpUrl`, one connection per message. */
+/**
+ * An email transport that sends through the SMTP server of `smtpUrl`, one connection per message.
+ * nodemailer is loaded by the first message, not at start: until an email is due, the process
+ * does not hold it. A load that fails fails that attempt, which the email worker retries.
+ */
 export function smtpTransport(smtpUrl: URL): EmailTransport & { close(): void } {
-  const transporter = nodemailer.createTransport({
-    url: smtpUrl.href,
-    ...SMTP_TIMEOUTS,
-    // nodemailer logs nothing of its own: the worker logs each attempt without the address.
-    logger: false,
+  let made: Transporter | undefined;
+  const transporter = onFirstUse(async () => {
+    const { default: nodemailer } = await import("nodemailer");
+    made = nodemailer.createTransport({
+      url: smtpUrl.href,
+      ...SMTP_TIMEOUTS,
+      // nodemailer logs nothing of its own: the worker logs each attempt without the address.
+      logger: false,
+    });
+    return made;
   });
   return {
     async send(message) {
-      await transporter.sendMail({
+      await (await transporter()).sendMail({
         from: message.from,
         to: message.to,
         subject: message.subject,
@@ -27,7 +37,7 @@ export function smtpTransport(smtpUrl: URL): EmailTransport & { close(): void } 
         html: message.html,
       });
     },
-    close: () => transporter.close(),
+    close: () => made?.close(),
   };
 }
 

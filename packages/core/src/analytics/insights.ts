@@ -9,6 +9,7 @@ import {
 } from "../carbon/emission-factors.ts";
 import type { AggregateFigures, ModeFigures } from "./analytics-figures.ts";
 import { BENCHMARKS } from "./benchmarks.ts";
+import { numberFormat } from "./report-format.ts";
 import type { BucketGranularity } from "./date-buckets.ts";
 import { percent, round3, type SeriesStatistics } from "./statistics.ts";
 import type { TrendMetric } from "./trend-metrics.ts";
@@ -95,8 +96,8 @@ export const LOW_OFFSET_PARTICIPATION = 50;
 const n = (value: number) => String(round3(value));
 const signed = (value: number) => `${value > 0 ? "+" : ""}${n(value)}`;
 // Percentages in words with one decimal, as the printable report writes them; `figures` keep three.
-const ONE_DECIMAL = new Intl.NumberFormat("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-const pct = (value: number) => `${ONE_DECIMAL.format(value + 0)}%`;
+const ONE_DECIMAL = numberFormat({ minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const pct = (value: number) => `${ONE_DECIMAL(value + 0)}%`;
 const signedPct = (value: number) => `${value > 0 ? "+" : ""}${pct(value)}`;
 
 /**

@@ -1,31 +1,40 @@
 /** How the report page writes its numbers: en-US grouping, kg, km, kWh and percentages to one decimal. */
 
-const ONE_DECIMAL = new Intl.NumberFormat("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-const WHOLE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
-const UP_TO_ONE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
-const MONEY = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/**
+ * An en-US number format, made by its first number: making one reads ICU's locale data (several
+ * MB of the process's memory), which a process that writes no report or insight never needs.
+ */
+export function numberFormat(options: Intl.NumberFormatOptions): (value: number) => string {
+  let format: Intl.NumberFormat | undefined;
+  return (value) => (format ??= new Intl.NumberFormat("en-US", options)).format(value);
+}
+
+const ONE_DECIMAL = numberFormat({ minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const WHOLE = numberFormat({ maximumFractionDigits: 0 });
+const UP_TO_ONE = numberFormat({ maximumFractionDigits: 1 });
+const MONEY = numberFormat({ minimumFractionDigits: 2, maximumFractionDigits: 2 });
 // A factor is printed whole (up to the 12 significant digits a per-tonne factor keeps as per kg:
 // 0.02128081, not 0.021281), so that a reader can multiply the quantities by it.
-const FACTOR = new Intl.NumberFormat("en-US", { maximumSignificantDigits: 12 });
+const FACTOR = numberFormat({ maximumSignificantDigits: 12 });
 
 /** "5,000.0" */
-export const oneDecimal = (value: number) => ONE_DECIMAL.format(value);
+export const oneDecimal = (value: number) => ONE_DECIMAL(value);
 /** "5,000.0 kg" */
-export const kg = (value: number) => `${ONE_DECIMAL.format(value)} kg`;
+export const kg = (value: number) => `${ONE_DECIMAL(value)} kg`;
 /** "5,000.0 kWh" */
-export const kwh = (value: number) => `${ONE_DECIMAL.format(value)} kWh`;
+export const kwh = (value: number) => `${ONE_DECIMAL(value)} kWh`;
 /** "5,000.0 km" */
-export const km = (value: number) => `${ONE_DECIMAL.format(value)} km`;
+export const km = (value: number) => `${ONE_DECIMAL(value)} km`;
 /** "58.3%" */
-export const pct = (value: number) => `${ONE_DECIMAL.format(value)}%`;
+export const pct = (value: number) => `${ONE_DECIMAL(value)}%`;
 /** "3,500": a count, whole. */
-export const count = (value: number) => WHOLE.format(value);
+export const count = (value: number) => WHOLE(value);
 /** "7.5", "3": a figure without a unit, to one decimal at most. */
-export const upToOne = (value: number) => UP_TO_ONE.format(value);
+export const upToOne = (value: number) => UP_TO_ONE(value);
 /** "USD 15.00" */
-export const usd = (value: number) => `USD ${MONEY.format(value)}`;
+export const usd = (value: number) => `USD ${MONEY(value)}`;
 /** "0.52033474": an emission factor, whole. */
-export const factorValue = (value: number) => FACTOR.format(value);
+export const factorValue = (value: number) => FACTOR(value);
 
 /** "total emissions" for "totalEmissionsKg": a metric's name without its unit, in words. */
 export function metricWords(key: string): string {
@@ -41,5 +50,5 @@ export function metricText(key: string, value: number | null): string {
   if (key.endsWith("Kg")) return kg(value);
   if (key.endsWith("Percent")) return pct(value);
   if (key.endsWith("Kwh")) return kwh(value);
-  return UP_TO_ONE.format(value);
+  return UP_TO_ONE(value);
 }

@@ -6,7 +6,8 @@ import {
   TRAVEL_MODE_WORDS,
   WASTE_STREAM_WORDS,
 } from "../carbon/activity-words.ts";
-import { renderDocument, styleSource } from "../_internal/html-document.tsx";
+import { styleSource } from "../_internal/document-headers.ts";
+import { renderDocument } from "../_internal/html-document.tsx";
 import { localDateTime } from "../_internal/local-time.ts";
 import type { GoalType } from "../rules/goals.ts";
 import type { FootprintKind } from "./footprint.ts";

@@ -1,6 +1,6 @@
 import { ServiceError } from "../errors.ts";
 import { prefersHtml } from "../operations/analytics.ts";
-import { renderErrorPage } from "../pages/error-page.tsx";
+import { onFirstUse } from "../_internal/on-first-use.ts";
 import type { LinkPage, PageOutcome } from "../pages/link-page.ts";
 import { pageCsp, pageHeaders } from "../pages/page-response.ts";
 import type { EventService } from "../service.ts";
@@ -33,6 +33,9 @@ import {
 } from "./route-table.ts";
 import type { RouteResult } from "./routes.ts";
 import { accountContextOf, doorContextOf, linkContextOf, ticketContextOf } from "../service.ts";
+
+/** The page a browser gets when a link fails, loaded by the first such failure (with Preact, which draws it). */
+const loadErrorPage = onFirstUse(() => import("../pages/error-page.tsx"));
 
 /** Options of {@link createHandler}. */
 export interface HandlerOptions {
@@ -333,9 +336,9 @@ export function createHandler(service: EventService, options: HandlerOptions = {
 
   /** A request to a link's JSON route, or its page when a browser asks (`Accept` preferring `text/html`). */
   async function serveLink(ctx: RequestContext, entry: LinkEntry, params: Record<string, string>): Promise<Response> {
-    if (entry.page && prefersHtml(ctx.request.headers.get("accept"))) ctx.page = true;
+    if (entry.loadPage && prefersHtml(ctx.request.headers.get("accept"))) ctx.page = true;
     const { link, nowMs } = await enterLink(ctx, entry.link, entry.label, params);
-    if (ctx.page && entry.page) return sendPage(ctx, entry.page, link.context, 200);
+    if (ctx.page && entry.loadPage) return sendPage(ctx, await entry.loadPage(), link.context, 200);
     const input = await readRouteInput(ctx, entry.route, params);
     const run = () => runRoute(entry.route, link.context, input, ctx.request);
     const idempotencyKey = ctx.request.method === "POST" ? ctx.request.headers.get("idempotency-key") : null;
@@ -373,21 +376,22 @@ export function createHandler(service: EventService, options: HandlerOptions = {
         message: "A page's form is sent as application/x-www-form-urlencoded.",
       });
     const form = new URLSearchParams(new TextDecoder().decode(await readBodyBytes(ctx.request)));
-    const action = entry.page.actions[form.get("action") ?? ""];
+    const page = await entry.loadPage();
+    const action = page.actions[form.get("action") ?? ""];
     const context = link.context;
     if (!action) {
       const error = new ServiceError("INVALID_REQUEST", { message: "The form asked for nothing this page does." });
-      return sendPage(ctx, entry.page, context, error.status, { error, form });
+      return sendPage(ctx, page, context, error.status, { error, form });
     }
     let done: PageOutcome;
     try {
       done = await action(context as never, form);
     } catch (thrown) {
       if (!ServiceError.is(thrown) || thrown.status >= 500 || thrown.code === "NOT_FOUND") throw thrown;
-      return sendPage(ctx, entry.page, context, thrown.status, { error: thrown, form });
+      return sendPage(ctx, page, context, thrown.status, { error: thrown, form });
     }
     if (typeof done === "object" && "show" in done)
-      return sendPage(ctx, entry.page, context, 200, { shown: done.show, fresh: true });
+      return sendPage(ctx, page, context, 200, { shown: done.show, fresh: true });
     const location = typeof done === "string" ? `${ctx.url.pathname}?done=${done}` : done.redirect;
     return reply.raw(ctx, null, 303, { ...ctx.headers, location });
   }
@@ -451,15 +455,31 @@ export function createHandler(service: EventService, options: HandlerOptions = {
   /**
    * The one error path: whatever a step threw becomes the error body, with the headers gathered
    * so far (request id, CORS, rate limits) and the error's own. An unexpected error is a `500
-   * INTERNAL_ERROR` whose cause goes to `onError`, never to the body.
+   * INTERNAL_ERROR` whose cause goes to `onError`, never to the body. A link's page gets the
+   * error page instead, once its renderer has loaded.
    */
-  function sendError(ctx: RequestContext, thrown: unknown): Response {
+  function sendError(ctx: RequestContext, thrown: unknown): Response | Promise<Response> {
     const error = ServiceError.from(thrown);
     if (error.code === "INTERNAL_ERROR") options.onError?.(thrown, ctx.request);
     const headers = error.headers ? Object.assign({}, ctx.headers, error.headers) : ctx.headers;
-    if (ctx.page)
-      return reply.raw(ctx, renderErrorPage(error), error.status, Object.assign({}, headers, pageHeaders()));
+    if (ctx.page) return sendErrorPage(ctx, error, headers);
     return reply.json(ctx, error.toJSON(ctx.docsUrl), error.status, headers);
+  }
+
+  /** The error page of a link's page; the error body when the page's renderer cannot load (the failure to the log). */
+  async function sendErrorPage(
+    ctx: RequestContext,
+    error: ServiceError,
+    headers: Record<string, string>,
+  ): Promise<Response> {
+    let renderErrorPage: (error: ServiceError) => string;
+    try {
+      ({ renderErrorPage } = await loadErrorPage());
+    } catch (thrown) {
+      options.onError?.(thrown, ctx.request);
+      return reply.json(ctx, error.toJSON(ctx.docsUrl), error.status, headers);
+    }
+    return reply.raw(ctx, renderErrorPage(error), error.status, Object.assign({}, headers, pageHeaders()));
   }
 
   /** Tells the host's `onRequestEnd` how the request went; never keys or bodies. */
@@ -483,7 +503,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     try {
       response = await serve(ctx);
     } catch (thrown) {
-      response = sendError(ctx, thrown);
+      response = await sendError(ctx, thrown);
     }
     if (options.onRequestEnd) logRequest(ctx, response, options.onRequestEnd);
     return response;

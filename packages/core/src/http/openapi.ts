@@ -11,6 +11,7 @@ import {
   TICKET_LINK_ROUTES,
   VENDOR_LINK_ROUTES,
 } from "./routes.ts";
+import { API_VERSION } from "./api-version.ts";
 import { ErrorBodySchema, HealthSchema, ServiceIndexSchema } from "./schemas.ts";
 
 type JsonSchema = Record<string, unknown>;
@@ -427,9 +428,6 @@ function buildDocument(now: Date): Record<string, unknown> {
     },
   };
 }
-
-/** The version of the API this document describes (also in the answer of `GET /`). */
-export const API_VERSION = "1.0.0";
 
 let cached: string | undefined;
 

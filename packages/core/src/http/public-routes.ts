@@ -1,10 +1,11 @@
 import { ServiceError } from "../errors.ts";
 import type { EventService } from "../service.ts";
-import { DOCS_ASSETS, DOCS_CSP, type DocsAsset, docsAsset, docsPage } from "./docs-page.tsx";
+import { onFirstUse } from "../_internal/on-first-use.ts";
+import { API_VERSION } from "./api-version.ts";
+import { DOCS_ASSETS, type DocsAsset, docsAsset } from "./docs-assets.ts";
 import { isPageAsset, PAGE_ASSETS, pageAsset } from "../pages/page-assets.ts";
 import { createHealthCheck } from "./health-check.ts";
 import { type MetricsEndpointOptions, serveMetrics } from "./metrics-endpoint.ts";
-import { API_VERSION, openApiDocument } from "./openapi.ts";
 import type { RequestContext } from "./request-context.ts";
 import type { Responder } from "./respond.ts";
 import type { ServiceIndex } from "./schemas.ts";
@@ -31,6 +32,9 @@ export interface PublicRoute {
   /** Answers with the headers gathered so far (`ctx.headers`: request id, CORS) added. */
   serve: (ctx: RequestContext, params: Record<string, string>) => Promise<Response | undefined>;
 }
+
+/** The OpenAPI document's builder, loaded by the first request for it (the document is built then, once). */
+const loadOpenApi = onFirstUse(() => import("./openapi.ts"));
 
 /** Whether an `If-None-Match` header names `etag` (the weak comparison RFC 9110 prescribes for it). */
 function etagMatches(header: string | null, etag: string): boolean {
@@ -88,23 +92,27 @@ export function createPublicRoutes(options: PublicRoutesOptions): PublicRoute[] 
     return reply.json(ctx, { status: "ok" }, 200, ctx.headers);
   });
   fixed("/openapi.json", async (ctx) =>
-    reply.raw(ctx, openApiDocument(), 200, {
+    reply.raw(ctx, (await loadOpenApi()).openApiDocument(), 200, {
       ...ctx.headers,
       "content-type": "application/json; charset=utf-8",
       "cache-control": "public, max-age=300",
     }),
   );
   if (options.docs) {
-    // Rendered once: the page depends only on the base path, fixed for this handler.
-    const page = docsPage(basePath);
-    fixed("/docs", async (ctx) =>
-      reply.raw(ctx, page, 200, {
+    // Rendered once, by the first request (with Preact, which draws it): the page depends only
+    // on the base path, fixed for this handler.
+    const docs = onFirstUse(() =>
+      import("./docs-page.tsx").then(({ docsPage, DOCS_CSP }) => ({ page: docsPage(basePath), csp: DOCS_CSP })),
+    );
+    fixed("/docs", async (ctx) => {
+      const { page, csp } = await docs();
+      return reply.raw(ctx, page, 200, {
         ...ctx.headers,
         "content-type": "text/html; charset=utf-8",
         "cache-control": "public, max-age=300",
-        "content-security-policy": DOCS_CSP,
-      }),
-    );
+        "content-security-policy": csp,
+      });
+    });
     routes.push({
       path: "/docs/:asset",
       label: ({ asset }) => (asset !== undefined && Object.hasOwn(DOCS_ASSETS, asset) ? "/docs/:asset" : undefined),

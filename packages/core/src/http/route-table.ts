@@ -2,10 +2,9 @@ import { addRoute, createRouter, findRoute } from "rou3";
 import { ServiceError } from "../errors.ts";
 import type { PublicRoute } from "./public-routes.ts";
 import type { RequestContext } from "./request-context.ts";
-import type { LinkPage } from "../pages/link-page.ts";
 import type { AnyOperation } from "../operations/define.ts";
 import { LINK_KINDS, type LinkKind } from "../resources/link-token.ts";
-import { LINK_PAGES, LINK_ROUTES, type Route, ROUTES, VERSION_PREFIXES } from "./routes.ts";
+import { LINK_PAGES, LINK_ROUTES, type PageLoader, type Route, ROUTES, VERSION_PREFIXES } from "./routes.ts";
 
 /** Where Stripe sends its notifications, under each version prefix. */
 export const STRIPE_WEBHOOK_PATH = "/payments/stripe/webhook";
@@ -28,8 +27,8 @@ export interface LinkEntry {
   route: AnyOperation;
   /** The route's template with its prefix (`/v1/vendor-requests/:token`): its label in the log and metrics. */
   label: string;
-  /** The page a browser gets at this URL instead of the JSON (`Accept` preferring `text/html`). */
-  page?: LinkPage<never>;
+  /** The page a browser gets at this URL instead of the JSON (`Accept` preferring `text/html`), loaded on first use. */
+  loadPage?: PageLoader;
 }
 
 /** A page's form posted to its link's URL (`POST /v1/vendor-requests/:token`): no API key, the token opens the link. */
@@ -37,7 +36,7 @@ export interface PageFormEntry {
   kind: "page-form";
   /** Which kind of link's token the path holds. */
   link: LinkKind;
-  page: LinkPage<never>;
+  loadPage: PageLoader;
   label: string;
 }
 
@@ -101,17 +100,17 @@ export function createRouteTable(
     for (const link of LINK_KINDS)
       for (const route of LINK_ROUTES[link]) {
         const label = `${prefix}${route.path}`;
-        const page = route.method === "GET" ? LINK_PAGES[route.path]?.page : undefined;
+        const loadPage = route.method === "GET" ? LINK_PAGES[route.path]?.loadPage : undefined;
         addRoute(
           router,
           route.method,
           label,
-          page ? { kind: "link", link, route, label, page } : { kind: "link", link, route, label },
+          loadPage ? { kind: "link", link, route, label, loadPage } : { kind: "link", link, route, label },
         );
       }
-    for (const [path, { link, page }] of Object.entries(LINK_PAGES)) {
+    for (const [path, { link, loadPage }] of Object.entries(LINK_PAGES)) {
       const label = `${prefix}${path}`;
-      addRoute(router, "POST", label, { kind: "page-form", link, page, label });
+      addRoute(router, "POST", label, { kind: "page-form", link, loadPage, label });
     }
     for (const route of ROUTES)
       addRoute(router, route.method, `${prefix}${route.path}`, {

@@ -7,10 +7,8 @@ import {
 import type { AccountContext, DoorContext, LinkContext, TicketContext } from "../operations/context.ts";
 import type { LinkKind } from "../resources/link-token.ts";
 import type { AnyOperation } from "../operations/define.ts";
-import { DOOR_PAGE } from "../pages/door-page.tsx";
+import { onFirstUse } from "../_internal/on-first-use.ts";
 import type { LinkPage } from "../pages/link-page.ts";
-import { TICKET_PAGE } from "../pages/ticket-page.tsx";
-import { VENDOR_PAGE } from "../pages/vendor-page.tsx";
 import type { Scope } from "../resources/api-key.ts";
 
 export type { RouteResult } from "../operations/define.ts";
@@ -64,9 +62,28 @@ export const LINK_ROUTES: Readonly<Record<LinkKind, readonly AnyOperation[]>> = 
 /** The path prefixes every route is served under: the versioned base and the reference pages' alias. */
 export const VERSION_PREFIXES = ["/v1", "/api"] as const;
 
+/**
+ * A link's page, loaded by the first browser that asks for one of its kind: the pages and Preact,
+ * which draws them, stay out of a process that serves only the API.
+ */
+export type PageLoader = () => Promise<LinkPage<never>>;
+
 /** The pages at links' URLs (a browser's `GET`, and the forms it posts there), by the path of their JSON twin. */
-export const LINK_PAGES: Readonly<Record<string, { link: LinkKind; page: LinkPage<never> }>> = {
-  "/vendor-requests/:token": { link: "vendor", page: VENDOR_PAGE as LinkPage<never> },
-  "/tickets/:token": { link: "ticket", page: TICKET_PAGE as LinkPage<never> },
-  "/check-in/:token": { link: "door", page: DOOR_PAGE as LinkPage<never> },
+export const LINK_PAGES: Readonly<Record<string, { link: LinkKind; loadPage: PageLoader }>> = {
+  "/vendor-requests/:token": {
+    link: "vendor",
+    loadPage: onFirstUse(() =>
+      import("../pages/vendor-page.tsx").then((module) => module.VENDOR_PAGE as LinkPage<never>),
+    ),
+  },
+  "/tickets/:token": {
+    link: "ticket",
+    loadPage: onFirstUse(() =>
+      import("../pages/ticket-page.tsx").then((module) => module.TICKET_PAGE as LinkPage<never>),
+    ),
+  },
+  "/check-in/:token": {
+    link: "door",
+    loadPage: onFirstUse(() => import("../pages/door-page.tsx").then((module) => module.DOOR_PAGE as LinkPage<never>)),
+  },
 };

@@ -1,11 +1,14 @@
-import { documentHeaders } from "../_internal/html-document.tsx";
+import { documentHeaders } from "../_internal/document-headers.ts";
+import { onFirstUse } from "../_internal/on-first-use.ts";
 import { EventAnalytics } from "../analytics/event-analytics.ts";
 import { SustainabilityReportDocument } from "../analytics/report-document.ts";
-import { REPORT_PAGE_CSP, renderReportPage } from "../analytics/report-page.tsx";
 import { SustainabilityQuery, SustainabilityReport } from "../analytics/sustainability-report.ts";
 import { TrendQuery, TrendReport } from "../analytics/trend-report.ts";
 import { EmissionFactorSetResponse } from "../carbon/emission-factors.ts";
 import { accountOperation } from "./context.ts";
+
+/** The printable report's renderer (Preact and the page's charts), loaded by the first report a browser asks for. */
+const loadReportPage = onFirstUse(() => import("../analytics/report-page.tsx"));
 
 /**
  * Whether an `Accept` header asks for HTML before JSON: `text/html` listed with a quality above 0
@@ -84,9 +87,10 @@ export const ANALYTICS_OPERATIONS = [
     },
     errors: ["NOT_FOUND"],
     run: (account, { params }) => account.analytics.report(params.id),
-    respond: (report, _input, request) => {
+    respond: async (report, _input, request) => {
       if (!prefersHtml(request.headers.get("accept")))
         return { status: 200, body: report, headers: { vary: "accept" } };
+      const { REPORT_PAGE_CSP, renderReportPage } = await loadReportPage();
       const page = new TextEncoder().encode(renderReportPage(report));
       // frame-ancestors holds in a header only (a meta tag cannot carry it).
       const headers = documentHeaders(`${REPORT_PAGE_CSP}; frame-ancestors 'none'`);

@@ -125,8 +125,11 @@ export interface Operation<
   run(context: C, input: OperationInput<P, Q, B>): R;
   /** What a replay of the answer shows, where it must differ from the answer: a secret shown once is not kept. */
   replay?(result: Awaited<R>): unknown;
-  /** The answer over HTTP where it is not the result as JSON (another format by `Accept`, a download's headers). */
-  respond?(result: Awaited<R>, input: OperationInput<P, Q, B>, request: Request): RouteResult;
+  /**
+   * The answer over HTTP where it is not the result as JSON (another format by `Accept`, a
+   * download's headers); a promise where that format's renderer loads on first use.
+   */
+  respond?(result: Awaited<R>, input: OperationInput<P, Q, B>, request: Request): RouteResult | Promise<RouteResult>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the context and result of operations vary, each checked where it is declared.

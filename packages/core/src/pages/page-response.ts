@@ -1,4 +1,4 @@
-import { documentHeaders, styleSource } from "../_internal/html-document.tsx";
+import { documentHeaders, styleSource } from "../_internal/document-headers.ts";
 import { PAGE_STYLE } from "./page-style.ts";
 
 /** Where a page's forms may send the browser: its own origin, and Stripe's payment page after "Pay" redirects there. */

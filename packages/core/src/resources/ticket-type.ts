@@ -4,9 +4,11 @@ import { DateTimeInput, text, Timestamp } from "./common.ts";
 
 /**
  * The ISO 4217 codes of the currencies in circulation, as the runtime's ICU data knows them
- * (`Intl.supportedValuesOf`): no list of our own to keep current.
+ * (`Intl.supportedValuesOf`): no list of our own to keep current. Read by the first code checked:
+ * ICU's data costs a process that prices nothing several MB.
  */
-const CURRENCIES = new Set(Intl.supportedValuesOf("currency"));
+let currencies: Set<string> | undefined;
+const isCurrency = (code: string) => (currencies ??= new Set(Intl.supportedValuesOf("currency"))).has(code);
 
 /**
  * The most one payment may be, a price with its offset contribution, in the currency's minor unit:
@@ -15,9 +17,7 @@ const CURRENCIES = new Set(Intl.supportedValuesOf("currency"));
 export const MAX_PAYMENT_AMOUNT = 99_999_999;
 
 /** An ISO 4217 currency code in upper case (`EUR`, `USD`, `JPY`). */
-export const Currency = z
-  .string()
-  .refine((code) => CURRENCIES.has(code), "must be an ISO 4217 currency code in upper case, e.g. EUR");
+export const Currency = z.string().refine(isCurrency, "must be an ISO 4217 currency code in upper case, e.g. EUR");
 
 /**
  * An amount of money in a body: a whole number in the currency's minor unit (cents for EUR, yen

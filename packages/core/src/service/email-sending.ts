@@ -16,7 +16,10 @@ import type { AttendeeStore } from "../storage/attendee-store.ts";
 import type { EventStore } from "../storage/event-store.ts";
 import type { TicketLinkStore } from "../storage/ticket-link-store.ts";
 import type { VendorStore } from "../storage/vendor-store.ts";
-import { ticketEmail, vendorEmail } from "./email-messages.tsx";
+import { onFirstUse } from "../_internal/on-first-use.ts";
+
+/** The messages' templates (drawn by Preact), loaded by the first email: a service that sends none never holds them. */
+const loadMessages = onFirstUse(() => import("./email-messages.tsx"));
 
 /** What composing an email reads and writes. */
 export type EmailSource = Pick<AccountStore, "findAccount"> &
@@ -44,6 +47,8 @@ export async function composeEmail(
   at: string,
   options: ComposeOptions,
 ): Promise<EmailMessage | null> {
+  // Before any link is minted: a template that fails to load leaves the email to its next attempt.
+  const { ticketEmail, vendorEmail } = await loadMessages();
   const event = await storage.getEvent(email.accountId, email.eventId, DEFAULT_CARBON_SETTINGS);
   if (!event) return null;
   if (email.kind === "vendor_link") {

@@ -262,6 +262,8 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
             clock().getTime(),
           );
         } catch (error) {
+          // The client could not verify at all (its SDK failed to load): the notification is not at fault.
+          if (ServiceError.is(error)) throw error;
           // The SDK parses the body only once the signature verified.
           if (error instanceof SyntaxError)
             throw new ServiceError("INVALID_REQUEST", { message: "Malformed JSON in the Stripe notification." });
