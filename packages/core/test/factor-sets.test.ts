@@ -1,6 +1,6 @@
 /**
  * Factor sets by year: the rule that picks an event's set (its start's year, else the latest
- * earlier set, else the earliest), the bundled set beside the given ones, two sets of one year
+ * earlier set, else the earliest), the bundled set when none is given, two sets of one year
  * refused; and on every backend, each event priced by its own set (registrations and activity
  * records alike), an event whose start moves to another set's year priced again in its update,
  * a start with a new set pricing again only the events whose set changes, and the analytics
@@ -40,8 +40,8 @@ const DESNZ_2023 = {
 };
 
 describe("choosing an event's set", () => {
-  test("its start's year, else the latest earlier set, else the earliest; the bundled set beside the given ones", () => {
-    const sets = createFactorSets([syntheticSet(2032, 1), syntheticSet(2026, 2)]);
+  test("its start's year, else the latest earlier set, else the earliest", () => {
+    const sets = createFactorSets([syntheticSet(2032, 1), DEFAULT_EMISSION_FACTORS, syntheticSet(2026, 2)]);
     assert.deepEqual(
       sets.all.map((set) => set.year),
       [2023, 2026, 2032],
@@ -62,18 +62,22 @@ describe("choosing an event's set", () => {
     assert.equal(sets.pricedBy(null, "2027-01-01T00:00:00.000Z").year, 2026);
   });
 
-  test("a given set of the bundled set's year takes its place; without sets, the bundled set alone", () => {
-    const own = createFactorSets([syntheticSet(2023, 1)]);
-    assert.deepEqual(
-      own.all.map((set) => set.name),
-      ["Synthetic 2023"],
-    );
+  test("without sets given, the bundled set alone; given, the sets given (the bundled one when among them)", () => {
     assert.deepEqual(
       createFactorSets().all.map((set) => set.year),
       [2023],
     );
-    // Before the only set: the earliest (it).
-    assert.equal(createFactorSets([syntheticSet(2032, 1)]).forYear(1999).year, 2023);
+    assert.deepEqual(
+      createFactorSets([]).all.map((set) => set.year),
+      [2023],
+    );
+    const own = createFactorSets([syntheticSet(2032, 1)]);
+    assert.deepEqual(
+      own.all.map((set) => set.name),
+      ["Synthetic 2032"],
+    );
+    // Before the only set: the earliest (it), so a deployment with one set of its own prices every event by it.
+    assert.equal(own.forYear(2020).name, "Synthetic 2032");
   });
 
   test("two sets of one year are refused, naming both", () => {
@@ -145,7 +149,10 @@ for (const backend of BACKENDS) {
 
         // The 2031 event's kept emissions marked: a start that prices it again would overwrite them.
         await database.db.updateTable("events").set({ emissions_kg: 12345 }).where("id", "=", e2031.id).execute();
-        const storage = createSqlStorage({ db: database.db, emissionFactors: [syntheticSet(2032, 1)] });
+        const storage = createSqlStorage({
+          db: database.db,
+          emissionFactors: [DEFAULT_EMISSION_FACTORS, syntheticSet(2032, 1)],
+        });
         await storage.migrate();
         const marked = await database.db
           .selectFrom("events")
@@ -234,10 +241,16 @@ for (const backend of BACKENDS) {
         assert.equal((await after.events.get(e2031.id)).carbonFootprint, 12345);
 
         // The same sets again: a start with nothing to do writes nothing.
-        await createSqlStorage({ db: database.db, emissionFactors: [syntheticSet(2032, 1)] }).migrate();
+        await createSqlStorage({
+          db: database.db,
+          emissionFactors: [DEFAULT_EMISSION_FACTORS, syntheticSet(2032, 1)],
+        }).migrate();
         assert.equal((await after.events.get(e2031.id)).carbonFootprint, 12345);
         // The 2032 set's factors changed: its events are priced again, the others not.
-        await createSqlStorage({ db: database.db, emissionFactors: [syntheticSet(2032, 3)] }).migrate();
+        await createSqlStorage({
+          db: database.db,
+          emissionFactors: [DEFAULT_EMISSION_FACTORS, syntheticSet(2032, 3)],
+        }).migrate();
         assert.equal((await after.events.get(e2031.id)).carbonFootprint, 12345);
         assert.equal((await after.events.get(e2032.id)).carbonFootprint, 450);
         // The 2032 set taken away: its events fall to the default again.

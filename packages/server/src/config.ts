@@ -1,5 +1,11 @@
 import { readFileSync } from "node:fs";
-import { createFactorSets, DuplicateFactorSetYear, EmissionFactorSet, type TrustProxy } from "@event-service/core";
+import {
+  createFactorSets,
+  DEFAULT_EMISSION_FACTORS,
+  DuplicateFactorSetYear,
+  EmissionFactorSet,
+  type TrustProxy,
+} from "@event-service/core";
 import {
   compileTrustProxy,
   DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE,
@@ -34,12 +40,15 @@ const trustProxy = z.string().transform((value, ctx): TrustProxy => {
   return list;
 });
 
+/** The name that stands for the bundled DESNZ 2023 set in `EMISSION_FACTORS_FILE`'s list. */
+export const BUNDLED_FACTOR_SET = "default";
+
 /**
  * `EMISSION_FACTORS_FILE`: JSON files, comma-separated, each holding an emission factor set of
- * one year (the format of `GET /v1/analytics/emission-factors`), read and validated at start: a
- * bad file names its bad field (`EMISSION_FACTORS_FILE.factors.2.factor: ...`, with the file
- * when there are several), two files of one year name both, like every other configuration
- * error. The bundled DESNZ 2023 set stays beside them unless one is of its year.
+ * one year (the format of `GET /v1/analytics/emission-factors`), and {@link BUNDLED_FACTOR_SET}
+ * for the bundled set; read and validated at start: a bad file names its bad field
+ * (`EMISSION_FACTORS_FILE.factors.2.factor: ...`, with the file when there are several), two
+ * sets of one year name both, like every other configuration error. Unset: the bundled set alone.
  */
 const emissionFactorsFile = z.string().transform((value, ctx) => {
   const files = value
@@ -48,6 +57,10 @@ const emissionFactorsFile = z.string().transform((value, ctx) => {
     .filter((file) => file !== "");
   const sets: EmissionFactorSet[] = [];
   for (const file of files) {
+    if (file === BUNDLED_FACTOR_SET) {
+      sets.push(DEFAULT_EMISSION_FACTORS);
+      continue;
+    }
     // With several files, each message names its file.
     const about = (message: string) => (files.length > 1 ? `${file}: ${message}` : message);
     let text: string;
@@ -80,7 +93,10 @@ const emissionFactorsFile = z.string().transform((value, ctx) => {
     return z.NEVER;
   }
   try {
-    createFactorSets(sets, files);
+    createFactorSets(
+      sets,
+      files.map((file) => (file === BUNDLED_FACTOR_SET ? `the bundled set (${BUNDLED_FACTOR_SET})` : file)),
+    );
   } catch (error) {
     if (!(error instanceof DuplicateFactorSetYear)) throw error;
     ctx.addIssue({ code: "custom", message: (error as DuplicateFactorSetYear).message });

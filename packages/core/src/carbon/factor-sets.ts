@@ -8,8 +8,7 @@ import {
 /**
  * The factor sets of a deployment, one per year (docs/api.md, Factor sets by year): an event is
  * priced by the set of its start's year, else the latest set of an earlier year, else the
- * earliest set. The bundled DESNZ 2023 set is always one of them unless a given set is of its
- * year (that set then takes its place).
+ * earliest set. Without sets given, the bundled DESNZ 2023 set alone.
  */
 export interface FactorSets {
   /** Every set, ascending by year. */
@@ -47,9 +46,10 @@ export class DuplicateFactorSetYear extends Error {
 }
 
 /**
- * The sets `given` (parsed) with the bundled default beside them, unless one is of its year.
- * Throws {@link DuplicateFactorSetYear} when two given sets are of one year; `labels[i]` names
- * `given[i]` in the message (its file), else its name and position.
+ * The sets `given` (parsed), or the bundled `DEFAULT_EMISSION_FACTORS` alone when none is given
+ * (a deployment that adds a year's set to the bundled one gives both). Throws
+ * {@link DuplicateFactorSetYear} when two are of one year; `labels[i]` names `given[i]` in the
+ * message (its file), else its name and position.
  */
 export function createFactorSets(
   given: readonly EmissionFactorSetInput[] = [],
@@ -63,9 +63,7 @@ export function createFactorSets(
     if (other !== undefined) throw new DuplicateFactorSetYear(set.year, label(other), label(index));
     seen.set(set.year, index);
   });
-  const all = [...parsed, ...(seen.has(DEFAULT_EMISSION_FACTORS.year) ? [] : [DEFAULT_EMISSION_FACTORS])].sort(
-    (a, b) => a.year - b.year,
-  );
+  const all = (parsed.length === 0 ? [DEFAULT_EMISSION_FACTORS] : parsed).sort((a, b) => a.year - b.year);
   const byYear = new Map(all.map((set) => [set.year, set]));
   // Every year asked so far, so a registration's lookup is one map read.
   const chosen = new Map<number, EmissionFactorSet>();

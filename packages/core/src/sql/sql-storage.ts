@@ -33,8 +33,8 @@ export interface SqlStorageOptions {
   /**
    * The emission factor sets of the kept figures (an event's `carbonFootprint`, analytics), one
    * per year: each event is priced by the set of its start's year, else the latest earlier one,
-   * else the earliest (`createFactorSets`). The bundled `DEFAULT_EMISSION_FACTORS` (2023) is one
-   * of them unless a given set is of its year. Given (the default alone too), `migrate()` prices
+   * else the earliest (`createFactorSets`); none given (or `[]`): the bundled
+   * `DEFAULT_EMISSION_FACTORS` (2023) alone, which a list may include. Given, `migrate()` prices
    * again the events whose set changed; left out, `migrate()` leaves the figures as they are (a
    * tool that writes no registration, such as the CLI's `keys` commands, must not reprice them
    * under a server that uses its own sets). Every process that writes registrations on one
