@@ -299,7 +299,7 @@ test("0029_factor_set_per_event records the one set that priced every event unti
     .insertInto("events")
     .values([
       { ...eventRow("evt_a", null), emissions_kg: 7 },
-      { ...eventRow("evt_b", null), start_date: "2031-05-01T09:00:00.000Z", emissions_kg: 9 },
+      { ...eventRow("evt_b", null), start_date: "2041-05-01T09:00:00.000Z", emissions_kg: 9 },
     ])
     .execute();
   const migrated = await new Migrator({ db, provider: migrationProvider }).migrateTo("0029_factor_set_per_event");

@@ -1,16 +1,11 @@
 import { readFileSync } from "node:fs";
-import {
-  createFactorSets,
-  DEFAULT_EMISSION_FACTORS,
-  DuplicateFactorSetYear,
-  EmissionFactorSet,
-  type TrustProxy,
-} from "@event-service/core";
+import { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, type TrustProxy } from "@event-service/core";
 import {
   compileTrustProxy,
   DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE,
   DEFAULT_DOOR_LINK_LIMIT_PER_MINUTE,
   parseCorsOrigins,
+  createFactorSets,
 } from "@event-service/core/internal";
 import * as z from "zod";
 
@@ -98,8 +93,8 @@ const emissionFactorsFile = z.string().transform((value, ctx) => {
       files.map((file) => (file === BUNDLED_FACTOR_SET ? `the bundled set (${BUNDLED_FACTOR_SET})` : file)),
     );
   } catch (error) {
-    if (!(error instanceof DuplicateFactorSetYear)) throw error;
-    ctx.addIssue({ code: "custom", message: (error as DuplicateFactorSetYear).message });
+    // The sets are valid one by one: what is left is two of one year.
+    ctx.addIssue({ code: "custom", message: (error as Error).message });
     return z.NEVER;
   }
   return sets;

@@ -33,23 +33,11 @@ export function startYear(startDate: string): number {
   return new Date(startDate).getUTCFullYear();
 }
 
-/** Two given sets of one year: what a deployment must not do. Names both, by `labels` when given (their files). */
-export class DuplicateFactorSetYear extends Error {
-  constructor(
-    readonly year: number,
-    readonly first: string,
-    readonly second: string,
-  ) {
-    super(`two factor sets of the year ${year}: ${first} and ${second} (give one set per year)`);
-    this.name = "DuplicateFactorSetYear";
-  }
-}
-
 /**
  * The sets `given` (parsed), or the bundled `DEFAULT_EMISSION_FACTORS` alone when none is given
- * (a deployment that adds a year's set to the bundled one gives both). Throws
- * {@link DuplicateFactorSetYear} when two are of one year; `labels[i]` names `given[i]` in the
- * message (its file), else its name and position.
+ * (a deployment that adds a year's set to the bundled one gives both). Throws an `Error` (a
+ * deployment's configuration error, not an API one) when two are of one year, naming both:
+ * `labels[i]` names `given[i]` (its file), else its name and position.
  */
 export function createFactorSets(
   given: readonly EmissionFactorSetInput[] = [],
@@ -60,7 +48,10 @@ export function createFactorSets(
   parsed.forEach((set, index) => {
     const other = seen.get(set.year);
     const label = (i: number) => labels[i] ?? `set ${i + 1} ("${parsed[i]!.name}")`;
-    if (other !== undefined) throw new DuplicateFactorSetYear(set.year, label(other), label(index));
+    if (other !== undefined)
+      throw new Error(
+        `two factor sets of the year ${set.year}: ${label(other)} and ${label(index)} (give one set per year)`,
+      );
     seen.set(set.year, index);
   });
   const all = (parsed.length === 0 ? [DEFAULT_EMISSION_FACTORS] : parsed).sort((a, b) => a.year - b.year);

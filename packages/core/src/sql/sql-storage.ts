@@ -38,7 +38,7 @@ export interface SqlStorageOptions {
    * again the events whose set changed; left out, `migrate()` leaves the figures as they are (a
    * tool that writes no registration, such as the CLI's `keys` commands, must not reprice them
    * under a server that uses its own sets). Every process that writes registrations on one
-   * database must use the same sets. Two sets of one year throw `DuplicateFactorSetYear`.
+   * database must use the same sets. Two sets of one year throw.
    */
   emissionFactors?: EmissionFactorSetInput | readonly EmissionFactorSetInput[];
   /** The clock of the times the storage records on its own (when `migrate()` recomputed the kept figures). Default: the system clock. */
