@@ -263,5 +263,63 @@ for (const backend of BACKENDS) {
         await database.drop();
       }
     });
+
+    test("a start pricing events again while another process registers for them: each event's kept emissions are its registrations'", {
+      skip: !backend.parallel && "one process's connections take turns: nothing runs meanwhile",
+    }, async () => {
+      const database = await backend.open();
+      try {
+        const sets = [DEFAULT_EMISSION_FACTORS, syntheticSet(2042, 1)];
+        const before = createSqlStorage({ db: database.db, emissionFactors: [] });
+        await before.migrate();
+        // A process already on the new sets (it found no event to price at its start).
+        const serving = await database.another({ emissionFactors: sets });
+        const old = createEventService({ storage: before });
+        const { accountId } = await old.keys.create({ account: "Festival" });
+        const account = old.forAccount(accountId);
+        const events = await Promise.all(
+          [1, 2, 3].map((n) =>
+            account.events.create({
+              ...EVENT,
+              name: `Stage ${n}`,
+              capacity: 1000,
+              startDate: "2042-06-20T10:00:00.000Z",
+              endDate: "2042-06-22T22:00:00.000Z",
+            }),
+          ),
+        );
+        let n = 0;
+        const register = (ops: typeof account, eventId: string) =>
+          ops.attendees.register({
+            eventId,
+            firstName: "A",
+            lastName: "B",
+            email: `p${n++}@example.com`,
+            ticketType: "general",
+            carbonOffset: { opted: false, travelMode: "car", travelDistance: 10 + (n % 7) },
+          });
+        for (const event of events) for (let i = 0; i < 10; i++) await register(account, event.id);
+        // The events were priced by the bundled set (the old process's only one); the new sets
+        // price them by 2042's. This process starts while the serving one registers.
+        const now = createEventService({ storage: serving, emissionFactors: sets }).forAccount(accountId);
+        await Promise.all([
+          createSqlStorage({ db: database.db, emissionFactors: sets }).migrate(),
+          ...events.flatMap((event) => Array.from({ length: 15 }, () => register(now, event.id))),
+        ]);
+        for (const event of events) {
+          const rows = await database.db
+            .selectFrom("attendees")
+            .select("travel_distance")
+            .where("event_id", "=", event.id)
+            .execute();
+          // 2042's car factor is 1 per km.
+          const expected = rows.reduce((sum, row) => sum + Number(row.travel_distance), 0);
+          assert.equal(rows.length, 25);
+          assert.equal((await now.events.get(event.id)).carbonFootprint, expected, event.name);
+        }
+      } finally {
+        await database.drop();
+      }
+    });
   });
 }

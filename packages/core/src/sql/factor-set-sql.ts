@@ -12,26 +12,32 @@ import { priceActivity } from "../resources/priced-activity.ts";
 import { repriceActivities } from "./activity-sql.ts";
 import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql, contributionSql } from "./carbon-sql.ts";
 import type { Database } from "./database.ts";
+import type { SqlDialect } from "./dialect.ts";
 import { recountTravelTallies } from "./tally-sql.ts";
 
 /** Events priced per statement: an `in` list of ids stays well below any driver's parameter limit. */
 const REPRICE_BATCH = 500;
 
 /**
- * Prices the events `ids` again with `set`, in the caller's write transaction (under their
- * locks, or a start's write lock): their kept emissions summed again from their registrations,
- * their travel tallies recounted, their activity records priced again and their activity figures
- * summed again; and records `set.year` as the set that priced them.
+ * Prices the events `ids` again with `set`, in the caller's write transaction: their kept
+ * emissions summed again from their registrations, their travel tallies recounted, their activity
+ * records priced again and their activity figures summed again; and records `set.year` as the
+ * set that priced them. Each batch of events is locked first (in id order, so two processes
+ * starting at once take them alike): a registration another process is writing commits before
+ * the sums read its event's rows, and the next one waits for these.
  */
 export async function repriceEvents(
   trx: Kysely<Database>,
+  dialect: SqlDialect,
   ids: readonly string[],
   set: EmissionFactorSet,
 ): Promise<void> {
   const emissions = contributionSql(set).emissions_kg;
   const sums = activityFiguresSql();
-  for (let start = 0; start < ids.length; start += REPRICE_BATCH) {
-    const batch = ids.slice(start, start + REPRICE_BATCH);
+  const sorted = [...ids].sort();
+  for (let start = 0; start < sorted.length; start += REPRICE_BATCH) {
+    const batch = sorted.slice(start, start + REPRICE_BATCH);
+    await dialect.lockRows(trx.selectFrom("events").select("id").where("id", "in", batch).orderBy("id")).execute();
     await repriceActivities(trx, (activity) => priceActivity(set, activity), batch);
     await trx
       .updateTable("events")
@@ -63,7 +69,12 @@ export async function repriceEvents(
  * (its identity differs from the one recorded), are priced again; then the sets are recorded.
  * Events whose set is unchanged are not touched.
  */
-export async function repriceForFactorSets(trx: Kysely<Database>, sets: FactorSets, at: string): Promise<void> {
+export async function repriceForFactorSets(
+  trx: Kysely<Database>,
+  dialect: SqlDialect,
+  sets: FactorSets,
+  at: string,
+): Promise<void> {
   const recorded = new Map(
     (await trx.selectFrom("factor_sets").select(["year", "identity"]).execute()).map((row) => [
       Number(row.year),
@@ -80,7 +91,7 @@ export async function repriceForFactorSets(trx: Kysely<Database>, sets: FactorSe
     ids.push(event.id);
     stale.set(set, ids);
   }
-  for (const [set, ids] of stale) await repriceEvents(trx, ids, set);
+  for (const [set, ids] of stale) await repriceEvents(trx, dialect, ids, set);
   for (const set of sets.all) {
     const identity = factorSetIdentity(set);
     if (recorded.get(set.year) === identity) continue;

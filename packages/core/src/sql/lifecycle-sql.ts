@@ -103,7 +103,7 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
   async function repriceStaleEvents(): Promise<void> {
     if (!ctx.factorsGiven || (await factorSetsCurrent(db, ctx.factorSets))) return;
     // Read again under the write lock: another process may have just done it.
-    await write((trx) => repriceForFactorSets(trx, ctx.factorSets, ctx.now().toISOString()));
+    await write((trx) => repriceForFactorSets(trx, dialect, ctx.factorSets, ctx.now().toISOString()));
   }
 
   /** The set that priced an event of `factorYear` (its set, or the one its year falls to when that set is gone). */

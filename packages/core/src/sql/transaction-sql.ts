@@ -356,7 +356,7 @@ export function createTransactionStore(
       return rowToActivityFigures(row);
     },
     async reprice(eventId, set) {
-      await repriceEvents(trx, [eventId], set);
+      await repriceEvents(trx, ctx.dialect, [eventId], set);
     },
     async recountActivities(eventId) {
       const sums = activityFiguresSql();
