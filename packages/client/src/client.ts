@@ -86,6 +86,8 @@ export type BookingListParams = ListParams<Query<"bookings.list">>;
 export type SustainabilityParams = QueryParams<Query<"analytics.sustainability">>;
 /** Query of `analytics.trends`: `metric`, `startDate`, `endDate`, `granularity`, `category`, `includeBenchmark`. */
 export type TrendParams = QueryParams<Query<"analytics.trends">>;
+/** Query of `analytics.emissionFactors`: `year` (the set that prices an event starting in it; default: the latest set). */
+export type EmissionFactorsParams = QueryParams<Query<"analytics.emissionFactors">>;
 
 /** An event's check-in links: each opens the event's door without an API key ({@link createCheckInLinkClient}). */
 export interface CheckInLinksResource {
@@ -245,8 +247,8 @@ export interface AnalyticsResource {
   event(eventId: string, call?: CallOptions): Promise<Result<"analytics.event">>;
   /** A metric over time with statistics, an optional industry benchmark, insights and recommendations. */
   trends(query?: TrendParams, call?: CallOptions): Promise<Result<"analytics.trends">>;
-  /** The travel emission factor set in use: name, year, source, each mode's factor (by distance band) and unit. */
-  emissionFactors(call?: CallOptions): Promise<Result<"analytics.emissionFactors">>;
+  /** The emission factor set of a year (default: the latest set): name, year, source, each mode's factor (by distance band) and unit, the activity factors. */
+  emissionFactors(query?: EmissionFactorsParams, call?: CallOptions): Promise<Result<"analytics.emissionFactors">>;
 }
 
 /**
@@ -438,7 +440,8 @@ export function createClient(options: ClientOptions): EventServiceClient {
         request<SustainabilityReport>("GET", "/analytics/sustainability", { query, ...call }),
       event: (eventId, call) => request<EventAnalytics>("GET", `/analytics/events/${id(eventId)}`, call),
       trends: (query = {}, call) => request<TrendReport>("GET", "/analytics/trends", { query, ...call }),
-      emissionFactors: (call) => request<EmissionFactorSetResponse>("GET", "/analytics/emission-factors", call),
+      emissionFactors: (query = {}, call) =>
+        request<EmissionFactorSetResponse>("GET", "/analytics/emission-factors", { query, ...call }),
     },
     activities: {
       create: (eventId, input, call) =>

@@ -30,6 +30,7 @@ export type {
   CheckInLinksResource,
   ClientOptions,
   DeliveryListParams,
+  EmissionFactorsParams,
   EventListParams,
   EventServiceClient,
   EventsResource,

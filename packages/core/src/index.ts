@@ -152,6 +152,7 @@ export type { ApiKeyCreateInput, ApiKeyInfo, AuthContext, CreatedApiKey, Scope, 
 
 // Carbon model: the emission factor set (a host loads its own file with `EmissionFactorSet`)
 export { DEFAULT_EMISSION_FACTORS, EmissionFactorSet } from "./carbon/emission-factors.ts";
+export type { FactorSets } from "./carbon/factor-sets.ts";
 export type { EmissionFactorSetResponse, EmissionFactorSetInput, TravelMode } from "./carbon/emission-factors.ts";
 export type { CarbonSettings } from "./carbon/carbon-settings.ts";
 

@@ -4,6 +4,7 @@
  * some requests need when first used. Internal: not covered by semver, it changes with the
  * server; embedders use the root export.
  */
+export { createFactorSets } from "./carbon/factor-sets.ts";
 export { DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE } from "./http/auth-failure-limit.ts";
 export { compileTrustProxy } from "./http/client-address.ts";
 export { parseCorsOrigins } from "./http/cors.ts";

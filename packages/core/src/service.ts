@@ -3,12 +3,8 @@ import { createPaymentOperations } from "./service/payment-operations.ts";
 import { createStripePayments, type StripePayments } from "./service/stripe-payments.ts";
 import { MANUAL_PAYMENT_TERMS, type PaymentTerms } from "./rules/payments.ts";
 import { type CarbonSettings, DEFAULT_CARBON_SETTINGS } from "./carbon/carbon-settings.ts";
-import {
-  DEFAULT_EMISSION_FACTORS,
-  EmissionFactorSet,
-  type EmissionFactorSetInput,
-  factorSetIdentity,
-} from "./carbon/emission-factors.ts";
+import type { EmissionFactorSet, EmissionFactorSetInput } from "./carbon/emission-factors.ts";
+import { createFactorSets, type FactorSets, factorSetsIdentity } from "./carbon/factor-sets.ts";
 import { createQrCodeRenderer, type QrCodeImage } from "./qr-code.ts";
 import { type Scope, SCOPES, type Tier } from "./resources/api-key.ts";
 import { createActivityOperations } from "./service/activity-operations.ts";
@@ -128,11 +124,12 @@ export interface EventServiceOptions {
   /** Carbon accounting settings; see `DEFAULT_CARBON_SETTINGS`. */
   carbon?: Partial<CarbonSettings>;
   /**
-   * The travel emission factor set (see `EmissionFactorSet`); default: the storage's
-   * (`createSqlStorage({ emissionFactors })`), else `DEFAULT_EMISSION_FACTORS`. The storage keeps
-   * the figures, so a set given here must be the storage's: another one throws at creation.
+   * The emission factor sets, one per year (see `EmissionFactorSet`, `createFactorSets`);
+   * default: the storage's (`createSqlStorage({ emissionFactors })`), else the bundled
+   * `DEFAULT_EMISSION_FACTORS`. The storage keeps the figures, so the sets given here must be
+   * the storage's: other ones throw at creation.
    */
-  emissionFactors?: EmissionFactorSetInput;
+  emissionFactors?: EmissionFactorSetInput | readonly EmissionFactorSetInput[];
   /** The clock; tests may pin it. */
   now?: () => Date;
   /** Webhook settings. */
@@ -203,8 +200,10 @@ export interface AccountOperations {
 export interface EventService {
   readonly storage: Storage;
   readonly carbon: CarbonSettings;
-  /** The travel emission factor set of every figure. */
+  /** The latest of {@link factorSets}. */
   readonly emissionFactors: EmissionFactorSet;
+  /** The emission factor sets, one per year: each event's figures are priced by the set of its start's year. */
+  readonly factorSets: FactorSets;
   readonly keys: KeyOperations;
   /** `options.publicUrl` without its trailing slash; `undefined` when none was given. */
   readonly publicUrl: string | undefined;
@@ -255,7 +254,7 @@ export interface EventService {
 export function createEventService(options: EventServiceOptions): EventService {
   const { storage } = options;
   const carbon: CarbonSettings = { ...DEFAULT_CARBON_SETTINGS, ...options.carbon };
-  const emissionFactors = resolveEmissionFactors(storage, options.emissionFactors);
+  const factorSets = resolveFactorSets(storage, options.emissionFactors);
   const clock = options.now ?? (() => new Date());
   const publicUrl = options.publicUrl?.replace(/\/+$/, "") || undefined;
   const defaultBaseUrl = publicUrl ?? DEFAULT_PUBLIC_URL;
@@ -274,8 +273,8 @@ export function createEventService(options: EventServiceOptions): EventService {
     createStripePayments({
       context: {
         storage,
-        notifier: createChangeNotifier({ baseUrl: defaultBaseUrl, carbon, emissionFactors }),
-        emissionFactors,
+        notifier: createChangeNotifier({ baseUrl: defaultBaseUrl, carbon, factorSets }),
+        factorSets,
         carbon,
         payments,
         emails,
@@ -299,9 +298,9 @@ export function createEventService(options: EventServiceOptions): EventService {
       scopes,
       tier,
       carbon,
-      emissionFactors,
+      factorSets,
       clock,
-      notifier: createChangeNotifier({ baseUrl, carbon, emissionFactors }),
+      notifier: createChangeNotifier({ baseUrl, carbon, factorSets }),
       queued,
       payments,
       emails,
@@ -364,7 +363,8 @@ export function createEventService(options: EventServiceOptions): EventService {
   return {
     storage,
     carbon,
-    emissionFactors,
+    emissionFactors: factorSets.latest,
+    factorSets,
     keys: createKeyOperations(storage, clock),
     publicUrl,
     forAccount,
@@ -374,11 +374,11 @@ export function createEventService(options: EventServiceOptions): EventService {
       const booking = await findLinkedBooking(storage, token);
       if (!booking) return null;
       const baseUrl = publicUrl ?? linkOptions.baseUrl ?? defaultBaseUrl;
-      const notifier = createChangeNotifier({ baseUrl, carbon, emissionFactors });
+      const notifier = createChangeNotifier({ baseUrl, carbon, factorSets });
       const runs = createVendorLinkOperations(storage, booking, {
         storage,
         notifier,
-        emissionFactors,
+        factorSets,
         carbon,
         payments,
         emails,
@@ -399,8 +399,8 @@ export function createEventService(options: EventServiceOptions): EventService {
       const baseUrl = publicUrl ?? linkOptions.baseUrl ?? defaultBaseUrl;
       const runs = createTicketLinkOperations(storage, token, attendee, {
         storage,
-        notifier: createChangeNotifier({ baseUrl, carbon, emissionFactors }),
-        emissionFactors,
+        notifier: createChangeNotifier({ baseUrl, carbon, factorSets }),
+        factorSets,
         carbon,
         payments,
         emails,
@@ -423,8 +423,8 @@ export function createEventService(options: EventServiceOptions): EventService {
       const baseUrl = publicUrl ?? linkOptions.baseUrl ?? defaultBaseUrl;
       const runs = createDoorLinkOperations(storage, link, {
         storage,
-        notifier: createChangeNotifier({ baseUrl, carbon, emissionFactors }),
-        emissionFactors,
+        notifier: createChangeNotifier({ baseUrl, carbon, factorSets }),
+        factorSets,
         carbon,
         payments,
         emails,
@@ -444,15 +444,18 @@ export function createEventService(options: EventServiceOptions): EventService {
   };
 }
 
-/** The service's factor set: the one given, which must be the storage's (it computes the kept figures), else the storage's. */
-function resolveEmissionFactors(storage: Storage, given: EmissionFactorSetInput | undefined): EmissionFactorSet {
-  const stored = storage.emissionFactors ?? DEFAULT_EMISSION_FACTORS;
+/** The service's factor sets: the ones given, which must be the storage's (it computes the kept figures), else the storage's. */
+function resolveFactorSets(
+  storage: Storage,
+  given: EmissionFactorSetInput | readonly EmissionFactorSetInput[] | undefined,
+): FactorSets {
+  const stored = storage.factorSets ?? createFactorSets(storage.emissionFactors ? [storage.emissionFactors] : []);
   if (given === undefined) return stored;
-  const set = EmissionFactorSet.parse(given);
-  if (factorSetIdentity(set) !== factorSetIdentity(stored)) {
+  const sets = createFactorSets(Array.isArray(given) ? given : [given]);
+  if (factorSetsIdentity(sets) !== factorSetsIdentity(stored)) {
     throw new Error(
-      "createEventService: emissionFactors differ from the storage's; pass the same set to createSqlStorage({ emissionFactors }), which keeps the figures",
+      "createEventService: emissionFactors differ from the storage's; pass the same sets to createSqlStorage({ emissionFactors }), which keeps the figures",
     );
   }
-  return set;
+  return sets;
 }

@@ -15,7 +15,7 @@ import pg from "pg";
 import type { Database } from "../src/sql/database.ts";
 import { SQLITE_PRAGMAS } from "../src/sql/dialect.ts";
 import { createSqliteDialect } from "../src/sql/sqlite-driver.ts";
-import { createSqlStorage } from "../src/sql/sql-storage.ts";
+import { createSqlStorage, type SqlStorageOptions } from "../src/sql/sql-storage.ts";
 import type { Storage } from "../src/storage.ts";
 import { dropDatabase } from "./_drop-database.ts";
 
@@ -29,7 +29,7 @@ export interface TestDatabase {
    * in-memory database: it returns `storage` itself. For `sqlite-file` it has its own
    * connection to the file, but the connections of one process take turns (see `sqliteKysely`).
    */
-  another(): Promise<Storage>;
+  another(options?: Omit<SqlStorageOptions, "db">): Promise<Storage>;
   /** Closes everything opened and drops the database (PG) or deletes the file. */
   drop(): Promise<void>;
 }
@@ -96,8 +96,8 @@ function sqliteKysely(path: string, turns?: Turns): Kysely<Database> {
   return new Kysely<Database>({ dialect });
 }
 
-async function migrated(db: Kysely<Database>): Promise<Storage> {
-  const storage = createSqlStorage({ db });
+async function migrated(db: Kysely<Database>, options: Omit<SqlStorageOptions, "db"> = {}): Promise<Storage> {
+  const storage = createSqlStorage({ db, ...options });
   await storage.migrate();
   return storage;
 }
@@ -159,7 +159,7 @@ const sqliteFile: TestBackend = {
     return {
       storage,
       db,
-      another: async () => storages.add(await migrated(sqliteKysely(path, turns))),
+      another: async (options) => storages.add(await migrated(sqliteKysely(path, turns), options)),
       async drop() {
         await storages.closeAll();
         rmSync(dir, { recursive: true, force: true });
@@ -272,7 +272,7 @@ function postgres(adminUrl: string): TestBackend {
         return {
           storage,
           db,
-          another: async () => storages.add(await migrated(postgresKysely(url))),
+          another: async (options) => storages.add(await migrated(postgresKysely(url), options)),
           async drop() {
             await storages.closeAll();
             await dropWhenDisconnected(adminUrl, name);

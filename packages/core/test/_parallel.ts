@@ -16,7 +16,7 @@ import type { Storage } from "../src/storage.ts";
 import { TRANSACTIONS, type TransactionArgs, type TransactionName } from "./_transactions.ts";
 
 /** The names of the storage's methods (`emissionFactors` is a value, `transaction` takes a function). */
-type StorageMethod = Exclude<keyof Storage, "emissionFactors" | "transaction" | TransactionName>;
+type StorageMethod = Exclude<keyof Storage, "emissionFactors" | "factorSets" | "transaction" | TransactionName>;
 
 /**
  * One call: a method of `Storage` or a business transaction (`_transactions.ts`, which wins where

@@ -11,7 +11,7 @@ import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
 import assert from "node:assert/strict";
 import { describe, test, type TestContext } from "node:test";
 import { createId } from "../src/_internal/ids.ts";
-import { DEFAULT_EMISSION_FACTORS } from "../src/carbon/emission-factors.ts";
+import { createFactorSets } from "../src/carbon/factor-sets.ts";
 import { ThresholdListQuery, type ThresholdRecord } from "../src/resources/threshold.ts";
 import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import { checkThresholds } from "../src/service/threshold-checks.ts";
@@ -254,7 +254,7 @@ export function describeThresholds(open: () => Promise<Storage>) {
           assert.ok(locked);
           const steps = {
             tx,
-            factors: DEFAULT_EMISSION_FACTORS,
+            factorSets: createFactorSets(),
             carbon: DEFAULT_CARBON_SETTINGS,
             notifier: createChangeNotifier(),
             activeDelta: 0,

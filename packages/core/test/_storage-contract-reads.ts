@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createId } from "../src/_internal/ids.ts";
+import { startYear } from "../src/carbon/factor-sets.ts";
 import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
 import { AttendeeListQuery, type AttendeeRecord } from "../src/resources/attendee.ts";
 import { type EventRecord, EventListQuery } from "../src/resources/event.ts";
@@ -70,7 +71,7 @@ export function describeStorageReads(
   const run = <T>(fn: (tx: StorageTransaction) => Promise<T>) => storage().transaction(fn);
   const lateEvent = async (accountId: string, overrides: Parameters<typeof eventAt>[2] = {}) => {
     const event = lateEventRecord(accountId, overrides);
-    await run((tx) => tx.events.insert(event));
+    await run((tx) => tx.events.insert(event, startYear(event.startDate)));
     return event;
   };
   const lateAttendee = async (event: EventRecord, seconds: number, overrides: Partial<AttendeeRecord> = {}) => {
@@ -630,7 +631,7 @@ export function describeStorageReads(
 
     test("migrate again changes nothing; ping answers", async () => {
       const event = lateEventRecord(accountId);
-      await runWhole((tx) => tx.events.insert(event));
+      await runWhole((tx) => tx.events.insert(event, startYear(event.startDate)));
       await whole.migrate();
       assert.equal((await whole.getEvent(accountId, event.id, DEFAULT_CARBON_SETTINGS))?.id, event.id);
       assert.equal(await whole.ping(), undefined);
@@ -721,7 +722,7 @@ export function describeStorageReads(
 
     test("intentsToMake, holdsDue and refundsDue list the payment worker's work, oldest first", async () => {
       const event = lateEventRecord(accountId);
-      await runWhole((tx) => tx.events.insert(event));
+      await runWhole((tx) => tx.events.insert(event, startYear(event.startDate)));
       const payment = (expiresAt: string, paymentIntentId: string | null): AttendeeRecord["payment"] => ({
         status: "requires_payment",
         amount: 5000,

@@ -12,6 +12,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createId } from "../src/_internal/ids.ts";
+import { startYear } from "../src/carbon/factor-sets.ts";
+import { EmissionFactorSet } from "../src/carbon/emission-factors.ts";
 import type { AttendeeRecord } from "../src/resources/attendee.ts";
 import type { EmailKind, EmailStatus } from "../src/resources/email.ts";
 import type { TicketLinkRecord } from "../src/resources/ticket-link.ts";
@@ -118,13 +120,13 @@ export function describeStorageContract(backend: TestBackend) {
     const run = <T>(fn: (tx: StorageTransaction) => Promise<T>) => storage.transaction(fn);
     const newEvent = async (capacity = 50) => {
       const event = eventAt(acme, at(1), { capacity });
-      await run((tx) => tx.events.insert(event));
+      await run((tx) => tx.events.insert(event, startYear(event.startDate)));
       return event;
     };
     /** An event on 2038-05-01, out of reach of the dates the other tests move. */
     const newLateEvent = async () => {
       const event = lateEventRecord(acme);
-      await run((tx) => tx.events.insert(event));
+      await run((tx) => tx.events.insert(event, startYear(event.startDate)));
       return event;
     };
     const newAttendee = async (eventId: string, overrides: Partial<AttendeeRecord> = {}) => {
@@ -137,7 +139,7 @@ export function describeStorageContract(backend: TestBackend) {
       test("returns what fn returns and commits everything it wrote together", async () => {
         const event = eventAt(acme, at(1));
         const result = await run(async (tx) => {
-          await tx.events.insert(event);
+          await tx.events.insert(event, startYear(event.startDate));
           await tx.figures.adjust(event.id, { ...NO_FIGURES, activeRegistrations: 2 });
           return "done";
         });
@@ -151,7 +153,7 @@ export function describeStorageContract(backend: TestBackend) {
         const failure = new Error("no");
         await assert.rejects(
           run(async (tx) => {
-            await tx.events.insert(event);
+            await tx.events.insert(event, startYear(event.startDate));
             throw failure;
           }),
           (error) => error === failure,
@@ -199,7 +201,7 @@ export function describeStorageContract(backend: TestBackend) {
         assert.equal(updated?.name, "Renamed");
         assert.deepEqual(updated?.tags, ["x"]);
         assert.equal(updated?.updatedAt, at(3));
-        await assert.rejects(run((tx) => tx.events.insert(event)));
+        await assert.rejects(run((tx) => tx.events.insert(event, startYear(event.startDate))));
         await run((tx) => tx.events.delete(event.id));
         assert.equal(await run((tx) => tx.events.lock(acme, event.id)), null);
       });
@@ -1060,6 +1062,64 @@ export function describeStorageContract(backend: TestBackend) {
         assert.deepEqual(await run((tx) => tx.figures.readActivities(other.id)), NO_ACTIVITY_FIGURES);
         assert.deepEqual(await run((tx) => tx.figures.recountActivities(createId("event"))), NO_ACTIVITY_FIGURES);
         await assert.rejects(run((tx) => tx.figures.readActivities(createId("event"))));
+      });
+
+      test("figures.reprice prices the event again by a set (travel from its registrations, its records) and records the set's year; other events keep theirs", async () => {
+        const set = EmissionFactorSet.parse({
+          name: "Synthetic set",
+          year: 2040,
+          source: "The storage contract",
+          factors: [
+            { mode: "car", factor: 1 },
+            { mode: "flight", factor: 2, maxDistanceKm: 1000 },
+            { mode: "flight", factor: 3 },
+            { mode: "train", factor: 0.5 },
+            { mode: "bus", factor: 0.25 },
+            { mode: "bike", factor: 0 },
+            { mode: "walk", factor: 0 },
+          ],
+          activities: [{ kind: "fuel", fuel: "diesel", unit: "litres", factor: 10, name: "Synthetic diesel" }],
+        });
+        const event = await newLateEvent();
+        const other = await newLateEvent();
+        const trip = (eventId: string, travelMode: "car" | "flight", travelDistance: number) =>
+          attendeeAt(acme, eventId, late(1), { carbonOffset: { opted: false, travelMode, travelDistance } });
+        const record = fuel(event.id);
+        const kept = fuel(other.id);
+        await run(async (tx) => {
+          await tx.attendees.insert(trip(event.id, "car", 10));
+          await tx.attendees.insert(trip(event.id, "flight", 2000));
+          await tx.attendees.insert(trip(other.id, "car", 100));
+          await tx.activities.insert(record);
+          await tx.activities.insert(kept);
+        });
+        await run((tx) => tx.figures.reprice(event.id, set));
+        // 10 x 1 + 2000 x 3 (the flight's second band); 100 litres x 10.
+        assert.equal((await run((tx) => tx.figures.read(event.id))).emissionsKg, 6010);
+        assert.equal((await run((tx) => tx.figures.readActivities(event.id))).emissionsKg, 1000);
+        const repriced = await run((tx) => tx.activities.get(acme, event.id, record.id));
+        assert.equal(repriced?.emissionsKg, 1000);
+        assert.deepEqual(
+          [repriced?.factor?.name, repriced?.factor?.value, repriced?.factor?.year],
+          ["Synthetic diesel", 10, 2040],
+        );
+        const figures = await run((tx) => tx.figures.eventAnalytics(acme, event.id));
+        assert.equal(figures?.factorYear, 2040);
+        assert.deepEqual(figures?.byMode.map((m) => [m.mode, m.registrations, m.emissionsKg]).sort(), [
+          ["car", 1, 10],
+          ["flight", 1, 6000],
+        ]);
+        assert.deepEqual(figures?.travelBands.map((b) => [b.mode, b.band]).sort(), [
+          ["car", 0],
+          ["flight", 1],
+        ]);
+        // The other event keeps its figures and its set.
+        assert.equal((await run((tx) => tx.figures.read(other.id))).emissionsKg, 0);
+        assert.deepEqual(await run((tx) => tx.activities.get(acme, other.id, kept.id)), kept);
+        assert.equal(
+          (await run((tx) => tx.figures.eventAnalytics(acme, other.id)))?.factorYear,
+          startYear(other.startDate),
+        );
       });
 
       test("figures.eventAnalytics reads the report's figures of the account's event in the transaction; null for another's", async () => {

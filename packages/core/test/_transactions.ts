@@ -6,7 +6,7 @@
  * one file of the tests that knows how the transactions are called.
  */
 import { DEFAULT_CARBON_SETTINGS } from "../src/carbon/carbon-settings.ts";
-import { DEFAULT_EMISSION_FACTORS } from "../src/carbon/emission-factors.ts";
+import { createFactorSets } from "../src/carbon/factor-sets.ts";
 import type { AttendeeRecord, AttendeeUpdate } from "../src/resources/attendee.ts";
 import type { EventRecord, EventUpdate } from "../src/resources/event.ts";
 import type { PaymentMethod } from "../src/resources/payment.ts";
@@ -40,7 +40,7 @@ export function transactionContext<S extends Storage>(
   return {
     storage,
     notifier,
-    emissionFactors: storage.emissionFactors ?? DEFAULT_EMISSION_FACTORS,
+    factorSets: storage.factorSets ?? createFactorSets(),
     carbon: notifier?.carbon ?? DEFAULT_CARBON_SETTINGS,
     payments,
     emails,

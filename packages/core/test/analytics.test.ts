@@ -264,6 +264,7 @@ describe("trend report", () => {
     buckets: rows.map(([period, f]) => ({ period, ...aggregate(f) })),
     activityKinds: [],
     revenue: [],
+    factorYears: [],
   });
   const range = { startDate: "2038-01-01T00:00:00.000Z", endDate: "2038-03-31T00:00:00.000Z" };
 

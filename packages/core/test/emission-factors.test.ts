@@ -436,7 +436,11 @@ describe("changing the set recomputes the kept figures at start", () => {
       8,
       "the cancelled registration still counts nothing",
     );
-    const recorded = await db.selectFrom("emission_factor_set").select("identity").executeTakeFirstOrThrow();
+    const recorded = await db
+      .selectFrom("factor_sets")
+      .select("identity")
+      .where("year", "=", 2031)
+      .executeTakeFirstOrThrow();
     assert.equal(recorded.identity, factorSetIdentity(EmissionFactorSet.parse(CUSTOM)));
     // New writes add under the new set, on top of the recomputed figures.
     await after.attendees.register({

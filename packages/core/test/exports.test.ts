@@ -185,6 +185,7 @@ test("the root export holds exactly these type-only names", () => {
     "EventServiceOptions",
     "EventStatus",
     "ExportFormat",
+    "FactorSets",
     "FetchHandler",
     "HandlerOptions",
     "HostResolver",
@@ -274,6 +275,7 @@ test("INTERNAL: the ./internal subpath exports exactly these names", async () =>
     "DEFAULT_DOOR_LINK_LIMIT_PER_MINUTE",
     "DEFAULT_RETRY_DELAYS_MS",
     "compileTrustProxy",
+    "createFactorSets",
     "onFirstUse",
     "parseCorsOrigins",
   ]);

@@ -1,7 +1,8 @@
 /**
  * Migrations on a database that already holds data: `0004_event_stats` gives existing events
  * the figures of their active registrations, as later writes keep them, and the start after
- * `0019_event_tallies` counts their tallies; `0027_email_outbox` moves the bookings' links.
+ * `0019_event_tallies` counts their tallies; `0027_email_outbox` moves the bookings' links;
+ * `0029_factor_set_per_event` records the set that priced every event.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -287,6 +288,42 @@ test("0027_email_outbox keeps the links of the bookings stored before it: each o
   assert.equal(await storage.findBookingByLink("hash_vbk_1"), null);
   assert.equal((await storage.findBookingByLink("hash_new"))?.id, "vbk_1");
   await storage.close();
+});
+
+test("0029_factor_set_per_event records the one set that priced every event until then; the start with the same set prices nothing again", async () => {
+  const db = await databaseAt("0028_check_in_links");
+  // A deployment that ran with its own set: the identity 0010's row holds since its start.
+  const identity = JSON.stringify(["Acme factors", 2027, [["car", 0.2, null]], []]);
+  await db.updateTable("emission_factor_set").set({ identity, updated_at: AT }).execute();
+  await db
+    .insertInto("events")
+    .values([
+      { ...eventRow("evt_a", null), emissions_kg: 7 },
+      { ...eventRow("evt_b", null), start_date: "2041-05-01T09:00:00.000Z", emissions_kg: 9 },
+    ])
+    .execute();
+  const migrated = await new Migrator({ db, provider: migrationProvider }).migrateTo("0029_factor_set_per_event");
+  assert.equal(migrated.error, undefined);
+  assert.deepEqual(await db.selectFrom("events").select(["id", "factor_year"]).orderBy("id").execute(), [
+    { id: "evt_a", factor_year: 2027 },
+    { id: "evt_b", factor_year: 2027 },
+  ]);
+  assert.deepEqual(await db.selectFrom("factor_sets").select(["year", "identity", "updated_at"]).execute(), [
+    { year: 2027, identity, updated_at: AT },
+  ]);
+  // The single-set table and the tallies' set column are gone: each event holds its set.
+  assert.equal(
+    (await db.introspection.getTables()).some((table) => table.name === "emission_factor_set"),
+    false,
+  );
+  const keptTallies = (await db.introspection.getTables()).find((table) => table.name === "kept_tallies")!;
+  assert.deepEqual(keptTallies.columns.map((column) => column.name).sort(), ["definition", "id", "updated_at"]);
+  // A storage given no sets (a `keys` command) leaves the figures alone.
+  await createSqlStorage({ db: db as Kysely<Schema> }).migrate();
+  assert.deepEqual(
+    (await db.selectFrom("events").select(["emissions_kg"]).orderBy("id").execute()).map((row) => row.emissions_kg),
+    [7, 9],
+  );
 });
 
 test("partial indexes keep the literal lists of the rules they depend on", async () => {

@@ -1,12 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
-import {
-  createEventService,
-  createSqlStorage,
-  DEFAULT_EMISSION_FACTORS,
-  ServiceError,
-  type Storage,
-} from "@event-service/core";
+import { createEventService, createSqlStorage, ServiceError, type Storage } from "@event-service/core";
 import { isClusterWorker, MAX_WORKERS, reportListening, runPrimary } from "./cluster.ts";
 import { loadConfig, type ServerConfig } from "./config.ts";
 import { createLogger } from "./log.ts";
@@ -64,7 +58,7 @@ function integer(name: string, value: string | undefined): number | undefined {
 async function withStorage<T>(config: ServerConfig, fn: (storage: Storage) => Promise<T>, figures = false): Promise<T> {
   const storage = createSqlStorage({
     db: await openDatabase(config),
-    ...(figures && { emissionFactors: config.EMISSION_FACTORS_FILE ?? DEFAULT_EMISSION_FACTORS }),
+    ...(figures && { emissionFactors: config.EMISSION_FACTORS_FILE ?? [] }),
   });
   try {
     await storage.migrate();

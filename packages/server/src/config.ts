@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
-import { EmissionFactorSet, type TrustProxy } from "@event-service/core";
+import { DEFAULT_EMISSION_FACTORS, EmissionFactorSet, type TrustProxy } from "@event-service/core";
 import {
   compileTrustProxy,
   DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE,
   DEFAULT_DOOR_LINK_LIMIT_PER_MINUTE,
   parseCorsOrigins,
+  createFactorSets,
 } from "@event-service/core/internal";
 import * as z from "zod";
 
@@ -34,33 +35,69 @@ const trustProxy = z.string().transform((value, ctx): TrustProxy => {
   return list;
 });
 
+/** The name that stands for the bundled DESNZ 2023 set in `EMISSION_FACTORS_FILE`'s list. */
+export const BUNDLED_FACTOR_SET = "default";
+
 /**
- * `EMISSION_FACTORS_FILE`: a JSON file holding a travel emission factor set (the format of
- * `GET /v1/analytics/emission-factors`), read and validated at start: a bad file names its bad
- * field (`EMISSION_FACTORS_FILE.factors.2.factor: ...`), like every other configuration error.
+ * `EMISSION_FACTORS_FILE`: JSON files, comma-separated, each holding an emission factor set of
+ * one year (the format of `GET /v1/analytics/emission-factors`), and {@link BUNDLED_FACTOR_SET}
+ * for the bundled set; read and validated at start: a bad file names its bad field
+ * (`EMISSION_FACTORS_FILE.factors.2.factor: ...`, with the file when there are several), two
+ * sets of one year name both, like every other configuration error. Unset: the bundled set alone.
  */
-const emissionFactorsFile = z.string().transform((file, ctx) => {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    ctx.addIssue({
-      code: "custom",
-      message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    });
+const emissionFactorsFile = z.string().transform((value, ctx) => {
+  const files = value
+    .split(",")
+    .map((file) => file.trim())
+    .filter((file) => file !== "");
+  const sets: EmissionFactorSet[] = [];
+  for (const file of files) {
+    if (file === BUNDLED_FACTOR_SET) {
+      sets.push(DEFAULT_EMISSION_FACTORS);
+      continue;
+    }
+    // With several files, each message names its file.
+    const about = (message: string) => (files.length > 1 ? `${file}: ${message}` : message);
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      ctx.addIssue({
+        code: "custom",
+        message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      });
+      return z.NEVER;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: `${file} is not JSON: ${(error as Error).message}` });
+      return z.NEVER;
+    }
+    const set = EmissionFactorSet.safeParse(json);
+    if (!set.success) {
+      for (const issue of set.error.issues)
+        ctx.addIssue({ code: "custom", path: issue.path, message: about(issue.message) });
+      return z.NEVER;
+    }
+    sets.push(set.data);
+  }
+  if (files.length === 0) {
+    ctx.addIssue({ code: "custom", message: "names no file (give one or more JSON files, comma-separated)" });
     return z.NEVER;
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    createFactorSets(
+      sets,
+      files.map((file) => (file === BUNDLED_FACTOR_SET ? `the bundled set (${BUNDLED_FACTOR_SET})` : file)),
+    );
   } catch (error) {
-    ctx.addIssue({ code: "custom", message: `${file} is not JSON: ${(error as Error).message}` });
+    // The sets are valid one by one: what is left is two of one year.
+    ctx.addIssue({ code: "custom", message: (error as Error).message });
     return z.NEVER;
   }
-  const set = EmissionFactorSet.safeParse(json);
-  if (set.success) return set.data;
-  for (const issue of set.error.issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
-  return z.NEVER;
+  return sets;
 });
 
 /** What `SMTP_URL` must look like; its value is never repeated in the error (it holds the password). */

@@ -3,7 +3,6 @@ import type { Server as HttpServer } from "node:http";
 import { type AddressInfo, isIPv4, isIPv6 } from "node:net";
 import {
   type CarbonSettings,
-  DEFAULT_EMISSION_FACTORS,
   createBackgroundPurge,
   createPaymentWorker,
   createDeliveryWorker,
@@ -81,8 +80,8 @@ export async function startServer(
     config.TLS_CERT && config.TLS_KEY
       ? { cert: readFileSync(config.TLS_CERT, "utf8"), key: readFileSync(config.TLS_KEY, "utf8") }
       : undefined;
-  // Always given (the default without a file): start brings the kept figures to the configured set.
-  const emissionFactors = config.EMISSION_FACTORS_FILE ?? DEFAULT_EMISSION_FACTORS;
+  // Always given (the bundled set alone without a file): start brings the kept figures to the configured sets.
+  const emissionFactors = config.EMISSION_FACTORS_FILE ?? [];
   if (isPostgresUrl(config.DATABASE_URL)) {
     // A migration, or the kept figures' recomputation, may take longer than a request's statement
     // timeout: they run first, on a connection without it.

@@ -110,6 +110,8 @@ export interface AnalyticsFigures {
   activityKinds: KindFigures[];
   /** The events' ticket money per currency. */
   revenue: RevenueFigures[];
+  /** How many of the events each factor set priced, by the set's year (`null`: never priced), ascending. */
+  factorYears: Array<{ year: number | null; events: number }>;
 }
 
 /** A value and how many registrations have it. */
@@ -121,6 +123,8 @@ export interface ValueCount {
 /** Everything the per-event analytics report needs. */
 export interface EventAnalyticsFigures {
   event: EventRecord;
+  /** The year of the factor set that priced the event's figures (`null`: never priced). */
+  factorYear: number | null;
   /** Registrations by status (all of them, cancelled included). */
   statuses: Record<AttendeeStatus, number>;
   /** The rest are over active registrations. */

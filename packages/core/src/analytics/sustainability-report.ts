@@ -2,7 +2,7 @@ import { Revenue, revenueOf } from "./revenue.ts";
 import * as z from "zod";
 import { type CarbonSettings, offsetKg } from "../carbon/carbon-settings.ts";
 import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet, TRAVEL_MODES } from "../carbon/emission-factors.ts";
-import { Methodology, methodologyOf } from "./methodology.ts";
+import { type FactorSetUse, Methodology, methodologyOf } from "./methodology.ts";
 import { dateParam } from "../resources/common.ts";
 import type { AggregateFigures, AnalyticsFigures, ModeFigures } from "./analytics-figures.ts";
 import { EventIdsParam } from "./analytics-params.ts";
@@ -188,6 +188,8 @@ export interface SustainabilityReportInput {
   carbon: CarbonSettings;
   /** The factor set of the figures (named in `methodology`). Default `DEFAULT_EMISSION_FACTORS`. */
   factors?: EmissionFactorSet;
+  /** The sets that priced the events (`factorSetsUsed`), named in `methodology` when there are several. */
+  factorSetsUsed?: readonly FactorSetUse[];
 }
 
 /**
@@ -204,7 +206,7 @@ export function buildSustainabilityReport(input: SustainabilityReportInput): Sus
   const measured = measuredResources(t.activities);
   const score = figures.perEvent.score;
   return {
-    methodology: methodologyOf(input.factors ?? DEFAULT_EMISSION_FACTORS, carbon),
+    methodology: methodologyOf(input.factors ?? DEFAULT_EMISSION_FACTORS, carbon, input.factorSetsUsed),
     range: { ...input.range, granularity: input.granularity },
     eventIds: input.eventIds,
     carbonFootprint: {

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
 import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
-import { Methodology, methodologyOf } from "./methodology.ts";
+import { type FactorSetUse, Methodology, methodologyOf } from "./methodology.ts";
 import { ServiceError } from "../errors.ts";
 import { BooleanParam, dateParam, text } from "../resources/common.ts";
 import type { AggregateFigures, AnalyticsFigures } from "./analytics-figures.ts";
@@ -174,6 +174,8 @@ export interface TrendReportInput {
   carbon: CarbonSettings;
   /** The factor set of the figures (named in `methodology`, quoted in insights). Default `DEFAULT_EMISSION_FACTORS`. */
   factors?: EmissionFactorSet;
+  /** The sets that priced the events (`factorSetsUsed`), named in `methodology` when there are several. */
+  factorSetsUsed?: readonly FactorSetUse[];
 }
 
 /**
@@ -214,7 +216,7 @@ export function buildTrendReport(input: TrendReportInput): TrendReport {
     factors,
   });
   return {
-    methodology: methodologyOf(factors, input.carbon),
+    methodology: methodologyOf(factors, input.carbon, input.factorSetsUsed),
     metric,
     unit,
     granularity,

@@ -5,6 +5,7 @@ import { SustainabilityReportDocument } from "../analytics/report-document.ts";
 import { SustainabilityQuery, SustainabilityReport } from "../analytics/sustainability-report.ts";
 import { TrendQuery, TrendReport } from "../analytics/trend-report.ts";
 import { EmissionFactorSetResponse } from "../carbon/emission-factors.ts";
+import { EmissionFactorsQuery } from "../analytics/emission-factors-query.ts";
 import { accountOperation } from "./context.ts";
 
 /** The printable report's renderer (Preact and the page's charts), loaded by the first report a browser asks for. */
@@ -119,14 +120,15 @@ export const ANALYTICS_OPERATIONS = [
     tag: "Analytics",
     operationId: "getEmissionFactors",
     summary:
-      "The travel emission factor set in use: name, year, source, each travel mode's factor (by distance band) and unit",
+      "The emission factor set of a year (default: the latest set): name, year, source, each travel mode's factor (by distance band) and unit, the activity factors",
+    query: EmissionFactorsQuery,
     response: {
       status: 200,
       schema: EmissionFactorSetResponse,
       name: "EmissionFactorSet",
-      description: "The factor set every emission figure is computed with",
+      description: "The factor set that prices the events of the year asked (each event is priced by its start's year)",
     },
-    errors: [],
-    run: (account) => account.analytics.emissionFactors(),
+    errors: ["INVALID_REQUEST"],
+    run: (account, { query }) => account.analytics.emissionFactors(query),
   }),
 ];

@@ -43,9 +43,9 @@ export function changeActivities<T>(
   });
 }
 
-/** `record` with the figures the transaction's factor set gives it. */
-export function priced(steps: Steps, record: ActivityRecord): PricedActivity {
-  return { ...record, ...priceActivity(steps.factors, record) };
+/** `record` with the figures its event's factor set (by the event's start) gives it. */
+export function priced(steps: Steps, event: Pick<EventRecord, "startDate">, record: ActivityRecord): PricedActivity {
+  return { ...record, ...priceActivity(steps.factorSets.forStart(event.startDate), record) };
 }
 
 /** Throws `NOT_FOUND` (field `vendorId`) unless the account has the vendor a record is attributed to. */
@@ -93,7 +93,7 @@ export async function reviseActivity(
     }
     await assertVendorOf(steps, current.accountId, record.vendorId);
   }
-  const activity = priced(steps, { ...record, bookingId: current.bookingId, createdAt: current.createdAt });
+  const activity = priced(steps, event, { ...record, bookingId: current.bookingId, createdAt: current.createdAt });
   await steps.tx.activities.update(activity);
   return activity;
 }
@@ -121,7 +121,7 @@ export function insertActivity(
       eventCountry: event.location.country,
     });
     await assertVendorOf(steps, accountId, record.vendorId);
-    const activity = priced(steps, record);
+    const activity = priced(steps, event, record);
     await steps.tx.activities.insert(activity);
     return activity;
   });

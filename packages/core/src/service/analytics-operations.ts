@@ -5,6 +5,9 @@ import { buildReportDocument } from "../analytics/report-document.ts";
 import { buildSustainabilityReport, type SustainabilityQuery } from "../analytics/sustainability-report.ts";
 import { buildTrendReport, type TrendQuery } from "../analytics/trend-report.ts";
 import { emissionFactorSetResponse } from "../carbon/emission-factors.ts";
+import type { EmissionFactorsQuery } from "../analytics/emission-factors-query.ts";
+import { factorSetsUsed } from "../analytics/methodology.ts";
+import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
 import { ServiceError } from "../errors.ts";
 import type { AnalyticsStore } from "../storage/analytics-store.ts";
 import type { OperationContext } from "./operation-context.ts";
@@ -13,9 +16,11 @@ import { notFound } from "./not-found.ts";
 /** The analytics of one account: the store aggregates, these build the reports. */
 export function createAnalyticsOperations(
   storage: AnalyticsStore,
-  context: Pick<OperationContext, "accountId" | "carbon" | "emissionFactors" | "clock">,
+  context: Pick<OperationContext, "accountId" | "carbon" | "factorSets" | "clock">,
 ) {
-  const { accountId, carbon, emissionFactors: factors, clock } = context;
+  const { accountId, carbon, factorSets, clock } = context;
+  /** The set that priced an event's figures. */
+  const setOf = (figures: EventAnalyticsFigures) => factorSets.pricedBy(figures.factorYear, figures.event.startDate);
 
   const analytics = {
     async sustainability(parsed: z.output<typeof SustainabilityQuery>) {
@@ -42,6 +47,7 @@ export function createAnalyticsOperations(
       let buckets: Bucket[] = [];
       if (granularity && range.startDate !== null && range.endDate !== null)
         buckets = enumerateBuckets(range.startDate, range.endDate, granularity);
+      const { factors, used } = factorSetsUsed(factorSets, figures.factorYears);
       return buildSustainabilityReport({
         granularity: parsed.granularity,
         range,
@@ -50,17 +56,18 @@ export function createAnalyticsOperations(
         figures,
         carbon,
         factors,
+        factorSetsUsed: used,
       });
     },
     async event(eventId: string) {
       const figures = await storage.eventAnalyticsFigures(accountId, eventId);
       if (!figures) throw notFound("Event", eventId);
-      return buildEventAnalytics(figures, carbon, factors);
+      return buildEventAnalytics(figures, carbon, setOf(figures));
     },
     async report(eventId: string) {
       const figures = await storage.eventAnalyticsFigures(accountId, eventId);
       if (!figures) throw notFound("Event", eventId);
-      return buildReportDocument(figures, carbon, factors, clock().toISOString());
+      return buildReportDocument(figures, carbon, setOf(figures), clock().toISOString());
     },
     async trends(parsed: z.output<typeof TrendQuery>) {
       assertDateOrder(parsed.startDate, parsed.endDate);
@@ -84,10 +91,20 @@ export function createAnalyticsOperations(
         });
       }
       const buckets = enumerateBuckets(startDate, endDate, parsed.granularity);
-      return buildTrendReport({ query: parsed, range: { startDate, endDate }, buckets, figures, carbon, factors });
+      const { factors, used } = factorSetsUsed(factorSets, figures.factorYears);
+      return buildTrendReport({
+        query: parsed,
+        range: { startDate, endDate },
+        buckets,
+        figures,
+        carbon,
+        factors,
+        factorSetsUsed: used,
+      });
     },
-    emissionFactors() {
-      return emissionFactorSetResponse(factors);
+    /** The set that prices what happens in `year` (an event starting then); without one, the latest set. */
+    emissionFactors(query: EmissionFactorsQuery = {}) {
+      return emissionFactorSetResponse(query.year === undefined ? factorSets.latest : factorSets.forYear(query.year));
     },
   };
 

@@ -98,7 +98,7 @@ export async function cancelRegistrationsWithEvent(
   }
   // Each payment's totals are its own: one write per registration whose money moved.
   for (const after of withPayment) await tx.attendees.updateStatus(after);
-  await moveFiguresOfMany(steps, event.id, changes);
+  await moveFiguresOfMany(steps, event, changes);
   await appendManyNotifications(steps, event.accountId, notifications);
   return changes;
 }

@@ -20,10 +20,10 @@ import { refundSteps } from "./payment-changes.ts";
 import { heldTickets } from "./ticket-counts.ts";
 import { promoteWaitlisted } from "./waitlist.ts";
 
-/** Stores a new event (and notifies `event.created`). */
+/** Stores a new event, priced by the factor set of its start's year (and notifies `event.created`). */
 export function insertEvent(context: TransactionContext, event: EventRecord): Promise<void> {
   return runTransaction(context, async (steps) => {
-    await steps.tx.events.insert(event);
+    await steps.tx.events.insert(event, steps.factorSets.forStart(event.startDate).year);
     await appendNotifications(steps, event.accountId, { op: "event.created", event, at: event.createdAt });
   });
 }
@@ -47,6 +47,11 @@ export function updateEvent(
     const held = update.ticketTypes === undefined ? undefined : await heldTickets(tx, id);
     const after = applyEventUpdate(before, update, figures.activeRegistrations, now, held);
     await tx.events.update(after, { replaceTags: update.tags !== undefined });
+    // A start moved to a year of another set: the event's figures are priced by that set, before
+    // anything below reads them.
+    const set = steps.factorSets.forStart(after.startDate);
+    const repriced = set !== steps.factorSets.forStart(before.startDate);
+    if (repriced) await tx.figures.reprice(id, set);
     await appendNotifications(steps, accountId, { op: "event.updated", before, after, at: now });
     if (after.status !== before.status) await closeBookings(steps, after, now);
     const registrations = cancelsEvent(before.status, after.status)
@@ -57,7 +62,7 @@ export function updateEvent(
       await promoteWaitlisted(steps, after, figures, now);
     await checkEventThresholds(steps, after, now, {
       capacityChanged: after.capacity !== before.capacity,
-      footprint: registrations.length > 0,
+      footprint: registrations.length > 0 || repriced,
     });
     return { before, after, registrations };
   });

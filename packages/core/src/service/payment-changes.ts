@@ -192,7 +192,7 @@ export function recordPayment(
       ),
     );
     await steps.tx.attendees.updateStatus(after);
-    await moveFigures(steps, event.id, before, after);
+    await moveFigures(steps, event, before, after);
     await appendNotifications(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
     if (paidInFull) await notifyPayment(steps, event, after, "payment.succeeded", now);
     return { before, after };

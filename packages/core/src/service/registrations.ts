@@ -87,7 +87,7 @@ export function registerAttendee(
         record = { ...record, confirmationCode: createConfirmationCode() };
       await tx.attendees.insert(record);
       if (ticketLink) await tx.ticketLinks.add(ticketLink);
-      await moveFigures(steps, event.id, null, record);
+      await moveFigures(steps, event, null, record);
       await appendNotifications(steps, event.accountId, {
         op: "attendee.registered",
         event,
@@ -169,7 +169,7 @@ export function updateAttendee(
         assertTicketPlaceLeft(event, ticket, await ticketActive(tx, event.id, ticket));
       if (change.checksDuplicate) await assertNoActiveDuplicate(tx, after);
       await tx.attendees.update(after);
-      await moveFigures(steps, event.id, before, after);
+      await moveFigures(steps, event, before, after);
       await appendNotifications(steps, accountId, { op: "attendee.updated", event, before, after, at: now });
       // Leaving a ticket type with a capacity frees a place of it, as cancelling would.
       const freesTicket = retyped && isActiveAttendeeStatus(before.status) && isActiveAttendeeStatus(after.status);
@@ -288,7 +288,7 @@ function changeCheckIn<T extends AttendeeRecord | null = AttendeeRecord>(
     const { before, after } = await decide(steps.tx, event);
     if (after === before || before === null || after === null) return { before, after };
     await steps.tx.attendees.updateStatus(after);
-    await moveFigures(steps, eventId, before, after);
+    await moveFigures(steps, event, before, after);
     await appendNotifications(steps, accountId, { op, event, before, after, at: now });
     return { before, after };
   });
@@ -320,7 +320,7 @@ export function eraseAttendee(
     if (refund > 0) await refundSteps(steps, event, { ...erased, payment: erased.payment! }, refund, erasure.now, null);
     if (erased.payment) await tx.payments.scrubReferences({ attendeeId: id });
     await tx.attendees.remove(id);
-    await moveFigures(steps, event.id, erased, null);
+    await moveFigures(steps, event, erased, null);
     await scrubStoredCopies(tx, accountId, { attendeeId: id, eventId: erased.eventId }, new Set([id]), erasure);
     await appendNotifications(steps, accountId, { op: "attendee.erased", event, attendee: erased, at: erasure.now });
     await settleWaitlist(steps, event, registrationChange(erased, null), erasure.now);

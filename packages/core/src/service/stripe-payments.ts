@@ -351,7 +351,7 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
     if (excess > 0)
       after = await refundSteps(steps, event, after, excess, at, "nothing owed when the payment arrived", source);
     await steps.tx.attendees.updateStatus(after);
-    await moveFigures(steps, event.id, found, after);
+    await moveFigures(steps, event, found, after);
     await appendNotifications(steps, event.accountId, { op: "attendee.updated", event, before: found, after, at });
     if (!payable || payment.status !== "paid") return null;
     const { paymentIntentId: ownIntent, checkoutSessionId } = found.payment;
@@ -469,7 +469,7 @@ export function createStripePayments(options: StripePaymentsOptions): StripePaym
         payment: { ...after.payment, status: "expired" },
       };
       await steps.tx.attendees.updateStatus(after);
-      await moveFigures(steps, event.id, attendee, after);
+      await moveFigures(steps, event, attendee, after);
       await appendNotifications(steps, event.accountId, {
         op: "attendee.updated",
         event,

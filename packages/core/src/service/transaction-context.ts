@@ -1,5 +1,5 @@
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
-import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
+import type { FactorSets } from "../carbon/factor-sets.ts";
 import type { PaymentTerms } from "../rules/payments.ts";
 import type { ChangeNotifier } from "../storage/change-notifier.ts";
 import type { TransactionStore } from "../storage/transaction.ts";
@@ -15,8 +15,8 @@ export interface TransactionContext<S extends TransactionStore = TransactionStor
   storage: S;
   /** What the changes notify; `null`: they notify nothing. */
   notifier: ChangeNotifier | null;
-  /** The travel emission factor set of the kept figures: the storage's, which keeps them. */
-  emissionFactors: EmissionFactorSet;
+  /** The factor sets of the kept figures, one per year (each event priced by its start's): the storage's, which keeps them. */
+  factorSets: FactorSets;
   /** The carbon settings of the figures the transactions judge (thresholds, goals). */
   carbon: CarbonSettings;
   /** How the registrations the transactions admit or promote pay (provider, hold). */

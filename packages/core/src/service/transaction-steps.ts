@@ -1,5 +1,5 @@
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
-import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
+import type { FactorSets } from "../carbon/factor-sets.ts";
 import type { AttendeeRecord } from "../resources/attendee.ts";
 import type { EventRecord } from "../resources/event.ts";
 import { contributionChange, sumFigures } from "../rules/kept-figures.ts";
@@ -17,7 +17,8 @@ import type { TransactionContext } from "./transaction-context.ts";
 /** What the steps of one business transaction share: its unit of work, and what its context gave it. */
 export interface Steps {
   tx: StorageTransaction;
-  factors: EmissionFactorSet;
+  /** The factor sets: an event's figures move by the set of its start's year. */
+  factorSets: FactorSets;
   /** The carbon settings of the figures the transaction judges. */
   carbon: CarbonSettings;
   notifier: ChangeNotifier | null;
@@ -38,7 +39,7 @@ export function runTransaction<T>(context: TransactionContext, fn: (steps: Steps
   return context.storage.transaction((tx) =>
     fn({
       tx,
-      factors: context.emissionFactors,
+      factorSets: context.factorSets,
       carbon: context.carbon,
       notifier: context.notifier,
       activeDelta: 0,
@@ -68,17 +69,18 @@ export async function runRegistrationTransaction<T>(
   }
 }
 
-/** Moves the event's kept figures and tallies from what `before` contributed to what `after` does (either may be `null`: none). */
+/** Moves the event's kept figures and tallies from what `before` contributed to what `after` does (either may be `null`: none), priced by the event's set. */
 export async function moveFigures(
   steps: Steps,
-  eventId: string,
+  event: Pick<EventRecord, "id" | "startDate">,
   before: AttendeeRecord | null,
   after: AttendeeRecord | null,
 ): Promise<void> {
-  const delta = contributionChange(before, after, steps.factors);
+  const factors = steps.factorSets.forStart(event.startDate);
+  const delta = contributionChange(before, after, factors);
   steps.activeDelta += delta.activeRegistrations;
-  await steps.tx.figures.adjust(eventId, delta);
-  await steps.tx.tallies.adjust(eventId, tallyChange(before, after), travelTallyChange(before, after, steps.factors));
+  await steps.tx.figures.adjust(event.id, delta);
+  await steps.tx.tallies.adjust(event.id, tallyChange(before, after), travelTallyChange(before, after, factors));
 }
 
 /** Tally entries one adjustment writes: a statement takes a bounded number of parameters. */
@@ -90,16 +92,18 @@ const TALLY_BATCH = 200;
  */
 export async function moveFiguresOfMany(
   steps: Steps,
-  eventId: string,
+  event: Pick<EventRecord, "id" | "startDate">,
   changes: ReadonlyArray<{ before: AttendeeRecord | null; after: AttendeeRecord | null }>,
 ): Promise<void> {
   if (changes.length === 0) return;
-  const delta = sumFigures(changes.map(({ before, after }) => contributionChange(before, after, steps.factors)));
+  const eventId = event.id;
+  const factors = steps.factorSets.forStart(event.startDate);
+  const delta = sumFigures(changes.map(({ before, after }) => contributionChange(before, after, factors)));
   steps.activeDelta += delta.activeRegistrations;
   await steps.tx.figures.adjust(eventId, delta);
   const { tallies, travel } = mergeTallyChanges(
     changes.flatMap(({ before, after }) => tallyChange(before, after)),
-    changes.flatMap(({ before, after }) => travelTallyChange(before, after, steps.factors)),
+    changes.flatMap(({ before, after }) => travelTallyChange(before, after, factors)),
   );
   for (let start = 0; start < Math.max(tallies.length, travel.length); start += TALLY_BATCH)
     await steps.tx.tallies.adjust(

@@ -143,7 +143,7 @@ export function createVendorLinkOperations(
             eventCountry: event.location.country,
             now,
           });
-          const stored = priced(steps, { ...record, vendorId: vendor.id, bookingId: booking.id });
+          const stored = priced(steps, event, { ...record, vendorId: vendor.id, bookingId: booking.id });
           await steps.tx.activities.insert(stored);
           const answer = toApiActivity(stored);
           await notifyBooking(steps, event, booking, "vendor.data_submitted", now, { vendor, activity: answer });

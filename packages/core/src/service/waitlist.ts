@@ -38,7 +38,7 @@ export async function promoteWaitlisted(
   for (const before of chosen) {
     const after = takingPlace(steps, event, promoteAttendee(before, now), now, true);
     await steps.tx.attendees.updateStatus(after);
-    await moveFigures(steps, event.id, before, after);
+    await moveFigures(steps, event, before, after);
     await appendNotifications(steps, event.accountId, { op: "attendee.updated", event, before, after, at: now });
     promoted.push(after);
   }

@@ -136,19 +136,22 @@ export function createActivityStore(ctx: SqlContext): ActivityStore {
 const REPRICE_BATCH = 500;
 
 /**
- * Writes every stored activity's figures again as `price` gives them (the factor set's pricing,
- * decided in core), on `trx`: a keyset walk over the table by id, a batch at a time, with one
- * update per record whose figures changed. Runs in the caller's transaction.
+ * Writes the figures of the activities of the events `eventIds` again as `price` gives them (the
+ * factor set's pricing, decided in core), on `trx`: a keyset walk by id, a batch at a time, with
+ * one update per record whose figures changed. Runs in the caller's transaction.
  */
 export async function repriceActivities(
   trx: Kysely<Database>,
   price: (activity: PricedActivity) => Pick<PricedActivity, "emissionsKg" | "factor">,
+  eventIds: readonly string[],
 ): Promise<void> {
+  if (eventIds.length === 0) return;
   let after = "";
   for (;;) {
     const rows = await trx
       .selectFrom("activities")
       .selectAll()
+      .where("event_id", "in", eventIds)
       .where("id", ">", after)
       .orderBy("id")
       .limit(REPRICE_BATCH)

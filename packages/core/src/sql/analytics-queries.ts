@@ -19,13 +19,14 @@ import type {
 } from "../analytics/analytics-figures.ts";
 import { LOW_CARBON_CERTIFICATION_SHARE, SCORE_TIERS } from "../analytics/certifications.ts";
 import type { CarbonSettings } from "../carbon/carbon-settings.ts";
-import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSet } from "../carbon/emission-factors.ts";
+import { createFactorSets, type FactorSets } from "../carbon/factor-sets.ts";
 import type { ActivityKind } from "../carbon/activity-kinds.ts";
 import {
   ACTIVITY_FIGURE_COLUMNS,
   activeSql,
   carbonNeutralSql,
   contributionSql,
+  emissionsBySetSql,
   scoreSql,
   scoreThreshold,
 } from "./carbon-sql.ts";
@@ -79,10 +80,22 @@ const numOrNull = (value: unknown): number | null => (value === null || value ==
 export function createAnalyticsQueries(
   db: Kysely<Database>,
   dialect: SqlDialect,
-  factors: EmissionFactorSet = DEFAULT_EMISSION_FACTORS,
+  factorSets: FactorSets = createFactorSets(),
 ): AnalyticsQueries {
-  /** What each registration row adds to its event's figures under the set in use (the one definition's SQL twin). */
-  const contribution = contributionSql(factors);
+  /**
+   * What each registration row adds to its event's figures (the one definition's SQL twin),
+   * its emissions under the set that priced its event: the one set when there is one, else
+   * the set of its event's recorded year.
+   */
+  const contribution = {
+    ...contributionSql(factorSets.latest),
+    ...(factorSets.all.length > 1 && {
+      emissions_kg: sql<number>`(case when ${activeSql} then ${emissionsBySetSql(
+        factorSets,
+        sql`(select fe.factor_year from events as fe where fe.id = a.event_id)`,
+      )} else 0 end)`,
+    }),
+  };
   /** The events a filter selects (`e`): the account's, not cancelled, within its conditions. */
   function filterCondition(filter: AnalyticsFilter) {
     return (eb: ExpressionBuilder<Database & { e: EventsTable }, "e">) => {
@@ -150,6 +163,7 @@ export function createAnalyticsQueries(
       .where(filterCondition(filter))
       .select([
         "e.start_date",
+        "e.factor_year",
         period.as("period"),
         "e.goal_carbon_neutral",
         "e.goal_renewable_energy",
@@ -332,6 +346,12 @@ export function createAnalyticsQueries(
       );
       query = query.unionAll((eb) =>
         eb
+          .selectFrom("pe")
+          .select(unionSelect("set", sql`cast(factor_year as text)`, { events: sql`count(*)` }))
+          .groupBy("factor_year"),
+      );
+      query = query.unionAll((eb) =>
+        eb
           .selectFrom("activities as act")
           .where("act.account_id", "=", filter.accountId)
           .where("act.event_id", "in", db.selectFrom("events as e").select("e.id").where(filterCondition(filter)))
@@ -350,6 +370,7 @@ export function createAnalyticsQueries(
         .sort((x, y) => (String(x.key) < String(y.key) ? -1 : 1));
       const modeRows = rows.filter((row) => row.kind === "mode");
       const kindRows = rows.filter((row) => row.kind === "activity");
+      const setRows = rows.filter((row) => row.kind === "set");
       const events = num(totalsRow.events);
       const perEventFigures: PerEventFigures = {
         score:
@@ -393,6 +414,9 @@ export function createAnalyticsQueries(
           unpriced: num(row.unpriced),
         })),
         revenue,
+        factorYears: setRows
+          .map((row) => ({ year: row.key === null ? null : Number(row.key), events: num(row.events) }))
+          .sort((x, y) => (x.year ?? 0) - (y.year ?? 0)),
       };
     },
 
@@ -489,6 +513,7 @@ export function createAnalyticsQueries(
       }
       return {
         event,
+        factorYear: row.factor_year === null ? null : Number(row.factor_year),
         statuses,
         ticketTypes: valueCounts(of("ticket")),
         companies: {

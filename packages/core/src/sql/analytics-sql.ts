@@ -4,7 +4,7 @@ import type { SqlContext } from "./sql-context.ts";
 
 /** Analytics reads (`AnalyticsStore`) on SQL, aggregated in the database. */
 export function createAnalyticsStore(ctx: SqlContext): AnalyticsStore {
-  const analytics = createAnalyticsQueries(ctx.db, ctx.dialect, ctx.factors);
+  const analytics = createAnalyticsQueries(ctx.db, ctx.dialect, ctx.factorSets);
 
   return {
     async analyticsFigures(filter, carbon) {

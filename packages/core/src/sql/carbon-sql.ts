@@ -15,6 +15,7 @@ import {
   LOW_CARBON_TRAVEL_MODES,
   TRAVEL_MODES,
 } from "../carbon/emission-factors.ts";
+import type { FactorSets } from "../carbon/factor-sets.ts";
 import { SCORE_WEIGHTS } from "../carbon/sustainability-score.ts";
 import { ACTIVE_ATTENDEE_STATUSES } from "../rules/attendee-status.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
@@ -44,6 +45,15 @@ export function emissionsSql(factors: EmissionFactorSet = DEFAULT_EMISSION_FACTO
     return sql`when ${sql.lit(mode)} then (case ${sql.join(bands, sql` `)} end)`;
   });
   return sql<number>`(case travel_mode ${sql.join(modes, sql` `)} else 0 end) * coalesce(travel_distance, 0)`;
+}
+
+/**
+ * kg CO2e of one attendee row's travel under the set of its event's recorded year `factorYear`
+ * (an SQL expression): {@link emissionsSql} of each of `sets`, the latest for a year none has.
+ */
+export function emissionsBySetSql(sets: FactorSets, factorYear: RawBuilder<unknown>): RawBuilder<number> {
+  const arms = sets.all.map((set) => sql`when ${sql.lit(set.year)} then ${emissionsSql(set)}`);
+  return sql<number>`(case ${factorYear} ${sql.join(arms, sql` `)} else ${emissionsSql(sets.latest)} end)`;
 }
 
 /**

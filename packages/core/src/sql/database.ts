@@ -16,7 +16,7 @@ export interface Database {
   attendees: AttendeesTable;
   rate_limit_counters: RateLimitCountersTable;
   key_revision: KeyRevisionTable;
-  emission_factor_set: EmissionFactorSetTable;
+  factor_sets: FactorSetsTable;
   idempotency_keys: IdempotencyKeysTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -141,13 +141,12 @@ export interface EventTalliesTable {
 
 /**
  * One row (id 1): the version of the tally definition (`TALLY_DEFINITION`) the stored tallies
- * were counted under (0 before any count), and the identity of the factor set (`factorSetIdentity`)
- * of their travel sums.
+ * were counted under (0 before any count). Their travel sums are priced by their event's set
+ * (`events.factor_year`).
  */
 export interface KeptTalliesTable {
   id: number;
   definition: number;
-  factor_set: string;
   updated_at: string;
 }
 
@@ -239,9 +238,9 @@ export interface ActivitiesTable {
   updated_at: string;
 }
 
-/** One row (`id` 1): the identity (`factorSetIdentity`) of the factor set the kept figures were computed with. */
-export interface EmissionFactorSetTable {
-  id: number;
+/** A factor set that priced events' figures (`events.factor_year`): its year and identity (`factorSetIdentity`) as it priced them. */
+export interface FactorSetsTable {
+  year: number;
   identity: string;
   updated_at: string;
 }
@@ -371,6 +370,11 @@ export interface EventsTable {
   refund_policy: Generated<string>;
   /** IANA time zone name the event's times are shown in; null: UTC. */
   time_zone: string | null;
+  /**
+   * The year of the factor set (`factor_sets`) that priced the event's kept emissions, its
+   * travel tallies and its activity records; written with them, never by an event's update.
+   */
+  factor_year: Generated<number | null>;
   /** The kept activity figures (`resources/activity-figures.ts`, columns named in `ACTIVITY_FIGURE_COLUMNS`). */
   activity_emissions_kg: Generated<number>;
   activity_measured_kg: Generated<number>;

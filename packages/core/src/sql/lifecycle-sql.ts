@@ -2,9 +2,7 @@ import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import { leaseFree, PENDING } from "./outbox-sql.ts";
 import type { Database } from "./database.ts";
 import { factorSetIdentity } from "../carbon/emission-factors.ts";
-import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql, contributionSql } from "./carbon-sql.ts";
-import { priceActivity } from "../resources/priced-activity.ts";
-import { repriceActivities } from "./activity-sql.ts";
+import { factorSetsCurrent, repriceForFactorSets } from "./factor-set-sql.ts";
 import { migrationProvider } from "./migrations.ts";
 import { recountTallies, talliesState } from "./tally-sql.ts";
 import { TALLY_DEFINITION } from "../rules/kept-tallies.ts";
@@ -96,77 +94,37 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
   }
 
   /**
-   * Brings the kept emissions to the factor set in use: when the set recorded beside them is
-   * another, every event's `emissions_kg` is summed again from its registrations (the SQL twin
-   * of the write-time figures), every activity record priced again by the set (`priceActivity`),
-   * and the set recorded, in one write transaction, so a reader sees the old figures or the new
-   * ones, never a mix. Nothing happens while the set stays the same.
+   * Brings the kept figures to the factor sets in use (`repriceForFactorSets`): the events whose
+   * set changed are priced again and the sets recorded, in one write transaction, so a reader
+   * sees an event's old figures or its new ones, never a mix. Nothing is written while every
+   * event's set stays the same. Only a storage given its sets reprices (a `keys` command leaves
+   * the figures to the server).
    */
-  async function recomputeForFactorSet(): Promise<void> {
-    if (!ctx.factorsGiven) return;
-    const identity = factorSetIdentity(ctx.factors);
-    const recorded = (conn: Kysely<Database>) =>
-      conn.selectFrom("emission_factor_set").select("identity").where("id", "=", 1).executeTakeFirst();
-    if ((await recorded(db))?.identity === identity) return;
-    await write(async (trx) => {
-      // Read again under the write lock: another process may have just done it.
-      const current = await recorded(trx);
-      if (current?.identity === identity) return;
-      const emissions = contributionSql(ctx.factors).emissions_kg;
-      await trx
-        .updateTable("events")
-        .set((eb) => ({
-          emissions_kg: eb
-            .selectFrom("attendees as a")
-            .whereRef("a.event_id", "=", "events.id")
-            .select(sql<number>`coalesce(sum(${emissions}), 0)`.as("n")),
-        }))
-        .execute();
-      await recountStaleTallies(trx);
-      await repriceActivities(trx, (activity) => priceActivity(ctx.factors, activity));
-      // The activity figures kept on each event, summed again from its re-priced records.
-      const sums = activityFiguresSql();
-      await trx
-        .updateTable("events")
-        .set((eb) =>
-          Object.fromEntries(
-            Object.entries(ACTIVITY_FIGURE_COLUMNS).map(([figure, column]) => [
-              column,
-              eb
-                .selectFrom("activities")
-                .whereRef("activities.event_id", "=", "events.id")
-                .select(sums[figure as keyof typeof sums].as("n")),
-            ]),
-          ),
-        )
-        .execute();
-      const updatedAt = ctx.now().toISOString();
-      if (current)
-        await trx
-          .updateTable("emission_factor_set")
-          .set({ identity, updated_at: updatedAt })
-          .where("id", "=", 1)
-          .execute();
-      else await trx.insertInto("emission_factor_set").values({ id: 1, identity, updated_at: updatedAt }).execute();
-    });
+  async function repriceStaleEvents(): Promise<void> {
+    if (!ctx.factorsGiven || (await factorSetsCurrent(db, ctx.factorSets))) return;
+    // Read again under the write lock: another process may have just done it.
+    await write((trx) => repriceForFactorSets(trx, dialect, ctx.factorSets, ctx.now().toISOString()));
   }
+
+  /** The set that priced an event of `factorYear` (its set, or the one its year falls to when that set is gone). */
+  const setOf = (factorYear: number | null) =>
+    factorYear === null
+      ? ctx.factorSets.latest
+      : (ctx.factorSets.ofYear(factorYear) ?? ctx.factorSets.forYear(factorYear));
 
   /**
-   * What of the stored tallies is out of date for this storage: all of them when they were
-   * counted under another definition than `TALLY_DEFINITION` (or never: a store that has just
-   * gained them), their travel sums when they were counted with another factor set than the
-   * storage's, else nothing. Only a storage given its set reprices (as `recomputeForFactorSet`):
-   * a `keys` command of a deployment with its own factors leaves the travel sums to the server.
+   * Counts the tallies again, in the write transaction `trx`, when they were counted under
+   * another definition (read under its lock). An event whose travel this storage priced with
+   * another set than the one recorded for it (a `keys` command knows only the bundled set) is
+   * marked unpriced, so the next start given the deployment's sets prices it again.
    */
-  function staleTallies(state: { definition: number; factor_set: string } | undefined): "all" | "travel" | null {
-    if (state?.definition !== TALLY_DEFINITION) return "all";
-    return ctx.factorsGiven && state.factor_set !== factorSetIdentity(ctx.factors) ? "travel" : null;
-  }
-
-  /** Counts again, in the write transaction `trx`, what of the tallies is out of date (read under its lock). */
   async function recountStaleTallies(trx: Kysely<Database>): Promise<void> {
-    const stale = staleTallies(await talliesState(trx, dialect));
-    if (stale) await recountTallies(trx, dialect, ctx.factors, ctx.now().toISOString(), stale === "travel");
+    if ((await talliesState(trx, dialect))?.definition === TALLY_DEFINITION) return;
+    await recountTallies(trx, dialect, setOf, ctx.now().toISOString());
+    for (const { year, identity } of await trx.selectFrom("factor_sets").select(["year", "identity"]).execute()) {
+      if (identity !== factorSetIdentity(setOf(Number(year))))
+        await trx.updateTable("events").set({ factor_year: null }).where("factor_year", "=", Number(year)).execute();
+    }
   }
 
   return {
@@ -180,11 +138,11 @@ export function createLifecycleStore(ctx: SqlContext): StorageLifecycle {
           { cause: error },
         );
       }
-      await recomputeForFactorSet();
       // Nothing to do while the tallies are current; else counted again under the write lock
       // (another process may have just done it).
-      if (staleTallies(await db.selectFrom("kept_tallies").selectAll().where("id", "=", 1).executeTakeFirst()))
-        await write(recountStaleTallies);
+      const tallies = await db.selectFrom("kept_tallies").selectAll().where("id", "=", 1).executeTakeFirst();
+      if (tallies?.definition !== TALLY_DEFINITION) await write(recountStaleTallies);
+      await repriceStaleEvents();
     },
 
     async ping() {

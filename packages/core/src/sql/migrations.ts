@@ -842,6 +842,32 @@ export const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  "0029_factor_set_per_event": {
+    async up(db: Kysely<any>) {
+      // One factor set per year (docs/api.md, Factor sets by year): each event records the
+      // year of the set that priced its figures, and each set that priced some its identity.
+      // Until now every event was priced by the one set of 0010's row.
+      await db.schema.alterTable("events").addColumn("factor_year", "integer").execute();
+      await db.schema
+        .createTable("factor_sets")
+        .addColumn("year", "integer", (c) => c.primaryKey())
+        .addColumn("identity", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      const recorded = await db.selectFrom("emission_factor_set").select(["identity", "updated_at"]).executeTakeFirst();
+      if (recorded) {
+        // The identity is a JSON array whose second item is the set's year.
+        const year = (JSON.parse(recorded.identity) as unknown[])[1] as number;
+        await db
+          .insertInto("factor_sets")
+          .values({ year, identity: recorded.identity, updated_at: recorded.updated_at })
+          .execute();
+        await db.updateTable("events").set({ factor_year: year }).execute();
+      }
+      await db.schema.dropTable("emission_factor_set").execute();
+      await db.schema.alterTable("kept_tallies").dropColumn("factor_set").execute();
+    },
+  },
 };
 
 /** Serves {@link MIGRATIONS} to kysely's `Migrator`. */

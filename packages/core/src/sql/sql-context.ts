@@ -1,5 +1,5 @@
 import { type Kysely, type SelectQueryBuilder, sql } from "kysely";
-import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
+import type { FactorSets } from "../carbon/factor-sets.ts";
 import type { Page } from "../storage/common.ts";
 import type { Database } from "./database.ts";
 import type { SqlDialect } from "./dialect.ts";
@@ -10,9 +10,9 @@ export interface SqlContext {
   dialect: SqlDialect;
   /** Runs `fn` in a write transaction of the dialect (the write lock on SQLite; row locks taken inside it on PostgreSQL). */
   write<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
-  /** The travel emission factors the kept figures are computed with. */
-  factors: EmissionFactorSet;
-  /** Whether the set was given (`migrate()` then brings the stored figures to it). */
+  /** The factor sets, one per year, that price each event's kept figures (by its start's year). */
+  factorSets: FactorSets;
+  /** Whether the sets were given (`migrate()` then brings the stored figures to them). */
   factorsGiven: boolean;
   /** The storage's clock (the times it records on its own). */
   now(): Date;

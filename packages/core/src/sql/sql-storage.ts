@@ -1,10 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
-import {
-  DEFAULT_EMISSION_FACTORS,
-  EmissionFactorSet,
-  type EmissionFactorSetInput,
-} from "../carbon/emission-factors.ts";
+import type { EmissionFactorSetInput } from "../carbon/emission-factors.ts";
+import { createFactorSets } from "../carbon/factor-sets.ts";
 import { ServiceError } from "../errors.ts";
 import type { Storage } from "../storage.ts";
 import { type StoreFault, storeUnavailable, WRITE_FAULTS } from "../storage/lifecycle-store.ts";
@@ -34,14 +31,16 @@ export interface SqlStorageOptions {
   /** A kysely instance on SQLite (`SqliteDialect`) or PostgreSQL (`PostgresDialect`). The storage does not own its driver's settings. */
   db: Kysely<Database>;
   /**
-   * The travel emission factors of the kept figures (an event's `carbonFootprint`, analytics).
-   * Default `DEFAULT_EMISSION_FACTORS`. Given (the default too), `migrate()` recomputes the
-   * stored figures when they were computed with another set; left out, `migrate()` leaves them
-   * as they are (a tool that writes no registration, such as the CLI's `keys` commands, must not
-   * recompute them with the default under a server that uses its own set). Every process that
-   * writes registrations on one database must use the same set.
+   * The emission factor sets of the kept figures (an event's `carbonFootprint`, analytics), one
+   * per year: each event is priced by the set of its start's year, else the latest earlier one,
+   * else the earliest (`createFactorSets`); none given (or `[]`): the bundled
+   * `DEFAULT_EMISSION_FACTORS` (2023) alone, which a list may include. Given, `migrate()` prices
+   * again the events whose set changed; left out, `migrate()` leaves the figures as they are (a
+   * tool that writes no registration, such as the CLI's `keys` commands, must not reprice them
+   * under a server that uses its own sets). Every process that writes registrations on one
+   * database must use the same sets. Two sets of one year throw.
    */
-  emissionFactors?: EmissionFactorSetInput;
+  emissionFactors?: EmissionFactorSetInput | readonly EmissionFactorSetInput[];
   /** The clock of the times the storage records on its own (when `migrate()` recomputed the kept figures). Default: the system clock. */
   now?: () => Date;
 }
@@ -58,19 +57,20 @@ export interface SqlStorageOptions {
 export function createSqlStorage(options: SqlStorageOptions): Storage {
   const { db } = options;
   const dialect = dialectOf(db);
-  const factors = options.emissionFactors ? EmissionFactorSet.parse(options.emissionFactors) : DEFAULT_EMISSION_FACTORS;
+  const given = options.emissionFactors;
+  const factorSets = createFactorSets(given === undefined ? [] : Array.isArray(given) ? given : [given]);
   const ctx: SqlContext = {
     db,
     dialect,
     write: (fn) => dialect.writeTransaction(db, fn),
-    factors,
+    factorSets,
     factorsGiven: options.emissionFactors !== undefined,
     now: options.now ?? (() => new Date()),
   };
   const storage: Storage = {
     ...createLifecycleStore(ctx),
     ...createTransactionStore(ctx, (conn, account, eventId) =>
-      createAnalyticsQueries(conn, dialect, factors).eventAnalyticsFigures(account, eventId),
+      createAnalyticsQueries(conn, dialect, factorSets).eventAnalyticsFigures(account, eventId),
     ),
     ...createAccountStore(ctx),
     ...createIdempotencyStore(ctx),
@@ -87,7 +87,8 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     ...createTicketLinkStore(ctx),
     ...createCheckInLinkStore(ctx),
   };
-  storage.emissionFactors = factors;
+  storage.emissionFactors = factorSets.latest;
+  storage.factorSets = factorSets;
   // A real write that leaves nothing behind, and as large as a burst of writes: a full disk
   // still takes a write of a page or two (SQLite's log reuses its file's space), not the
   // requests' writes. Made only while a write fault is remembered.

@@ -6,9 +6,9 @@
  * selects are the SQL twins of `talliesOf` and `travelTallyOf`; a test keeps each pair in
  * agreement on every backend.
  */
-import { type Kysely, type RawBuilder, sql } from "kysely";
+import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
 import { activeSql, contributionSql, travelBandSql } from "./carbon-sql.ts";
-import { type EmissionFactorSet, factorSetIdentity } from "../carbon/emission-factors.ts";
+import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
 import { FLAG_NEEDS, TALLY_DEFINITION } from "../rules/kept-tallies.ts";
 import type { TallyWrites } from "../storage/transaction.ts";
 import type { Database } from "./database.ts";
@@ -100,14 +100,18 @@ function talliesSelect(db: Kysely<Database>, dialect: SqlDialect) {
   );
 }
 
-/** The travel tallies of every event under `factors`, summed from its registration rows: the SQL twin of `travelTallyOf`. */
-function travelTalliesSelect(db: Kysely<Database>, factors: EmissionFactorSet) {
+/**
+ * The travel tallies under `factors` of the events `eventIds` selects, summed from their
+ * registration rows: the SQL twin of `travelTallyOf`.
+ */
+function travelTalliesSelect(db: Kysely<Database>, factors: EmissionFactorSet, eventIds: EventIds) {
   const contribution = contributionSql(factors);
   // Each active registration's key and sums first, then grouped by column: a band that is a
   // constant (a set whose modes have one factor each) would read as a position in GROUP BY.
   const rows = db
     .selectFrom("attendees as a")
     .where(activeSql)
+    .where("a.event_id", "in", eventIds)
     .select([
       "a.event_id",
       sql<string>`coalesce(a.travel_mode, ${sql.lit(NO_MODE)})`.as("mode"),
@@ -135,42 +139,58 @@ function travelTalliesSelect(db: Kysely<Database>, factors: EmissionFactorSet) {
     .groupBy(["t.event_id", "t.mode", "t.band"]);
 }
 
+/** A subquery of event ids (`select id from events where ...`). */
+type EventIds = SelectQueryBuilder<Database, "events", { id: string }>;
+
+/** The columns of a tally row, for an insert from a select. */
+const insertTallies = (trx: Kysely<Database>, select: ReturnType<typeof talliesSelect | typeof travelTalliesSelect>) =>
+  trx.insertInto("event_tallies").columns(TALLY_COLUMNS).expression(select).execute();
+
 /**
- * Counts every event's tallies again from its registrations (the travel tallies under `factors`),
- * in the caller's write transaction: when they were counted under another definition, or
- * (`travelOnly`) when the factor set changed. A registration another process writes meanwhile
- * is counted once: its change's upsert waits for the rows the recount deleted or wrote
+ * Counts again the travel tallies of the events `eventIds` selects under `factors`, in the
+ * caller's write transaction (under their locks, or the write lock of a start's repricing).
+ */
+export async function recountTravelTallies(
+  trx: Kysely<Database>,
+  factors: EmissionFactorSet,
+  eventIds: EventIds,
+): Promise<void> {
+  await trx.deleteFrom("event_tallies").where("facet", "=", TRAVEL_FACET).where("event_id", "in", eventIds).execute();
+  await insertTallies(trx, travelTalliesSelect(trx, factors, eventIds));
+}
+
+/**
+ * Counts every event's tallies again from its registrations, each event's travel under the set
+ * that priced it (`events.factor_year`, as `setOf` gives it), in the caller's write transaction,
+ * when they were counted under another definition. A registration another process writes
+ * meanwhile is counted once: its change's upsert waits for the rows the recount deleted or wrote
  * (PostgreSQL) or for its write lock (SQLite), and the recount reads the registrations after its
  * delete.
  */
 export async function recountTallies(
   trx: Kysely<Database>,
   dialect: SqlDialect,
-  factors: EmissionFactorSet,
+  setOf: (factorYear: number | null) => EmissionFactorSet,
   at: string,
-  travelOnly = false,
 ): Promise<void> {
-  const recount = (select: ReturnType<typeof talliesSelect | typeof travelTalliesSelect>) =>
-    trx.insertInto("event_tallies").columns(TALLY_COLUMNS).expression(select).execute();
-  if (travelOnly) {
-    await trx.deleteFrom("event_tallies").where("facet", "=", TRAVEL_FACET).execute();
-  } else {
-    await trx.deleteFrom("event_tallies").execute();
-    await recount(talliesSelect(trx, dialect));
+  await trx.deleteFrom("event_tallies").execute();
+  await insertTallies(trx, talliesSelect(trx, dialect));
+  const years = await trx.selectFrom("events").select("factor_year").distinct().execute();
+  for (const { factor_year: year } of years) {
+    const eventIds = trx
+      .selectFrom("events")
+      .select("id")
+      .where("factor_year", year === null ? "is" : "=", year);
+    await insertTallies(trx, travelTalliesSelect(trx, setOf(year), eventIds));
   }
-  await recount(travelTalliesSelect(trx, factors));
   await trx
     .updateTable("kept_tallies")
-    .set({
-      ...(!travelOnly && { definition: TALLY_DEFINITION }),
-      factor_set: factorSetIdentity(factors),
-      updated_at: at,
-    })
+    .set({ definition: TALLY_DEFINITION, updated_at: at })
     .where("id", "=", 1)
     .execute();
 }
 
-/** The definition and factor set the stored tallies were counted under (definition 0: never), read for update in a write transaction. */
+/** The definition the stored tallies were counted under (0: never), read for update in a write transaction. */
 export function talliesState(trx: Kysely<Database>, dialect: SqlDialect) {
   return dialect.lockRows(trx.selectFrom("kept_tallies").selectAll().where("id", "=", 1)).executeTakeFirst();
 }

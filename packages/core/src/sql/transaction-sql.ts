@@ -46,6 +46,7 @@ import {
   rowToKeptFigures,
 } from "./rows.ts";
 import { createEmailWrites } from "./email-sql.ts";
+import { repriceEvents } from "./factor-set-sql.ts";
 import type { SqlContext } from "./sql-context.ts";
 import { createThresholdWrites } from "./threshold-sql.ts";
 import { ACTIVE_BOOKING_INDEX, createBookingWrites, createVendorWrites } from "./vendor-sql.ts";
@@ -139,8 +140,11 @@ export function createTransactionStore(
       const row = (await lockQuery({ id, account: accountId }, trx)).rows[0];
       return row ? rowToEvent(row) : null;
     },
-    async insert(event) {
-      await trx.insertInto("events").values(eventToRow(event)).execute();
+    async insert(event, factorYear) {
+      await trx
+        .insertInto("events")
+        .values({ ...eventToRow(event), factor_year: factorYear })
+        .execute();
       if (event.tags.length)
         await trx
           .insertInto("event_tags")
@@ -350,6 +354,9 @@ export function createTransactionStore(
         .executeTakeFirst();
       if (!row) throw new Error(`Event ${eventId} has no row to read its activity figures from.`);
       return rowToActivityFigures(row);
+    },
+    async reprice(eventId, set) {
+      await repriceEvents(trx, ctx.dialect, [eventId], set);
     },
     async recountActivities(eventId) {
       const sums = activityFiguresSql();

@@ -1,5 +1,6 @@
 import { ServiceError } from "../errors.ts";
 import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
+import type { FactorSets } from "../carbon/factor-sets.ts";
 
 /**
  * Why the store cannot serve now, as a `503`'s `details.fault` and `/health` say it:
@@ -48,16 +49,16 @@ export interface PurgeResult {
  * Each method is atomic (see `Storage`).
  */
 export interface StorageLifecycle {
-  /**
-   * The travel emission factors the kept figures are computed with (`carbonFootprint`,
-   * analytics); `DEFAULT_EMISSION_FACTORS` unless the storage was made with another set.
-   */
+  /** The latest of {@link factorSets} (`DEFAULT_EMISSION_FACTORS` unless the storage was made with a later set). */
   emissionFactors?: EmissionFactorSet;
+  /** The factor sets, one per year, the kept figures are computed with (each event by its start's year). */
+  factorSets?: FactorSets;
   /**
-   * Brings the schema up to date, then the kept figures: when the storage was given a factor set
-   * and the stored figures were computed with another, recomputes every event's emissions from its
-   * registrations in one transaction and records the set. Idempotent; safe to call from several
-   * processes at once.
+   * Brings the schema up to date, then the kept figures: when the storage was given its factor
+   * sets, prices again, in one transaction, every event whose set changed (its start's year now
+   * falls to another set, or its set's factors changed): its travel emissions and tallies from
+   * its registrations, its activity records, and records the set. Events whose set is unchanged
+   * keep their figures. Idempotent; safe to call from several processes at once.
    */
   migrate(): Promise<void>;
   /**

@@ -1,3 +1,4 @@
+import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
 /**
  * The storage's unit of work: `storage.transaction(fn)` and the small operations `fn` is handed,
  * one group per concern. They read and write what they are told and decide nothing: the business
@@ -34,8 +35,11 @@ import type { TicketLinkWrites } from "./ticket-link-store.ts";
 export interface EventWrites {
   /** Locks the account's event row until the transaction ends and returns it; `null` (no lock taken) when the account has no such event. Never throws for a missing row. */
   lock(accountId: string, id: string): Promise<EventRecord | null>;
-  /** Inserts a new event and its tags. Throws the driver's error if the id exists. */
-  insert(event: EventRecord): Promise<void>;
+  /**
+   * Inserts a new event and its tags, recording `factorYear` as the year of the factor set that
+   * prices its figures. Throws the driver's error if the id exists.
+   */
+  insert(event: EventRecord, factorYear: number): Promise<void>;
   /**
    * Writes every field of `event` (found by its id) but its id, account and creation time, and
    * replaces its tags when `replaceTags` is set. Leaves the kept figures alone. Call it under the event's lock.
@@ -115,6 +119,13 @@ export interface FigureWrites {
    * the change to its records.
    */
   recountActivities(eventId: string): Promise<ActivityFigures>;
+  /**
+   * Prices the event's figures again with `set`: its kept travel emissions and travel tallies
+   * summed again from its registrations, its activity records priced again and its activity
+   * figures summed again, and `set` recorded as the set that priced them. Call it under the
+   * event's lock.
+   */
+  reprice(eventId: string, set: EmissionFactorSet): Promise<void>;
   /** The figures of the per-event analytics report of the account's event, or `null` (a read, in the transaction). */
   eventAnalytics(accountId: string, eventId: string): Promise<EventAnalyticsFigures | null>;
 }

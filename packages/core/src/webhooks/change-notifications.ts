@@ -5,7 +5,7 @@
  * the same transaction.
  */
 import { buildEventAnalytics } from "../analytics/event-analytics.ts";
-import type { EmissionFactorSet } from "../carbon/emission-factors.ts";
+import { createFactorSets, type FactorSets } from "../carbon/factor-sets.ts";
 import { type CarbonSettings, DEFAULT_CARBON_SETTINGS, offsetKg } from "../carbon/carbon-settings.ts";
 import { NO_ACTIVITY_FIGURES } from "../resources/activity-figures.ts";
 import { eventStatsOf, type KeptFigures } from "../rules/kept-figures.ts";
@@ -40,8 +40,8 @@ export interface ChangeNotifierOptions {
   baseUrl?: string;
   /** The carbon settings of the figures. Default `DEFAULT_CARBON_SETTINGS`. */
   carbon?: CarbonSettings;
-  /** The factor set of the figures (named in the analytics report's `methodology`). Default `DEFAULT_EMISSION_FACTORS`. */
-  emissionFactors?: EmissionFactorSet;
+  /** The factor sets of the figures (an event's set is named in its analytics report's `methodology`). Default: the bundled set alone. */
+  factorSets?: FactorSets;
 }
 
 /**
@@ -124,7 +124,14 @@ export function createChangeNotifier(options: ChangeNotifierOptions = {}): Chang
       const analyticsFigures = reader.wants("analytics.report_ready")
         ? await reader.eventAnalyticsFigures(after.accountId, after.id)
         : null;
-      const report = analyticsFigures && buildEventAnalytics(analyticsFigures, carbon, options.emissionFactors);
+      const sets = options.factorSets ?? createFactorSets();
+      const report =
+        analyticsFigures &&
+        buildEventAnalytics(
+          analyticsFigures,
+          carbon,
+          sets.pricedBy(analyticsFigures.factorYear, analyticsFigures.event.startDate),
+        );
       notifications.push(
         ...completionReports(
           after,
