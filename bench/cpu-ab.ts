@@ -5,7 +5,8 @@
  * by the requests answered; the bare server runs the same cases beside them. Rounds alternate the
  * builds; the medians are printed with the load average of each round.
  * `node --import tsx bench/cpu-ab.ts <tree>... ` (each tree built; default: this one), ROUNDS
- * (default 3), BENCH_SECONDS (default 8). Not a test: figures depend on the machine.
+ * (default 3), BENCH_SECONDS (default 8), CASES (e.g. `by id,list`). Not a test: figures depend on the
+ * machine.
  */
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +20,9 @@ import { ROOT, startProcess, stopProcess } from "./start-process.ts";
 
 const trees = process.argv.slice(2).length ? process.argv.slice(2).map((tree) => resolve(tree)) : [ROOT];
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
-const CASES = ["by id", "list", "register", "register (webhook)"] as const;
+const ALL_CASES = ["by id", "list", "register", "register (webhook)"] as const;
+/** CASES (comma-separated, default all) picks the cases to run. */
+const CASES = process.env.CASES ? ALL_CASES.filter((name) => process.env.CASES!.split(",").includes(name)) : ALL_CASES;
 
 const dir = mkdtempSync(join(tmpdir(), "event-service-ab-"));
 const seeded = join(dir, "seeded.sqlite");
