@@ -282,6 +282,13 @@ export function describeStorageReads(
         total: 2,
         ids: [meetup.id],
       });
+      // Without a filter the list runs statements compiled once per order: each page, order and total as filtered.
+      assert.deepEqual(await ids({ sortBy: "startDate", order: "asc", limit: "1", page: "2" }), {
+        total: 2,
+        ids: [meetup.id],
+      });
+      assert.deepEqual(await ids({ sortBy: "name", order: "desc" }), { total: 2, ids: [meetup.id, summit.id] });
+      assert.deepEqual(await ids({ sortBy: "name", order: "asc", limit: "1", page: "3" }), { total: 2, ids: [] });
       assert.deepEqual(await ids({ category: "meetup" }), { total: 1, ids: [meetup.id] });
       assert.deepEqual(await ids({ search: "green" }), { total: 1, ids: [summit.id] });
       assert.deepEqual(await ids({ tags: "climate" }), { total: 1, ids: [summit.id] });

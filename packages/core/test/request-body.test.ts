@@ -68,3 +68,70 @@ describe("deep bodies over HTTP", () => {
     assert.deepEqual(errors, []);
   });
 });
+
+describe("a body the host reads without a web stream (requestBody)", () => {
+  let service: EventService;
+  let key: string;
+  const errors: unknown[] = [];
+  /** The host's chunks of the body; the request's own body is left unread. */
+  let chunks: Uint8Array[] = [];
+  async function* fromHost() {
+    for (const chunk of chunks) yield chunk;
+  }
+  let handler: FetchHandler;
+  before(async () => {
+    service = createEventService({ storage: await sqliteStorage() });
+    handler = createHandler(service, { onError: (error) => errors.push(error), requestBody: () => fromHost() });
+    key = (await service.keys.create({ account: "Host body" })).key;
+  });
+  after(() => service.storage.close());
+  const post = (path: string, headers: Record<string, string> = {}) =>
+    handler(
+      new Request(`http://service.test${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+        body: "{}",
+      }),
+    );
+
+  test("the host's chunks are the body, joined in order", async () => {
+    const event = JSON.stringify({
+      name: "Read by the host",
+      startDate: "2038-05-01T09:00:00Z",
+      endDate: "2038-05-01T17:00:00Z",
+      location: { address: "Main St 1", city: "Berlin", country: "DE" },
+      capacity: 10,
+      category: "meetup",
+    });
+    chunks = [bytes(event.slice(0, 7)), bytes(event.slice(7, 30)), bytes(event.slice(30))];
+    const response = await post("/v1/events");
+    assert.equal(response.status, 201);
+    const created = (await response.json()) as { name: string; capacity: number };
+    assert.deepEqual([created.name, created.capacity], ["Read by the host", 10]);
+  });
+
+  test("past 1 MiB without a Content-Length, 413 PAYLOAD_TOO_LARGE with Connection: close", async () => {
+    chunks = [new Uint8Array(600 * 1024).fill(0x20), new Uint8Array(600 * 1024).fill(0x20)];
+    const response = await post("/v1/events");
+    assert.equal(response.status, 413);
+    assert.equal(response.headers.get("connection"), "close");
+    assert.equal(((await response.json()) as { error: { code: string } }).error.code, "PAYLOAD_TOO_LARGE");
+  });
+
+  test("a GET's body is never asked of the host", async () => {
+    chunks = [bytes("not a body")];
+    let asked = 0;
+    const counting = createHandler(service, {
+      requestBody: () => {
+        asked += 1;
+        return fromHost();
+      },
+    });
+    const response = await counting(
+      new Request("http://service.test/v1/events", { headers: { authorization: `Bearer ${key}` } }),
+    );
+    assert.equal(response.status, 200);
+    assert.equal(asked, 0);
+    assert.deepEqual(errors, []);
+  });
+});

@@ -14,7 +14,7 @@ import {
   redactLinkTokens,
 } from "@event-service/core";
 import { DEFAULT_RETRY_DELAYS_MS } from "@event-service/core/internal";
-import { FastResponse, serve } from "srvx";
+import { FastResponse, type ServerRequest, serve } from "srvx";
 import { createApp } from "./app.ts";
 import { collectAcrossWorkers, isClusterWorker } from "./cluster.ts";
 import type { ServerConfig } from "./config.ts";
@@ -197,6 +197,8 @@ export async function startServer(
     linkOrigin: () => linkOrigin,
     // srvx's request knows the connection's peer; core walks X-Forwarded-For from it.
     clientAddress: (request) => (request as { ip?: string }).ip,
+    // Node's request stream, which srvx hands over: read as it is, the body costs no web stream.
+    requestBody: (request) => (request as ServerRequest).runtime?.node?.req,
     authFailureLimitPerMinute: config.AUTH_FAILURE_LIMIT_PER_MINUTE,
     doorLinkLimitPerMinute: config.DOOR_LINK_LIMIT_PER_MINUTE,
     ...(config.CORS_ORIGINS && { cors: { origins: config.CORS_ORIGINS } }),

@@ -20,7 +20,7 @@ import type { MetricsEndpointOptions } from "./metrics-endpoint.ts";
 import { createPublicRoutes } from "./public-routes.ts";
 import { createRequestContexts, type RequestContext } from "./request-context.ts";
 import { createRequestCounter } from "./request-counter.ts";
-import { bearerToken, readBodyBytes } from "./request.ts";
+import { bearerToken, MAX_BODY_BYTES, readBodyBytes } from "./request.ts";
 import { createResponder, type ResponseConstructor } from "./respond.ts";
 import { readRouteInput, runRoute } from "./route-input.ts";
 import {
@@ -107,6 +107,13 @@ export interface HandlerOptions {
    * serves without web streams; the bundled server does.
    */
   Response?: ResponseConstructor;
+  /**
+   * The request's body as the host reads it, in chunks, without building a web stream (the
+   * bundled server gives Node's request stream, which srvx hands over as `runtime.node.req`);
+   * `undefined` for a request whose body the host does not give this way, which is then read
+   * from `request.body`. Default: always `request.body`.
+   */
+  requestBody?: (request: Request) => AsyncIterable<Uint8Array> | undefined;
   /**
    * Serve `GET /metrics` behind a bearer token, with the exposition the host renders (the
    * bundled server: Prometheus, through prom-client). Off by default: `/metrics` is then `404`.
@@ -201,6 +208,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     linkOrigin: options.linkOrigin ?? DEFAULT_PUBLIC_URL,
     basePath,
     docsUrl: options.docsUrl,
+    ...(options.requestBody && { bodySource: options.requestBody }),
   });
   const publicRoutes = createPublicRoutes({
     service,
@@ -375,7 +383,9 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       throw new ServiceError("UNSUPPORTED_MEDIA_TYPE", {
         message: "A page's form is sent as application/x-www-form-urlencoded.",
       });
-    const form = new URLSearchParams(new TextDecoder().decode(await readBodyBytes(ctx.request)));
+    const form = new URLSearchParams(
+      new TextDecoder().decode(await readBodyBytes(ctx.request, MAX_BODY_BYTES, ctx.bodySource)),
+    );
     const page = await entry.loadPage();
     const action = page.actions[form.get("action") ?? ""];
     const context = link.context;
@@ -430,7 +440,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
     const nowMs = service.clock().getTime();
     const address = ctx.clientAddress;
     if (address !== undefined) failureLimit.take(address, nowMs);
-    const raw = new TextDecoder().decode(await readBodyBytes(ctx.request));
+    const raw = new TextDecoder().decode(await readBodyBytes(ctx.request, MAX_BODY_BYTES, ctx.bodySource));
     try {
       await service.stripe.receive(raw, ctx.request.headers.get("stripe-signature"));
     } catch (error) {

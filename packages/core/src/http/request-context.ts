@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type ProxyTrust, resolveClientAddress } from "./client-address.ts";
 import type { Cors } from "./cors.ts";
+import type { BodySource } from "./request.ts";
 
 /**
  * One request as the handler's steps see it: what was asked, by whom, and what every response to
@@ -36,6 +37,8 @@ export interface RequestContext {
   accountId?: string;
   /** A browser asked a link for its page: an error answers as a page too. */
   page?: boolean;
+  /** How the host reads the body without a web stream, when it can (see `HandlerOptions.requestBody`). */
+  readonly bodySource: BodySource | undefined;
 }
 
 /** What {@link createRequestContexts} needs from the handler's options. */
@@ -50,6 +53,7 @@ export interface RequestContextOptions {
   /** The normalised base path (`""` for the root). */
   basePath: string;
   docsUrl: string | undefined;
+  bodySource?: BodySource;
 }
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
@@ -130,6 +134,7 @@ export function createRequestContexts(options: RequestContextOptions): (request:
       headers,
       linkBase: base,
       docsUrl,
+      bodySource: options.bodySource,
     };
   };
 }

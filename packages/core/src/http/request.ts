@@ -18,24 +18,45 @@ function isJsonContentType(value: string | null): boolean {
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
 }
 
-/** Reads at most `limit` bytes of a body (`413` as soon as it grows past it). */
-export async function readBodyBytes(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array> {
+/** The body of a request as its host reads it, without a web stream (see `HandlerOptions.requestBody`). */
+export type BodySource = (request: Request) => AsyncIterable<Uint8Array> | undefined;
+
+/**
+ * Reads at most `limit` bytes of a body (`413` as soon as it grows past it): from `source`'s
+ * chunks when the host gives them, else from the request's web stream.
+ */
+export async function readBodyBytes(
+  request: Request,
+  limit = MAX_BODY_BYTES,
+  source?: BodySource,
+): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge();
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
+  const hostChunks = request.method === "GET" || request.method === "HEAD" ? undefined : source?.(request);
+  if (hostChunks) {
+    // Leaving the loop by the throw ends the host's stream, as cancelling the web stream does.
+    for await (const chunk of hostChunks) {
+      size += chunk.byteLength;
+      if (size > limit) throw tooLarge();
+      chunks.push(chunk);
     }
-    chunks.push(value);
+  } else {
+    if (!request.body) return new Uint8Array();
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
   }
+  if (chunks.length === 1) return chunks[0]!;
   const body = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {

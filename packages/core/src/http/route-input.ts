@@ -1,7 +1,7 @@
 import { ServiceError } from "../errors.ts";
 import { type AnyOperation, parseOperationInput, type RouteResult } from "../operations/define.ts";
 import type { RequestContext } from "./request-context.ts";
-import { assertNoBody, isBlank, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
+import { assertNoBody, isBlank, MAX_BODY_BYTES, parseJsonBody, readBodyBytes, readQuery } from "./request.ts";
 
 /** What a request brings its route, its body's bytes read once whoever asks first (the route, or the idempotency fingerprint). */
 export interface RouteInput {
@@ -29,7 +29,7 @@ export async function readRouteInput(
     throw new ServiceError("INVALID_REQUEST", { message, ...(unexpected && { field: unexpected }) });
   }
   let bytes: Promise<Uint8Array> | undefined;
-  const bodyBytes = () => (bytes ??= readBodyBytes(request));
+  const bodyBytes = () => (bytes ??= readBodyBytes(request, MAX_BODY_BYTES, ctx.bodySource));
   // A GET's body never reaches here (the Request interface gives none), so it is not read.
   if (!route.body && route.method !== "GET") assertNoBody(await bodyBytes());
   return { params, query, bodyBytes };

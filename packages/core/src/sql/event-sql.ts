@@ -4,7 +4,7 @@ import type { EventListQuery, EventWithStats } from "../resources/event.ts";
 import type { Page } from "../storage.ts";
 import { scoreSql, scoreThreshold } from "./carbon-sql.ts";
 import type { Database, EventsTable } from "./database.ts";
-import { type Param, precompile } from "./precompiled.ts";
+import { type Param, type Precompiled, precompile } from "./precompiled.ts";
 import { rowToEvent, rowToKeptFigures } from "./rows.ts";
 import { eventStatsOf } from "../rules/kept-figures.ts";
 import type { SqlContext } from "./sql-context.ts";
@@ -62,6 +62,39 @@ export function createEventStore(ctx: SqlContext): EventStore {
     carbonFootprint: sql.ref("e.emissions_kg"),
   } as const;
 
+  // The list without a filter (an account's events in one order, a page at a time) is the common
+  // one: its statements are compiled once per order instead of built by kysely on every request.
+  const countQuery = precompile(db, (conn, param: Param<{ account: string }>) =>
+    conn.selectFrom("events as e").where("e.account_id", "=", param("account")).select(sql<number>`count(*)`.as("n")),
+  );
+  const pageQueries = new Map<string, Precompiled<{ account: string; limit: number; offset: number }, EventRow>>();
+  function pageQuery(sortBy: EventListQuery["sortBy"], direction: EventListQuery["order"]) {
+    const key = `${sortBy} ${direction}`;
+    let query = pageQueries.get(key);
+    if (!query) {
+      query = precompile(db, (conn, param: Param<{ account: string; limit: number; offset: number }>) =>
+        conn
+          .selectFrom("events as e")
+          .where("e.account_id", "=", param("account"))
+          .selectAll("e")
+          .orderBy(EVENT_SORT_COLUMNS[sortBy], direction)
+          .orderBy("e.id", direction)
+          .limit(param("limit"))
+          .offset(param("offset")),
+      );
+      pageQueries.set(key, query);
+    }
+    return query;
+  }
+  const unfiltered = (query: EventListQuery) =>
+    query.status === undefined &&
+    query.category === undefined &&
+    query.startDate === undefined &&
+    query.endDate === undefined &&
+    query.search === undefined &&
+    query.tags === undefined &&
+    query.minScore === undefined;
+
   return {
     async getEvent(accountId, id, carbon) {
       const [row] = (await eventQuery({ id, account: accountId })).rows;
@@ -70,6 +103,23 @@ export function createEventStore(ctx: SqlContext): EventStore {
 
     async listEvents(accountId, query, carbon): Promise<Page<EventWithStats>> {
       const direction = query.order;
+      if (unfiltered(query)) {
+        const [count, items] = await Promise.all([
+          countQuery({ account: accountId }),
+          pageQuery(
+            query.sortBy,
+            direction,
+          )({
+            account: accountId,
+            limit: query.limit,
+            offset: (query.page - 1) * query.limit,
+          }),
+        ]);
+        return {
+          items: items.rows.map((row) => toEventWithStats(row, carbon)),
+          total: Number(count.rows[0]?.n ?? 0),
+        };
+      }
       const base = db
         .selectFrom("events as e")
         .where(eventFilters(accountId, query))
