@@ -11,6 +11,8 @@ import { rowToAttendee } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
 
 const TICKET_LINK_COLUMNS = ["id", "account_id", "attendee_id", "link_hash", "created_at"] as const;
+/** Links one multi-row insert writes. */
+const LINK_BATCH = 100;
 
 function ticketLinkToRow(link: TicketLinkRecord): TicketLinksTable {
   return {
@@ -71,6 +73,17 @@ export function createTicketLinkWrites(db: Kysely<Database>): (trx: Kysely<Datab
   return (trx) => ({
     async add(link) {
       await insertQuery(ticketLinkToRow(link), trx);
+    },
+    async addMany(links) {
+      if (links.length === 1) {
+        await insertQuery(ticketLinkToRow(links[0]!), trx);
+        return;
+      }
+      for (let start = 0; start < links.length; start += LINK_BATCH)
+        await trx
+          .insertInto("ticket_links")
+          .values(links.slice(start, start + LINK_BATCH).map(ticketLinkToRow))
+          .execute();
     },
     async replace(link) {
       await deleteTicketLinks(trx, link.attendeeId);

@@ -52,8 +52,10 @@ import { ACTIVE_BOOKING_INDEX, createBookingWrites, createVendorWrites } from ".
 import { createTicketLinkWrites, deleteTicketLinks } from "./ticket-link-sql.ts";
 import { createWebhookWrites, WEBHOOK_URL_INDEX } from "./webhook-sql.ts";
 
-/** Registrations one `setStatuses` statement changes. */
+/** Registrations one `setStatuses` statement changes, and emails or codes one lookup of many takes. */
 const STATUS_BATCH = 500;
+/** Registrations one multi-row insert writes: each takes one parameter per column (some 40). */
+const INSERT_BATCH = 20;
 /** From this many deliveries on, `outbox.append` writes them in multi-row statements of {@link DELIVERY_BATCH} rows. */
 const MANY_DELIVERIES = 8;
 const DELIVERY_BATCH = 100;
@@ -71,6 +73,13 @@ const ACTIVE_EMAIL_INDEX: UniqueIndex = {
 };
 
 type KeptFigureColumn = (typeof KEPT_FIGURE_COLUMNS)[number];
+
+/** A registration's row with every column present: rows of one multi-row insert must name the same columns. */
+function fullAttendeeRow(attendee: AttendeeRecord): AttendeesTable {
+  const row = attendeeToRow(attendee) as unknown as Record<string, unknown>;
+  for (const column of ATTENDEE_COLUMNS) row[column] ??= null;
+  return row as unknown as AttendeesTable;
+}
 
 /** The unit of work of the SQL storage over `ctx`, with `eventAnalytics` reading a report's figures inside a transaction. */
 export function createTransactionStore(
@@ -245,12 +254,59 @@ export function createTransactionStore(
       const row = (await duplicateQuery({ event: eventId, email: email.toLowerCase(), id: exceptId }, trx)).rows[0];
       return row?.id ?? null;
     },
+    async activeDuplicates(eventId, emails) {
+      const found = new Map<string, string>();
+      const keys = [...new Set(emails.map((email) => email.toLowerCase()))];
+      if (keys.length === 1) {
+        // No registration has an empty id: the prepared statement of one, excepting none.
+        const row = (await duplicateQuery({ event: eventId, email: keys[0]!, id: "" }, trx)).rows[0];
+        if (row) found.set(keys[0]!, row.id);
+        return found;
+      }
+      for (let start = 0; start < keys.length; start += STATUS_BATCH) {
+        const rows = await trx
+          .selectFrom("attendees")
+          .select(["id", "email_key"])
+          .where("event_id", "=", eventId)
+          .where("email_key", "in", keys.slice(start, start + STATUS_BATCH))
+          // As in duplicateQuery: the literal lets the planner use the partial unique index.
+          .where("status", "<>", sql.lit(RELEASED_ATTENDEE_STATUS))
+          .execute();
+        for (const row of rows) found.set(row.email_key, row.id);
+      }
+      return found;
+    },
     async codeTaken(confirmationCode) {
       return (await codeQuery({ code: confirmationCode }, trx)).rows.length > 0;
+    },
+    async codesTaken(confirmationCodes) {
+      const codes = [...new Set(confirmationCodes)];
+      if (codes.length === 1) return new Set((await codeQuery({ code: codes[0]! }, trx)).rows.length > 0 ? codes : []);
+      const taken = new Set<string>();
+      for (let start = 0; start < codes.length; start += STATUS_BATCH) {
+        const rows = await trx
+          .selectFrom("attendees")
+          .select("confirmation_code")
+          .where("confirmation_code", "in", codes.slice(start, start + STATUS_BATCH))
+          .execute();
+        for (const row of rows) taken.add(row.confirmation_code);
+      }
+      return taken;
     },
     async insert(attendee) {
       // A column left undefined binds as null (better-sqlite3 and pg both), as kysely leaves it out of an insert.
       await insertAttendeeQuery(attendeeToRow(attendee), trx);
+    },
+    async insertMany(records) {
+      if (records.length === 1) {
+        await insertAttendeeQuery(attendeeToRow(records[0]!), trx);
+        return;
+      }
+      for (let start = 0; start < records.length; start += INSERT_BATCH)
+        await trx
+          .insertInto("attendees")
+          .values(records.slice(start, start + INSERT_BATCH).map(fullAttendeeRow))
+          .execute();
     },
     async update(attendee) {
       const {

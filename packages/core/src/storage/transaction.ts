@@ -69,10 +69,21 @@ export interface AttendeeWrites {
    * is the backstop ({@link StorageConflict}).
    */
   findActiveDuplicate(eventId: string, email: string, exceptId: string): Promise<string | null>;
+  /**
+   * For each of `emails` (compared lower-cased) that a registration of the event that is not
+   * `cancelled` holds, that registration's id, keyed by the lower-cased email: the duplicates of
+   * several new registrations at once. Exact under the event's lock; a unique index is the
+   * backstop ({@link StorageConflict}).
+   */
+  activeDuplicates(eventId: string, emails: readonly string[]): Promise<Map<string, string>>;
   /** True when any registration, of any event, holds this confirmation code. */
   codeTaken(confirmationCode: string): Promise<boolean>;
+  /** Those of `confirmationCodes` that a registration, of any event, holds. */
+  codesTaken(confirmationCodes: readonly string[]): Promise<Set<string>>;
   /** Inserts a new registration as given. Throws {@link StorageConflict} (`active-email`) when another active registration of the event has its email. */
   insert(attendee: AttendeeRecord): Promise<void>;
+  /** Inserts new registrations as given, in a bounded number of statements; throws as {@link insert} does (none then stays written once the transaction rolls back). */
+  insertMany(attendees: readonly AttendeeRecord[]): Promise<void>;
   /**
    * Writes every field of `attendee` (found by its id) but its id, account, event, confirmation
    * code and registration date. Throws {@link StorageConflict} (`active-email`) as `insert` does.
