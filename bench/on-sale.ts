@@ -16,7 +16,8 @@
  *
  * PostgreSQL comes from BENCH_DATABASE_URL or TEST_DATABASE_URL (an admin connection string); a
  * fresh database is made for the run and dropped after. Without either it prints that it skips.
- * BENCH_ONSALE_BUYERS sets the buyers (default 10,000; the places are half of them).
+ * BENCH_ONSALE_BUYERS sets the buyers (default 10,000; the places are half of them);
+ * BENCH_PROFILE=<dir> writes V8 CPU profiles of the server's processes there.
  * Not a test: figures depend on the machine and on what else runs on it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -124,6 +125,9 @@ async function drive(url: string, key: string | undefined, amount: number, body:
     url: `${url}/api/attendees`,
     connections: CONNECTIONS,
     amount,
+    // A buyer waits for the answer: one dropped after autocannon's default 10 s would be a
+    // registration stored without its 201.
+    timeout: 120,
     method: "POST",
     headers: { "content-type": "application/json", ...(key && { authorization: `Bearer ${key}` }) },
     requests: [
@@ -223,12 +227,15 @@ try {
   servers.push(bare);
   let bareRun: Awaited<ReturnType<typeof drive>>;
   let bareCpu: number;
+  let barePgCpu: number;
   try {
     await drive(bare.url, undefined, WARM_UP, buyer("bare-warm", events.bareWarmUp));
     process.stdout.write(`  bare insert: ${BUYERS} at ${CONNECTIONS} connections (load ${load()})\n`);
     const meter = await cpuMeter(async () => processTree(bare.child.pid!));
+    const pgMeter = await cpuMeter(backends);
     bareRun = await drive(bare.url, undefined, BUYERS, buyer("bare", events.bare));
     bareCpu = await meter.stop();
+    barePgCpu = await pgMeter.stop();
   } finally {
     await stopProcess(bare);
     servers.pop();
@@ -243,7 +250,13 @@ try {
   );
 
   const server = await startProcess(
-    ["packages/server/bin/event-service.js", "serve", "--workers", String(PROCESSES)],
+    [
+      ...(process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : []),
+      "packages/server/bin/event-service.js",
+      "serve",
+      "--workers",
+      String(PROCESSES),
+    ],
     {
       PORT: "0",
       DATABASE_URL: database.url,
@@ -251,6 +264,8 @@ try {
       WORKERS: undefined,
       NODE_EXTRA_CA_CERTS: certPath,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+      // A receiver slowed by the load is waited for, not retried: every delivery is then received once.
+      WEBHOOK_TIMEOUT_MS: "60000",
     },
     (entry) => entry.workers === PROCESSES,
   );
@@ -396,7 +411,7 @@ try {
       `${CONNECTIONS} connections, ${PROCESSES} processes (serve --workers ${PROCESSES}; the bare server as many, node:cluster) on one PostgreSQL database; ` +
       `a * webhook; load average before ${loadBefore}, at the end ${load()}.\n\n` +
       "| server | registrations/s | p50 / p99 ms | server CPU per registration | PostgreSQL backends' CPU per registration |\n|---|---|---|---|---|\n" +
-      `| bare insert (h3 + pg) | ${bareRun.rps.toFixed(0)} | ${bareRun.p50} / ${bareRun.p99} | ${((bareCpu * 1000) / BUYERS).toFixed(0)} µs | |\n` +
+      `| bare insert (h3 + pg) | ${bareRun.rps.toFixed(0)} | ${bareRun.p50} / ${bareRun.p99} | ${((bareCpu * 1000) / BUYERS).toFixed(0)} µs | ${((barePgCpu * 1000) / BUYERS).toFixed(0)} µs |\n` +
       `| Event Service | ${run.rps.toFixed(0)} | ${run.p50} / ${run.p99} | ${((serverCpu * 1000) / BUYERS).toFixed(0)} µs | ${((pgCpu * 1000) / BUYERS).toFixed(0)} µs |\n` +
       `\nRatio to the bare insert: ${ratio.toFixed(2)}\n\n| check | result |\n|---|---|\n${checks.join("\n")}\n`,
   );

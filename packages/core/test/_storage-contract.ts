@@ -192,6 +192,13 @@ export function describeStorageContract(backend: TestBackend) {
         assert.equal((await run((tx) => tx.events.lock(acme, event.id)))?.name, "Outbox Summit");
         assert.equal(await run((tx) => tx.events.lock(globex, event.id)), null);
         assert.equal(await run((tx) => tx.events.lock(acme, createId("event"))), null);
+        // With the kept figures, read by the lock's own statement.
+        await run((tx) => tx.figures.adjust(event.id, { ...NO_FIGURES, activeRegistrations: 3, waitlisted: 2 }));
+        const locked = await run((tx) => tx.events.lockWithFigures(acme, event.id));
+        assert.equal(locked?.event.name, "Outbox Summit");
+        assert.deepEqual(locked?.figures, { ...NO_FIGURES, activeRegistrations: 3, waitlisted: 2 });
+        assert.equal(await run((tx) => tx.events.lockWithFigures(globex, event.id)), null);
+        assert.equal(await run((tx) => tx.events.lockWithFigures(acme, createId("event"))), null);
         await run((tx) =>
           tx.events.update({ ...event, name: "Renamed", tags: ["x"], updatedAt: at(3) }, { replaceTags: true }),
         );

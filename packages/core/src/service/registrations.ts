@@ -92,13 +92,20 @@ const registrationQueue = createGroupQueue<NewRegistration, AttendeeRecord>((con
  */
 async function registerGroup(steps: Steps, group: readonly NewRegistration[]): Promise<Array<Outcome<AttendeeRecord>>> {
   const { tx } = steps;
-  const eventId = group[0]!.attendee.eventId;
-  const event = await tx.events.lock(group[0]!.attendee.accountId, eventId);
-  if (!event)
-    return group.map(({ attendee }) => ({ ok: false, error: notFound("Event", attendee.eventId, "eventId") }));
+  // Codes are unique across events, which the event's lock does not cover (a unique index is
+  // the backstop): checked before it, so that the lock is held for less.
+  const attendees = await withFreeCodes(
+    tx,
+    group.map(({ attendee }) => attendee),
+  );
+  const eventId = attendees[0]!.eventId;
+  const locked = await tx.events.lockWithFigures(attendees[0]!.accountId, eventId);
+  if (!locked)
+    return attendees.map((attendee) => ({ ok: false, error: notFound("Event", attendee.eventId, "eventId") }));
+  const { event, figures } = locked;
   const outcomes: Array<Outcome<AttendeeRecord>> = [];
   // What each needs checked before it is decided; a refusal here is its answer.
-  const checked = group.map(({ attendee }) => {
+  const checked = attendees.map((attendee) => {
     try {
       assertOpenForRegistration(event, attendee.registrationDate);
       const ticket = ticketTypeOf(event, attendee.ticketType, attendee.registrationDate);
@@ -110,13 +117,13 @@ async function registerGroup(steps: Steps, group: readonly NewRegistration[]): P
   });
   const duplicates = await tx.attendees.activeDuplicates(
     eventId,
-    group.filter((_, i) => !("error" in checked[i]!)).map(({ attendee }) => attendee.email),
+    attendees.filter((_, i) => !("error" in checked[i]!)).map((attendee) => attendee.email),
   );
-  const figures = await tx.figures.read(event.id);
   const standing = { active: figures.activeRegistrations, waitlisted: figures.waitlisted };
   let ticketActives: Map<string, number> | undefined;
   const admitted: Array<{ record: AttendeeRecord; ticketLink?: TicketLinkRecord | undefined }> = [];
-  for (const [i, { attendee, ticketLink }] of group.entries()) {
+  for (const [i, attendee] of attendees.entries()) {
+    const { ticketLink } = group[i]!;
     const check = checked[i]!;
     try {
       if ("error" in check) throw check.error;
@@ -150,7 +157,6 @@ async function registerGroup(steps: Steps, group: readonly NewRegistration[]): P
     }
   }
   if (admitted.length === 0) return outcomes;
-  await replaceTakenCodes(tx, admitted);
   const records = admitted.map(({ record }) => record);
   await tx.attendees.insertMany(records);
   const links = admitted.flatMap(({ ticketLink }) => (ticketLink ? [ticketLink] : []));
@@ -169,26 +175,23 @@ async function registerGroup(steps: Steps, group: readonly NewRegistration[]): P
   await appendTicketEmails(steps, event.accountId, changes);
   await appendManyNotifications(steps, event.accountId, changes);
   await checkEventThresholds(steps, event, records.at(-1)!.registrationDate, { footprint: true });
-  // The records as written (a code replaced), in the outcomes' places.
-  const written = new Map(admitted.map(({ record }) => [record.id, record]));
-  return outcomes.map((outcome) => (outcome.ok ? { ok: true, value: written.get(outcome.value.id)! } : outcome));
+  return outcomes;
 }
 
-/** Gives each of `admitted` whose confirmation code is taken (or repeated among them) a new one. */
-async function replaceTakenCodes(tx: StorageTransaction, admitted: Array<{ record: AttendeeRecord }>): Promise<void> {
+/** `attendees`, each whose confirmation code is taken (or repeated among them) with a new one. */
+async function withFreeCodes(tx: StorageTransaction, attendees: AttendeeRecord[]): Promise<AttendeeRecord[]> {
   for (;;) {
-    const taken = await tx.attendees.codesTaken(admitted.map(({ record }) => record.confirmationCode));
+    const taken = await tx.attendees.codesTaken(attendees.map((attendee) => attendee.confirmationCode));
     const seen = new Set<string>();
     let replaced = false;
-    for (const entry of admitted) {
-      const code = entry.record.confirmationCode;
-      if (taken.has(code) || seen.has(code)) {
-        entry.record = { ...entry.record, confirmationCode: createConfirmationCode() };
-        replaced = true;
-      }
-      seen.add(entry.record.confirmationCode);
-    }
-    if (!replaced) return;
+    attendees = attendees.map((attendee) => {
+      const free = !taken.has(attendee.confirmationCode) && !seen.has(attendee.confirmationCode);
+      const record = free ? attendee : { ...attendee, confirmationCode: createConfirmationCode() };
+      replaced ||= !free;
+      seen.add(record.confirmationCode);
+      return record;
+    });
+    if (!replaced) return attendees;
   }
 }
 

@@ -54,8 +54,11 @@ import { createWebhookWrites, WEBHOOK_URL_INDEX } from "./webhook-sql.ts";
 
 /** Registrations one `setStatuses` statement changes, and emails or codes one lookup of many takes. */
 const STATUS_BATCH = 500;
-/** Registrations one multi-row insert writes: each takes one parameter per column (some 40). */
-const INSERT_BATCH = 20;
+/**
+ * Registrations one multi-row insert writes: each takes one parameter per column (some 40), well
+ * within both databases' bound on a statement's parameters (SQLite's 32,766; PostgreSQL's 65,535).
+ */
+const INSERT_BATCH = 100;
 /** From this many deliveries on, `outbox.append` writes them in multi-row statements of {@link DELIVERY_BATCH} rows. */
 const MANY_DELIVERIES = 8;
 const DELIVERY_BATCH = 100;
@@ -147,6 +150,10 @@ export function createTransactionStore(
     async lock(accountId, id) {
       const row = (await lockQuery({ id, account: accountId }, trx)).rows[0];
       return row ? rowToEvent(row) : null;
+    },
+    async lockWithFigures(accountId, id) {
+      const row = (await lockQuery({ id, account: accountId }, trx)).rows[0];
+      return row ? { event: rowToEvent(row), figures: rowToKeptFigures(row) } : null;
     },
     async insert(event) {
       await trx.insertInto("events").values(eventToRow(event)).execute();

@@ -34,6 +34,8 @@ import type { TicketLinkWrites } from "./ticket-link-store.ts";
 export interface EventWrites {
   /** Locks the account's event row until the transaction ends and returns it; `null` (no lock taken) when the account has no such event. Never throws for a missing row. */
   lock(accountId: string, id: string): Promise<EventRecord | null>;
+  /** {@link lock}, with the event's kept figures as of the lock, read by the same statement; `null` as `lock` gives. */
+  lockWithFigures(accountId: string, id: string): Promise<{ event: EventRecord; figures: KeptFigures } | null>;
   /** Inserts a new event and its tags. Throws the driver's error if the id exists. */
   insert(event: EventRecord): Promise<void>;
   /**
