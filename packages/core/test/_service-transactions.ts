@@ -1598,6 +1598,70 @@ export function describeServiceTransactions(name: string, createStorage: () => P
         assert.equal(page!.items.filter((delivery) => delivery.type === "analytics.threshold_exceeded").length, 1);
       });
 
+      test("a group whose transaction fails runs again one by one, each its own answer; the store unavailable is every member's answer", async () => {
+        const event: EventRecord = { ...publishedEventRecord(acme, { capacity: 3 }), waitlistEnabled: true };
+        await insertEvent(storage, event);
+        let transactions = 0;
+        let failure: Error | null = null;
+        // The transactions of groups of several fail with `failure` (as a uniqueness the lock did not cover would).
+        const failing: Storage = {
+          ...storage,
+          transaction: (fn) => {
+            transactions += 1;
+            return storage.transaction((tx) =>
+              fn({
+                ...tx,
+                attendees: {
+                  ...tx.attendees,
+                  insertMany: async (records) => {
+                    if (records.length > 1 && failure) throw failure;
+                    return tx.attendees.insertMany(records);
+                  },
+                },
+              }),
+            );
+          },
+        };
+        const context = transactionContext(failing, { notifier: null });
+        const send = (count: number) =>
+          Promise.allSettled(
+            Array.from({ length: count }, () =>
+              registrations.registerAttendee(context, attendeeRecord(acme, event.id), undefined),
+            ),
+          );
+        failure = new Error("a write of several failed");
+        const answers = await send(5);
+        // The first alone, the group of four that failed, then each of the four alone.
+        assert.equal(transactions, 6);
+        assert.deepEqual(
+          answers.map((answer) =>
+            answer.status === "fulfilled" ? [answer.value.status, answer.value.waitlistPosition] : "refused",
+          ),
+          [
+            ["confirmed", null],
+            ["confirmed", null],
+            ["confirmed", null],
+            ["waitlisted", 1],
+            ["waitlisted", 2],
+          ],
+        );
+        // The queue is let go of once its last group settled, a few microtasks after the answers.
+        await new Promise((resolve) => setImmediate(resolve));
+        transactions = 0;
+        failure = new ServiceError("SERVICE_UNAVAILABLE", { message: "The store cannot serve now." });
+        const refused = await send(4);
+        // Not run again: every member of the group gets the 503; the first, alone, was written.
+        assert.equal(transactions, 2);
+        assert.deepEqual(
+          refused.map((answer) =>
+            answer.status === "fulfilled" ? answer.value.status : (answer.reason as ServiceError).code,
+          ),
+          ["waitlisted", "SERVICE_UNAVAILABLE", "SERVICE_UNAVAILABLE", "SERVICE_UNAVAILABLE"],
+        );
+        const stats = (await storage.getEvent(acme, event.id, carbon))!;
+        assert.deepEqual([stats.attendeeCount, stats.waitlistCount], [3, 3]);
+      });
+
       test("waiting list: a full event takes registrations in line; a freed place promotes the first in line in the same write; the line closes up", async () => {
         const event: EventRecord = { ...publishedEventRecord(acme, { capacity: 2 }), waitlistEnabled: true };
         await insertEvent(storage, event);
