@@ -6,7 +6,7 @@
  * The operations of the webhook side (`deliveries`, `webhooks`) are made in their concerns'
  * modules (`delivery-sql.ts`, `webhook-sql.ts`) and bound here.
  */
-import { type Kysely, sql } from "kysely";
+import { type Compilable, type Expression, type Kysely, sql } from "kysely";
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
 import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql, KEPT_FIGURE_COLUMNS } from "./carbon-sql.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
@@ -33,7 +33,7 @@ import { createDeliveryWrites } from "./delivery-sql.ts";
 import type { UniqueIndex } from "./dialect.ts";
 import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
 import { pendingDeliveryRow, type DeliveryColumn, DELIVERY_COLUMNS } from "./outbox-sql.ts";
-import { type Param, params, precompile } from "./precompiled.ts";
+import { type Param, type Precompiled, params, precompile } from "./precompiled.ts";
 import { RELEASED_ATTENDEE_STATUS } from "../rules/attendee-status.ts";
 import {
   ATTENDEE_COLUMNS,
@@ -77,13 +77,6 @@ const ACTIVE_EMAIL_INDEX: UniqueIndex = {
 
 type KeptFigureColumn = (typeof KEPT_FIGURE_COLUMNS)[number];
 
-/** A registration's row with every column present: rows of one multi-row insert must name the same columns. */
-function fullAttendeeRow(attendee: AttendeeRecord): AttendeesTable {
-  const row = attendeeToRow(attendee) as unknown as Record<string, unknown>;
-  for (const column of ATTENDEE_COLUMNS) row[column] ??= null;
-  return row as unknown as AttendeesTable;
-}
-
 /** The unit of work of the SQL storage over `ctx`, with `eventAnalytics` reading a report's figures inside a transaction. */
 export function createTransactionStore(
   ctx: SqlContext,
@@ -119,6 +112,23 @@ export function createTransactionStore(
   const insertAttendeeQuery = precompile(db, (conn, param: Param<AttendeesTable>) =>
     conn.insertInto("attendees").values(params(param, ATTENDEE_COLUMNS)),
   );
+  // The statements of many (a group of registrations), compiled once for each number of rows or keys.
+  const manyQueries = new Map<string, Precompiled<Record<string, unknown>, unknown>>();
+  const compiledFor = <R>(
+    kind: string,
+    count: number,
+    build: (conn: Kysely<Database>, param: Param<Record<string, unknown>>) => Compilable<R>,
+  ): Precompiled<Record<string, unknown>, R> => {
+    const key = `${kind} ${count}`;
+    let query = manyQueries.get(key);
+    if (!query) manyQueries.set(key, (query = precompile(db, build)));
+    return query as Precompiled<Record<string, unknown>, R>;
+  };
+  /** `values` as the parameters `${name}_${i}` of a statement compiled for their number. */
+  const numbered = (name: string, values: readonly unknown[], into: Record<string, unknown> = {}) => {
+    for (const [i, value] of values.entries()) into[`${name}_${i}`] = value;
+    return into;
+  };
   const figuresQuery = precompile(db, (conn, param: Param<{ id: string }>) =>
     conn.selectFrom("events").select(KEPT_FIGURE_COLUMNS).where("id", "=", param("id")),
   );
@@ -271,14 +281,21 @@ export function createTransactionStore(
         return found;
       }
       for (let start = 0; start < keys.length; start += STATUS_BATCH) {
-        const rows = await trx
-          .selectFrom("attendees")
-          .select(["id", "email_key"])
-          .where("event_id", "=", eventId)
-          .where("email_key", "in", keys.slice(start, start + STATUS_BATCH))
-          // As in duplicateQuery: the literal lets the planner use the partial unique index.
-          .where("status", "<>", sql.lit(RELEASED_ATTENDEE_STATUS))
-          .execute();
+        const chunk = keys.slice(start, start + STATUS_BATCH);
+        const query = compiledFor("duplicates", chunk.length, (conn, param) =>
+          conn
+            .selectFrom("attendees")
+            .select(["id", "email_key"])
+            .where("event_id", "=", param("event") as Expression<string>)
+            .where(
+              "email_key",
+              "in",
+              chunk.map((_, i) => param(`email_${i}`) as Expression<string>),
+            )
+            // As in duplicateQuery: the literal lets the planner use the partial unique index.
+            .where("status", "<>", sql.lit(RELEASED_ATTENDEE_STATUS)),
+        );
+        const { rows } = await query(numbered("email", chunk, { event: eventId }), trx);
         for (const row of rows) found.set(row.email_key, row.id);
       }
       return found;
@@ -291,11 +308,18 @@ export function createTransactionStore(
       if (codes.length === 1) return new Set((await codeQuery({ code: codes[0]! }, trx)).rows.length > 0 ? codes : []);
       const taken = new Set<string>();
       for (let start = 0; start < codes.length; start += STATUS_BATCH) {
-        const rows = await trx
-          .selectFrom("attendees")
-          .select("confirmation_code")
-          .where("confirmation_code", "in", codes.slice(start, start + STATUS_BATCH))
-          .execute();
+        const chunk = codes.slice(start, start + STATUS_BATCH);
+        const query = compiledFor("codes", chunk.length, (conn, param) =>
+          conn
+            .selectFrom("attendees")
+            .select("confirmation_code")
+            .where(
+              "confirmation_code",
+              "in",
+              chunk.map((_, i) => param(`code_${i}`) as Expression<string>),
+            ),
+        );
+        const { rows } = await query(numbered("code", chunk), trx);
         for (const row of rows) taken.add(row.confirmation_code);
       }
       return taken;
@@ -309,11 +333,21 @@ export function createTransactionStore(
         await insertAttendeeQuery(attendeeToRow(records[0]!), trx);
         return;
       }
-      for (let start = 0; start < records.length; start += INSERT_BATCH)
-        await trx
-          .insertInto("attendees")
-          .values(records.slice(start, start + INSERT_BATCH).map(fullAttendeeRow))
-          .execute();
+      for (let start = 0; start < records.length; start += INSERT_BATCH) {
+        const rows = records.slice(start, start + INSERT_BATCH).map(attendeeToRow);
+        const query = compiledFor("insert attendees", rows.length, (conn, param) =>
+          conn
+            .insertInto("attendees")
+            .values(
+              rows.map((_, i) => Object.fromEntries(ATTENDEE_COLUMNS.map((c) => [c, param(`${c}_${i}`)]))) as never,
+            ),
+        );
+        const values: Record<string, unknown> = {};
+        // A column left undefined binds as null, as in the insert of one.
+        for (const [i, row] of rows.entries())
+          for (const column of ATTENDEE_COLUMNS) values[`${column}_${i}`] = row[column] ?? null;
+        await query(values, trx);
+      }
     },
     async update(attendee) {
       const {
