@@ -105,6 +105,49 @@ describe("two server processes sharing one database", { concurrency: true }, () 
         assert.equal((await a.request("GET", `/v1/events/${eventId}`, { key })).body.attendeeCount, 1);
       });
 
+      test("a ticket drop through both processes: 120 at once for 30 places and a waiting list, repeated emails and keyed retries; exactly 30 admitted, the line 1..N once each", async () => {
+        const event = await a.request("POST", "/v1/events", {
+          key,
+          body: eventInput({ capacity: 30, waitlistEnabled: true }),
+        });
+        const eventId = event.body.id as string;
+        // Every tenth buyer sends the email of the one before; every fifth sends an Idempotency-Key.
+        const email = (i: number) => `drop-${i % 10 === 9 ? i - 1 : i}@example.com`;
+        const bodies = Array.from({ length: 120 }, (_, i) => attendeeInput(eventId, { email: email(i) }));
+        const send = (i: number) =>
+          (i % 2 ? a : b).request("POST", "/v1/attendees", {
+            key,
+            body: bodies[i],
+            ...(i % 5 === 0 && { headers: { "idempotency-key": `drop-${eventId}-${i}` } }),
+          });
+        const responses = await Promise.all(Array.from({ length: 120 }, (_, i) => send(i)));
+        assert.deepEqual(tally(responses), { "201": 108, "409 DUPLICATE_REGISTRATION": 12 });
+        const created = responses.filter((r) => r.status === 201).map((r) => r.body);
+        assert.equal(created.filter((x: any) => x.status === "confirmed").length, 30);
+        const line = created.filter((x: any) => x.status === "waitlisted").map((x: any) => x.waitlistPosition);
+        assert.deepEqual(
+          line.sort((x: number, y: number) => x - y),
+          Array.from({ length: 78 }, (_, i) => i + 1),
+        );
+        // The keyed ones again, through the other process: the first answers, replayed.
+        for (const i of [0, 5, 10, 15]) {
+          const again = await (i % 2 ? b : a).request("POST", "/v1/attendees", {
+            key,
+            body: bodies[i],
+            headers: { "idempotency-key": `drop-${eventId}-${i}` },
+          });
+          assert.equal(again.status, responses[i]!.status);
+          assert.equal(again.headers.get("idempotent-replayed"), "true");
+          assert.equal(again.body.id, responses[i]!.body.id);
+        }
+        const listed = await b.request("GET", `/v1/attendees?eventId=${eventId}&limit=100&page=1`, { key });
+        const second = await b.request("GET", `/v1/attendees?eventId=${eventId}&limit=100&page=2`, { key });
+        const stored = [...listed.body.attendees, ...second.body.attendees].map((x: any) => x.id).sort();
+        assert.deepEqual(stored, created.map((x: any) => x.id).sort());
+        const figures = (await a.request("GET", `/v1/events/${eventId}`, { key })).body;
+        assert.deepEqual([figures.attendeeCount, figures.waitlistCount], [30, 78]);
+      });
+
       test("one free key (60 a minute) hammered through both processes: exactly 60 answers 200 between them, then 429 from both", async () => {
         const limited = await a.createKey({ account: `Limited ${backend.name}`, tier: "free" });
         assert.equal(limited.tier, "free");

@@ -29,7 +29,7 @@ import { WebhookListQuery, type WebhookRecord } from "../src/resources/webhook.t
 import { DeliveryListQuery } from "../src/resources/webhook-delivery.ts";
 import type { Erasure, Storage } from "../src/storage.ts";
 import { StorageConflict } from "../src/storage/transaction.ts";
-import { describeOutboxAndDeliveries } from "./_service-transactions-outbox.ts";
+import { describeOutboxAndDeliveries, webhookRecord } from "./_service-transactions-outbox.ts";
 import { describeThresholds } from "./_service-transactions-thresholds.ts";
 import { describeTicketLinks } from "./_service-transactions-ticket-links.ts";
 import { describeDoorLinks } from "./_service-transactions-door.ts";
@@ -37,6 +37,9 @@ import { describeTicketTypes } from "./_service-transactions-tickets.ts";
 import { describeEmails } from "./_service-transactions-emails.ts";
 import { describeVendors } from "./_service-transactions-vendors.ts";
 import { changeWebhook, recordAttempt } from "./_webhook-helpers.ts";
+import * as registrations from "../src/service/registrations.ts";
+import { newTicketLink } from "../src/service/ticket-link-operations.ts";
+import { createChangeNotifier } from "../src/webhooks/change-notifications.ts";
 import {
   checkIn,
   deleteEvent,
@@ -44,6 +47,7 @@ import {
   insertEvent,
   insertWebhook,
   registerAttendee,
+  transactionContext,
   undoCheckIn,
   updateAttendee,
   updateEvent,
@@ -1527,6 +1531,135 @@ export function describeServiceTransactions(name: string, createStorage: () => P
           "another account reads nothing",
         );
         assert.deepEqual(await storage.eventAttendeesAfter(acme, "evt_unknown", null, 100), []);
+      });
+
+      test("registrations of one event sent together: the first alone, those arriving meanwhile in one transaction, each its own answer in order", async () => {
+        const drop = await newAccount(storage, "Drop");
+        const webhook = webhookRecord(drop);
+        await insertWebhook(storage, webhook);
+        const event: EventRecord = { ...publishedEventRecord(drop, { capacity: 5 }), waitlistEnabled: true };
+        await insertEvent(storage, event);
+        let transactions = 0;
+        const counted: Storage = {
+          ...storage,
+          transaction: (fn) => {
+            transactions += 1;
+            return storage.transaction(fn);
+          },
+        };
+        // One context, as an account's operations keep: its registrations share one queue.
+        const context = transactionContext(counted, { notifier: createChangeNotifier() });
+        const buyers = Array.from({ length: 12 }, (_, i) =>
+          attendeeRecord(drop, event.id, { email: `b${i}@example.com` }),
+        );
+        buyers[3] = attendeeRecord(drop, event.id, { email: "B1@Example.com" });
+        buyers[7] = { ...attendeeRecord(drop, event.id), registrationDate: "2039-01-01T00:00:00.000Z" };
+        buyers[10] = attendeeRecord(drop, event.id, { email: "b0@EXAMPLE.com" });
+        const links = buyers.map((buyer) => newTicketLink(drop, buyer.id, buyer.registrationDate).link);
+        const answers = await Promise.allSettled(
+          buyers.map((buyer, i) => registrations.registerAttendee(context, buyer, links[i])),
+        );
+        assert.equal(transactions, 2);
+        const outcome = (answer: PromiseSettledResult<AttendeeRecord>) =>
+          answer.status === "fulfilled"
+            ? [answer.value.status, answer.value.waitlistPosition]
+            : [(answer.reason as ServiceError).code, (answer.reason as ServiceError).field ?? null];
+        assert.deepEqual(answers.map(outcome), [
+          ["confirmed", null],
+          ["confirmed", null],
+          ["confirmed", null],
+          ["DUPLICATE_REGISTRATION", "email"],
+          ["confirmed", null],
+          ["confirmed", null],
+          ["waitlisted", 1],
+          ["INVALID_REQUEST", "eventId"],
+          ["waitlisted", 2],
+          ["waitlisted", 3],
+          ["DUPLICATE_REGISTRATION", "email"],
+          ["waitlisted", 4],
+        ]);
+        const stats = (await storage.getEvent(drop, event.id, carbon))!;
+        assert.deepEqual([stats.attendeeCount, stats.waitlistCount], [5, 4]);
+        const admitted = answers.flatMap((answer, i) =>
+          answer.status === "fulfilled" ? [[answer.value, i] as const] : [],
+        );
+        for (const [attendee, i] of admitted) {
+          assert.deepEqual(await storage.getAttendee(drop, attendee.id), attendee);
+          assert.equal((await storage.findTicketLink(links[i]!.linkHash))?.id, attendee.id);
+        }
+        for (const i of [3, 7, 10]) assert.equal(await storage.getAttendee(drop, buyers[i]!.id), null);
+        // One attendee.registered each, and the event's one-time capacity notification once.
+        const page = await storage.listDeliveries(drop, webhook.id, DeliveryListQuery.parse({ limit: "100" }));
+        const registered = page!.items.filter((delivery) => delivery.type === "attendee.registered");
+        assert.deepEqual(
+          registered.map((delivery) => (delivery.payload.data as { attendee: { id: string } }).attendee.id).sort(),
+          admitted.map(([attendee]) => attendee.id).sort(),
+        );
+        assert.equal(page!.items.filter((delivery) => delivery.type === "analytics.threshold_exceeded").length, 1);
+      });
+
+      test("a group whose transaction fails runs again one by one, each its own answer; the store unavailable is every member's answer", async () => {
+        const event: EventRecord = { ...publishedEventRecord(acme, { capacity: 3 }), waitlistEnabled: true };
+        await insertEvent(storage, event);
+        let transactions = 0;
+        let failure: Error | null = null;
+        // The transactions of groups of several fail with `failure` (as a uniqueness the lock did not cover would).
+        const failing: Storage = {
+          ...storage,
+          transaction: (fn) => {
+            transactions += 1;
+            return storage.transaction((tx) =>
+              fn({
+                ...tx,
+                attendees: {
+                  ...tx.attendees,
+                  insertMany: async (records) => {
+                    if (records.length > 1 && failure) throw failure;
+                    return tx.attendees.insertMany(records);
+                  },
+                },
+              }),
+            );
+          },
+        };
+        const context = transactionContext(failing, { notifier: null });
+        const send = (count: number) =>
+          Promise.allSettled(
+            Array.from({ length: count }, () =>
+              registrations.registerAttendee(context, attendeeRecord(acme, event.id), undefined),
+            ),
+          );
+        failure = new Error("a write of several failed");
+        const answers = await send(5);
+        // The first alone, the group of four that failed, then each of the four alone.
+        assert.equal(transactions, 6);
+        assert.deepEqual(
+          answers.map((answer) =>
+            answer.status === "fulfilled" ? [answer.value.status, answer.value.waitlistPosition] : "refused",
+          ),
+          [
+            ["confirmed", null],
+            ["confirmed", null],
+            ["confirmed", null],
+            ["waitlisted", 1],
+            ["waitlisted", 2],
+          ],
+        );
+        // The queue is let go of once its last group settled, a few microtasks after the answers.
+        await new Promise((resolve) => setImmediate(resolve));
+        transactions = 0;
+        failure = new ServiceError("SERVICE_UNAVAILABLE", { message: "The store cannot serve now." });
+        const refused = await send(4);
+        // Not run again: every member of the group gets the 503; the first, alone, was written.
+        assert.equal(transactions, 2);
+        assert.deepEqual(
+          refused.map((answer) =>
+            answer.status === "fulfilled" ? answer.value.status : (answer.reason as ServiceError).code,
+          ),
+          ["waitlisted", "SERVICE_UNAVAILABLE", "SERVICE_UNAVAILABLE", "SERVICE_UNAVAILABLE"],
+        );
+        const stats = (await storage.getEvent(acme, event.id, carbon))!;
+        assert.deepEqual([stats.attendeeCount, stats.waitlistCount], [3, 3]);
       });
 
       test("waiting list: a full event takes registrations in line; a freed place promotes the first in line in the same write; the line closes up", async () => {

@@ -194,6 +194,13 @@ export function describeStorageContract(backend: TestBackend) {
         assert.equal((await run((tx) => tx.events.lock(acme, event.id)))?.name, "Outbox Summit");
         assert.equal(await run((tx) => tx.events.lock(globex, event.id)), null);
         assert.equal(await run((tx) => tx.events.lock(acme, createId("event"))), null);
+        // With the kept figures, read by the lock's own statement.
+        await run((tx) => tx.figures.adjust(event.id, { ...NO_FIGURES, activeRegistrations: 3, waitlisted: 2 }));
+        const locked = await run((tx) => tx.events.lockWithFigures(acme, event.id));
+        assert.equal(locked?.event.name, "Outbox Summit");
+        assert.deepEqual(locked?.figures, { ...NO_FIGURES, activeRegistrations: 3, waitlisted: 2 });
+        assert.equal(await run((tx) => tx.events.lockWithFigures(globex, event.id)), null);
+        assert.equal(await run((tx) => tx.events.lockWithFigures(acme, createId("event"))), null);
         await run((tx) =>
           tx.events.update({ ...event, name: "Renamed", tags: ["x"], updatedAt: at(3) }, { replaceTags: true }),
         );
@@ -240,6 +247,82 @@ export function describeStorageContract(backend: TestBackend) {
           run((tx) => tx.attendees.update({ ...ada, status: "confirmed", cancelledAt: null })),
           (error) => StorageConflict.is(error, "active-email"),
         );
+      });
+
+      test("insertMany writes each as insert does; activeDuplicates and codesTaken answer for many at once", async () => {
+        const event = await newEvent();
+        const other = await newEvent();
+        const ada = await newAttendee(event.id, { email: "Ada.Many@Example.com" });
+        // More than one multi-row statement's worth, with a waiting one and one with a dietary list.
+        const many = Array.from({ length: 45 }, (_, i) =>
+          attendeeAt(acme, event.id, at(3), {
+            email: `Guest${i}.Many@example.com`,
+            ...(i === 7 && { dietaryPreferences: ["vegan"] }),
+          }),
+        );
+        many[9] = { ...many[9]!, status: "waitlisted", waitlistPosition: 1 };
+        await run((tx) => tx.attendees.insertMany(many));
+        assert.deepEqual(await run((tx) => tx.attendees.get(acme, many[7]!.id)), many[7]);
+        assert.deepEqual(await run((tx) => tx.attendees.get(acme, many[9]!.id)), many[9]);
+        assert.deepEqual(await run((tx) => tx.attendees.get(acme, many[44]!.id)), many[44]);
+        assert.equal((await run((tx) => tx.attendees.idsOf(event.id))).length, 46);
+
+        const found = await run((tx) =>
+          tx.attendees.activeDuplicates(event.id, [
+            "ADA.MANY@example.com",
+            "guest3.many@EXAMPLE.com",
+            "nobody@example.com",
+          ]),
+        );
+        assert.deepEqual(
+          found,
+          new Map([
+            ["ada.many@example.com", ada.id],
+            ["guest3.many@example.com", many[3]!.id],
+          ]),
+        );
+        assert.deepEqual(
+          await run((tx) => tx.attendees.activeDuplicates(event.id, ["guest9.many@example.com"])),
+          new Map([["guest9.many@example.com", many[9]!.id]]),
+        );
+        assert.deepEqual(
+          await run((tx) => tx.attendees.activeDuplicates(other.id, ["ada.many@example.com"])),
+          new Map(),
+        );
+        // A cancelled registration holds its email no longer, alone or among many.
+        await run((tx) => tx.attendees.updateStatus({ ...many[5]!, status: "cancelled", cancelledAt: at(4) }));
+        assert.deepEqual(
+          await run((tx) => tx.attendees.activeDuplicates(event.id, ["guest5.many@example.com"])),
+          new Map(),
+        );
+        assert.deepEqual(
+          await run((tx) =>
+            tx.attendees.activeDuplicates(event.id, ["guest5.many@example.com", "guest6.many@example.com"]),
+          ),
+          new Map([["guest6.many@example.com", many[6]!.id]]),
+        );
+        assert.deepEqual(await run((tx) => tx.attendees.activeDuplicates(event.id, [])), new Map());
+
+        assert.deepEqual(
+          await run((tx) => tx.attendees.codesTaken([ada.confirmationCode, many[10]!.confirmationCode, "ZZZZ-ZZZZ"])),
+          new Set([ada.confirmationCode, many[10]!.confirmationCode]),
+        );
+        assert.deepEqual(
+          await run((tx) => tx.attendees.codesTaken([many[1]!.confirmationCode])),
+          new Set([many[1]!.confirmationCode]),
+        );
+        assert.deepEqual(await run((tx) => tx.attendees.codesTaken(["ZZZZ-ZZZZ"])), new Set());
+
+        // One breaking the uniqueness of an active email fails them all, as insert does.
+        const fresh = attendeeAt(acme, event.id, at(5));
+        const twin = attendeeAt(acme, event.id, at(5), { email: "guest4.many@example.com" });
+        await assert.rejects(
+          run((tx) => tx.attendees.insertMany([fresh, twin])),
+          (error) => StorageConflict.is(error, "active-email"),
+        );
+        assert.equal(await run((tx) => tx.attendees.get(acme, fresh.id)), null);
+        await run((tx) => tx.attendees.insertMany([fresh]));
+        assert.deepEqual(await run((tx) => tx.attendees.get(acme, fresh.id)), fresh);
       });
 
       test("update writes the fields but the fixed ones; updateStatus only the status and payment; remove", async () => {
@@ -657,6 +740,27 @@ export function describeStorageContract(backend: TestBackend) {
         );
         // One hash names one link.
         await assert.rejects(run((tx) => tx.ticketLinks.add({ ...third, id: createId("ticketLink") })));
+      });
+
+      test("addMany adds the links of several registrations, one or many at once, as add does", async () => {
+        const event = await newEvent();
+        const ada = await newAttendee(event.id, { id: createId("attendee"), email: "ada.addmany@example.com" });
+        const bob = await newAttendee(event.id, { id: createId("attendee"), email: "bob.addmany@example.com" });
+        const [adas, bobs, more] = [ticketLink(ada.id, 3), ticketLink(bob.id, 3), ticketLink(bob.id, 4)];
+        await run((tx) => tx.ticketLinks.addMany([adas, bobs]));
+        await run((tx) => tx.ticketLinks.addMany([more]));
+        assert.deepEqual(
+          [
+            await run((tx) => tx.ticketLinks.attendeeOf(adas.linkHash)),
+            await run((tx) => tx.ticketLinks.attendeeOf(bobs.linkHash)),
+            await run((tx) => tx.ticketLinks.attendeeOf(more.linkHash)),
+          ],
+          [ada.id, bob.id, bob.id],
+        );
+        // One hash names one link: the whole write fails.
+        const fresh = ticketLink(ada.id, 5);
+        await assert.rejects(run((tx) => tx.ticketLinks.addMany([fresh, { ...adas, id: createId("ticketLink") }])));
+        assert.equal(await run((tx) => tx.ticketLinks.attendeeOf(fresh.linkHash)), null);
       });
 
       test("addTicketLink writes nothing for another account's or an unknown registration", async () => {

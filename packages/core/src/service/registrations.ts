@@ -22,7 +22,7 @@ import {
   withAdmission,
 } from "../rules/payments.ts";
 import { assertTicketPlaceLeft, findTicketType, ticketTypeOf } from "../rules/ticket-types.ts";
-import { registrationChange } from "../rules/registration-change.ts";
+import { duplicateRegistration, registrationChange } from "../rules/registration-change.ts";
 import { admission } from "../rules/waitlist.ts";
 import type { Change } from "../storage/common.ts";
 import type { Erasure } from "../storage/erasure.ts";
@@ -30,19 +30,23 @@ import type { StorageTransaction } from "../storage/transaction.ts";
 import type { TicketLinkRecord } from "../resources/ticket-link.ts";
 import {
   type Steps,
+  appendManyNotifications,
+  appendNotifications,
+  appendTicketEmails,
   assertNoActiveDuplicate,
   lockRegistration,
   moveFigures,
-  appendNotifications,
+  moveFiguresOfMany,
   runRegistrationTransaction,
   runTransaction,
   scrubStoredCopies,
 } from "./transaction-steps.ts";
+import { createGroupQueue, type Outcome } from "./registration-queue.ts";
 import type { TransactionContext } from "./transaction-context.ts";
 import { notFound } from "./not-found.ts";
 import { refundSteps, takingPlace } from "./payment-changes.ts";
 import { checkEventThresholds } from "./threshold-checks.ts";
-import { ticketActive } from "./ticket-counts.ts";
+import { activeByType, ticketActive } from "./ticket-counts.ts";
 import { settleWaitlist } from "./waitlist.ts";
 
 /**
@@ -54,51 +58,141 @@ import { settleWaitlist } from "./waitlist.ts";
  * join. Its `confirmationCode` is replaced if it is taken. Returns the registration as stored
  * (`confirmed`; `pending` with its payment for a priced ticket; or `waitlisted` with its place in
  * line). `ticketLink`, when given, is the registration's first ticket link, written with it.
+ * Registrations of one event that arrive while one of its registration transactions runs in this
+ * process are written together in the next (`registration-queue.ts`), in the order they arrived.
  */
 export function registerAttendee(
   context: TransactionContext,
   attendee: AttendeeRecord,
   ticketLink?: TicketLinkRecord,
 ): Promise<AttendeeRecord> {
-  return runRegistrationTransaction(
+  return registrationQueue.run(context, attendee.eventId, { attendee, ticketLink });
+}
+
+/** A registration to write, with its first ticket link. */
+interface NewRegistration {
+  attendee: AttendeeRecord;
+  ticketLink?: TicketLinkRecord | undefined;
+}
+
+const registrationQueue = createGroupQueue<NewRegistration, AttendeeRecord>((context, group) =>
+  runRegistrationTransaction(
     context,
-    async (steps) => {
-      const { tx } = steps;
-      const event = await tx.events.lock(attendee.accountId, attendee.eventId);
-      if (!event) throw notFound("Event", attendee.eventId, "eventId");
+    (steps) => registerGroup(steps, group),
+    // A uniqueness broken by one of several is found when each runs again alone.
+    () => (group.length === 1 ? group[0]!.attendee : undefined),
+  ),
+);
+
+/**
+ * Registers each of `group` (new registrations of one event, in order) in one transaction under
+ * the event's lock, each decided as if alone after those before it: a refusal is that
+ * registration's outcome and the others go on. The rows, links, figures, notifications and
+ * emails of those admitted or waitlisted are written together.
+ */
+async function registerGroup(steps: Steps, group: readonly NewRegistration[]): Promise<Array<Outcome<AttendeeRecord>>> {
+  const { tx } = steps;
+  // Codes are unique across events, which the event's lock does not cover (a unique index is
+  // the backstop): checked before it, so that the lock is held for less.
+  const attendees = await withFreeCodes(
+    tx,
+    group.map(({ attendee }) => attendee),
+  );
+  const eventId = attendees[0]!.eventId;
+  const locked = await tx.events.lockWithFigures(attendees[0]!.accountId, eventId);
+  if (!locked)
+    return attendees.map((attendee) => ({ ok: false, error: notFound("Event", attendee.eventId, "eventId") }));
+  const { event, figures } = locked;
+  const outcomes: Array<Outcome<AttendeeRecord>> = [];
+  // What each needs checked before it is decided; a refusal here is its answer.
+  const checked = attendees.map((attendee) => {
+    try {
       assertOpenForRegistration(event, attendee.registrationDate);
       const ticket = ticketTypeOf(event, attendee.ticketType, attendee.registrationDate);
       assertWithinMaximum(ticket, attendee.carbonOffset);
+      return { ticket };
+    } catch (error) {
+      return { error };
+    }
+  });
+  const duplicates = await tx.attendees.activeDuplicates(
+    eventId,
+    attendees.filter((_, i) => !("error" in checked[i]!)).map((attendee) => attendee.email),
+  );
+  const standing = { active: figures.activeRegistrations, waitlisted: figures.waitlisted };
+  let ticketActives: Map<string, number> | undefined;
+  const admitted: Array<{ record: AttendeeRecord; ticketLink?: TicketLinkRecord | undefined }> = [];
+  for (const [i, attendee] of attendees.entries()) {
+    const { ticketLink } = group[i]!;
+    const check = checked[i]!;
+    try {
+      if ("error" in check) throw check.error;
+      const { ticket } = check;
       // Duplicates first: "already registered" tells more than "full" when both hold.
-      await assertNoActiveDuplicate(tx, attendee);
-      const figures = await tx.figures.read(event.id);
+      const duplicate = duplicates.get(attendee.email.toLowerCase());
+      if (duplicate !== undefined) throw duplicateRegistration(attendee, duplicate);
+      const ticketKey = ticket?.name.toLowerCase();
+      if (ticket && !ticketActives) ticketActives = await activeByType(tx, event.id);
       let record: AttendeeRecord = {
         ...attendee,
         ...(ticket && { ticketType: ticket.name }),
         ...admission(
           event,
-          { active: figures.activeRegistrations, waitlisted: figures.waitlisted },
-          ticket ? { type: ticket, active: await ticketActive(tx, event.id, ticket) } : undefined,
+          standing,
+          ticket ? { type: ticket, active: ticketActives!.get(ticketKey!) ?? 0 } : undefined,
         ),
       };
       // Admitted, a priced ticket waits for its payment; one waiting pays when promoted.
       if (record.status === "confirmed") record = takingPlace(steps, event, record, record.registrationDate, false);
-      while (await tx.attendees.codeTaken(record.confirmationCode))
-        record = { ...record, confirmationCode: createConfirmationCode() };
-      await tx.attendees.insert(record);
-      if (ticketLink) await tx.ticketLinks.add(ticketLink);
-      await moveFigures(steps, event, null, record);
-      await appendNotifications(steps, event.accountId, {
-        op: "attendee.registered",
-        event,
-        attendee: record,
-        at: record.registrationDate,
-      });
-      await checkEventThresholds(steps, event, record.registrationDate, { footprint: true });
-      return record;
-    },
-    () => attendee,
+      if (isActiveAttendeeStatus(record.status)) {
+        standing.active += 1;
+        if (ticketKey !== undefined) ticketActives!.set(ticketKey, (ticketActives!.get(ticketKey) ?? 0) + 1);
+      } else standing.waitlisted += 1;
+      // Those after it with its email are its duplicates.
+      duplicates.set(attendee.email.toLowerCase(), record.id);
+      admitted.push({ record, ticketLink });
+      outcomes.push({ ok: true, value: record });
+    } catch (error) {
+      outcomes.push({ ok: false, error });
+    }
+  }
+  if (admitted.length === 0) return outcomes;
+  const records = admitted.map(({ record }) => record);
+  await tx.attendees.insertMany(records);
+  const links = admitted.flatMap(({ ticketLink }) => (ticketLink ? [ticketLink] : []));
+  if (links.length > 0) await tx.ticketLinks.addMany(links);
+  await moveFiguresOfMany(
+    steps,
+    event,
+    records.map((record) => ({ before: null, after: record })),
   );
+  const changes = records.map((record) => ({
+    op: "attendee.registered" as const,
+    event,
+    attendee: record,
+    at: record.registrationDate,
+  }));
+  await appendTicketEmails(steps, event.accountId, changes);
+  await appendManyNotifications(steps, event.accountId, changes);
+  await checkEventThresholds(steps, event, records.at(-1)!.registrationDate, { footprint: true });
+  return outcomes;
+}
+
+/** `attendees`, each whose confirmation code is taken (or repeated among them) with a new one. */
+async function withFreeCodes(tx: StorageTransaction, attendees: AttendeeRecord[]): Promise<AttendeeRecord[]> {
+  for (;;) {
+    const taken = await tx.attendees.codesTaken(attendees.map((attendee) => attendee.confirmationCode));
+    const seen = new Set<string>();
+    let replaced = false;
+    attendees = attendees.map((attendee) => {
+      const free = !taken.has(attendee.confirmationCode) && !seen.has(attendee.confirmationCode);
+      const record = free ? attendee : { ...attendee, confirmationCode: createConfirmationCode() };
+      replaced ||= !free;
+      seen.add(record.confirmationCode);
+      return record;
+    });
+    if (!replaced) return attendees;
+  }
 }
 
 /**

@@ -13,7 +13,7 @@ import type { TicketHolders } from "../rules/ticket-types.ts";
 import type { StorageTransaction } from "../storage/transaction.ts";
 
 /** Active registrations of the event by lower-cased ticket type. */
-async function activeByType(tx: StorageTransaction, eventId: string): Promise<Map<string, number>> {
+export async function activeByType(tx: StorageTransaction, eventId: string): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   for (const { value, registrations } of await tx.tallies.read(eventId, "ticket")) {
     const key = value.toLowerCase();

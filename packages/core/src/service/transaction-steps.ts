@@ -123,20 +123,41 @@ export function appendManyNotifications(
 }
 
 /**
+ * Appends the ticket emails that registrations' changes send their attendees
+ * (`ticketEmailReason`) to the email outbox, in one write, when the service sends emails.
+ */
+export async function appendTicketEmails(
+  steps: Steps,
+  accountId: string,
+  changes: readonly StoredChange[],
+): Promise<void> {
+  if (!steps.emails) return;
+  const emails = [];
+  for (const change of changes) {
+    if (change.op !== "attendee.registered" && change.op !== "attendee.updated") continue;
+    const after = change.op === "attendee.registered" ? change.attendee : change.after;
+    const reason = ticketEmailReason(change.op === "attendee.registered" ? null : change.before, after);
+    if (reason !== null)
+      emails.push({
+        kind: "ticket_link" as const,
+        reason,
+        accountId,
+        eventId: after.eventId,
+        subjectId: after.id,
+        at: change.at,
+      });
+  }
+  if (emails.length > 0) await steps.tx.emails.append(emails);
+}
+
+/**
  * Appends the notifications `steps.notifier` makes of `change` of the account to the outbox, in
  * the change's transaction, and the ticket email a registration's change sends its attendee
  * (`ticketEmailReason`) to the email outbox when the service sends emails. Returns how many
  * deliveries were appended.
  */
 export async function appendNotifications(steps: Steps, accountId: string, change: StoredChange): Promise<number> {
-  if (steps.emails && (change.op === "attendee.registered" || change.op === "attendee.updated")) {
-    const after = change.op === "attendee.registered" ? change.attendee : change.after;
-    const reason = ticketEmailReason(change.op === "attendee.registered" ? null : change.before, after);
-    if (reason !== null)
-      await steps.tx.emails.append([
-        { kind: "ticket_link", reason, accountId, eventId: after.eventId, subjectId: after.id, at: change.at },
-      ]);
-  }
+  await appendTicketEmails(steps, accountId, [change]);
   return appendToOutbox(steps.tx, accountId, change, steps.notifier ?? undefined);
 }
 

@@ -3,7 +3,7 @@
  * (`TicketLinkStore`) and the operations of a write transaction (`tx.ticketLinks`). Queries only.
  */
 import type { Kysely } from "kysely";
-import { type Param, params, precompile } from "./precompiled.ts";
+import { type Param, type Precompiled, params, precompile } from "./precompiled.ts";
 import type { TicketLinkRecord } from "../resources/ticket-link.ts";
 import type { TicketLinkStore, TicketLinkWrites } from "../storage/ticket-link-store.ts";
 import type { Database, TicketLinksTable } from "./database.ts";
@@ -11,6 +11,8 @@ import { rowToAttendee } from "./rows.ts";
 import type { SqlContext } from "./sql-context.ts";
 
 const TICKET_LINK_COLUMNS = ["id", "account_id", "attendee_id", "link_hash", "created_at"] as const;
+/** Links one multi-row insert writes. */
+const LINK_BATCH = 100;
 
 function ticketLinkToRow(link: TicketLinkRecord): TicketLinksTable {
   return {
@@ -68,9 +70,38 @@ export function createTicketLinkWrites(db: Kysely<Database>): (trx: Kysely<Datab
   const insertQuery = precompile(db, (conn, param: Param<TicketLinksTable>) =>
     conn.insertInto("ticket_links").values(params(param, TICKET_LINK_COLUMNS)),
   );
+  // The insert of many, compiled once for each number of links.
+  const manyQueries = new Map<number, Precompiled<Record<string, string>, unknown>>();
   return (trx) => ({
     async add(link) {
       await insertQuery(ticketLinkToRow(link), trx);
+    },
+    async addMany(links) {
+      if (links.length === 1) {
+        await insertQuery(ticketLinkToRow(links[0]!), trx);
+        return;
+      }
+      for (let start = 0; start < links.length; start += LINK_BATCH) {
+        const rows = links.slice(start, start + LINK_BATCH).map(ticketLinkToRow);
+        let query = manyQueries.get(rows.length);
+        if (!query)
+          manyQueries.set(
+            rows.length,
+            (query = precompile(db, (conn, param: Param<Record<string, string>>) =>
+              conn
+                .insertInto("ticket_links")
+                .values(
+                  rows.map((_, i) =>
+                    Object.fromEntries(TICKET_LINK_COLUMNS.map((c) => [c, param(`${c}_${i}`)])),
+                  ) as never,
+                ),
+            )),
+          );
+        const values: Record<string, string> = {};
+        for (const [i, row] of rows.entries())
+          for (const column of TICKET_LINK_COLUMNS) values[`${column}_${i}`] = row[column];
+        await query(values, trx);
+      }
     },
     async replace(link) {
       await deleteTicketLinks(trx, link.attendeeId);

@@ -6,7 +6,7 @@
  * The operations of the webhook side (`deliveries`, `webhooks`) are made in their concerns'
  * modules (`delivery-sql.ts`, `webhook-sql.ts`) and bound here.
  */
-import { type Kysely, sql } from "kysely";
+import { type Compilable, type Expression, type Kysely, sql } from "kysely";
 import type { EventAnalyticsFigures } from "../analytics/analytics-figures.ts";
 import { ACTIVITY_FIGURE_COLUMNS, activityFiguresSql, KEPT_FIGURE_COLUMNS } from "./carbon-sql.ts";
 import type { ActivityFigures } from "../resources/activity-figures.ts";
@@ -33,7 +33,7 @@ import { createDeliveryWrites } from "./delivery-sql.ts";
 import type { UniqueIndex } from "./dialect.ts";
 import { redactDeliveries, replaceStoredAnswers } from "./erasure-sql.ts";
 import { pendingDeliveryRow, type DeliveryColumn, DELIVERY_COLUMNS } from "./outbox-sql.ts";
-import { type Param, params, precompile } from "./precompiled.ts";
+import { type Param, type Precompiled, params, precompile } from "./precompiled.ts";
 import { RELEASED_ATTENDEE_STATUS } from "../rules/attendee-status.ts";
 import {
   ATTENDEE_COLUMNS,
@@ -53,8 +53,13 @@ import { ACTIVE_BOOKING_INDEX, createBookingWrites, createVendorWrites } from ".
 import { createTicketLinkWrites, deleteTicketLinks } from "./ticket-link-sql.ts";
 import { createWebhookWrites, WEBHOOK_URL_INDEX } from "./webhook-sql.ts";
 
-/** Registrations one `setStatuses` statement changes. */
+/** Registrations one `setStatuses` statement changes, and emails or codes one lookup of many takes. */
 const STATUS_BATCH = 500;
+/**
+ * Registrations one multi-row insert writes: each takes one parameter per column (some 40), well
+ * within both databases' bound on a statement's parameters (SQLite's 32,766; PostgreSQL's 65,535).
+ */
+const INSERT_BATCH = 100;
 /** From this many deliveries on, `outbox.append` writes them in multi-row statements of {@link DELIVERY_BATCH} rows. */
 const MANY_DELIVERIES = 8;
 const DELIVERY_BATCH = 100;
@@ -108,6 +113,23 @@ export function createTransactionStore(
   const insertAttendeeQuery = precompile(db, (conn, param: Param<AttendeesTable>) =>
     conn.insertInto("attendees").values(params(param, ATTENDEE_COLUMNS)),
   );
+  // The statements of many (a group of registrations), compiled once for each number of rows or keys.
+  const manyQueries = new Map<string, Precompiled<Record<string, unknown>, unknown>>();
+  const compiledFor = <R>(
+    kind: string,
+    count: number,
+    build: (conn: Kysely<Database>, param: Param<Record<string, unknown>>) => Compilable<R>,
+  ): Precompiled<Record<string, unknown>, R> => {
+    const key = `${kind} ${count}`;
+    let query = manyQueries.get(key);
+    if (!query) manyQueries.set(key, (query = precompile(db, build)));
+    return query as Precompiled<Record<string, unknown>, R>;
+  };
+  /** `values` as the parameters `${name}_${i}` of a statement compiled for their number. */
+  const numbered = (name: string, values: readonly unknown[], into: Record<string, unknown> = {}) => {
+    for (const [i, value] of values.entries()) into[`${name}_${i}`] = value;
+    return into;
+  };
   const figuresQuery = precompile(db, (conn, param: Param<{ id: string }>) =>
     conn.selectFrom("events").select(KEPT_FIGURE_COLUMNS).where("id", "=", param("id")),
   );
@@ -139,6 +161,10 @@ export function createTransactionStore(
     async lock(accountId, id) {
       const row = (await lockQuery({ id, account: accountId }, trx)).rows[0];
       return row ? rowToEvent(row) : null;
+    },
+    async lockWithFigures(accountId, id) {
+      const row = (await lockQuery({ id, account: accountId }, trx)).rows[0];
+      return row ? { event: rowToEvent(row), figures: rowToKeptFigures(row) } : null;
     },
     async insert(event, factorYear) {
       await trx
@@ -249,12 +275,83 @@ export function createTransactionStore(
       const row = (await duplicateQuery({ event: eventId, email: email.toLowerCase(), id: exceptId }, trx)).rows[0];
       return row?.id ?? null;
     },
+    async activeDuplicates(eventId, emails) {
+      const found = new Map<string, string>();
+      const keys = [...new Set(emails.map((email) => email.toLowerCase()))];
+      if (keys.length === 1) {
+        // No registration has an empty id: the prepared statement of one, excepting none.
+        const row = (await duplicateQuery({ event: eventId, email: keys[0]!, id: "" }, trx)).rows[0];
+        if (row) found.set(keys[0]!, row.id);
+        return found;
+      }
+      for (let start = 0; start < keys.length; start += STATUS_BATCH) {
+        const chunk = keys.slice(start, start + STATUS_BATCH);
+        const query = compiledFor("duplicates", chunk.length, (conn, param) =>
+          conn
+            .selectFrom("attendees")
+            .select(["id", "email_key"])
+            .where("event_id", "=", param("event") as Expression<string>)
+            .where(
+              "email_key",
+              "in",
+              chunk.map((_, i) => param(`email_${i}`) as Expression<string>),
+            )
+            // As in duplicateQuery: the literal lets the planner use the partial unique index.
+            .where("status", "<>", sql.lit(RELEASED_ATTENDEE_STATUS)),
+        );
+        const { rows } = await query(numbered("email", chunk, { event: eventId }), trx);
+        for (const row of rows) found.set(row.email_key, row.id);
+      }
+      return found;
+    },
     async codeTaken(confirmationCode) {
       return (await codeQuery({ code: confirmationCode }, trx)).rows.length > 0;
+    },
+    async codesTaken(confirmationCodes) {
+      const codes = [...new Set(confirmationCodes)];
+      if (codes.length === 1) return new Set((await codeQuery({ code: codes[0]! }, trx)).rows.length > 0 ? codes : []);
+      const taken = new Set<string>();
+      for (let start = 0; start < codes.length; start += STATUS_BATCH) {
+        const chunk = codes.slice(start, start + STATUS_BATCH);
+        const query = compiledFor("codes", chunk.length, (conn, param) =>
+          conn
+            .selectFrom("attendees")
+            .select("confirmation_code")
+            .where(
+              "confirmation_code",
+              "in",
+              chunk.map((_, i) => param(`code_${i}`) as Expression<string>),
+            ),
+        );
+        const { rows } = await query(numbered("code", chunk), trx);
+        for (const row of rows) taken.add(row.confirmation_code);
+      }
+      return taken;
     },
     async insert(attendee) {
       // A column left undefined binds as null (better-sqlite3 and pg both), as kysely leaves it out of an insert.
       await insertAttendeeQuery(attendeeToRow(attendee), trx);
+    },
+    async insertMany(records) {
+      if (records.length === 1) {
+        await insertAttendeeQuery(attendeeToRow(records[0]!), trx);
+        return;
+      }
+      for (let start = 0; start < records.length; start += INSERT_BATCH) {
+        const rows = records.slice(start, start + INSERT_BATCH).map(attendeeToRow);
+        const query = compiledFor("insert attendees", rows.length, (conn, param) =>
+          conn
+            .insertInto("attendees")
+            .values(
+              rows.map((_, i) => Object.fromEntries(ATTENDEE_COLUMNS.map((c) => [c, param(`${c}_${i}`)]))) as never,
+            ),
+        );
+        const values: Record<string, unknown> = {};
+        // A column left undefined binds as null, as in the insert of one.
+        for (const [i, row] of rows.entries())
+          for (const column of ATTENDEE_COLUMNS) values[`${column}_${i}`] = row[column] ?? null;
+        await query(values, trx);
+      }
     },
     async update(attendee) {
       const {

@@ -23,6 +23,8 @@ export interface TicketLinkStore {
 export interface TicketLinkWrites {
   /** Adds `link` to its registration, which must exist, beside its live links. */
   add(link: TicketLinkRecord): Promise<void>;
+  /** {@link add} of several links (of registrations that exist), in a bounded number of statements. */
+  addMany(links: readonly TicketLinkRecord[]): Promise<void>;
   /** Replaces every live link of the registration `link.attendeeId` by `link` alone: the old tokens open nothing any more. */
   replace(link: TicketLinkRecord): Promise<void>;
   /** The id of the registration whose live link hashes to `linkHash`, as of this point of the transaction, or `null`. */

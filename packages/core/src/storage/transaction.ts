@@ -35,6 +35,8 @@ import type { TicketLinkWrites } from "./ticket-link-store.ts";
 export interface EventWrites {
   /** Locks the account's event row until the transaction ends and returns it; `null` (no lock taken) when the account has no such event. Never throws for a missing row. */
   lock(accountId: string, id: string): Promise<EventRecord | null>;
+  /** {@link lock}, with the event's kept figures as of the lock, read by the same statement; `null` as `lock` gives. */
+  lockWithFigures(accountId: string, id: string): Promise<{ event: EventRecord; figures: KeptFigures } | null>;
   /**
    * Inserts a new event and its tags, recording `factorYear` as the year of the factor set that
    * prices its figures. Throws the driver's error if the id exists.
@@ -73,10 +75,21 @@ export interface AttendeeWrites {
    * is the backstop ({@link StorageConflict}).
    */
   findActiveDuplicate(eventId: string, email: string, exceptId: string): Promise<string | null>;
+  /**
+   * For each of `emails` (compared lower-cased) that a registration of the event that is not
+   * `cancelled` holds, that registration's id, keyed by the lower-cased email: the duplicates of
+   * several new registrations at once. Exact under the event's lock; a unique index is the
+   * backstop ({@link StorageConflict}).
+   */
+  activeDuplicates(eventId: string, emails: readonly string[]): Promise<Map<string, string>>;
   /** True when any registration, of any event, holds this confirmation code. */
   codeTaken(confirmationCode: string): Promise<boolean>;
+  /** Those of `confirmationCodes` that a registration, of any event, holds. */
+  codesTaken(confirmationCodes: readonly string[]): Promise<Set<string>>;
   /** Inserts a new registration as given. Throws {@link StorageConflict} (`active-email`) when another active registration of the event has its email. */
   insert(attendee: AttendeeRecord): Promise<void>;
+  /** Inserts new registrations as given, in a bounded number of statements; throws as {@link insert} does (none then stays written once the transaction rolls back). */
+  insertMany(attendees: readonly AttendeeRecord[]): Promise<void>;
   /**
    * Writes every field of `attendee` (found by its id) but its id, account, event, confirmation
    * code and registration date. Throws {@link StorageConflict} (`active-email`) as `insert` does.

@@ -126,6 +126,11 @@ export async function appendChangesToOutbox(
       return value;
     };
   };
+  // Asked for each change once the event's capacity rule is met: read once for all of them.
+  const hasThreshold = once((key: string) => {
+    const [account, metric] = key.split("\u0000") as [string, Parameters<OutboxReader["hasThreshold"]>[1]];
+    return tx.thresholds.accountHas(account, metric);
+  });
   // A one-time notification recorded for one of the changes is not the others' to record.
   const marked = new Set<string>();
   const reader: OutboxReader = {
@@ -139,7 +144,7 @@ export async function appendChangesToOutbox(
       marked.add(key);
       return tx.outbox.recordOneTime(eventId, kind, changes[0]!.at);
     },
-    hasThreshold: (account, metric) => tx.thresholds.accountHas(account, metric),
+    hasThreshold: (account, metric) => hasThreshold(`${account}\u0000${metric}`),
     eventAnalyticsFigures: (account, eventId) => tx.figures.eventAnalytics(account, eventId),
   };
   const deliveries: NewDelivery[] = [];
