@@ -280,7 +280,8 @@ let keyQueue: Promise<unknown> = Promise.resolve();
  * The runner's key service (test/run.ts sets TEST_KEY_SERVICE for the files it starts): keys are
  * then made in the runner's process, which loads core, kysely and the drivers once for the whole
  * run, instead of in every test file's process (some 0.6 s of CPU each under tsx's loader). The
- * same createKeyOn makes them there, one at a time; a file run alone makes its own.
+ * same createKeyOn makes them there, one at a time; a file run alone makes its own. The CLI's
+ * commands other than `serve` run there too (see runCli).
  */
 const KEY_SERVICE = process.env.TEST_KEY_SERVICE;
 
@@ -295,7 +296,40 @@ async function createKeyThroughService(database: string, options: KeyOptions): P
   return body;
 }
 
-/** Serves {@link createKeyOn} on 127.0.0.1 for the test files of a run: see KEY_SERVICE. */
+async function runCliThroughService(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+  const response = await fetch(`${KEY_SERVICE}/cli`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ args, env }),
+  });
+  const body = (await response.json()) as CliResult | { error: string };
+  if ("error" in body) throw new Error(`the key service (${KEY_SERVICE}) could not run the CLI: ${body.error}`);
+  return body;
+}
+
+/**
+ * Runs a CLI command (not `serve`) in this process through the CLI's entry, after the keys and
+ * commands queued before it: a SQLite connection of this process waiting for another's lock
+ * would block the thread that has to release it.
+ */
+function runCliHere(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+  if (args[0] === "serve") throw new Error("serve runs in a process of its own");
+  const result = keyQueue.then(async () => {
+    const { main } = await import("../packages/server/src/cli.ts");
+    let stdout = "";
+    let stderr = "";
+    const code = await main(args, {
+      env,
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+    });
+    return { code, stdout, stderr };
+  });
+  keyQueue = result.catch(() => {});
+  return result;
+}
+
+/** Serves {@link createKeyOn} and the CLI's commands on 127.0.0.1 for the test files of a run: see KEY_SERVICE. */
 export async function startKeyService(): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -303,11 +337,14 @@ export async function startKeyService(): Promise<{ url: string; close(): Promise
     request.on("end", async () => {
       let answer: { status: number; body: unknown };
       try {
-        const { database, options } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
-          database: string;
-          options: KeyOptions;
-        };
-        answer = { status: 200, body: await createKeyOn(database, options) };
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        if (request.url === "/cli") {
+          const { args, env } = body as { args: string[]; env: Record<string, string | undefined> };
+          answer = { status: 200, body: await runCliHere(args, env) };
+        } else {
+          const { database, options } = body as { database: string; options: KeyOptions };
+          answer = { status: 200, body: await createKeyOn(database, options) };
+        }
       } catch (error) {
         answer = { status: 500, body: { error: error instanceof Error ? error.message : String(error) } };
       }
@@ -354,8 +391,15 @@ async function createKeyNow(
   }
 }
 
-/** Runs the CLI with `env` added to this process's environment. */
+/**
+ * Runs the CLI with `env` added to this process's environment. Under npm test, a command other
+ * than `serve` runs in the runner's process (see KEY_SERVICE), through the CLI's own entry
+ * (`main(argv, io)`, what the bin runs) with its output and exit code captured: another process
+ * than the server's still, without a process and the bundle's load per command. `serve` and a
+ * file run alone spawn the built CLI; the bin itself is tested in packages/server/test/cli.test.ts.
+ */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  if (KEY_SERVICE && args[0] !== "serve") return runCliThroughService(args, { ...process.env, ...env });
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       env: { ...process.env, ...env },

@@ -56,18 +56,20 @@ const NOT_DATABASE_BACKED = new Set([
 /**
  * The files that take longest, started first so that none of them is left running alone at the
  * end of a run (node's runner starts files in the order given), longest first; the rest follow
- * in alphabetical order. Each run has its own, as measured in full runs on the 2-core machine:
+ * in alphabetical order. Each run has its own, as measured in full runs on the 2-core machine: on
+ * SQLite the storage unit tests, waiting on PostgreSQL, run longest (cli.test.ts and the
+ * festival's footprint, once first, run their commands in process and register fewer attendees);
  * on PostgreSQL the files that write a lot (export, events, attendees, erasure, vendors) take two
  * to five times as long as on SQLite, and vendors.test.ts, last in alphabetical order, ended
  * alone.
  */
 const SLOW_FIRST = [
-  "packages/server/test/cli.test.ts",
-  "unit tests",
   "storage unit tests",
-  "test/festival-footprint.test.ts",
+  "unit tests",
   "test/fuzz.test.ts",
+  "packages/server/test/cli.test.ts",
   "test/examples.test.ts",
+  "test/festival-footprint.test.ts",
   "test/webhook-signing.test.ts",
   "test/abuse-limits.test.ts",
   "test/auth.test.ts",

@@ -14,7 +14,7 @@ const require = createRequire(import.meta.url);
  * prom-client) stays external: the server's own dependencies.
  */
 export default defineConfig({
-  entry: { cli: "src/cli.ts" },
+  entry: { cli: "src/cli-bin.ts" },
   format: ["esm"],
   target: "node20",
   clean: false,

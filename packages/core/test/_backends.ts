@@ -1,11 +1,12 @@
 /**
  * The storage backends the tests run on: SQLite in memory and in a file always, PostgreSQL when
  * `TEST_DATABASE_URL` names a server (an admin connection that may `CREATE DATABASE`). Every
- * `open()` gets a database of its own (a fresh file, or a fresh PostgreSQL database with a random
- * name), so test files and parallel test runs never share one; `drop()` removes it.
+ * `open()` gets a database of its own (a copy of one migrated once per process: in memory, in a
+ * fresh file, or a PostgreSQL database with a random name), so test files and parallel test runs
+ * never share one; `drop()` removes it.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite from "better-sqlite3";
@@ -18,6 +19,7 @@ import { createSqliteDialect } from "../src/sql/sqlite-driver.ts";
 import { createSqlStorage, type SqlStorageOptions } from "../src/sql/sql-storage.ts";
 import type { Storage } from "../src/storage.ts";
 import { dropDatabase } from "./_drop-database.ts";
+import { migratedSqliteImage } from "./_sqlite.ts";
 
 export interface TestDatabase {
   storage: Storage;
@@ -66,13 +68,13 @@ type Turns = ReturnType<typeof createTurns>;
  * database take `turns`, one statement or transaction at a time, as kysely already makes the
  * users of one connection do; separate processes would wait on SQLite's own lock instead.
  * The file's connections are made as the server makes them (`createSqliteDialect`, core's own
- * driver); the in-memory database uses kysely's plain
- * `SqliteDialect`, so that both ways of embedding core run the suite.
+ * driver); the in-memory database (`path`: a migrated database's bytes, `migratedSqliteImage()`)
+ * uses kysely's plain `SqliteDialect`, so that both ways of embedding core run the suite.
  */
-function sqliteKysely(path: string, turns?: Turns): Kysely<Database> {
+function sqliteKysely(path: string | Buffer, turns?: Turns): Kysely<Database> {
   const database = new BetterSqlite(path);
   for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
-  const dialect = path === ":memory:" ? new SqliteDialect({ database }) : createSqliteDialect(database);
+  const dialect = typeof path !== "string" ? new SqliteDialect({ database }) : createSqliteDialect(database);
   if (!turns) return new Kysely<Database>({ dialect });
   const createDriver = dialect.createDriver.bind(dialect);
   dialect.createDriver = () => {
@@ -141,7 +143,7 @@ const sqliteMemory: TestBackend = {
   name: "sqlite-memory",
   parallel: false,
   async open() {
-    const db = sqliteKysely(":memory:");
+    const db = sqliteKysely(await migratedSqliteImage());
     return singleConnection(db, await migrated(db));
   },
 };
@@ -152,6 +154,8 @@ const sqliteFile: TestBackend = {
   async open() {
     const dir = mkdtempSync(join(tmpdir(), "event-service-test-"));
     const path = join(dir, "events.sqlite");
+    // A copy of the migrated database, as the PostgreSQL backend copies its template.
+    writeFileSync(path, await migratedSqliteImage());
     const storages = closer();
     const turns = createTurns();
     const db = sqliteKysely(path, turns);

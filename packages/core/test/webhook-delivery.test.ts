@@ -531,7 +531,9 @@ describe("the receiver's answer: a 2xx status is a delivery; the body is read up
       response.writeHead(202, { "content-type": "text/plain", "content-length": "100000" });
       response.write("accepted, thinking");
     });
-    const result = await sendDelivery({ ...delivery, url }, { timeoutMs: 300, allowPrivateNetworks: true, fetch });
+    // Long enough for the status line to arrive on a loaded machine; the body never ends, so the
+    // attempt waits it out.
+    const result = await sendDelivery({ ...delivery, url }, { timeoutMs: 3_000, allowPrivateNetworks: true, fetch });
     assert.deepEqual(
       [result.attempt.succeeded, result.attempt.statusCode, result.attempt.error, result.attempt.responseExcerpt],
       [true, 202, null, "accepted, thinking"],

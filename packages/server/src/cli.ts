@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { createEventService, createSqlStorage, ServiceError, type Storage } from "@event-service/core";
 import { isClusterWorker, MAX_WORKERS, reportListening, runPrimary } from "./cluster.ts";
@@ -29,6 +28,16 @@ Options (each mirrors an environment variable):
 `;
 
 class UsageError extends Error {}
+
+/**
+ * What a command reads and writes: the process's environment and streams (the bin), or a
+ * caller's, which then gets the command's output and exit code without a process of its own.
+ */
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
 
 const OPTIONS = {
   port: { type: "string" },
@@ -68,10 +77,31 @@ async function withStorage<T>(config: ServerConfig, fn: (storage: Storage) => Pr
   }
 }
 
-async function main(argv: string[]): Promise<number> {
+/**
+ * Runs the command `argv` (the arguments after `event-service`) and resolves to its exit code:
+ * 0, 1 (it failed), 2 (a usage error; the usage follows the message on stderr), or -1 when it
+ * started a server that keeps running. Never rejects. `serve` belongs to the process whatever
+ * `io` says: it catches SIGTERM and SIGINT and exits once the server has stopped.
+ */
+export async function main(argv: string[], io: CliIo = process): Promise<number> {
+  try {
+    return await run(argv, io);
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      io.stderr.write(`event-service: ${(error as Error).message}\n\n${USAGE}`);
+      return 2;
+    }
+    io.stderr.write(
+      `event-service: ${ServiceError.is(error) || error instanceof Error ? error.message : String(error)}\n`,
+    );
+    return 1;
+  }
+}
+
+async function run(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   if (values.help) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
   if (
@@ -81,7 +111,7 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError(`--workers must be a whole number from 1 to ${MAX_WORKERS}`);
   }
   const config = loadConfig({
-    ...process.env,
+    ...io.env,
     ...(values.port !== undefined && { PORT: values.port }),
     ...(values.host !== undefined && { HOST: values.host }),
     ...(values.database !== undefined && { DATABASE_URL: values.database }),
@@ -89,7 +119,7 @@ async function main(argv: string[]): Promise<number> {
   });
   const [command = "serve", sub, ...rest] = positionals;
   const print = (value: unknown, text: string) =>
-    process.stdout.write(values.json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
+    io.stdout.write(values.json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
 
   switch (command) {
     case "serve": {
@@ -202,23 +232,3 @@ async function main(argv: string[]): Promise<number> {
       throw new UsageError(`unknown command: ${command}`);
   }
 }
-
-main(process.argv.slice(2)).then(
-  (code) => {
-    if (code >= 0) process.exitCode = code;
-  },
-  (error: unknown) => {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      process.stderr.write(`event-service: ${(error as Error).message}\n\n${USAGE}`);
-      process.exitCode = 2;
-    } else if (ServiceError.is(error)) {
-      process.stderr.write(`event-service: ${error.message}\n`);
-      process.exitCode = 1;
-    } else {
-      process.stderr.write(`event-service: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = 1;
-    }
-    // A cluster worker's channel to the primary would keep it alive: a failed start must end it.
-    if (isClusterWorker()) process.exit();
-  },
-);

@@ -1,27 +1,47 @@
+/**
+ * The CLI's commands, run in this process through its entry (`main(argv, io)`, what the bin
+ * runs) with their output and exit code captured: the same code as `dist/cli.js`, without a
+ * process and the bundle's load per command. The tests about processes (the bin's exit codes
+ * and streams, processes migrating one database at once) spawn the built bin.
+ */
 import assert from "node:assert/strict";
-import { execFile, spawnSync } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { SCOPES } from "@event-service/core";
+import { main } from "../src/cli.ts";
 
 const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "event-service-cli-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const database = join(dir, "cli.sqlite");
 
-function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
-    env: { ...process.env, DATABASE_URL: database },
-    encoding: "utf8",
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
 }
 
-/** Runs the CLI without waiting for it, so that checks of many invocations run side by side. */
-function cliAsync(
+/** Runs the command `args` in this process, on `env` added to this process's environment. */
+async function cliWith(args: string[], env: Record<string, string>): Promise<CliResult> {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(args, {
+    env: { ...process.env, ...env },
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr };
+}
+
+/** Runs the command `args` in this process on the test's SQLite file. */
+const cli = (...args: string[]) => cliWith(args, { DATABASE_URL: database });
+
+/** Runs the built bin (`dist/cli.js`) as a process of its own, without waiting for it. */
+function spawnCli(
   args: string[],
   env: Record<string, string> = { DATABASE_URL: database },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -35,15 +55,31 @@ function cliAsync(
   });
 }
 
-test("--help prints the usage", () => {
-  const result = cli("--help");
+test("the bin: the usage on stdout and 0; a usage error on stderr and 2; a failed command's message and 1", async () => {
+  const [help, usage, failed] = await Promise.all([
+    spawnCli(["--help"]),
+    spawnCli(["frobnicate"]),
+    spawnCli(["serve"], { PORT: "0", DATABASE_URL: ":memory:", WORKERS: "0" }),
+  ]);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /^Usage: event-service <command>/);
+  assert.equal(help.stderr, "");
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /^event-service: unknown command: frobnicate\n\nUsage: event-service <command>/);
+  assert.equal(usage.stdout, "");
+  assert.equal(failed.code, 1);
+  assert.match(failed.stderr, /^event-service: Invalid configuration: WORKERS/);
+});
+
+test("--help prints the usage", async () => {
+  const result = await cli("--help");
   assert.equal(result.code, 0);
   assert.match(result.stdout, /^Usage: event-service <command>/);
   assert.match(result.stdout, /keys create --account NAME/);
 });
 
 test("usage errors exit 2 with a message", async () => {
-  const checks: Promise<void>[] = [];
+  // One at a time: the keys commands open the file, and this process's connections would wait on each other's locks.
   for (const [args, message] of [
     [["frobnicate"], /unknown command: frobnicate/],
     [["keys", "create"], /keys create needs --account NAME/],
@@ -54,35 +90,32 @@ test("usage errors exit 2 with a message", async () => {
     [["keys", "create", "--account", "A", "--scopes", ""], /--scopes names no scope/],
     [["keys", "create", "--account", "A", "--scopes", " , "], /--scopes names no scope/],
   ] as const) {
-    checks.push(
-      cliAsync([...args]).then((result) => {
-        assert.equal(result.code, 2, args.join(" "));
-        assert.match(result.stderr, message);
-      }),
-    );
+    const result = await cli(...args);
+    assert.equal(result.code, 2, args.join(" "));
+    assert.match(result.stderr, message);
   }
-  await Promise.all(checks);
 });
 
 test("--workers takes a whole number from 1 to 64; WORKERS out of range is a configuration error", async () => {
   const results = await Promise.all(
     ["0", "65", "1.5", "two", "-2", ""].map(
       async (bad) =>
-        [bad, await cliAsync(["serve", `--workers=${bad}`], { PORT: "0", DATABASE_URL: ":memory:" })] as const,
+        [bad, await cliWith(["serve", `--workers=${bad}`], { PORT: "0", DATABASE_URL: ":memory:" })] as const,
     ),
   );
   for (const [bad, result] of results) {
     assert.equal(result.code, 2, `--workers ${bad}`);
     assert.match(result.stderr, /--workers must be a whole number from 1 to 64/);
   }
-  const result = await cliAsync(["serve"], { PORT: "0", DATABASE_URL: ":memory:", WORKERS: "0" });
+  const result = await cliWith(["serve"], { PORT: "0", DATABASE_URL: ":memory:", WORKERS: "0" });
   assert.equal(result.code, 1);
   assert.match(result.stderr, /Invalid configuration: WORKERS/);
 });
 
-test("migrate, then keys create, list and revoke", () => {
-  assert.equal(cli("migrate").code, 0);
-  const created = cli(
+test("migrate, then keys create, list and revoke", async () => {
+  const migrated = await cli("migrate");
+  assert.equal(migrated.code, 0, migrated.stderr);
+  const created = await cli(
     "keys",
     "create",
     "--account",
@@ -104,23 +137,23 @@ test("migrate, then keys create, list and revoke", () => {
   assert.deepEqual(key.scopes, ["events:read", "analytics:read"]);
   assert.equal(key.accountCreated, true);
 
-  const second = JSON.parse(cli("keys", "create", "--account", "Acme", "--json").stdout);
+  const second = JSON.parse((await cli("keys", "create", "--account", "Acme", "--json")).stdout);
   assert.equal(second.accountId, key.accountId);
   assert.equal(second.accountCreated, false);
   assert.equal(second.tier, "free");
   assert.equal(second.scopes.length, SCOPES.length);
 
-  const text = cli("keys", "create", "--account", "Globex");
+  const text = await cli("keys", "create", "--account", "Globex");
   assert.equal(text.code, 0);
   assert.match(text.stdout, /^Created account Globex \(acct_[0-9a-f]{24}\) and API key key_[0-9a-f]{24} \(tier free, /);
   assert.match(text.stdout, /shown only now/);
-  const added = cli("keys", "create", "--account", "Globex", "--scopes", "analytics:read");
+  const added = await cli("keys", "create", "--account", "Globex", "--scopes", "analytics:read");
   assert.match(
     added.stdout,
     /^Added API key key_[0-9a-f]{24} to the existing account acct_[0-9a-f]{24} \(tier free, scopes analytics:read\)/,
   );
 
-  const listed = cli("keys", "list", "--account", "Acme", "--json");
+  const listed = await cli("keys", "list", "--account", "Acme", "--json");
   const keys = JSON.parse(listed.stdout);
   assert.deepEqual(keys.map((k: { id: string }) => k.id).sort(), [key.id, second.id].sort());
   assert.doesNotMatch(listed.stdout, new RegExp(key.key.slice(4)));
@@ -129,49 +162,51 @@ test("migrate, then keys create, list and revoke", () => {
     true,
   );
 
-  assert.equal(cli("keys", "revoke", key.id).code, 0);
-  const again = cli("keys", "revoke", key.id);
+  assert.equal((await cli("keys", "revoke", key.id)).code, 0);
+  const again = await cli("keys", "revoke", key.id);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /not found/);
-  assert.match(cli("keys", "list").stdout, /revoked/);
+  assert.match((await cli("keys", "list")).stdout, /revoked/);
 });
 
 test("the database folder and file it creates are private: 0700 and 0600", {
   skip: process.platform === "win32",
-}, () => {
+}, async () => {
   const nested = join(dir, "private", "deeper", "events.sqlite");
-  const result = spawnSync(process.execPath, [CLI, "migrate"], {
-    env: { ...process.env, DATABASE_URL: nested },
-    encoding: "utf8",
-  });
-  assert.equal(result.status, 0, result.stderr);
+  const result = await cliWith(["migrate"], { DATABASE_URL: nested });
+  assert.equal(result.code, 0, result.stderr);
   assert.equal(statSync(join(dir, "private")).mode & 0o777, 0o700);
   assert.equal(statSync(join(dir, "private", "deeper")).mode & 0o777, 0o700);
   assert.equal(statSync(nested).mode & 0o777, 0o600);
 });
 
-test("bad input to keys create and configuration errors exit 1", () => {
-  const tier = cli("keys", "create", "--account", "Bad Tier", "--tier", "gold");
+test("bad input to keys create and configuration errors exit 1", async () => {
+  const tier = await cli("keys", "create", "--account", "Bad Tier", "--tier", "gold");
   assert.equal(tier.code, 1);
   assert.match(tier.stderr, /tier: /);
-  const scope = cli("keys", "create", "--account", "Bad Scope", "--scopes", "events:read,events:delete", "--json");
+  const scope = await cli(
+    "keys",
+    "create",
+    "--account",
+    "Bad Scope",
+    "--scopes",
+    "events:read,events:delete",
+    "--json",
+  );
   assert.equal(scope.code, 1);
   assert.match(scope.stderr, /scopes/);
   for (const account of ["Bad Tier", "Bad Scope"])
     assert.deepEqual(
-      JSON.parse(cli("keys", "list", "--account", account, "--json").stdout),
+      JSON.parse((await cli("keys", "list", "--account", account, "--json")).stdout),
       [],
       `no key or account ${account} was created`,
     );
-  const limits = cli("keys", "create", "--account", "Acme", "--per-day", "5");
+  const limits = await cli("keys", "create", "--account", "Acme", "--per-day", "5");
   assert.equal(limits.code, 1);
   assert.match(limits.stderr, /enterprise keys only/);
   // Nothing listens on port 1: a clear message, without the password, and exit 1 (as for a SQLite file that cannot be opened).
-  const pg = spawnSync(process.execPath, [CLI, "migrate"], {
-    env: { ...process.env, DATABASE_URL: "postgres://es:hunter2@127.0.0.1:1/x" },
-    encoding: "utf8",
-  });
-  assert.equal(pg.status, 1);
+  const pg = await cliWith(["migrate"], { DATABASE_URL: "postgres://es:hunter2@127.0.0.1:1/x" });
+  assert.equal(pg.code, 1);
   assert.match(
     pg.stderr,
     /^event-service: Cannot connect to PostgreSQL at postgres:\/\/es:\*\*\*@127\.0\.0\.1:1\/x: .*ECONNREFUSED/,
@@ -180,7 +215,6 @@ test("bad input to keys create and configuration errors exit 1", () => {
 });
 
 test("processes starting at once on a new file migrate one after the other", async () => {
-  const { spawn } = await import("node:child_process");
   for (let round = 0; round < 4; round++) {
     const file = join(dir, `race-${round}.sqlite`);
     const run = () =>
@@ -204,7 +238,6 @@ const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 test("on PostgreSQL: processes starting at once migrate once; keys create, list and revoke", {
   skip: TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set",
 }, async () => {
-  const { spawn } = await import("node:child_process");
   const { default: pg } = await import("pg");
   const name = `es_cli_${process.pid}_${Date.now().toString(36)}`;
   const admin = async (statement: string) => {
@@ -235,17 +268,20 @@ test("on PostgreSQL: processes starting at once migrate once; keys create, list 
     );
     assert.match(results[0]!.stdout, /^Database postgres:\/\/.* is up to date\.$/m);
     if (url.password) assert.equal(results[0]!.stdout.includes(`:${url.password}@`), false);
-    const created = await run("keys", "create", "--account", "Acme", "--json");
+    // The keys commands, in this process, on the database the processes migrated.
+    const keys = (...args: string[]) =>
+      cliWith(["keys", ...args], { DATABASE_URL: env.DATABASE_URL, DATABASE_POOL_SIZE: "2" });
+    const created = await keys("create", "--account", "Acme", "--json");
     assert.equal(created.code, 0, created.stderr);
     const key = JSON.parse(created.stdout);
     assert.equal(key.accountCreated, true);
-    const listed = JSON.parse((await run("keys", "list", "--json")).stdout);
+    const listed = JSON.parse((await keys("list", "--json")).stdout);
     assert.deepEqual(
       listed.map((k: { id: string }) => k.id),
       [key.id],
     );
-    assert.equal((await run("keys", "revoke", key.id)).code, 0);
-    assert.match((await run("keys", "list")).stdout, /revoked/);
+    assert.equal((await keys("revoke", key.id)).code, 0);
+    assert.match((await keys("list")).stdout, /revoked/);
     const client = new pg.Client({ connectionString: url.toString() });
     await client.connect();
     const { rows } = await client.query("select name from kysely_migration order by name").finally(() => client.end());
