@@ -5,17 +5,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type CreatedKey, queryDatabase, startServer, type TestServer } from "./_setup.ts";
-import { waitForMinuteRoom } from "./fixtures/conventions.ts";
+import { waitForMinuteRoom, waitForOutput } from "./fixtures/conventions.ts";
 
 /** The rate-limit counters as stored: any counting write shows here. */
 function counters(database: string): Promise<unknown[]> {
   return queryDatabase(database, "select * from rate_limit_counters order by account_id");
-}
-
-/** Waits (up to 10 s) until the server's output matches `pattern`: its log reaches us through a pipe. */
-async function waitForLog(server: TestServer, pattern: RegExp): Promise<void> {
-  for (let waited = 0; !pattern.test(server.output()) && waited < 10_000; waited += 50)
-    await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 describe("the default limit: 60 a minute per address", () => {
@@ -104,7 +98,7 @@ describe("behind proxies", () => {
       429,
       "no redirect either: the peer is not a proxy",
     );
-    await waitForLog(server, /("msg":"request".*\n.*){5}/);
+    await waitForOutput(server, /("msg":"request".*\n.*){5}/);
     const log = server
       .output()
       .split("\n")
@@ -134,7 +128,7 @@ describe("behind proxies", () => {
     });
     assert.equal(redirected.status, 308);
     assert.equal(redirected.headers.get("location"), "https://events.example.com/v1/events");
-    await waitForLog(server, /"clientAddress":"203\.0\.113\.7"/);
+    await waitForOutput(server, /"clientAddress":"203\.0\.113\.7"/);
     assert.match(server.output(), /"clientAddress":"203\.0\.113\.7"/);
   });
 
@@ -145,7 +139,7 @@ describe("behind proxies", () => {
     });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get("strict-transport-security"), null);
-    await waitForLog(server, /"path":"\/health"/);
+    await waitForOutput(server, /"path":"\/health"/);
     assert.doesNotMatch(server.output(), /203\.0\.113\.7/);
   });
 

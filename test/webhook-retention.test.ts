@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { queryDatabase, startServer, testDatabase } from "./_setup.ts";
 import { clientFor, createEvent, expectStatus } from "./fixtures/api.ts";
+import { waitForOutput } from "./fixtures/conventions.ts";
 import { createWebhook } from "./fixtures/webhooks.ts";
 
 test("a restart with WEBHOOK_RETENTION_DAYS=0 purges the final deliveries and their attempts, and keeps the pending one", async () => {
@@ -59,7 +60,9 @@ test("a restart with WEBHOOK_RETENTION_DAYS=0 purges the final deliveries and th
         attempts.map((row) => row.delivery_id),
         [pending.id],
       );
-      assert.match(second.output(), /"deliveries":2,"attempts":2,"emails":0,"msg":"purged expired records"/);
+      const purged = /"deliveries":2,"attempts":2,"emails":0,"msg":"purged expired records"/;
+      await waitForOutput(second, purged);
+      assert.match(second.output(), purged);
     } finally {
       assert.equal(await second.stop(), 0);
     }
