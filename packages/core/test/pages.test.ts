@@ -734,6 +734,7 @@ describe("the attendee's ticket page", () => {
     const cancelled = await page(first.url);
     assert.ok(cancelled.html.includes('<span class="status">Cancelled</span>'));
     assert.ok(cancelled.html.includes("This registration is cancelled. 120.00 EUR was refunded."));
+    assert.ok(cancelled.html.includes("<dt>Amount due</dt><dd>0.00 EUR</dd>"), "nothing owed once cancelled");
     assert.ok(!cancelled.html.includes("QR code for check-in"));
     assert.ok(!cancelled.html.includes('value="save"') && !cancelled.html.includes("Cancel registration"));
   });
@@ -853,6 +854,7 @@ describe("the attendee's ticket page", () => {
     );
     assert.ok(!html.includes("QR code for check-in") && !html.includes("Add to calendar"));
     assert.ok(!html.includes('value="save"'));
+    assert.ok(html.includes("<dt>Amount due</dt><dd>0.00 EUR</dd>"), "nothing owed once the event is called off");
   });
 
   test("Pay makes a Checkout Session for what is owed and redirects to it (303); back with ?done=paid the page shows the real status", async (t) => {
