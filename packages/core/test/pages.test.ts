@@ -527,7 +527,9 @@ describe("the vendor's page", () => {
     assert.ok(!after.includes("<form"), "no form to record, change or delete");
     const late = await closed.post(VEGAN_FORM);
     assert.equal(late.status, 422);
-    assert.match(await late.text(), /id="page-error" role="alert">The event's records closed/);
+    // When they closed in the event's time zone, as the page says it, never in UTC.
+    const closedWords = `id="page-error" role="alert">The event's records closed on 31 May 2038, 19:00 CEST: no record can be made, changed or deleted here any more.</p>`;
+    assert.ok((await late.text()).includes(closedWords), closedWords);
   });
 });
 
@@ -836,7 +838,10 @@ describe("the attendee's ticket page", () => {
     for (const form of [SAVE_FORM, { action: "cancel" }]) {
       const refused = await post(url, form);
       assert.equal(refused.status, 422);
-      assert.match(await refused.text(), /<p class="error" id="page-error" role="alert">Event \S+ started at /);
+      // In the attendee's words, the start in the event's time zone: no id, no UTC time.
+      const startedWords =
+        '<p class="error" id="page-error" role="alert">The event started on 1 May 2038, 11:00 CEST: your registration can no longer be changed or cancelled here.</p>';
+      assert.ok((await refused.text()).includes(startedWords), startedWords);
     }
     assert.equal((await account.attendees.get(attendee.id)).status, "confirmed");
     assert.equal((await json("GET", url)).body.attendee.carbonOffset.travelMode, null);
@@ -907,7 +912,9 @@ describe("the attendee's ticket page", () => {
     const cancels = await Promise.all([post(free.url, { action: "cancel" }), post(free.url, { action: "cancel" })]);
     assert.deepEqual(cancels.map((response) => response.status).sort(), [303, 422]);
     const refused = cancels.find((response) => response.status === 422)!;
-    assert.match(await refused.text(), /is cancelled: it can no longer be changed here/);
+    const cancelledWords =
+      '<p class="error" id="page-error" role="alert">This registration is cancelled: it can no longer be changed here.</p>';
+    assert.ok((await refused.text()).includes(cancelledWords), cancelledWords);
     assert.equal((await json("GET", free.url)).body.attendee.status, "cancelled");
     assert.equal((await account.attendees.get(free.attendee.id)).status, "cancelled");
   });
@@ -922,13 +929,35 @@ describe("the attendee's ticket page", () => {
     assert.equal(refused.body.error.details.reason, "manual_payment");
     const form = await manual.post(priced.url, { action: "pay" });
     assert.equal(form.status, 422);
-    assert.match(await form.text(), /paid to the organiser, not through Stripe/);
+    assert.match(
+      await form.text(),
+      /<p class="error" id="page-error" role="alert">This ticket is paid to the organiser, in person or by bank transfer, not online: /,
+    );
 
     const stripe = await ticketPage({ stripe: true });
     t.after(() => stripe.storage.close());
     const free = await stripe.register("Free");
     assert.ok(!(await stripe.page(free.url)).html.includes('value="pay"'));
     assert.equal((await stripe.json("POST", `${free.url}/checkout`)).body.error.details.reason, "not_priced");
+    const freeForm = await stripe.post(free.url, { action: "pay" });
+    assert.equal(freeForm.status, 422);
+    const freeWords = 'role="alert">This ticket is free: there is nothing to pay.</p>';
+    assert.ok((await freeForm.text()).includes(freeWords), freeWords);
+
+    // A page opened before the hold ran out, its Pay sent after: the hold's end in the event's time zone.
+    const late = await ticketPage({ stripe: true });
+    t.after(() => late.storage.close());
+    const held = await late.register("VIP <b>x</b>");
+    assert.equal(held.attendee.payment?.expiresAt, "2038-04-01T10:30:00.000Z");
+    late.at("2038-04-01T10:31:00.000Z");
+    assert.equal((await late.json("POST", `${held.url}/checkout`)).body.error.details.reason, "payment_expired");
+    const expired = await late.post(held.url, { action: "pay" });
+    assert.equal(expired.status, 422);
+    const html = await expired.text();
+    const expiredWords =
+      'role="alert">Your place was held for payment until 1 Apr 2038, 12:30 CEST, and that time has passed.</p>';
+    assert.ok(html.includes(expiredWords), expiredWords);
+    assert.ok(!/role="alert">[^<]*(att_|evt_|\d{4}-\d\d-\d\dT)/.test(html), "no id, no UTC time");
   });
 });
 
