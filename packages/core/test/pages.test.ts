@@ -100,6 +100,21 @@ describe("a page behind a link", () => {
     assert.match(await unknown.text(), /The form asked for nothing this page does/);
   });
 
+  test("names of Object.prototype's are no form action (400 page, never 500) and no note (?done=constructor draws none)", async (t) => {
+    const { storage, account, event, booking, link, page, post } = await setUp();
+    t.after(() => storage.close());
+    for (const action of ["constructor", "toString", "hasOwnProperty", "__proto__", "valueOf", "isPrototypeOf"]) {
+      const refused = await post({ action });
+      assert.equal(refused.status, 400, action);
+      assert.match(await refused.text(), /role="alert">The form asked for nothing this page does\.</, action);
+    }
+    assert.equal((await account.bookings.get(event.id, booking.id)).status, "requested");
+    for (const done of ["constructor", "toString", "__proto__"]) {
+      const html = await (await page(`${link}?done=${done}`)).text();
+      assert.ok(!html.includes('role="status"'), `no note for ?done=${done}`);
+    }
+  });
+
   test("a form sent as anything but form fields is 415; a dead link is a 404 page, never the JSON body", async (t) => {
     const { storage, link, page, post } = await setUp();
     t.after(() => storage.close());
@@ -890,6 +905,10 @@ describe("the attendee's ticket page", () => {
     assert.ok(back.includes("Thank you — your payment is being confirmed."));
     assert.ok(back.includes('<span class="status">Waiting for payment</span>'));
     assert.ok((await page(url, "?done=payment_cancelled")).html.includes("The payment was not made."));
+    for (const done of ["constructor", "toString", "__proto__"])
+      assert.ok(!(await page(url, `?done=${done}`)).html.includes('role="status"'), `no note for ?done=${done}`);
+    for (const action of ["constructor", "hasOwnProperty", "valueOf"])
+      assert.equal((await post(url, { action })).status, 400, action);
   });
 
   test("forms sent at once: Pay twice gives one open session, Confirm cancellation twice cancels once (the other refused 422)", async (t) => {

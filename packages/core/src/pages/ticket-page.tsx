@@ -116,7 +116,12 @@ function detailsShown(view: TicketView): boolean {
 
 function Notices({ view }: { view: TicketView }) {
   const { state, ticket } = view;
-  const done = state.done === "paid" ? paidNote(ticket) : state.done === null ? undefined : DONE[state.done];
+  const done =
+    state.done === "paid"
+      ? paidNote(ticket)
+      : state.done !== null && Object.hasOwn(DONE, state.done)
+        ? DONE[state.done]
+        : undefined;
   return (
     <>
       {done !== undefined && (

@@ -103,7 +103,7 @@ const FIELD_WORDS: Readonly<Record<string, string>> = {
 
 function Notices({ view }: { view: VendorView }) {
   const { state } = view;
-  const done = state.done === null ? undefined : DONE[state.done];
+  const done = state.done !== null && Object.hasOwn(DONE, state.done) ? DONE[state.done] : undefined;
   return (
     <>
       {done !== undefined && (
