@@ -109,6 +109,13 @@ describe("a page behind a link", () => {
       assert.match(await refused.text(), /role="alert">The form asked for nothing this page does\.</, action);
     }
     assert.equal((await account.bookings.get(event.id, booking.id)).status, "requested");
+    // A kind of Object.prototype's is the schema's to refuse (400 naming kind), once the booking takes records.
+    assert.equal((await post({ action: "confirm" })).status, 303);
+    for (const kind of ["constructor", "__proto__", "toString"])
+      for (const action of ["record", "update"]) {
+        const refused = await post({ action, kind, quantity: "1", activityId: "act_x" });
+        assert.equal(refused.status, 400, `${action} ${kind}`);
+      }
     for (const done of ["constructor", "toString", "__proto__"]) {
       const html = await (await page(`${link}?done=${done}`)).text();
       assert.ok(!html.includes('role="status"'), `no note for ?done=${done}`);

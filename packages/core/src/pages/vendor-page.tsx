@@ -545,7 +545,9 @@ function activityBody(form: URLSearchParams, update: boolean): Record<string, un
     dataQuality: field(form, "dataQuality"),
     note: field(form, "note") ?? (update ? null : undefined),
   };
-  const qualifiers: readonly string[] = kind && kind in KIND_QUALIFIERS ? KIND_QUALIFIERS[kind as ActivityKind] : [];
+  // The kind as sent: only the table's own kinds have qualifiers ("constructor" is no kind, whatever `in` says).
+  const qualifiers: readonly string[] =
+    kind !== undefined && Object.hasOwn(KIND_QUALIFIERS, kind) ? KIND_QUALIFIERS[kind as ActivityKind] : [];
   for (const name of qualifiers) {
     const value = field(form, name);
     if (name === "recycledContent") body[name] = value === "true" ? true : value === "false" ? false : value;
