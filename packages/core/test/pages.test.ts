@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import fc from "fast-check";
 import { describe, test } from "node:test";
 import { localDateTime } from "../src/_internal/local-time.ts";
 import { createHandler } from "../src/http/handler.ts";
@@ -132,6 +133,106 @@ describe("a page behind a link", () => {
     assert.match(await dead.text(), /<h1>This link does not open anything<\/h1>/);
     const deadForm = await post({ action: "confirm" }, `${link.slice(0, -2)}xx`);
     assert.equal(deadForm.status, 404);
+  });
+});
+
+/** Names a form or a query may carry that are Object.prototype's, never the page's own. */
+const PROTOTYPE_NAMES = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "isPrototypeOf"];
+
+describe("the link pages' forms and queries, generated (no 5xx)", () => {
+  /** A form of fields named from the pages' own and Object.prototype's, each value one a person might type or a hostile one. */
+  const form = (names: readonly string[]) =>
+    fc.dictionary(
+      fc.constantFrom(...names, ...PROTOTYPE_NAMES),
+      fc.oneof(
+        fc.constantFrom(...PROTOTYPE_NAMES, "", " ", "1", "-1", "0", "1e400", "NaN", "2,5", "true", "on"),
+        fc.constantFrom("catering", "fuel", "electricity", "waste", "meals", "litres", "vegan", "grid", "DE", "train"),
+        fc.string({ maxLength: 40 }),
+      ),
+      { maxKeys: 8 },
+    );
+  const query = fc.tuple(
+    fc.constantFrom("done", "edit", "confirm", "x"),
+    fc.constantFrom(...PROTOTYPE_NAMES, "cancel", "saved", "recorded", "act_x", "%ZZ", ""),
+  );
+
+  test("the vendor's page and the ticket page answer every form with 200, 303, 400 or 422, and every query with 200", async (t) => {
+    const storage = await sqliteStorage();
+    t.after(() => storage.close());
+    const service = createEventService({ storage });
+    const handler = createHandler(service, { clientAddress: () => "198.51.100.9", linkLimitPerMinute: 1_000_000 });
+    const { accountId } = await service.keys.create({ account: "Acme" });
+    const account = service.forAccount(accountId);
+    const event = await account.events.create({ ...EVENT, timeZone: "Europe/Berlin", capacity: 5 });
+    await account.events.update(event.id, { status: "published" });
+    const vendor = await account.vendors.create({ name: "Green Fork", category: "catering" });
+    const booking = await account.bookings.create(event.id, {
+      vendorId: vendor.id,
+      services: "Lunch",
+      dataRequested: ["catering", "fuel", "electricity", "materials", "waste"],
+    });
+    const ticket = await account.attendees.register({
+      eventId: event.id,
+      firstName: "Ann",
+      lastName: "Lee",
+      email: "ann@example.com",
+      ticketType: "general",
+    });
+    const send = (url: string, fields: Record<string, string>) =>
+      handler(
+        new Request(url, {
+          method: "POST",
+          headers: { accept: HTML, "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams(fields).toString(),
+        }),
+      );
+    const vendorLink = booking.vendorLink!;
+    assert.equal((await send(vendorLink, { action: "confirm" })).status, 303);
+    const pages = [
+      {
+        link: vendorLink,
+        names: ["action", "kind", "quantity", "unit", "mealType", "source", "country", "fuel", "material"].concat([
+          "recycledContent",
+          "stream",
+          "dataQuality",
+          "note",
+          "activityId",
+          "message",
+        ]),
+        actions: ["record", "update", "delete", "confirm", "decline"],
+      },
+      {
+        link: ticket.ticketUrl!,
+        names: ["action", "dietaryPreferences", "wheelchairAccess", "accessibilityOther", "emergencyName"].concat([
+          "emergencyPhone",
+          "emergencyRelationship",
+          "travelMode",
+          "travelDistance",
+          "opted",
+        ]),
+        // "cancel" is left out, so that the registration keeps taking changes.
+        actions: ["save", "pay"],
+      },
+    ];
+    for (const { link, names, actions } of pages) {
+      await fc.assert(
+        fc.asyncProperty(form(names), fc.constantFrom(...actions, ...PROTOTYPE_NAMES), async (fields, action) => {
+          const response = await send(link, { ...fields, action });
+          await response.arrayBuffer();
+          assert.ok([200, 303, 400, 422].includes(response.status), `${response.status} ${JSON.stringify(fields)}`);
+        }),
+        { numRuns: 150 },
+      );
+      await fc.assert(
+        fc.asyncProperty(query, async ([name, value]) => {
+          const response = await handler(new Request(`${link}?${name}=${value}`, { headers: { accept: HTML } }));
+          const html = await response.text();
+          assert.equal(response.status, 200, `?${name}=${value}`);
+          assert.ok(!html.includes('role="status"></p>'), `an empty note for ?${name}=${value}`);
+        }),
+        { numRuns: 60 },
+      );
+    }
   });
 });
 
