@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import fc from "fast-check";
 import { describe, test } from "node:test";
 import { localDateTime } from "../src/_internal/local-time.ts";
 import { createHandler } from "../src/http/handler.ts";
@@ -100,6 +101,28 @@ describe("a page behind a link", () => {
     assert.match(await unknown.text(), /The form asked for nothing this page does/);
   });
 
+  test("names of Object.prototype's are no form action (400 page, never 500) and no note (?done=constructor draws none)", async (t) => {
+    const { storage, account, event, booking, link, page, post } = await setUp();
+    t.after(() => storage.close());
+    for (const action of ["constructor", "toString", "hasOwnProperty", "__proto__", "valueOf", "isPrototypeOf"]) {
+      const refused = await post({ action });
+      assert.equal(refused.status, 400, action);
+      assert.match(await refused.text(), /role="alert">The form asked for nothing this page does\.</, action);
+    }
+    assert.equal((await account.bookings.get(event.id, booking.id)).status, "requested");
+    // A kind of Object.prototype's is the schema's to refuse (400 naming kind), once the booking takes records.
+    assert.equal((await post({ action: "confirm" })).status, 303);
+    for (const kind of ["constructor", "__proto__", "toString"])
+      for (const action of ["record", "update"]) {
+        const refused = await post({ action, kind, quantity: "1", activityId: "act_x" });
+        assert.equal(refused.status, 400, `${action} ${kind}`);
+      }
+    for (const done of ["constructor", "toString", "__proto__"]) {
+      const html = await (await page(`${link}?done=${done}`)).text();
+      assert.ok(!html.includes('role="status"'), `no note for ?done=${done}`);
+    }
+  });
+
   test("a form sent as anything but form fields is 415; a dead link is a 404 page, never the JSON body", async (t) => {
     const { storage, link, page, post } = await setUp();
     t.after(() => storage.close());
@@ -110,6 +133,106 @@ describe("a page behind a link", () => {
     assert.match(await dead.text(), /<h1>This link does not open anything<\/h1>/);
     const deadForm = await post({ action: "confirm" }, `${link.slice(0, -2)}xx`);
     assert.equal(deadForm.status, 404);
+  });
+});
+
+/** Names a form or a query may carry that are Object.prototype's, never the page's own. */
+const PROTOTYPE_NAMES = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "isPrototypeOf"];
+
+describe("the link pages' forms and queries, generated (no 5xx)", () => {
+  /** A form of fields named from the pages' own and Object.prototype's, each value one a person might type or a hostile one. */
+  const form = (names: readonly string[]) =>
+    fc.dictionary(
+      fc.constantFrom(...names, ...PROTOTYPE_NAMES),
+      fc.oneof(
+        fc.constantFrom(...PROTOTYPE_NAMES, "", " ", "1", "-1", "0", "1e400", "NaN", "2,5", "true", "on"),
+        fc.constantFrom("catering", "fuel", "electricity", "waste", "meals", "litres", "vegan", "grid", "DE", "train"),
+        fc.string({ maxLength: 40 }),
+      ),
+      { maxKeys: 8 },
+    );
+  const query = fc.tuple(
+    fc.constantFrom("done", "edit", "confirm", "x"),
+    fc.constantFrom(...PROTOTYPE_NAMES, "cancel", "saved", "recorded", "act_x", "%ZZ", ""),
+  );
+
+  test("the vendor's page and the ticket page answer every form with 200, 303, 400 or 422, and every query with 200", async (t) => {
+    const storage = await sqliteStorage();
+    t.after(() => storage.close());
+    const service = createEventService({ storage });
+    const handler = createHandler(service, { clientAddress: () => "198.51.100.9", linkLimitPerMinute: 1_000_000 });
+    const { accountId } = await service.keys.create({ account: "Acme" });
+    const account = service.forAccount(accountId);
+    const event = await account.events.create({ ...EVENT, timeZone: "Europe/Berlin", capacity: 5 });
+    await account.events.update(event.id, { status: "published" });
+    const vendor = await account.vendors.create({ name: "Green Fork", category: "catering" });
+    const booking = await account.bookings.create(event.id, {
+      vendorId: vendor.id,
+      services: "Lunch",
+      dataRequested: ["catering", "fuel", "electricity", "materials", "waste"],
+    });
+    const ticket = await account.attendees.register({
+      eventId: event.id,
+      firstName: "Ann",
+      lastName: "Lee",
+      email: "ann@example.com",
+      ticketType: "general",
+    });
+    const send = (url: string, fields: Record<string, string>) =>
+      handler(
+        new Request(url, {
+          method: "POST",
+          headers: { accept: HTML, "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams(fields).toString(),
+        }),
+      );
+    const vendorLink = booking.vendorLink!;
+    assert.equal((await send(vendorLink, { action: "confirm" })).status, 303);
+    const pages = [
+      {
+        link: vendorLink,
+        names: ["action", "kind", "quantity", "unit", "mealType", "source", "country", "fuel", "material"].concat([
+          "recycledContent",
+          "stream",
+          "dataQuality",
+          "note",
+          "activityId",
+          "message",
+        ]),
+        actions: ["record", "update", "delete", "confirm", "decline"],
+      },
+      {
+        link: ticket.ticketUrl!,
+        names: ["action", "dietaryPreferences", "wheelchairAccess", "accessibilityOther", "emergencyName"].concat([
+          "emergencyPhone",
+          "emergencyRelationship",
+          "travelMode",
+          "travelDistance",
+          "opted",
+        ]),
+        // "cancel" is left out, so that the registration keeps taking changes.
+        actions: ["save", "pay"],
+      },
+    ];
+    for (const { link, names, actions } of pages) {
+      await fc.assert(
+        fc.asyncProperty(form(names), fc.constantFrom(...actions, ...PROTOTYPE_NAMES), async (fields, action) => {
+          const response = await send(link, { ...fields, action });
+          await response.arrayBuffer();
+          assert.ok([200, 303, 400, 422].includes(response.status), `${response.status} ${JSON.stringify(fields)}`);
+        }),
+        { numRuns: 150 },
+      );
+      await fc.assert(
+        fc.asyncProperty(query, async ([name, value]) => {
+          const response = await handler(new Request(`${link}?${name}=${value}`, { headers: { accept: HTML } }));
+          const html = await response.text();
+          assert.equal(response.status, 200, `?${name}=${value}`);
+          assert.ok(!html.includes('role="status"></p>'), `an empty note for ?${name}=${value}`);
+        }),
+        { numRuns: 60 },
+      );
+    }
   });
 });
 
@@ -527,7 +650,9 @@ describe("the vendor's page", () => {
     assert.ok(!after.includes("<form"), "no form to record, change or delete");
     const late = await closed.post(VEGAN_FORM);
     assert.equal(late.status, 422);
-    assert.match(await late.text(), /id="page-error" role="alert">The event's records closed/);
+    // When they closed in the event's time zone, as the page says it, never in UTC.
+    const closedWords = `id="page-error" role="alert">The event's records closed on 31 May 2038, 19:00 CEST: no record can be made, changed or deleted here any more.</p>`;
+    assert.ok((await late.text()).includes(closedWords), closedWords);
   });
 });
 
@@ -734,6 +859,7 @@ describe("the attendee's ticket page", () => {
     const cancelled = await page(first.url);
     assert.ok(cancelled.html.includes('<span class="status">Cancelled</span>'));
     assert.ok(cancelled.html.includes("This registration is cancelled. 120.00 EUR was refunded."));
+    assert.ok(cancelled.html.includes("<dt>Amount due</dt><dd>0.00 EUR</dd>"), "nothing owed once cancelled");
     assert.ok(!cancelled.html.includes("QR code for check-in"));
     assert.ok(!cancelled.html.includes('value="save"') && !cancelled.html.includes("Cancel registration"));
   });
@@ -835,7 +961,10 @@ describe("the attendee's ticket page", () => {
     for (const form of [SAVE_FORM, { action: "cancel" }]) {
       const refused = await post(url, form);
       assert.equal(refused.status, 422);
-      assert.match(await refused.text(), /<p class="error" id="page-error" role="alert">Event \S+ started at /);
+      // In the attendee's words, the start in the event's time zone: no id, no UTC time.
+      const startedWords =
+        '<p class="error" id="page-error" role="alert">The event started on 1 May 2038, 11:00 CEST: your registration can no longer be changed or cancelled here.</p>';
+      assert.ok((await refused.text()).includes(startedWords), startedWords);
     }
     assert.equal((await account.attendees.get(attendee.id)).status, "confirmed");
     assert.equal((await json("GET", url)).body.attendee.carbonOffset.travelMode, null);
@@ -853,6 +982,7 @@ describe("the attendee's ticket page", () => {
     );
     assert.ok(!html.includes("QR code for check-in") && !html.includes("Add to calendar"));
     assert.ok(!html.includes('value="save"'));
+    assert.ok(html.includes("<dt>Amount due</dt><dd>0.00 EUR</dd>"), "nothing owed once the event is called off");
   });
 
   test("Pay makes a Checkout Session for what is owed and redirects to it (303); back with ?done=paid the page shows the real status", async (t) => {
@@ -883,6 +1013,10 @@ describe("the attendee's ticket page", () => {
     assert.ok(back.includes("Thank you — your payment is being confirmed."));
     assert.ok(back.includes('<span class="status">Waiting for payment</span>'));
     assert.ok((await page(url, "?done=payment_cancelled")).html.includes("The payment was not made."));
+    for (const done of ["constructor", "toString", "__proto__"])
+      assert.ok(!(await page(url, `?done=${done}`)).html.includes('role="status"'), `no note for ?done=${done}`);
+    for (const action of ["constructor", "hasOwnProperty", "valueOf"])
+      assert.equal((await post(url, { action })).status, 400, action);
   });
 
   test("forms sent at once: Pay twice gives one open session, Confirm cancellation twice cancels once (the other refused 422)", async (t) => {
@@ -905,7 +1039,9 @@ describe("the attendee's ticket page", () => {
     const cancels = await Promise.all([post(free.url, { action: "cancel" }), post(free.url, { action: "cancel" })]);
     assert.deepEqual(cancels.map((response) => response.status).sort(), [303, 422]);
     const refused = cancels.find((response) => response.status === 422)!;
-    assert.match(await refused.text(), /is cancelled: it can no longer be changed here/);
+    const cancelledWords =
+      '<p class="error" id="page-error" role="alert">This registration is cancelled: it can no longer be changed here.</p>';
+    assert.ok((await refused.text()).includes(cancelledWords), cancelledWords);
     assert.equal((await json("GET", free.url)).body.attendee.status, "cancelled");
     assert.equal((await account.attendees.get(free.attendee.id)).status, "cancelled");
   });
@@ -920,13 +1056,35 @@ describe("the attendee's ticket page", () => {
     assert.equal(refused.body.error.details.reason, "manual_payment");
     const form = await manual.post(priced.url, { action: "pay" });
     assert.equal(form.status, 422);
-    assert.match(await form.text(), /paid to the organiser, not through Stripe/);
+    assert.match(
+      await form.text(),
+      /<p class="error" id="page-error" role="alert">This ticket is paid to the organiser, in person or by bank transfer, not online: /,
+    );
 
     const stripe = await ticketPage({ stripe: true });
     t.after(() => stripe.storage.close());
     const free = await stripe.register("Free");
     assert.ok(!(await stripe.page(free.url)).html.includes('value="pay"'));
     assert.equal((await stripe.json("POST", `${free.url}/checkout`)).body.error.details.reason, "not_priced");
+    const freeForm = await stripe.post(free.url, { action: "pay" });
+    assert.equal(freeForm.status, 422);
+    const freeWords = 'role="alert">This ticket is free: there is nothing to pay.</p>';
+    assert.ok((await freeForm.text()).includes(freeWords), freeWords);
+
+    // A page opened before the hold ran out, its Pay sent after: the hold's end in the event's time zone.
+    const late = await ticketPage({ stripe: true });
+    t.after(() => late.storage.close());
+    const held = await late.register("VIP <b>x</b>");
+    assert.equal(held.attendee.payment?.expiresAt, "2038-04-01T10:30:00.000Z");
+    late.at("2038-04-01T10:31:00.000Z");
+    assert.equal((await late.json("POST", `${held.url}/checkout`)).body.error.details.reason, "payment_expired");
+    const expired = await late.post(held.url, { action: "pay" });
+    assert.equal(expired.status, 422);
+    const html = await expired.text();
+    const expiredWords =
+      'role="alert">Your place was held for payment until 1 Apr 2038, 12:30 CEST, and that time has passed.</p>';
+    assert.ok(html.includes(expiredWords), expiredWords);
+    assert.ok(!/role="alert">[^<]*(att_|evt_|\d{4}-\d\d-\d\dT)/.test(html), "no id, no UTC time");
   });
 });
 

@@ -10,7 +10,15 @@ import { calendarOf, escapeText, foldLine, utcDateTime } from "../src/_internal/
 import { ServiceError } from "../src/errors.ts";
 import { createHandler, type HandlerOptions } from "../src/http/handler.ts";
 import { isLinkToken, linkHashOf, newLinkToken, redactLinkTokens } from "../src/resources/link-token.ts";
-import { assertTicketChangeable, showsQrCode, ticketChangeRefusal, ticketUpdateOf } from "../src/rules/ticket-link.ts";
+import {
+  assertTicketChangeable,
+  showsQrCode,
+  ticketAmountDue,
+  ticketChangeRefusal,
+  ticketUpdateOf,
+} from "../src/rules/ticket-link.ts";
+import { ATTENDEE_STATUSES } from "../src/resources/attendee.ts";
+import type { PaymentRecord } from "../src/resources/payment.ts";
 import { TicketUpdateInput } from "../src/resources/ticket-link.ts";
 import { createEventService } from "../src/service.ts";
 import { sqliteStorage } from "./_sqlite.ts";
@@ -80,6 +88,40 @@ describe("what the attendee may change", () => {
       false,
     ]);
     assert.equal(showsQrCode({ status: "cancelled" }, { status: "confirmed" }), false);
+  });
+
+  test("the amount due: what is not kept of the price while pending; nothing admitted or cancelled, whatever was refunded", () => {
+    const payment = (money: Partial<PaymentRecord>): PaymentRecord => ({
+      status: "requires_payment",
+      amount: 12_000,
+      currency: "EUR",
+      amountPaid: 0,
+      amountRefunded: 0,
+      provider: "stripe",
+      expiresAt: null,
+      paymentIntentId: null,
+      clientSecret: null,
+      stripeAccount: null,
+      promoted: false,
+      admittedAt: null,
+      checkoutSessionId: null,
+      ...money,
+    });
+    const partPaid = payment({ amountPaid: 5000, status: "requires_payment" });
+    assert.deepEqual(
+      ATTENDEE_STATUSES.map((status) => [status, ticketAmountDue({ status, payment: partPaid })]),
+      [
+        ["confirmed", 0],
+        ["pending", 7000],
+        ["cancelled", 0],
+        ["checked-in", 0],
+        ["waitlisted", 0],
+      ],
+    );
+    // Paid, then cancelled and refunded: the cancellation cleared admittedAt, yet nothing is owed.
+    const refunded = payment({ status: "refunded", amountPaid: 12_000, amountRefunded: 12_000 });
+    assert.equal(ticketAmountDue({ status: "cancelled", payment: refunded }), 0);
+    assert.equal(ticketAmountDue({ status: "pending", payment: payment({}) }), 12_000);
   });
 
   test("travel merges into carbonOffset (amount kept, null clears); the details replace; nothing left out is touched", () => {

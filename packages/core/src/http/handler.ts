@@ -387,7 +387,9 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       new TextDecoder().decode(await readBodyBytes(ctx.request, MAX_BODY_BYTES, ctx.bodySource)),
     );
     const page = await entry.loadPage();
-    const action = page.actions[form.get("action") ?? ""];
+    // Only the page's own actions: a name of Object.prototype's ("constructor", "toString") is no action.
+    const name = form.get("action") ?? "";
+    const action = Object.hasOwn(page.actions, name) ? page.actions[name] : undefined;
     const context = link.context;
     if (!action) {
       const error = new ServiceError("INVALID_REQUEST", { message: "The form asked for nothing this page does." });

@@ -2,7 +2,7 @@ import { renderDocument } from "../_internal/html-document.tsx";
 import { localDateTime } from "../_internal/local-time.ts";
 import { TRAVEL_MODE_WORDS } from "../carbon/activity-words.ts";
 import { TRAVEL_MODES } from "../carbon/emission-factors.ts";
-import type { ServiceError } from "../errors.ts";
+import { ServiceError } from "../errors.ts";
 import type { TicketContext } from "../operations/context.ts";
 import { TICKET_LINK_OPERATIONS } from "../operations/ticket-link.ts";
 import type { Ticket } from "../resources/ticket-link.ts";
@@ -38,6 +38,37 @@ const FIELD_WORDS: Readonly<Record<string, string>> = {
   "carbonOffset.travelMode": "Travel mode",
   "carbonOffset.travelDistance": "Travel distance (km)",
 };
+
+/**
+ * The refusals of the ticket link's operations in the attendee's words, by `details.reason`: the
+ * API's messages name the registration's and the event's ids and give times in UTC, for a
+ * developer; the page names neither and gives times in the event's time zone.
+ */
+const REFUSAL_WORDS: Readonly<Record<string, (ticket: Ticket) => string>> = {
+  event_started: (ticket) =>
+    `The event started on ${localDateTime(ticket.event.startDate, ticket.event.timeZone)}: your registration can no longer be changed or cancelled here.`,
+  registration_cancelled: () => "This registration is cancelled: it can no longer be changed here.",
+  not_priced: () => "This ticket is free: there is nothing to pay.",
+  manual_payment: () =>
+    "This ticket is paid to the organiser, in person or by bank transfer, not online: once the organiser records it, your ticket is confirmed here.",
+  not_payable: () => "There is nothing to pay for this registration now.",
+  payment_expired: (ticket) =>
+    ticket.payment?.expiresAt
+      ? `Your place was held for payment until ${localDateTime(ticket.payment.expiresAt, ticket.event.timeZone)}, and that time has passed.`
+      : "The time to pay for your place has passed.",
+};
+
+/** A refusal as the page shows it: in the attendee's words where its reason has them ({@link REFUSAL_WORDS}), else as it is. */
+function refusalInWords(error: ServiceError, ticket: Ticket): ServiceError {
+  const reason = error.details?.reason;
+  const words = typeof reason === "string" && Object.hasOwn(REFUSAL_WORDS, reason) ? REFUSAL_WORDS[reason] : undefined;
+  if (words === undefined) return error;
+  return new ServiceError(error.code, {
+    message: words(ticket),
+    ...(error.field !== undefined && { field: error.field }),
+    ...(error.details !== undefined && { details: error.details }),
+  });
+}
 
 /** Everything the page is drawn from. */
 interface TicketView extends TicketOverview {
@@ -85,7 +116,12 @@ function detailsShown(view: TicketView): boolean {
 
 function Notices({ view }: { view: TicketView }) {
   const { state, ticket } = view;
-  const done = state.done === "paid" ? paidNote(ticket) : state.done === null ? undefined : DONE[state.done];
+  const done =
+    state.done === "paid"
+      ? paidNote(ticket)
+      : state.done !== null && Object.hasOwn(DONE, state.done)
+        ? DONE[state.done]
+        : undefined;
   return (
     <>
       {done !== undefined && (
@@ -520,7 +556,8 @@ function ticketUpdateBody(form: URLSearchParams): Record<string, unknown> {
 export const TICKET_PAGE: LinkPage<TicketContext> = {
   async render(ticket, state) {
     const overview = await ticket.overview();
-    return renderTicketPage({ ...overview, state }, ticket.token);
+    const error = state.error && refusalInWords(state.error, overview.ticket);
+    return renderTicketPage({ ...overview, state: { ...state, error } }, ticket.token);
   },
   actions: {
     async save(ticket, form) {

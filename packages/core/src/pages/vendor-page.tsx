@@ -103,7 +103,7 @@ const FIELD_WORDS: Readonly<Record<string, string>> = {
 
 function Notices({ view }: { view: VendorView }) {
   const { state } = view;
-  const done = state.done === null ? undefined : DONE[state.done];
+  const done = state.done !== null && Object.hasOwn(DONE, state.done) ? DONE[state.done] : undefined;
   return (
     <>
       {done !== undefined && (
@@ -545,7 +545,9 @@ function activityBody(form: URLSearchParams, update: boolean): Record<string, un
     dataQuality: field(form, "dataQuality"),
     note: field(form, "note") ?? (update ? null : undefined),
   };
-  const qualifiers: readonly string[] = kind && kind in KIND_QUALIFIERS ? KIND_QUALIFIERS[kind as ActivityKind] : [];
+  // The kind as sent: only the table's own kinds have qualifiers ("constructor" is no kind, whatever `in` says).
+  const qualifiers: readonly string[] =
+    kind !== undefined && Object.hasOwn(KIND_QUALIFIERS, kind) ? KIND_QUALIFIERS[kind as ActivityKind] : [];
   for (const name of qualifiers) {
     const value = field(form, name);
     if (name === "recycledContent") body[name] = value === "true" ? true : value === "false" ? false : value;
@@ -574,12 +576,27 @@ async function recordGone(link: LinkContext, thrown: unknown): Promise<boolean> 
 }
 
 /** The vendor's page and its forms, over the operations of the vendor's link. */
+/**
+ * A refusal as the page shows it: a form sent once the event's records closed says when they
+ * closed in the event's time zone, as the page does, where the API's message gives the time in UTC.
+ */
+function refusalInWords(error: ServiceError, request: VendorRequest): ServiceError {
+  const until = error.details?.dataAcceptedUntil;
+  if (typeof until !== "string") return error;
+  return new ServiceError(error.code, {
+    message: `The event's records closed on ${localDateTime(until, request.event.timeZone)}: no record can be made, changed or deleted here any more.`,
+    ...(error.field !== undefined && { field: error.field }),
+    details: error.details,
+  });
+}
+
 export const VENDOR_PAGE: LinkPage<LinkContext> = {
   async render(link, state) {
     const request = (await run(link, "link.view", {})) as VendorRequest;
     const { records, total } = request.status === "confirmed" ? await recordsOf(link) : { records: [], total: 0 };
     const open = request.status === "confirmed" && link.now() <= request.dataAcceptedUntil;
-    return renderVendorPage({ request, records, total, open, state });
+    const error = state.error && refusalInWords(state.error, request);
+    return renderVendorPage({ request, records, total, open, state: { ...state, error } });
   },
   actions: {
     async confirm(link, form) {

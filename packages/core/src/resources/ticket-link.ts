@@ -99,7 +99,7 @@ export const Ticket = z.object({
       amount: z.int().min(0).meta({ description: "The price, in the currency's minor unit." }),
       amountPaid: z.int().min(0),
       amountRefunded: z.int().min(0),
-      amountDue: z.int().min(0).meta({ description: "What is still owed (0 once admitted)." }),
+      amountDue: z.int().min(0).meta({ description: "What is still owed (0 once admitted or cancelled)." }),
       expiresAt: Timestamp.nullable(),
     })
     .nullable()

@@ -2,7 +2,9 @@ import { ServiceError } from "../errors.ts";
 import type { AttendeeRecord, AttendeeStatus, AttendeeUpdate, CarbonOffset } from "../resources/attendee.ts";
 import type { TicketUpdate } from "../resources/ticket-link.ts";
 import type { EventStatus } from "../resources/event.ts";
+import type { PaymentRecord } from "../resources/payment.ts";
 import { isAdmittedStatus, RELEASED_ATTENDEE_STATUS } from "./attendee-status.ts";
+import { outstanding } from "./payments.ts";
 
 /**
  * What an attendee may still do through their ticket link: change their details or cancel until
@@ -40,6 +42,16 @@ export function assertTicketChangeable(
 /** Whether the ticket link shows the QR code: the registration is admitted (its ticket admits at the door) and its event not called off. */
 export function showsQrCode(event: { status: EventStatus }, attendee: { status: AttendeeStatus }): boolean {
   return event.status !== "cancelled" && isAdmittedStatus(attendee.status);
+}
+
+/**
+ * What the ticket says the attendee still owes: the price less the money kept while the
+ * registration waits for its payment (`pending`); nothing once it is admitted, and nothing once
+ * it is cancelled (by the attendee, the organiser, the event's cancellation or a hold run out),
+ * whatever was refunded.
+ */
+export function ticketAmountDue(attendee: { status: AttendeeStatus; payment: PaymentRecord }): number {
+  return attendee.status === "pending" ? outstanding(attendee.payment) : 0;
 }
 
 /**

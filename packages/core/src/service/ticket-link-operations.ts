@@ -11,10 +11,16 @@ import {
   ticketNotFound,
   ticketUrlOf,
 } from "../resources/ticket-link.ts";
-import { assertCheckoutPayable, outstanding, refundOnCancel } from "../rules/payments.ts";
+import { assertCheckoutPayable, refundOnCancel } from "../rules/payments.ts";
 import type { RefundPolicy } from "../resources/ticket-type.ts";
 import { ServiceError } from "../errors.ts";
-import { assertTicketChangeable, showsQrCode, ticketChangeRefusal, ticketUpdateOf } from "../rules/ticket-link.ts";
+import {
+  assertTicketChangeable,
+  showsQrCode,
+  ticketAmountDue,
+  ticketChangeRefusal,
+  ticketUpdateOf,
+} from "../rules/ticket-link.ts";
 import type { AttendeeUpdate } from "../resources/attendee.ts";
 import type { EventStore } from "../storage/event-store.ts";
 import type { TicketLinkStore } from "../storage/ticket-link-store.ts";
@@ -135,7 +141,7 @@ export function ticketOf(
       amount: payment.amount,
       amountPaid: payment.amountPaid,
       amountRefunded: payment.amountRefunded,
-      amountDue: outstanding(payment),
+      amountDue: ticketAmountDue({ status: attendee.status, payment }),
       expiresAt: payment.expiresAt,
     },
     changesAllowed: ticketChangeRefusal(event, attendee, now) === null,
