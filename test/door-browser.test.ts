@@ -374,6 +374,35 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
     }
   });
 
+  test("a door open for a while: people registered since it opened are in its list when the network drops", async () => {
+    const { client, event, url, path } = await door();
+    const context = await phoneContext(browser, { javaScript: true });
+    try {
+      const { page } = await openDoor(context, url);
+      const late = await register(client, event.id, { firstName: "Late", lastName: "Comer", ticketType: "general" });
+      await page.locator("#door-count").getByText("0 of 3 checked in").waitFor();
+      // The count saw a third admitted registration: the list follows within its refresh interval (30 s).
+      for (const deadline = Date.now() + 45_000; ; ) {
+        const list = (await kept(page, url, "list")) as { attendees: { id: string }[] };
+        if (list.attendees.some(({ id }) => id === late.id)) break;
+        assert.ok(Date.now() < deadline, "the door list holds the late registration within 45 s");
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      await context.setOffline(true);
+      await page.getByLabel("Code").fill(late.confirmationCode);
+      await page.getByLabel("Code").press("Enter");
+      await page.getByRole("status").getByText("Checked in (offline)").waitFor();
+      assert.equal(lines(await page.getByRole("status").innerText()), "Checked in (offline)\nLate Comer general");
+      await context.setOffline(false);
+      await page.locator("#door-count").getByText("1 of 3 checked in").waitFor();
+      assert.equal((await stored(client, late.id)).status, "checked-in");
+      await receiver.waitFor(() => receiver.at(path).length >= 1, "the check-in's notification");
+      assert.deepEqual(notified(path), [late.id]);
+    } finally {
+      await context.close();
+    }
+  });
+
   test("a big event's door list does not need localStorage's 5 MB: with it full, the door still checks in offline and syncs once", async () => {
     // The list of a 20,000-person event is about 5 MB of JSON, as much as a browser's localStorage
     // holds for an origin; the page keeps it (and its queue) in IndexedDB, whose room is the disk's.

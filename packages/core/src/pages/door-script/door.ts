@@ -7,10 +7,19 @@
 import { prepareZXingModule, readBarcodes } from "zxing-wasm/reader";
 import { localDateTime } from "../../_internal/local-time.ts";
 import type { Door, DoorResult, DoorScan, OfflineList } from "../../resources/check-in-link.ts";
+import { ADMITTED_ATTENDEE_STATUSES } from "../../rules/attendee-status.ts";
 import { doorResultText, doorToneOf } from "../door-words.ts";
+
+const ADMITTED: readonly string[] = ADMITTED_ATTENDEE_STATUSES;
 
 /** How often the count is asked for while online (other doors check people in too). */
 const POLL_MS = 3000;
+/**
+ * The door list is downloaded again, at most this often, when the count's admitted registrations
+ * no longer match it (people registered, paid or cancelled since): a door long open keeps
+ * deciding offline from a current list without downloading it at every poll.
+ */
+const LIST_REFRESH_MS = 30_000;
 /** A code the camera keeps seeing is sent once in this long. */
 const CAMERA_REPEAT_MS = 4000;
 /** Frames the camera decodes, at most, per second. */
@@ -180,6 +189,13 @@ async function refreshCount(): Promise<void> {
   if (response.status === 404) return showDead();
   if (!response.ok) return;
   const door = (await response.json()) as Door;
+  if (
+    ENHANCED &&
+    listed !== null &&
+    door.counts.expected !== listed.expected &&
+    Date.now() - listed.at >= LIST_REFRESH_MS
+  )
+    void refreshList();
   (document.getElementById("checked-in") as HTMLElement).textContent = String(door.counts.checkedIn);
   (document.getElementById("expected") as HTMLElement).textContent = String(door.counts.expected);
 }
@@ -316,13 +332,21 @@ async function sync(): Promise<void> {
   }
 }
 
+/** When the door list kept was downloaded, and the admitted registrations it held (as the count's `expected`). */
+let listed: { expected: number; at: number } | null = null;
+
 /** The door list, downloaded again while online (and kept for when it is not). */
 async function refreshList(): Promise<void> {
-  if (!navigator.onLine || dead) return;
+  // A list downloaded while scans wait would forget their offline marks: the sync downloads it after.
+  if (!navigator.onLine || dead || (await queue()).length > 0) return;
   try {
     const response = await fetch(`${base}/offline-list`, { headers: { accept: "application/json" } });
     if (response.status === 404) return showDead();
-    if (response.ok) await save(LIST_KEY, await response.json());
+    if (!response.ok) return;
+    const list = (await response.json()) as OfflineList;
+    await save(LIST_KEY, list);
+    const expected = list.attendees.filter(({ status }) => ADMITTED.includes(status)).length;
+    listed = { expected, at: Date.now() };
   } catch {
     // Offline after all: the list kept is used.
   }
