@@ -308,6 +308,7 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
         lines(await status.innerText()),
         `Checked in (offline)\nAnn Lee <img src=x onerror=alert("ann")> general`,
       );
+      assert.equal(await first.page.locator("#door-count").innerText(), "1 of 2 checked in");
       // The same code again, still offline: the list was marked.
       await first.page.getByLabel("Code").fill(ann.confirmationCode);
       await first.page.getByLabel("Code").press("Enter");

@@ -275,6 +275,9 @@ async function scanOffline(code: string, key: string): Promise<void> {
       }
     : null;
   show({ result, attendee, checkedInAt: entry?.checkedInAt ?? null }, true);
+  // The count follows this door's own check-ins while offline; the service's count replaces it once back.
+  const checkedIn = document.getElementById("checked-in") as HTMLElement;
+  if (result === "checked_in") checkedIn.textContent = String(Number(checkedIn.textContent) + 1);
   offlineNote.hidden = false;
   offlineNote.textContent = `Offline: ${waiting} check-in(s) waiting to be sent.`;
 }
