@@ -267,6 +267,17 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
     );
   }
 
+  /**
+   * Waits until the page has sent its queue (the service answered every queued scan). Not the
+   * count: offline it already counts the door's own check-ins.
+   */
+  async function queueSent(page: Page, url: string) {
+    for (const deadline = Date.now() + 30_000; ((await kept(page, url, "queue")) as unknown[]).length > 0; ) {
+      assert.ok(Date.now() < deadline, "the queue is sent within 30 s");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   /** A door's page opened with JavaScript, its door list downloaded. */
   async function openDoor(context: BrowserContext, url: string) {
     const watch = await watchedPage(context);
@@ -351,6 +362,7 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
         await page.getByRole("status").getByText("Checked in (offline)").waitFor();
       }
       await north.setOffline(false);
+      await queueSent(doors[0]!.page, url);
       await doors[0]!.page.locator("#door-count").getByText("1 of 2 checked in").waitFor();
       await south.setOffline(false);
       await doors[1]!.page
@@ -395,6 +407,7 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
       await page.getByRole("status").getByText("Checked in (offline)").waitFor();
       assert.equal(lines(await page.getByRole("status").innerText()), "Checked in (offline)\nLate Comer general");
       await context.setOffline(false);
+      await queueSent(page, url);
       await page.locator("#door-count").getByText("1 of 3 checked in").waitFor();
       assert.equal((await stored(client, late.id)).status, "checked-in");
       await receiver.waitFor(() => receiver.at(path).length >= 1, "the check-in's notification");
@@ -433,6 +446,7 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
       await page.getByRole("status").getByText("Checked in (offline)").waitFor();
       assert.equal(((await kept(page, url, "queue")) as unknown[]).length, 1);
       await context.setOffline(false);
+      await queueSent(page, url);
       await page.locator("#door-count").getByText("1 of 2 checked in").waitFor();
       assert.equal((await stored(client, ann.id)).status, "checked-in");
       await receiver.waitFor(() => receiver.at(path).length >= 1, "the check-in's notification");
