@@ -244,11 +244,48 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
     }
   });
 
+  /**
+   * What the page keeps in the browser's IndexedDB for its link (`list`: the door list; `queue`:
+   * the scans waiting to be sent), or null.
+   */
+  function kept(page: Page, url: string, what: "list" | "queue"): Promise<unknown> {
+    return page.evaluate(
+      (key) =>
+        new Promise((resolve, reject) => {
+          const opening = indexedDB.open("event-service-door");
+          opening.onupgradeneeded = () => opening.transaction?.abort();
+          opening.onerror = () => resolve(null);
+          opening.onsuccess = () => {
+            const db = opening.result;
+            if (!db.objectStoreNames.contains("door")) return resolve(null);
+            const read = db.transaction("door").objectStore("door").get(key);
+            read.onsuccess = () => resolve(read.result ?? null);
+            read.onerror = () => reject(read.error);
+          };
+        }),
+      `${what}:${new URL(url).pathname}`,
+    );
+  }
+
+  /**
+   * Waits until the page has sent its queue (the service answered every queued scan). Not the
+   * count: offline it already counts the door's own check-ins.
+   */
+  async function queueSent(page: Page, url: string) {
+    for (const deadline = Date.now() + 30_000; ((await kept(page, url, "queue")) as unknown[]).length > 0; ) {
+      assert.ok(Date.now() < deadline, "the queue is sent within 30 s");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   /** A door's page opened with JavaScript, its door list downloaded. */
   async function openDoor(context: BrowserContext, url: string) {
     const watch = await watchedPage(context);
     await watch.page.goto(url);
-    await watch.page.waitForFunction((key) => localStorage.getItem(key) !== null, `door-list:${new URL(url).pathname}`);
+    for (const deadline = Date.now() + 30_000; (await kept(watch.page, url, "list")) === null; ) {
+      assert.ok(Date.now() < deadline, "the door list is kept in IndexedDB within 30 s");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     return watch;
   }
 
@@ -282,6 +319,7 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
         lines(await status.innerText()),
         `Checked in (offline)\nAnn Lee <img src=x onerror=alert("ann")> general`,
       );
+      assert.equal(await first.page.locator("#door-count").innerText(), "1 of 2 checked in");
       // The same code again, still offline: the list was marked.
       await first.page.getByLabel("Code").fill(ann.confirmationCode);
       await first.page.getByLabel("Code").press("Enter");
@@ -292,11 +330,7 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
       await first.page.reload();
       assert.equal(await first.page.getByRole("heading", { level: 1 }).innerText(), EVENT_NAME);
       await first.page.getByRole("button", { name: "Scan with camera" }).waitFor();
-      const queued = await first.page.evaluate(
-        (key) => JSON.parse(localStorage.getItem(key) ?? "[]").length,
-        `door-queue:${new URL(url).pathname}`,
-      );
-      assert.equal(queued, 1);
+      assert.equal(((await kept(first.page, url, "queue")) as unknown[]).length, 1);
       await first.page.close();
 
       // The tab closed; back online, the page opened again sends the queue.
@@ -306,10 +340,7 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
       await second.page.locator("#door-count").getByText("1 of 2 checked in").waitFor();
       assert.equal((await stored(client, ann.id)).status, "checked-in");
       await receiver.waitFor(() => receiver.at(path).length >= 1, "the check-in's notification");
-      assert.equal(
-        await second.page.evaluate((key) => localStorage.getItem(key), `door-queue:${new URL(url).pathname}`),
-        "[]",
-      );
+      assert.deepEqual(await kept(second.page, url, "queue"), []);
       assert.deepEqual(notified(path), [ann.id]);
     } finally {
       await context.close();
@@ -331,6 +362,7 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
         await page.getByRole("status").getByText("Checked in (offline)").waitFor();
       }
       await north.setOffline(false);
+      await queueSent(doors[0]!.page, url);
       await doors[0]!.page.locator("#door-count").getByText("1 of 2 checked in").waitFor();
       await south.setOffline(false);
       await doors[1]!.page
@@ -352,6 +384,105 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
     } finally {
       await north.close();
       await south.close();
+    }
+  });
+
+  test("a door open for a while: people registered since it opened are in its list when the network drops", async () => {
+    const { client, event, url, path } = await door();
+    const context = await phoneContext(browser, { javaScript: true });
+    try {
+      const { page } = await openDoor(context, url);
+      const late = await register(client, event.id, { firstName: "Late", lastName: "Comer", ticketType: "general" });
+      await page.locator("#door-count").getByText("0 of 3 checked in").waitFor();
+      // The count saw a third admitted registration: the list follows within its refresh interval (30 s).
+      for (const deadline = Date.now() + 45_000; ; ) {
+        const list = (await kept(page, url, "list")) as { attendees: { id: string }[] };
+        if (list.attendees.some(({ id }) => id === late.id)) break;
+        assert.ok(Date.now() < deadline, "the door list holds the late registration within 45 s");
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      await context.setOffline(true);
+      await page.getByLabel("Code").fill(late.confirmationCode);
+      await page.getByLabel("Code").press("Enter");
+      await page.getByRole("status").getByText("Checked in (offline)").waitFor();
+      assert.equal(lines(await page.getByRole("status").innerText()), "Checked in (offline)\nLate Comer general");
+      await context.setOffline(false);
+      await queueSent(page, url);
+      await page.locator("#door-count").getByText("1 of 3 checked in").waitFor();
+      assert.equal((await stored(client, late.id)).status, "checked-in");
+      await receiver.waitFor(() => receiver.at(path).length >= 1, "the check-in's notification");
+      assert.deepEqual(notified(path), [late.id]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("a big event's door list does not need localStorage's 5 MB: with it full, the door still checks in offline and syncs once", async () => {
+    // The list of a 20,000-person event is about 5 MB of JSON, as much as a browser's localStorage
+    // holds for an origin; the page keeps it (and its queue) in IndexedDB, whose room is the disk's.
+    const { client, people, url, path } = await door();
+    const [ann] = people;
+    const context = await phoneContext(browser, { javaScript: true });
+    try {
+      const filler = await context.newPage();
+      await filler.goto(`${origin()}/health`);
+      const filled = await filler.evaluate(() => {
+        let chunk = "x".repeat(1 << 20);
+        for (let n = 0; chunk.length > 0; ) {
+          try {
+            localStorage.setItem(`filler-${n++}`, chunk);
+          } catch {
+            chunk = chunk.slice(Math.ceil(chunk.length / 2));
+          }
+        }
+        return localStorage.length;
+      });
+      assert.ok(filled > 0);
+      await filler.close();
+      const { page } = await openDoor(context, url);
+      await context.setOffline(true);
+      await page.getByLabel("Code").fill(ann.confirmationCode);
+      await page.getByLabel("Code").press("Enter");
+      await page.getByRole("status").getByText("Checked in (offline)").waitFor();
+      assert.equal(((await kept(page, url, "queue")) as unknown[]).length, 1);
+      await context.setOffline(false);
+      await queueSent(page, url);
+      await page.locator("#door-count").getByText("1 of 2 checked in").waitFor();
+      assert.equal((await stored(client, ann.id)).status, "checked-in");
+      await receiver.waitFor(() => receiver.at(path).length >= 1, "the check-in's notification");
+      assert.deepEqual(notified(path), [ann.id]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("on a plain http address that is not this machine (no secure context: no Web Crypto, no camera), Code + Enter still checks in", async () => {
+    // A venue's own server reached at http://<its LAN name>: the browser withholds crypto.randomUUID,
+    // crypto.subtle, the camera and service workers, so the page's forms do the work, as without JavaScript.
+    const { client, people, url } = await door();
+    const [ann] = people;
+    const port = new URL(url).port;
+    const lan = await launchBrowser([`--host-resolver-rules=MAP door.test 127.0.0.1`]);
+    try {
+      const context = await phoneContext(lan, { javaScript: true });
+      const watch = await watchedPage(context);
+      const { page } = watch;
+      const address = `http://door.test:${port}${new URL(url).pathname}`;
+      assert.equal((await page.goto(address))?.status(), 200);
+      assert.equal(await page.evaluate(() => window.isSecureContext), false);
+      await page.getByLabel("Code").fill(ann.confirmationCode);
+      await page.getByLabel("Code").press("Enter");
+      await page.getByRole("status").getByText("Checked in", { exact: true }).waitFor();
+      assert.equal(
+        lines(await page.getByRole("status").innerText()),
+        `Checked in\nAnn Lee <img src=x onerror=alert("ann")> general`,
+      );
+      assert.equal((await stored(client, ann.id)).status, "checked-in");
+      assert.equal(await page.getByRole("button", { name: "Scan with camera" }).isVisible(), false);
+      await assertFitsWidth(page);
+      watch.assertClean(`http://door.test:${port}`);
+    } finally {
+      await lan.close();
     }
   });
 

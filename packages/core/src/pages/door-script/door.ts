@@ -7,10 +7,19 @@
 import { prepareZXingModule, readBarcodes } from "zxing-wasm/reader";
 import { localDateTime } from "../../_internal/local-time.ts";
 import type { Door, DoorResult, DoorScan, OfflineList } from "../../resources/check-in-link.ts";
+import { ADMITTED_ATTENDEE_STATUSES } from "../../rules/attendee-status.ts";
 import { doorResultText, doorToneOf } from "../door-words.ts";
+
+const ADMITTED: readonly string[] = ADMITTED_ATTENDEE_STATUSES;
 
 /** How often the count is asked for while online (other doors check people in too). */
 const POLL_MS = 3000;
+/**
+ * The door list is downloaded again, at most this often, when the count's admitted registrations
+ * no longer match it (people registered, paid or cancelled since): a door long open keeps
+ * deciding offline from a current list without downloading it at every poll.
+ */
+const LIST_REFRESH_MS = 30_000;
 /** A code the camera keeps seeing is sent once in this long. */
 const CAMERA_REPEAT_MS = 4000;
 /** Frames the camera decodes, at most, per second. */
@@ -34,21 +43,72 @@ const undoBox = document.getElementById("undo") as HTMLElement;
 const codeInput = document.getElementById("code") as HTMLInputElement;
 const offlineNote = document.getElementById("offline-note") as HTMLElement;
 
+/**
+ * Web Crypto (the scans' keys, the codes' hashes), the camera and service workers exist only in a
+ * secure context (HTTPS, or this machine's own address); elsewhere, such as a venue's server at a
+ * plain `http://` address, the page's forms do the work, as without JavaScript.
+ */
+const ENHANCED = window.isSecureContext;
+
 interface Queued {
   code: string;
   key: string;
 }
 
-// The browser's own storage, per link: the door list (names, statuses, hashed codes) and the queue.
-const LIST_KEY = `door-list:${base}`;
-const QUEUE_KEY = `door-queue:${base}`;
+// The browser's IndexedDB, per link: the door list (names, statuses, hashed codes) and the queue.
+// Not localStorage: its 5 MB an origin is about the list of a 20,000-person event alone.
+const DATABASE = "event-service-door";
+const STORE = "door";
+const LIST_KEY = `list:${base}`;
+const QUEUE_KEY = `queue:${base}`;
 
-const load = <T>(key: string): T | null => {
-  const text = localStorage.getItem(key);
-  return text === null ? null : (JSON.parse(text) as T);
-};
-const save = (key: string, value: unknown) => localStorage.setItem(key, JSON.stringify(value));
-const queue = (): Queued[] => load<Queued[]>(QUEUE_KEY) ?? [];
+let opened: Promise<IDBDatabase> | null = null;
+function database(): Promise<IDBDatabase> {
+  opened ??= new Promise((resolve, reject) => {
+    const request = indexedDB.open(DATABASE, 1);
+    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  return opened;
+}
+
+/**
+ * Reads `keys` and writes back what `change` makes of their values (nothing when it answers
+ * null), in one transaction: a scan queued while the queue is being sent is never lost.
+ */
+async function update(keys: readonly string[], change: (values: unknown[]) => unknown[] | null): Promise<void> {
+  const db = await database();
+  await new Promise<void>((resolve, reject) => {
+    const transaction = db.transaction(STORE, "readwrite");
+    const store = transaction.objectStore(STORE);
+    const values: unknown[] = [];
+    let left = keys.length;
+    for (const [index, key] of keys.entries()) {
+      const read = store.get(key);
+      read.onsuccess = () => {
+        values[index] = read.result ?? null;
+        if (--left > 0) return;
+        const next = change(values);
+        if (next) for (const [at, name] of keys.entries()) store.put(next[at], name);
+      };
+    }
+    transaction.oncomplete = () => resolve();
+    transaction.onerror = () => reject(transaction.error);
+    transaction.onabort = () => reject(transaction.error);
+  });
+}
+
+async function load<T>(key: string): Promise<T | null> {
+  let value: T | null = null;
+  await update([key], ([kept]) => {
+    value = (kept as T | null) ?? null;
+    return null;
+  });
+  return value;
+}
+const save = (key: string, value: unknown) => update([key], () => [value]);
+const queue = async (): Promise<Queued[]> => (await load<Queued[]>(QUEUE_KEY)) ?? [];
 
 let dead = false;
 
@@ -129,6 +189,13 @@ async function refreshCount(): Promise<void> {
   if (response.status === 404) return showDead();
   if (!response.ok) return;
   const door = (await response.json()) as Door;
+  if (
+    ENHANCED &&
+    listed !== null &&
+    door.counts.expected !== listed.expected &&
+    Date.now() - listed.at >= LIST_REFRESH_MS
+  )
+    void refreshList();
   (document.getElementById("checked-in") as HTMLElement).textContent = String(door.counts.checkedIn);
   (document.getElementById("expected") as HTMLElement).textContent = String(door.counts.expected);
 }
@@ -167,14 +234,37 @@ async function codeHash(typed: string): Promise<string> {
 
 /** A scan decided from the downloaded list, in the service's order; a check-in is marked there and queued. */
 async function scanOffline(code: string, key: string): Promise<void> {
-  const list = load<OfflineList>(LIST_KEY);
-  if (!list) {
+  const hash = await codeHash(code);
+  let decided: { result: DoorResult; entry: OfflineList["attendees"][number] | undefined } | null = null;
+  let waiting = 0;
+  // Decided, marked in the list and queued in one transaction: a scan shown as checked in is queued.
+  await update([LIST_KEY, QUEUE_KEY], ([kept, queued]) => {
+    const list = kept as OfflineList | null;
+    const scans = (queued as Queued[] | null) ?? [];
+    waiting = scans.length;
+    if (!list) return null;
+    const entry = list.attendees.find((candidate) => candidate.codeHash === hash);
+    let result: DoorResult;
+    if (list.event.status !== "published") result = "event_not_open";
+    else if (!entry) result = "not_found";
+    else if (entry.status === "cancelled") result = "cancelled";
+    else if (entry.status === "waitlisted") result = "not_admitted";
+    else if (entry.status === "checked-in") result = "already_checked_in";
+    else if (entry.paymentRequired) result = "payment_required";
+    else result = "checked_in";
+    decided = { result, entry };
+    if (!entry || result !== "checked_in") return null;
+    entry.status = "checked-in";
+    entry.checkedInAt = new Date().toISOString();
+    waiting = scans.length + 1;
+    return [list, [...scans, { code, key }]];
+  });
+  if (!decided) {
     resultBox.className = "result result-stop";
     resultBox.replaceChildren(paragraph("result-words", "Offline, and no door list yet: try again when online."));
     return;
   }
-  const hash = await codeHash(code);
-  const entry = list.attendees.find((candidate) => candidate.codeHash === hash);
+  const { result, entry } = decided as { result: DoorResult; entry: OfflineList["attendees"][number] | undefined };
   const attendee = entry
     ? {
         id: entry.id,
@@ -184,23 +274,12 @@ async function scanOffline(code: string, key: string): Promise<void> {
         status: entry.status,
       }
     : null;
-  let result: DoorResult;
-  if (list.event.status !== "published") result = "event_not_open";
-  else if (!entry) result = "not_found";
-  else if (entry.status === "cancelled") result = "cancelled";
-  else if (entry.status === "waitlisted") result = "not_admitted";
-  else if (entry.status === "checked-in") result = "already_checked_in";
-  else if (entry.paymentRequired) result = "payment_required";
-  else result = "checked_in";
-  if (entry && result === "checked_in") {
-    entry.status = "checked-in";
-    entry.checkedInAt = new Date().toISOString();
-    save(LIST_KEY, list);
-    save(QUEUE_KEY, [...queue(), { code, key }]);
-  }
   show({ result, attendee, checkedInAt: entry?.checkedInAt ?? null }, true);
+  // The count follows this door's own check-ins while offline; the service's count replaces it once back.
+  const checkedIn = document.getElementById("checked-in") as HTMLElement;
+  if (result === "checked_in") checkedIn.textContent = String(Number(checkedIn.textContent) + 1);
   offlineNote.hidden = false;
-  offlineNote.textContent = `Offline: ${queue().length} check-in(s) waiting to be sent.`;
+  offlineNote.textContent = `Offline: ${waiting} check-in(s) waiting to be sent.`;
 }
 
 /** A code typed or scanned: to the service when online, else decided from the list. */
@@ -209,7 +288,18 @@ async function scan(code: string): Promise<void> {
   const key = crypto.randomUUID();
   const answer = await send({ code }, key);
   if (answer === "dead") return showDead();
-  if (answer === null) return scanOffline(code, key);
+  if (answer === null) {
+    try {
+      return await scanOffline(code, key);
+    } catch {
+      // The browser would not keep it (storage refused or full): the door must not think it was.
+      resultBox.className = "result result-stop";
+      resultBox.replaceChildren(
+        paragraph("result-words", "Not checked in: offline, and this browser could not keep the scan."),
+      );
+      return;
+    }
+  }
   if (answer === "refused") {
     resultBox.className = "result result-stop";
     resultBox.replaceChildren(paragraph("result-words", "Not checked in: the service is busy. Scan again."));
@@ -226,13 +316,15 @@ async function sync(): Promise<void> {
   if (syncing || dead) return;
   syncing = true;
   try {
-    for (let waiting = queue(); waiting.length > 0; waiting = queue()) {
+    for (let waiting = await queue(); waiting.length > 0; waiting = await queue()) {
       const next = waiting[0] as Queued;
       const answer = await send({ code: next.code }, next.key);
       // Kept for the next try (the poll tries again) when the network or the service is not there yet.
       if (answer === null || answer === "refused") return;
       if (answer === "dead") return showDead();
-      save(QUEUE_KEY, queue().slice(1));
+      await update([QUEUE_KEY], ([queued]) => [
+        ((queued as Queued[] | null) ?? []).filter(({ key }) => key !== next.key),
+      ]);
       if (answer.result === "already_checked_in") show(answer);
     }
     offlineNote.hidden = true;
@@ -243,13 +335,21 @@ async function sync(): Promise<void> {
   }
 }
 
+/** When the door list kept was downloaded, and the admitted registrations it held (as the count's `expected`). */
+let listed: { expected: number; at: number } | null = null;
+
 /** The door list, downloaded again while online (and kept for when it is not). */
 async function refreshList(): Promise<void> {
-  if (!navigator.onLine || dead) return;
+  // A list downloaded while scans wait would forget their offline marks: the sync downloads it after.
+  if (!navigator.onLine || dead || (await queue()).length > 0) return;
   try {
     const response = await fetch(`${base}/offline-list`, { headers: { accept: "application/json" } });
     if (response.status === 404) return showDead();
-    if (response.ok) save(LIST_KEY, await response.json());
+    if (!response.ok) return;
+    const list = (await response.json()) as OfflineList;
+    await save(LIST_KEY, list);
+    const expected = list.attendees.filter(({ status }) => ADMITTED.includes(status)).length;
+    listed = { expected, at: Date.now() };
   } catch {
     // Offline after all: the list kept is used.
   }
@@ -257,6 +357,7 @@ async function refreshList(): Promise<void> {
 
 const scanForm = document.getElementById("scan-form") as HTMLFormElement;
 scanForm.addEventListener("submit", (event) => {
+  if (!ENHANCED) return;
   event.preventDefault();
   const code = codeInput.value;
   codeInput.value = "";
@@ -328,6 +429,8 @@ if ("serviceWorker" in navigator && location.search === "") {
     .catch(() => undefined);
 }
 
-window.addEventListener("online", () => void sync());
-setInterval(() => void (queue().length > 0 ? sync() : refreshCount()), POLL_MS);
-void sync();
+if (ENHANCED) {
+  window.addEventListener("online", () => void sync());
+  setInterval(() => void queue().then((waiting) => (waiting.length > 0 ? sync() : refreshCount())), POLL_MS);
+  void sync();
+} else setInterval(() => void refreshCount(), POLL_MS);
