@@ -1246,6 +1246,8 @@ describe("the door's page", () => {
     assert.match(undone.location ?? "", /\?done=undone$/);
     assert.equal((await account.attendees.get(ann.id)).status, "confirmed");
     assert.ok((await page("?done=undone")).html.includes("The check-in was undone."));
+    for (const done of ["constructor", "toString", "__proto__"])
+      assert.ok(!(await page(`?done=${done}`)).html.includes(`<p class="notice">`), `no note for ?done=${done}`);
     await account.events.update(event.id, { status: "cancelled" });
     assert.equal(
       statusText((await scan(ann.confirmationCode)).html),

@@ -120,7 +120,7 @@ function Search({ view }: { view: DoorView }) {
 function renderDoorPage(view: DoorView): string {
   const { door, state, scan } = view;
   const { event, counts } = door;
-  const done = state.done === null ? undefined : DONE[state.done];
+  const done = state.done !== null && Object.hasOwn(DONE, state.done) ? DONE[state.done] : undefined;
   return renderDocument({
     title: `Door · ${event.name}`,
     style: PAGE_STYLE,
