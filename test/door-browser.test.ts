@@ -387,6 +387,40 @@ describe("the door's page in a real browser (headless Chromium)", { skip: SKIP }
     }
   });
 
+  test("let in offline, cancelled meanwhile: back online, the door is told (Cancelled, named in its note), nothing checked in or notified", async () => {
+    const { client, people, url, path } = await door();
+    const [ann, bo] = people;
+    const context = await phoneContext(browser, { javaScript: true });
+    try {
+      const { page } = await openDoor(context, url);
+      await context.setOffline(true);
+      for (const person of [ann, bo]) {
+        await page.getByLabel("Code").fill(person.confirmationCode);
+        await page.getByLabel("Code").press("Enter");
+        await page.getByRole("status").getByText("Checked in (offline)").waitFor();
+      }
+      // The organiser cancels Ann while the door is offline.
+      expectStatus(await client.put(`/attendees/${ann.id}`, { status: "cancelled" }), 200);
+      await context.setOffline(false);
+      await queueSent(page, url);
+      await page.locator("#door-count").getByText("1 of 1 checked in").waitFor();
+      assert.equal(
+        await page.locator("#offline-note").innerText(),
+        `Let in offline, but not checked in once sent: Ann Lee <img src=x onerror=alert("ann")>: Cancelled.`,
+      );
+      assert.equal(
+        lines(await page.getByRole("status").innerText()),
+        `Cancelled\nAnn Lee <img src=x onerror=alert("ann")> general`,
+      );
+      assert.equal((await stored(client, ann.id)).status, "cancelled");
+      assert.equal((await stored(client, bo.id)).status, "checked-in");
+      await receiver.waitFor(() => receiver.at(path).length >= 1, "Bo's check-in notification");
+      assert.deepEqual(notified(path), [bo.id]);
+    } finally {
+      await context.close();
+    }
+  });
+
   test("a door open for a while: people registered since it opened are in its list when the network drops", async () => {
     const { client, event, url, path } = await door();
     const context = await phoneContext(browser, { javaScript: true });

@@ -311,10 +311,15 @@ async function scan(code: string): Promise<void> {
 
 let syncing = false;
 
-/** The queue sent in order, each scan with its own key; "Already checked in" means another door was first. */
+/**
+ * The queue sent in order, each scan with its own key; "Already checked in" means another door was
+ * first. A scan let in offline that the service then refuses (cancelled meanwhile, no longer
+ * admitted) is shown, and named in the note until the next offline scan: the person went in.
+ */
 async function sync(): Promise<void> {
   if (syncing || dead) return;
   syncing = true;
+  const refused: string[] = [];
   try {
     for (let waiting = await queue(); waiting.length > 0; waiting = await queue()) {
       const next = waiting[0] as Queued;
@@ -325,9 +330,15 @@ async function sync(): Promise<void> {
       await update([QUEUE_KEY], ([queued]) => [
         ((queued as Queued[] | null) ?? []).filter(({ key }) => key !== next.key),
       ]);
-      if (answer.result === "already_checked_in") show(answer);
+      if (answer.result !== "checked_in") show(answer);
+      if (answer.result !== "checked_in" && answer.result !== "already_checked_in") {
+        const who = answer.attendee ? `${answer.attendee.firstName} ${answer.attendee.lastName}` : "A ticket";
+        refused.push(`${who}: ${doorResultText(answer.result as DoorResult, { eventName: answer.event?.name })}`);
+      }
     }
-    offlineNote.hidden = true;
+    offlineNote.hidden = refused.length === 0;
+    offlineNote.textContent =
+      refused.length === 0 ? "" : `Let in offline, but not checked in once sent: ${refused.join("; ")}.`;
     await refreshList();
     await refreshCount();
   } finally {
