@@ -426,7 +426,10 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       shown: state.shown ?? null,
       query,
     });
-    const csp = page.script === undefined ? undefined : pageCsp({ script: true });
+    const csp =
+      page.script === undefined && page.formTargets === undefined
+        ? undefined
+        : pageCsp({ script: page.script !== undefined, formTargets: page.formTargets });
     return reply.raw(ctx, html, status, Object.assign({}, ctx.headers, pageHeaders(csp)));
   }
 

@@ -40,6 +40,8 @@ export interface LinkPage<C> {
   actions: Readonly<Record<string, PageAction<C>>>;
   /** The page's own script, served by the service; absent for a page that has none. */
   script?: string;
+  /** Origins a form's answer may redirect the browser to (its CSP's `form-action`); none but the service's by default. */
+  formTargets?: readonly string[];
 }
 
 /**

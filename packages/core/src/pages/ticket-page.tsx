@@ -552,6 +552,9 @@ function ticketUpdateBody(form: URLSearchParams): Record<string, unknown> {
   };
 }
 
+/** Where Stripe serves a Checkout Session's page, which Pay redirects to. */
+const STRIPE_CHECKOUT_ORIGIN = "https://checkout.stripe.com";
+
 /** The attendee's ticket page and its forms, over the operations of the ticket link. */
 export const TICKET_PAGE: LinkPage<TicketContext> = {
   async render(ticket, state) {
@@ -573,4 +576,6 @@ export const TICKET_PAGE: LinkPage<TicketContext> = {
       return { redirect: url };
     },
   },
+  // Pay's answer is a redirect to the Checkout Session's page.
+  formTargets: [STRIPE_CHECKOUT_ORIGIN],
 };
