@@ -4,6 +4,7 @@
  * a refusal draws the page again with the request's status), and the HTML answer to a dead link.
  */
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, test } from "node:test";
@@ -1169,7 +1170,7 @@ function statusText(html: string): string {
 
 describe("the door's page", () => {
   test("shows the event in its time zone, the label and the count; every control labelled; its script from the service and nothing else", async (t) => {
-    const { storage, page, register } = await doorPage();
+    const { storage, page, register, link, handler } = await doorPage();
     t.after(() => storage.close());
     await register("Ann");
     const { status, html, headers } = await page();
@@ -1179,7 +1180,13 @@ describe("the door's page", () => {
     assert.doesNotMatch(csp, /unsafe-inline|(?<!wasm-)unsafe-eval|https?:|\*/);
     assert.match(csp, /; form-action 'self';/);
     assert.equal(headers.get("cache-control"), "no-store");
-    assert.match(html, /<script src="..\/..\/pages\/door.js" defer><\/script>/);
+    // The script's address carries its bytes' hash: a phone that kept yesterday's (cached a day) takes the new one.
+    const script = /<script src="(\.\.\/\.\.\/pages\/door\.js\?v=([0-9a-f]{12}))" defer><\/script>/.exec(html);
+    assert.ok(script, "the page loads the service's own door.js with its version");
+    const served = await handler(new Request(new URL(script[1]!, link)));
+    assert.equal(served.status, 200);
+    const bytes = new Uint8Array(await served.arrayBuffer());
+    assert.equal(script[2], createHash("sha256").update(bytes).digest("hex").slice(0, 12));
     assert.equal([...html.matchAll(/<script/g)].length, 1, "one script, the service's own file");
     assert.ok(html.includes("<h1>Summit &lt;img src=x onerror=&quot;alert(1)&quot;></h1>"));
     assert.ok(html.includes("<strong>North &lt;gate></strong>"));

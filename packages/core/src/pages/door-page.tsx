@@ -6,6 +6,7 @@ import type { Door, DoorScan, DoorSearch } from "../resources/check-in-link.ts";
 import { DOOR_SEARCH_MIN_LENGTH } from "../service/door-link-operations.ts";
 import { doorResultText, doorToneOf } from "./door-words.ts";
 import { field, type LinkPage, type PageState, runLinkOperation } from "./link-page.ts";
+import { pageAssetVersion } from "./page-assets.ts";
 import { PAGE_STYLE } from "./page-style.ts";
 
 /** The page's script, relative to the page (`<prefix>/check-in/<token>`), so it holds under any base path and prefix. */
@@ -27,6 +28,8 @@ interface DoorView {
   /** The search typed (`?search=`), and what it found: nothing before 2 characters. */
   search: string;
   found: DoorSearch["attendees"];
+  /** The script's version, in its address (see pageAssetVersion). */
+  scriptVersion: string;
 }
 
 const when = (view: DoorView, timestamp: string) => localDateTime(timestamp, view.door.event.timeZone);
@@ -124,7 +127,7 @@ function renderDoorPage(view: DoorView): string {
   return renderDocument({
     title: `Door · ${event.name}`,
     style: PAGE_STYLE,
-    script: DOOR_SCRIPT,
+    script: `${DOOR_SCRIPT}?v=${view.scriptVersion}`,
     children: (
       <main id="door" data-time-zone={event.timeZone ?? "UTC"}>
         <h1>{event.name}</h1>
@@ -202,11 +205,13 @@ const run = (door: DoorContext, id: string, params: Record<string, string> = {},
 export const DOOR_PAGE: LinkPage<DoorContext> = {
   async render(door, state) {
     const typed = (state.query.get("search") ?? "").trim().slice(0, SEARCH_MAX_LENGTH);
-    const [view, found] = await Promise.all([
+    const [view, found, scriptVersion] = await Promise.all([
       door.view(),
       typed.length >= DOOR_SEARCH_MIN_LENGTH ? door.search({ search: typed }) : { attendees: [] },
+      pageAssetVersion("door.js"),
     ]);
     return renderDoorPage({
+      scriptVersion,
       door: view,
       state,
       scan: (state.shown as DoorScan | null) ?? null,

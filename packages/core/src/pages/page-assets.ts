@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -44,4 +45,23 @@ export async function pageAsset(name: PageAsset): Promise<Uint8Array> {
     cache.set(name, bytes);
   }
   return bytes;
+}
+
+const versions = new Map<PageAsset, string>();
+
+/**
+ * A short hash of an asset's bytes, which the page puts in its file's address (`door.js?v=…`):
+ * browsers keep the file for a day, so after an upgrade a phone takes the new one at once
+ * instead of running yesterday's script against today's page.
+ */
+export async function pageAssetVersion(name: PageAsset): Promise<string> {
+  let version = versions.get(name);
+  if (version === undefined) {
+    version = createHash("sha256")
+      .update(await pageAsset(name))
+      .digest("hex")
+      .slice(0, 12);
+    versions.set(name, version);
+  }
+  return version;
 }
