@@ -13,32 +13,17 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { syntheticSet } from "../packages/core/test/_factor-set-fixture.ts";
 import { runCli, SQLITE_PASS_ONLY, startServer, testDatabase } from "./_setup.ts";
 import { clientFor, createEvent, expectError, expectStatus, register } from "./fixtures/api.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "event-service-factor-sets-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A synthetic set of `year`: car `car` kg per km, diesel 10 kg per litre. */
+/** The synthetic set of `year` (car `car` kg per km, diesel 10 kg per litre) written to `name`. */
 function setFile(name: string, year: number, car: number): string {
   const path = join(dir, name);
-  writeFileSync(
-    path,
-    JSON.stringify({
-      name: `Synthetic ${year}`,
-      year,
-      source: "The end-to-end tests",
-      factors: [
-        { mode: "car", factor: car },
-        { mode: "flight", factor: 2 },
-        { mode: "train", factor: 0.5 },
-        { mode: "bus", factor: 0.25 },
-        { mode: "bike", factor: 0 },
-        { mode: "walk", factor: 0 },
-      ],
-      activities: [{ kind: "fuel", fuel: "diesel", unit: "litres", factor: 10, name: `Synthetic diesel ${year}` }],
-    }),
-  );
+  writeFileSync(path, JSON.stringify(syntheticSet(year, car, "The end-to-end tests")));
   return path;
 }
 

@@ -10,30 +10,13 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { DEFAULT_EMISSION_FACTORS, type EmissionFactorSetInput } from "../src/carbon/emission-factors.ts";
+import { DEFAULT_EMISSION_FACTORS } from "../src/carbon/emission-factors.ts";
 import { createFactorSets, startYear } from "../src/carbon/factor-sets.ts";
 import { createEventService } from "../src/service.ts";
 import { createSqlStorage } from "../src/sql/sql-storage.ts";
 import { BACKENDS } from "./_backends.ts";
+import { syntheticSet } from "./_factor-set-fixture.ts";
 import { EVENT } from "./_fixtures.ts";
-
-/** A synthetic set: round factors to compute by hand, one activity factor. */
-function syntheticSet(year: number, car: number): EmissionFactorSetInput {
-  return {
-    name: `Synthetic ${year}`,
-    year,
-    source: "The test suite",
-    factors: [
-      { mode: "car", factor: car },
-      { mode: "flight", factor: 2 },
-      { mode: "train", factor: 0.5 },
-      { mode: "bus", factor: 0.25 },
-      { mode: "bike", factor: 0 },
-      { mode: "walk", factor: 0 },
-    ],
-    activities: [{ kind: "fuel", fuel: "diesel", unit: "litres", factor: 10, name: `Synthetic diesel ${year}` }],
-  };
-}
 
 const DESNZ_2023 = {
   name: DEFAULT_EMISSION_FACTORS.name,
