@@ -4,28 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { type AddressInfo, connect, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { trackConnections } from "../src/connections.ts";
 import { countRequestsInFlight } from "../src/requests-in-flight.ts";
-
-/** A raw connection to `port`: what it received, and how it ended (`{}`, or the error that ended it). */
-async function openRaw(port: number) {
-  const socket: Socket = connect(port, "127.0.0.1");
-  await new Promise<void>((resolve, reject) => {
-    socket.once("connect", () => resolve());
-    socket.once("error", reject);
-  });
-  let data = "";
-  let error: string | undefined;
-  socket.setEncoding("utf8");
-  socket.on("data", (chunk: string) => (data += chunk));
-  socket.on("error", (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
-  const closed = new Promise<{ error?: string }>((resolve) =>
-    socket.on("close", () => resolve(error === undefined ? {} : { error })),
-  );
-  return { socket, received: () => data, closed };
-}
+import { openRaw } from "../../../test/fixtures/raw-http.ts";
 
 /** Resolves once `condition` holds, checked every 10 ms. */
 async function until(condition: () => boolean): Promise<void> {
@@ -49,12 +32,12 @@ test("at the shutdown timeout, a request read whole and not yet answered keeps i
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   const { port } = server.address() as AddressInfo;
   try {
-    const idle = await openRaw(port);
+    const idle = await openRaw(`http://127.0.0.1:${port}`);
     idle.socket.write("GET /first HTTP/1.1\r\nHost: x\r\n\r\n");
     await until(() => idle.received().includes("att_1"));
-    const uploading = await openRaw(port);
+    const uploading = await openRaw(`http://127.0.0.1:${port}`);
     uploading.socket.write("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789");
-    const working = await openRaw(port);
+    const working = await openRaw(`http://127.0.0.1:${port}`);
     working.socket.write("POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}");
     await until(() => seen.length === 3);
 
