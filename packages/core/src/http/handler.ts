@@ -1,6 +1,7 @@
 import { ServiceError } from "../errors.ts";
 import { prefersHtml } from "../operations/analytics.ts";
 import { onFirstUse } from "../_internal/on-first-use.ts";
+import { ownEntry } from "../_internal/own-entry.ts";
 import type { LinkPage, PageOutcome } from "../pages/link-page.ts";
 import { pageCsp, pageHeaders } from "../pages/page-response.ts";
 import type { EventService } from "../service.ts";
@@ -387,9 +388,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       new TextDecoder().decode(await readBodyBytes(ctx.request, MAX_BODY_BYTES, ctx.bodySource)),
     );
     const page = await entry.loadPage();
-    // Only the page's own actions: a name of Object.prototype's ("constructor", "toString") is no action.
-    const name = form.get("action") ?? "";
-    const action = Object.hasOwn(page.actions, name) ? page.actions[name] : undefined;
+    const action = ownEntry(page.actions, form.get("action"));
     const context = link.context;
     if (!action) {
       const error = new ServiceError("INVALID_REQUEST", { message: "The form asked for nothing this page does." });
@@ -426,10 +425,7 @@ export function createHandler(service: EventService, options: HandlerOptions = {
       shown: state.shown ?? null,
       query,
     });
-    const csp =
-      page.script === undefined && page.formTargets === undefined
-        ? undefined
-        : pageCsp({ script: page.script !== undefined, formTargets: page.formTargets });
+    const csp = pageCsp({ script: page.script !== undefined, formTargets: page.formTargets });
     return reply.raw(ctx, html, status, Object.assign({}, ctx.headers, pageHeaders(csp)));
   }
 

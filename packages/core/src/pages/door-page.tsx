@@ -1,5 +1,6 @@
 import { renderDocument } from "../_internal/html-document.tsx";
 import { localDateTime } from "../_internal/local-time.ts";
+import { ownEntry } from "../_internal/own-entry.ts";
 import type { DoorContext } from "../operations/context.ts";
 import { DOOR_LINK_OPERATIONS } from "../operations/door-link.ts";
 import type { Door, DoorScan, DoorSearch } from "../resources/check-in-link.ts";
@@ -123,7 +124,7 @@ function Search({ view }: { view: DoorView }) {
 function renderDoorPage(view: DoorView): string {
   const { door, state, scan } = view;
   const { event, counts } = door;
-  const done = state.done !== null && Object.hasOwn(DONE, state.done) ? DONE[state.done] : undefined;
+  const done = ownEntry(DONE, state.done);
   return renderDocument({
     title: `Door · ${event.name}`,
     style: PAGE_STYLE,

@@ -1,5 +1,6 @@
 import { renderDocument } from "../_internal/html-document.tsx";
 import { localDateTime } from "../_internal/local-time.ts";
+import { ownEntry } from "../_internal/own-entry.ts";
 import { TRAVEL_MODE_WORDS } from "../carbon/activity-words.ts";
 import { TRAVEL_MODES } from "../carbon/emission-factors.ts";
 import { ServiceError } from "../errors.ts";
@@ -61,7 +62,7 @@ const REFUSAL_WORDS: Readonly<Record<string, (ticket: Ticket) => string>> = {
 /** A refusal as the page shows it: in the attendee's words where its reason has them ({@link REFUSAL_WORDS}), else as it is. */
 function refusalInWords(error: ServiceError, ticket: Ticket): ServiceError {
   const reason = error.details?.reason;
-  const words = typeof reason === "string" && Object.hasOwn(REFUSAL_WORDS, reason) ? REFUSAL_WORDS[reason] : undefined;
+  const words = ownEntry(REFUSAL_WORDS, typeof reason === "string" ? reason : undefined);
   if (words === undefined) return error;
   return new ServiceError(error.code, {
     message: words(ticket),
@@ -116,12 +117,7 @@ function detailsShown(view: TicketView): boolean {
 
 function Notices({ view }: { view: TicketView }) {
   const { state, ticket } = view;
-  const done =
-    state.done === "paid"
-      ? paidNote(ticket)
-      : state.done !== null && Object.hasOwn(DONE, state.done)
-        ? DONE[state.done]
-        : undefined;
+  const done = state.done === "paid" ? paidNote(ticket) : ownEntry(DONE, state.done);
   return (
     <>
       {done !== undefined && (

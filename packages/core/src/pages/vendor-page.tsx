@@ -1,5 +1,6 @@
 import { renderDocument } from "../_internal/html-document.tsx";
 import { localDateTime } from "../_internal/local-time.ts";
+import { ownEntry } from "../_internal/own-entry.ts";
 import { ACTIVITY_KIND_WORDS, ACTIVITY_UNIT_WORDS, DATA_QUALITY_WORDS } from "../carbon/activity-words.ts";
 import type { ActivityKind } from "../carbon/activity-kinds.ts";
 import { ServiceError } from "../errors.ts";
@@ -103,7 +104,7 @@ const FIELD_WORDS: Readonly<Record<string, string>> = {
 
 function Notices({ view }: { view: VendorView }) {
   const { state } = view;
-  const done = state.done !== null && Object.hasOwn(DONE, state.done) ? DONE[state.done] : undefined;
+  const done = ownEntry(DONE, state.done);
   return (
     <>
       {done !== undefined && (
@@ -546,8 +547,7 @@ function activityBody(form: URLSearchParams, update: boolean): Record<string, un
     note: field(form, "note") ?? (update ? null : undefined),
   };
   // The kind as sent: only the table's own kinds have qualifiers ("constructor" is no kind, whatever `in` says).
-  const qualifiers: readonly string[] =
-    kind !== undefined && Object.hasOwn(KIND_QUALIFIERS, kind) ? KIND_QUALIFIERS[kind as ActivityKind] : [];
+  const qualifiers: readonly string[] = ownEntry(KIND_QUALIFIERS, kind) ?? [];
   for (const name of qualifiers) {
     const value = field(form, name);
     if (name === "recycledContent") body[name] = value === "true" ? true : value === "false" ? false : value;
