@@ -125,9 +125,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     case "serve": {
       if (sub !== undefined) throw new UsageError(`serve takes no argument (got ${sub})`);
       // A cluster worker's lines carry its pid: the operator (and the tests) can tell the processes apart.
-      const logger = isClusterWorker()
-        ? createLogger(config.LOG_LEVEL).child({ pid: process.pid })
-        : createLogger(config.LOG_LEVEL);
+      const logger = createLogger(config.LOG_LEVEL, isClusterWorker() ? { pid: process.pid } : undefined);
       if (config.WORKERS > 1 && !isClusterWorker()) {
         // The primary migrates once, then only forks and supervises (see cluster.ts).
         return runPrimary({

@@ -18,7 +18,7 @@ import { FastResponse, type ServerRequest, serve } from "srvx";
 import { createApp } from "./app.ts";
 import { collectAcrossWorkers, isClusterWorker } from "./cluster.ts";
 import type { ServerConfig } from "./config.ts";
-import { createLogger, type Logger, logRepeated } from "./log.ts";
+import { createLogger, type Logger, logRepeated, requestLogger } from "./log.ts";
 import { createMetrics } from "./metrics.ts";
 import { trackConnections } from "./connections.ts";
 import { countRequestsInFlight } from "./requests-in-flight.ts";
@@ -189,6 +189,8 @@ export async function startServer(
     onError: logRepeated(logger, "error", "payment worker error"),
   });
   let draining = false;
+  // A 503 (the store unreachable, or draining) at warn, worth an operator's look; the rest at info.
+  const logRequest = requestLogger(logger);
   const handler = createHandler(service, {
     // srvx serves its own Response class without web streams: a large share of a small request's cost.
     Response: FastResponse,
@@ -204,9 +206,7 @@ export async function startServer(
     ...(config.CORS_ORIGINS && { cors: { origins: config.CORS_ORIGINS } }),
     isDraining: () => draining,
     onRequestEnd: (entry) => {
-      // A 503 (the store unreachable, or draining) is worth an operator's look; the rest is routine.
-      if (entry.status === 503) logger.warn(entry, "request");
-      else logger.info(entry, "request");
+      logRequest(entry);
       metrics?.observeRequest(entry);
     },
     // In a worker of `serve --workers`, the scrape shows every worker's counts, not just this one's.
