@@ -1,14 +1,12 @@
 /**
  * Loaded (`--import`) into each test file's process by `test/run.ts`: when the process exits, it
- * appends the file's name, how long its process ran and the CPU time it used to
- * `TEST_TIMINGS_FILE`, so the runner can name the slowest files (node's reporters see a file's
- * events late, when earlier files' reports are done, so their clocks cannot tell). The CPU time
+ * appends the file's path, how long its process ran and the CPU time it used to
+ * `TEST_TIMINGS_FILE`, with the database it ran on, so the runner can tell each file's CPU time. The CPU time
  * counts the servers and CLI processes the file started and waited for: on a shared machine it
  * says what a file costs better than its wall time, which other processes' load stretches.
  * Plain JavaScript: it loads beside tsx.
  */
 import { appendFileSync, readFileSync } from "node:fs";
-import { relative } from "node:path";
 
 const out = process.env.TEST_TIMINGS_FILE;
 const file = process.argv[1];
@@ -26,12 +24,13 @@ function cpuSeconds() {
   }
 }
 
-// Only a test file's own process: the runner's process has no test file as its script.
-if (out && /\.test\.m?[jt]s$/.test(file ?? "") && process.env.NODE_TEST_CONTEXT) {
+// Only the test file's own process: its servers and the processes it spawns inherit the
+// environment, but not its script.
+if (out && file !== undefined && file === process.env.TEST_TIMED_FILE) {
   process.on("exit", () =>
     appendFileSync(
       out,
-      `${relative(process.cwd(), file)}\t${process.uptime().toFixed(1)}\t${cpuSeconds().toFixed(1)}\n`,
+      `${file}\t${process.uptime().toFixed(1)}\t${cpuSeconds().toFixed(1)}\t${process.env.E2E_BACKEND ?? "sqlite"}\n`,
     ),
   );
 }

@@ -5,11 +5,13 @@
  * `E2E_BACKEND=postgres`, each server on a fresh database of its own. Without it, says that
  * PostgreSQL was skipped. Exits non-zero when any run fails.
  *
- * The two runs go side by side, three files at a time on SQLite and two on PostgreSQL: an
- * end-to-end file mostly waits on the servers it started, so five at once keep two cores busy
- * where two did not. The SQLite
- * run prints as it goes; the PostgreSQL run's report is kept and printed when it ends.
- * `TEST_SEQUENTIAL=1` runs them one after the other, both printing as they go.
+ * Both runs share one pool of processes, five files at a time (TEST_CONCURRENCY): an end-to-end
+ * file mostly waits on the servers, databases and browser it started, so five at once keep two
+ * cores busy. Each file runs in a process of its own with node's test runner inside it (no
+ * runner process beside each), the longest first by the last run's durations here (kept in
+ * node_modules/.cache), so that no file is left running alone at the end; where two runs had a
+ * pool each, the PostgreSQL run went on alone at two files at a time after the SQLite run ended.
+ * Each file's report is printed whole when it ends.
  * `TEST_EXCLUDE=a.test.ts,b.test.ts` leaves those files out of both runs (e.g. `faults.test.ts`,
  * which needs root, on a machine where someone else may be running it), and says so.
  *
@@ -23,9 +25,9 @@
  * disturbing the files running beside them.
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, createWriteStream, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { POSTGRES_SKIP, ROOT, startKeyService } from "./_setup.ts";
 
@@ -54,9 +56,9 @@ const NOT_DATABASE_BACKED = new Set([
 ]);
 
 /**
- * The files that take longest, started first so that none of them is left running alone at the
- * end of a run (node's runner starts files in the order given), longest first; the rest follow
- * in alphabetical order. Each run has its own, as measured in full runs on the 2-core machine: on
+ * The files that take longest, longest first, for the order of a run with no durations recorded
+ * on this machine yet (a fresh clone's); the rest follow in alphabetical order. Each database has
+ * its own, as measured in full runs on the 2-core machine: on
  * SQLite the storage unit tests, waiting on PostgreSQL, run longest (cli.test.ts and the
  * festival's footprint, once first, run their commands in process and register fewer attendees);
  * on PostgreSQL the files that write a lot (export, events, attendees, erasure, vendors) take two
@@ -117,14 +119,9 @@ const SLOW_FIRST_ON_POSTGRES = [
   "test/webhook-retries.test.ts",
   "test/workers.test.ts",
 ];
-const slowFirst = (files: string[], order: string[]) => {
-  const key = (file: string) =>
-    file === UNIT_TESTS.path ? "unit tests" : file === STORAGE_TESTS.path ? "storage unit tests" : file;
-  return [
-    ...order.flatMap((name) => files.filter((file) => key(file) === name)),
-    ...files.filter((file) => !order.includes(key(file))),
-  ];
-};
+/** How SLOW_FIRST names a file: the unit tests' modules by what they run. */
+const orderKey = (file: string) =>
+  file === UNIT_TESTS.path ? "unit tests" : file === STORAGE_TESTS.path ? "storage unit tests" : file;
 
 const excluded = new Set(
   (process.env.TEST_EXCLUDE ?? "")
@@ -219,53 +216,53 @@ const sqliteFiles = [
   ...e2e,
 ];
 
-/** Each run's slowest files, printed with the summary. */
-const slowest: string[] = [];
+/** A test file's run: the file and the database its servers use. */
+interface Job {
+  file: string;
+  backend: "sqlite" | "postgres";
+}
+const BACKEND_NAMES = { sqlite: "SQLite", postgres: "PostgreSQL" } as const;
+/** How a job is named in the log and the failures, stable from run to run (the unit modules by what they run). */
+const jobName = (job: Job) => `${BACKEND_NAMES[job.backend]}: ${shownAs(job.file)}`;
+const durationKey = (job: Job) => `${job.backend} ${shownAs(job.file).replace(/ \(.*\)$/, "")}`;
 
 /**
- * The eight files whose processes ran longest, from `_file-timing.mjs`'s lines, each with the CPU
- * time it used (its servers' included), and the run's CPU time in all.
+ * How long each file took in the last run on this machine, kept in node_modules/.cache: the
+ * longest start first, so that none is left running alone at the end. Without a record (a fresh
+ * clone), SLOW_FIRST and SLOW_FIRST_ON_POSTGRES rank them.
  */
-function slowestFiles(timings: string): string {
-  const seconds = new Map<string, [number, number]>();
+const DURATIONS = join(ROOT, "node_modules/.cache/test-durations.json");
+function expectedSeconds(): (job: Job) => number {
+  let measured: Record<string, number> = {};
   try {
-    for (const line of readFileSync(timings, "utf8").split("\n")) {
-      const [file, time, cpu] = line.split("\t");
-      if (file && time) seconds.set(shownAs(file), [Number(time), Number(cpu ?? 0)]);
-    }
+    measured = JSON.parse(readFileSync(DURATIONS, "utf8")) as Record<string, number>;
   } catch {
-    return "no timings";
+    // No record yet.
   }
-  const cpu = [...seconds.values()].reduce((sum, [, used]) => sum + used, 0);
-  const slow = [...seconds]
-    .sort((a, b) => b[1][0] - a[1][0])
-    .slice(0, 8)
-    .map(([file, [time, used]]) => `${file} ${Math.round(time)} s (CPU ${Math.round(used)} s)`)
-    .join(", ");
-  return `${slow}; CPU of all its files ${Math.round(cpu)} s`;
+  return (job) => {
+    const known = measured[durationKey(job)];
+    if (known !== undefined) return known;
+    const rank = (job.backend === "postgres" ? SLOW_FIRST_ON_POSTGRES : SLOW_FIRST).indexOf(orderKey(job.file));
+    return rank === -1 ? 5 : 60 - rank;
+  };
+}
+
+/** What a job's run came to. */
+interface Outcome {
+  job: Job;
+  passed: boolean;
+  seconds: number;
 }
 
 /**
- * Runs node's test runner over `files` with `env` added; resolves to whether it passed. With
- * `quiet`, its report goes to a file that is printed when the run ends, instead of to stdout.
+ * Runs one file in a process of its own (node's test runner in the file's process: no runner
+ * process beside it), its report gathered and printed whole when it ends; its failures, one line
+ * each, go to `failed`. Resolves when the process has exited.
  */
-async function run(
-  label: string,
-  files: string[],
-  env: Record<string, string>,
-  { quiet = false, concurrency = 2, order = SLOW_FIRST } = {},
-): Promise<boolean> {
+function runJob(job: Job, index: number): Promise<Outcome> {
   const started = Date.now();
-  const report = join(reportsDir, `${label.split(":")[0]}.failures.txt`);
-  const log = join(reportsDir, `${label.split(":")[0]}.log`);
-  const announce = `\n=== ${label}: ${files.length} files`;
-  console.log(quiet ? `${announce} (its report follows when it ends)` : announce);
-  const timings = join(reportsDir, `${label.split(":")[0]}.timings.txt`);
-  const reporters = ["--test-reporter=spec", "--test-reporter-destination=stdout"];
-  reporters.push(
-    `--test-reporter=${join(ROOT, "test/_failures-reporter.mjs")}`,
-    `--test-reporter-destination=${report}`,
-  );
+  const report = join(reportsDir, `${index}.failures.txt`);
+  const chunks: Buffer[] = [];
   // --test-force-exit: a file whose tests are done exits even if a failed teardown left a handle
   // open (a receiver still listening), so the failure is reported instead of hanging the run.
   const child = spawn(
@@ -275,76 +272,133 @@ async function run(
       "tsx",
       "--import",
       pathToFileURL(join(ROOT, "test/_file-timing.mjs")).href,
-      "--test",
-      `--test-concurrency=${concurrency}`,
       "--test-force-exit",
-      ...reporters,
-      ...slowFirst(files, order),
+      "--test-reporter=spec",
+      "--test-reporter-destination=stdout",
+      `--test-reporter=${join(ROOT, "test/_failures-reporter.mjs")}`,
+      `--test-reporter-destination=${report}`,
+      resolve(ROOT, job.file),
     ],
     {
       cwd: ROOT,
-      env: { ...process.env, ...env, TEST_TIMINGS_FILE: timings, TEST_KEY_SERVICE: keyService.url },
-      stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
+      env: {
+        ...process.env,
+        E2E_BACKEND: job.backend,
+        TEST_TIMINGS_FILE: timings,
+        TEST_TIMED_FILE: resolve(ROOT, job.file),
+        TEST_KEY_SERVICE: keyService.url,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
   );
-  if (quiet) {
-    const out = createWriteStream(log);
-    child.stdout!.pipe(out);
-    child.stderr!.pipe(out);
-  }
-  const status = await new Promise<number | string | null>((resolvePromise) =>
-    child.on("close", (code, signal) => resolvePromise(code ?? signal)),
+  child.stdout!.on("data", (chunk: Buffer) => chunks.push(chunk));
+  child.stderr!.on("data", (chunk: Buffer) => chunks.push(chunk));
+  return new Promise((resolvePromise) =>
+    child.on("close", (code, signal) => {
+      const seconds = (Date.now() - started) / 1000;
+      const passed = code === 0;
+      let lines: string[] = [];
+      try {
+        lines = readFileSync(report, "utf8").split("\n").filter(Boolean);
+      } catch {
+        // No report: the process died before writing one; its status says so below.
+      }
+      for (const line of lines) failed.push(`${BACKEND_NAMES[job.backend]}: ${line}`);
+      if (!passed && lines.length === 0)
+        failed.push(`${jobName(job)}: the process exited with ${code ?? signal} (its output above says why)`);
+      console.log(
+        `\n=== ${jobName(job)}: ${passed ? "passed" : `FAILED (${code ?? signal})`} in ${Math.round(seconds)} s`,
+      );
+      process.stdout.write(Buffer.concat(chunks));
+      resolvePromise({ job, passed, seconds });
+    }),
   );
-  const passed = status === 0;
-  if (quiet) {
-    console.log(`\n=== ${label}: report`);
-    process.stdout.write(readFileSync(log));
-  }
+}
+
+/**
+ * The eight files whose processes ran longest on `backend`, from `_file-timing.mjs`'s lines, each
+ * with the CPU time it used (its servers' included), and the CPU time of all that backend's files.
+ */
+function slowestFiles(outcomes: Outcome[], backend: Job["backend"]): string {
+  const cpuOf = new Map<string, number>();
   try {
-    for (const line of readFileSync(report, "utf8").split("\n"))
-      if (line) failed.push(`${label.split(":")[0]}: ${line}`);
+    for (const line of readFileSync(timings, "utf8").split("\n")) {
+      const [file, , cpu, ran] = line.split("\t");
+      if (file && ran === backend) cpuOf.set(file, Number(cpu ?? 0));
+    }
   } catch {
-    // No report: the runner died before writing one; its status says so below.
+    // No timings: the CPU times are left out.
   }
-  console.log(
-    `=== ${label}: ${passed ? "passed" : `FAILED (${status})`} in ${Math.round((Date.now() - started) / 1000)} s`,
-  );
-  slowest.push(`${label.split(":")[0]}: ${slowestFiles(timings)}`);
-  return passed;
+  const mine = outcomes.filter((outcome) => outcome.job.backend === backend);
+  const cpu = (outcome: Outcome) => cpuOf.get(resolve(ROOT, outcome.job.file)) ?? 0;
+  const slow = [...mine]
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, 8)
+    .map(
+      (outcome) => `${shownAs(outcome.job.file)} ${Math.round(outcome.seconds)} s (CPU ${Math.round(cpu(outcome))} s)`,
+    )
+    .join(", ");
+  return `${slow}; CPU of all its files ${Math.round(mine.reduce((sum, outcome) => sum + cpu(outcome), 0))} s`;
 }
 
 const started = Date.now();
+const timings = join(reportsDir, "timings.txt");
 // Keys for every file of both runs are made here, in one process (see _setup.ts's KEY_SERVICE).
 const keyService = await startKeyService();
-const sqlite = (concurrency = 2) =>
-  run("SQLite: unit and end-to-end tests", sqliteFiles, { E2E_BACKEND: "sqlite" }, { concurrency });
 const onPostgres = e2e.filter((file) => !NOT_DATABASE_BACKED.has(file.slice("test/".length)));
-const postgres = (quiet: boolean, concurrency = 2) =>
-  run(
-    "PostgreSQL: end-to-end tests with E2E_BACKEND=postgres",
-    onPostgres,
-    { E2E_BACKEND: "postgres" },
-    { quiet, concurrency, order: SLOW_FIRST_ON_POSTGRES },
-  );
+const jobs: Job[] = [
+  ...sqliteFiles.map((file) => ({ file, backend: "sqlite" as const })),
+  ...(POSTGRES_SKIP ? [] : onPostgres.map((file) => ({ file, backend: "postgres" as const }))),
+];
+const expected = expectedSeconds();
+// Longest first; a stable order among equals (the files' own).
+const queue = jobs
+  .map((job, index) => ({ job, index, seconds: expected(job) }))
+  .sort((a, b) => b.seconds - a.seconds || a.index - b.index)
+  .map(({ job }) => job);
+/**
+ * Files at once: an end-to-end file mostly waits on the servers, the databases and the browser
+ * it started, so five keep two cores busy; TEST_CONCURRENCY sets it.
+ */
+const concurrency = Number(process.env.TEST_CONCURRENCY) || 5;
+console.log(
+  `=== ${jobs.length} test files, ${concurrency} at a time: ${sqliteFiles.length} on SQLite${POSTGRES_SKIP ? "" : `, ${onPostgres.length} on PostgreSQL (E2E_BACKEND=postgres)`}; each file's report follows when it ends`,
+);
+const outcomes: Outcome[] = [];
+let next = 0;
+await Promise.all(
+  Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+    while (next < queue.length) {
+      const index = next++;
+      outcomes.push(await runJob(queue[index]!, index));
+    }
+  }),
+);
+await keyService.close();
 
-const results: Array<[string, boolean | string]> = [];
-if (POSTGRES_SKIP) {
-  results.push(["SQLite (unit and end-to-end)", await sqlite()]);
-  results.push(["PostgreSQL", POSTGRES_SKIP]);
-} else if (process.env.TEST_SEQUENTIAL) {
-  results.push(["SQLite (unit and end-to-end)", await sqlite()]);
-  results.push(["PostgreSQL (end-to-end)", await postgres(false)]);
-} else {
-  // Three files at a time on SQLite: it has more than twice the files of the PostgreSQL run.
-  const [onSqlite, onPg] = await Promise.all([sqlite(3), postgres(true)]);
-  results.push(["SQLite (unit and end-to-end)", onSqlite], ["PostgreSQL (end-to-end)", onPg]);
+// This machine's durations, for the next run's order.
+const durations: Record<string, number> = {};
+for (const { job, seconds } of outcomes) durations[durationKey(job)] = Math.round(seconds * 10) / 10;
+try {
+  mkdirSync(dirname(DURATIONS), { recursive: true });
+  writeFileSync(DURATIONS, `${JSON.stringify(durations, null, 1)}\n`);
+} catch {
+  // A read-only checkout runs in the default order next time.
 }
 
-await keyService.close();
 console.log(`\n=== summary (${Math.round((Date.now() - started) / 1000)} s)`);
-for (const [label, outcome] of results)
-  console.log(typeof outcome === "string" ? outcome : `${label}: ${outcome ? "passed" : "FAILED"}`);
-for (const line of slowest) console.log(`slowest files, ${line}`);
+for (const backend of ["sqlite", "postgres"] as const) {
+  const mine = outcomes.filter((outcome) => outcome.job.backend === backend);
+  if (mine.length === 0) continue;
+  const failedFiles = mine.filter((outcome) => !outcome.passed).length;
+  console.log(
+    `${BACKEND_NAMES[backend]} (${backend === "sqlite" ? "unit and end-to-end" : "end-to-end"}): ${failedFiles === 0 ? "passed" : `FAILED (${failedFiles} of ${mine.length} files)`}`,
+  );
+}
+if (POSTGRES_SKIP) console.log(POSTGRES_SKIP);
+for (const backend of ["sqlite", "postgres"] as const)
+  if (outcomes.some((outcome) => outcome.job.backend === backend))
+    console.log(`slowest files, ${BACKEND_NAMES[backend]}: ${slowestFiles(outcomes, backend)}`);
 if (failed.length > 0) {
   console.log(`\n=== failed tests (${failed.length})`);
   for (const line of failed) console.log(line);
@@ -352,4 +406,4 @@ if (failed.length > 0) {
   if (process.env.TEST_FAILURES_FILE)
     appendFileSync(process.env.TEST_FAILURES_FILE, failed.map((line) => `${line}\n`).join(""));
 }
-process.exitCode = results.some(([, outcome]) => outcome === false) ? 1 : 0;
+process.exitCode = outcomes.every((outcome) => outcome.passed) ? 0 : 1;
