@@ -50,9 +50,8 @@ const requestLines = new WeakMap<Logger, (entry: RequestLogEntry, level: keyof t
  * called as usual.
  */
 export function requestLogger(logger: Logger): (entry: RequestLogEntry) => void {
-  const write = requestLines.get(logger);
-  if (write) return (entry) => write(entry, entry.status === 503 ? "warn" : "info");
-  return (entry) => (entry.status === 503 ? logger.warn(entry, "request") : logger.info(entry, "request"));
+  const write = requestLines.get(logger) ?? ((entry, level) => logger[level](entry, "request"));
+  return (entry) => write(entry, entry.status === 503 ? "warn" : "info");
 }
 
 /** `bindings` as pino writes them after the time: `,"pid":42`. */
