@@ -224,7 +224,7 @@ interface Job {
 const BACKEND_NAMES = { sqlite: "SQLite", postgres: "PostgreSQL" } as const;
 /** How a job is named in the log and the failures, stable from run to run (the unit modules by what they run). */
 const jobName = (job: Job) => `${BACKEND_NAMES[job.backend]}: ${shownAs(job.file)}`;
-const durationKey = (job: Job) => `${job.backend} ${shownAs(job.file).replace(/ \(.*\)$/, "")}`;
+const durationKey = (job: Job) => `${job.backend} ${orderKey(job.file)}`;
 
 /**
  * How long each file took in the last run on this machine, kept in node_modules/.cache: the
@@ -262,6 +262,7 @@ interface Outcome {
 function runJob(job: Job, index: number): Promise<Outcome> {
   const started = Date.now();
   const report = join(reportsDir, `${index}.failures.txt`);
+  const path = resolve(ROOT, job.file);
   const chunks: Buffer[] = [];
   // --test-force-exit: a file whose tests are done exits even if a failed teardown left a handle
   // open (a receiver still listening), so the failure is reported instead of hanging the run.
@@ -277,7 +278,7 @@ function runJob(job: Job, index: number): Promise<Outcome> {
       "--test-reporter-destination=stdout",
       `--test-reporter=${join(ROOT, "test/_failures-reporter.mjs")}`,
       `--test-reporter-destination=${report}`,
-      resolve(ROOT, job.file),
+      path,
     ],
     {
       cwd: ROOT,
@@ -285,7 +286,7 @@ function runJob(job: Job, index: number): Promise<Outcome> {
         ...process.env,
         E2E_BACKEND: job.backend,
         TEST_TIMINGS_FILE: timings,
-        TEST_TIMED_FILE: resolve(ROOT, job.file),
+        TEST_TIMED_FILE: path,
         TEST_KEY_SERVICE: keyService.url,
       },
       stdio: ["ignore", "pipe", "pipe"],
