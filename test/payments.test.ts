@@ -35,7 +35,7 @@ const TYPES = [
 ];
 
 before(async () => {
-  tls = makeCertificate({ key: "ec" });
+  tls = makeCertificate();
   receiver = await startReceiver({ cert: tls.cert, key: readFileSync(tls.keyPath, "utf8") });
   server = await startServer({ env: deliveryEnv(tls.certPath, { WEBHOOK_TIMEOUT_MS: "15000" }) });
   const key = await server.createKey({ account: `Payments Acme ${Date.now()}`, tier: "enterprise" });

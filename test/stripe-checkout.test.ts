@@ -89,7 +89,7 @@ async function inProcessService(database: string): Promise<{ service: EventServi
 }
 
 before(async () => {
-  tls = makeCertificate({ key: "ec" });
+  tls = makeCertificate();
   [receiver, standIn] = await Promise.all([
     startReceiver({ cert: tls.cert, key: readFileSync(tls.keyPath, "utf8") }),
     startStripeStandIn({ secretKey: SECRET_KEY }),

@@ -60,7 +60,7 @@ function stripeEnv(extra: Record<string, string> = {}): Record<string, string> {
 }
 
 before(async () => {
-  tls = makeCertificate({ key: "ec" });
+  tls = makeCertificate();
   [receiver, standIn] = await Promise.all([
     startReceiver({ cert: tls.cert, key: readFileSync(tls.keyPath, "utf8") }),
     startStripeStandIn({ secretKey: SECRET_KEY }),
