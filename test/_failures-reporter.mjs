@@ -32,7 +32,9 @@ export default async function* failures(source) {
     if (event.type !== "test:fail") continue;
     const { name, file, details } = event.data;
     if (details.error?.failureType === "subtestsFailed") continue;
-    const where = file ? relative(process.cwd(), file) : "?";
+    // A file compiled by test/run.ts is named by its source.
+    const source = file === process.argv[1] ? (process.env.TEST_SOURCE_FILE ?? file) : file;
+    const where = source ? relative(process.cwd(), source) : "?";
     yield `${where} › ${name}: ${excerpt(details.error)}\n`;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Loaded (`--import`) into each test file's process by `test/run.ts`: when the process exits, it
- * appends the file's path, how long its process ran and the CPU time it used to
+ * appends the file's path (its source's, TEST_SOURCE_FILE, when it runs compiled), how long its process ran and the CPU time it used to
  * `TEST_TIMINGS_FILE`, with the database it ran on, so the runner can tell each file's CPU time. The CPU time
  * counts the servers and CLI processes the file started and waited for: on a shared machine it
  * says what a file costs better than its wall time, which other processes' load stretches.
@@ -30,7 +30,7 @@ if (out && file !== undefined && file === process.env.TEST_TIMED_FILE) {
   process.on("exit", () =>
     appendFileSync(
       out,
-      `${file}\t${process.uptime().toFixed(1)}\t${cpuSeconds().toFixed(1)}\t${process.env.E2E_BACKEND ?? "sqlite"}\n`,
+      `${process.env.TEST_SOURCE_FILE ?? file}\t${process.uptime().toFixed(1)}\t${cpuSeconds().toFixed(1)}\t${process.env.E2E_BACKEND ?? "sqlite"}\n`,
     ),
   );
 }

@@ -8,7 +8,7 @@
  * Both runs share one pool of processes, five files at a time (TEST_CONCURRENCY): an end-to-end
  * file mostly waits on the servers, databases and browser it started, so five at once keep two
  * cores busy. Each file runs in a process of its own with node's test runner inside it (no
- * runner process beside each), the longest first by the last run's durations here (kept in
+ * runner process beside each), compiled beforehand (compile.ts), the longest first by the last run's durations here (kept in
  * node_modules/.cache), so that no file is left running alone at the end; where two runs had a
  * pool each, the PostgreSQL run went on alone at two files at a time after the SQLite run ended.
  * Each file's report is printed whole when it ends.
@@ -30,6 +30,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { POSTGRES_SKIP, ROOT, startKeyService } from "./_setup.ts";
+import { compileTests } from "./compile.ts";
 
 /**
  * End-to-end files that touch no database of the server, left out of the PostgreSQL run: the
@@ -263,14 +264,15 @@ function runJob(job: Job, index: number): Promise<Outcome> {
   const started = Date.now();
   const report = join(reportsDir, `${index}.failures.txt`);
   const path = resolve(ROOT, job.file);
+  // A compiled file runs as it is (see compile.ts); the unit tests' modules, under tsx.
+  const script = compiled.get(job.file);
   const chunks: Buffer[] = [];
   // --test-force-exit: a file whose tests are done exits even if a failed teardown left a handle
   // open (a receiver still listening), so the failure is reported instead of hanging the run.
   const child = spawn(
     process.execPath,
     [
-      "--import",
-      "tsx",
+      ...(script === undefined ? ["--import", "tsx"] : ["--enable-source-maps"]),
       "--import",
       pathToFileURL(join(ROOT, "test/_file-timing.mjs")).href,
       "--test-force-exit",
@@ -278,7 +280,7 @@ function runJob(job: Job, index: number): Promise<Outcome> {
       "--test-reporter-destination=stdout",
       `--test-reporter=${join(ROOT, "test/_failures-reporter.mjs")}`,
       `--test-reporter-destination=${report}`,
-      path,
+      script ?? path,
     ],
     {
       cwd: ROOT,
@@ -286,7 +288,8 @@ function runJob(job: Job, index: number): Promise<Outcome> {
         ...process.env,
         E2E_BACKEND: job.backend,
         TEST_TIMINGS_FILE: timings,
-        TEST_TIMED_FILE: path,
+        TEST_TIMED_FILE: script ?? path,
+        TEST_SOURCE_FILE: path,
         TEST_KEY_SERVICE: keyService.url,
       },
       stdio: ["ignore", "pipe", "pipe"],
@@ -351,6 +354,11 @@ const jobs: Job[] = [
   ...sqliteFiles.map((file) => ({ file, backend: "sqlite" as const })),
   ...(POSTGRES_SKIP ? [] : onPostgres.map((file) => ({ file, backend: "postgres" as const }))),
 ];
+// Every file but the unit tests' modules (which import the packages' sources by the hundred,
+// once a process) compiled in one go: see compile.ts.
+const compiled = await compileTests(
+  [...new Set(jobs.map((job) => job.file))].filter((file) => file !== UNIT_TESTS.path && file !== STORAGE_TESTS.path),
+);
 const expected = expectedSeconds();
 // Longest first; a stable order among equals (the files' own).
 const queue = jobs
