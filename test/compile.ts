@@ -7,7 +7,8 @@
  *
  * Each file is bundled with the test code it imports by a relative path (`_setup.ts`, the
  * fixtures, the packages' sources some tests read), the code they share split into chunks; a
- * package (`@event-service/client`, `pg`, ...) is imported from node_modules as under tsx. The
+ * package (`@event-service/client`, `pg`, ...) is imported from node_modules as under tsx (see
+ * packagesAsTheirImporterFindsThem). The
  * output lives in node_modules/.cache, inside the checkout, so that those imports resolve the
  * same packages. Each module's `import.meta.url` is written as its source's own URL, so paths
  * found from it (the checkout's root, a fixture beside it) are the same as under tsx; and each
@@ -34,6 +35,26 @@ const sourceUrls: Plugin = {
 };
 
 /**
+ * Leaves every package to be imported at run time, as under tsx, but from where its importer
+ * would find it: a package that a workspace package keeps a copy of its own of (core's
+ * ipaddr.js 2, where the root's is 1.9) is imported by its path, since from
+ * node_modules/.cache the bare name would find the root's copy.
+ */
+const RESOLVING = Symbol("resolving");
+const packagesAsTheirImporterFindsThem: Plugin = {
+  name: "packages-as-their-importer-finds-them",
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, async ({ path, kind, resolveDir, importer, pluginData }) => {
+      if (pluginData === RESOLVING) return undefined;
+      if (path.startsWith("node:")) return { path, external: true };
+      const found = await build.resolve(path, { kind, resolveDir, importer, pluginData: RESOLVING });
+      const nested = found.errors.length === 0 && /\/packages\/[^/]+\/node_modules\//.test(found.path);
+      return { path: nested ? found.path : path, external: true };
+    });
+  },
+};
+
+/**
  * Compiles `files` (paths relative to the checkout) into node_modules/.cache/compiled-tests;
  * resolves to each file's compiled path, by its path. Throws, naming the file, if one does not
  * compile.
@@ -52,9 +73,8 @@ export async function compileTests(files: string[]): Promise<Map<string, string>
     format: "esm",
     platform: "node",
     target: "node20",
-    packages: "external",
     sourcemap: "inline",
-    plugins: [sourceUrls],
+    plugins: [sourceUrls, packagesAsTheirImporterFindsThem],
     logLevel: "error",
     // Every module kept whole, as under tsx: a package's `sideEffects: false` (core's) would let esbuild
     // drop an import made for what a module does when loaded.
