@@ -1,10 +1,10 @@
 /**
  * Loaded (`--import`) into each test file's process by `test/run.ts`: when the process exits, it
- * appends the file's path (its source's, TEST_SOURCE_FILE, when it runs compiled), how long its process ran and the CPU time it used to
- * `TEST_TIMINGS_FILE`, with the database it ran on, so the runner can tell each file's CPU time. The CPU time
- * counts the servers and CLI processes the file started and waited for: on a shared machine it
- * says what a file costs better than its wall time, which other processes' load stretches.
- * Plain JavaScript: it loads beside tsx.
+ * appends the file's path (its source's, TEST_SOURCE_FILE, when it runs compiled), how long its
+ * process ran and the CPU time it used to `TEST_TIMINGS_FILE`, with the database it ran on, so the
+ * runner can tell each file's CPU time. The CPU time counts the servers and CLI processes the file
+ * started and waited for: on a shared machine it says what a file costs better than its wall
+ * time, which other processes' load stretches. Plain JavaScript: it loads with or without tsx.
  */
 import { appendFileSync, readFileSync } from "node:fs";
 

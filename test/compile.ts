@@ -1,19 +1,18 @@
 /**
  * The test files `test/run.ts` runs, compiled once per run to JavaScript with esbuild, so that
  * each file's process runs plain JavaScript: under `--import tsx`, every process boots tsx's
- * loader thread and asks it for each module it loads, some 0.7 to 1 s of CPU a process, where
- * esbuild compiles all of them in one go in about a second (figures in docs/performance.md,
+ * loader thread and asks it for each module it loads, some 0.5 to 1 s of CPU a process, where
+ * esbuild compiles all of them in one go in under a second (figures in docs/performance.md,
  * "Issue 36: the tests compiled once").
  *
  * Each file is bundled with the test code it imports by a relative path (`_setup.ts`, the
  * fixtures, the packages' sources some tests read), the code they share split into chunks; a
- * package (`@event-service/client`, `pg`, ...) is imported from node_modules as under tsx (see
- * packagesAsTheirImporterFindsThem). The
- * output lives in node_modules/.cache, inside the checkout, so that those imports resolve the
- * same packages. Each module's `import.meta.url` is written as its source's own URL, so paths
- * found from it (the checkout's root, a fixture beside it) are the same as under tsx; and each
- * output carries its source map (`--enable-source-maps`), so a failure names the `.ts` line.
- * Running one file by hand stays `node --import tsx --test FILE`.
+ * package (`@event-service/client`, `pg`, ...) is imported at run time, as under tsx (see
+ * packagesAsTheirImporterFindsThem). The output lives in node_modules/.cache, inside the
+ * checkout, so that those imports resolve the same packages. Each module's `import.meta.url` is
+ * written as its source's own URL, so paths found from it (the checkout's root, a fixture beside
+ * it) are the same as under tsx; and each output carries its source map (`--enable-source-maps`),
+ * so a failure names the `.ts` line. Running one file by hand stays `node --import tsx --test FILE`.
  */
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -76,8 +75,8 @@ export async function compileTests(files: string[]): Promise<Map<string, string>
     sourcemap: "inline",
     plugins: [sourceUrls, packagesAsTheirImporterFindsThem],
     logLevel: "error",
-    // Every module kept whole, as under tsx: a package's `sideEffects: false` (core's) would let esbuild
-    // drop an import made for what a module does when loaded.
+    // Every module kept whole, as under tsx: a package's `sideEffects: false` (core's) would let
+    // esbuild drop an import made for what a module does when loaded.
     ignoreAnnotations: true,
   });
   return new Map(files.map((file) => [file, join(OUT_DIR, file.replace(/\.ts$/, ".mjs"))]));

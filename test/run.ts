@@ -8,9 +8,9 @@
  * Both runs share one pool of processes, five files at a time (TEST_CONCURRENCY): an end-to-end
  * file mostly waits on the servers, databases and browser it started, so five at once keep two
  * cores busy. Each file runs in a process of its own with node's test runner inside it (no
- * runner process beside each), compiled beforehand (compile.ts), the longest first by the last run's durations here (kept in
- * node_modules/.cache), so that no file is left running alone at the end; where two runs had a
- * pool each, the PostgreSQL run went on alone at two files at a time after the SQLite run ended.
+ * runner process beside each), compiled beforehand (compile.ts), the longest first by the last
+ * run's durations here (kept in node_modules/.cache), so that no file is left running alone at
+ * the end; where two runs had a pool each, the PostgreSQL run went on alone at two files at a time after the SQLite run ended.
  * Each file's report is printed whole when it ends.
  * `TEST_EXCLUDE=a.test.ts,b.test.ts` leaves those files out of both runs (e.g. `faults.test.ts`,
  * which needs root, on a machine where someone else may be running it), and says so.
